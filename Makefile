@@ -1,0 +1,29 @@
+# The two commands of the README, plus validation and benchmarks.
+# Every target installs missing Debian packages first (scripts/install-deps.sh).
+.PHONY: demo test validate bench build deps clean
+
+JOBS ?= 2
+
+deps:
+	@./scripts/install-deps.sh
+
+build: deps
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS)
+
+demo: build
+	@./scripts/demo.sh
+
+test: deps
+	@cmake --preset test >/dev/null
+	@cmake --build --preset test -j $(JOBS)
+	@ctest --preset test -j $(JOBS)
+
+validate: build
+	@/usr/bin/python3 scripts/validate.py
+
+bench: build
+	@./bench/run.sh
+
+clean:
+	rm -rf build out validation/out validation/report.md validation/figures bench/out
