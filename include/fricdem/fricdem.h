@@ -1,0 +1,143 @@
+/* fricdem: a discrete element engine whose strength is contact friction.
+ *
+ * The whole public API. Naming: fd_<object>_<verb>; 0 (FD_OK) means success;
+ * a failed call returns a status (or a null handle / NULL) and leaves a
+ * message readable with fd_last_error(). See docs/api.md. */
+#ifndef FRICDEM_H
+#define FRICDEM_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "fricdem/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FRICDEM_VERSION_STRING "0.1.0"
+
+/* ---------------------------------------------------------------- errors */
+
+/* Message of the last failed call on this thread ("" if none). */
+const char* fd_last_error(void);
+/* Short name of a status code ("ok", "invalid argument", ...). */
+const char* fd_status_string(fd_status status);
+
+/* ---------------------------------------------------------------- defaults */
+
+fd_world_def fd_default_world_def(void);
+fd_material_def fd_default_material_def(void);
+fd_contact_law_def fd_default_contact_law_def(void); /* hooke normal, no friction, no params */
+fd_body_def fd_default_body_def(void);
+
+/* ---------------------------------------------------------------- world */
+
+typedef struct fd_world fd_world;
+
+/* NULL on a bad def (see fd_last_error). */
+fd_world* fd_world_create(const fd_world_def* def);
+void fd_world_free(fd_world* world);
+
+/* Checks what can only be checked once the world is populated (a contact law
+ * for every pair of materials that can touch, parameters of every law) and
+ * estimates the critical time step. Called by the first fd_world_step; call it
+ * yourself to fail early. */
+fd_status fd_world_prepare(fd_world* world);
+
+/* Critical time step 2 sqrt(m_min / k_max) from the lightest dynamic body and
+ * the stiffest contact law (s); infinity when no law has a stiffness.
+ * Valid after fd_world_prepare. */
+double fd_world_critical_time_step(const fd_world* world);
+/* Warnings found by fd_world_prepare (e.g. a time step above the stable
+ * range, giving both numbers); the CLI prints them. */
+int fd_world_warning_count(const fd_world* world);
+const char* fd_world_warning_at(const fd_world* world, int index);
+
+/* Advances one time step. On FD_ERR_NON_FINITE the state is that of the last
+ * good step and fd_last_error names the body or contact, the step and the time. */
+fd_status fd_world_step(fd_world* world);
+
+double fd_world_time(const fd_world* world);        /* s */
+int64_t fd_world_step_count(const fd_world* world);
+double fd_world_time_step(const fd_world* world);   /* s */
+fd_world_def fd_world_get_def(const fd_world* world);
+
+/* 64-bit FNV-1a hash of every body's state bits: equal hashes mean bitwise
+ * equal states (used by the determinism tests). */
+uint64_t fd_world_state_hash(const fd_world* world);
+
+/* Global energies (J). Kinetic = translational + rotational; potential =
+ * gravitational, relative to the origin (-m g . x); elastic = stored in
+ * normal springs of current contacts. */
+typedef struct fd_world_energy {
+    double kinetic_translational;
+    double kinetic_rotational;
+    double gravitational;
+    double normal_elastic;
+} fd_world_energy;
+fd_world_energy fd_world_get_energy(const fd_world* world);
+
+/* ---------------------------------------------------------------- materials */
+
+fd_material_id fd_world_create_material(fd_world* world, const fd_material_def* def);
+fd_material_id fd_world_find_material(const fd_world* world, const char* name);
+int fd_world_material_count(const fd_world* world);
+const char* fd_material_name(const fd_world* world, fd_material_id id);
+
+/* Sets the contact law for a pair of materials (a == b allowed). Parameters
+ * are checked against the sub-models' tables: unknown names, out-of-range
+ * values and missing required values are errors. */
+fd_status fd_world_set_contact_law(fd_world* world, fd_material_id a, fd_material_id b,
+                                   const fd_contact_law_def* def);
+
+/* ---------------------------------------------------------------- bodies */
+
+fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def);
+int fd_world_body_count(const fd_world* world);
+fd_body_id fd_world_body_at(const fd_world* world, int index);
+fd_body_id fd_world_find_body(const fd_world* world, const char* name);
+bool fd_body_is_valid(const fd_world* world, fd_body_id id);
+fd_body_state fd_body_get_state(const fd_world* world, fd_body_id id);
+fd_status fd_body_set_state(fd_world* world, fd_body_id id, const fd_body_state* state);
+fd_body_info fd_body_get_info(const fd_world* world, fd_body_id id);
+
+/* ---------------------------------------------------------------- contacts */
+
+/* Contacts after the last step, ordered by (body_i, body_j) index. */
+int fd_world_contact_count(const fd_world* world);
+fd_status fd_world_get_contact(const fd_world* world, int index, fd_contact_view* out);
+/* Names (and units) of the model output columns of contacts in this world:
+ * the union over all laws; a contact whose law lacks a column reports NaN. */
+int fd_world_contact_column_count(const fd_world* world);
+const char* fd_world_contact_column_name(const fd_world* world, int column);
+const char* fd_world_contact_column_unit(const fd_world* world, int column);
+
+/* ---------------------------------------------------------------- model registry */
+
+typedef struct fd_param_info {
+    const char* name;
+    const char* unit;        /* "N/m", "-", ... */
+    const char* doc;         /* one line */
+    double default_value;    /* NAN = required */
+    double min_value;        /* inclusive bounds */
+    double max_value;
+} fd_param_info;
+
+typedef struct fd_model_info {
+    const char* name;
+    fd_mechanism mechanism;
+    const char* doc;         /* a paragraph, with the paper and equation it implements */
+    const fd_param_info* params;
+    int param_count;
+} fd_model_info;
+
+int fd_model_count(void);
+const fd_model_info* fd_model_at(int index);
+const fd_model_info* fd_model_find(fd_mechanism mechanism, const char* name);
+const char* fd_mechanism_name(fd_mechanism mechanism); /* "normal", "slide", "roll", "spin" */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,51 @@
+/* fricdem I/O: scene files (YAML) and run outputs (CSV, VTU/PVD).
+ * Part of libfricdem; the CLI and the tests use these. See docs/scene-format.md. */
+#ifndef FRICDEM_IO_H
+#define FRICDEM_IO_H
+
+#include "fricdem/fricdem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FD_PATH_MAX 4096
+
+typedef struct fd_output_settings {
+    char directory[FD_PATH_MAX]; /* where outputs go; default "out/<scene name>" */
+    double csv_interval;     /* s between rows of the CSV time series; default: every 1e-3 s; 0 = every step */
+    bool bodies_csv;         /* bodies.csv: one row per dynamic body per output time; default true */
+    bool contacts_csv;       /* contacts.csv: one row per contact per output time; default true */
+    bool energy_csv;         /* energy.csv: global energies per output time; default true */
+    double vtu_interval;     /* s between VTU snapshots; default 0 = none */
+} fd_output_settings;
+
+typedef struct fd_scene {
+    fd_world* world;         /* owned by the scene */
+    char name[256];          /* scene name (the 'name' key, else the file stem) */
+    char path[FD_PATH_MAX];  /* file it came from */
+    double duration;         /* s, simulated time to run */
+    fd_output_settings output;
+} fd_scene;
+
+/* Loads a scene file, applying overrides "key.path=value" (same syntax as the
+ * CLI's --set; sequence entries are addressed by index or by their 'name').
+ * On error returns FD_ERR_PARSE (or FD_ERR_IO) and fd_last_error() reads
+ * "FILE:LINE: KEY: what is wrong". */
+fd_status fd_scene_load(const char* path, const char* const* overrides, int override_count, fd_scene* out);
+void fd_scene_free(fd_scene* scene);
+
+/* Output writer. Files are flushed after every write and the PVD index is
+ * rewritten after every snapshot, so a run that stops early leaves readable files. */
+typedef struct fd_output fd_output;
+fd_output* fd_output_open(const fd_world* world, const fd_output_settings* settings);
+/* Writes whatever is due at the world's current time (call after every step,
+ * and once before the first). */
+fd_status fd_output_write(fd_output* output, const fd_world* world);
+/* Writes the final state if not yet written and closes every file. */
+fd_status fd_output_close(fd_output* output, const fd_world* world);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,232 @@
+/* fricdem public types: value types, handles, definition structs.
+ *
+ * Units are SI throughout (m, kg, s, N, rad). Every "def" struct has a
+ * fd_default_*_def() function that fills every field; the comment of each
+ * field gives its meaning, unit and default. Creation functions check the def
+ * and fail loudly (status code + fd_last_error()). */
+#ifndef FRICDEM_TYPES_H
+#define FRICDEM_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- status */
+
+typedef enum fd_status {
+    FD_OK = 0,
+    FD_ERR_INVALID_ARGUMENT, /* a def or argument is out of range or inconsistent */
+    FD_ERR_NOT_FOUND,        /* a name (material, model, parameter) is unknown */
+    FD_ERR_UNSUPPORTED,      /* a valid request the engine does not do (e.g. ellipsoid-ellipsoid) */
+    FD_ERR_NON_FINITE,       /* a step produced NaN or infinity; the world is left as before the step */
+    FD_ERR_OUT_OF_MEMORY,
+    FD_ERR_IO,               /* a file could not be read or written */
+    FD_ERR_PARSE,            /* a scene file is malformed or has a bad value */
+} fd_status;
+
+/* ---------------------------------------------------------------- values */
+
+typedef struct fd_vec3 {
+    double x, y, z;
+} fd_vec3;
+
+/* Unit quaternion w + x i + y j + z k; rotates body-frame vectors into the world frame. */
+typedef struct fd_quat {
+    double w, x, y, z;
+} fd_quat;
+
+/* ---------------------------------------------------------------- handles
+ * Small structs passed by value; zero is null. The generation catches a
+ * handle kept past the life of what it names. */
+
+typedef struct fd_body_id {
+    int32_t index1;      /* 1 + index in the world; 0 = null */
+    uint32_t generation;
+} fd_body_id;
+
+typedef struct fd_material_id {
+    int32_t index1;      /* 1 + index in the world; 0 = null */
+} fd_material_id;
+
+static inline bool fd_body_id_is_null(fd_body_id id) { return id.index1 == 0; }
+static inline bool fd_material_id_is_null(fd_material_id id) { return id.index1 == 0; }
+
+/* ---------------------------------------------------------------- world */
+
+typedef enum fd_integrator {
+    /* Paper (Fang & Negrut Sec. 4): v1 = v0 + dt a0, x1 = x0 + dt v1,
+     * orientation advanced with the new angular velocity. */
+    FD_INTEGRATOR_SYMPLECTIC_EULER = 0,
+    /* Kick-drift-kick velocity Verlet (second order). */
+    FD_INTEGRATOR_VELOCITY_VERLET = 1,
+} fd_integrator;
+
+typedef struct fd_world_def {
+    fd_vec3 gravity;         /* m/s^2; default (0, 0, -9.81) */
+    double time_step;        /* s; default 1e-4 (the paper's Sec. 4 step); must be > 0 */
+    fd_integrator integrator;/* default FD_INTEGRATOR_SYMPLECTIC_EULER */
+    /* A pair is a contact while its penetration exceeds -contact_margin (m).
+     * Default 0: touching means overlap >= 0. Models with a prescribed normal
+     * force rest at zero overlap and want a small positive margin. */
+    double contact_margin;
+    /* Broad-phase cell size (m); 0 (default) = largest bounding diameter. */
+    double cell_size;
+    int thread_count;        /* OpenMP threads for per-contact and per-body loops; default 1 */
+} fd_world_def;
+
+/* ---------------------------------------------------------------- materials */
+
+typedef struct fd_material_def {
+    const char* name;        /* required, unique in the world; copied */
+    double density;          /* kg/m^3; default 1000; used when a body gives no mass */
+    double youngs_modulus;   /* Pa; default 0 (unset); needed by Hertz-type models */
+    double poisson_ratio;    /* -; default 0.3; in [-1, 0.5) */
+} fd_material_def;
+
+/* ---------------------------------------------------------------- contact laws
+ * A contact law is composed of sub-models, one per mechanism, each chosen by
+ * name from the registry (fd_model_*), each with its own parameters given by
+ * name. Unknown names are errors, never ignored. */
+
+typedef enum fd_mechanism {
+    FD_MECHANISM_NORMAL = 0,
+    FD_MECHANISM_SLIDE = 1,   /* tangential (sliding) friction force */
+    FD_MECHANISM_ROLL = 2,    /* rolling resistance torque */
+    FD_MECHANISM_SPIN = 3,    /* spinning (twisting) resistance torque */
+    FD_MECHANISM_COUNT = 4,
+} fd_mechanism;
+
+#define FD_MAX_SUBMODEL_PARAMS 24
+
+typedef struct fd_param {
+    const char* name;        /* parameter name from the sub-model's table */
+    double value;            /* in the unit the table gives */
+} fd_param;
+
+typedef struct fd_submodel_def {
+    const char* model;       /* registry name; NULL or "none" = no such mechanism */
+    fd_param params[FD_MAX_SUBMODEL_PARAMS];
+    int param_count;
+} fd_submodel_def;
+
+typedef struct fd_contact_law_def {
+    fd_submodel_def submodel[FD_MECHANISM_COUNT]; /* indexed by fd_mechanism */
+} fd_contact_law_def;
+
+/* ---------------------------------------------------------------- shapes and bodies */
+
+typedef enum fd_shape_type {
+    FD_SHAPE_SPHERE = 0,
+    FD_SHAPE_PLANE = 1,      /* half-space; static bodies only */
+    FD_SHAPE_ELLIPSOID = 2,
+} fd_shape_type;
+
+typedef struct fd_shape_def {
+    fd_shape_type type;      /* default FD_SHAPE_SPHERE */
+    double radius;           /* sphere radius, m; default 0 (must be set) */
+    fd_vec3 semi_axes;       /* ellipsoid semi-axes a, b, c along body x, y, z, m */
+    /* Plane: outward normal in the body frame (the solid is on the other side);
+     * the plane passes through the body position. Default (0, 0, 1). */
+    fd_vec3 plane_normal;
+} fd_shape_def;
+
+typedef enum fd_body_type {
+    FD_BODY_DYNAMIC = 0,
+    FD_BODY_STATIC = 1,      /* never moves; infinite mass */
+} fd_body_type;
+
+/* Axis-lock bits, for lock_translation and lock_rotation. The axes are those
+ * of lock_frame (default: the world axes). */
+enum {
+    FD_LOCK_X = 1u << 0,
+    FD_LOCK_Y = 1u << 1,
+    FD_LOCK_Z = 1u << 2,
+};
+
+typedef struct fd_body_def {
+    const char* name;        /* optional; copied; used in messages and output */
+    fd_body_type type;       /* default FD_BODY_DYNAMIC */
+    fd_shape_def shape;
+    fd_material_id material; /* required */
+    fd_vec3 position;        /* m, world; default 0 */
+    fd_quat orientation;     /* unit quaternion, body to world; default identity */
+    fd_vec3 velocity;        /* m/s, world; default 0 */
+    fd_vec3 angular_velocity;/* rad/s, world frame; default 0 */
+    double mass;             /* kg; default 0 = density * volume */
+    fd_vec3 inertia;         /* principal moments in the body frame, kg m^2; default 0 = from shape and mass */
+    uint32_t lock_translation; /* FD_LOCK_* bits: velocity components held at their initial value */
+    uint32_t lock_rotation;    /* FD_LOCK_* bits: angular velocity components held at their initial value */
+    fd_quat lock_frame;      /* frame whose axes the locks refer to; default identity (world axes) */
+    fd_vec3 external_force;  /* N, world, applied at the centre every step; default 0 */
+    fd_vec3 external_torque; /* N m, world, applied every step; default 0 */
+} fd_body_def;
+
+/* The kinematic state of a body. */
+typedef struct fd_body_state {
+    fd_vec3 position;        /* m */
+    fd_quat orientation;     /* body to world */
+    fd_vec3 velocity;        /* m/s */
+    fd_vec3 angular_velocity;/* rad/s, world frame */
+} fd_body_state;
+
+typedef struct fd_body_info {
+    const char* name;        /* "" if none was given */
+    fd_body_type type;
+    fd_shape_def shape;
+    fd_material_id material;
+    double mass;             /* kg (0 for static) */
+    fd_vec3 inertia;         /* principal, body frame, kg m^2 */
+    double bounding_radius;  /* m; infinity for planes */
+} fd_body_info;
+
+/* ---------------------------------------------------------------- contacts */
+
+/* Geometry of one contact at the current step, as Fang & Negrut Sec. 2 needs it.
+ * Index i is the body with the lower index (paper convention, i < j). */
+typedef struct fd_contact_geometry {
+    fd_vec3 point_i;         /* contact point on body i's surface, world, m */
+    fd_vec3 point_j;         /* contact point on body j's surface, world, m */
+    fd_vec3 local_point_i;   /* point_i in body i's frame (the "painted" cross), m */
+    fd_vec3 local_point_j;   /* point_j in body j's frame (the "painted" dot), m */
+    fd_vec3 normal;          /* unit normal at the contact, pointing into body i */
+    double penetration;      /* overlap along the normal, m; > 0 when overlapping */
+    /* Principal curvatures (1/m; positive = convex, 0 = flat) and their unit
+     * directions (world, in the tangent plane) of each surface at its point. */
+    double curvature_i[2];
+    double curvature_j[2];
+    fd_vec3 principal_dir_i[2];
+    fd_vec3 principal_dir_j[2];
+    /* Hertz effective radius 1 / (2 sqrt(A B)) (Johnson, Contact Mechanics
+     * Sec. 4.1), m; infinity when both surfaces are flat. */
+    double effective_radius;
+} fd_contact_geometry;
+
+/* Loads of one contact at the current step. Forces act at the contact point. */
+typedef struct fd_contact_loads {
+    double normal_force;     /* N, >= 0; pushes body i along +normal, body j along -normal */
+    fd_vec3 slide_force;     /* N, world; tangential friction force on body i (body j gets the opposite) */
+    fd_vec3 roll_torque_i;   /* N m, world; rolling-resistance torque on body i */
+    fd_vec3 roll_torque_j;   /* N m, world; rolling-resistance torque on body j (need not be -roll_torque_i) */
+    fd_vec3 spin_torque_i;   /* N m, world; spin torque on body i */
+    fd_vec3 spin_torque_j;   /* N m, world; spin torque on body j */
+    fd_vec3 force_on_i;      /* N, world; total force on body i (normal + slide) */
+} fd_contact_loads;
+
+typedef struct fd_contact_view {
+    uint64_t id;             /* persistent identity: kept while the bodies stay in touch */
+    fd_body_id body_i;       /* lower-index body */
+    fd_body_id body_j;
+    int64_t first_step;      /* step at which this contact began */
+    fd_contact_geometry geometry;
+    fd_contact_loads loads;
+    const double* columns;   /* model output columns (fd_world_contact_column_name) */
+    int column_count;
+} fd_contact_view;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,56 @@
+/* Collision: shapes, mass properties, narrow phase with full contact geometry.
+ * The door of src/collide/. */
+#ifndef FD_COLLIDE_H
+#define FD_COLLIDE_H
+
+#include "core/math.h"
+
+/* Internal shape: the def plus what is derived once. */
+typedef struct fd_shape {
+    fd_shape_type type;
+    double radius;           /* sphere */
+    fd_vec3 semi_axes;       /* ellipsoid */
+    fd_vec3 plane_normal;    /* plane, body frame, unit */
+    double bounding_radius;  /* sphere around the body centre; INFINITY for planes */
+} fd_shape;
+
+typedef struct fd_pose {
+    fd_vec3 position;
+    fd_quat orientation;
+} fd_pose;
+
+/* Validates a shape def and fills the internal shape; on error writes a
+ * message (naming the field) into message[message_size] and returns false. */
+bool fd_shape_init(fd_shape* shape, const fd_shape_def* def, char* message, int message_size);
+
+/* Volume (m^3) and principal inertia per unit mass (m^2) in the body frame. */
+double fd_shape_volume(const fd_shape* shape);
+fd_vec3 fd_shape_unit_inertia(const fd_shape* shape);
+
+typedef enum fd_collide_result {
+    FD_COLLIDE_SEPARATED = 0,
+    FD_COLLIDE_TOUCHING = 1,    /* geometry filled */
+    FD_COLLIDE_UNSUPPORTED = -1,/* pair not handled (ellipsoid-ellipsoid, plane-plane) */
+} fd_collide_result;
+
+/* Narrow phase for body i (lower index) against body j. Fills every field of
+ * the geometry (contact points global and local, normal into body i,
+ * penetration, principal curvatures and directions of both surfaces,
+ * effective radius) when penetration > -margin. Either body may be of any
+ * shape type; the normal always points into body i. */
+fd_collide_result fd_collide(const fd_shape* shape_i, fd_pose pose_i, const fd_shape* shape_j, fd_pose pose_j,
+                             double margin, fd_contact_geometry* geometry);
+
+/* Principal curvatures (1/m, positive for the convex ellipsoid) and unit
+ * principal directions (body frame) of the ellipsoid x^2/a^2 + y^2/b^2 +
+ * z^2/c^2 = 1 at the surface point p (body frame). */
+void fd_ellipsoid_curvature(fd_vec3 semi_axes, fd_vec3 p, double curvature[2], fd_vec3 direction[2]);
+
+/* Hertz effective radius from the principal curvatures and directions of two
+ * surfaces touching at a point (Johnson, Contact Mechanics, Sec. 4.1):
+ * A + B = (k1i + k2i + k1j + k2j) / 2, |B - A| from the angle between the
+ * principal directions; R_e = 1 / (2 sqrt(A B)); INFINITY if A B = 0. */
+double fd_effective_radius(const double curvature_i[2], const fd_vec3 direction_i[2], const double curvature_j[2],
+                           const fd_vec3 direction_j[2]);
+
+#endif

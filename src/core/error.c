@@ -1,0 +1,36 @@
+#include "core/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "fricdem/fricdem.h"
+
+static _Thread_local char last_error[2048];
+
+fd_status fd_fail(fd_status status, const char* format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vsnprintf(last_error, sizeof last_error, format, args);
+    va_end(args);
+    return status;
+}
+
+void fd_clear_error(void) { last_error[0] = '\0'; }
+
+const char* fd_last_error(void) { return last_error; }
+
+const char* fd_status_string(fd_status status)
+{
+    switch (status) {
+    case FD_OK: return "ok";
+    case FD_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case FD_ERR_NOT_FOUND: return "not found";
+    case FD_ERR_UNSUPPORTED: return "unsupported";
+    case FD_ERR_NON_FINITE: return "non-finite value";
+    case FD_ERR_OUT_OF_MEMORY: return "out of memory";
+    case FD_ERR_IO: return "i/o error";
+    case FD_ERR_PARSE: return "parse error";
+    }
+    return "unknown status";
+}

@@ -1,0 +1,134 @@
+/* Small inline value-type math: vectors, quaternions, 3x3 matrices.
+ * Double precision throughout; no allocation; every function is pure. */
+#ifndef FD_CORE_MATH_H
+#define FD_CORE_MATH_H
+
+#include <math.h>
+#include <stdbool.h>
+
+#include "fricdem/types.h"
+
+typedef struct fd_mat3 {
+    fd_vec3 cx, cy, cz; /* columns */
+} fd_mat3;
+
+static inline fd_vec3 fd_v3(double x, double y, double z) { return (fd_vec3){x, y, z}; }
+static inline fd_vec3 fd_v3_add(fd_vec3 a, fd_vec3 b) { return (fd_vec3){a.x + b.x, a.y + b.y, a.z + b.z}; }
+static inline fd_vec3 fd_v3_sub(fd_vec3 a, fd_vec3 b) { return (fd_vec3){a.x - b.x, a.y - b.y, a.z - b.z}; }
+static inline fd_vec3 fd_v3_neg(fd_vec3 a) { return (fd_vec3){-a.x, -a.y, -a.z}; }
+static inline fd_vec3 fd_v3_scale(double s, fd_vec3 a) { return (fd_vec3){s * a.x, s * a.y, s * a.z}; }
+/* a + s b */
+static inline fd_vec3 fd_v3_mul_add(fd_vec3 a, double s, fd_vec3 b)
+{
+    return (fd_vec3){a.x + s * b.x, a.y + s * b.y, a.z + s * b.z};
+}
+static inline fd_vec3 fd_v3_hadamard(fd_vec3 a, fd_vec3 b) { return (fd_vec3){a.x * b.x, a.y * b.y, a.z * b.z}; }
+static inline double fd_v3_dot(fd_vec3 a, fd_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline fd_vec3 fd_v3_cross(fd_vec3 a, fd_vec3 b)
+{
+    return (fd_vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+static inline double fd_v3_length_squared(fd_vec3 a) { return fd_v3_dot(a, a); }
+static inline double fd_v3_length(fd_vec3 a) { return sqrt(fd_v3_dot(a, a)); }
+static inline double fd_v3_distance(fd_vec3 a, fd_vec3 b) { return fd_v3_length(fd_v3_sub(a, b)); }
+/* Unit vector along a; the zero vector stays zero. */
+static inline fd_vec3 fd_v3_normalize(fd_vec3 a)
+{
+    double length = fd_v3_length(a);
+    return length > 0.0 ? fd_v3_scale(1.0 / length, a) : a;
+}
+static inline bool fd_v3_is_finite(fd_vec3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
+static inline double fd_v3_component(fd_vec3 a, int axis) { return axis == 0 ? a.x : (axis == 1 ? a.y : a.z); }
+/* Component of a normal to the unit vector n. */
+static inline fd_vec3 fd_v3_reject(fd_vec3 a, fd_vec3 n) { return fd_v3_mul_add(a, -fd_v3_dot(a, n), n); }
+
+/* Any unit vector orthogonal to the unit vector n (continuous except at a
+ * switch of the dominant axis; callers that need continuity carry a frame). */
+static inline fd_vec3 fd_v3_any_orthogonal(fd_vec3 n)
+{
+    fd_vec3 helper = fabs(n.x) < 0.57735 ? fd_v3(1, 0, 0) : (fabs(n.y) < 0.57735 ? fd_v3(0, 1, 0) : fd_v3(0, 0, 1));
+    return fd_v3_normalize(fd_v3_cross(n, helper));
+}
+
+/* ---------------------------------------------------------------- quaternions */
+
+static inline fd_quat fd_quat_identity(void) { return (fd_quat){1, 0, 0, 0}; }
+
+static inline fd_quat fd_quat_mul(fd_quat a, fd_quat b)
+{
+    return (fd_quat){
+        a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+        a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+        a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+        a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+    };
+}
+
+static inline fd_quat fd_quat_conjugate(fd_quat q) { return (fd_quat){q.w, -q.x, -q.y, -q.z}; }
+
+static inline double fd_quat_norm(fd_quat q) { return sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z); }
+
+static inline fd_quat fd_quat_normalize(fd_quat q)
+{
+    double n = fd_quat_norm(q);
+    return (fd_quat){q.w / n, q.x / n, q.y / n, q.z / n};
+}
+
+/* Rotates v by the unit quaternion q (body to world when q is an orientation). */
+static inline fd_vec3 fd_quat_rotate(fd_quat q, fd_vec3 v)
+{
+    fd_vec3 u = {q.x, q.y, q.z};
+    fd_vec3 t = fd_v3_scale(2.0, fd_v3_cross(u, v));
+    return fd_v3_add(fd_v3_add(v, fd_v3_scale(q.w, t)), fd_v3_cross(u, t));
+}
+
+/* Rotates v by the inverse of q (world to body). */
+static inline fd_vec3 fd_quat_rotate_inverse(fd_quat q, fd_vec3 v) { return fd_quat_rotate(fd_quat_conjugate(q), v); }
+
+/* Quaternion of the rotation by |phi| about phi/|phi| (exponential map). The
+ * small-angle branch keeps it exact to round-off near zero. */
+static inline fd_quat fd_quat_from_rotation_vector(fd_vec3 phi)
+{
+    double angle = fd_v3_length(phi);
+    double half = 0.5 * angle;
+    double s; /* sin(half) / angle */
+    if (angle < 1e-8) {
+        s = 0.5 - angle * angle / 48.0;
+    } else {
+        s = sin(half) / angle;
+    }
+    return (fd_quat){cos(half), s * phi.x, s * phi.y, s * phi.z};
+}
+
+static inline fd_quat fd_quat_from_axis_angle(fd_vec3 unit_axis, double angle)
+{
+    return fd_quat_from_rotation_vector(fd_v3_scale(angle, unit_axis));
+}
+
+static inline bool fd_quat_is_finite(fd_quat q)
+{
+    return isfinite(q.w) && isfinite(q.x) && isfinite(q.y) && isfinite(q.z);
+}
+
+/* ---------------------------------------------------------------- 3x3 */
+
+static inline fd_mat3 fd_mat3_from_quat(fd_quat q)
+{
+    fd_mat3 m;
+    m.cx = fd_quat_rotate(q, fd_v3(1, 0, 0));
+    m.cy = fd_quat_rotate(q, fd_v3(0, 1, 0));
+    m.cz = fd_quat_rotate(q, fd_v3(0, 0, 1));
+    return m;
+}
+
+static inline fd_vec3 fd_mat3_mul_vec(fd_mat3 m, fd_vec3 v)
+{
+    return fd_v3_add(fd_v3_add(fd_v3_scale(v.x, m.cx), fd_v3_scale(v.y, m.cy)), fd_v3_scale(v.z, m.cz));
+}
+
+static inline fd_vec3 fd_mat3_transpose_mul_vec(fd_mat3 m, fd_vec3 v)
+{
+    return fd_v3(fd_v3_dot(m.cx, v), fd_v3_dot(m.cy, v), fd_v3_dot(m.cz, v));
+}
+
+#endif
