@@ -1,0 +1,103 @@
+/* Contact sub-models: the registry, the resolved contact law of a material
+ * pair, and the stateless kernels. The door of src/contact/.
+ *
+ * A contact law is composed of one sub-model per mechanism (normal, slide,
+ * roll, spin), as in LAMMPS GRANULAR. Each sub-model is a const table entry:
+ * a name, a parameter table (which drives validation, `fricdem models` and the
+ * docs), the size of its history block, its output columns, and a kind used
+ * by a switch in the kernel (no function pointer per contact in the hot loop).
+ *
+ * History is one flat block of doubles per contact; each sub-model of a law
+ * gets its offset in it when the law is resolved. A new contact starts with
+ * its block zeroed (Fang & Negrut Sec. 3: no history at the onset of contact). */
+#ifndef FD_CONTACT_MODEL_H
+#define FD_CONTACT_MODEL_H
+
+#include "fricdem/fricdem.h"
+#include "core/math.h"
+
+#define FD_MAX_DERIVED 8
+#define FD_MAX_SUBMODEL_COLUMNS 24
+
+typedef enum fd_submodel_kind {
+    FD_KIND_NONE = 0,
+    FD_KIND_NORMAL_PRESCRIBED,
+    FD_KIND_NORMAL_HOOKE,
+    FD_KIND_NORMAL_HERTZ,
+} fd_submodel_kind;
+
+typedef struct fd_material {
+    char* name;
+    double density;
+    double youngs_modulus;
+    double poisson_ratio;
+} fd_material;
+
+struct fd_contact_law;
+
+typedef struct fd_submodel {
+    fd_model_info info;
+    fd_submodel_kind kind;
+    int history_size;                  /* doubles per contact */
+    int column_count;                  /* output columns */
+    const char* const* column_names;
+    const char* const* column_units;
+    /* Checks combinations the parameter table cannot express and derives
+     * constants (e.g. E* of the material pair); params are in table order
+     * with defaults filled. Returns FD_OK or fails with a message. */
+    fd_status (*resolve)(const double* params, const fd_material* a, const fd_material* b, double* derived);
+} fd_submodel;
+
+int fd_submodel_count(void);
+const fd_submodel* fd_submodel_at(int index);
+const fd_submodel* fd_submodel_find(fd_mechanism mechanism, const char* name);
+
+/* A resolved law for one material pair. */
+typedef struct fd_contact_law {
+    int material_a, material_b;
+    const fd_submodel* submodel[FD_MECHANISM_COUNT]; /* NULL = mechanism absent */
+    double params[FD_MECHANISM_COUNT][FD_MAX_SUBMODEL_PARAMS];
+    double derived[FD_MECHANISM_COUNT][FD_MAX_DERIVED];
+    int history_offset[FD_MECHANISM_COUNT];
+    int history_size;
+    int column_index[FD_MECHANISM_COUNT][FD_MAX_SUBMODEL_COLUMNS]; /* into the world's column table */
+} fd_contact_law;
+
+/* Checks a def against the registry and fills a law (columns not yet mapped). */
+fd_status fd_contact_law_resolve(fd_contact_law* law, const fd_contact_law_def* def, const fd_material* a,
+                                 const fd_material* b, int material_a, int material_b);
+
+/* What a kernel sees of one contact. */
+typedef struct fd_contact_input {
+    const fd_contact_geometry* geometry;
+    const fd_body_state* state_i;
+    const fd_body_state* state_j;
+    double mass_i, mass_j;             /* kg; 0 for a static body */
+    fd_vec3 inertia_i, inertia_j;      /* principal, body frame */
+    double effective_mass;             /* m_i m_j / (m_i + m_j); the dynamic mass when the other is static */
+    double penetration_rate;           /* d(penetration)/dt, m/s, from the relative velocity along the normal */
+    double time_step;
+    bool is_new;                       /* first step of this contact */
+} fd_contact_input;
+
+typedef struct fd_normal_result {
+    double force;                      /* N, >= 0 */
+    double elastic_force;              /* N, spring part before the no-tension clamp */
+    double damping_force;              /* N, dashpot part before the clamp */
+    double elastic_energy;             /* J stored in the normal spring */
+} fd_normal_result;
+
+/* Normal force of a law at one contact (stateless kernel). */
+fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_input* input);
+
+/* Stiffest normal response of the law for the critical time step (N/m), given
+ * the smallest body radius among its materials; 0 if the law has none. */
+double fd_contact_law_stiffness(const fd_contact_law* law, double smallest_radius);
+
+/* Dimensionless damping gamma of the damped Hertz law
+ * x'' = -x^(3/2) - gamma x^(1/4) x' whose coefficient of restitution is e
+ * (found by bisection on the integrated impact); exposed for the tests. */
+double fd_hertz_damping_for_restitution(double restitution);
+double fd_hertz_restitution_for_damping(double gamma);
+
+#endif

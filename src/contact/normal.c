@@ -1,0 +1,242 @@
+/* Normal force sub-models: prescribed, hooke, hertz.
+ *
+ * Damping and restitution. Both hooke and hertz take a coefficient of
+ * restitution e and turn it into a dashpot. The textbook relations
+ * (linear: zeta = -ln e / sqrt(pi^2 + ln^2 e); Hertz: Tsuji, Tanaka & Ishida,
+ * Powder Technol. 71 (1992) 239, as used by Chrono and LIGGGHTS) assume that
+ * the contact ends when the overlap returns to zero. A contact force cannot
+ * pull, so we clamp it at zero, and then the bodies part earlier, where
+ * spring + dashpot = 0, and the real restitution differs from e (for e = 0.5
+ * by several per cent). Instead we find the dashpot that gives exactly e with
+ * the clamp: in units that scale out mass, stiffness and impact speed, both
+ * laws read
+ *
+ *     x'' = -x^p - gamma x^q x',   x(0) = 0, x'(0) = 1,
+ *
+ * (linear: p = 1, q = 0, gamma = 2 zeta; Hertz: p = 3/2, q = 1/4, the
+ * Tsuji-form dashpot c = gamma sqrt(m K) delta^(1/4)), whose restitution
+ * -x'(t_end) depends on gamma alone (for Hertz because c delta^(1/4) scales
+ * with the impact speed exactly as the spring does). We integrate that
+ * equation once per law and bisect on gamma. */
+#include <math.h>
+#include <string.h>
+
+#include "contact/model.h"
+#include "core/error.h"
+
+/* ---------------------------------------------------------------- restitution calibration */
+
+/* Force of the dimensionless law; x clamped at 0 so x^q is defined. */
+static double scaled_force(double p, double q, double gamma, double x, double v)
+{
+    double xc = x > 0.0 ? x : 0.0;
+    return -pow(xc, p) - gamma * (q == 0.0 ? 1.0 : pow(xc, q)) * v;
+}
+
+/* Restitution of one dimensionless impact, RK4 with step h = 1e-3 of the
+ * scaled time (the undamped contact lasts pi for p = 1 and 3.22 for p = 3/2,
+ * so >= 3000 steps; RK4 error ~h^4 is far below the 1e-6 we need). The end
+ * is where the clamped force first reaches zero, found by linear interpolation. */
+static double restitution_of_scaled_law(double p, double q, double gamma)
+{
+    const double h = 1e-3;
+    double x = 0.0, v = 1.0;
+    for (int step = 0; step < 1000000; ++step) {
+        double k1x = v, k1v = scaled_force(p, q, gamma, x, v);
+        double k2x = v + 0.5 * h * k1v, k2v = scaled_force(p, q, gamma, x + 0.5 * h * k1x, v + 0.5 * h * k1v);
+        double k3x = v + 0.5 * h * k2v, k3v = scaled_force(p, q, gamma, x + 0.5 * h * k2x, v + 0.5 * h * k2v);
+        double k4x = v + h * k3v, k4v = scaled_force(p, q, gamma, x + h * k3x, v + h * k3v);
+        double x1 = x + h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
+        double v1 = v + h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
+        double f0 = -scaled_force(p, q, gamma, x, v);   /* repulsive force, > 0 while pushing */
+        double f1 = -scaled_force(p, q, gamma, x1, v1);
+        if (step > 0 && (f1 <= 0.0 || x1 <= 0.0)) {
+            /* Interpolate to the zero of the force (or of x, whichever first). */
+            double s = 1.0;
+            if (f1 <= 0.0 && f0 > 0.0) {
+                s = f0 / (f0 - f1);
+            }
+            if (x1 <= 0.0 && x > 0.0) {
+                double sx = x / (x - x1);
+                s = sx < s ? sx : s;
+            }
+            double v_end = v + s * (v1 - v);
+            return v_end < 0.0 ? -v_end : 0.0;
+        }
+        x = x1;
+        v = v1;
+    }
+    return 0.0;
+}
+
+static double damping_for_restitution(double p, double q, double restitution)
+{
+    if (restitution >= 1.0) {
+        return 0.0;
+    }
+    double low = 0.0, high = 1.0;
+    while (restitution_of_scaled_law(p, q, high) > restitution && high < 1e6) {
+        low = high;
+        high *= 2.0;
+    }
+    for (int iteration = 0; iteration < 60 && high - low > 1e-12 * high; ++iteration) {
+        double mid = 0.5 * (low + high);
+        if (restitution_of_scaled_law(p, q, mid) > restitution) {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    return 0.5 * (low + high);
+}
+
+double fd_hertz_damping_for_restitution(double restitution) { return damping_for_restitution(1.5, 0.25, restitution); }
+double fd_hertz_restitution_for_damping(double gamma) { return restitution_of_scaled_law(1.5, 0.25, gamma); }
+
+/* ---------------------------------------------------------------- resolve */
+
+enum { PRESCRIBED_FORCE = 0 };
+enum { HOOKE_STIFFNESS = 0, HOOKE_RESTITUTION = 1 };
+enum { HERTZ_RESTITUTION = 0 };
+enum { DERIVED_GAMMA = 0, DERIVED_EFFECTIVE_MODULUS = 1 };
+
+static fd_status resolve_prescribed(const double* params, const fd_material* a, const fd_material* b, double* derived)
+{
+    return FD_OK;
+}
+
+static fd_status resolve_hooke(const double* params, const fd_material* a, const fd_material* b, double* derived)
+{
+    derived[DERIVED_GAMMA] = damping_for_restitution(1.0, 0.0, params[HOOKE_RESTITUTION]);
+    return FD_OK;
+}
+
+static fd_status resolve_hertz(const double* params, const fd_material* a, const fd_material* b, double* derived)
+{
+    if (!(a->youngs_modulus > 0.0) || !(b->youngs_modulus > 0.0)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "normal model 'hertz' needs youngs_modulus > 0 for materials '%s' and '%s' (got %g and %g Pa)",
+                       a->name, b->name, a->youngs_modulus, b->youngs_modulus);
+    }
+    /* Johnson, Contact Mechanics, Eq. (4.22): 1/E* = (1 - nu1^2)/E1 + (1 - nu2^2)/E2. */
+    double compliance = (1.0 - a->poisson_ratio * a->poisson_ratio) / a->youngs_modulus +
+                        (1.0 - b->poisson_ratio * b->poisson_ratio) / b->youngs_modulus;
+    derived[DERIVED_EFFECTIVE_MODULUS] = 1.0 / compliance;
+    derived[DERIVED_GAMMA] = damping_for_restitution(1.5, 0.25, params[HERTZ_RESTITUTION]);
+    return FD_OK;
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_input* input)
+{
+    fd_normal_result result = {0};
+    const fd_submodel* model = law->submodel[FD_MECHANISM_NORMAL];
+    const double* params = law->params[FD_MECHANISM_NORMAL];
+    const double* derived = law->derived[FD_MECHANISM_NORMAL];
+    double delta = input->geometry->penetration;
+    switch (model->kind) {
+    case FD_KIND_NORMAL_PRESCRIBED:
+        /* Fang & Negrut Sec. 4.1-4.4: N given (m g cos alpha) while the contact is active. */
+        result.elastic_force = params[PRESCRIBED_FORCE];
+        break;
+    case FD_KIND_NORMAL_HOOKE: {
+        double k = params[HOOKE_STIFFNESS];
+        double overlap = delta > 0.0 ? delta : 0.0;
+        /* Linear spring-dashpot, c = gamma sqrt(m k) (gamma = 2 zeta, calibrated above). */
+        result.elastic_force = k * overlap;
+        result.damping_force = derived[DERIVED_GAMMA] * sqrt(input->effective_mass * k) * input->penetration_rate;
+        result.elastic_energy = 0.5 * k * overlap * overlap;
+        break;
+    }
+    case FD_KIND_NORMAL_HERTZ: {
+        double overlap = delta > 0.0 ? delta : 0.0;
+        double radius = input->geometry->effective_radius;
+        /* Johnson Eq. (4.23): F = 4/3 E* sqrt(R) delta^(3/2); stored energy 2/5 K delta^(5/2). */
+        double hertz_constant = 4.0 / 3.0 * derived[DERIVED_EFFECTIVE_MODULUS] * sqrt(radius);
+        double root_overlap = sqrt(overlap);
+        result.elastic_force = hertz_constant * overlap * root_overlap;
+        /* Tsuji et al. (1992) form: c = gamma sqrt(m K) delta^(1/4). */
+        result.damping_force = derived[DERIVED_GAMMA] * sqrt(input->effective_mass * hertz_constant) *
+                               sqrt(root_overlap) * input->penetration_rate;
+        result.elastic_energy = 0.4 * hertz_constant * overlap * overlap * root_overlap;
+        break;
+    }
+    default:
+        break;
+    }
+    double total = result.elastic_force + result.damping_force;
+    result.force = total > 0.0 ? total : 0.0; /* contacts push, never pull */
+    return result;
+}
+
+double fd_contact_law_stiffness(const fd_contact_law* law, double smallest_radius)
+{
+    const fd_submodel* model = law->submodel[FD_MECHANISM_NORMAL];
+    switch (model->kind) {
+    case FD_KIND_NORMAL_HOOKE:
+        return law->params[FD_MECHANISM_NORMAL][HOOKE_STIFFNESS];
+    case FD_KIND_NORMAL_HERTZ: {
+        /* Tangent stiffness 2 E* sqrt(R_e delta) at a reference overlap
+         * delta = 1% of R_e, with R_e = r_min / 2 (two of the smallest spheres). */
+        double radius = 0.5 * smallest_radius;
+        return 2.0 * law->derived[FD_MECHANISM_NORMAL][DERIVED_EFFECTIVE_MODULUS] * sqrt(radius * 0.01 * radius);
+    }
+    default:
+        return 0.0;
+    }
+}
+
+/* ---------------------------------------------------------------- table */
+
+static const fd_param_info prescribed_params[] = {
+    {"force", "N", "normal force applied while the contact is active (Fang & Negrut Sec. 4.1: m g cos alpha)", NAN, 0.0,
+     INFINITY},
+};
+
+static const fd_param_info hooke_params[] = {
+    {"k_n", "N/m", "normal spring stiffness", NAN, 0.0, INFINITY},
+    {"restitution", "-", "coefficient of restitution of a head-on impact (1 = no damping)", 1.0, 0.01, 1.0},
+};
+
+static const fd_param_info hertz_params[] = {
+    {"restitution", "-", "coefficient of restitution of a head-on impact (1 = no damping)", 1.0, 0.01, 1.0},
+};
+
+static const char* const normal_columns[] = {"normal_elastic_force", "normal_damping_force"};
+static const char* const normal_units[] = {"N", "N"};
+
+const fd_submodel fd_normal_submodels[] = {
+    {
+        .info = {"prescribed", FD_MECHANISM_NORMAL,
+                 "Constant normal force N while the bodies touch; no normal dynamics (lock the normal "
+                 "translation). Fang & Negrut Sec. 4.1 to 4.4.",
+                 prescribed_params, 1},
+        .kind = FD_KIND_NORMAL_PRESCRIBED,
+        .resolve = resolve_prescribed,
+    },
+    {
+        .info = {"hooke", FD_MECHANISM_NORMAL,
+                 "Linear spring-dashpot N = k_n delta + c d(delta)/dt, clamped at N >= 0; c from the "
+                 "restitution, calibrated so that a head-on impact has exactly that restitution with the clamp.",
+                 hooke_params, 2},
+        .kind = FD_KIND_NORMAL_HOOKE,
+        .column_count = 2,
+        .column_names = normal_columns,
+        .column_units = normal_units,
+        .resolve = resolve_hooke,
+    },
+    {
+        .info = {"hertz", FD_MECHANISM_NORMAL,
+                 "Hertz N = 4/3 E* sqrt(R_e) delta^(3/2) (Johnson Eq. 4.23) with E* from youngs_modulus and "
+                 "poisson_ratio of both materials and R_e the effective radius of the contact geometry; "
+                 "dashpot of Tsuji et al. (1992) form c ~ delta^(1/4), calibrated to the restitution.",
+                 hertz_params, 1},
+        .kind = FD_KIND_NORMAL_HERTZ,
+        .column_count = 2,
+        .column_names = normal_columns,
+        .column_units = normal_units,
+        .resolve = resolve_hertz,
+    },
+};
+const int fd_normal_submodel_count = (int)(sizeof fd_normal_submodels / sizeof fd_normal_submodels[0]);

@@ -1,0 +1,285 @@
+/* The contact pass of a step, as a list of stages:
+ *
+ *   1. forces from gravity and external loads;
+ *   2. broad phase: candidate pairs (i < j) in ascending key order;
+ *   3. narrow phase per candidate: full contact geometry (independent per
+ *      candidate, so it runs in parallel and writes only its own slot);
+ *   4. persistent store: the touching candidates form the new contact array,
+ *      merged with the previous one by key to carry identity and history;
+ *      a new contact starts with zero history (Fang & Negrut Sec. 3);
+ *   5. kernels per contact (parallel, each writes only its own contact);
+ *   6. accumulation of contact loads onto bodies, serially in contact order,
+ *      so the sums do not depend on the thread count. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "world/world_internal.h"
+
+static bool reserve_set(fd_contact_set* set, int count, int history_stride, int column_count)
+{
+    if (count <= set->capacity) {
+        return true;
+    }
+    int capacity = set->capacity > 0 ? set->capacity : 64;
+    while (capacity < count) {
+        capacity *= 2;
+    }
+    fd_contact* contacts = realloc(set->contacts, (size_t)capacity * sizeof *contacts);
+    if (contacts == NULL) {
+        return false;
+    }
+    set->contacts = contacts;
+    size_t history_size = (size_t)capacity * (size_t)(history_stride > 0 ? history_stride : 1) * sizeof(double);
+    double* history = realloc(set->history, history_size);
+    if (history == NULL) {
+        return false;
+    }
+    set->history = history;
+    size_t column_size = (size_t)capacity * (size_t)(column_count > 0 ? column_count : 1) * sizeof(double);
+    double* columns = realloc(set->columns, column_size);
+    if (columns == NULL) {
+        return false;
+    }
+    set->columns = columns;
+    set->capacity = capacity;
+    return true;
+}
+
+static const char* body_label(const fd_world* world, int body, char* text, size_t size)
+{
+    if (world->colds[body].name[0] != '\0') {
+        snprintf(text, size, "'%s' (#%d)", world->colds[body].name, body);
+    } else {
+        snprintf(text, size, "#%d", body);
+    }
+    return text;
+}
+
+static void apply_gravity_and_external(fd_world* world)
+{
+    for (int b = 0; b < world->body_count; ++b) {
+        const fd_body_mass* mass = &world->masses[b];
+        if (world->colds[b].type == FD_BODY_STATIC) {
+            world->forces[b] = fd_v3(0, 0, 0);
+            world->torques[b] = fd_v3(0, 0, 0);
+            continue;
+        }
+        world->forces[b] = fd_v3_mul_add(mass->external_force, world->colds[b].mass, world->def.gravity);
+        world->torques[b] = mass->external_torque;
+    }
+}
+
+static fd_status run_narrow_phase(fd_world* world)
+{
+    fd_broadphase* bp = &world->broadphase;
+    int count = bp->pair_count;
+    if (count > world->candidate_capacity) {
+        int capacity = world->candidate_capacity > 0 ? world->candidate_capacity : 64;
+        while (capacity < count) {
+            capacity *= 2;
+        }
+        fd_contact_geometry* geometry = realloc(world->candidate_geometry, (size_t)capacity * sizeof *geometry);
+        if (geometry == NULL) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for %d candidate pairs", count);
+        }
+        world->candidate_geometry = geometry;
+        signed char* touching = realloc(world->candidate_touching, (size_t)capacity);
+        if (touching == NULL) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for %d candidate pairs", count);
+        }
+        world->candidate_touching = touching;
+        world->candidate_capacity = capacity;
+    }
+    double margin = world->def.contact_margin;
+#pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1)
+    for (int k = 0; k < count; ++k) {
+        int i = (int)(bp->pairs[k] >> 32), j = (int)(bp->pairs[k] & 0xffffffffu);
+        fd_pose pose_i = {world->states[i].position, world->states[i].orientation};
+        fd_pose pose_j = {world->states[j].position, world->states[j].orientation};
+        world->candidate_touching[k] = (signed char)fd_collide(&world->colds[i].shape, pose_i, &world->colds[j].shape,
+                                                               pose_j, margin, &world->candidate_geometry[k]);
+    }
+    for (int k = 0; k < count; ++k) {
+        if (world->candidate_touching[k] == FD_COLLIDE_UNSUPPORTED) {
+            int i = (int)(bp->pairs[k] >> 32), j = (int)(bp->pairs[k] & 0xffffffffu);
+            char a[300], b[300];
+            return fd_fail(FD_ERR_UNSUPPORTED,
+                           "contact between bodies %s and %s at step %lld, t = %.9g s: %s-%s contact is not supported",
+                           body_label(world, i, a, sizeof a), body_label(world, j, b, sizeof b),
+                           (long long)world->step_count, world->time,
+                           world->colds[i].type == FD_BODY_STATIC && world->colds[i].shape.type == FD_SHAPE_PLANE
+                               ? "plane"
+                               : (world->colds[i].shape.type == FD_SHAPE_ELLIPSOID ? "ellipsoid" : "sphere"),
+                           world->colds[j].shape.type == FD_SHAPE_ELLIPSOID ? "ellipsoid"
+                           : world->colds[j].shape.type == FD_SHAPE_PLANE  ? "plane"
+                                                                            : "sphere");
+        }
+    }
+    return FD_OK;
+}
+
+/* Stage 4: new contact array from the touching candidates, merged with the
+ * previous array (both in ascending key order). */
+static fd_status build_contact_set(fd_world* world)
+{
+    fd_contact_set swap = world->previous;
+    world->previous = world->contacts;
+    world->contacts = swap;
+    fd_contact_set* now = &world->contacts;
+    const fd_contact_set* before = &world->previous;
+    const fd_broadphase* bp = &world->broadphase;
+    int stride = world->history_stride;
+    int columns = world->column_count;
+
+    if (!reserve_set(now, bp->pair_count, stride, columns)) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for %d contacts", bp->pair_count);
+    }
+    int count = 0, old = 0;
+    for (int k = 0; k < bp->pair_count; ++k) {
+        if (world->candidate_touching[k] != FD_COLLIDE_TOUCHING) {
+            continue;
+        }
+        uint64_t key = bp->pairs[k];
+        int i = (int)(key >> 32), j = (int)(key & 0xffffffffu);
+        int material_i = world->colds[i].material, material_j = world->colds[j].material;
+        int law = world->law_table[material_i * world->material_count + material_j];
+        if (law < 0) {
+            char a[300], b[300];
+            return fd_fail(FD_ERR_INVALID_ARGUMENT, "no contact law for materials '%s' and '%s' (bodies %s and %s)",
+                           world->materials[material_i].name, world->materials[material_j].name,
+                           body_label(world, i, a, sizeof a), body_label(world, j, b, sizeof b));
+        }
+        while (old < before->count && before->contacts[old].key < key) {
+            ++old;
+        }
+        fd_contact* contact = &now->contacts[count];
+        double* history = now->history + (size_t)count * (size_t)stride;
+        contact->key = key;
+        contact->body_i = i;
+        contact->body_j = j;
+        contact->law = law;
+        contact->geometry = world->candidate_geometry[k];
+        if (old < before->count && before->contacts[old].key == key && before->contacts[old].law == law) {
+            contact->id = before->contacts[old].id;
+            contact->first_step = before->contacts[old].first_step;
+            memcpy(history, before->history + (size_t)old * (size_t)stride, (size_t)stride * sizeof(double));
+        } else {
+            contact->id = world->next_contact_id++;
+            contact->first_step = world->step_count;
+            memset(history, 0, (size_t)stride * sizeof(double));
+        }
+        ++count;
+    }
+    now->count = count;
+    return FD_OK;
+}
+
+static double effective_mass(double mass_i, double mass_j)
+{
+    if (mass_i <= 0.0) {
+        return mass_j;
+    }
+    if (mass_j <= 0.0) {
+        return mass_i;
+    }
+    return mass_i * mass_j / (mass_i + mass_j);
+}
+
+/* Stage 5: the kernels of one contact. */
+static void evaluate_contact(fd_world* world, int c)
+{
+    fd_contact_set* set = &world->contacts;
+    fd_contact* contact = &set->contacts[c];
+    const fd_contact_law* law = &world->laws[contact->law];
+    int i = contact->body_i, j = contact->body_j;
+    const fd_body_state* state_i = &world->states[i];
+    const fd_body_state* state_j = &world->states[j];
+    const fd_contact_geometry* geometry = &contact->geometry;
+    fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(geometry->point_i, geometry->point_j));
+    fd_vec3 velocity_i =
+        fd_v3_add(state_i->velocity, fd_v3_cross(state_i->angular_velocity, fd_v3_sub(point, state_i->position)));
+    fd_vec3 velocity_j =
+        fd_v3_add(state_j->velocity, fd_v3_cross(state_j->angular_velocity, fd_v3_sub(point, state_j->position)));
+
+    fd_contact_input input = {
+        .geometry = geometry,
+        .state_i = state_i,
+        .state_j = state_j,
+        .mass_i = world->colds[i].mass,
+        .mass_j = world->colds[j].mass,
+        .inertia_i = world->masses[i].inertia,
+        .inertia_j = world->masses[j].inertia,
+        .effective_mass = effective_mass(world->colds[i].mass, world->colds[j].mass),
+        /* n points into body i: the overlap grows when j moves along n faster than i. */
+        .penetration_rate = fd_v3_dot(fd_v3_sub(velocity_j, velocity_i), geometry->normal),
+        .time_step = world->def.time_step,
+        .is_new = contact->first_step == world->step_count,
+    };
+    double* columns = set->columns + (size_t)c * (size_t)world->column_count;
+    for (int k = 0; k < world->column_count; ++k) {
+        columns[k] = NAN;
+    }
+
+    fd_normal_result normal = fd_normal_evaluate(law, &input);
+    const int* normal_columns = law->column_index[FD_MECHANISM_NORMAL];
+    if (law->submodel[FD_MECHANISM_NORMAL]->column_count >= 2) {
+        columns[normal_columns[0]] = normal.elastic_force;
+        columns[normal_columns[1]] = normal.damping_force;
+    }
+
+    fd_contact_loads loads = {0};
+    loads.normal_force = normal.force;
+    loads.force_on_i = fd_v3_add(fd_v3_scale(normal.force, geometry->normal), loads.slide_force);
+    contact->loads = loads;
+    contact->normal_elastic_energy = normal.elastic_energy;
+}
+
+/* Stage 6. */
+static void accumulate_loads(fd_world* world)
+{
+    const fd_contact_set* set = &world->contacts;
+    for (int c = 0; c < set->count; ++c) {
+        const fd_contact* contact = &set->contacts[c];
+        int i = contact->body_i, j = contact->body_j;
+        const fd_contact_loads* loads = &contact->loads;
+        fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(contact->geometry.point_i, contact->geometry.point_j));
+        fd_vec3 arm_i = fd_v3_sub(point, world->states[i].position);
+        fd_vec3 arm_j = fd_v3_sub(point, world->states[j].position);
+        world->forces[i] = fd_v3_add(world->forces[i], loads->force_on_i);
+        world->forces[j] = fd_v3_sub(world->forces[j], loads->force_on_i);
+        fd_vec3 torque_i = fd_v3_add(fd_v3_cross(arm_i, loads->force_on_i),
+                                     fd_v3_add(loads->roll_torque_i, loads->spin_torque_i));
+        fd_vec3 torque_j = fd_v3_add(fd_v3_cross(arm_j, fd_v3_neg(loads->force_on_i)),
+                                     fd_v3_add(loads->roll_torque_j, loads->spin_torque_j));
+        world->torques[i] = fd_v3_add(world->torques[i], torque_i);
+        world->torques[j] = fd_v3_add(world->torques[j], torque_j);
+    }
+}
+
+fd_status fd_world_compute_forces(fd_world* world)
+{
+    apply_gravity_and_external(world);
+
+    fd_broadphase* bp = &world->broadphase;
+    bp->body_count = world->body_count;
+    bp->states = world->states;
+    if (!fd_broadphase_update(bp)) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory in the broad phase");
+    }
+    fd_status status = run_narrow_phase(world);
+    if (status != FD_OK) {
+        return status;
+    }
+    status = build_contact_set(world);
+    if (status != FD_OK) {
+        return status;
+    }
+    int count = world->contacts.count;
+#pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1)
+    for (int c = 0; c < count; ++c) {
+        evaluate_contact(world, c);
+    }
+    accumulate_loads(world);
+    return FD_OK;
+}

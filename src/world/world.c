@@ -1,0 +1,806 @@
+/* The world: creation, bodies, materials, contact laws, and the step.
+ *
+ * A step is a readable list of stages (after Box2D's solver stages):
+ *
+ *   symplectic Euler (Fang & Negrut Sec. 4)   velocity Verlet
+ *   kick(dt)     v1 = v0 + dt a0              kick(dt/2)
+ *   drift(dt)    x1 = x0 + dt v1              drift(dt)
+ *   forces at t1 (contact pass)               forces at t1
+ *                                             kick(dt/2)
+ *   check: every value finite, else roll back and report.
+ *
+ * Forces are computed at the end of a step, for the new state, so that the
+ * contacts and loads reported after a step belong to the state reported with
+ * them; the accelerations a0 used by the next kick are the ones stored here
+ * (fd_world_prepare computes the first ones). */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "body/body.h"
+#include "core/error.h"
+#include "world/world_internal.h"
+
+/* ---------------------------------------------------------------- defaults */
+
+fd_world_def fd_default_world_def(void)
+{
+    return (fd_world_def){
+        .gravity = {0.0, 0.0, -9.81},
+        .time_step = 1e-4,
+        .integrator = FD_INTEGRATOR_SYMPLECTIC_EULER,
+        .contact_margin = 0.0,
+        .cell_size = 0.0,
+        .thread_count = 1,
+    };
+}
+
+fd_material_def fd_default_material_def(void)
+{
+    return (fd_material_def){.name = NULL, .density = 1000.0, .youngs_modulus = 0.0, .poisson_ratio = 0.3};
+}
+
+fd_contact_law_def fd_default_contact_law_def(void)
+{
+    fd_contact_law_def def;
+    memset(&def, 0, sizeof def);
+    def.submodel[FD_MECHANISM_NORMAL].model = "hooke";
+    return def;
+}
+
+fd_body_def fd_default_body_def(void)
+{
+    fd_body_def def;
+    memset(&def, 0, sizeof def);
+    def.type = FD_BODY_DYNAMIC;
+    def.shape.type = FD_SHAPE_SPHERE;
+    def.shape.plane_normal = fd_v3(0, 0, 1);
+    def.orientation = fd_quat_identity();
+    def.lock_frame = fd_quat_identity();
+    return def;
+}
+
+/* ---------------------------------------------------------------- world */
+
+static char* copy_string(const char* text)
+{
+    size_t length = text != NULL ? strlen(text) : 0;
+    char* copy = malloc(length + 1);
+    if (copy != NULL) {
+        memcpy(copy, text != NULL ? text : "", length);
+        copy[length] = '\0';
+    }
+    return copy;
+}
+
+fd_world* fd_world_create(const fd_world_def* def)
+{
+    if (def == NULL) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_world_create: def is NULL");
+        return NULL;
+    }
+    if (!(def->time_step > 0.0) || !isfinite(def->time_step)) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "world: time_step must be > 0 s (got %g)", def->time_step);
+        return NULL;
+    }
+    if (!fd_v3_is_finite(def->gravity)) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "world: gravity must be finite");
+        return NULL;
+    }
+    if (!(def->contact_margin >= 0.0) || !isfinite(def->contact_margin)) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "world: contact_margin must be >= 0 m (got %g)", def->contact_margin);
+        return NULL;
+    }
+    if (!(def->cell_size >= 0.0) || !isfinite(def->cell_size)) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "world: cell_size must be >= 0 m (got %g)", def->cell_size);
+        return NULL;
+    }
+    if (def->thread_count < 1) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "world: thread_count must be >= 1 (got %d)", def->thread_count);
+        return NULL;
+    }
+    if (def->integrator != FD_INTEGRATOR_SYMPLECTIC_EULER && def->integrator != FD_INTEGRATOR_VELOCITY_VERLET) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "world: unknown integrator %d", (int)def->integrator);
+        return NULL;
+    }
+    fd_world* world = calloc(1, sizeof *world);
+    if (world == NULL) {
+        fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory creating the world");
+        return NULL;
+    }
+    world->def = *def;
+    world->next_contact_id = 1;
+    world->critical_time_step = INFINITY;
+    return world;
+}
+
+void fd_world_free(fd_world* world)
+{
+    if (world == NULL) {
+        return;
+    }
+    for (int b = 0; b < world->body_count; ++b) {
+        free(world->colds[b].name);
+    }
+    for (int m = 0; m < world->material_count; ++m) {
+        free(world->materials[m].name);
+    }
+    free(world->states);
+    free(world->masses);
+    free(world->colds);
+    free(world->forces);
+    free(world->torques);
+    free(world->saved_states);
+    free(world->saved_forces);
+    free(world->saved_torques);
+    free(world->bounding_radii);
+    free(world->is_static);
+    free(world->is_plane);
+    free(world->plane_normals);
+    free(world->materials);
+    free(world->laws);
+    free(world->law_table);
+    fd_contact_set* sets[2] = {&world->contacts, &world->previous};
+    for (int s = 0; s < 2; ++s) {
+        free(sets[s]->contacts);
+        free(sets[s]->history);
+        free(sets[s]->columns);
+    }
+    fd_broadphase_free(&world->broadphase);
+    free(world->candidate_geometry);
+    free(world->candidate_touching);
+    free(world);
+}
+
+double fd_world_time(const fd_world* world) { return world->time; }
+int64_t fd_world_step_count(const fd_world* world) { return world->step_count; }
+double fd_world_time_step(const fd_world* world) { return world->def.time_step; }
+fd_world_def fd_world_get_def(const fd_world* world) { return world->def; }
+double fd_world_critical_time_step(const fd_world* world) { return world->critical_time_step; }
+int fd_world_warning_count(const fd_world* world) { return world->warning_count; }
+
+const char* fd_world_warning_at(const fd_world* world, int index)
+{
+    return index >= 0 && index < world->warning_count ? world->warnings[index] : "";
+}
+
+/* ---------------------------------------------------------------- materials and laws */
+
+fd_material_id fd_world_create_material(fd_world* world, const fd_material_def* def)
+{
+    fd_material_id null_id = {0};
+    if (def == NULL || def->name == NULL || def->name[0] == '\0') {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "material: name is required");
+        return null_id;
+    }
+    if (!fd_material_id_is_null(fd_world_find_material(world, def->name))) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "material '%s': name already used", def->name);
+        return null_id;
+    }
+    if (!(def->density > 0.0) || !isfinite(def->density)) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "material '%s': density must be > 0 kg/m^3 (got %g)", def->name,
+                def->density);
+        return null_id;
+    }
+    if (!(def->youngs_modulus >= 0.0) || !isfinite(def->youngs_modulus)) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "material '%s': youngs_modulus must be >= 0 Pa (got %g)", def->name,
+                def->youngs_modulus);
+        return null_id;
+    }
+    if (!(def->poisson_ratio >= -1.0 && def->poisson_ratio < 0.5)) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "material '%s': poisson_ratio must be in [-1, 0.5) (got %g)", def->name,
+                def->poisson_ratio);
+        return null_id;
+    }
+    if (world->material_count == world->material_capacity) {
+        int capacity = world->material_capacity > 0 ? 2 * world->material_capacity : 8;
+        fd_material* materials = realloc(world->materials, (size_t)capacity * sizeof *materials);
+        if (materials == NULL) {
+            fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+            return null_id;
+        }
+        world->materials = materials;
+        world->material_capacity = capacity;
+    }
+    /* Grow the square law table, keeping existing entries. */
+    int old_count = world->material_count, new_count = old_count + 1;
+    int* table = malloc((size_t)new_count * (size_t)new_count * sizeof *table);
+    if (table == NULL) {
+        fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+        return null_id;
+    }
+    for (int a = 0; a < new_count; ++a) {
+        for (int b = 0; b < new_count; ++b) {
+            table[a * new_count + b] = a < old_count && b < old_count ? world->law_table[a * old_count + b] : -1;
+        }
+    }
+    free(world->law_table);
+    world->law_table = table;
+    fd_material* material = &world->materials[old_count];
+    material->name = copy_string(def->name);
+    material->density = def->density;
+    material->youngs_modulus = def->youngs_modulus;
+    material->poisson_ratio = def->poisson_ratio;
+    world->material_count = new_count;
+    world->prepared = false;
+    return (fd_material_id){old_count + 1};
+}
+
+fd_material_id fd_world_find_material(const fd_world* world, const char* name)
+{
+    for (int m = 0; name != NULL && m < world->material_count; ++m) {
+        if (strcmp(world->materials[m].name, name) == 0) {
+            return (fd_material_id){m + 1};
+        }
+    }
+    return (fd_material_id){0};
+}
+
+int fd_world_material_count(const fd_world* world) { return world->material_count; }
+
+const char* fd_material_name(const fd_world* world, fd_material_id id)
+{
+    return id.index1 >= 1 && id.index1 <= world->material_count ? world->materials[id.index1 - 1].name : "";
+}
+
+static int find_or_add_column(fd_world* world, const char* name, const char* unit)
+{
+    for (int k = 0; k < world->column_count; ++k) {
+        if (strcmp(world->columns[k].name, name) == 0) {
+            return k;
+        }
+    }
+    if (world->column_count >= (int)(sizeof world->columns / sizeof world->columns[0])) {
+        return -1;
+    }
+    world->columns[world->column_count] = (fd_column){name, unit};
+    return world->column_count++;
+}
+
+static void free_contact_sets(fd_world* world)
+{
+    /* The pools' strides change with the laws: start them afresh. */
+    fd_contact_set* sets[2] = {&world->contacts, &world->previous};
+    for (int s = 0; s < 2; ++s) {
+        free(sets[s]->contacts);
+        free(sets[s]->history);
+        free(sets[s]->columns);
+        memset(sets[s], 0, sizeof *sets[s]);
+    }
+}
+
+fd_status fd_world_set_contact_law(fd_world* world, fd_material_id a, fd_material_id b, const fd_contact_law_def* def)
+{
+    if (a.index1 < 1 || a.index1 > world->material_count || b.index1 < 1 || b.index1 > world->material_count) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "contact law: invalid material handle");
+    }
+    if (def == NULL) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "contact law: def is NULL");
+    }
+    if (world->step_count > 0 || world->contacts.count > 0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "contact law: laws must be set before the first step");
+    }
+    int ma = a.index1 - 1, mb = b.index1 - 1;
+    fd_contact_law law;
+    fd_status status = fd_contact_law_resolve(&law, def, &world->materials[ma], &world->materials[mb], ma, mb);
+    if (status != FD_OK) {
+        char message[2048];
+        snprintf(message, sizeof message, "%s", fd_last_error());
+        return fd_fail(status, "contact law for materials '%s' and '%s': %s", world->materials[ma].name,
+                       world->materials[mb].name, message);
+    }
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        const fd_submodel* model = law.submodel[m];
+        for (int k = 0; model != NULL && k < model->column_count; ++k) {
+            int column = find_or_add_column(world, model->column_names[k], model->column_units[k]);
+            if (column < 0) {
+                return fd_fail(FD_ERR_OUT_OF_MEMORY, "too many contact output columns");
+            }
+            law.column_index[m][k] = column;
+        }
+    }
+    int index = world->law_table[ma * world->material_count + mb];
+    if (index < 0) {
+        if (world->law_count == world->law_capacity) {
+            int capacity = world->law_capacity > 0 ? 2 * world->law_capacity : 8;
+            fd_contact_law* laws = realloc(world->laws, (size_t)capacity * sizeof *laws);
+            if (laws == NULL) {
+                return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+            }
+            world->laws = laws;
+            world->law_capacity = capacity;
+        }
+        index = world->law_count++;
+    }
+    world->laws[index] = law;
+    world->law_table[ma * world->material_count + mb] = index;
+    world->law_table[mb * world->material_count + ma] = index;
+    if (law.history_size > world->history_stride) {
+        world->history_stride = law.history_size;
+    }
+    free_contact_sets(world);
+    world->prepared = false;
+    return FD_OK;
+}
+
+/* ---------------------------------------------------------------- bodies */
+
+static bool grow_bodies(fd_world* world)
+{
+    if (world->body_count < world->body_capacity) {
+        return true;
+    }
+    int capacity = world->body_capacity > 0 ? 2 * world->body_capacity : 64;
+#define FD_GROW(field)                                                                                 \
+    do {                                                                                               \
+        void* grown = realloc(world->field, (size_t)capacity * sizeof *world->field);                  \
+        if (grown == NULL) return false;                                                               \
+        world->field = grown;                                                                          \
+    } while (0)
+    FD_GROW(states);
+    FD_GROW(masses);
+    FD_GROW(colds);
+    FD_GROW(forces);
+    FD_GROW(torques);
+    FD_GROW(saved_states);
+    FD_GROW(saved_forces);
+    FD_GROW(saved_torques);
+    FD_GROW(bounding_radii);
+    FD_GROW(is_static);
+    FD_GROW(is_plane);
+    FD_GROW(plane_normals);
+#undef FD_GROW
+    world->body_capacity = capacity;
+    return true;
+}
+
+static bool vec_positive(fd_vec3 v) { return v.x > 0.0 && v.y > 0.0 && v.z > 0.0 && fd_v3_is_finite(v); }
+static bool vec_zero(fd_vec3 v) { return v.x == 0.0 && v.y == 0.0 && v.z == 0.0; }
+
+fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
+{
+    fd_body_id null_id = {0, 0};
+    const char* label = def != NULL && def->name != NULL && def->name[0] != '\0' ? def->name : "(unnamed)";
+    if (def == NULL) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "body: def is NULL");
+        return null_id;
+    }
+    if (def->name != NULL && def->name[0] != '\0' && !fd_body_id_is_null(fd_world_find_body(world, def->name))) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': name already used", def->name);
+        return null_id;
+    }
+    if (def->material.index1 < 1 || def->material.index1 > world->material_count) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': material is required", label);
+        return null_id;
+    }
+    if (def->type != FD_BODY_DYNAMIC && def->type != FD_BODY_STATIC) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': unknown body type %d", label, (int)def->type);
+        return null_id;
+    }
+    fd_shape shape;
+    char message[256];
+    if (!fd_shape_init(&shape, &def->shape, message, sizeof message)) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': %s", label, message);
+        return null_id;
+    }
+    if (shape.type == FD_SHAPE_PLANE && def->type != FD_BODY_STATIC) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': a plane must be static", label);
+        return null_id;
+    }
+    if (!fd_v3_is_finite(def->position) || !fd_v3_is_finite(def->velocity) ||
+        !fd_v3_is_finite(def->angular_velocity) || !fd_v3_is_finite(def->external_force) ||
+        !fd_v3_is_finite(def->external_torque)) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': position, velocities and external loads must be finite", label);
+        return null_id;
+    }
+    double norm = fd_quat_norm(def->orientation);
+    if (!fd_quat_is_finite(def->orientation) || fabs(norm - 1.0) > 1e-6) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': orientation must be a unit quaternion (norm %g)", label, norm);
+        return null_id;
+    }
+    double lock_norm = fd_quat_norm(def->lock_frame);
+    if (!fd_quat_is_finite(def->lock_frame) || fabs(lock_norm - 1.0) > 1e-6) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': lock_frame must be a unit quaternion (norm %g)", label,
+                lock_norm);
+        return null_id;
+    }
+    if ((def->lock_translation | def->lock_rotation) & ~(uint32_t)(FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z)) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': lock bits other than x, y, z", label);
+        return null_id;
+    }
+    if (def->mass < 0.0 || !isfinite(def->mass)) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': mass must be > 0 kg (got %g)", label, def->mass);
+        return null_id;
+    }
+    if (!vec_zero(def->inertia) && !vec_positive(def->inertia)) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': inertia must have three moments > 0 kg m^2", label);
+        return null_id;
+    }
+    if (!grow_bodies(world)) {
+        fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding body '%s'", label);
+        return null_id;
+    }
+    int b = world->body_count;
+    fd_body_cold* cold = &world->colds[b];
+    fd_body_mass* mass = &world->masses[b];
+    memset(cold, 0, sizeof *cold);
+    memset(mass, 0, sizeof *mass);
+    cold->name = copy_string(def->name);
+    cold->type = def->type;
+    cold->shape = shape;
+    cold->shape_def = def->shape;
+    cold->material = def->material.index1 - 1;
+    cold->generation = 1;
+
+    if (def->type == FD_BODY_DYNAMIC) {
+        double m = def->mass > 0.0 ? def->mass : world->materials[cold->material].density * fd_shape_volume(&shape);
+        if (!(m > 0.0) || !isfinite(m)) {
+            fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': mass must be > 0 kg (got %g)", label, m);
+            free(cold->name);
+            return null_id;
+        }
+        fd_vec3 inertia = vec_zero(def->inertia) ? fd_v3_scale(m, fd_shape_unit_inertia(&shape)) : def->inertia;
+        cold->mass = m;
+        mass->inverse_mass = 1.0 / m;
+        mass->inertia = inertia;
+        mass->inverse_inertia = fd_v3(1.0 / inertia.x, 1.0 / inertia.y, 1.0 / inertia.z);
+        mass->isotropic = inertia.x == inertia.y && inertia.y == inertia.z;
+    }
+    mass->lock_translation = def->lock_translation;
+    mass->lock_rotation = def->lock_rotation;
+    mass->lock_frame = fd_quat_normalize(def->lock_frame);
+    mass->locked_velocity = fd_quat_rotate_inverse(mass->lock_frame, def->velocity);
+    mass->locked_angular_velocity = fd_quat_rotate_inverse(mass->lock_frame, def->angular_velocity);
+    mass->external_force = def->external_force;
+    mass->external_torque = def->external_torque;
+
+    fd_body_state* state = &world->states[b];
+    state->position = def->position;
+    state->orientation = fd_quat_normalize(def->orientation);
+    state->velocity = def->type == FD_BODY_STATIC ? fd_v3(0, 0, 0) : def->velocity;
+    state->angular_velocity = def->type == FD_BODY_STATIC ? fd_v3(0, 0, 0) : def->angular_velocity;
+    world->forces[b] = fd_v3(0, 0, 0);
+    world->torques[b] = fd_v3(0, 0, 0);
+
+    world->bounding_radii[b] = shape.bounding_radius;
+    world->is_static[b] = def->type == FD_BODY_STATIC;
+    world->is_plane[b] = shape.type == FD_SHAPE_PLANE;
+    world->plane_normals[b] = fd_quat_rotate(state->orientation, shape.plane_normal);
+
+    world->body_count++;
+    world->prepared = false;
+    return (fd_body_id){b + 1, cold->generation};
+}
+
+int fd_world_body_count(const fd_world* world) { return world->body_count; }
+
+fd_body_id fd_world_body_at(const fd_world* world, int index)
+{
+    if (index < 0 || index >= world->body_count) {
+        return (fd_body_id){0, 0};
+    }
+    return (fd_body_id){index + 1, world->colds[index].generation};
+}
+
+fd_body_id fd_world_find_body(const fd_world* world, const char* name)
+{
+    for (int b = 0; name != NULL && name[0] != '\0' && b < world->body_count; ++b) {
+        if (strcmp(world->colds[b].name, name) == 0) {
+            return fd_world_body_at(world, b);
+        }
+    }
+    return (fd_body_id){0, 0};
+}
+
+bool fd_body_is_valid(const fd_world* world, fd_body_id id)
+{
+    return id.index1 >= 1 && id.index1 <= world->body_count && world->colds[id.index1 - 1].generation == id.generation;
+}
+
+fd_body_state fd_body_get_state(const fd_world* world, fd_body_id id)
+{
+    if (!fd_body_is_valid(world, id)) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "invalid body handle");
+        return (fd_body_state){{NAN, NAN, NAN}, {NAN, NAN, NAN, NAN}, {NAN, NAN, NAN}, {NAN, NAN, NAN}};
+    }
+    return world->states[id.index1 - 1];
+}
+
+fd_status fd_body_set_state(fd_world* world, fd_body_id id, const fd_body_state* state)
+{
+    if (!fd_body_is_valid(world, id)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "invalid body handle");
+    }
+    int b = id.index1 - 1;
+    if (world->colds[b].type == FD_BODY_STATIC) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s' is static", world->colds[b].name);
+    }
+    if (!fd_v3_is_finite(state->position) || !fd_v3_is_finite(state->velocity) ||
+        !fd_v3_is_finite(state->angular_velocity) || !fd_quat_is_finite(state->orientation) ||
+        fabs(fd_quat_norm(state->orientation) - 1.0) > 1e-6) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': state must be finite with a unit quaternion",
+                       world->colds[b].name);
+    }
+    world->states[b] = *state;
+    world->states[b].orientation = fd_quat_normalize(state->orientation);
+    world->prepared = false; /* forces belong to the old state */
+    return FD_OK;
+}
+
+fd_body_info fd_body_get_info(const fd_world* world, fd_body_id id)
+{
+    fd_body_info info;
+    memset(&info, 0, sizeof info);
+    if (!fd_body_is_valid(world, id)) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "invalid body handle");
+        info.name = "";
+        return info;
+    }
+    int b = id.index1 - 1;
+    info.name = world->colds[b].name;
+    info.type = world->colds[b].type;
+    info.shape = world->colds[b].shape_def;
+    info.material = (fd_material_id){world->colds[b].material + 1};
+    info.mass = world->colds[b].mass;
+    info.inertia = world->masses[b].inertia;
+    info.bounding_radius = world->colds[b].shape.bounding_radius;
+    return info;
+}
+
+/* ---------------------------------------------------------------- prepare */
+
+static void add_warning(fd_world* world, const char* format, double a, double b, double c, double d)
+{
+    if (world->warning_count < (int)(sizeof world->warnings / sizeof world->warnings[0])) {
+        snprintf(world->warnings[world->warning_count++], sizeof world->warnings[0], format, a, b, c, d);
+    }
+}
+
+fd_status fd_world_prepare(fd_world* world)
+{
+    world->warning_count = 0;
+    /* Every pair of materials that can touch (not both only on static bodies) needs a law. */
+    int materials = world->material_count;
+    bool* dynamic_material = calloc((size_t)(materials > 0 ? materials : 1), sizeof(bool));
+    bool* any_material = calloc((size_t)(materials > 0 ? materials : 1), sizeof(bool));
+    double* smallest_radius = malloc((size_t)(materials > 0 ? materials : 1) * sizeof(double));
+    if (!dynamic_material || !any_material || !smallest_radius) {
+        free(dynamic_material);
+        free(any_material);
+        free(smallest_radius);
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    for (int m = 0; m < materials; ++m) {
+        smallest_radius[m] = INFINITY;
+    }
+    double lightest = INFINITY, largest_radius = 0.0;
+    for (int b = 0; b < world->body_count; ++b) {
+        int m = world->colds[b].material;
+        any_material[m] = true;
+        if (world->colds[b].type == FD_BODY_DYNAMIC) {
+            dynamic_material[m] = true;
+            lightest = fmin(lightest, world->colds[b].mass);
+        }
+        if (!world->is_plane[b]) {
+            largest_radius = fmax(largest_radius, world->bounding_radii[b]);
+            smallest_radius[m] = fmin(smallest_radius[m], world->bounding_radii[b]);
+        }
+    }
+    fd_status status = FD_OK;
+    double stiffest = 0.0;
+    for (int a = 0; a < materials && status == FD_OK; ++a) {
+        for (int b = a; b < materials && status == FD_OK; ++b) {
+            bool can_touch = any_material[a] && any_material[b] && (dynamic_material[a] || dynamic_material[b]);
+            if (!can_touch) {
+                continue;
+            }
+            int law = world->law_table[a * materials + b];
+            if (law < 0) {
+                status = fd_fail(FD_ERR_INVALID_ARGUMENT,
+                                 "no contact law for materials '%s' and '%s' (add one under 'contacts')",
+                                 world->materials[a].name, world->materials[b].name);
+                break;
+            }
+            double radius = fmin(smallest_radius[a], smallest_radius[b]);
+            stiffest = fmax(stiffest, fd_contact_law_stiffness(&world->laws[law], isfinite(radius) ? radius : 1.0));
+        }
+    }
+    free(dynamic_material);
+    free(any_material);
+    free(smallest_radius);
+    if (status != FD_OK) {
+        return status;
+    }
+
+    /* Explicit integrators of m x'' = -k x are stable for dt < 2 sqrt(m / k). */
+    world->critical_time_step = stiffest > 0.0 && isfinite(lightest) ? 2.0 * sqrt(lightest / stiffest) : INFINITY;
+    if (world->def.time_step > 0.2 * world->critical_time_step) {
+        add_warning(world,
+                    "time step %g s is above 0.2 x the critical step %g s = 2 sqrt(m/k) of the lightest body "
+                    "(m = %g kg) on the stiffest contact (k = %g N/m): expect an inaccurate or unstable run",
+                    world->def.time_step, world->critical_time_step, lightest, stiffest);
+    }
+
+    fd_broadphase* bp = &world->broadphase;
+    bp->radii = world->bounding_radii;
+    bp->is_static = world->is_static;
+    bp->is_plane = world->is_plane;
+    bp->plane_normals = world->plane_normals;
+    bp->margin = world->def.contact_margin;
+    double cell = 2.0 * largest_radius + world->def.contact_margin;
+    bp->cell_size = fmax(world->def.cell_size, cell > 0.0 ? cell : 1.0);
+
+    world->prepared = true;
+    status = fd_world_compute_forces(world);
+    if (status != FD_OK) {
+        world->prepared = false;
+    }
+    return status;
+}
+
+/* ---------------------------------------------------------------- step */
+
+static fd_status check_finite(fd_world* world)
+{
+    for (int b = 0; b < world->body_count; ++b) {
+        const fd_body_state* s = &world->states[b];
+        if (!fd_v3_is_finite(s->position) || !fd_quat_is_finite(s->orientation) || !fd_v3_is_finite(s->velocity) ||
+            !fd_v3_is_finite(s->angular_velocity) || !fd_v3_is_finite(world->forces[b]) ||
+            !fd_v3_is_finite(world->torques[b])) {
+            const char* name = world->colds[b].name;
+            return fd_fail(FD_ERR_NON_FINITE,
+                           "non-finite state of body %s%s%s#%d at step %lld, t = %.9g s (state kept at the last good "
+                           "step)",
+                           name[0] ? "'" : "", name, name[0] ? "' " : "", b, (long long)world->step_count + 1,
+                           world->time + world->def.time_step);
+        }
+    }
+    for (int c = 0; c < world->contacts.count; ++c) {
+        const fd_contact* contact = &world->contacts.contacts[c];
+        if (!isfinite(contact->loads.normal_force) || !fd_v3_is_finite(contact->loads.force_on_i)) {
+            return fd_fail(FD_ERR_NON_FINITE,
+                           "non-finite load in contact %llu between bodies '%s' (#%d) and '%s' (#%d) at step %lld, "
+                           "t = %.9g s",
+                           (unsigned long long)contact->id, world->colds[contact->body_i].name, contact->body_i,
+                           world->colds[contact->body_j].name, contact->body_j, (long long)world->step_count + 1,
+                           world->time + world->def.time_step);
+        }
+    }
+    return FD_OK;
+}
+
+static void kick_all(fd_world* world, double h)
+{
+#pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1)
+    for (int b = 0; b < world->body_count; ++b) {
+        if (world->colds[b].type == FD_BODY_DYNAMIC) {
+            fd_body_kick(&world->states[b], &world->masses[b], world->forces[b], world->torques[b], h);
+        }
+    }
+}
+
+static void drift_all(fd_world* world, double h)
+{
+#pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1)
+    for (int b = 0; b < world->body_count; ++b) {
+        if (world->colds[b].type == FD_BODY_DYNAMIC) {
+            fd_body_drift(&world->states[b], &world->masses[b], h);
+        }
+    }
+}
+
+fd_status fd_world_step(fd_world* world)
+{
+    if (!world->prepared) {
+        fd_status status = fd_world_prepare(world);
+        if (status != FD_OK) {
+            return status;
+        }
+    }
+    size_t n = (size_t)world->body_count;
+    memcpy(world->saved_states, world->states, n * sizeof *world->states);
+    memcpy(world->saved_forces, world->forces, n * sizeof *world->forces);
+    memcpy(world->saved_torques, world->torques, n * sizeof *world->torques);
+    uint64_t saved_next_id = world->next_contact_id;
+
+    double dt = world->def.time_step;
+    fd_status status;
+    if (world->def.integrator == FD_INTEGRATOR_SYMPLECTIC_EULER) {
+        kick_all(world, dt);  /* v1 = v0 + dt a0 */
+        drift_all(world, dt); /* x1 = x0 + dt v1 */
+        status = fd_world_compute_forces(world);
+    } else {
+        kick_all(world, 0.5 * dt);
+        drift_all(world, dt);
+        status = fd_world_compute_forces(world);
+        if (status == FD_OK) {
+            kick_all(world, 0.5 * dt);
+        }
+    }
+    if (status == FD_OK) {
+        status = check_finite(world);
+    }
+    if (status != FD_OK) {
+        /* Roll back to the last good step: the caller can still write it out. */
+        memcpy(world->states, world->saved_states, n * sizeof *world->states);
+        memcpy(world->forces, world->saved_forces, n * sizeof *world->forces);
+        memcpy(world->torques, world->saved_torques, n * sizeof *world->torques);
+        if (status == FD_ERR_NON_FINITE) {
+            fd_contact_set swap = world->contacts;
+            world->contacts = world->previous;
+            world->previous = swap;
+        }
+        world->next_contact_id = saved_next_id;
+        return status;
+    }
+    world->time += dt;
+    world->step_count++;
+    return FD_OK;
+}
+
+/* ---------------------------------------------------------------- queries */
+
+uint64_t fd_world_state_hash(const fd_world* world)
+{
+    /* FNV-1a, 64 bit, over the bytes of every state (all doubles, no padding). */
+    uint64_t hash = 1469598103934665603ull;
+    const unsigned char* bytes = (const unsigned char*)world->states;
+    size_t size = (size_t)world->body_count * sizeof *world->states;
+    for (size_t k = 0; k < size; ++k) {
+        hash ^= bytes[k];
+        hash *= 1099511628211ull;
+    }
+    return hash;
+}
+
+fd_world_energy fd_world_get_energy(const fd_world* world)
+{
+    fd_world_energy energy = {0};
+    for (int b = 0; b < world->body_count; ++b) {
+        if (world->colds[b].type != FD_BODY_DYNAMIC) {
+            continue;
+        }
+        const fd_body_state* state = &world->states[b];
+        double m = world->colds[b].mass;
+        energy.kinetic_translational += 0.5 * m * fd_v3_length_squared(state->velocity);
+        energy.kinetic_rotational += fd_body_kinetic_rotational(state, &world->masses[b]);
+        energy.gravitational -= m * fd_v3_dot(world->def.gravity, state->position);
+    }
+    for (int c = 0; c < world->contacts.count; ++c) {
+        energy.normal_elastic += world->contacts.contacts[c].normal_elastic_energy;
+    }
+    return energy;
+}
+
+int fd_world_contact_count(const fd_world* world) { return world->contacts.count; }
+
+fd_status fd_world_get_contact(const fd_world* world, int index, fd_contact_view* out)
+{
+    if (index < 0 || index >= world->contacts.count || out == NULL) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "contact index %d out of range [0, %d)", index,
+                       world->contacts.count);
+    }
+    const fd_contact* contact = &world->contacts.contacts[index];
+    out->id = contact->id;
+    out->body_i = fd_world_body_at(world, contact->body_i);
+    out->body_j = fd_world_body_at(world, contact->body_j);
+    out->first_step = contact->first_step;
+    out->geometry = contact->geometry;
+    out->loads = contact->loads;
+    out->columns = world->contacts.columns + (size_t)index * (size_t)world->column_count;
+    out->column_count = world->column_count;
+    return FD_OK;
+}
+
+int fd_world_contact_column_count(const fd_world* world) { return world->column_count; }
+
+const char* fd_world_contact_column_name(const fd_world* world, int column)
+{
+    return column >= 0 && column < world->column_count ? world->columns[column].name : "";
+}
+
+const char* fd_world_contact_column_unit(const fd_world* world, int column)
+{
+    return column >= 0 && column < world->column_count ? world->columns[column].unit : "";
+}

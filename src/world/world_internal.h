@@ -1,0 +1,122 @@
+/* The world's internal layout. The door of src/world/.
+ *
+ * Bodies are stored as parallel arrays split by use (Box2D's hot/cold split):
+ * the kinematic state that the integrator and the kernels read every step,
+ * the mass data the integrator reads, the force accumulators, and the cold
+ * bookkeeping (names, shapes) that only setup and output touch.
+ *
+ * Contacts live in a flat array ordered by the key (i, j), i < j, with a
+ * parallel pool of history blocks and one of output columns. Each step builds
+ * the new array from the broad phase (already in key order) and merges it
+ * with the previous one to carry identity and history; nothing depends on
+ * memory addresses, so two runs give bitwise the same result. */
+#ifndef FD_WORLD_INTERNAL_H
+#define FD_WORLD_INTERNAL_H
+
+#include "broadphase/broadphase.h"
+#include "collide/collide.h"
+#include "contact/model.h"
+#include "fricdem/fricdem.h"
+
+typedef struct fd_body_mass {
+    double inverse_mass;          /* 1/kg; 0 for static bodies */
+    fd_vec3 inertia;              /* principal, body frame, kg m^2 */
+    fd_vec3 inverse_inertia;      /* 0 for static bodies */
+    bool isotropic;               /* all three moments equal: the free rotation is an exact exponential map */
+    uint32_t lock_translation;
+    uint32_t lock_rotation;
+    fd_quat lock_frame;
+    fd_vec3 locked_velocity;      /* lock-frame components held fixed */
+    fd_vec3 locked_angular_velocity;
+    fd_vec3 external_force;
+    fd_vec3 external_torque;
+} fd_body_mass;
+
+typedef struct fd_body_cold {
+    char* name;                   /* never NULL ("" when unnamed) */
+    fd_body_type type;
+    fd_shape shape;
+    fd_shape_def shape_def;
+    int material;
+    double mass;
+    uint32_t generation;
+} fd_body_cold;
+
+typedef struct fd_contact {
+    uint64_t key;                 /* (uint64)i << 32 | j */
+    uint64_t id;
+    int64_t first_step;
+    int32_t body_i, body_j;
+    int32_t law;
+    fd_contact_geometry geometry;
+    fd_contact_loads loads;
+    double normal_elastic_energy;
+} fd_contact;
+
+typedef struct fd_contact_set {
+    fd_contact* contacts;
+    double* history;              /* contact c owns history[c * history_stride ...] */
+    double* columns;              /* contact c owns columns[c * column_count ...] */
+    int count, capacity;
+} fd_contact_set;
+
+typedef struct fd_column {
+    const char* name;
+    const char* unit;
+} fd_column;
+
+struct fd_world {
+    fd_world_def def;
+    double time;
+    int64_t step_count;
+    bool prepared;
+
+    /* bodies */
+    int body_count, body_capacity;
+    fd_body_state* states;
+    fd_body_mass* masses;
+    fd_body_cold* colds;
+    fd_vec3* forces;              /* N, world; accumulated each force pass */
+    fd_vec3* torques;             /* N m, world */
+    fd_body_state* saved_states;  /* state before the current step, for rollback */
+    fd_vec3* saved_forces;
+    fd_vec3* saved_torques;
+    /* broad-phase inputs, derived from the cold data */
+    double* bounding_radii;
+    bool* is_static;
+    bool* is_plane;
+    fd_vec3* plane_normals;       /* world outward normal (planes are static) */
+
+    /* materials and laws */
+    int material_count, material_capacity;
+    fd_material* materials;
+    int law_count, law_capacity;
+    fd_contact_law* laws;
+    int* law_table;               /* material_count^2, -1 = no law */
+    int history_stride;           /* max history size over laws */
+    int column_count;
+    fd_column columns[64];
+
+    /* contacts: current and previous (double buffered) */
+    fd_contact_set contacts;
+    fd_contact_set previous;
+    uint64_t next_contact_id;
+
+    /* broad phase and narrow-phase scratch */
+    fd_broadphase broadphase;
+    fd_contact_geometry* candidate_geometry;
+    signed char* candidate_touching;
+    int candidate_capacity;
+
+    /* setup results */
+    double critical_time_step;
+    int warning_count;
+    char warnings[8][512];
+};
+
+/* Contact pass: broad phase, narrow phase, persistent contacts, kernels,
+ * force accumulation (src/world/contacts.c). Fails on an unsupported pair or
+ * a pair without a law. */
+fd_status fd_world_compute_forces(fd_world* world);
+
+#endif
