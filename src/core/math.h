@@ -8,6 +8,8 @@
 
 #include "fricdem/types.h"
 
+#define FD_PI 3.14159265358979323846
+
 typedef struct fd_mat3 {
     fd_vec3 cx, cy, cz; /* columns */
 } fd_mat3;

@@ -563,11 +563,11 @@ fd_status fd_world_prepare(fd_world* world)
     /* Every pair of materials that can touch (not both only on static bodies) needs a law. */
     int materials = world->material_count;
     bool* dynamic_material = calloc((size_t)(materials > 0 ? materials : 1), sizeof(bool));
-    bool* any_material = calloc((size_t)(materials > 0 ? materials : 1), sizeof(bool));
+    int* bodies_of_material = calloc((size_t)(materials > 0 ? materials : 1), sizeof(int));
     double* smallest_radius = malloc((size_t)(materials > 0 ? materials : 1) * sizeof(double));
-    if (!dynamic_material || !any_material || !smallest_radius) {
+    if (!dynamic_material || !bodies_of_material || !smallest_radius) {
         free(dynamic_material);
-        free(any_material);
+        free(bodies_of_material);
         free(smallest_radius);
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
     }
@@ -577,7 +577,7 @@ fd_status fd_world_prepare(fd_world* world)
     double lightest = INFINITY, largest_radius = 0.0;
     for (int b = 0; b < world->body_count; ++b) {
         int m = world->colds[b].material;
-        any_material[m] = true;
+        bodies_of_material[m]++;
         if (world->colds[b].type == FD_BODY_DYNAMIC) {
             dynamic_material[m] = true;
             lightest = fmin(lightest, world->colds[b].mass);
@@ -591,7 +591,9 @@ fd_status fd_world_prepare(fd_world* world)
     double stiffest = 0.0;
     for (int a = 0; a < materials && status == FD_OK; ++a) {
         for (int b = a; b < materials && status == FD_OK; ++b) {
-            bool can_touch = any_material[a] && any_material[b] && (dynamic_material[a] || dynamic_material[b]);
+            /* A material touches itself only if two bodies are made of it. */
+            bool present = a == b ? bodies_of_material[a] >= 2 : bodies_of_material[a] > 0 && bodies_of_material[b] > 0;
+            bool can_touch = present && (dynamic_material[a] || dynamic_material[b]);
             if (!can_touch) {
                 continue;
             }
@@ -607,7 +609,7 @@ fd_status fd_world_prepare(fd_world* world)
         }
     }
     free(dynamic_material);
-    free(any_material);
+    free(bodies_of_material);
     free(smallest_radius);
     if (status != FD_OK) {
         return status;
@@ -652,8 +654,8 @@ static fd_status check_finite(fd_world* world)
             return fd_fail(FD_ERR_NON_FINITE,
                            "non-finite state of body %s%s%s#%d at step %lld, t = %.9g s (state kept at the last good "
                            "step)",
-                           name[0] ? "'" : "", name, name[0] ? "' " : "", b, (long long)world->step_count + 1,
-                           world->time + world->def.time_step);
+                           name[0] ? "'" : "", name, name[0] ? "' " : "", b, (long long)world->step_count,
+                           world->time);
         }
     }
     for (int c = 0; c < world->contacts.count; ++c) {
@@ -663,8 +665,8 @@ static fd_status check_finite(fd_world* world)
                            "non-finite load in contact %llu between bodies '%s' (#%d) and '%s' (#%d) at step %lld, "
                            "t = %.9g s",
                            (unsigned long long)contact->id, world->colds[contact->body_i].name, contact->body_i,
-                           world->colds[contact->body_j].name, contact->body_j, (long long)world->step_count + 1,
-                           world->time + world->def.time_step);
+                           world->colds[contact->body_j].name, contact->body_j, (long long)world->step_count,
+                           world->time);
         }
     }
     return FD_OK;
@@ -705,14 +707,20 @@ fd_status fd_world_step(fd_world* world)
     uint64_t saved_next_id = world->next_contact_id;
 
     double dt = world->def.time_step;
+    double saved_time = world->time;
     fd_status status;
+    /* The forces computed below belong to the new state: stamp it first. */
     if (world->def.integrator == FD_INTEGRATOR_SYMPLECTIC_EULER) {
         kick_all(world, dt);  /* v1 = v0 + dt a0 */
         drift_all(world, dt); /* x1 = x0 + dt v1 */
+        world->time = (double)(world->step_count + 1) * dt; /* no running-sum round-off */
+        world->step_count++;
         status = fd_world_compute_forces(world);
     } else {
         kick_all(world, 0.5 * dt);
         drift_all(world, dt);
+        world->time = (double)(world->step_count + 1) * dt; /* no running-sum round-off */
+        world->step_count++;
         status = fd_world_compute_forces(world);
         if (status == FD_OK) {
             kick_all(world, 0.5 * dt);
@@ -732,10 +740,10 @@ fd_status fd_world_step(fd_world* world)
             world->previous = swap;
         }
         world->next_contact_id = saved_next_id;
+        world->time = saved_time;
+        world->step_count--;
         return status;
     }
-    world->time += dt;
-    world->step_count++;
     return FD_OK;
 }
 

@@ -1,0 +1,404 @@
+/* Normal models, the persistent contact store, determinism, and the checks
+ * the world makes (laws, time step, non-finite values, unsupported pairs). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "contact/model.h"
+#include "core/math.h"
+#include "fricdem/fricdem.h"
+
+static fd_world* make_world(double dt, fd_vec3 gravity)
+{
+    fd_world_def def = fd_default_world_def();
+    def.time_step = dt;
+    def.gravity = gravity;
+    fd_world* world = fd_world_create(&def);
+    cr_assert_not_null(world, "%s", fd_last_error());
+    return world;
+}
+
+static fd_material_id add_material(fd_world* world, const char* name, double density, double youngs_modulus)
+{
+    fd_material_def def = fd_default_material_def();
+    def.name = name;
+    def.density = density;
+    def.youngs_modulus = youngs_modulus;
+    fd_material_id id = fd_world_create_material(world, &def);
+    cr_assert(!fd_material_id_is_null(id), "%s", fd_last_error());
+    return id;
+}
+
+static fd_contact_law_def normal_law(const char* model, const char* name0, double value0, const char* name1,
+                                     double value1)
+{
+    fd_contact_law_def law = fd_default_contact_law_def();
+    fd_submodel_def* normal = &law.submodel[FD_MECHANISM_NORMAL];
+    normal->model = model;
+    if (name0) normal->params[normal->param_count++] = (fd_param){name0, value0};
+    if (name1) normal->params[normal->param_count++] = (fd_param){name1, value1};
+    return law;
+}
+
+static fd_body_id add_plane(fd_world* world, fd_material_id material)
+{
+    fd_body_def def = fd_default_body_def();
+    def.name = "ground";
+    def.type = FD_BODY_STATIC;
+    def.shape.type = FD_SHAPE_PLANE;
+    def.material = material;
+    fd_body_id id = fd_world_create_body(world, &def);
+    cr_assert(!fd_body_id_is_null(id), "%s", fd_last_error());
+    return id;
+}
+
+static fd_body_id add_sphere(fd_world* world, fd_material_id material, const char* name, double radius,
+                             fd_vec3 position, fd_vec3 velocity)
+{
+    fd_body_def def = fd_default_body_def();
+    def.name = name;
+    def.shape.radius = radius;
+    def.material = material;
+    def.position = position;
+    def.velocity = velocity;
+    fd_body_id id = fd_world_create_body(world, &def);
+    cr_assert(!fd_body_id_is_null(id), "%s", fd_last_error());
+    return id;
+}
+
+/* Rebound speed / impact speed of a ball sent at 1 m/s onto a plane without
+ * gravity (gravity during the contact would bias the ratio by g t_c). */
+static double measured_restitution(const fd_contact_law_def* law, double youngs_modulus, double radius, double dt)
+{
+    fd_world* world = make_world(dt, fd_v3(0, 0, 0));
+    fd_material_id material = add_material(world, "m", 1000.0, youngs_modulus);
+    cr_assert_eq(fd_world_set_contact_law(world, material, material, law), FD_OK, "%s", fd_last_error());
+    add_plane(world, material);
+    fd_body_id ball = add_sphere(world, material, "ball", radius, fd_v3(0, 0, radius * 1.01), fd_v3(0, 0, -1.0));
+    bool touched = false;
+    for (int s = 0; s < 10000000; ++s) {
+        cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
+        int contacts = fd_world_contact_count(world);
+        touched = touched || contacts > 0;
+        if (touched && contacts == 0) {
+            break;
+        }
+    }
+    double rebound = fd_body_get_state(world, ball).velocity.z;
+    fd_world_free(world);
+    return rebound;
+}
+
+Test(normal, restitution_calibration_inverts)
+{
+    /* The bisection stops at 1e-12 relative in gamma; the RK4 impact is
+     * accurate to ~1e-9, so e(gamma(e)) = e to 1e-7. */
+    for (double e = 0.1; e < 1.0; e += 0.1) {
+        double gamma = fd_hertz_damping_for_restitution(e);
+        cr_assert_float_eq(fd_hertz_restitution_for_damping(gamma), e, 1e-7, "e = %g", e);
+    }
+    cr_assert_eq(fd_hertz_damping_for_restitution(1.0), 0.0);
+    /* The undamped impact is elastic: e(0) = 1 to the integrator's accuracy. */
+    cr_assert_float_eq(fd_hertz_restitution_for_damping(0.0), 1.0, 1e-6);
+    /* The Tsuji et al. (1992) coefficient gamma = -sqrt(5) ln e / sqrt(ln^2 e + pi^2)
+     * gives a different restitution once the force is clamped at zero: for
+     * e = 0.4 the clamped impact rebounds faster. This is why we calibrate. */
+    double tsuji = -sqrt(5.0) * log(0.4) / sqrt(log(0.4) * log(0.4) + FD_PI * FD_PI);
+    cr_assert(fabs(fd_hertz_restitution_for_damping(tsuji) - 0.4) > 0.01, "tsuji e = %g",
+              fd_hertz_restitution_for_damping(tsuji));
+}
+
+Test(normal, hooke_ball_rebounds_with_the_given_restitution)
+{
+    /* m = 4.19e-3 kg, k = 1000 N/m: the contact lasts ~ pi sqrt(m/k) = 6.4 ms
+     * = 640 steps of 1e-5 s. Symplectic Euler resolves it with an O(dt/t_c)
+     * ~ 2e-3 relative error in the rebound; we allow 3e-3 and check that the
+     * error shrinks when dt is halved (it is the scheme's, not the model's). */
+    for (double e = 0.3; e < 1.0; e += 0.2) {
+        fd_contact_law_def law = normal_law("hooke", "k_n", 1000.0, "restitution", e);
+        double coarse = measured_restitution(&law, 0.0, 0.01, 1e-5);
+        double fine = measured_restitution(&law, 0.0, 0.01, 5e-6);
+        cr_assert_float_eq(coarse, e, 3e-3 * e, "e = %g measured %g", e, coarse);
+        cr_assert(fabs(fine - e) <= fabs(coarse - e) + 1e-9, "e = %g: error grew from %g to %g", e, coarse - e,
+                  fine - e);
+    }
+}
+
+Test(normal, hertz_ball_rebounds_with_the_given_restitution)
+{
+    /* Paper Sec. 4.6 materials: E = 2 MPa, nu = 0.3, COR 0.4, R = 0.15 m. The
+     * Hertz contact at 1 m/s lasts ~ 2.87 (m^2 / (R E*^2 v))^(1/5) ~ 17 ms,
+     * i.e. > 1700 steps of 1e-5 s; tolerance as for hooke. */
+    for (double e = 0.4; e < 1.0; e += 0.3) {
+        fd_contact_law_def law = normal_law("hertz", "restitution", e, NULL, 0.0);
+        double rebound = measured_restitution(&law, 2e6, 0.15, 1e-5);
+        cr_assert_float_eq(rebound, e, 3e-3 * e, "e = %g measured %g", e, rebound);
+    }
+}
+
+Test(normal, sphere_sphere_force_pushes_the_lower_index_body_along_the_normal)
+{
+    fd_world* world = make_world(1e-5, fd_v3(0, 0, 0));
+    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    fd_contact_law_def law = normal_law("hooke", "k_n", 1000.0, NULL, 0.0);
+    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
+    fd_body_id a = add_sphere(world, m, "a", 0.1, fd_v3(0, 0, 0), fd_v3(0, 0, 0));
+    fd_body_id b = add_sphere(world, m, "b", 0.1, fd_v3(0.19, 0, 0), fd_v3(0, 0, 0));
+    cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
+    cr_assert_eq(fd_world_contact_count(world), 1);
+    fd_contact_view view;
+    cr_assert_eq(fd_world_get_contact(world, 0, &view), FD_OK);
+    cr_assert_eq(view.body_i.index1, a.index1);
+    cr_assert_eq(view.body_j.index1, b.index1);
+    /* Normal into body i (at x = 0) from the contact at x = 0.095: -x. */
+    cr_assert_float_eq(view.geometry.normal.x, -1.0, 1e-15);
+    cr_assert_float_eq(view.geometry.penetration, 0.01, 1e-15);
+    /* k delta = 10 N pushes a toward -x. */
+    cr_assert_float_eq(view.loads.normal_force, 10.0, 1e-12);
+    cr_assert_float_eq(view.loads.force_on_i.x, -10.0, 1e-12);
+    fd_world_step(world);
+    cr_assert(fd_body_get_state(world, a).velocity.x < 0.0);
+    cr_assert(fd_body_get_state(world, b).velocity.x > 0.0);
+    fd_world_free(world);
+}
+
+Test(contacts, identity_and_history_persist_while_touching)
+{
+    fd_world* world = make_world(1e-4, fd_v3(0, 0, -9.81));
+    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    /* e = 0.3 is underdamped (zeta ~ 0.36, omega = sqrt(k/m) = 138 rad/s): the
+     * rest is reached at rate zeta omega ~ 50/s, so after 0.5 s the residual
+     * oscillation is ~e^-25 of the initial one. (A very low e needs an
+     * overdamped dashpot, whose slow mode creeps at omega / (2 zeta).) */
+    fd_contact_law_def law = normal_law("hooke", "k_n", 1e4, "restitution", 0.3);
+    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
+    add_plane(world, m);
+    fd_body_id ball = add_sphere(world, m, "ball", 0.05, fd_v3(0, 0, 0.0499), fd_v3(0, 0, 0));
+    cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
+    cr_assert_eq(fd_world_contact_count(world), 1);
+    fd_contact_view first;
+    fd_world_get_contact(world, 0, &first);
+    cr_assert_eq(first.first_step, 0);
+    for (int s = 0; s < 5000; ++s) {
+        cr_assert_eq(fd_world_step(world), FD_OK);
+        cr_assert_eq(fd_world_contact_count(world), 1, "resting contact lost at step %d", s);
+        fd_contact_view view;
+        fd_world_get_contact(world, 0, &view);
+        cr_assert_eq(view.id, first.id);
+        cr_assert_eq(view.first_step, 0);
+    }
+    /* Resting: N = m g (to the residual e^-25 above, far below 1e-6). */
+    fd_contact_view rest;
+    fd_world_get_contact(world, 0, &rest);
+    double weight = fd_body_get_info(world, ball).mass * 9.81;
+    cr_assert_float_eq(rest.loads.normal_force, weight, 1e-6 * weight, "N = %.12g, m g = %.12g", rest.loads.normal_force, weight);
+
+    /* Throw it up: the contact is deleted, and a new touch is a new contact. */
+    fd_body_state state = fd_body_get_state(world, ball);
+    state.velocity = fd_v3(0, 0, 1.0);
+    cr_assert_eq(fd_body_set_state(world, ball, &state), FD_OK);
+    bool parted = false, touched_again = false;
+    for (int s = 0; s < 20000 && !touched_again; ++s) {
+        cr_assert_eq(fd_world_step(world), FD_OK);
+        if (fd_world_contact_count(world) == 0) {
+            parted = true;
+        } else if (parted) {
+            fd_contact_view view;
+            fd_world_get_contact(world, 0, &view);
+            cr_assert_neq(view.id, first.id);
+            cr_assert_eq(view.first_step, fd_world_step_count(world));
+            touched_again = true;
+        }
+    }
+    cr_assert(parted && touched_again);
+    fd_world_free(world);
+}
+
+/* A small pile: 216 spheres on a lattice falling into a box of planes. */
+static fd_world* make_pile(int thread_count, bool reverse_creation)
+{
+    fd_world_def def = fd_default_world_def();
+    def.time_step = 2e-5;
+    def.thread_count = thread_count;
+    fd_world* world = fd_world_create(&def);
+    fd_material_id m = add_material(world, "m", 2500.0, 0.0);
+    fd_contact_law_def law = normal_law("hooke", "k_n", 2e3, "restitution", 0.3);
+    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
+    fd_vec3 normals[5] = {{0, 0, 1}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
+    fd_vec3 points[5] = {{0, 0, 0}, {-0.04, 0, 0}, {0.04, 0, 0}, {0, -0.04, 0}, {0, 0.04, 0}};
+    for (int p = 0; p < 5; ++p) {
+        fd_body_def plane = fd_default_body_def();
+        plane.type = FD_BODY_STATIC;
+        plane.shape.type = FD_SHAPE_PLANE;
+        plane.shape.plane_normal = normals[p];
+        plane.position = points[p];
+        plane.material = m;
+        cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &plane)), "%s", fd_last_error());
+    }
+    for (int k = 0; k < 216; ++k) {
+        int index = reverse_creation ? 215 - k : k;
+        int x = index % 6, y = (index / 6) % 6, z = index / 36;
+        fd_body_def ball = fd_default_body_def();
+        ball.shape.radius = 0.005 * (1.0 + 0.1 * ((index * 37) % 7) / 7.0);
+        ball.material = m;
+        ball.position = fd_v3(-0.03 + 0.012 * x + 0.001 * (z % 2), -0.03 + 0.012 * y, 0.01 + 0.012 * z);
+        cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ball)), "%s", fd_last_error());
+    }
+    return world;
+}
+
+static uint64_t run_pile(int thread_count, int steps)
+{
+    fd_world* world = make_pile(thread_count, false);
+    for (int s = 0; s < steps; ++s) {
+        cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
+    }
+    cr_assert(fd_world_contact_count(world) > 100, "the pile should have settled into many contacts");
+    uint64_t hash = fd_world_state_hash(world);
+    fd_world_free(world);
+    return hash;
+}
+
+Test(determinism, same_scene_twice_gives_bitwise_the_same_state)
+{
+    uint64_t first = run_pile(1, 3000);
+    uint64_t second = run_pile(1, 3000);
+    cr_assert_eq(first, second, "%016llx vs %016llx", (unsigned long long)first, (unsigned long long)second);
+}
+
+Test(determinism, thread_count_does_not_change_the_result)
+{
+    uint64_t serial = run_pile(1, 3000);
+    uint64_t threaded = run_pile(2, 3000);
+    cr_assert_eq(serial, threaded, "%016llx vs %016llx", (unsigned long long)serial, (unsigned long long)threaded);
+}
+
+Test(checks, missing_law_is_reported_with_both_materials)
+{
+    fd_world* world = make_world(1e-4, fd_v3(0, 0, -9.81));
+    fd_material_id steel = add_material(world, "steel", 7800.0, 0.0);
+    fd_material_id glass = add_material(world, "glass", 2500.0, 0.0);
+    fd_contact_law_def law = normal_law("hooke", "k_n", 1e4, NULL, 0.0);
+    cr_assert_eq(fd_world_set_contact_law(world, steel, steel, &law), FD_OK);
+    add_plane(world, steel);
+    add_sphere(world, glass, "marble", 0.01, fd_v3(0, 0, 1), fd_v3(0, 0, 0));
+    cr_assert_eq(fd_world_prepare(world), FD_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(fd_last_error(), "'steel'") && strstr(fd_last_error(), "'glass'"), "%s", fd_last_error());
+    fd_world_free(world);
+}
+
+Test(checks, bad_laws_are_refused_with_a_clear_message)
+{
+    fd_world* world = make_world(1e-4, fd_v3(0, 0, -9.81));
+    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    struct {
+        fd_contact_law_def law;
+        fd_status status;
+        const char* needle;
+    } cases[] = {
+        {normal_law("hook", "k_n", 1.0, NULL, 0), FD_ERR_NOT_FOUND, "unknown normal model 'hook'"},
+        {normal_law("hooke", "kn", 1.0, NULL, 0), FD_ERR_NOT_FOUND, "no parameter 'kn'"},
+        {normal_law("hooke", "restitution", 0.5, NULL, 0), FD_ERR_INVALID_ARGUMENT, "required parameter 'k_n'"},
+        {normal_law("hooke", "k_n", -1.0, NULL, 0), FD_ERR_INVALID_ARGUMENT, "out of range"},
+        {normal_law("hooke", "k_n", 1.0, "restitution", 1.5), FD_ERR_INVALID_ARGUMENT, "out of range"},
+        {normal_law("hertz", "restitution", 0.5, NULL, 0), FD_ERR_INVALID_ARGUMENT, "youngs_modulus"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        cr_assert_eq(fd_world_set_contact_law(world, m, m, &cases[k].law), cases[k].status, "case %zu: %s", k,
+                     fd_last_error());
+        cr_assert(strstr(fd_last_error(), cases[k].needle), "case %zu: '%s' lacks '%s'", k, fd_last_error(),
+                  cases[k].needle);
+    }
+    fd_world_free(world);
+}
+
+Test(checks, large_time_step_is_warned_with_both_numbers)
+{
+    /* m = 4.19e-3 kg, k = 1e6 N/m: critical step 2 sqrt(m/k) = 1.29e-4 s. */
+    fd_world* world = make_world(1e-4, fd_v3(0, 0, -9.81));
+    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    fd_contact_law_def law = normal_law("hooke", "k_n", 1e6, NULL, 0.0);
+    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
+    add_plane(world, m);
+    add_sphere(world, m, "ball", 0.01, fd_v3(0, 0, 1), fd_v3(0, 0, 0));
+    cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
+    double mass = 1000.0 * 4.0 / 3.0 * FD_PI * 1e-6;
+    cr_assert_float_eq(fd_world_critical_time_step(world), 2.0 * sqrt(mass / 1e6), 1e-15);
+    cr_assert_eq(fd_world_warning_count(world), 1);
+    cr_assert(strstr(fd_world_warning_at(world, 0), "0.0001 s") != NULL, "%s", fd_world_warning_at(world, 0));
+    cr_assert(strstr(fd_world_warning_at(world, 0), "0.000129") != NULL, "%s", fd_world_warning_at(world, 0));
+    fd_world_free(world);
+
+    /* A small enough step gives no warning. */
+    world = make_world(1e-6, fd_v3(0, 0, -9.81));
+    m = add_material(world, "m", 1000.0, 0.0);
+    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
+    add_plane(world, m);
+    add_sphere(world, m, "ball", 0.01, fd_v3(0, 0, 1), fd_v3(0, 0, 0));
+    cr_assert_eq(fd_world_prepare(world), FD_OK);
+    cr_assert_eq(fd_world_warning_count(world), 0);
+    fd_world_free(world);
+}
+
+Test(checks, non_finite_step_stops_naming_body_step_and_time_and_keeps_the_last_state)
+{
+    fd_world* world = make_world(1e-3, fd_v3(0, 0, 0));
+    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    fd_body_def def = fd_default_body_def();
+    def.name = "rocket";
+    def.shape.radius = 0.1;
+    def.material = m;
+    def.mass = 1e-300;
+    def.external_force = fd_v3(1e300, 0, 0); /* a = 1e600: overflows to infinity */
+    fd_body_id rocket = fd_world_create_body(world, &def);
+    cr_assert_eq(fd_world_step(world), FD_ERR_NON_FINITE);
+    const char* message = fd_last_error();
+    cr_assert(strstr(message, "'rocket'") && strstr(message, "step 1") && strstr(message, "t = 0.001"), "%s",
+              message);
+    fd_body_state state = fd_body_get_state(world, rocket);
+    cr_assert(fd_v3_is_finite(state.velocity) && state.velocity.x == 0.0, "state must be the last good one");
+    cr_assert_eq(fd_world_step_count(world), 0);
+    fd_world_free(world);
+}
+
+Test(checks, ellipsoid_pair_is_refused_clearly)
+{
+    fd_world* world = make_world(1e-4, fd_v3(0, 0, 0));
+    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    fd_contact_law_def law = normal_law("hooke", "k_n", 1e4, NULL, 0.0);
+    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
+    for (int k = 0; k < 2; ++k) {
+        fd_body_def def = fd_default_body_def();
+        def.name = k == 0 ? "egg" : "rugby";
+        def.shape.type = FD_SHAPE_ELLIPSOID;
+        def.shape.semi_axes = fd_v3(0.1, 0.1, 0.2);
+        def.material = m;
+        def.position = fd_v3(0.15 * k, 0, 0);
+        cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &def)), "%s", fd_last_error());
+    }
+    cr_assert_eq(fd_world_prepare(world), FD_ERR_UNSUPPORTED);
+    cr_assert(strstr(fd_last_error(), "'egg'") && strstr(fd_last_error(), "'rugby'") &&
+                  strstr(fd_last_error(), "ellipsoid-ellipsoid"),
+              "%s", fd_last_error());
+    fd_world_free(world);
+}
+
+Test(checks, bad_bodies_are_refused)
+{
+    fd_world* world = make_world(1e-4, fd_v3(0, 0, 0));
+    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    fd_body_def def = fd_default_body_def();
+    def.material = m;
+    def.shape.radius = -1.0;
+    cr_assert(fd_body_id_is_null(fd_world_create_body(world, &def)));
+    cr_assert(strstr(fd_last_error(), "radius"), "%s", fd_last_error());
+    def.shape.radius = 1.0;
+    def.mass = -2.0;
+    cr_assert(fd_body_id_is_null(fd_world_create_body(world, &def)));
+    cr_assert(strstr(fd_last_error(), "mass"), "%s", fd_last_error());
+    def.mass = 0.0;
+    def.shape.type = FD_SHAPE_PLANE;
+    cr_assert(fd_body_id_is_null(fd_world_create_body(world, &def)));
+    cr_assert(strstr(fd_last_error(), "static"), "%s", fd_last_error());
+    fd_world_free(world);
+}
