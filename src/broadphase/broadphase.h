@@ -36,6 +36,7 @@ typedef struct fd_broadphase {
     uint64_t* grid_pairs;
     int grid_pair_capacity;
     uint32_t* bucket_start;       /* bucket_count + 1 */
+    int32_t* bucket_stamp;        /* last body that visited the bucket (dedupes hash collisions of neighbours) */
     int32_t* bucket_bodies;
     uint32_t* body_bucket;
     int64_t* body_cell;           /* 3 per body */

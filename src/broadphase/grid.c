@@ -95,13 +95,18 @@ static bool collect_grid_pairs(fd_broadphase* bp, int* grid_count)
     }
     if (bucket_count != bp->bucket_count) {
         free(bp->bucket_start);
+        free(bp->bucket_stamp);
         bp->bucket_start = malloc((size_t)(bucket_count + 1) * sizeof(uint32_t));
-        if (!bp->bucket_start) {
+        bp->bucket_stamp = malloc((size_t)bucket_count * sizeof(int32_t));
+        if (!bp->bucket_start || !bp->bucket_stamp) {
             return false;
         }
         bp->bucket_count = bucket_count;
     }
     uint32_t mask = (uint32_t)bucket_count - 1;
+    for (int k = 0; k < bucket_count; ++k) {
+        bp->bucket_stamp[k] = -1;
+    }
     double inverse_cell = 1.0 / bp->cell_size;
 
     /* Counting sort of the bodies into buckets; within a bucket, ascending index. */
@@ -147,11 +152,8 @@ static bool collect_grid_pairs(fd_broadphase* bp, int* grid_count)
             for (int dy = -1; dy <= 1; ++dy) {
                 for (int dz = -1; dz <= 1; ++dz) {
                     uint32_t bucket = cell_hash(cell[0] + dx, cell[1] + dy, cell[2] + dz, mask);
-                    bool seen = false;
-                    for (int u = 0; u < bucket_used; ++u) {
-                        seen = seen || buckets[u] == bucket;
-                    }
-                    if (!seen) {
+                    if (bp->bucket_stamp[bucket] != i) {
+                        bp->bucket_stamp[bucket] = i;
                         buckets[bucket_used++] = bucket;
                     }
                 }

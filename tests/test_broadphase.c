@@ -1,0 +1,84 @@
+/* The hash-grid broad phase against an O(N^2) reference. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "broadphase/broadphase.h"
+
+/* Small deterministic generator (xorshift64*) for positions and radii. */
+static double uniform(uint64_t* state)
+{
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    return (double)((*state * 2685821657736338717ull) >> 11) * 0x1.0p-53;
+}
+
+Test(broadphase, finds_exactly_the_brute_force_pairs_in_ascending_order)
+{
+    enum { N = 3000 };
+    fd_body_state* states = calloc(N, sizeof *states);
+    double* radii = calloc(N, sizeof *radii);
+    bool* is_static = calloc(N, sizeof *is_static);
+    bool* is_plane = calloc(N, sizeof *is_plane);
+    fd_vec3* normals = calloc(N, sizeof *normals);
+    uint64_t seed = 88172645463325252ull;
+    double largest = 0.0;
+    for (int b = 0; b < N; ++b) {
+        /* Bodies 10 and 2000 are planes (floor z = 0, wall x = 0.9); body 7 a static sphere. */
+        if (b == 10 || b == 2000) {
+            is_plane[b] = is_static[b] = true;
+            radii[b] = INFINITY;
+            normals[b] = b == 10 ? fd_v3(0, 0, 1) : fd_v3(-1, 0, 0);
+            states[b].position = b == 10 ? fd_v3(0, 0, 0) : fd_v3(0.9, 0, 0);
+            continue;
+        }
+        is_static[b] = b == 7;
+        radii[b] = 0.01 + 0.02 * uniform(&seed); /* polydisperse, 1:3 */
+        largest = fmax(largest, radii[b]);
+        states[b].position = fd_v3(uniform(&seed), uniform(&seed), uniform(&seed) - 0.05);
+    }
+    fd_broadphase bp = {0};
+    bp.body_count = N;
+    bp.states = states;
+    bp.radii = radii;
+    bp.is_static = is_static;
+    bp.is_plane = is_plane;
+    bp.plane_normals = normals;
+    bp.margin = 0.001;
+    bp.cell_size = 2.0 * largest + bp.margin;
+    cr_assert(fd_broadphase_update(&bp));
+
+    int expected = 0;
+    for (int i = 0; i < N; ++i) {
+        for (int j = i + 1; j < N; ++j) {
+            bool hit;
+            if (is_plane[i] && is_plane[j]) {
+                hit = false;
+            } else if (is_plane[i] || is_plane[j]) {
+                int p = is_plane[i] ? i : j, b = is_plane[i] ? j : i;
+                hit = !is_static[b] &&
+                      fd_v3_dot(normals[p], fd_v3_sub(states[b].position, states[p].position)) < radii[b] + bp.margin;
+            } else {
+                double reach = radii[i] + radii[j] + bp.margin;
+                hit = !(is_static[i] && is_static[j]) &&
+                      fd_v3_length_squared(fd_v3_sub(states[i].position, states[j].position)) < reach * reach;
+            }
+            if (hit) {
+                uint64_t key = (uint64_t)i << 32 | (uint32_t)j;
+                cr_assert(expected < bp.pair_count, "missing pairs");
+                cr_assert_eq(bp.pairs[expected], key, "pair %d: expected (%d, %d), got (%d, %d)", expected, i, j,
+                             (int)(bp.pairs[expected] >> 32), (int)(bp.pairs[expected] & 0xffffffffu));
+                ++expected;
+            }
+        }
+    }
+    cr_assert_eq(bp.pair_count, expected, "grid found %d pairs, brute force %d", bp.pair_count, expected);
+    cr_assert(expected > 1000, "the test should exercise many pairs (got %d)", expected);
+    fd_broadphase_free(&bp);
+    free(states);
+    free(radii);
+    free(is_static);
+    free(is_plane);
+    free(normals);
+}
