@@ -1,0 +1,115 @@
+/* Shapes: validation of a shape def and the mass properties of each shape.
+ *
+ * Mass properties are per unit density (volume) and per unit mass (inertia),
+ * so that the body module can take either a given mass or density * volume.
+ * The inertia tensors are the textbook ones for homogeneous solids:
+ *   sphere of radius R:        I = (2/5) m R^2 about every axis;
+ *   ellipsoid of semi-axes a, b, c along x, y, z:
+ *                              I_x = m (b^2 + c^2) / 5, I_y = m (a^2 + c^2) / 5,
+ *                              I_z = m (a^2 + b^2) / 5
+ * (standard tables of moments of inertia of homogeneous solids; for the
+ * ellipsoid, integrate y^2 + z^2 over the unit ball scaled by (a, b, c)).
+ * A plane is a static half-space with no finite volume: volume and inertia
+ * are 0, and the body module gives static bodies infinite mass instead. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "collide/collide.h"
+
+/* pi to double precision; M_PI is not in strict C17. */
+#define FD_SHAPE_PI 3.14159265358979323846
+
+/* Writes a message when the caller gave a buffer, and returns false so that
+ * `return shape_error(...)` reads well. */
+static bool shape_error(char* message, int message_size, const char* format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static bool shape_error(char* message, int message_size, const char* format, ...)
+{
+    if (message != NULL && message_size > 0) {
+        va_list args;
+        va_start(args, format);
+        vsnprintf(message, (size_t)message_size, format, args);
+        va_end(args);
+    }
+    return false;
+}
+
+/* A length must be a positive finite number; !(x > 0) also rejects NaN. */
+static bool is_positive_length(double x) { return x > 0.0 && isfinite(x); }
+
+bool fd_shape_init(fd_shape* shape, const fd_shape_def* def, char* message, int message_size)
+{
+    fd_shape result = {0};
+    result.type = def->type;
+    switch (def->type) {
+    case FD_SHAPE_SPHERE:
+        if (!is_positive_length(def->radius)) {
+            return shape_error(message, message_size, "shape.radius must be > 0 and finite (got %g)", def->radius);
+        }
+        result.radius = def->radius;
+        result.bounding_radius = def->radius;
+        break;
+    case FD_SHAPE_ELLIPSOID: {
+        const char* names[3] = {"x", "y", "z"};
+        for (int axis = 0; axis < 3; ++axis) {
+            double length = fd_v3_component(def->semi_axes, axis);
+            if (!is_positive_length(length)) {
+                return shape_error(message, message_size, "shape.semi_axes.%s must be > 0 and finite (got %g)",
+                                   names[axis], length);
+            }
+        }
+        result.semi_axes = def->semi_axes;
+        result.bounding_radius = fmax(def->semi_axes.x, fmax(def->semi_axes.y, def->semi_axes.z));
+        break;
+    }
+    case FD_SHAPE_PLANE: {
+        fd_vec3 n = def->plane_normal;
+        double length = fd_v3_length(n);
+        if (!fd_v3_is_finite(n) || !(length > 0.0) || !isfinite(length)) {
+            return shape_error(message, message_size,
+                               "shape.plane_normal must be a nonzero finite vector (got (%g, %g, %g))", n.x, n.y, n.z);
+        }
+        result.plane_normal = fd_v3_scale(1.0 / length, n);
+        result.bounding_radius = INFINITY;
+        break;
+    }
+    default:
+        return shape_error(message, message_size,
+                           "shape.type %d is not a shape type (sphere = 0, plane = 1, ellipsoid = 2)", (int)def->type);
+    }
+    *shape = result;
+    return true;
+}
+
+double fd_shape_volume(const fd_shape* shape)
+{
+    switch (shape->type) {
+    case FD_SHAPE_SPHERE: {
+        double r = shape->radius;
+        return 4.0 / 3.0 * FD_SHAPE_PI * r * r * r;
+    }
+    case FD_SHAPE_ELLIPSOID: {
+        fd_vec3 e = shape->semi_axes;
+        return 4.0 / 3.0 * FD_SHAPE_PI * e.x * e.y * e.z;
+    }
+    case FD_SHAPE_PLANE: return 0.0;
+    }
+    return 0.0;
+}
+
+fd_vec3 fd_shape_unit_inertia(const fd_shape* shape)
+{
+    switch (shape->type) {
+    case FD_SHAPE_SPHERE: {
+        double i = 0.4 * shape->radius * shape->radius;
+        return fd_v3(i, i, i);
+    }
+    case FD_SHAPE_ELLIPSOID: {
+        fd_vec3 e2 = fd_v3_hadamard(shape->semi_axes, shape->semi_axes);
+        return fd_v3((e2.y + e2.z) / 5.0, (e2.x + e2.z) / 5.0, (e2.x + e2.y) / 5.0);
+    }
+    case FD_SHAPE_PLANE: return fd_v3(0, 0, 0);
+    }
+    return fd_v3(0, 0, 0);
+}
