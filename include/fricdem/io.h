@@ -23,6 +23,7 @@ typedef struct fd_output_settings {
 typedef struct fd_scene {
     fd_world* world;         /* owned by the scene */
     char name[256];          /* scene name (the 'name' key, else the file stem) */
+    char description[1024];  /* the 'description' key, "" if none (longer text is cut) */
     char path[FD_PATH_MAX];  /* file it came from */
     double duration;         /* s, simulated time to run */
     fd_output_settings output;

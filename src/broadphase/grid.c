@@ -27,6 +27,7 @@ void fd_broadphase_free(fd_broadphase* broadphase)
     free(broadphase->plane_pairs);
     free(broadphase->grid_pairs);
     free(broadphase->bucket_start);
+    free(broadphase->bucket_stamp);
     free(broadphase->bucket_bodies);
     free(broadphase->body_bucket);
     free(broadphase->body_cell);
@@ -69,7 +70,9 @@ static bool collect_plane_pairs(fd_broadphase* bp)
             }
         }
     }
-    qsort(bp->plane_pairs, (size_t)count, sizeof(uint64_t), compare_keys);
+    if (count > 1) {
+        qsort(bp->plane_pairs, (size_t)count, sizeof(uint64_t), compare_keys);
+    }
     bp->pair_count = count; /* temporarily: number of plane pairs */
     return true;
 }

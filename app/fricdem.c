@@ -1,0 +1,603 @@
+/* fricdem: the command-line front end.
+ *
+ *   fricdem run SCENE [--out DIR] [--set key.path=value ...] [--quiet]
+ *   fricdem models
+ *   fricdem scene-format
+ *   fricdem --help | --version
+ *
+ * Exit status: 0 success; 1 the run failed (a step or an output); 2 bad
+ * usage or a bad scene (the message says FILE:LINE and the key); 130
+ * interrupted (SIGINT: the outputs written so far are closed and readable). */
+#include <dirent.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fricdem/fricdem.h"
+#include "fricdem/io.h"
+#include "io/scene_internal.h"
+
+enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
+
+static const char usage_text[] = "usage: fricdem run SCENE [--out DIR] [--set key.path=value ...] [--quiet]\n"
+                                 "       fricdem models\n"
+                                 "       fricdem scene-format\n"
+                                 "       fricdem --help | --version\n";
+
+static const char help_text[] = "\n"
+                                "fricdem is a discrete element engine whose strength is contact friction.\n"
+                                "\n"
+                                "commands:\n"
+                                "  run SCENE        load the scene file (YAML, see docs/scene-format.md), run it for\n"
+                                "                   its duration and write the outputs it asks for\n"
+                                "  models           list the contact models of the registry with their parameters\n"
+                                "  scene-format     print the reference of every scene-file key (Markdown)\n"
+                                "\n"
+                                "options of run:\n"
+                                "  -o, --out DIR    write the outputs to DIR (default: output.directory of the scene,\n"
+                                "                   else out/<scene name>)\n"
+                                "  -s, --set K=V    override a scene value before validation; K walks mappings by key\n"
+                                "                   and sequences by index or entry name, V is YAML, e.g.\n"
+                                "                   --set time.step=1e-5  --set bodies.ball.velocity=[1,0,0]\n"
+                                "                   --set contacts.0.normal.restitution=0.5 (repeatable)\n"
+                                "  -q, --quiet      no header, progress or summary (warnings and errors still show)\n"
+                                "\n"
+                                "exit status: 0 done, 1 the run failed, 2 bad usage or scene, 130 interrupted.\n";
+
+/* ---------------------------------------------------------------- small helpers */
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void format_duration(double seconds, char* buffer, size_t size)
+{
+    if (!isfinite(seconds) || seconds < 0) {
+        snprintf(buffer, size, "?");
+    } else if (seconds < 10) {
+        snprintf(buffer, size, "%.2f s", seconds);
+    } else if (seconds < 60) {
+        snprintf(buffer, size, "%.1f s", seconds);
+    } else if (seconds < 3600) {
+        snprintf(buffer, size, "%dm%02ds", (int)(seconds / 60), (int)fmod(seconds, 60));
+    } else {
+        snprintf(buffer, size, "%dh%02dm", (int)(seconds / 3600), (int)fmod(seconds / 60, 60));
+    }
+}
+
+/* VmHWM (peak resident memory) in kB from /proc/self/status; -1 if unknown. */
+static long peak_memory_kb(void)
+{
+    FILE* status = fopen("/proc/self/status", "r");
+    if (!status) {
+        return -1;
+    }
+    char line[256];
+    long kb = -1;
+    while (fgets(line, sizeof line, status)) {
+        if (strncmp(line, "VmHWM:", 6) == 0) {
+            kb = strtol(line + 6, NULL, 10);
+            break;
+        }
+    }
+    fclose(status);
+    return kb;
+}
+
+/* ---------------------------------------------------------------- models */
+
+static void print_wrapped(const char* text, int indent, int width)
+{
+    int column = indent;
+    printf("%*s", indent, "");
+    const char* p = text;
+    while (*p) {
+        while (*p == ' ') {
+            ++p;
+        }
+        const char* end = p;
+        while (*end && *end != ' ') {
+            ++end;
+        }
+        int length = (int)(end - p);
+        if (length == 0) {
+            break;
+        }
+        if (column > indent && column + 1 + length > width) {
+            printf("\n%*s", indent, "");
+            column = indent;
+        } else if (column > indent) {
+            putchar(' ');
+            ++column;
+        }
+        printf("%.*s", length, p);
+        column += length;
+        p = end;
+    }
+    putchar('\n');
+}
+
+static void format_bound(double v, char* buffer, size_t size)
+{
+    if (isinf(v)) {
+        snprintf(buffer, size, "%sinf", v < 0 ? "-" : "");
+    } else {
+        snprintf(buffer, size, "%g", v);
+    }
+}
+
+static void format_param_range(const fd_param_info* p, char* buffer, size_t size)
+{
+    if (isnan(p->min_value) && isnan(p->max_value)) {
+        snprintf(buffer, size, "any");
+        return;
+    }
+    char lo[32], hi[32];
+    double min = isnan(p->min_value) ? -INFINITY : p->min_value;
+    double max = isnan(p->max_value) ? INFINITY : p->max_value;
+    format_bound(min, lo, sizeof lo);
+    format_bound(max, hi, sizeof hi);
+    snprintf(buffer, size, "%c%s, %s%c", isinf(min) ? '(' : '[', lo, hi, isinf(max) ? ')' : ']');
+}
+
+static int command_models(void)
+{
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        printf("%s%s models\n", m ? "\n" : "", fd_mechanism_name((fd_mechanism)m));
+        for (int i = 0; i < fd_model_count(); ++i) {
+            const fd_model_info* info = fd_model_at(i);
+            if (!info || (int)info->mechanism != m) {
+                continue;
+            }
+            printf("\n  %s\n", info->name);
+            print_wrapped(info->doc ? info->doc : "", 4, 79);
+            if (info->param_count == 0) {
+                printf("    (no parameters)\n");
+                continue;
+            }
+            int wn = 9, wu = 4, wd = 7, wr = 5;
+            char text[96];
+            for (int p = 0; p < info->param_count; ++p) {
+                const fd_param_info* param = &info->params[p];
+                wn = (int)strlen(param->name) > wn ? (int)strlen(param->name) : wn;
+                wu = (int)strlen(param->unit) > wu ? (int)strlen(param->unit) : wu;
+                snprintf(text, sizeof text, "%g", param->default_value);
+                wd = (int)strlen(text) > wd ? (int)strlen(text) : wd;
+                format_param_range(param, text, sizeof text);
+                wr = (int)strlen(text) > wr ? (int)strlen(text) : wr;
+            }
+            wd = wd < 8 ? 8 : wd; /* "required" */
+            printf("    %-*s  %-*s  %-*s  %-*s  %s\n", wn, "parameter", wu, "unit", wd, "default", wr, "range",
+                   "meaning");
+            for (int p = 0; p < info->param_count; ++p) {
+                const fd_param_info* param = &info->params[p];
+                char def[32], range[96];
+                if (isnan(param->default_value)) {
+                    snprintf(def, sizeof def, "required");
+                } else {
+                    snprintf(def, sizeof def, "%g", param->default_value);
+                }
+                format_param_range(param, range, sizeof range);
+                printf("    %-*s  %-*s  %-*s  %-*s  %s\n", wn, param->name, wu, param->unit, wd, def, wr, range,
+                       param->doc ? param->doc : "");
+            }
+        }
+        if (m != FD_MECHANISM_NORMAL && !fd_model_find((fd_mechanism)m, "none")) {
+            printf("\n  none\n    No %s resistance (the default when a contact law does not name a %s model).\n",
+                   fd_mechanism_name((fd_mechanism)m), fd_mechanism_name((fd_mechanism)m));
+        }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- progress */
+
+typedef struct progress {
+    bool enabled;
+    bool tty;
+    double start;
+    double last_draw;
+    int64_t total;
+    int next_tenth; /* plain mode: next 10% mark to report */
+} progress;
+
+static void progress_draw(progress* p, int64_t done, double time, bool final)
+{
+    if (!p->enabled || p->total <= 0) {
+        return;
+    }
+    double now = now_seconds();
+    double elapsed = now - p->start;
+    double eta = done > 0 ? elapsed * (double)(p->total - done) / (double)done : NAN;
+    char eta_text[32], elapsed_text[32];
+    format_duration(eta, eta_text, sizeof eta_text);
+    format_duration(elapsed, elapsed_text, sizeof elapsed_text);
+    double fraction = (double)done / (double)p->total;
+    if (p->tty) {
+        if (!final && now - p->last_draw < 0.1) {
+            return;
+        }
+        p->last_draw = now;
+        enum { WIDTH = 30 };
+        char bar[WIDTH + 1];
+        int filled = (int)(fraction * WIDTH);
+        for (int i = 0; i < WIDTH; ++i) {
+            bar[i] = i < filled ? '#' : '.';
+        }
+        bar[WIDTH] = '\0';
+        fprintf(stderr, "\r[%s] %5.1f%%  step %lld/%lld  t = %.6g s  ETA %s\033[K", bar, 100.0 * fraction,
+                (long long)done, (long long)p->total, time, eta_text);
+        if (final) {
+            fprintf(stderr, "\r\033[K");
+        }
+        fflush(stderr);
+        return;
+    }
+    while (p->next_tenth <= 10 && done * 10 >= p->total * p->next_tenth) {
+        fprintf(stderr, "%3d%%  step %lld/%lld  t = %.6g s  elapsed %s  ETA %s\n", 10 * p->next_tenth, (long long)done,
+                (long long)p->total, time, elapsed_text, eta_text);
+        p->next_tenth += 1;
+    }
+}
+
+/* ---------------------------------------------------------------- outputs listing */
+
+typedef struct file_list {
+    char** names;
+    int count;
+} file_list;
+
+static int compare_names(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
+
+/* Regular files (and folders of them) in dir modified since the run started
+ * (the caller allows a second of slack for coarse file-system clocks), sorted. */
+static file_list files_written(const char* dir, time_t since)
+{
+    file_list list = {NULL, 0};
+    DIR* d = opendir(dir);
+    if (!d) {
+        return list;
+    }
+    int capacity = 0;
+    for (struct dirent* entry = readdir(d); entry; entry = readdir(d)) {
+        if (entry->d_name[0] == '.') {
+            continue;
+        }
+        char path[FD_PATH_MAX + 260];
+        snprintf(path, sizeof path, "%s/%s", dir, entry->d_name);
+        struct stat info;
+        if (stat(path, &info) != 0 || info.st_mtime < since) {
+            continue;
+        }
+        char label[300];
+        if (S_ISDIR(info.st_mode)) {
+            /* A folder of snapshots: "vtu/ (101 files)". */
+            int inner = 0;
+            DIR* sub = opendir(path);
+            for (struct dirent* e = sub ? readdir(sub) : NULL; e; e = readdir(sub)) {
+                char inner_path[FD_PATH_MAX + 600];
+                struct stat inner_info;
+                snprintf(inner_path, sizeof inner_path, "%s/%s", path, e->d_name);
+                inner += e->d_name[0] != '.' && stat(inner_path, &inner_info) == 0 && S_ISREG(inner_info.st_mode) &&
+                         inner_info.st_mtime >= since;
+            }
+            if (sub) {
+                closedir(sub);
+            }
+            if (inner == 0) {
+                continue;
+            }
+            snprintf(label, sizeof label, "%s/ (%d file%s)", entry->d_name, inner, inner == 1 ? "" : "s");
+        } else if (S_ISREG(info.st_mode)) {
+            snprintf(label, sizeof label, "%s", entry->d_name);
+        } else {
+            continue;
+        }
+        if (list.count == capacity) {
+            capacity = capacity ? 2 * capacity : 16;
+            char** grown = realloc(list.names, (size_t)capacity * sizeof *grown);
+            if (!grown) {
+                break;
+            }
+            list.names = grown;
+        }
+        list.names[list.count] = strdup(label);
+        if (list.names[list.count]) {
+            list.count += 1;
+        }
+    }
+    closedir(d);
+    if (list.count > 1) {
+        qsort(list.names, (size_t)list.count, sizeof *list.names, compare_names);
+    }
+    return list;
+}
+
+/* "bodies.csv, energy.csv, 101 .vtu files": names, except that an extension
+ * with more than three files is counted instead. */
+static void print_files(const file_list* list)
+{
+    if (list->count == 0) {
+        printf("(no files)");
+        return;
+    }
+    bool first = true;
+    for (int i = 0; i < list->count; ++i) {
+        const char* ext = strchr(list->names[i], '/') ? NULL : strrchr(list->names[i], '.');
+        int same = 0;
+        for (int j = 0; j < list->count; ++j) {
+            const char* other = strchr(list->names[j], '/') ? NULL : strrchr(list->names[j], '.');
+            same += (ext && other && strcmp(ext, other) == 0) || (!ext && !other);
+        }
+        if (same > 3) {
+            bool earlier = false; /* counted already at its first file */
+            for (int j = 0; j < i && !earlier; ++j) {
+                const char* other = strchr(list->names[j], '/') ? NULL : strrchr(list->names[j], '.');
+                earlier = (ext && other && strcmp(ext, other) == 0) || (!ext && !other);
+            }
+            if (!earlier) {
+                printf("%s%d %s files", first ? "" : ", ", same, ext ? ext : "extensionless");
+                first = false;
+            }
+            continue;
+        }
+        printf("%s%s", first ? "" : ", ", list->names[i]);
+        first = false;
+    }
+}
+
+static void free_files(file_list* list)
+{
+    for (int i = 0; i < list->count; ++i) {
+        free(list->names[i]);
+    }
+    free(list->names);
+}
+
+/* ---------------------------------------------------------------- run */
+
+static volatile sig_atomic_t interrupted = 0;
+
+static void on_interrupt(int signal_number)
+{
+    (void)signal_number;
+    interrupted = 1;
+}
+
+static int usage_error(const char* format, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char* format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fprintf(stderr, "error: ");
+    vfprintf(stderr, format, args);
+    fprintf(stderr, "\n%s", usage_text);
+    va_end(args);
+    return EXIT_USAGE;
+}
+
+static int command_run(int argc, char** argv)
+{
+    const char* scene_path = NULL;
+    const char* out_dir = NULL;
+    bool quiet = false;
+    const char** overrides = calloc((size_t)argc + 1, sizeof *overrides);
+    int override_count = 0;
+    if (!overrides) {
+        fprintf(stderr, "error: out of memory\n");
+        return EXIT_RUN_FAILED;
+    }
+    bool options_done = false;
+    for (int i = 0; i < argc; ++i) {
+        const char* arg = argv[i];
+        if (!options_done && strcmp(arg, "--") == 0) {
+            options_done = true;
+        } else if (!options_done && (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)) {
+            printf("%s%s", usage_text, help_text);
+            free(overrides);
+            return 0;
+        } else if (!options_done && (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0)) {
+            quiet = true;
+        } else if (!options_done && (strcmp(arg, "--out") == 0 || strcmp(arg, "-o") == 0)) {
+            if (i + 1 >= argc) {
+                free(overrides);
+                return usage_error("%s needs a directory", arg);
+            }
+            out_dir = argv[++i];
+        } else if (!options_done && strncmp(arg, "--out=", 6) == 0) {
+            out_dir = arg + 6;
+        } else if (!options_done && (strcmp(arg, "--set") == 0 || strcmp(arg, "-s") == 0)) {
+            if (i + 1 >= argc) {
+                free(overrides);
+                return usage_error("%s needs key.path=value", arg);
+            }
+            overrides[override_count++] = argv[++i];
+        } else if (!options_done && strncmp(arg, "--set=", 6) == 0) {
+            overrides[override_count++] = arg + 6;
+        } else if (!options_done && arg[0] == '-' && arg[1] != '\0') {
+            free(overrides);
+            return usage_error("unknown option '%s' (see fricdem --help)", arg);
+        } else if (!scene_path) {
+            scene_path = arg;
+        } else {
+            free(overrides);
+            return usage_error("one scene file only (got a second: '%s')", arg);
+        }
+    }
+    if (!scene_path) {
+        free(overrides);
+        return usage_error("run needs a scene file");
+    }
+
+    fd_scene scene;
+    fd_status status = fd_scene_load(scene_path, overrides, override_count, &scene);
+    free(overrides);
+    if (status != FD_OK) {
+        fprintf(stderr, "error: %s\n", fd_last_error());
+        return EXIT_USAGE;
+    }
+    if (out_dir) {
+        if (strlen(out_dir) == 0 || strlen(out_dir) >= sizeof scene.output.directory) {
+            fd_scene_free(&scene);
+            return usage_error("--out: bad directory '%s'", out_dir);
+        }
+        snprintf(scene.output.directory, sizeof scene.output.directory, "%s", out_dir);
+    }
+    fd_world* world = scene.world;
+    if (fd_world_prepare(world) != FD_OK) {
+        fprintf(stderr, "error: %s: %s\n", scene.path, fd_last_error());
+        fd_scene_free(&scene);
+        return EXIT_USAGE;
+    }
+    for (int i = 0; i < fd_world_warning_count(world); ++i) {
+        fprintf(stderr, "warning: %s\n", fd_world_warning_at(world, i));
+    }
+
+    const double dt = fd_world_time_step(world);
+    const long long steps = llround(scene.duration / dt);
+    const int body_count = fd_world_body_count(world);
+    int dynamic_count = 0;
+    for (int i = 0; i < body_count; ++i) {
+        dynamic_count += fd_body_get_info(world, fd_world_body_at(world, i)).type == FD_BODY_DYNAMIC;
+    }
+    if (!quiet) {
+        fd_world_def def = fd_world_get_def(world);
+        printf("fricdem %s: scene %s (%s)\n", FRICDEM_VERSION_STRING, scene.name, scene.path);
+        printf("  bodies   %d (%d dynamic)\n", body_count, dynamic_count);
+        printf("  steps    %lld x %g s = %g s (%s)\n", steps, dt, (double)steps * dt,
+               def.integrator == FD_INTEGRATOR_VELOCITY_VERLET ? "velocity_verlet" : "symplectic_euler");
+        printf("  outputs  %s\n", scene.output.directory);
+        fflush(stdout);
+    }
+
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND; /* a second Ctrl-C ends at once */
+    sigaction(SIGINT, &action, NULL);
+
+    const time_t started_at = time(NULL) - 1;
+    fd_output* output = fd_output_open(world, &scene.output);
+    if (!output) {
+        fprintf(stderr, "error: %s\n", fd_last_error());
+        fd_scene_free(&scene);
+        return EXIT_RUN_FAILED;
+    }
+    int exit_code = 0;
+    if (fd_output_write(output, world) != FD_OK) {
+        fprintf(stderr, "error: %s\n", fd_last_error());
+        exit_code = EXIT_RUN_FAILED;
+    }
+    progress bar = {.enabled = !quiet, .tty = isatty(2) != 0, .total = steps, .next_tenth = 1};
+    bar.start = now_seconds();
+    bar.last_draw = bar.start - 1.0;
+    long long done = 0;
+    for (; exit_code == 0 && done < steps; ++done) {
+        if (interrupted) {
+            break;
+        }
+        if (fd_world_step(world) != FD_OK) {
+            if (bar.tty && bar.enabled) {
+                fprintf(stderr, "\r\033[K");
+            }
+            fprintf(stderr, "error: %s\n", fd_last_error());
+            exit_code = EXIT_RUN_FAILED;
+            break;
+        }
+        if (fd_output_write(output, world) != FD_OK) {
+            if (bar.tty && bar.enabled) {
+                fprintf(stderr, "\r\033[K");
+            }
+            fprintf(stderr, "error: %s\n", fd_last_error());
+            exit_code = EXIT_RUN_FAILED;
+            break;
+        }
+        progress_draw(&bar, done + 1, fd_world_time(world), false);
+    }
+    const double wall = now_seconds() - bar.start;
+    if (exit_code == 0 && !interrupted) {
+        progress_draw(&bar, done, fd_world_time(world), true);
+    } else if (bar.tty && bar.enabled) {
+        fprintf(stderr, "\r\033[K");
+    }
+    if (fd_output_close(output, world) != FD_OK) {
+        fprintf(stderr, "error: %s\n", fd_last_error());
+        exit_code = exit_code ? exit_code : EXIT_RUN_FAILED;
+    }
+    if (interrupted && exit_code == 0) {
+        fprintf(stderr, "interrupted at step %lld of %lld (t = %g s); outputs so far are in %s\n", done, steps,
+                fd_world_time(world), scene.output.directory);
+        exit_code = EXIT_INTERRUPTED;
+    } else if (exit_code != 0) {
+        fprintf(stderr, "stopped at step %lld of %lld (t = %g s); outputs so far are in %s\n", done, steps,
+                fd_world_time(world), scene.output.directory);
+    }
+
+    if (!quiet) {
+        char wall_text[32];
+        format_duration(wall, wall_text, sizeof wall_text);
+        printf("%s: %lld steps, %g s simulated in %s wall\n", exit_code ? "stopped" : "done", done,
+               fd_world_time(world), wall_text);
+        if (wall > 0 && done > 0) {
+            printf("  speed        %.3g particle-steps/s (%d dynamic bod%s)\n",
+                   (double)dynamic_count * (double)done / wall, dynamic_count, dynamic_count == 1 ? "y" : "ies");
+        }
+        long peak = peak_memory_kb();
+        if (peak >= 0) {
+            printf("  peak memory  %.1f MiB\n", (double)peak / 1024.0);
+        }
+        file_list files = files_written(scene.output.directory, started_at);
+        printf("  outputs      %s/: ", scene.output.directory);
+        print_files(&files);
+        printf("\n");
+        free_files(&files);
+    }
+    fd_scene_free(&scene);
+    return exit_code;
+}
+
+/* ---------------------------------------------------------------- main */
+
+int main(int argc, char** argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "%s", usage_text);
+        return EXIT_USAGE;
+    }
+    const char* command = argv[1];
+    if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 || strcmp(command, "help") == 0) {
+        printf("%s%s", usage_text, help_text);
+        return 0;
+    }
+    if (strcmp(command, "--version") == 0 || strcmp(command, "-V") == 0) {
+        printf("fricdem %s\n", FRICDEM_VERSION_STRING);
+        return 0;
+    }
+    if (strcmp(command, "run") == 0) {
+        return command_run(argc - 2, argv + 2);
+    }
+    if (strcmp(command, "models") == 0) {
+        if (argc > 2) {
+            return usage_error("models takes no arguments (got '%s')", argv[2]);
+        }
+        return command_models();
+    }
+    if (strcmp(command, "scene-format") == 0) {
+        if (argc > 2) {
+            return usage_error("scene-format takes no arguments (got '%s')", argv[2]);
+        }
+        fd_scene_write_reference(stdout);
+        return 0;
+    }
+    return usage_error("unknown command '%s' (see fricdem --help)", command);
+}

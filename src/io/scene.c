@@ -1,0 +1,483 @@
+/* fd_scene_load: a YAML scene file (docs/scene-format.md) into a world.
+ *
+ * The stages, each in its own function:
+ *   load      fd_scene_doc_load: the file into a libyaml document (lines kept);
+ *   override  fd_scene_apply_override: each --set grafted into the tree;
+ *   parse     fd_scene_parse_map with the key tables of scene_schema.c: types,
+ *             ranges, unknown and missing keys, into a fd_scene_file struct;
+ *   build     what the tables cannot check (unique names, references to
+ *             materials, keys that depend on the shape type, orientation vs
+ *             rotation), then the world itself: materials, contact laws,
+ *             bodies, generated bodies (scene_generate.c);
+ *   outputs   the output settings and the run length.
+ * Every error is FD_ERR_PARSE (FD_ERR_IO when the file cannot be read) with a
+ * message "FILE:LINE: key.path: what is wrong", and leaves *out empty. The
+ * world's own checks (fd_world_create_*, fd_world_set_contact_law) are
+ * reported the same way, at the line of the entry that failed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/math.h"
+#include "io/scene_internal.h"
+
+static const char* const shape_type_names[] = {"sphere", "plane", "ellipsoid"};
+static const char* const shape_type_articles[] = {"a sphere", "a plane", "an ellipsoid"};
+
+/* ---------------------------------------------------------------- name set */
+
+struct fd_scene_names {
+    char** keys;
+    const yaml_node_t** nodes;
+    size_t capacity; /* a power of two */
+    size_t count;
+};
+
+static uint64_t name_hash(const char* s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; ++s) {
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    }
+    return h;
+}
+
+fd_scene_names* fd_scene_names_create(void) { return calloc(1, sizeof(fd_scene_names)); }
+
+void fd_scene_names_free(fd_scene_names* names)
+{
+    if (!names) {
+        return;
+    }
+    for (size_t i = 0; i < names->capacity; ++i) {
+        free(names->keys[i]);
+    }
+    free(names->keys);
+    free(names->nodes);
+    free(names);
+}
+
+static bool names_grow(fd_scene_names* names)
+{
+    size_t capacity = names->capacity ? 2 * names->capacity : 64;
+    char** keys = calloc(capacity, sizeof *keys);
+    const yaml_node_t** nodes = calloc(capacity, sizeof *nodes);
+    if (!keys || !nodes) {
+        free(keys);
+        free(nodes);
+        return false;
+    }
+    for (size_t i = 0; i < names->capacity; ++i) {
+        if (names->keys[i]) {
+            size_t j = name_hash(names->keys[i]) & (capacity - 1);
+            while (keys[j]) {
+                j = (j + 1) & (capacity - 1);
+            }
+            keys[j] = names->keys[i];
+            nodes[j] = names->nodes[i];
+        }
+    }
+    free(names->keys);
+    free(names->nodes);
+    names->keys = keys;
+    names->nodes = nodes;
+    names->capacity = capacity;
+    return true;
+}
+
+bool fd_scene_names_add(fd_scene_names* names, const char* name, const yaml_node_t* node, const yaml_node_t** where)
+{
+    *where = NULL;
+    if (2 * (names->count + 1) > names->capacity && !names_grow(names)) {
+        return false;
+    }
+    size_t j = name_hash(name) & (names->capacity - 1);
+    while (names->keys[j]) {
+        if (strcmp(names->keys[j], name) == 0) {
+            *where = names->nodes[j];
+            return false;
+        }
+        j = (j + 1) & (names->capacity - 1);
+    }
+    names->keys[j] = strdup(name);
+    if (!names->keys[j]) {
+        return false;
+    }
+    names->nodes[j] = node;
+    names->count += 1;
+    return true;
+}
+
+/* "duplicate name 'x' (first at line 4)", or out of memory. */
+static fd_status duplicate_name(fd_scene_ctx* ctx, const yaml_node_t* node, const char* path, const char* what,
+                                const char* name, const yaml_node_t* first)
+{
+    if (!first) {
+        return fd_scene_fail(ctx, node, path, "out of memory");
+    }
+    char where[FD_PATH_MAX];
+    fd_scene_where(ctx, first, where, sizeof where);
+    return fd_scene_fail(ctx, node, path, "duplicate %s name '%s' (first used at %s)", what, name, where);
+}
+
+/* ---------------------------------------------------------------- materials */
+
+fd_status fd_scene_find_material(fd_scene_ctx* ctx, fd_world* world, const fd_scene_file* file, const char* name,
+                                 const yaml_node_t* node, const char* path, fd_material_id* id)
+{
+    *id = fd_world_find_material(world, name);
+    if (!fd_material_id_is_null(*id)) {
+        return FD_OK;
+    }
+    const fd_scene_material* materials = file->materials.items;
+    int count = file->materials.count;
+    const char** names = fd_scene_alloc(ctx, (size_t)count, sizeof *names);
+    if (!names) {
+        return FD_ERR_PARSE;
+    }
+    for (int i = 0; i < count; ++i) {
+        names[i] = materials[i].name;
+    }
+    char list[800];
+    fd_scene_join(list, sizeof list, names, count);
+    const char* close = fd_scene_closest(name, names, count);
+    if (close) {
+        return fd_scene_fail(ctx, node, path, "unknown material '%s' (did you mean '%s'? materials: %s)", name, close,
+                             list);
+    }
+    return fd_scene_fail(ctx, node, path, "unknown material '%s' (materials: %s)", name, list);
+}
+
+static fd_status build_materials(fd_scene_ctx* ctx, fd_world* world, const fd_scene_file* file)
+{
+    const fd_scene_material* materials = file->materials.items;
+    char path[FD_SCENE_PATH_MAX];
+    for (int i = 0; i < file->materials.count; ++i) {
+        const fd_scene_material* m = &materials[i];
+        for (int j = 0; j < i; ++j) {
+            if (strcmp(materials[j].name, m->name) == 0) {
+                snprintf(path, sizeof path, "materials[%d].name", i);
+                return duplicate_name(ctx, fd_scene_given(&fd_scene_material_table, m, "name"), path, "material",
+                                      m->name, fd_scene_given(&fd_scene_material_table, &materials[j], "name"));
+            }
+        }
+        fd_material_def def = fd_default_material_def();
+        def.name = m->name;
+        def.density = m->density;
+        def.youngs_modulus = m->youngs_modulus;
+        def.poisson_ratio = m->poisson_ratio;
+        if (fd_material_id_is_null(fd_world_create_material(world, &def))) {
+            snprintf(path, sizeof path, "materials[%d]", i);
+            return fd_scene_fail(ctx, m->seen.map, path, "%s", fd_last_error());
+        }
+    }
+    return FD_OK;
+}
+
+/* ---------------------------------------------------------------- contact laws */
+
+static fd_status build_contacts(fd_scene_ctx* ctx, fd_world* world, const fd_scene_file* file)
+{
+    static const char* const mechanism_keys[FD_MECHANISM_COUNT] = {"normal", "slide", "roll", "spin"};
+    const fd_scene_contact* contacts = file->contacts.items;
+    fd_material_id* pairs = fd_scene_alloc(ctx, (size_t)file->contacts.count * 2, sizeof *pairs);
+    if (!pairs) {
+        return FD_ERR_PARSE;
+    }
+    char path[FD_SCENE_PATH_MAX];
+    for (int i = 0; i < file->contacts.count; ++i) {
+        const fd_scene_contact* c = &contacts[i];
+        const yaml_node_t* names = fd_scene_given(&fd_scene_contact_table, c, "materials");
+        for (int side = 0; side < 2; ++side) {
+            snprintf(path, sizeof path, "contacts[%d].materials[%d]", i, side);
+            fd_status status = fd_scene_find_material(ctx, world, file, c->materials[side],
+                                                      fd_scene_item(ctx, names, side), path, &pairs[2 * i + side]);
+            if (status != FD_OK) {
+                return status;
+            }
+        }
+        fd_material_id a = pairs[2 * i], b = pairs[2 * i + 1];
+        for (int j = 0; j < i; ++j) {
+            fd_material_id pa = pairs[2 * j], pb = pairs[2 * j + 1];
+            if ((pa.index1 == a.index1 && pb.index1 == b.index1) || (pa.index1 == b.index1 && pb.index1 == a.index1)) {
+                char where[FD_PATH_MAX];
+                fd_scene_where(ctx, contacts[j].seen.map, where, sizeof where);
+                snprintf(path, sizeof path, "contacts[%d].materials", i);
+                return fd_scene_fail(ctx, names, path, "a second contact law for materials %s and %s (first at %s)",
+                                     c->materials[0], c->materials[1], where);
+            }
+        }
+        fd_contact_law_def law = fd_default_contact_law_def();
+        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+            if (fd_scene_given(&fd_scene_contact_table, c, mechanism_keys[m])) {
+                law.submodel[m] = c->submodel[m];
+            }
+        }
+        if (fd_world_set_contact_law(world, a, b, &law) != FD_OK) {
+            snprintf(path, sizeof path, "contacts[%d]", i);
+            return fd_scene_fail(ctx, c->seen.map, path, "%s", fd_last_error());
+        }
+    }
+    return FD_OK;
+}
+
+/* ---------------------------------------------------------------- bodies */
+
+/* The keys of a shape that its type uses; a key given for another type is an
+ * error rather than silently ignored. */
+static fd_status check_shape(fd_scene_ctx* ctx, const fd_scene_body* body, char* path, fd_shape_def* shape)
+{
+    static const char* const keys[] = {"radius", "semi_axes", "normal"};
+    static const int owner[] = {FD_SCENE_SHAPE_SPHERE, FD_SCENE_SHAPE_ELLIPSOID, FD_SCENE_SHAPE_PLANE};
+    const fd_scene_shape* s = &body->shape;
+    size_t length = strlen(path);
+    for (int k = 0; k < 3; ++k) {
+        const yaml_node_t* given = fd_scene_given(&fd_scene_shape_table, s, keys[k]);
+        snprintf(path + length, FD_SCENE_PATH_MAX - length, ".shape.%s", keys[k]);
+        if (given && owner[k] != s->type) {
+            return fd_scene_fail(ctx, given, path, "not used by %s (only by %s shapes)", shape_type_articles[s->type],
+                                 shape_type_names[owner[k]]);
+        }
+        if (!given && owner[k] == s->type && owner[k] != FD_SCENE_SHAPE_PLANE) {
+            return fd_scene_fail(ctx, s->seen.map, path, "required key is missing (for %s)",
+                                 shape_type_articles[s->type]);
+        }
+    }
+    path[length] = '\0';
+    shape->radius = s->radius;
+    shape->semi_axes = s->semi_axes;
+    shape->plane_normal = s->normal;
+    switch (s->type) {
+    case FD_SCENE_SHAPE_SPHERE:
+        shape->type = FD_SHAPE_SPHERE;
+        break;
+    case FD_SCENE_SHAPE_ELLIPSOID:
+        shape->type = FD_SHAPE_ELLIPSOID;
+        break;
+    default:
+        shape->type = FD_SHAPE_PLANE;
+        if (fd_v3_length(s->normal) == 0.0) {
+            snprintf(path + length, FD_SCENE_PATH_MAX - length, ".shape.normal");
+            return fd_scene_fail(ctx, fd_scene_given(&fd_scene_shape_table, s, "normal"), path, "must not be zero");
+        }
+        shape->plane_normal = fd_v3_normalize(s->normal);
+        if (!body->is_static) {
+            snprintf(path + length, FD_SCENE_PATH_MAX - length, ".shape.type");
+            return fd_scene_fail(ctx, fd_scene_given(&fd_scene_shape_table, s, "type"), path,
+                                 "a plane must be a static body (add 'static: true' to the body)");
+        }
+        break;
+    }
+    return FD_OK;
+}
+
+static fd_status body_orientation(fd_scene_ctx* ctx, const fd_scene_body* body, char* path, fd_quat* q)
+{
+    const yaml_node_t* rotation = fd_scene_given(&fd_scene_body_table, body, "rotation");
+    *q = body->orientation;
+    if (!rotation) {
+        return FD_OK;
+    }
+    size_t length = strlen(path);
+    if (fd_scene_given(&fd_scene_body_table, body, "orientation")) {
+        snprintf(path + length, FD_SCENE_PATH_MAX - length, ".rotation");
+        return fd_scene_fail(ctx, rotation, path, "give either orientation or rotation, not both");
+    }
+    if (fd_scene_is_null(rotation)) {
+        return FD_OK;
+    }
+    fd_vec3 axis = body->rotation.axis;
+    if (fd_v3_length(axis) == 0.0) {
+        snprintf(path + length, FD_SCENE_PATH_MAX - length, ".rotation.axis");
+        return fd_scene_fail(ctx, fd_scene_given(&fd_scene_rotation_table, &body->rotation, "axis"), path,
+                             "must not be zero");
+    }
+    *q = fd_quat_from_axis_angle(fd_v3_normalize(axis), body->rotation.angle);
+    return FD_OK;
+}
+
+static fd_status build_bodies(fd_scene_ctx* ctx, fd_world* world, const fd_scene_file* file, fd_scene_names* names)
+{
+    const fd_scene_body* bodies = file->bodies.items;
+    char path[FD_SCENE_PATH_MAX];
+    for (int i = 0; i < file->bodies.count; ++i) {
+        const fd_scene_body* b = &bodies[i];
+        fd_status status = FD_OK;
+        if (b->name) {
+            const yaml_node_t* node = fd_scene_given(&fd_scene_body_table, b, "name");
+            const yaml_node_t* first = NULL;
+            if (!fd_scene_names_add(names, b->name, node, &first)) {
+                snprintf(path, sizeof path, "bodies[%d].name", i);
+                return duplicate_name(ctx, node, path, "body", b->name, first);
+            }
+        }
+        fd_body_def def = fd_default_body_def();
+        snprintf(path, sizeof path, "bodies[%d].material", i);
+        status = fd_scene_find_material(ctx, world, file, b->material,
+                                        fd_scene_given(&fd_scene_body_table, b, "material"), path, &def.material);
+        snprintf(path, sizeof path, "bodies[%d]", i);
+        if (status == FD_OK) {
+            status = check_shape(ctx, b, path, &def.shape);
+        }
+        if (status == FD_OK) {
+            status = body_orientation(ctx, b, path, &def.orientation);
+        }
+        if (status != FD_OK) {
+            return status;
+        }
+        def.name = b->name;
+        def.type = b->is_static ? FD_BODY_STATIC : FD_BODY_DYNAMIC;
+        def.position = b->position;
+        def.velocity = b->velocity;
+        def.angular_velocity = b->angular_velocity;
+        def.mass = b->mass;
+        def.inertia = b->inertia;
+        def.lock_translation = b->lock.translation;
+        def.lock_rotation = b->lock.rotation;
+        def.lock_frame = b->lock.frame;
+        def.external_force = b->external_force;
+        def.external_torque = b->external_torque;
+        if (fd_body_id_is_null(fd_world_create_body(world, &def))) {
+            return fd_scene_fail(ctx, b->seen.map, path, "%s", fd_last_error());
+        }
+    }
+    return FD_OK;
+}
+
+/* ---------------------------------------------------------------- scene */
+
+static fd_status build_world(fd_scene_ctx* ctx, const fd_scene_file* file, fd_world** out)
+{
+    fd_world_def def = fd_default_world_def();
+    def.gravity = file->world.gravity;
+    def.time_step = file->time.step;
+    def.integrator = file->time.integrator == 1 ? FD_INTEGRATOR_VELOCITY_VERLET : FD_INTEGRATOR_SYMPLECTIC_EULER;
+    def.contact_margin = file->world.contact_margin;
+    def.cell_size = file->world.cell_size;
+    def.thread_count = (int)file->world.threads;
+    *out = fd_world_create(&def);
+    if (!*out) {
+        const yaml_node_t* world_node = fd_scene_given(&fd_scene_file_table, file, "world");
+        return fd_scene_fail(ctx, world_node ? world_node : fd_scene_given(&fd_scene_file_table, file, "time"),
+                             world_node ? "world" : "time", "%s", fd_last_error());
+    }
+    return FD_OK;
+}
+
+/* The file name without its directories and last extension. */
+static void file_stem(const char* path, char* stem, size_t size)
+{
+    const char* base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char* dot = strrchr(base, '.');
+    size_t length = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    if (length >= size) {
+        length = size - 1;
+    }
+    memcpy(stem, base, length);
+    stem[length] = '\0';
+}
+
+static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const char* path, fd_scene* out)
+{
+    if (file->name) {
+        if (strlen(file->name) >= sizeof out->name) {
+            return fd_scene_fail(ctx, fd_scene_given(&fd_scene_file_table, file, "name"), "name",
+                                 "too long (at most %zu characters)", sizeof out->name - 1);
+        }
+        snprintf(out->name, sizeof out->name, "%s", file->name);
+    } else {
+        file_stem(path, out->name, sizeof out->name);
+        if (!out->name[0]) {
+            snprintf(out->name, sizeof out->name, "scene");
+        }
+    }
+    snprintf(out->description, sizeof out->description, "%s", file->description ? file->description : "");
+    if (strlen(path) >= sizeof out->path) {
+        return fd_scene_fail(ctx, NULL, "", "the path is too long");
+    }
+    snprintf(out->path, sizeof out->path, "%s", path);
+    out->duration = file->time.duration;
+
+    const fd_scene_output_keys* o = &file->output;
+    fd_output_settings* settings = &out->output;
+    int n = o->directory ? snprintf(settings->directory, sizeof settings->directory, "%s", o->directory)
+                         : snprintf(settings->directory, sizeof settings->directory, "out/%s", out->name);
+    if (n < 0 || (size_t)n >= sizeof settings->directory) {
+        return fd_scene_fail(ctx, fd_scene_given(&fd_scene_output_table, o, "directory"), "output.directory",
+                             "too long");
+    }
+    settings->csv_interval = o->csv_interval;
+    settings->bodies_csv = o->bodies_csv;
+    settings->contacts_csv = o->contacts_csv;
+    settings->energy_csv = o->energy_csv;
+    settings->vtu_interval = o->vtu_interval;
+
+    fd_status status = build_world(ctx, file, &out->world);
+    if (status == FD_OK) {
+        status = build_materials(ctx, out->world, file);
+    }
+    if (status == FD_OK) {
+        status = build_contacts(ctx, out->world, file);
+    }
+    fd_scene_names* names = NULL;
+    if (status == FD_OK) {
+        names = fd_scene_names_create();
+        status = names ? build_bodies(ctx, out->world, file, names) : fd_scene_fail(ctx, NULL, "", "out of memory");
+    }
+    const fd_scene_generator* generators = file->generators.items;
+    for (int g = 0; status == FD_OK && g < file->generators.count; ++g) {
+        status = fd_scene_generate(ctx, out->world, file, &generators[g], g, names);
+    }
+    fd_scene_names_free(names);
+    return status;
+}
+
+fd_status fd_scene_load(const char* path, const char* const* overrides, int override_count, fd_scene* out)
+{
+    if (!out || !path || override_count < 0 || (override_count > 0 && !overrides)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_scene_load: NULL path or output, or bad overrides");
+    }
+    memset(out, 0, sizeof *out);
+    fd_scene_ctx ctx = {0};
+    fd_status status = fd_scene_doc_load(&ctx, path);
+    for (int i = 0; status == FD_OK && i < override_count; ++i) {
+        if (!overrides[i]) {
+            status = fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_scene_load: override %d is NULL", i);
+        } else {
+            status = fd_scene_apply_override(&ctx, overrides[i]);
+        }
+    }
+    fd_scene_file* file = NULL;
+    if (status == FD_OK) {
+        file = fd_scene_alloc(&ctx, 1, sizeof *file);
+        status = file ? FD_OK : FD_ERR_PARSE;
+    }
+    if (status == FD_OK) {
+        char key_path[FD_SCENE_PATH_MAX] = "";
+        fd_scene_apply_defaults(&fd_scene_file_table, file);
+        status = fd_scene_parse_map(&ctx, fd_scene_root(&ctx), &fd_scene_file_table, file, key_path);
+    }
+    if (status == FD_OK) {
+        status = build_scene(&ctx, file, path, out);
+    }
+    fd_scene_ctx_free(&ctx);
+    if (status != FD_OK) {
+        if (out->world) {
+            fd_world_free(out->world);
+        }
+        memset(out, 0, sizeof *out);
+    }
+    return status;
+}
+
+void fd_scene_free(fd_scene* scene)
+{
+    if (!scene) {
+        return;
+    }
+    if (scene->world) {
+        fd_world_free(scene->world);
+    }
+    scene->world = NULL;
+}

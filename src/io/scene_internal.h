@@ -1,0 +1,317 @@
+/* Scene loader internals: the YAML document with its overrides, error
+ * reporting with file:line and key path, and the self-describing key tables
+ * that drive parsing, validation messages and docs/scene-format.md.
+ *
+ * The loader works in three passes over one libyaml document:
+ *   1. load the file (libyaml document API, so every node keeps its line)
+ *      and graft each --set override into the node tree;
+ *   2. walk the tree against the key tables (scene_schema.c), filling the
+ *      plain structs below: types, ranges, unknown keys, missing keys;
+ *   3. check what crosses entries (names, material references, shape keys)
+ *      and build the world (scene.c, scene_generate.c).
+ * Every error names the node it is about, so it can say FILE:LINE (or the
+ * --set argument for a node that came from an override) and the key path. */
+#ifndef FD_IO_SCENE_INTERNAL_H
+#define FD_IO_SCENE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <yaml.h>
+
+#include "fricdem/io.h"
+
+/* ---------------------------------------------------------------- document */
+
+#define FD_SCENE_MAX_OVERRIDES 256
+#define FD_SCENE_PATH_MAX 512
+
+typedef struct fd_scene_override {
+    int first_node; /* 1-based node indices [first_node, end_node) came from this override */
+    int end_node;
+    const char* arg; /* the argument as given */
+    int key_length;  /* length of its key path (before '=') */
+} fd_scene_override;
+
+typedef struct fd_scene_ctx {
+    const char* file; /* path as given, for messages */
+    char* text;       /* the file contents */
+    size_t text_size;
+    yaml_document_t doc;
+    bool doc_loaded;
+    int file_node_count; /* nodes 1..file_node_count came from the file */
+    fd_scene_override overrides[FD_SCENE_MAX_OVERRIDES];
+    int override_count;
+    void** allocations; /* freed with the context */
+    int allocation_count;
+    int allocation_capacity;
+} fd_scene_ctx;
+
+/* Reads and parses the file (FD_ERR_IO, FD_ERR_PARSE). */
+fd_status fd_scene_doc_load(fd_scene_ctx* ctx, const char* path);
+/* Grafts "key.path=value" into the document. */
+fd_status fd_scene_apply_override(fd_scene_ctx* ctx, const char* arg);
+void fd_scene_ctx_free(fd_scene_ctx* ctx);
+/* Zeroed memory owned by the context; NULL after reporting an error. */
+void* fd_scene_alloc(fd_scene_ctx* ctx, size_t count, size_t size);
+
+yaml_node_t* fd_scene_root(fd_scene_ctx* ctx);
+yaml_node_t* fd_scene_node(const fd_scene_ctx* ctx, int index);
+/* Item i of a sequence node. */
+yaml_node_t* fd_scene_item(const fd_scene_ctx* ctx, const yaml_node_t* sequence, int i);
+int fd_scene_item_count(const yaml_node_t* sequence);
+
+/* Reports "FILE:LINE: PATH: message" (or "FILE: --set KEY: PATH: message"
+ * for a node that came from an override) and returns FD_ERR_PARSE. node may
+ * be NULL (no line); path may be "" (no path). */
+fd_status fd_scene_fail(const fd_scene_ctx* ctx, const yaml_node_t* node, const char* path, const char* format, ...)
+    __attribute__((format(printf, 4, 5)));
+/* "LINE" or "--set KEY" for a node, to refer to another place in a message. */
+void fd_scene_where(const fd_scene_ctx* ctx, const yaml_node_t* node, char* buffer, size_t size);
+
+/* Scalar text ("" for non-scalars). */
+const char* fd_scene_scalar(const yaml_node_t* node);
+/* A plain empty, "~" or "null" scalar. */
+bool fd_scene_is_null(const yaml_node_t* node);
+/* "a mapping", "a sequence", "the string 'x'", "nothing": for "expected X, got Y". */
+void fd_scene_describe(const yaml_node_t* node, char* buffer, size_t size);
+
+/* The closest of names to word (edit distance, case-insensitive), or NULL
+ * when none is close enough to be a likely typo. */
+const char* fd_scene_closest(const char* word, const char* const* names, int count);
+/* "a, b, c" into buffer (truncated with "..." if it does not fit). */
+void fd_scene_join(char* buffer, size_t size, const char* const* names, int count);
+
+/* ---------------------------------------------------------------- key tables */
+
+typedef enum fd_scene_type {
+    FD_SCENE_STRING,    /* const char*, points into the document */
+    FD_SCENE_NUMBER,    /* double */
+    FD_SCENE_INTEGER,   /* int64_t */
+    FD_SCENE_BOOL,      /* bool */
+    FD_SCENE_VEC3,      /* fd_vec3 from [x, y, z]; range applies to each component */
+    FD_SCENE_QUAT,      /* fd_quat from [w, x, y, z]; normalised if within 1e-6 of unit */
+    FD_SCENE_ENUM,      /* int, index into choices */
+    FD_SCENE_AXES,      /* uint32_t FD_LOCK_* bits from a list of x, y, z */
+    FD_SCENE_NAME_PAIR, /* const char*[2] from [a, b] */
+    FD_SCENE_MAP,       /* nested struct described by sub */
+    FD_SCENE_LIST,      /* fd_scene_list of structs described by sub */
+    FD_SCENE_SUBMODEL,  /* fd_submodel_def from {model: NAME, param: value, ...} (registry) */
+} fd_scene_type;
+
+enum {
+    FD_SCENE_REQUIRED = 1u << 0,
+    FD_SCENE_NONEMPTY = 1u << 1, /* strings and lists */
+};
+
+typedef enum fd_scene_bound {
+    FD_SCENE_UNBOUNDED = 0,
+    FD_SCENE_INCLUSIVE,
+    FD_SCENE_EXCLUSIVE,
+} fd_scene_bound;
+
+typedef struct fd_scene_range {
+    fd_scene_bound lo_kind, hi_kind;
+    double lo, hi;
+} fd_scene_range;
+
+#define FD_SCENE_MAX_KEYS 24
+
+/* Where each key of a mapping was found (value nodes, by key index). */
+typedef struct fd_scene_seen {
+    const yaml_node_t* map;
+    const yaml_node_t* value[FD_SCENE_MAX_KEYS];
+} fd_scene_seen;
+
+typedef struct fd_scene_list {
+    void* items;
+    int count;
+} fd_scene_list;
+
+typedef struct fd_scene_table fd_scene_table;
+
+typedef struct fd_scene_key {
+    const char* name;
+    fd_scene_type type;
+    const char* unit; /* SI unit, "-" for dimensionless, "" for non-numbers */
+    const char* doc;  /* one line */
+    unsigned flags;
+    fd_scene_range range;       /* numbers, integers, vector components */
+    size_t offset;              /* into the target struct */
+    double def[4];              /* default: number, integer, bool (0/1), enum index, vector, quaternion */
+    const char* def_text;       /* default as written in the docs when not a plain value */
+    const fd_scene_table* sub;  /* FD_SCENE_MAP, FD_SCENE_LIST */
+    const char* const* choices; /* FD_SCENE_ENUM, NULL-terminated */
+    int mechanism;              /* FD_SCENE_SUBMODEL */
+} fd_scene_key;
+
+struct fd_scene_table {
+    const char* title; /* for the docs */
+    const char* doc;
+    const fd_scene_key* keys;
+    int key_count;
+    size_t size;        /* size of the target struct */
+    size_t seen_offset; /* of its fd_scene_seen */
+};
+
+/* Parses a mapping node into target (defaults applied first). path is a
+ * buffer of FD_SCENE_PATH_MAX holding the key path of node; it is restored. */
+fd_status fd_scene_parse_map(fd_scene_ctx* ctx, const yaml_node_t* node, const fd_scene_table* table, void* target,
+                             char* path);
+/* Applies the defaults of every key (recursing into FD_SCENE_MAP). */
+void fd_scene_apply_defaults(const fd_scene_table* table, void* target);
+/* The value node of key in a parsed struct, or NULL when it was not given. */
+const yaml_node_t* fd_scene_given(const fd_scene_table* table, const void* target, const char* key);
+
+/* Writes the key reference (Markdown) generated from the tables. */
+void fd_scene_write_reference(FILE* out);
+
+/* ---------------------------------------------------------------- parsed scene */
+
+typedef struct fd_scene_time {
+    fd_scene_seen seen;
+    double step;
+    double duration;
+    int integrator;
+} fd_scene_time;
+
+typedef struct fd_scene_world {
+    fd_scene_seen seen;
+    fd_vec3 gravity;
+    double contact_margin;
+    double cell_size;
+    int64_t threads;
+} fd_scene_world;
+
+typedef struct fd_scene_material {
+    fd_scene_seen seen;
+    const char* name;
+    double density;
+    double youngs_modulus;
+    double poisson_ratio;
+} fd_scene_material;
+
+typedef struct fd_scene_contact {
+    fd_scene_seen seen;
+    const char* materials[2];
+    fd_submodel_def submodel[FD_MECHANISM_COUNT];
+} fd_scene_contact;
+
+enum { FD_SCENE_SHAPE_SPHERE, FD_SCENE_SHAPE_PLANE, FD_SCENE_SHAPE_ELLIPSOID };
+
+typedef struct fd_scene_shape {
+    fd_scene_seen seen;
+    int type;
+    double radius;
+    fd_vec3 semi_axes;
+    fd_vec3 normal;
+} fd_scene_shape;
+
+typedef struct fd_scene_rotation {
+    fd_scene_seen seen;
+    fd_vec3 axis;
+    double angle;
+} fd_scene_rotation;
+
+typedef struct fd_scene_lock {
+    fd_scene_seen seen;
+    uint32_t translation;
+    uint32_t rotation;
+    fd_quat frame;
+} fd_scene_lock;
+
+typedef struct fd_scene_body {
+    fd_scene_seen seen;
+    const char* name;
+    bool is_static;
+    const char* material;
+    fd_scene_shape shape;
+    fd_vec3 position;
+    fd_quat orientation;
+    fd_scene_rotation rotation;
+    fd_vec3 velocity;
+    fd_vec3 angular_velocity;
+    double mass;
+    fd_vec3 inertia;
+    fd_scene_lock lock;
+    fd_vec3 external_force;
+    fd_vec3 external_torque;
+} fd_scene_body;
+
+typedef struct fd_scene_region {
+    fd_scene_seen seen;
+    fd_vec3 min;
+    fd_vec3 max;
+} fd_scene_region;
+
+enum { FD_SCENE_GENERATOR_LATTICE };
+
+typedef struct fd_scene_generator {
+    fd_scene_seen seen;
+    int type;
+    int64_t count;
+    const char* name_prefix;
+    const char* material;
+    double radius;
+    double radius_spread;
+    fd_scene_region region;
+    fd_vec3 velocity;
+    double jitter;
+    int64_t seed;
+} fd_scene_generator;
+
+typedef struct fd_scene_output_keys {
+    fd_scene_seen seen;
+    const char* directory;
+    double csv_interval;
+    bool bodies_csv;
+    bool contacts_csv;
+    bool energy_csv;
+    double vtu_interval;
+} fd_scene_output_keys;
+
+typedef struct fd_scene_file {
+    fd_scene_seen seen;
+    const char* name;
+    const char* description;
+    fd_scene_time time;
+    fd_scene_world world;
+    fd_scene_list materials;  /* fd_scene_material */
+    fd_scene_list contacts;   /* fd_scene_contact */
+    fd_scene_list bodies;     /* fd_scene_body */
+    fd_scene_list generators; /* fd_scene_generator */
+    fd_scene_output_keys output;
+} fd_scene_file;
+
+extern const fd_scene_table fd_scene_file_table;
+extern const fd_scene_table fd_scene_time_table;
+extern const fd_scene_table fd_scene_world_table;
+extern const fd_scene_table fd_scene_material_table;
+extern const fd_scene_table fd_scene_contact_table;
+extern const fd_scene_table fd_scene_body_table;
+extern const fd_scene_table fd_scene_shape_table;
+extern const fd_scene_table fd_scene_rotation_table;
+extern const fd_scene_table fd_scene_lock_table;
+extern const fd_scene_table fd_scene_generator_table;
+extern const fd_scene_table fd_scene_region_table;
+extern const fd_scene_table fd_scene_output_table;
+
+/* ---------------------------------------------------------------- building */
+
+/* Set of body names, for uniqueness across bodies and generators. */
+typedef struct fd_scene_names fd_scene_names;
+fd_scene_names* fd_scene_names_create(void);
+void fd_scene_names_free(fd_scene_names* names);
+/* Adds name; returns false if it was already there (*where gets the node
+ * given when it was first added). Returns false with *where = NULL when out
+ * of memory. */
+bool fd_scene_names_add(fd_scene_names* names, const char* name, const yaml_node_t* node, const yaml_node_t** where);
+
+/* Material id of a name used at node (error listing the materials if unknown). */
+fd_status fd_scene_find_material(fd_scene_ctx* ctx, fd_world* world, const fd_scene_file* file, const char* name,
+                                 const yaml_node_t* node, const char* path, fd_material_id* id);
+
+/* Creates the bodies of one generator (scene_generate.c). */
+fd_status fd_scene_generate(fd_scene_ctx* ctx, fd_world* world, const fd_scene_file* file,
+                            const fd_scene_generator* gen, int index, fd_scene_names* names);
+
+#endif

@@ -1,0 +1,231 @@
+/* The fricdem command line (app/fricdem.c), run as a separate process:
+ * exit statuses (0 done, 1 run failed, 2 bad usage or scene, 130
+ * interrupted), the error message of a bad scene on stderr, `models`,
+ * `--help`/`--version`, and a short real run that leaves its outputs. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef FRICDEM_CLI
+#error "FRICDEM_CLI (path of the fricdem binary) must be defined by the build"
+#endif
+
+static char temp_dir[256];
+
+static void make_dir(void)
+{
+    snprintf(temp_dir, sizeof temp_dir, "/tmp/fricdem_test_cli_XXXXXX");
+    cr_assert_not_null(mkdtemp(temp_dir));
+}
+
+static void remove_dir(void)
+{
+    /* Only what these tests create: a few files and output folders. */
+    char command[600];
+    snprintf(command, sizeof command, "rm -rf '%s'", temp_dir);
+    cr_assert_eq(system(command), 0);
+}
+
+TestSuite(cli, .init = make_dir, .fini = remove_dir);
+
+static const char* temp_path(const char* name)
+{
+    static char paths[8][512];
+    static int next;
+    char* path = paths[next++ % 8];
+    snprintf(path, 512, "%s/%s", temp_dir, name);
+    return path;
+}
+
+static void write_file(const char* path, const char* text)
+{
+    FILE* file = fopen(path, "w");
+    cr_assert_not_null(file, "cannot write %s", path);
+    fputs(text, file);
+    fclose(file);
+}
+
+static char* read_file(const char* path)
+{
+    FILE* file = fopen(path, "rb");
+    cr_assert_not_null(file, "cannot read %s", path);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, file);
+    text[n] = '\0';
+    fclose(file);
+    return text;
+}
+
+static bool exists(const char* path)
+{
+    struct stat info;
+    return stat(path, &info) == 0;
+}
+
+/* Runs FRICDEM_CLI with arguments (a shell fragment), stdout and stderr into
+ * temp files; returns the exit status. */
+static int run_cli(const char* arguments)
+{
+    char command[4096];
+    snprintf(command, sizeof command, "'%s' %s >'%s/stdout' 2>'%s/stderr' </dev/null", FRICDEM_CLI, arguments, temp_dir,
+             temp_dir);
+    int status = system(command);
+    cr_assert(status != -1 && WIFEXITED(status), "%s did not exit normally", command);
+    return WEXITSTATUS(status);
+}
+
+static char* out_text(void) { return read_file(temp_path("stdout")); }
+static char* err_text(void) { return read_file(temp_path("stderr")); }
+
+static const char good_scene[] = "name: tiny\n"
+                                 "time: {step: 1.0e-4, duration: 0.01}\n"
+                                 "materials:\n"
+                                 "  - {name: steel, density: 7800}\n"
+                                 "contacts:\n"
+                                 "  - materials: [steel, steel]\n"
+                                 "    normal: {model: hooke, k_n: 1.0e5, restitution: 0.5}\n"
+                                 "bodies:\n"
+                                 "  - {name: floor, static: true, material: steel, shape: {type: plane}}\n"
+                                 "  - name: ball\n"
+                                 "    material: steel\n"
+                                 "    shape: {type: sphere, radius: 0.01}\n"
+                                 "    position: [0, 0, 0.05]\n"
+                                 "output: {csv_interval: 0.001}\n";
+
+Test(cli, bad_scene_exits_2_with_the_message)
+{
+    const char* path = temp_path("bad.yaml");
+    write_file(path, "time: {step: 1.0e-4, duration: 0.01}\n"
+                     "materials:\n"
+                     "  - {name: steel}\n"
+                     "bodies:\n"
+                     "  - material: steel\n"
+                     "    shape: {type: sphere, radius: -0.1}\n");
+    char arguments[1024];
+    snprintf(arguments, sizeof arguments, "run '%s'", path);
+    cr_assert_eq(run_cli(arguments), 2);
+    char expected[1024];
+    snprintf(expected, sizeof expected, "error: %s:6: bodies[0].shape.radius: must be > 0 (got -0.1)", path);
+    char* err = err_text();
+    cr_assert(strstr(err, expected), "stderr\n%s\nlacks\n%s", err, expected);
+}
+
+Test(cli, bad_override_exits_2_naming_the_argument)
+{
+    const char* path = temp_path("good.yaml");
+    write_file(path, good_scene);
+    char arguments[1024];
+    snprintf(arguments, sizeof arguments, "run '%s' --set 'bodies.bal.velocity=[1,0,0]'", path);
+    cr_assert_eq(run_cli(arguments), 2);
+    char* err = err_text();
+    cr_assert(strstr(err, "--set bodies.bal.velocity: no entry named 'bal' in bodies"), "%s", err);
+}
+
+Test(cli, usage_errors_exit_2)
+{
+    cr_assert_eq(run_cli(""), 2);
+    cr_assert(strstr(err_text(), "usage: fricdem run SCENE"));
+    cr_assert_eq(run_cli("frobnicate"), 2);
+    cr_assert(strstr(err_text(), "unknown command 'frobnicate'"));
+    cr_assert_eq(run_cli("run"), 2);
+    cr_assert(strstr(err_text(), "run needs a scene file"));
+    cr_assert_eq(run_cli("run scene.yaml --bogus"), 2);
+    cr_assert(strstr(err_text(), "unknown option '--bogus'"));
+    cr_assert_eq(run_cli("run scene.yaml --set"), 2);
+    char arguments[600];
+    snprintf(arguments, sizeof arguments, "run '%s/missing.yaml'", temp_dir);
+    cr_assert_eq(run_cli(arguments), 2);
+    cr_assert(strstr(err_text(), "missing.yaml: cannot read the scene file"), "%s", err_text());
+}
+
+Test(cli, models_lists_the_registry)
+{
+    cr_assert_eq(run_cli("models"), 0);
+    char* out = out_text();
+    cr_assert(strstr(out, "normal models"), "%s", out);
+    cr_assert(strstr(out, "hooke"), "%s", out);
+    cr_assert(strstr(out, "k_n"), "%s", out);
+    cr_assert(strstr(out, "N/m"), "%s", out);
+    cr_assert(strstr(out, "required"), "%s", out);
+    cr_assert(strstr(out, "slide models"), "%s", out);
+}
+
+Test(cli, help_and_version)
+{
+    cr_assert_eq(run_cli("--help"), 0);
+    cr_assert(strstr(out_text(), "--set"));
+    cr_assert_eq(run_cli("--version"), 0);
+    cr_assert(strstr(out_text(), "fricdem 0."));
+    cr_assert_eq(run_cli("scene-format"), 0);
+    cr_assert(strstr(out_text(), "| `radius` |"));
+}
+
+Test(cli, run_writes_outputs_and_a_summary)
+{
+    const char* path = temp_path("good.yaml");
+    write_file(path, good_scene);
+    const char* out_dir = temp_path("out");
+    char arguments[1024];
+    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.duration=0.005", path, out_dir);
+    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    char* out = out_text();
+    cr_assert(strstr(out, "scene tiny"), "%s", out);
+    cr_assert(strstr(out, "50 x 0.0001 s"), "%s", out);
+    cr_assert(strstr(out, "done: 50 steps"), "%s", out);
+    cr_assert(strstr(out, "particle-steps/s"), "%s", out);
+    cr_assert(strstr(out, "peak memory"), "%s", out);
+    cr_assert(strstr(out, "bodies.csv"), "%s", out);
+    char csv[600];
+    snprintf(csv, sizeof csv, "%s/bodies.csv", out_dir);
+    cr_assert(exists(csv));
+    /* Not a terminal: progress comes as plain lines. */
+    cr_assert(strstr(err_text(), "100%"), "%s", err_text());
+
+    cr_assert_eq(run_cli(strcat(arguments, " --quiet")), 0);
+    cr_assert_eq(out_text()[0], '\0', "--quiet printed: %s", out_text());
+}
+
+Test(cli, sigint_stops_cleanly_with_130)
+{
+    const char* path = temp_path("long.yaml");
+    /* Long enough never to finish within the test. */
+    write_file(path, "name: long\n"
+                     "time: {step: 1.0e-4, duration: 1.0e6}\n"
+                     "materials: [{name: steel}]\n"
+                     "bodies:\n"
+                     "  - {name: ball, material: steel, shape: {type: sphere, radius: 0.01}}\n"
+                     "output: {csv_interval: 0.01, contacts_csv: false}\n");
+    const char* out_dir = temp_path("out");
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        FILE* ignored = freopen("/dev/null", "w", stdout);
+        ignored = freopen(temp_path("stderr"), "w", stderr);
+        (void)ignored;
+        execl(FRICDEM_CLI, FRICDEM_CLI, "run", path, "--out", out_dir, (char*)NULL);
+        _exit(127);
+    }
+    /* The handler is installed before the outputs are opened: wait for them. */
+    char csv[600];
+    snprintf(csv, sizeof csv, "%s/bodies.csv", out_dir);
+    for (int i = 0; i < 1000 && !exists(csv); ++i) {
+        struct timespec pause = {0, 10 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    cr_assert(exists(csv), "the run never opened its outputs: %s", err_text());
+    struct timespec pause = {0, 100 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    kill(pid, SIGINT);
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status), "killed by signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    cr_assert_eq(WEXITSTATUS(status), 130, "%s", err_text());
+    cr_assert(strstr(err_text(), "interrupted at step"), "%s", err_text());
+    cr_assert(strstr(read_file(csv), "\n"), "bodies.csv is empty");
+}
