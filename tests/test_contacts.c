@@ -444,3 +444,49 @@ Test(normal, prescribed_force_acts_while_the_contact_is_active)
     cr_assert_eq(fd_world_contact_count(world), 0);
     fd_world_free(world);
 }
+
+Test(normal, hooke_pushes_only_when_overlapping_even_within_the_margin)
+{
+    /* A ball 5 mm above a plane, inside a 1 cm margin, falling at 2 m/s: the
+     * contact exists (for history) but has no overlap, so no force at all. */
+    fd_world_def def = fd_default_world_def();
+    def.time_step = 1e-5;
+    def.contact_margin = 0.01;
+    def.gravity = fd_v3(0, 0, 0);
+    fd_world* world = fd_world_create(&def);
+    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    fd_contact_law_def law = normal_law("hooke", "k_n", 1e4, "restitution", 0.3);
+    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
+    add_plane(world, m);
+    add_sphere(world, m, "ball", 0.01, fd_v3(0, 0, 0.015), fd_v3(0, 0, -2.0));
+    cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
+    cr_assert_eq(fd_world_contact_count(world), 1);
+    fd_contact_view view;
+    fd_world_get_contact(world, 0, &view);
+    cr_assert_eq(view.loads.normal_force, 0.0);
+    cr_assert_eq(view.columns[1], 0.0, "damping part must be zero without overlap");
+    fd_world_free(world);
+}
+
+Test(checks, body_names_are_found_and_kept_unique_among_many)
+{
+    fd_world* world = make_world(1e-4, fd_v3(0, 0, 0));
+    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    char name[32];
+    for (int k = 0; k < 5000; ++k) {
+        snprintf(name, sizeof name, "grain%d", k);
+        add_sphere(world, m, k % 3 == 0 ? NULL : name, 0.01, fd_v3(0.03 * k, 0, 0), fd_v3(0, 0, 0));
+    }
+    for (int k = 1; k < 5000; k += 3) {
+        snprintf(name, sizeof name, "grain%d", k);
+        cr_assert_eq(fd_world_find_body(world, name).index1, k + 1, "%s", name);
+    }
+    cr_assert(fd_body_id_is_null(fd_world_find_body(world, "grain0")), "unnamed body must not be found");
+    fd_body_def duplicate = fd_default_body_def();
+    duplicate.name = "grain4999";
+    duplicate.shape.radius = 0.01;
+    duplicate.material = m;
+    cr_assert(fd_body_id_is_null(fd_world_create_body(world, &duplicate)));
+    cr_assert(strstr(fd_last_error(), "already used"), "%s", fd_last_error());
+    fd_world_free(world);
+}

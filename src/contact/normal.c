@@ -145,7 +145,10 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
         double overlap = delta > 0.0 ? delta : 0.0;
         /* Linear spring-dashpot, c = gamma sqrt(m k) (gamma = 2 zeta, calibrated above). */
         result.elastic_force = k * overlap;
-        result.damping_force = derived[DERIVED_GAMMA] * sqrt(input->effective_mass * k) * input->penetration_rate;
+        /* No dashpot without overlap: within a positive contact_margin the
+         * bodies do not touch yet, and a rate-only force would act at a distance. */
+        result.damping_force =
+            overlap > 0.0 ? derived[DERIVED_GAMMA] * sqrt(input->effective_mass * k) * input->penetration_rate : 0.0;
         result.elastic_energy = 0.5 * k * overlap * overlap;
         break;
     }

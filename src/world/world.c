@@ -126,6 +126,7 @@ void fd_world_free(fd_world* world)
     for (int m = 0; m < world->material_count; ++m) {
         free(world->materials[m].name);
     }
+    free(world->name_slots);
     free(world->states);
     free(world->masses);
     free(world->colds);
@@ -324,6 +325,75 @@ fd_status fd_world_set_contact_law(fd_world* world, fd_material_id a, fd_materia
     return FD_OK;
 }
 
+/* ---------------------------------------------------------------- body names */
+
+static uint64_t name_hash(const char* name)
+{
+    uint64_t hash = 1469598103934665603ull; /* FNV-1a */
+    for (const unsigned char* c = (const unsigned char*)name; *c; ++c) {
+        hash ^= *c;
+        hash *= 1099511628211ull;
+    }
+    return hash;
+}
+
+/* Index of the body with this name, or -1. */
+static int find_body_index(const fd_world* world, const char* name)
+{
+    if (name == NULL || name[0] == '\0' || world->name_slot_count == 0) {
+        return -1;
+    }
+    uint32_t mask = (uint32_t)world->name_slot_count - 1;
+    for (uint32_t slot = (uint32_t)name_hash(name) & mask;; slot = (slot + 1) & mask) {
+        int32_t body = world->name_slots[slot];
+        if (body < 0) {
+            return -1;
+        }
+        if (strcmp(world->colds[body].name, name) == 0) {
+            return body;
+        }
+    }
+}
+
+static void insert_name_slot(int32_t* slots, int slot_count, const char* name, int32_t body)
+{
+    uint32_t mask = (uint32_t)slot_count - 1;
+    uint32_t slot = (uint32_t)name_hash(name) & mask;
+    while (slots[slot] >= 0) {
+        slot = (slot + 1) & mask;
+    }
+    slots[slot] = body;
+}
+
+static bool add_body_name(fd_world* world, int body)
+{
+    const char* name = world->colds[body].name;
+    if (name[0] == '\0') {
+        return true;
+    }
+    if (2 * (world->named_body_count + 1) >= world->name_slot_count) {
+        int slot_count = world->name_slot_count > 0 ? 2 * world->name_slot_count : 64;
+        int32_t* slots = malloc((size_t)slot_count * sizeof *slots);
+        if (slots == NULL) {
+            return false;
+        }
+        for (int k = 0; k < slot_count; ++k) {
+            slots[k] = -1;
+        }
+        for (int b = 0; b < body; ++b) {
+            if (world->colds[b].name[0] != '\0') {
+                insert_name_slot(slots, slot_count, world->colds[b].name, b);
+            }
+        }
+        free(world->name_slots);
+        world->name_slots = slots;
+        world->name_slot_count = slot_count;
+    }
+    insert_name_slot(world->name_slots, world->name_slot_count, name, body);
+    world->named_body_count++;
+    return true;
+}
+
 /* ---------------------------------------------------------------- bodies */
 
 static bool grow_bodies(fd_world* world)
@@ -366,7 +436,7 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
         fd_fail(FD_ERR_INVALID_ARGUMENT, "body: def is NULL");
         return null_id;
     }
-    if (def->name != NULL && def->name[0] != '\0' && !fd_body_id_is_null(fd_world_find_body(world, def->name))) {
+    if (find_body_index(world, def->name) >= 0) {
         fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': name already used", def->name);
         return null_id;
     }
@@ -467,6 +537,11 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
     world->is_static[b] = def->type == FD_BODY_STATIC;
     world->is_plane[b] = shape.type == FD_SHAPE_PLANE;
     world->plane_normals[b] = fd_quat_rotate(state->orientation, shape.plane_normal);
+    if (!add_body_name(world, b)) {
+        free(cold->name);
+        fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding body '%s'", label);
+        return null_id;
+    }
 
     world->body_count++;
     world->prepared = false;
@@ -485,12 +560,7 @@ fd_body_id fd_world_body_at(const fd_world* world, int index)
 
 fd_body_id fd_world_find_body(const fd_world* world, const char* name)
 {
-    for (int b = 0; name != NULL && name[0] != '\0' && b < world->body_count; ++b) {
-        if (strcmp(world->colds[b].name, name) == 0) {
-            return fd_world_body_at(world, b);
-        }
-    }
-    return (fd_body_id){0, 0};
+    return fd_world_body_at(world, find_body_index(world, name));
 }
 
 bool fd_body_is_valid(const fd_world* world, fd_body_id id)

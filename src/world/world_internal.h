@@ -87,6 +87,12 @@ struct fd_world {
     bool* is_plane;
     fd_vec3* plane_normals;       /* world outward normal (planes are static) */
 
+    /* body names: open-addressing hash of body indices (-1 = empty), so that
+     * creating N named bodies costs O(N), not O(N^2) */
+    int32_t* name_slots;
+    int name_slot_count;          /* power of two, > 2 x named bodies */
+    int named_body_count;
+
     /* materials and laws */
     int material_count, material_capacity;
     fd_material* materials;

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# `make bench`: times piles of spheres settling in a box (bench/make_pile.py)
+# with build/release/fricdem, writes bench/out/results.csv and prints a table.
+#
+# Environment:
+#   BENCH_SIZES    "N:STEPS ..." (default "10000:200 100000:200"; the same
+#                  number of steps for every N keeps the runs comparable;
+#                  1000000:200 is left out by default, see bench/README.md)
+#   BENCH_THREADS  thread counts to run each size with (default "1 2")
+#   BENCH_REPEAT   runs of each configuration; the fastest is kept (default 1;
+#                  more helps on a machine that other work shares)
+# No timing is asserted anywhere: this reports, it does not judge.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cli=build/release/fricdem
+sizes=${BENCH_SIZES:-"10000:200 100000:200"}
+threads_list=${BENCH_THREADS:-"1 2"}
+repeat=${BENCH_REPEAT:-1}
+out=bench/out
+python=/usr/bin/python3
+
+if [ ! -x "$cli" ]; then
+  echo "bench: $cli is missing; build it first (make build)" >&2
+  exit 1
+fi
+mkdir -p "$out/scenes" "$out/logs"
+results=$out/results.csv
+candidates=$out/candidates.csv
+machine=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
+cores=$(nproc)
+echo "n,steps,threads,wall_s,stepping_s,particle_steps_per_s,ns_per_particle_step,peak_memory_mib,machine,cores" \
+  > "$results"
+
+# Reads the CLI's summary (a line with "particle-steps/s", one with "peak
+# memory") and prints one CSV row.
+parse() {
+  $python - "$@" <<'PY'
+import re, sys
+log, n, steps, threads, start, end, machine, cores = sys.argv[1:]
+text = open(log).read()
+number = r"([0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)"
+
+def line_with(*phrases):
+    for line in text.splitlines():
+        if any(phrase in line.lower() for phrase in phrases):
+            return line
+    sys.exit(f"bench: no '{phrases[0]}' line in {log}")
+
+rate = float(re.findall(number, line_with("particle-steps per second", "particle-steps/s").replace(",", ""))[0])
+value, unit = re.search(number + r"\s*([kMGT]i?B)", line_with("peak memory")).groups()
+scale = {"kB": 1e3, "KiB": 1024, "kiB": 1024, "MB": 1e6, "MiB": 2**20, "GB": 1e9, "GiB": 2**30,
+         "TB": 1e12, "TiB": 2**40}[unit]
+wall = float(end) - float(start)              # the whole run: loading, creating bodies, stepping
+stepping = int(n) * int(steps) / rate         # stepping alone
+print(f"{n},{steps},{threads},{wall:.3f},{stepping:.3f},{rate:.6g},{1e9 / rate:.4g},"
+      f"{float(value) * scale / 2**20:.1f},\"{machine}\",{cores}")
+PY
+}
+
+for size in $sizes; do
+  n=${size%%:*}
+  steps=${size##*:}
+  for threads in $threads_list; do
+    scene=$out/scenes/pile_${n}_t${threads}.yaml
+    $python bench/make_pile.py "$n" "$steps" "$threads" "$scene"
+    : > "$candidates"
+    for r in $(seq "$repeat"); do
+      echo "bench: N = $n, $steps steps, $threads thread(s), run $r of $repeat ..." >&2
+      log=$out/logs/pile_${n}_t${threads}_r${r}.log
+      start=$(date +%s.%N)
+      # Not --quiet: that also silences the summary read here.
+      if ! "$cli" run "$scene" --out "$out/run_${n}_t${threads}" > "$log" 2>&1; then
+        echo "bench: the run failed; see $log" >&2
+        tail -5 "$log" >&2
+        exit 1
+      fi
+      end=$(date +%s.%N)
+      parse "$log" "$n" "$steps" "$threads" "$start" "$end" "$machine" "$cores" >> "$candidates"
+    done
+    # The fastest of the repeats (column 6: particle-steps per second).
+    sort -t, -k6,6 -g -r "$candidates" | head -1 >> "$results"
+  done
+done
+rm -f "$candidates"
+
+$python - "$results" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print()
+print(f"fricdem benchmark: pile settling in a box, frictionless hooke ({rows[0]['machine']}, {rows[0]['cores']} cores)")
+print(f"{'N':>9} {'steps':>6} {'threads':>7} {'total [s]':>9} {'stepping [s]':>12} {'particle-steps/s':>17} "
+      f"{'ns/particle-step':>17} {'peak mem [MiB]':>15}")
+for r in rows:
+    print(f"{int(r['n']):>9} {int(r['steps']):>6} {int(r['threads']):>7} {float(r['wall_s']):>9.2f} "
+          f"{float(r['stepping_s']):>12.2f} {float(r['particle_steps_per_s']):>17.4g} "
+          f"{float(r['ns_per_particle_step']):>17.4g} {float(r['peak_memory_mib']):>15.1f}")
+print(f"\nresults: {sys.argv[1]}")
+PY

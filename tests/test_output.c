@@ -1,0 +1,650 @@
+/* Output writer (src/io/output.c): CSV values round-trip exactly, rows come at
+ * the requested interval, the PVD indexes list every snapshot and every VTU
+ * file is well-formed XML whose arrays hold as many values as its points and
+ * cells need. The world is built through the public API only. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fricdem/fricdem.h"
+#include "fricdem/io.h"
+
+/* ---------------------------------------------------------------- files */
+
+static char* read_all(const char* path)
+{
+    FILE* file = fopen(path, "rb");
+    cr_assert_not_null(file, "cannot open %s", path);
+    fseek(file, 0, SEEK_END);
+    long size = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char* text = malloc((size_t)size + 1);
+    cr_assert_not_null(text);
+    cr_assert_eq(fread(text, 1, (size_t)size, file), (size_t)size);
+    text[size] = '\0';
+    fclose(file);
+    return text;
+}
+
+static bool file_exists(const char* path)
+{
+    struct stat info;
+    return stat(path, &info) == 0 && S_ISREG(info.st_mode);
+}
+
+static void make_temp_dir(char* out, size_t size)
+{
+    snprintf(out, size, "/tmp/fricdem_test_output_XXXXXX");
+    cr_assert_not_null(mkdtemp(out));
+}
+
+static void remove_tree(const char* path)
+{
+    char command[4200];
+    snprintf(command, sizeof command, "rm -rf '%s'", path);
+    cr_assert_eq(system(command), 0);
+}
+
+/* ---------------------------------------------------------------- CSV reading */
+
+#define MAX_FIELDS 64
+
+typedef struct csv_row {
+    char* field[MAX_FIELDS];
+    int count;
+} csv_row;
+
+typedef struct csv_table {
+    char* text;
+    char* units;             /* the "# units: ..." line, without the prefix */
+    csv_row header;
+    csv_row* rows;
+    int row_count;
+} csv_table;
+
+/* Splits one line (in place) at commas, honouring RFC 4180 quotes. Returns
+ * the start of the next line. */
+static char* split_line(char* line, csv_row* row)
+{
+    row->count = 0;
+    char* read = line;
+    char* write = line;
+    for (;;) {
+        cr_assert_lt(row->count, MAX_FIELDS);
+        row->field[row->count++] = write;
+        if (*read == '"') {
+            ++read;
+            for (;;) {
+                cr_assert_neq(*read, '\0', "unterminated quoted field");
+                if (*read == '"' && read[1] == '"') {
+                    *write++ = '"';
+                    read += 2;
+                } else if (*read == '"') {
+                    ++read;
+                    break;
+                } else {
+                    *write++ = *read++;
+                }
+            }
+        }
+        while (*read != ',' && *read != '\n' && *read != '\0') {
+            *write++ = *read++;
+        }
+        char end = *read;
+        *write = '\0';
+        if (end == ',') {
+            write = ++read;
+            continue;
+        }
+        return end == '\n' ? read + 1 : read;
+    }
+}
+
+static csv_table read_csv(const char* path)
+{
+    csv_table table = {0};
+    table.text = read_all(path);
+    char* line = table.text;
+    cr_assert_eq(strncmp(line, "# units: ", 9), 0, "%s: first line is not '# units: ...'", path);
+    table.units = line + 9;
+    char* newline = strchr(line, '\n');
+    cr_assert_not_null(newline);
+    *newline = '\0';
+    line = split_line(newline + 1, &table.header);
+    int capacity = 16;
+    table.rows = malloc((size_t)capacity * sizeof *table.rows);
+    while (*line) {
+        if (table.row_count == capacity) {
+            capacity *= 2;
+            table.rows = realloc(table.rows, (size_t)capacity * sizeof *table.rows);
+        }
+        line = split_line(line, &table.rows[table.row_count]);
+        cr_assert_eq(table.rows[table.row_count].count, table.header.count, "%s: row %d has %d fields, header %d",
+                     path, table.row_count, table.rows[table.row_count].count, table.header.count);
+        ++table.row_count;
+    }
+    return table;
+}
+
+static void free_csv(csv_table* table)
+{
+    free(table->text);
+    free(table->rows);
+}
+
+static int column(const csv_table* table, const char* name)
+{
+    for (int i = 0; i < table->header.count; ++i) {
+        if (strcmp(table->header.field[i], name) == 0) {
+            return i;
+        }
+    }
+    cr_assert_fail("no column '%s'", name);
+    return -1;
+}
+
+static double number(const csv_row* row, int index)
+{
+    char* end;
+    double value = strtod(row->field[index], &end);
+    cr_assert_eq(*end, '\0', "'%s' is not a number", row->field[index]);
+    return value;
+}
+
+/* Bitwise equality, so that -0.0 != 0.0 and a NaN equals a NaN. */
+static void assert_same_bits(double written, double expected, const char* what)
+{
+    cr_assert(memcmp(&written, &expected, sizeof written) == 0 || (isnan(written) && isnan(expected)),
+              "%s: read back %.17g, expected %.17g", what, written, expected);
+}
+
+/* ---------------------------------------------------------------- XML checks */
+
+/* A small well-formedness check: balanced, properly nested tags, quoted
+ * attributes; returns the number of elements. Enough for what VTK writes. */
+static int check_xml(const char* text, const char* path)
+{
+    const char* stack[64];
+    size_t stack_length[64];
+    int depth = 0;
+    int elements = 0;
+    const char* c = text;
+    if (strncmp(c, "<?xml", 5) == 0) {
+        c = strstr(c, "?>");
+        cr_assert_not_null(c, "%s: unterminated XML declaration", path);
+        c += 2;
+    }
+    while ((c = strchr(c, '<')) != NULL) {
+        if (strncmp(c, "<!--", 4) == 0) {
+            c = strstr(c, "-->");
+            cr_assert_not_null(c, "%s: unterminated comment", path);
+            continue;
+        }
+        const char* close = strchr(c, '>');
+        cr_assert_not_null(close, "%s: unterminated tag", path);
+        bool closing = c[1] == '/';
+        const char* name = c + (closing ? 2 : 1);
+        size_t length = strcspn(name, " \t\n/>");
+        cr_assert_gt(length, 0, "%s: empty tag name", path);
+        int quotes = 0;
+        for (const char* q = c; q < close; ++q) {
+            quotes += *q == '"';
+        }
+        cr_assert_eq(quotes % 2, 0, "%s: unbalanced quotes in a tag", path);
+        bool self_closing = close[-1] == '/';
+        if (closing) {
+            cr_assert_gt(depth, 0, "%s: closing tag with nothing open", path);
+            --depth;
+            cr_assert(stack_length[depth] == length && strncmp(stack[depth], name, length) == 0,
+                      "%s: </%.*s> closes <%.*s>", path, (int)length, name, (int)stack_length[depth], stack[depth]);
+        } else {
+            ++elements;
+            if (!self_closing) {
+                cr_assert_lt(depth, 64);
+                stack[depth] = name;
+                stack_length[depth] = length;
+                ++depth;
+            }
+        }
+        c = close + 1;
+    }
+    cr_assert_eq(depth, 0, "%s: %d elements left open", path, depth);
+    return elements;
+}
+
+static long attribute_long(const char* tag, const char* name)
+{
+    char key[64];
+    snprintf(key, sizeof key, " %s=\"", name);
+    const char* at = strstr(tag, key);
+    cr_assert_not_null(at, "no attribute %s", name);
+    return strtol(at + strlen(key), NULL, 10);
+}
+
+static int count_numbers(const char* begin, const char* end)
+{
+    int count = 0;
+    const char* c = begin;
+    while (c < end) {
+        char* next;
+        strtod(c, &next);
+        if (next == c) {
+            ++c;
+            continue;
+        }
+        ++count;
+        c = next;
+    }
+    return count;
+}
+
+/* Checks a VTU file: well-formed, and every DataArray holds components x
+ * (points for Points/PointData, cells for CellData, the right total for the
+ * cell arrays) values. Returns the number of points and cells. */
+static void check_vtu(const char* path, long* points_out, long* cells_out)
+{
+    char* text = read_all(path);
+    check_xml(text, path);
+    const char* piece = strstr(text, "<Piece ");
+    cr_assert_not_null(piece, "%s: no Piece", path);
+    long points = attribute_long(piece, "NumberOfPoints");
+    long cells = attribute_long(piece, "NumberOfCells");
+    const char* point_data = strstr(text, "<PointData");
+    const char* cell_data = strstr(text, "<CellData");
+    const char* cells_tag = strstr(text, "<Cells>");
+    cr_assert_not_null(cells_tag, "%s: no Cells", path);
+    long connectivity_count = -1;
+    for (const char* array = strstr(text, "<DataArray"); array; array = strstr(array + 1, "<DataArray")) {
+        const char* open_end = strchr(array, '>');
+        const char* close = strstr(open_end, "</DataArray>");
+        cr_assert_not_null(close);
+        long components = attribute_long(array, "NumberOfComponents");
+        char name[64] = "";
+        const char* name_at = strstr(array, " Name=\"");
+        cr_assert(name_at && name_at < open_end, "%s: DataArray without a Name", path);
+        sscanf(name_at + 7, "%63[^\"]", name);
+        int values = count_numbers(open_end + 1, close);
+        long expected;
+        if (strcmp(name, "connectivity") == 0) {
+            connectivity_count = values;
+            expected = values;
+        } else if (strcmp(name, "offsets") == 0 || strcmp(name, "types") == 0) {
+            expected = cells;
+        } else if (cell_data && array > cell_data) {
+            expected = components * cells;
+        } else if (point_data && array > point_data) {
+            expected = components * points;
+        } else {
+            cr_assert_str_eq(name, "Points", "%s: unexpected array %s", path, name);
+            expected = 3 * points;
+        }
+        cr_assert_eq(values, expected, "%s: array %s has %d values, expected %ld", path, name, values, expected);
+    }
+    cr_assert_geq(connectivity_count, cells, "%s: connectivity shorter than the cell count", path);
+    free(text);
+    *points_out = points;
+    *cells_out = cells;
+}
+
+/* ---------------------------------------------------------------- the world */
+
+#define STEPS 23
+#define DT 1e-3
+
+typedef struct recorded {
+    double time;
+    int body_count;
+    fd_body_id dynamic[4];
+    fd_body_state state[4];
+    int contact_count;
+    fd_contact_view contact[8];
+    double columns[8][8];    /* copies: a view's columns pointer lives only until the next step */
+    fd_world_energy energy;
+} recorded;
+
+static fd_world* make_world(void)
+{
+    fd_world_def world_def = fd_default_world_def();
+    world_def.time_step = DT;
+    world_def.gravity = (fd_vec3){0.1, -0.2, -9.81};
+    fd_world* world = fd_world_create(&world_def);
+    cr_assert_not_null(world, "%s", fd_last_error());
+
+    fd_material_def material_def = fd_default_material_def();
+    material_def.name = "grain";
+    material_def.density = 2500.0;
+    fd_material_id material = fd_world_create_material(world, &material_def);
+    cr_assert(!fd_material_id_is_null(material), "%s", fd_last_error());
+
+    fd_contact_law_def law = fd_default_contact_law_def();
+    law.submodel[FD_MECHANISM_NORMAL].model = "hooke";
+    law.submodel[FD_MECHANISM_NORMAL].params[0] = (fd_param){"k_n", 1e5};
+    law.submodel[FD_MECHANISM_NORMAL].params[1] = (fd_param){"restitution", 0.5};
+    law.submodel[FD_MECHANISM_NORMAL].param_count = 2;
+    cr_assert_eq(fd_world_set_contact_law(world, material, material, &law), FD_OK, "%s", fd_last_error());
+
+    fd_body_def ground = fd_default_body_def();
+    ground.name = "ground";
+    ground.type = FD_BODY_STATIC;
+    ground.material = material;
+    ground.shape.type = FD_SHAPE_PLANE;
+    ground.shape.plane_normal = (fd_vec3){0, 0, 1};
+    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ground)), "%s", fd_last_error());
+
+    /* Resting on the ground with a small overlap: a contact from the first step. */
+    fd_body_def ball = fd_default_body_def();
+    ball.name = "ball, \"one\"";
+    ball.material = material;
+    ball.shape.type = FD_SHAPE_SPHERE;
+    ball.shape.radius = 0.01;
+    ball.position = (fd_vec3){0.0, 0.0, 0.0099};
+    ball.velocity = (fd_vec3){0.1, 0.0, 0.0};
+    ball.angular_velocity = (fd_vec3){0.0, 1.0 / 3.0, 0.0};
+    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ball)), "%s", fd_last_error());
+
+    /* In free flight, with values that need all 17 digits. */
+    fd_body_def flyer = fd_default_body_def();
+    flyer.name = "flyer";
+    flyer.material = material;
+    flyer.shape.type = FD_SHAPE_SPHERE;
+    flyer.shape.radius = 0.02;
+    flyer.position = (fd_vec3){1.0 / 3.0, -2.0 / 7.0, 1.0 + 1e-13};
+    flyer.velocity = (fd_vec3){0.1, 0.2, 0.3};
+    flyer.angular_velocity = (fd_vec3){1e-300, -3.0, 3.141592653589793};
+    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &flyer)), "%s", fd_last_error());
+
+    cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
+    return world;
+}
+
+static void record(const fd_world* world, recorded* r)
+{
+    r->time = fd_world_time(world);
+    r->body_count = 0;
+    for (int i = 0; i < fd_world_body_count(world); ++i) {
+        fd_body_id id = fd_world_body_at(world, i);
+        if (fd_body_get_info(world, id).type == FD_BODY_DYNAMIC) {
+            r->dynamic[r->body_count] = id;
+            r->state[r->body_count] = fd_body_get_state(world, id);
+            ++r->body_count;
+        }
+    }
+    r->contact_count = fd_world_contact_count(world);
+    cr_assert_leq(r->contact_count, 8);
+    for (int k = 0; k < r->contact_count; ++k) {
+        cr_assert_eq(fd_world_get_contact(world, k, &r->contact[k]), FD_OK);
+        cr_assert_leq(r->contact[k].column_count, 8);
+        for (int m = 0; m < r->contact[k].column_count; ++m) {
+            r->columns[k][m] = r->contact[k].columns[m];
+        }
+        r->contact[k].columns = r->columns[k];
+    }
+    r->energy = fd_world_get_energy(world);
+}
+
+/* Runs STEPS steps with the given settings, recording the world at every step. */
+static void run(fd_output_settings* settings, recorded history[STEPS + 1])
+{
+    fd_world* world = make_world();
+    fd_output* output = fd_output_open(world, settings);
+    cr_assert_not_null(output, "%s", fd_last_error());
+    record(world, &history[0]);
+    cr_assert_eq(fd_output_write(output, world), FD_OK, "%s", fd_last_error());
+    cr_assert_eq(fd_output_write(output, world), FD_OK, "a second write at the same step writes nothing");
+    for (int n = 1; n <= STEPS; ++n) {
+        cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
+        record(world, &history[n]);
+        cr_assert_eq(fd_output_write(output, world), FD_OK, "%s", fd_last_error());
+    }
+    cr_assert_eq(fd_output_close(output, world), FD_OK, "%s", fd_last_error());
+    fd_world_free(world);
+}
+
+static fd_output_settings settings_in(const char* directory)
+{
+    fd_output_settings settings = {0};
+    snprintf(settings.directory, sizeof settings.directory, "%s", directory);
+    settings.csv_interval = 5e-3;
+    settings.bodies_csv = true;
+    settings.contacts_csv = true;
+    settings.energy_csv = true;
+    settings.vtu_interval = 1e-2;
+    return settings;
+}
+
+/* The steps at which rows are expected, given the interval in steps (0 = every
+ * step): step 0, every multiple, and the last step. */
+static int expected_steps(int every, int steps[STEPS + 1])
+{
+    int count = 0;
+    for (int n = 0; n <= STEPS; ++n) {
+        if (n == 0 || n == STEPS || every == 0 || n % every == 0) {
+            steps[count++] = n;
+        }
+    }
+    return count;
+}
+
+static char* path_in(const char* directory, const char* name)
+{
+    static char buffer[4][4300];
+    static int next = 0;
+    char* out = buffer[next++ % 4];
+    snprintf(out, sizeof buffer[0], "%s/%s", directory, name);
+    return out;
+}
+
+/* ---------------------------------------------------------------- tests */
+
+Test(output, bodies_csv_round_trips_at_the_interval)
+{
+    char temp[64];
+    make_temp_dir(temp, sizeof temp);
+    char directory[256];
+    snprintf(directory, sizeof directory, "%s/nested/run", temp); /* exercises mkdir -p */
+    fd_output_settings settings = settings_in(directory);
+    static recorded history[STEPS + 1];
+    run(&settings, history);
+
+    csv_table table = read_csv(path_in(directory, "bodies.csv"));
+    const char* names[] = {"time", "step", "body", "name", "x", "y", "z", "qw", "qx", "qy", "qz",
+                           "vx", "vy", "vz", "wx", "wy", "wz"};
+    cr_assert_eq(table.header.count, 17);
+    for (int i = 0; i < 17; ++i) {
+        cr_assert_str_eq(table.header.field[i], names[i]);
+    }
+    cr_assert_str_eq(table.units, "s,-,-,-,m,m,m,-,-,-,-,m/s,m/s,m/s,rad/s,rad/s,rad/s");
+
+    int steps[STEPS + 1];
+    int step_count = expected_steps(5, steps);
+    cr_assert_eq(table.row_count, 2 * step_count, "2 dynamic bodies x %d output steps", step_count);
+    for (int r = 0; r < table.row_count; ++r) {
+        const csv_row* row = &table.rows[r];
+        int step = (int)number(row, 1);
+        cr_assert_eq(step, steps[r / 2], "row %d: step %d, expected %d", r, step, steps[r / 2]);
+        const recorded* rec = &history[step];
+        int b = r % 2;
+        assert_same_bits(number(row, 0), rec->time, "time");
+        cr_assert_eq((int)number(row, 2), rec->dynamic[b].index1 - 1);
+        cr_assert_str_eq(row->field[3], b == 0 ? "ball, \"one\"" : "flyer");
+        const fd_body_state* s = &rec->state[b];
+        double expected[13] = {s->position.x,    s->position.y,    s->position.z,         s->orientation.w,
+                               s->orientation.x, s->orientation.y, s->orientation.z,      s->velocity.x,
+                               s->velocity.y,    s->velocity.z,    s->angular_velocity.x, s->angular_velocity.y,
+                               s->angular_velocity.z};
+        for (int i = 0; i < 13; ++i) {
+            assert_same_bits(number(row, 4 + i), expected[i], names[4 + i]);
+        }
+    }
+    free_csv(&table);
+    remove_tree(temp);
+}
+
+Test(output, contacts_and_energy_csv_round_trip)
+{
+    char directory[64];
+    make_temp_dir(directory, sizeof directory);
+    fd_output_settings settings = settings_in(directory);
+    settings.csv_interval = 0.0; /* every step */
+    static recorded history[STEPS + 1];
+    run(&settings, history);
+
+    csv_table contacts = read_csv(path_in(directory, "contacts.csv"));
+    cr_assert_str_eq(contacts.header.field[0], "time");
+    cr_assert_str_eq(contacts.header.field[14], "normal_force");
+    cr_assert_str_eq(contacts.header.field[29], "spin_j_z");
+    cr_assert_geq(contacts.header.count, 30);
+    int expected_rows = 0;
+    for (int n = 0; n <= STEPS; ++n) {
+        expected_rows += history[n].contact_count;
+    }
+    cr_assert_gt(expected_rows, 0, "the resting ball should touch the ground");
+    cr_assert_eq(contacts.row_count, expected_rows);
+    int step_col = column(&contacts, "step"), id_col = column(&contacts, "id");
+    int body_i_col = column(&contacts, "body_i"), body_j_col = column(&contacts, "body_j");
+    int name_i_col = column(&contacts, "name_i"), name_j_col = column(&contacts, "name_j");
+    int px_col = column(&contacts, "px"), pz_col = column(&contacts, "pz"), nz_col = column(&contacts, "nz");
+    int penetration_col = column(&contacts, "penetration"), force_col = column(&contacts, "normal_force");
+    int fsx_col = column(&contacts, "fsx"), spin_j_z_col = column(&contacts, "spin_j_z");
+    int row_index = 0;
+    for (int n = 0; n <= STEPS; ++n) {
+        for (int k = 0; k < history[n].contact_count; ++k) {
+            const csv_row* row = &contacts.rows[row_index++];
+            const fd_contact_view* c = &history[n].contact[k];
+            cr_assert_eq((int)number(row, step_col), n);
+            cr_assert_eq(strtoull(row->field[id_col], NULL, 10), c->id);
+            cr_assert_eq((int)number(row, body_i_col), c->body_i.index1 - 1);
+            cr_assert_eq((int)number(row, body_j_col), c->body_j.index1 - 1);
+            cr_assert_str_eq(row->field[name_i_col], "ground");
+            cr_assert_str_eq(row->field[name_j_col], "ball, \"one\"");
+            const fd_contact_geometry* g = &c->geometry;
+            assert_same_bits(number(row, px_col), 0.5 * (g->point_i.x + g->point_j.x), "px");
+            assert_same_bits(number(row, pz_col), 0.5 * (g->point_i.z + g->point_j.z), "pz");
+            assert_same_bits(number(row, nz_col), g->normal.z, "nz");
+            assert_same_bits(number(row, penetration_col), g->penetration, "penetration");
+            assert_same_bits(number(row, force_col), c->loads.normal_force, "normal_force");
+            assert_same_bits(number(row, fsx_col), c->loads.slide_force.x, "fsx");
+            assert_same_bits(number(row, spin_j_z_col), c->loads.spin_torque_j.z, "spin_j_z");
+            /* Model columns follow the fixed ones, NaN where a law lacks one. */
+            for (int m = 0; m < contacts.header.count - 30; ++m) {
+                double expected = m < c->column_count ? c->columns[m] : NAN;
+                assert_same_bits(number(row, 30 + m), expected, contacts.header.field[30 + m]);
+            }
+        }
+    }
+    free_csv(&contacts);
+
+    csv_table energy = read_csv(path_in(directory, "energy.csv"));
+    cr_assert_str_eq(energy.units, "s,-,J,J,J,J,J");
+    cr_assert_eq(energy.row_count, STEPS + 1);
+    for (int n = 0; n <= STEPS; ++n) {
+        const csv_row* row = &energy.rows[n];
+        const fd_world_energy* e = &history[n].energy;
+        assert_same_bits(number(row, 0), history[n].time, "time");
+        assert_same_bits(number(row, 2), e->kinetic_translational, "kinetic_translational");
+        assert_same_bits(number(row, 3), e->kinetic_rotational, "kinetic_rotational");
+        assert_same_bits(number(row, 4), e->gravitational, "gravitational");
+        assert_same_bits(number(row, 5), e->normal_elastic, "normal_elastic");
+        assert_same_bits(number(row, 6),
+                         e->kinetic_translational + e->kinetic_rotational + e->gravitational + e->normal_elastic,
+                         "total");
+    }
+    free_csv(&energy);
+    remove_tree(directory);
+}
+
+Test(output, pvd_lists_every_snapshot_and_vtu_files_parse)
+{
+    char directory[64];
+    make_temp_dir(directory, sizeof directory);
+    fd_output_settings settings = settings_in(directory);
+    static recorded history[STEPS + 1];
+    run(&settings, history);
+
+    int steps[STEPS + 1];
+    int snapshot_count = expected_steps(10, steps); /* 0, 10, 20 and the final 23 */
+    cr_assert_eq(snapshot_count, 4);
+    const char* kinds[2] = {"bodies", "contacts"};
+    for (int kind = 0; kind < 2; ++kind) {
+        char name[32];
+        snprintf(name, sizeof name, "%s.pvd", kinds[kind]);
+        char* pvd = read_all(path_in(directory, name));
+        check_xml(pvd, name);
+        int listed = 0;
+        for (const char* d = strstr(pvd, "<DataSet"); d; d = strstr(d + 1, "<DataSet")) {
+            cr_assert_lt(listed, snapshot_count, "%s lists too many snapshots", name);
+            double timestep = strtod(strstr(d, "timestep=\"") + 10, NULL);
+            assert_same_bits(timestep, history[steps[listed]].time, "timestep");
+            char file[64];
+            cr_assert_eq(sscanf(strstr(d, "file=\"") + 6, "%63[^\"]", file), 1);
+            char expected_file[64];
+            snprintf(expected_file, sizeof expected_file, "vtu/%s_%06d.vtu", kinds[kind], listed);
+            cr_assert_str_eq(file, expected_file);
+            cr_assert(file_exists(path_in(directory, file)), "%s is missing", file);
+            long points, cells;
+            check_vtu(path_in(directory, file), &points, &cells);
+            const recorded* rec = &history[steps[listed]];
+            if (kind == 0) {
+                cr_assert_eq(points, 2, "two non-plane bodies");
+                cr_assert_eq(cells, 2);
+            } else {
+                cr_assert_eq(cells, rec->contact_count);
+                cr_assert_eq(points, 2 * rec->contact_count);
+            }
+            ++listed;
+        }
+        cr_assert_eq(listed, snapshot_count, "%s lists %d snapshots, expected %d", name, listed, snapshot_count);
+        free(pvd);
+    }
+    long points, cells;
+    check_vtu(path_in(directory, "vtu/planes.vtu"), &points, &cells);
+    cr_assert_eq(cells, 1);
+    cr_assert_eq(points, 4);
+    cr_assert(!file_exists(path_in(directory, "bodies.pvd.tmp")));
+    remove_tree(directory);
+}
+
+Test(output, disabled_outputs_write_no_files)
+{
+    char directory[64];
+    make_temp_dir(directory, sizeof directory);
+    fd_output_settings settings = settings_in(directory);
+    settings.bodies_csv = false;
+    settings.contacts_csv = false;
+    settings.vtu_interval = 0.0;
+    static recorded history[STEPS + 1];
+    run(&settings, history);
+    cr_assert(!file_exists(path_in(directory, "bodies.csv")));
+    cr_assert(!file_exists(path_in(directory, "contacts.csv")));
+    cr_assert(!file_exists(path_in(directory, "bodies.pvd")));
+    cr_assert(file_exists(path_in(directory, "energy.csv")));
+    csv_table energy = read_csv(path_in(directory, "energy.csv"));
+    int steps[STEPS + 1];
+    cr_assert_eq(energy.row_count, expected_steps(5, steps));
+    free_csv(&energy);
+    remove_tree(directory);
+}
+
+Test(output, open_fails_loudly_on_a_bad_directory)
+{
+    char directory[64];
+    make_temp_dir(directory, sizeof directory);
+    char* blocker = path_in(directory, "file");
+    FILE* file = fopen(blocker, "w");
+    cr_assert_not_null(file);
+    fclose(file);
+    fd_world* world = make_world();
+    fd_output_settings settings = settings_in(path_in(directory, "file/below"));
+    fd_output* output = fd_output_open(world, &settings);
+    cr_assert_null(output);
+    cr_assert_neq(fd_last_error()[0], '\0', "a failed open leaves a message");
+    settings = settings_in(directory);
+    settings.csv_interval = -1.0;
+    cr_assert_null(fd_output_open(world, &settings));
+    fd_world_free(world);
+    remove_tree(directory);
+}
