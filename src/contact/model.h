@@ -24,6 +24,11 @@ typedef enum fd_submodel_kind {
     FD_KIND_NORMAL_PRESCRIBED,
     FD_KIND_NORMAL_HOOKE,
     FD_KIND_NORMAL_HERTZ,
+    FD_KIND_SLIDE_FANG_NEGRUT,
+    FD_KIND_ROLL_FANG_NEGRUT,
+    FD_KIND_ROLL_LEGACY,
+    FD_KIND_SPIN_FANG_NEGRUT,
+    FD_KIND_SPIN_FANG_NEGRUT_HERTZ,
 } fd_submodel_kind;
 
 typedef struct fd_material {
@@ -78,6 +83,10 @@ typedef struct fd_contact_input {
     double penetration_rate;           /* d(penetration)/dt, m/s, from the relative velocity along the normal */
     double time_step;
     bool is_new;                       /* first step of this contact */
+    fd_shape_type shape_i, shape_j;    /* for the geodesic arc length (Fang & Negrut Sec. 2.1, 4.5) */
+    double radius_i, radius_j;         /* sphere radii, m (0 otherwise) */
+    double youngs_modulus_i, youngs_modulus_j; /* Pa, for Hertz-based spin stiffness */
+    double poisson_ratio_i, poisson_ratio_j;
 } fd_contact_input;
 
 typedef struct fd_normal_result {
@@ -89,6 +98,16 @@ typedef struct fd_normal_result {
 
 /* Normal force of a law at one contact (stateless kernel). */
 fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_input* input);
+
+/* Friction loads of a law at one contact (slide force, roll and spin torques
+ * on both bodies), given the normal force just computed; updates the
+ * contact's history block and writes the model's output columns. */
+void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* input, double normal_force,
+                          double* history, double* columns, fd_contact_loads* loads);
+
+/* Checks the combination of sub-models of a law (e.g. Fang & Negrut roll and
+ * spin take mu_s, mu_k, K_E from the Fang & Negrut slide model). */
+fd_status fd_friction_check_law(const fd_contact_law* law);
 
 /* Stiffest normal response of the law for the critical time step (N/m), given
  * the smallest body radius among its materials; 0 if the law has none. */

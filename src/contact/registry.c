@@ -13,6 +13,8 @@
 
 extern const fd_submodel fd_normal_submodels[];
 extern const int fd_normal_submodel_count;
+extern const fd_submodel fd_friction_submodels[];
+extern const int fd_friction_submodel_count;
 
 typedef struct submodel_group {
     const fd_submodel* models;
@@ -21,6 +23,7 @@ typedef struct submodel_group {
 
 static const submodel_group groups[] = {
     {fd_normal_submodels, &fd_normal_submodel_count},
+    {fd_friction_submodels, &fd_friction_submodel_count},
 };
 enum { GROUP_COUNT = (int)(sizeof groups / sizeof groups[0]) };
 
@@ -186,5 +189,5 @@ fd_status fd_contact_law_resolve(fd_contact_law* law, const fd_contact_law_def* 
         law->history_offset[m] = law->history_size;
         law->history_size += model->history_size;
     }
-    return FD_OK;
+    return fd_friction_check_law(law);
 }

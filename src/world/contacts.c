@@ -215,6 +215,14 @@ static void evaluate_contact(fd_world* world, int c)
         .penetration_rate = fd_v3_dot(fd_v3_sub(velocity_j, velocity_i), geometry->normal),
         .time_step = world->def.time_step,
         .is_new = contact->first_step == world->step_count,
+        .shape_i = world->colds[i].shape.type,
+        .shape_j = world->colds[j].shape.type,
+        .radius_i = world->colds[i].shape.radius,
+        .radius_j = world->colds[j].shape.radius,
+        .youngs_modulus_i = world->materials[world->colds[i].material].youngs_modulus,
+        .youngs_modulus_j = world->materials[world->colds[j].material].youngs_modulus,
+        .poisson_ratio_i = world->materials[world->colds[i].material].poisson_ratio,
+        .poisson_ratio_j = world->materials[world->colds[j].material].poisson_ratio,
     };
     double* columns = set->columns + (size_t)c * (size_t)world->column_count;
     for (int k = 0; k < world->column_count; ++k) {
@@ -230,6 +238,8 @@ static void evaluate_contact(fd_world* world, int c)
 
     fd_contact_loads loads = {0};
     loads.normal_force = normal.force;
+    double* history = set->history + (size_t)c * (size_t)world->history_stride;
+    fd_friction_evaluate(law, &input, normal.force, history, columns, &loads);
     loads.force_on_i = fd_v3_add(fd_v3_scale(normal.force, geometry->normal), loads.slide_force);
     contact->loads = loads;
     contact->normal_elastic_energy = normal.elastic_energy;

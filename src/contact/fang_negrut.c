@@ -1,0 +1,627 @@
+/* Fang & Negrut friction: slide force, roll torque and spin torque from the
+ * path of the contact point on both bodies (paper 003, Sec. 2 and 3, App. B
+ * and C), and the legacy constant-torque rolling model of App. A.2, Eq. (8).
+ *
+ * One kinematics step, three kernels. Per contact and step (t0 -> t1):
+ *
+ *  1. The points "painted" at t0 on each body (the cross C_i^0 on i, the dot
+ *     C_j^0 on j) are kept in the bodies' own frames; at t1 they are carried
+ *     to the world with the bodies' new poses.
+ *  2. The contact frame (n, u, w), also kept in both bodies' frames, is
+ *     continued on each body by App. B: (u1, w1) maximises
+ *     u0 . u + w0 . w over orthonormal pairs of the new tangent plane with
+ *     w = n x u. Since w0 . (n x u) = (w0 x n) . u the maximiser is
+ *     u1 = unit(P (u0 + w0 x n)), P the tangent projector: a closed form of
+ *     the paper's theta* (App. B), with no branch to choose.
+ *  3. The spin angle psi (Sec. 2.2) is the signed angle about n that takes
+ *     j's frame u_bar1 onto i's frame u1 (positive counterclockwise seen
+ *     from the tip of n: right-hand rule about n).
+ *  4. p_i = s_i unit(P (C_i^1 - C_i^0)), with s_i the geodesic arc from
+ *     C_i^0 to C_i^1 on body i (exact on spheres and planes, the chord on
+ *     ellipsoids as Sec. 4.5 does), and likewise p_bar_j on j; the
+ *     counter-spin (Sec. 3.1, Fig. 3) turns p_bar_j by the angle taking
+ *     u_bar1 to u1: p_j keeps its angle to the frame. After it the two
+ *     frames coincide and are stored on both bodies for the next step.
+ *
+ * Slide (Eq. 1a-1c): S += p_i - p_j, E_f = K_E S capped a posteriori with the
+ * stick/slip switch of Sec. 3.1, D_f = K_D dS/dt. The force acts on body i;
+ * body j gets its opposite. (Sign: a sphere j dragged without rotation over
+ * ground i moves the ground's contact point along its motion, p_i > 0,
+ * p_j = 0, so F_i points along the motion and F_j = -F_i opposes it.)
+ *
+ * Roll (Eq. 2-2c, Table 1): for each body b, theta_b = kappa_b p_b with
+ * kappa_b the normal curvature of b along p_b, Theta_b += theta_b, capped like
+ * S with Theta^s = mu_s N (kappa_i + kappa_j) / (2 K_E) (Eq. 2c), stiffness
+ * K_R = 4 eta_r K_E / (kappa_i + kappa_j)^2 (Eq. 2b), damping
+ * D_R = 2 sqrt(I_ij K_R). Direction in 3-D: Theta_b lies in the tangent
+ * plane along the path of the contact point over b, and the torque on b is
+ * tau_b = n_b x (K_R Theta_b + D_R theta_b / dt), n_b the outward normal of b
+ * (-n for i, +n for j, since n points into i). Check: a ball j rolls along +x
+ * on ground i below it, so n = -z (into the ground), omega_y > 0; its contact
+ * point leaves the painted dot behind, p_j = +x, and tau_j = (-z) x (+x) = -y
+ * opposes omega_y. The same formula holds with the ball as body i (n = +z,
+ * n_i = -z, p_i = +x, tau_i = -y). The two
+bodies' torques differ in general (App. A.2, last paragraph).
+ *
+ * Spin (Eq. 3-3d): Psi += psi, T_E = K_psi Psi capped at K S^S (stick) or
+ * K S^S_k (slip), T_D = D_psi psi / dt; a negative Psi gives a positive torque
+ * on body i (Sec. 3.3): tau_i = -(T_E + T_D) n, tau_j = +(T_E + T_D) n.
+ *
+ * Everything is recomputed each step from the current curvature and normal
+ * force (Sec. 4.5); a new contact starts with zero history and zero loads. */
+#include <math.h>
+#include <string.h>
+
+#include "contact/model.h"
+#include "core/error.h"
+
+/* ---------------------------------------------------------------- parameters */
+
+enum { SLIDE_MU_S, SLIDE_MU_K, SLIDE_K_E, SLIDE_K_D };
+enum { ROLL_ETA_R, ROLL_K_R, ROLL_D_R };
+enum { LEGACY_MU_R };
+enum { SPIN_ETA_PSI, SPIN_CURVATURE, SPIN_K_PSI, SPIN_D_PSI };
+enum { SPIN_HERTZ_D_PSI };
+
+#define DERIVED (-1.0) /* parameter sentinel: use the paper's heuristic */
+
+/* History layout (doubles) of each mechanism's block. */
+enum {
+    H_POINT_I = 0,       /* painted cross C_i^0, body-i frame (3) */
+    H_POINT_J = 3,       /* painted dot C_j^0, body-j frame (3) */
+    H_U_I = 6,           /* frame u, w in body i's frame (3 + 3) */
+    H_W_I = 9,
+    H_U_J = 12,          /* frame u, w in body j's frame (3 + 3) */
+    H_W_J = 15,
+    H_S = 18,            /* S_ij in (u, w) components (2) */
+    H_SLIDE_MODE = 20,   /* 0 stick (static), 1 slip (kinetic) */
+    SLIDE_HISTORY = 21,
+};
+enum { H_THETA_I = 0, H_THETA_J = 2, H_ROLL_MODE_I = 4, H_ROLL_MODE_J = 5, ROLL_HISTORY = 6 };
+enum { H_PSI = 0, H_SPIN_MODE = 1, SPIN_HISTORY = 2 };
+
+/* Output columns. */
+enum {
+    C_SLIDE_ELASTIC = 0, /* xyz */
+    C_SLIDE_DAMPING = 3, /* xyz */
+    C_SLIDE_MODE = 6,
+    C_S = 7,             /* xyz */
+    C_P_I = 10,          /* xyz */
+    C_P_J = 13,          /* xyz */
+    C_PSI = 16,
+    SLIDE_COLUMNS = 17,
+};
+enum {
+    C_ROLL_ELASTIC_I = 0, C_ROLL_DAMPING_I = 3, C_ROLL_ELASTIC_J = 6, C_ROLL_DAMPING_J = 9,
+    C_ROLL_MODE_I = 12, C_ROLL_MODE_J = 13, C_THETA_I = 14, C_THETA_J = 17, ROLL_COLUMNS = 20,
+};
+enum { C_SPIN_ELASTIC = 0, C_SPIN_DAMPING = 1, C_SPIN_MODE = 2, C_PSI_TOTAL = 3, SPIN_COLUMNS = 4 };
+enum { C_LEGACY_TORQUE = 0, LEGACY_COLUMNS = 1 };
+
+/* ---------------------------------------------------------------- helpers */
+
+static fd_vec3 load3(const double* h) { return fd_v3(h[0], h[1], h[2]); }
+static void store3(double* h, fd_vec3 v) { h[0] = v.x; h[1] = v.y; h[2] = v.z; }
+static void column3(double* columns, const int* index, int at, fd_vec3 v)
+{
+    columns[index[at]] = v.x;
+    columns[index[at + 1]] = v.y;
+    columns[index[at + 2]] = v.z;
+}
+
+/* App. B in closed form: the unit u of the tangent plane (normal n) that
+ * maximises u0 . u + w0 . (n x u). */
+static fd_vec3 continue_frame(fd_vec3 n, fd_vec3 u0, fd_vec3 w0)
+{
+    fd_vec3 u = fd_v3_reject(fd_v3_add(u0, fd_v3_cross(w0, n)), n);
+    double length = fd_v3_length(u);
+    return length > 1e-12 ? fd_v3_scale(1.0 / length, u) : fd_v3_any_orthogonal(n);
+}
+
+/* Geodesic length on a body's surface between two of its points (Sec. 2.1):
+ * exact on spheres and planes, the chord on ellipsoids (Sec. 4.5). */
+static double arc_length(fd_shape_type shape, double radius, fd_vec3 from, fd_vec3 to)
+{
+    double chord = fd_v3_distance(from, to);
+    if (shape == FD_SHAPE_SPHERE && radius > 0.0) {
+        double half = chord / (2.0 * radius);
+        return 2.0 * radius * asin(half < 1.0 ? half : 1.0);
+    }
+    return chord;
+}
+
+/* Normal curvature of a surface along the unit tangent t (Euler's formula). */
+static double normal_curvature(const double curvature[2], const fd_vec3 direction[2], fd_vec3 t)
+{
+    double c0 = fd_v3_dot(t, direction[0]), c1 = fd_v3_dot(t, direction[1]);
+    return curvature[0] * c0 * c0 + curvature[1] * c1 * c1;
+}
+
+/* Moment of inertia of a dynamic body about the world unit axis. */
+static double inertia_about(const fd_body_state* state, fd_vec3 inertia, fd_vec3 axis)
+{
+    fd_vec3 local = fd_quat_rotate_inverse(state->orientation, axis);
+    return inertia.x * local.x * local.x + inertia.y * local.y * local.y + inertia.z * local.z * local.z;
+}
+
+/* The paper's fictitious mass and inertia m_ij, I_ij (Eq. 1c, 3d): the average
+ * of the two bodies', or the dynamic body's when the other is fixed. */
+static double pair_average(double value_i, bool dynamic_i, double value_j, bool dynamic_j)
+{
+    if (dynamic_i && dynamic_j) {
+        return 0.5 * (value_i + value_j);
+    }
+    return dynamic_i ? value_i : value_j;
+}
+
+static double pair_inertia(const fd_contact_input* input, fd_vec3 axis)
+{
+    bool dynamic_i = input->mass_i > 0.0, dynamic_j = input->mass_j > 0.0;
+    double inertia_i = dynamic_i ? inertia_about(input->state_i, input->inertia_i, axis) : 0.0;
+    double inertia_j = dynamic_j ? inertia_about(input->state_j, input->inertia_j, axis) : 0.0;
+    return pair_average(inertia_i, dynamic_i, inertia_j, dynamic_j);
+}
+
+/* The a-posteriori cap of Sec. 3.1 on a micro-deflection vector of 2
+ * components (or 1), with the stick/slip switch. Returns the new mode. */
+static double cap_and_switch(double* value, int count, double mode, double static_limit, double kinetic_limit)
+{
+    double magnitude = count == 2 ? hypot(value[0], value[1]) : fabs(value[0]);
+    double limit = mode == 0.0 ? static_limit : kinetic_limit;
+    double ratio = limit > 0.0 ? magnitude / limit : (magnitude > 0.0 ? INFINITY : 0.0);
+    if (ratio > 1.0) {
+        for (int k = 0; k < count; ++k) {
+            value[k] = limit > 0.0 ? value[k] / ratio : 0.0;
+        }
+        return 1.0; /* stick -> slip, or stays in slip */
+    }
+    (void)mode;
+    return 0.0; /* within its limit: stays in stick, or slip -> stick below the kinetic cap */
+}
+
+/* ---------------------------------------------------------------- kinematics */
+
+typedef struct fn_kinematics {
+    fd_vec3 n, u, w;     /* contact frame at t1, common to both bodies after the counter-spin */
+    fd_vec3 p_i, p_j;    /* world, in the tangent plane; p_j after the counter-spin */
+    double psi;          /* spin angle (rad) */
+} fn_kinematics;
+
+static void kinematics_start(const fd_contact_input* input, fn_kinematics* k)
+{
+    k->n = input->geometry->normal;
+    k->u = fd_v3_any_orthogonal(k->n); /* arbitrary at the onset (Sec. 2.2) */
+    k->w = fd_v3_cross(k->n, k->u);
+    k->p_i = k->p_j = fd_v3(0, 0, 0);
+    k->psi = 0.0;
+}
+
+static void kinematics_step(const fd_contact_input* input, const double* history, fn_kinematics* k)
+{
+    const fd_contact_geometry* g = input->geometry;
+    const fd_body_state* si = input->state_i;
+    const fd_body_state* sj = input->state_j;
+    fd_vec3 n = g->normal;
+    k->n = n;
+
+    /* Sec. 2.2 / App. B: continue each body's frame into the new tangent plane. */
+    fd_vec3 u_i = continue_frame(n, fd_quat_rotate(si->orientation, load3(history + H_U_I)),
+                                 fd_quat_rotate(si->orientation, load3(history + H_W_I)));
+    fd_vec3 u_j = continue_frame(n, fd_quat_rotate(sj->orientation, load3(history + H_U_J)),
+                                 fd_quat_rotate(sj->orientation, load3(history + H_W_J)));
+    k->u = u_i;
+    k->w = fd_v3_cross(n, u_i);
+    fd_vec3 w_j = fd_v3_cross(n, u_j);
+
+    /* Spin angle: from j's frame to i's, right-handed about n. */
+    k->psi = atan2(fd_v3_dot(n, fd_v3_cross(u_j, u_i)), fd_v3_dot(u_j, u_i));
+
+    /* Painted points carried to t1, and the paths p_i, p_bar_j (Sec. 3.1, Fig. 2). */
+    fd_vec3 painted_i = fd_v3_add(si->position, fd_quat_rotate(si->orientation, load3(history + H_POINT_I)));
+    fd_vec3 painted_j = fd_v3_add(sj->position, fd_quat_rotate(sj->orientation, load3(history + H_POINT_J)));
+    fd_vec3 path_i = fd_v3_normalize(fd_v3_reject(fd_v3_sub(g->point_i, painted_i), n));
+    fd_vec3 path_j = fd_v3_normalize(fd_v3_reject(fd_v3_sub(g->point_j, painted_j), n));
+    k->p_i = fd_v3_scale(arc_length(input->shape_i, input->radius_i, painted_i, g->point_i), path_i);
+    fd_vec3 p_bar_j = fd_v3_scale(arc_length(input->shape_j, input->radius_j, painted_j, g->point_j), path_j);
+    /* Counter-spin (Fig. 3): keep p_bar_j's components in j's frame, read them in i's. */
+    k->p_j = fd_v3_add(fd_v3_scale(fd_v3_dot(p_bar_j, u_j), k->u), fd_v3_scale(fd_v3_dot(p_bar_j, w_j), k->w));
+}
+
+/* After the step both frames coincide: store (u, w) in both bodies' frames
+ * and paint the new contact points. */
+static void kinematics_store(const fd_contact_input* input, const fn_kinematics* k, double* history)
+{
+    const fd_body_state* si = input->state_i;
+    const fd_body_state* sj = input->state_j;
+    store3(history + H_POINT_I, input->geometry->local_point_i);
+    store3(history + H_POINT_J, input->geometry->local_point_j);
+    store3(history + H_U_I, fd_quat_rotate_inverse(si->orientation, k->u));
+    store3(history + H_W_I, fd_quat_rotate_inverse(si->orientation, k->w));
+    store3(history + H_U_J, fd_quat_rotate_inverse(sj->orientation, k->u));
+    store3(history + H_W_J, fd_quat_rotate_inverse(sj->orientation, k->w));
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+static fd_vec3 in_frame(const fn_kinematics* k, const double* components)
+{
+    return fd_v3_add(fd_v3_scale(components[0], k->u), fd_v3_scale(components[1], k->w));
+}
+
+/* Eq. (1a)-(1c) with the cap and switch of Sec. 3.1; returns the force on body i. */
+static fd_vec3 slide_kernel(const double* params, const fd_contact_input* input, double normal_force,
+                            const fn_kinematics* k, double* history, double* columns, const int* column_index)
+{
+    double mu_s = params[SLIDE_MU_S], mu_k = params[SLIDE_MU_K], stiffness = params[SLIDE_K_E];
+    double damping = params[SLIDE_K_D];
+    if (damping == DERIVED) {
+        double m_ij = pair_average(input->mass_i, input->mass_i > 0.0, input->mass_j, input->mass_j > 0.0);
+        damping = 2.0 * sqrt(m_ij * stiffness); /* Eq. (1c) */
+    }
+    fd_vec3 delta = fd_v3_sub(k->p_i, k->p_j); /* Eq. (1a) */
+    double delta_uw[2] = {fd_v3_dot(delta, k->u), fd_v3_dot(delta, k->w)};
+    double* s = history + H_S;
+    s[0] += delta_uw[0];
+    s[1] += delta_uw[1];
+    history[H_SLIDE_MODE] = cap_and_switch(s, 2, history[H_SLIDE_MODE], mu_s * normal_force / stiffness,
+                                           mu_k * normal_force / stiffness);
+    fd_vec3 elastic = fd_v3_scale(stiffness, in_frame(k, s));
+    /* Eq. (1b); the dashpot acts in stick mode only (Sec. 5: "damping acting
+     * during stick mode only"): in slip the force is the capped elastic part. */
+    fd_vec3 viscous = history[H_SLIDE_MODE] == 0.0 ? fd_v3_scale(damping / input->time_step, in_frame(k, delta_uw))
+                                                   : fd_v3(0, 0, 0);
+    if (columns != NULL) {
+        column3(columns, column_index, C_SLIDE_ELASTIC, elastic);
+        column3(columns, column_index, C_SLIDE_DAMPING, viscous);
+        columns[column_index[C_SLIDE_MODE]] = history[H_SLIDE_MODE];
+        column3(columns, column_index, C_S, in_frame(k, s));
+        column3(columns, column_index, C_P_I, k->p_i);
+        column3(columns, column_index, C_P_J, k->p_j);
+        columns[column_index[C_PSI]] = k->psi;
+    }
+    return fd_v3_add(elastic, viscous);
+}
+
+/* Eq. (2)-(2c) for one body: returns the roll torque on it. */
+static fd_vec3 roll_one_body(const double* roll_params, const double* slide_params, const fd_contact_input* input,
+                             double normal_force, const fn_kinematics* k, fd_vec3 path, fd_vec3 outward,
+                             const double own_curvature[2], const fd_vec3 own_direction[2],
+                             const double other_curvature[2], const fd_vec3 other_direction[2], double* theta_total,
+                             double* mode, fd_vec3* elastic_out, fd_vec3* damping_out)
+{
+    *elastic_out = *damping_out = fd_v3(0, 0, 0);
+    /* The direction the curvatures are taken along: the path, or the stored
+     * deflection when the point did not move this step. */
+    fd_vec3 along = fd_v3_normalize(path);
+    if (fd_v3_length_squared(along) == 0.0) {
+        along = fd_v3_normalize(in_frame(k, theta_total));
+    }
+    if (fd_v3_length_squared(along) == 0.0) {
+        *mode = 0.0;
+        return fd_v3(0, 0, 0);
+    }
+    double kappa_own = normal_curvature(own_curvature, own_direction, along);
+    double kappa_other = normal_curvature(other_curvature, other_direction, along);
+    double kappa_sum = kappa_own + kappa_other;
+    if (!(kappa_sum > 0.0)) {
+        /* Table 1, "mirror": K_R infinite, thresholds 0; no rolling here. */
+        theta_total[0] = theta_total[1] = 0.0;
+        return fd_v3(0, 0, 0);
+    }
+    double stiffness = slide_params[SLIDE_K_E];
+    double k_r = roll_params[ROLL_K_R] == DERIVED ? 4.0 * roll_params[ROLL_ETA_R] * stiffness / (kappa_sum * kappa_sum)
+                                                  : roll_params[ROLL_K_R]; /* Eq. (2b) */
+    fd_vec3 theta = fd_v3_scale(kappa_own, path);                          /* Eq. (2) */
+    theta_total[0] += fd_v3_dot(theta, k->u);
+    theta_total[1] += fd_v3_dot(theta, k->w);
+    double static_limit = slide_params[SLIDE_MU_S] * normal_force * kappa_sum / (2.0 * stiffness); /* Eq. (2c) */
+    double kinetic_limit = slide_params[SLIDE_MU_K] * normal_force * kappa_sum / (2.0 * stiffness);
+    *mode = cap_and_switch(theta_total, 2, *mode, static_limit, kinetic_limit);
+    double d_r = roll_params[ROLL_D_R];
+    if (d_r == DERIVED) {
+        d_r = 2.0 * sqrt(pair_inertia(input, fd_v3_normalize(fd_v3_cross(outward, along))) * k_r);
+    }
+    *elastic_out = fd_v3_cross(outward, fd_v3_scale(k_r, in_frame(k, theta_total)));
+    if (*mode == 0.0) { /* stick only, as for the slide dashpot */
+        *damping_out = fd_v3_cross(outward, fd_v3_scale(d_r / input->time_step, theta));
+    }
+    return fd_v3_add(*elastic_out, *damping_out);
+}
+
+static void roll_kernel(const double* roll_params, const double* slide_params, const fd_contact_input* input,
+                        double normal_force, const fn_kinematics* k, double* history, double* columns,
+                        const int* column_index, fd_contact_loads* loads)
+{
+    const fd_contact_geometry* g = input->geometry;
+    fd_vec3 elastic_i, damping_i, elastic_j, damping_j;
+    loads->roll_torque_i = roll_one_body(roll_params, slide_params, input, normal_force, k, k->p_i, fd_v3_neg(k->n),
+                                         g->curvature_i, g->principal_dir_i, g->curvature_j, g->principal_dir_j,
+                                         history + H_THETA_I, &history[H_ROLL_MODE_I], &elastic_i, &damping_i);
+    loads->roll_torque_j = roll_one_body(roll_params, slide_params, input, normal_force, k, k->p_j, k->n,
+                                         g->curvature_j, g->principal_dir_j, g->curvature_i, g->principal_dir_i,
+                                         history + H_THETA_J, &history[H_ROLL_MODE_J], &elastic_j, &damping_j);
+    if (columns != NULL) {
+        column3(columns, column_index, C_ROLL_ELASTIC_I, elastic_i);
+        column3(columns, column_index, C_ROLL_DAMPING_I, damping_i);
+        column3(columns, column_index, C_ROLL_ELASTIC_J, elastic_j);
+        column3(columns, column_index, C_ROLL_DAMPING_J, damping_j);
+        columns[column_index[C_ROLL_MODE_I]] = history[H_ROLL_MODE_I];
+        columns[column_index[C_ROLL_MODE_J]] = history[H_ROLL_MODE_J];
+        column3(columns, column_index, C_THETA_I, in_frame(k, history + H_THETA_I));
+        column3(columns, column_index, C_THETA_J, in_frame(k, history + H_THETA_J));
+    }
+}
+
+/* Hertz contact radius a = (3 N R / (4 E_eff))^(1/3) (App. C, Eq. 15). */
+static double hertz_contact_radius(const fd_contact_input* input, double normal_force)
+{
+    double compliance = (1.0 - input->poisson_ratio_i * input->poisson_ratio_i) / input->youngs_modulus_i +
+                        (1.0 - input->poisson_ratio_j * input->poisson_ratio_j) / input->youngs_modulus_j;
+    double radius = input->geometry->effective_radius;
+    if (!(normal_force > 0.0) || !isfinite(radius)) {
+        return 0.0;
+    }
+    return cbrt(3.0 * normal_force * radius * compliance / 4.0);
+}
+
+/* Eq. (3)-(3d), or App. C for the Hertz variant. */
+static void spin_kernel(const fd_submodel* model, const double* spin_params, const double* slide_params,
+                        const fd_contact_input* input, double normal_force, const fn_kinematics* k, double* history,
+                        double* columns, const int* column_index, fd_contact_loads* loads)
+{
+    const fd_contact_geometry* g = input->geometry;
+    double stiffness = slide_params[SLIDE_K_E];
+    double curvature, k_psi, d_psi;
+    if (model->kind == FD_KIND_SPIN_FANG_NEGRUT_HERTZ) {
+        double a = hertz_contact_radius(input, normal_force);
+        curvature = a > 0.0 ? 1.0 / a : INFINITY; /* App. C: K = 1/a */
+        k_psi = 0.5 * a * a * stiffness;          /* Eq. (13) */
+        d_psi = spin_params[SPIN_HERTZ_D_PSI];
+    } else {
+        curvature = spin_params[SPIN_CURVATURE];
+        if (curvature == DERIVED) {
+            /* Mean curvature of the contact (App. C, Fig. 19: mean of the principal curvatures;
+             * summed over both surfaces, so a sphere on a plane gives 1/R). */
+            curvature = 0.5 * (g->curvature_i[0] + g->curvature_i[1] + g->curvature_j[0] + g->curvature_j[1]);
+        }
+        k_psi = spin_params[SPIN_K_PSI] == DERIVED ? spin_params[SPIN_ETA_PSI] * stiffness / (curvature * curvature)
+                                                   : spin_params[SPIN_K_PSI]; /* Eq. (3c) */
+        d_psi = spin_params[SPIN_D_PSI];
+    }
+    if (d_psi == DERIVED) {
+        d_psi = 2.0 * sqrt(pair_inertia(input, k->n) * k_psi); /* Eq. (3d) */
+    }
+    double* psi_total = history + H_PSI;
+    psi_total[0] += k->psi; /* Eq. (3) */
+    double static_limit = curvature * slide_params[SLIDE_MU_S] * normal_force / stiffness;
+    double kinetic_limit = curvature * slide_params[SLIDE_MU_K] * normal_force / stiffness;
+    if (!isfinite(static_limit)) {
+        static_limit = kinetic_limit = 0.0; /* no contact patch: no spin resistance */
+    }
+    history[H_SPIN_MODE] = cap_and_switch(psi_total, 1, history[H_SPIN_MODE], static_limit, kinetic_limit);
+    double elastic = k_psi * psi_total[0];
+    /* Eq. (3a), (3b); stick only, as for the slide dashpot. */
+    double viscous = history[H_SPIN_MODE] == 0.0 ? d_psi * k->psi / input->time_step : 0.0;
+    if (!isfinite(elastic)) {
+        elastic = 0.0;
+    }
+    /* A negative Psi gives a positive torque on body i (Sec. 3.3). */
+    loads->spin_torque_i = fd_v3_scale(-(elastic + viscous), k->n);
+    loads->spin_torque_j = fd_v3_scale(elastic + viscous, k->n);
+    if (columns != NULL) {
+        columns[column_index[C_SPIN_ELASTIC]] = elastic;
+        columns[column_index[C_SPIN_DAMPING]] = viscous;
+        columns[column_index[C_SPIN_MODE]] = history[H_SPIN_MODE];
+        columns[column_index[C_PSI_TOTAL]] = psi_total[0];
+    }
+}
+
+/* App. A.2, Eq. (7)-(8): M_r = -omega_rel / |omega_rel| mu_r R_eff F_n on
+ * body i, the opposite on body j; zero when omega_rel is exactly zero (the
+ * "zero divided by zero" the paper points at). */
+static void legacy_roll_kernel(const double* params, const fd_contact_input* input, double normal_force,
+                               double* columns, const int* column_index, fd_contact_loads* loads)
+{
+    fd_vec3 relative = fd_v3_sub(input->state_i->angular_velocity, input->state_j->angular_velocity);
+    double speed = fd_v3_length(relative);
+    double radius = input->geometry->effective_radius;
+    double magnitude = speed > 0.0 && isfinite(radius) ? params[LEGACY_MU_R] * radius * normal_force : 0.0;
+    fd_vec3 torque = speed > 0.0 ? fd_v3_scale(-magnitude / speed, relative) : fd_v3(0, 0, 0);
+    loads->roll_torque_i = torque;
+    loads->roll_torque_j = fd_v3_neg(torque);
+    if (columns != NULL) {
+        columns[column_index[C_LEGACY_TORQUE]] = magnitude;
+    }
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* input, double normal_force,
+                          double* history, double* columns, fd_contact_loads* loads)
+{
+    const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
+    const fd_submodel* roll = law->submodel[FD_MECHANISM_ROLL];
+    const fd_submodel* spin = law->submodel[FD_MECHANISM_SPIN];
+    bool tracked = slide != NULL && slide->kind == FD_KIND_SLIDE_FANG_NEGRUT;
+
+    if (tracked) {
+        double* slide_history = history + law->history_offset[FD_MECHANISM_SLIDE];
+        const double* slide_params = law->params[FD_MECHANISM_SLIDE];
+        fn_kinematics k;
+        if (input->is_new) {
+            /* Onset of contact: no history, no friction loads (Sec. 3). */
+            kinematics_start(input, &k);
+            kinematics_store(input, &k, slide_history);
+            return;
+        }
+        kinematics_step(input, slide_history, &k);
+        loads->slide_force = slide_kernel(slide_params, input, normal_force, &k, slide_history, columns,
+                                          law->column_index[FD_MECHANISM_SLIDE]);
+        if (roll != NULL && roll->kind == FD_KIND_ROLL_FANG_NEGRUT) {
+            roll_kernel(law->params[FD_MECHANISM_ROLL], slide_params, input, normal_force, &k,
+                        history + law->history_offset[FD_MECHANISM_ROLL], columns,
+                        law->column_index[FD_MECHANISM_ROLL], loads);
+        }
+        if (spin != NULL) {
+            spin_kernel(spin, law->params[FD_MECHANISM_SPIN], slide_params, input, normal_force, &k,
+                        history + law->history_offset[FD_MECHANISM_SPIN], columns,
+                        law->column_index[FD_MECHANISM_SPIN], loads);
+        }
+        kinematics_store(input, &k, slide_history);
+    }
+    if (roll != NULL && roll->kind == FD_KIND_ROLL_LEGACY) {
+        legacy_roll_kernel(law->params[FD_MECHANISM_ROLL], input, normal_force, columns,
+                           law->column_index[FD_MECHANISM_ROLL], loads);
+    }
+}
+
+fd_status fd_friction_check_law(const fd_contact_law* law)
+{
+    const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
+    bool tracked = slide != NULL && slide->kind == FD_KIND_SLIDE_FANG_NEGRUT;
+    for (int m = FD_MECHANISM_ROLL; m <= FD_MECHANISM_SPIN; ++m) {
+        const fd_submodel* model = law->submodel[m];
+        bool needs_tracking = model != NULL && (model->kind == FD_KIND_ROLL_FANG_NEGRUT ||
+                                                model->kind == FD_KIND_SPIN_FANG_NEGRUT ||
+                                                model->kind == FD_KIND_SPIN_FANG_NEGRUT_HERTZ);
+        if (needs_tracking && !tracked) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                           "%s model '%s' needs slide model 'fang_negrut' (it shares its contact-point tracking and "
+                           "takes mu_s, mu_k, K_E from it)",
+                           fd_mechanism_name((fd_mechanism)m), model->info.name);
+        }
+    }
+    if (tracked) {
+        const double* p = law->params[FD_MECHANISM_SLIDE];
+        if (!(p[SLIDE_MU_S] >= p[SLIDE_MU_K] && p[SLIDE_MU_K] > 0.0)) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                           "slide model 'fang_negrut' needs mu_s >= mu_k > 0 (Sec. 3.1; got mu_s = %g, mu_k = %g)",
+                           p[SLIDE_MU_S], p[SLIDE_MU_K]);
+        }
+    }
+    return FD_OK;
+}
+
+/* ---------------------------------------------------------------- resolve (material checks) */
+
+static fd_status resolve_spin_hertz(const double* params, const fd_material* a, const fd_material* b, double* derived)
+{
+    if (!(a->youngs_modulus > 0.0) || !(b->youngs_modulus > 0.0)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "spin model 'fang_negrut_hertz' needs youngs_modulus > 0 for materials '%s' and '%s' "
+                       "(App. C)",
+                       a->name, b->name);
+    }
+    return FD_OK;
+}
+
+/* ---------------------------------------------------------------- table */
+
+static const fd_param_info slide_params_table[] = {
+    {"mu_s", "-", "static friction coefficient (mu_s >= mu_k > 0)", NAN, 0.0, INFINITY},
+    {"mu_k", "-", "kinetic friction coefficient", NAN, 0.0, INFINITY},
+    {"K_E", "N/m", "slide stiffness of the micro-deformation (Eq. 1b)", NAN, 1e-300, INFINITY},
+    {"K_D", "N s/m", "slide damping; -1 = 2 sqrt(m_ij K_E), Eq. (1c)", DERIVED, DERIVED, INFINITY},
+};
+static const fd_param_info roll_params_table[] = {
+    {"eta_r", "-", "roll energy ratio of Eq. (2b)", NAN, 0.0, INFINITY},
+    {"K_R", "N m/rad", "roll stiffness; -1 = 4 eta_r K_E / (kappa_i + kappa_j)^2, Eq. (2b)", DERIVED, DERIVED,
+     INFINITY},
+    {"D_R", "N m s/rad", "roll damping; -1 = 2 sqrt(I_ij K_R), Sec. 3.2", DERIVED, DERIVED, INFINITY},
+};
+static const fd_param_info legacy_params_table[] = {
+    {"mu_r", "-", "rolling friction coefficient of Eq. (8)", NAN, 0.0, INFINITY},
+};
+static const fd_param_info spin_params_table[] = {
+    {"eta_psi", "-", "spin energy ratio of Eq. (3c)", NAN, 0.0, INFINITY},
+    {"curvature", "1/m", "spin curvature K of the thresholds K S^S; -1 = mean curvature of the contact",
+     DERIVED, DERIVED, INFINITY},
+    {"K_psi", "N m/rad", "spin stiffness; -1 = eta_psi K_E / K^2, Eq. (3c)", DERIVED, DERIVED, INFINITY},
+    {"D_psi", "N m s/rad", "spin damping; -1 = 2 sqrt(I_ij K_psi), Eq. (3d)", DERIVED, DERIVED, INFINITY},
+};
+static const fd_param_info spin_hertz_params_table[] = {
+    {"D_psi", "N m s/rad", "spin damping; -1 = 2 sqrt(I_ij K_psi), Eq. (3d)", DERIVED, DERIVED, INFINITY},
+};
+
+static const char* const slide_columns[SLIDE_COLUMNS] = {
+    "slide_elastic_x", "slide_elastic_y", "slide_elastic_z", "slide_damping_x", "slide_damping_y", "slide_damping_z",
+    "slide_mode", "S_x", "S_y", "S_z", "p_i_x", "p_i_y", "p_i_z", "p_j_x", "p_j_y", "p_j_z", "psi",
+};
+static const char* const slide_units[SLIDE_COLUMNS] = {
+    "N", "N", "N", "N", "N", "N", "0=stick,1=slip", "m", "m", "m", "m", "m", "m", "m", "m", "m", "rad",
+};
+static const char* const roll_columns[ROLL_COLUMNS] = {
+    "roll_elastic_i_x", "roll_elastic_i_y", "roll_elastic_i_z", "roll_damping_i_x", "roll_damping_i_y",
+    "roll_damping_i_z", "roll_elastic_j_x", "roll_elastic_j_y", "roll_elastic_j_z", "roll_damping_j_x",
+    "roll_damping_j_y", "roll_damping_j_z", "roll_mode_i", "roll_mode_j", "Theta_i_x", "Theta_i_y", "Theta_i_z",
+    "Theta_j_x", "Theta_j_y", "Theta_j_z",
+};
+static const char* const roll_units[ROLL_COLUMNS] = {
+    "N m", "N m", "N m", "N m", "N m", "N m", "N m", "N m", "N m", "N m", "N m", "N m",
+    "0=stick,1=slip", "0=stick,1=slip", "rad", "rad", "rad", "rad", "rad", "rad",
+};
+static const char* const spin_columns[SPIN_COLUMNS] = {"spin_elastic", "spin_damping", "spin_mode", "Psi"};
+static const char* const spin_units[SPIN_COLUMNS] = {"N m", "N m", "0=stick,1=slip", "rad"};
+static const char* const legacy_columns[LEGACY_COLUMNS] = {"legacy_roll_torque"};
+static const char* const legacy_units[LEGACY_COLUMNS] = {"N m"};
+
+const fd_submodel fd_friction_submodels[] = {
+    {
+        .info = {"fang_negrut", FD_MECHANISM_SLIDE,
+                 "Fang & Negrut slide force from the tracked contact point (Eq. 1a-1c): micro-deflection S += "
+                 "p_i - p_j, elastic K_E S capped at mu_s N (stick) or mu_k N (slip) with the a-posteriori "
+                 "switch of Sec. 3.1, damping K_D dS/dt.",
+                 slide_params_table, 4},
+        .kind = FD_KIND_SLIDE_FANG_NEGRUT,
+        .history_size = SLIDE_HISTORY,
+        .column_count = SLIDE_COLUMNS,
+        .column_names = slide_columns,
+        .column_units = slide_units,
+    },
+    {
+        .info = {"fang_negrut", FD_MECHANISM_ROLL,
+                 "Fang & Negrut roll torque (Eq. 2-2c, Table 1): Theta_b += kappa_b p_b per body, stiffness "
+                 "4 eta_r K_E / (kappa_i + kappa_j)^2, thresholds mu N (kappa_i + kappa_j) / (2 K_E); needs "
+                 "slide model fang_negrut (mu_s, mu_k, K_E).",
+                 roll_params_table, 3},
+        .kind = FD_KIND_ROLL_FANG_NEGRUT,
+        .history_size = ROLL_HISTORY,
+        .column_count = ROLL_COLUMNS,
+        .column_names = roll_columns,
+        .column_units = roll_units,
+    },
+    {
+        .info = {"legacy_constant_torque", FD_MECHANISM_ROLL,
+                 "Legacy constant-torque rolling resistance (Fang & Negrut App. A.2, Eq. 8): "
+                 "M_r = -omega_rel / |omega_rel| mu_r R_eff F_n, which chatters at rest.",
+                 legacy_params_table, 1},
+        .kind = FD_KIND_ROLL_LEGACY,
+        .column_count = LEGACY_COLUMNS,
+        .column_names = legacy_columns,
+        .column_units = legacy_units,
+    },
+    {
+        .info = {"fang_negrut", FD_MECHANISM_SPIN,
+                 "Fang & Negrut spin torque (Eq. 3-3d): Psi += psi, K_psi = eta_psi K_E / K^2, thresholds "
+                 "K mu N / K_E; needs slide model fang_negrut.",
+                 spin_params_table, 4},
+        .kind = FD_KIND_SPIN_FANG_NEGRUT,
+        .history_size = SPIN_HISTORY,
+        .column_count = SPIN_COLUMNS,
+        .column_names = spin_columns,
+        .column_units = spin_units,
+    },
+    {
+        .info = {"fang_negrut_hertz", FD_MECHANISM_SPIN,
+                 "Fang & Negrut spin torque with the Hertz-based stiffness of App. C: K = 1/a, K_psi = a^2 K_E / 2, "
+                 "a = (3 N R_eff / (4 E_eff))^(1/3) from youngs_modulus and poisson_ratio of both materials.",
+                 spin_hertz_params_table, 1},
+        .kind = FD_KIND_SPIN_FANG_NEGRUT_HERTZ,
+        .history_size = SPIN_HISTORY,
+        .column_count = SPIN_COLUMNS,
+        .column_names = spin_columns,
+        .column_units = spin_units,
+        .resolve = resolve_spin_hertz,
+    },
+};
+const int fd_friction_submodel_count = (int)(sizeof fd_friction_submodels / sizeof fd_friction_submodels[0]);
