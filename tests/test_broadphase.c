@@ -14,7 +14,9 @@ static double uniform(uint64_t* state)
     return (double)((*state * 2685821657736338717ull) >> 11) * 0x1.0p-53;
 }
 
-Test(broadphase, finds_exactly_the_brute_force_pairs_in_ascending_order)
+/* far = true puts body 1 a kilometre away: the bounding box then holds far
+ * more than 4 cells per body and the grid falls back to its spatial hash. */
+static void check_against_brute_force(bool far)
 {
     enum { N = 3000 };
     fd_body_state* states = calloc(N, sizeof *states);
@@ -37,6 +39,9 @@ Test(broadphase, finds_exactly_the_brute_force_pairs_in_ascending_order)
         radii[b] = 0.01 + 0.02 * uniform(&seed); /* polydisperse, 1:3 */
         largest = fmax(largest, radii[b]);
         states[b].position = fd_v3(uniform(&seed), uniform(&seed), uniform(&seed) - 0.05);
+    }
+    if (far) {
+        states[1].position = fd_v3(1000.0, -500.0, 20.0);
     }
     fd_broadphase bp = {0};
     bp.body_count = N;
@@ -81,4 +86,14 @@ Test(broadphase, finds_exactly_the_brute_force_pairs_in_ascending_order)
     free(is_static);
     free(is_plane);
     free(normals);
+}
+
+Test(broadphase, dense_grid_finds_exactly_the_brute_force_pairs_in_ascending_order)
+{
+    check_against_brute_force(false);
+}
+
+Test(broadphase, hashed_grid_finds_exactly_the_brute_force_pairs_in_ascending_order)
+{
+    check_against_brute_force(true);
 }

@@ -3,8 +3,9 @@
  * of src/broadphase/.
  *
  * Cost per step is linear in the number of bodies: counting sort of bodies
- * into hash buckets, then each body visits the buckets of its 27 neighbour
- * cells. Pairs come out in ascending (i, j) order without a global sort:
+ * into cells (a dense grid over their bounding box when it holds at most 4
+ * cells per body, a spatial hash otherwise), then each body scans the bodies
+ * of its 27 neighbour cells from a copy of their positions in cell order. Pairs come out in ascending (i, j) order without a global sort:
  * grid pairs are generated per i with their j sorted, plane pairs (few) are
  * sorted on their own, and the two ordered streams are merged. */
 #ifndef FD_BROADPHASE_H
@@ -41,6 +42,8 @@ typedef struct fd_broadphase {
     uint32_t* body_bucket;
     int64_t* body_cell;           /* 3 per body */
     int bucket_count;
+    int bucket_capacity;
+    void* sorted;                 /* bodies' positions and radii in bucket order */
     int scratch_capacity;
 } fd_broadphase;
 

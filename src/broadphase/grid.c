@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,14 +32,22 @@ void fd_broadphase_free(fd_broadphase* broadphase)
     free(broadphase->bucket_bodies);
     free(broadphase->body_bucket);
     free(broadphase->body_cell);
+    free(broadphase->sorted);
     memset(broadphase, 0, sizeof *broadphase);
 }
 
 static uint32_t cell_hash(int64_t cx, int64_t cy, int64_t cz, uint32_t mask)
 {
-    /* Teschner et al. (2003) spatial hash primes. */
-    uint64_t h = ((uint64_t)cx * 73856093u) ^ ((uint64_t)cy * 19349663u) ^ ((uint64_t)cz * 83492791u);
-    h ^= h >> 29;
+    /* Combine the three cell coordinates, then mix with the splitmix64
+     * finaliser: XOR-of-primes hashes (Teschner et al. 2003) collide badly on
+     * the regular lattices that DEM packings start from. */
+    uint64_t h = (uint64_t)cx * 0x9E3779B97F4A7C15ull + (uint64_t)cy * 0xC2B2AE3D27D4EB4Full +
+                 (uint64_t)cz * 0x165667B19E3779F9ull;
+    h ^= h >> 30;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 27;
+    h *= 0x94D049BB133111EBull;
+    h ^= h >> 31;
     return (uint32_t)(h & mask);
 }
 
@@ -77,100 +86,186 @@ static bool collect_plane_pairs(fd_broadphase* bp)
     return true;
 }
 
-static bool collect_grid_pairs(fd_broadphase* bp, int* grid_count)
+/* Body data in bucket order, so that the inner loop streams through memory. */
+typedef struct sorted_body {
+    double x, y, z, radius;
+    int32_t body;
+    int32_t is_static;
+} sorted_body;
+
+static bool reserve_scratch(fd_broadphase* bp, int n, int buckets)
 {
-    int n = bp->body_count;
     if (n > bp->scratch_capacity) {
         free(bp->bucket_bodies);
         free(bp->body_bucket);
         free(bp->body_cell);
+        free(bp->sorted);
         bp->bucket_bodies = malloc((size_t)n * sizeof(int32_t));
         bp->body_bucket = malloc((size_t)n * sizeof(uint32_t));
         bp->body_cell = malloc((size_t)n * 3 * sizeof(int64_t));
-        if (!bp->bucket_bodies || !bp->body_bucket || !bp->body_cell) {
+        bp->sorted = malloc((size_t)n * sizeof(sorted_body));
+        if (!bp->bucket_bodies || !bp->body_bucket || !bp->body_cell || !bp->sorted) {
             return false;
         }
         bp->scratch_capacity = n;
     }
-    int bucket_count = 64;
-    while (bucket_count < 2 * n) {
-        bucket_count *= 2;
-    }
-    if (bucket_count != bp->bucket_count) {
+    if (buckets > bp->bucket_capacity) {
         free(bp->bucket_start);
         free(bp->bucket_stamp);
-        bp->bucket_start = malloc((size_t)(bucket_count + 1) * sizeof(uint32_t));
-        bp->bucket_stamp = malloc((size_t)bucket_count * sizeof(int32_t));
+        bp->bucket_start = malloc((size_t)(buckets + 1) * sizeof(uint32_t));
+        bp->bucket_stamp = malloc((size_t)buckets * sizeof(int32_t));
         if (!bp->bucket_start || !bp->bucket_stamp) {
             return false;
         }
-        bp->bucket_count = bucket_count;
+        bp->bucket_capacity = buckets;
+    }
+    bp->bucket_count = buckets;
+    return true;
+}
+
+/* Cells are addressed densely over the bounding box of the bodies when that
+ * box holds at most 4 cells per body (the usual packed case: neighbour cells
+ * are then three contiguous runs per row, and memory access is local), and
+ * through a spatial hash otherwise (a body far from the rest). */
+static bool collect_grid_pairs(fd_broadphase* bp, int* grid_count)
+{
+    int n = bp->body_count;
+    double inverse_cell = 1.0 / bp->cell_size;
+    fd_vec3 low = {INFINITY, INFINITY, INFINITY}, high = {-INFINITY, -INFINITY, -INFINITY};
+    int grid_bodies = 0;
+    for (int b = 0; b < n; ++b) {
+        if (!bp->is_plane[b] && fd_v3_is_finite(bp->states[b].position)) {
+            fd_vec3 x = bp->states[b].position;
+            low = fd_v3(fmin(low.x, x.x), fmin(low.y, x.y), fmin(low.z, x.z));
+            high = fd_v3(fmax(high.x, x.x), fmax(high.y, x.y), fmax(high.z, x.z));
+            ++grid_bodies;
+        }
+    }
+    int64_t extent[3] = {0, 0, 0};
+    double cells = 0.0;
+    if (grid_bodies > 0) {
+        extent[0] = (int64_t)floor((high.x - low.x) * inverse_cell) + 1;
+        extent[1] = (int64_t)floor((high.y - low.y) * inverse_cell) + 1;
+        extent[2] = (int64_t)floor((high.z - low.z) * inverse_cell) + 1;
+        cells = (double)extent[0] * (double)extent[1] * (double)extent[2];
+    }
+    bool dense = cells <= 4.0 * grid_bodies + 64.0;
+    int bucket_count;
+    if (dense) {
+        bucket_count = (int)cells;
+    } else {
+        bucket_count = 64;
+        while (bucket_count < 2 * n) {
+            bucket_count *= 2;
+        }
+    }
+    if (!reserve_scratch(bp, n, bucket_count > 0 ? bucket_count : 1)) {
+        return false;
     }
     uint32_t mask = (uint32_t)bucket_count - 1;
-    for (int k = 0; k < bucket_count; ++k) {
-        bp->bucket_stamp[k] = -1;
-    }
-    double inverse_cell = 1.0 / bp->cell_size;
 
     /* Counting sort of the bodies into buckets; within a bucket, ascending index. */
     memset(bp->bucket_start, 0, (size_t)(bucket_count + 1) * sizeof(uint32_t));
     for (int b = 0; b < n; ++b) {
-        if (bp->is_plane[b]) {
+        if (bp->is_plane[b] || !fd_v3_is_finite(bp->states[b].position)) {
+            /* Left out: a non-finite body is reported by the step's check. */
+            bp->body_bucket[b] = UINT32_MAX;
             continue;
         }
         int64_t* cell = &bp->body_cell[3 * b];
-        cell[0] = (int64_t)floor(bp->states[b].position.x * inverse_cell);
-        cell[1] = (int64_t)floor(bp->states[b].position.y * inverse_cell);
-        cell[2] = (int64_t)floor(bp->states[b].position.z * inverse_cell);
-        uint32_t bucket = cell_hash(cell[0], cell[1], cell[2], mask);
+        fd_vec3 x = bp->states[b].position;
+        uint32_t bucket;
+        if (dense) {
+            cell[0] = (int64_t)floor((x.x - low.x) * inverse_cell);
+            cell[1] = (int64_t)floor((x.y - low.y) * inverse_cell);
+            cell[2] = (int64_t)floor((x.z - low.z) * inverse_cell);
+            bucket = (uint32_t)((cell[2] * extent[1] + cell[1]) * extent[0] + cell[0]);
+        } else {
+            cell[0] = (int64_t)floor(x.x * inverse_cell);
+            cell[1] = (int64_t)floor(x.y * inverse_cell);
+            cell[2] = (int64_t)floor(x.z * inverse_cell);
+            bucket = cell_hash(cell[0], cell[1], cell[2], mask);
+        }
         bp->body_bucket[b] = bucket;
         bp->bucket_start[bucket + 1]++;
     }
     for (int k = 0; k < bucket_count; ++k) {
         bp->bucket_start[k + 1] += bp->bucket_start[k];
     }
-    /* Fill using a running cursor per bucket (reuse bucket_start shifted). */
     for (int b = 0; b < n; ++b) {
-        if (bp->is_plane[b]) {
+        if (bp->body_bucket[b] == UINT32_MAX) {
             continue;
         }
-        uint32_t bucket = bp->body_bucket[b];
-        bp->bucket_bodies[bp->bucket_start[bucket]++] = b;
+        uint32_t at = bp->bucket_start[bp->body_bucket[b]]++;
+        sorted_body* entry = &((sorted_body*)bp->sorted)[at];
+        fd_vec3 x = bp->states[b].position;
+        *entry = (sorted_body){x.x, x.y, x.z, bp->radii[b], b, bp->is_static[b]};
     }
-    /* Restore starts: after the fill, bucket_start[k] is the end of bucket k. */
+    /* After the fill, bucket_start[k] is the end of bucket k: shift back. */
     for (int k = bucket_count; k > 0; --k) {
         bp->bucket_start[k] = bp->bucket_start[k - 1];
     }
     bp->bucket_start[0] = 0;
+    if (!dense) {
+        for (int k = 0; k < bucket_count; ++k) {
+            bp->bucket_stamp[k] = -1;
+        }
+    }
 
+    const sorted_body* sorted = bp->sorted;
     int count = 0;
     for (int i = 0; i < n; ++i) {
-        if (bp->is_plane[i]) {
+        if (bp->body_bucket[i] == UINT32_MAX) {
             continue;
         }
         const int64_t* cell = &bp->body_cell[3 * i];
-        uint32_t buckets[27];
-        int bucket_used = 0;
-        for (int dx = -1; dx <= 1; ++dx) {
-            for (int dy = -1; dy <= 1; ++dy) {
-                for (int dz = -1; dz <= 1; ++dz) {
-                    uint32_t bucket = cell_hash(cell[0] + dx, cell[1] + dy, cell[2] + dz, mask);
-                    if (bp->bucket_stamp[bucket] != i) {
-                        bp->bucket_stamp[bucket] = i;
-                        buckets[bucket_used++] = bucket;
+        /* Ranges of the sorted array to scan: 9 rows of 3 cells (dense), or
+         * up to 27 distinct buckets (hash). */
+        uint32_t range_start[27], range_end[27];
+        int ranges = 0;
+        if (dense) {
+            int64_t x0 = cell[0] > 0 ? cell[0] - 1 : 0;
+            int64_t x1 = cell[0] + 1 < extent[0] ? cell[0] + 1 : extent[0] - 1;
+            for (int64_t z = cell[2] - 1; z <= cell[2] + 1; ++z) {
+                for (int64_t y = cell[1] - 1; y <= cell[1] + 1; ++y) {
+                    if (z < 0 || z >= extent[2] || y < 0 || y >= extent[1]) {
+                        continue;
+                    }
+                    int64_t row = (z * extent[1] + y) * extent[0];
+                    range_start[ranges] = bp->bucket_start[row + x0];
+                    range_end[ranges] = bp->bucket_start[row + x1 + 1];
+                    ++ranges;
+                }
+            }
+        } else {
+            for (int dx = -1; dx <= 1; ++dx) {
+                for (int dy = -1; dy <= 1; ++dy) {
+                    for (int dz = -1; dz <= 1; ++dz) {
+                        uint32_t bucket = cell_hash(cell[0] + dx, cell[1] + dy, cell[2] + dz, mask);
+                        if (bp->bucket_stamp[bucket] != i) {
+                            bp->bucket_stamp[bucket] = i;
+                            range_start[ranges] = bp->bucket_start[bucket];
+                            range_end[ranges] = bp->bucket_start[bucket + 1];
+                            ++ranges;
+                        }
                     }
                 }
             }
         }
+        fd_vec3 xi = bp->states[i].position;
+        double ri = bp->radii[i] + bp->margin;
+        bool static_i = bp->is_static[i];
         int first = count;
-        for (int u = 0; u < bucket_used; ++u) {
-            for (uint32_t k = bp->bucket_start[buckets[u]]; k < bp->bucket_start[buckets[u] + 1]; ++k) {
-                int j = bp->bucket_bodies[k];
-                if (j <= i || (bp->is_static[i] && bp->is_static[j])) {
+        for (int r = 0; r < ranges; ++r) {
+            for (uint32_t k = range_start[r]; k < range_end[r]; ++k) {
+                const sorted_body* other = &sorted[k];
+                int j = other->body;
+                if (j <= i || (static_i && other->is_static)) {
                     continue;
                 }
-                double reach = bp->radii[i] + bp->radii[j] + bp->margin;
-                if (fd_v3_length_squared(fd_v3_sub(bp->states[j].position, bp->states[i].position)) >= reach * reach) {
+                double reach = ri + other->radius;
+                double dx = other->x - xi.x, dy = other->y - xi.y, dz = other->z - xi.z;
+                if (dx * dx + dy * dy + dz * dz >= reach * reach) {
                     continue;
                 }
                 if (!grow((void**)&bp->grid_pairs, &bp->grid_pair_capacity, count + 1, sizeof(uint64_t))) {
