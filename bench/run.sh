@@ -84,6 +84,28 @@ for size in $sizes; do
 done
 rm -f "$candidates"
 
+# Cost per contact-step of the contact laws on the same pile (issue 3):
+# frictionless hooke, Fang & Negrut slide, slide + roll + spin, and the legacy
+# constant-torque roll. Settled for 300 steps, then 100 steps timed.
+friction_n=${BENCH_FRICTION_N:-100000}
+friction=$out/friction.csv
+$python bench/make_pile.py "$friction_n" 400 1 "$out/scenes/friction_${friction_n}.yaml"
+echo "law,n,contacts_per_step,seconds_per_step,ns_per_contact_step,ns_per_particle_step" > "$friction"
+fn_slide='contacts.0.slide={model: fang_negrut, mu_s: 0.5, mu_k: 0.4, K_E: 1.0e4}'
+fn_roll='contacts.0.roll={model: fang_negrut, eta_r: 0.3}'
+fn_spin='contacts.0.spin={model: fang_negrut, eta_psi: 0.006}'
+legacy_roll='contacts.0.roll={model: legacy_constant_torque, mu_r: 0.1}'
+run_law() {
+  local law=$1; shift
+  echo "bench: contact law '$law', N = $friction_n ..." >&2
+  printf '%s,%s,' "$law" "$friction_n" >> "$friction"
+  build/release/fricdem_bench_friction "$out/scenes/friction_${friction_n}.yaml" 300 100 "$@" >> "$friction"
+}
+run_law hooke_frictionless
+run_law fang_negrut_slide "$fn_slide"
+run_law fang_negrut_slide_roll_spin "$fn_slide" "$fn_roll" "$fn_spin"
+run_law legacy_constant_torque_roll "$legacy_roll"
+
 $python - "$results" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -95,5 +117,16 @@ for r in rows:
     print(f"{int(r['n']):>9} {int(r['steps']):>6} {int(r['threads']):>7} {float(r['wall_s']):>9.2f} "
           f"{float(r['stepping_s']):>12.2f} {float(r['particle_steps_per_s']):>17.4g} "
           f"{float(r['ns_per_particle_step']):>17.4g} {float(r['peak_memory_mib']):>15.1f}")
+print(f"\nresults: {sys.argv[1]}")
+PY
+$python - "$friction" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+base = float(rows[0]["ns_per_contact_step"])
+print(f"\ncost per contact-step, N = {rows[0]['n']} settling pile (whole step / contacts processed)")
+print(f"{'law':>30} {'contacts/step':>14} {'ns/contact-step':>16} {'x frictionless':>15}")
+for r in rows:
+    cost = float(r["ns_per_contact_step"])
+    print(f"{r['law']:>30} {float(r['contacts_per_step']):>14.0f} {cost:>16.4g} {cost / base:>15.2f}")
 print(f"\nresults: {sys.argv[1]}")
 PY
