@@ -85,8 +85,8 @@ done
 rm -f "$candidates"
 
 # Cost per contact-step of the contact laws on the same pile (issue 3):
-# frictionless hooke, Fang & Negrut slide, slide + roll + spin, and the legacy
-# constant-torque roll. Settled for 300 steps, then 100 steps timed.
+# frictionless hooke, the classic linear spring-dashpot-slider (D-SDS), Fang &
+# Negrut slide, slide + roll + spin, and the legacy constant-torque roll. Settled for 300 steps, then 100 steps timed.
 friction_n=${BENCH_FRICTION_N:-100000}
 friction=$out/friction.csv
 $python bench/make_pile.py "$friction_n" 400 1 "$out/scenes/friction_${friction_n}.yaml"
@@ -95,6 +95,7 @@ fn_slide='contacts.0.slide={model: fang_negrut, mu_s: 0.5, mu_k: 0.4, K_E: 1.0e4
 fn_roll='contacts.0.roll={model: fang_negrut, eta_r: 0.3}'
 fn_spin='contacts.0.spin={model: fang_negrut, eta_psi: 0.006}'
 legacy_roll='contacts.0.roll={model: legacy_constant_torque, mu_r: 0.1}'
+dsds_slide='contacts.0.slide={model: dsds, k_t: 1.0e4, gamma_t: 1.0, mu: 0.5}'
 run_law() {
   local law=$1; shift
   echo "bench: contact law '$law', N = $friction_n ..." >&2
@@ -102,6 +103,7 @@ run_law() {
   build/release/fricdem_bench_friction "$out/scenes/friction_${friction_n}.yaml" 300 100 "$@" >> "$friction"
 }
 run_law hooke_frictionless
+run_law linear_spring_dashpot_dsds "$dsds_slide"
 run_law fang_negrut_slide "$fn_slide"
 run_law fang_negrut_slide_roll_spin "$fn_slide" "$fn_roll" "$fn_spin"
 run_law legacy_constant_torque_roll "$legacy_roll"

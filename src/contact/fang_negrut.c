@@ -469,6 +469,12 @@ void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* inp
         }
         kinematics_store(input, &k, slide_history);
     }
+    if (slide != NULL && slide->kind == FD_KIND_SLIDE_DSDS) {
+        fd_vec3 tangential = fd_v3_reject(input->relative_velocity, input->geometry->normal);
+        loads->slide_force = fd_dsds_slide(law->params[FD_MECHANISM_SLIDE], input, tangential, normal_force,
+                                           history + law->history_offset[FD_MECHANISM_SLIDE], columns,
+                                           law->column_index[FD_MECHANISM_SLIDE]);
+    }
     if (roll != NULL && roll->kind == FD_KIND_ROLL_LEGACY) {
         legacy_roll_kernel(law->params[FD_MECHANISM_ROLL], input, normal_force, columns,
                            law->column_index[FD_MECHANISM_ROLL], loads);

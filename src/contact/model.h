@@ -29,6 +29,7 @@ typedef enum fd_submodel_kind {
     FD_KIND_ROLL_LEGACY,
     FD_KIND_SPIN_FANG_NEGRUT,
     FD_KIND_SPIN_FANG_NEGRUT_HERTZ,
+    FD_KIND_SLIDE_DSDS,
 } fd_submodel_kind;
 
 typedef struct fd_material {
@@ -81,6 +82,7 @@ typedef struct fd_contact_input {
     fd_vec3 inertia_i, inertia_j;      /* principal, body frame */
     double effective_mass;             /* m_i m_j / (m_i + m_j); the dynamic mass when the other is static */
     double penetration_rate;           /* d(penetration)/dt, m/s, from the relative velocity along the normal */
+    fd_vec3 relative_velocity;         /* velocity of body i's surface minus body j's at the contact point, m/s */
     double time_step;
     bool is_new;                       /* first step of this contact */
     fd_shape_type shape_i, shape_j;    /* for the geodesic arc length (Fang & Negrut Sec. 2.1, 4.5) */
@@ -104,6 +106,11 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
  * contact's history block and writes the model's output columns. */
 void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* input, double normal_force,
                           double* history, double* columns, fd_contact_loads* loads);
+
+/* D-SDS slide kernel (src/contact/sds.c): force on body i, given the relative
+ * tangential velocity of body i's surface against body j's at the contact. */
+fd_vec3 fd_dsds_slide(const double* params, const fd_contact_input* input, fd_vec3 tangential_velocity,
+                      double normal_force, double* history, double* columns, const int* column_index);
 
 /* Checks the combination of sub-models of a law (e.g. Fang & Negrut roll and
  * spin take mu_s, mu_k, K_E from the Fang & Negrut slide model). */

@@ -213,6 +213,7 @@ static void evaluate_contact(fd_world* world, int c)
         .effective_mass = effective_mass(world->colds[i].mass, world->colds[j].mass),
         /* n points into body i: the overlap grows when j moves along n faster than i. */
         .penetration_rate = fd_v3_dot(fd_v3_sub(velocity_j, velocity_i), geometry->normal),
+        .relative_velocity = fd_v3_sub(velocity_i, velocity_j),
         .time_step = world->def.time_step,
         .is_new = contact->first_step == world->step_count,
         .shape_i = world->colds[i].shape.type,
