@@ -434,54 +434,46 @@ static void legacy_roll_kernel(const double* params, const fd_contact_input* inp
     }
 }
 
-/* ---------------------------------------------------------------- dispatch */
+/* ---------------------------------------------------------------- entry points */
 
-void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* input, double normal_force,
-                          double* history, double* columns, fd_contact_loads* loads)
+void fd_fang_negrut_evaluate(const fd_contact_law* law, const fd_contact_input* input, double normal_force,
+                             double* history, double* columns, fd_contact_loads* loads)
 {
-    const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
     const fd_submodel* roll = law->submodel[FD_MECHANISM_ROLL];
     const fd_submodel* spin = law->submodel[FD_MECHANISM_SPIN];
-    bool tracked = slide != NULL && slide->kind == FD_KIND_SLIDE_FANG_NEGRUT;
-
-    if (tracked) {
-        double* slide_history = history + law->history_offset[FD_MECHANISM_SLIDE];
-        const double* slide_params = law->params[FD_MECHANISM_SLIDE];
-        fn_kinematics k;
-        if (input->is_new) {
-            /* Onset of contact: no history, no friction loads (Sec. 3). */
-            kinematics_start(input, &k);
-            kinematics_store(input, &k, slide_history);
-            return;
-        }
-        kinematics_step(input, slide_history, &k);
-        loads->slide_force = slide_kernel(slide_params, input, normal_force, &k, slide_history, columns,
-                                          law->column_index[FD_MECHANISM_SLIDE]);
-        if (roll != NULL && roll->kind == FD_KIND_ROLL_FANG_NEGRUT) {
-            roll_kernel(law->params[FD_MECHANISM_ROLL], slide_params, input, normal_force, &k,
-                        history + law->history_offset[FD_MECHANISM_ROLL], columns,
-                        law->column_index[FD_MECHANISM_ROLL], loads);
-        }
-        if (spin != NULL) {
-            spin_kernel(spin, law->params[FD_MECHANISM_SPIN], slide_params, input, normal_force, &k,
-                        history + law->history_offset[FD_MECHANISM_SPIN], columns,
-                        law->column_index[FD_MECHANISM_SPIN], loads);
-        }
+    double* slide_history = history + law->history_offset[FD_MECHANISM_SLIDE];
+    const double* slide_params = law->params[FD_MECHANISM_SLIDE];
+    fn_kinematics k;
+    if (input->is_new) {
+        /* Onset of contact: no history, no friction loads (Sec. 3). */
+        kinematics_start(input, &k);
         kinematics_store(input, &k, slide_history);
+        return;
     }
-    if (slide != NULL && slide->kind == FD_KIND_SLIDE_DSDS) {
-        fd_vec3 tangential = fd_v3_reject(input->relative_velocity, input->geometry->normal);
-        loads->slide_force = fd_dsds_slide(law->params[FD_MECHANISM_SLIDE], input, tangential, normal_force,
-                                           history + law->history_offset[FD_MECHANISM_SLIDE], columns,
-                                           law->column_index[FD_MECHANISM_SLIDE]);
+    kinematics_step(input, slide_history, &k);
+    loads->slide_force = slide_kernel(slide_params, input, normal_force, &k, slide_history, columns,
+                                      law->column_index[FD_MECHANISM_SLIDE]);
+    if (roll != NULL && roll->kind == FD_KIND_ROLL_FANG_NEGRUT) {
+        roll_kernel(law->params[FD_MECHANISM_ROLL], slide_params, input, normal_force, &k,
+                    history + law->history_offset[FD_MECHANISM_ROLL], columns, law->column_index[FD_MECHANISM_ROLL],
+                    loads);
     }
-    if (roll != NULL && roll->kind == FD_KIND_ROLL_LEGACY) {
-        legacy_roll_kernel(law->params[FD_MECHANISM_ROLL], input, normal_force, columns,
-                           law->column_index[FD_MECHANISM_ROLL], loads);
+    if (spin != NULL) {
+        spin_kernel(spin, law->params[FD_MECHANISM_SPIN], slide_params, input, normal_force, &k,
+                    history + law->history_offset[FD_MECHANISM_SPIN], columns, law->column_index[FD_MECHANISM_SPIN],
+                    loads);
     }
+    kinematics_store(input, &k, slide_history);
 }
 
-fd_status fd_friction_check_law(const fd_contact_law* law)
+void fd_legacy_roll_evaluate(const fd_contact_law* law, const fd_contact_input* input, double normal_force,
+                             double* columns, fd_contact_loads* loads)
+{
+    legacy_roll_kernel(law->params[FD_MECHANISM_ROLL], input, normal_force, columns,
+                       law->column_index[FD_MECHANISM_ROLL], loads);
+}
+
+fd_status fd_fang_negrut_check_law(const fd_contact_law* law)
 {
     const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
     bool tracked = slide != NULL && slide->kind == FD_KIND_SLIDE_FANG_NEGRUT;

@@ -107,6 +107,14 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
 void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* input, double normal_force,
                           double* history, double* columns, fd_contact_loads* loads);
 
+/* Fang & Negrut slide with its roll and spin models, the legacy roll model,
+ * and the check of their combination (src/contact/fang_negrut.c). */
+void fd_fang_negrut_evaluate(const fd_contact_law* law, const fd_contact_input* input, double normal_force,
+                             double* history, double* columns, fd_contact_loads* loads);
+void fd_legacy_roll_evaluate(const fd_contact_law* law, const fd_contact_input* input, double normal_force,
+                             double* columns, fd_contact_loads* loads);
+fd_status fd_fang_negrut_check_law(const fd_contact_law* law);
+
 /* D-SDS slide kernel (src/contact/sds.c): force on body i, given the relative
  * tangential velocity of body i's surface against body j's at the contact. */
 fd_vec3 fd_dsds_slide(const double* params, const fd_contact_input* input, fd_vec3 tangential_velocity,
