@@ -45,9 +45,11 @@ void fd_world_free(fd_world* world);
  * yourself to fail early. */
 fd_status fd_world_prepare(fd_world* world);
 
-/* Critical time step 2 sqrt(m_min / k_max) from the lightest dynamic body and
- * the stiffest contact law (s); infinity when no law has a stiffness.
- * Valid after fd_world_prepare. */
+/* Critical time step (s): the smallest over the laws in use of
+ * 2 sqrt(m/k) (sqrt(1 + zeta^2) - zeta), m the lightest dynamic body, k and
+ * zeta the stiffness and damping ratio of a law's normal or slide spring
+ * (docs/models/normal.md); infinity when no law has a spring. Valid after
+ * fd_world_prepare, which warns when the time step exceeds 0.2 of it. */
 double fd_world_critical_time_step(const fd_world* world);
 /* Warnings found by fd_world_prepare (e.g. a time step above the stable
  * range, giving both numbers); the CLI prints them. */

@@ -124,9 +124,17 @@ fd_vec3 fd_dsds_slide(const double* params, const fd_contact_input* input, fd_ve
  * spin take mu_s, mu_k, K_E from the Fang & Negrut slide model). */
 fd_status fd_friction_check_law(const fd_contact_law* law);
 
-/* Stiffest normal response of the law for the critical time step (N/m), given
- * the smallest body radius among its materials; 0 if the law has none. */
-double fd_contact_law_stiffness(const fd_contact_law* law, double smallest_radius);
+/* The stability limit of a law's springs for explicit integration (s): the
+ * smallest over its normal and slide springs of 2 sqrt(m/k) (sqrt(1 + zeta^2)
+ * - zeta), with m the lightest body among its materials and zeta the spring's
+ * damping ratio (Hertz: linearised at 1% of R_e, R_e = r_min / 2). */
+typedef struct fd_critical_step {
+    double time_step;                  /* s; infinity when the law has no spring */
+    double stiffness;                  /* N/m of the limiting spring */
+    double damping_ratio;              /* its zeta */
+    const char* mechanism;             /* "normal" or "slide" */
+} fd_critical_step;
+fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, double smallest_radius, double lightest_mass);
 
 /* Dimensionless damping gamma of the damped Hertz law
  * x'' = -x^(3/2) - gamma x^(1/4) x' whose coefficient of restitution is e

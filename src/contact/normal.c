@@ -173,21 +173,65 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
     return result;
 }
 
-double fd_contact_law_stiffness(const fd_contact_law* law, double smallest_radius)
+/* Stability limit of symplectic Euler / velocity Verlet for m x'' = -k x - c x':
+ * dt < 2 sqrt(m/k) (sqrt(1 + zeta^2) - zeta), zeta = c / (2 sqrt(m k)); for
+ * zeta = 0 the familiar 2 sqrt(m/k), for a critically damped spring 0.41 of it. */
+static double damped_critical_step(double mass, double stiffness, double zeta)
 {
-    const fd_submodel* model = law->submodel[FD_MECHANISM_NORMAL];
-    switch (model->kind) {
+    if (!(stiffness > 0.0) || !(mass > 0.0)) {
+        return INFINITY;
+    }
+    return 2.0 * sqrt(mass / stiffness) * (sqrt(1.0 + zeta * zeta) - zeta);
+}
+
+fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, double smallest_radius, double lightest_mass)
+{
+    fd_critical_step limit = {INFINITY, 0.0, 0.0, "none"};
+    const fd_submodel* normal = law->submodel[FD_MECHANISM_NORMAL];
+    const double* normal_params = law->params[FD_MECHANISM_NORMAL];
+    const double* normal_derived = law->derived[FD_MECHANISM_NORMAL];
+    double stiffness = 0.0, zeta = 0.0;
+    switch (normal->kind) {
     case FD_KIND_NORMAL_HOOKE:
-        return law->params[FD_MECHANISM_NORMAL][HOOKE_STIFFNESS];
+        stiffness = normal_params[HOOKE_STIFFNESS];
+        zeta = 0.5 * normal_derived[DERIVED_GAMMA]; /* c = gamma sqrt(m k) */
+        break;
     case FD_KIND_NORMAL_HERTZ: {
-        /* Tangent stiffness 2 E* sqrt(R_e delta) at a reference overlap
-         * delta = 1% of R_e, with R_e = r_min / 2 (two of the smallest spheres). */
+        /* Tangent stiffness 1.5 K sqrt(delta) = 2 E* sqrt(R_e delta) at a
+         * reference overlap delta = 1% of R_e, R_e = r_min / 2 (two of the
+         * smallest spheres); the dashpot gamma sqrt(m K) delta^(1/4) gives
+         * zeta = gamma / (2 sqrt(1.5)) for that linearisation. */
         double radius = 0.5 * smallest_radius;
-        return 2.0 * law->derived[FD_MECHANISM_NORMAL][DERIVED_EFFECTIVE_MODULUS] * sqrt(radius * 0.01 * radius);
+        stiffness = 2.0 * normal_derived[DERIVED_EFFECTIVE_MODULUS] * sqrt(radius * 0.01 * radius);
+        zeta = normal_derived[DERIVED_GAMMA] / (2.0 * sqrt(1.5));
+        break;
     }
     default:
-        return 0.0;
+        break;
     }
+    double step = damped_critical_step(lightest_mass, stiffness, zeta);
+    if (step < limit.time_step) {
+        limit = (fd_critical_step){step, stiffness, zeta, "normal"};
+    }
+    /* The slide spring acts on the same mass: its stiffness and dashpot count too. */
+    const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
+    if (slide != NULL) {
+        const double* p = law->params[FD_MECHANISM_SLIDE];
+        double k = 0.0, c = 0.0;
+        if (slide->kind == FD_KIND_SLIDE_FANG_NEGRUT) {
+            k = p[2];                                                          /* K_E */
+            c = p[3] < 0.0 ? 2.0 * sqrt(lightest_mass * k) : p[3];             /* K_D, Eq. (1c) */
+        } else if (slide->kind == FD_KIND_SLIDE_DSDS) {
+            k = p[0];                                                          /* k_t */
+            c = p[1];                                                          /* gamma_t */
+        }
+        double z = k > 0.0 && lightest_mass > 0.0 ? c / (2.0 * sqrt(lightest_mass * k)) : 0.0;
+        step = damped_critical_step(lightest_mass, k, z);
+        if (step < limit.time_step) {
+            limit = (fd_critical_step){step, k, z, "slide"};
+        }
+    }
+    return limit;
 }
 
 /* ---------------------------------------------------------------- table */

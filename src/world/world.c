@@ -620,10 +620,10 @@ fd_body_info fd_body_get_info(const fd_world* world, fd_body_id id)
 
 /* ---------------------------------------------------------------- prepare */
 
-static void add_warning(fd_world* world, const char* format, double a, double b, double c, double d)
+static void add_warning(fd_world* world, const char* text)
 {
     if (world->warning_count < (int)(sizeof world->warnings / sizeof world->warnings[0])) {
-        snprintf(world->warnings[world->warning_count++], sizeof world->warnings[0], format, a, b, c, d);
+        snprintf(world->warnings[world->warning_count++], sizeof world->warnings[0], "%s", text);
     }
 }
 
@@ -658,7 +658,7 @@ fd_status fd_world_prepare(fd_world* world)
         }
     }
     fd_status status = FD_OK;
-    double stiffest = 0.0;
+    fd_critical_step limit = {INFINITY, 0.0, 0.0, "none"};
     for (int a = 0; a < materials && status == FD_OK; ++a) {
         for (int b = a; b < materials && status == FD_OK; ++b) {
             /* A material touches itself only if two bodies are made of it. */
@@ -675,7 +675,11 @@ fd_status fd_world_prepare(fd_world* world)
                 break;
             }
             double radius = fmin(smallest_radius[a], smallest_radius[b]);
-            stiffest = fmax(stiffest, fd_contact_law_stiffness(&world->laws[law], isfinite(radius) ? radius : 1.0));
+            fd_critical_step law_limit = fd_contact_law_critical_step(
+                &world->laws[law], isfinite(radius) ? radius : 1.0, isfinite(lightest) ? lightest : 0.0);
+            if (law_limit.time_step < limit.time_step) {
+                limit = law_limit;
+            }
         }
     }
     free(dynamic_material);
@@ -685,13 +689,18 @@ fd_status fd_world_prepare(fd_world* world)
         return status;
     }
 
-    /* Explicit integrators of m x'' = -k x are stable for dt < 2 sqrt(m / k). */
-    world->critical_time_step = stiffest > 0.0 && isfinite(lightest) ? 2.0 * sqrt(lightest / stiffest) : INFINITY;
+    /* Explicit integrators are stable for dt below the damped limit of the
+     * stiffest spring on the lightest body (fd_contact_law_critical_step);
+     * several contacts on one body lower it further, hence the margin 0.2. */
+    world->critical_time_step = limit.time_step;
     if (world->def.time_step > 0.2 * world->critical_time_step) {
-        add_warning(world,
-                    "time step %g s is above 0.2 x the critical step %g s = 2 sqrt(m/k) of the lightest body "
-                    "(m = %g kg) on the stiffest contact (k = %g N/m): expect an inaccurate or unstable run",
-                    world->def.time_step, world->critical_time_step, lightest, stiffest);
+        char text[512];
+        snprintf(text, sizeof text,
+                 "time step %g s is above 0.2 x the critical step %g s of the lightest body (m = %g kg) on the "
+                 "stiffest spring (%s, k = %g N/m, damping ratio %.3g): expect an inaccurate or unstable run",
+                 world->def.time_step, world->critical_time_step, lightest, limit.mechanism, limit.stiffness,
+                 limit.damping_ratio);
+        add_warning(world, text);
     }
 
     fd_broadphase* bp = &world->broadphase;
