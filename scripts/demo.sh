@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `make demo`: pours 400 spheres into a box (scenes/demo.yaml) and says what
-# the run produced. Usage: scripts/demo.sh [OUTPUT_DIR] (default out/demo).
+# `make demo`: a column of 400 spheres collapses into a heap held by friction
+# (scenes/demo.yaml); says what the run produced. Usage: scripts/demo.sh [OUTPUT_DIR] (default out/demo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,15 +54,21 @@ contacts = rows("contacts.csv")
 final_contacts = sum(1 for r in contacts if r["time"] == contacts[-1]["time"]) if contacts else 0
 with_floor = sum(1 for r in contacts if r["time"] == contacts[-1]["time"] and r["name_i"] == "floor") if contacts else 0
 
+import math
+radial = sorted(math.hypot(float(r["x"]), float(r["y"])) for r in last)
+foot = radial[int(0.95 * (len(radial) - 1))]  # radius holding 95% of the spheres
+angle = math.degrees(math.atan2(top, foot))
 print()
 print(f"demo: {len(last)} spheres fell from a mean height of {z0 * 100:.1f} cm and settled at "
-      f"{z1 * 100:.1f} cm (highest centre {top * 100:.1f} cm) after {final_time:g} s.")
+      f"{z1 * 100:.1f} cm after {final_time:g} s, in a heap {top * 100:.1f} cm high (highest centre) over a "
+      f"foot of radius {foot * 100:.1f} cm (95% of the spheres): a mean slope of about {angle:.0f} degrees, "
+      f"held by slide and roll friction.")
 print(f"demo: kinetic energy peaked at {kinetic[peak]:.3g} J (t = {float(energy[peak]['time']):.2f} s) and decayed to "
       f"{kinetic[-1]:.3g} J ({100 * kinetic[-1] / kinetic[peak]:.2g}% of its peak); the dashpots dissipated "
       f"{total0 - total1:.3g} J.")
 print(f"demo: at the end there are {final_contacts} contacts, {with_floor} of them with the floor.")
 print()
-print(f"demo: to watch the pour, open {out}/bodies.pvd in ParaView, apply Filters > Glyph (Sphere, Scale Array "
+print(f"demo: to watch the collapse, open {out}/bodies.pvd in ParaView, apply Filters > Glyph (Sphere, Scale Array "
       f"'radius', Scale Factor 2, Glyph Mode 'All Points'), press play; add {out}/vtu/planes.vtu and "
       f"{out}/contacts.pvd (colour by normal_force). See docs/output-format.md.")
 PY
