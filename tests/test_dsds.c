@@ -49,13 +49,9 @@ static fd_world* make_block(fd_vec3 velocity, uint32_t lock_translation, fd_vec3
 
 static double column(fd_world* world, const fd_contact_view* view, const char* name)
 {
-    for (int c = 0; c < fd_world_contact_column_count(world); ++c) {
-        if (strcmp(fd_world_contact_column_name(world, c), name) == 0) {
-            return view->columns[c];
-        }
-    }
-    cr_assert_fail("no column %s", name);
-    return NAN;
+    int c = fd_world_find_contact_column(world, name);
+    cr_assert(c >= 0, "no column %s", name);
+    return view->columns[c];
 }
 
 Test(dsds, sliding_force_is_mu_n_against_the_motion_and_the_spring_is_reset_by_eq_3)

@@ -96,12 +96,7 @@ Test(fang_negrut, brick_sticks_below_the_static_angle_with_elastic_force_m_g_sin
     cr_assert_float_eq(fabs(tangential), 1.0 * G * sin(alpha), 1e-9, "E_f = %.12g", tangential);
     /* The friction on the brick (body j) points up-slope (-x). */
     cr_assert(tangential > 0.0, "force on the ground must point down-slope (+x), got %g", tangential);
-    int slide_mode = -1;
-    for (int c = 0; c < fd_world_contact_column_count(s.world); ++c) {
-        if (strcmp(fd_world_contact_column_name(s.world, c), "slide_mode") == 0) {
-            slide_mode = c;
-        }
-    }
+    int slide_mode = fd_world_find_contact_column(s.world, "slide_mode");
     cr_assert(slide_mode >= 0);
     cr_assert_eq(view.columns[slide_mode], 0.0, "must stay in stick mode");
     /* Micro-slip only: |S| = m g sin(alpha) / K_E = 17.5 um, below S_s = mu_s N / K_E = 24.1 um. */
@@ -131,12 +126,9 @@ Test(fang_negrut, brick_slips_above_the_static_angle_with_kinetic_force)
     }
     double v2 = fd_body_get_state(s.world, s.body).velocity.x;
     fd_contact_view view = only_contact(s.world);
-    double elastic = 0.0;
-    for (int c = 0; c < fd_world_contact_column_count(s.world); ++c) {
-        if (strcmp(fd_world_contact_column_name(s.world, c), "slide_elastic_x") == 0) {
-            elastic = view.columns[c];
-        }
-    }
+    int elastic_column = fd_world_find_contact_column(s.world, "slide_elastic_x");
+    cr_assert(elastic_column >= 0);
+    double elastic = view.columns[elastic_column];
     cr_assert_float_eq(fabs(elastic), 0.2 * G * cos(alpha), 1e-9, "E_f = %.12g", elastic);
     cr_assert_float_eq(fabs(elastic), 1.899, 5e-4, "paper: 1.899 N");
     double acceleration = v2 - v1; /* over 1 s */

@@ -31,13 +31,11 @@ static const double A = 0.02, B = 0.02, C = 0.05;
 
 static int column(const fd_world* world, const char* name)
 {
-    for (int c = 0; c < fd_world_contact_column_count(world); ++c) {
-        if (strcmp(fd_world_contact_column_name(world, c), name) == 0) {
-            return c;
-        }
+    int c = fd_world_find_contact_column(world, name);
+    if (c < 0) {
+        cr_assert_fail("no contact column '%s'", name);
     }
-    cr_assert_fail("no contact column '%s'", name);
-    return -1;
+    return c;
 }
 
 static fd_scene load(const char* path, const char* const* overrides, int count)

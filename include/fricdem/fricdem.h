@@ -114,6 +114,8 @@ fd_status fd_world_get_contact(const fd_world* world, int index, fd_contact_view
 int fd_world_contact_column_count(const fd_world* world);
 const char* fd_world_contact_column_name(const fd_world* world, int column);
 const char* fd_world_contact_column_unit(const fd_world* world, int column);
+/* Index of the contact column with this name, or -1. */
+int fd_world_find_contact_column(const fd_world* world, const char* name);
 
 /* ---------------------------------------------------------------- model registry */
 

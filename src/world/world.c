@@ -891,3 +891,13 @@ const char* fd_world_contact_column_unit(const fd_world* world, int column)
 {
     return column >= 0 && column < world->column_count ? world->columns[column].unit : "";
 }
+
+int fd_world_find_contact_column(const fd_world* world, const char* name)
+{
+    for (int k = 0; name != NULL && k < world->column_count; ++k) {
+        if (strcmp(world->columns[k].name, name) == 0) {
+            return k;
+        }
+    }
+    return -1;
+}
