@@ -552,6 +552,21 @@ static int command_run(int argc, char** argv)
             printf("  speed        %.3g particle-steps/s (%d dynamic bod%s)\n",
                    (double)dynamic_count * (double)done / wall, dynamic_count, dynamic_count == 1 ? "y" : "ies");
         }
+        fd_world_profile profile = fd_world_get_profile(world);
+        double staged = profile.broad_phase + profile.narrow_phase + profile.contact_models + profile.accumulate +
+                        profile.integrate;
+        if (staged > 0.0 && wall > 0.0) {
+            /* Where the time went; the rest is output and bookkeeping. */
+            printf("  time         broad phase %.0f%%, narrow phase %.0f%%, contact models %.0f%%, "
+                   "accumulation %.0f%%, integration %.0f%%, output and other %.0f%%\n",
+                   100.0 * profile.broad_phase / wall, 100.0 * profile.narrow_phase / wall,
+                   100.0 * profile.contact_models / wall, 100.0 * profile.accumulate / wall,
+                   100.0 * profile.integrate / wall, 100.0 * fmax(0.0, wall - staged) / wall);
+            if (profile.contact_steps > 0.0) {
+                printf("  contacts     %.3g contact-steps, %.3g ns per contact in the contact models\n",
+                       profile.contact_steps, 1e9 * profile.contact_models / profile.contact_steps);
+            }
+        }
         long peak = peak_memory_kb();
         if (peak >= 0) {
             printf("  peak memory  %.1f MiB\n", (double)peak / 1024.0);

@@ -80,6 +80,20 @@ typedef struct fd_world_energy {
 } fd_world_energy;
 fd_world_energy fd_world_get_energy(const fd_world* world);
 
+/* Wall time spent in each stage of the steps so far (s), for the summary of a
+ * run and for benchmarks: the cost per contact of a contact law is
+ * contact_models / contact_steps. */
+typedef struct fd_world_profile {
+    double broad_phase;      /* candidate pairs */
+    double narrow_phase;     /* contact geometry and the persistent contact store */
+    double contact_models;   /* normal and friction kernels */
+    double accumulate;       /* contact loads onto bodies */
+    double integrate;        /* kicks and drifts */
+    double contact_steps;    /* contacts processed, summed over the steps */
+    int64_t steps;           /* force passes timed (steps, plus one per prepare) */
+} fd_world_profile;
+fd_world_profile fd_world_get_profile(const fd_world* world);
+
 /* ---------------------------------------------------------------- materials */
 
 fd_material_id fd_world_create_material(fd_world* world, const fd_material_def* def);

@@ -12,6 +12,7 @@
  *      so the sums do not depend on the thread count. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/error.h"
 #include "world/world_internal.h"
@@ -268,8 +269,17 @@ static void accumulate_loads(fd_world* world)
     }
 }
 
+double fd_wall_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
 fd_status fd_world_compute_forces(fd_world* world)
 {
+    fd_world_profile* profile = &world->profile;
+    double start = fd_wall_seconds();
     apply_gravity_and_external(world);
 
     fd_broadphase* bp = &world->broadphase;
@@ -278,6 +288,8 @@ fd_status fd_world_compute_forces(fd_world* world)
     if (!fd_broadphase_update(bp)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory in the broad phase");
     }
+    double broad_done = fd_wall_seconds();
+    profile->broad_phase += broad_done - start;
     fd_status status = run_narrow_phase(world);
     if (status != FD_OK) {
         return status;
@@ -286,11 +298,18 @@ fd_status fd_world_compute_forces(fd_world* world)
     if (status != FD_OK) {
         return status;
     }
+    double narrow_done = fd_wall_seconds();
+    profile->narrow_phase += narrow_done - broad_done;
     int count = world->contacts.count;
 #pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1)
     for (int c = 0; c < count; ++c) {
         evaluate_contact(world, c);
     }
+    double models_done = fd_wall_seconds();
+    profile->contact_models += models_done - narrow_done;
     accumulate_loads(world);
+    profile->accumulate += fd_wall_seconds() - models_done;
+    profile->contact_steps += count;
+    profile->steps++;
     return FD_OK;
 }

@@ -753,22 +753,26 @@ static fd_status check_finite(fd_world* world)
 
 static void kick_all(fd_world* world, double h)
 {
+    double start = fd_wall_seconds();
 #pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1)
     for (int b = 0; b < world->body_count; ++b) {
         if (world->colds[b].type == FD_BODY_DYNAMIC) {
             fd_body_kick(&world->states[b], &world->masses[b], world->forces[b], world->torques[b], h);
         }
     }
+    world->profile.integrate += fd_wall_seconds() - start;
 }
 
 static void drift_all(fd_world* world, double h)
 {
+    double start = fd_wall_seconds();
 #pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1)
     for (int b = 0; b < world->body_count; ++b) {
         if (world->colds[b].type == FD_BODY_DYNAMIC) {
             fd_body_drift(&world->states[b], &world->masses[b], h);
         }
     }
+    world->profile.integrate += fd_wall_seconds() - start;
 }
 
 fd_status fd_world_step(fd_world* world)
@@ -901,3 +905,5 @@ int fd_world_find_contact_column(const fd_world* world, const char* name)
     }
     return -1;
 }
+
+fd_world_profile fd_world_get_profile(const fd_world* world) { return world->profile; }

@@ -69,6 +69,7 @@ struct fd_world {
     fd_world_def def;
     double time;
     int64_t step_count;
+    fd_world_profile profile;     /* wall time per stage, fd_world_get_profile */
     bool prepared;
 
     /* bodies */
@@ -124,5 +125,8 @@ struct fd_world {
  * force accumulation (src/world/contacts.c). Fails on an unsupported pair or
  * a pair without a law. */
 fd_status fd_world_compute_forces(fd_world* world);
+
+/* Monotonic wall clock (s), for the profile. */
+double fd_wall_seconds(void);
 
 #endif
