@@ -166,7 +166,8 @@ static double pair_inertia(const fd_contact_input* input, fd_vec3 axis)
  * components (or 1), with the stick/slip switch. Returns the new mode. */
 static double cap_and_switch(double* value, int count, double mode, double static_limit, double kinetic_limit)
 {
-    double magnitude = count == 2 ? hypot(value[0], value[1]) : fabs(value[0]);
+    /* Deflections are micrometres to radians: no overflow, so no need for hypot(). */
+    double magnitude = count == 2 ? sqrt(value[0] * value[0] + value[1] * value[1]) : fabs(value[0]);
     double limit = mode == 0.0 ? static_limit : kinetic_limit;
     double ratio = limit > 0.0 ? magnitude / limit : (magnitude > 0.0 ? INFINITY : 0.0);
     if (ratio > 1.0) {
@@ -253,11 +254,6 @@ static fd_vec3 slide_kernel(const double* params, const fd_contact_input* input,
                             const fn_kinematics* k, double* history, double* columns, const int* column_index)
 {
     double mu_s = params[SLIDE_MU_S], mu_k = params[SLIDE_MU_K], stiffness = params[SLIDE_K_E];
-    double damping = params[SLIDE_K_D];
-    if (damping == DERIVED) {
-        double m_ij = pair_average(input->mass_i, input->mass_i > 0.0, input->mass_j, input->mass_j > 0.0);
-        damping = 2.0 * sqrt(m_ij * stiffness); /* Eq. (1c) */
-    }
     fd_vec3 delta = fd_v3_sub(k->p_i, k->p_j); /* Eq. (1a) */
     double delta_uw[2] = {fd_v3_dot(delta, k->u), fd_v3_dot(delta, k->w)};
     double* s = history + H_S;
@@ -268,8 +264,15 @@ static fd_vec3 slide_kernel(const double* params, const fd_contact_input* input,
     fd_vec3 elastic = fd_v3_scale(stiffness, in_frame(k, s));
     /* Eq. (1b); the dashpot acts in stick mode only (Sec. 5: "damping acting
      * during stick mode only"): in slip the force is the capped elastic part. */
-    fd_vec3 viscous = history[H_SLIDE_MODE] == 0.0 ? fd_v3_scale(damping / input->time_step, in_frame(k, delta_uw))
-                                                   : fd_v3(0, 0, 0);
+    fd_vec3 viscous = fd_v3(0, 0, 0);
+    if (history[H_SLIDE_MODE] == 0.0) {
+        double damping = params[SLIDE_K_D];
+        if (damping == DERIVED) {
+            double m_ij = pair_average(input->mass_i, input->mass_i > 0.0, input->mass_j, input->mass_j > 0.0);
+            damping = 2.0 * sqrt(m_ij * stiffness); /* Eq. (1c) */
+        }
+        viscous = fd_v3_scale(damping / input->time_step, in_frame(k, delta_uw));
+    }
     if (columns != NULL) {
         column3(columns, column_index, C_SLIDE_ELASTIC, elastic);
         column3(columns, column_index, C_SLIDE_DAMPING, viscous);
@@ -317,12 +320,12 @@ static fd_vec3 roll_one_body(const double* roll_params, const double* slide_para
     double static_limit = slide_params[SLIDE_MU_S] * normal_force * kappa_sum / (2.0 * stiffness); /* Eq. (2c) */
     double kinetic_limit = slide_params[SLIDE_MU_K] * normal_force * kappa_sum / (2.0 * stiffness);
     *mode = cap_and_switch(theta_total, 2, *mode, static_limit, kinetic_limit);
-    double d_r = roll_params[ROLL_D_R];
-    if (d_r == DERIVED) {
-        d_r = 2.0 * sqrt(pair_inertia(input, fd_v3_normalize(fd_v3_cross(outward, along))) * k_r);
-    }
     *elastic_out = fd_v3_cross(outward, fd_v3_scale(k_r, in_frame(k, theta_total)));
     if (*mode == 0.0) { /* stick only, as for the slide dashpot */
+        double d_r = roll_params[ROLL_D_R];
+        if (d_r == DERIVED) {
+            d_r = 2.0 * sqrt(pair_inertia(input, fd_v3_normalize(fd_v3_cross(outward, along))) * k_r);
+        }
         *damping_out = fd_v3_cross(outward, fd_v3_scale(d_r / input->time_step, theta));
     }
     return fd_v3_add(*elastic_out, *damping_out);
@@ -388,9 +391,6 @@ static void spin_kernel(const fd_submodel* model, const double* spin_params, con
                                                    : spin_params[SPIN_K_PSI]; /* Eq. (3c) */
         d_psi = spin_params[SPIN_D_PSI];
     }
-    if (d_psi == DERIVED) {
-        d_psi = 2.0 * sqrt(pair_inertia(input, k->n) * k_psi); /* Eq. (3d) */
-    }
     double* psi_total = history + H_PSI;
     psi_total[0] += k->psi; /* Eq. (3) */
     double static_limit = curvature * slide_params[SLIDE_MU_S] * normal_force / stiffness;
@@ -401,7 +401,13 @@ static void spin_kernel(const fd_submodel* model, const double* spin_params, con
     history[H_SPIN_MODE] = cap_and_switch(psi_total, 1, history[H_SPIN_MODE], static_limit, kinetic_limit);
     double elastic = k_psi * psi_total[0];
     /* Eq. (3a), (3b); stick only, as for the slide dashpot. */
-    double viscous = history[H_SPIN_MODE] == 0.0 ? d_psi * k->psi / input->time_step : 0.0;
+    double viscous = 0.0;
+    if (history[H_SPIN_MODE] == 0.0) {
+        if (d_psi == DERIVED) {
+            d_psi = 2.0 * sqrt(pair_inertia(input, k->n) * k_psi); /* Eq. (3d) */
+        }
+        viscous = d_psi * k->psi / input->time_step;
+    }
     if (!isfinite(elastic)) {
         elastic = 0.0;
     }
