@@ -64,7 +64,7 @@ print(f"demo: {len(last)} spheres fell from a mean height of {z0 * 100:.1f} cm a
       f"foot of radius {foot * 100:.1f} cm (95% of the spheres): a mean slope of about {angle:.0f} degrees, "
       f"held by slide and roll friction.")
 print(f"demo: kinetic energy peaked at {kinetic[peak]:.3g} J (t = {float(energy[peak]['time']):.2f} s) and decayed to "
-      f"{kinetic[-1]:.3g} J ({100 * kinetic[-1] / kinetic[peak]:.2g}% of its peak); the dashpots dissipated "
+      f"{kinetic[-1]:.3g} J ({100 * kinetic[-1] / kinetic[peak]:.2g}% of its peak); the contacts dissipated "
       f"{total0 - total1:.3g} J.")
 print(f"demo: at the end there are {final_contacts} contacts, {with_floor} of them with the floor.")
 print()
