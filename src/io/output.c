@@ -341,6 +341,17 @@ static void vtu_array_begin(FILE* file, const char* type, const char* name, int 
             name, components);
 }
 
+/* Closes a snapshot file; any write error on it so far is an i/o error. */
+static fd_status vtu_finish(FILE* file, const char* path)
+{
+    vtu_end(file);
+    bool failed = ferror(file) != 0;
+    if (fclose(file) != 0 || failed) {
+        return fd_fail(FD_ERR_IO, "output: writing '%s' failed", path);
+    }
+    return FD_OK;
+}
+
 static void vtu_array_end(FILE* file) { fputs("        </DataArray>\n", file); }
 
 static void vtu_value(FILE* file, double value)
@@ -469,13 +480,7 @@ static fd_status write_bodies_vtu(const fd_world* world, const char* path, const
     }
     vtu_array_end(file);
     fputs("      </PointData>\n", file);
-    vtu_end(file);
-
-    bool failed = ferror(file) != 0;
-    if (fclose(file) != 0 || failed) {
-        return fd_fail(FD_ERR_IO, "output: writing '%s' failed", path);
-    }
-    return FD_OK;
+    return vtu_finish(file, path);
 }
 
 /* One line per contact: from body i's centre to body j's centre; a plane has
@@ -530,13 +535,7 @@ static fd_status write_contacts_vtu(const fd_world* world, const char* path)
     }
     vtu_array_end(file);
     fputs("      </CellData>\n", file);
-    vtu_end(file);
-
-    bool failed = ferror(file) != 0;
-    if (fclose(file) != 0 || failed) {
-        return fd_fail(FD_ERR_IO, "output: writing '%s' failed", path);
-    }
-    return FD_OK;
+    return vtu_finish(file, path);
 }
 
 /* Rewrites NAME.pvd (via NAME.pvd.tmp and a rename) listing every snapshot. */
