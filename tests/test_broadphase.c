@@ -16,7 +16,7 @@ static double uniform(uint64_t* state)
 
 /* far = true puts body 1 a kilometre away: the bounding box then holds far
  * more than 4 cells per body and the grid falls back to its spatial hash. */
-static void check_against_brute_force(bool far)
+static void check_against_brute_force(bool far, int threads)
 {
     enum { N = 3000 };
     fd_body_state* states = calloc(N, sizeof *states);
@@ -52,6 +52,7 @@ static void check_against_brute_force(bool far)
     bp.plane_normals = normals;
     bp.margin = 0.001;
     bp.cell_size = 2.0 * largest + bp.margin;
+    bp.thread_count = threads;
     cr_assert(fd_broadphase_update(&bp));
 
     int expected = 0;
@@ -90,10 +91,17 @@ static void check_against_brute_force(bool far)
 
 Test(broadphase, dense_grid_finds_exactly_the_brute_force_pairs_in_ascending_order)
 {
-    check_against_brute_force(false);
+    check_against_brute_force(false, 1);
+}
+
+Test(broadphase, dense_grid_on_three_threads_gives_the_same_ordered_pairs)
+{
+    /* Each thread fills its own buffer for a range of bodies; joined in order
+     * they must be exactly the brute-force list, in ascending key order. */
+    check_against_brute_force(false, 3);
 }
 
 Test(broadphase, hashed_grid_finds_exactly_the_brute_force_pairs_in_ascending_order)
 {
-    check_against_brute_force(true);
+    check_against_brute_force(true, 2);
 }

@@ -15,6 +15,11 @@
 
 #include "core/math.h"
 
+typedef struct pair_buffer {
+    uint64_t* keys;
+    int count, capacity;
+} pair_buffer;
+
 typedef struct fd_broadphase {
     /* inputs, set by the caller before fd_broadphase_update */
     int body_count;
@@ -25,6 +30,7 @@ typedef struct fd_broadphase {
     const fd_vec3* plane_normals; /* world outward normal of plane bodies */
     double margin;                /* pairs within this gap are candidates */
     double cell_size;             /* > 0 */
+    int thread_count;             /* >= 1; results do not depend on it */
 
     /* outputs */
     uint64_t* pairs;              /* (uint64)i << 32 | j, ascending */
@@ -44,6 +50,8 @@ typedef struct fd_broadphase {
     int bucket_count;
     int bucket_capacity;
     void* sorted;                 /* bodies' positions and radii in bucket order */
+    pair_buffer* thread_buffers;  /* one per thread (dense grid, several threads) */
+    int thread_buffer_count;
     int scratch_capacity;
 } fd_broadphase;
 

@@ -33,6 +33,10 @@ void fd_broadphase_free(fd_broadphase* broadphase)
     free(broadphase->body_bucket);
     free(broadphase->body_cell);
     free(broadphase->sorted);
+    for (int t = 0; t < broadphase->thread_buffer_count; ++t) {
+        free(broadphase->thread_buffers[t].keys);
+    }
+    free(broadphase->thread_buffers);
     memset(broadphase, 0, sizeof *broadphase);
 }
 
@@ -120,6 +124,94 @@ static bool reserve_scratch(fd_broadphase* bp, int n, int buckets)
         bp->bucket_capacity = buckets;
     }
     bp->bucket_count = buckets;
+    return true;
+}
+
+typedef struct grid_layout {
+    bool dense;
+    int64_t extent[3];
+    uint32_t mask;
+} grid_layout;
+
+/* Candidate pairs (i, j > i) for bodies i in [begin, end), appended to
+ * the buffer in ascending key order. */
+static bool pairs_for_range(fd_broadphase* bp, const grid_layout* layout, int begin, int end, pair_buffer* out)
+{
+    const sorted_body* sorted = bp->sorted;
+    const int64_t* extent = layout->extent;
+    bool dense = layout->dense;
+    uint32_t mask = layout->mask;
+    int count = out->count;
+    for (int i = begin; i < end; ++i) {
+        if (bp->body_bucket[i] == UINT32_MAX) {
+            continue;
+        }
+        const int64_t* cell = &bp->body_cell[3 * i];
+        /* Ranges of the sorted array to scan: 9 rows of 3 cells (dense), or
+         * up to 27 distinct buckets (hash). */
+        uint32_t range_start[27], range_end[27];
+        int ranges = 0;
+        if (dense) {
+            int64_t x0 = cell[0] > 0 ? cell[0] - 1 : 0;
+            int64_t x1 = cell[0] + 1 < extent[0] ? cell[0] + 1 : extent[0] - 1;
+            for (int64_t z = cell[2] - 1; z <= cell[2] + 1; ++z) {
+                for (int64_t y = cell[1] - 1; y <= cell[1] + 1; ++y) {
+                    if (z < 0 || z >= extent[2] || y < 0 || y >= extent[1]) {
+                        continue;
+                    }
+                    int64_t row = (z * extent[1] + y) * extent[0];
+                    range_start[ranges] = bp->bucket_start[row + x0];
+                    range_end[ranges] = bp->bucket_start[row + x1 + 1];
+                    ++ranges;
+                }
+            }
+        } else {
+            for (int dx = -1; dx <= 1; ++dx) {
+                for (int dy = -1; dy <= 1; ++dy) {
+                    for (int dz = -1; dz <= 1; ++dz) {
+                        uint32_t bucket = cell_hash(cell[0] + dx, cell[1] + dy, cell[2] + dz, mask);
+                        if (bp->bucket_stamp[bucket] != i) {
+                            bp->bucket_stamp[bucket] = i;
+                            range_start[ranges] = bp->bucket_start[bucket];
+                            range_end[ranges] = bp->bucket_start[bucket + 1];
+                            ++ranges;
+                        }
+                    }
+                }
+            }
+        }
+        fd_vec3 xi = bp->states[i].position;
+        double ri = bp->radii[i] + bp->margin;
+        bool static_i = bp->is_static[i];
+        int first = count;
+        for (int r = 0; r < ranges; ++r) {
+            for (uint32_t k = range_start[r]; k < range_end[r]; ++k) {
+                const sorted_body* other = &sorted[k];
+                int j = other->body;
+                if (j <= i || (static_i && other->is_static)) {
+                    continue;
+                }
+                double reach = ri + other->radius;
+                double dx = other->x - xi.x, dy = other->y - xi.y, dz = other->z - xi.z;
+                if (dx * dx + dy * dy + dz * dz >= reach * reach) {
+                    continue;
+                }
+                if (!grow((void**)&out->keys, &out->capacity, count + 1, sizeof(uint64_t))) {
+                    out->count = count;
+                    return false;
+                }
+                /* Insertion into this body's sorted run (runs are short). */
+                uint64_t key = (uint64_t)i << 32 | (uint32_t)j;
+                int at = count++;
+                while (at > first && out->keys[at - 1] > key) {
+                    out->keys[at] = out->keys[at - 1];
+                    --at;
+                }
+                out->keys[at] = key;
+            }
+        }
+    }
+    out->count = count;
     return true;
 }
 
@@ -212,77 +304,55 @@ static bool collect_grid_pairs(fd_broadphase* bp, int* grid_count)
         }
     }
 
-    const sorted_body* sorted = bp->sorted;
-    int count = 0;
-    for (int i = 0; i < n; ++i) {
-        if (bp->body_bucket[i] == UINT32_MAX) {
-            continue;
-        }
-        const int64_t* cell = &bp->body_cell[3 * i];
-        /* Ranges of the sorted array to scan: 9 rows of 3 cells (dense), or
-         * up to 27 distinct buckets (hash). */
-        uint32_t range_start[27], range_end[27];
-        int ranges = 0;
-        if (dense) {
-            int64_t x0 = cell[0] > 0 ? cell[0] - 1 : 0;
-            int64_t x1 = cell[0] + 1 < extent[0] ? cell[0] + 1 : extent[0] - 1;
-            for (int64_t z = cell[2] - 1; z <= cell[2] + 1; ++z) {
-                for (int64_t y = cell[1] - 1; y <= cell[1] + 1; ++y) {
-                    if (z < 0 || z >= extent[2] || y < 0 || y >= extent[1]) {
-                        continue;
-                    }
-                    int64_t row = (z * extent[1] + y) * extent[0];
-                    range_start[ranges] = bp->bucket_start[row + x0];
-                    range_end[ranges] = bp->bucket_start[row + x1 + 1];
-                    ++ranges;
-                }
-            }
-        } else {
-            for (int dx = -1; dx <= 1; ++dx) {
-                for (int dy = -1; dy <= 1; ++dy) {
-                    for (int dz = -1; dz <= 1; ++dz) {
-                        uint32_t bucket = cell_hash(cell[0] + dx, cell[1] + dy, cell[2] + dz, mask);
-                        if (bp->bucket_stamp[bucket] != i) {
-                            bp->bucket_stamp[bucket] = i;
-                            range_start[ranges] = bp->bucket_start[bucket];
-                            range_end[ranges] = bp->bucket_start[bucket + 1];
-                            ++ranges;
-                        }
-                    }
-                }
-            }
-        }
-        fd_vec3 xi = bp->states[i].position;
-        double ri = bp->radii[i] + bp->margin;
-        bool static_i = bp->is_static[i];
-        int first = count;
-        for (int r = 0; r < ranges; ++r) {
-            for (uint32_t k = range_start[r]; k < range_end[r]; ++k) {
-                const sorted_body* other = &sorted[k];
-                int j = other->body;
-                if (j <= i || (static_i && other->is_static)) {
-                    continue;
-                }
-                double reach = ri + other->radius;
-                double dx = other->x - xi.x, dy = other->y - xi.y, dz = other->z - xi.z;
-                if (dx * dx + dy * dy + dz * dz >= reach * reach) {
-                    continue;
-                }
-                if (!grow((void**)&bp->grid_pairs, &bp->grid_pair_capacity, count + 1, sizeof(uint64_t))) {
-                    return false;
-                }
-                /* Insertion into this body's sorted run (runs are short). */
-                uint64_t key = (uint64_t)i << 32 | (uint32_t)j;
-                int at = count++;
-                while (at > first && bp->grid_pairs[at - 1] > key) {
-                    bp->grid_pairs[at] = bp->grid_pairs[at - 1];
-                    --at;
-                }
-                bp->grid_pairs[at] = key;
-            }
-        }
+    grid_layout layout = {dense, {extent[0], extent[1], extent[2]}, mask};
+    int threads = dense && bp->thread_count > 1 ? bp->thread_count : 1;
+    if (threads == 1) {
+        pair_buffer all = {bp->grid_pairs, 0, bp->grid_pair_capacity};
+        bool ok = pairs_for_range(bp, &layout, 0, n, &all);
+        bp->grid_pairs = all.keys;
+        bp->grid_pair_capacity = all.capacity;
+        *grid_count = all.count;
+        return ok;
     }
-    *grid_count = count;
+    /* Each thread takes a contiguous range of i into its own buffer; the
+     * buffers joined in thread order are exactly the serial output, so the
+     * result does not depend on the thread count. (The hash mode shares its
+     * bucket stamps and stays serial.) */
+    if (threads > bp->thread_buffer_count) {
+        pair_buffer* buffers = realloc(bp->thread_buffers, (size_t)threads * sizeof *buffers);
+        if (buffers == NULL) {
+            return false;
+        }
+        for (int t = bp->thread_buffer_count; t < threads; ++t) {
+            buffers[t] = (pair_buffer){NULL, 0, 0};
+        }
+        bp->thread_buffers = buffers;
+        bp->thread_buffer_count = threads;
+    }
+    int failures = 0;
+#pragma omp parallel for schedule(static, 1) num_threads(threads) reduction(+ : failures)
+    for (int t = 0; t < threads; ++t) {
+        pair_buffer* buffer = &bp->thread_buffers[t];
+        buffer->count = 0;
+        int begin = (int)((int64_t)n * t / threads), end = (int)((int64_t)n * (t + 1) / threads);
+        failures += pairs_for_range(bp, &layout, begin, end, buffer) ? 0 : 1;
+    }
+    if (failures > 0) {
+        return false;
+    }
+    int total = 0;
+    for (int t = 0; t < threads; ++t) {
+        total += bp->thread_buffers[t].count;
+    }
+    if (!grow((void**)&bp->grid_pairs, &bp->grid_pair_capacity, total, sizeof(uint64_t))) {
+        return false;
+    }
+    int at = 0;
+    for (int t = 0; t < threads; ++t) {
+        memcpy(bp->grid_pairs + at, bp->thread_buffers[t].keys, (size_t)bp->thread_buffers[t].count * sizeof(uint64_t));
+        at += bp->thread_buffers[t].count;
+    }
+    *grid_count = total;
     return true;
 }
 

@@ -709,6 +709,7 @@ fd_status fd_world_prepare(fd_world* world)
     bp->is_plane = world->is_plane;
     bp->plane_normals = world->plane_normals;
     bp->margin = world->def.contact_margin;
+    bp->thread_count = world->def.thread_count;
     double cell = 2.0 * largest_radius + world->def.contact_margin;
     bp->cell_size = fmax(world->def.cell_size, cell > 0.0 ? cell : 1.0);
 
