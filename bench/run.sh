@@ -104,6 +104,7 @@ run_law() {
 }
 run_law hooke_frictionless
 run_law linear_spring_dashpot_dsds "$dsds_slide"
+run_law linear_spring_dashpot_csds "${dsds_slide/dsds/csds}"
 run_law fang_negrut_slide "$fn_slide"
 run_law fang_negrut_slide_roll_spin "$fn_slide" "$fn_roll" "$fn_spin"
 run_law legacy_constant_torque_roll "$legacy_roll"

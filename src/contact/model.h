@@ -30,6 +30,7 @@ typedef enum fd_submodel_kind {
     FD_KIND_SPIN_FANG_NEGRUT,
     FD_KIND_SPIN_FANG_NEGRUT_HERTZ,
     FD_KIND_SLIDE_DSDS,
+    FD_KIND_SLIDE_CSDS,
 } fd_submodel_kind;
 
 typedef struct fd_material {
@@ -118,6 +119,11 @@ fd_status fd_fang_negrut_check_law(const fd_contact_law* law);
 /* D-SDS slide kernel (src/contact/sds.c): force on body i, given the relative
  * tangential velocity of body i's surface against body j's at the contact. */
 fd_vec3 fd_dsds_slide(const double* params, const fd_contact_input* input, fd_vec3 tangential_velocity,
+                      double normal_force, double* history, double* columns, const int* column_index);
+
+/* C-SDS slide kernel (src/contact/sds.c, C-SDS paper Eq. 10): same arguments
+ * and history/columns layout as fd_dsds_slide. */
+fd_vec3 fd_csds_slide(const double* params, const fd_contact_input* input, fd_vec3 tangential_velocity,
                       double normal_force, double* history, double* columns, const int* column_index);
 
 /* Checks the combination of sub-models of a law (e.g. Fang & Negrut roll and

@@ -221,7 +221,7 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, double 
         if (slide->kind == FD_KIND_SLIDE_FANG_NEGRUT) {
             k = p[2];                                                          /* K_E */
             c = p[3] < 0.0 ? 2.0 * sqrt(lightest_mass * k) : p[3];             /* K_D, Eq. (1c) */
-        } else if (slide->kind == FD_KIND_SLIDE_DSDS) {
+        } else if (slide->kind == FD_KIND_SLIDE_DSDS || slide->kind == FD_KIND_SLIDE_CSDS) {
             k = p[0];                                                          /* k_t */
             c = p[1];                                                          /* gamma_t */
         }

@@ -13,9 +13,18 @@
  * contact plane every time it is updated"), then advanced by v dt.
  *
  * Eq. (3) resets the spring instantaneously; the C-SDS paper shows that this
- * can load it against the motion and create energy. The continuous variant
- * (C-SDS) and the rolling and twisting springs belong with the energy ledger
- * of the spring-dashpot family. */
+ * can load it against the motion and create energy.
+ *
+ * The continuous spring-dashpot-slider (C-SDS), the paper's Eq. (10):
+ *
+ *   F = min(F_S, F_max) F_S / |F_S|                          the force on body i
+ *   d(xi)/dt = -(min(F_S, F_max) F_S / |F_S| + k xi) / gamma  (10)
+ *
+ * which is v while sticking and Eq. (9) while sliding. xi is turned into the
+ * tangent plane as for D-SDS, then advanced by one explicit Euler step of
+ * Eq. (10) evaluated at the state the step starts from (xi_n, v_n); the force
+ * returned is the one of that state. Eq. (10) divides by gamma: gamma_t = 0 is
+ * refused when the law is resolved. */
 #include <math.h>
 
 #include "contact/model.h"
@@ -57,6 +66,54 @@ fd_vec3 fd_dsds_slide(const double* params, const fd_contact_input* input, fd_ve
     return force;
 }
 
+fd_vec3 fd_csds_slide(const double* params, const fd_contact_input* input, fd_vec3 tangential_velocity,
+                      double normal_force, double* history, double* columns, const int* column_index)
+{
+    fd_vec3 n = input->geometry->normal;
+    double stiffness = params[DSDS_K_T], damping = params[DSDS_GAMMA_T];
+    /* Turn the spring into the new tangent plane, keeping its length. */
+    fd_vec3 xi = fd_v3(history[H_XI], history[H_XI + 1], history[H_XI + 2]);
+    double length = fd_v3_length(xi);
+    xi = fd_v3_scale(length, fd_v3_normalize(fd_v3_reject(xi, n)));
+    fd_vec3 spring = fd_v3_scale(-stiffness, xi);
+    fd_vec3 test = fd_v3_sub(spring, fd_v3_scale(damping, tangential_velocity)); /* Eq. (1) */
+    double limit = params[DSDS_MU] * normal_force;
+    double magnitude = fd_v3_length(test);
+    bool slipping = magnitude > limit;
+    fd_vec3 force = slipping ? fd_v3_scale(limit / magnitude, test) : test; /* min(F_S, F_max) F_S/|F_S| */
+    /* Eq. (10): d(xi)/dt = -(F + k xi) / gamma, one explicit Euler step. While
+     * sticking F + k xi = -gamma v and the rate is v itself (Eq. 2), taken as
+     * such to spare the round-off of (gamma v) / gamma; while sliding it is
+     * Eq. (9), continuous with v at |F_S| = F_max. */
+    fd_vec3 rate = slipping ? fd_v3_scale(1.0 / damping, fd_v3_sub(spring, force)) : tangential_velocity;
+    xi = fd_v3_mul_add(xi, input->time_step, rate);
+    history[H_XI] = xi.x;
+    history[H_XI + 1] = xi.y;
+    history[H_XI + 2] = xi.z;
+    if (columns != NULL) {
+        columns[column_index[C_XI]] = xi.x;
+        columns[column_index[C_XI + 1]] = xi.y;
+        columns[column_index[C_XI + 2]] = xi.z;
+        columns[column_index[C_SLIPPING]] = slipping ? 1.0 : 0.0;
+    }
+    return force;
+}
+
+/* Eq. (10) divides by gamma: without a dashpot the C-SDS has no rate. */
+static fd_status resolve_csds(const double* params, const fd_material* a, const fd_material* b, double* derived)
+{
+    (void)a;
+    (void)b;
+    (void)derived;
+    if (!(params[DSDS_GAMMA_T] > 0.0)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "slide model 'csds' needs gamma_t > 0 (got %g N s/m): its spring rate, C-SDS paper Eq. (10), "
+                       "is -(F + k xi) / gamma_t; use 'dsds' for a slider without dashpot",
+                       params[DSDS_GAMMA_T]);
+    }
+    return FD_OK;
+}
+
 static const fd_param_info dsds_params[] = {
     {"k_t", "N/m", "tangential spring stiffness k of Eq. (1)", NAN, 1e-300, INFINITY},
     {"gamma_t", "N s/m", "tangential dashpot gamma of Eq. (1)", 0.0, 0.0, INFINITY},
@@ -76,6 +133,18 @@ const fd_submodel fd_sds_submodels[] = {
         .column_count = DSDS_COLUMNS,
         .column_names = dsds_columns,
         .column_units = dsds_units,
+    },
+    {
+        .info = {"csds", FD_MECHANISM_SLIDE,
+                 "Continuous spring-dashpot-slider, C-SDS paper Eq. (10): F = -k xi - gamma v capped at mu N, "
+                 "d(xi)/dt = -(F + k xi)/gamma (= v while sticking), explicit Euler; needs gamma_t > 0.",
+                 dsds_params, 3},
+        .kind = FD_KIND_SLIDE_CSDS,
+        .history_size = DSDS_HISTORY,
+        .column_count = DSDS_COLUMNS,
+        .column_names = dsds_columns,
+        .column_units = dsds_units,
+        .resolve = resolve_csds,
     },
 };
 const int fd_sds_submodel_count = (int)(sizeof fd_sds_submodels / sizeof fd_sds_submodels[0]);
