@@ -10,6 +10,10 @@ void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* inp
 {
     const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
     const fd_submodel* roll = law->submodel[FD_MECHANISM_ROLL];
+    if (law->submodel[FD_MECHANISM_NORMAL]->kind == FD_KIND_NORMAL_PFC_LINEAR) {
+        /* PFC: its slide and roll models (if present) and the energy partitions. */
+        fd_pfc_evaluate(law, input, history, columns, loads);
+    }
     if (slide != NULL) {
         switch (slide->kind) {
         case FD_KIND_SLIDE_FANG_NEGRUT: /* also its roll and spin models */
@@ -29,6 +33,7 @@ void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* inp
                                                law->column_index[FD_MECHANISM_SLIDE]);
             break;
         }
+        case FD_KIND_SLIDE_PFC_LINEAR: /* done by fd_pfc_evaluate above */
         default:
             break;
         }
@@ -38,4 +43,8 @@ void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* inp
     }
 }
 
-fd_status fd_friction_check_law(const fd_contact_law* law) { return fd_fang_negrut_check_law(law); }
+fd_status fd_friction_check_law(const fd_contact_law* law)
+{
+    fd_status status = fd_fang_negrut_check_law(law);
+    return status != FD_OK ? status : fd_pfc_check_law(law);
+}

@@ -31,6 +31,9 @@ typedef enum fd_submodel_kind {
     FD_KIND_SPIN_FANG_NEGRUT_HERTZ,
     FD_KIND_SLIDE_DSDS,
     FD_KIND_SLIDE_CSDS,
+    FD_KIND_NORMAL_PFC_LINEAR,
+    FD_KIND_SLIDE_PFC_LINEAR,
+    FD_KIND_ROLL_PFC_RRLINEAR,
 } fd_submodel_kind;
 
 typedef struct fd_material {
@@ -90,6 +93,7 @@ typedef struct fd_contact_input {
     double radius_i, radius_j;         /* sphere radii, m (0 otherwise) */
     double youngs_modulus_i, youngs_modulus_j; /* Pa, for Hertz-based spin stiffness */
     double poisson_ratio_i, poisson_ratio_j;
+    double* history;                   /* the contact's whole history block (normal models with state: pfc_linear) */
 } fd_contact_input;
 
 typedef struct fd_normal_result {
@@ -125,6 +129,15 @@ fd_vec3 fd_dsds_slide(const double* params, const fd_contact_input* input, fd_ve
  * and history/columns layout as fd_dsds_slide. */
 fd_vec3 fd_csds_slide(const double* params, const fd_contact_input* input, fd_vec3 tangential_velocity,
                       double normal_force, double* history, double* columns, const int* column_index);
+
+/* PFC linear / rrlinear (src/contact/pfc.c): the normal kernel (reads and
+ * writes its history through input->history), the friction stage of a law
+ * whose normal model is pfc_linear (slide pfc_linear, roll pfc_rrlinear and the
+ * energy partitions), and the check of their combination. */
+fd_normal_result fd_pfc_normal(const fd_contact_law* law, const fd_contact_input* input);
+void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, double* history, double* columns,
+                     fd_contact_loads* loads);
+fd_status fd_pfc_check_law(const fd_contact_law* law);
 
 /* Checks the combination of sub-models of a law (e.g. Fang & Negrut roll and
  * spin take mu_s, mu_k, K_E from the Fang & Negrut slide model). */

@@ -165,6 +165,10 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
         result.elastic_energy = 0.4 * hertz_constant * overlap * overlap * root_overlap;
         break;
     }
+    case FD_KIND_NORMAL_PFC_LINEAR:
+        /* PFC linear (src/contact/pfc.c): keeps F_n^l in its history, and its
+         * full-normal dashpot modes may pull, so no clamp here. */
+        return fd_pfc_normal(law, input);
     default:
         break;
     }
@@ -206,6 +210,10 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, double 
         zeta = normal_derived[DERIVED_GAMMA] / (2.0 * sqrt(1.5));
         break;
     }
+    case FD_KIND_NORMAL_PFC_LINEAR:
+        stiffness = normal_params[0]; /* kn */
+        zeta = normal_params[1];      /* dp_nratio */
+        break;
     default:
         break;
     }
@@ -224,6 +232,9 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, double 
         } else if (slide->kind == FD_KIND_SLIDE_DSDS || slide->kind == FD_KIND_SLIDE_CSDS) {
             k = p[0];                                                          /* k_t */
             c = p[1];                                                          /* gamma_t */
+        } else if (slide->kind == FD_KIND_SLIDE_PFC_LINEAR) {
+            k = p[0];                                                          /* ks */
+            c = 2.0 * p[2] * sqrt(lightest_mass * k);                          /* dp_sratio */
         }
         double z = k > 0.0 && lightest_mass > 0.0 ? c / (2.0 * sqrt(lightest_mass * k)) : 0.0;
         step = damped_critical_step(lightest_mass, k, z);

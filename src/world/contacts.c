@@ -226,6 +226,8 @@ static void evaluate_contact(fd_world* world, int c)
         .poisson_ratio_i = world->materials[world->colds[i].material].poisson_ratio,
         .poisson_ratio_j = world->materials[world->colds[j].material].poisson_ratio,
     };
+    double* history = set->history + (size_t)c * (size_t)world->history_stride;
+    input.history = history; /* normal models with state (pfc_linear) */
     double* columns = set->columns + (size_t)c * (size_t)world->column_count;
     for (int k = 0; k < world->column_count; ++k) {
         columns[k] = NAN;
@@ -240,7 +242,6 @@ static void evaluate_contact(fd_world* world, int c)
 
     fd_contact_loads loads = {0};
     loads.normal_force = normal.force;
-    double* history = set->history + (size_t)c * (size_t)world->history_stride;
     fd_friction_evaluate(law, &input, normal.force, history, columns, &loads);
     loads.force_on_i = fd_v3_add(fd_v3_scale(normal.force, geometry->normal), loads.slide_force);
     contact->loads = loads;

@@ -1,0 +1,365 @@
+/* The Itasca PFC linear contact model and its rolling-resistance extension
+ * `rrlinear` (manual: "Rolling Resistance Linear Model", papers/001), as three
+ * sub-models: normal `pfc_linear`, slide `pfc_linear`, roll `pfc_rrlinear`.
+ * Equations and conventions: docs/models/pfc.md.
+ *
+ * Conventions. The normal n points into body i; forces and moments kept in
+ * the history are those on body i; displacement and rotation increments are
+ * those of body i relative to body j (so that Eq. 2, M := M - k_r dtheta_b,
+ * resists). The surface gap is g_s = -penetration - rgap; the contact is
+ * active iff g_s <= 0 (manual, "Activity-Deletion Criteria").
+ *
+ * Stages of one contact (the order of the manual's force-displacement law):
+ *   1. normal kernel (fd_pfc_normal, from fd_normal_evaluate): the linear
+ *      normal force F_n^l (absolute or incremental, no tension) and the normal
+ *      dashpot F_n^d (full or no-tension), kept in the normal history block;
+ *   2. friction stage (fd_pfc_evaluate, from fd_friction_evaluate): the shear
+ *      spring with its Coulomb limit mu F_n^l, the shear dashpot, the
+ *      rolling moment of Eq. (2)-(8), and the energy partitions, Eq. (9)-(10)
+ *      and their linear-model analogues.
+ *
+ * Dissipated energies are accumulated with the manual's update
+ * E := E - 1/2 (X_o + X) . d_slip; in the convention above this is >= 0
+ * (energy removed from the bodies). The manual's table gives the range
+ * (-inf, 0]: a sign convention difference, see docs/validation/pfc_ball.md. */
+#include <math.h>
+
+#include "contact/model.h"
+#include "core/error.h"
+
+enum { N_KN, N_DP_NRATIO, N_RGAP, N_DP_MODE, N_LIN_MODE };
+enum { S_KS, S_FRIC, S_DP_SRATIO };
+enum { R_FRIC, R_KR };
+
+/* History blocks (doubles). */
+enum { HN_FORCE, HN_DASHPOT_FORCE, HN_E_DASHPOT, HN_SIZE };
+enum { HS_FORCE, HS_E_SLIP = 3, HS_SLIP, HS_SIZE };
+enum { HR_MOMENT, HR_E_SLIP = 3, HR_SLIP, HR_SIZE };
+
+/* Output columns. */
+enum { CN_ELASTIC, CN_DAMPING, CN_STRAIN, CN_DASHPOT, CN_COUNT };
+enum { CS_FORCE, CS_SLIP_STATE = 3, CS_E_SLIP, CS_COUNT };
+enum { CR_MOMENT, CR_SLIP_STATE = 3, CR_E_STRAIN, CR_E_SLIP, CR_COUNT };
+
+static bool no_tension_normal(double dp_mode) { return dp_mode == 1.0 || dp_mode == 3.0; }
+static bool slip_cut_shear(double dp_mode) { return dp_mode == 2.0 || dp_mode == 3.0; }
+
+/* Keeps a stored vector's length and turns it into the plane normal to n. */
+static fd_vec3 into_tangent_plane(fd_vec3 stored, fd_vec3 n)
+{
+    double length = fd_v3_length(stored);
+    fd_vec3 projected = fd_v3_reject(stored, n);
+    double projected_length = fd_v3_length(projected);
+    return projected_length > 0.0 ? fd_v3_scale(length / projected_length, projected) : fd_v3(0, 0, 0);
+}
+
+/* Caps a vector at a magnitude; returns whether the limit holds it (Eq. 6, 8). */
+static bool cap(fd_vec3* value, double limit)
+{
+    double magnitude = fd_v3_length(*value);
+    if (magnitude > 0.0 && magnitude >= limit) {
+        *value = magnitude > limit ? fd_v3_scale(limit / magnitude, *value) : *value;
+        return true;
+    }
+    return false;
+}
+
+static double surface_gap(const double* normal_params, const fd_contact_input* input)
+{
+    return -input->geometry->penetration - normal_params[N_RGAP];
+}
+
+/* Contact effective radius, Eq. (5): 1/R = 1/R1 + 1/R2, R = infinity at a
+ * plane; for an ellipsoid the narrow phase's effective radius. */
+static double effective_radius(const fd_contact_input* input)
+{
+    if (input->shape_i == FD_SHAPE_ELLIPSOID || input->shape_j == FD_SHAPE_ELLIPSOID) {
+        return input->geometry->effective_radius;
+    }
+    double inverse = 0.0;
+    if (input->shape_i == FD_SHAPE_SPHERE && input->radius_i > 0.0) {
+        inverse += 1.0 / input->radius_i;
+    }
+    if (input->shape_j == FD_SHAPE_SPHERE && input->radius_j > 0.0) {
+        inverse += 1.0 / input->radius_j;
+    }
+    return inverse > 0.0 ? 1.0 / inverse : 0.0;
+}
+
+fd_normal_result fd_pfc_normal(const fd_contact_law* law, const fd_contact_input* input)
+{
+    fd_normal_result result = {0};
+    const double* p = law->params[FD_MECHANISM_NORMAL];
+    double* history = input->history + law->history_offset[FD_MECHANISM_NORMAL];
+    double gap = surface_gap(p, input);
+    double force = 0.0, dashpot = 0.0;
+    if (gap <= 0.0) {
+        double kn = p[N_KN];
+        if (p[N_LIN_MODE] == 0.0) {
+            force = -kn * gap; /* absolute update: F_n^l = k_n (-g_s) */
+        } else {
+            /* incremental: F_n^l := (F_n^l)_o + k_n d(delta_n), d(delta_n) the
+             * overlap increment of this step from the relative velocity. */
+            force = history[HN_FORCE] + kn * input->penetration_rate * input->time_step;
+        }
+        force = force > 0.0 ? force : 0.0; /* the linear spring takes no tension */
+        /* Dashpot, c_n = 2 beta_n sqrt(m_c k_n). */
+        dashpot = 2.0 * p[N_DP_NRATIO] * sqrt(input->effective_mass * kn) * input->penetration_rate;
+        if (no_tension_normal(p[N_DP_MODE]) && force + dashpot < 0.0) {
+            dashpot = -force;
+        }
+    }
+    history[HN_FORCE] = force;
+    history[HN_DASHPOT_FORCE] = dashpot;
+    result.elastic_force = force;
+    result.damping_force = dashpot;
+    result.elastic_energy = p[N_KN] > 0.0 ? 0.5 * force * force / p[N_KN] : 0.0;
+    result.force = force + dashpot; /* may pull in dashpot modes 0 and 2 (full normal) */
+    return result;
+}
+
+void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, double* history, double* columns,
+                     fd_contact_loads* loads)
+{
+    const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
+    const fd_submodel* roll = law->submodel[FD_MECHANISM_ROLL];
+    bool has_slide = slide != NULL && slide->kind == FD_KIND_SLIDE_PFC_LINEAR;
+    bool has_roll = roll != NULL && roll->kind == FD_KIND_ROLL_PFC_RRLINEAR;
+    const double* pn = law->params[FD_MECHANISM_NORMAL];
+    double* hn = history + law->history_offset[FD_MECHANISM_NORMAL];
+    fd_vec3 n = input->geometry->normal;
+    double dt = input->time_step;
+    bool active = surface_gap(pn, input) <= 0.0;
+    double normal_force = hn[HN_FORCE];
+    double strain = pn[N_KN] > 0.0 ? 0.5 * normal_force * normal_force / pn[N_KN] : 0.0;
+    /* Normal dashpot energy: E_beta := E_beta - F^d . d(delta); the relative
+     * displacement of i along n is -penetration_rate dt. */
+    hn[HN_E_DASHPOT] += hn[HN_DASHPOT_FORCE] * input->penetration_rate * dt;
+
+    if (has_slide) {
+        const double* ps = law->params[FD_MECHANISM_SLIDE];
+        double* hs = history + law->history_offset[FD_MECHANISM_SLIDE];
+        double ks = ps[S_KS];
+        fd_vec3 old = into_tangent_plane(fd_v3(hs[HS_FORCE], hs[HS_FORCE + 1], hs[HS_FORCE + 2]), n);
+        fd_vec3 force = fd_v3(0, 0, 0), dashpot = fd_v3(0, 0, 0);
+        bool slipping = false;
+        if (active) {
+            fd_vec3 tangential = fd_v3_reject(input->relative_velocity, n);
+            fd_vec3 displacement = fd_v3_scale(dt, tangential);
+            force = fd_v3_mul_add(old, -ks, displacement); /* F_s^l := F_s^l - k_s dU_s */
+            slipping = cap(&force, ps[S_FRIC] * normal_force); /* Coulomb limit F_s* = mu F_n^l */
+            /* Slip energy: the slip part of the increment, dU - dU^k with
+             * dU^k = -(F - F_o)/k_s (the elastic part of the update above). */
+            if (ks > 0.0) {
+                fd_vec3 elastic = fd_v3_scale(-1.0 / ks, fd_v3_sub(force, old));
+                fd_vec3 slip = fd_v3_sub(displacement, elastic);
+                hs[HS_E_SLIP] -= 0.5 * fd_v3_dot(fd_v3_add(old, force), slip);
+            }
+            if (!(slip_cut_shear(pn[N_DP_MODE]) && slipping)) {
+                double c = 2.0 * ps[S_DP_SRATIO] * sqrt(input->effective_mass * ks);
+                dashpot = fd_v3_scale(-c, tangential);
+            }
+            hn[HN_E_DASHPOT] -= fd_v3_dot(dashpot, displacement);
+        }
+        hs[HS_FORCE] = force.x;
+        hs[HS_FORCE + 1] = force.y;
+        hs[HS_FORCE + 2] = force.z;
+        hs[HS_SLIP] = slipping ? 1.0 : 0.0;
+        loads->slide_force = fd_v3_add(force, dashpot);
+        strain += ks > 0.0 ? 0.5 * fd_v3_dot(force, force) / ks : 0.0;
+        if (columns != NULL) {
+            const int* index = law->column_index[FD_MECHANISM_SLIDE];
+            columns[index[CS_FORCE]] = force.x;
+            columns[index[CS_FORCE + 1]] = force.y;
+            columns[index[CS_FORCE + 2]] = force.z;
+            columns[index[CS_SLIP_STATE]] = hs[HS_SLIP];
+            columns[index[CS_E_SLIP]] = hs[HS_E_SLIP];
+        }
+    }
+
+    if (has_roll) {
+        const double* pr = law->params[FD_MECHANISM_ROLL];
+        double* hr = history + law->history_offset[FD_MECHANISM_ROLL];
+        double radius = effective_radius(input);
+        /* Eq. (4): k_r = k_s R^2 unless given. */
+        double kr = pr[R_KR] >= 0.0 ? pr[R_KR] : law->params[FD_MECHANISM_SLIDE][S_KS] * radius * radius;
+        fd_vec3 old = into_tangent_plane(fd_v3(hr[HR_MOMENT], hr[HR_MOMENT + 1], hr[HR_MOMENT + 2]), n);
+        fd_vec3 moment = fd_v3(0, 0, 0);
+        bool slipping = false;
+        if (active) {
+            /* Relative bend-rotation increment: the rotation of i relative to
+             * j in the step, less its twist component along n. */
+            fd_vec3 rotation = fd_v3_scale(dt, fd_v3_sub(input->state_i->angular_velocity,
+                                                         input->state_j->angular_velocity));
+            fd_vec3 bend = fd_v3_reject(rotation, n);
+            moment = fd_v3_mul_add(old, -kr, bend);                          /* Eq. (2) */
+            slipping = cap(&moment, pr[R_FRIC] * radius * normal_force);     /* Eq. (6)-(8) */
+            if (kr > 0.0) {
+                /* Eq. (10), with the elastic part dtheta^k = -(M - M_o)/k_r
+                 * that Eq. (2) implies (see docs/validation/pfc_ball.md). */
+                fd_vec3 elastic = fd_v3_scale(-1.0 / kr, fd_v3_sub(moment, old));
+                fd_vec3 slip = fd_v3_sub(bend, elastic);
+                hr[HR_E_SLIP] -= 0.5 * fd_v3_dot(fd_v3_add(old, moment), slip);
+            }
+        }
+        hr[HR_MOMENT] = moment.x;
+        hr[HR_MOMENT + 1] = moment.y;
+        hr[HR_MOMENT + 2] = moment.z;
+        hr[HR_SLIP] = slipping ? 1.0 : 0.0;
+        /* Eq. (1): M_c = M^r acts on body i, its reaction on body j. */
+        loads->roll_torque_i = moment;
+        loads->roll_torque_j = fd_v3_neg(moment);
+        if (columns != NULL) {
+            const int* index = law->column_index[FD_MECHANISM_ROLL];
+            columns[index[CR_MOMENT]] = moment.x;
+            columns[index[CR_MOMENT + 1]] = moment.y;
+            columns[index[CR_MOMENT + 2]] = moment.z;
+            columns[index[CR_SLIP_STATE]] = hr[HR_SLIP];
+            columns[index[CR_E_STRAIN]] = kr > 0.0 ? 0.5 * fd_v3_dot(moment, moment) / kr : 0.0; /* Eq. (9) */
+            columns[index[CR_E_SLIP]] = hr[HR_E_SLIP];
+        }
+    }
+
+    if (columns != NULL) {
+        const int* index = law->column_index[FD_MECHANISM_NORMAL];
+        columns[index[CN_STRAIN]] = strain;
+        columns[index[CN_DASHPOT]] = hn[HN_E_DASHPOT];
+    }
+}
+
+/* ---------------------------------------------------------------- checks */
+
+static bool is_integer_in(double value, double low, double high)
+{
+    return value >= low && value <= high && value == floor(value);
+}
+
+static fd_status resolve_normal(const double* params, const fd_material* a, const fd_material* b, double* derived)
+{
+    (void)a;
+    (void)b;
+    (void)derived;
+    if (!is_integer_in(params[N_DP_MODE], 0.0, 3.0)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "normal model 'pfc_linear': dp_mode = %g must be 0, 1, 2 or 3",
+                       params[N_DP_MODE]);
+    }
+    if (!is_integer_in(params[N_LIN_MODE], 0.0, 1.0)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "normal model 'pfc_linear': lin_mode = %g must be 0 (absolute) or 1 (incremental)",
+                       params[N_LIN_MODE]);
+    }
+    return FD_OK;
+}
+
+static fd_status resolve_roll(const double* params, const fd_material* a, const fd_material* b, double* derived)
+{
+    (void)a;
+    (void)b;
+    (void)derived;
+    if (params[R_KR] < 0.0 && params[R_KR] != -1.0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "roll model 'pfc_rrlinear': rr_kr = %g N m/rad must be >= 0, or -1 for k_s R^2 (Eq. 4)",
+                       params[R_KR]);
+    }
+    return FD_OK;
+}
+
+fd_status fd_pfc_check_law(const fd_contact_law* law)
+{
+    const fd_submodel* normal = law->submodel[FD_MECHANISM_NORMAL];
+    const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
+    const fd_submodel* roll = law->submodel[FD_MECHANISM_ROLL];
+    bool pfc_normal = normal != NULL && normal->kind == FD_KIND_NORMAL_PFC_LINEAR;
+    bool pfc_slide = slide != NULL && slide->kind == FD_KIND_SLIDE_PFC_LINEAR;
+    if (pfc_slide && !pfc_normal) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "slide model 'pfc_linear' needs normal model 'pfc_linear' (it takes the Coulomb limit from "
+                       "the linear normal force F_n^l and the dashpot mode dp_mode from it)");
+    }
+    if (roll != NULL && roll->kind == FD_KIND_ROLL_PFC_RRLINEAR) {
+        if (!pfc_normal) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                           "roll model 'pfc_rrlinear' needs normal model 'pfc_linear' (its limit is "
+                           "rr_fric R F_n^l, Eq. 7)");
+        }
+        if (law->params[FD_MECHANISM_ROLL][R_KR] < 0.0 && !pfc_slide) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                           "roll model 'pfc_rrlinear' with rr_kr = -1 (k_r = k_s R^2, Eq. 4) needs slide model "
+                           "'pfc_linear' for k_s; give rr_kr otherwise");
+        }
+    }
+    return FD_OK;
+}
+
+/* ---------------------------------------------------------------- table */
+
+static const fd_param_info normal_params[] = {
+    {"kn", "N/m", "normal stiffness k_n", NAN, 0.0, INFINITY},
+    {"dp_nratio", "-", "normal critical damping ratio beta_n: c_n = 2 beta_n sqrt(m_c k_n)", 0.0, 0.0, 1.0},
+    {"rgap", "m", "reference gap g_r: active iff g_s = -overlap - rgap <= 0 (needs contact_margin >= rgap)", 0.0,
+     -INFINITY, INFINITY},
+    {"dp_mode", "-",
+     "dashpot mode (integer): 0 full normal & full shear, 1 no-tension normal & full shear, 2 full normal & "
+     "slip-cut shear, 3 no-tension normal & slip-cut shear",
+     0.0, 0.0, 3.0},
+    {"lin_mode", "-", "normal-force update (integer): 0 absolute k_n (-g_s), 1 incremental", 0.0, 0.0, 1.0},
+};
+static const char* const normal_columns[CN_COUNT] = {"normal_elastic_force", "normal_damping_force", "pfc_strain",
+                                                     "pfc_dashpot"};
+static const char* const normal_units[CN_COUNT] = {"N", "N", "J", "J"};
+
+static const fd_param_info slide_params[] = {
+    {"ks", "N/m", "shear stiffness k_s", NAN, 0.0, INFINITY},
+    {"fric", "-", "friction coefficient mu: |F_s^l| <= mu F_n^l", NAN, 0.0, INFINITY},
+    {"dp_sratio", "-", "shear critical damping ratio beta_s: c_s = 2 beta_s sqrt(m_c k_s)", 0.0, 0.0, 1.0},
+};
+static const char* const slide_columns[CS_COUNT] = {"pfc_fs_x", "pfc_fs_y", "pfc_fs_z", "lin_slip", "pfc_slip"};
+static const char* const slide_units[CS_COUNT] = {"N", "N", "N", "0=stick,1=slip", "J"};
+
+static const fd_param_info roll_params[] = {
+    {"rr_fric", "-", "rolling friction coefficient mu_r: |M^r| <= mu_r R F_n^l (Eq. 7)", NAN, 0.0, INFINITY},
+    {"rr_kr", "N m/rad", "rolling stiffness k_r; -1 = k_s R^2 (Eq. 4, R of Eq. 5, R2 = infinity at a plane)", -1.0,
+     -1.0, INFINITY},
+};
+static const char* const roll_columns[CR_COUNT] = {"rr_moment_x", "rr_moment_y",  "rr_moment_z",
+                                                   "rr_slip",     "pfc_rrstrain", "pfc_rrslip"};
+static const char* const roll_units[CR_COUNT] = {"N m", "N m", "N m", "0=stick,1=slip", "J", "J"};
+
+const fd_submodel fd_pfc_submodels[] = {
+    {
+        .info = {"pfc_linear", FD_MECHANISM_NORMAL,
+                 "Itasca PFC linear model, normal part: F_n^l = k_n (-g_s) (or incremental), no tension, active "
+                 "iff g_s = -overlap - rgap <= 0, plus a dashpot 2 beta_n sqrt(m_c k_n) d(overlap)/dt per dp_mode.",
+                 normal_params, 5},
+        .kind = FD_KIND_NORMAL_PFC_LINEAR,
+        .history_size = HN_SIZE,
+        .column_count = CN_COUNT,
+        .column_names = normal_columns,
+        .column_units = normal_units,
+        .resolve = resolve_normal,
+    },
+    {
+        .info = {"pfc_linear", FD_MECHANISM_SLIDE,
+                 "Itasca PFC linear model, shear part: F_s^l := F_s^l - k_s dU_s capped at fric F_n^l, plus a "
+                 "dashpot 2 beta_s sqrt(m_c k_s) (cut while slipping in dp_mode 2, 3); needs normal 'pfc_linear'.",
+                 slide_params, 3},
+        .kind = FD_KIND_SLIDE_PFC_LINEAR,
+        .history_size = HS_SIZE,
+        .column_count = CS_COUNT,
+        .column_names = slide_columns,
+        .column_units = slide_units,
+    },
+    {
+        .info = {"pfc_rrlinear", FD_MECHANISM_ROLL,
+                 "Itasca PFC rrlinear rolling resistance, Eq. (2)-(8): M^r := M^r - k_r dtheta_b capped at "
+                 "rr_fric R F_n^l, on body i and its reaction on body j; needs normal 'pfc_linear'.",
+                 roll_params, 2},
+        .kind = FD_KIND_ROLL_PFC_RRLINEAR,
+        .history_size = HR_SIZE,
+        .column_count = CR_COUNT,
+        .column_names = roll_columns,
+        .column_units = roll_units,
+        .resolve = resolve_roll,
+    },
+};
+const int fd_pfc_submodel_count = (int)(sizeof fd_pfc_submodels / sizeof fd_pfc_submodels[0]);
