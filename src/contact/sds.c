@@ -34,15 +34,33 @@ enum { DSDS_K_T, DSDS_GAMMA_T, DSDS_MU };
 enum { H_XI = 0, DSDS_HISTORY = 3 };
 enum { C_XI = 0, C_SLIPPING = 3, DSDS_COLUMNS = 4 };
 
+/* The stored spring turned into the current tangent plane (normal n),
+ * keeping its length (the paper, Sec. 2). */
+static fd_vec3 spring_in_plane(const double* history, fd_vec3 n)
+{
+    fd_vec3 xi = fd_v3(history[H_XI], history[H_XI + 1], history[H_XI + 2]);
+    return fd_v3_scale(fd_v3_length(xi), fd_v3_normalize(fd_v3_reject(xi, n)));
+}
+
+static void store_spring(double* history, fd_vec3 xi, bool slipping, double* columns, const int* column_index)
+{
+    history[H_XI] = xi.x;
+    history[H_XI + 1] = xi.y;
+    history[H_XI + 2] = xi.z;
+    if (columns != NULL) {
+        columns[column_index[C_XI]] = xi.x;
+        columns[column_index[C_XI + 1]] = xi.y;
+        columns[column_index[C_XI + 2]] = xi.z;
+        columns[column_index[C_SLIPPING]] = slipping ? 1.0 : 0.0;
+    }
+}
+
 fd_vec3 fd_dsds_slide(const double* params, const fd_contact_input* input, fd_vec3 tangential_velocity,
                       double normal_force, double* history, double* columns, const int* column_index)
 {
     fd_vec3 n = input->geometry->normal;
     double stiffness = params[DSDS_K_T], damping = params[DSDS_GAMMA_T];
-    /* Turn the spring into the new tangent plane, keeping its length. */
-    fd_vec3 xi = fd_v3(history[H_XI], history[H_XI + 1], history[H_XI + 2]);
-    double length = fd_v3_length(xi);
-    xi = fd_v3_scale(length, fd_v3_normalize(fd_v3_reject(xi, n)));
+    fd_vec3 xi = spring_in_plane(history, n);
     xi = fd_v3_mul_add(xi, input->time_step, tangential_velocity); /* Eq. (2) */
     fd_vec3 test = fd_v3_sub(fd_v3_scale(-stiffness, xi), fd_v3_scale(damping, tangential_velocity)); /* Eq. (1) */
     double limit = params[DSDS_MU] * normal_force;
@@ -54,15 +72,7 @@ fd_vec3 fd_dsds_slide(const double* params, const fd_contact_input* input, fd_ve
         /* Eq. (3): the spring that makes the test force equal the capped force. */
         xi = fd_v3_scale(-1.0 / stiffness, fd_v3_add(force, fd_v3_scale(damping, tangential_velocity)));
     }
-    history[H_XI] = xi.x;
-    history[H_XI + 1] = xi.y;
-    history[H_XI + 2] = xi.z;
-    if (columns != NULL) {
-        columns[column_index[C_XI]] = xi.x;
-        columns[column_index[C_XI + 1]] = xi.y;
-        columns[column_index[C_XI + 2]] = xi.z;
-        columns[column_index[C_SLIPPING]] = slipping ? 1.0 : 0.0;
-    }
+    store_spring(history, xi, slipping, columns, column_index);
     return force;
 }
 
@@ -71,10 +81,7 @@ fd_vec3 fd_csds_slide(const double* params, const fd_contact_input* input, fd_ve
 {
     fd_vec3 n = input->geometry->normal;
     double stiffness = params[DSDS_K_T], damping = params[DSDS_GAMMA_T];
-    /* Turn the spring into the new tangent plane, keeping its length. */
-    fd_vec3 xi = fd_v3(history[H_XI], history[H_XI + 1], history[H_XI + 2]);
-    double length = fd_v3_length(xi);
-    xi = fd_v3_scale(length, fd_v3_normalize(fd_v3_reject(xi, n)));
+    fd_vec3 xi = spring_in_plane(history, n);
     fd_vec3 spring = fd_v3_scale(-stiffness, xi);
     fd_vec3 test = fd_v3_sub(spring, fd_v3_scale(damping, tangential_velocity)); /* Eq. (1) */
     double limit = params[DSDS_MU] * normal_force;
@@ -87,15 +94,7 @@ fd_vec3 fd_csds_slide(const double* params, const fd_contact_input* input, fd_ve
      * Eq. (9), continuous with v at |F_S| = F_max. */
     fd_vec3 rate = slipping ? fd_v3_scale(1.0 / damping, fd_v3_sub(spring, force)) : tangential_velocity;
     xi = fd_v3_mul_add(xi, input->time_step, rate);
-    history[H_XI] = xi.x;
-    history[H_XI + 1] = xi.y;
-    history[H_XI + 2] = xi.z;
-    if (columns != NULL) {
-        columns[column_index[C_XI]] = xi.x;
-        columns[column_index[C_XI + 1]] = xi.y;
-        columns[column_index[C_XI + 2]] = xi.z;
-        columns[column_index[C_SLIPPING]] = slipping ? 1.0 : 0.0;
-    }
+    store_spring(history, xi, slipping, columns, column_index);
     return force;
 }
 
