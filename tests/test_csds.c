@@ -5,6 +5,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
+#include "support.h"
 
 /* A block (body i, created before the ground) on a plane with the normal
  * force prescribed; normal translation and all rotations locked. */
@@ -40,21 +41,10 @@ static fd_world* make_block(const char* model, double time_step, double normal_f
     block.lock_translation = lock_translation;
     block.lock_rotation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
     cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &block)), "%s", fd_last_error());
-    fd_body_def ground = fd_default_body_def();
-    ground.type = FD_BODY_STATIC;
-    ground.shape.type = FD_SHAPE_PLANE;
-    ground.material = m;
-    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ground)));
+    test_add_ground(world, m);
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     cr_assert_eq(fd_world_contact_count(world), 1, "prepare found %d contacts", fd_world_contact_count(world));
     return world;
-}
-
-static double column(fd_world* world, const fd_contact_view* view, const char* name)
-{
-    int c = fd_world_find_contact_column(world, name);
-    cr_assert(c >= 0, "no column %s", name);
-    return view->columns[c];
 }
 
 Test(csds, gamma_t_zero_is_refused_when_the_law_is_set)
@@ -91,8 +81,8 @@ Test(csds, sticking_contact_holds_a_load_below_mu_n_with_k_xi_equal_to_it)
     fd_contact_view view;
     cr_assert_eq(fd_world_get_contact(world, 0, &view), FD_OK);
     cr_assert_float_eq(view.loads.slide_force.x, -2.0, 1e-9);
-    cr_assert_float_eq(column(world, &view, "xi_x"), 2.0 / 1e4, 1e-12);
-    cr_assert_eq(column(world, &view, "slipping"), 0.0);
+    cr_assert_float_eq(test_column_value(world, &view, "xi_x"), 2.0 / 1e4, 1e-12);
+    cr_assert_eq(test_column_value(world, &view, "slipping"), 0.0);
     fd_body_state state = fd_body_get_state(world, fd_world_find_body(world, "block"));
     cr_assert_float_eq(state.velocity.x, 0.0, 1e-9);
     fd_world_free(world);
@@ -112,15 +102,15 @@ Test(csds, new_contact_with_gamma_v_above_mu_n_takes_one_euler_step_of_eq_10)
     fd_contact_view view;
     cr_assert_eq(fd_world_get_contact(world, 0, &view), FD_OK);
     cr_assert_float_eq(view.loads.slide_force.x, -3.0, 1e-14);
-    cr_assert_eq(column(world, &view, "slipping"), 1.0);
+    cr_assert_eq(test_column_value(world, &view, "slipping"), 1.0);
     double xi1 = dt * (3.0 / 50.0);
-    cr_assert_float_eq(column(world, &view, "xi_x"), xi1, 1e-20);
-    cr_assert_eq(column(world, &view, "xi_y"), 0.0);
-    cr_assert_eq(column(world, &view, "xi_z"), 0.0);
+    cr_assert_float_eq(test_column_value(world, &view, "xi_x"), xi1, 1e-20);
+    cr_assert_eq(test_column_value(world, &view, "xi_y"), 0.0);
+    cr_assert_eq(test_column_value(world, &view, "xi_z"), 0.0);
     /* The next step: xi_2 = xi_1 + dt (mu N - k xi_1) / gamma. */
     cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
     cr_assert_eq(fd_world_get_contact(world, 0, &view), FD_OK);
-    cr_assert_float_eq(column(world, &view, "xi_x"), xi1 + dt * (3.0 - 1e4 * xi1) / 50.0, 1e-20);
+    cr_assert_float_eq(test_column_value(world, &view, "xi_x"), xi1 + dt * (3.0 - 1e4 * xi1) / 50.0, 1e-20);
     fd_world_free(world);
 }
 
@@ -143,8 +133,8 @@ Test(csds, driven_sliding_gives_mu_n_and_loads_the_spring_with_the_motion_toward
         fd_contact_view view;
         cr_assert_eq(fd_world_get_contact(world, 0, &view), FD_OK);
         cr_assert_float_eq(view.loads.slide_force.x, -3.0, 1e-12);
-        cr_assert_eq(column(world, &view, "slipping"), 1.0);
-        double xi = column(world, &view, "xi_x");
+        cr_assert_eq(test_column_value(world, &view, "slipping"), 1.0);
+        double xi = test_column_value(world, &view, "xi_x");
         /* Sign: the spring is loaded with the velocity (against the force),
          * never against it, and grows monotonically, as the closed form. */
         cr_assert(xi > 0.0 && xi >= previous, "step %d: xi = %g after %g", s, xi, previous);
@@ -179,7 +169,7 @@ static double plates_energy(const char* model, int* increases, double* largest_i
     cr_assert_eq(fd_world_get_contact(world, 0, &view), FD_OK);
     for (int s = 0; s < 100; ++s) {
         double force = view.loads.slide_force.x;
-        double xi_next = column(world, &view, "xi_x");
+        double xi_next = test_column_value(world, &view, "xi_x");
         cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
         cr_assert_eq(fd_world_get_contact(world, 0, &view), FD_OK);
         double v_next = fd_body_get_state(world, block).velocity.x;

@@ -5,6 +5,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
+#include "support.h"
 
 /* A 1 kg block (body i, created before the ground) on a plane with N = 10 N
  * prescribed; normal translation and all rotations locked. */
@@ -39,19 +40,8 @@ static fd_world* make_block(fd_vec3 velocity, uint32_t lock_translation, fd_vec3
     block.lock_translation = lock_translation;
     block.lock_rotation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
     cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &block)), "%s", fd_last_error());
-    fd_body_def ground = fd_default_body_def();
-    ground.type = FD_BODY_STATIC;
-    ground.shape.type = FD_SHAPE_PLANE;
-    ground.material = m;
-    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ground)));
+    test_add_ground(world, m);
     return world;
-}
-
-static double column(fd_world* world, const fd_contact_view* view, const char* name)
-{
-    int c = fd_world_find_contact_column(world, name);
-    cr_assert(c >= 0, "no column %s", name);
-    return view->columns[c];
 }
 
 Test(dsds, sliding_force_is_mu_n_against_the_motion_and_the_spring_is_reset_by_eq_3)
@@ -67,8 +57,8 @@ Test(dsds, sliding_force_is_mu_n_against_the_motion_and_the_spring_is_reset_by_e
         fd_contact_view view;
         cr_assert_eq(fd_world_get_contact(world, 0, &view), FD_OK);
         cr_assert_float_eq(view.loads.slide_force.x, -3.0, 1e-12);
-        cr_assert_eq(column(world, &view, "slipping"), 1.0);
-        cr_assert_float_eq(column(world, &view, "xi_x"), (3.0 - 50.0) / 1e4, 1e-15);
+        cr_assert_eq(test_column_value(world, &view, "slipping"), 1.0);
+        cr_assert_float_eq(test_column_value(world, &view, "xi_x"), (3.0 - 50.0) / 1e4, 1e-15);
     }
     fd_world_free(world);
 }
@@ -85,8 +75,8 @@ Test(dsds, sticking_contact_holds_a_load_below_mu_n_with_k_xi_equal_to_it)
     fd_contact_view view;
     cr_assert_eq(fd_world_get_contact(world, 0, &view), FD_OK);
     cr_assert_float_eq(view.loads.slide_force.x, -2.0, 1e-9);
-    cr_assert_float_eq(column(world, &view, "xi_x"), 2.0 / 1e4, 1e-12);
-    cr_assert_eq(column(world, &view, "slipping"), 0.0);
+    cr_assert_float_eq(test_column_value(world, &view, "xi_x"), 2.0 / 1e4, 1e-12);
+    cr_assert_eq(test_column_value(world, &view, "slipping"), 0.0);
     fd_body_state state = fd_body_get_state(world, fd_world_find_body(world, "block"));
     cr_assert_float_eq(state.velocity.x, 0.0, 1e-9);
     fd_world_free(world);

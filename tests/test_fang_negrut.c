@@ -5,6 +5,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
+#include "support.h"
 
 #define G 9.8 /* the paper's g: mu_k m g = 9.8 N in Sec. 4.2, 0.525 m/s^2 in Sec. 4.1 */
 
@@ -32,12 +33,7 @@ static setup make_setup(double alpha, fd_contact_law_def law, fd_body_def body, 
     material.name = "m";
     fd_material_id m = fd_world_create_material(world, &material);
     cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
-    fd_body_def ground = fd_default_body_def();
-    ground.name = "ground";
-    ground.type = FD_BODY_STATIC;
-    ground.shape.type = FD_SHAPE_PLANE;
-    ground.material = m;
-    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ground)));
+    test_add_ground(world, m);
     body.material = m;
     fd_body_id id = fd_world_create_body(world, &body);
     cr_assert(!fd_body_id_is_null(id), "%s", fd_last_error());
@@ -96,8 +92,7 @@ Test(fang_negrut, brick_sticks_below_the_static_angle_with_elastic_force_m_g_sin
     cr_assert_float_eq(fabs(tangential), 1.0 * G * sin(alpha), 1e-9, "E_f = %.12g", tangential);
     /* The friction on the brick (body j) points up-slope (-x). */
     cr_assert(tangential > 0.0, "force on the ground must point down-slope (+x), got %g", tangential);
-    int slide_mode = fd_world_find_contact_column(s.world, "slide_mode");
-    cr_assert(slide_mode >= 0);
+    int slide_mode = test_column(s.world, "slide_mode");
     cr_assert_eq(view.columns[slide_mode], 0.0, "must stay in stick mode");
     /* Micro-slip only: |S| = m g sin(alpha) / K_E = 17.5 um, below S_s = mu_s N / K_E = 24.1 um. */
     double x = fd_body_get_state(s.world, s.body).position.x;
@@ -126,9 +121,7 @@ Test(fang_negrut, brick_slips_above_the_static_angle_with_kinetic_force)
     }
     double v2 = fd_body_get_state(s.world, s.body).velocity.x;
     fd_contact_view view = only_contact(s.world);
-    int elastic_column = fd_world_find_contact_column(s.world, "slide_elastic_x");
-    cr_assert(elastic_column >= 0);
-    double elastic = view.columns[elastic_column];
+    double elastic = test_column_value(s.world, &view, "slide_elastic_x");
     cr_assert_float_eq(fabs(elastic), 0.2 * G * cos(alpha), 1e-9, "E_f = %.12g", elastic);
     cr_assert_float_eq(fabs(elastic), 1.899, 5e-4, "paper: 1.899 N");
     double acceleration = v2 - v1; /* over 1 s */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fricdem/io.h"
+#include "support.h"
 
 #define SCENE(file) FRICDEM_SOURCE_DIR "/scenes/fang_negrut/" file
 #define G 9.8
@@ -20,15 +21,6 @@
 #define K_D 632.0
 #define DT 1e-4
 #define EPS 2.220446049250313e-16
-
-static int column(const fd_world* world, const char* name)
-{
-    int c = fd_world_find_contact_column(world, name);
-    if (c < 0) {
-        cr_assert_fail("no contact column '%s'", name);
-    }
-    return c;
-}
 
 typedef struct brick_run {
     fd_scene scene;
@@ -43,10 +35,10 @@ static brick_run open_run(const char* path)
     cr_assert_eq(fd_world_prepare(r.scene.world), FD_OK, "%s", fd_last_error());
     r.brick = fd_world_find_body(r.scene.world, "brick");
     cr_assert(!fd_body_id_is_null(r.brick));
-    r.elastic = column(r.scene.world, "slide_elastic_x");
-    r.damping = column(r.scene.world, "slide_damping_x");
-    r.mode = column(r.scene.world, "slide_mode");
-    r.s = column(r.scene.world, "S_x");
+    r.elastic = test_column(r.scene.world, "slide_elastic_x");
+    r.damping = test_column(r.scene.world, "slide_damping_x");
+    r.mode = test_column(r.scene.world, "slide_mode");
+    r.s = test_column(r.scene.world, "S_x");
     return r;
 }
 

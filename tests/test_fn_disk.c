@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fricdem/io.h"
+#include "support.h"
 
 #define DISK FRICDEM_SOURCE_DIR "/scenes/fang_negrut/disk.yaml"
 #define LEGACY FRICDEM_SOURCE_DIR "/scenes/fang_negrut/disk_legacy.yaml"
@@ -34,15 +35,6 @@ static double slip_rate(double torque) { return MU_K * G + RADIUS * (MU_K * NORM
 /* Eq. (8): rolling without slip, x'' = -T R / (I + m R^2). */
 static double rolling_acceleration(double torque) { return -torque * RADIUS / (INERTIA + MASS * RADIUS * RADIUS); }
 
-static int column(const fd_world* world, const char* name)
-{
-    int c = fd_world_find_contact_column(world, name);
-    if (c < 0) {
-        cr_assert_fail("no contact column '%s'", name);
-    }
-    return c;
-}
-
 typedef struct disk_run {
     fd_scene scene;
     fd_body_id disk;
@@ -57,8 +49,8 @@ static disk_run open_run(const char* path, const char* const* overrides, int cou
     cr_assert_eq(fd_world_prepare(r.scene.world), FD_OK, "%s", fd_last_error());
     r.disk = fd_world_find_body(r.scene.world, "disk");
     cr_assert(!fd_body_id_is_null(r.disk));
-    r.slide_mode = column(r.scene.world, "slide_mode");
-    r.roll_mode = strcmp(path, LEGACY) == 0 ? -1 : column(r.scene.world, "roll_mode_j");
+    r.slide_mode = test_column(r.scene.world, "slide_mode");
+    r.roll_mode = strcmp(path, LEGACY) == 0 ? -1 : test_column(r.scene.world, "roll_mode_j");
     return r;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fricdem/io.h"
+#include "support.h"
 
 #define FALL FRICDEM_SOURCE_DIR "/scenes/fang_negrut/ellipsoid_fall.yaml"
 #define SPIN FRICDEM_SOURCE_DIR "/scenes/fang_negrut/ellipsoid_spin.yaml"
@@ -28,15 +29,6 @@ static const double A = 0.02, B = 0.02, C = 0.05;
 #define E_EFF (2e11 / (1.0 - 0.3 * 0.3)) /* rigid ground (Eq. E4) */
 #define FLAT_ROTATION "bodies.ellipsoid.rotation={axis: [1, 0, 0], angle: 1.5707963267948966}"
 #define FLAT_POSITION "bodies.ellipsoid.position=[0, 0, 0.02]"
-
-static int column(const fd_world* world, const char* name)
-{
-    int c = fd_world_find_contact_column(world, name);
-    if (c < 0) {
-        cr_assert_fail("no contact column '%s'", name);
-    }
-    return c;
-}
 
 static fd_scene load(const char* path, const char* const* overrides, int count)
 {
@@ -61,8 +53,8 @@ static table7 measure(const char* path, const char* const* overrides, int count,
 {
     fd_scene scene = load(path, overrides, count);
     fd_world* world = scene.world;
-    int elastic_column = column(world, "spin_elastic"), mode_column = column(world, "spin_mode");
-    int psi_column = column(world, "Psi");
+    int elastic_column = test_column(world, "spin_elastic"), mode_column = test_column(world, "spin_mode");
+    int psi_column = test_column(world, "Psi");
     cr_assert(!fd_body_id_is_null(fd_world_find_body(world, body)));
     table7 t = {0};
     bool switched = false;
@@ -238,7 +230,7 @@ Test(fn_ellipsoid, with_a_normal_dashpot_it_rests_within_the_static_roll_bound)
     cr_assert_eq(fd_world_contact_count(scene.world), 1);
     fd_contact_view view;
     fd_world_get_contact(scene.world, 0, &view);
-    cr_assert_eq(view.columns[column(scene.world, "roll_mode_j")], 0.0, "roll in stick at rest");
+    cr_assert_eq(view.columns[test_column(scene.world, "roll_mode_j")], 0.0, "roll in stick at rest");
     double lever = state.position.y - 0.5 * (view.geometry.point_i.y + view.geometry.point_j.y);
     double torque = hypot(view.loads.roll_torque_j.x, view.loads.roll_torque_j.y);
     cr_assert_float_eq(torque, view.loads.normal_force * fabs(lever), 1e-9 * torque, "torque %.12g vs N d %.12g",

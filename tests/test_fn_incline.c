@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fricdem/io.h"
+#include "support.h"
 
 #define SCENE FRICDEM_SOURCE_DIR "/scenes/fang_negrut/incline.yaml"
 #define G 9.8
@@ -31,15 +32,6 @@ typedef struct run {
     int slide_mode, roll_mode, slide_elastic_x, roll_elastic_j_y;
 } run;
 
-static int column(const fd_world* world, const char* name)
-{
-    int c = fd_world_find_contact_column(world, name);
-    if (c < 0) {
-        cr_assert_fail("no contact column %s", name);
-    }
-    return c;
-}
-
 static run load(const char* const* overrides, int count)
 {
     run r;
@@ -47,10 +39,10 @@ static run load(const char* const* overrides, int count)
     cr_assert_eq(fd_world_prepare(r.scene.world), FD_OK, "%s", fd_last_error());
     r.ball = fd_world_find_body(r.scene.world, "ball");
     cr_assert(!fd_body_id_is_null(r.ball));
-    r.slide_mode = column(r.scene.world, "slide_mode");
-    r.roll_mode = column(r.scene.world, "roll_mode_j");
-    r.slide_elastic_x = column(r.scene.world, "slide_elastic_x");
-    r.roll_elastic_j_y = column(r.scene.world, "roll_elastic_j_y");
+    r.slide_mode = test_column(r.scene.world, "slide_mode");
+    r.roll_mode = test_column(r.scene.world, "roll_mode_j");
+    r.slide_elastic_x = test_column(r.scene.world, "slide_elastic_x");
+    r.roll_elastic_j_y = test_column(r.scene.world, "roll_elastic_j_y");
     return r;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fricdem/io.h"
+#include "support.h"
 
 #define EMPIRICAL FRICDEM_SOURCE_DIR "/scenes/fang_negrut/spin_sphere_empirical.yaml"
 #define HERTZ FRICDEM_SOURCE_DIR "/scenes/fang_negrut/spin_sphere_hertz.yaml"
@@ -28,15 +29,6 @@ typedef struct run {
     int spin_elastic, spin_mode, psi_total;
 } run;
 
-static int column(const fd_world* world, const char* name)
-{
-    int c = fd_world_find_contact_column(world, name);
-    if (c < 0) {
-        cr_assert_fail("no contact column '%s'", name);
-    }
-    return c;
-}
-
 static run load(const char* path, const char* const* overrides, int count)
 {
     run r;
@@ -44,9 +36,9 @@ static run load(const char* path, const char* const* overrides, int count)
     r.ball = fd_world_find_body(r.scene.world, "ball");
     cr_assert(!fd_body_id_is_null(r.ball));
     cr_assert_eq(fd_world_prepare(r.scene.world), FD_OK, "%s", fd_last_error());
-    r.spin_elastic = column(r.scene.world, "spin_elastic");
-    r.spin_mode = column(r.scene.world, "spin_mode");
-    r.psi_total = column(r.scene.world, "Psi");
+    r.spin_elastic = test_column(r.scene.world, "spin_elastic");
+    r.spin_mode = test_column(r.scene.world, "spin_mode");
+    r.psi_total = test_column(r.scene.world, "Psi");
     return r;
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
+#include "support.h"
 
 #define G 9.81
 #define RADIUS 0.1
@@ -83,19 +84,8 @@ static fd_world* make_world(const pfc_setup* s, fd_body_id* ball_id)
     ball.lock_rotation = s->lock_rotation;
     *ball_id = fd_world_create_body(world, &ball);
     cr_assert(!fd_body_id_is_null(*ball_id), "%s", fd_last_error());
-    fd_body_def ground = fd_default_body_def();
-    ground.type = FD_BODY_STATIC;
-    ground.shape.type = FD_SHAPE_PLANE;
-    ground.material = m;
-    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ground)));
+    test_add_ground(world, m);
     return world;
-}
-
-static double column(fd_world* world, const fd_contact_view* view, const char* name)
-{
-    int c = fd_world_find_contact_column(world, name);
-    cr_assert(c >= 0, "no column %s", name);
-    return view->columns[c];
 }
 
 static void step(fd_world* world, fd_contact_view* view)
@@ -120,8 +110,8 @@ Test(pfc, normal_force_is_kn_times_overlap_plus_rgap_and_zero_beyond_it)
         fd_contact_view view;
         step(world, &view);
         cr_assert_float_eq(view.loads.normal_force, KN * overlaps[k], 1e-9 * KN * 3e-3);
-        cr_assert_float_eq(column(world, &view, "normal_elastic_force"), KN * overlaps[k], 1e-9 * KN * 3e-3);
-        cr_assert_float_eq(column(world, &view, "pfc_strain"), 0.5 * KN * overlaps[k] * overlaps[k], 1e-9);
+        cr_assert_float_eq(test_column_value(world, &view, "normal_elastic_force"), KN * overlaps[k], 1e-9 * KN * 3e-3);
+        cr_assert_float_eq(test_column_value(world, &view, "pfc_strain"), 0.5 * KN * overlaps[k] * overlaps[k], 1e-9);
         fd_world_free(world);
     }
     /* Reference gap 1 mm, surfaces 0.4 mm apart: g_s = 0.4 - 1 mm < 0, active,
@@ -166,8 +156,8 @@ Test(pfc, normal_dashpot_is_critical_ratio_times_approach_speed_and_no_tension_m
         step(world, &view);
         /* The forces belong to the state after the step (overlap 1e-4 - u dt). */
         double overlap = 1e-4 - speeds[k] * s.time_step;
-        double elastic = column(world, &view, "normal_elastic_force");
-        double damping = column(world, &view, "normal_damping_force");
+        double elastic = test_column_value(world, &view, "normal_elastic_force");
+        double damping = test_column_value(world, &view, "normal_damping_force");
         cr_assert_float_eq(elastic, KN * overlap, 1e-6);
         double dashpot = -2.0 * 0.1 * sqrt(MASS * KN) * speeds[k];
         double total = modes[k] == 0.0 ? elastic + dashpot : fmax(elastic + dashpot, 0.0);
@@ -195,18 +185,18 @@ Test(pfc, sliding_ball_reaches_the_coulomb_limit_and_slip_energy_is_the_friction
     for (int k = 0; k < steps; ++k) {
         step(world, &view);
         /* the contact is evaluated at the state after the step */
-        work -= column(world, &view, "pfc_fs_x") * fd_body_get_state(world, ball).velocity.x * s.time_step;
+        work -= test_column_value(world, &view, "pfc_fs_x") * fd_body_get_state(world, ball).velocity.x * s.time_step;
         if (k > 100) {
-            double fn = column(world, &view, "normal_elastic_force");
-            cr_assert_eq(column(world, &view, "lin_slip"), 1.0);
-            cr_assert_float_eq(-column(world, &view, "pfc_fs_x"), 0.3 * fn, 1e-9 * fn);
+            double fn = test_column_value(world, &view, "normal_elastic_force");
+            cr_assert_eq(test_column_value(world, &view, "lin_slip"), 1.0);
+            cr_assert_float_eq(-test_column_value(world, &view, "pfc_fs_x"), 0.3 * fn, 1e-9 * fn);
         }
     }
     fd_body_state state = fd_body_get_state(world, ball);
     double t = steps * s.time_step;
     cr_assert_float_eq(state.velocity.x, 1.0 - 0.3 * G * t, 1e-3);
-    double slip = column(world, &view, "pfc_slip");
-    double strain_shear = column(world, &view, "pfc_strain") - 0.5 * pow(column(world, &view, "normal_elastic_force"), 2) / KN;
+    double slip = test_column_value(world, &view, "pfc_slip");
+    double strain_shear = test_column_value(world, &view, "pfc_strain") - 0.5 * pow(test_column_value(world, &view, "normal_elastic_force"), 2) / KN;
     double kinetic = 0.5 * MASS * fd_v3_dot(state.velocity, state.velocity);
     /* Slip energy vs the work of the friction force less the strain stored:
      * the same sum but for the trapezoid (F_o + F)/2 of the manual's update
@@ -215,14 +205,14 @@ Test(pfc, sliding_ball_reaches_the_coulomb_limit_and_slip_energy_is_the_friction
      * = 4e-4 J at most, relative 1e-3 of the 0.47 J. */
     cr_log_info("sliding: slip %.9g J, friction work less strain %.9g J, kinetic lost less strain %.9g J, closed %.9g J",
                 slip, work - strain_shear,
-                kinetic0 - kinetic - strain_shear - column(world, &view, "pfc_dashpot"),
+                kinetic0 - kinetic - strain_shear - test_column_value(world, &view, "pfc_dashpot"),
                 0.3 * MASS * G * (t - 0.5 * 0.3 * G * t * t));
     cr_assert(fabs(slip - (work - strain_shear)) < 1e-3 * work, "slip %.9g work %.9g strain %.3g", slip, work,
               strain_shear);
     /* Against the kinetic energy lost: symplectic Euler's energy error is
      * O(dt) per unit time, here (fric g dt)/v ~ 6e-5 relative; the normal and
      * shear dashpots (dp_mode 3: shear cut while slipping) take ~0. */
-    double lost = kinetic0 - kinetic - strain_shear - column(world, &view, "pfc_dashpot");
+    double lost = kinetic0 - kinetic - strain_shear - test_column_value(world, &view, "pfc_dashpot");
     cr_assert(fabs(slip - lost) < 1e-3 * slip, "slip %.9g, kinetic lost less strain %.9g", slip, lost);
     /* Closed form: fric m g times the distance slid, v0 t - fric g t^2 / 2. */
     double closed = 0.3 * MASS * G * (t - 0.5 * 0.3 * G * t * t);
@@ -263,18 +253,18 @@ Test(pfc, rrlinear_ball_slides_then_rolls_at_five_sevenths_mu_r_g_then_rests)
         step(world, &view);
         t += s.time_step;
         fd_body_state state = fd_body_get_state(world, ball);
-        double slipping = column(world, &view, "lin_slip");
+        double slipping = test_column_value(world, &view, "lin_slip");
         if (t > 1e-3 && t < t1 - 1e-3) {
             cr_assert_eq(slipping, 1.0, "t = %g: sliding phase", t);
-            cr_assert_eq(column(world, &view, "rr_slip"), 1.0, "t = %g", t);
+            cr_assert_eq(test_column_value(world, &view, "rr_slip"), 1.0, "t = %g", t);
         }
         if (t > t1 + 0.02 && t < t2 - 0.02) {
             cr_assert_eq(slipping, 0.0, "t = %g: rolling phase", t);
-            cr_assert_eq(column(world, &view, "rr_slip"), 1.0, "t = %g", t);
+            cr_assert_eq(test_column_value(world, &view, "rr_slip"), 1.0, "t = %g", t);
             /* M* = mu_r R F_n^l, against the rolling (omega_y > 0 for +x) */
-            double fn = column(world, &view, "normal_elastic_force");
-            cr_assert_float_eq(column(world, &view, "rr_moment_y"), -mu_r * RADIUS * fn, 1e-9 * fn);
-            rr_work_rolling -= column(world, &view, "rr_moment_y") * state.angular_velocity.y * s.time_step;
+            double fn = test_column_value(world, &view, "normal_elastic_force");
+            cr_assert_float_eq(test_column_value(world, &view, "rr_moment_y"), -mu_r * RADIUS * fn, 1e-9 * fn);
+            rr_work_rolling -= test_column_value(world, &view, "rr_moment_y") * state.angular_velocity.y * s.time_step;
             fit_n += 1;
             fit_t += t;
             fit_v += state.velocity.x;
@@ -282,11 +272,11 @@ Test(pfc, rrlinear_ball_slides_then_rolls_at_five_sevenths_mu_r_g_then_rests)
             fit_tv += t * state.velocity.x;
         }
         if (isnan(slip_end_slide) && t >= t1 + 0.02) {
-            slip_end_slide = column(world, &view, "pfc_slip");
-            rrslip_at_t1 = column(world, &view, "pfc_rrslip");
-            rrstrain_at_t1 = column(world, &view, "pfc_rrstrain");
-            strain_at_t1 = column(world, &view, "pfc_strain");
-            dashpot_at_t1 = column(world, &view, "pfc_dashpot");
+            slip_end_slide = test_column_value(world, &view, "pfc_slip");
+            rrslip_at_t1 = test_column_value(world, &view, "pfc_rrslip");
+            rrstrain_at_t1 = test_column_value(world, &view, "pfc_rrstrain");
+            strain_at_t1 = test_column_value(world, &view, "pfc_strain");
+            dashpot_at_t1 = test_column_value(world, &view, "pfc_dashpot");
             kinetic_at_t1 = 0.5 * MASS * state.velocity.x * state.velocity.x +
                             0.5 * 0.4 * MASS * RADIUS * RADIUS * state.angular_velocity.y * state.angular_velocity.y;
             cr_assert_float_eq(state.velocity.x, v1 - a * 0.02, 2e-3 * v1, "v(t1) = %g vs %g", state.velocity.x, v1);
@@ -331,15 +321,15 @@ Test(pfc, rrlinear_ball_slides_then_rolls_at_five_sevenths_mu_r_g_then_rests)
     /* Rolling phase: rrslip increment = the moment's work, and = the kinetic
      * energy lost (the slip energy does not grow: no slip while rolling). */
     double kinetic_end = 0.5 * MASS * rest.velocity.x * rest.velocity.x;
-    double rrslip_gain = column(world, &view, "pfc_rrslip") - rrslip_at_t1;
-    double slip_gain = column(world, &view, "pfc_slip") - slip_end_slide;
+    double rrslip_gain = test_column_value(world, &view, "pfc_rrslip") - rrslip_at_t1;
+    double slip_gain = test_column_value(world, &view, "pfc_slip") - slip_end_slide;
     cr_assert(fabs(slip_gain) < 1e-6 * slip_closed, "slip energy grew by %g while rolling", slip_gain);
     double rolled_closed = mu_r * RADIUS * MASS * G * (x2 - x1 - v1 * 0.02 + 0.5 * a * 0.02 * 0.02) / RADIUS;
     cr_assert(fabs(rrslip_gain - rolled_closed) < 3e-3 * rolled_closed, "rrslip gain %.6g vs %.6g", rrslip_gain,
               rolled_closed);
-    double rolling_lost = kinetic_at_t1 - kinetic_end - column(world, &view, "pfc_rrstrain") -
-                          (column(world, &view, "pfc_strain") - strain_at_t1) + rrstrain_at_t1 -
-                          (column(world, &view, "pfc_dashpot") - dashpot_at_t1);
+    double rolling_lost = kinetic_at_t1 - kinetic_end - test_column_value(world, &view, "pfc_rrstrain") -
+                          (test_column_value(world, &view, "pfc_strain") - strain_at_t1) + rrstrain_at_t1 -
+                          (test_column_value(world, &view, "pfc_dashpot") - dashpot_at_t1);
     cr_log_info("rrlinear: slip(t1+) %.7g vs %.7g; rrslip(t1+) %.7g vs %.7g; lost %.7g vs dissipated %.7g; "
                 "rolling: rrslip gain %.7g vs closed %.7g vs kinetic lost %.7g",
                 slip_end_slide, slip_closed, rrslip_at_t1, rr_closed_t1, lost, dissipated, rrslip_gain, rolled_closed,
