@@ -123,14 +123,4 @@ static inline fd_mat3 fd_mat3_from_quat(fd_quat q)
     return m;
 }
 
-static inline fd_vec3 fd_mat3_mul_vec(fd_mat3 m, fd_vec3 v)
-{
-    return fd_v3_add(fd_v3_add(fd_v3_scale(v.x, m.cx), fd_v3_scale(v.y, m.cy)), fd_v3_scale(v.z, m.cz));
-}
-
-static inline fd_vec3 fd_mat3_transpose_mul_vec(fd_mat3 m, fd_vec3 v)
-{
-    return fd_v3(fd_v3_dot(m.cx, v), fd_v3_dot(m.cy, v), fd_v3_dot(m.cz, v));
-}
-
 #endif
