@@ -47,7 +47,7 @@ static bool reserve_set(fd_contact_set* set, int count, int history_stride, int 
     return true;
 }
 
-static const char* body_label(const fd_world* world, int body, char* text, size_t size)
+const char* fd_world_body_label(const fd_world* world, int body, char* text, size_t size)
 {
     if (world->colds[body].name[0] != '\0') {
         snprintf(text, size, "'%s' (#%d)", world->colds[body].name, body);
@@ -107,7 +107,7 @@ static fd_status run_narrow_phase(fd_world* world)
             char a[300], b[300];
             return fd_fail(FD_ERR_UNSUPPORTED,
                            "contact between bodies %s and %s at step %lld, t = %.9g s: %s-%s contact is not supported",
-                           body_label(world, i, a, sizeof a), body_label(world, j, b, sizeof b),
+                           fd_world_body_label(world, i, a, sizeof a), fd_world_body_label(world, j, b, sizeof b),
                            (long long)world->step_count, world->time,
                            world->colds[i].type == FD_BODY_STATIC && world->colds[i].shape.type == FD_SHAPE_PLANE
                                ? "plane"
@@ -149,7 +149,7 @@ static fd_status build_contact_set(fd_world* world)
             char a[300], b[300];
             return fd_fail(FD_ERR_INVALID_ARGUMENT, "no contact law for materials '%s' and '%s' (bodies %s and %s)",
                            world->materials[material_i].name, world->materials[material_j].name,
-                           body_label(world, i, a, sizeof a), body_label(world, j, b, sizeof b));
+                           fd_world_body_label(world, i, a, sizeof a), fd_world_body_label(world, j, b, sizeof b));
         }
         while (old < before->count && before->contacts[old].key < key) {
             ++old;

@@ -730,22 +730,21 @@ static fd_status check_finite(fd_world* world)
         if (!fd_v3_is_finite(s->position) || !fd_quat_is_finite(s->orientation) || !fd_v3_is_finite(s->velocity) ||
             !fd_v3_is_finite(s->angular_velocity) || !fd_v3_is_finite(world->forces[b]) ||
             !fd_v3_is_finite(world->torques[b])) {
-            const char* name = world->colds[b].name;
+            char label[300];
             return fd_fail(FD_ERR_NON_FINITE,
-                           "non-finite state of body %s%s%s#%d at step %lld, t = %.9g s (state kept at the last good "
-                           "step)",
-                           name[0] ? "'" : "", name, name[0] ? "' " : "", b, (long long)world->step_count,
+                           "non-finite state of body %s at step %lld, t = %.9g s (state kept at the last good step)",
+                           fd_world_body_label(world, b, label, sizeof label), (long long)world->step_count,
                            world->time);
         }
     }
     for (int c = 0; c < world->contacts.count; ++c) {
         const fd_contact* contact = &world->contacts.contacts[c];
         if (!isfinite(contact->loads.normal_force) || !fd_v3_is_finite(contact->loads.force_on_i)) {
-            return fd_fail(FD_ERR_NON_FINITE,
-                           "non-finite load in contact %llu between bodies '%s' (#%d) and '%s' (#%d) at step %lld, "
+            char a[300], b[300];
+            return fd_fail(FD_ERR_NON_FINITE, "non-finite load in contact %llu between bodies %s and %s at step %lld, "
                            "t = %.9g s",
-                           (unsigned long long)contact->id, world->colds[contact->body_i].name, contact->body_i,
-                           world->colds[contact->body_j].name, contact->body_j, (long long)world->step_count,
+                           (unsigned long long)contact->id, fd_world_body_label(world, contact->body_i, a, sizeof a),
+                           fd_world_body_label(world, contact->body_j, b, sizeof b), (long long)world->step_count,
                            world->time);
         }
     }

@@ -126,6 +126,9 @@ struct fd_world {
  * a pair without a law. */
 fd_status fd_world_compute_forces(fd_world* world);
 
+/* "'name' (#index)", or "#index" for an unnamed body, for messages. */
+const char* fd_world_body_label(const fd_world* world, int body, char* text, size_t size);
+
 /* Monotonic wall clock (s), for the profile. */
 double fd_wall_seconds(void);
 
