@@ -69,14 +69,27 @@ fd_world_def fd_world_get_def(const fd_world* world);
  * equal states (used by the determinism tests). */
 uint64_t fd_world_state_hash(const fd_world* world);
 
-/* Global energies (J). Kinetic = translational + rotational; potential =
- * gravitational, relative to the origin (-m g . x); elastic = stored in
- * normal springs of current contacts. */
+/* The global energy ledger (J), docs/energy.md. The books close when
+ *   kinetic + gravitational + stored + dissipated + released
+ *     - created - external_work - constraint_work - inserted
+ * stays equal to its value when the world was prepared; the difference is
+ * closure_error, the integrator's error (first order in the time step).
+ * Gravitational potential is -m g . x (relative to the origin). */
 typedef struct fd_world_energy {
     double kinetic_translational;
     double kinetic_rotational;
     double gravitational;
-    double normal_elastic;
+    double normal_elastic;   /* = stored[FD_MECHANISM_NORMAL], kept for existing callers */
+    double stored[FD_MECHANISM_COUNT];    /* in the springs of current contacts, per mechanism */
+    double dashpot[FD_MECHANISM_COUNT];   /* dissipated by dashpots since prepare, per mechanism */
+    double slip[FD_MECHANISM_COUNT];      /* dissipated by slip since prepare, per mechanism */
+    double created[FD_MECHANISM_COUNT];   /* created by update rules (D-SDS spring reset), per mechanism */
+    double released;         /* stored energy that left with contacts that ended (their springs vanish) */
+    double external_work;    /* done by external forces and torques, prescribed contact forces and
+                              * fd_body_set_state */
+    double constraint_work;  /* done by axis locks (velocity components held fixed) */
+    double inserted;         /* kinetic + gravitational energy of bodies created after prepare */
+    double closure_error;    /* the books' imbalance, see above */
 } fd_world_energy;
 fd_world_energy fd_world_get_energy(const fd_world* world);
 

@@ -216,6 +216,17 @@ typedef struct fd_contact_loads {
     fd_vec3 force_on_i;      /* N, world; total force on body i (normal + slide) */
 } fd_contact_loads;
 
+/* The energy books of one mechanism of one contact (J), the per-contact part
+ * of the energy ledger (docs/energy.md). Increments computed when the loads
+ * are evaluated are booked over the step that applies those loads. */
+typedef struct fd_energy_books {
+    double stored;           /* J in the mechanism's springs now */
+    double dashpot;          /* J dissipated by its dashpots, summed over the contact's life (>= 0) */
+    double slip;             /* J dissipated by slip (sliding, rolling or twisting), summed (>= 0) */
+    double created;          /* J created by the update rule itself (the D-SDS spring reset), summed (>= 0) */
+    double work;             /* J done on the bodies by a prescribed force (the 'prescribed' normal model), summed */
+} fd_energy_books;
+
 typedef struct fd_contact_view {
     uint64_t id;             /* persistent identity: kept while the bodies stay in touch */
     fd_body_id body_i;       /* lower-index body */
@@ -225,6 +236,7 @@ typedef struct fd_contact_view {
     fd_contact_loads loads;
     const double* columns;   /* model output columns (fd_world_contact_column_name) */
     int column_count;
+    fd_energy_books energy[FD_MECHANISM_COUNT]; /* per mechanism (fd_mechanism) */
 } fd_contact_view;
 
 #ifdef __cplusplus

@@ -94,6 +94,11 @@ typedef struct fd_contact_input {
     double youngs_modulus_i, youngs_modulus_j; /* Pa, for Hertz-based spin stiffness */
     double poisson_ratio_i, poisson_ratio_j;
     double* history;                   /* the contact's whole history block (normal models with state: pfc_linear) */
+    /* This evaluation's energy books per mechanism, zeroed by the caller:
+     * a kernel sets .stored (J in its springs after the update) and the
+     * increments .dashpot, .slip, .created (>= 0 each) and .work over the
+     * step that applies the loads it returns (docs/energy.md). */
+    fd_energy_books* energy;
 } fd_contact_input;
 
 typedef struct fd_normal_result {
