@@ -497,7 +497,7 @@ Test(output, contacts_and_energy_csv_round_trip)
     cr_assert_str_eq(contacts.header.field[0], "time");
     cr_assert_str_eq(contacts.header.field[14], "normal_force");
     cr_assert_str_eq(contacts.header.field[29], "spin_j_z");
-    cr_assert_geq(contacts.header.count, 30);
+    cr_assert_geq(contacts.header.count, 50);
     int expected_rows = 0;
     for (int n = 0; n <= STEPS; ++n) {
         expected_rows += history[n].contact_count;
@@ -530,16 +530,25 @@ Test(output, contacts_and_energy_csv_round_trip)
             assert_same_bits(number(row, fsx_col), c->loads.slide_force.x, "fsx");
             assert_same_bits(number(row, spin_j_z_col), c->loads.spin_torque_j.z, "spin_j_z");
             /* Model columns follow the fixed ones, NaN where a law lacks one. */
-            for (int m = 0; m < contacts.header.count - 30; ++m) {
+            /* Then the energy books, five per mechanism. */
+            for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+                const fd_energy_books* e = &c->energy[m];
+                assert_same_bits(number(row, 30 + 5 * m), e->stored, "stored");
+                assert_same_bits(number(row, 31 + 5 * m), e->dashpot, "dashpot");
+                assert_same_bits(number(row, 32 + 5 * m), e->slip, "slip");
+                assert_same_bits(number(row, 33 + 5 * m), e->created, "created");
+                assert_same_bits(number(row, 34 + 5 * m), e->work, "work");
+            }
+            for (int m = 0; m < contacts.header.count - 50; ++m) {
                 double expected = m < c->column_count ? c->columns[m] : NAN;
-                assert_same_bits(number(row, 30 + m), expected, contacts.header.field[30 + m]);
+                assert_same_bits(number(row, 50 + m), expected, contacts.header.field[50 + m]);
             }
         }
     }
     free_csv(&contacts);
 
     csv_table energy = read_csv(path_in(directory, "energy.csv"));
-    cr_assert_str_eq(energy.units, "s,-,J,J,J,J,J");
+    cr_assert_eq(energy.header.count, 27, "energy.csv has %d columns", energy.header.count);
     cr_assert_eq(energy.row_count, STEPS + 1);
     for (int n = 0; n <= STEPS; ++n) {
         const csv_row* row = &energy.rows[n];
@@ -548,10 +557,22 @@ Test(output, contacts_and_energy_csv_round_trip)
         assert_same_bits(number(row, 2), e->kinetic_translational, "kinetic_translational");
         assert_same_bits(number(row, 3), e->kinetic_rotational, "kinetic_rotational");
         assert_same_bits(number(row, 4), e->gravitational, "gravitational");
-        assert_same_bits(number(row, 5), e->normal_elastic, "normal_elastic");
-        assert_same_bits(number(row, 6),
-                         e->kinetic_translational + e->kinetic_rotational + e->gravitational + e->normal_elastic,
-                         "total");
+        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+            assert_same_bits(number(row, 5 + m), e->stored[m], "stored");
+            assert_same_bits(number(row, 9 + m), e->dashpot[m], "dashpot");
+            assert_same_bits(number(row, 13 + m), e->slip[m], "slip");
+            assert_same_bits(number(row, 17 + m), e->created[m], "created");
+        }
+        assert_same_bits(number(row, 21), e->released, "released");
+        assert_same_bits(number(row, 22), e->external_work, "external_work");
+        assert_same_bits(number(row, 23), e->constraint_work, "constraint_work");
+        assert_same_bits(number(row, 24), e->inserted, "inserted");
+        double total = e->kinetic_translational + e->kinetic_rotational + e->gravitational;
+        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+            total += e->stored[m];
+        }
+        assert_same_bits(number(row, 25), total, "total");
+        assert_same_bits(number(row, 26), e->closure_error, "closure_error");
     }
     free_csv(&energy);
     remove_tree(directory);

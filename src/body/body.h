@@ -23,12 +23,14 @@
 
 typedef struct fd_body_mass fd_body_mass;
 
-/* v += h F / m, L_body += h tau_body; then the locks. */
-void fd_body_kick(fd_body_state* state, const fd_body_mass* mass, fd_vec3 force, fd_vec3 torque, double h);
-/* x += h v; free rotation over h; then the locks. */
-void fd_body_drift(fd_body_state* state, const fd_body_mass* mass, double h);
-/* Holds the locked components of v and omega at their locked values. */
-void fd_body_apply_locks(fd_body_state* state, const fd_body_mass* mass);
+/* v += h F / m, L_body += h tau_body; then the locks. Returns the work the
+ * locks did (J): the kinetic energy they changed, for the energy ledger. */
+double fd_body_kick(fd_body_state* state, const fd_body_mass* mass, fd_vec3 force, fd_vec3 torque, double h);
+/* x += h v; free rotation over h; then the locks. Returns the locks' work (J). */
+double fd_body_drift(fd_body_state* state, const fd_body_mass* mass, double h);
+/* Holds the locked components of v and omega at their locked values;
+ * returns the kinetic energy this changed (J), 0 for a body without locks. */
+double fd_body_apply_locks(fd_body_state* state, const fd_body_mass* mass);
 /* Kinetic energy, translational and rotational (J). */
 double fd_body_kinetic_rotational(const fd_body_state* state, const fd_body_mass* mass);
 

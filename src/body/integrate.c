@@ -13,14 +13,26 @@ static fd_vec3 lock_components(fd_vec3 value, uint32_t locks, fd_quat frame, fd_
     return fd_quat_rotate(frame, local);
 }
 
-void fd_body_apply_locks(fd_body_state* state, const fd_body_mass* mass)
+static double kinetic_energy(const fd_body_state* state, const fd_body_mass* mass)
 {
+    double translational = mass->inverse_mass > 0.0 ? 0.5 * fd_v3_length_squared(state->velocity) / mass->inverse_mass
+                                                    : 0.0;
+    return translational + fd_body_kinetic_rotational(state, mass);
+}
+
+double fd_body_apply_locks(fd_body_state* state, const fd_body_mass* mass)
+{
+    if ((mass->lock_translation | mass->lock_rotation) == 0) {
+        return 0.0;
+    }
+    double before = kinetic_energy(state, mass);
     state->velocity = lock_components(state->velocity, mass->lock_translation, mass->lock_frame, mass->locked_velocity);
     state->angular_velocity = lock_components(state->angular_velocity, mass->lock_rotation, mass->lock_frame,
                                               mass->locked_angular_velocity);
+    return kinetic_energy(state, mass) - before;
 }
 
-void fd_body_kick(fd_body_state* state, const fd_body_mass* mass, fd_vec3 force, fd_vec3 torque, double h)
+double fd_body_kick(fd_body_state* state, const fd_body_mass* mass, fd_vec3 force, fd_vec3 torque, double h)
 {
     state->velocity = fd_v3_mul_add(state->velocity, h * mass->inverse_mass, force);
     if (mass->isotropic) {
@@ -31,7 +43,7 @@ void fd_body_kick(fd_body_state* state, const fd_body_mass* mass, fd_vec3 force,
         momentum = fd_v3_mul_add(momentum, h, fd_quat_rotate_inverse(q, torque));
         state->angular_velocity = fd_quat_rotate(q, fd_v3_hadamard(mass->inverse_inertia, momentum));
     }
-    fd_body_apply_locks(state, mass);
+    return fd_body_apply_locks(state, mass);
 }
 
 /* Exact flow of H_k = L_k^2 / (2 I_k) over h: the body turns about its own
@@ -45,7 +57,7 @@ static void rotor_substep(fd_quat* orientation, fd_vec3* momentum, int axis, dou
     *momentum = fd_quat_rotate_inverse(turn, *momentum);
 }
 
-void fd_body_drift(fd_body_state* state, const fd_body_mass* mass, double h)
+double fd_body_drift(fd_body_state* state, const fd_body_mass* mass, double h)
 {
     state->position = fd_v3_mul_add(state->position, h, state->velocity);
     if (mass->isotropic) {
@@ -64,7 +76,7 @@ void fd_body_drift(fd_body_state* state, const fd_body_mass* mass, double h)
         state->orientation = fd_quat_normalize(q);
         state->angular_velocity = fd_quat_rotate(state->orientation, fd_v3_hadamard(mass->inverse_inertia, momentum));
     }
-    fd_body_apply_locks(state, mass);
+    return fd_body_apply_locks(state, mass);
 }
 
 double fd_body_kinetic_rotational(const fd_body_state* state, const fd_body_mass* mass)

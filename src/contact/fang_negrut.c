@@ -162,6 +162,8 @@ static double pair_inertia(const fd_contact_input* input, fd_vec3 axis)
     return pair_average(inertia_i, dynamic_i, inertia_j, dynamic_j);
 }
 
+static double squared2(const double* v) { return v[0] * v[0] + v[1] * v[1]; }
+
 /* The a-posteriori cap of Sec. 3.1 on a micro-deflection vector of 2
  * components (or 1), with the stick/slip switch. Returns the new mode. */
 static double cap_and_switch(double* value, int count, double mode, double static_limit, double kinetic_limit)
@@ -259,8 +261,13 @@ static fd_vec3 slide_kernel(const double* params, const fd_contact_input* input,
     double* s = history + H_S;
     s[0] += delta_uw[0];
     s[1] += delta_uw[1];
+    /* Energy books: the cap takes energy out of the spring (slip). */
+    fd_energy_books* books = &input->energy[FD_MECHANISM_SLIDE];
+    double predicted_energy = 0.5 * stiffness * squared2(s);
     history[H_SLIDE_MODE] = cap_and_switch(s, 2, history[H_SLIDE_MODE], mu_s * normal_force / stiffness,
                                            mu_k * normal_force / stiffness);
+    books->stored = 0.5 * stiffness * squared2(s);
+    books->slip = predicted_energy - books->stored;
     fd_vec3 elastic = fd_v3_scale(stiffness, in_frame(k, s));
     /* Eq. (1b); the dashpot acts in stick mode only (Sec. 5: "damping acting
      * during stick mode only"): in slip the force is the capped elastic part. */
@@ -272,6 +279,7 @@ static fd_vec3 slide_kernel(const double* params, const fd_contact_input* input,
             damping = 2.0 * sqrt(m_ij * stiffness); /* Eq. (1c) */
         }
         viscous = fd_v3_scale(damping / input->time_step, in_frame(k, delta_uw));
+        books->dashpot = damping * squared2(delta_uw) / input->time_step; /* K_D |dS/dt|^2 dt */
     }
     if (columns != NULL) {
         column3(columns, column_index, C_SLIDE_ELASTIC, elastic);
@@ -290,7 +298,7 @@ static fd_vec3 roll_one_body(const double* roll_params, const double* slide_para
                              double normal_force, const fn_kinematics* k, fd_vec3 path, fd_vec3 outward,
                              const double own_curvature[2], const fd_vec3 own_direction[2],
                              const double other_curvature[2], const fd_vec3 other_direction[2], double* theta_total,
-                             double* mode, fd_vec3* elastic_out, fd_vec3* damping_out)
+                             double* mode, fd_vec3* elastic_out, fd_vec3* damping_out, fd_energy_books* books)
 {
     *elastic_out = *damping_out = fd_v3(0, 0, 0);
     /* The direction the curvatures are taken along: the path, or the stored
@@ -319,7 +327,11 @@ static fd_vec3 roll_one_body(const double* roll_params, const double* slide_para
     theta_total[1] += fd_v3_dot(theta, k->w);
     double static_limit = slide_params[SLIDE_MU_S] * normal_force * kappa_sum / (2.0 * stiffness); /* Eq. (2c) */
     double kinetic_limit = slide_params[SLIDE_MU_K] * normal_force * kappa_sum / (2.0 * stiffness);
+    double predicted_energy = 0.5 * k_r * squared2(theta_total);
     *mode = cap_and_switch(theta_total, 2, *mode, static_limit, kinetic_limit);
+    double energy = 0.5 * k_r * squared2(theta_total);
+    books->stored += energy;
+    books->slip += predicted_energy - energy;
     *elastic_out = fd_v3_cross(outward, fd_v3_scale(k_r, in_frame(k, theta_total)));
     if (*mode == 0.0) { /* stick only, as for the slide dashpot */
         double d_r = roll_params[ROLL_D_R];
@@ -327,6 +339,7 @@ static fd_vec3 roll_one_body(const double* roll_params, const double* slide_para
             d_r = 2.0 * sqrt(pair_inertia(input, fd_v3_normalize(fd_v3_cross(outward, along))) * k_r);
         }
         *damping_out = fd_v3_cross(outward, fd_v3_scale(d_r / input->time_step, theta));
+        books->dashpot += d_r * fd_v3_length_squared(theta) / input->time_step;
     }
     return fd_v3_add(*elastic_out, *damping_out);
 }
@@ -339,10 +352,12 @@ static void roll_kernel(const double* roll_params, const double* slide_params, c
     fd_vec3 elastic_i, damping_i, elastic_j, damping_j;
     loads->roll_torque_i = roll_one_body(roll_params, slide_params, input, normal_force, k, k->p_i, fd_v3_neg(k->n),
                                          g->curvature_i, g->principal_dir_i, g->curvature_j, g->principal_dir_j,
-                                         history + H_THETA_I, &history[H_ROLL_MODE_I], &elastic_i, &damping_i);
+                                         history + H_THETA_I, &history[H_ROLL_MODE_I], &elastic_i, &damping_i,
+                                         &input->energy[FD_MECHANISM_ROLL]);
     loads->roll_torque_j = roll_one_body(roll_params, slide_params, input, normal_force, k, k->p_j, k->n,
                                          g->curvature_j, g->principal_dir_j, g->curvature_i, g->principal_dir_i,
-                                         history + H_THETA_J, &history[H_ROLL_MODE_J], &elastic_j, &damping_j);
+                                         history + H_THETA_J, &history[H_ROLL_MODE_J], &elastic_j, &damping_j,
+                                         &input->energy[FD_MECHANISM_ROLL]);
     if (columns != NULL) {
         column3(columns, column_index, C_ROLL_ELASTIC_I, elastic_i);
         column3(columns, column_index, C_ROLL_DAMPING_I, damping_i);
@@ -398,8 +413,15 @@ static void spin_kernel(const fd_submodel* model, const double* spin_params, con
     if (!isfinite(static_limit)) {
         static_limit = kinetic_limit = 0.0; /* no contact patch: no spin resistance */
     }
+    double predicted_energy = 0.5 * k_psi * psi_total[0] * psi_total[0];
     history[H_SPIN_MODE] = cap_and_switch(psi_total, 1, history[H_SPIN_MODE], static_limit, kinetic_limit);
     double elastic = k_psi * psi_total[0];
+    fd_energy_books* books = &input->energy[FD_MECHANISM_SPIN];
+    double energy = 0.5 * k_psi * psi_total[0] * psi_total[0];
+    if (isfinite(energy) && isfinite(predicted_energy)) {
+        books->stored = energy;
+        books->slip = predicted_energy - energy;
+    }
     /* Eq. (3a), (3b); stick only, as for the slide dashpot. */
     double viscous = 0.0;
     if (history[H_SPIN_MODE] == 0.0) {
@@ -407,6 +429,7 @@ static void spin_kernel(const fd_submodel* model, const double* spin_params, con
             d_psi = 2.0 * sqrt(pair_inertia(input, k->n) * k_psi); /* Eq. (3d) */
         }
         viscous = d_psi * k->psi / input->time_step;
+        books->dashpot = d_psi * k->psi * k->psi / input->time_step;
     }
     if (!isfinite(elastic)) {
         elastic = 0.0;
@@ -435,6 +458,8 @@ static void legacy_roll_kernel(const double* params, const fd_contact_input* inp
     fd_vec3 torque = speed > 0.0 ? fd_v3_scale(-magnitude / speed, relative) : fd_v3(0, 0, 0);
     loads->roll_torque_i = torque;
     loads->roll_torque_j = fd_v3_neg(torque);
+    /* A pure slider: tau_i . omega_i + tau_j . omega_j = -M |omega_rel|. */
+    input->energy[FD_MECHANISM_ROLL].slip = magnitude * speed * input->time_step;
     if (columns != NULL) {
         columns[column_index[C_LEGACY_TORQUE]] = magnitude;
     }

@@ -135,6 +135,10 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
     /* Normal dashpot energy: E_beta := E_beta - F^d . d(delta); the relative
      * displacement of i along n is -penetration_rate dt. */
     hn[HN_E_DASHPOT] += hn[HN_DASHPOT_FORCE] * input->penetration_rate * dt;
+    /* The ledger's books (docs/energy.md): the same partitions per mechanism. */
+    fd_energy_books* books = input->energy;
+    books[FD_MECHANISM_NORMAL].stored = strain;
+    books[FD_MECHANISM_NORMAL].dashpot = hn[HN_DASHPOT_FORCE] * input->penetration_rate * dt;
 
     if (has_slide) {
         const double* ps = law->params[FD_MECHANISM_SLIDE];
@@ -150,23 +154,27 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
             slipping = cap(&force, ps[S_FRIC] * normal_force); /* Coulomb limit F_s* = mu F_n^l */
             /* Slip energy: the slip part of the increment, dU - dU^k with
              * dU^k = -(F - F_o)/k_s (the elastic part of the update above). */
-            if (ks > 0.0) {
+            if (ks > 0.0 && slipping) { /* in stick the slip part is zero but for round-off */
                 fd_vec3 elastic = fd_v3_scale(-1.0 / ks, fd_v3_sub(force, old));
                 fd_vec3 slip = fd_v3_sub(displacement, elastic);
-                hs[HS_E_SLIP] -= 0.5 * fd_v3_dot(fd_v3_add(old, force), slip);
+                double slip_energy = -0.5 * fd_v3_dot(fd_v3_add(old, force), slip);
+                hs[HS_E_SLIP] += slip_energy;
+                books[FD_MECHANISM_SLIDE].slip = slip_energy;
             }
             if (!(slip_cut_shear(pn[N_DP_MODE]) && slipping)) {
                 double c = 2.0 * ps[S_DP_SRATIO] * sqrt(input->effective_mass * ks);
                 dashpot = fd_v3_scale(-c, tangential);
             }
             hn[HN_E_DASHPOT] -= fd_v3_dot(dashpot, displacement);
+            books[FD_MECHANISM_SLIDE].dashpot = -fd_v3_dot(dashpot, displacement);
         }
         hs[HS_FORCE] = force.x;
         hs[HS_FORCE + 1] = force.y;
         hs[HS_FORCE + 2] = force.z;
         hs[HS_SLIP] = slipping ? 1.0 : 0.0;
         loads->slide_force = fd_v3_add(force, dashpot);
-        strain += ks > 0.0 ? 0.5 * fd_v3_dot(force, force) / ks : 0.0;
+        books[FD_MECHANISM_SLIDE].stored = ks > 0.0 ? 0.5 * fd_v3_dot(force, force) / ks : 0.0;
+        strain += books[FD_MECHANISM_SLIDE].stored;
         if (columns != NULL) {
             const int* index = law->column_index[FD_MECHANISM_SLIDE];
             columns[index[CS_FORCE]] = force.x;
@@ -194,12 +202,14 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
             fd_vec3 bend = fd_v3_reject(rotation, n);
             moment = fd_v3_mul_add(old, -kr, bend);                          /* Eq. (2) */
             slipping = cap(&moment, pr[R_FRIC] * radius * normal_force);     /* Eq. (6)-(8) */
-            if (kr > 0.0) {
+            if (kr > 0.0 && slipping) { /* in stick the slip part is zero but for round-off */
                 /* Eq. (10), with the elastic part dtheta^k = -(M - M_o)/k_r
                  * that Eq. (2) implies (see docs/validation/pfc_ball.md). */
                 fd_vec3 elastic = fd_v3_scale(-1.0 / kr, fd_v3_sub(moment, old));
                 fd_vec3 slip = fd_v3_sub(bend, elastic);
-                hr[HR_E_SLIP] -= 0.5 * fd_v3_dot(fd_v3_add(old, moment), slip);
+                double slip_energy = -0.5 * fd_v3_dot(fd_v3_add(old, moment), slip);
+                hr[HR_E_SLIP] += slip_energy;
+                books[FD_MECHANISM_ROLL].slip = slip_energy;
             }
         }
         hr[HR_MOMENT] = moment.x;
@@ -209,6 +219,7 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
         /* Eq. (1): M_c = M^r acts on body i, its reaction on body j. */
         loads->roll_torque_i = moment;
         loads->roll_torque_j = fd_v3_neg(moment);
+        books[FD_MECHANISM_ROLL].stored = kr > 0.0 ? 0.5 * fd_v3_dot(moment, moment) / kr : 0.0; /* Eq. (9) */
         if (columns != NULL) {
             const int* index = law->column_index[FD_MECHANISM_ROLL];
             columns[index[CR_MOMENT]] = moment.x;

@@ -67,10 +67,25 @@ fd_vec3 fd_dsds_slide(const double* params, const fd_contact_input* input, fd_ve
     double magnitude = fd_v3_length(test);
     fd_vec3 force = test;
     bool slipping = magnitude > limit;
+    fd_energy_books* books = &input->energy[FD_MECHANISM_SLIDE];
+    double predicted_energy = 0.5 * stiffness * fd_v3_length_squared(xi);
+    books->stored = predicted_energy;
+    /* F = -k xi - gamma v holds in stick and after the reset alike: the
+     * dashpot takes gamma |v|^2 over the step. */
+    books->dashpot = damping * fd_v3_length_squared(tangential_velocity) * input->time_step;
     if (slipping) {
         force = magnitude > 0.0 ? fd_v3_scale(limit / magnitude, test) : fd_v3(0, 0, 0);
         /* Eq. (3): the spring that makes the test force equal the capped force. */
         xi = fd_v3_scale(-1.0 / stiffness, fd_v3_add(force, fd_v3_scale(damping, tangential_velocity)));
+        /* The reset moves the spring's energy at once: a loss is slip; a gain
+         * is energy the update rule creates (C-SDS paper Sec. 2, Fig. 2). */
+        books->stored = 0.5 * stiffness * fd_v3_length_squared(xi);
+        double change = books->stored - predicted_energy;
+        if (change > 0.0) {
+            books->created = change;
+        } else {
+            books->slip = -change;
+        }
     }
     store_spring(history, xi, slipping, columns, column_index);
     return force;
@@ -95,6 +110,14 @@ fd_vec3 fd_csds_slide(const double* params, const fd_contact_input* input, fd_ve
     fd_vec3 rate = slipping ? fd_v3_scale(1.0 / damping, fd_v3_sub(spring, force)) : tangential_velocity;
     xi = fd_v3_mul_add(xi, input->time_step, rate);
     store_spring(history, xi, slipping, columns, column_index);
+    /* The dashpot moves at the spring's rate; the slider takes the rest of v,
+     * and dissipates -F . (v - rate) = |F| (|F_S| - F_max) / gamma >= 0. */
+    fd_energy_books* books = &input->energy[FD_MECHANISM_SLIDE];
+    books->stored = 0.5 * stiffness * fd_v3_length_squared(xi);
+    books->dashpot = damping * fd_v3_length_squared(rate) * input->time_step;
+    if (slipping) {
+        books->slip = -fd_v3_dot(force, fd_v3_sub(tangential_velocity, rate)) * input->time_step;
+    }
     return force;
 }
 

@@ -198,16 +198,43 @@ static const char* const contacts_columns[][2] = {
     {"roll_i_z", "N m"},   {"roll_j_x", "N m"},   {"roll_j_y", "N m"},   {"roll_j_z", "N m"},
     {"spin_i_x", "N m"},   {"spin_i_y", "N m"},   {"spin_i_z", "N m"},   {"spin_j_x", "N m"},
     {"spin_j_y", "N m"},   {"spin_j_z", "N m"},
+    /* the contact's energy books (fd_energy_books), per mechanism */
+    {"stored_normal", "J"},  {"dashpot_normal", "J"}, {"slip_normal", "J"},  {"created_normal", "J"},
+    {"work_normal", "J"},    {"stored_slide", "J"},   {"dashpot_slide", "J"}, {"slip_slide", "J"},
+    {"created_slide", "J"},  {"work_slide", "J"},     {"stored_roll", "J"},   {"dashpot_roll", "J"},
+    {"slip_roll", "J"},      {"created_roll", "J"},   {"work_roll", "J"},     {"stored_spin", "J"},
+    {"dashpot_spin", "J"},   {"slip_spin", "J"},      {"created_spin", "J"},  {"work_spin", "J"},
 };
 
+/* The energy ledger (docs/energy.md): per mechanism in fd_mechanism order. */
 static const char* const energy_columns[][2] = {
     {"time", "s"},
     {"step", "-"},
     {"kinetic_translational", "J"},
     {"kinetic_rotational", "J"},
     {"gravitational", "J"},
-    {"normal_elastic", "J"},
+    {"stored_normal", "J"},
+    {"stored_slide", "J"},
+    {"stored_roll", "J"},
+    {"stored_spin", "J"},
+    {"dashpot_normal", "J"},
+    {"dashpot_slide", "J"},
+    {"dashpot_roll", "J"},
+    {"dashpot_spin", "J"},
+    {"slip_normal", "J"},
+    {"slip_slide", "J"},
+    {"slip_roll", "J"},
+    {"slip_spin", "J"},
+    {"created_normal", "J"},
+    {"created_slide", "J"},
+    {"created_roll", "J"},
+    {"created_spin", "J"},
+    {"released", "J"},
+    {"external_work", "J"},
+    {"constraint_work", "J"},
+    {"inserted", "J"},
     {"total", "J"},
+    {"closure_error", "J"},
 };
 
 #define COUNT_OF(array) ((int)(sizeof(array) / sizeof((array)[0])))
@@ -286,6 +313,10 @@ static fd_status write_contacts_csv(fd_output* output, const fd_world* world, do
         write_vec3(file, l->roll_torque_j);
         write_vec3(file, l->spin_torque_i);
         write_vec3(file, l->spin_torque_j);
+        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+            const fd_energy_books* e = &c.energy[m];
+            fprintf(file, ",%.17g,%.17g,%.17g,%.17g,%.17g", e->stored, e->dashpot, e->slip, e->created, e->work);
+        }
         for (int m = 0; m < output->contact_column_count; ++m) {
             double value = (c.columns && m < c.column_count) ? c.columns[m] : NAN;
             fprintf(file, ",%.17g", value);
@@ -298,9 +329,21 @@ static fd_status write_contacts_csv(fd_output* output, const fd_world* world, do
 static fd_status write_energy_csv(fd_output* output, const fd_world* world, double time, int64_t step)
 {
     fd_world_energy e = fd_world_get_energy(world);
-    double total = e.kinetic_translational + e.kinetic_rotational + e.gravitational + e.normal_elastic;
-    fprintf(output->energy, "%.17g,%lld,%.17g,%.17g,%.17g,%.17g,%.17g\n", time, (long long)step,
-            e.kinetic_translational, e.kinetic_rotational, e.gravitational, e.normal_elastic, total);
+    /* total: the mechanical energy plus the springs' (what dissipation lowers). */
+    double total = e.kinetic_translational + e.kinetic_rotational + e.gravitational;
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        total += e.stored[m];
+    }
+    fprintf(output->energy, "%.17g,%lld,%.17g,%.17g,%.17g", time, (long long)step, e.kinetic_translational,
+            e.kinetic_rotational, e.gravitational);
+    const double* books[] = {e.stored, e.dashpot, e.slip, e.created};
+    for (int k = 0; k < 4; ++k) {
+        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+            fprintf(output->energy, ",%.17g", books[k][m]);
+        }
+    }
+    fprintf(output->energy, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", e.released, e.external_work, e.constraint_work,
+            e.inserted, total, e.closure_error);
     return finish_write(output->energy, "energy.csv");
 }
 

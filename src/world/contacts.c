@@ -122,6 +122,15 @@ static fd_status run_narrow_phase(fd_world* world)
 
 /* Stage 4: new contact array from the touching candidates, merged with the
  * previous array (both in ascending key order). */
+/* A contact that ended takes its springs' energy with it (a spring cut at
+ * separation): the ledger books it as released, so the books still close. */
+static void release_stored_energy(fd_world* world, const fd_contact* contact)
+{
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        world->energy_totals.released += contact->energy[m].stored;
+    }
+}
+
 static fd_status build_contact_set(fd_world* world)
 {
     fd_contact_set swap = world->previous;
@@ -136,7 +145,7 @@ static fd_status build_contact_set(fd_world* world)
     if (!reserve_set(now, bp->pair_count, stride, columns)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for %d contacts", bp->pair_count);
     }
-    int count = 0, old = 0;
+    int count = 0, old = 0, carried = -1;
     for (int k = 0; k < bp->pair_count; ++k) {
         if (world->candidate_touching[k] != FD_COLLIDE_TOUCHING) {
             continue;
@@ -152,6 +161,9 @@ static fd_status build_contact_set(fd_world* world)
                            fd_world_body_label(world, i, a, sizeof a), fd_world_body_label(world, j, b, sizeof b));
         }
         while (old < before->count && before->contacts[old].key < key) {
+            if (old != carried) {
+                release_stored_energy(world, &before->contacts[old]);
+            }
             ++old;
         }
         fd_contact* contact = &now->contacts[count];
@@ -164,15 +176,33 @@ static fd_status build_contact_set(fd_world* world)
         if (old < before->count && before->contacts[old].key == key && before->contacts[old].law == law) {
             contact->id = before->contacts[old].id;
             contact->first_step = before->contacts[old].first_step;
+            memcpy(contact->energy, before->contacts[old].energy, sizeof contact->energy);
             memcpy(history, before->history + (size_t)old * (size_t)stride, (size_t)stride * sizeof(double));
+            carried = old;
         } else {
             contact->id = world->next_contact_id++;
             contact->first_step = world->step_count;
+            memset(contact->energy, 0, sizeof contact->energy);
             memset(history, 0, (size_t)stride * sizeof(double));
         }
         ++count;
     }
+    for (; old < before->count; ++old) {
+        if (old != carried) {
+            release_stored_energy(world, &before->contacts[old]);
+        }
+    }
     now->count = count;
+    if (count > world->contact_energy_capacity) {
+        int capacity = count + count / 2 + 16;
+        fd_energy_books* grown =
+            realloc(world->contact_energy, (size_t)capacity * FD_MECHANISM_COUNT * sizeof *world->contact_energy);
+        if (!grown) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the energy books of %d contacts", count);
+        }
+        world->contact_energy = grown;
+        world->contact_energy_capacity = capacity;
+    }
     return FD_OK;
 }
 
@@ -185,6 +215,30 @@ static double effective_mass(double mass_i, double mass_j)
         return mass_i;
     }
     return mass_i * mass_j / (mass_i + mass_j);
+}
+
+/* The normal spring's books, for the normal models without their own (all
+ * but pfc_linear, which books its partitions itself). Over the step that
+ * applies the force F, the bodies do the work F d(delta) on the contact
+ * (delta the overlap): the spring stores its elastic part, the dashpot
+ * dissipates the rest, (F - F_e) d(delta) >= 0 (the no-tension clamp only
+ * lowers F where d(delta) < 0). A prescribed force has no spring: its work on
+ * the bodies, -F d(delta), is work of a prescribed force. */
+static void book_normal_energy(const fd_contact_law* law, const fd_contact_input* input,
+                               const fd_normal_result* normal, fd_energy_books* books)
+{
+    double overlap_change = input->penetration_rate * input->time_step;
+    switch (law->submodel[FD_MECHANISM_NORMAL]->kind) {
+    case FD_KIND_NORMAL_PRESCRIBED:
+        books->work = -normal->force * overlap_change;
+        break;
+    case FD_KIND_NORMAL_PFC_LINEAR:
+        break;
+    default:
+        books->stored = normal->elastic_energy;
+        books->dashpot = (normal->force - normal->elastic_force) * overlap_change;
+        break;
+    }
 }
 
 /* Stage 5: the kernels of one contact. */
@@ -233,7 +287,12 @@ static void evaluate_contact(fd_world* world, int c)
         columns[k] = NAN;
     }
 
+    fd_energy_books* energy = world->contact_energy + (size_t)c * FD_MECHANISM_COUNT;
+    memset(energy, 0, FD_MECHANISM_COUNT * sizeof *energy);
+    input.energy = energy;
+
     fd_normal_result normal = fd_normal_evaluate(law, &input);
+    book_normal_energy(law, &input, &normal, &energy[FD_MECHANISM_NORMAL]);
     const int* normal_columns = law->column_index[FD_MECHANISM_NORMAL];
     if (law->submodel[FD_MECHANISM_NORMAL]->column_count >= 2) {
         columns[normal_columns[0]] = normal.elastic_force;
@@ -245,15 +304,32 @@ static void evaluate_contact(fd_world* world, int c)
     fd_friction_evaluate(law, &input, normal.force, history, columns, &loads);
     loads.force_on_i = fd_v3_add(fd_v3_scale(normal.force, geometry->normal), loads.slide_force);
     contact->loads = loads;
-    contact->normal_elastic_energy = normal.elastic_energy;
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        fd_energy_books* books = &contact->energy[m];
+        books->stored = energy[m].stored;
+        books->dashpot += energy[m].dashpot;
+        books->slip += energy[m].slip;
+        books->created += energy[m].created;
+        books->work += energy[m].work;
+    }
 }
 
 /* Stage 6. */
 static void accumulate_loads(fd_world* world)
 {
     const fd_contact_set* set = &world->contacts;
+    fd_energy_totals* totals = &world->energy_totals;
+    memset(world->stored_energy, 0, sizeof world->stored_energy);
     for (int c = 0; c < set->count; ++c) {
         const fd_contact* contact = &set->contacts[c];
+        const fd_energy_books* energy = world->contact_energy + (size_t)c * FD_MECHANISM_COUNT;
+        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+            world->stored_energy[m] += energy[m].stored;
+            totals->dashpot[m] += energy[m].dashpot;
+            totals->slip[m] += energy[m].slip;
+            totals->created[m] += energy[m].created;
+            totals->external_work += energy[m].work;
+        }
         int i = contact->body_i, j = contact->body_j;
         const fd_contact_loads* loads = &contact->loads;
         fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(contact->geometry.point_i, contact->geometry.point_j));

@@ -151,6 +151,8 @@ void fd_world_free(fd_world* world)
     fd_broadphase_free(&world->broadphase);
     free(world->candidate_geometry);
     free(world->candidate_touching);
+    free(world->contact_energy);
+    free(world->lock_work);
     free(world);
 }
 
@@ -225,6 +227,7 @@ fd_material_id fd_world_create_material(fd_world* world, const fd_material_def* 
     material->poisson_ratio = def->poisson_ratio;
     world->material_count = new_count;
     world->prepared = false;
+    world->forces_current = false;
     return (fd_material_id){old_count + 1};
 }
 
@@ -322,6 +325,7 @@ fd_status fd_world_set_contact_law(fd_world* world, fd_material_id a, fd_materia
     }
     free_contact_sets(world);
     world->prepared = false;
+    world->forces_current = false;
     return FD_OK;
 }
 
@@ -420,9 +424,19 @@ static bool grow_bodies(fd_world* world)
     FD_GROW(is_static);
     FD_GROW(is_plane);
     FD_GROW(plane_normals);
+    FD_GROW(lock_work);
 #undef FD_GROW
     world->body_capacity = capacity;
     return true;
+}
+
+/* Kinetic plus gravitational energy of a dynamic body (J), for the ledger. */
+static double body_mechanical_energy(const fd_world* world, int b)
+{
+    const fd_body_state* state = &world->states[b];
+    double m = world->colds[b].mass;
+    return 0.5 * m * fd_v3_length_squared(state->velocity) + fd_body_kinetic_rotational(state, &world->masses[b]) -
+           m * fd_v3_dot(world->def.gravity, state->position);
 }
 
 static bool vec_positive(fd_vec3 v) { return v.x > 0.0 && v.y > 0.0 && v.z > 0.0 && fd_v3_is_finite(v); }
@@ -543,8 +557,19 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
         return null_id;
     }
 
+    world->lock_work[b] = 0.0;
+    world->has_locks = world->has_locks || mass->lock_translation != 0 || mass->lock_rotation != 0;
+    if (def->type == FD_BODY_DYNAMIC) {
+        /* Loads until the next force pass: a body added between steps falls
+         * from its first step on. Contacts it makes count from the next pass. */
+        world->forces[b] = fd_v3_mul_add(def->external_force, cold->mass, world->def.gravity);
+        world->torques[b] = def->external_torque;
+        if (world->has_energy_reference) {
+            world->energy_totals.inserted += body_mechanical_energy(world, b);
+        }
+    }
     world->body_count++;
-    world->prepared = false;
+    world->prepared = false; /* set-up again (cell size, laws); forces of the others stay valid */
     return (fd_body_id){b + 1, cold->generation};
 }
 
@@ -592,9 +617,14 @@ fd_status fd_body_set_state(fd_world* world, fd_body_id id, const fd_body_state*
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': state must be finite with a unit quaternion",
                        world->colds[b].name);
     }
+    double before = body_mechanical_energy(world, b);
     world->states[b] = *state;
     world->states[b].orientation = fd_quat_normalize(state->orientation);
-    world->prepared = false; /* forces belong to the old state */
+    if (world->has_energy_reference) {
+        world->energy_totals.external_work += body_mechanical_energy(world, b) - before;
+    }
+    world->prepared = false;
+    world->forces_current = false; /* forces belong to the old state */
     return FD_OK;
 }
 
@@ -616,6 +646,46 @@ fd_body_info fd_body_get_info(const fd_world* world, fd_body_id id)
     info.inertia = world->masses[b].inertia;
     info.bounding_radius = world->colds[b].shape.bounding_radius;
     return info;
+}
+
+/* ---------------------------------------------------------------- energy ledger */
+
+/* What the books say should stay constant: mechanical energy plus springs
+ * plus what left (dissipated, released) minus what came in (created, work,
+ * inserted). docs/energy.md. */
+static double ledger_balance_of(const fd_world_energy* e)
+{
+    double balance = e->kinetic_translational + e->kinetic_rotational + e->gravitational + e->released -
+                     e->external_work - e->constraint_work - e->inserted;
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        balance += e->stored[m] + e->dashpot[m] + e->slip[m] - e->created[m];
+    }
+    return balance;
+}
+
+static double ledger_balance(const fd_world* world)
+{
+    fd_world_energy energy = fd_world_get_energy(world);
+    return ledger_balance_of(&energy);
+}
+
+/* Work of the external loads over a step, from the displacement (exact for a
+ * constant force) and the rotation omega_1 h of the drift; and of the locks. */
+static void book_step_work(fd_world* world, double h)
+{
+    fd_energy_totals* totals = &world->energy_totals;
+    for (int b = 0; b < world->body_count; ++b) {
+        if (world->colds[b].type != FD_BODY_DYNAMIC) {
+            continue;
+        }
+        const fd_body_mass* mass = &world->masses[b];
+        fd_vec3 moved = fd_v3_sub(world->states[b].position, world->saved_states[b].position);
+        totals->external_work += fd_v3_dot(mass->external_force, moved) +
+                                 h * fd_v3_dot(mass->external_torque, world->states[b].angular_velocity);
+        if (world->has_locks) {
+            totals->constraint_work += world->lock_work[b];
+        }
+    }
 }
 
 /* ---------------------------------------------------------------- prepare */
@@ -714,9 +784,20 @@ fd_status fd_world_prepare(fd_world* world)
     bp->cell_size = fmax(world->def.cell_size, cell > 0.0 ? cell : 1.0);
 
     world->prepared = true;
-    status = fd_world_compute_forces(world);
-    if (status != FD_OK) {
-        world->prepared = false;
+    if (!world->forces_current) {
+        /* Not after a body was added between steps: the kernels advance their
+         * history when they run, so a second pass at the same state would
+         * count this step's slide twice. */
+        status = fd_world_compute_forces(world);
+        if (status != FD_OK) {
+            world->prepared = false;
+            return status;
+        }
+        world->forces_current = true;
+    }
+    if (!world->has_energy_reference) {
+        world->has_energy_reference = true;
+        world->energy_reference = ledger_balance(world);
     }
     return status;
 }
@@ -757,7 +838,8 @@ static void kick_all(fd_world* world, double h)
 #pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1)
     for (int b = 0; b < world->body_count; ++b) {
         if (world->colds[b].type == FD_BODY_DYNAMIC) {
-            fd_body_kick(&world->states[b], &world->masses[b], world->forces[b], world->torques[b], h);
+            world->lock_work[b] +=
+                fd_body_kick(&world->states[b], &world->masses[b], world->forces[b], world->torques[b], h);
         }
     }
     world->profile.integrate += fd_wall_seconds() - start;
@@ -769,7 +851,7 @@ static void drift_all(fd_world* world, double h)
 #pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1)
     for (int b = 0; b < world->body_count; ++b) {
         if (world->colds[b].type == FD_BODY_DYNAMIC) {
-            fd_body_drift(&world->states[b], &world->masses[b], h);
+            world->lock_work[b] += fd_body_drift(&world->states[b], &world->masses[b], h);
         }
     }
     world->profile.integrate += fd_wall_seconds() - start;
@@ -788,6 +870,12 @@ fd_status fd_world_step(fd_world* world)
     memcpy(world->saved_forces, world->forces, n * sizeof *world->forces);
     memcpy(world->saved_torques, world->torques, n * sizeof *world->torques);
     uint64_t saved_next_id = world->next_contact_id;
+    fd_energy_totals saved_totals = world->energy_totals;
+    double saved_stored[FD_MECHANISM_COUNT];
+    memcpy(saved_stored, world->stored_energy, sizeof saved_stored);
+    if (world->has_locks) {
+        memset(world->lock_work, 0, n * sizeof *world->lock_work);
+    }
 
     double dt = world->def.time_step;
     double saved_time = world->time;
@@ -812,6 +900,9 @@ fd_status fd_world_step(fd_world* world)
     if (status == FD_OK) {
         status = check_finite(world);
     }
+    if (status == FD_OK) {
+        book_step_work(world, dt);
+    }
     if (status != FD_OK) {
         /* Roll back to the last good step: the caller can still write it out. */
         memcpy(world->states, world->saved_states, n * sizeof *world->states);
@@ -823,6 +914,8 @@ fd_status fd_world_step(fd_world* world)
             world->previous = swap;
         }
         world->next_contact_id = saved_next_id;
+        world->energy_totals = saved_totals;
+        memcpy(world->stored_energy, saved_stored, sizeof saved_stored);
         world->time = saved_time;
         world->step_count--;
         return status;
@@ -858,8 +951,20 @@ fd_world_energy fd_world_get_energy(const fd_world* world)
         energy.kinetic_rotational += fd_body_kinetic_rotational(state, &world->masses[b]);
         energy.gravitational -= m * fd_v3_dot(world->def.gravity, state->position);
     }
-    for (int c = 0; c < world->contacts.count; ++c) {
-        energy.normal_elastic += world->contacts.contacts[c].normal_elastic_energy;
+    const fd_energy_totals* totals = &world->energy_totals;
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        energy.stored[m] = world->stored_energy[m];
+        energy.dashpot[m] = totals->dashpot[m];
+        energy.slip[m] = totals->slip[m];
+        energy.created[m] = totals->created[m];
+    }
+    energy.normal_elastic = energy.stored[FD_MECHANISM_NORMAL];
+    energy.released = totals->released;
+    energy.external_work = totals->external_work;
+    energy.constraint_work = totals->constraint_work;
+    energy.inserted = totals->inserted;
+    if (world->has_energy_reference) {
+        energy.closure_error = ledger_balance_of(&energy) - world->energy_reference;
     }
     return energy;
 }
@@ -881,6 +986,7 @@ fd_status fd_world_get_contact(const fd_world* world, int index, fd_contact_view
     out->loads = contact->loads;
     out->columns = world->contacts.columns + (size_t)index * (size_t)world->column_count;
     out->column_count = world->column_count;
+    memcpy(out->energy, contact->energy, sizeof out->energy);
     return FD_OK;
 }
 

@@ -50,8 +50,19 @@ typedef struct fd_contact {
     int32_t law;
     fd_contact_geometry geometry;
     fd_contact_loads loads;
-    double normal_elastic_energy;
+    fd_energy_books energy[FD_MECHANISM_COUNT]; /* this contact's books, summed over its life */
 } fd_contact;
+
+/* The global energy ledger's running totals (docs/energy.md). */
+typedef struct fd_energy_totals {
+    double dashpot[FD_MECHANISM_COUNT];
+    double slip[FD_MECHANISM_COUNT];
+    double created[FD_MECHANISM_COUNT];
+    double released;
+    double external_work;
+    double constraint_work;
+    double inserted;
+} fd_energy_totals;
 
 typedef struct fd_contact_set {
     fd_contact* contacts;
@@ -114,6 +125,20 @@ struct fd_world {
     fd_contact_geometry* candidate_geometry;
     signed char* candidate_touching;
     int candidate_capacity;
+
+    /* energy ledger: totals so far (a force pass books its contacts' books
+     * at the state it evaluates), the springs' energy now, per-contact
+     * scratch of the last pass, and the balance when the world was first
+     * prepared */
+    fd_energy_totals energy_totals;
+    double stored_energy[FD_MECHANISM_COUNT];
+    fd_energy_books* contact_energy;   /* FD_MECHANISM_COUNT per contact of the last pass */
+    int contact_energy_capacity;
+    double* lock_work;                 /* per body, the last kick or drift */
+    bool has_locks;
+    bool has_energy_reference;
+    double energy_reference;
+    bool forces_current;               /* forces belong to the current state (else prepare computes them) */
 
     /* setup results */
     double critical_time_step;
