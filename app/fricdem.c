@@ -385,6 +385,28 @@ static int usage_error(const char* format, ...)
     return EXIT_USAGE;
 }
 
+
+/* The energy ledger in one line: where the energy went, what a model created
+ * and how well the books close (docs/energy.md). */
+static void print_energy_summary(const fd_world* world)
+{
+    fd_world_energy e = fd_world_get_energy(world);
+    double dashpot = 0.0, slip = 0.0, created = 0.0;
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        dashpot += e.dashpot[m];
+        slip += e.slip[m];
+        created += e.created[m];
+    }
+    printf("  energy       dissipated %.4g J (dashpots %.4g, slip %.4g), created %.4g J, external and constraint work %.4g J, "
+           "closure error %.3g J (the integrator's, first order in dt)\n",
+           dashpot + slip, dashpot, slip, created, e.external_work + e.constraint_work, e.closure_error);
+    if (created > 0.0) {
+        printf("               created by the update rule: slide %.4g J, roll %.4g J, spin %.4g J "
+               "(the D-SDS spring reset; see docs/energy.md)\n",
+               e.created[FD_MECHANISM_SLIDE], e.created[FD_MECHANISM_ROLL], e.created[FD_MECHANISM_SPIN]);
+    }
+}
+
 static int command_run(int argc, char** argv)
 {
     const char* scene_path = NULL;
@@ -567,6 +589,7 @@ static int command_run(int argc, char** argv)
                        profile.contact_steps, 1e9 * profile.contact_models / profile.contact_steps);
             }
         }
+        print_energy_summary(world);
         long peak = peak_memory_kb();
         if (peak >= 0) {
             printf("  peak memory  %.1f MiB\n", (double)peak / 1024.0);
