@@ -18,6 +18,7 @@ typedef struct pfc_setup {
     double time_step, gravity, margin;
     double kn, dp_nratio, rgap, dp_mode, lin_mode;
     double ks, fric, dp_sratio;
+    double emod, kratio;            /* deformability method: used when emod > 0 / kratio >= 0 */
     double rr_fric;                 /* < 0: no roll model */
     fd_vec3 position, velocity, angular_velocity;
     uint32_t lock_translation, lock_rotation;
@@ -36,6 +37,7 @@ static pfc_setup default_setup(void)
         .fric = 0.5,
         .dp_sratio = 0.1,
         .rr_fric = -1.0,
+        .kratio = -1.0,
         /* resting at its equilibrium overlap m g / k_n */
         .position = fd_v3(0, 0, RADIUS - MASS * G / KN),
     };
@@ -56,14 +58,23 @@ static fd_world* make_world(const pfc_setup* s, fd_body_id* ball_id)
     fd_contact_law_def law = fd_default_contact_law_def();
     fd_submodel_def* normal = &law.submodel[FD_MECHANISM_NORMAL];
     normal->model = "pfc_linear";
-    normal->params[normal->param_count++] = (fd_param){"kn", s->kn};
+    if (s->emod > 0.0) {
+        normal->params[normal->param_count++] = (fd_param){"emod", s->emod};
+    } else {
+        normal->params[normal->param_count++] = (fd_param){"kn", s->kn};
+    }
+    if (s->kratio >= 0.0) {
+        normal->params[normal->param_count++] = (fd_param){"kratio", s->kratio};
+    }
     normal->params[normal->param_count++] = (fd_param){"dp_nratio", s->dp_nratio};
     normal->params[normal->param_count++] = (fd_param){"rgap", s->rgap};
     normal->params[normal->param_count++] = (fd_param){"dp_mode", s->dp_mode};
     normal->params[normal->param_count++] = (fd_param){"lin_mode", s->lin_mode};
     fd_submodel_def* slide = &law.submodel[FD_MECHANISM_SLIDE];
     slide->model = "pfc_linear";
-    slide->params[slide->param_count++] = (fd_param){"ks", s->ks};
+    if (s->kratio < 0.0) {
+        slide->params[slide->param_count++] = (fd_param){"ks", s->ks};
+    }
     slide->params[slide->param_count++] = (fd_param){"fric", s->fric};
     slide->params[slide->param_count++] = (fd_param){"dp_sratio", s->dp_sratio};
     if (s->rr_fric >= 0.0) {
@@ -412,5 +423,116 @@ Test(pfc, incremental_normal_update_follows_the_overlap_and_takes_no_tension)
             cr_assert(view.loads.normal_force <= KN * fmax(view.geometry.penetration, 0.0) + increment + 1e-9);
         }
     }
+    fd_world_free(world);
+}
+
+Test(pfc, deformability_method_sets_kn_from_emod_and_ks_from_kratio)
+{
+    /* PFC linear model, deformability: k_n = A E* / L with A = pi r^2,
+     * r = min(R1, R2), L = R1 + R2, or L = R1 against a facet; k_s = k_n /
+     * kratio. Ball R = 0.1 m on the plane, E* = 1e8 Pa: k_n = pi R E* =
+     * 3.1416e7 N/m; kratio 2.5: k_s = 1.2566e7 N/m. Held at 0.1 mm overlap
+     * and slid at 1 mm/s for one step: F_n = k_n 1e-4, F_s = -k_s v dt.
+     * Exact to round-off (1e-12 relative). */
+    pfc_setup s = default_setup();
+    s.gravity = 0.0;
+    s.emod = 1e8;
+    s.kratio = 2.5;
+    s.dp_nratio = 0.0;
+    s.dp_sratio = 0.0;
+    s.position = fd_v3(0, 0, RADIUS - 1e-4);
+    s.velocity = fd_v3(1e-3, 0, 0);
+    s.lock_translation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
+    s.lock_rotation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
+    fd_body_id ball;
+    fd_world* world = make_world(&s, &ball);
+    fd_contact_view view;
+    step(world, &view);
+    double kn = FD_PI * RADIUS * 1e8;
+    cr_assert_float_eq(view.loads.normal_force, kn * 1e-4, 1e-12 * kn * 1e-4);
+    /* two increments: the force pass of prepare and that of the step */
+    cr_assert_float_eq(view.loads.slide_force.x, -2.0 * kn / 2.5 * 1e-3 * s.time_step, 1e-12 * kn * 1e-3 * s.time_step,
+                       "%g", view.loads.slide_force.x / (-kn / 2.5 * 1e-3 * s.time_step));
+    /* the critical step uses the same k_n for the lightest ball on a plane */
+    cr_assert_float_eq(fd_world_critical_time_step(world), 2.0 * sqrt(MASS / kn), 1e-12);
+    fd_world_free(world);
+}
+
+Test(pfc, deformability_between_two_balls_uses_the_smaller_radius_and_the_sum)
+{
+    /* Balls of 0.1 m and 0.05 m: r = 0.05, L = 0.15, k_n = pi 0.05^2 E* / 0.15.
+     * Held at 0.1 mm overlap, no gravity, one step: F_n = k_n 1e-4. */
+    fd_world_def def = fd_default_world_def();
+    def.gravity = fd_v3(0, 0, 0);
+    def.time_step = 1e-6;
+    fd_world* world = fd_world_create(&def);
+    fd_material_def material = fd_default_material_def();
+    material.name = "m";
+    fd_material_id m = fd_world_create_material(world, &material);
+    fd_contact_law_def law = fd_default_contact_law_def();
+    law.submodel[FD_MECHANISM_NORMAL].model = "pfc_linear";
+    law.submodel[FD_MECHANISM_NORMAL].params[0] = (fd_param){"emod", 1e8};
+    law.submodel[FD_MECHANISM_NORMAL].param_count = 1;
+    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
+    double radii[2] = {0.1, 0.05};
+    double x[2] = {0.0, 0.15 - 1e-4};
+    for (int k = 0; k < 2; ++k) {
+        fd_body_def ball = fd_default_body_def();
+        ball.shape.radius = radii[k];
+        ball.material = m;
+        ball.position = fd_v3(x[k], 0, 0);
+        ball.lock_translation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
+        cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ball)), "%s", fd_last_error());
+    }
+    cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
+    fd_contact_view view;
+    cr_assert_eq(fd_world_get_contact(world, 0, &view), FD_OK);
+    double kn = FD_PI * 0.05 * 0.05 * 1e8 / 0.15;
+    cr_assert_float_eq(view.loads.normal_force, kn * 1e-4, 1e-9 * kn * 1e-4); /* overlap 1e-4 from x: ~1e-12 m */
+    fd_world_free(world);
+}
+
+Test(pfc, deformability_and_explicit_stiffness_are_exclusive)
+{
+    const struct {
+        const char* names[3];
+        double values[3];
+        int count;
+        const char* message;
+    } cases[] = {
+        {{"kn", "emod"}, {1e6, 1e8}, 2, "give kn or emod, not both"},
+        {{"dp_nratio"}, {0.1}, 1, "needs kn (N/m), or emod (Pa)"},
+    };
+    for (int k = 0; k < 2; ++k) {
+        fd_world* world = fd_world_create(&(fd_world_def){.gravity = {0, 0, 0}, .time_step = 1e-5, .thread_count = 1});
+        fd_material_def material = fd_default_material_def();
+        material.name = "m";
+        fd_material_id m = fd_world_create_material(world, &material);
+        fd_contact_law_def law = fd_default_contact_law_def();
+        law.submodel[FD_MECHANISM_NORMAL].model = "pfc_linear";
+        for (int p = 0; p < cases[k].count; ++p) {
+            law.submodel[FD_MECHANISM_NORMAL].params[p] = (fd_param){cases[k].names[p], cases[k].values[p]};
+        }
+        law.submodel[FD_MECHANISM_NORMAL].param_count = cases[k].count;
+        cr_assert_neq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
+        cr_assert(strstr(fd_last_error(), cases[k].message) != NULL, "%s", fd_last_error());
+        fd_world_free(world);
+    }
+    /* ks and kratio together: refused when the law's sub-models are checked together */
+    fd_world* world = fd_world_create(&(fd_world_def){.gravity = {0, 0, 0}, .time_step = 1e-5, .thread_count = 1});
+    fd_material_def material = fd_default_material_def();
+    material.name = "m";
+    fd_material_id m = fd_world_create_material(world, &material);
+    fd_contact_law_def law = fd_default_contact_law_def();
+    law.submodel[FD_MECHANISM_NORMAL].model = "pfc_linear";
+    law.submodel[FD_MECHANISM_NORMAL].params[0] = (fd_param){"kn", 1e6};
+    law.submodel[FD_MECHANISM_NORMAL].params[1] = (fd_param){"kratio", 2.0};
+    law.submodel[FD_MECHANISM_NORMAL].param_count = 2;
+    law.submodel[FD_MECHANISM_SLIDE].model = "pfc_linear";
+    law.submodel[FD_MECHANISM_SLIDE].params[0] = (fd_param){"ks", 1e6};
+    law.submodel[FD_MECHANISM_SLIDE].params[1] = (fd_param){"fric", 0.5};
+    law.submodel[FD_MECHANISM_SLIDE].param_count = 2;
+    cr_assert_neq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
+    cr_assert(strstr(fd_last_error(), "give ks or the normal model's kratio, not both") != NULL, "%s", fd_last_error());
     fd_world_free(world);
 }

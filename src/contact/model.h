@@ -140,6 +140,8 @@ fd_vec3 fd_csds_slide(const double* params, const fd_contact_input* input, fd_ve
  * whose normal model is pfc_linear (slide pfc_linear, roll pfc_rrlinear and the
  * energy partitions), and the check of their combination. */
 fd_normal_result fd_pfc_normal(const fd_contact_law* law, const fd_contact_input* input);
+/* k_n of a pfc_linear contact: kn, or A E* / L by the deformability method. */
+double fd_pfc_normal_stiffness(const double* normal_params, const fd_contact_input* input);
 void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, double* history, double* columns,
                      fd_contact_loads* loads);
 fd_status fd_pfc_check_law(const fd_contact_law* law);

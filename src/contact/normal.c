@@ -211,8 +211,10 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, double 
         break;
     }
     case FD_KIND_NORMAL_PFC_LINEAR:
-        stiffness = normal_params[0]; /* kn */
-        zeta = normal_params[1];      /* dp_nratio */
+        /* kn, or by the deformability method k_n = A E* / L, largest for the
+         * smallest ball on a plane: pi r^2 E* / r (PFC linear model). */
+        stiffness = normal_params[0] >= 0.0 ? normal_params[0] : FD_PI * smallest_radius * normal_params[5];
+        zeta = normal_params[1]; /* dp_nratio */
         break;
     default:
         break;
@@ -233,7 +235,8 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, double 
             k = p[0];                                                          /* k_t */
             c = p[1];                                                          /* gamma_t */
         } else if (slide->kind == FD_KIND_SLIDE_PFC_LINEAR) {
-            k = p[0];                                                          /* ks */
+            double ratio = normal_params[6];                                   /* kratio */
+            k = p[0] >= 0.0 ? p[0] : (ratio > 0.0 ? stiffness / ratio : 0.0); /* ks */
             c = 2.0 * p[2] * sqrt(lightest_mass * k);                          /* dp_sratio */
         }
         double z = k > 0.0 && lightest_mass > 0.0 ? c / (2.0 * sqrt(lightest_mass * k)) : 0.0;

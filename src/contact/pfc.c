@@ -27,7 +27,7 @@
 #include "contact/model.h"
 #include "core/error.h"
 
-enum { N_KN, N_DP_NRATIO, N_RGAP, N_DP_MODE, N_LIN_MODE };
+enum { N_KN, N_DP_NRATIO, N_RGAP, N_DP_MODE, N_LIN_MODE, N_EMOD, N_KRATIO };
 enum { S_KS, S_FRIC, S_DP_SRATIO };
 enum { R_FRIC, R_KR };
 
@@ -86,6 +86,46 @@ static double effective_radius(const fd_contact_input* input)
     return inverse > 0.0 ? 1.0 / inverse : 0.0;
 }
 
+/* Radius of one piece at the contact for the deformability method: a ball's
+ * radius, infinity for a plane (a facet), 2 / (sum of principal curvatures)
+ * for an ellipsoid's surface at the point. */
+static double piece_radius(fd_shape_type shape, double radius, const double curvature[2])
+{
+    if (shape == FD_SHAPE_SPHERE) {
+        return radius;
+    }
+    double sum = curvature[0] + curvature[1];
+    return sum > 0.0 ? 2.0 / sum : INFINITY;
+}
+
+/* k_n of a contact: the kn property, or the deformability method of the
+ * linear model (PFC manual, linear model, "Deformability"): k_n = A E* / L
+ * with A = pi r^2, r = min(R1, R2), L = R1 + R2, or L = R1 against a facet
+ * (a plane: R2 = infinity). */
+double fd_pfc_normal_stiffness(const double* normal_params, const fd_contact_input* input)
+{
+    if (normal_params[N_EMOD] <= 0.0) {
+        return normal_params[N_KN];
+    }
+    const fd_contact_geometry* g = input->geometry;
+    double r1 = piece_radius(input->shape_i, input->radius_i, g->curvature_i);
+    double r2 = piece_radius(input->shape_j, input->radius_j, g->curvature_j);
+    double r = fmin(r1, r2);
+    double length = isfinite(r1) && isfinite(r2) ? r1 + r2 : r;
+    return isfinite(r) ? FD_PI * r * r * normal_params[N_EMOD] / length : 0.0;
+}
+
+/* k_s of a contact: the ks property, or k_n / kratio (kratio = 0 gives
+ * k_s = 0, the manual's convention). */
+static double shear_stiffness(const double* normal_params, const double* slide_params, double kn)
+{
+    if (slide_params[S_KS] >= 0.0) {
+        return slide_params[S_KS];
+    }
+    double ratio = normal_params[N_KRATIO];
+    return ratio > 0.0 ? kn / ratio : 0.0;
+}
+
 fd_normal_result fd_pfc_normal(const fd_contact_law* law, const fd_contact_input* input)
 {
     fd_normal_result result = {0};
@@ -93,8 +133,8 @@ fd_normal_result fd_pfc_normal(const fd_contact_law* law, const fd_contact_input
     double* history = input->history + law->history_offset[FD_MECHANISM_NORMAL];
     double gap = surface_gap(p, input);
     double force = 0.0, dashpot = 0.0;
+    double kn = fd_pfc_normal_stiffness(p, input);
     if (gap <= 0.0) {
-        double kn = p[N_KN];
         if (p[N_LIN_MODE] == 0.0) {
             force = -kn * gap; /* absolute update: F_n^l = k_n (-g_s) */
         } else {
@@ -113,7 +153,7 @@ fd_normal_result fd_pfc_normal(const fd_contact_law* law, const fd_contact_input
     history[HN_DASHPOT_FORCE] = dashpot;
     result.elastic_force = force;
     result.damping_force = dashpot;
-    result.elastic_energy = p[N_KN] > 0.0 ? 0.5 * force * force / p[N_KN] : 0.0;
+    result.elastic_energy = kn > 0.0 ? 0.5 * force * force / kn : 0.0;
     result.force = force + dashpot; /* may pull in dashpot modes 0 and 2 (full normal) */
     return result;
 }
@@ -131,7 +171,9 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
     double dt = input->time_step;
     bool active = surface_gap(pn, input) <= 0.0;
     double normal_force = hn[HN_FORCE];
-    double strain = pn[N_KN] > 0.0 ? 0.5 * normal_force * normal_force / pn[N_KN] : 0.0;
+    double kn = fd_pfc_normal_stiffness(pn, input);
+    double ks = has_slide ? shear_stiffness(pn, law->params[FD_MECHANISM_SLIDE], kn) : 0.0;
+    double strain = kn > 0.0 ? 0.5 * normal_force * normal_force / kn : 0.0;
     /* Normal dashpot energy: E_beta := E_beta - F^d . d(delta); the relative
      * displacement of i along n is -penetration_rate dt. */
     hn[HN_E_DASHPOT] += hn[HN_DASHPOT_FORCE] * input->penetration_rate * dt;
@@ -143,7 +185,6 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
     if (has_slide) {
         const double* ps = law->params[FD_MECHANISM_SLIDE];
         double* hs = history + law->history_offset[FD_MECHANISM_SLIDE];
-        double ks = ps[S_KS];
         fd_vec3 old = into_tangent_plane(fd_v3(hs[HS_FORCE], hs[HS_FORCE + 1], hs[HS_FORCE + 2]), n);
         fd_vec3 force = fd_v3(0, 0, 0), dashpot = fd_v3(0, 0, 0);
         bool slipping = false;
@@ -190,7 +231,7 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
         double* hr = history + law->history_offset[FD_MECHANISM_ROLL];
         double radius = effective_radius(input);
         /* Eq. (4): k_r = k_s R^2 unless given. */
-        double kr = pr[R_KR] >= 0.0 ? pr[R_KR] : law->params[FD_MECHANISM_SLIDE][S_KS] * radius * radius;
+        double kr = pr[R_KR] >= 0.0 ? pr[R_KR] : ks * radius * radius;
         fd_vec3 old = into_tangent_plane(fd_v3(hr[HR_MOMENT], hr[HR_MOMENT + 1], hr[HR_MOMENT + 2]), n);
         fd_vec3 moment = fd_v3(0, 0, 0);
         bool slipping = false;
@@ -259,6 +300,21 @@ static fd_status resolve_normal(const double* params, const fd_material* a, cons
                        "normal model 'pfc_linear': lin_mode = %g must be 0 (absolute) or 1 (incremental)",
                        params[N_LIN_MODE]);
     }
+    /* k_n is either given or set by the deformability method, not both. */
+    bool given = params[N_KN] >= 0.0, deformable = params[N_EMOD] > 0.0;
+    if (params[N_KN] < 0.0 && params[N_KN] != -1.0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "normal model 'pfc_linear': kn = %g N/m must be >= 0", params[N_KN]);
+    }
+    if (given == deformable) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       given ? "normal model 'pfc_linear': give kn or emod, not both (emod sets k_n = A E* / L by the "
+                               "deformability method)"
+                             : "normal model 'pfc_linear' needs kn (N/m), or emod (Pa) for the deformability method");
+    }
+    if (params[N_KRATIO] < 0.0 && params[N_KRATIO] != -1.0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "normal model 'pfc_linear': kratio = %g must be >= 0 (or -1: unset)",
+                       params[N_KRATIO]);
+    }
     return FD_OK;
 }
 
@@ -287,6 +343,20 @@ fd_status fd_pfc_check_law(const fd_contact_law* law)
                        "slide model 'pfc_linear' needs normal model 'pfc_linear' (it takes the Coulomb limit from "
                        "the linear normal force F_n^l and the dashpot mode dp_mode from it)");
     }
+    if (pfc_slide) {
+        double ks = law->params[FD_MECHANISM_SLIDE][S_KS];
+        double ratio = law->params[FD_MECHANISM_NORMAL][N_KRATIO];
+        if (ks < 0.0 && ks != -1.0) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT, "slide model 'pfc_linear': ks = %g N/m must be >= 0", ks);
+        }
+        if ((ks >= 0.0) == (ratio >= 0.0)) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                           ks >= 0.0 ? "slide model 'pfc_linear': give ks or the normal model's kratio, not both "
+                                       "(kratio sets k_s = k_n / kratio)"
+                                     : "slide model 'pfc_linear' needs ks (N/m), or kratio on the normal model "
+                                       "(k_s = k_n / kratio, the deformability method)");
+        }
+    }
     if (roll != NULL && roll->kind == FD_KIND_ROLL_PFC_RRLINEAR) {
         if (!pfc_normal) {
             return fd_fail(FD_ERR_INVALID_ARGUMENT,
@@ -305,7 +375,7 @@ fd_status fd_pfc_check_law(const fd_contact_law* law)
 /* ---------------------------------------------------------------- table */
 
 static const fd_param_info normal_params[] = {
-    {"kn", "N/m", "normal stiffness k_n", NAN, 0.0, INFINITY},
+    {"kn", "N/m", "normal stiffness k_n; -1 = set by the deformability method from emod", -1.0, -1.0, INFINITY},
     {"dp_nratio", "-", "normal critical damping ratio beta_n: c_n = 2 beta_n sqrt(m_c k_n)", 0.0, 0.0, 1.0},
     {"rgap", "m", "reference gap g_r: active iff g_s = -overlap - rgap <= 0 (needs contact_margin >= rgap)", 0.0,
      -INFINITY, INFINITY},
@@ -314,13 +384,21 @@ static const fd_param_info normal_params[] = {
      "slip-cut shear, 3 no-tension normal & slip-cut shear",
      0.0, 0.0, 3.0},
     {"lin_mode", "-", "normal-force update (integer): 0 absolute k_n (-g_s), 1 incremental", 0.0, 0.0, 1.0},
+    {"emod", "Pa",
+     "effective modulus E* of the deformability method: k_n = A E* / L, A = pi min(R1,R2)^2, L = R1 + R2 "
+     "(L = R1 at a plane); 0 = use kn",
+     0.0, 0.0, INFINITY},
+    {"kratio", "-", "normal-to-shear stiffness ratio kappa* of the deformability method: k_s = k_n / kratio "
+                    "(0 gives k_s = 0); -1 = use the slide model's ks",
+     -1.0, -1.0, INFINITY},
 };
 static const char* const normal_columns[CN_COUNT] = {"normal_elastic_force", "normal_damping_force", "pfc_strain",
                                                      "pfc_dashpot"};
 static const char* const normal_units[CN_COUNT] = {"N", "N", "J", "J"};
 
 static const fd_param_info slide_params[] = {
-    {"ks", "N/m", "shear stiffness k_s", NAN, 0.0, INFINITY},
+    {"ks", "N/m", "shear stiffness k_s; -1 = k_n / kratio (the normal model's deformability method)", -1.0, -1.0,
+     INFINITY},
     {"fric", "-", "friction coefficient mu: |F_s^l| <= mu F_n^l", NAN, 0.0, INFINITY},
     {"dp_sratio", "-", "shear critical damping ratio beta_s: c_s = 2 beta_s sqrt(m_c k_s)", 0.0, 0.0, 1.0},
 };
@@ -341,7 +419,7 @@ const fd_submodel fd_pfc_submodels[] = {
         .info = {"pfc_linear", FD_MECHANISM_NORMAL,
                  "Itasca PFC linear model, normal part: F_n^l = k_n (-g_s) (or incremental), no tension, active "
                  "iff g_s = -overlap - rgap <= 0, plus a dashpot 2 beta_n sqrt(m_c k_n) d(overlap)/dt per dp_mode.",
-                 normal_params, 5},
+                 normal_params, (int)(sizeof normal_params / sizeof normal_params[0])},
         .kind = FD_KIND_NORMAL_PFC_LINEAR,
         .history_size = HN_SIZE,
         .column_count = CN_COUNT,
@@ -353,7 +431,7 @@ const fd_submodel fd_pfc_submodels[] = {
         .info = {"pfc_linear", FD_MECHANISM_SLIDE,
                  "Itasca PFC linear model, shear part: F_s^l := F_s^l - k_s dU_s capped at fric F_n^l, plus a "
                  "dashpot 2 beta_s sqrt(m_c k_s) (cut while slipping in dp_mode 2, 3); needs normal 'pfc_linear'.",
-                 slide_params, 3},
+                 slide_params, (int)(sizeof slide_params / sizeof slide_params[0])},
         .kind = FD_KIND_SLIDE_PFC_LINEAR,
         .history_size = HS_SIZE,
         .column_count = CS_COUNT,
@@ -364,7 +442,7 @@ const fd_submodel fd_pfc_submodels[] = {
         .info = {"pfc_rrlinear", FD_MECHANISM_ROLL,
                  "Itasca PFC rrlinear rolling resistance, Eq. (2)-(8): M^r := M^r - k_r dtheta_b capped at "
                  "rr_fric R F_n^l, on body i and its reaction on body j; needs normal 'pfc_linear'.",
-                 roll_params, 2},
+                 roll_params, (int)(sizeof roll_params / sizeof roll_params[0])},
         .kind = FD_KIND_ROLL_PFC_RRLINEAR,
         .history_size = HR_SIZE,
         .column_count = CR_COUNT,
