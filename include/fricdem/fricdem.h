@@ -136,6 +136,15 @@ fd_body_info fd_body_get_info(const fd_world* world, fd_body_id id);
 /* Contacts after the last step, ordered by (body_i, body_j) index. */
 int fd_world_contact_count(const fd_world* world);
 fd_status fd_world_get_contact(const fd_world* world, int index, fd_contact_view* out);
+/* Events of the last force pass (the last step, or fd_world_prepare), in
+ * contact order: contacts that began, and slides, rolls and spins that
+ * started or stopped slipping. The array is valid until the next step. A
+ * contact that begins already slipping raises its activation and a slip
+ * start. Models without a stick state (legacy_constant_torque) raise none. */
+int fd_world_event_count(const fd_world* world);
+const fd_contact_event* fd_world_events(const fd_world* world);
+const char* fd_event_type_name(fd_event_type type); /* "contact_activated", "slip_started", "slip_ended" */
+
 /* Names (and units) of the model output columns of contacts in this world:
  * the union over all laws; a contact whose law lacks a column reports NaN. */
 int fd_world_contact_column_count(const fd_world* world);

@@ -227,6 +227,23 @@ typedef struct fd_energy_books {
     double work;             /* J done on the bodies by a prescribed force (the 'prescribed' normal model), summed */
 } fd_energy_books;
 
+/* A contact event (the PFC manual's callback events, Table 4), delivered
+ * after each force pass by fd_world_events. */
+typedef enum fd_event_type {
+    FD_EVENT_CONTACT_ACTIVATED = 0, /* a contact began (PFC contact_activated) */
+    FD_EVENT_SLIP_STARTED = 1,      /* a mechanism went from stick to slip (PFC slip_change, mode 0) */
+    FD_EVENT_SLIP_ENDED = 2,        /* back from slip to stick (slip_change, mode 1) */
+} fd_event_type;
+
+typedef struct fd_contact_event {
+    fd_event_type type;
+    fd_mechanism mechanism;  /* slide, roll or spin for slip events; normal for an activation */
+    uint64_t contact_id;     /* fd_contact_view.id */
+    fd_body_id body_i, body_j;
+    int64_t step;            /* step whose force pass raised it (0 for the pass of fd_world_prepare) */
+    double time;             /* s */
+} fd_contact_event;
+
 typedef struct fd_contact_view {
     uint64_t id;             /* persistent identity: kept while the bodies stay in touch */
     fd_body_id body_i;       /* lower-index body */

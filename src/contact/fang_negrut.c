@@ -268,6 +268,7 @@ static fd_vec3 slide_kernel(const double* params, const fd_contact_input* input,
                                            mu_k * normal_force / stiffness);
     books->stored = 0.5 * stiffness * squared2(s);
     books->slip = predicted_energy - books->stored;
+    *input->slip_flags |= history[H_SLIDE_MODE] == 1.0 ? 1u << FD_MECHANISM_SLIDE : 0u;
     fd_vec3 elastic = fd_v3_scale(stiffness, in_frame(k, s));
     /* Eq. (1b); the dashpot acts in stick mode only (Sec. 5: "damping acting
      * during stick mode only"): in slip the force is the capped elastic part. */
@@ -329,6 +330,7 @@ static fd_vec3 roll_one_body(const double* roll_params, const double* slide_para
     double kinetic_limit = slide_params[SLIDE_MU_K] * normal_force * kappa_sum / (2.0 * stiffness);
     double predicted_energy = 0.5 * k_r * squared2(theta_total);
     *mode = cap_and_switch(theta_total, 2, *mode, static_limit, kinetic_limit);
+    *input->slip_flags |= *mode == 1.0 ? 1u << FD_MECHANISM_ROLL : 0u; /* either body's roll slipping */
     double energy = 0.5 * k_r * squared2(theta_total);
     books->stored += energy;
     books->slip += predicted_energy - energy;
@@ -415,6 +417,7 @@ static void spin_kernel(const fd_submodel* model, const double* spin_params, con
     }
     double predicted_energy = 0.5 * k_psi * psi_total[0] * psi_total[0];
     history[H_SPIN_MODE] = cap_and_switch(psi_total, 1, history[H_SPIN_MODE], static_limit, kinetic_limit);
+    *input->slip_flags |= history[H_SPIN_MODE] == 1.0 ? 1u << FD_MECHANISM_SPIN : 0u;
     double elastic = k_psi * psi_total[0];
     fd_energy_books* books = &input->energy[FD_MECHANISM_SPIN];
     double energy = 0.5 * k_psi * psi_total[0] * psi_total[0];

@@ -99,6 +99,10 @@ typedef struct fd_contact_input {
      * increments .dashpot, .slip, .created (>= 0 each) and .work over the
      * step that applies the loads it returns (docs/energy.md). */
     fd_energy_books* energy;
+    /* Slip state after this evaluation, bit (1 << mechanism) set while that
+     * mechanism slips; zeroed by the caller, set by kernels with a stick/slip
+     * state (the source of the slip events). */
+    unsigned* slip_flags;
 } fd_contact_input;
 
 typedef struct fd_normal_result {

@@ -213,6 +213,7 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
         hs[HS_FORCE + 1] = force.y;
         hs[HS_FORCE + 2] = force.z;
         hs[HS_SLIP] = slipping ? 1.0 : 0.0;
+        *input->slip_flags |= slipping ? 1u << FD_MECHANISM_SLIDE : 0u;
         loads->slide_force = fd_v3_add(force, dashpot);
         books[FD_MECHANISM_SLIDE].stored = ks > 0.0 ? 0.5 * fd_v3_dot(force, force) / ks : 0.0;
         strain += books[FD_MECHANISM_SLIDE].stored;
@@ -257,6 +258,7 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
         hr[HR_MOMENT + 1] = moment.y;
         hr[HR_MOMENT + 2] = moment.z;
         hr[HR_SLIP] = slipping ? 1.0 : 0.0;
+        *input->slip_flags |= slipping ? 1u << FD_MECHANISM_ROLL : 0u;
         /* Eq. (1): M_c = M^r acts on body i, its reaction on body j. */
         loads->roll_torque_i = moment;
         loads->roll_torque_j = fd_v3_neg(moment);

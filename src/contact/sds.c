@@ -88,6 +88,9 @@ fd_vec3 fd_dsds_slide(const double* params, const fd_contact_input* input, fd_ve
         }
     }
     store_spring(history, xi, slipping, columns, column_index);
+    if (slipping) {
+        *input->slip_flags |= 1u << FD_MECHANISM_SLIDE;
+    }
     return force;
 }
 
@@ -110,6 +113,9 @@ fd_vec3 fd_csds_slide(const double* params, const fd_contact_input* input, fd_ve
     fd_vec3 rate = slipping ? fd_v3_scale(1.0 / damping, fd_v3_sub(spring, force)) : tangential_velocity;
     xi = fd_v3_mul_add(xi, input->time_step, rate);
     store_spring(history, xi, slipping, columns, column_index);
+    if (slipping) {
+        *input->slip_flags |= 1u << FD_MECHANISM_SLIDE;
+    }
     /* The dashpot moves at the spring's rate; the slider takes the rest of v,
      * and dissipates -F . (v - rate) = |F| (|F_S| - F_max) / gamma >= 0. */
     fd_energy_books* books = &input->energy[FD_MECHANISM_SLIDE];

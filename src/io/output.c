@@ -52,6 +52,8 @@ struct fd_output {
     FILE* bodies;
     FILE* contacts;
     FILE* energy;
+    FILE* events;
+    int64_t events_step;      /* step whose events were written last (-1: none) */
     int contact_column_count; /* model columns in the contacts.csv header */
     fd_schedule csv;
     fd_schedule vtu;
@@ -237,6 +239,11 @@ static const char* const energy_columns[][2] = {
     {"closure_error", "J"},
 };
 
+static const char* const events_columns[][2] = {
+    {"time", "s"}, {"step", "-"},   {"event", "-"},  {"mechanism", "-"}, {"contact", "-"},
+    {"body_i", "-"}, {"body_j", "-"}, {"name_i", "-"}, {"name_j", "-"},
+};
+
 #define COUNT_OF(array) ((int)(sizeof(array) / sizeof((array)[0])))
 
 /* Line 1: "# units: u1,u2,..."; line 2: the column names. */
@@ -345,6 +352,23 @@ static fd_status write_energy_csv(fd_output* output, const fd_world* world, doub
     fprintf(output->energy, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", e.released, e.external_work, e.constraint_work,
             e.inserted, total, e.closure_error);
     return finish_write(output->energy, "energy.csv");
+}
+
+/* Every event of the last force pass (events are not sampled: each is written once). */
+static fd_status write_events_csv(fd_output* output, const fd_world* world)
+{
+    const fd_contact_event* events = fd_world_events(world);
+    for (int k = 0; k < fd_world_event_count(world); ++k) {
+        const fd_contact_event* e = &events[k];
+        fprintf(output->events, "%.17g,%lld,%s,%s,%llu,%d,%d,", e->time, (long long)e->step,
+                fd_event_type_name(e->type), fd_mechanism_name(e->mechanism), (unsigned long long)e->contact_id,
+                body_index(e->body_i), body_index(e->body_j));
+        write_csv_name(output->events, fd_body_get_info(world, e->body_i).name);
+        fputc(',', output->events);
+        write_csv_name(output->events, fd_body_get_info(world, e->body_j).name);
+        fputc('\n', output->events);
+    }
+    return finish_write(output->events, "events.csv");
 }
 
 static fd_status write_csv_row(fd_output* output, const fd_world* world)
@@ -767,6 +791,9 @@ static void output_free(fd_output* output)
     if (output->energy) {
         fclose(output->energy);
     }
+    if (output->events) {
+        fclose(output->events);
+    }
     free(output->snapshots);
     free(output->path);
     free(output);
@@ -851,8 +878,17 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
             return NULL;
         }
     }
-    FILE* files[3] = {output->bodies, output->contacts, output->energy};
-    for (int i = 0; i < 3; ++i) {
+    output->events_step = -1;
+    if (settings->events_csv) {
+        output->events = open_file(output, "events.csv");
+        if (!output->events) {
+            output_free(output);
+            return NULL;
+        }
+        write_csv_header(output->events, events_columns, COUNT_OF(events_columns), world, 0);
+    }
+    FILE* files[4] = {output->bodies, output->contacts, output->energy, output->events};
+    for (int i = 0; i < 4; ++i) {
         if (files[i] && finish_write(files[i], "a CSV header") != FD_OK) {
             output_free(output);
             return NULL;
@@ -878,6 +914,10 @@ fd_status fd_output_write(fd_output* output, const fd_world* world)
         status = write_snapshot(output, world);
         schedule_mark(&output->vtu, time, step, dt);
     }
+    if (status == FD_OK && output->events && output->events_step != step) {
+        status = write_events_csv(output, world);
+        output->events_step = step;
+    }
     return status;
 }
 
@@ -900,8 +940,8 @@ fd_status fd_output_close(fd_output* output, const fd_world* world)
             schedule_mark(&output->vtu, time, step, dt);
         }
     }
-    FILE** files[3] = {&output->bodies, &output->contacts, &output->energy};
-    for (int i = 0; i < 3; ++i) {
+    FILE** files[4] = {&output->bodies, &output->contacts, &output->energy, &output->events};
+    for (int i = 0; i < 4; ++i) {
         if (*files[i]) {
             if (fclose(*files[i]) != 0 && status == FD_OK) {
                 status = fd_fail(FD_ERR_IO, "output: closing a CSV file failed: %s", strerror(errno));

@@ -411,6 +411,7 @@ static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const
     settings->bodies_csv = o->bodies_csv;
     settings->contacts_csv = o->contacts_csv;
     settings->energy_csv = o->energy_csv;
+    settings->events_csv = o->events_csv;
     settings->vtu_interval = o->vtu_interval;
 
     fd_status status = build_world(ctx, file, &out->world);

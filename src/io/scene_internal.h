@@ -266,6 +266,7 @@ typedef struct fd_scene_output_keys {
     bool bodies_csv;
     bool contacts_csv;
     bool energy_csv;
+    bool events_csv;
     double vtu_interval;
 } fd_scene_output_keys;
 

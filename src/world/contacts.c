@@ -177,12 +177,14 @@ static fd_status build_contact_set(fd_world* world)
             contact->id = before->contacts[old].id;
             contact->first_step = before->contacts[old].first_step;
             memcpy(contact->energy, before->contacts[old].energy, sizeof contact->energy);
+            contact->previous_slip_flags = before->contacts[old].slip_flags;
             memcpy(history, before->history + (size_t)old * (size_t)stride, (size_t)stride * sizeof(double));
             carried = old;
         } else {
             contact->id = world->next_contact_id++;
             contact->first_step = world->step_count;
             memset(contact->energy, 0, sizeof contact->energy);
+            contact->previous_slip_flags = 0;
             memset(history, 0, (size_t)stride * sizeof(double));
         }
         ++count;
@@ -290,6 +292,8 @@ static void evaluate_contact(fd_world* world, int c)
     fd_energy_books* energy = world->contact_energy + (size_t)c * FD_MECHANISM_COUNT;
     memset(energy, 0, FD_MECHANISM_COUNT * sizeof *energy);
     input.energy = energy;
+    unsigned slip_flags = 0;
+    input.slip_flags = &slip_flags;
 
     fd_normal_result normal = fd_normal_evaluate(law, &input);
     book_normal_energy(law, &input, &normal, &energy[FD_MECHANISM_NORMAL]);
@@ -304,6 +308,7 @@ static void evaluate_contact(fd_world* world, int c)
     fd_friction_evaluate(law, &input, normal.force, history, columns, &loads);
     loads.force_on_i = fd_v3_add(fd_v3_scale(normal.force, geometry->normal), loads.slide_force);
     contact->loads = loads;
+    contact->slip_flags = slip_flags;
     for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
         fd_energy_books* books = &contact->energy[m];
         books->stored = energy[m].stored;
@@ -312,6 +317,55 @@ static void evaluate_contact(fd_world* world, int c)
         books->created += energy[m].created;
         books->work += energy[m].work;
     }
+}
+
+/* Appends an event; false when out of memory. */
+static bool add_event(fd_world* world, fd_event_type type, fd_mechanism mechanism, const fd_contact* contact)
+{
+    if (world->event_count == world->event_capacity) {
+        int capacity = world->event_capacity > 0 ? 2 * world->event_capacity : 64;
+        fd_contact_event* grown = realloc(world->events, (size_t)capacity * sizeof *grown);
+        if (grown == NULL) {
+            return false;
+        }
+        world->events = grown;
+        world->event_capacity = capacity;
+    }
+    world->events[world->event_count++] = (fd_contact_event){
+        .type = type,
+        .mechanism = mechanism,
+        .contact_id = contact->id,
+        .body_i = fd_world_body_at(world, contact->body_i),
+        .body_j = fd_world_body_at(world, contact->body_j),
+        .step = world->step_count,
+        .time = world->time,
+    };
+    return true;
+}
+
+/* Stage 6b: events, in contact order (deterministic for any thread count). */
+static fd_status raise_events(fd_world* world)
+{
+    world->event_count = 0;
+    const fd_contact_set* set = &world->contacts;
+    for (int c = 0; c < set->count; ++c) {
+        const fd_contact* contact = &set->contacts[c];
+        bool ok = true;
+        if (contact->first_step == world->step_count) {
+            ok = add_event(world, FD_EVENT_CONTACT_ACTIVATED, FD_MECHANISM_NORMAL, contact);
+        }
+        unsigned changed = contact->slip_flags ^ contact->previous_slip_flags;
+        for (int m = FD_MECHANISM_SLIDE; ok && changed != 0 && m < FD_MECHANISM_COUNT; ++m) {
+            if (changed & (1u << m)) {
+                fd_event_type type = (contact->slip_flags & (1u << m)) ? FD_EVENT_SLIP_STARTED : FD_EVENT_SLIP_ENDED;
+                ok = add_event(world, type, (fd_mechanism)m, contact);
+            }
+        }
+        if (!ok) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the contact events");
+        }
+    }
+    return FD_OK;
 }
 
 /* Stage 6. */
@@ -385,7 +439,11 @@ fd_status fd_world_compute_forces(fd_world* world)
     double models_done = fd_wall_seconds();
     profile->contact_models += models_done - narrow_done;
     accumulate_loads(world);
+    status = raise_events(world);
     profile->accumulate += fd_wall_seconds() - models_done;
+    if (status != FD_OK) {
+        return status;
+    }
     profile->contact_steps += count;
     profile->steps++;
     return FD_OK;

@@ -153,6 +153,7 @@ void fd_world_free(fd_world* world)
     free(world->candidate_touching);
     free(world->contact_energy);
     free(world->lock_work);
+    free(world->events);
     free(world);
 }
 
@@ -988,6 +989,22 @@ fd_status fd_world_get_contact(const fd_world* world, int index, fd_contact_view
     out->column_count = world->column_count;
     memcpy(out->energy, contact->energy, sizeof out->energy);
     return FD_OK;
+}
+
+int fd_world_event_count(const fd_world* world) { return world->event_count; }
+const fd_contact_event* fd_world_events(const fd_world* world) { return world->events; }
+
+const char* fd_event_type_name(fd_event_type type)
+{
+    switch (type) {
+    case FD_EVENT_CONTACT_ACTIVATED:
+        return "contact_activated";
+    case FD_EVENT_SLIP_STARTED:
+        return "slip_started";
+    case FD_EVENT_SLIP_ENDED:
+        return "slip_ended";
+    }
+    return "unknown";
 }
 
 int fd_world_contact_column_count(const fd_world* world) { return world->column_count; }

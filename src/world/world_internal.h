@@ -51,6 +51,8 @@ typedef struct fd_contact {
     fd_contact_geometry geometry;
     fd_contact_loads loads;
     fd_energy_books energy[FD_MECHANISM_COUNT]; /* this contact's books, summed over its life */
+    unsigned slip_flags;          /* bit (1 << mechanism): slipping after the last evaluation */
+    unsigned previous_slip_flags; /* the same before it (0 for a new contact) */
 } fd_contact;
 
 /* The global energy ledger's running totals (docs/energy.md). */
@@ -138,7 +140,9 @@ struct fd_world {
     bool has_locks;
     bool has_energy_reference;
     double energy_reference;
-    bool forces_current;               /* forces belong to the current state (else prepare computes them) */
+    bool forces_current;
+    fd_contact_event* events;          /* of the last force pass */
+    int event_count, event_capacity;               /* forces belong to the current state (else prepare computes them) */
 
     /* setup results */
     double critical_time_step;
