@@ -207,7 +207,8 @@ typedef struct fd_contact_geometry {
 /* Loads of one contact at the current step. Forces act at the contact point. */
 typedef struct fd_contact_loads {
     double normal_force;     /* N; pushes body i along +normal, body j along -normal; >= 0 except with
-                              * pfc_linear in a full-dashpot mode, where the manual lets the dashpot pull */
+                              * pfc_linear in a full-dashpot mode, where the manual lets the dashpot pull,
+                              * and hooke with limit_damping = 0 (LAMMPS without limit_damping) */
     fd_vec3 slide_force;     /* N, world; tangential friction force on body i (body j gets the opposite) */
     fd_vec3 roll_torque_i;   /* N m, world; rolling-resistance torque on body i */
     fd_vec3 roll_torque_j;   /* N m, world; rolling-resistance torque on body j (need not be -roll_torque_i) */

@@ -492,7 +492,7 @@ void fd_fang_negrut_evaluate(const fd_contact_law* law, const fd_contact_input* 
                     history + law->history_offset[FD_MECHANISM_ROLL], columns, law->column_index[FD_MECHANISM_ROLL],
                     loads);
     }
-    if (spin != NULL) {
+    if (spin != NULL && (spin->kind == FD_KIND_SPIN_FANG_NEGRUT || spin->kind == FD_KIND_SPIN_FANG_NEGRUT_HERTZ)) {
         spin_kernel(spin, law->params[FD_MECHANISM_SPIN], slide_params, input, normal_force, &k,
                     history + law->history_offset[FD_MECHANISM_SPIN], columns, law->column_index[FD_MECHANISM_SPIN],
                     loads);

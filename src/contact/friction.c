@@ -2,7 +2,14 @@
  * sub-model adds its loads. Dispatch is a switch on the sub-model kind, once
  * per contact (no function pointer per sub-model in the hot loop); models that
  * share kinematics across mechanisms (Fang & Negrut tracks the contact point
- * once for slide, roll and spin) take the whole law in one call. */
+ * once for slide, roll and spin) take the whole law in one call.
+ *
+ * The Coulomb limits scale with |N| (LAMMPS Fncrit = |F_ne + F_damp|): N is
+ * >= 0 except where a normal model lets its dashpot pull (hooke with
+ * limit_damping = 0, LAMMPS's default; pfc_linear's full-dashpot modes), and a
+ * negative limit would turn a friction force around. */
+#include <math.h>
+
 #include "contact/model.h"
 
 void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* input, double normal_force,
@@ -10,6 +17,8 @@ void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* inp
 {
     const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
     const fd_submodel* roll = law->submodel[FD_MECHANISM_ROLL];
+    const fd_submodel* spin = law->submodel[FD_MECHANISM_SPIN];
+    normal_force = fabs(normal_force);
     if (law->submodel[FD_MECHANISM_NORMAL]->kind == FD_KIND_NORMAL_PFC_LINEAR) {
         /* PFC: its slide and roll models (if present) and the energy partitions. */
         fd_pfc_evaluate(law, input, history, columns, loads);
@@ -38,13 +47,37 @@ void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* inp
             break;
         }
     }
-    if (roll != NULL && roll->kind == FD_KIND_ROLL_LEGACY) {
-        fd_legacy_roll_evaluate(law, input, normal_force, columns, loads);
+    if (roll != NULL) {
+        switch (roll->kind) {
+        case FD_KIND_ROLL_LEGACY:
+            fd_legacy_roll_evaluate(law, input, normal_force, columns, loads);
+            break;
+        case FD_KIND_ROLL_DSDS:
+        case FD_KIND_ROLL_CSDS:
+            fd_sds_roll_evaluate(law, input, normal_force, history, columns, loads);
+            break;
+        default: /* fang_negrut, pfc_rrlinear: done with their slide models above */
+            break;
+        }
+    }
+    if (spin != NULL) {
+        switch (spin->kind) {
+        case FD_KIND_SPIN_DSDS:
+        case FD_KIND_SPIN_CSDS:
+        case FD_KIND_SPIN_MARSHALL:
+            fd_sds_spin_evaluate(law, input, normal_force, history, columns, loads);
+            break;
+        default: /* fang_negrut, fang_negrut_hertz: done with their slide model above */
+            break;
+        }
     }
 }
 
 fd_status fd_friction_check_law(const fd_contact_law* law)
 {
     fd_status status = fd_fang_negrut_check_law(law);
-    return status != FD_OK ? status : fd_pfc_check_law(law);
+    if (status == FD_OK) {
+        status = fd_pfc_check_law(law);
+    }
+    return status != FD_OK ? status : fd_sds_torque_check_law(law);
 }

@@ -34,7 +34,16 @@ typedef enum fd_submodel_kind {
     FD_KIND_NORMAL_PFC_LINEAR,
     FD_KIND_SLIDE_PFC_LINEAR,
     FD_KIND_ROLL_PFC_RRLINEAR,
+    FD_KIND_ROLL_DSDS,
+    FD_KIND_ROLL_CSDS,
+    FD_KIND_SPIN_DSDS,
+    FD_KIND_SPIN_CSDS,
+    FD_KIND_SPIN_MARSHALL,
 } fd_submodel_kind;
+
+/* Parameter order of the slide models dsds and csds (their table in sds.c);
+ * the spin model marshall and the critical step read them. */
+enum { FD_SDS_K_T = 0, FD_SDS_GAMMA_T = 1, FD_SDS_MU = 2 };
 
 typedef struct fd_material {
     char* name;
@@ -139,6 +148,23 @@ fd_vec3 fd_dsds_slide(const double* params, const fd_contact_input* input, fd_ve
 fd_vec3 fd_csds_slide(const double* params, const fd_contact_input* input, fd_vec3 tangential_velocity,
                       double normal_force, double* history, double* columns, const int* column_index);
 
+/* Rolling and twisting spring-dashpot-sliders (src/contact/sds_torque.c):
+ * roll dsds / csds (LAMMPS `rolling sds`), spin dsds / csds (LAMMPS
+ * `twisting sds`) and marshall (LAMMPS `twisting marshall`). critical_force is
+ * the normal force their Coulomb limits scale with (LAMMPS Fncrit = |F_n|).
+ * Each writes its loads, history, columns and energy books. */
+void fd_sds_roll_evaluate(const fd_contact_law* law, const fd_contact_input* input, double critical_force,
+                          double* history, double* columns, fd_contact_loads* loads);
+void fd_sds_spin_evaluate(const fd_contact_law* law, const fd_contact_input* input, double critical_force,
+                          double* history, double* columns, fd_contact_loads* loads);
+fd_status fd_sds_torque_check_law(const fd_contact_law* law);
+
+/* Carries a tangent-plane vector from the contact frame with normal `from` to
+ * the one with normal `to` (both unit): the minimal rotation taking `from` to
+ * `to` (Rodrigues), then a rotation by `twist` (rad) about `to`; the result
+ * is kept in the new tangent plane with the length of `vector`. */
+fd_vec3 fd_sds_transport(fd_vec3 vector, fd_vec3 from, fd_vec3 to, double twist);
+
 /* PFC linear / rrlinear (src/contact/pfc.c): the normal kernel (reads and
  * writes its history through input->history), the friction stage of a law
  * whose normal model is pfc_linear (slide pfc_linear, roll pfc_rrlinear and the
@@ -157,12 +183,14 @@ fd_status fd_friction_check_law(const fd_contact_law* law);
 /* The stability limit of a law's springs for explicit integration (s): the
  * smallest over its normal and slide springs of 2 sqrt(m/k) (sqrt(1 + zeta^2)
  * - zeta), with m the lightest body among its materials and zeta the spring's
- * damping ratio (Hertz: linearised at 1% of R_e, R_e = r_min / 2). */
+ * damping ratio (Hertz: linearised at 1% of R_e, R_e = r_min / 2); the roll
+ * and spin springs of sds_torque.c count as the translational springs that
+ * turn a sphere (m, r_min) as fast (k_roll / 0.4, k_twist / (0.4 r_min^2)). */
 typedef struct fd_critical_step {
     double time_step;                  /* s; infinity when the law has no spring */
     double stiffness;                  /* N/m of the limiting spring */
     double damping_ratio;              /* its zeta */
-    const char* mechanism;             /* "normal" or "slide" */
+    const char* mechanism;             /* "normal", "slide", "roll" or "spin" */
 } fd_critical_step;
 fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, double smallest_radius, double lightest_mass);
 

@@ -17,7 +17,15 @@
  * Tsuji-form dashpot c = gamma sqrt(m K) delta^(1/4)), whose restitution
  * -x'(t_end) depends on gamma alone (for Hertz because c delta^(1/4) scales
  * with the impact speed exactly as the spring does). We integrate that
- * equation once per law and bisect on gamma. */
+ * equation once per law and bisect on gamma.
+ *
+ * LAMMPS dashpots. hooke also takes the dashpot of LAMMPS `pair_style
+ * granular` `hooke k_n eta_n0` directly: `damping velocity` is c = eta_n0
+ * (our eta_n), `damping mass_velocity` c = eta_n0 m_eff (our eta_n_mass); the
+ * LAMMPS damping force is -c v_n with v_n = (v_i - v_j) . n = -d(delta)/dt,
+ * the same c d(delta)/dt. LAMMPS clamps the total force at zero only with its
+ * `limit_damping` keyword; limit_damping = 0 here lets the dashpot pull as
+ * LAMMPS does by default. */
 #include <math.h>
 #include <string.h>
 
@@ -96,7 +104,7 @@ double fd_hertz_restitution_for_damping(double gamma) { return restitution_of_sc
 /* ---------------------------------------------------------------- resolve */
 
 enum { PRESCRIBED_FORCE = 0 };
-enum { HOOKE_STIFFNESS = 0, HOOKE_RESTITUTION = 1 };
+enum { HOOKE_STIFFNESS = 0, HOOKE_RESTITUTION = 1, HOOKE_ETA_N = 2, HOOKE_ETA_N_MASS = 3, HOOKE_LIMIT_DAMPING = 4 };
 enum { HERTZ_RESTITUTION = 0 };
 enum { DERIVED_GAMMA = 0, DERIVED_EFFECTIVE_MODULUS = 1 };
 
@@ -107,7 +115,25 @@ static fd_status resolve_prescribed(const double* params, const fd_material* a, 
 
 static fd_status resolve_hooke(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
-    derived[DERIVED_GAMMA] = damping_for_restitution(1.0, 0.0, params[HOOKE_RESTITUTION]);
+    double restitution = params[HOOKE_RESTITUTION], limit = params[HOOKE_LIMIT_DAMPING];
+    int dashpots = (restitution < 1.0) + (params[HOOKE_ETA_N] > 0.0) + (params[HOOKE_ETA_N_MASS] > 0.0);
+    if (dashpots > 1) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "normal model 'hooke' takes one dashpot: restitution < 1, eta_n (LAMMPS damping velocity) or "
+                       "eta_n_mass (LAMMPS damping mass_velocity); got restitution = %g, eta_n = %g N s/m, "
+                       "eta_n_mass = %g 1/s",
+                       restitution, params[HOOKE_ETA_N], params[HOOKE_ETA_N_MASS]);
+    }
+    if (limit != 0.0 && limit != 1.0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "normal model 'hooke': limit_damping is 1 (N >= 0) or 0 (the dashpot may pull), got %g", limit);
+    }
+    if (limit == 0.0 && restitution < 1.0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "normal model 'hooke': limit_damping = 0 is for the LAMMPS dashpots eta_n and eta_n_mass; the "
+                       "restitution calibration assumes the clamp N >= 0");
+    }
+    derived[DERIVED_GAMMA] = damping_for_restitution(1.0, 0.0, restitution);
     return FD_OK;
 }
 
@@ -143,13 +169,23 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
     case FD_KIND_NORMAL_HOOKE: {
         double k = params[HOOKE_STIFFNESS];
         double overlap = delta > 0.0 ? delta : 0.0;
-        /* Linear spring-dashpot, c = gamma sqrt(m k) (gamma = 2 zeta, calibrated above). */
+        /* Linear spring-dashpot, c = gamma sqrt(m k) (gamma = 2 zeta, calibrated
+         * above), or a LAMMPS dashpot: c = eta_n, or c = eta_n_mass m_eff. */
+        double damping = derived[DERIVED_GAMMA] * sqrt(input->effective_mass * k);
+        if (params[HOOKE_ETA_N] > 0.0) {
+            damping = params[HOOKE_ETA_N];
+        } else if (params[HOOKE_ETA_N_MASS] > 0.0) {
+            damping = params[HOOKE_ETA_N_MASS] * input->effective_mass;
+        }
         result.elastic_force = k * overlap;
         /* No dashpot without overlap: within a positive contact_margin the
          * bodies do not touch yet, and a rate-only force would act at a distance. */
-        result.damping_force =
-            overlap > 0.0 ? derived[DERIVED_GAMMA] * sqrt(input->effective_mass * k) * input->penetration_rate : 0.0;
+        result.damping_force = overlap > 0.0 ? damping * input->penetration_rate : 0.0;
         result.elastic_energy = 0.5 * k * overlap * overlap;
+        if (params[HOOKE_LIMIT_DAMPING] == 0.0) {
+            result.force = result.elastic_force + result.damping_force; /* LAMMPS without limit_damping */
+            return result;
+        }
         break;
     }
     case FD_KIND_NORMAL_HERTZ: {
@@ -199,6 +235,11 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, double 
     case FD_KIND_NORMAL_HOOKE:
         stiffness = normal_params[HOOKE_STIFFNESS];
         zeta = 0.5 * normal_derived[DERIVED_GAMMA]; /* c = gamma sqrt(m k) */
+        if (stiffness > 0.0 && lightest_mass > 0.0) {
+            /* LAMMPS dashpots: c = eta_n or eta_n_mass m, zeta = c / (2 sqrt(m k)). */
+            double root = 2.0 * sqrt(lightest_mass * stiffness);
+            zeta += (normal_params[HOOKE_ETA_N] + normal_params[HOOKE_ETA_N_MASS] * lightest_mass) / root;
+        }
         break;
     case FD_KIND_NORMAL_HERTZ: {
         /* Tangent stiffness 1.5 K sqrt(delta) = 2 E* sqrt(R_e delta) at a
@@ -245,6 +286,31 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, double 
             limit = (fd_critical_step){step, k, z, "slide"};
         }
     }
+    /* The roll and spin springs of sds_torque.c turn a sphere of the smallest
+     * radius r and the lightest mass m, I = 2/5 m r^2. Rolling: k_roll R_eff^2
+     * with R_eff <= r on I is the stiffness k_roll / 0.4 on m; twisting:
+     * k_twist / (0.4 r^2) on m; their dashpots likewise. */
+    const fd_submodel* roll = law->submodel[FD_MECHANISM_ROLL];
+    if (roll != NULL && (roll->kind == FD_KIND_ROLL_DSDS || roll->kind == FD_KIND_ROLL_CSDS)) {
+        const double* p = law->params[FD_MECHANISM_ROLL];
+        double k = p[0] / 0.4, c = p[1] / 0.4; /* k_roll, gamma_roll */
+        double z = lightest_mass > 0.0 ? c / (2.0 * sqrt(lightest_mass * k)) : 0.0;
+        step = damped_critical_step(lightest_mass, k, z);
+        if (step < limit.time_step) {
+            limit = (fd_critical_step){step, k, z, "roll"};
+        }
+    }
+    const fd_submodel* spin = law->submodel[FD_MECHANISM_SPIN];
+    if (spin != NULL && (spin->kind == FD_KIND_SPIN_DSDS || spin->kind == FD_KIND_SPIN_CSDS) && smallest_radius > 0.0) {
+        const double* p = law->params[FD_MECHANISM_SPIN];
+        double scale = 1.0 / (0.4 * smallest_radius * smallest_radius);
+        double k = p[0] * scale, c = p[1] * scale; /* k_twist, gamma_twist */
+        double z = lightest_mass > 0.0 ? c / (2.0 * sqrt(lightest_mass * k)) : 0.0;
+        step = damped_critical_step(lightest_mass, k, z);
+        if (step < limit.time_step) {
+            limit = (fd_critical_step){step, k, z, "spin"};
+        }
+    }
     return limit;
 }
 
@@ -258,6 +324,14 @@ static const fd_param_info prescribed_params[] = {
 static const fd_param_info hooke_params[] = {
     {"k_n", "N/m", "normal spring stiffness", NAN, 0.0, INFINITY},
     {"restitution", "-", "coefficient of restitution of a head-on impact (1 = no damping)", 1.0, 0.01, 1.0},
+    {"eta_n", "N s/m", "dashpot c = eta_n, as LAMMPS hooke k_n eta_n with damping velocity; 0 = none", 0.0, 0.0,
+     INFINITY},
+    {"eta_n_mass", "1/s", "dashpot c = eta_n_mass m_eff, as LAMMPS hooke k_n eta_n with damping mass_velocity; 0 = none",
+     0.0, 0.0, INFINITY},
+    {"limit_damping", "-",
+     "1 = clamp the total force at N >= 0; 0 = the dashpot may pull (LAMMPS without limit_damping; with eta_n or "
+     "eta_n_mass only)",
+     1.0, 0.0, 1.0},
 };
 
 static const fd_param_info hertz_params[] = {
@@ -279,8 +353,9 @@ const fd_submodel fd_normal_submodels[] = {
     {
         .info = {"hooke", FD_MECHANISM_NORMAL,
                  "Linear spring-dashpot N = k_n delta + c d(delta)/dt, clamped at N >= 0; c from the "
-                 "restitution, calibrated so that a head-on impact has exactly that restitution with the clamp.",
-                 hooke_params, 2},
+                 "restitution, calibrated so that a head-on impact has exactly that restitution with the clamp, or "
+                 "c = eta_n (LAMMPS damping velocity) or eta_n_mass m_eff (damping mass_velocity).",
+                 hooke_params, 5},
         .kind = FD_KIND_NORMAL_HOOKE,
         .column_count = 2,
         .column_names = normal_columns,

@@ -17,6 +17,8 @@ extern const fd_submodel fd_friction_submodels[];
 extern const int fd_friction_submodel_count;
 extern const fd_submodel fd_sds_submodels[];
 extern const int fd_sds_submodel_count;
+extern const fd_submodel fd_sds_torque_submodels[];
+extern const int fd_sds_torque_submodel_count;
 extern const fd_submodel fd_pfc_submodels[];
 extern const int fd_pfc_submodel_count;
 
@@ -29,6 +31,7 @@ static const submodel_group groups[] = {
     {fd_normal_submodels, &fd_normal_submodel_count},
     {fd_friction_submodels, &fd_friction_submodel_count},
     {fd_sds_submodels, &fd_sds_submodel_count},
+    {fd_sds_torque_submodels, &fd_sds_torque_submodel_count},
     {fd_pfc_submodels, &fd_pfc_submodel_count},
 };
 enum { GROUP_COUNT = (int)(sizeof groups / sizeof groups[0]) };

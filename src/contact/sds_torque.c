@@ -1,0 +1,406 @@
+/* Rolling and twisting spring-dashpot-sliders, as LAMMPS `pair_style granular`
+ * defines `rolling sds`, `twisting sds` and `twisting marshall`
+ * (src/GRANULAR/granular_model.cpp, gran_sub_mod_rolling*.{cpp,h},
+ * gran_sub_mod_twisting*.{cpp,h}), each with the discontinuous update of
+ * LAMMPS (D-SDS, C-SDS paper Eq. 1-3) or the continuous one (C-SDS, Eq. 10):
+ * the paper's Sec. 1 notes that the same applies to torques.
+ *
+ * Conventions (fricdem's, which are LAMMPS's): bodies i < j, n points into
+ * body i (LAMMPS n = (x_i - x_j)/|x_i - x_j|), omega_rel = omega_i - omega_j.
+ *
+ * Roll. The relative rolling velocity (LAMMPS, after Wang et al. 2015 Eq. 31)
+ *
+ *     v_r = R (omega_i - omega_j) x n,    R = R_eff = R_i R_j / (R_i + R_j)
+ *
+ * drives a spring xi_r (a length in the tangent plane); the pseudo-force
+ *
+ *     F_S = -k_roll xi_r - gamma_roll v_r                      (1)
+ *
+ * is capped at mu_roll F_n and gives the torques
+ *
+ *     tau_i = R n x F,   tau_j = -tau_i.
+ *
+ * (Check: a ball i rolling along +x on ground j has n = +z, omega_i = +w y,
+ * v_r = R w x, F = -gamma_roll R w x, tau_i = -gamma_roll R^2 w y: against the
+ * rolling. A small sticking rotation theta in the tangent plane loads
+ * xi_r = R theta x n and gives tau_i = -k_roll R^2 theta.) The power of the
+ * torques on the pair is tau_i . omega_rel = F . v_r, so the energy books of
+ * a pseudo-force in (F, v_r) are those of a force.
+ *
+ * Spin. The relative twist rate (Marshall 2009 Eq. 29) w = (omega_i -
+ * omega_j) . n drives a scalar spring xi_t (rad); the test torque
+ *
+ *     T_S = -k_twist xi_t - gamma_twist w                       (1)
+ *
+ * is capped at mu_twist F_n (mu_twist in m: Marshall Eq. 44) and acts as
+ * tau_i = T n, tau_j = -T n. `marshall` takes k_twist = k_t a^2 / 2,
+ * gamma_twist = gamma_t a^2 / 2, mu_twist = 2/3 a mu (Marshall Eq. 32-33)
+ * from the law's slide model (dsds or csds) and the contact radius
+ * a = sqrt(R_eff delta), with the D-SDS update, as LAMMPS.
+ *
+ * Updates, per step, given the spring xi_n carried over from the last step:
+ *   D-SDS (LAMMPS): xi_p = xi_n + dt v (2); F_S from (1) at xi_p; when
+ *     |F_S| > F_max, F = F_max F_S/|F_S| and the spring is reset to
+ *     xi = -(F + gamma v)/k (3), else F = F_S, xi = xi_p.
+ *   C-SDS: F_S from (1) at xi_n; F = min(|F_S|, F_max) F_S/|F_S|;
+ *     xi_(n+1) = xi_n + dt r, r = -(F + k xi_n)/gamma (10), = v while sticking.
+ *
+ * Where we differ from LAMMPS, and why:
+ *  - Frame transport of the rolling spring. LAMMPS projects the stored
+ *    spring into the new tangent plane and rescales it to its old length
+ *    (gk_rotate_rescale_vec, Luding 2008 Eq. 17) and does not turn it with the
+ *    pair's rotation about n ("not currently implemented", pair_granular
+ *    docs). We store the previous normal and carry the spring by the minimal
+ *    rotation taking it to the new normal (Rodrigues), then turn it about n
+ *    by the pair's mean spin, (omega_i + omega_j)/2 . n dt. A pair that turns
+ *    rigidly then carries its spring with it exactly: length and angle to the
+ *    axis of rotation are kept for any step, where the projection changes the
+ *    angle by O(dphi^2) per step and loses the spring entirely at a 90 degree
+ *    turn. The slide models keep LAMMPS's projection.
+ *  - The twisting cap direction. LAMMPS caps at -mu_twist F_n sgn(w) and
+ *    resets xi_t = (mu_twist F_n sgn(w) - gamma w)/k; we cap along the test
+ *    torque, T = F_max T_S/|T_S| and xi_t = -(T + gamma w)/k, Eq. (3) as
+ *    LAMMPS does for rolling and sliding. The two agree whenever the test
+ *    torque opposes w, which is every slip onset at a steady normal force;
+ *    they differ when the normal force drops under a spring loaded against
+ *    the current twist (LAMMPS then flips the torque, ours keeps the spring's
+ *    sign), and at w = 0 (LAMMPS drops the torque and the spring to zero).
+ *  - The normal: LAMMPS evaluates v_r and w with the half-step normal of its
+ *    velocity Verlet (nxuse) and the torques with the full-step one; fricdem
+ *    has one normal per step, the narrow phase's.
+ *  - F_n is |N| (LAMMPS Fncrit = |F_ne + F_damp|), the total normal force.
+ *
+ * Energy books (fd_energy_books, per step): stored = k |xi|^2 / 2 after the
+ * update; dashpot = gamma |r|^2 dt with r the rate the dashpot sees (v for
+ * D-SDS, the spring rate for C-SDS); D-SDS reset: the spring energy change of
+ * Eq. (3), k (|xi|^2 - |xi_p|^2)/2, goes to `created` when positive, to
+ * `slip` (negated) when negative; C-SDS while slipping: slip = -F . (v - r) dt
+ * >= 0 (the paper's Eq. 11). */
+#include <math.h>
+
+#include "contact/model.h"
+#include "core/error.h"
+
+enum { ROLL_K, ROLL_GAMMA, ROLL_MU };
+enum { SPIN_K, SPIN_GAMMA, SPIN_MU };
+enum { H_ROLL_XI = 0, H_ROLL_NORMAL = 3, ROLL_HISTORY = 6 };
+enum { H_SPIN_XI = 0, SPIN_HISTORY = 1 };
+enum { C_ROLL_XI = 0, C_ROLL_SLIPPING = 3, ROLL_COLUMNS = 4 };
+enum { C_SPIN_XI = 0, C_SPIN_SLIPPING = 1, SPIN_COLUMNS = 2 };
+
+/* ---------------------------------------------------------------- frame transport */
+
+fd_vec3 fd_sds_transport(fd_vec3 vector, fd_vec3 from, fd_vec3 to, double twist)
+{
+    double length = fd_v3_length(vector);
+    if (length == 0.0) {
+        return vector;
+    }
+    /* Minimal rotation from -> to, Rodrigues with a = from x to = sin(phi) e
+     * and c = cos(phi): R v = c v + a x v + (a . v) a / (1 + c). Undefined
+     * for a reversed normal (c = -1): then only the projection is left. */
+    fd_vec3 axis = fd_v3_cross(from, to);
+    double cosine = fd_v3_dot(from, to);
+    fd_vec3 carried = vector;
+    if (1.0 + cosine > 1e-6) {
+        carried = fd_v3_add(fd_v3_add(fd_v3_scale(cosine, vector), fd_v3_cross(axis, vector)),
+                            fd_v3_scale(fd_v3_dot(axis, vector) / (1.0 + cosine), axis));
+    }
+    /* The twist of the frame about the new normal. */
+    if (twist != 0.0) {
+        carried = fd_v3_add(fd_v3_scale(cos(twist), carried), fd_v3_scale(sin(twist), fd_v3_cross(to, carried)));
+    }
+    /* Into the tangent plane at the old length: removes round-off (and any
+     * normal part the stored vector had), as LAMMPS's projection-and-rescale. */
+    fd_vec3 in_plane = fd_v3_reject(carried, to);
+    double planar = fd_v3_length(in_plane);
+    return planar > 0.0 ? fd_v3_scale(length / planar, in_plane) : fd_v3(0, 0, 0);
+}
+
+/* ---------------------------------------------------------------- books */
+
+static void book_dsds_reset(fd_energy_books* books, double change)
+{
+    if (books == NULL) {
+        return;
+    }
+    if (change > 0.0) {
+        books->created += change;
+    } else {
+        books->slip -= change;
+    }
+}
+
+/* ---------------------------------------------------------------- roll */
+
+void fd_sds_roll_evaluate(const fd_contact_law* law, const fd_contact_input* input, double critical_force,
+                          double* history, double* columns, fd_contact_loads* loads)
+{
+    const fd_submodel* model = law->submodel[FD_MECHANISM_ROLL];
+    const double* p = law->params[FD_MECHANISM_ROLL];
+    const int* column_index = law->column_index[FD_MECHANISM_ROLL];
+    double* h = history + law->history_offset[FD_MECHANISM_ROLL];
+    fd_energy_books* books = input->energy != NULL ? &input->energy[FD_MECHANISM_ROLL] : NULL;
+    double k = p[ROLL_K], gamma = p[ROLL_GAMMA], dt = input->time_step;
+    fd_vec3 n = input->geometry->normal;
+    double radius = input->geometry->effective_radius;
+    radius = isfinite(radius) ? radius : 0.0; /* two planes do not roll */
+
+    fd_vec3 omega_i = input->state_i->angular_velocity, omega_j = input->state_j->angular_velocity;
+    fd_vec3 velocity = fd_v3_scale(radius, fd_v3_cross(fd_v3_sub(omega_i, omega_j), n));
+    /* The stored spring, carried from last step's frame to this one. */
+    fd_vec3 xi = fd_v3(h[H_ROLL_XI], h[H_ROLL_XI + 1], h[H_ROLL_XI + 2]);
+    fd_vec3 previous = fd_v3(h[H_ROLL_NORMAL], h[H_ROLL_NORMAL + 1], h[H_ROLL_NORMAL + 2]);
+    if (!input->is_new && fd_v3_length_squared(previous) > 0.0) {
+        double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * dt;
+        xi = fd_sds_transport(xi, previous, n, twist);
+    } else {
+        xi = fd_v3(0, 0, 0);
+    }
+
+    double limit = p[ROLL_MU] * critical_force;
+    fd_vec3 force, rate;
+    bool slipping;
+    if (model->kind == FD_KIND_ROLL_DSDS) {
+        xi = fd_v3_mul_add(xi, dt, velocity); /* Eq. (2) */
+        fd_vec3 test = fd_v3_sub(fd_v3_scale(-k, xi), fd_v3_scale(gamma, velocity)); /* Eq. (1) */
+        double magnitude = fd_v3_length(test);
+        slipping = magnitude > limit;
+        force = test;
+        rate = velocity;
+        if (slipping) {
+            double predicted = fd_v3_length_squared(xi);
+            force = fd_v3_scale(limit / magnitude, test);
+            xi = fd_v3_scale(-1.0 / k, fd_v3_add(force, fd_v3_scale(gamma, velocity))); /* Eq. (3) */
+            book_dsds_reset(books, 0.5 * k * (fd_v3_length_squared(xi) - predicted));
+        }
+    } else { /* FD_KIND_ROLL_CSDS */
+        fd_vec3 spring = fd_v3_scale(-k, xi);
+        fd_vec3 test = fd_v3_sub(spring, fd_v3_scale(gamma, velocity)); /* Eq. (1) */
+        double magnitude = fd_v3_length(test);
+        slipping = magnitude > limit;
+        force = slipping ? fd_v3_scale(limit / magnitude, test) : test;
+        /* Eq. (10); while sticking the rate is v itself (as csds slide). */
+        rate = slipping ? fd_v3_scale(1.0 / gamma, fd_v3_sub(spring, force)) : velocity;
+        if (slipping && books != NULL) {
+            books->slip += fmax(0.0, -fd_v3_dot(force, fd_v3_sub(velocity, rate)) * dt);
+        }
+        xi = fd_v3_mul_add(xi, dt, rate);
+    }
+    if (books != NULL) {
+        books->stored = 0.5 * k * fd_v3_length_squared(xi);
+        books->dashpot += gamma * fd_v3_length_squared(rate) * dt;
+    }
+
+    fd_vec3 torque = fd_v3_scale(radius, fd_v3_cross(n, force));
+    loads->roll_torque_i = torque;
+    loads->roll_torque_j = fd_v3_neg(torque);
+    h[H_ROLL_XI] = xi.x;
+    h[H_ROLL_XI + 1] = xi.y;
+    h[H_ROLL_XI + 2] = xi.z;
+    h[H_ROLL_NORMAL] = n.x;
+    h[H_ROLL_NORMAL + 1] = n.y;
+    h[H_ROLL_NORMAL + 2] = n.z;
+    if (columns != NULL) {
+        columns[column_index[C_ROLL_XI]] = xi.x;
+        columns[column_index[C_ROLL_XI + 1]] = xi.y;
+        columns[column_index[C_ROLL_XI + 2]] = xi.z;
+        columns[column_index[C_ROLL_SLIPPING]] = slipping ? 1.0 : 0.0;
+    }
+}
+
+/* ---------------------------------------------------------------- spin */
+
+/* Contact radius of LAMMPS's non-cohesive normal models, a = sqrt(R_eff delta)
+ * (gran_normal_contact_radius_default); 0 without overlap or curvature. */
+static double contact_radius(const fd_contact_input* input)
+{
+    double radius = input->geometry->effective_radius, delta = input->geometry->penetration;
+    return isfinite(radius) && delta > 0.0 ? sqrt(radius * delta) : 0.0;
+}
+
+void fd_sds_spin_evaluate(const fd_contact_law* law, const fd_contact_input* input, double critical_force,
+                          double* history, double* columns, fd_contact_loads* loads)
+{
+    const fd_submodel* model = law->submodel[FD_MECHANISM_SPIN];
+    const int* column_index = law->column_index[FD_MECHANISM_SPIN];
+    double* h = history + law->history_offset[FD_MECHANISM_SPIN];
+    fd_energy_books* books = input->energy != NULL ? &input->energy[FD_MECHANISM_SPIN] : NULL;
+    double k, gamma, mu, dt = input->time_step;
+    if (model->kind == FD_KIND_SPIN_MARSHALL) {
+        /* Marshall (2009) Eq. 32-33, LAMMPS gran_twisting_marshall. */
+        const double* slide = law->params[FD_MECHANISM_SLIDE];
+        double a = contact_radius(input);
+        k = 0.5 * slide[FD_SDS_K_T] * a * a;
+        gamma = 0.5 * slide[FD_SDS_GAMMA_T] * a * a;
+        mu = 2.0 / 3.0 * a * slide[FD_SDS_MU];
+    } else {
+        const double* p = law->params[FD_MECHANISM_SPIN];
+        k = p[SPIN_K];
+        gamma = p[SPIN_GAMMA];
+        mu = p[SPIN_MU];
+    }
+    fd_vec3 n = input->geometry->normal;
+    double rate_twist = fd_v3_dot(fd_v3_sub(input->state_i->angular_velocity, input->state_j->angular_velocity), n);
+    double xi = input->is_new ? 0.0 : h[H_SPIN_XI];
+    double limit = mu * critical_force; /* Marshall Eq. 44 */
+    double torque, rate;
+    bool slipping;
+    if (model->kind == FD_KIND_SPIN_CSDS) {
+        double spring = -k * xi;
+        double test = spring - gamma * rate_twist; /* Eq. (1) */
+        slipping = fabs(test) > limit;
+        torque = slipping ? copysign(limit, test) : test;
+        rate = slipping ? (spring - torque) / gamma : rate_twist; /* Eq. (10) */
+        if (slipping && books != NULL) {
+            books->slip += fmax(0.0, -torque * (rate_twist - rate) * dt);
+        }
+        xi += dt * rate;
+    } else { /* dsds, marshall: D-SDS as LAMMPS */
+        xi += dt * rate_twist; /* Eq. (2) */
+        double test = -k * xi - gamma * rate_twist; /* Eq. (1), Marshall Eq. 30 */
+        slipping = fabs(test) > limit;
+        torque = test;
+        rate = rate_twist;
+        if (slipping) {
+            double predicted = xi * xi;
+            torque = copysign(limit, test);
+            xi = k > 0.0 ? -(torque + gamma * rate_twist) / k : 0.0; /* Eq. (3) */
+            book_dsds_reset(books, 0.5 * k * (xi * xi - predicted));
+        }
+    }
+    if (books != NULL) {
+        books->stored = 0.5 * k * xi * xi;
+        books->dashpot += gamma * rate * rate * dt;
+    }
+    loads->spin_torque_i = fd_v3_scale(torque, n);
+    loads->spin_torque_j = fd_v3_scale(-torque, n);
+    h[H_SPIN_XI] = xi;
+    if (columns != NULL) {
+        columns[column_index[C_SPIN_XI]] = xi;
+        columns[column_index[C_SPIN_SLIPPING]] = slipping ? 1.0 : 0.0;
+    }
+}
+
+/* ---------------------------------------------------------------- checks */
+
+fd_status fd_sds_torque_check_law(const fd_contact_law* law)
+{
+    const fd_submodel* spin = law->submodel[FD_MECHANISM_SPIN];
+    const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
+    if (spin != NULL && spin->kind == FD_KIND_SPIN_MARSHALL &&
+        (slide == NULL || (slide->kind != FD_KIND_SLIDE_DSDS && slide->kind != FD_KIND_SLIDE_CSDS))) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "spin model 'marshall' needs slide model 'dsds' or 'csds' (it takes k_twist = k_t a^2/2, "
+                       "gamma_twist = gamma_t a^2/2, mu_twist = 2/3 a mu from it; LAMMPS twisting marshall); "
+                       "got slide model '%s'",
+                       slide != NULL ? slide->info.name : "none");
+    }
+    return FD_OK;
+}
+
+/* Eq. (10) divides by gamma: without a dashpot the C-SDS has no rate. */
+static fd_status resolve_roll_csds(const double* params, const fd_material* a, const fd_material* b, double* derived)
+{
+    if (!(params[ROLL_GAMMA] > 0.0)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "roll model 'csds' needs gamma_roll > 0 (got %g N s/m): its spring rate, C-SDS paper "
+                       "Eq. (10), is -(F + k xi) / gamma_roll; use 'dsds' for a slider without dashpot",
+                       params[ROLL_GAMMA]);
+    }
+    return FD_OK;
+}
+
+static fd_status resolve_spin_csds(const double* params, const fd_material* a, const fd_material* b, double* derived)
+{
+    if (!(params[SPIN_GAMMA] > 0.0)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "spin model 'csds' needs gamma_twist > 0 (got %g N m s/rad): its spring rate, C-SDS paper "
+                       "Eq. (10), is -(T + k xi) / gamma_twist; use 'dsds' for a slider without dashpot",
+                       params[SPIN_GAMMA]);
+    }
+    return FD_OK;
+}
+
+/* ---------------------------------------------------------------- table */
+
+static const fd_param_info roll_params[] = {
+    {"k_roll", "N/m", "rolling spring k_roll: F = -k_roll xi_r, torque R_eff n x F (LAMMPS rolling sds)", NAN, 1e-300,
+     INFINITY},
+    {"gamma_roll", "N s/m", "rolling dashpot gamma_roll on v_r = R_eff (omega_i - omega_j) x n", 0.0, 0.0, INFINITY},
+    {"mu_roll", "-", "rolling friction coefficient: |F| <= mu_roll |N|, torque <= mu_roll |N| R_eff", NAN, 0.0,
+     INFINITY},
+};
+static const fd_param_info spin_params[] = {
+    {"k_twist", "N m/rad", "twisting spring k_twist: T = -k_twist xi_t (LAMMPS twisting sds)", NAN, 1e-300, INFINITY},
+    {"gamma_twist", "N m s/rad", "twisting dashpot on w = (omega_i - omega_j) . n", 0.0, 0.0, INFINITY},
+    {"mu_twist", "m", "twisting friction length: |T| <= mu_twist |N|", NAN, 0.0, INFINITY},
+};
+static const char* const roll_columns[ROLL_COLUMNS] = {"roll_xi_x", "roll_xi_y", "roll_xi_z", "roll_slipping"};
+static const char* const roll_units[ROLL_COLUMNS] = {"m", "m", "m", "0=stick,1=slip"};
+static const char* const spin_columns[SPIN_COLUMNS] = {"twist_xi", "spin_slipping"};
+static const char* const spin_units[SPIN_COLUMNS] = {"rad", "0=stick,1=slip"};
+
+const fd_submodel fd_sds_torque_submodels[] = {
+    {
+        .info = {"dsds", FD_MECHANISM_ROLL,
+                 "Rolling spring-dashpot-slider, LAMMPS rolling sds: pseudo-force F = -k_roll xi_r - gamma_roll v_r, "
+                 "v_r = R_eff (omega_i - omega_j) x n, capped at mu_roll |N| with the D-SDS reset (C-SDS paper "
+                 "Eq. 3); torque R_eff n x F on body i, the opposite on j; spring carried with the contact frame.",
+                 roll_params, 3},
+        .kind = FD_KIND_ROLL_DSDS,
+        .history_size = ROLL_HISTORY,
+        .column_count = ROLL_COLUMNS,
+        .column_names = roll_columns,
+        .column_units = roll_units,
+    },
+    {
+        .info = {"csds", FD_MECHANISM_ROLL,
+                 "Continuous rolling spring-dashpot-slider: as roll dsds, with the C-SDS update d(xi_r)/dt = "
+                 "-(F + k_roll xi_r)/gamma_roll (= v_r while sticking), C-SDS paper Eq. (10); needs gamma_roll > 0.",
+                 roll_params, 3},
+        .kind = FD_KIND_ROLL_CSDS,
+        .history_size = ROLL_HISTORY,
+        .column_count = ROLL_COLUMNS,
+        .column_names = roll_columns,
+        .column_units = roll_units,
+        .resolve = resolve_roll_csds,
+    },
+    {
+        .info = {"dsds", FD_MECHANISM_SPIN,
+                 "Twisting spring-dashpot-slider, LAMMPS twisting sds: T = -k_twist xi_t - gamma_twist w, "
+                 "w = (omega_i - omega_j) . n, capped at mu_twist |N| with the D-SDS reset (C-SDS paper Eq. 3); "
+                 "torque T n on body i, the opposite on j.",
+                 spin_params, 3},
+        .kind = FD_KIND_SPIN_DSDS,
+        .history_size = SPIN_HISTORY,
+        .column_count = SPIN_COLUMNS,
+        .column_names = spin_columns,
+        .column_units = spin_units,
+    },
+    {
+        .info = {"csds", FD_MECHANISM_SPIN,
+                 "Continuous twisting spring-dashpot-slider: as spin dsds, with the C-SDS update d(xi_t)/dt = "
+                 "-(T + k_twist xi_t)/gamma_twist (= w while sticking), C-SDS paper Eq. (10); needs gamma_twist > 0.",
+                 spin_params, 3},
+        .kind = FD_KIND_SPIN_CSDS,
+        .history_size = SPIN_HISTORY,
+        .column_count = SPIN_COLUMNS,
+        .column_names = spin_columns,
+        .column_units = spin_units,
+        .resolve = resolve_spin_csds,
+    },
+    {
+        .info = {"marshall", FD_MECHANISM_SPIN,
+                 "LAMMPS twisting marshall (Marshall 2009 Eq. 32-33): spin dsds with k_twist = k_t a^2/2, "
+                 "gamma_twist = gamma_t a^2/2, mu_twist = 2/3 a mu from the slide model (dsds or csds) and "
+                 "a = sqrt(R_eff delta); no parameters.",
+                 NULL, 0},
+        .kind = FD_KIND_SPIN_MARSHALL,
+        .history_size = SPIN_HISTORY,
+        .column_count = SPIN_COLUMNS,
+        .column_names = spin_columns,
+        .column_units = spin_units,
+    },
+};
+const int fd_sds_torque_submodel_count = (int)(sizeof fd_sds_torque_submodels / sizeof fd_sds_torque_submodels[0]);
