@@ -62,6 +62,11 @@ static void fill_law(fd_contact_law_def* law, const law_spec* spec)
             add_param(roll, "eta_r", 0.1);
         } else if (strcmp(spec->roll, "legacy_constant_torque") == 0) {
             add_param(roll, "mu_r", 0.05);
+        } else if (strcmp(spec->roll, "dsds") == 0 || strcmp(spec->roll, "csds") == 0) {
+            /* LAMMPS rolling sds: k_roll ~ k_t, mu_roll 0.1 */
+            add_param(roll, "k_roll", 5e4);
+            add_param(roll, "gamma_roll", 20.0);
+            add_param(roll, "mu_roll", 0.1);
         }
     }
     if (spec->spin != NULL) {
@@ -69,6 +74,11 @@ static void fill_law(fd_contact_law_def* law, const law_spec* spec)
         spin->model = spec->spin;
         if (strcmp(spec->spin, "fang_negrut") == 0) {
             add_param(spin, "eta_psi", 0.1);
+        } else if (strcmp(spec->spin, "dsds") == 0 || strcmp(spec->spin, "csds") == 0) {
+            /* LAMMPS twisting sds: k_twist ~ k_t a^2 with a ~ 1 mm; mu_twist in m */
+            add_param(spin, "k_twist", 0.05);
+            add_param(spin, "gamma_twist", 2e-5);
+            add_param(spin, "mu_twist", 1e-3);
         }
     }
 }
@@ -154,6 +164,9 @@ static const law_spec every_family[] = {
     {"pfc_linear + pfc_rrlinear", "pfc_linear", "pfc_linear", "pfc_rrlinear", NULL},
     {"fang_negrut (slide, roll, spin)", "hooke", "fang_negrut", "fang_negrut", "fang_negrut"},
     {"legacy_constant_torque roll", "hooke", "dsds", "legacy_constant_torque", NULL},
+    {"LAMMPS: hooke + dsds + rolling sds + twisting sds", "hooke", "dsds", "dsds", "dsds"},
+    {"hooke + csds + rolling csds + twisting csds", "hooke", "csds", "csds", "csds"},
+    {"LAMMPS: hooke + dsds + twisting marshall", "hooke", "dsds", NULL, "marshall"},
 };
 
 Test(energy_ledger, books_close_to_first_order_in_the_time_step_for_every_model)

@@ -12,9 +12,21 @@
 
 #include "contact/model.h"
 
-void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* input, double normal_force,
+void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* caller_input, double normal_force,
                           double* history, double* columns, fd_contact_loads* loads)
 {
+    /* Kernels book energy and slip states unconditionally: give a caller
+     * without books (a test driving a kernel directly) scratch ones. */
+    fd_energy_books scratch_energy[FD_MECHANISM_COUNT] = {{0}};
+    unsigned scratch_flags = 0;
+    fd_contact_input local = *caller_input;
+    if (local.energy == NULL) {
+        local.energy = scratch_energy;
+    }
+    if (local.slip_flags == NULL) {
+        local.slip_flags = &scratch_flags;
+    }
+    const fd_contact_input* input = &local;
     const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
     const fd_submodel* roll = law->submodel[FD_MECHANISM_ROLL];
     const fd_submodel* spin = law->submodel[FD_MECHANISM_SPIN];

@@ -195,6 +195,7 @@ void fd_sds_roll_evaluate(const fd_contact_law* law, const fd_contact_input* inp
     fd_vec3 torque = fd_v3_scale(radius, fd_v3_cross(n, force));
     loads->roll_torque_i = torque;
     loads->roll_torque_j = fd_v3_neg(torque);
+    *input->slip_flags |= slipping ? 1u << FD_MECHANISM_ROLL : 0u;
     h[H_ROLL_XI] = xi.x;
     h[H_ROLL_XI + 1] = xi.y;
     h[H_ROLL_XI + 2] = xi.z;
@@ -275,6 +276,7 @@ void fd_sds_spin_evaluate(const fd_contact_law* law, const fd_contact_input* inp
     }
     loads->spin_torque_i = fd_v3_scale(torque, n);
     loads->spin_torque_j = fd_v3_scale(-torque, n);
+    *input->slip_flags |= slipping ? 1u << FD_MECHANISM_SPIN : 0u;
     h[H_SPIN_XI] = xi;
     if (columns != NULL) {
         columns[column_index[C_SPIN_XI]] = xi;
