@@ -265,7 +265,11 @@ void fd_sds_spin_evaluate(const fd_contact_law* law, const fd_contact_input* inp
         rate = rate_twist;
         if (slipping) {
             double predicted = xi * xi;
-            torque = copysign(limit, test);
+            /* LAMMPS twisting sds/marshall cap against the twist rate,
+             * -M_crit sgn(w) (not along the test torque as its sliding and
+             * rolling do): the same at every onset under a steady N; they
+             * differ when N drops under a spring loaded against w. */
+            torque = -limit * (double)((rate_twist > 0.0) - (rate_twist < 0.0));
             xi = k > 0.0 ? -(torque + gamma * rate_twist) / k : 0.0; /* Eq. (3) */
             book_dsds_reset(books, 0.5 * k * (xi * xi - predicted));
         }
