@@ -536,3 +536,85 @@ Test(pfc, deformability_and_explicit_stiffness_are_exclusive)
     cr_assert(strstr(fd_last_error(), "give ks or the normal model's kratio, not both") != NULL, "%s", fd_last_error());
     fd_world_free(world);
 }
+
+/* A material's own PFC law: kn, ks, fric, rr_fric given. */
+static void set_own_law(fd_world* world, fd_material_id m, double kn, double fric, double rr_fric, double dp_nratio)
+{
+    fd_contact_law_def law = fd_default_contact_law_def();
+    fd_submodel_def* normal = &law.submodel[FD_MECHANISM_NORMAL];
+    normal->model = "pfc_linear";
+    normal->params[normal->param_count++] = (fd_param){"kn", kn};
+    normal->params[normal->param_count++] = (fd_param){"dp_nratio", dp_nratio};
+    fd_submodel_def* slide = &law.submodel[FD_MECHANISM_SLIDE];
+    slide->model = "pfc_linear";
+    slide->params[slide->param_count++] = (fd_param){"ks", kn};
+    slide->params[slide->param_count++] = (fd_param){"fric", fric};
+    fd_submodel_def* roll = &law.submodel[FD_MECHANISM_ROLL];
+    roll->model = "pfc_rrlinear";
+    roll->params[roll->param_count++] = (fd_param){"rr_fric", rr_fric};
+    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
+}
+
+Test(pfc, a_pair_without_a_law_inherits_springs_in_series_and_the_smaller_frictions)
+{
+    /* Ball of material "b" (kn = ks = 3e6, fric 0.3, rr_fric 0.05) on a plane
+     * of "a" (1e6, 0.5, 0.1), no law for (a, b): it inherits k = k_a k_b /
+     * (k_a + k_b) = 7.5e5 N/m, mu = min = 0.3, mu_r = min = 0.05 (papers/001
+     * Eq. 11). Held at 0.1 mm overlap and dragged at 1 m/s (sliding from the
+     * first step): F_n = 75 N, |F_s| = 0.3 F_n, |M| = 0.05 R F_n once the
+     * spin-locked ball's roll spring is capped. Exact to round-off. */
+    fd_world_def def = fd_default_world_def();
+    def.gravity = fd_v3(0, 0, 0);
+    def.time_step = 1e-5;
+    def.contact_margin = 1e-9;
+    fd_world* world = fd_world_create(&def);
+    fd_material_def material = fd_default_material_def();
+    material.name = "a";
+    fd_material_id a = fd_world_create_material(world, &material);
+    material.name = "b";
+    fd_material_id b = fd_world_create_material(world, &material);
+    set_own_law(world, a, 1e6, 0.5, 0.1, 0.0);
+    set_own_law(world, b, 3e6, 0.3, 0.05, 0.0);
+    fd_body_def ball = fd_default_body_def();
+    ball.shape.radius = RADIUS;
+    ball.material = b;
+    ball.position = fd_v3(0, 0, RADIUS - 1e-4);
+    ball.velocity = fd_v3(1.0, 0, 0);
+    ball.angular_velocity = fd_v3(0, 50.0, 0); /* rolling too fast: the roll spring caps at once */
+    ball.lock_translation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
+    ball.lock_rotation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
+    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ball)), "%s", fd_last_error());
+    test_add_ground(world, a);
+    fd_contact_view view;
+    for (int s = 0; s < 3; ++s) {
+        step(world, &view);
+    }
+    double normal = 7.5e5 * 1e-4;
+    cr_assert_float_eq(view.loads.normal_force, normal, 1e-12 * normal);
+    cr_assert_float_eq(fd_v3_length(view.loads.slide_force), 0.3 * normal, 1e-12 * normal);
+    cr_assert_float_eq(fd_v3_length(view.loads.roll_torque_i), 0.05 * RADIUS * normal, 1e-12 * normal);
+    fd_world_free(world);
+}
+
+Test(pfc, inheritance_refuses_parameters_pfc_does_not_inherit)
+{
+    fd_world_def def = fd_default_world_def();
+    fd_world* world = fd_world_create(&def);
+    fd_material_def material = fd_default_material_def();
+    material.name = "a";
+    fd_material_id a = fd_world_create_material(world, &material);
+    material.name = "b";
+    fd_material_id b = fd_world_create_material(world, &material);
+    set_own_law(world, a, 1e6, 0.5, 0.1, 0.1);
+    set_own_law(world, b, 1e6, 0.5, 0.1, 0.2);
+    fd_body_def ball = fd_default_body_def();
+    ball.shape.radius = RADIUS;
+    ball.material = b;
+    ball.position = fd_v3(0, 0, 1.0);
+    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ball)), "%s", fd_last_error());
+    test_add_ground(world, a);
+    cr_assert_neq(fd_world_prepare(world), FD_OK);
+    cr_assert(strstr(fd_last_error(), "no contact law for materials 'a' and 'b'") != NULL, "%s", fd_last_error());
+    cr_assert(strstr(fd_last_error(), "'dp_nratio'") != NULL, "%s", fd_last_error());
+    fd_world_free(world);
+}

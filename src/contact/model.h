@@ -175,6 +175,11 @@ double fd_pfc_normal_stiffness(const double* normal_params, const fd_contact_inp
 void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, double* history, double* columns,
                      fd_contact_loads* loads);
 fd_status fd_pfc_check_law(const fd_contact_law* law);
+/* PFC surface-property inheritance (papers/001 "Surface Property
+ * Inheritance", Eq. 11): the law between two materials from the laws each has
+ * with itself, when both are PFC laws of the same sub-models. Fills *out
+ * (columns and history layout from law_aa) or fails saying why. */
+fd_status fd_pfc_inherit_law(const fd_contact_law* law_aa, const fd_contact_law* law_bb, fd_contact_law* out);
 
 /* Checks the combination of sub-models of a law (e.g. Fang & Negrut roll and
  * spin take mu_s, mu_k, K_E from the Fang & Negrut slide model). */

@@ -374,6 +374,58 @@ fd_status fd_pfc_check_law(const fd_contact_law* law)
     return FD_OK;
 }
 
+/* ---------------------------------------------------------------- inheritance */
+
+static double in_series(double k1, double k2)
+{
+    return k1 + k2 > 0.0 ? k1 * k2 / (k1 + k2) : 0.0;
+}
+
+fd_status fd_pfc_inherit_law(const fd_contact_law* law_aa, const fd_contact_law* law_bb, fd_contact_law* out)
+{
+    const fd_submodel* normal = law_aa->submodel[FD_MECHANISM_NORMAL];
+    if (normal == NULL || normal->kind != FD_KIND_NORMAL_PFC_LINEAR) {
+        return fd_fail(FD_ERR_NOT_FOUND, "only the PFC models inherit properties (their own laws are not PFC laws)");
+    }
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        if (law_aa->submodel[m] != law_bb->submodel[m]) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                           "cannot inherit: their own laws use different %s models ('%s' and '%s')",
+                           fd_mechanism_name((fd_mechanism)m),
+                           law_aa->submodel[m] ? law_aa->submodel[m]->info.name : "none",
+                           law_bb->submodel[m] ? law_bb->submodel[m]->info.name : "none");
+        }
+    }
+    *out = *law_aa;
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        const fd_submodel* model = law_aa->submodel[m];
+        for (int p = 0; model != NULL && p < model->info.param_count; ++p) {
+            double a = law_aa->params[m][p], b = law_bb->params[m][p];
+            const char* name = model->info.params[p].name;
+            double value;
+            /* The linear model's rules: k_n and k_s as springs in series,
+             * mu the minimum; rr_fric the minimum, Eq. (11); k_r follows k_s
+             * (rr_kr = -1) and is not inherited. */
+            bool stiffness = (m == FD_MECHANISM_NORMAL && p == N_KN) || (m == FD_MECHANISM_SLIDE && p == S_KS);
+            bool friction = (m == FD_MECHANISM_SLIDE && p == S_FRIC) || (m == FD_MECHANISM_ROLL && p == R_FRIC);
+            if (stiffness && a >= 0.0 && b >= 0.0) {
+                value = in_series(a, b);
+            } else if (friction) {
+                value = fmin(a, b);
+            } else if (a == b) {
+                value = a;
+            } else {
+                return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                               "cannot inherit %s parameter '%s': it differs (%g and %g) and PFC does not "
+                               "inherit it; give this pair its own law",
+                               fd_mechanism_name((fd_mechanism)m), name, a, b);
+            }
+            out->params[m][p] = value;
+        }
+    }
+    return FD_OK;
+}
+
 /* ---------------------------------------------------------------- table */
 
 static const fd_param_info normal_params[] = {

@@ -691,6 +691,46 @@ static void book_step_work(fd_world* world, double h)
 
 /* ---------------------------------------------------------------- prepare */
 
+/* A pair of materials without a law of its own inherits one from the laws of
+ * each material with itself where the models define inheritance (PFC). */
+static fd_status inherit_law(fd_world* world, int a, int b, int* law_index)
+{
+    int materials = world->material_count;
+    int own_a = world->law_table[a * materials + a], own_b = world->law_table[b * materials + b];
+    const char* name_a = world->materials[a].name;
+    const char* name_b = world->materials[b].name;
+    if (a == b || own_a < 0 || own_b < 0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "no contact law for materials '%s' and '%s' (add one under 'contacts'; a pair of materials "
+                       "with PFC laws of their own inherits one)",
+                       name_a, name_b);
+    }
+    fd_contact_law law;
+    fd_status status = fd_pfc_inherit_law(&world->laws[own_a], &world->laws[own_b], &law);
+    if (status != FD_OK) {
+        char message[1024];
+        snprintf(message, sizeof message, "%s", fd_last_error());
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "no contact law for materials '%s' and '%s' (add one under "
+                       "'contacts'): %s", name_a, name_b, message);
+    }
+    law.material_a = a;
+    law.material_b = b;
+    if (world->law_count == world->law_capacity) {
+        int capacity = world->law_capacity > 0 ? 2 * world->law_capacity : 8;
+        fd_contact_law* laws = realloc(world->laws, (size_t)capacity * sizeof *laws);
+        if (laws == NULL) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+        world->laws = laws;
+        world->law_capacity = capacity;
+    }
+    *law_index = world->law_count++;
+    world->laws[*law_index] = law;
+    world->law_table[a * materials + b] = *law_index;
+    world->law_table[b * materials + a] = *law_index;
+    return FD_OK;
+}
+
 static void add_warning(fd_world* world, const char* text)
 {
     if (world->warning_count < (int)(sizeof world->warnings / sizeof world->warnings[0])) {
@@ -740,10 +780,10 @@ fd_status fd_world_prepare(fd_world* world)
             }
             int law = world->law_table[a * materials + b];
             if (law < 0) {
-                status = fd_fail(FD_ERR_INVALID_ARGUMENT,
-                                 "no contact law for materials '%s' and '%s' (add one under 'contacts')",
-                                 world->materials[a].name, world->materials[b].name);
-                break;
+                status = inherit_law(world, a, b, &law);
+                if (status != FD_OK) {
+                    break;
+                }
             }
             double radius = fmin(smallest_radius[a], smallest_radius[b]);
             fd_critical_step law_limit = fd_contact_law_critical_step(
