@@ -401,9 +401,11 @@ static void print_energy_summary(const fd_world* world)
            "closure error %.3g J (the integrator's, first order in dt)\n",
            dashpot + slip, dashpot, slip, created, e.external_work + e.constraint_work, e.closure_error);
     if (created > 0.0) {
-        printf("               created by the update rule: slide %.4g J, roll %.4g J, spin %.4g J "
-               "(the D-SDS spring reset; see docs/energy.md)\n",
-               e.created[FD_MECHANISM_SLIDE], e.created[FD_MECHANISM_ROLL], e.created[FD_MECHANISM_SPIN]);
+        printf("               created: normal %.4g J, slide %.4g J, roll %.4g J, spin %.4g J (D-SDS spring "
+               "resets; with the complementarity stepper the push-out of penetrations and the relaxation, "
+               "docs/energy.md)\n",
+               e.created[FD_MECHANISM_NORMAL], e.created[FD_MECHANISM_SLIDE], e.created[FD_MECHANISM_ROLL],
+               e.created[FD_MECHANISM_SPIN]);
     }
 }
 

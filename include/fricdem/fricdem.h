@@ -104,8 +104,23 @@ typedef struct fd_world_profile {
     double integrate;        /* kicks and drifts */
     double contact_steps;    /* contacts processed, summed over the steps */
     int64_t steps;           /* force passes timed (steps, plus one per prepare) */
+    double solver_iterations; /* complementarity stepper: iterations summed over the steps */
 } fd_world_profile;
 fd_world_profile fd_world_get_profile(const fd_world* world);
+
+/* The complementarity stepper's solve of the last step: iterations taken,
+ * the residual reached (m/s: the largest velocity error of a contact's
+ * constraints, docs/models/complementarity.md) and the contacts in it. Zeros
+ * for the penalty stepper. */
+typedef struct fd_solver_stats {
+    int iterations;
+    double residual;
+    int contacts;
+} fd_solver_stats;
+fd_solver_stats fd_world_solver_stats(const fd_world* world);
+/* The residual after each iteration of the last solve (count returned;
+ * valid until the next step). */
+int fd_world_solver_residuals(const fd_world* world, const double** residuals);
 
 /* ---------------------------------------------------------------- materials */
 

@@ -64,6 +64,36 @@ typedef enum fd_integrator {
     FD_INTEGRATOR_VELOCITY_VERLET = 1,
 } fd_integrator;
 
+/* How a world advances: the penalty stepper (springs and dashpots at every
+ * contact, explicit integration; the default), or the non-smooth stepper of
+ * Tasora & Anitescu (rigid contacts, reactions from a cone complementarity
+ * problem per step; docs/models/complementarity.md). */
+typedef enum fd_stepper {
+    FD_STEPPER_PENALTY = 0,
+    FD_STEPPER_COMPLEMENTARITY = 1,
+} fd_stepper;
+
+/* Iterative solvers of the cone complementarity problem (Tasora & Anitescu
+ * Eq. 40-42). Jacobi and Gauss-Seidel are the fixed-point iteration Eq. (46)
+ * with K = 0 and with K the lower block triangle of omega B N. */
+typedef enum fd_solver_method {
+    FD_SOLVER_APGD = 0,         /* accelerated projected gradient descent (Nesterov, with restart) */
+    FD_SOLVER_JACOBI = 1,       /* Eq. (46), K = 0: every contact from the previous iterate (parallel) */
+    FD_SOLVER_GAUSS_SEIDEL = 2, /* Eq. (46), K lower triangular: contacts in turn, each from the newest */
+} fd_solver_method;
+
+/* Settings of the complementarity stepper; 0 in any field means its default. */
+typedef struct fd_complementarity_def {
+    fd_solver_method solver;  /* default FD_SOLVER_APGD */
+    int max_iterations;       /* per step; default 200 */
+    double tolerance;         /* m/s: stop when the residual (docs/models/complementarity.md) is below; default 1e-6 */
+    double omega;             /* Eq. (46) step omega (Jacobi, Gauss-Seidel); default 0.3 for Jacobi, 1 for Gauss-Seidel */
+    double lambda;            /* Eq. (46) relaxation lambda in (0, 1]; default 1 */
+    double recovery_speed;    /* m/s: bound on the speed Phi/h pushes penetrating bodies apart; default 0.1 */
+    bool cold_start;          /* true: start every step from zero reactions; default false (warm start from the
+                               * previous step's reactions of the same contacts) */
+} fd_complementarity_def;
+
 typedef struct fd_world_def {
     fd_vec3 gravity;         /* m/s^2; default (0, 0, -9.81) */
     double time_step;        /* s; default 1e-4 (the paper's Sec. 4 step); must be > 0 */
@@ -75,6 +105,8 @@ typedef struct fd_world_def {
     /* Broad-phase cell size (m); 0 (default) = largest bounding diameter. */
     double cell_size;
     int thread_count;        /* OpenMP threads for per-contact and per-body loops; default 1 */
+    fd_stepper stepper;      /* default FD_STEPPER_PENALTY */
+    fd_complementarity_def complementarity; /* used by FD_STEPPER_COMPLEMENTARITY */
 } fd_world_def;
 
 /* ---------------------------------------------------------------- materials */
@@ -162,6 +194,12 @@ typedef struct fd_body_def {
     fd_quat lock_frame;      /* frame whose axes the locks refer to; default identity (world axes) */
     fd_vec3 external_force;  /* N, world, applied at the centre every step; default 0 */
     fd_vec3 external_torque; /* N m, world, applied every step; default 0 */
+    /* Complementarity stepper only: generalized friction on the body's
+     * translation along friction_axis (world, unit), a force |F| <= friction_force
+     * (N) opposing motion along it, set-valued like Coulomb's (the seal
+     * friction of Tasora & Anitescu Sec. 6.2). Default 0 = none. */
+    fd_vec3 friction_axis;
+    double friction_force;
 } fd_body_def;
 
 /* The kinematic state of a body. */

@@ -91,5 +91,8 @@ fd_status fd_friction_check_law(const fd_contact_law* law)
     if (status == FD_OK) {
         status = fd_pfc_check_law(law);
     }
-    return status != FD_OK ? status : fd_sds_torque_check_law(law);
+    if (status == FD_OK) {
+        status = fd_sds_torque_check_law(law);
+    }
+    return status != FD_OK ? status : fd_cone_check_law(law);
 }

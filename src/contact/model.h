@@ -39,6 +39,10 @@ typedef enum fd_submodel_kind {
     FD_KIND_SPIN_DSDS,
     FD_KIND_SPIN_CSDS,
     FD_KIND_SPIN_MARSHALL,
+    FD_KIND_NORMAL_RIGID,
+    FD_KIND_SLIDE_CONE,
+    FD_KIND_ROLL_CONE,
+    FD_KIND_SPIN_CONE,
 } fd_submodel_kind;
 
 /* Parameter order of the slide models dsds and csds (their table in sds.c);
@@ -184,6 +188,16 @@ fd_status fd_pfc_inherit_law(const fd_contact_law* law_aa, const fd_contact_law*
 /* Checks the combination of sub-models of a law (e.g. Fang & Negrut roll and
  * spin take mu_s, mu_k, K_E from the Fang & Negrut slide model). */
 fd_status fd_friction_check_law(const fd_contact_law* law);
+
+/* The complementarity stepper's models (src/contact/cone_models.c): the
+ * history block of a 'rigid' contact (the last reaction, for the warm start)
+ * and the check that a law does not mix cone models with penalty ones. */
+enum {
+    FD_CONE_HISTORY_FORCE = 0,   /* force on body i, world, N (3) */
+    FD_CONE_HISTORY_TORQUE = 3,  /* rolling + spinning torque on body i, world, N m (3) */
+    FD_CONE_HISTORY = 6,
+};
+fd_status fd_cone_check_law(const fd_contact_law* law);
 
 /* The stability limit of a law's springs for explicit integration (s): the
  * smallest over its normal and slide springs of 2 sqrt(m/k) (sqrt(1 + zeta^2)

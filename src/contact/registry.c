@@ -21,6 +21,8 @@ extern const fd_submodel fd_sds_torque_submodels[];
 extern const int fd_sds_torque_submodel_count;
 extern const fd_submodel fd_pfc_submodels[];
 extern const int fd_pfc_submodel_count;
+extern const fd_submodel fd_cone_submodels[];
+extern const int fd_cone_submodel_count;
 
 typedef struct submodel_group {
     const fd_submodel* models;
@@ -33,6 +35,7 @@ static const submodel_group groups[] = {
     {fd_sds_submodels, &fd_sds_submodel_count},
     {fd_sds_torque_submodels, &fd_sds_torque_submodel_count},
     {fd_pfc_submodels, &fd_pfc_submodel_count},
+    {fd_cone_submodels, &fd_cone_submodel_count},
 };
 enum { GROUP_COUNT = (int)(sizeof groups / sizeof groups[0]) };
 

@@ -53,6 +53,7 @@ struct fd_output {
     FILE* contacts;
     FILE* energy;
     FILE* events;
+    FILE* solver;             /* solver.csv: the complementarity stepper's iterations and residual */
     int64_t events_step;      /* step whose events were written last (-1: none) */
     int contact_column_count; /* model columns in the contacts.csv header */
     fd_schedule csv;
@@ -239,6 +240,10 @@ static const char* const energy_columns[][2] = {
     {"closure_error", "J"},
 };
 
+static const char* const solver_columns[][2] = {
+    {"time", "s"}, {"step", "-"}, {"iterations", "-"}, {"residual", "m/s"}, {"contacts", "-"},
+};
+
 static const char* const events_columns[][2] = {
     {"time", "s"}, {"step", "-"},   {"event", "-"},  {"mechanism", "-"}, {"contact", "-"},
     {"body_i", "-"}, {"body_j", "-"}, {"name_i", "-"}, {"name_j", "-"},
@@ -384,6 +389,12 @@ static fd_status write_csv_row(fd_output* output, const fd_world* world)
     }
     if (output->energy && status == FD_OK) {
         status = write_energy_csv(output, world, time, step);
+    }
+    if (output->solver && status == FD_OK) {
+        fd_solver_stats stats = fd_world_solver_stats(world);
+        fprintf(output->solver, "%.17g,%lld,%d,%.17g,%d\n", time, (long long)step, stats.iterations, stats.residual,
+                stats.contacts);
+        status = finish_write(output->solver, "solver.csv");
     }
     return status;
 }
@@ -794,6 +805,9 @@ static void output_free(fd_output* output)
     if (output->events) {
         fclose(output->events);
     }
+    if (output->solver) {
+        fclose(output->solver);
+    }
     free(output->snapshots);
     free(output->path);
     free(output);
@@ -887,8 +901,16 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
         }
         write_csv_header(output->events, events_columns, COUNT_OF(events_columns), world, 0);
     }
-    FILE* files[4] = {output->bodies, output->contacts, output->energy, output->events};
-    for (int i = 0; i < 4; ++i) {
+    if (any_csv && fd_world_get_def(world).stepper == FD_STEPPER_COMPLEMENTARITY) {
+        output->solver = open_file(output, "solver.csv");
+        if (!output->solver) {
+            output_free(output);
+            return NULL;
+        }
+        write_csv_header(output->solver, solver_columns, COUNT_OF(solver_columns), world, 0);
+    }
+    FILE* files[5] = {output->bodies, output->contacts, output->energy, output->events, output->solver};
+    for (int i = 0; i < 5; ++i) {
         if (files[i] && finish_write(files[i], "a CSV header") != FD_OK) {
             output_free(output);
             return NULL;
@@ -940,8 +962,8 @@ fd_status fd_output_close(fd_output* output, const fd_world* world)
             schedule_mark(&output->vtu, time, step, dt);
         }
     }
-    FILE** files[4] = {&output->bodies, &output->contacts, &output->energy, &output->events};
-    for (int i = 0; i < 4; ++i) {
+    FILE** files[5] = {&output->bodies, &output->contacts, &output->energy, &output->events, &output->solver};
+    for (int i = 0; i < 5; ++i) {
         if (*files[i]) {
             if (fclose(*files[i]) != 0 && status == FD_OK) {
                 status = fd_fail(FD_ERR_IO, "output: closing a CSV file failed: %s", strerror(errno));

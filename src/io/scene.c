@@ -337,6 +337,8 @@ static fd_status build_bodies(fd_scene_ctx* ctx, fd_world* world, const fd_scene
         def.lock_frame = b->lock.frame;
         def.external_force = b->external_force;
         def.external_torque = b->external_torque;
+        def.friction_axis = b->friction_axis;
+        def.friction_force = b->friction_force;
         if (fd_body_id_is_null(fd_world_create_body(world, &def))) {
             return fd_scene_fail(ctx, b->seen.map, path, "%s", fd_last_error());
         }
@@ -355,6 +357,15 @@ static fd_status build_world(fd_scene_ctx* ctx, const fd_scene_file* file, fd_wo
     def.contact_margin = file->world.contact_margin;
     def.cell_size = file->world.cell_size;
     def.thread_count = (int)file->world.threads;
+    def.stepper = file->world.stepper == 1 ? FD_STEPPER_COMPLEMENTARITY : FD_STEPPER_PENALTY;
+    static const fd_solver_method methods[] = {FD_SOLVER_APGD, FD_SOLVER_JACOBI, FD_SOLVER_GAUSS_SEIDEL};
+    def.complementarity.solver = methods[file->solver.method];
+    def.complementarity.max_iterations = (int)file->solver.max_iterations;
+    def.complementarity.tolerance = file->solver.tolerance;
+    def.complementarity.omega = file->solver.omega;
+    def.complementarity.lambda = file->solver.lambda;
+    def.complementarity.recovery_speed = file->solver.recovery_speed;
+    def.complementarity.cold_start = !file->solver.warm_start;
     *out = fd_world_create(&def);
     if (!*out) {
         const yaml_node_t* world_node = fd_scene_given(&fd_scene_file_table, file, "world");

@@ -180,7 +180,19 @@ typedef struct fd_scene_world {
     double contact_margin;
     double cell_size;
     int64_t threads;
+    int stepper;
 } fd_scene_world;
+
+typedef struct fd_scene_solver {
+    fd_scene_seen seen;
+    int method;
+    int64_t max_iterations;
+    double tolerance;
+    double omega;
+    double lambda;
+    double recovery_speed;
+    bool warm_start;
+} fd_scene_solver;
 
 typedef struct fd_scene_material {
     fd_scene_seen seen;
@@ -235,6 +247,8 @@ typedef struct fd_scene_body {
     fd_scene_lock lock;
     fd_vec3 external_force;
     fd_vec3 external_torque;
+    fd_vec3 friction_axis;
+    double friction_force;
 } fd_scene_body;
 
 typedef struct fd_scene_region {
@@ -276,6 +290,7 @@ typedef struct fd_scene_file {
     const char* description;
     fd_scene_time time;
     fd_scene_world world;
+    fd_scene_solver solver;
     fd_scene_list materials;  /* fd_scene_material */
     fd_scene_list contacts;   /* fd_scene_contact */
     fd_scene_list bodies;     /* fd_scene_body */
@@ -286,6 +301,7 @@ typedef struct fd_scene_file {
 extern const fd_scene_table fd_scene_file_table;
 extern const fd_scene_table fd_scene_time_table;
 extern const fd_scene_table fd_scene_world_table;
+extern const fd_scene_table fd_scene_solver_table;
 extern const fd_scene_table fd_scene_material_table;
 extern const fd_scene_table fd_scene_contact_table;
 extern const fd_scene_table fd_scene_body_table;

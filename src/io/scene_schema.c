@@ -31,6 +31,8 @@
 /* clang-format on */
 
 static const char* const integrator_names[] = {"symplectic_euler", "velocity_verlet", NULL};
+static const char* const stepper_names[] = {"penalty", "complementarity", NULL};
+static const char* const solver_names[] = {"apgd", "jacobi", "gauss_seidel", NULL};
 static const char* const shape_names[] = {"sphere", "plane", "ellipsoid", NULL};
 static const char* const generator_names[] = {"lattice", NULL};
 
@@ -88,10 +90,69 @@ static const fd_scene_key world_keys[] = {
      .range = {FD_SCENE_INCLUSIVE, FD_SCENE_INCLUSIVE, 1, 4096},
      .offset = offsetof(fd_scene_world, threads),
      .def = {1}},
+    {.name = "stepper",
+     .type = FD_SCENE_ENUM,
+     .doc = "penalty: springs at contacts, explicit steps; complementarity: rigid contacts, friction cones, a cone "
+            "complementarity problem per step (docs/models/complementarity.md; contacts take the 'rigid' model)",
+     .offset = offsetof(fd_scene_world, stepper),
+     .choices = stepper_names},
 };
 CHECK_KEYS(world_keys);
 const fd_scene_table fd_scene_world_table = {"world", "World settings (optional block).", KEYS(world_keys),
                                              sizeof(fd_scene_world), offsetof(fd_scene_world, seen)};
+
+static const fd_scene_key solver_keys[] = {
+    {.name = "method",
+     .type = FD_SCENE_ENUM,
+     .doc = "solver of the cone complementarity problem: apgd (accelerated projected gradient), jacobi or "
+            "gauss_seidel (the fixed-point iteration Eq. 46)",
+     .offset = offsetof(fd_scene_solver, method),
+     .choices = solver_names},
+    {.name = "max_iterations",
+     .type = FD_SCENE_INTEGER,
+     .unit = "",
+     .doc = "iterations per step at most",
+     .range = {FD_SCENE_INCLUSIVE, FD_SCENE_INCLUSIVE, 1, 1e9},
+     .offset = offsetof(fd_scene_solver, max_iterations),
+     .def = {200}},
+    {.name = "tolerance",
+     .type = FD_SCENE_NUMBER,
+     .unit = "m/s",
+     .doc = "stop when the residual (largest constraint velocity error) is below",
+     .range = GT0,
+     .offset = offsetof(fd_scene_solver, tolerance),
+     .def = {1e-6}},
+    {.name = "omega",
+     .type = FD_SCENE_NUMBER,
+     .unit = "-",
+     .doc = "step omega of Eq. (46) (jacobi, gauss_seidel); 0 = 0.3 for jacobi, 1 for gauss_seidel",
+     .range = GE0,
+     .offset = offsetof(fd_scene_solver, omega),
+     .def_text = "0 (auto)"},
+    {.name = "lambda",
+     .type = FD_SCENE_NUMBER,
+     .unit = "-",
+     .doc = "relaxation lambda of Eq. (46), in (0, 1]",
+     .range = {FD_SCENE_EXCLUSIVE, FD_SCENE_INCLUSIVE, 0, 1},
+     .offset = offsetof(fd_scene_solver, lambda),
+     .def = {1}},
+    {.name = "recovery_speed",
+     .type = FD_SCENE_NUMBER,
+     .unit = "m/s",
+     .doc = "fastest speed at which the stabilisation Phi/h pushes penetrating bodies apart",
+     .range = GT0,
+     .offset = offsetof(fd_scene_solver, recovery_speed),
+     .def = {0.1}},
+    {.name = "warm_start",
+     .type = FD_SCENE_BOOL,
+     .doc = "start each step from the previous step's reactions of the same contacts",
+     .offset = offsetof(fd_scene_solver, warm_start),
+     .def = {1}},
+};
+CHECK_KEYS(solver_keys);
+const fd_scene_table fd_scene_solver_table = {"solver", "The complementarity stepper's solver (optional block).",
+                                              KEYS(solver_keys), sizeof(fd_scene_solver),
+                                              offsetof(fd_scene_solver, seen)};
 
 static const fd_scene_key material_keys[] = {
     {.name = "name",
@@ -330,6 +391,19 @@ static const fd_scene_key body_keys[] = {
      .doc = "torque applied every step, world frame",
      .range = ANY,
      .offset = offsetof(fd_scene_body, external_torque)},
+    {.name = "friction_axis",
+     .type = FD_SCENE_VEC3,
+     .unit = "-",
+     .doc = "complementarity stepper: unit axis of a generalized friction on the body's translation (a seal)",
+     .range = ANY,
+     .offset = offsetof(fd_scene_body, friction_axis)},
+    {.name = "friction_force",
+     .type = FD_SCENE_NUMBER,
+     .unit = "N",
+     .doc = "complementarity stepper: limit of that friction, |F| <= friction_force (Tasora & Anitescu Sec. 6.2); "
+            "0 = none",
+     .range = GE0,
+     .offset = offsetof(fd_scene_body, friction_force)},
 };
 CHECK_KEYS(body_keys);
 const fd_scene_table fd_scene_body_table = {"bodies[]", "Bodies (a sequence).", KEYS(body_keys), sizeof(fd_scene_body),
@@ -494,6 +568,12 @@ static const fd_scene_key file_keys[] = {
      .doc = "world settings (see below)",
      .offset = offsetof(fd_scene_file, world),
      .sub = &fd_scene_world_table,
+     .def_text = "all defaults"},
+    {.name = "solver",
+     .type = FD_SCENE_MAP,
+     .doc = "solver of the complementarity stepper (see below)",
+     .offset = offsetof(fd_scene_file, solver),
+     .sub = &fd_scene_solver_table,
      .def_text = "all defaults"},
     {.name = "materials",
      .type = FD_SCENE_LIST,

@@ -57,7 +57,7 @@ const char* fd_world_body_label(const fd_world* world, int body, char* text, siz
     return text;
 }
 
-static void apply_gravity_and_external(fd_world* world)
+void fd_world_apply_external_loads(fd_world* world)
 {
     for (int b = 0; b < world->body_count; ++b) {
         const fd_body_mass* mass = &world->masses[b];
@@ -92,7 +92,7 @@ static fd_status run_narrow_phase(fd_world* world)
         world->candidate_touching = touching;
         world->candidate_capacity = capacity;
     }
-    double margin = world->def.contact_margin;
+    double margin = world->broadphase.margin; /* the scene's contact_margin, or the complementarity stepper's envelope */
 #pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1)
     for (int k = 0; k < count; ++k) {
         int i = (int)(bp->pairs[k] >> 32), j = (int)(bp->pairs[k] & 0xffffffffu);
@@ -344,7 +344,7 @@ static bool add_event(fd_world* world, fd_event_type type, fd_mechanism mechanis
 }
 
 /* Stage 6b: events, in contact order (deterministic for any thread count). */
-static fd_status raise_events(fd_world* world)
+fd_status fd_world_raise_events(fd_world* world)
 {
     world->event_count = 0;
     const fd_contact_set* set = &world->contacts;
@@ -407,12 +407,10 @@ double fd_wall_seconds(void)
     return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
 }
 
-fd_status fd_world_compute_forces(fd_world* world)
+fd_status fd_world_find_contacts(fd_world* world)
 {
     fd_world_profile* profile = &world->profile;
     double start = fd_wall_seconds();
-    apply_gravity_and_external(world);
-
     fd_broadphase* bp = &world->broadphase;
     bp->body_count = world->body_count;
     bp->states = world->states;
@@ -426,11 +424,19 @@ fd_status fd_world_compute_forces(fd_world* world)
         return status;
     }
     status = build_contact_set(world);
+    profile->narrow_phase += fd_wall_seconds() - broad_done;
+    return status;
+}
+
+fd_status fd_world_compute_forces(fd_world* world)
+{
+    fd_world_profile* profile = &world->profile;
+    fd_world_apply_external_loads(world);
+    fd_status status = fd_world_find_contacts(world);
     if (status != FD_OK) {
         return status;
     }
     double narrow_done = fd_wall_seconds();
-    profile->narrow_phase += narrow_done - broad_done;
     int count = world->contacts.count;
 #pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1)
     for (int c = 0; c < count; ++c) {
@@ -439,7 +445,7 @@ fd_status fd_world_compute_forces(fd_world* world)
     double models_done = fd_wall_seconds();
     profile->contact_models += models_done - narrow_done;
     accumulate_loads(world);
-    status = raise_events(world);
+    status = fd_world_raise_events(world);
     profile->accumulate += fd_wall_seconds() - models_done;
     if (status != FD_OK) {
         return status;

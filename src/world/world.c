@@ -104,10 +104,35 @@ fd_world* fd_world_create(const fd_world_def* def)
         fd_fail(FD_ERR_INVALID_ARGUMENT, "world: unknown integrator %d", (int)def->integrator);
         return NULL;
     }
+    if (def->stepper != FD_STEPPER_PENALTY && def->stepper != FD_STEPPER_COMPLEMENTARITY) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "world: unknown stepper %d", (int)def->stepper);
+        return NULL;
+    }
+    const fd_complementarity_def* ccp = &def->complementarity;
+    if (ccp->solver != FD_SOLVER_APGD && ccp->solver != FD_SOLVER_JACOBI && ccp->solver != FD_SOLVER_GAUSS_SEIDEL) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "world: unknown complementarity solver %d", (int)ccp->solver);
+        return NULL;
+    }
+    if (ccp->max_iterations < 0 || !(ccp->tolerance >= 0.0) || !(ccp->omega >= 0.0) || !(ccp->lambda >= 0.0) ||
+        ccp->lambda > 1.0 || !(ccp->recovery_speed >= 0.0)) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT,
+                "world: complementarity settings out of range (max_iterations %d >= 0, tolerance %g >= 0 m/s, "
+                "omega %g >= 0, lambda %g in [0, 1], recovery_speed %g >= 0 m/s; 0 = default)",
+                ccp->max_iterations, ccp->tolerance, ccp->omega, ccp->lambda, ccp->recovery_speed);
+        return NULL;
+    }
     fd_world* world = calloc(1, sizeof *world);
     if (world == NULL) {
         fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory creating the world");
         return NULL;
+    }
+    if (def->stepper == FD_STEPPER_COMPLEMENTARITY) {
+        world->complementarity = fd_complementarity_create();
+        if (world->complementarity == NULL) {
+            free(world);
+            fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory creating the world");
+            return NULL;
+        }
     }
     world->def = *def;
     world->next_contact_id = 1;
@@ -154,6 +179,7 @@ void fd_world_free(fd_world* world)
     free(world->contact_energy);
     free(world->lock_work);
     free(world->events);
+    fd_complementarity_free(world->complementarity);
     free(world);
 }
 
@@ -490,6 +516,13 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
                 lock_norm);
         return null_id;
     }
+    if (!(def->friction_force >= 0.0) || !isfinite(def->friction_force) ||
+        (def->friction_force > 0.0 && fabs(fd_v3_length(def->friction_axis) - 1.0) > 1e-6)) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT,
+                "body '%s': friction_force must be >= 0 N (got %g) and friction_axis a unit vector (length %g)",
+                label, def->friction_force, fd_v3_length(def->friction_axis));
+        return null_id;
+    }
     if ((def->lock_translation | def->lock_rotation) & ~(uint32_t)(FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z)) {
         fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': lock bits other than x, y, z", label);
         return null_id;
@@ -539,6 +572,8 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
     mass->locked_angular_velocity = fd_quat_rotate_inverse(mass->lock_frame, def->angular_velocity);
     mass->external_force = def->external_force;
     mass->external_torque = def->external_torque;
+    mass->friction_axis = def->friction_axis;
+    mass->friction_force = def->friction_force;
 
     fd_body_state* state = &world->states[b];
     state->position = def->position;
@@ -755,7 +790,7 @@ fd_status fd_world_prepare(fd_world* world)
     for (int m = 0; m < materials; ++m) {
         smallest_radius[m] = INFINITY;
     }
-    double lightest = INFINITY, largest_radius = 0.0;
+    double lightest = INFINITY, largest_radius = 0.0, smallest_body_radius = INFINITY;
     for (int b = 0; b < world->body_count; ++b) {
         int m = world->colds[b].material;
         bodies_of_material[m]++;
@@ -765,6 +800,7 @@ fd_status fd_world_prepare(fd_world* world)
         }
         if (!world->is_plane[b]) {
             largest_radius = fmax(largest_radius, world->bounding_radii[b]);
+            smallest_body_radius = fmin(smallest_body_radius, world->bounding_radii[b]);
             smallest_radius[m] = fmin(smallest_radius[m], world->bounding_radii[b]);
         }
     }
@@ -784,6 +820,18 @@ fd_status fd_world_prepare(fd_world* world)
                 if (status != FD_OK) {
                     break;
                 }
+            }
+            /* Each stepper takes its own contact models. */
+            bool rigid = world->laws[law].submodel[FD_MECHANISM_NORMAL]->kind == FD_KIND_NORMAL_RIGID;
+            bool complementarity_stepper = world->def.stepper == FD_STEPPER_COMPLEMENTARITY;
+            if (rigid != complementarity_stepper) {
+                status = fd_fail(FD_ERR_INVALID_ARGUMENT,
+                                 rigid ? "contact law for materials '%s' and '%s' has normal model 'rigid', which "
+                                         "needs the complementarity stepper (stepper: complementarity)"
+                                       : "contact law for materials '%s' and '%s': the complementarity stepper "
+                                         "takes normal model 'rigid' with the cone friction models",
+                                 world->materials[a].name, world->materials[b].name);
+                break;
             }
             double radius = fmin(smallest_radius[a], smallest_radius[b]);
             fd_critical_step law_limit = fd_contact_law_critical_step(
@@ -819,13 +867,33 @@ fd_status fd_world_prepare(fd_world* world)
     bp->is_static = world->is_static;
     bp->is_plane = world->is_plane;
     bp->plane_normals = world->plane_normals;
-    bp->margin = world->def.contact_margin;
+    bool complementarity = world->def.stepper == FD_STEPPER_COMPLEMENTARITY;
+    double margin = world->def.contact_margin;
+    if (complementarity && margin == 0.0 && isfinite(smallest_body_radius)) {
+        /* The non-smooth stepper must see a contact one step before the
+         * bodies touch (its gap Phi > 0 enters Eq. 18 as Phi/h): an envelope
+         * of a tenth of the smallest radius catches approach speeds up to
+         * 0.1 r / h. Set contact_margin to choose another. */
+        margin = 0.1 * smallest_body_radius;
+    }
+    bp->margin = margin;
     bp->thread_count = world->def.thread_count;
-    double cell = 2.0 * largest_radius + world->def.contact_margin;
+    double cell = 2.0 * largest_radius + margin;
     bp->cell_size = fmax(world->def.cell_size, cell > 0.0 ? cell : 1.0);
 
     world->prepared = true;
-    if (!world->forces_current) {
+    if (complementarity) {
+        /* No force pass: the contacts of the initial state, for the outputs. */
+        if (!world->forces_current) {
+            fd_world_apply_external_loads(world);
+            status = fd_world_find_contacts(world);
+            if (status != FD_OK) {
+                world->prepared = false;
+                return status;
+            }
+            world->forces_current = true;
+        }
+    } else if (!world->forces_current) {
         /* Not after a body was added between steps: the kernels advance their
          * history when they run, so a second pass at the same state would
          * count this step's slide twice. */
@@ -920,9 +988,12 @@ fd_status fd_world_step(fd_world* world)
 
     double dt = world->def.time_step;
     double saved_time = world->time;
+    int64_t saved_step = world->step_count;
     fd_status status;
     /* The forces computed below belong to the new state: stamp it first. */
-    if (world->def.integrator == FD_INTEGRATOR_SYMPLECTIC_EULER) {
+    if (world->def.stepper == FD_STEPPER_COMPLEMENTARITY) {
+        status = fd_world_step_complementarity(world);
+    } else if (world->def.integrator == FD_INTEGRATOR_SYMPLECTIC_EULER) {
         kick_all(world, dt);  /* v1 = v0 + dt a0 */
         drift_all(world, dt); /* x1 = x0 + dt v1 */
         world->time = (double)(world->step_count + 1) * dt; /* no running-sum round-off */
@@ -958,7 +1029,7 @@ fd_status fd_world_step(fd_world* world)
         world->energy_totals = saved_totals;
         memcpy(world->stored_energy, saved_stored, sizeof saved_stored);
         world->time = saved_time;
-        world->step_count--;
+        world->step_count = saved_step;
         return status;
     }
     return FD_OK;

@@ -30,6 +30,8 @@ typedef struct fd_body_mass {
     fd_vec3 locked_angular_velocity;
     fd_vec3 external_force;
     fd_vec3 external_torque;
+    fd_vec3 friction_axis;        /* complementarity stepper: generalized friction on this translation */
+    double friction_force;        /* N, its limit; 0 = none */
 } fd_body_mass;
 
 typedef struct fd_body_cold {
@@ -77,6 +79,8 @@ typedef struct fd_column {
     const char* name;
     const char* unit;
 } fd_column;
+
+typedef struct fd_complementarity fd_complementarity;
 
 struct fd_world {
     fd_world_def def;
@@ -141,6 +145,7 @@ struct fd_world {
     bool has_energy_reference;
     double energy_reference;
     bool forces_current;
+    fd_complementarity* complementarity; /* the non-smooth stepper's workspace (NULL for the penalty one) */
     fd_contact_event* events;          /* of the last force pass */
     int event_count, event_capacity;               /* forces belong to the current state (else prepare computes them) */
 
@@ -154,6 +159,18 @@ struct fd_world {
  * force accumulation (src/world/contacts.c). Fails on an unsupported pair or
  * a pair without a law. */
 fd_status fd_world_compute_forces(fd_world* world);
+/* Its parts: gravity and external loads into forces/torques; the contact set
+ * of the current state (broad and narrow phase, persistent contacts); the
+ * events of the contact set against its previous slip states. */
+void fd_world_apply_external_loads(fd_world* world);
+fd_status fd_world_find_contacts(fd_world* world);
+fd_status fd_world_raise_events(fd_world* world);
+
+/* The complementarity stepper (src/world/complementarity.c): one step of
+ * Tasora & Anitescu Eq. (18) via the CCP Eq. (40). */
+fd_complementarity* fd_complementarity_create(void);
+void fd_complementarity_free(fd_complementarity* workspace);
+fd_status fd_world_step_complementarity(fd_world* world);
 
 /* "'name' (#index)", or "#index" for an unnamed body, for messages. */
 const char* fd_world_body_label(const fd_world* world, int body, char* text, size_t size);

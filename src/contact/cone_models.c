@@ -1,0 +1,112 @@
+/* The contact models of the complementarity stepper (Tasora & Anitescu,
+ * papers/004): a rigid normal contact and the sliding, rolling and spinning
+ * friction cones of Eq. (31),
+ *
+ *   |(gamma_u, gamma_w)| <= mu gamma_n,  |(tau_u, tau_w)| <= rho gamma_n,
+ *   |tau_n| <= sigma gamma_n,
+ *
+ * each with an optional compliance (the Tikhonov regularisation N + C of
+ * Sec. 6.2). They hold no kernel: the stepper of src/world/complementarity.c
+ * reads their parameters and solves for the reactions. A law of these models
+ * works only with that stepper, and that stepper only with them. */
+#include <math.h>
+
+#include "contact/model.h"
+#include "core/error.h"
+
+static const fd_param_info rigid_params[] = {
+    {"compliance", "m/N", "normal compliance c_n (Tikhonov term c_n / h^2 on the diagonal of N, Sec. 6.2); 0 = rigid",
+     0.0, 0.0, INFINITY},
+};
+static const fd_param_info sliding_params[] = {
+    {"mu", "-", "sliding friction coefficient of the cone |gamma_t| <= mu gamma_n (static = kinetic)", NAN, 0.0,
+     INFINITY},
+    {"compliance", "m/N", "tangential compliance (Tikhonov term on the two sliding rows)", 0.0, 0.0, INFINITY},
+};
+static const fd_param_info rolling_params[] = {
+    {"rho", "m", "rolling friction length of the cone |tau_r| <= rho gamma_n (Eq. 31)", NAN, 0.0, INFINITY},
+    {"compliance", "rad/(N m)", "rolling compliance (Tikhonov term on the two rolling rows)", 0.0, 0.0, INFINITY},
+};
+static const fd_param_info spinning_params[] = {
+    {"sigma", "m", "spinning friction length of the cone |tau_n| <= sigma gamma_n (Eq. 31)", NAN, 0.0, INFINITY},
+    {"compliance", "rad/(N m)", "spinning compliance (Tikhonov term on the spinning row)", 0.0, 0.0, INFINITY},
+};
+
+/* The reaction of the last step, for the warm start and the outputs: force
+ * on body i (world, N) and torque on body i about the contact point (N m). */
+static const char* const rigid_columns[] = {"reaction_n", "reaction_u", "reaction_w"};
+static const char* const rigid_units[] = {"N", "N", "N"};
+static const char* const rolling_columns[] = {"reaction_tau_u", "reaction_tau_w"};
+static const char* const rolling_units[] = {"N m", "N m"};
+static const char* const spinning_columns[] = {"reaction_tau_n"};
+static const char* const spinning_units[] = {"N m"};
+
+#define COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
+
+const fd_submodel fd_cone_submodels[] = {
+    {
+        .info = {"rigid", FD_MECHANISM_NORMAL,
+                 "Rigid unilateral contact of the complementarity stepper (Tasora & Anitescu Eq. 18): gamma_n >= 0 "
+                 "complementary to the gap rate Phi/h + D_n^T v (stepper: complementarity).",
+                 rigid_params, COUNT(rigid_params)},
+        .kind = FD_KIND_NORMAL_RIGID,
+        .history_size = FD_CONE_HISTORY,
+        .column_count = COUNT(rigid_columns),
+        .column_names = rigid_columns,
+        .column_units = rigid_units,
+    },
+    {
+        .info = {"sliding_cone", FD_MECHANISM_SLIDE,
+                 "Coulomb sliding cone of the complementarity stepper, Eq. (14) and (31): |gamma_t| <= mu gamma_n, "
+                 "maximum dissipation; needs normal model 'rigid'.",
+                 sliding_params, COUNT(sliding_params)},
+        .kind = FD_KIND_SLIDE_CONE,
+    },
+    {
+        .info = {"rolling_cone", FD_MECHANISM_ROLL,
+                 "Set-valued rolling friction of the complementarity stepper, Eq. (12) and (31): "
+                 "|tau_r| <= rho gamma_n; needs normal model 'rigid'.",
+                 rolling_params, COUNT(rolling_params)},
+        .kind = FD_KIND_ROLL_CONE,
+        .column_count = COUNT(rolling_columns),
+        .column_names = rolling_columns,
+        .column_units = rolling_units,
+    },
+    {
+        .info = {"spinning_cone", FD_MECHANISM_SPIN,
+                 "Set-valued spinning friction of the complementarity stepper, Eq. (13) and (31): "
+                 "|tau_n| <= sigma gamma_n; needs normal model 'rigid'.",
+                 spinning_params, COUNT(spinning_params)},
+        .kind = FD_KIND_SPIN_CONE,
+        .column_count = COUNT(spinning_columns),
+        .column_names = spinning_columns,
+        .column_units = spinning_units,
+    },
+};
+const int fd_cone_submodel_count = COUNT(fd_cone_submodels);
+
+fd_status fd_cone_check_law(const fd_contact_law* law)
+{
+    bool rigid = law->submodel[FD_MECHANISM_NORMAL]->kind == FD_KIND_NORMAL_RIGID;
+    static const fd_submodel_kind cone_kind[FD_MECHANISM_COUNT] = {FD_KIND_NORMAL_RIGID, FD_KIND_SLIDE_CONE,
+                                                                   FD_KIND_ROLL_CONE, FD_KIND_SPIN_CONE};
+    for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
+        const fd_submodel* model = law->submodel[m];
+        if (model == NULL) {
+            continue;
+        }
+        if (rigid && model->kind != cone_kind[m]) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                           "%s model '%s' cannot go with normal model 'rigid' (the complementarity stepper's "
+                           "contacts take the cone models: sliding_cone, rolling_cone, spinning_cone)",
+                           fd_mechanism_name((fd_mechanism)m), model->info.name);
+        }
+        if (!rigid && model->kind == cone_kind[m]) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                           "%s model '%s' needs normal model 'rigid' (it is a friction cone of the complementarity "
+                           "stepper)",
+                           fd_mechanism_name((fd_mechanism)m), model->info.name);
+        }
+    }
+    return FD_OK;
+}
