@@ -261,10 +261,12 @@ static fd_status check_shape(fd_scene_ctx* ctx, const fd_scene_body* body, char*
             return fd_scene_fail(ctx, fd_scene_given(&fd_scene_shape_table, s, "normal"), path, "must not be zero");
         }
         shape->plane_normal = fd_v3_normalize(s->normal);
-        if (!body->is_static) {
+        /* A moving plane (a carriage's raceway) needs a mass and its rotations locked. */
+        if (!body->is_static && (!(body->mass > 0.0) || (body->lock.rotation != (FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z)))) {
             snprintf(path + length, FD_SCENE_PATH_MAX - length, ".shape.type");
             return fd_scene_fail(ctx, fd_scene_given(&fd_scene_shape_table, s, "type"), path,
-                                 "a plane must be a static body (add 'static: true' to the body)");
+                                 "a plane must be a static body (add 'static: true'), or a moving one with a mass "
+                                 "and 'lock: {rotation: [x, y, z]}'");
         }
         break;
     }

@@ -495,8 +495,13 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
         fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': %s", label, message);
         return null_id;
     }
-    if (shape.type == FD_SHAPE_PLANE && def->type != FD_BODY_STATIC) {
-        fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': a plane must be static", label);
+    /* A moving plane (a slider, a carriage's raceway) keeps its normal: it
+     * needs all rotations locked, and a mass, which a half-space does not
+     * have of itself. */
+    if (shape.type == FD_SHAPE_PLANE && def->type != FD_BODY_STATIC &&
+        (def->lock_rotation != (FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z) || !(def->mass > 0.0))) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT,
+                "body '%s': a dynamic plane needs a mass and all three rotations locked (or make it static)", label);
         return null_id;
     }
     if (!fd_v3_is_finite(def->position) || !fd_v3_is_finite(def->velocity) ||
@@ -559,6 +564,9 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
             return null_id;
         }
         fd_vec3 inertia = vec_zero(def->inertia) ? fd_v3_scale(m, fd_shape_unit_inertia(&shape)) : def->inertia;
+        if (shape.type == FD_SHAPE_PLANE && vec_zero(def->inertia)) {
+            inertia = fd_v3(m, m, m); /* never used: its rotations are locked */
+        }
         cold->mass = m;
         mass->inverse_mass = 1.0 / m;
         mass->inertia = inertia;
