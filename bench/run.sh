@@ -109,6 +109,11 @@ run_law fang_negrut_slide "$fn_slide"
 run_law fang_negrut_slide_roll_spin "$fn_slide" "$fn_roll" "$fn_spin"
 run_law legacy_constant_torque_roll "$legacy_roll"
 
+# Cost of one friction-cone projection of the complementarity solver (exact,
+# App. C, and sequential as Chrono), ns per projection (a few seconds).
+echo "bench: cone projection ..." >&2
+build/release/fricdem_bench_cone > "$out/cone_projection.csv"
+
 $python - "$results" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -134,3 +139,6 @@ for r in rows:
           f"{float(r['ns_per_contact_step']):>14.4g}")
 print(f"\nresults: {sys.argv[1]}")
 PY
+echo
+echo "cost of one cone projection, ns (bench/cone_projection_cost.c)"
+cat "$out/cone_projection.csv"
