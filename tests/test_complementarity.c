@@ -7,6 +7,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
+#include "fricdem/io.h"
 #include "support.h"
 
 typedef struct cone_law {
@@ -462,4 +463,38 @@ Test(complementarity, laws_and_steppers_must_match)
     cr_assert_neq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
     cr_assert(strstr(fd_last_error(), "needs normal model 'rigid'") != NULL, "%s", fd_last_error());
     fd_world_free(world);
+}
+
+/* ---------------------------------------------------------------- Sec. 6.2 */
+
+Test(complementarity, guideway_resists_with_sqrt2_zeta_fy_plus_s)
+{
+    /* scenes/complementarity/guideway.yaml (one loaded row, half the load,
+     * mass and seal): pushed with 10 N per row, the row resists with
+     * (sqrt(2) zeta F_y + S) / 2 = 4.382 N for zeta = 0.005, F_y = 490 N,
+     * S = 5.3 N (docs/validation/complementarity_guideway.md). Resistance =
+     * push - m_eff a from the carriage's acceleration over 0.1-0.2 s;
+     * tolerance 1e-3 of it (solver tolerance and the balls' settling). */
+    char path[1024];
+    snprintf(path, sizeof path, "%s/scenes/complementarity/guideway.yaml", FRICDEM_SOURCE_DIR);
+    const char* overrides[] = {"time.duration=0.2"};
+    fd_scene scene;
+    cr_assert_eq(fd_scene_load(path, overrides, 1, &scene), FD_OK, "%s", fd_last_error());
+    fd_world* world = scene.world;
+    fd_body_id carriage = fd_world_find_body(world, "carriage");
+    double v1 = NAN;
+    for (int s = 1; s <= 200; ++s) {
+        step(world);
+        if (s == 100) {
+            v1 = fd_body_get_state(world, carriage).velocity.x;
+        }
+    }
+    double v2 = fd_body_get_state(world, carriage).velocity.x;
+    double ball_mass = 7800.0 * 4.0 / 3.0 * FD_PI * pow(3.2e-3, 3);
+    double effective_mass = 2.0 + 9.0 * ball_mass * 0.35;
+    double resistance = 10.0 - effective_mass * (v2 - v1) / 0.1;
+    double expected = 0.5 * (sqrt(2.0) * 0.005 * 490.0 + 5.3);
+    cr_assert_float_eq(resistance, expected, 1e-3 * expected, "row resistance %.6f N, expected %.6f N", resistance,
+                       expected);
+    fd_scene_free(&scene);
 }
