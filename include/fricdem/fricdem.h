@@ -118,6 +118,9 @@ typedef struct fd_solver_stats {
     int contacts;
 } fd_solver_stats;
 fd_solver_stats fd_world_solver_stats(const fd_world* world);
+/* Changes the complementarity stepper's solver settings between steps (the
+ * stepper itself is fixed at creation). */
+fd_status fd_world_set_complementarity(fd_world* world, const fd_complementarity_def* def);
 /* The residual after each iteration of the last solve (count returned;
  * valid until the next step). */
 int fd_world_solver_residuals(const fd_world* world, const double** residuals);

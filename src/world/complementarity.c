@@ -992,6 +992,20 @@ fd_status fd_world_step_complementarity(fd_world* world)
     return status;
 }
 
+fd_status fd_world_set_complementarity(fd_world* world, const fd_complementarity_def* def)
+{
+    if (world->def.stepper != FD_STEPPER_COMPLEMENTARITY) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "solver settings: the world uses the penalty stepper");
+    }
+    if ((def->solver != FD_SOLVER_APGD && def->solver != FD_SOLVER_JACOBI && def->solver != FD_SOLVER_GAUSS_SEIDEL) ||
+        def->max_iterations < 0 || !(def->tolerance >= 0.0) || !(def->omega >= 0.0) || !(def->lambda >= 0.0) ||
+        def->lambda > 1.0 || !(def->recovery_speed >= 0.0)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "solver settings out of range (see fd_complementarity_def)");
+    }
+    world->def.complementarity = *def;
+    return FD_OK;
+}
+
 fd_solver_stats fd_world_solver_stats(const fd_world* world)
 {
     return world->complementarity != NULL ? world->complementarity->stats : (fd_solver_stats){0, 0.0, 0};
