@@ -51,6 +51,7 @@ typedef struct fd_contact {
     fd_contact_geometry geometry;
     fd_contact_loads loads;
     double normal_elastic_energy;
+    fd_vec3 image_offset;         /* m; body j's image x_j + image_offset touches body i (periodic) */
 } fd_contact;
 
 typedef struct fd_contact_set {
@@ -67,6 +68,7 @@ typedef struct fd_column {
 
 struct fd_world {
     fd_world_def def;
+    fd_periodic periodic;         /* from def.periodic, box_min, box_max */
     double time;
     int64_t step_count;
     fd_world_profile profile;     /* wall time per stage, fd_world_get_profile */
@@ -112,6 +114,7 @@ struct fd_world {
     /* broad phase and narrow-phase scratch */
     fd_broadphase broadphase;
     fd_contact_geometry* candidate_geometry;
+    fd_vec3* candidate_offset;    /* image offset of body j per candidate (periodic worlds) */
     signed char* candidate_touching;
     int candidate_capacity;
 
