@@ -499,6 +499,17 @@ static int command_run(int argc, char** argv)
         printf("  bodies   %d (%d dynamic)\n", body_count, dynamic_count);
         printf("  steps    %lld x %g s = %g s (%s)\n", steps, dt, (double)steps * dt,
                def.integrator == FD_INTEGRATOR_VELOCITY_VERLET ? "velocity_verlet" : "symplectic_euler");
+        if (def.periodic[0] || def.periodic[1] || def.periodic[2]) {
+            printf("  periodic");
+            for (int a = 0; a < 3; ++a) {
+                if (def.periodic[a]) {
+                    double low = a == 0 ? def.box_min.x : (a == 1 ? def.box_min.y : def.box_min.z);
+                    double high = a == 0 ? def.box_max.x : (a == 1 ? def.box_max.y : def.box_max.z);
+                    printf(" %c [%g, %g) m", "xyz"[a], low, high);
+                }
+            }
+            printf("\n");
+        }
         printf("  outputs  %s\n", scene.output.directory);
         fflush(stdout);
     }

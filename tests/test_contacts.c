@@ -337,6 +337,37 @@ Test(checks, bad_laws_are_refused_with_a_clear_message)
     fd_world_free(world);
 }
 
+Test(checks, a_law_reads_back_as_resolved_with_its_defaults)
+{
+    fd_world* world = make_world(1e-4, fd_v3(0, 0, -9.81));
+    fd_material_id a = add_material(world, "a", 1000.0, 0.0);
+    fd_material_id b = add_material(world, "b", 1000.0, 0.0);
+    fd_contact_law_def law = normal_law("hooke", "k_n", 2e3, NULL, 0.0);
+    fd_submodel_def* slide = &law.submodel[FD_MECHANISM_SLIDE];
+    slide->model = "csds";
+    slide->params[slide->param_count++] = (fd_param){"mu", 0.3};
+    slide->params[slide->param_count++] = (fd_param){"gamma_t", 0.5};
+    slide->params[slide->param_count++] = (fd_param){"k_t", 700.0};
+    cr_assert_eq(fd_world_set_contact_law(world, a, b, &law), FD_OK, "%s", fd_last_error());
+    fd_contact_law_def out;
+    cr_assert_eq(fd_world_get_contact_law(world, b, a, &out), FD_OK, "%s", fd_last_error());
+    cr_assert_str_eq(out.submodel[FD_MECHANISM_NORMAL].model, "hooke");
+    /* every parameter of the model's table, given or defaulted */
+    cr_assert_eq(out.submodel[FD_MECHANISM_NORMAL].param_count, fd_model_find(FD_MECHANISM_NORMAL, "hooke")->param_count);
+    cr_assert_str_eq(out.submodel[FD_MECHANISM_NORMAL].params[1].name, "restitution");
+    cr_assert_eq(out.submodel[FD_MECHANISM_NORMAL].params[1].value, 1.0); /* the default */
+    cr_assert_str_eq(out.submodel[FD_MECHANISM_SLIDE].model, "csds");
+    /* In the table's order: k_t, gamma_t, mu. */
+    cr_assert_str_eq(out.submodel[FD_MECHANISM_SLIDE].params[0].name, "k_t");
+    cr_assert_eq(out.submodel[FD_MECHANISM_SLIDE].params[0].value, 700.0);
+    cr_assert_eq(out.submodel[FD_MECHANISM_SLIDE].params[2].value, 0.3);
+    cr_assert_str_eq(out.submodel[FD_MECHANISM_ROLL].model, "none");
+    cr_assert_eq(out.submodel[FD_MECHANISM_ROLL].param_count, 0);
+    cr_assert_eq(fd_world_get_contact_law(world, a, a, &out), FD_ERR_NOT_FOUND);
+    cr_assert(strstr(fd_last_error(), "no contact law for materials 'a' and 'a'"), "%s", fd_last_error());
+    fd_world_free(world);
+}
+
 Test(checks, large_time_step_is_warned_with_both_numbers)
 {
     /* m = 4.19e-3 kg, k = 1e6 N/m: critical step 2 sqrt(m/k) = 1.29e-4 s. */

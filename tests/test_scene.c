@@ -769,6 +769,62 @@ Test(scene, generator_golden_first_body)
     fd_scene_free(&scene);
 }
 
+Test(scene, generator_spacing_and_velocity_spread_make_a_dilute_gas)
+{
+    /* 10 x 10 x 10 sites of spacing 0.1 m fill the unit box exactly; each
+     * sphere stays within jitter x (spacing / 2 - r) of its site. */
+    const char* text = HEADER "generators:\n"
+                              "  - type: lattice\n"
+                              "    count: 1000\n"
+                              "    material: steel\n"
+                              "    radius: 0.01\n"
+                              "    spacing: 0.1\n"
+                              "    jitter: 1\n"
+                              "    region: {min: [0, 0, 0], max: [1, 1, 1]}\n"
+                              "    velocity: [1, 0, 0]\n"
+                              "    velocity_spread: 2\n"
+                              "    seed: 3\n";
+    fd_scene scene = load_ok("gas.yaml", text, NULL, 0);
+    fd_scene again = load_ok("gas2.yaml", text, NULL, 0);
+    cr_assert_eq(fd_world_body_count(scene.world), 1000);
+    cr_assert_eq(fd_world_state_hash(scene.world), fd_world_state_hash(again.world));
+    double mean[3] = {0, 0, 0}, square[3] = {0, 0, 0};
+    double far = 0.0;
+    for (int k = 0; k < 1000; ++k) {
+        fd_body_state s = fd_body_get_state(scene.world, fd_world_body_at(scene.world, k));
+        double site[3] = {0.05 + 0.1 * (k % 10), 0.05 + 0.1 * ((k / 10) % 10), 0.05 + 0.1 * (k / 100)};
+        double x[3] = {s.position.x, s.position.y, s.position.z};
+        double v[3] = {s.velocity.x, s.velocity.y, s.velocity.z};
+        for (int a = 0; a < 3; ++a) {
+            far = fmax(far, fabs(x[a] - site[a]));
+            mean[a] += v[a] / 1000.0;
+            square[a] += v[a] * v[a] / 1000.0;
+        }
+    }
+    cr_assert_leq(far, 0.04 + 1e-15, "a sphere left its cell's free gap (%g)", far);
+    cr_assert_gt(far, 0.035, "jitter 1 should use most of the gap (%g)", far);
+    /* Mean velocity (1, 0, 0) and standard deviation 2 per component: with
+     * 1000 samples the mean is within 4 sigma / sqrt(1000) = 0.25 and the
+     * variance 4 within 4 x 4 sqrt(2/1000) = 0.72. */
+    double expected_mean[3] = {1, 0, 0};
+    for (int a = 0; a < 3; ++a) {
+        double variance = square[a] - mean[a] * mean[a];
+        cr_assert_leq(fabs(mean[a] - expected_mean[a]), 0.25, "axis %d: mean %g", a, mean[a]);
+        cr_assert_leq(fabs(variance - 4.0), 0.72, "axis %d: variance %g", a, variance);
+    }
+    fd_scene_free(&scene);
+    fd_scene_free(&again);
+    expect_error_at("close.yaml",
+                    HEADER "generators:\n"
+                           "  - type: lattice\n"
+                           "    count: 8\n"
+                           "    material: steel\n"
+                           "    radius: 0.1\n"
+                           "    spacing: 0.15\n"
+                           "    region: {min: [0, 0, 0], max: [1, 1, 1]}\n",
+                    10, "generators[0].spacing", "must be at least 2 x radius x (1 + radius_spread) = 0.2 m", NULL);
+}
+
 Test(scene, generator_count_that_does_not_fit)
 {
     expect_error_at("full.yaml",

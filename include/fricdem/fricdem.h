@@ -137,6 +137,12 @@ const char* fd_material_name(const fd_world* world, fd_material_id id);
  * values and missing required values are errors. */
 fd_status fd_world_set_contact_law(fd_world* world, fd_material_id a, fd_material_id b,
                                    const fd_contact_law_def* def);
+/* The law set for a pair of materials as resolved: each mechanism's model
+ * name ("none" when absent) and every one of its parameters by name, in the
+ * order of the model's table, defaults filled in. FD_ERR_NOT_FOUND when the
+ * pair has no law. The names point into the registry (static storage). */
+fd_status fd_world_get_contact_law(const fd_world* world, fd_material_id a, fd_material_id b,
+                                   fd_contact_law_def* out);
 
 /* ---------------------------------------------------------------- bodies */
 

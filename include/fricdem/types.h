@@ -107,6 +107,18 @@ typedef struct fd_world_def {
     int thread_count;        /* OpenMP threads for per-contact and per-body loops; default 1 */
     fd_stepper stepper;      /* default FD_STEPPER_PENALTY */
     fd_complementarity_def complementarity; /* used by FD_STEPPER_COMPLEMENTARITY */
+    /* Periodic boundaries, per world axis x, y, z (default: none periodic).
+     * Along a periodic axis the world repeats with period box_max - box_min
+     * (m): dynamic bodies are wrapped into [box_min, box_max) after every
+     * drift, and a pair touches through the nearest image of body j (the
+     * minimum image). box_min and box_max (m) are used on periodic axes only,
+     * where box_max > box_min is required; fd_world_prepare requires each
+     * periodic length >= 2 (largest bounding diameter + contact_margin), and
+     * a plane's normal must be perpendicular to every periodic axis.
+     * docs/design.md, "Periodic boundaries". */
+    bool periodic[3];
+    fd_vec3 box_min;         /* m; default 0 */
+    fd_vec3 box_max;         /* m; default 0 */
 } fd_world_def;
 
 /* ---------------------------------------------------------------- materials */
@@ -290,6 +302,11 @@ typedef struct fd_contact_view {
     int64_t first_step;      /* step at which this contact began */
     fd_contact_geometry geometry;
     fd_contact_loads loads;
+    /* m; added to body j's position to give the image of body j that touches
+     * body i (nonzero only across a periodic face). The geometry is given
+     * near body i: point_j lies on that image, and the arms of the loads on
+     * body j are taken from it (fd_world_def.periodic). */
+    fd_vec3 image_offset;
     const double* columns;   /* model output columns (fd_world_contact_column_name) */
     int column_count;
     fd_energy_books energy[FD_MECHANISM_COUNT]; /* per mechanism (fd_mechanism) */

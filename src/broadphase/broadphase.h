@@ -7,13 +7,65 @@
  * cells per body, a spatial hash otherwise), then each body scans the bodies
  * of its 27 neighbour cells from a copy of their positions in cell order. Pairs come out in ascending (i, j) order without a global sort:
  * grid pairs are generated per i with their j sorted, plane pairs (few) are
- * sorted on their own, and the two ordered streams are merged. */
+ * sorted on their own, and the two ordered streams are merged.
+ *
+ * Periodic axes. Along a periodic axis the grid covers the box with
+ * n = floor(L / cell_size) cells of width L / n (>= cell_size), cell
+ * coordinates are taken modulo n and so are the neighbours (deduplicated
+ * when n < 3), and distances are measured to the minimum image. The box
+ * bounds such a grid, so the dense grid is kept up to 64 cells per body.
+ * Planes need no image: a plane's normal is perpendicular to the periodic
+ * axes. */
 #ifndef FD_BROADPHASE_H
 #define FD_BROADPHASE_H
 
 #include <stdint.h>
 
 #include "core/math.h"
+
+/* Periodic boundaries of the world (fd_world_def.periodic): along a
+ * periodic axis a the world repeats with period length[a] from low[a]. */
+typedef struct fd_periodic {
+    bool any;                     /* some axis is periodic */
+    bool axis[3];
+    double low[3];                /* m, box_min */
+    double length[3];             /* m, box_max - box_min (> 0 on periodic axes) */
+    double inverse_length[3];     /* 1/m */
+} fd_periodic;
+
+/* The offset s to add to b so that b + s is the periodic image of b nearest
+ * to a (the minimum image): per periodic axis a multiple of the period,
+ * -L round((b - a) / L); 0 along the other axes. Exactly 0 when b is within
+ * half a period of a. */
+static inline fd_vec3 fd_periodic_offset(const fd_periodic* periodic, fd_vec3 a, fd_vec3 b)
+{
+    fd_vec3 offset = {0.0, 0.0, 0.0};
+    if (periodic->axis[0]) {
+        offset.x = -periodic->length[0] * round((b.x - a.x) * periodic->inverse_length[0]);
+    }
+    if (periodic->axis[1]) {
+        offset.y = -periodic->length[1] * round((b.y - a.y) * periodic->inverse_length[1]);
+    }
+    if (periodic->axis[2]) {
+        offset.z = -periodic->length[2] * round((b.z - a.z) * periodic->inverse_length[2]);
+    }
+    return offset;
+}
+
+/* x wrapped into [low, low + length). Unchanged when already inside, so a
+ * body that does not cross a face keeps its bits. */
+static inline double fd_periodic_wrap(double x, double low, double length)
+{
+    double u = x - low;
+    if (u >= 0.0 && u < length) {
+        return x;
+    }
+    double wrapped = x - length * floor(u / length);
+    if (wrapped >= low + length) { /* x just below low: x + length rounded up to the face */
+        wrapped -= length;
+    }
+    return wrapped < low ? low : wrapped;
+}
 
 typedef struct pair_buffer {
     uint64_t* keys;
@@ -30,6 +82,7 @@ typedef struct fd_broadphase {
     const fd_vec3* plane_normals; /* world outward normal of plane bodies */
     double margin;                /* pairs within this gap are candidates */
     double cell_size;             /* > 0 */
+    fd_periodic periodic;         /* pairs across periodic faces are found by their minimum image */
     int thread_count;             /* >= 1; results do not depend on it */
 
     /* outputs */

@@ -561,8 +561,9 @@ static fd_status write_bodies_vtu(const fd_world* world, const char* path, const
     return vtu_finish(file, path);
 }
 
-/* One line per contact: from body i's centre to body j's centre; a plane has
- * no centre, so its end is the contact point. */
+/* One line per contact: from body i's centre to body j's centre (to the image
+ * of body j that touches body i, across a periodic face); a plane has no
+ * centre, so its end is the contact point. */
 static fd_status write_contacts_vtu(const fd_world* world, const char* path)
 {
     FILE* file = fopen(path, "w");
@@ -581,7 +582,11 @@ static fd_status write_contacts_vtu(const fd_world* world, const char* path)
         }
         fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(c.geometry.point_i, c.geometry.point_j));
         fd_vec3 a = is_plane(world, c.body_i) ? point : fd_body_get_state(world, c.body_i).position;
-        fd_vec3 b = is_plane(world, c.body_j) ? point : fd_body_get_state(world, c.body_j).position;
+        /* Body j's image that touches body i (periodic), so that a contact
+         * across a periodic face is a short line, not one across the box. */
+        fd_vec3 b = is_plane(world, c.body_j)
+                        ? point
+                        : fd_v3_add(fd_body_get_state(world, c.body_j).position, c.image_offset);
         vtu_vec3(file, a);
         vtu_vec3(file, b);
     }

@@ -350,9 +350,69 @@ static fd_status build_bodies(fd_scene_ctx* ctx, fd_world* world, const fd_scene
 
 /* ---------------------------------------------------------------- scene */
 
+/* world.periodic and world.box come together; the box is a box. */
+static fd_status check_periodic(fd_scene_ctx* ctx, const fd_scene_world* world)
+{
+    const yaml_node_t* periodic = fd_scene_given(&fd_scene_world_table, world, "periodic");
+    const yaml_node_t* box = fd_scene_given(&fd_scene_world_table, world, "box");
+    if (world->periodic != 0 && !box) {
+        return fd_scene_fail(ctx, periodic, "world.periodic",
+                             "periodic axes need a box: add world.box: {min: [x, y, z], max: [x, y, z]}");
+    }
+    if (box && world->periodic == 0) {
+        return fd_scene_fail(ctx, box, "world.box", "a box is used only with periodic axes (give world.periodic)");
+    }
+    if (!box || fd_scene_is_null(box)) {
+        return box ? fd_scene_fail(ctx, box, "world.box", "required keys min and max are missing") : FD_OK;
+    }
+    const double lo[3] = {world->box.min.x, world->box.min.y, world->box.min.z};
+    const double hi[3] = {world->box.max.x, world->box.max.y, world->box.max.z};
+    for (int a = 0; a < 3; ++a) {
+        if (!(hi[a] > lo[a])) {
+            return fd_scene_fail(ctx, fd_scene_given(&fd_scene_box_table, &world->box, "max"), "world.box.max",
+                                 "must be > min in every component (%c: max %g <= min %g)", "xyz"[a], hi[a], lo[a]);
+        }
+    }
+    return FD_OK;
+}
+
+/* Each period must hold two reaches 2 r_max + margin (minimum image); known
+ * once the bodies exist, reported at the box. */
+static fd_status check_box_size(fd_scene_ctx* ctx, fd_world* world, const fd_scene_world* scene_world)
+{
+    fd_world_def def = fd_world_get_def(world);
+    double largest = 0.0;
+    for (int b = 0; b < fd_world_body_count(world); ++b) {
+        fd_body_info info = fd_body_get_info(world, fd_world_body_at(world, b));
+        if (info.shape.type != FD_SHAPE_PLANE && info.bounding_radius > largest) {
+            largest = info.bounding_radius;
+        }
+    }
+    double needed = 2.0 * (2.0 * largest + def.contact_margin);
+    for (int a = 0; a < 3; ++a) {
+        double length = fd_v3_component(def.box_max, a) - fd_v3_component(def.box_min, a);
+        if (def.periodic[a] && !(length >= needed)) {
+            return fd_scene_fail(ctx, fd_scene_given(&fd_scene_world_table, scene_world, "box"), "world.box",
+                                 "the box is %g m along periodic axis %c, less than 2 x (largest bounding diameter "
+                                 "%g m + contact_margin %g m) = %g m: a body could touch two images of another",
+                                 length, "xyz"[a], 2.0 * largest, def.contact_margin, needed);
+        }
+    }
+    return FD_OK;
+}
+
 static fd_status build_world(fd_scene_ctx* ctx, const fd_scene_file* file, fd_world** out)
 {
+    fd_status status = check_periodic(ctx, &file->world);
+    if (status != FD_OK) {
+        return status;
+    }
     fd_world_def def = fd_default_world_def();
+    for (int a = 0; a < 3; ++a) {
+        def.periodic[a] = (file->world.periodic & (1u << a)) != 0;
+    }
+    def.box_min = file->world.box.min;
+    def.box_max = file->world.box.max;
     def.gravity = file->world.gravity;
     def.time_step = file->time.step;
     def.integrator = file->time.integrator == 1 ? FD_INTEGRATOR_VELOCITY_VERLET : FD_INTEGRATOR_SYMPLECTIC_EULER;
@@ -444,6 +504,9 @@ static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const
         status = fd_scene_generate(ctx, out->world, file, &generators[g], g, names);
     }
     fd_scene_names_free(names);
+    if (status == FD_OK) {
+        status = check_box_size(ctx, out->world, &file->world);
+    }
     return status;
 }
 

@@ -11,7 +11,13 @@
  * jitter (r_max - radius) (2 u - 1) along each axis, within the gap its cell
  * leaves around it. A counter-based generator makes sphere k depend on
  * (seed, k) alone, so the same seed gives bitwise the same bodies on any
- * machine and in any order of generation. */
+ * machine and in any order of generation.
+ *
+ * Options: `spacing` widens the lattice (a dilute gas: the gap around each
+ * sphere is spacing / 2 - r); `velocity_spread` adds to `velocity` a
+ * Gaussian of that standard deviation per component, from counter
+ * (k, 1, 0, 0) by Box-Muller (its log, cos and sin come from the C library,
+ * so these bits are those of the machine's libm). */
 #include <math.h>
 #include <string.h>
 
@@ -23,6 +29,24 @@
 
 /* Uniform in [0, 1) with 53 random bits. */
 static double unit_uniform(uint64_t bits) { return (double)(bits >> 11) * 0x1.0p-53; }
+
+/* Three independent standard normal numbers for sphere k: Box-Muller on the
+ * four uniforms of Philox-4x64-10 with key (seed, 0) and counter
+ * (k, 1, 0, 0) (the counter (k, 0, 0, 0) gives the radius and position).
+ * The log arguments are 1 - u, in (0, 1]. */
+static fd_vec3 gaussian_triple(int64_t seed, int64_t k)
+{
+    const philox4x64_key_t key = {{(uint64_t)seed, 0}};
+    const philox4x64_ctr_t counter = {{(uint64_t)k, 1, 0, 0}};
+    const philox4x64_ctr_t random = philox4x64(counter, key);
+    double u[4];
+    for (int j = 0; j < 4; ++j) {
+        u[j] = unit_uniform(random.v[j]);
+    }
+    const double two_pi = 6.283185307179586;
+    double r0 = sqrt(-2.0 * log(1.0 - u[0])), r1 = sqrt(-2.0 * log(1.0 - u[2]));
+    return fd_v3(r0 * cos(two_pi * u[1]), r0 * sin(two_pi * u[1]), r1 * cos(two_pi * u[3]));
+}
 
 fd_status fd_scene_generate(fd_scene_ctx* ctx, fd_world* world, const fd_scene_file* file,
                             const fd_scene_generator* gen, int index, fd_scene_names* names)
@@ -53,7 +77,18 @@ fd_status fd_scene_generate(fd_scene_ctx* ctx, fd_world* world, const fd_scene_f
     }
 
     const double r_max = gen->radius * (1.0 + gen->radius_spread);
-    const double spacing = 2.0 * r_max;
+    double spacing = 2.0 * r_max;
+    const yaml_node_t* spacing_node = fd_scene_given(&fd_scene_generator_table, gen, "spacing");
+    if (spacing_node) {
+        if (!(gen->spacing >= spacing)) {
+            snprintf(path, sizeof path, "generators[%d].spacing", index);
+            return fd_scene_fail(ctx, spacing_node, path,
+                                 "must be at least 2 x radius x (1 + radius_spread) = %g m, or spheres could overlap "
+                                 "(got %g m)",
+                                 spacing, gen->spacing);
+        }
+        spacing = gen->spacing;
+    }
     double sites[3];
     double origin[3];
     for (int a = 0; a < 3; ++a) {
@@ -68,8 +103,9 @@ fd_status fd_scene_generate(fd_scene_ctx* ctx, fd_world* world, const fd_scene_f
         snprintf(path, sizeof path, "generators[%d].count", index);
         return fd_scene_fail(ctx, fd_scene_given(&fd_scene_generator_table, gen, "count"), path,
                              "%lld spheres do not fit: the region holds %.0f x %.0f x %.0f = %.0f lattice sites of "
-                             "spacing %g m (2 x radius x (1 + radius_spread))",
-                             (long long)gen->count, sites[0], sites[1], sites[2], capacity, spacing);
+                             "spacing %g m (%s)",
+                             (long long)gen->count, sites[0], sites[1], sites[2], capacity, spacing,
+                             spacing_node ? "spacing" : "2 x radius x (1 + radius_spread)");
     }
 
     /* Rows of more sites than spheres are never wrapped: count bounds the
@@ -87,7 +123,7 @@ fd_status fd_scene_generate(fd_scene_ctx* ctx, fd_world* world, const fd_scene_f
         }
         const int64_t cell[3] = {k % nx, (k / nx) % ny, k / (nx * ny)};
         const double radius = gen->radius * (1.0 + gen->radius_spread * (2.0 * u[0] - 1.0));
-        const double gap = r_max - radius;
+        const double gap = 0.5 * spacing - radius; /* r_max - radius without a spacing */
         double position[3];
         for (int a = 0; a < 3; ++a) {
             double centre = origin[a] + ((double)cell[a] + 0.5) * spacing;
@@ -117,6 +153,9 @@ fd_status fd_scene_generate(fd_scene_ctx* ctx, fd_world* world, const fd_scene_f
         def.material = material;
         def.position = fd_v3(position[0], position[1], position[2]);
         def.velocity = gen->velocity;
+        if (gen->velocity_spread > 0.0) {
+            def.velocity = fd_v3_add(def.velocity, fd_v3_scale(gen->velocity_spread, gaussian_triple(gen->seed, k)));
+        }
         if (fd_body_id_is_null(fd_world_create_body(world, &def))) {
             snprintf(path, sizeof path, "generators[%d]", index);
             return fd_scene_fail(ctx, node, path, "body '%s': %s", name, fd_last_error());

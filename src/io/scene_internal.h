@@ -174,6 +174,12 @@ typedef struct fd_scene_time {
     int integrator;
 } fd_scene_time;
 
+typedef struct fd_scene_region {
+    fd_scene_seen seen;
+    fd_vec3 min;
+    fd_vec3 max;
+} fd_scene_region;
+
 typedef struct fd_scene_world {
     fd_scene_seen seen;
     fd_vec3 gravity;
@@ -181,6 +187,8 @@ typedef struct fd_scene_world {
     double cell_size;
     int64_t threads;
     int stepper;
+    uint32_t periodic;       /* FD_LOCK_X/Y/Z bits: the periodic axes */
+    fd_scene_region box;     /* the periodic box */
 } fd_scene_world;
 
 typedef struct fd_scene_solver {
@@ -251,12 +259,6 @@ typedef struct fd_scene_body {
     double friction_force;
 } fd_scene_body;
 
-typedef struct fd_scene_region {
-    fd_scene_seen seen;
-    fd_vec3 min;
-    fd_vec3 max;
-} fd_scene_region;
-
 enum { FD_SCENE_GENERATOR_LATTICE };
 
 typedef struct fd_scene_generator {
@@ -269,6 +271,8 @@ typedef struct fd_scene_generator {
     double radius_spread;
     fd_scene_region region;
     fd_vec3 velocity;
+    double velocity_spread;
+    double spacing;
     double jitter;
     int64_t seed;
 } fd_scene_generator;
@@ -302,6 +306,7 @@ extern const fd_scene_table fd_scene_file_table;
 extern const fd_scene_table fd_scene_time_table;
 extern const fd_scene_table fd_scene_world_table;
 extern const fd_scene_table fd_scene_solver_table;
+extern const fd_scene_table fd_scene_box_table;
 extern const fd_scene_table fd_scene_material_table;
 extern const fd_scene_table fd_scene_contact_table;
 extern const fd_scene_table fd_scene_body_table;

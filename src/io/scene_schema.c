@@ -62,6 +62,30 @@ CHECK_KEYS(time_keys);
 const fd_scene_table fd_scene_time_table = {"time", "Time stepping (required).", KEYS(time_keys), sizeof(fd_scene_time),
                                             offsetof(fd_scene_time, seen)};
 
+static const fd_scene_key box_keys[] = {
+    {.name = "min",
+     .type = FD_SCENE_VEC3,
+     .unit = "m",
+     .doc = "lower corner",
+     .flags = FD_SCENE_REQUIRED,
+     .range = ANY,
+     .offset = offsetof(fd_scene_region, min)},
+    {.name = "max",
+     .type = FD_SCENE_VEC3,
+     .unit = "m",
+     .doc = "upper corner (each component > min); along a periodic axis the period is max - min",
+     .flags = FD_SCENE_REQUIRED,
+     .range = ANY,
+     .offset = offsetof(fd_scene_region, max)},
+};
+CHECK_KEYS(box_keys);
+const fd_scene_table fd_scene_box_table = {
+    "world.box",
+    "Periodic box (with `world.periodic`). Each period must be at least 2 x (largest bounding diameter + "
+    "contact_margin), so that a body touches at most one image of another; a plane must have its normal "
+    "perpendicular to every periodic axis.",
+    KEYS(box_keys), sizeof(fd_scene_region), offsetof(fd_scene_region, seen)};
+
 static const fd_scene_key world_keys[] = {
     {.name = "gravity",
      .type = FD_SCENE_VEC3,
@@ -96,6 +120,17 @@ static const fd_scene_key world_keys[] = {
             "complementarity problem per step (docs/models/complementarity.md; contacts take the 'rigid' model)",
      .offset = offsetof(fd_scene_world, stepper),
      .choices = stepper_names},
+    {.name = "periodic",
+     .type = FD_SCENE_AXES,
+     .doc = "periodic axes (needs `box`): bodies wrap into the box, pairs touch through the nearest image",
+     .offset = offsetof(fd_scene_world, periodic),
+     .def_text = "[] (none)"},
+    {.name = "box",
+     .type = FD_SCENE_MAP,
+     .doc = "the periodic box (see below); only with `periodic`",
+     .offset = offsetof(fd_scene_world, box),
+     .sub = &fd_scene_box_table,
+     .def_text = "none"},
 };
 CHECK_KEYS(world_keys);
 const fd_scene_table fd_scene_world_table = {"world", "World settings (optional block).", KEYS(world_keys),
@@ -477,9 +512,22 @@ static const fd_scene_key generator_keys[] = {
     {.name = "velocity",
      .type = FD_SCENE_VEC3,
      .unit = "m/s",
-     .doc = "initial velocity of every sphere",
+     .doc = "initial velocity of every sphere (the mean, with `velocity_spread`)",
      .range = ANY,
      .offset = offsetof(fd_scene_generator, velocity)},
+    {.name = "velocity_spread",
+     .type = FD_SCENE_NUMBER,
+     .unit = "m/s",
+     .doc = "standard deviation of each velocity component about `velocity` (Gaussian, Philox + Box-Muller)",
+     .range = GE0,
+     .offset = offsetof(fd_scene_generator, velocity_spread)},
+    {.name = "spacing",
+     .type = FD_SCENE_NUMBER,
+     .unit = "m",
+     .doc = "lattice spacing; at least 2 x radius x (1 + radius_spread)",
+     .range = GT0,
+     .offset = offsetof(fd_scene_generator, spacing),
+     .def_text = "2 x radius x (1 + radius_spread)"},
     {.name = "jitter",
      .type = FD_SCENE_NUMBER,
      .unit = "-",

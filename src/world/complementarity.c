@@ -351,7 +351,8 @@ static fd_status build_problem(fd_world* world, fd_complementarity* s, const fd_
         row->frame[2] = fd_v3_cross(nrm, u);
         fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(g->point_i, g->point_j));
         fd_vec3 ri = fd_v3_sub(point, world->states[i].position);
-        fd_vec3 rj = fd_v3_sub(point, world->states[j].position);
+        /* body j through its image nearest to body i (periodic worlds) */
+        fd_vec3 rj = fd_v3_sub(point, fd_v3_add(world->states[j].position, contact->image_offset));
         for (int k = 0; k < 3; ++k) {
             row->arm_i[k] = fd_v3_cross(ri, row->frame[k]);
             row->arm_j[k] = fd_v3_cross(rj, row->frame[k]);

@@ -9,7 +9,12 @@
  *      a new contact starts with zero history (Fang & Negrut Sec. 3);
  *   5. kernels per contact (parallel, each writes only its own contact);
  *   6. accumulation of contact loads onto bodies, serially in contact order,
- *      so the sums do not depend on the thread count. */
+ *      so the sums do not depend on the thread count.
+ *
+ * Periodic boundaries: the narrow phase meets body j through its image
+ * nearest to body i (fd_periodic_offset); the contact keeps that offset, and
+ * the kernels and the torque arms on body j use the image's position, so the
+ * geometry (given near body i) and the arms belong together. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -90,14 +95,27 @@ static fd_status run_narrow_phase(fd_world* world)
             return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for %d candidate pairs", count);
         }
         world->candidate_touching = touching;
+        fd_vec3* offsets = realloc(world->candidate_offset, (size_t)capacity * sizeof *offsets);
+        if (offsets == NULL) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for %d candidate pairs", count);
+        }
+        world->candidate_offset = offsets;
         world->candidate_capacity = capacity;
     }
     double margin = world->broadphase.margin; /* the scene's contact_margin, or the complementarity stepper's envelope */
+    const fd_periodic* periodic = &world->periodic;
 #pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1)
     for (int k = 0; k < count; ++k) {
         int i = (int)(bp->pairs[k] >> 32), j = (int)(bp->pairs[k] & 0xffffffffu);
         fd_pose pose_i = {world->states[i].position, world->states[i].orientation};
         fd_pose pose_j = {world->states[j].position, world->states[j].orientation};
+        /* Periodic: body j's image nearest to body i (planes need none). */
+        fd_vec3 offset = {0.0, 0.0, 0.0};
+        if (periodic->any && !world->is_plane[i] && !world->is_plane[j]) {
+            offset = fd_periodic_offset(periodic, pose_i.position, pose_j.position);
+            pose_j.position = fd_v3_add(pose_j.position, offset);
+        }
+        world->candidate_offset[k] = offset;
         world->candidate_touching[k] = (signed char)fd_collide(&world->colds[i].shape, pose_i, &world->colds[j].shape,
                                                                pose_j, margin, &world->candidate_geometry[k]);
     }
@@ -173,6 +191,7 @@ static fd_status build_contact_set(fd_world* world)
         contact->body_j = j;
         contact->law = law;
         contact->geometry = world->candidate_geometry[k];
+        contact->image_offset = world->candidate_offset[k];
         if (old < before->count && before->contacts[old].key == key && before->contacts[old].law == law) {
             contact->id = before->contacts[old].id;
             contact->first_step = before->contacts[old].first_step;
@@ -251,7 +270,16 @@ static void evaluate_contact(fd_world* world, int c)
     const fd_contact_law* law = &world->laws[contact->law];
     int i = contact->body_i, j = contact->body_j;
     const fd_body_state* state_i = &world->states[i];
+    /* Body j as the image that touches body i (itself without periodic
+     * boundaries): every kernel then sees positions, contact points and arms
+     * that belong together. */
+    fd_body_state image_j;
     const fd_body_state* state_j = &world->states[j];
+    if (world->periodic.any) {
+        image_j = *state_j;
+        image_j.position = fd_v3_add(image_j.position, contact->image_offset);
+        state_j = &image_j;
+    }
     const fd_contact_geometry* geometry = &contact->geometry;
     fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(geometry->point_i, geometry->point_j));
     fd_vec3 velocity_i =
@@ -388,7 +416,11 @@ static void accumulate_loads(fd_world* world)
         const fd_contact_loads* loads = &contact->loads;
         fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(contact->geometry.point_i, contact->geometry.point_j));
         fd_vec3 arm_i = fd_v3_sub(point, world->states[i].position);
-        fd_vec3 arm_j = fd_v3_sub(point, world->states[j].position);
+        fd_vec3 position_j = world->states[j].position;
+        if (world->periodic.any) {
+            position_j = fd_v3_add(position_j, contact->image_offset);
+        }
+        fd_vec3 arm_j = fd_v3_sub(point, position_j);
         world->forces[i] = fd_v3_add(world->forces[i], loads->force_on_i);
         world->forces[j] = fd_v3_sub(world->forces[j], loads->force_on_i);
         fd_vec3 torque_i = fd_v3_add(fd_v3_cross(arm_i, loads->force_on_i),

@@ -121,6 +121,24 @@ fd_world* fd_world_create(const fd_world_def* def)
                 ccp->max_iterations, ccp->tolerance, ccp->omega, ccp->lambda, ccp->recovery_speed);
         return NULL;
     }
+    fd_periodic periodic = {0};
+    for (int a = 0; a < 3; ++a) {
+        if (!def->periodic[a]) {
+            continue;
+        }
+        double low = fd_v3_component(def->box_min, a), high = fd_v3_component(def->box_max, a);
+        if (!isfinite(low) || !isfinite(high) || !(high > low) || !isfinite(high - low)) {
+            fd_fail(FD_ERR_INVALID_ARGUMENT,
+                    "world: periodic along %c needs a box with box_max > box_min along %c (got min %g m, max %g m)",
+                    "xyz"[a], "xyz"[a], low, high);
+            return NULL;
+        }
+        periodic.any = true;
+        periodic.axis[a] = true;
+        periodic.low[a] = low;
+        periodic.length[a] = high - low;
+        periodic.inverse_length[a] = 1.0 / (high - low);
+    }
     fd_world* world = calloc(1, sizeof *world);
     if (world == NULL) {
         fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory creating the world");
@@ -135,6 +153,7 @@ fd_world* fd_world_create(const fd_world_def* def)
         }
     }
     world->def = *def;
+    world->periodic = periodic;
     world->next_contact_id = 1;
     world->critical_time_step = INFINITY;
     return world;
@@ -175,6 +194,7 @@ void fd_world_free(fd_world* world)
     }
     fd_broadphase_free(&world->broadphase);
     free(world->candidate_geometry);
+    free(world->candidate_offset);
     free(world->candidate_touching);
     free(world->contact_energy);
     free(world->lock_work);
@@ -356,6 +376,31 @@ fd_status fd_world_set_contact_law(fd_world* world, fd_material_id a, fd_materia
     return FD_OK;
 }
 
+fd_status fd_world_get_contact_law(const fd_world* world, fd_material_id a, fd_material_id b, fd_contact_law_def* out)
+{
+    if (a.index1 < 1 || a.index1 > world->material_count || b.index1 < 1 || b.index1 > world->material_count ||
+        out == NULL) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "contact law: invalid material handle or NULL output");
+    }
+    int ma = a.index1 - 1, mb = b.index1 - 1;
+    int index = world->law_table[ma * world->material_count + mb];
+    if (index < 0) {
+        return fd_fail(FD_ERR_NOT_FOUND, "no contact law for materials '%s' and '%s'", world->materials[ma].name,
+                       world->materials[mb].name);
+    }
+    const fd_contact_law* law = &world->laws[index];
+    memset(out, 0, sizeof *out);
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        const fd_submodel* model = law->submodel[m];
+        out->submodel[m].model = model != NULL ? model->info.name : "none";
+        for (int p = 0; model != NULL && p < model->info.param_count && p < FD_MAX_SUBMODEL_PARAMS; ++p) {
+            out->submodel[m].params[p] = (fd_param){model->info.params[p].name, law->params[m][p]};
+            out->submodel[m].param_count = p + 1;
+        }
+    }
+    return FD_OK;
+}
+
 /* ---------------------------------------------------------------- body names */
 
 static uint64_t name_hash(const char* name)
@@ -527,6 +572,20 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
                 "body '%s': friction_force must be >= 0 N (got %g) and friction_axis a unit vector (length %g)",
                 label, def->friction_force, fd_v3_length(def->friction_axis));
         return null_id;
+    }
+    if (shape.type == FD_SHAPE_PLANE && world->periodic.any) {
+        /* A plane must look the same from every image: its normal has no
+         * component along a periodic axis (to 1e-12, round-off of a rotated normal). */
+        fd_vec3 normal = fd_quat_rotate(fd_quat_normalize(def->orientation), shape.plane_normal);
+        for (int a = 0; a < 3; ++a) {
+            if (world->periodic.axis[a] && fabs(fd_v3_component(normal, a)) > 1e-12) {
+                fd_fail(FD_ERR_INVALID_ARGUMENT,
+                        "body '%s': a plane in a periodic world must have its normal perpendicular to every periodic "
+                        "axis (world normal [%g, %g, %g] has a %c component, and %c is periodic)",
+                        label, normal.x, normal.y, normal.z, "xyz"[a], "xyz"[a]);
+                return null_id;
+            }
+        }
     }
     if ((def->lock_translation | def->lock_rotation) & ~(uint32_t)(FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z)) {
         fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': lock bits other than x, y, z", label);
@@ -781,6 +840,27 @@ static void add_warning(fd_world* world, const char* text)
     }
 }
 
+/* Bodies back into the periodic box (after a drift; at prepare for bodies
+ * placed outside it). Planes are left where they are: their normal is
+ * perpendicular to the periodic axes, so moving them along one changes nothing. */
+static void wrap_positions(fd_world* world)
+{
+    const fd_periodic* periodic = &world->periodic;
+    if (!periodic->any) {
+        return;
+    }
+#pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1)
+    for (int b = 0; b < world->body_count; ++b) {
+        if (world->is_plane[b]) {
+            continue;
+        }
+        fd_vec3* x = &world->states[b].position;
+        if (periodic->axis[0]) x->x = fd_periodic_wrap(x->x, periodic->low[0], periodic->length[0]);
+        if (periodic->axis[1]) x->y = fd_periodic_wrap(x->y, periodic->low[1], periodic->length[1]);
+        if (periodic->axis[2]) x->z = fd_periodic_wrap(x->z, periodic->low[2], periodic->length[2]);
+    }
+}
+
 fd_status fd_world_prepare(fd_world* world)
 {
     world->warning_count = 0;
@@ -870,7 +950,22 @@ fd_status fd_world_prepare(fd_world* world)
         add_warning(world, text);
     }
 
+    /* Minimum image: a body may meet at most one image of another, so every
+     * period must be at least twice the largest reach 2 r_max + margin. */
+    for (int a = 0; a < 3; ++a) {
+        double reach = 2.0 * largest_radius + world->def.contact_margin;
+        if (world->periodic.axis[a] && !(world->periodic.length[a] >= 2.0 * reach)) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                           "world: the periodic box is %g m along %c, less than 2 x (largest bounding diameter %g m + "
+                           "contact margin %g m) = %g m: a body could touch two images of another",
+                           world->periodic.length[a], "xyz"[a], 2.0 * largest_radius, world->def.contact_margin,
+                           2.0 * reach);
+        }
+    }
+    wrap_positions(world);
+
     fd_broadphase* bp = &world->broadphase;
+    bp->periodic = world->periodic;
     bp->radii = world->bounding_radii;
     bp->is_static = world->is_static;
     bp->is_plane = world->is_plane;
@@ -971,6 +1066,7 @@ static void drift_all(fd_world* world, double h)
             world->lock_work[b] += fd_body_drift(&world->states[b], &world->masses[b], h);
         }
     }
+    wrap_positions(world);
     world->profile.integrate += fd_wall_seconds() - start;
 }
 
@@ -1104,6 +1200,7 @@ fd_status fd_world_get_contact(const fd_world* world, int index, fd_contact_view
     out->first_step = contact->first_step;
     out->geometry = contact->geometry;
     out->loads = contact->loads;
+    out->image_offset = contact->image_offset;
     out->columns = world->contacts.columns + (size_t)index * (size_t)world->column_count;
     out->column_count = world->column_count;
     memcpy(out->energy, contact->energy, sizeof out->energy);

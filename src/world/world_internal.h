@@ -55,6 +55,7 @@ typedef struct fd_contact {
     fd_energy_books energy[FD_MECHANISM_COUNT]; /* this contact's books, summed over its life */
     unsigned slip_flags;          /* bit (1 << mechanism): slipping after the last evaluation */
     unsigned previous_slip_flags; /* the same before it (0 for a new contact) */
+    fd_vec3 image_offset;         /* m; body j's image x_j + image_offset touches body i (periodic) */
 } fd_contact;
 
 /* The global energy ledger's running totals (docs/energy.md). */
@@ -84,6 +85,7 @@ typedef struct fd_complementarity fd_complementarity;
 
 struct fd_world {
     fd_world_def def;
+    fd_periodic periodic;         /* from def.periodic, box_min, box_max */
     double time;
     int64_t step_count;
     fd_world_profile profile;     /* wall time per stage, fd_world_get_profile */
@@ -129,6 +131,7 @@ struct fd_world {
     /* broad phase and narrow-phase scratch */
     fd_broadphase broadphase;
     fd_contact_geometry* candidate_geometry;
+    fd_vec3* candidate_offset;    /* image offset of body j per candidate (periodic worlds) */
     signed char* candidate_touching;
     int candidate_capacity;
 
