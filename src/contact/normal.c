@@ -285,6 +285,12 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, double 
         if (step < limit.time_step) {
             limit = (fd_critical_step){step, k, z, "slide"};
         }
+        /* C-SDS advances its spring by explicit Euler on d(xi)/dt = -(k xi +
+         * F)/gamma while sliding (Eq. 10): stable for dt < 2 gamma / k,
+         * whatever the mass. */
+        if (slide->kind == FD_KIND_SLIDE_CSDS && k > 0.0 && 2.0 * c / k < limit.time_step) {
+            limit = (fd_critical_step){2.0 * c / k, k, z, "slide (C-SDS spring update, 2 gamma_t / k_t)"};
+        }
     }
     /* The roll and spin springs of sds_torque.c turn a sphere of the smallest
      * radius r and the lightest mass m, I = 2/5 m r^2. Rolling: k_roll R_eff^2
