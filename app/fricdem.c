@@ -601,6 +601,16 @@ static int command_run(int argc, char** argv)
                 printf("  contacts     %.3g contact-steps, %.3g ns per contact in the contact models\n",
                        profile.contact_steps, 1e9 * profile.contact_models / profile.contact_steps);
             }
+            if (profile.solver_iterations > 0.0 && profile.contact_steps > 0.0 && profile.steps > 0) {
+                /* complementarity stepper: contact_models is the solver's time */
+                fd_solver_stats stats = fd_world_solver_stats(world);
+                printf("  solver       %.1f iterations per step, %.3g ns per contact-iteration, last residual "
+                       "%.3g m/s\n",
+                       profile.solver_iterations / (double)profile.steps,
+                       1e9 * profile.contact_models * (double)profile.steps /
+                           (profile.contact_steps * profile.solver_iterations),
+                       stats.residual);
+            }
         }
         print_energy_summary(world);
         long peak = peak_memory_kb();
