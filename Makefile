@@ -1,6 +1,6 @@
 # The two commands of the README, plus validation and benchmarks.
 # Every target installs missing Debian packages first (scripts/install-deps.sh).
-.PHONY: demo test validate bench build deps clean
+.PHONY: demo test validate bench bench-lammps build deps clean
 
 JOBS ?= 2
 
@@ -24,6 +24,11 @@ validate: build
 
 bench: build
 	@./bench/run.sh
+
+# fricdem against LAMMPS and LIGGGHTS on the same settled pile (installs them
+# from Debian if missing; bench/README.md).
+bench-lammps: build
+	@./bench/lammps_compare.sh
 
 clean:
 	rm -rf build out validation/out validation/report.md validation/figures bench/out

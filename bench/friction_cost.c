@@ -6,23 +6,29 @@
  * (e.g. contacts.0.slide={model: fang_negrut, mu_s: 0.5, mu_k: 0.4, K_E: 1e4}),
  * runs SETTLE_STEPS untimed so that most spheres touch, then times
  * TIMED_STEPS and prints one CSV line:
- *   contacts_per_step, seconds_per_step, ns_per_contact_model, ns_per_contact_step, ns_per_particle_step
+ *   contacts_per_step, seconds_per_step, ns_per_contact_model, ns_per_contact_step, ns_per_particle_step,
+ *   cpu_seconds_per_step
  * ns_per_contact_model is the time in the contact kernels (normal and
  * friction models, from fd_world_get_profile) per contact: the cost of the
  * law itself. ns_per_contact_step divides the whole step (broad phase, narrow
- * phase, kernels, integration) by the contacts: what a user pays per contact. */
+ * phase, kernels, integration) by the contacts: what a user pays per contact.
+ * cpu_seconds_per_step is the process's CPU time per step (all threads): with
+ * one thread, the step's cost without the time other jobs took from it on a
+ * shared machine (bench/lammps_compare.sh compares engines by it). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "fricdem/io.h"
 
-static double now(void)
+static double clock_seconds(clockid_t clock)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(clock, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
+
+static double now(void) { return clock_seconds(CLOCK_MONOTONIC); }
 
 int main(int argc, char** argv)
 {
@@ -46,6 +52,7 @@ int main(int argc, char** argv)
     double contacts = 0.0;
     fd_world_profile before = fd_world_get_profile(world);
     double start = now();
+    double cpu_start = clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
     for (int s = 0; s < timed; ++s) {
         if (fd_world_step(world) != FD_OK) {
             fprintf(stderr, "error: %s\n", fd_last_error());
@@ -54,14 +61,15 @@ int main(int argc, char** argv)
         contacts += fd_world_contact_count(world);
     }
     double elapsed = now() - start;
+    double cpu = clock_seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
     fd_world_profile after = fd_world_get_profile(world);
     double models = after.contact_models - before.contact_models;
     int bodies = 0;
     for (int b = 0; b < fd_world_body_count(world); ++b) {
         bodies += fd_body_get_info(world, fd_world_body_at(world, b)).type == FD_BODY_DYNAMIC;
     }
-    printf("%.1f,%.6g,%.4g,%.4g,%.4g\n", contacts / timed, elapsed / timed, 1e9 * models / contacts,
-           1e9 * elapsed / contacts, 1e9 * elapsed / ((double)bodies * timed));
+    printf("%.1f,%.6g,%.4g,%.4g,%.4g,%.6g\n", contacts / timed, elapsed / timed, 1e9 * models / contacts,
+           1e9 * elapsed / contacts, 1e9 * elapsed / ((double)bodies * timed), cpu / timed);
     fd_scene_free(&scene);
     return 0;
 }

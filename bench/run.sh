@@ -10,6 +10,8 @@
 #   BENCH_REPEAT   runs of each configuration; the fastest is kept (default 1;
 #                  more helps on a machine that other work shares)
 # No timing is asserted anywhere: this reports, it does not judge.
+# The same settled pile in LAMMPS and LIGGGHTS: `make bench-lammps`
+# (bench/lammps_compare.sh), apart because it installs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -90,7 +92,7 @@ rm -f "$candidates"
 friction_n=${BENCH_FRICTION_N:-100000}
 friction=$out/friction.csv
 $python bench/make_pile.py "$friction_n" 1100 1 "$out/scenes/friction_${friction_n}.yaml"
-echo "law,n,contacts_per_step,seconds_per_step,ns_per_contact_model,ns_per_contact_step,ns_per_particle_step" > "$friction"
+echo "law,n,contacts_per_step,seconds_per_step,ns_per_contact_model,ns_per_contact_step,ns_per_particle_step,cpu_seconds_per_step" > "$friction"
 fn_slide='contacts.0.slide={model: fang_negrut, mu_s: 0.5, mu_k: 0.4, K_E: 1.0e4}'
 fn_roll='contacts.0.roll={model: fang_negrut, eta_r: 0.3}'
 fn_spin='contacts.0.spin={model: fang_negrut, eta_psi: 0.006}'
@@ -142,3 +144,4 @@ PY
 echo
 echo "cost of one cone projection, ns (bench/cone_projection_cost.c)"
 cat "$out/cone_projection.csv"
+echo "fricdem against LAMMPS and LIGGGHTS on the same pile: make bench-lammps (bench/lammps_compare.sh)"

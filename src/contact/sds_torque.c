@@ -81,7 +81,7 @@
 #include "contact/model.h"
 #include "core/error.h"
 
-enum { ROLL_K, ROLL_GAMMA, ROLL_MU };
+enum { ROLL_K, ROLL_GAMMA, ROLL_MU, ROLL_TRANSPORT };
 enum { SPIN_K, SPIN_GAMMA, SPIN_MU };
 enum { H_ROLL_XI = 0, H_ROLL_NORMAL = 3, ROLL_HISTORY = 6 };
 enum { H_SPIN_XI = 0, SPIN_HISTORY = 1 };
@@ -151,14 +151,23 @@ void fd_sds_roll_evaluate(const fd_contact_law* law, const fd_contact_input* inp
     /* The stored spring, carried from last step's frame to this one. */
     fd_vec3 xi = fd_v3(h[H_ROLL_XI], h[H_ROLL_XI + 1], h[H_ROLL_XI + 2]);
     fd_vec3 previous = fd_v3(h[H_ROLL_NORMAL], h[H_ROLL_NORMAL + 1], h[H_ROLL_NORMAL + 2]);
-    if (!input->is_new && fd_v3_length_squared(previous) > 0.0) {
+    double limit = p[ROLL_MU] * critical_force;
+    if (input->is_new || !(fd_v3_length_squared(previous) > 0.0)) {
+        xi = fd_v3(0, 0, 0);
+    } else if (p[ROLL_TRANSPORT] == 0.0) {
         double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * dt;
         xi = fd_sds_transport(xi, previous, n, twist);
     } else {
-        xi = fd_v3(0, 0, 0);
+        /* LAMMPS (pair granular, rolling history): project and rescale when
+         * the normal part matters against the limit, |xi . n| k > 1e-10 F_crit. */
+        double normal_part = fd_v3_dot(xi, n);
+        if (fabs(normal_part) * k > 1e-10 * limit) {
+            double length = fd_v3_length(xi);
+            fd_vec3 projected = fd_v3_mul_add(xi, -normal_part, n);
+            double projected_length = fd_v3_length(projected);
+            xi = projected_length > 0.0 ? fd_v3_scale(length / projected_length, projected) : fd_v3(0, 0, 0);
+        }
     }
-
-    double limit = p[ROLL_MU] * critical_force;
     fd_vec3 force, rate;
     bool slipping;
     if (model->kind == FD_KIND_ROLL_DSDS) {
@@ -336,6 +345,10 @@ static const fd_param_info roll_params[] = {
     {"gamma_roll", "N s/m", "rolling dashpot gamma_roll on v_r = R_eff (omega_i - omega_j) x n", 0.0, 0.0, INFINITY},
     {"mu_roll", "-", "rolling friction coefficient: |F| <= mu_roll |N|, torque <= mu_roll |N| R_eff", NAN, 0.0,
      INFINITY},
+    {"transport", "-",
+     "how the spring follows the contact (integer): 0 turned with the frame (minimal rotation of the normal, then "
+     "the pair's mean spin about it); 1 projected into the new tangent plane and rescaled, as LAMMPS does",
+     0.0, 0.0, 1.0},
 };
 static const fd_param_info spin_params[] = {
     {"k_twist", "N m/rad", "twisting spring k_twist: T = -k_twist xi_t (LAMMPS twisting sds)", NAN, 1e-300, INFINITY},
@@ -353,7 +366,7 @@ const fd_submodel fd_sds_torque_submodels[] = {
                  "Rolling spring-dashpot-slider, LAMMPS rolling sds: pseudo-force F = -k_roll xi_r - gamma_roll v_r, "
                  "v_r = R_eff (omega_i - omega_j) x n, capped at mu_roll |N| with the D-SDS reset (C-SDS paper "
                  "Eq. 3); torque R_eff n x F on body i, the opposite on j; spring carried with the contact frame.",
-                 roll_params, 3},
+                 roll_params, (int)(sizeof roll_params / sizeof roll_params[0])},
         .kind = FD_KIND_ROLL_DSDS,
         .history_size = ROLL_HISTORY,
         .column_count = ROLL_COLUMNS,
@@ -364,7 +377,7 @@ const fd_submodel fd_sds_torque_submodels[] = {
         .info = {"csds", FD_MECHANISM_ROLL,
                  "Continuous rolling spring-dashpot-slider: as roll dsds, with the C-SDS update d(xi_r)/dt = "
                  "-(F + k_roll xi_r)/gamma_roll (= v_r while sticking), C-SDS paper Eq. (10); needs gamma_roll > 0.",
-                 roll_params, 3},
+                 roll_params, (int)(sizeof roll_params / sizeof roll_params[0])},
         .kind = FD_KIND_ROLL_CSDS,
         .history_size = ROLL_HISTORY,
         .column_count = ROLL_COLUMNS,

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# `make bench-lammps`: fricdem against LAMMPS (and LIGGGHTS) on the same
+# settled pile, one core each; writes bench/out/lammps_compare.csv and prints
+# a table (bench/README.md, "fricdem, LAMMPS and LIGGGHTS").
+#
+# For each N: bench/make_pile.py's pile is settled by fricdem (hooke + dsds,
+# velocity Verlet) for SETTLE steps and written as a LAMMPS data file
+# (bench/lammps_data.c) and as a fricdem scene listing the same spheres
+# (make_pile.py --from-data); every engine and contact law then runs STEPS
+# timed steps from that state (contact histories start at zero in all):
+#
+#   fricdem  hooke + dsds, hooke + csds, pfc_linear + pfc_rrlinear
+#            (bench/friction_cost.c, one thread, velocity Verlet)
+#   LAMMPS   hooke + linear_history, the same + rolling sds (bench/lammps/pile.in;
+#            no -sf suffix, one MPI rank, OMP_NUM_THREADS=1)
+#   LIGGGHTS hooke/stiffness + tangential history (bench/lammps/pile_liggghts.in)
+#
+# Engines are compared by CPU time per step, not wall time: each runs one
+# thread, and on a machine shared with other jobs the CPU time is what the step
+# costs while the wall time also counts the time the others took (fricdem:
+# CLOCK_PROCESS_CPUTIME_ID around the timed steps; LAMMPS: its loop time x its
+# "% CPU use"; LIGGGHTS, which prints no CPU use: /usr/bin/time's user + system
+# time of the run minus that of the same run with 0 steps). Wall times are in
+# the CSV too.
+#
+# Environment:
+#   BENCH_LAMMPS_SIZES  N values (default "10000 100000")
+#   BENCH_LAMMPS_STEPS  timed steps (default 300)
+#   BENCH_LAMMPS_SETTLE fricdem's settling steps before the export (default 2000)
+#   BENCH_LAMMPS_SKIN   LAMMPS/LIGGGHTS neighbor skin, m (default 0.002 = 0.2 diameters; bench/README.md)
+#   BENCH_REPEAT        runs of each configuration, the fastest kept (default 1)
+# LAMMPS and LIGGGHTS come from Debian (scripts/install-lammps.sh --liggghts);
+# without LAMMPS this prints why and exits 0. No timing is asserted.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+sizes=${BENCH_LAMMPS_SIZES:-"10000 100000"}
+steps=${BENCH_LAMMPS_STEPS:-300}
+settle=${BENCH_LAMMPS_SETTLE:-2000}
+skin=${BENCH_LAMMPS_SKIN:-0.002}
+repeat=${BENCH_REPEAT:-1}
+out=bench/out/lammps
+python=/usr/bin/python3
+bench=build/release/fricdem_bench_friction
+export_tool=build/release/fricdem_lammps_data
+cores=$(nproc)  # before OMP_NUM_THREADS=1, which nproc honours
+export OMP_NUM_THREADS=1
+
+for tool in "$bench" "$export_tool"; do
+  if [ ! -x "$tool" ]; then
+    echo "bench-lammps: $tool is missing; build it first (make build)" >&2
+    exit 1
+  fi
+done
+if ! scripts/install-lammps.sh --liggghts; then
+  if ! command -v lmp >/dev/null; then
+    echo "bench-lammps: LAMMPS is not installed and scripts/install-lammps.sh could not install it: skipped" >&2
+    exit 0
+  fi
+fi
+have_liggghts=0
+if command -v liggghts >/dev/null; then
+  have_liggghts=1
+else
+  echo "bench-lammps: LIGGGHTS is not installed (apt-get install liggghts): its rows are left out" >&2
+fi
+mkdir -p "$out"
+results=bench/out/lammps_compare.csv
+candidates=$out/candidates.csv
+machine=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
+echo "engine,law,n,steps,wall_seconds_per_step,cpu_seconds_per_step,particle_steps_per_cpu_s,contacts,kinetic_energy,machine,cores" \
+  > "$results"
+
+# The contact laws. fricdem's hooke restitution 0.3 is the dashpot
+# c = gamma sqrt(m_eff k_n), gamma = 0.9944786757009751, which LAMMPS's
+# `damping tsuji` gives at e' = 0.07883653494134105 (scripts/lammps/fricdem_damping.py).
+# fricdem's tangential dashpot is a constant (gamma_t = 1 N s/m); LAMMPS's is
+# xgammat times the pair's normal dashpot, 2.54 N s/m for two mean spheres:
+# xgammat = 0.393 gives 1 N s/m there.
+vv='time.integrator=velocity_verlet'
+dsds='contacts.0.slide={model: dsds, k_t: 1.0e4, gamma_t: 1.0, mu: 0.5}'
+csds='contacts.0.slide={model: csds, k_t: 1.0e4, gamma_t: 1.0, mu: 0.5}'
+pfc_normal='contacts.0.normal={model: pfc_linear, kn: 1.0e4, dp_nratio: 0.5, dp_mode: 3}'
+pfc_slide='contacts.0.slide={model: pfc_linear, ks: 1.0e4, fric: 0.5}'
+pfc_roll='contacts.0.roll={model: pfc_rrlinear, rr_fric: 0.1}'
+lmp_history="hooke 1.0e4 0.07883653494134105 tangential linear_history 1.0e4 0.393 0.5 damping tsuji limit_damping"
+lmp_rolling="hooke 1.0e4 0.07883653494134105 tangential linear_history 1.0e4 0.393 0.5 rolling sds 1.0e4 0.0 0.1 damping tsuji limit_damping"
+
+# One CSV row from a LAMMPS/LIGGGHTS log: the first "Loop time" is the timed
+# run; its CPU time is the loop time x LAMMPS's "% CPU use", or, when given,
+# CPU_SECONDS (LIGGGHTS).
+parse_log() {
+  $python - "$@" <<'PY'
+import re, sys
+log, engine, law, n, steps, machine, cores = sys.argv[1:8]
+cpu_seconds = float(sys.argv[8]) if len(sys.argv) > 8 else None
+text = open(log).read()
+loop = re.search(r"Loop time of ([0-9.eE+-]+) on 1 procs for ([0-9]+) steps", text)
+if not loop:
+    sys.exit(f"bench-lammps: no 'Loop time' in {log}")
+wall = float(loop.group(1)) / int(loop.group(2))
+if cpu_seconds is None:
+    share = re.search(r"([0-9.]+)% CPU use", text[loop.end():])
+    cpu = wall * float(share.group(1)) / 100.0
+else:
+    cpu = cpu_seconds / int(loop.group(2))
+end = re.findall(r"^fricdem-bench: sphere-sphere contacts ([0-9.]+) kinetic energy ([0-9.eE+-]+)", text, re.M)
+contacts, kinetic = end[-1] if end else ("", "")
+print(f"{engine},{law},{n},{steps},{wall:.6g},{cpu:.6g},{int(n) / cpu:.6g},{contacts},{kinetic},\"{machine}\",{cores}")
+PY
+}
+
+# user + system CPU seconds of a command (its output goes to the log it names).
+cpu_of() {
+  local times
+  times=$(mktemp)
+  /usr/bin/time -f "%U %S" -o "$times" "$@"
+  $python -c "import sys; u, s = open(sys.argv[1]).read().split()[-2:]; print(float(u) + float(s))" "$times"
+  rm -f "$times"
+}
+
+for n in $sizes; do
+  generated=$out/pile_${n}.yaml
+  data=$out/pile_${n}.data
+  settled=$out/pile_${n}_settled.yaml
+  $python bench/make_pile.py "$n" "$steps" 1 "$generated"
+  echo "bench-lammps: N = $n: settling $settle steps (fricdem, hooke + dsds) and writing $data ..." >&2
+  geometry=$("$export_tool" "$generated" "$settle" "$data" "$dsds" "$vv")
+  read -r _ _ _ xlo xhi ylo yhi zlo _ _ <<< "$geometry"
+  $python bench/make_pile.py "$n" "$steps" 1 "$settled" --from-data "$data"
+  : > "$candidates"
+  declare -A cpu
+  for r in $(seq "$repeat"); do
+    for law in hooke_dsds hooke_csds pfc_linear_rrlinear; do
+      echo "bench-lammps: N = $n, fricdem $law, run $r of $repeat ..." >&2
+      case $law in
+        hooke_dsds) args=("$dsds") ;;
+        hooke_csds) args=("$csds") ;;
+        pfc_linear_rrlinear) args=("$pfc_normal" "$pfc_slide" "$pfc_roll") ;;
+      esac
+      # 1 untimed step (the first force pass), then $steps timed.
+      line=$("$bench" "$settled" 1 "$steps" "${args[@]}" "$vv")
+      IFS=, read -r contacts seconds _ _ _ cpu <<< "$line"
+      echo "fricdem,$law,$n,$steps,$seconds,$cpu,$($python -c "print(f'{$n / $cpu:.6g}')"),$contacts,,\"$machine\",$cores" \
+        >> "$candidates"
+    done
+    for law in hooke_linear_history hooke_linear_history_rolling_sds; do
+      echo "bench-lammps: N = $n, LAMMPS $law, run $r of $repeat ..." >&2
+      coefficients=$lmp_history
+      [ "$law" = hooke_linear_history_rolling_sds ] && coefficients=$lmp_rolling
+      log=$out/lammps_${law}_${n}_r${r}.log
+      lmp -in bench/lammps/pile.in -var data "$data" -var steps "$steps" -var skin "$skin" -var law "$coefficients" \
+        -log "$log" -screen none
+      parse_log "$log" lammps "$law" "$n" "$steps" "$machine" "$cores" >> "$candidates"
+    done
+    if [ "$have_liggghts" = 1 ]; then
+      echo "bench-lammps: N = $n, LIGGGHTS hooke/stiffness + history, run $r of $repeat ..." >&2
+      # From $out: LIGGGHTS writes log.liggghts in its working folder before it reads -log.
+      # Run twice, with $steps and with 0 steps: the difference of the CPU times is the steps'.
+      for count in "$steps" 0; do
+        log=$out/liggghts_${n}_r${r}_${count}.log
+        cpu[$count]=$(cd "$out" && cpu_of liggghts -in "$root/bench/lammps/pile_liggghts.in" -var data "$root/$data" \
+          -var steps "$count" -var skin "$skin" -var xlo "$xlo" -var xhi "$xhi" -var ylo "$ylo" -var yhi "$yhi" \
+          -var zlo "$zlo" -var kn 1.0e4 -var kt 1.0e4 -var gn 2.54 -var gt 1.0 -var mu 0.5 -log "$root/$log" \
+          -screen none)
+      done
+      parse_log "$out/liggghts_${n}_r${r}_${steps}.log" liggghts hooke_stiffness_history "$n" "$steps" "$machine" \
+        "$cores" "$($python -c "print(${cpu[$steps]} - ${cpu[0]})")" >> "$candidates"
+    fi
+  done
+  # The fastest run of each (engine, law).
+  $python - "$candidates" >> "$results" <<'PY'
+import csv, sys
+best = {}
+with open(sys.argv[1]) as f:
+    for line in f:
+        row = next(csv.reader([line]))
+        key = (row[0], row[1])
+        if key not in best or float(row[6]) > float(best[key][6]):  # particle-steps per CPU second
+            best[key] = row
+for row in best.values():
+    print(",".join(f'"{v}"' if "," in v or " " in v else v for v in row))
+PY
+done
+rm -f "$candidates"
+
+$python - "$results" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print()
+print(f"fricdem vs LAMMPS vs LIGGGHTS, settled pile, one core ({rows[0]['machine']}, {rows[0]['cores']} cores)")
+print(f"{'N':>7} {'engine':>8} {'law':>34} {'CPU s/step':>10} {'wall s/step':>11} {'particle-steps/CPU s':>20} "
+      f"{'x LAMMPS':>9} {'contacts':>9}")
+for n in sorted({int(r['n']) for r in rows}):
+    base = [float(r["particle_steps_per_cpu_s"]) for r in rows
+            if int(r["n"]) == n and r["engine"] == "lammps" and r["law"] == "hooke_linear_history"]
+    for r in (r for r in rows if int(r["n"]) == n):
+        rate = float(r["particle_steps_per_cpu_s"])
+        ratio = rate / base[0] if base else float("nan")
+        print(f"{n:>7} {r['engine']:>8} {r['law']:>34} {float(r['cpu_seconds_per_step']):>10.4g} "
+              f"{float(r['wall_seconds_per_step']):>11.4g} {rate:>20.4g} {ratio:>9.2f} {r['contacts']:>9}")
+print(f"\nresults: {sys.argv[1]}  (fricdem's contacts count sphere-plane contacts too; LAMMPS's and LIGGGHTS's "
+      "are sphere-sphere pairs)")
+PY

@@ -1,0 +1,231 @@
+"""A transcription of LAMMPS 29Sep2021 `pair_style granular` / `fix wall/gran
+granular` (hooke, linear_history, rolling sds, twisting sds / marshall,
+damping velocity, limit_damping) and `fix nve/sphere`, for two spheres or one
+sphere on a plane, with a switch for the contact arm:
+
+  arm="lammps"    relative sliding velocity from the full radii (v_i - v_j -
+                  (R_i w_i + R_j w_j) x n); slide torque on a sphere from a
+                  pair at R_i - delta/2, from a wall at R (pair_granular.cpp,
+                  fix_wall_gran.cpp of that version);
+  arm="midpoint"  fricdem's convention (docs/design.md): both velocity and
+                  torque at the midpoint of the two surface points, R_i - delta/2
+                  from each centre (for a plane: R - delta/2).
+
+It exists to show where LAMMPS and fricdem differ: with arm="lammps" it
+reproduces LAMMPS's numbers (scripts/lammps/run_lammps.py checks that, to
+round-off), with arm="midpoint" fricdem's, so the difference between the two
+runs is the arm convention alone and is recorded next to the golden numbers
+(tests/golden/lammps_impact.csv, column `arm_shift`). Pure Python, a few
+microseconds per step; docs/validation/lammps_crosscheck.md.
+"""
+from __future__ import annotations
+
+import math
+
+EPSILON = 1e-10  # pair_granular.cpp: frame update of the history only above EPSILON * Fscrit
+
+
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _norm(a):
+    return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
+
+
+class Law:
+    """LAMMPS coefficients: kn, eta_n (damping velocity: N s/m), kt, xgammat,
+    mu; optional rolling sds (k_roll, gamma_roll, mu_roll) and twisting sds
+    (k_twist, gamma_twist, mu_twist) or marshall (twist = "marshall")."""
+
+    def __init__(self, kn, eta_n, kt, xgammat, mu, roll=None, twist=None):
+        self.kn, self.eta_n, self.kt, self.xgammat, self.mu = kn, eta_n, kt, xgammat, mu
+        self.roll, self.twist = roll, twist
+
+
+def _project(h, n, k, limit):
+    """Rotate a history vector into the tangent plane keeping its length;
+    LAMMPS skips it when |h.n| k <= EPSILON limit."""
+    rsht = h[0] * n[0] + h[1] * n[1] + h[2] * n[2]
+    if abs(rsht) * k > EPSILON * limit:
+        mag = _norm(h)
+        p = [h[0] - rsht * n[0], h[1] - rsht * n[1], h[2] - rsht * n[2]]
+        pm = _norm(p)
+        s = mag / pm if pm > 0 else 0.0
+        return [p[0] * s, p[1] * s, p[2] * s]
+    return list(h)
+
+
+def contact(law, hist, n, delta, radi, radj, reff, vi, vj, wi, wj, dt, update, arm, wall):
+    """Forces and torques of one contact (n from j to i); returns (f_i,
+    torque_i, torque_j) and updates hist (dict)."""
+    vr = [vi[k] - vj[k] for k in range(3)]
+    vnnr = _dot(vr, n)
+    fne = law.kn * delta
+    damp = law.eta_n
+    fdamp = -damp * vnnr
+    fntot = fne + fdamp
+    if fntot < 0.0:  # limit_damping
+        fntot = 0.0
+    vt = [vr[k] - n[k] * vnnr for k in range(3)]
+    if arm == "lammps":
+        ai, aj = radi, radj
+    else:
+        ai, aj = radi - 0.5 * delta, radj - 0.5 * delta
+    if wall:
+        wr = [ai * wi[k] for k in range(3)]
+    else:
+        wr = [ai * wi[k] + aj * wj[k] for k in range(3)]
+    vtr = [vt[0] - (n[2] * wr[1] - n[1] * wr[2]),
+           vt[1] - (n[0] * wr[2] - n[2] * wr[0]),
+           vt[2] - (n[1] * wr[0] - n[0] * wr[1])]
+    fncrit = abs(fntot)
+    fscrit = law.mu * fncrit
+    kt = law.kt
+    dampt = law.xgammat * damp
+    h = hist.setdefault("slide", [0.0, 0.0, 0.0])
+    if update:
+        h = _project(h, n, kt, fscrit)
+        h = [h[k] + vtr[k] * dt for k in range(3)]
+    fs = [-kt * h[k] - dampt * vtr[k] for k in range(3)]
+    fsm = _norm(fs)
+    if fsm > fscrit:
+        if _norm(h) != 0.0:
+            h = [-1.0 / kt * (fscrit * fs[k] / fsm + dampt * vtr[k]) for k in range(3)]
+            fs = [fs[k] * fscrit / fsm for k in range(3)]
+        else:
+            fs = [0.0, 0.0, 0.0]
+    hist["slide"] = h
+    relrot = [wi[k] - wj[k] for k in range(3)]
+    tor_roll = [0.0, 0.0, 0.0]
+    if law.roll is not None:
+        kr, gr, mur = law.roll
+        vrl = [reff * (relrot[1] * n[2] - relrot[2] * n[1]),
+               reff * (relrot[2] * n[0] - relrot[0] * n[2]),
+               reff * (relrot[0] * n[1] - relrot[1] * n[0])]
+        frcrit = mur * fncrit
+        r = hist.setdefault("roll", [0.0, 0.0, 0.0])
+        if update:
+            r = _project(r, n, kr, frcrit)
+            r = [r[k] + vrl[k] * dt for k in range(3)]
+        fr = [-kr * r[k] - gr * vrl[k] for k in range(3)]
+        frm = _norm(fr)
+        if frm > frcrit:
+            if _norm(r) != 0.0:
+                r = [-1.0 / kr * (frcrit * fr[k] / frm + gr * vrl[k]) for k in range(3)]
+                fr = [fr[k] * frcrit / frm for k in range(3)]
+            else:
+                fr = [0.0, 0.0, 0.0]
+        hist["roll"] = r
+        tor_roll = [reff * (n[1] * fr[2] - n[2] * fr[1]), reff * (n[2] * fr[0] - n[0] * fr[2]),
+                    reff * (n[0] * fr[1] - n[1] * fr[0])]
+    tor_twist = 0.0
+    if law.twist is not None:
+        magtwist = _dot(relrot, n)
+        if law.twist == "marshall":
+            a = math.sqrt(delta * reff)
+            ktw, gtw, mutw = 0.5 * kt * a * a, 0.5 * dampt * a * a, 2.0 / 3.0 * a * law.mu
+        else:
+            ktw, gtw, mutw = law.twist
+        t = hist.get("twist", 0.0)
+        if update:
+            t += magtwist * dt
+        m = -ktw * t - gtw * magtwist
+        sign = 1.0 if magtwist > 0 else (-1.0 if magtwist < 0 else 0.0)
+        mcrit = mutw * fncrit
+        if abs(m) > mcrit:
+            t = 1.0 / ktw * (mcrit * sign - gtw * magtwist)
+            m = -mcrit * sign
+        hist["twist"] = t
+        tor_twist = m
+    f = [n[k] * fntot + fs[k] for k in range(3)]
+    tor = [n[1] * fs[2] - n[2] * fs[1], n[2] * fs[0] - n[0] * fs[2], n[0] * fs[1] - n[1] * fs[0]]
+    if arm == "lammps":
+        di = radi if wall else radi - 0.5 * delta
+        dj = radj - 0.5 * delta
+    else:
+        di, dj = radi - 0.5 * delta, radj - 0.5 * delta
+    ti = [-di * tor[k] + tor_twist * n[k] + tor_roll[k] for k in range(3)]
+    tj = [-dj * tor[k] - tor_twist * n[k] - tor_roll[k] for k in range(3)]
+    return f, ti, tj
+
+
+class Sphere:
+    def __init__(self, radius, density, x, v, w):
+        self.r = radius
+        self.m = 4.0 * math.pi / 3.0 * radius * radius * radius * density  # atom_vec_sphere / set density
+        self.x, self.v, self.w = list(x), list(v), list(w)
+        self.f, self.t = [0.0] * 3, [0.0] * 3
+
+
+def simulate(spheres, law, dt, steps, arm, gravity=(0.0, 0.0, 0.0), wall_z=None, record=None,
+             setup_update=False):
+    """Velocity Verlet of fix nve/sphere. Two spheres (pair), or one sphere on
+    the plane z = wall_z (fix wall/gran zplane). `record(step, spheres, in_contact)`
+    is called after every step (and for step 0). Returns the steps in contact.
+
+    setup_update: whether the force evaluation at t = 0 advances the contact
+    history. LAMMPS's setup does not (update->setupflag), fricdem's
+    fd_world_prepare does (a contact present at t = 0 gets its first v dt
+    there and a second one at step 1); this matters only for contacts that
+    exist at t = 0."""
+    hist = {}
+    touching = []
+
+    def forces(update):
+        for s in spheres:
+            s.f = [s.m * gravity[k] for k in range(3)]
+            s.t = [0.0, 0.0, 0.0]
+        if wall_z is None:
+            a, b = spheres
+            d = [a.x[k] - b.x[k] for k in range(3)]
+            rsq = _dot(d, d)
+            radsum = a.r + b.r
+            if rsq >= radsum * radsum:
+                hist.clear()
+                return False
+            r = math.sqrt(rsq)
+            n = [d[k] / r for k in range(3)]
+            delta = radsum - r
+            reff = a.r * b.r / radsum
+            f, ti, tj = contact(law, hist, n, delta, a.r, b.r, reff, a.v, b.v, a.w, b.w, dt, update, arm, False)
+            a.f = [a.f[k] + f[k] for k in range(3)]
+            b.f = [b.f[k] - f[k] for k in range(3)]
+            a.t = [a.t[k] + ti[k] for k in range(3)]
+            b.t = [b.t[k] + tj[k] for k in range(3)]
+            return True
+        (a,) = spheres
+        height = a.x[2] - wall_z
+        if height >= a.r:
+            hist.clear()
+            return False
+        n = [0.0, 0.0, 1.0]
+        delta = a.r - height
+        f, ti, _ = contact(law, hist, n, delta, a.r, 0.0, a.r, a.v, [0.0] * 3, a.w, [0.0] * 3, dt, update,
+                           arm, True)
+        a.f = [a.f[k] + f[k] for k in range(3)]
+        a.t = [a.t[k] + ti[k] for k in range(3)]
+        return True
+
+    forces(update=setup_update)  # LAMMPS setup: no history update
+    if record:
+        record(0, spheres, None)
+    dtf = 0.5 * dt
+    for step in range(1, steps + 1):
+        for s in spheres:
+            dtfm = dtf / s.m
+            s.v = [s.v[k] + dtfm * s.f[k] for k in range(3)]
+            s.x = [s.x[k] + dt * s.v[k] for k in range(3)]
+            dti = dtf / 0.4 / (s.r * s.r * s.m)
+            s.w = [s.w[k] + dti * s.t[k] for k in range(3)]
+        inside = forces(update=True)
+        if inside:
+            touching.append(step)
+        for s in spheres:
+            dtfm = dtf / s.m
+            s.v = [s.v[k] + dtfm * s.f[k] for k in range(3)]
+            dti = dtf / 0.4 / (s.r * s.r * s.m)
+            s.w = [s.w[k] + dti * s.t[k] for k in range(3)]
+        if record:
+            record(step, spheres, inside)
+    return touching

@@ -1,0 +1,405 @@
+#!/usr/bin/python3
+"""Runs LAMMPS on the cross-check decks of this folder and writes the golden
+numbers that fricdem is compared with (tests/test_lammps_golden.c,
+scripts/validation/lammps_crosscheck.py; docs/validation/lammps_crosscheck.md):
+
+  tests/golden/lammps_impact.csv   case 1: two-sphere impacts (impact_*.in):
+                                   velocities and spins after separation,
+                                   first/last contact step and contact steps
+  tests/golden/lammps_rolling.csv  case 2: a sphere on a wall (rolling_*.in):
+                                   state every 0.01 s, stopping time
+  tests/golden/lammps_pour.csv     case 3: a pour of 600 spheres (pour.in),
+                                   seeds 1-3: packing fraction, coordination
+                                   number, bed height, kinetic energy
+
+Cases 1 and 2 carry, next to each LAMMPS number, `arm_shift`: how much
+fricdem's contact-arm convention moves that number (scripts/lammps/reference.py
+run with fricdem's convention minus run with LAMMPS's). The script first checks
+that the reference run with LAMMPS's convention reproduces LAMMPS to round-off
+(1e-10 of the case's scale), so that the shift is known to be the convention's
+effect and nothing else; it stops with an error otherwise.
+
+Needs `lmp` (scripts/install-lammps.sh) and, for case 3, build/release
+(make build: bench/lammps_data.c writes fricdem's initial lattice as LAMMPS
+data). Usage:
+
+    /usr/bin/python3 scripts/lammps/run_lammps.py [--cases impact,rolling,pour] [--out DIR] [--keep DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import math
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+
+import granular_stats  # noqa: E402
+import reference  # noqa: E402
+
+IMPACTS = ["impact_elastic_slide", "impact_damped_slide", "impact_damped_stick", "impact_roll_twist",
+           "impact_roll_marshall"]
+ROLLINGS = ["rolling_slide", "rolling_resist"]
+POUR_SEEDS = [1, 2, 3]
+STOP_SPEED = 1e-3  # m/s: the rolling sphere has stopped when its speed first falls below this
+GOLDEN_EVERY = 1000  # steps between golden rows of case 2 (0.01 s)
+# The reference with LAMMPS's convention must reproduce LAMMPS within this
+# fraction of the case's scale (speed 1 m/s, spin 100 rad/s, length 10 mm).
+REFERENCE_TOLERANCE = 1e-10
+
+
+def lammps_version(lmp: str) -> str:
+    text = subprocess.run([lmp, "-h"], capture_output=True, text=True).stdout
+    match = re.search(r"Large-scale Atomic/Molecular Massively Parallel Simulator - (.*)", text)
+    version = match.group(1).strip() if match else "unknown version"
+    package = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "lammps"], capture_output=True,
+                             text=True).stdout.strip()
+    return f"LAMMPS {version}" + (f" (Debian package lammps {package})" if package else "") + \
+        f", binary {shutil.which(lmp) or lmp}"
+
+
+def deck_variables(deck: Path) -> dict[str, str]:
+    """`variable NAME equal|index|string VALUE` lines of a deck (comments stripped)."""
+    values = {}
+    for line in deck.read_text().splitlines():
+        match = re.match(r"\s*variable\s+(\w+)\s+(?:equal|index|string)\s+(.*)$", line)
+        if match:
+            value = match.group(2)
+            if value.startswith('"'):
+                value = value[1:value.index('"', 1)]
+            else:
+                value = value.split("#", 1)[0].strip()
+            values[match.group(1)] = value
+    return values
+
+
+def run_deck(lmp: str, deck: str, work: Path, variables: dict[str, str], label: str = "") -> str:
+    """Runs one deck from this folder (log OUT/<label or deck>.log); returns
+    the command as run (paths of the work directory shown as OUT/)."""
+    log = work / ((label or Path(deck).stem) + ".log")
+    command = [lmp, "-in", deck]
+    for key, value in variables.items():
+        command += ["-var", key, str(value)]
+    command += ["-log", str(log), "-screen", "none"]
+    completed = subprocess.run(command, cwd=HERE, capture_output=True, text=True)
+    if completed.returncode != 0:
+        tail = log.read_text().splitlines()[-10:] if log.exists() else []
+        raise RuntimeError(f"{' '.join(command)} exited with {completed.returncode}:\n" + "\n".join(tail) +
+                           completed.stderr)
+    return " ".join(shlex.quote(c.replace(str(work), "OUT")) for c in command)
+
+
+def read_dump(path: Path) -> list[tuple[int, dict[str, np.ndarray]]]:
+    """A LAMMPS custom dump: [(step, {column: values in id order})]."""
+    frames = []
+    lines = path.read_text().splitlines()
+    k = 0
+    while k < len(lines):
+        if lines[k].startswith("ITEM: TIMESTEP"):
+            step = int(lines[k + 1])
+            count = int(lines[k + 3])
+            columns = lines[k + 8].split()[2:]
+            rows = np.array([[float(v) for v in lines[k + 9 + a].split()] for a in range(count)])
+            frames.append((step, {name: rows[:, c] for c, name in enumerate(columns)}))
+            k += 9 + count
+        else:
+            k += 1
+    return frames
+
+
+def parse_extra(extra: str):
+    """'rolling sds k g mu twisting sds k g mu' / 'twisting marshall' -> (roll, twist)."""
+    words = extra.split()
+    roll = twist = None
+    k = 0
+    while k < len(words):
+        if words[k] == "rolling" and words[k + 1] == "sds":
+            roll = tuple(float(w) for w in words[k + 2:k + 5])
+            k += 5
+        elif words[k] == "twisting" and words[k + 1] == "sds":
+            twist = tuple(float(w) for w in words[k + 2:k + 5])
+            k += 5
+        elif words[k] == "twisting" and words[k + 1] == "marshall":
+            twist = "marshall"
+            k += 2
+        else:
+            raise ValueError(f"cannot read '{extra}' at '{words[k]}'")
+    return roll, twist
+
+
+def vec(v: dict, *names) -> tuple:
+    return tuple(float(v[n]) for n in names)
+
+
+# ---------------------------------------------------------------- case 1
+
+def impact_reference(v: dict, arm: str):
+    one = reference.Sphere(float(v["r1"]), float(v["rho"]), (0.0, 0.0, 0.0), vec(v, "v1x", "v1y", "v1z"),
+                           vec(v, "w1x", "w1y", "w1z"))
+    two = reference.Sphere(float(v["r2"]), float(v["rho"]), vec(v, "x2", "y2", "z2"), vec(v, "v2x", "v2y", "v2z"),
+                           vec(v, "w2x", "w2y", "w2z"))
+    meff = one.m * two.m / (one.m + two.m)
+    kn = float(v["kn"])
+    roll, twist = parse_extra(v["extra"])
+    law = reference.Law(kn, float(v["gamma"]) * math.sqrt(meff * kn), float(v["kt"]), float(v["xgammat"]),
+                        float(v["mu"]), roll, twist)
+    touching = reference.simulate([one, two], law, float(v["dt"]), int(v["steps"]), arm)
+    values = {}
+    for name, s in (("one", one), ("two", two)):
+        for axis, value in zip("xyz", s.v):
+            values[f"{name}.v{axis}"] = value
+        for axis, value in zip("xyz", s.w):
+            values[f"{name}.w{axis}"] = value
+    values["contact_first_step"] = touching[0] if touching else -1
+    values["contact_last_step"] = touching[-1] if touching else -1
+    values["contact_steps"] = len(touching)
+    return values
+
+
+def impact_case(lmp: str, name: str, work: Path):
+    deck = HERE / f"{name}.in"
+    v = deck_variables(deck)
+    dump = work / f"{name}.dump"
+    command = run_deck(lmp, deck.name, work, {"dump": str(dump)})
+    frames = read_dump(dump)
+    steps = int(v["steps"])
+    r1, r2 = float(v["r1"]), float(v["r2"])
+    touching = []
+    for step, f in frames:
+        d = np.array([f["x"][0] - f["x"][1], f["y"][0] - f["y"][1], f["z"][0] - f["z"][1]])
+        if step > 0 and float(d @ d) < (r1 + r2) ** 2:  # pair_granular: contact iff rsq < radsum^2
+            touching.append(step)
+    last = frames[-1][1]
+    assert frames[-1][0] == steps
+    lammps = {}
+    for k, name_ in enumerate(("one", "two")):
+        for axis in "xyz":
+            lammps[f"{name_}.v{axis}"] = float(last[f"v{axis}"][k])
+        for axis in "xyz":
+            lammps[f"{name_}.w{axis}"] = float(last[f"omega{axis}"][k])
+    lammps["contact_first_step"] = touching[0]
+    lammps["contact_last_step"] = touching[-1]
+    lammps["contact_steps"] = len(touching)
+    as_lammps = impact_reference(v, "lammps")
+    as_fricdem = impact_reference(v, "midpoint")
+    worst = 0.0
+    for key, value in lammps.items():
+        scale = 100.0 if ".w" in key else 1.0
+        error = abs(as_lammps[key] - value) / scale
+        if key.startswith("contact") and as_lammps[key] != value:
+            error = math.inf
+        worst = max(worst, error)
+    if worst > REFERENCE_TOLERANCE:
+        raise RuntimeError(f"{name}: scripts/lammps/reference.py no longer reproduces LAMMPS "
+                           f"(error {worst:.3g} of the scale); the arm shifts would be wrong")
+    rows = [(name, steps, key, value, as_fricdem[key] - as_lammps[key]) for key, value in lammps.items()]
+    return rows, command, worst
+
+
+# ---------------------------------------------------------------- case 2
+
+def rolling_reference(v: dict, arm: str, every: int):
+    ball = reference.Sphere(float(v["r"]), float(v["rho"]), (0.0, 0.0, float(v["z0"])), vec(v, "vx", "vy", "vz"),
+                            vec(v, "wx", "wy", "wz"))
+    kn = float(v["kn"])
+    roll, twist = parse_extra(v["extra"])
+    law = reference.Law(kn, float(v["gamma"]) * math.sqrt(ball.m * kn), float(v["kt"]), float(v["xgammat"]),
+                        float(v["mu"]), roll, twist)
+    series = {}
+
+    def record(step, spheres, inside):
+        if step % every == 0:
+            s = spheres[0]
+            series[step] = list(s.x) + list(s.v) + list(s.w)
+
+    reference.simulate([ball], law, float(v["dt"]), int(v["steps"]), arm, gravity=(0.0, 0.0, -9.81), wall_z=0.0,
+                       record=record)
+    return series
+
+
+ROLLING_QUANTITIES = ["ball.x", "ball.y", "ball.z", "ball.vx", "ball.vy", "ball.vz", "ball.wx", "ball.wy", "ball.wz"]
+ROLLING_SCALES = [0.01, 0.01, 0.01, 1.0, 1.0, 1.0, 100.0, 100.0, 100.0]
+
+
+def stop_time(series: dict[int, list], dt: float) -> float:
+    for step in sorted(series):
+        s = series[step]
+        if step > 0 and math.hypot(s[3], s[4]) < STOP_SPEED:
+            return step * dt
+    return math.nan
+
+
+def rolling_case(lmp: str, name: str, work: Path):
+    deck = HERE / f"{name}.in"
+    v = deck_variables(deck)
+    dump = work / f"{name}.dump"
+    command = run_deck(lmp, deck.name, work, {"dump": str(dump)})
+    every = int(v["every"])
+    dt = float(v["dt"])
+    lammps = {}
+    for step, f in read_dump(dump):
+        lammps[step] = [float(f[c][0]) for c in ("x", "y", "z", "vx", "vy", "vz", "omegax", "omegay", "omegaz")]
+    as_lammps = rolling_reference(v, "lammps", every)
+    as_fricdem = rolling_reference(v, "midpoint", every)
+    worst = 0.0
+    for step, values in lammps.items():
+        for value, ref, scale in zip(values, as_lammps[step], ROLLING_SCALES):
+            worst = max(worst, abs(value - ref) / scale)
+    if worst > REFERENCE_TOLERANCE:
+        raise RuntimeError(f"{name}: scripts/lammps/reference.py no longer reproduces LAMMPS "
+                           f"(error {worst:.3g} of the scale); the arm shifts would be wrong")
+    rows = []
+    for step in sorted(lammps):
+        if step % GOLDEN_EVERY:
+            continue
+        for q, value, a, b in zip(ROLLING_QUANTITIES, lammps[step], as_lammps[step], as_fricdem[step]):
+            rows.append((name, step, q, value, b - a))
+    stop = stop_time(lammps, dt)
+    if not math.isnan(stop):
+        rows.append((name, int(round(stop / dt)), "stop_time", stop,
+                     stop_time(as_fricdem, dt) - stop_time(as_lammps, dt)))
+    return rows, command, worst
+
+
+# ---------------------------------------------------------------- case 3
+
+def read_data_radii(path: Path) -> np.ndarray:
+    atoms = path.read_text().split("Atoms # sphere")[1].split("Velocities")[0].strip().splitlines()
+    return np.array([0.5 * float(line.split()[2]) for line in atoms])
+
+
+def pour_box(scene: Path) -> tuple[float, float, float, float]:
+    """The four walls of scenes/lammps/pour.yaml (x_min, x_max, y_min, y_max)."""
+    text = scene.read_text()
+    positions = {}
+    for name in ("wall_x_min", "wall_x_max", "wall_y_min", "wall_y_max"):
+        match = re.search(name + r".*position: \[([^\]]*)\]", text)
+        positions[name] = [float(c) for c in match.group(1).split(",")]
+    return (positions["wall_x_min"][0], positions["wall_x_max"][0], positions["wall_y_min"][1],
+            positions["wall_y_max"][1])
+
+
+def pour_case(lmp: str, work: Path):
+    tool = ROOT / "build" / "release" / "fricdem_lammps_data"
+    if not tool.exists():
+        raise RuntimeError(f"{tool} is missing: build fricdem first (make build)")
+    scene = ROOT / "scenes" / "lammps" / "pour.yaml"
+    box = pour_box(scene)
+    rows, commands = [], []
+    for seed in POUR_SEEDS:
+        data = work / f"pour_seed{seed}.data"
+        subprocess.run([str(tool), str(scene), "0", str(data), f"generators.0.seed={seed}"], check=True,
+                       capture_output=True)
+        dump = work / f"pour_seed{seed}.dump"
+        commands.append(run_deck(lmp, "pour.in", work, {"data": str(data), "dump": str(dump)}, f"pour_seed{seed}"))
+        step, f = read_dump(dump)[-1]
+        x = np.column_stack([f["x"], f["y"], f["z"]])
+        r = f["radius"]
+        if not np.allclose(r, read_data_radii(data), rtol=0, atol=0):
+            raise RuntimeError("radii of the dump differ from the data file")
+        stats = granular_stats.statistics(x, r, box)
+        mass = 4.0 * math.pi / 3.0 * r ** 3 * 2500.0
+        inertia = 0.4 * mass * r ** 2
+        v2 = f["vx"] ** 2 + f["vy"] ** 2 + f["vz"] ** 2
+        w2 = f["omegax"] ** 2 + f["omegay"] ** 2 + f["omegaz"] ** 2
+        stats["kinetic_energy"] = float(0.5 * np.sum(mass * v2 + inertia * w2))
+        for key, value in stats.items():
+            rows.append((seed, step, key, value))
+    return rows, commands
+
+
+# ---------------------------------------------------------------- output
+
+def write_golden(path: Path, header: list[str], columns: str, rows) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as out:
+        for line in header:
+            out.write(f"# {line}\n")
+        out.write(columns + "\n")
+        for row in rows:
+            out.write(",".join(f"{v:.17g}" if isinstance(v, float) else str(v) for v in row) + "\n")
+    print(f"run_lammps: wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path} ({len(rows)} rows)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", default="impact,rolling,pour", help="comma-separated: impact, rolling, pour")
+    parser.add_argument("--out", default=str(ROOT / "tests" / "golden"), help="where the golden files go")
+    parser.add_argument("--keep", help="keep LAMMPS's dumps and logs in this folder (default: a temporary one)")
+    parser.add_argument("--lmp", default="lmp", help="the LAMMPS binary (default: lmp)")
+    args = parser.parse_args()
+    if shutil.which(args.lmp) is None:
+        print(f"run_lammps: '{args.lmp}' not found; install it with scripts/install-lammps.sh", file=sys.stderr)
+        return 2
+    cases = set(args.cases.split(","))
+    out = Path(args.out)
+    version = lammps_version(args.lmp)
+    today = datetime.date.today().isoformat()
+    work_context = tempfile.TemporaryDirectory() if not args.keep else None
+    work = Path(args.keep) if args.keep else Path(work_context.name)
+    work.mkdir(parents=True, exist_ok=True)
+    common = [version,
+              f"written by scripts/lammps/run_lammps.py on {today}; the commands below ran in scripts/lammps/ "
+              "(OUT = a scratch folder)"]
+    shift_note = ("arm_shift: fricdem's contact-arm convention minus LAMMPS's for that number (scripts/lammps/"
+                  "reference.py run both ways); fricdem should give lammps + arm_shift to round-off")
+    if "impact" in cases:
+        rows, commands, worst = [], [], 0.0
+        for name in IMPACTS:
+            r, c, w = impact_case(args.lmp, name, work)
+            rows += r
+            commands.append(c)
+            worst = max(worst, w)
+            print(f"run_lammps: {name}: reference vs LAMMPS {w:.2g} of the scale")
+        write_golden(out / "lammps_impact.csv",
+                     common + [f"command: {c}" for c in commands] + [
+                         "case 1: two-sphere impacts; quantities after separation at the last step: velocities "
+                         "(m/s), spins (rad/s) of spheres one (atom 1) and two (atom 2); contact steps",
+                         shift_note + f"; reference vs LAMMPS: at most {worst:.2g} of the scale (1 m/s, 100 rad/s)"],
+                     "case,step,quantity,lammps,arm_shift", rows)
+    if "rolling" in cases:
+        rows, commands, worst = [], [], 0.0
+        for name in ROLLINGS:
+            r, c, w = rolling_case(args.lmp, name, work)
+            rows += r
+            commands.append(c)
+            worst = max(worst, w)
+            print(f"run_lammps: {name}: reference vs LAMMPS {w:.2g} of the scale")
+        write_golden(out / "lammps_rolling.csv",
+                     common + [f"command: {c}" for c in commands] + [
+                         f"case 2: a sphere on a wall; state every {GOLDEN_EVERY} steps: position (m), velocity "
+                         f"(m/s), spin (rad/s); stop_time (s): first dump time with speed < {STOP_SPEED} m/s",
+                         shift_note + f"; reference vs LAMMPS: at most {worst:.2g} of the scale "
+                         "(10 mm, 1 m/s, 100 rad/s)"],
+                     "case,step,quantity,lammps,arm_shift", rows)
+    if "pour" in cases:
+        rows, commands = pour_case(args.lmp, work)
+        table = {}
+        for seed, step, key, value in rows:
+            table.setdefault(key, []).append(value)
+        summary = [f"{key}: mean {np.mean(values):.6g}, sample std {np.std(values, ddof=1):.3g} over seeds "
+                   f"{POUR_SEEDS}" for key, values in table.items()]
+        write_golden(out / "lammps_pour.csv",
+                     common + [f"command: {c}" for c in commands] + [
+                         "initial states (run in the repository root): build/release/fricdem_lammps_data "
+                         "scenes/lammps/pour.yaml 0 OUT/pour_seedN.data generators.0.seed=N",
+                         "case 3: a pour of 600 spheres settled (scenes/lammps/pour.yaml's lattice, seeds 1-3); "
+                         "statistics of scripts/lammps/granular_stats.py"] + summary,
+                     "seed,step,quantity,lammps", rows)
+    if work_context:
+        work_context.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
