@@ -175,7 +175,7 @@ Test(sds_torque, the_registry_lists_the_roll_and_spin_models_with_their_units)
     for (int r = 0; r < 2; ++r) {
         const fd_model_info* info = fd_model_find(FD_MECHANISM_ROLL, roll[r]);
         cr_assert_not_null(info, "roll model %s", roll[r]);
-        cr_assert_eq(info->param_count, 3);
+        cr_assert_eq(info->param_count, 4); /* k_roll, gamma_roll, mu_roll, transport */
         cr_assert_str_eq(info->params[0].name, "k_roll");
         cr_assert_str_eq(info->params[0].unit, "N/m");
         cr_assert_str_eq(info->params[1].unit, "N s/m");
