@@ -65,6 +65,24 @@ typedef struct fd_column {
     const char* unit;
 } fd_column;
 
+/* An inlet and its progress (src/world/inlet.c). */
+typedef struct fd_inlet {
+    fd_inlet_def def;             /* name points to `name` below */
+    char* name;
+    double radius_min, radius_max;/* m, over the size distribution */
+    double size_cumulative[FD_INLET_MAX_SIZES]; /* normalised cumulative fractions */
+    fd_vec3 axis_u, axis_v;       /* disk: unit vectors spanning its plane */
+    fd_vec3 normal;               /* disk: unit normal */
+    fd_vec3 bound_center;         /* sphere around the region, for the neighbour search */
+    double bound_radius;
+    int64_t inserted;
+    int64_t attempts;             /* placements tried so far for the next sphere (the Philox counter) */
+    int64_t due_before;           /* spheres due at the previous step */
+    int64_t delayed;
+    double max_delay;
+    int64_t rejected;
+} fd_inlet;
+
 struct fd_world {
     fd_world_def def;
     double time;
@@ -115,6 +133,12 @@ struct fd_world {
     signed char* candidate_touching;
     int candidate_capacity;
 
+    /* inlets, and the bodies near a region (scratch of fd_world_run_inlets) */
+    fd_inlet* inlets;
+    int inlet_count, inlet_capacity;
+    int32_t* inlet_near;
+    int inlet_near_capacity;
+
     /* setup results */
     double critical_time_step;
     int warning_count;
@@ -125,6 +149,19 @@ struct fd_world {
  * force accumulation (src/world/contacts.c). Fails on an unsupported pair or
  * a pair without a law. */
 fd_status fd_world_compute_forces(fd_world* world);
+
+/* Inserts the spheres the inlets owe at the world's current time
+ * (src/world/inlet.c). Called by a stepper at the end of a successful step,
+ * after the contact pass: the new spheres touch nothing, get gravity and their
+ * external load as their force, and the world stays prepared. */
+fd_status fd_world_run_inlets(fd_world* world);
+/* Frees the inlets (fd_world_free). */
+void fd_world_free_inlets(fd_world* world);
+/* For fd_world_prepare: adds the spheres the inlets will bring to its
+ * per-material tallies (bodies_of_material, dynamic_material,
+ * smallest_radius) and to the lightest dynamic mass and largest radius. */
+void fd_world_inlet_extents(const fd_world* world, int* bodies_of_material, bool* dynamic_material,
+                            double* smallest_radius, double* lightest, double* largest_radius);
 
 /* "'name' (#index)", or "#index" for an unnamed body, for messages. */
 const char* fd_world_body_label(const fd_world* world, int body, char* text, size_t size);
