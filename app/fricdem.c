@@ -497,6 +497,10 @@ static int command_run(int argc, char** argv)
         fd_world_def def = fd_world_get_def(world);
         printf("fricdem %s: scene %s (%s)\n", FRICDEM_VERSION_STRING, scene.name, scene.path);
         printf("  bodies   %d (%d dynamic)\n", body_count, dynamic_count);
+        for (int i = 0; i < fd_world_inlet_count(world); ++i) {
+            fd_inlet_info inlet = fd_world_get_inlet_info(world, i);
+            printf("  inlet    '%s': %lld spheres\n", inlet.name, (long long)inlet.count);
+        }
         printf("  steps    %lld x %g s = %g s (%s)\n", steps, dt, (double)steps * dt,
                def.integrator == FD_INTEGRATOR_VELOCITY_VERLET ? "velocity_verlet" : "symplectic_euler");
         if (def.periodic[0] || def.periodic[1] || def.periodic[2]) {
@@ -537,6 +541,8 @@ static int command_run(int argc, char** argv)
     bar.start = now_seconds();
     bar.last_draw = bar.start - 1.0;
     long long done = 0;
+    double particle_steps = 0.0; /* dynamic bodies summed over the steps (inlets add bodies) */
+    const int static_count = body_count - dynamic_count;
     for (; exit_code == 0 && done < steps; ++done) {
         if (interrupted) {
             break;
@@ -557,6 +563,7 @@ static int command_run(int argc, char** argv)
             exit_code = EXIT_RUN_FAILED;
             break;
         }
+        particle_steps += (double)(fd_world_body_count(world) - static_count);
         progress_draw(&bar, done + 1, fd_world_time(world), false);
     }
     const double wall = now_seconds() - bar.start;
@@ -568,6 +575,17 @@ static int command_run(int argc, char** argv)
     if (fd_output_close(output, world) != FD_OK) {
         fprintf(stderr, "error: %s\n", fd_last_error());
         exit_code = exit_code ? exit_code : EXIT_RUN_FAILED;
+    }
+    /* An inlet behind its schedule is never silent, not even with --quiet. */
+    for (int i = 0; i < fd_world_inlet_count(world); ++i) {
+        fd_inlet_info inlet = fd_world_get_inlet_info(world, i);
+        if (inlet.inserted < inlet.due) {
+            fprintf(stderr,
+                    "warning: inlet '%s' is %lld spheres behind its schedule at t = %g s (%lld of %lld due inserted): "
+                    "its region was too full (%lld placements rejected); widen the region or lower the rate\n",
+                    inlet.name, (long long)(inlet.due - inlet.inserted), fd_world_time(world),
+                    (long long)inlet.inserted, (long long)inlet.due, (long long)inlet.rejected);
+        }
     }
     if (interrupted && exit_code == 0) {
         fprintf(stderr, "interrupted at step %lld of %lld (t = %g s); outputs so far are in %s\n", done, steps,
@@ -583,9 +601,24 @@ static int command_run(int argc, char** argv)
         format_duration(wall, wall_text, sizeof wall_text);
         printf("%s: %lld steps, %g s simulated in %s wall\n", exit_code ? "stopped" : "done", done,
                fd_world_time(world), wall_text);
+        const int final_dynamic = fd_world_body_count(world) - static_count;
         if (wall > 0 && done > 0) {
-            printf("  speed        %.3g particle-steps/s (%d dynamic bod%s)\n",
-                   (double)dynamic_count * (double)done / wall, dynamic_count, dynamic_count == 1 ? "y" : "ies");
+            if (final_dynamic == dynamic_count) {
+                printf("  speed        %.3g particle-steps/s (%d dynamic bod%s)\n", particle_steps / wall,
+                       dynamic_count, dynamic_count == 1 ? "y" : "ies");
+            } else {
+                printf("  speed        %.3g particle-steps/s (%d to %d dynamic bodies)\n", particle_steps / wall,
+                       dynamic_count, final_dynamic);
+            }
+        }
+        for (int i = 0; i < fd_world_inlet_count(world); ++i) {
+            fd_inlet_info inlet = fd_world_get_inlet_info(world, i);
+            printf("  inlet        '%s': %lld of %lld spheres inserted", inlet.name, (long long)inlet.inserted,
+                   (long long)inlet.count);
+            if (inlet.delayed > 0) {
+                printf(", %lld late (region full; up to %.3g s)", (long long)inlet.delayed, inlet.max_delay);
+            }
+            printf("\n");
         }
         fd_world_profile profile = fd_world_get_profile(world);
         double staged = profile.broad_phase + profile.narrow_phase + profile.contact_models + profile.accumulate +

@@ -155,6 +155,21 @@ fd_body_state fd_body_get_state(const fd_world* world, fd_body_id id);
 fd_status fd_body_set_state(fd_world* world, fd_body_id id, const fd_body_state* state);
 fd_body_info fd_body_get_info(const fd_world* world, fd_body_id id);
 
+/* ---------------------------------------------------------------- inlets */
+
+fd_inlet_def fd_default_inlet_def(void);
+/* Adds an inlet (see fd_inlet_def); before the first step only. The spheres
+ * it inserts are created with fd_world_create_body at the end of the steps
+ * they are due at, after the contact pass, so that the state, contacts and
+ * loads reported after a step include them (they touch nothing yet: only
+ * gravity acts on them). Fails on a bad def, a name used by another inlet, or
+ * an existing body named like the inlet's spheres. fd_world_prepare checks
+ * the contact laws and the time step for the spheres still to come. */
+fd_status fd_world_add_inlet(fd_world* world, const fd_inlet_def* def);
+int fd_world_inlet_count(const fd_world* world);
+/* Progress of inlet `index` (0-based, in order of addition); name "" when out of range. */
+fd_inlet_info fd_world_get_inlet_info(const fd_world* world, int index);
+
 /* ---------------------------------------------------------------- contacts */
 
 /* Contacts after the last step, ordered by (body_i, body_j) index. */

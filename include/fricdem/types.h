@@ -232,6 +232,68 @@ typedef struct fd_body_info {
     double bounding_radius;  /* m; infinity for planes */
 } fd_body_info;
 
+/* ---------------------------------------------------------------- inlets
+ * An inlet pours spheres into a running world: at the rate it is given, from
+ * its start time, until it has inserted its count, each at a random place in
+ * its region that overlaps no body (docs/inlets.md). */
+
+typedef enum fd_inlet_shape {
+    FD_INLET_DISK = 0,       /* a disk (optionally thick: a short cylinder), e.g. the outlet of a funnel */
+    FD_INLET_BOX = 1,        /* an axis-aligned box */
+} fd_inlet_shape;
+
+#define FD_INLET_MAX_SIZES 16
+
+typedef struct fd_inlet_def {
+    /* Required, unique among the world's inlets; copied. The spheres are
+     * named "<name>.<k>", k = 0, 1, ... in order of insertion. */
+    const char* name;
+    fd_material_id material; /* required; the spheres' mass is density x volume */
+    /* Radii. Without sizes (size_count = 0): uniform in radius [1 - s, 1 + s],
+     * s = radius_spread (number-weighted). */
+    double radius;           /* m; default 0 (must be > 0 when size_count = 0) */
+    double radius_spread;    /* -; default 0; in [0, 0.9] */
+    /* With sizes (size_count in 1..FD_INLET_MAX_SIZES): size_radius[i] with
+     * probability size_fraction[i] / sum (number fractions). */
+    int size_count;          /* default 0 */
+    double size_radius[FD_INLET_MAX_SIZES];   /* m, each > 0 */
+    double size_fraction[FD_INLET_MAX_SIZES]; /* -, each >= 0, sum > 0 */
+    /* Region. A sphere of radius r is centred within disk_radius - r of the
+     * disk's axis and within thickness / 2 of its plane, or at least r inside
+     * every face of the box: it never sticks out sideways. */
+    fd_inlet_shape shape;    /* default FD_INLET_DISK */
+    fd_vec3 center;          /* disk centre, m; default 0 */
+    double disk_radius;      /* m; default 0 (must be >= the largest sphere radius) */
+    fd_vec3 normal;          /* disk normal (normalised; its sign does not matter); default (0, 0, 1) */
+    double thickness;        /* m, extent of the region along the normal, centred on the disk; default 0 */
+    fd_vec3 box_min;         /* m; box corners: box_max - box_min >= 2 x the largest radius on each axis */
+    fd_vec3 box_max;
+    /* Schedule: after the step that reaches time t, the inlet has inserted
+     * min(count, floor(rate (t - start_time))) spheres, unless its region was
+     * too full (then the rest follow as soon as they fit, and
+     * fd_world_get_inlet_info reports the delay and the shortfall). */
+    double rate;             /* spheres per second; > 0 */
+    int64_t count;           /* total number of spheres; >= 1 */
+    double start_time;       /* s; default 0 */
+    fd_vec3 velocity;        /* m/s, world, initial velocity of every sphere; default 0 */
+    double velocity_spread;  /* m/s; each velocity component gets a uniform draw in [-spread, spread]; default 0 */
+    uint64_t seed;           /* Philox-4x64 key: the same seed gives bitwise the same spheres; default 1 */
+    int max_attempts;        /* placements tried per sphere per step before it waits for the next step; default 100 */
+} fd_inlet_def;
+
+/* What an inlet has done so far (fd_world_get_inlet_info). */
+typedef struct fd_inlet_info {
+    const char* name;
+    int64_t count;           /* total to insert */
+    int64_t inserted;        /* inserted so far */
+    int64_t due;             /* due by now: min(count, floor(rate (t - start_time))) */
+    int64_t delayed;         /* spheres inserted after the step they were due at (the region was full) */
+    double max_delay;        /* s, the longest such delay (0 if none) */
+    int64_t rejected;        /* placements rejected because the sphere would have overlapped a body */
+    fd_vec3 bounds_min;      /* m, box around the region */
+    fd_vec3 bounds_max;
+} fd_inlet_info;
+
 /* ---------------------------------------------------------------- contacts */
 
 /* Geometry of one contact at the current step, as Fang & Negrut Sec. 2 needs it.

@@ -18,6 +18,10 @@
  * is rewritten (to a temporary file, then renamed) after every snapshot, so a
  * run that stops early leaves complete rows and a readable collection.
  *
+ * A growing world. Bodies that inlets add between writes simply appear in the
+ * next CSV rows and snapshots (every row and snapshot lists the bodies there
+ * are at its time; a body's index never changes).
+ *
  * Numbers. CSV values use %.17g, which round-trips every double exactly
  * (strtod gives back the same bits). VTU files are for viewing and use %.10g
  * to keep them small. */
@@ -694,8 +698,9 @@ static fd_status write_snapshot(fd_output* output, const fd_world* world)
 }
 
 /* vtu/planes.vtu: each plane as a square of side 1.5 times the largest extent
- * of the box around the other bodies (and the plane positions), centred on the
- * projection of that box's centre onto the plane. Written once, at open. */
+ * of the box around the other bodies (and the plane positions and the inlets'
+ * regions), centred on the projection of that box's centre onto the plane.
+ * Written once, at open. */
 static fd_status write_planes_vtu(fd_output* output, const fd_world* world)
 {
     int body_count = fd_world_body_count(world);
@@ -710,6 +715,12 @@ static fd_status write_planes_vtu(fd_output* output, const fd_world* world)
         plane_count += info.shape.type == FD_SHAPE_PLANE;
         lo = fd_v3(fmin(lo.x, p.x - r), fmin(lo.y, p.y - r), fmin(lo.z, p.z - r));
         hi = fd_v3(fmax(hi.x, p.x + r), fmax(hi.y, p.y + r), fmax(hi.z, p.z + r));
+    }
+    /* Inlets bring bodies later: their regions count as well. */
+    for (int i = 0; i < fd_world_inlet_count(world); ++i) {
+        fd_inlet_info inlet = fd_world_get_inlet_info(world, i);
+        lo = fd_v3(fmin(lo.x, inlet.bounds_min.x), fmin(lo.y, inlet.bounds_min.y), fmin(lo.z, inlet.bounds_min.z));
+        hi = fd_v3(fmax(hi.x, inlet.bounds_max.x), fmax(hi.y, inlet.bounds_max.y), fmax(hi.z, inlet.bounds_max.z));
     }
     if (plane_count == 0) {
         return FD_OK;

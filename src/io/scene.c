@@ -8,7 +8,8 @@
  *   build     what the tables cannot check (unique names, references to
  *             materials, keys that depend on the shape type, orientation vs
  *             rotation), then the world itself: materials, contact laws,
- *             bodies, generated bodies (scene_generate.c);
+ *             bodies, generated bodies (scene_generate.c), inlets
+ *             (scene_inlet.c);
  *   outputs   the output settings and the run length.
  * Every error is FD_ERR_PARSE (FD_ERR_IO when the file cannot be read) with a
  * message "FILE:LINE: key.path: what is wrong", and leaves *out empty. The
@@ -502,6 +503,9 @@ static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const
     const fd_scene_generator* generators = file->generators.items;
     for (int g = 0; status == FD_OK && g < file->generators.count; ++g) {
         status = fd_scene_generate(ctx, out->world, file, &generators[g], g, names);
+    }
+    for (int i = 0; status == FD_OK && i < file->inlets.count; ++i) {
+        status = fd_scene_build_inlet(ctx, out->world, file, i);
     }
     fd_scene_names_free(names);
     if (status == FD_OK) {

@@ -17,7 +17,9 @@
  * sphere is spacing / 2 - r); `velocity_spread` adds to `velocity` a
  * Gaussian of that standard deviation per component, from counter
  * (k, 1, 0, 0) by Box-Muller (its log, cos and sin come from the C library,
- * so these bits are those of the machine's libm). */
+ * so these bits are those of the machine's libm).
+ * With `static: true` the spheres are static bodies: one layer of them makes
+ * a rough floor. */
 #include <math.h>
 #include <string.h>
 
@@ -74,6 +76,12 @@ fd_status fd_scene_generate(fd_scene_ctx* ctx, fd_world* world, const fd_scene_f
             return fd_scene_fail(ctx, fd_scene_given(&fd_scene_region_table, &gen->region, "max"), path,
                                  "must be > min in every component (%c: max %g <= min %g)", "xyz"[a], hi[a], lo[a]);
         }
+    }
+
+    if (gen->is_static && (gen->velocity.x != 0.0 || gen->velocity.y != 0.0 || gen->velocity.z != 0.0)) {
+        snprintf(path, sizeof path, "generators[%d].velocity", index);
+        return fd_scene_fail(ctx, fd_scene_given(&fd_scene_generator_table, gen, "velocity"), path,
+                             "static spheres cannot move: give no velocity (or static: false)");
     }
 
     const double r_max = gen->radius * (1.0 + gen->radius_spread);
@@ -147,7 +155,7 @@ fd_status fd_scene_generate(fd_scene_ctx* ctx, fd_world* world, const fd_scene_f
 
         fd_body_def def = fd_default_body_def();
         def.name = name;
-        def.type = FD_BODY_DYNAMIC;
+        def.type = gen->is_static ? FD_BODY_STATIC : FD_BODY_DYNAMIC;
         def.shape.type = FD_SHAPE_SPHERE;
         def.shape.radius = radius;
         def.material = material;

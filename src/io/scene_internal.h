@@ -275,7 +275,45 @@ typedef struct fd_scene_generator {
     double spacing;
     double jitter;
     int64_t seed;
+    bool is_static;
 } fd_scene_generator;
+
+typedef struct fd_scene_disk {
+    fd_scene_seen seen;
+    fd_vec3 center;
+    double radius;
+    fd_vec3 normal;
+    double thickness;
+} fd_scene_disk;
+
+typedef struct fd_scene_inlet_region {
+    fd_scene_seen seen;
+    fd_scene_disk disk;
+    fd_scene_region box;
+} fd_scene_inlet_region;
+
+typedef struct fd_scene_size {
+    fd_scene_seen seen;
+    double radius;
+    double fraction;
+} fd_scene_size;
+
+typedef struct fd_scene_inlet {
+    fd_scene_seen seen;
+    const char* name;
+    const char* material;
+    double radius;
+    double radius_spread;
+    fd_scene_list sizes; /* fd_scene_size */
+    fd_scene_inlet_region region;
+    double rate;
+    int64_t count;
+    double start;
+    fd_vec3 velocity;
+    double velocity_spread;
+    int64_t seed;
+    int64_t attempts;
+} fd_scene_inlet;
 
 typedef struct fd_scene_output_keys {
     fd_scene_seen seen;
@@ -299,6 +337,7 @@ typedef struct fd_scene_file {
     fd_scene_list contacts;   /* fd_scene_contact */
     fd_scene_list bodies;     /* fd_scene_body */
     fd_scene_list generators; /* fd_scene_generator */
+    fd_scene_list inlets;     /* fd_scene_inlet */
     fd_scene_output_keys output;
 } fd_scene_file;
 
@@ -315,6 +354,11 @@ extern const fd_scene_table fd_scene_rotation_table;
 extern const fd_scene_table fd_scene_lock_table;
 extern const fd_scene_table fd_scene_generator_table;
 extern const fd_scene_table fd_scene_region_table;
+extern const fd_scene_table fd_scene_inlet_table;
+extern const fd_scene_table fd_scene_inlet_region_table;
+extern const fd_scene_table fd_scene_disk_table;
+extern const fd_scene_table fd_scene_inlet_box_table;
+extern const fd_scene_table fd_scene_size_table;
 extern const fd_scene_table fd_scene_output_table;
 
 /* ---------------------------------------------------------------- building */
@@ -335,5 +379,8 @@ fd_status fd_scene_find_material(fd_scene_ctx* ctx, fd_world* world, const fd_sc
 /* Creates the bodies of one generator (scene_generate.c). */
 fd_status fd_scene_generate(fd_scene_ctx* ctx, fd_world* world, const fd_scene_file* file,
                             const fd_scene_generator* gen, int index, fd_scene_names* names);
+
+/* Adds the inlet of one entry to the world (scene_inlet.c). */
+fd_status fd_scene_build_inlet(fd_scene_ctx* ctx, fd_world* world, const fd_scene_file* file, int index);
 
 #endif

@@ -8,6 +8,7 @@
  *   forces at t1 (contact pass)               forces at t1
  *                                             kick(dt/2)
  *   check: every value finite, else roll back and report.
+ *   inlets: the spheres due by the new time join the state (src/world/inlet.c).
  *
  * Forces are computed at the end of a step, for the new state, so that the
  * contacts and loads reported after a step belong to the state reported with
@@ -170,6 +171,7 @@ void fd_world_free(fd_world* world)
     for (int m = 0; m < world->material_count; ++m) {
         free(world->materials[m].name);
     }
+    fd_world_free_inlets(world);
     free(world->name_slots);
     free(world->states);
     free(world->masses);
@@ -892,6 +894,7 @@ fd_status fd_world_prepare(fd_world* world)
             smallest_radius[m] = fmin(smallest_radius[m], world->bounding_radii[b]);
         }
     }
+    fd_world_inlet_extents(world, bodies_of_material, dynamic_material, smallest_radius, &lightest, &largest_radius);
     fd_status status = FD_OK;
     fd_critical_step limit = {INFINITY, 0.0, 0.0, "none"};
     for (int a = 0; a < materials && status == FD_OK; ++a) {
@@ -1136,7 +1139,8 @@ fd_status fd_world_step(fd_world* world)
         world->step_count = saved_step;
         return status;
     }
-    return FD_OK;
+    /* Spheres due from inlets join the finished state (src/world/inlet.c). */
+    return fd_world_run_inlets(world);
 }
 
 /* ---------------------------------------------------------------- queries */

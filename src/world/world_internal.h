@@ -82,6 +82,23 @@ typedef struct fd_column {
 } fd_column;
 
 typedef struct fd_complementarity fd_complementarity;
+/* An inlet and its progress (src/world/inlet.c). */
+typedef struct fd_inlet {
+    fd_inlet_def def;             /* name points to `name` below */
+    char* name;
+    double radius_min, radius_max;/* m, over the size distribution */
+    double size_cumulative[FD_INLET_MAX_SIZES]; /* normalised cumulative fractions */
+    fd_vec3 axis_u, axis_v;       /* disk: unit vectors spanning its plane */
+    fd_vec3 normal;               /* disk: unit normal */
+    fd_vec3 bound_center;         /* sphere around the region, for the neighbour search */
+    double bound_radius;
+    int64_t inserted;
+    int64_t attempts;             /* placements tried so far for the next sphere (the Philox counter) */
+    int64_t due_before;           /* spheres due at the previous step */
+    int64_t delayed;
+    double max_delay;
+    int64_t rejected;
+} fd_inlet;
 
 struct fd_world {
     fd_world_def def;
@@ -147,10 +164,15 @@ struct fd_world {
     bool has_locks;
     bool has_energy_reference;
     double energy_reference;
-    bool forces_current;
+    bool forces_current;               /* forces belong to the current state (else prepare computes them) */
     fd_complementarity* complementarity; /* the non-smooth stepper's workspace (NULL for the penalty one) */
     fd_contact_event* events;          /* of the last force pass */
-    int event_count, event_capacity;               /* forces belong to the current state (else prepare computes them) */
+    int event_count, event_capacity;
+    /* inlets, and the bodies near a region (scratch of fd_world_run_inlets) */
+    fd_inlet* inlets;
+    int inlet_count, inlet_capacity;
+    int32_t* inlet_near;
+    int inlet_near_capacity;
 
     /* setup results */
     double critical_time_step;
@@ -174,6 +196,19 @@ fd_status fd_world_raise_events(fd_world* world);
 fd_complementarity* fd_complementarity_create(void);
 void fd_complementarity_free(fd_complementarity* workspace);
 fd_status fd_world_step_complementarity(fd_world* world);
+
+/* Inserts the spheres the inlets owe at the world's current time
+ * (src/world/inlet.c). Called by a stepper at the end of a successful step,
+ * after the contact pass: the new spheres touch nothing, get gravity and their
+ * external load as their force, and the world stays prepared. */
+fd_status fd_world_run_inlets(fd_world* world);
+/* Frees the inlets (fd_world_free). */
+void fd_world_free_inlets(fd_world* world);
+/* For fd_world_prepare: adds the spheres the inlets will bring to its
+ * per-material tallies (bodies_of_material, dynamic_material,
+ * smallest_radius) and to the lightest dynamic mass and largest radius. */
+void fd_world_inlet_extents(const fd_world* world, int* bodies_of_material, bool* dynamic_material,
+                            double* smallest_radius, double* lightest, double* largest_radius);
 
 /* "'name' (#index)", or "#index" for an unnamed body, for messages. */
 const char* fd_world_body_label(const fd_world* world, int body, char* text, size_t size);

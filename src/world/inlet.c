@@ -1,0 +1,530 @@
+/* Inlets: spheres poured into a running world (docs/inlets.md).
+ *
+ * An inlet owes min(count, floor(rate (t - start))) spheres after the step
+ * that reaches time t. At the end of each step (fd_world_run_inlets, after
+ * the contact pass and the finiteness check) it inserts the spheres it owes,
+ * in order k = 0, 1, ...:
+ *
+ *   1. radius and velocity of sphere k from Philox-4x64-10 (Random123; Salmon
+ *      et al., SC 2011) with key (seed, 1) and counter (k, 0, 0, 0);
+ *   2. a place in the region from the counter (k, a + 1, 0, 0), a = 0, 1, ...
+ *      the placements tried so far for sphere k; a place is taken when the
+ *      sphere overlaps no body (gap >= contact_margin to every sphere's
+ *      bounding sphere and every plane), else the next a is tried;
+ *   3. after max_attempts rejected places in one step the sphere waits for the
+ *      next step (and so do the spheres after it); it is counted as delayed
+ *      when it goes in, and the shortfall stays visible in fd_inlet_info.
+ *
+ * A counter-based generator makes sphere k depend on (seed, k) and on where
+ * the bodies are, nothing else: the same scene gives bitwise the same run.
+ * The key's second word (1) keeps an inlet's numbers apart from those of a
+ * lattice generator (key (seed, 0)) with the same seed.
+ *
+ * The new spheres are created with fd_world_create_body, which books them in
+ * the world (and the energy ledger books their energy as inserted). They touch
+ * nothing, so the contacts and loads of the step stand: each new sphere gets
+ * gravity and its (zero) external load as its force, the broad phase is
+ * pointed at the grown arrays, and the world stays prepared, so the next step
+ * does not recompute the contact pass (which would apply the incremental
+ * springs' increments twice). Only the bodies near the region are checked for
+ * overlap: one pass over the bodies per inlet and step with something due. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <Random123/philox.h>
+
+#include "core/error.h"
+#include "world/world_internal.h"
+
+static const double PI = 3.14159265358979323846;
+
+/* Allowance on rate (t - start) so that the round-off of t = n dt never
+ * delays a sphere by a step (e.g. 800 x 125 x 1e-5 = 0.99999999999999989). */
+static const double DUE_ALLOWANCE = 1e-9;
+
+/* Uniform in [0, 1) with 53 random bits. */
+static double unit_uniform(uint64_t bits) { return (double)(bits >> 11) * 0x1.0p-53; }
+
+static void draw(const fd_inlet* inlet, uint64_t k, uint64_t stream, double u[4])
+{
+    const philox4x64_key_t key = {{inlet->def.seed, 1}};
+    const philox4x64_ctr_t counter = {{k, stream, 0, 0}};
+    const philox4x64_ctr_t random = philox4x64(counter, key);
+    for (int j = 0; j < 4; ++j) {
+        u[j] = unit_uniform(random.v[j]);
+    }
+}
+
+fd_inlet_def fd_default_inlet_def(void)
+{
+    fd_inlet_def def;
+    memset(&def, 0, sizeof def);
+    def.shape = FD_INLET_DISK;
+    def.normal = fd_v3(0, 0, 1);
+    def.seed = 1;
+    def.max_attempts = 100;
+    return def;
+}
+
+/* ---------------------------------------------------------------- adding */
+
+static bool finite_non_negative(double value) { return value >= 0.0 && isfinite(value); }
+
+/* Is `name` "<prefix>.<digits>"? */
+static bool is_sphere_name(const char* name, const char* prefix)
+{
+    size_t length = strlen(prefix);
+    if (strncmp(name, prefix, length) != 0 || name[length] != '.' || name[length + 1] == '\0') {
+        return false;
+    }
+    for (const char* c = name + length + 1; *c; ++c) {
+        if (*c < '0' || *c > '9') {
+            return false;
+        }
+    }
+    return true;
+}
+
+static fd_status check_def(const fd_world* world, const fd_inlet_def* def, double* radius_min, double* radius_max)
+{
+    const char* name = def->name;
+    if (def->material.index1 < 1 || def->material.index1 > world->material_count) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': material is required", name);
+    }
+    if (def->size_count == 0) {
+        if (!(def->radius > 0.0) || !isfinite(def->radius)) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': radius must be > 0 m (got %g)", name, def->radius);
+        }
+        if (!(def->radius_spread >= 0.0 && def->radius_spread <= 0.9)) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': radius_spread must be in [0, 0.9] (got %g)", name,
+                           def->radius_spread);
+        }
+        *radius_min = def->radius * (1.0 - def->radius_spread);
+        *radius_max = def->radius * (1.0 + def->radius_spread);
+    } else {
+        if (def->size_count < 0 || def->size_count > FD_INLET_MAX_SIZES) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': size_count must be in [0, %d] (got %d)", name,
+                           FD_INLET_MAX_SIZES, def->size_count);
+        }
+        double sum = 0.0;
+        *radius_min = INFINITY;
+        *radius_max = 0.0;
+        for (int i = 0; i < def->size_count; ++i) {
+            if (!(def->size_radius[i] > 0.0) || !isfinite(def->size_radius[i])) {
+                return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': size %d: radius must be > 0 m (got %g)", name, i,
+                               def->size_radius[i]);
+            }
+            if (!finite_non_negative(def->size_fraction[i])) {
+                return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': size %d: fraction must be >= 0 (got %g)", name,
+                               i, def->size_fraction[i]);
+            }
+            sum += def->size_fraction[i];
+            if (def->size_fraction[i] > 0.0) {
+                *radius_min = fmin(*radius_min, def->size_radius[i]);
+                *radius_max = fmax(*radius_max, def->size_radius[i]);
+            }
+        }
+        if (!(sum > 0.0)) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': the size fractions must not all be 0", name);
+        }
+    }
+    if (def->shape == FD_INLET_DISK) {
+        if (!fd_v3_is_finite(def->center) || !fd_v3_is_finite(def->normal) || fd_v3_length(def->normal) == 0.0) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': disk centre and normal must be finite, the normal "
+                           "not zero", name);
+        }
+        if (!(def->disk_radius >= *radius_max) || !isfinite(def->disk_radius)) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                           "inlet '%s': disk radius %g m is smaller than the largest sphere radius %g m", name,
+                           def->disk_radius, *radius_max);
+        }
+        if (!finite_non_negative(def->thickness)) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': thickness must be >= 0 m (got %g)", name,
+                           def->thickness);
+        }
+    } else if (def->shape == FD_INLET_BOX) {
+        if (!fd_v3_is_finite(def->box_min) || !fd_v3_is_finite(def->box_max)) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': box corners must be finite", name);
+        }
+        fd_vec3 size = fd_v3_sub(def->box_max, def->box_min);
+        for (int axis = 0; axis < 3; ++axis) {
+            if (!(fd_v3_component(size, axis) >= 2.0 * *radius_max)) {
+                return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                               "inlet '%s': box is %g m along %c, less than the largest sphere diameter %g m", name,
+                               fd_v3_component(size, axis), "xyz"[axis], 2.0 * *radius_max);
+            }
+        }
+    } else {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': unknown region shape %d", name, (int)def->shape);
+    }
+    if (!(def->rate > 0.0) || !isfinite(def->rate)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': rate must be > 0 spheres/s (got %g)", name, def->rate);
+    }
+    if (def->count < 1) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': count must be >= 1 (got %lld)", name,
+                       (long long)def->count);
+    }
+    if (!finite_non_negative(def->start_time)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': start_time must be >= 0 s (got %g)", name,
+                       def->start_time);
+    }
+    if (!fd_v3_is_finite(def->velocity) || !finite_non_negative(def->velocity_spread)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': velocity must be finite and velocity_spread >= 0 m/s",
+                       name);
+    }
+    if (def->max_attempts < 1) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': max_attempts must be >= 1 (got %d)", name,
+                       def->max_attempts);
+    }
+    for (int b = 0; b < world->body_count; ++b) {
+        if (is_sphere_name(world->colds[b].name, name)) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                           "inlet '%s': body '%s' has a name of the form the inlet gives its spheres ('%s.<k>')",
+                           name, world->colds[b].name, name);
+        }
+    }
+    return FD_OK;
+}
+
+fd_status fd_world_add_inlet(fd_world* world, const fd_inlet_def* def)
+{
+    if (def == NULL) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet: def is NULL");
+    }
+    if (def->name == NULL || def->name[0] == '\0') {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet: name is required");
+    }
+    if (world->step_count > 0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': inlets must be added before the first step", def->name);
+    }
+    for (int i = 0; i < world->inlet_count; ++i) {
+        if (strcmp(world->inlets[i].name, def->name) == 0) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': name already used", def->name);
+        }
+    }
+    double radius_min = 0.0, radius_max = 0.0;
+    fd_status status = check_def(world, def, &radius_min, &radius_max);
+    if (status != FD_OK) {
+        return status;
+    }
+    if (world->inlet_count == world->inlet_capacity) {
+        int capacity = world->inlet_capacity > 0 ? 2 * world->inlet_capacity : 4;
+        fd_inlet* inlets = realloc(world->inlets, (size_t)capacity * sizeof *inlets);
+        if (inlets == NULL) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding inlet '%s'", def->name);
+        }
+        world->inlets = inlets;
+        world->inlet_capacity = capacity;
+    }
+    fd_inlet* inlet = &world->inlets[world->inlet_count];
+    memset(inlet, 0, sizeof *inlet);
+    inlet->name = malloc(strlen(def->name) + 1);
+    if (inlet->name == NULL) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding inlet '%s'", def->name);
+    }
+    strcpy(inlet->name, def->name);
+    inlet->def = *def;
+    inlet->def.name = inlet->name;
+    inlet->radius_min = radius_min;
+    inlet->radius_max = radius_max;
+    if (def->size_count > 0) {
+        double sum = 0.0, running = 0.0;
+        for (int i = 0; i < def->size_count; ++i) {
+            sum += def->size_fraction[i];
+        }
+        for (int i = 0; i < def->size_count; ++i) {
+            running += def->size_fraction[i];
+            inlet->size_cumulative[i] = running / sum;
+        }
+        inlet->size_cumulative[def->size_count - 1] = 1.0;
+    }
+    if (def->shape == FD_INLET_DISK) {
+        inlet->normal = fd_v3_normalize(def->normal);
+        inlet->axis_u = fd_v3_normalize(fd_v3_any_orthogonal(inlet->normal));
+        inlet->axis_v = fd_v3_cross(inlet->normal, inlet->axis_u);
+        inlet->bound_center = def->center;
+        inlet->bound_radius = hypot(def->disk_radius, 0.5 * def->thickness);
+    } else {
+        inlet->bound_center = fd_v3_scale(0.5, fd_v3_add(def->box_min, def->box_max));
+        inlet->bound_radius = 0.5 * fd_v3_distance(def->box_min, def->box_max);
+    }
+    world->inlet_count++;
+    world->prepared = false; /* prepare checks the laws and the time step for the spheres to come */
+    return FD_OK;
+}
+
+void fd_world_free_inlets(fd_world* world)
+{
+    for (int i = 0; i < world->inlet_count; ++i) {
+        free(world->inlets[i].name);
+    }
+    free(world->inlets);
+    free(world->inlet_near);
+    world->inlets = NULL;
+    world->inlet_near = NULL;
+    world->inlet_count = world->inlet_capacity = world->inlet_near_capacity = 0;
+}
+
+int fd_world_inlet_count(const fd_world* world) { return world->inlet_count; }
+
+fd_inlet_info fd_world_get_inlet_info(const fd_world* world, int index)
+{
+    fd_inlet_info info;
+    memset(&info, 0, sizeof info);
+    info.name = "";
+    if (index < 0 || index >= world->inlet_count) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet index %d out of range [0, %d)", index, world->inlet_count);
+        return info;
+    }
+    const fd_inlet* inlet = &world->inlets[index];
+    const fd_inlet_def* def = &inlet->def;
+    info.name = inlet->name;
+    info.count = def->count;
+    info.inserted = inlet->inserted;
+    info.due = inlet->due_before;
+    info.delayed = inlet->delayed;
+    info.max_delay = inlet->max_delay;
+    info.rejected = inlet->rejected;
+    if (def->shape == FD_INLET_DISK) {
+        /* The disk's extent along a world axis e is R sqrt(1 - (n.e)^2) + (thickness / 2) |n.e|. */
+        fd_vec3 n = inlet->normal;
+        double half[3];
+        for (int axis = 0; axis < 3; ++axis) {
+            double c = fd_v3_component(n, axis);
+            half[axis] = def->disk_radius * sqrt(fmax(0.0, 1.0 - c * c)) + 0.5 * def->thickness * fabs(c);
+        }
+        fd_vec3 extent = fd_v3(half[0], half[1], half[2]);
+        info.bounds_min = fd_v3_sub(def->center, extent);
+        info.bounds_max = fd_v3_add(def->center, extent);
+    } else {
+        info.bounds_min = def->box_min;
+        info.bounds_max = def->box_max;
+    }
+    return info;
+}
+
+void fd_world_inlet_extents(const fd_world* world, int* bodies_of_material, bool* dynamic_material,
+                            double* smallest_radius, double* lightest, double* largest_radius)
+{
+    for (int i = 0; i < world->inlet_count; ++i) {
+        const fd_inlet* inlet = &world->inlets[i];
+        int m = inlet->def.material.index1 - 1;
+        int64_t remaining = inlet->def.count - inlet->inserted;
+        if (remaining <= 0) {
+            continue;
+        }
+        bodies_of_material[m] += remaining > 1000000 ? 1000000 : (int)remaining;
+        dynamic_material[m] = true;
+        smallest_radius[m] = fmin(smallest_radius[m], inlet->radius_min);
+        double volume = 4.0 / 3.0 * PI * inlet->radius_min * inlet->radius_min * inlet->radius_min;
+        *lightest = fmin(*lightest, world->materials[m].density * volume);
+        *largest_radius = fmax(*largest_radius, inlet->radius_max);
+    }
+}
+
+/* ---------------------------------------------------------------- inserting */
+
+/* Spheres due after the step that reached time t. */
+static int64_t due_count(const fd_inlet_def* def, double time)
+{
+    double owed = def->rate * (time - def->start_time) + DUE_ALLOWANCE;
+    if (!(owed >= 1.0)) {
+        return 0;
+    }
+    if (owed >= (double)def->count) {
+        return def->count;
+    }
+    return (int64_t)floor(owed);
+}
+
+static double sphere_radius(const fd_inlet* inlet, const double u[4])
+{
+    const fd_inlet_def* def = &inlet->def;
+    if (def->size_count == 0) {
+        return def->radius * (1.0 + def->radius_spread * (2.0 * u[0] - 1.0));
+    }
+    int i = 0;
+    while (i < def->size_count - 1 && !(u[0] < inlet->size_cumulative[i])) {
+        ++i;
+    }
+    return def->size_radius[i];
+}
+
+/* A place for a sphere of radius r from four uniform numbers. */
+static fd_vec3 sphere_place(const fd_inlet* inlet, double r, const double u[4])
+{
+    const fd_inlet_def* def = &inlet->def;
+    if (def->shape == FD_INLET_DISK) {
+        double rho = (def->disk_radius - r) * sqrt(u[0]); /* uniform over the disk's area */
+        double phi = 2.0 * PI * u[1];
+        double height = def->thickness * (u[2] - 0.5);
+        fd_vec3 in_plane =
+            fd_v3_add(fd_v3_scale(rho * cos(phi), inlet->axis_u), fd_v3_scale(rho * sin(phi), inlet->axis_v));
+        return fd_v3_add(def->center, fd_v3_add(in_plane, fd_v3_scale(height, inlet->normal)));
+    }
+    double p[3];
+    for (int axis = 0; axis < 3; ++axis) {
+        double lo = fd_v3_component(def->box_min, axis) + r;
+        double hi = fd_v3_component(def->box_max, axis) - r;
+        p[axis] = lo + (hi - lo) * u[axis];
+    }
+    return fd_v3(p[0], p[1], p[2]);
+}
+
+static bool grow_near(fd_world* world, int needed)
+{
+    if (needed <= world->inlet_near_capacity) {
+        return true;
+    }
+    int capacity = world->inlet_near_capacity > 0 ? world->inlet_near_capacity : 64;
+    while (capacity < needed) {
+        capacity *= 2;
+    }
+    int32_t* near = realloc(world->inlet_near, (size_t)capacity * sizeof *near);
+    if (near == NULL) {
+        return false;
+    }
+    world->inlet_near = near;
+    world->inlet_near_capacity = capacity;
+    return true;
+}
+
+/* The planes, and the other bodies whose bounding spheres come within
+ * contact_margin of a sphere of the inlet anywhere in its region. */
+static int collect_near(fd_world* world, const fd_inlet* inlet)
+{
+    if (!grow_near(world, world->body_count)) {
+        return -1;
+    }
+    double reach = inlet->bound_radius + inlet->radius_max + world->def.contact_margin;
+    int count = 0;
+    for (int b = 0; b < world->body_count; ++b) {
+        if (world->is_plane[b]) {
+            world->inlet_near[count++] = b;
+            continue;
+        }
+        double limit = reach + world->bounding_radii[b];
+        if (fd_v3_length_squared(fd_v3_sub(world->states[b].position, inlet->bound_center)) < limit * limit) {
+            world->inlet_near[count++] = b;
+        }
+    }
+    return count;
+}
+
+/* Does a sphere of radius r at p stay at least contact_margin from every body
+ * of the near list (planes: its half-space; others: their bounding sphere)? */
+static bool place_is_free(const fd_world* world, int near_count, fd_vec3 p, double r)
+{
+    double margin = world->def.contact_margin;
+    for (int k = 0; k < near_count; ++k) {
+        int b = world->inlet_near[k];
+        fd_vec3 offset = fd_v3_sub(p, world->states[b].position);
+        if (world->is_plane[b]) {
+            if (fd_v3_dot(world->plane_normals[b], offset) < r + margin) {
+                return false;
+            }
+            continue;
+        }
+        double reach = r + world->bounding_radii[b] + margin;
+        if (fd_v3_length_squared(offset) < reach * reach) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The world after fd_world_create_body added body b mid-run: b's force is
+ * gravity and its external load (it touches nothing), the broad phase reads
+ * the possibly moved arrays, and the world stays prepared. */
+static void adopt_body(fd_world* world, int b)
+{
+    world->forces[b] = fd_v3_mul_add(world->masses[b].external_force, world->colds[b].mass, world->def.gravity);
+    world->torques[b] = world->masses[b].external_torque;
+    fd_broadphase* bp = &world->broadphase;
+    bp->radii = world->bounding_radii;
+    bp->is_static = world->is_static;
+    bp->is_plane = world->is_plane;
+    bp->plane_normals = world->plane_normals;
+    world->prepared = true;
+}
+
+static fd_status run_inlet(fd_world* world, fd_inlet* inlet)
+{
+    const fd_inlet_def* def = &inlet->def;
+    int64_t due = due_count(def, world->time);
+    int64_t due_before = inlet->due_before;
+    inlet->due_before = due;
+    if (inlet->inserted >= due) {
+        return FD_OK;
+    }
+    int near_count = collect_near(world, inlet);
+    if (near_count < 0) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "inlet '%s': out of memory", inlet->name);
+    }
+    char name[600];
+    while (inlet->inserted < due) {
+        int64_t k = inlet->inserted;
+        double u[4];
+        draw(inlet, (uint64_t)k, 0, u);
+        double r = sphere_radius(inlet, u);
+        fd_vec3 velocity = def->velocity;
+        if (def->velocity_spread > 0.0) {
+            velocity = fd_v3_add(velocity, fd_v3_scale(def->velocity_spread,
+                                                      fd_v3(2.0 * u[1] - 1.0, 2.0 * u[2] - 1.0, 2.0 * u[3] - 1.0)));
+        }
+        bool placed = false;
+        fd_vec3 position = fd_v3(0, 0, 0);
+        for (int attempt = 0; attempt < def->max_attempts && !placed; ++attempt) {
+            double v[4];
+            draw(inlet, (uint64_t)k, (uint64_t)(inlet->attempts + 1), v);
+            inlet->attempts++;
+            position = sphere_place(inlet, r, v);
+            placed = place_is_free(world, near_count, position, r);
+            inlet->rejected += !placed;
+        }
+        if (!placed) {
+            return FD_OK; /* the region is full: sphere k and the rest wait for a later step */
+        }
+
+        fd_body_def body = fd_default_body_def();
+        snprintf(name, sizeof name, "%s.%lld", inlet->name, (long long)k);
+        body.name = name;
+        body.type = FD_BODY_DYNAMIC;
+        body.shape.type = FD_SHAPE_SPHERE;
+        body.shape.radius = r;
+        body.material = def->material;
+        body.position = position;
+        body.velocity = velocity;
+        fd_body_id id = fd_world_create_body(world, &body);
+        if (fd_body_id_is_null(id)) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s' at step %lld, t = %.9g s: %s", inlet->name,
+                           (long long)world->step_count, world->time, fd_last_error());
+        }
+        int b = id.index1 - 1;
+        adopt_body(world, b);
+        if (!grow_near(world, near_count + 1)) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "inlet '%s': out of memory", inlet->name);
+        }
+        world->inlet_near[near_count++] = b;
+        if (k < due_before) {
+            /* Due at an earlier step: sphere k was due from start + (k + 1) / rate. */
+            inlet->delayed++;
+            inlet->max_delay = fmax(inlet->max_delay, world->time - (def->start_time + (double)(k + 1) / def->rate));
+        }
+        inlet->inserted++;
+        inlet->attempts = 0;
+    }
+    return FD_OK;
+}
+
+fd_status fd_world_run_inlets(fd_world* world)
+{
+    for (int i = 0; i < world->inlet_count; ++i) {
+        fd_status status = run_inlet(world, &world->inlets[i]);
+        if (status != FD_OK) {
+            return status;
+        }
+    }
+    return FD_OK;
+}
