@@ -1,6 +1,6 @@
 # The two commands of the README, plus validation and benchmarks.
 # Every target installs missing Debian packages first (scripts/install-deps.sh).
-.PHONY: demo test validate bench bench-lammps build deps clean
+.PHONY: demo test validate bench bench-fricdem bench-lammps build deps clean
 
 JOBS ?= 2
 
@@ -22,11 +22,16 @@ test: deps
 validate: build
 	@/usr/bin/python3 scripts/validate.py
 
+# fricdem's own benchmarks, then fricdem against LAMMPS and LIGGGHTS on the
+# same settled pile in the same session (installs them from Debian if
+# missing; bench/README.md). `make bench-fricdem` skips the peer engines.
 bench: build
 	@./bench/run.sh
+	@./bench/lammps_compare.sh
 
-# fricdem against LAMMPS and LIGGGHTS on the same settled pile (installs them
-# from Debian if missing; bench/README.md).
+bench-fricdem: build
+	@./bench/run.sh
+
 bench-lammps: build
 	@./bench/lammps_compare.sh
 

@@ -5,6 +5,9 @@
 
 #include <criterion/criterion.h>
 
+#include <math.h>
+#include <stdlib.h>
+
 #include "fricdem/fricdem.h"
 
 /* Index of a contact output column; fails the test if the world has none. */
@@ -32,6 +35,66 @@ static inline fd_body_id test_add_ground(fd_world* world, fd_material_id materia
     fd_body_id id = fd_world_create_body(world, &ground);
     cr_assert(!fd_body_id_is_null(id), "%s", fd_last_error());
     return id;
+}
+
+static inline int test_compare_doubles(const void* a, const void* b)
+{
+    double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+/* The angle of a small heap from its moments (tests/test_repose.c explains
+ * it): atan(2 mean(z) / mean(rho)) over the dynamic bodies' centres, rho from
+ * their horizontal centroid, strays beyond 3 median distances left out;
+ * degrees. For a solid cone mean(z) = H/4 and mean(rho) = R/2. */
+static inline double test_moment_angle(const fd_world* world)
+{
+    int n = fd_world_body_count(world);
+    double* x = calloc((size_t)n, sizeof *x);
+    double* y = calloc((size_t)n, sizeof *y);
+    double* z = calloc((size_t)n, sizeof *z);
+    double* rho = calloc((size_t)n, sizeof *rho);
+    double* sorted = calloc((size_t)n, sizeof *sorted);
+    cr_assert(x && y && z && rho && sorted);
+    int count = 0;
+    double cx = 0.0, cy = 0.0;
+    for (int b = 0; b < n; ++b) {
+        fd_body_id id = fd_world_body_at(world, b);
+        if (fd_body_get_info(world, id).type != FD_BODY_DYNAMIC) {
+            continue;
+        }
+        fd_body_state s = fd_body_get_state(world, id);
+        x[count] = s.position.x;
+        y[count] = s.position.y;
+        z[count] = s.position.z;
+        cx += s.position.x;
+        cy += s.position.y;
+        ++count;
+    }
+    cr_assert_gt(count, 0);
+    cx /= count;
+    cy /= count;
+    for (int k = 0; k < count; ++k) {
+        rho[k] = hypot(x[k] - cx, y[k] - cy);
+        sorted[k] = rho[k];
+    }
+    qsort(sorted, (size_t)count, sizeof *sorted, test_compare_doubles);
+    double median = count % 2 ? sorted[count / 2] : 0.5 * (sorted[count / 2 - 1] + sorted[count / 2]);
+    double sum_z = 0.0, sum_rho = 0.0;
+    int kept = 0;
+    for (int k = 0; k < count; ++k) {
+        if (rho[k] < 3.0 * median) {
+            sum_z += z[k];
+            sum_rho += rho[k];
+            ++kept;
+        }
+    }
+    free(x);
+    free(y);
+    free(z);
+    free(rho);
+    free(sorted);
+    return atan(2.0 * sum_z / sum_rho) * 180.0 / 3.14159265358979323846;
 }
 
 #endif

@@ -25,63 +25,7 @@
 
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
-
-static int compare_doubles(const void* a, const void* b)
-{
-    double x = *(const double*)a, y = *(const double*)b;
-    return (x > y) - (x < y);
-}
-
-/* atan(2 mean(z) / mean(rho)) over the dynamic bodies, in degrees. */
-static double moment_angle(const fd_world* world)
-{
-    int n = fd_world_body_count(world);
-    double* x = calloc((size_t)n, sizeof *x);
-    double* y = calloc((size_t)n, sizeof *y);
-    double* z = calloc((size_t)n, sizeof *z);
-    double* rho = calloc((size_t)n, sizeof *rho);
-    double* sorted = calloc((size_t)n, sizeof *sorted);
-    cr_assert(x && y && z && rho && sorted);
-    int count = 0;
-    double cx = 0.0, cy = 0.0;
-    for (int b = 0; b < n; ++b) {
-        fd_body_id id = fd_world_body_at(world, b);
-        if (fd_body_get_info(world, id).type != FD_BODY_DYNAMIC) {
-            continue;
-        }
-        fd_body_state s = fd_body_get_state(world, id);
-        x[count] = s.position.x;
-        y[count] = s.position.y;
-        z[count] = s.position.z;
-        cx += s.position.x;
-        cy += s.position.y;
-        ++count;
-    }
-    cr_assert_gt(count, 0);
-    cx /= count;
-    cy /= count;
-    for (int k = 0; k < count; ++k) {
-        rho[k] = hypot(x[k] - cx, y[k] - cy);
-        sorted[k] = rho[k];
-    }
-    qsort(sorted, (size_t)count, sizeof *sorted, compare_doubles);
-    double median = count % 2 ? sorted[count / 2] : 0.5 * (sorted[count / 2 - 1] + sorted[count / 2]);
-    double sum_z = 0.0, sum_rho = 0.0;
-    int kept = 0;
-    for (int k = 0; k < count; ++k) {
-        if (rho[k] < 3.0 * median) {
-            sum_z += z[k];
-            sum_rho += rho[k];
-            ++kept;
-        }
-    }
-    free(x);
-    free(y);
-    free(z);
-    free(rho);
-    free(sorted);
-    return atan(2.0 * sum_z / sum_rho) * 180.0 / 3.14159265358979323846;
-}
+#include "support.h"
 
 static double pour(const char* rolling_friction)
 {
@@ -101,7 +45,7 @@ static double pour(const char* rolling_friction)
     }
     fd_inlet_info inlet = fd_world_get_inlet_info(scene.world, 0);
     cr_assert_eq(inlet.inserted, 300, "%lld of 300 spheres poured", (long long)inlet.inserted);
-    double angle = moment_angle(scene.world);
+    double angle = test_moment_angle(scene.world);
     fd_scene_free(&scene);
     return angle;
 }
