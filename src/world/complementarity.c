@@ -86,6 +86,7 @@ struct fd_complementarity {
     double* scratch;
     double* gradient_new;     /* APGD: the gradient at the new iterate */
     double* saved;            /* APGD: y while the step is backtracked */
+    double* gradient_previous;/* APGD: the gradient at the previous iterate */
     int unknowns, unknown_capacity;
     nsc_body* bodies;
     fd_vec3* free_velocity;   /* v*, per body */
@@ -227,8 +228,8 @@ static fd_status reserve(fd_complementarity* s, int contacts, int boxes, int bod
               grow((void**)&s->boxes, &s->box_capacity, boxes, sizeof *s->boxes);
     int capacity = s->unknown_capacity;
     double** vectors[] = {&s->x,       &s->y,       &s->previous,     &s->best,
-                          &s->gradient, &s->scratch, &s->gradient_new, &s->saved};
-    for (int k = 0; ok && k < 8; ++k) {
+                          &s->gradient, &s->scratch, &s->gradient_new, &s->saved, &s->gradient_previous};
+    for (int k = 0; ok && k < 9; ++k) {
         capacity = s->unknown_capacity;
         ok = grow((void**)vectors[k], &capacity, unknowns, sizeof(double));
     }
@@ -269,6 +270,7 @@ void fd_complementarity_free(fd_complementarity* s)
     free(s->scratch);
     free(s->gradient_new);
     free(s->saved);
+    free(s->gradient_previous);
     free(s->bodies);
     free(s->free_velocity);
     free(s->free_angular);
@@ -734,6 +736,8 @@ static void solve_apgd(const fd_world* world, fd_complementarity* s, const fd_co
     /* gradient at y (= x now) already in g */
     double* gx = s->gradient_new;
     double* y_saved = s->saved;
+    double* g_previous = s->gradient_previous;
+    memcpy(g_previous, gy, (size_t)count * sizeof *g_previous);
     while (iteration < settings->max_iterations) {
         /* f(y) = 1/2 y^T (gy + r) */
         double f_y = 0.5 * dot(y, gy, count) + 0.5 * dot(y, r, count);
@@ -770,6 +774,7 @@ static void solve_apgd(const fd_world* world, fd_complementarity* s, const fd_co
         for (int k = 0; k < count; ++k) {
             progress += gy[k] * (trial[k] - previous[k]);
         }
+        bool restart = progress > 0.0;
         for (int k = 0; k < count; ++k) {
             y[k] = trial[k] + beta * (trial[k] - previous[k]);
         }
@@ -783,16 +788,23 @@ static void solve_apgd(const fd_world* world, fd_complementarity* s, const fd_co
         if (residual <= settings->tolerance) {
             break;
         }
-        if (progress > 0.0) {
+        /* The gradient at y without another product with N: the gradient
+         * is affine, and y = (1 + beta) x_(k+1) - beta x_k. */
+        if (restart) {
             /* Restart (O'Donoghue & Candes): the momentum points uphill. */
             memcpy(y, trial, (size_t)count * sizeof *y);
+            memcpy(gy, gx, (size_t)count * sizeof *gy);
             theta_next = 1.0;
+        } else {
+            for (int k = 0; k < count; ++k) {
+                gy[k] = (1.0 + beta) * gx[k] - beta * g_previous[k];
+            }
         }
         memcpy(previous, trial, (size_t)count * sizeof *previous);
+        memcpy(g_previous, gx, (size_t)count * sizeof *g_previous);
         theta = theta_next;
         lipschitz *= 0.9;
         t = 1.0 / lipschitz;
-        gradient_at(world, s, y, gy);
     }
     memcpy(s->x, best, (size_t)count * sizeof *best);
     s->stats.iterations = iteration;
