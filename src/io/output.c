@@ -58,6 +58,7 @@ struct fd_output {
     FILE* energy;
     FILE* events;
     FILE* solver;             /* solver.csv: the complementarity stepper's iterations and residual */
+    int64_t solver_step;      /* step written last to solver.csv (-1: none) */
     int64_t events_step;      /* step whose events were written last (-1: none) */
     int contact_column_count; /* model columns in the contacts.csv header */
     fd_schedule csv;
@@ -393,12 +394,6 @@ static fd_status write_csv_row(fd_output* output, const fd_world* world)
     }
     if (output->energy && status == FD_OK) {
         status = write_energy_csv(output, world, time, step);
-    }
-    if (output->solver && status == FD_OK) {
-        fd_solver_stats stats = fd_world_solver_stats(world);
-        fprintf(output->solver, "%.17g,%lld,%d,%.17g,%d\n", time, (long long)step, stats.iterations, stats.residual,
-                stats.contacts);
-        status = finish_write(output->solver, "solver.csv");
     }
     return status;
 }
@@ -909,6 +904,7 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
         }
     }
     output->events_step = -1;
+    output->solver_step = -1;
     if (settings->events_csv) {
         output->events = open_file(output, "events.csv");
         if (!output->events) {
@@ -955,6 +951,14 @@ fd_status fd_output_write(fd_output* output, const fd_world* world)
     if (status == FD_OK && output->events && output->events_step != step) {
         status = write_events_csv(output, world);
         output->events_step = step;
+    }
+    /* The solver's iterations and residual: every step, not sampled. */
+    if (status == FD_OK && output->solver && output->solver_step != step) {
+        fd_solver_stats stats = fd_world_solver_stats(world);
+        fprintf(output->solver, "%.17g,%lld,%d,%.17g,%d\n", time, (long long)step, stats.iterations, stats.residual,
+                stats.contacts);
+        status = finish_write(output->solver, "solver.csv");
+        output->solver_step = step;
     }
     return status;
 }
