@@ -421,7 +421,10 @@ static bool collect_grid_pairs(fd_broadphase* bp, int* grid_count)
     }
     int at = 0;
     for (int t = 0; t < threads; ++t) {
-        memcpy(bp->grid_pairs + at, bp->thread_buffers[t].keys, (size_t)bp->thread_buffers[t].count * sizeof(uint64_t));
+        if (bp->thread_buffers[t].count > 0) { /* an empty buffer may have no storage yet: no memcpy from NULL */
+            memcpy(bp->grid_pairs + at, bp->thread_buffers[t].keys,
+                   (size_t)bp->thread_buffers[t].count * sizeof(uint64_t));
+        }
         at += bp->thread_buffers[t].count;
     }
     *grid_count = total;
