@@ -9,24 +9,28 @@
  * limit_damping = 0, LAMMPS's default; pfc_linear's full-dashpot modes), and a
  * negative limit would turn a friction force around. */
 #include <math.h>
+#include <string.h>
 
 #include "contact/model.h"
 
 void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* caller_input, double normal_force,
                           double* history, double* columns, fd_contact_loads* loads)
 {
-    /* Kernels book energy and slip states unconditionally: give a caller
-     * without books (a test driving a kernel directly) scratch ones. */
-    fd_energy_books scratch_energy[FD_MECHANISM_COUNT] = {{0}};
-    unsigned scratch_flags = 0;
-    fd_contact_input local = *caller_input;
-    if (local.energy == NULL) {
-        local.energy = scratch_energy;
+    /* Kernels book energy and slip states unconditionally: a caller without
+     * books (a test driving a kernel directly) gets scratch ones. The world
+     * always passes both, so the hot loop takes the caller's input as is. */
+    const fd_contact_input* input = caller_input;
+    fd_energy_books scratch_energy[FD_MECHANISM_COUNT];
+    unsigned scratch_flags;
+    fd_contact_input local;
+    if (caller_input->energy == NULL || caller_input->slip_flags == NULL) {
+        memset(scratch_energy, 0, sizeof scratch_energy);
+        scratch_flags = 0;
+        local = *caller_input;
+        local.energy = local.energy != NULL ? local.energy : scratch_energy;
+        local.slip_flags = local.slip_flags != NULL ? local.slip_flags : &scratch_flags;
+        input = &local;
     }
-    if (local.slip_flags == NULL) {
-        local.slip_flags = &scratch_flags;
-    }
-    const fd_contact_input* input = &local;
     const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
     const fd_submodel* roll = law->submodel[FD_MECHANISM_ROLL];
     const fd_submodel* spin = law->submodel[FD_MECHANISM_SPIN];

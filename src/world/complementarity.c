@@ -387,6 +387,9 @@ static fd_status build_problem(fd_world* world, fd_complementarity* s, const fd_
          * g_c on the block alone is then a contraction (Jacobi takes omega of
          * it for the coupling with the other contacts). */
         double block[ROWS][ROWS] = {{0}};
+        nsc_contact local = *row; /* the same rows on a two-body velocity array */
+        local.body_i = row->body_i >= 0 ? 0 : -1;
+        local.body_j = row->body_j >= 0 ? 1 : -1;
         for (int k = 0; k < ROWS; ++k) {
             double unit[ROWS] = {0};
             unit[k] = 1.0;
@@ -399,9 +402,6 @@ static fd_status build_problem(fd_world* world, fd_complementarity* s, const fd_
             if (row->body_j >= 0) {
                 apply_inverse_mass(&s->bodies[row->body_j], fd_v3_neg(impulse), angular_j, &dv[1], &dw[1]);
             }
-            nsc_contact local = *row; /* the same rows on a two-body velocity array */
-            local.body_i = row->body_i >= 0 ? 0 : -1;
-            local.body_j = row->body_j >= 0 ? 1 : -1;
             double column[ROWS];
             contact_velocity(&local, dv, dw, column);
             for (int r = 0; r < ROWS; ++r) {
