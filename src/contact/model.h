@@ -162,6 +162,13 @@ void fd_sds_roll_evaluate(const fd_contact_law* law, const fd_contact_input* inp
 void fd_sds_spin_evaluate(const fd_contact_law* law, const fd_contact_input* input, double critical_force,
                           double* history, double* columns, fd_contact_loads* loads);
 fd_status fd_sds_torque_check_law(const fd_contact_law* law);
+/* The twisting spring's k (N m/rad), gamma (N m s/rad) and mu (m) at a
+ * contact: the spin model's own, or marshall's from the slide model and the
+ * contact radius sqrt(R_eff delta). */
+typedef struct fd_sds_spin_constants {
+    double k, gamma, mu;
+} fd_sds_spin_constants;
+fd_sds_spin_constants fd_sds_spin_constants_of(const fd_contact_law* law, double effective_radius, double penetration);
 
 /* Carries a tangent-plane vector from the contact frame with normal `from` to
  * the one with normal `to` (both unit): the minimal rotation taking `from` to

@@ -28,19 +28,12 @@
 #include <math.h>
 
 #include "contact/model.h"
+#include "contact/sds_core.h"
 #include "core/error.h"
 
 enum { DSDS_K_T, DSDS_GAMMA_T, DSDS_MU };
 enum { H_XI = 0, DSDS_HISTORY = 3 };
 enum { C_XI = 0, C_SLIPPING = 3, DSDS_COLUMNS = 4 };
-
-/* The stored spring turned into the current tangent plane (normal n),
- * keeping its length (the paper, Sec. 2). */
-static fd_vec3 spring_in_plane(const double* history, fd_vec3 n)
-{
-    fd_vec3 xi = fd_v3(history[H_XI], history[H_XI + 1], history[H_XI + 2]);
-    return fd_v3_scale(fd_v3_length(xi), fd_v3_normalize(fd_v3_reject(xi, n)));
-}
 
 static void store_spring(double* history, fd_vec3 xi, bool slipping, double* columns, const int* column_index)
 {
@@ -55,76 +48,44 @@ static void store_spring(double* history, fd_vec3 xi, bool slipping, double* col
     }
 }
 
+/* The update itself is fd_dsds_vector_step / fd_csds_vector_step
+ * (contact/sds_core.h), shared with the penalty stepper's sphere kernels. */
+static fd_vec3 slide(bool continuous, const double* params, const fd_contact_input* input,
+                     fd_vec3 tangential_velocity, double normal_force, double* history, double* columns,
+                     const int* column_index)
+{
+    fd_vec3 n = input->geometry->normal;
+    fd_vec3 xi = fd_sds_into_plane(fd_v3(history[H_XI], history[H_XI + 1], history[H_XI + 2]), n);
+    double limit = params[DSDS_MU] * normal_force;
+    fd_sds_vector_step s =
+        continuous ? fd_csds_vector_step(params[DSDS_K_T], params[DSDS_GAMMA_T], limit, input->time_step, xi,
+                                         tangential_velocity)
+                   : fd_dsds_vector_step(params[DSDS_K_T], params[DSDS_GAMMA_T], limit, input->time_step, xi,
+                                         tangential_velocity);
+    store_spring(history, s.spring, s.slipping, columns, column_index);
+    if (s.slipping && input->slip_flags != NULL) {
+        *input->slip_flags |= 1u << FD_MECHANISM_SLIDE;
+    }
+    if (input->energy != NULL) {
+        fd_energy_books* books = &input->energy[FD_MECHANISM_SLIDE];
+        books->stored = s.stored;
+        books->dashpot = s.dashpot;
+        books->slip = s.slip;
+        books->created = s.created;
+    }
+    return s.force;
+}
+
 fd_vec3 fd_dsds_slide(const double* params, const fd_contact_input* input, fd_vec3 tangential_velocity,
                       double normal_force, double* history, double* columns, const int* column_index)
 {
-    fd_vec3 n = input->geometry->normal;
-    double stiffness = params[DSDS_K_T], damping = params[DSDS_GAMMA_T];
-    fd_vec3 xi = spring_in_plane(history, n);
-    xi = fd_v3_mul_add(xi, input->time_step, tangential_velocity); /* Eq. (2) */
-    fd_vec3 test = fd_v3_sub(fd_v3_scale(-stiffness, xi), fd_v3_scale(damping, tangential_velocity)); /* Eq. (1) */
-    double limit = params[DSDS_MU] * normal_force;
-    double magnitude = fd_v3_length(test);
-    fd_vec3 force = test;
-    bool slipping = magnitude > limit;
-    fd_energy_books* books = &input->energy[FD_MECHANISM_SLIDE];
-    double predicted_energy = 0.5 * stiffness * fd_v3_length_squared(xi);
-    books->stored = predicted_energy;
-    /* F = -k xi - gamma v holds in stick and after the reset alike: the
-     * dashpot takes gamma |v|^2 over the step. */
-    books->dashpot = damping * fd_v3_length_squared(tangential_velocity) * input->time_step;
-    if (slipping) {
-        force = magnitude > 0.0 ? fd_v3_scale(limit / magnitude, test) : fd_v3(0, 0, 0);
-        /* Eq. (3): the spring that makes the test force equal the capped force. */
-        xi = fd_v3_scale(-1.0 / stiffness, fd_v3_add(force, fd_v3_scale(damping, tangential_velocity)));
-        /* The reset moves the spring's energy at once: a loss is slip; a gain
-         * is energy the update rule creates (C-SDS paper Sec. 2, Fig. 2). */
-        books->stored = 0.5 * stiffness * fd_v3_length_squared(xi);
-        double change = books->stored - predicted_energy;
-        if (change > 0.0) {
-            books->created = change;
-        } else {
-            books->slip = -change;
-        }
-    }
-    store_spring(history, xi, slipping, columns, column_index);
-    if (slipping) {
-        *input->slip_flags |= 1u << FD_MECHANISM_SLIDE;
-    }
-    return force;
+    return slide(false, params, input, tangential_velocity, normal_force, history, columns, column_index);
 }
 
 fd_vec3 fd_csds_slide(const double* params, const fd_contact_input* input, fd_vec3 tangential_velocity,
                       double normal_force, double* history, double* columns, const int* column_index)
 {
-    fd_vec3 n = input->geometry->normal;
-    double stiffness = params[DSDS_K_T], damping = params[DSDS_GAMMA_T];
-    fd_vec3 xi = spring_in_plane(history, n);
-    fd_vec3 spring = fd_v3_scale(-stiffness, xi);
-    fd_vec3 test = fd_v3_sub(spring, fd_v3_scale(damping, tangential_velocity)); /* Eq. (1) */
-    double limit = params[DSDS_MU] * normal_force;
-    double magnitude = fd_v3_length(test);
-    bool slipping = magnitude > limit;
-    fd_vec3 force = slipping ? fd_v3_scale(limit / magnitude, test) : test; /* min(F_S, F_max) F_S/|F_S| */
-    /* Eq. (10): d(xi)/dt = -(F + k xi) / gamma, one explicit Euler step. While
-     * sticking F + k xi = -gamma v and the rate is v itself (Eq. 2), taken as
-     * such to spare the round-off of (gamma v) / gamma; while sliding it is
-     * Eq. (9), continuous with v at |F_S| = F_max. */
-    fd_vec3 rate = slipping ? fd_v3_scale(1.0 / damping, fd_v3_sub(spring, force)) : tangential_velocity;
-    xi = fd_v3_mul_add(xi, input->time_step, rate);
-    store_spring(history, xi, slipping, columns, column_index);
-    if (slipping) {
-        *input->slip_flags |= 1u << FD_MECHANISM_SLIDE;
-    }
-    /* The dashpot moves at the spring's rate; the slider takes the rest of v,
-     * and dissipates -F . (v - rate) = |F| (|F_S| - F_max) / gamma >= 0. */
-    fd_energy_books* books = &input->energy[FD_MECHANISM_SLIDE];
-    books->stored = 0.5 * stiffness * fd_v3_length_squared(xi);
-    books->dashpot = damping * fd_v3_length_squared(rate) * input->time_step;
-    if (slipping) {
-        books->slip = -fd_v3_dot(force, fd_v3_sub(tangential_velocity, rate)) * input->time_step;
-    }
-    return force;
+    return slide(true, params, input, tangential_velocity, normal_force, history, columns, column_index);
 }
 
 /* Eq. (10) divides by gamma: without a dashpot the C-SDS has no rate. */

@@ -79,6 +79,7 @@
 #include <math.h>
 
 #include "contact/model.h"
+#include "contact/sds_core.h"
 #include "core/error.h"
 
 enum { ROLL_K, ROLL_GAMMA, ROLL_MU, ROLL_TRANSPORT };
@@ -92,47 +93,25 @@ enum { C_SPIN_XI = 0, C_SPIN_SLIPPING = 1, SPIN_COLUMNS = 2 };
 
 fd_vec3 fd_sds_transport(fd_vec3 vector, fd_vec3 from, fd_vec3 to, double twist)
 {
-    double length = fd_v3_length(vector);
-    if (length == 0.0) {
-        return vector;
-    }
-    /* Minimal rotation from -> to, Rodrigues with a = from x to = sin(phi) e
-     * and c = cos(phi): R v = c v + a x v + (a . v) a / (1 + c). Undefined
-     * for a reversed normal (c = -1): then only the projection is left. */
-    fd_vec3 axis = fd_v3_cross(from, to);
-    double cosine = fd_v3_dot(from, to);
-    fd_vec3 carried = vector;
-    if (1.0 + cosine > 1e-6) {
-        carried = fd_v3_add(fd_v3_add(fd_v3_scale(cosine, vector), fd_v3_cross(axis, vector)),
-                            fd_v3_scale(fd_v3_dot(axis, vector) / (1.0 + cosine), axis));
-    }
-    /* The twist of the frame about the new normal. */
-    if (twist != 0.0) {
-        carried = fd_v3_add(fd_v3_scale(cos(twist), carried), fd_v3_scale(sin(twist), fd_v3_cross(to, carried)));
-    }
-    /* Into the tangent plane at the old length: removes round-off (and any
-     * normal part the stored vector had), as LAMMPS's projection-and-rescale. */
-    fd_vec3 in_plane = fd_v3_reject(carried, to);
-    double planar = fd_v3_length(in_plane);
-    return planar > 0.0 ? fd_v3_scale(length / planar, in_plane) : fd_v3(0, 0, 0);
+    return fd_sds_transport_inline(vector, from, to, twist);
 }
 
 /* ---------------------------------------------------------------- books */
 
-static void book_dsds_reset(fd_energy_books* books, double change)
+static void book_vector_step(fd_energy_books* books, const fd_sds_vector_step* s)
 {
-    if (books == NULL) {
-        return;
-    }
-    if (change > 0.0) {
-        books->created += change;
-    } else {
-        books->slip -= change;
+    if (books != NULL) {
+        books->stored = s->stored;
+        books->dashpot += s->dashpot;
+        books->slip += s->slip;
+        books->created += s->created;
     }
 }
 
 /* ---------------------------------------------------------------- roll */
 
+/* The updates are those of contact/sds_core.h, shared with the penalty
+ * stepper's sphere kernels. */
 void fd_sds_roll_evaluate(const fd_contact_law* law, const fd_contact_input* input, double critical_force,
                           double* history, double* columns, fd_contact_loads* loads)
 {
@@ -140,7 +119,6 @@ void fd_sds_roll_evaluate(const fd_contact_law* law, const fd_contact_input* inp
     const double* p = law->params[FD_MECHANISM_ROLL];
     const int* column_index = law->column_index[FD_MECHANISM_ROLL];
     double* h = history + law->history_offset[FD_MECHANISM_ROLL];
-    fd_energy_books* books = input->energy != NULL ? &input->energy[FD_MECHANISM_ROLL] : NULL;
     double k = p[ROLL_K], gamma = p[ROLL_GAMMA], dt = input->time_step;
     fd_vec3 n = input->geometry->normal;
     double radius = input->geometry->effective_radius;
@@ -150,84 +128,34 @@ void fd_sds_roll_evaluate(const fd_contact_law* law, const fd_contact_input* inp
     fd_vec3 velocity = fd_v3_scale(radius, fd_v3_cross(fd_v3_sub(omega_i, omega_j), n));
     /* The stored spring, carried from last step's frame to this one. */
     fd_vec3 xi = fd_v3(h[H_ROLL_XI], h[H_ROLL_XI + 1], h[H_ROLL_XI + 2]);
-    fd_vec3 previous = fd_v3(h[H_ROLL_NORMAL], h[H_ROLL_NORMAL + 1], h[H_ROLL_NORMAL + 2]);
+    fd_vec3 previous = input->is_new ? fd_v3(0, 0, 0) : fd_v3(h[H_ROLL_NORMAL], h[H_ROLL_NORMAL + 1], h[H_ROLL_NORMAL + 2]);
     double limit = p[ROLL_MU] * critical_force;
-    if (input->is_new || !(fd_v3_length_squared(previous) > 0.0)) {
-        xi = fd_v3(0, 0, 0);
-    } else if (p[ROLL_TRANSPORT] == 0.0) {
-        double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * dt;
-        xi = fd_sds_transport(xi, previous, n, twist);
-    } else {
-        /* LAMMPS (pair granular, rolling history): project and rescale when
-         * the normal part matters against the limit, |xi . n| k > 1e-10 F_crit. */
-        double normal_part = fd_v3_dot(xi, n);
-        if (fabs(normal_part) * k > 1e-10 * limit) {
-            double length = fd_v3_length(xi);
-            fd_vec3 projected = fd_v3_mul_add(xi, -normal_part, n);
-            double projected_length = fd_v3_length(projected);
-            xi = projected_length > 0.0 ? fd_v3_scale(length / projected_length, projected) : fd_v3(0, 0, 0);
-        }
-    }
-    fd_vec3 force, rate;
-    bool slipping;
-    if (model->kind == FD_KIND_ROLL_DSDS) {
-        xi = fd_v3_mul_add(xi, dt, velocity); /* Eq. (2) */
-        fd_vec3 test = fd_v3_sub(fd_v3_scale(-k, xi), fd_v3_scale(gamma, velocity)); /* Eq. (1) */
-        double magnitude = fd_v3_length(test);
-        slipping = magnitude > limit;
-        force = test;
-        rate = velocity;
-        if (slipping) {
-            double predicted = fd_v3_length_squared(xi);
-            force = fd_v3_scale(limit / magnitude, test);
-            xi = fd_v3_scale(-1.0 / k, fd_v3_add(force, fd_v3_scale(gamma, velocity))); /* Eq. (3) */
-            book_dsds_reset(books, 0.5 * k * (fd_v3_length_squared(xi) - predicted));
-        }
-    } else { /* FD_KIND_ROLL_CSDS */
-        fd_vec3 spring = fd_v3_scale(-k, xi);
-        fd_vec3 test = fd_v3_sub(spring, fd_v3_scale(gamma, velocity)); /* Eq. (1) */
-        double magnitude = fd_v3_length(test);
-        slipping = magnitude > limit;
-        force = slipping ? fd_v3_scale(limit / magnitude, test) : test;
-        /* Eq. (10); while sticking the rate is v itself (as csds slide). */
-        rate = slipping ? fd_v3_scale(1.0 / gamma, fd_v3_sub(spring, force)) : velocity;
-        if (slipping && books != NULL) {
-            books->slip += fmax(0.0, -fd_v3_dot(force, fd_v3_sub(velocity, rate)) * dt);
-        }
-        xi = fd_v3_mul_add(xi, dt, rate);
-    }
-    if (books != NULL) {
-        books->stored = 0.5 * k * fd_v3_length_squared(xi);
-        books->dashpot += gamma * fd_v3_length_squared(rate) * dt;
-    }
-
-    fd_vec3 torque = fd_v3_scale(radius, fd_v3_cross(n, force));
+    double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * dt;
+    xi = fd_roll_spring_carried(xi, previous, n, p[ROLL_TRANSPORT] != 0.0, twist, k, limit);
+    fd_sds_vector_step s = model->kind == FD_KIND_ROLL_DSDS ? fd_dsds_vector_step(k, gamma, limit, dt, xi, velocity)
+                                                            : fd_csds_vector_step(k, gamma, limit, dt, xi, velocity);
+    book_vector_step(input->energy != NULL ? &input->energy[FD_MECHANISM_ROLL] : NULL, &s);
+    fd_vec3 torque = fd_v3_scale(radius, fd_v3_cross(n, s.force));
     loads->roll_torque_i = torque;
     loads->roll_torque_j = fd_v3_neg(torque);
-    *input->slip_flags |= slipping ? 1u << FD_MECHANISM_ROLL : 0u;
-    h[H_ROLL_XI] = xi.x;
-    h[H_ROLL_XI + 1] = xi.y;
-    h[H_ROLL_XI + 2] = xi.z;
+    if (s.slipping && input->slip_flags != NULL) {
+        *input->slip_flags |= 1u << FD_MECHANISM_ROLL;
+    }
+    h[H_ROLL_XI] = s.spring.x;
+    h[H_ROLL_XI + 1] = s.spring.y;
+    h[H_ROLL_XI + 2] = s.spring.z;
     h[H_ROLL_NORMAL] = n.x;
     h[H_ROLL_NORMAL + 1] = n.y;
     h[H_ROLL_NORMAL + 2] = n.z;
     if (columns != NULL) {
-        columns[column_index[C_ROLL_XI]] = xi.x;
-        columns[column_index[C_ROLL_XI + 1]] = xi.y;
-        columns[column_index[C_ROLL_XI + 2]] = xi.z;
-        columns[column_index[C_ROLL_SLIPPING]] = slipping ? 1.0 : 0.0;
+        columns[column_index[C_ROLL_XI]] = s.spring.x;
+        columns[column_index[C_ROLL_XI + 1]] = s.spring.y;
+        columns[column_index[C_ROLL_XI + 2]] = s.spring.z;
+        columns[column_index[C_ROLL_SLIPPING]] = s.slipping ? 1.0 : 0.0;
     }
 }
 
 /* ---------------------------------------------------------------- spin */
-
-/* Contact radius of LAMMPS's non-cohesive normal models, a = sqrt(R_eff delta)
- * (gran_normal_contact_radius_default); 0 without overlap or curvature. */
-static double contact_radius(const fd_contact_input* input)
-{
-    double radius = input->geometry->effective_radius, delta = input->geometry->penetration;
-    return isfinite(radius) && delta > 0.0 ? sqrt(radius * delta) : 0.0;
-}
 
 void fd_sds_spin_evaluate(const fd_contact_law* law, const fd_contact_input* input, double critical_force,
                           double* history, double* columns, fd_contact_loads* loads)
@@ -235,66 +163,49 @@ void fd_sds_spin_evaluate(const fd_contact_law* law, const fd_contact_input* inp
     const fd_submodel* model = law->submodel[FD_MECHANISM_SPIN];
     const int* column_index = law->column_index[FD_MECHANISM_SPIN];
     double* h = history + law->history_offset[FD_MECHANISM_SPIN];
-    fd_energy_books* books = input->energy != NULL ? &input->energy[FD_MECHANISM_SPIN] : NULL;
-    double k, gamma, mu, dt = input->time_step;
-    if (model->kind == FD_KIND_SPIN_MARSHALL) {
-        /* Marshall (2009) Eq. 32-33, LAMMPS gran_twisting_marshall. */
-        const double* slide = law->params[FD_MECHANISM_SLIDE];
-        double a = contact_radius(input);
-        k = 0.5 * slide[FD_SDS_K_T] * a * a;
-        gamma = 0.5 * slide[FD_SDS_GAMMA_T] * a * a;
-        mu = 2.0 / 3.0 * a * slide[FD_SDS_MU];
-    } else {
-        const double* p = law->params[FD_MECHANISM_SPIN];
-        k = p[SPIN_K];
-        gamma = p[SPIN_GAMMA];
-        mu = p[SPIN_MU];
-    }
+    fd_sds_spin_constants c = fd_sds_spin_constants_of(law, input->geometry->effective_radius,
+                                                       input->geometry->penetration);
     fd_vec3 n = input->geometry->normal;
     double rate_twist = fd_v3_dot(fd_v3_sub(input->state_i->angular_velocity, input->state_j->angular_velocity), n);
     double xi = input->is_new ? 0.0 : h[H_SPIN_XI];
-    double limit = mu * critical_force; /* Marshall Eq. 44 */
-    double torque, rate;
-    bool slipping;
-    if (model->kind == FD_KIND_SPIN_CSDS) {
-        double spring = -k * xi;
-        double test = spring - gamma * rate_twist; /* Eq. (1) */
-        slipping = fabs(test) > limit;
-        torque = slipping ? copysign(limit, test) : test;
-        rate = slipping ? (spring - torque) / gamma : rate_twist; /* Eq. (10) */
-        if (slipping && books != NULL) {
-            books->slip += fmax(0.0, -torque * (rate_twist - rate) * dt);
-        }
-        xi += dt * rate;
-    } else { /* dsds, marshall: D-SDS as LAMMPS */
-        xi += dt * rate_twist; /* Eq. (2) */
-        double test = -k * xi - gamma * rate_twist; /* Eq. (1), Marshall Eq. 30 */
-        slipping = fabs(test) > limit;
-        torque = test;
-        rate = rate_twist;
-        if (slipping) {
-            double predicted = xi * xi;
-            /* LAMMPS twisting sds/marshall cap against the twist rate,
-             * -M_crit sgn(w) (not along the test torque as its sliding and
-             * rolling do): the same at every onset under a steady N; they
-             * differ when N drops under a spring loaded against w. */
-            torque = -limit * (double)((rate_twist > 0.0) - (rate_twist < 0.0));
-            xi = k > 0.0 ? -(torque + gamma * rate_twist) / k : 0.0; /* Eq. (3) */
-            book_dsds_reset(books, 0.5 * k * (xi * xi - predicted));
-        }
+    double limit = c.mu * critical_force; /* Marshall Eq. 44 */
+    fd_sds_scalar_step s = model->kind == FD_KIND_SPIN_CSDS
+                               ? fd_csds_scalar_step(c.k, c.gamma, limit, input->time_step, xi, rate_twist)
+                               : fd_dsds_scalar_step(c.k, c.gamma, limit, input->time_step, xi, rate_twist);
+    if (input->energy != NULL) {
+        fd_energy_books* books = &input->energy[FD_MECHANISM_SPIN];
+        books->stored = s.stored;
+        books->dashpot += s.dashpot;
+        books->slip += s.slip;
+        books->created += s.created;
     }
-    if (books != NULL) {
-        books->stored = 0.5 * k * xi * xi;
-        books->dashpot += gamma * rate * rate * dt;
+    loads->spin_torque_i = fd_v3_scale(s.torque, n);
+    loads->spin_torque_j = fd_v3_scale(-s.torque, n);
+    if (s.slipping && input->slip_flags != NULL) {
+        *input->slip_flags |= 1u << FD_MECHANISM_SPIN;
     }
-    loads->spin_torque_i = fd_v3_scale(torque, n);
-    loads->spin_torque_j = fd_v3_scale(-torque, n);
-    *input->slip_flags |= slipping ? 1u << FD_MECHANISM_SPIN : 0u;
-    h[H_SPIN_XI] = xi;
+    h[H_SPIN_XI] = s.spring;
     if (columns != NULL) {
-        columns[column_index[C_SPIN_XI]] = xi;
-        columns[column_index[C_SPIN_SLIPPING]] = slipping ? 1.0 : 0.0;
+        columns[column_index[C_SPIN_XI]] = s.spring;
+        columns[column_index[C_SPIN_SLIPPING]] = s.slipping ? 1.0 : 0.0;
     }
+}
+
+/* LAMMPS twisting marshall (Marshall 2009 Eq. 32-33, gran_twisting_marshall):
+ * k_twist = k_t a^2 / 2, gamma_twist = gamma_t a^2 / 2, mu_twist = 2/3 a mu
+ * from the slide model, a = sqrt(R_eff delta) the contact radius of LAMMPS's
+ * non-cohesive normal models (0 without overlap or curvature); the others'
+ * own parameters. */
+fd_sds_spin_constants fd_sds_spin_constants_of(const fd_contact_law* law, double effective_radius, double penetration)
+{
+    if (law->submodel[FD_MECHANISM_SPIN]->kind == FD_KIND_SPIN_MARSHALL) {
+        const double* slide = law->params[FD_MECHANISM_SLIDE];
+        double a = isfinite(effective_radius) && penetration > 0.0 ? sqrt(effective_radius * penetration) : 0.0;
+        return (fd_sds_spin_constants){0.5 * slide[FD_SDS_K_T] * a * a, 0.5 * slide[FD_SDS_GAMMA_T] * a * a,
+                                       2.0 / 3.0 * a * slide[FD_SDS_MU]};
+    }
+    const double* p = law->params[FD_MECHANISM_SPIN];
+    return (fd_sds_spin_constants){p[SPIN_K], p[SPIN_GAMMA], p[SPIN_MU]};
 }
 
 /* ---------------------------------------------------------------- checks */

@@ -1,0 +1,230 @@
+/* The arithmetic of the spring-dashpot-sliders, as stateless inline steps
+ * (LAMMPS GRANULAR's *_kernel.h idea): one definition that the registry
+ * kernels (sds.c, sds_torque.c, through fd_contact_input) and the penalty
+ * stepper's sphere kernels (src/penalty/) both inline, so that a contact
+ * gives the same bits whichever path evaluates it.
+ *
+ * Each step returns its load, its new spring, whether it slips, and its
+ * energy books for the step; a caller that keeps no books ignores them and
+ * the compiler drops their arithmetic.
+ *
+ * Equations: C-SDS paper (papers/002), Eq. (1)-(3) for the discontinuous
+ * update (D-SDS, LAMMPS's order: spring advanced, then tested), Eq. (10) for
+ * the continuous one (C-SDS: force from the spring at the start of the step,
+ * spring advanced at the rate of Eq. 10). The derivations and the energy
+ * books are in sds.c and sds_torque.c. */
+#ifndef FD_CONTACT_SDS_CORE_H
+#define FD_CONTACT_SDS_CORE_H
+
+#include "core/math.h"
+
+/* One update of a vector slider (slide force, or the rolling pseudo-force). */
+typedef struct fd_sds_vector_step {
+    fd_vec3 force;      /* on body i */
+    fd_vec3 spring;     /* xi after the step */
+    bool slipping;
+    double stored;      /* J in the spring after the step */
+    double dashpot;     /* J dissipated by the dashpot over the step */
+    double slip;        /* J dissipated by slip (>= 0) */
+    double created;     /* J created by the D-SDS reset (>= 0) */
+} fd_sds_vector_step;
+
+/* One update of the scalar twisting slider. */
+typedef struct fd_sds_scalar_step {
+    double torque;      /* on body i, along n */
+    double spring;
+    bool slipping;
+    double stored, dashpot, slip, created;
+} fd_sds_scalar_step;
+
+/* The stored spring turned into the tangent plane of the unit normal n,
+ * keeping its length (C-SDS paper Sec. 2: "the displacement vector must be
+ * rotated back into the contact plane every time it is updated"; LAMMPS's
+ * projection and rescale, Luding 2008 Eq. 17). One square root: the length
+ * ratio sqrt(|xi|^2 / |xi_p|^2). */
+static inline fd_vec3 fd_sds_into_plane(fd_vec3 xi, fd_vec3 n)
+{
+    double length_squared = fd_v3_dot(xi, xi);
+    if (!(length_squared > 0.0)) {
+        return fd_v3(0.0, 0.0, 0.0);
+    }
+    fd_vec3 projected = fd_v3_mul_add(xi, -fd_v3_dot(xi, n), n);
+    double projected_squared = fd_v3_dot(projected, projected);
+    return projected_squared > 0.0 ? fd_v3_scale(sqrt(length_squared / projected_squared), projected)
+                                   : fd_v3(0.0, 0.0, 0.0);
+}
+
+/* D-SDS: xi_p = xi + dt v (Eq. 2), F_S = -k xi_p - gamma v (Eq. 1); when
+ * |F_S| > F_max the force is F_max F_S / |F_S| and the spring is reset to
+ * -(F + gamma v) / k (Eq. 3). The reset's energy change is slip (a loss) or
+ * created (a gain). xi is the spring already in the tangent plane. */
+static inline fd_sds_vector_step fd_dsds_vector_step(double k, double gamma, double limit, double dt, fd_vec3 xi,
+                                                     fd_vec3 v)
+{
+    fd_sds_vector_step s;
+    s.spring = fd_v3_mul_add(xi, dt, v);
+    fd_vec3 test = fd_v3_sub(fd_v3_scale(-k, s.spring), fd_v3_scale(gamma, v));
+    double test_squared = fd_v3_dot(test, test);
+    double predicted = 0.5 * k * fd_v3_dot(s.spring, s.spring);
+    s.force = test;
+    s.slipping = test_squared > limit * limit;
+    s.stored = predicted;
+    s.dashpot = gamma * fd_v3_dot(v, v) * dt; /* F = -k xi - gamma v holds after the reset too */
+    s.slip = 0.0;
+    s.created = 0.0;
+    if (s.slipping) {
+        s.force = fd_v3_scale(limit / sqrt(test_squared), test);
+        s.spring = fd_v3_scale(-1.0 / k, fd_v3_add(s.force, fd_v3_scale(gamma, v)));
+        s.stored = 0.5 * k * fd_v3_dot(s.spring, s.spring);
+        double change = s.stored - predicted;
+        if (change > 0.0) {
+            s.created = change;
+        } else {
+            s.slip = -change;
+        }
+    }
+    return s;
+}
+
+/* C-SDS: F_S = -k xi - gamma v at the spring the step starts from,
+ * F = min(|F_S|, F_max) F_S / |F_S|, xi += dt r with r = -(F + k xi) / gamma
+ * (Eq. 10), which is v itself while sticking (taken as such, sparing the
+ * round-off of (gamma v) / gamma). The slider takes v - r and dissipates
+ * -F . (v - r) dt >= 0. Needs gamma > 0 (checked when the law is resolved). */
+static inline fd_sds_vector_step fd_csds_vector_step(double k, double gamma, double limit, double dt, fd_vec3 xi,
+                                                     fd_vec3 v)
+{
+    fd_sds_vector_step s;
+    fd_vec3 spring_force = fd_v3_scale(-k, xi);
+    fd_vec3 test = fd_v3_sub(spring_force, fd_v3_scale(gamma, v));
+    double test_squared = fd_v3_dot(test, test);
+    s.slipping = test_squared > limit * limit;
+    s.force = s.slipping ? fd_v3_scale(limit / sqrt(test_squared), test) : test;
+    fd_vec3 rate = s.slipping ? fd_v3_scale(1.0 / gamma, fd_v3_sub(spring_force, s.force)) : v;
+    s.spring = fd_v3_mul_add(xi, dt, rate);
+    s.stored = 0.5 * k * fd_v3_dot(s.spring, s.spring);
+    s.dashpot = gamma * fd_v3_dot(rate, rate) * dt;
+    s.slip = s.slipping ? fmax(0.0, -fd_v3_dot(s.force, fd_v3_sub(v, rate)) * dt) : 0.0;
+    s.created = 0.0;
+    return s;
+}
+
+/* Twisting D-SDS as LAMMPS `twisting sds` / `marshall`: xi += dt w (Eq. 2),
+ * T_S = -k xi - gamma w (Eq. 1); when |T_S| > T_max the torque is capped
+ * against the twist rate, -T_max sgn(w) (LAMMPS; sds_torque.c says where this
+ * differs from capping along T_S), and the spring is reset by Eq. (3). */
+static inline fd_sds_scalar_step fd_dsds_scalar_step(double k, double gamma, double limit, double dt, double xi,
+                                                     double w)
+{
+    fd_sds_scalar_step s;
+    s.spring = xi + dt * w;
+    double test = -k * s.spring - gamma * w;
+    double predicted = 0.5 * k * s.spring * s.spring;
+    s.torque = test;
+    s.slipping = fabs(test) > limit;
+    s.stored = predicted;
+    s.dashpot = gamma * w * w * dt;
+    s.slip = 0.0;
+    s.created = 0.0;
+    if (s.slipping) {
+        s.torque = -limit * (double)((w > 0.0) - (w < 0.0));
+        s.spring = k > 0.0 ? -(s.torque + gamma * w) / k : 0.0;
+        s.stored = 0.5 * k * s.spring * s.spring;
+        double change = s.stored - predicted;
+        if (change > 0.0) {
+            s.created = change;
+        } else {
+            s.slip = -change;
+        }
+    }
+    return s;
+}
+
+/* Twisting C-SDS (Eq. 10), as fd_csds_vector_step for a scalar. */
+static inline fd_sds_scalar_step fd_csds_scalar_step(double k, double gamma, double limit, double dt, double xi,
+                                                     double w)
+{
+    fd_sds_scalar_step s;
+    double spring_torque = -k * xi;
+    double test = spring_torque - gamma * w;
+    s.slipping = fabs(test) > limit;
+    s.torque = s.slipping ? copysign(limit, test) : test;
+    double rate = s.slipping ? (spring_torque - s.torque) / gamma : w;
+    s.spring = xi + dt * rate;
+    s.stored = 0.5 * k * s.spring * s.spring;
+    s.dashpot = gamma * rate * rate * dt;
+    s.slip = s.slipping ? fmax(0.0, -s.torque * (w - rate) * dt) : 0.0;
+    s.created = 0.0;
+    return s;
+}
+
+/* cos(a) and sin(a) for the small angles of one step's rotation: Taylor
+ * series to a^12 (|a| < 0.1: the first term left out is below 1e-22 of the
+ * result, so both are exact to round-off), the library's otherwise. */
+static inline void fd_small_angle_cos_sin(double a, double* cosine, double* sine)
+{
+    double a2 = a * a;
+    if (a2 < 0.01) {
+        *cosine = 1.0 + a2 * (-1.0 / 2 + a2 * (1.0 / 24 + a2 * (-1.0 / 720 + a2 * (1.0 / 40320 +
+                  a2 * (-1.0 / 3628800 + a2 * (1.0 / 479001600))))));
+        *sine = a * (1.0 + a2 * (-1.0 / 6 + a2 * (1.0 / 120 + a2 * (-1.0 / 5040 + a2 * (1.0 / 362880 +
+                a2 * (-1.0 / 39916800 + a2 * (1.0 / 6227020800.0)))))));
+    } else {
+        *cosine = cos(a);
+        *sine = sin(a);
+    }
+}
+
+/* Carries a tangent-plane vector from the contact frame with unit normal
+ * `from` to the one with unit normal `to`: the minimal rotation (Rodrigues,
+ * a = from x to, c = from . to: R v = c v + a x v + (a . v) a / (1 + c)),
+ * then a turn by `twist` (rad) about `to`, then into the new tangent plane
+ * at the old length (which removes round-off). A reversed normal (c = -1)
+ * has no minimal rotation: only the projection is left. */
+static inline fd_vec3 fd_sds_transport_inline(fd_vec3 vector, fd_vec3 from, fd_vec3 to, double twist)
+{
+    double length_squared = fd_v3_dot(vector, vector);
+    if (length_squared == 0.0) {
+        return vector;
+    }
+    fd_vec3 axis = fd_v3_cross(from, to);
+    double cosine = fd_v3_dot(from, to);
+    fd_vec3 carried = vector;
+    if (1.0 + cosine > 1e-6) {
+        carried = fd_v3_add(fd_v3_add(fd_v3_scale(cosine, vector), fd_v3_cross(axis, vector)),
+                            fd_v3_scale(fd_v3_dot(axis, vector) / (1.0 + cosine), axis));
+    }
+    if (twist != 0.0) {
+        double c, s;
+        fd_small_angle_cos_sin(twist, &c, &s);
+        carried = fd_v3_add(fd_v3_scale(c, carried), fd_v3_scale(s, fd_v3_cross(to, carried)));
+    }
+    fd_vec3 in_plane = fd_v3_reject(carried, to);
+    double planar_squared = fd_v3_dot(in_plane, in_plane);
+    return planar_squared > 0.0 ? fd_v3_scale(sqrt(length_squared / planar_squared), in_plane) : fd_v3(0, 0, 0);
+}
+
+/* The rolling spring before this step's update: zero for a new contact (no
+ * previous normal), else carried from the previous frame (transport 0) or
+ * projected and rescaled as LAMMPS does when its normal part matters against
+ * the limit, |xi . n| k > 1e-10 F_max (transport 1). */
+static inline fd_vec3 fd_roll_spring_carried(fd_vec3 xi, fd_vec3 previous_normal, fd_vec3 n, bool lammps_transport,
+                                             double twist, double k, double limit)
+{
+    if (!(fd_v3_dot(previous_normal, previous_normal) > 0.0)) {
+        return fd_v3(0.0, 0.0, 0.0);
+    }
+    if (!lammps_transport) {
+        return fd_sds_transport_inline(xi, previous_normal, n, twist);
+    }
+    double normal_part = fd_v3_dot(xi, n);
+    if (fabs(normal_part) * k > 1e-10 * limit) {
+        double length = fd_v3_length(xi);
+        fd_vec3 projected = fd_v3_mul_add(xi, -normal_part, n);
+        double projected_length = fd_v3_length(projected);
+        return projected_length > 0.0 ? fd_v3_scale(length / projected_length, projected) : fd_v3(0, 0, 0);
+    }
+    return xi;
+}
+
+#endif
