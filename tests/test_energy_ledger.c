@@ -92,6 +92,7 @@ static fd_world* make_scene(const law_spec* spec, double time_step, fd_integrato
     fd_world_def def = fd_default_world_def();
     def.time_step = time_step;
     def.integrator = integrator;
+    def.energy_ledger = true;
     fd_world* world = fd_world_create(&def);
     fd_material_def material = fd_default_material_def();
     material.name = "glass";
@@ -230,6 +231,7 @@ static fd_world* make_plates(const char* slide_model, double time_step)
     def.time_step = time_step;
     def.gravity = fd_v3(0, 0, 0);
     def.contact_margin = 1e-9;
+    def.energy_ledger = true;
     fd_world* world = fd_world_create(&def);
     fd_material_def material = fd_default_material_def();
     material.name = "plate";

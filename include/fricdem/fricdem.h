@@ -69,7 +69,10 @@ fd_world_def fd_world_get_def(const fd_world* world);
  * equal states (used by the determinism tests). */
 uint64_t fd_world_state_hash(const fd_world* world);
 
-/* The global energy ledger (J), docs/energy.md. The books close when
+/* The global energy ledger (J), docs/energy.md, kept when
+ * fd_world_def.energy_ledger is set (the complementarity stepper keeps it
+ * always). Without it only the kinetic and gravitational energies are
+ * filled, the books are 0 and closure_error is NaN. The books close when
  *   kinetic + gravitational + stored + dissipated + released
  *     - created - external_work - constraint_work - inserted
  * stays equal to its value when the world was prepared; the difference is
@@ -172,10 +175,22 @@ fd_inlet_info fd_world_get_inlet_info(const fd_world* world, int index);
 
 /* ---------------------------------------------------------------- contacts */
 
-/* Contacts after the last step, ordered by (body_i, body_j) index. */
+/* Contacts after the last step, ordered by (body_i, body_j) index. The
+ * count is always known; the details (fd_world_get_contact) exist after a
+ * force pass that recorded them: every pass with FD_CONTACT_OUTPUT_EVERY_STEP
+ * (the default), else the pass after fd_world_request_contacts. Without
+ * them fd_world_get_contact fails saying so. */
 int fd_world_contact_count(const fd_world* world);
 fd_status fd_world_get_contact(const fd_world* world, int index, fd_contact_view* out);
-/* Events of the last force pass (the last step, or fd_world_prepare), in
+/* Whether the last force pass recorded the contact details. */
+bool fd_world_contacts_recorded(const fd_world* world);
+/* Makes the next force pass record the contact details (with
+ * FD_CONTACT_OUTPUT_ON_REQUEST; a no-op otherwise). */
+void fd_world_request_contacts(fd_world* world);
+/* Changes fd_world_def.contact_output between steps. */
+void fd_world_set_contact_output(fd_world* world, fd_contact_output mode);
+/* Events of the last force pass (the last step, or fd_world_prepare), raised
+ * when fd_world_def.events is set (always by the complementarity stepper), in
  * contact order: contacts that began, and slides, rolls and spins that
  * started or stopped slipping. The array is valid until the next step. A
  * contact that begins already slipping raises its activation and a slip

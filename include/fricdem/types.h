@@ -94,6 +94,16 @@ typedef struct fd_complementarity_def {
                                * previous step's reactions of the same contacts) */
 } fd_complementarity_def;
 
+/* Which force passes of the penalty stepper record the full contact details
+ * (geometry, loads, model columns) that fd_world_get_contact returns. A pass
+ * that does not record still computes every load; it keeps only what the
+ * next step needs, which is what makes it fast. */
+typedef enum fd_contact_output {
+    FD_CONTACT_OUTPUT_EVERY_STEP = 0, /* every pass (default) */
+    FD_CONTACT_OUTPUT_ON_REQUEST = 1, /* only the pass after fd_world_request_contacts (the CLI's choice: it asks
+                                       * before the steps whose contacts it writes out) */
+} fd_contact_output;
+
 typedef struct fd_world_def {
     fd_vec3 gravity;         /* m/s^2; default (0, 0, -9.81) */
     double time_step;        /* s; default 1e-4 (the paper's Sec. 4 step); must be > 0 */
@@ -119,6 +129,18 @@ typedef struct fd_world_def {
     bool periodic[3];
     fd_vec3 box_min;         /* m; default 0 */
     fd_vec3 box_max;         /* m; default 0 */
+    /* Penalty stepper: pairs within contact_margin + neighbor_skin are kept
+     * in a neighbour list, rebuilt when a body has moved half the skin since
+     * the last build (m; default 0 = 0.1 x the smallest bounding diameter;
+     * results do not depend on it, only the cost does). */
+    double neighbor_skin;
+    /* Keep the energy ledger: per-contact books and the global balance of
+     * fd_world_get_energy (docs/energy.md). Default false: without it
+     * fd_world_get_energy gives the kinetic and potential energies only. */
+    bool energy_ledger;
+    /* Raise contact events (fd_world_events) after each force pass; default false. */
+    bool events;
+    fd_contact_output contact_output; /* default FD_CONTACT_OUTPUT_EVERY_STEP */
 } fd_world_def;
 
 /* ---------------------------------------------------------------- materials */

@@ -48,6 +48,12 @@ typedef enum fd_submodel_kind {
 /* Parameter order of the slide models dsds and csds (their table in sds.c);
  * the spin model marshall and the critical step read them. */
 enum { FD_SDS_K_T = 0, FD_SDS_GAMMA_T = 1, FD_SDS_MU = 2 };
+/* Parameter order of the normal model hooke (its table in normal.c), and the
+ * constants hooke and hertz derive (restitution-calibrated gamma, E*); the
+ * penalty stepper's sphere kernels read them. */
+enum { FD_HOOKE_STIFFNESS = 0, FD_HOOKE_RESTITUTION = 1, FD_HOOKE_ETA_N = 2, FD_HOOKE_ETA_N_MASS = 3,
+       FD_HOOKE_LIMIT_DAMPING = 4 };
+enum { FD_NORMAL_DERIVED_GAMMA = 0, FD_NORMAL_DERIVED_MODULUS = 1 };
 
 typedef struct fd_material {
     char* name;

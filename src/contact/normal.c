@@ -104,9 +104,7 @@ double fd_hertz_restitution_for_damping(double gamma) { return restitution_of_sc
 /* ---------------------------------------------------------------- resolve */
 
 enum { PRESCRIBED_FORCE = 0 };
-enum { HOOKE_STIFFNESS = 0, HOOKE_RESTITUTION = 1, HOOKE_ETA_N = 2, HOOKE_ETA_N_MASS = 3, HOOKE_LIMIT_DAMPING = 4 };
 enum { HERTZ_RESTITUTION = 0 };
-enum { DERIVED_GAMMA = 0, DERIVED_EFFECTIVE_MODULUS = 1 };
 
 static fd_status resolve_prescribed(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
@@ -115,14 +113,14 @@ static fd_status resolve_prescribed(const double* params, const fd_material* a, 
 
 static fd_status resolve_hooke(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
-    double restitution = params[HOOKE_RESTITUTION], limit = params[HOOKE_LIMIT_DAMPING];
-    int dashpots = (restitution < 1.0) + (params[HOOKE_ETA_N] > 0.0) + (params[HOOKE_ETA_N_MASS] > 0.0);
+    double restitution = params[FD_HOOKE_RESTITUTION], limit = params[FD_HOOKE_LIMIT_DAMPING];
+    int dashpots = (restitution < 1.0) + (params[FD_HOOKE_ETA_N] > 0.0) + (params[FD_HOOKE_ETA_N_MASS] > 0.0);
     if (dashpots > 1) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
                        "normal model 'hooke' takes one dashpot: restitution < 1, eta_n (LAMMPS damping velocity) or "
                        "eta_n_mass (LAMMPS damping mass_velocity); got restitution = %g, eta_n = %g N s/m, "
                        "eta_n_mass = %g 1/s",
-                       restitution, params[HOOKE_ETA_N], params[HOOKE_ETA_N_MASS]);
+                       restitution, params[FD_HOOKE_ETA_N], params[FD_HOOKE_ETA_N_MASS]);
     }
     if (limit != 0.0 && limit != 1.0) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
@@ -133,7 +131,7 @@ static fd_status resolve_hooke(const double* params, const fd_material* a, const
                        "normal model 'hooke': limit_damping = 0 is for the LAMMPS dashpots eta_n and eta_n_mass; the "
                        "restitution calibration assumes the clamp N >= 0");
     }
-    derived[DERIVED_GAMMA] = damping_for_restitution(1.0, 0.0, restitution);
+    derived[FD_NORMAL_DERIVED_GAMMA] = damping_for_restitution(1.0, 0.0, restitution);
     return FD_OK;
 }
 
@@ -147,8 +145,8 @@ static fd_status resolve_hertz(const double* params, const fd_material* a, const
     /* Johnson, Contact Mechanics, Eq. (4.22): 1/E* = (1 - nu1^2)/E1 + (1 - nu2^2)/E2. */
     double compliance = (1.0 - a->poisson_ratio * a->poisson_ratio) / a->youngs_modulus +
                         (1.0 - b->poisson_ratio * b->poisson_ratio) / b->youngs_modulus;
-    derived[DERIVED_EFFECTIVE_MODULUS] = 1.0 / compliance;
-    derived[DERIVED_GAMMA] = damping_for_restitution(1.5, 0.25, params[HERTZ_RESTITUTION]);
+    derived[FD_NORMAL_DERIVED_MODULUS] = 1.0 / compliance;
+    derived[FD_NORMAL_DERIVED_GAMMA] = damping_for_restitution(1.5, 0.25, params[HERTZ_RESTITUTION]);
     return FD_OK;
 }
 
@@ -167,22 +165,22 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
         result.elastic_force = params[PRESCRIBED_FORCE];
         break;
     case FD_KIND_NORMAL_HOOKE: {
-        double k = params[HOOKE_STIFFNESS];
+        double k = params[FD_HOOKE_STIFFNESS];
         double overlap = delta > 0.0 ? delta : 0.0;
         /* Linear spring-dashpot, c = gamma sqrt(m k) (gamma = 2 zeta, calibrated
          * above), or a LAMMPS dashpot: c = eta_n, or c = eta_n_mass m_eff. */
-        double damping = derived[DERIVED_GAMMA] * sqrt(input->effective_mass * k);
-        if (params[HOOKE_ETA_N] > 0.0) {
-            damping = params[HOOKE_ETA_N];
-        } else if (params[HOOKE_ETA_N_MASS] > 0.0) {
-            damping = params[HOOKE_ETA_N_MASS] * input->effective_mass;
+        double damping = derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(input->effective_mass * k);
+        if (params[FD_HOOKE_ETA_N] > 0.0) {
+            damping = params[FD_HOOKE_ETA_N];
+        } else if (params[FD_HOOKE_ETA_N_MASS] > 0.0) {
+            damping = params[FD_HOOKE_ETA_N_MASS] * input->effective_mass;
         }
         result.elastic_force = k * overlap;
         /* No dashpot without overlap: within a positive contact_margin the
          * bodies do not touch yet, and a rate-only force would act at a distance. */
         result.damping_force = overlap > 0.0 ? damping * input->penetration_rate : 0.0;
         result.elastic_energy = 0.5 * k * overlap * overlap;
-        if (params[HOOKE_LIMIT_DAMPING] == 0.0) {
+        if (params[FD_HOOKE_LIMIT_DAMPING] == 0.0) {
             result.force = result.elastic_force + result.damping_force; /* LAMMPS without limit_damping */
             return result;
         }
@@ -192,11 +190,11 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
         double overlap = delta > 0.0 ? delta : 0.0;
         double radius = input->geometry->effective_radius;
         /* Johnson Eq. (4.23): F = 4/3 E* sqrt(R) delta^(3/2); stored energy 2/5 K delta^(5/2). */
-        double hertz_constant = 4.0 / 3.0 * derived[DERIVED_EFFECTIVE_MODULUS] * sqrt(radius);
+        double hertz_constant = 4.0 / 3.0 * derived[FD_NORMAL_DERIVED_MODULUS] * sqrt(radius);
         double root_overlap = sqrt(overlap);
         result.elastic_force = hertz_constant * overlap * root_overlap;
         /* Tsuji et al. (1992) form: c = gamma sqrt(m K) delta^(1/4). */
-        result.damping_force = derived[DERIVED_GAMMA] * sqrt(input->effective_mass * hertz_constant) *
+        result.damping_force = derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(input->effective_mass * hertz_constant) *
                                sqrt(root_overlap) * input->penetration_rate;
         result.elastic_energy = 0.4 * hertz_constant * overlap * overlap * root_overlap;
         break;
@@ -233,12 +231,12 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, double 
     double stiffness = 0.0, zeta = 0.0;
     switch (normal->kind) {
     case FD_KIND_NORMAL_HOOKE:
-        stiffness = normal_params[HOOKE_STIFFNESS];
-        zeta = 0.5 * normal_derived[DERIVED_GAMMA]; /* c = gamma sqrt(m k) */
+        stiffness = normal_params[FD_HOOKE_STIFFNESS];
+        zeta = 0.5 * normal_derived[FD_NORMAL_DERIVED_GAMMA]; /* c = gamma sqrt(m k) */
         if (stiffness > 0.0 && lightest_mass > 0.0) {
             /* LAMMPS dashpots: c = eta_n or eta_n_mass m, zeta = c / (2 sqrt(m k)). */
             double root = 2.0 * sqrt(lightest_mass * stiffness);
-            zeta += (normal_params[HOOKE_ETA_N] + normal_params[HOOKE_ETA_N_MASS] * lightest_mass) / root;
+            zeta += (normal_params[FD_HOOKE_ETA_N] + normal_params[FD_HOOKE_ETA_N_MASS] * lightest_mass) / root;
         }
         break;
     case FD_KIND_NORMAL_HERTZ: {
@@ -247,8 +245,8 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, double 
          * smallest spheres); the dashpot gamma sqrt(m K) delta^(1/4) gives
          * zeta = gamma / (2 sqrt(1.5)) for that linearisation. */
         double radius = 0.5 * smallest_radius;
-        stiffness = 2.0 * normal_derived[DERIVED_EFFECTIVE_MODULUS] * sqrt(radius * 0.01 * radius);
-        zeta = normal_derived[DERIVED_GAMMA] / (2.0 * sqrt(1.5));
+        stiffness = 2.0 * normal_derived[FD_NORMAL_DERIVED_MODULUS] * sqrt(radius * 0.01 * radius);
+        zeta = normal_derived[FD_NORMAL_DERIVED_GAMMA] / (2.0 * sqrt(1.5));
         break;
     }
     case FD_KIND_NORMAL_PFC_LINEAR:

@@ -72,8 +72,8 @@ static inline double fd_quat_norm(fd_quat q) { return sqrt(q.w * q.w + q.x * q.x
 
 static inline fd_quat fd_quat_normalize(fd_quat q)
 {
-    double n = fd_quat_norm(q);
-    return (fd_quat){q.w / n, q.x / n, q.y / n, q.z / n};
+    double inverse = 1.0 / fd_quat_norm(q);
+    return (fd_quat){q.w * inverse, q.x * inverse, q.y * inverse, q.z * inverse};
 }
 
 /* Rotates v by the unit quaternion q (body to world when q is an orientation). */
@@ -87,19 +87,29 @@ static inline fd_vec3 fd_quat_rotate(fd_quat q, fd_vec3 v)
 /* Rotates v by the inverse of q (world to body). */
 static inline fd_vec3 fd_quat_rotate_inverse(fd_quat q, fd_vec3 v) { return fd_quat_rotate(fd_quat_conjugate(q), v); }
 
-/* Quaternion of the rotation by |phi| about phi/|phi| (exponential map). The
- * small-angle branch keeps it exact to round-off near zero. */
+/* Quaternion of the rotation by |phi| about phi/|phi| (exponential map):
+ * (cos(a/2), sin(a/2) phi/a), a = |phi|. A step turns a body by a small
+ * angle, so for a < 0.2 both factors come from their Taylor series in
+ * x = (a/2)^2 to x^6 (the first term left out is below 1e-24 of the result:
+ * exact to round-off), without a square root, a sine or a cosine; larger
+ * angles take the library's. */
 static inline fd_quat fd_quat_from_rotation_vector(fd_vec3 phi)
 {
-    double angle = fd_v3_length(phi);
-    double half = 0.5 * angle;
-    double s; /* sin(half) / angle */
-    if (angle < 1e-8) {
-        s = 0.5 - angle * angle / 48.0;
+    double angle_squared = phi.x * phi.x + phi.y * phi.y + phi.z * phi.z;
+    double c; /* cos(a/2) */
+    double s; /* sin(a/2) / a */
+    if (angle_squared < 0.04) {
+        double x = 0.25 * angle_squared;
+        c = 1.0 + x * (-1.0 / 2 + x * (1.0 / 24 + x * (-1.0 / 720 + x * (1.0 / 40320 + x * (-1.0 / 3628800 +
+            x * (1.0 / 479001600))))));
+        s = 0.5 * (1.0 + x * (-1.0 / 6 + x * (1.0 / 120 + x * (-1.0 / 5040 + x * (1.0 / 362880 + x * (-1.0 / 39916800 +
+            x * (1.0 / 6227020800.0)))))));
     } else {
-        s = sin(half) / angle;
+        double angle = sqrt(angle_squared);
+        c = cos(0.5 * angle);
+        s = sin(0.5 * angle) / angle;
     }
-    return (fd_quat){cos(half), s * phi.x, s * phi.y, s * phi.z};
+    return (fd_quat){c, s * phi.x, s * phi.y, s * phi.z};
 }
 
 static inline fd_quat fd_quat_from_axis_angle(fd_vec3 unit_axis, double angle)

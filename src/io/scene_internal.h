@@ -185,6 +185,8 @@ typedef struct fd_scene_world {
     fd_vec3 gravity;
     double contact_margin;
     double cell_size;
+    double neighbor_skin;
+    bool energy_ledger;
     int64_t threads;
     int stepper;
     uint32_t periodic;       /* FD_LOCK_X/Y/Z bits: the periodic axes */

@@ -1,20 +1,20 @@
-/* The contact pass of a step, as a list of stages:
+/* The contact search of the complementarity stepper, as a list of stages:
  *
  *   1. forces from gravity and external loads;
- *   2. broad phase: candidate pairs (i < j) in ascending key order;
+ *   2. broad phase: candidate pairs (i < j) in ascending key order, within
+ *      the stepper's envelope;
  *   3. narrow phase per candidate: full contact geometry (independent per
  *      candidate, so it runs in parallel and writes only its own slot);
  *   4. persistent store: the touching candidates form the new contact array,
  *      merged with the previous one by key to carry identity and history;
- *      a new contact starts with zero history (Fang & Negrut Sec. 3);
- *   5. kernels per contact (parallel, each writes only its own contact);
- *   6. accumulation of contact loads onto bodies, serially in contact order,
- *      so the sums do not depend on the thread count.
+ *      a new contact starts with zero history;
+ *   5. the events of the contact set against its previous slip states.
+ *
+ * (The penalty stepper has its own pipeline with a neighbour list and sphere
+ * kernels, src/penalty/.)
  *
  * Periodic boundaries: the narrow phase meets body j through its image
- * nearest to body i (fd_periodic_offset); the contact keeps that offset, and
- * the kernels and the torque arms on body j use the image's position, so the
- * geometry (given near body i) and the arms belong together. */
+ * nearest to body i (fd_periodic_offset); the contact keeps that offset. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -227,126 +227,6 @@ static fd_status build_contact_set(fd_world* world)
     return FD_OK;
 }
 
-static double effective_mass(double mass_i, double mass_j)
-{
-    if (mass_i <= 0.0) {
-        return mass_j;
-    }
-    if (mass_j <= 0.0) {
-        return mass_i;
-    }
-    return mass_i * mass_j / (mass_i + mass_j);
-}
-
-/* The normal spring's books, for the normal models without their own (all
- * but pfc_linear, which books its partitions itself). Over the step that
- * applies the force F, the bodies do the work F d(delta) on the contact
- * (delta the overlap): the spring stores its elastic part, the dashpot
- * dissipates the rest, (F - F_e) d(delta) >= 0 (the no-tension clamp only
- * lowers F where d(delta) < 0). A prescribed force has no spring: its work on
- * the bodies, -F d(delta), is work of a prescribed force. */
-static void book_normal_energy(const fd_contact_law* law, const fd_contact_input* input,
-                               const fd_normal_result* normal, fd_energy_books* books)
-{
-    double overlap_change = input->penetration_rate * input->time_step;
-    switch (law->submodel[FD_MECHANISM_NORMAL]->kind) {
-    case FD_KIND_NORMAL_PRESCRIBED:
-        books->work = -normal->force * overlap_change;
-        break;
-    case FD_KIND_NORMAL_PFC_LINEAR:
-        break;
-    default:
-        books->stored = normal->elastic_energy;
-        books->dashpot = (normal->force - normal->elastic_force) * overlap_change;
-        break;
-    }
-}
-
-/* Stage 5: the kernels of one contact. */
-static void evaluate_contact(fd_world* world, int c)
-{
-    fd_contact_set* set = &world->contacts;
-    fd_contact* contact = &set->contacts[c];
-    const fd_contact_law* law = &world->laws[contact->law];
-    int i = contact->body_i, j = contact->body_j;
-    const fd_body_state* state_i = &world->states[i];
-    /* Body j as the image that touches body i (itself without periodic
-     * boundaries): every kernel then sees positions, contact points and arms
-     * that belong together. */
-    fd_body_state image_j;
-    const fd_body_state* state_j = &world->states[j];
-    if (world->periodic.any) {
-        image_j = *state_j;
-        image_j.position = fd_v3_add(image_j.position, contact->image_offset);
-        state_j = &image_j;
-    }
-    const fd_contact_geometry* geometry = &contact->geometry;
-    fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(geometry->point_i, geometry->point_j));
-    fd_vec3 velocity_i =
-        fd_v3_add(state_i->velocity, fd_v3_cross(state_i->angular_velocity, fd_v3_sub(point, state_i->position)));
-    fd_vec3 velocity_j =
-        fd_v3_add(state_j->velocity, fd_v3_cross(state_j->angular_velocity, fd_v3_sub(point, state_j->position)));
-
-    fd_contact_input input = {
-        .geometry = geometry,
-        .state_i = state_i,
-        .state_j = state_j,
-        .mass_i = world->colds[i].mass,
-        .mass_j = world->colds[j].mass,
-        .inertia_i = world->masses[i].inertia,
-        .inertia_j = world->masses[j].inertia,
-        .effective_mass = effective_mass(world->colds[i].mass, world->colds[j].mass),
-        /* n points into body i: the overlap grows when j moves along n faster than i. */
-        .penetration_rate = fd_v3_dot(fd_v3_sub(velocity_j, velocity_i), geometry->normal),
-        .relative_velocity = fd_v3_sub(velocity_i, velocity_j),
-        .time_step = world->def.time_step,
-        .is_new = contact->first_step == world->step_count,
-        .shape_i = world->colds[i].shape.type,
-        .shape_j = world->colds[j].shape.type,
-        .radius_i = world->colds[i].shape.radius,
-        .radius_j = world->colds[j].shape.radius,
-        .youngs_modulus_i = world->materials[world->colds[i].material].youngs_modulus,
-        .youngs_modulus_j = world->materials[world->colds[j].material].youngs_modulus,
-        .poisson_ratio_i = world->materials[world->colds[i].material].poisson_ratio,
-        .poisson_ratio_j = world->materials[world->colds[j].material].poisson_ratio,
-    };
-    double* history = set->history + (size_t)c * (size_t)world->history_stride;
-    input.history = history; /* normal models with state (pfc_linear) */
-    double* columns = set->columns + (size_t)c * (size_t)world->column_count;
-    for (int k = 0; k < world->column_count; ++k) {
-        columns[k] = NAN;
-    }
-
-    fd_energy_books* energy = world->contact_energy + (size_t)c * FD_MECHANISM_COUNT;
-    memset(energy, 0, FD_MECHANISM_COUNT * sizeof *energy);
-    input.energy = energy;
-    unsigned slip_flags = 0;
-    input.slip_flags = &slip_flags;
-
-    fd_normal_result normal = fd_normal_evaluate(law, &input);
-    book_normal_energy(law, &input, &normal, &energy[FD_MECHANISM_NORMAL]);
-    const int* normal_columns = law->column_index[FD_MECHANISM_NORMAL];
-    if (law->submodel[FD_MECHANISM_NORMAL]->column_count >= 2) {
-        columns[normal_columns[0]] = normal.elastic_force;
-        columns[normal_columns[1]] = normal.damping_force;
-    }
-
-    fd_contact_loads loads = {0};
-    loads.normal_force = normal.force;
-    fd_friction_evaluate(law, &input, normal.force, history, columns, &loads);
-    loads.force_on_i = fd_v3_add(fd_v3_scale(normal.force, geometry->normal), loads.slide_force);
-    contact->loads = loads;
-    contact->slip_flags = slip_flags;
-    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-        fd_energy_books* books = &contact->energy[m];
-        books->stored = energy[m].stored;
-        books->dashpot += energy[m].dashpot;
-        books->slip += energy[m].slip;
-        books->created += energy[m].created;
-        books->work += energy[m].work;
-    }
-}
-
 /* Appends an event; false when out of memory. */
 static bool add_event(fd_world* world, fd_event_type type, fd_mechanism mechanism, const fd_contact* contact)
 {
@@ -396,42 +276,6 @@ fd_status fd_world_raise_events(fd_world* world)
     return FD_OK;
 }
 
-/* Stage 6. */
-static void accumulate_loads(fd_world* world)
-{
-    const fd_contact_set* set = &world->contacts;
-    fd_energy_totals* totals = &world->energy_totals;
-    memset(world->stored_energy, 0, sizeof world->stored_energy);
-    for (int c = 0; c < set->count; ++c) {
-        const fd_contact* contact = &set->contacts[c];
-        const fd_energy_books* energy = world->contact_energy + (size_t)c * FD_MECHANISM_COUNT;
-        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-            world->stored_energy[m] += energy[m].stored;
-            totals->dashpot[m] += energy[m].dashpot;
-            totals->slip[m] += energy[m].slip;
-            totals->created[m] += energy[m].created;
-            totals->external_work += energy[m].work;
-        }
-        int i = contact->body_i, j = contact->body_j;
-        const fd_contact_loads* loads = &contact->loads;
-        fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(contact->geometry.point_i, contact->geometry.point_j));
-        fd_vec3 arm_i = fd_v3_sub(point, world->states[i].position);
-        fd_vec3 position_j = world->states[j].position;
-        if (world->periodic.any) {
-            position_j = fd_v3_add(position_j, contact->image_offset);
-        }
-        fd_vec3 arm_j = fd_v3_sub(point, position_j);
-        world->forces[i] = fd_v3_add(world->forces[i], loads->force_on_i);
-        world->forces[j] = fd_v3_sub(world->forces[j], loads->force_on_i);
-        fd_vec3 torque_i = fd_v3_add(fd_v3_cross(arm_i, loads->force_on_i),
-                                     fd_v3_add(loads->roll_torque_i, loads->spin_torque_i));
-        fd_vec3 torque_j = fd_v3_add(fd_v3_cross(arm_j, fd_v3_neg(loads->force_on_i)),
-                                     fd_v3_add(loads->roll_torque_j, loads->spin_torque_j));
-        world->torques[i] = fd_v3_add(world->torques[i], torque_i);
-        world->torques[j] = fd_v3_add(world->torques[j], torque_j);
-    }
-}
-
 double fd_wall_seconds(void)
 {
     struct timespec now;
@@ -458,31 +302,4 @@ fd_status fd_world_find_contacts(fd_world* world)
     status = build_contact_set(world);
     profile->narrow_phase += fd_wall_seconds() - broad_done;
     return status;
-}
-
-fd_status fd_world_compute_forces(fd_world* world)
-{
-    fd_world_profile* profile = &world->profile;
-    fd_world_apply_external_loads(world);
-    fd_status status = fd_world_find_contacts(world);
-    if (status != FD_OK) {
-        return status;
-    }
-    double narrow_done = fd_wall_seconds();
-    int count = world->contacts.count;
-#pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1)
-    for (int c = 0; c < count; ++c) {
-        evaluate_contact(world, c);
-    }
-    double models_done = fd_wall_seconds();
-    profile->contact_models += models_done - narrow_done;
-    accumulate_loads(world);
-    status = fd_world_raise_events(world);
-    profile->accumulate += fd_wall_seconds() - models_done;
-    if (status != FD_OK) {
-        return status;
-    }
-    profile->contact_steps += count;
-    profile->steps++;
-    return FD_OK;
 }

@@ -97,6 +97,15 @@ fd_world* fd_world_create(const fd_world_def* def)
         fd_fail(FD_ERR_INVALID_ARGUMENT, "world: cell_size must be >= 0 m (got %g)", def->cell_size);
         return NULL;
     }
+    if (!(def->neighbor_skin >= 0.0) || !isfinite(def->neighbor_skin)) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "world: neighbor_skin must be >= 0 m (got %g; 0 = automatic)",
+                def->neighbor_skin);
+        return NULL;
+    }
+    if (def->contact_output != FD_CONTACT_OUTPUT_EVERY_STEP && def->contact_output != FD_CONTACT_OUTPUT_ON_REQUEST) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "world: unknown contact_output %d", (int)def->contact_output);
+        return NULL;
+    }
     if (def->thread_count < 1) {
         fd_fail(FD_ERR_INVALID_ARGUMENT, "world: thread_count must be >= 1 (got %d)", def->thread_count);
         return NULL;
@@ -181,6 +190,7 @@ void fd_world_free(fd_world* world)
     free(world->saved_states);
     free(world->saved_forces);
     free(world->saved_torques);
+    free(world->motion);
     free(world->bounding_radii);
     free(world->is_static);
     free(world->is_plane);
@@ -195,6 +205,7 @@ void fd_world_free(fd_world* world)
         free(sets[s]->columns);
     }
     fd_broadphase_free(&world->broadphase);
+    fd_penalty_free(&world->penalty);
     free(world->candidate_geometry);
     free(world->candidate_offset);
     free(world->candidate_touching);
@@ -373,6 +384,7 @@ fd_status fd_world_set_contact_law(fd_world* world, fd_material_id a, fd_materia
         world->history_stride = law.history_size;
     }
     free_contact_sets(world);
+    fd_penalty_free(&world->penalty); /* its history blocks change with the laws */
     world->prepared = false;
     world->forces_current = false;
     return FD_OK;
@@ -494,6 +506,7 @@ static bool grow_bodies(fd_world* world)
     FD_GROW(saved_states);
     FD_GROW(saved_forces);
     FD_GROW(saved_torques);
+    FD_GROW(motion);
     FD_GROW(bounding_radii);
     FD_GROW(is_static);
     FD_GROW(is_plane);
@@ -663,7 +676,18 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
     }
 
     world->lock_work[b] = 0.0;
-    world->has_locks = world->has_locks || mass->lock_translation != 0 || mass->lock_rotation != 0;
+    bool locked = mass->lock_translation != 0 || mass->lock_rotation != 0;
+    bool loaded = !vec_zero(def->external_force) || !vec_zero(def->external_torque);
+    world->has_locks = world->has_locks || locked;
+    world->has_external_loads = world->has_external_loads || loaded;
+    world->motion[b] = (fd_body_motion){
+        .inverse_mass = mass->inverse_mass,
+        .inverse_inertia = mass->inverse_inertia.x,
+        .mass = cold->mass,
+        .flags = (def->type == FD_BODY_DYNAMIC ? FD_MOTION_DYNAMIC : 0u) |
+                 (def->type == FD_BODY_DYNAMIC && mass->isotropic && !locked ? FD_MOTION_SIMPLE : 0u) |
+                 (loaded ? FD_MOTION_LOADED : 0u) | (shape.type == FD_SHAPE_PLANE ? FD_MOTION_PLANE : 0u),
+    };
     if (def->type == FD_BODY_DYNAMIC) {
         /* Loads until the next force pass: a body added between steps falls
          * from its first step on. Contacts it makes count from the next pass. */
@@ -730,6 +754,7 @@ fd_status fd_body_set_state(fd_world* world, fd_body_id id, const fd_body_state*
     }
     world->prepared = false;
     world->forces_current = false; /* forces belong to the old state */
+    world->penalty.dirty = true;   /* a body moved by hand may meet pairs the neighbour list does not hold */
     return FD_OK;
 }
 
@@ -776,9 +801,12 @@ static double ledger_balance(const fd_world* world)
 
 /* Work of the external loads over a step, from the displacement (exact for a
  * constant force) and the rotation omega_1 h of the drift; and of the locks. */
-static void book_step_work(fd_world* world, double h)
+void fd_world_book_step_work(fd_world* world, double h)
 {
     fd_energy_totals* totals = &world->energy_totals;
+    if (!world->has_external_loads && !world->has_locks) {
+        return;
+    }
     for (int b = 0; b < world->body_count; ++b) {
         if (world->colds[b].type != FD_BODY_DYNAMIC) {
             continue;
@@ -895,6 +923,10 @@ fd_status fd_world_prepare(fd_world* world)
         }
     }
     fd_world_inlet_extents(world, bodies_of_material, dynamic_material, smallest_radius, &lightest, &largest_radius);
+    double smallest_sphere_radius = smallest_body_radius; /* bodies and the inlets' spheres */
+    for (int m = 0; m < materials; ++m) {
+        smallest_sphere_radius = fmin(smallest_sphere_radius, smallest_radius[m]);
+    }
     fd_status status = FD_OK;
     fd_critical_step limit = {INFINITY, 0.0, 0.0, "none"};
     for (int a = 0; a < materials && status == FD_OK; ++a) {
@@ -984,7 +1016,15 @@ fd_status fd_world_prepare(fd_world* world)
     }
     bp->margin = margin;
     bp->thread_count = world->def.thread_count;
-    double cell = 2.0 * largest_radius + margin;
+    double skin = 0.0;
+    if (!complementarity) {
+        /* The neighbour list's skin: given, or a tenth of the smallest
+         * diameter (bodies and the inlets' spheres). */
+        skin = world->def.neighbor_skin > 0.0 ? world->def.neighbor_skin
+                                              : (isfinite(smallest_sphere_radius) ? 0.2 * smallest_sphere_radius : 0.0);
+        fd_penalty_prepare(world, skin);
+    }
+    double cell = 2.0 * largest_radius + margin + skin;
     bp->cell_size = fmax(world->def.cell_size, cell > 0.0 ? cell : 1.0);
 
     world->prepared = true;
@@ -1003,11 +1043,13 @@ fd_status fd_world_prepare(fd_world* world)
         /* Not after a body was added between steps: the kernels advance their
          * history when they run, so a second pass at the same state would
          * count this step's slide twice. */
-        status = fd_world_compute_forces(world);
+        status = fd_penalty_forces(world);
         if (status != FD_OK) {
+            fd_penalty_rollback(world);
             world->prepared = false;
             return status;
         }
+        fd_penalty_commit(world);
         world->forces_current = true;
     }
     if (!world->has_energy_reference) {
@@ -1019,7 +1061,7 @@ fd_status fd_world_prepare(fd_world* world)
 
 /* ---------------------------------------------------------------- step */
 
-static fd_status check_finite(fd_world* world)
+fd_status fd_world_check_finite(fd_world* world)
 {
     for (int b = 0; b < world->body_count; ++b) {
         const fd_body_state* s = &world->states[b];
@@ -1047,32 +1089,6 @@ static fd_status check_finite(fd_world* world)
     return FD_OK;
 }
 
-static void kick_all(fd_world* world, double h)
-{
-    double start = fd_wall_seconds();
-#pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1)
-    for (int b = 0; b < world->body_count; ++b) {
-        if (world->colds[b].type == FD_BODY_DYNAMIC) {
-            world->lock_work[b] +=
-                fd_body_kick(&world->states[b], &world->masses[b], world->forces[b], world->torques[b], h);
-        }
-    }
-    world->profile.integrate += fd_wall_seconds() - start;
-}
-
-static void drift_all(fd_world* world, double h)
-{
-    double start = fd_wall_seconds();
-#pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1)
-    for (int b = 0; b < world->body_count; ++b) {
-        if (world->colds[b].type == FD_BODY_DYNAMIC) {
-            world->lock_work[b] += fd_body_drift(&world->states[b], &world->masses[b], h);
-        }
-    }
-    wrap_positions(world);
-    world->profile.integrate += fd_wall_seconds() - start;
-}
-
 fd_status fd_world_step(fd_world* world)
 {
     if (!world->prepared) {
@@ -1081,6 +1097,10 @@ fd_status fd_world_step(fd_world* world)
             return status;
         }
     }
+    if (world->def.stepper == FD_STEPPER_PENALTY) {
+        return fd_penalty_step(world); /* src/penalty/stepper.c */
+    }
+    /* The complementarity stepper: copies of the state for rollback. */
     size_t n = (size_t)world->body_count;
     memcpy(world->saved_states, world->states, n * sizeof *world->states);
     memcpy(world->saved_forces, world->forces, n * sizeof *world->forces);
@@ -1092,35 +1112,15 @@ fd_status fd_world_step(fd_world* world)
     if (world->has_locks) {
         memset(world->lock_work, 0, n * sizeof *world->lock_work);
     }
-
     double dt = world->def.time_step;
     double saved_time = world->time;
     int64_t saved_step = world->step_count;
-    fd_status status;
-    /* The forces computed below belong to the new state: stamp it first. */
-    if (world->def.stepper == FD_STEPPER_COMPLEMENTARITY) {
-        status = fd_world_step_complementarity(world);
-    } else if (world->def.integrator == FD_INTEGRATOR_SYMPLECTIC_EULER) {
-        kick_all(world, dt);  /* v1 = v0 + dt a0 */
-        drift_all(world, dt); /* x1 = x0 + dt v1 */
-        world->time = (double)(world->step_count + 1) * dt; /* no running-sum round-off */
-        world->step_count++;
-        status = fd_world_compute_forces(world);
-    } else {
-        kick_all(world, 0.5 * dt);
-        drift_all(world, dt);
-        world->time = (double)(world->step_count + 1) * dt; /* no running-sum round-off */
-        world->step_count++;
-        status = fd_world_compute_forces(world);
-        if (status == FD_OK) {
-            kick_all(world, 0.5 * dt);
-        }
+    fd_status status = fd_world_step_complementarity(world);
+    if (status == FD_OK) {
+        status = fd_world_check_finite(world);
     }
     if (status == FD_OK) {
-        status = check_finite(world);
-    }
-    if (status == FD_OK) {
-        book_step_work(world, dt);
+        fd_world_book_step_work(world, dt);
     }
     if (status != FD_OK) {
         /* Roll back to the last good step: the caller can still write it out. */
@@ -1171,16 +1171,29 @@ fd_world_energy fd_world_get_energy(const fd_world* world)
         energy.kinetic_rotational += fd_body_kinetic_rotational(state, &world->masses[b]);
         energy.gravitational -= m * fd_v3_dot(world->def.gravity, state->position);
     }
+    bool penalty = world->def.stepper == FD_STEPPER_PENALTY;
+    if (penalty && !world->def.energy_ledger) {
+        energy.closure_error = NAN;
+        return energy;
+    }
     const fd_energy_totals* totals = &world->energy_totals;
+    /* Penalty stepper: the totals hold the books of contacts that ended; the
+     * live contacts keep theirs (src/penalty/). */
+    fd_energy_books live[FD_MECHANISM_COUNT] = {{0}};
+    if (penalty) {
+        fd_penalty_sum_books(world, live);
+    }
+    double live_work = 0.0;
     for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-        energy.stored[m] = world->stored_energy[m];
-        energy.dashpot[m] = totals->dashpot[m];
-        energy.slip[m] = totals->slip[m];
-        energy.created[m] = totals->created[m];
+        energy.stored[m] = penalty ? live[m].stored : world->stored_energy[m];
+        energy.dashpot[m] = totals->dashpot[m] + live[m].dashpot;
+        energy.slip[m] = totals->slip[m] + live[m].slip;
+        energy.created[m] = totals->created[m] + live[m].created;
+        live_work += live[m].work;
     }
     energy.normal_elastic = energy.stored[FD_MECHANISM_NORMAL];
     energy.released = totals->released;
-    energy.external_work = totals->external_work;
+    energy.external_work = totals->external_work + live_work;
     energy.constraint_work = totals->constraint_work;
     energy.inserted = totals->inserted;
     if (world->has_energy_reference) {
@@ -1189,10 +1202,33 @@ fd_world_energy fd_world_get_energy(const fd_world* world)
     return energy;
 }
 
-int fd_world_contact_count(const fd_world* world) { return world->contacts.count; }
+int fd_world_contact_count(const fd_world* world)
+{
+    return world->def.stepper == FD_STEPPER_PENALTY ? (int)world->penalty.touching_count : world->contacts.count;
+}
+
+bool fd_world_contacts_recorded(const fd_world* world)
+{
+    return world->def.stepper != FD_STEPPER_PENALTY || world->penalty.recorded;
+}
+
+void fd_world_request_contacts(fd_world* world) { world->contacts_requested = true; }
+
+void fd_world_set_contact_output(fd_world* world, fd_contact_output mode)
+{
+    if (mode == FD_CONTACT_OUTPUT_EVERY_STEP || mode == FD_CONTACT_OUTPUT_ON_REQUEST) {
+        world->def.contact_output = mode;
+    }
+}
 
 fd_status fd_world_get_contact(const fd_world* world, int index, fd_contact_view* out)
 {
+    if (!fd_world_contacts_recorded(world)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "contact details were not recorded at step %lld (the world records them on request: "
+                       "fd_world_request_contacts before the step, or contact_output FD_CONTACT_OUTPUT_EVERY_STEP)",
+                       (long long)world->step_count);
+    }
     if (index < 0 || index >= world->contacts.count || out == NULL) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "contact index %d out of range [0, %d)", index,
                        world->contacts.count);

@@ -17,6 +17,7 @@
 #include "collide/collide.h"
 #include "contact/model.h"
 #include "fricdem/fricdem.h"
+#include "penalty/penalty.h"
 
 typedef struct fd_body_mass {
     double inverse_mass;          /* 1/kg; 0 for static bodies */
@@ -33,6 +34,21 @@ typedef struct fd_body_mass {
     fd_vec3 friction_axis;        /* complementarity stepper: generalized friction on this translation */
     double friction_force;        /* N, its limit; 0 = none */
 } fd_body_mass;
+
+/* What the penalty stepper's integration loops read per body, packed (a
+ * loop that streams few arrays stays in cache; PERFORMANCE.md). */
+enum {
+    FD_MOTION_DYNAMIC = 1u << 0,  /* moves (not static) */
+    FD_MOTION_SIMPLE = 1u << 1,   /* isotropic inertia, no locks: the straight kick and drift */
+    FD_MOTION_LOADED = 1u << 2,   /* an external force or torque */
+    FD_MOTION_PLANE = 1u << 3,    /* a plane (never wrapped into a periodic box) */
+};
+typedef struct fd_body_motion {
+    double inverse_mass;          /* 1/kg */
+    double inverse_inertia;       /* 1/(kg m^2), the isotropic moment's (FD_MOTION_SIMPLE) */
+    double mass;                  /* kg; 0 for static bodies */
+    uint32_t flags;               /* FD_MOTION_* */
+} fd_body_motion;
 
 typedef struct fd_body_cold {
     char* name;                   /* never NULL ("" when unnamed) */
@@ -115,9 +131,13 @@ struct fd_world {
     fd_body_cold* colds;
     fd_vec3* forces;              /* N, world; accumulated each force pass */
     fd_vec3* torques;             /* N m, world */
-    fd_body_state* saved_states;  /* state before the current step, for rollback */
+    /* The other buffer of each: the penalty stepper writes a step into the
+     * one and keeps the state before the step in the other (swapped, never
+     * copied), for rollback; the complementarity stepper copies. */
+    fd_body_state* saved_states;
     fd_vec3* saved_forces;
     fd_vec3* saved_torques;
+    fd_body_motion* motion;
     /* broad-phase inputs, derived from the cold data */
     double* bounding_radii;
     bool* is_static;
@@ -166,6 +186,9 @@ struct fd_world {
     double energy_reference;
     bool forces_current;               /* forces belong to the current state (else prepare computes them) */
     fd_complementarity* complementarity; /* the non-smooth stepper's workspace (NULL for the penalty one) */
+    fd_penalty penalty;                /* the penalty stepper's neighbour list and contact pass */
+    bool contacts_requested;           /* fd_world_request_contacts: the next pass records */
+    bool has_external_loads;           /* some body has an external force or torque (ledger: their work) */
     fd_contact_event* events;          /* of the last force pass */
     int event_count, event_capacity;
     /* inlets, and the bodies near a region (scratch of fd_world_run_inlets) */
@@ -180,13 +203,11 @@ struct fd_world {
     char warnings[8][512];
 };
 
-/* Contact pass: broad phase, narrow phase, persistent contacts, kernels,
- * force accumulation (src/world/contacts.c). Fails on an unsupported pair or
- * a pair without a law. */
-fd_status fd_world_compute_forces(fd_world* world);
-/* Its parts: gravity and external loads into forces/torques; the contact set
- * of the current state (broad and narrow phase, persistent contacts); the
- * events of the contact set against its previous slip states. */
+/* The complementarity stepper's contact search (src/world/contacts.c):
+ * gravity and external loads into forces/torques; the contact set of the
+ * current state (broad and narrow phase, persistent contacts); the events of
+ * the contact set against its previous slip states. (The penalty stepper has
+ * its own pipeline, src/penalty/.) */
 void fd_world_apply_external_loads(fd_world* world);
 fd_status fd_world_find_contacts(fd_world* world);
 fd_status fd_world_raise_events(fd_world* world);
@@ -212,6 +233,18 @@ void fd_world_inlet_extents(const fd_world* world, int* bodies_of_material, bool
 
 /* "'name' (#index)", or "#index" for an unnamed body, for messages. */
 const char* fd_world_body_label(const fd_world* world, int body, char* text, size_t size);
+
+/* The first non-finite body state, force or contact load, as an error naming
+ * it (FD_ERR_NON_FINITE), or FD_OK. */
+fd_status fd_world_check_finite(fd_world* world);
+/* Ledger: the work of external loads and locks over the step just taken. */
+void fd_world_book_step_work(fd_world* world, double h);
+
+/* The penalty stepper's step (src/penalty/stepper.c). */
+fd_status fd_penalty_step(fd_world* world);
+/* Its force pass at the current state (external loads, then contacts);
+ * prepare runs it for the initial state. */
+fd_status fd_penalty_forces(fd_world* world);
 
 /* Monotonic wall clock (s), for the profile. */
 double fd_wall_seconds(void);

@@ -1,0 +1,917 @@
+/* The force pass of the penalty stepper, as a list of stages (penalty.h
+ * gives the design and why):
+ *
+ *   0. the neighbour list, rebuilt when a body has moved half the skin;
+ *   1. distance pass, per thread over its rows: which entries touch, into a
+ *      short list (generic pairs get their full geometry here);
+ *   2. serial: contact numbering in key order (ids of new contacts, the
+ *      record's indices), failures reported in key order;
+ *   3. law pass, per thread over its touching contacts in descending key
+ *      order: the law, the loads onto the two bodies (or into the thread's
+ *      buffer for a body of a later thread's range), the record;
+ *   4. serial: buffered loads, latest thread first; the ledger's retired
+ *      contacts and the events, in key order. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "penalty/penalty_internal.h"
+#include "penalty/sphere_kernel.h"
+#include "world/world_internal.h"
+
+enum { FAILURE_NONE = 0, FAILURE_UNSUPPORTED = 1, FAILURE_NO_LAW = 2, FAILURE_MEMORY = 3 };
+
+static bool grow(void** array, int64_t* capacity, int64_t needed, size_t element_size)
+{
+    if (needed <= *capacity) {
+        return true;
+    }
+    int64_t grown_capacity = *capacity > 0 ? *capacity : 256;
+    while (grown_capacity < needed) {
+        grown_capacity *= 2;
+    }
+    void* grown = realloc(*array, (size_t)grown_capacity * element_size);
+    if (grown == NULL) {
+        return false;
+    }
+    *array = grown;
+    *capacity = grown_capacity;
+    return true;
+}
+
+void fd_penalty_free(fd_penalty* penalty)
+{
+    fd_neighbor_list_free(&penalty->lists[0]);
+    fd_neighbor_list_free(&penalty->lists[1]);
+    free(penalty->reference_position);
+    for (int t = 0; t < penalty->thread_count; ++t) {
+        fd_penalty_thread* th = &penalty->threads[t];
+        free(th->touching);
+        free(th->slots);
+        free(th->remote);
+        free(th->ended);
+        free(th->columns);
+    }
+    free(penalty->threads);
+    free(penalty->undo);
+    memset(penalty, 0, sizeof *penalty);
+}
+
+void fd_penalty_prepare(fd_world* world, double skin)
+{
+    fd_penalty* p = &world->penalty;
+    int stride = 1;
+    for (int l = 0; l < world->law_count; ++l) {
+        if (fd_law_has_sphere_kernel(&world->laws[l])) {
+            int count = fd_law_constant_count(&world->laws[l]);
+            stride = count > stride ? count : stride;
+        }
+    }
+    if (skin != p->skin || stride != p->constant_stride) {
+        p->dirty = true;
+    }
+    p->skin = skin;
+    p->constant_stride = stride;
+    /* A list built before this prepare carries over: a rebuild decides. */
+    if (p->lists[p->current].row_start != NULL && p->lists[p->current].body_count != world->body_count) {
+        p->dirty = true;
+    }
+}
+
+static fd_status reserve_threads(fd_world* world, int threads)
+{
+    fd_penalty* p = &world->penalty;
+    if (threads > p->thread_count) {
+        fd_penalty_thread* grown = realloc(p->threads, (size_t)threads * sizeof *grown);
+        if (grown == NULL) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the contact pass");
+        }
+        memset(grown + p->thread_count, 0, (size_t)(threads - p->thread_count) * sizeof *grown);
+        p->threads = grown;
+        p->thread_count = threads;
+    }
+    for (int t = 0; t < threads; ++t) {
+        fd_penalty_thread* th = &p->threads[t];
+        if (th->columns == NULL || world->column_count > 0) {
+            double* columns = realloc(th->columns, (size_t)(world->column_count > 0 ? world->column_count : 1) *
+                                                       sizeof(double));
+            if (columns == NULL) {
+                return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the contact pass");
+            }
+            th->columns = columns;
+        }
+    }
+    return FD_OK;
+}
+
+/* ---------------------------------------------------------------- stage 0: the list */
+
+static bool list_is_stale(const fd_world* world)
+{
+    const fd_penalty* p = &world->penalty;
+    const fd_neighbor_list* list = &p->lists[p->current];
+    double half_skin = 0.5 * p->skin;
+    return p->dirty || list->row_start == NULL || list->body_count != world->body_count ||
+           list->thread_count != world->def.thread_count || !(p->max_displacement_squared <= half_skin * half_skin);
+}
+
+static fd_status refresh_list(fd_world* world)
+{
+    fd_penalty* p = &world->penalty;
+    p->rebuilt_this_step = false;
+    if (!list_is_stale(world)) {
+        return FD_OK;
+    }
+    int next = 1 - p->current;
+    const fd_neighbor_list* old = p->lists[p->current].row_start != NULL ? &p->lists[p->current] : NULL;
+    fd_status status = fd_neighbor_list_build(world, &p->lists[next], old);
+    if (status != FD_OK) {
+        return status;
+    }
+    p->current = next;
+    p->rebuilt_this_step = old != NULL;
+    p->dirty = false;
+    return FD_OK;
+}
+
+/* ---------------------------------------------------------------- stage 1: distance pass */
+
+static bool append_touch(fd_penalty_thread* th, int64_t entry, int row, int32_t slot)
+{
+    if (!grow((void**)&th->touching, &th->touching_capacity, th->touching_count + 1, sizeof *th->touching)) {
+        return false;
+    }
+    th->touching[th->touching_count++] = (fd_touch){entry, row, slot};
+    return true;
+}
+
+static void distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_penalty_thread* th, int first_row,
+                          int end_row)
+{
+    th->touching_count = 0;
+    th->slot_count = 0;
+    th->ended_count = 0;
+    th->new_count = 0;
+    th->remote_count = 0;
+    th->failure = FAILURE_NONE;
+    th->failed_entry = -1;
+    const fd_body_state* states = world->states;
+    const double* radii = world->bounding_radii;
+    const fd_periodic* periodic = &world->periodic;
+    bool any_periodic = periodic->any;
+    double margin = world->def.contact_margin;
+    for (int i = first_row; i < end_row; ++i) {
+        fd_vec3 xi = states[i].position;
+        double ri = radii[i];
+        for (int64_t e = list->row_start[i]; e < list->row_start[i + 1]; ++e) {
+            int j = list->partner[e];
+            unsigned state = list->state[e];
+            bool touching;
+            int32_t slot = -1;
+            switch (list->kind[e]) {
+            case FD_PAIR_SPHERE_SPHERE: {
+                fd_vec3 d = fd_v3_sub(xi, states[j].position);
+                if (any_periodic) {
+                    d = fd_v3_sub(d, fd_periodic_near_offset(periodic, d));
+                }
+                double reach = ri + radii[j] + margin;
+                touching = fd_v3_dot(d, d) < reach * reach;
+                break;
+            }
+            case FD_PAIR_SPHERE_PLANE:
+                touching = fd_v3_dot(fd_v3_sub(xi, states[j].position), world->plane_normals[j]) < ri + margin;
+                break;
+            case FD_PAIR_PLANE_SPHERE:
+                touching = fd_v3_dot(fd_v3_sub(states[j].position, xi), world->plane_normals[i]) < radii[j] + margin;
+                break;
+            default: {
+                int64_t capacity = th->slot_capacity;
+                if (!grow((void**)&th->slots, &capacity, th->slot_count + 1, sizeof *th->slots)) {
+                    th->failure = FAILURE_MEMORY;
+                    return;
+                }
+                th->slot_capacity = (int32_t)capacity;
+                fd_generic_slot* generic = &th->slots[th->slot_count];
+                fd_pose pose_i = {xi, states[i].orientation};
+                fd_pose pose_j = {states[j].position, states[j].orientation};
+                generic->offset = fd_v3(0.0, 0.0, 0.0);
+                if (any_periodic && !world->is_plane[i] && !world->is_plane[j]) {
+                    generic->offset = fd_periodic_near_offset(periodic, fd_v3_sub(xi, pose_j.position));
+                    pose_j.position = fd_v3_add(pose_j.position, generic->offset);
+                }
+                fd_collide_result result = fd_collide(&world->colds[i].shape, pose_i, &world->colds[j].shape, pose_j,
+                                                      margin, &generic->geometry);
+                if (result == FD_COLLIDE_UNSUPPORTED && th->failure == FAILURE_NONE) {
+                    th->failure = FAILURE_UNSUPPORTED;
+                    th->failed_entry = e;
+                }
+                touching = result == FD_COLLIDE_TOUCHING;
+                if (touching) {
+                    slot = th->slot_count++;
+                }
+                break;
+            }
+            }
+            if (touching) {
+                if (list->law[e] == FD_NO_LAW && th->failure == FAILURE_NONE) {
+                    th->failure = FAILURE_NO_LAW;
+                    th->failed_entry = e;
+                }
+                if (!append_touch(th, e, i, slot)) {
+                    th->failure = FAILURE_MEMORY;
+                    return;
+                }
+                th->new_count += (state & FD_ENTRY_TOUCHING) == 0;
+            } else if (state & FD_ENTRY_TOUCHING) {
+                if (!grow((void**)&th->ended, &th->ended_capacity, th->ended_count + 1, sizeof *th->ended)) {
+                    th->failure = FAILURE_MEMORY;
+                    return;
+                }
+                th->ended[th->ended_count++] = e;
+            }
+        }
+    }
+}
+
+static fd_status report_failure(const fd_world* world, const fd_neighbor_list* list, const fd_penalty_thread* th)
+{
+    if (th->failure == FAILURE_MEMORY) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory in the contact pass");
+    }
+    int64_t e = th->failed_entry;
+    int i = 0;
+    while (list->row_start[i + 1] <= e) {
+        ++i;
+    }
+    int j = list->partner[e];
+    char a[300], b[300];
+    if (th->failure == FAILURE_NO_LAW) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "no contact law for materials '%s' and '%s' (bodies %s and %s)",
+                       world->materials[world->colds[i].material].name, world->materials[world->colds[j].material].name,
+                       fd_world_body_label(world, i, a, sizeof a), fd_world_body_label(world, j, b, sizeof b));
+    }
+    static const char* const shape_names[] = {"sphere", "plane", "ellipsoid"};
+    return fd_fail(FD_ERR_UNSUPPORTED,
+                   "contact between bodies %s and %s at step %lld, t = %.9g s: %s-%s contact is not supported",
+                   fd_world_body_label(world, i, a, sizeof a), fd_world_body_label(world, j, b, sizeof b),
+                   (long long)world->step_count, world->time, shape_names[world->colds[i].shape.type],
+                   shape_names[world->colds[j].shape.type]);
+}
+
+/* ---------------------------------------------------------------- stage 3: law pass */
+
+/* What stage 3 writes for one contact when the pass records. */
+typedef struct record_target {
+    fd_contact* contact;
+    double* columns;
+} record_target;
+
+static void book_lifetime(fd_energy_books* lifetime, const fd_energy_books* step)
+{
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        lifetime[m].stored = step[m].stored;
+        lifetime[m].dashpot += step[m].dashpot;
+        lifetime[m].slip += step[m].slip;
+        lifetime[m].created += step[m].created;
+        lifetime[m].work += step[m].work;
+    }
+}
+
+/* The normal spring's books for the registry's normal models (contacts.c
+ * before: the prescribed force's work; pfc_linear books its own). */
+static void book_normal_energy(const fd_contact_law* law, const fd_contact_input* input,
+                               const fd_normal_result* normal, fd_energy_books* books)
+{
+    double overlap_change = input->penetration_rate * input->time_step;
+    switch (law->submodel[FD_MECHANISM_NORMAL]->kind) {
+    case FD_KIND_NORMAL_PRESCRIBED:
+        books->work = -normal->force * overlap_change;
+        break;
+    case FD_KIND_NORMAL_PFC_LINEAR:
+        break;
+    default:
+        books->stored = normal->elastic_energy;
+        books->dashpot = (normal->force - normal->elastic_force) * overlap_change;
+        break;
+    }
+}
+
+static double effective_mass(double mass_i, double mass_j)
+{
+    if (mass_i <= 0.0) {
+        return mass_j;
+    }
+    if (mass_j <= 0.0) {
+        return mass_i;
+    }
+    return mass_i * mass_j / (mass_i + mass_j);
+}
+
+/* A generic pair: the registry's kernels on the full geometry. Fills the
+ * loads and the torques on both bodies (arms from the midpoint of the two
+ * surface points; body j's image across a periodic face). */
+static void generic_contact(const fd_world* world, const fd_contact_law* law, int i, int j,
+                            const fd_generic_slot* slot, bool is_new, double* history, double* columns,
+                            fd_energy_books* step_books, unsigned* slip_flags, fd_contact_loads* loads,
+                            fd_vec3* torque_i, fd_vec3* torque_j)
+{
+    const fd_body_state* state_i = &world->states[i];
+    fd_body_state image_j = world->states[j];
+    image_j.position = fd_v3_add(image_j.position, slot->offset);
+    const fd_contact_geometry* geometry = &slot->geometry;
+    fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(geometry->point_i, geometry->point_j));
+    fd_vec3 arm_i = fd_v3_sub(point, state_i->position);
+    fd_vec3 arm_j = fd_v3_sub(point, image_j.position);
+    fd_vec3 velocity_i = fd_v3_add(state_i->velocity, fd_v3_cross(state_i->angular_velocity, arm_i));
+    fd_vec3 velocity_j = fd_v3_add(image_j.velocity, fd_v3_cross(image_j.angular_velocity, arm_j));
+    const fd_material* material_i = &world->materials[world->colds[i].material];
+    const fd_material* material_j = &world->materials[world->colds[j].material];
+    fd_contact_input input = {
+        .geometry = geometry,
+        .state_i = state_i,
+        .state_j = &image_j,
+        .mass_i = world->colds[i].mass,
+        .mass_j = world->colds[j].mass,
+        .inertia_i = world->masses[i].inertia,
+        .inertia_j = world->masses[j].inertia,
+        .effective_mass = effective_mass(world->colds[i].mass, world->colds[j].mass),
+        /* n points into body i: the overlap grows when j moves along n faster than i. */
+        .penetration_rate = fd_v3_dot(fd_v3_sub(velocity_j, velocity_i), geometry->normal),
+        .relative_velocity = fd_v3_sub(velocity_i, velocity_j),
+        .time_step = world->def.time_step,
+        .is_new = is_new,
+        .shape_i = world->colds[i].shape.type,
+        .shape_j = world->colds[j].shape.type,
+        .radius_i = world->colds[i].shape.radius,
+        .radius_j = world->colds[j].shape.radius,
+        .youngs_modulus_i = material_i->youngs_modulus,
+        .youngs_modulus_j = material_j->youngs_modulus,
+        .poisson_ratio_i = material_i->poisson_ratio,
+        .poisson_ratio_j = material_j->poisson_ratio,
+        .history = history,
+        .energy = step_books,
+        .slip_flags = slip_flags,
+    };
+    fd_normal_result normal = fd_normal_evaluate(law, &input);
+    book_normal_energy(law, &input, &normal, &step_books[FD_MECHANISM_NORMAL]);
+    const int* normal_columns = law->column_index[FD_MECHANISM_NORMAL];
+    if (law->submodel[FD_MECHANISM_NORMAL]->column_count >= 2) {
+        columns[normal_columns[0]] = normal.elastic_force;
+        columns[normal_columns[1]] = normal.damping_force;
+    }
+    memset(loads, 0, sizeof *loads);
+    loads->normal_force = normal.force;
+    fd_friction_evaluate(law, &input, normal.force, history, columns, loads);
+    loads->force_on_i = fd_v3_add(fd_v3_scale(normal.force, geometry->normal), loads->slide_force);
+    *torque_i = fd_v3_add(fd_v3_cross(arm_i, loads->force_on_i), fd_v3_add(loads->roll_torque_i, loads->spin_torque_i));
+    *torque_j = fd_v3_add(fd_v3_cross(arm_j, fd_v3_neg(loads->force_on_i)),
+                          fd_v3_add(loads->roll_torque_j, loads->spin_torque_j));
+}
+
+/* The full geometry of a sphere pair, for the record (fd_collide with an
+ * unbounded margin: the pass already decided that the pair touches). */
+static void sphere_pair_geometry(const fd_world* world, int i, int j, fd_vec3 offset, fd_contact_geometry* geometry)
+{
+    fd_pose pose_i = {world->states[i].position, world->states[i].orientation};
+    fd_pose pose_j = {fd_v3_add(world->states[j].position, offset), world->states[j].orientation};
+    fd_collide(&world->colds[i].shape, pose_i, &world->colds[j].shape, pose_j, INFINITY, geometry);
+}
+
+/* Stage 3 for one thread. `record` and `ledger` are constants in each of the
+ * instantiations below, so the hot one carries no record or book code. */
+static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_neighbor_list* list,
+                                                            fd_penalty_thread* th, int end_row, bool record,
+                                                            bool ledger)
+{
+    fd_penalty* p = &world->penalty;
+    const fd_body_state* states = world->states;
+    const double* radii = world->bounding_radii;
+    fd_vec3* forces = world->forces;
+    fd_vec3* torques = world->torques;
+    const fd_periodic* periodic = &world->periodic;
+    bool any_periodic = periodic->any;
+    double dt = world->def.time_step;
+    int stride = world->history_stride;
+    int constant_stride = p->constant_stride;
+    int column_count = world->column_count;
+    int64_t step = world->step_count;
+    double* undo = p->undo;
+    int64_t new_seen = 0;
+    for (int64_t k = th->touching_count - 1; k >= 0; --k) {
+        const fd_touch touch = th->touching[k];
+        int64_t e = touch.entry;
+        int i = touch.row, j = list->partner[e];
+        const fd_contact_law* law = &world->laws[list->law[e]];
+        unsigned state = list->state[e];
+        double* history = list->history + (size_t)e * (size_t)stride;
+        fd_energy_books* lifetime = ledger ? list->books + (size_t)e * FD_MECHANISM_COUNT : NULL;
+        int64_t index = th->first_contact + k; /* this contact's place in key order */
+        bool is_new = (state & FD_ENTRY_TOUCHING) == 0;
+        if (is_new) {
+            memset(history, 0, (size_t)stride * sizeof(double));
+            if (ledger) {
+                memset(lifetime, 0, FD_MECHANISM_COUNT * sizeof *lifetime);
+            }
+            list->contact_id[e] = th->first_id + (uint64_t)(th->new_count - 1 - new_seen);
+            list->first_step[e] = step;
+            ++new_seen;
+        }
+        /* The undo log of this pass (fd_penalty_rollback). */
+        double* saved = undo + (size_t)index * (size_t)(stride + (ledger ? 5 * FD_MECHANISM_COUNT : 0));
+        for (int h = 0; h < stride; ++h) {
+            saved[h] = history[h];
+        }
+        if (ledger) {
+            memcpy(saved + stride, lifetime, FD_MECHANISM_COUNT * sizeof *lifetime);
+        }
+        double* columns = th->columns;
+        fd_contact* contact = NULL;
+        if (record) {
+            contact = &world->previous.contacts[index];
+            columns = world->previous.columns + (size_t)index * (size_t)column_count;
+            for (int c = 0; c < column_count; ++c) {
+                columns[c] = NAN;
+            }
+        }
+        fd_vec3 force, torque_i, torque_j;
+        unsigned slip;
+        fd_energy_books step_books[FD_MECHANISM_COUNT];
+        fd_vec3 offset = {0.0, 0.0, 0.0};
+        uint8_t kind = list->kind[e];
+        if (kind != FD_PAIR_GENERIC) {
+            const double* constants = list->constants + (size_t)e * (size_t)constant_stride;
+            const fd_body_state* si = &states[i];
+            const fd_body_state* sj = &states[j];
+            fd_vec3 n, relative;
+            double overlap;
+            fd_vec3 arm_i = {0, 0, 0}, arm_j = {0, 0, 0};
+            double a_i = 0.0, a_j = 0.0;
+            if (kind == FD_PAIR_SPHERE_SPHERE) {
+                fd_vec3 d = fd_v3_sub(si->position, sj->position);
+                if (any_periodic) {
+                    offset = fd_periodic_near_offset(periodic, d);
+                    d = fd_v3_sub(d, offset);
+                }
+                double distance = sqrt(fd_v3_dot(d, d));
+                /* Coincident centres: +z, deterministically (narrowphase.c). */
+                n = distance > 0.0 ? fd_v3_scale(1.0 / distance, d) : fd_v3(0.0, 0.0, 1.0);
+                overlap = radii[i] + radii[j] - distance;
+                /* The contact point halfway between the two surfaces, a_i from
+                 * centre i and a_j from centre j along the line of centres. */
+                a_i = radii[i] - 0.5 * overlap;
+                a_j = radii[j] - 0.5 * overlap;
+                relative = fd_v3_sub(fd_v3_sub(si->velocity, sj->velocity),
+                                     fd_v3_cross(fd_v3_add(fd_v3_scale(a_i, si->angular_velocity),
+                                                           fd_v3_scale(a_j, sj->angular_velocity)),
+                                                 n));
+            } else {
+                /* Sphere s against plane p: n_p the plane's outward normal, h the
+                 * centre's height over it; the contact point between the surfaces. */
+                bool plane_first = kind == FD_PAIR_PLANE_SPHERE;
+                int sphere = plane_first ? j : i, plane = plane_first ? i : j;
+                const fd_body_state* ss = plane_first ? sj : si;
+                const fd_body_state* sp = plane_first ? si : sj;
+                fd_vec3 plane_normal = world->plane_normals[plane];
+                double height = fd_v3_dot(fd_v3_sub(ss->position, sp->position), plane_normal);
+                overlap = radii[sphere] - height;
+                double a_s = radii[sphere] - 0.5 * overlap;
+                fd_vec3 point = fd_v3_mul_add(ss->position, -a_s, plane_normal);
+                fd_vec3 arm_s = fd_v3_scale(-a_s, plane_normal);
+                fd_vec3 arm_p = fd_v3_sub(point, sp->position);
+                fd_vec3 surface_s = fd_v3_sub(ss->velocity, fd_v3_scale(a_s, fd_v3_cross(ss->angular_velocity,
+                                                                                          plane_normal)));
+                fd_vec3 surface_p = fd_v3_add(sp->velocity, fd_v3_cross(sp->angular_velocity, arm_p));
+                n = plane_first ? fd_v3_neg(plane_normal) : plane_normal;
+                relative = plane_first ? fd_v3_sub(surface_p, surface_s) : fd_v3_sub(surface_s, surface_p);
+                arm_i = plane_first ? arm_p : arm_s;
+                arm_j = plane_first ? arm_s : arm_p;
+            }
+            fd_sphere_loads loads = fd_sphere_kernel(law, constants, dt, n, overlap, relative, si->angular_velocity,
+                                                     sj->angular_velocity, history);
+            force = fd_v3_mul_add(loads.slide_force, loads.normal_force, n);
+            fd_vec3 roll_spin = fd_v3_mul_add(loads.roll_torque, loads.spin_torque, n);
+            if (kind == FD_PAIR_SPHERE_SPHERE) {
+                /* arm_i = -a_i n, arm_j = +a_j n: arm x F = -a n x F_t for both. */
+                fd_vec3 turn = fd_v3_cross(n, loads.slide_force);
+                torque_i = fd_v3_sub(roll_spin, fd_v3_scale(a_i, turn));
+                torque_j = fd_v3_neg(fd_v3_add(roll_spin, fd_v3_scale(a_j, turn)));
+            } else {
+                torque_i = fd_v3_add(fd_v3_cross(arm_i, force), roll_spin);
+                torque_j = fd_v3_sub(fd_v3_cross(arm_j, fd_v3_neg(force)), roll_spin);
+            }
+            slip = loads.slip;
+            if (ledger || record) {
+                memcpy(step_books, loads.books, sizeof step_books);
+            }
+            if (record) {
+                sphere_pair_geometry(world, i, j, offset, &contact->geometry);
+                const int* normal_columns = law->column_index[FD_MECHANISM_NORMAL];
+                if (law->submodel[FD_MECHANISM_NORMAL]->column_count >= 2) {
+                    columns[normal_columns[0]] = loads.elastic_force;
+                    columns[normal_columns[1]] = loads.damping_force;
+                }
+                const int model_history[FD_MECHANISM_COUNT] = {0, 3, 3, 1}; /* springs: slide xi, roll xi, spin xi */
+                for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
+                    if (law->submodel[m] == NULL) {
+                        continue;
+                    }
+                    const double* h = history + law->history_offset[m];
+                    for (int c = 0; c < model_history[m]; ++c) {
+                        columns[law->column_index[m][c]] = h[c];
+                    }
+                    columns[law->column_index[m][model_history[m]]] = (slip & (FD_ENTRY_SLIP_SLIDE << (m - 1))) ? 1.0
+                                                                                                                 : 0.0;
+                }
+                contact->loads = (fd_contact_loads){
+                    .normal_force = loads.normal_force,
+                    .slide_force = loads.slide_force,
+                    .roll_torque_i = loads.roll_torque,
+                    .roll_torque_j = fd_v3_neg(loads.roll_torque),
+                    .spin_torque_i = fd_v3_scale(loads.spin_torque, n),
+                    .spin_torque_j = fd_v3_scale(-loads.spin_torque, n),
+                    .force_on_i = force,
+                };
+            }
+        } else {
+            const fd_generic_slot* slot = &th->slots[touch.slot];
+            memset(step_books, 0, sizeof step_books);
+            fd_contact_loads loads;
+            unsigned flags = 0;
+            generic_contact(world, law, i, j, slot, is_new, history, columns, step_books, &flags, &loads, &torque_i,
+                            &torque_j);
+            force = loads.force_on_i;
+            offset = slot->offset;
+            slip = 0;
+            for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
+                slip |= (flags & (1u << m)) ? (unsigned)FD_ENTRY_SLIP_SLIDE << (m - 1) : 0u;
+            }
+            if (record) {
+                contact->geometry = slot->geometry;
+                contact->loads = loads;
+            }
+        }
+        if (ledger) {
+            book_lifetime(lifetime, step_books);
+        }
+        if (record) {
+            contact->key = (uint64_t)i << 32 | (uint32_t)j;
+            contact->id = list->contact_id[e];
+            contact->first_step = list->first_step[e];
+            contact->body_i = i;
+            contact->body_j = j;
+            contact->law = list->law[e];
+            contact->image_offset = offset;
+            unsigned mechanisms = 0, previous = 0;
+            for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
+                mechanisms |= (slip & (FD_ENTRY_SLIP_SLIDE << (m - 1))) ? 1u << m : 0u;
+                previous |= (state & (FD_ENTRY_SLIP_SLIDE << (m - 1))) ? 1u << m : 0u;
+            }
+            contact->slip_flags = mechanisms;
+            contact->previous_slip_flags = is_new ? 0u : previous;
+            if (ledger) {
+                memcpy(contact->energy, lifetime, sizeof contact->energy);
+            } else {
+                memset(contact->energy, 0, sizeof contact->energy);
+                for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+                    contact->energy[m].stored = step_books[m].stored;
+                }
+            }
+        }
+        list->state[e] = (uint8_t)((state << 4) | slip | FD_ENTRY_TOUCHING);
+        /* Loads onto the bodies, in the order penalty.h explains. */
+        forces[i] = fd_v3_add(forces[i], force);
+        torques[i] = fd_v3_add(torques[i], torque_i);
+        if (j < end_row) {
+            forces[j] = fd_v3_sub(forces[j], force);
+            torques[j] = fd_v3_add(torques[j], torque_j);
+        } else {
+            if (th->remote_count == th->remote_capacity &&
+                !grow((void**)&th->remote, &th->remote_capacity, th->remote_count + 1, sizeof *th->remote)) {
+                th->failure = FAILURE_MEMORY;
+                return;
+            }
+            th->remote[th->remote_count++] = (fd_remote_load){fd_v3_neg(force), torque_j, j};
+        }
+    }
+    /* Contacts that ended: their state moves to the high nibble. */
+    for (int64_t k = 0; k < th->ended_count; ++k) {
+        int64_t e = th->ended[k];
+        list->state[e] = (uint8_t)(list->state[e] << 4);
+    }
+}
+
+static void law_pass_plain(fd_world* w, fd_neighbor_list* l, fd_penalty_thread* t, int end)
+{
+    law_pass(w, l, t, end, false, false);
+}
+static void law_pass_ledger(fd_world* w, fd_neighbor_list* l, fd_penalty_thread* t, int end)
+{
+    law_pass(w, l, t, end, false, true);
+}
+static void law_pass_record(fd_world* w, fd_neighbor_list* l, fd_penalty_thread* t, int end)
+{
+    law_pass(w, l, t, end, true, false);
+}
+static void law_pass_record_ledger(fd_world* w, fd_neighbor_list* l, fd_penalty_thread* t, int end)
+{
+    law_pass(w, l, t, end, true, true);
+}
+
+/* ---------------------------------------------------------------- stage 4 */
+
+static bool add_event(fd_world* world, fd_event_type type, fd_mechanism mechanism, uint64_t id, int i, int j)
+{
+    if (world->event_count == world->event_capacity) {
+        int capacity = world->event_capacity > 0 ? 2 * world->event_capacity : 64;
+        fd_contact_event* grown = realloc(world->events, (size_t)capacity * sizeof *grown);
+        if (grown == NULL) {
+            return false;
+        }
+        world->events = grown;
+        world->event_capacity = capacity;
+    }
+    world->events[world->event_count++] = (fd_contact_event){
+        .type = type,
+        .mechanism = mechanism,
+        .contact_id = id,
+        .body_i = fd_world_body_at(world, i),
+        .body_j = fd_world_body_at(world, j),
+        .step = world->step_count,
+        .time = world->time,
+    };
+    return true;
+}
+
+/* Events of the pass in key order: activations, then slip changes by
+ * mechanism (contacts.c's order before). */
+static fd_status raise_events(fd_world* world, const fd_neighbor_list* list)
+{
+    world->event_count = 0;
+    fd_penalty* p = &world->penalty;
+    for (int t = 0; t < list->thread_count; ++t) {
+        const fd_penalty_thread* th = &p->threads[t];
+        for (int64_t k = 0; k < th->touching_count; ++k) {
+            int64_t e = th->touching[k].entry;
+            unsigned state = list->state[e];
+            unsigned previous = state >> 4;
+            int i = th->touching[k].row, j = list->partner[e];
+            bool ok = true;
+            if ((previous & FD_ENTRY_TOUCHING) == 0) {
+                ok = add_event(world, FD_EVENT_CONTACT_ACTIVATED, FD_MECHANISM_NORMAL, list->contact_id[e], i, j);
+                previous = 0;
+            }
+            unsigned changed = (state ^ previous) & (FD_ENTRY_NOW & ~(unsigned)FD_ENTRY_TOUCHING);
+            for (int m = FD_MECHANISM_SLIDE; ok && changed != 0 && m < FD_MECHANISM_COUNT; ++m) {
+                unsigned bit = (unsigned)FD_ENTRY_SLIP_SLIDE << (m - 1);
+                if (changed & bit) {
+                    ok = add_event(world, (state & bit) ? FD_EVENT_SLIP_STARTED : FD_EVENT_SLIP_ENDED, (fd_mechanism)m,
+                                   list->contact_id[e], i, j);
+                }
+            }
+            if (!ok) {
+                return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the contact events");
+            }
+        }
+    }
+    return FD_OK;
+}
+
+/* A contact that ended takes its lifetime books to the world's totals, and
+ * its springs' energy leaves as `released` (a spring cut at separation). */
+static void retire_books(fd_world* world, const fd_neighbor_list* list)
+{
+    fd_penalty* p = &world->penalty;
+    fd_energy_totals* totals = &world->energy_totals;
+    for (int t = 0; t < list->thread_count; ++t) {
+        const fd_penalty_thread* th = &p->threads[t];
+        for (int64_t k = 0; k < th->ended_count; ++k) {
+            const fd_energy_books* books = list->books + (size_t)th->ended[k] * FD_MECHANISM_COUNT;
+            for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+                totals->dashpot[m] += books[m].dashpot;
+                totals->slip[m] += books[m].slip;
+                totals->created[m] += books[m].created;
+                totals->external_work += books[m].work;
+                totals->released += books[m].stored;
+            }
+        }
+    }
+}
+
+/* The pass records into the world's spare contact set; the commit of the
+ * step makes it the current one (a failed step leaves the last good one). */
+static bool reserve_record(fd_world* world, int64_t count)
+{
+    fd_contact_set* set = &world->previous;
+    if (count <= set->capacity) {
+        return true;
+    }
+    int capacity = set->capacity > 0 ? set->capacity : 64;
+    while (capacity < count) {
+        capacity *= 2;
+    }
+    fd_contact* contacts = realloc(set->contacts, (size_t)capacity * sizeof *contacts);
+    if (contacts == NULL) {
+        return false;
+    }
+    set->contacts = contacts;
+    double* columns = realloc(set->columns, (size_t)capacity * (size_t)(world->column_count > 0 ? world->column_count
+                                                                                                : 1) *
+                                                sizeof(double));
+    if (columns == NULL) {
+        return false;
+    }
+    set->columns = columns;
+    double* history = realloc(set->history, (size_t)capacity * (size_t)(world->history_stride > 0
+                                                                             ? world->history_stride
+                                                                             : 1) *
+                                                sizeof(double));
+    if (history == NULL) {
+        return false;
+    }
+    set->history = history;
+    set->capacity = capacity;
+    return true;
+}
+
+fd_status fd_penalty_force_pass(fd_world* world, bool record)
+{
+    fd_penalty* p = &world->penalty;
+    fd_world_profile* profile = &world->profile;
+    double start = fd_wall_seconds();
+    p->stage = 0;
+    fd_status status = refresh_list(world);
+    if (status != FD_OK) {
+        return status;
+    }
+    fd_neighbor_list* list = &p->lists[p->current];
+    int threads = list->thread_count;
+    status = reserve_threads(world, threads);
+    if (status != FD_OK) {
+        return status;
+    }
+    double listed = fd_wall_seconds();
+    profile->broad_phase += listed - start;
+
+    /* Stage 1. */
+#pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
+    for (int t = 0; t < threads; ++t) {
+        distance_pass(world, list, &p->threads[t], list->thread_row[t], list->thread_row[t + 1]);
+    }
+    /* Stage 2. */
+    int64_t total = 0;
+    uint64_t next_id = world->next_contact_id;
+    for (int t = 0; t < threads; ++t) {
+        fd_penalty_thread* th = &p->threads[t];
+        if (th->failure != FAILURE_NONE) {
+            return report_failure(world, list, th);
+        }
+        th->first_contact = total;
+        th->first_id = next_id;
+        total += th->touching_count;
+        next_id += (uint64_t)th->new_count;
+    }
+    bool ledger = world->def.energy_ledger;
+    int64_t undo_size = total * (world->history_stride + (ledger ? 5 * FD_MECHANISM_COUNT : 0));
+    if (!grow((void**)&p->undo, &p->undo_capacity, undo_size > 0 ? undo_size : 1, sizeof(double)) ||
+        (record && !reserve_record(world, total))) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for %lld contacts", (long long)total);
+    }
+    double tested = fd_wall_seconds();
+    profile->narrow_phase += tested - listed;
+
+    /* Stage 3. */
+    p->stage = 1;
+    void (*pass)(fd_world*, fd_neighbor_list*, fd_penalty_thread*, int) =
+        record ? (ledger ? law_pass_record_ledger : law_pass_record) : (ledger ? law_pass_ledger : law_pass_plain);
+#pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
+    for (int t = 0; t < threads; ++t) {
+        pass(world, list, &p->threads[t], list->thread_row[t + 1]);
+    }
+    double evaluated = fd_wall_seconds();
+    profile->contact_models += evaluated - tested;
+
+    /* Stage 4. */
+    world->next_contact_id = next_id;
+    for (int t = threads - 1; t >= 0; --t) {
+        const fd_penalty_thread* th = &p->threads[t];
+        if (th->failure == FAILURE_MEMORY) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory in the contact pass");
+        }
+        for (int64_t k = 0; k < th->remote_count; ++k) {
+            const fd_remote_load* load = &th->remote[k];
+            world->forces[load->body] = fd_v3_add(world->forces[load->body], load->force);
+            world->torques[load->body] = fd_v3_add(world->torques[load->body], load->torque);
+        }
+    }
+    if (ledger) {
+        retire_books(world, list);
+    }
+    p->pass_touching_count = total;
+    p->pass_recorded = record;
+    world->previous.count = record ? (int)total : 0;
+    status = world->def.events ? raise_events(world, list) : FD_OK;
+    if (!world->def.events) {
+        world->event_count = 0;
+    }
+    profile->accumulate += fd_wall_seconds() - evaluated;
+    profile->contact_steps += (double)total;
+    profile->steps++;
+    return status;
+}
+
+/* ---------------------------------------------------------------- rollback */
+
+void fd_penalty_rollback(fd_world* world)
+{
+    fd_penalty* p = &world->penalty;
+    if (p->rebuilt_this_step) {
+        /* The list before the step was not touched: go back to it, and build
+         * afresh from it at the next pass. */
+        p->current = 1 - p->current;
+        p->dirty = true;
+        p->rebuilt_this_step = false;
+        p->stage = 0;
+        return;
+    }
+    world->event_count = 0;
+    if (p->stage == 0) {
+        return;
+    }
+    fd_neighbor_list* list = &p->lists[p->current];
+    bool ledger = world->def.energy_ledger;
+    int stride = world->history_stride;
+    size_t undo_stride = (size_t)(stride + (ledger ? 5 * FD_MECHANISM_COUNT : 0));
+    for (int t = 0; t < list->thread_count; ++t) {
+        const fd_penalty_thread* th = &p->threads[t];
+        for (int64_t k = 0; k < th->touching_count; ++k) {
+            int64_t e = th->touching[k].entry;
+            const double* saved = p->undo + (size_t)(th->first_contact + k) * undo_stride;
+            memcpy(list->history + (size_t)e * (size_t)stride, saved, (size_t)stride * sizeof(double));
+            if (ledger) {
+                memcpy(list->books + (size_t)e * FD_MECHANISM_COUNT, saved + stride,
+                       FD_MECHANISM_COUNT * sizeof(fd_energy_books));
+            }
+            list->state[e] >>= 4;
+        }
+        for (int64_t k = 0; k < th->ended_count; ++k) {
+            list->state[th->ended[k]] >>= 4;
+        }
+    }
+    p->stage = 0;
+}
+
+void fd_penalty_commit(fd_world* world)
+{
+    fd_penalty* p = &world->penalty;
+    p->rebuilt_this_step = false;
+    p->stage = 0;
+    p->touching_count = p->pass_touching_count;
+    p->recorded = p->pass_recorded;
+    if (p->pass_recorded) {
+        fd_contact_set swap = world->contacts;
+        world->contacts = world->previous;
+        world->previous = swap;
+    }
+}
+
+/* ---------------------------------------------------------------- queries */
+
+void fd_penalty_sum_books(const fd_world* world, fd_energy_books totals[FD_MECHANISM_COUNT])
+{
+    memset(totals, 0, FD_MECHANISM_COUNT * sizeof *totals);
+    const fd_penalty* p = &world->penalty;
+    const fd_neighbor_list* list = &p->lists[p->current];
+    if (list->books == NULL || list->row_start == NULL) {
+        return;
+    }
+    for (int64_t e = 0; e < list->count; ++e) {
+        if ((list->state[e] & FD_ENTRY_TOUCHING) == 0) {
+            continue;
+        }
+        const fd_energy_books* books = list->books + (size_t)e * FD_MECHANISM_COUNT;
+        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+            totals[m].stored += books[m].stored;
+            totals[m].dashpot += books[m].dashpot;
+            totals[m].slip += books[m].slip;
+            totals[m].created += books[m].created;
+            totals[m].work += books[m].work;
+        }
+    }
+}
+
+size_t fd_penalty_memory(const fd_world* world)
+{
+    const fd_penalty* p = &world->penalty;
+    size_t bytes = 0;
+    for (int l = 0; l < 2; ++l) {
+        bytes += fd_neighbor_list_memory(&p->lists[l], world->history_stride, p->constant_stride);
+    }
+    bytes += (size_t)p->reference_capacity * sizeof(fd_vec3) + (size_t)p->undo_capacity * sizeof(double);
+    for (int t = 0; t < p->thread_count; ++t) {
+        const fd_penalty_thread* th = &p->threads[t];
+        bytes += (size_t)th->touching_capacity * sizeof(fd_touch) + (size_t)th->slot_capacity * sizeof(fd_generic_slot) +
+                 (size_t)th->remote_capacity * sizeof(fd_remote_load) + (size_t)th->ended_capacity * sizeof(int64_t);
+    }
+    return bytes;
+}

@@ -1,0 +1,183 @@
+/* The penalty stepper's contact pipeline: Verlet neighbour list, force pass,
+ * sphere kernels. The door of src/penalty/.
+ *
+ * Design (issue 9; measured choices in bench/README.md):
+ *
+ *  - Neighbour list with a skin. Pairs whose bounding spheres come within
+ *    contact_margin + skin are listed once, rebuilt only when some body has
+ *    moved more than half the skin since the last build (LAMMPS `neigh_modify
+ *    check yes`), or when bodies were added, moved by hand or the laws changed.
+ *    The list is a half list in CSR form, row i holding its partners j > i in
+ *    ascending order: entries are in contact-key order (i, j).
+ *
+ *  - Per-entry data split by use, in arrays per field: what the distance test
+ *    reads (partner, kind), what the laws read and write (pair constants,
+ *    history, a state byte), and what only output reads (contact id, first
+ *    step, lifetime energy books when the ledger is on). History lives beside
+ *    its entry and is carried to the new list by key at each rebuild.
+ *
+ *  - Two passes per force evaluation: a distance test over all entries that
+ *    compacts the touching ones into a short list per thread (a pair that
+ *    stays apart costs a distance test and a byte read), then the laws over
+ *    that list.
+ *
+ *  - One kernel per pair kind: sphere-sphere and sphere-plane pairs whose law
+ *    has a sphere kernel (hooke or hertz with the spring-dashpot-slider
+ *    family) take a straight path that computes the normal, the overlap and
+ *    the contact point and nothing else; every other pair (ellipsoids, Fang &
+ *    Negrut, PFC, prescribed normal force) takes the generic path, the full
+ *    narrow phase and the registry's kernels.
+ *
+ *  - Results do not depend on the thread count. Each thread owns a range of
+ *    rows (balanced by entries) and walks its touching contacts in DESCENDING
+ *    key order, adding each contact's loads to its two bodies at once. The
+ *    sum on a body b is then always, whatever the threads: its external load,
+ *    then its own row (b, c) in descending c, then the pairs (a, b) in
+ *    descending a. A load on a body of a later thread's range (only pairs
+ *    that cross a range boundary) goes to a buffer of its thread; the buffers
+ *    are applied after the pass, latest thread first, each in its order,
+ *    which continues the same descending sequence.
+ *
+ *  - Contact details (full geometry, loads, model columns) are written to the
+ *    world's contact set only on the force passes that record them
+ *    (fd_world_def.contact_output); the energy ledger and the events only
+ *    when switched on (fd_world_def.energy_ledger, .events).
+ *
+ *  - A failed step (non-finite state) is rolled back: the state and force
+ *    buffers are swapped back by the world, the histories the laws changed
+ *    are restored from an undo log of the step, the state bytes shift back,
+ *    and a list rebuilt during the step is dropped for the one before. */
+#ifndef FD_PENALTY_H
+#define FD_PENALTY_H
+
+#include <stdint.h>
+
+#include "core/math.h"
+#include "fricdem/types.h"
+
+typedef struct fd_world fd_world;
+
+/* What an entry is, fixed when the list is built. */
+enum {
+    FD_PAIR_SPHERE_SPHERE = 0, /* two spheres, a law with a sphere kernel */
+    FD_PAIR_SPHERE_PLANE = 1,  /* body i a sphere, body j a plane, a law with a sphere kernel */
+    FD_PAIR_PLANE_SPHERE = 2,  /* body i a plane, body j a sphere, a law with a sphere kernel */
+    FD_PAIR_GENERIC = 3,       /* anything else: fd_collide and the registry's kernels */
+};
+
+/* The state byte of an entry: the low nibble after the last force pass, the
+ * high nibble the one before. */
+enum {
+    FD_ENTRY_TOUCHING = 1u << 0,
+    FD_ENTRY_SLIP_SLIDE = 1u << 1,  /* FD_ENTRY_SLIP_SLIDE << (mechanism - 1) per mechanism */
+    FD_ENTRY_SLIP_ROLL = 1u << 2,
+    FD_ENTRY_SLIP_SPIN = 1u << 3,
+    FD_ENTRY_NOW = 0x0f,
+};
+
+#define FD_NO_LAW UINT16_MAX
+
+typedef struct fd_neighbor_list {
+    int body_count;               /* rows: bodies when built */
+    int64_t* row_start;           /* body_count + 1 */
+    int64_t count;                /* entries */
+    int64_t capacity;
+    int32_t* partner;             /* body j of each entry (j > its row) */
+    uint8_t* kind;                /* FD_PAIR_* */
+    uint16_t* law;                /* index into the world's laws, or FD_NO_LAW */
+    double* constants;            /* constant_stride per entry: the pair's constants for the sphere kernels */
+    uint8_t* state;               /* FD_ENTRY_* bits */
+    double* history;              /* history_stride per entry */
+    uint64_t* contact_id;         /* valid while touching */
+    int64_t* first_step;          /* step the contact began at, valid while touching */
+    fd_energy_books* books;       /* FD_MECHANISM_COUNT per entry with the ledger on, else NULL */
+    int thread_count;
+    int32_t* thread_row;          /* thread_count + 1 row bounds, balanced by entries */
+} fd_neighbor_list;
+
+/* A touching contact found by the distance pass. */
+typedef struct fd_touch {
+    int64_t entry;
+    int32_t row;                  /* body i */
+    int32_t slot;                 /* generic pairs: index of its geometry in the thread's slots; else -1 */
+} fd_touch;
+
+/* The geometry of a generic pair, found by the distance pass. */
+typedef struct fd_generic_slot fd_generic_slot;
+
+/* A load on a body of a later thread's range. */
+typedef struct fd_remote_load {
+    fd_vec3 force;
+    fd_vec3 torque;
+    int32_t body;
+} fd_remote_load;
+
+/* The work of one thread in one force pass. */
+typedef struct fd_penalty_thread {
+    fd_touch* touching;
+    int64_t touching_count, touching_capacity;
+    fd_generic_slot* slots;
+    int32_t slot_count, slot_capacity;
+    fd_remote_load* remote;
+    int64_t remote_count, remote_capacity;
+    int64_t* ended;               /* entries whose contact ended in this pass (ledger: their books retire) */
+    int64_t ended_count, ended_capacity;
+    int64_t new_count;            /* contacts that began in this pass */
+    int64_t first_contact;        /* index of its first touching contact in key order */
+    uint64_t first_id;            /* id of its first new contact */
+    double* columns;              /* scratch output columns of the generic kernels */
+    int64_t failed_entry;         /* first entry whose pair is unsupported or has no law, or -1 */
+    int failure;                  /* 0, 1 unsupported pair, 2 no law, 3 out of memory */
+} fd_penalty_thread;
+
+typedef struct fd_penalty {
+    fd_neighbor_list lists[2];
+    int current;                  /* lists[current] is in use */
+    bool rebuilt_this_step;       /* the list was rebuilt during the step in progress */
+    bool dirty;                   /* rebuild before the next pass (bodies added or moved, laws changed) */
+    double skin;                  /* m, in use */
+    fd_vec3* reference_position;  /* per body, at the last build: the rebuild test */
+    int reference_capacity;
+    double max_displacement_squared; /* m^2 since the last build, updated by the drift */
+    int constant_stride;          /* pair constants per entry */
+    fd_penalty_thread* threads;
+    int thread_count;
+    double* undo;                 /* history of each touching contact before this pass, in key order */
+    int64_t undo_capacity;
+    int64_t touching_count;       /* contacts after the last committed pass */
+    int64_t pass_touching_count;  /* contacts of the pass in progress */
+    bool pass_recorded;           /* the pass in progress records (into the world's spare contact set) */
+    int64_t rebuilds;             /* neighbour-list builds so far */
+    bool recorded;                /* the last pass wrote the world's contact set */
+    int stage;                    /* of the pass in progress: 0 nothing changed yet, 1 laws evaluated */
+} fd_penalty;
+
+void fd_penalty_free(fd_penalty* penalty);
+
+/* Set-up at fd_world_prepare: the skin (m) and the pair constants the laws
+ * need; the list is rebuilt at the next pass. */
+void fd_penalty_prepare(fd_world* world, double skin);
+
+/* The contact pass of the penalty stepper at the world's current state:
+ * forces and torques (world->forces, world->torques must hold the external
+ * loads) from every touching contact; records the contact set when asked,
+ * books the ledger and raises the events when switched on. */
+fd_status fd_penalty_force_pass(fd_world* world, bool record);
+
+/* Undoes the last force pass (history, state bytes, a rebuild) after a
+ * failed step; the world restores its bodies and books. */
+void fd_penalty_rollback(fd_world* world);
+
+/* Marks the step in progress as committed: its recorded contacts become the
+ * world's contact set. */
+void fd_penalty_commit(fd_world* world);
+
+/* The lifetime energy books of the live contacts, summed in key order, per
+ * mechanism into totals[m] (dashpot, slip, created, work added; stored the
+ * springs' energy now). */
+void fd_penalty_sum_books(const fd_world* world, fd_energy_books totals[FD_MECHANISM_COUNT]);
+
+/* Bytes the pipeline holds now (the neighbour lists and the scratch). */
+size_t fd_penalty_memory(const fd_world* world);
+
+#endif
