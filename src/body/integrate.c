@@ -63,8 +63,8 @@ double fd_body_drift(fd_body_state* state, const fd_body_mass* mass, double h)
     if (mass->isotropic) {
         /* Paper Sec. 4: orientation advanced by the exponential map of omega h. */
         state->orientation =
-            fd_quat_normalize(fd_quat_mul(fd_quat_from_rotation_vector(fd_v3_scale(h, state->angular_velocity)),
-                                          state->orientation));
+            fd_quat_renormalize(fd_quat_mul(fd_quat_from_rotation_vector(fd_v3_scale(h, state->angular_velocity)),
+                                            state->orientation));
     } else {
         fd_quat q = state->orientation;
         fd_vec3 momentum = fd_v3_hadamard(mass->inertia, fd_quat_rotate_inverse(q, state->angular_velocity));

@@ -61,28 +61,30 @@ static inline fd_vec3 fd_sds_into_plane(fd_vec3 xi, fd_vec3 n)
 static inline fd_sds_vector_step fd_dsds_vector_step(double k, double gamma, double limit, double dt, fd_vec3 xi,
                                                      fd_vec3 v)
 {
+    /* Written without a branch on the slip (stick and slip alternate from
+     * contact to contact, and a mispredicted branch costs more than the
+     * square root and divisions it would spare): both outcomes are formed,
+     * the slip state picks one. */
     fd_sds_vector_step s;
-    s.spring = fd_v3_mul_add(xi, dt, v);
-    fd_vec3 test = fd_v3_sub(fd_v3_scale(-k, s.spring), fd_v3_scale(gamma, v));
+    fd_vec3 spring = fd_v3_mul_add(xi, dt, v);
+    fd_vec3 damping = fd_v3_scale(gamma, v);
+    fd_vec3 test = fd_v3_sub(fd_v3_scale(-k, spring), damping);
     double test_squared = fd_v3_dot(test, test);
-    double predicted = 0.5 * k * fd_v3_dot(s.spring, s.spring);
-    s.force = test;
+    double predicted = 0.5 * k * fd_v3_dot(spring, spring);
     s.slipping = test_squared > limit * limit;
-    s.stored = predicted;
+    double ratio = limit / sqrt(test_squared); /* not finite at |F_S| = 0, which never slips */
+    double scale = s.slipping ? ratio : 1.0;
+    fd_vec3 capped = fd_v3_scale(scale, test);
+    fd_vec3 reset = fd_v3_scale(-1.0 / k, fd_v3_add(capped, damping));
+    s.force = capped;
+    s.spring.x = s.slipping ? reset.x : spring.x;
+    s.spring.y = s.slipping ? reset.y : spring.y;
+    s.spring.z = s.slipping ? reset.z : spring.z;
+    s.stored = 0.5 * k * fd_v3_dot(s.spring, s.spring);
     s.dashpot = gamma * fd_v3_dot(v, v) * dt; /* F = -k xi - gamma v holds after the reset too */
-    s.slip = 0.0;
-    s.created = 0.0;
-    if (s.slipping) {
-        s.force = fd_v3_scale(limit / sqrt(test_squared), test);
-        s.spring = fd_v3_scale(-1.0 / k, fd_v3_add(s.force, fd_v3_scale(gamma, v)));
-        s.stored = 0.5 * k * fd_v3_dot(s.spring, s.spring);
-        double change = s.stored - predicted;
-        if (change > 0.0) {
-            s.created = change;
-        } else {
-            s.slip = -change;
-        }
-    }
+    double change = s.stored - predicted;
+    s.created = change > 0.0 ? change : 0.0;
+    s.slip = change < 0.0 ? -change : 0.0;
     return s;
 }
 

@@ -76,6 +76,21 @@ static inline fd_quat fd_quat_normalize(fd_quat q)
     return (fd_quat){q.w * inverse, q.x * inverse, q.y * inverse, q.z * inverse};
 }
 
+/* q / |q| for a quaternion that is unit to round-off (the product of unit
+ * quaternions, after a step's rotation): 1/sqrt(1 + e) = 1 - e/2 + O(e^2)
+ * with e = |q|^2 - 1 of order 1e-16, so the first-order factor 1.5 - |q|^2/2
+ * is the inverse norm to round-off, without a square root or a division. A
+ * quaternion further from unit takes fd_quat_normalize. */
+static inline fd_quat fd_quat_renormalize(fd_quat q)
+{
+    double norm_squared = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z;
+    if (!(fabs(norm_squared - 1.0) < 1e-8)) {
+        return fd_quat_normalize(q);
+    }
+    double inverse = 1.5 - 0.5 * norm_squared;
+    return (fd_quat){q.w * inverse, q.x * inverse, q.y * inverse, q.z * inverse};
+}
+
 /* Rotates v by the unit quaternion q (body to world when q is an orientation). */
 static inline fd_vec3 fd_quat_rotate(fd_quat q, fd_vec3 v)
 {

@@ -55,15 +55,22 @@ void fd_penalty_free(fd_penalty* penalty)
     }
     free(penalty->threads);
     free(penalty->undo);
+    free(penalty->law_sphere_kernel);
     memset(penalty, 0, sizeof *penalty);
 }
 
-void fd_penalty_prepare(fd_world* world, double skin)
+fd_status fd_penalty_prepare(fd_world* world, double skin)
 {
     fd_penalty* p = &world->penalty;
+    bool* flags = realloc(p->law_sphere_kernel, (size_t)(world->law_count > 0 ? world->law_count : 1) * sizeof *flags);
+    if (flags == NULL) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    p->law_sphere_kernel = flags;
     int stride = 1;
     for (int l = 0; l < world->law_count; ++l) {
-        if (fd_law_has_sphere_kernel(&world->laws[l])) {
+        flags[l] = fd_law_has_sphere_kernel(&world->laws[l]);
+        if (flags[l]) {
             int count = fd_law_constant_count(&world->laws[l]);
             stride = count > stride ? count : stride;
         }
@@ -77,6 +84,7 @@ void fd_penalty_prepare(fd_world* world, double skin)
     if (p->lists[p->current].row_start != NULL && p->lists[p->current].body_count != world->body_count) {
         p->dirty = true;
     }
+    return FD_OK;
 }
 
 static fd_status reserve_threads(fd_world* world, int threads)
@@ -137,15 +145,51 @@ static fd_status refresh_list(fd_world* world)
 
 /* ---------------------------------------------------------------- stage 1: distance pass */
 
-static bool append_touch(fd_penalty_thread* th, int64_t entry, int row, int32_t slot)
+/* The generic pairs of a row's entry: the full narrow phase into a slot of
+ * the thread (kept for the law pass). Returns whether it touches. */
+static __attribute__((noinline)) bool generic_distance(const fd_world* world, fd_penalty_thread* th, int64_t e,
+                                                       int i, int j, int32_t* slot)
 {
-    if (!grow((void**)&th->touching, &th->touching_capacity, th->touching_count + 1, sizeof *th->touching)) {
+    const fd_body_state* states = world->states;
+    int64_t capacity = th->slot_capacity;
+    if (!grow((void**)&th->slots, &capacity, th->slot_count + 1, sizeof *th->slots)) {
+        th->failure = FAILURE_MEMORY;
         return false;
     }
-    th->touching[th->touching_count++] = (fd_touch){entry, row, slot};
+    th->slot_capacity = (int32_t)capacity;
+    fd_generic_slot* generic = &th->slots[th->slot_count];
+    fd_pose pose_i = {states[i].position, states[i].orientation};
+    fd_pose pose_j = {states[j].position, states[j].orientation};
+    generic->offset = fd_v3(0.0, 0.0, 0.0);
+    if (world->periodic.any && !world->is_plane[i] && !world->is_plane[j]) {
+        generic->offset = fd_periodic_near_offset(&world->periodic, fd_v3_sub(pose_i.position, pose_j.position));
+        pose_j.position = fd_v3_add(pose_j.position, generic->offset);
+    }
+    fd_collide_result result = fd_collide(&world->colds[i].shape, pose_i, &world->colds[j].shape, pose_j,
+                                          world->def.contact_margin, &generic->geometry);
+    if (result == FD_COLLIDE_UNSUPPORTED && th->failure == FAILURE_NONE) {
+        th->failure = FAILURE_UNSUPPORTED;
+        th->failed_entry = e;
+    }
+    if (result != FD_COLLIDE_TOUCHING) {
+        return false;
+    }
+    *slot = th->slot_count++;
     return true;
 }
 
+static __attribute__((noinline)) void note_ended(fd_penalty_thread* th, int64_t e)
+{
+    if (!grow((void**)&th->ended, &th->ended_capacity, th->ended_count + 1, sizeof *th->ended)) {
+        th->failure = FAILURE_MEMORY;
+        return;
+    }
+    th->ended[th->ended_count++] = e;
+}
+
+/* Stage 1 over rows [first_row, end_row). The touching entries are written
+ * without a branch on the test (a pair is as likely to touch as not): each
+ * entry's slot is filled and the count advances by the test's outcome. */
 static void distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_penalty_thread* th, int first_row,
                           int end_row)
 {
@@ -156,80 +200,69 @@ static void distance_pass(const fd_world* world, const fd_neighbor_list* list, f
     th->remote_count = 0;
     th->failure = FAILURE_NONE;
     th->failed_entry = -1;
+    int64_t entries = list->row_start[end_row] - list->row_start[first_row];
+    if (!grow((void**)&th->touching, &th->touching_capacity, entries + 1, sizeof *th->touching)) {
+        th->failure = FAILURE_MEMORY;
+        return;
+    }
     const fd_body_state* states = world->states;
     const double* radii = world->bounding_radii;
     const fd_periodic* periodic = &world->periodic;
     bool any_periodic = periodic->any;
     double margin = world->def.contact_margin;
+    fd_touch* touching = th->touching;
+    int64_t count = 0, new_count = 0;
+    const int32_t* partner = list->partner;
+    const uint8_t* kind = list->kind;
+    const uint8_t* state = list->state;
     for (int i = first_row; i < end_row; ++i) {
         fd_vec3 xi = states[i].position;
-        double ri = radii[i];
-        for (int64_t e = list->row_start[i]; e < list->row_start[i + 1]; ++e) {
-            int j = list->partner[e];
-            unsigned state = list->state[e];
-            bool touching;
+        double ri = radii[i] + margin;
+        int64_t end = list->row_start[i + 1];
+        for (int64_t e = list->row_start[i]; e < end; ++e) {
+            int j = partner[e];
+            bool touches;
             int32_t slot = -1;
-            switch (list->kind[e]) {
+            switch (kind[e]) {
             case FD_PAIR_SPHERE_SPHERE: {
                 fd_vec3 d = fd_v3_sub(xi, states[j].position);
                 if (any_periodic) {
                     d = fd_v3_sub(d, fd_periodic_near_offset(periodic, d));
                 }
-                double reach = ri + radii[j] + margin;
-                touching = fd_v3_dot(d, d) < reach * reach;
+                double reach = ri + radii[j];
+                touches = fd_v3_dot(d, d) < reach * reach;
                 break;
             }
             case FD_PAIR_SPHERE_PLANE:
-                touching = fd_v3_dot(fd_v3_sub(xi, states[j].position), world->plane_normals[j]) < ri + margin;
+                touches = fd_v3_dot(fd_v3_sub(xi, states[j].position), world->plane_normals[j]) < ri;
                 break;
             case FD_PAIR_PLANE_SPHERE:
-                touching = fd_v3_dot(fd_v3_sub(states[j].position, xi), world->plane_normals[i]) < radii[j] + margin;
+                touches = fd_v3_dot(fd_v3_sub(states[j].position, xi), world->plane_normals[i]) < radii[j] + margin;
                 break;
-            default: {
-                int64_t capacity = th->slot_capacity;
-                if (!grow((void**)&th->slots, &capacity, th->slot_count + 1, sizeof *th->slots)) {
-                    th->failure = FAILURE_MEMORY;
+            default:
+                touches = generic_distance(world, th, e, i, j, &slot);
+                if (th->failure == FAILURE_MEMORY) {
                     return;
-                }
-                th->slot_capacity = (int32_t)capacity;
-                fd_generic_slot* generic = &th->slots[th->slot_count];
-                fd_pose pose_i = {xi, states[i].orientation};
-                fd_pose pose_j = {states[j].position, states[j].orientation};
-                generic->offset = fd_v3(0.0, 0.0, 0.0);
-                if (any_periodic && !world->is_plane[i] && !world->is_plane[j]) {
-                    generic->offset = fd_periodic_near_offset(periodic, fd_v3_sub(xi, pose_j.position));
-                    pose_j.position = fd_v3_add(pose_j.position, generic->offset);
-                }
-                fd_collide_result result = fd_collide(&world->colds[i].shape, pose_i, &world->colds[j].shape, pose_j,
-                                                      margin, &generic->geometry);
-                if (result == FD_COLLIDE_UNSUPPORTED && th->failure == FAILURE_NONE) {
-                    th->failure = FAILURE_UNSUPPORTED;
-                    th->failed_entry = e;
-                }
-                touching = result == FD_COLLIDE_TOUCHING;
-                if (touching) {
-                    slot = th->slot_count++;
                 }
                 break;
             }
+            unsigned was_touching = state[e] & FD_ENTRY_TOUCHING;
+            touching[count] = (fd_touch){e, i, slot};
+            count += touches;
+            new_count += touches & !was_touching;
+            if (was_touching & !touches) {
+                note_ended(th, e);
             }
-            if (touching) {
-                if (list->law[e] == FD_NO_LAW && th->failure == FAILURE_NONE) {
-                    th->failure = FAILURE_NO_LAW;
-                    th->failed_entry = e;
-                }
-                if (!append_touch(th, e, i, slot)) {
-                    th->failure = FAILURE_MEMORY;
-                    return;
-                }
-                th->new_count += (state & FD_ENTRY_TOUCHING) == 0;
-            } else if (state & FD_ENTRY_TOUCHING) {
-                if (!grow((void**)&th->ended, &th->ended_capacity, th->ended_count + 1, sizeof *th->ended)) {
-                    th->failure = FAILURE_MEMORY;
-                    return;
-                }
-                th->ended[th->ended_count++] = e;
-            }
+        }
+    }
+    th->touching_count = count;
+    th->new_count = new_count;
+    /* A touching pair without a law (prepare checks the laws, so only a
+     * world changed under it gets here). */
+    for (int64_t k = 0; k < count && th->failure == FAILURE_NONE; ++k) {
+        if (list->law[touching[k].entry] == FD_NO_LAW) {
+            th->failure = FAILURE_NO_LAW;
+            th->failed_entry = touching[k].entry;
         }
     }
 }
@@ -378,6 +411,237 @@ static void sphere_pair_geometry(const fd_world* world, int i, int j, fd_vec3 of
     fd_collide(&world->colds[i].shape, pose_i, &world->colds[j].shape, pose_j, INFINITY, geometry);
 }
 
+/* What the law of one contact gives its two bodies. */
+typedef struct contact_loads {
+    fd_vec3 force;                /* on body i; body j takes the opposite */
+    fd_vec3 torque_i, torque_j;
+    unsigned slip;                /* FD_ENTRY_SLIP_* */
+} contact_loads;
+
+/* The bookkeeping of a contact that begins, and the undo log of one that goes
+ * on (fd_penalty_rollback); out of the hot loop's way. */
+static __attribute__((noinline)) void begin_contact(const fd_world* world, fd_neighbor_list* list, int64_t e, int i,
+                                                    int j, int stride, bool ledger, uint64_t id, int64_t step)
+{
+    if (list->kind[e] != FD_PAIR_GENERIC) {
+        fd_pair_constants(world, list, e, i, j);
+    }
+    memset(list->history + (size_t)e * (size_t)stride, 0, (size_t)stride * sizeof(double));
+    if (ledger) {
+        memset(list->books + (size_t)e * FD_MECHANISM_COUNT, 0, FD_MECHANISM_COUNT * sizeof(fd_energy_books));
+    }
+    list->contact_id[e] = id;
+    list->first_step[e] = step;
+}
+
+/* Slip bits of the registry's kernels (1 << mechanism) as FD_ENTRY_SLIP_*. */
+static unsigned entry_slip_bits(unsigned flags)
+{
+    unsigned slip = 0;
+    for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
+        slip |= (flags & (1u << m)) ? (unsigned)FD_ENTRY_SLIP_SLIDE << (m - 1) : 0u;
+    }
+    return slip;
+}
+
+/* A generic pair (registry kernels, full geometry), with its record and its
+ * books. */
+static __attribute__((noinline)) contact_loads generic_entry(fd_world* world, fd_neighbor_list* list,
+                                                             const fd_penalty_thread* th, fd_touch touch,
+                                                             bool is_new, bool ledger, bool record, int64_t index)
+{
+    int64_t e = touch.entry;
+    int i = touch.row, j = list->partner[e];
+    const fd_contact_law* law = &world->laws[list->law[e]];
+    double* history = list->history + (size_t)e * (size_t)world->history_stride;
+    const fd_generic_slot* slot = &th->slots[touch.slot];
+    double* columns = record ? world->previous.columns + (size_t)index * (size_t)world->column_count : th->columns;
+    fd_energy_books step_books[FD_MECHANISM_COUNT];
+    memset(step_books, 0, sizeof step_books);
+    fd_contact_loads loads;
+    unsigned flags = 0;
+    contact_loads out;
+    generic_contact(world, law, i, j, slot, is_new, history, columns, step_books, &flags, &loads, &out.torque_i,
+                    &out.torque_j);
+    out.force = loads.force_on_i;
+    out.slip = entry_slip_bits(flags);
+    fd_energy_books* lifetime = ledger ? list->books + (size_t)e * FD_MECHANISM_COUNT : NULL;
+    if (ledger) {
+        book_lifetime(lifetime, step_books);
+    }
+    if (record) {
+        fd_contact* contact = &world->previous.contacts[index];
+        contact->geometry = slot->geometry;
+        contact->loads = loads;
+        contact->image_offset = slot->offset;
+        if (ledger) {
+            memcpy(contact->energy, lifetime, sizeof contact->energy);
+        } else {
+            memset(contact->energy, 0, sizeof contact->energy);
+            for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+                contact->energy[m].stored = step_books[m].stored;
+            }
+        }
+    }
+    return out;
+}
+
+/* The record of a sphere contact: the full geometry (fd_collide), the loads
+ * and the model columns from the kernel's results and the new history. */
+static __attribute__((noinline)) void record_sphere_contact(fd_world* world, const fd_neighbor_list* list,
+                                                            int64_t e, int i, int j, int64_t index, fd_vec3 offset,
+                                                            fd_vec3 n, const fd_sphere_loads* loads,
+                                                            const fd_energy_books* step_books,
+                                                            const contact_loads* out, bool ledger)
+{
+    const fd_contact_law* law = &world->laws[list->law[e]];
+    const double* history = list->history + (size_t)e * (size_t)world->history_stride;
+    fd_contact* contact = &world->previous.contacts[index];
+    double* columns = world->previous.columns + (size_t)index * (size_t)world->column_count;
+    sphere_pair_geometry(world, i, j, offset, &contact->geometry);
+    contact->image_offset = offset;
+    const int* normal_columns = law->column_index[FD_MECHANISM_NORMAL];
+    if (law->submodel[FD_MECHANISM_NORMAL]->column_count >= 2) {
+        columns[normal_columns[0]] = loads->elastic_force;
+        columns[normal_columns[1]] = loads->damping_force;
+    }
+    static const int springs[FD_MECHANISM_COUNT] = {0, 3, 3, 1}; /* history doubles shown: slide xi, roll xi, spin xi */
+    for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
+        if (law->submodel[m] == NULL) {
+            continue;
+        }
+        const double* h = history + law->history_offset[m];
+        for (int c = 0; c < springs[m]; ++c) {
+            columns[law->column_index[m][c]] = h[c];
+        }
+        columns[law->column_index[m][springs[m]]] = (out->slip & (FD_ENTRY_SLIP_SLIDE << (m - 1))) ? 1.0 : 0.0;
+    }
+    contact->loads = (fd_contact_loads){
+        .normal_force = loads->normal_force,
+        .slide_force = loads->slide_force,
+        .roll_torque_i = loads->roll_torque,
+        .roll_torque_j = fd_v3_neg(loads->roll_torque),
+        .spin_torque_i = fd_v3_scale(loads->spin_torque, n),
+        .spin_torque_j = fd_v3_scale(-loads->spin_torque, n),
+        .force_on_i = out->force,
+    };
+    if (ledger) {
+        memcpy(contact->energy, list->books + (size_t)e * FD_MECHANISM_COUNT, sizeof contact->energy);
+    } else {
+        memset(contact->energy, 0, sizeof contact->energy);
+        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+            contact->energy[m].stored = step_books[m].stored;
+        }
+    }
+}
+
+/* The identity part of a record, for both paths. */
+static void record_identity(fd_world* world, const fd_neighbor_list* list, int64_t e, int i, int j, int64_t index,
+                            unsigned state, unsigned slip)
+{
+    fd_contact* contact = &world->previous.contacts[index];
+    contact->key = (uint64_t)i << 32 | (uint32_t)j;
+    contact->id = list->contact_id[e];
+    contact->first_step = list->first_step[e];
+    contact->body_i = i;
+    contact->body_j = j;
+    contact->law = list->law[e];
+    unsigned mechanisms = 0, previous = 0;
+    for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
+        unsigned bit = (unsigned)FD_ENTRY_SLIP_SLIDE << (m - 1);
+        mechanisms |= (slip & bit) ? 1u << m : 0u;
+        previous |= (state & bit) ? 1u << m : 0u;
+    }
+    contact->slip_flags = mechanisms;
+    contact->previous_slip_flags = (state & FD_ENTRY_TOUCHING) ? previous : 0u;
+}
+
+/* A sphere-sphere or sphere-plane contact (sphere_kernel.h): its geometry
+ * from the centres, the law, the loads. */
+static inline __attribute__((always_inline)) contact_loads sphere_entry(fd_world* world, fd_neighbor_list* list,
+                                                                       int64_t e, int i, int j, bool ledger,
+                                                                       bool record, int64_t index)
+{
+    const fd_body_state* si = &world->states[i];
+    const fd_body_state* sj = &world->states[j];
+    const double* radii = world->bounding_radii;
+    const fd_contact_law* law = &world->laws[list->law[e]];
+    const double* constants = list->constants + (size_t)e * (size_t)world->penalty.constant_stride;
+    double* history = list->history + (size_t)e * (size_t)world->history_stride;
+    uint8_t kind = list->kind[e];
+    contact_loads out;
+    fd_vec3 n, relative;
+    double overlap;
+    fd_vec3 offset = {0.0, 0.0, 0.0};
+    fd_vec3 arm_i = {0, 0, 0}, arm_j = {0, 0, 0};
+    double a_i = 0.0, a_j = 0.0;
+    if (kind == FD_PAIR_SPHERE_SPHERE) {
+        fd_vec3 d = fd_v3_sub(si->position, sj->position);
+        if (world->periodic.any) {
+            offset = fd_periodic_near_offset(&world->periodic, d);
+            d = fd_v3_sub(d, offset);
+        }
+        double distance = sqrt(fd_v3_dot(d, d));
+        /* Coincident centres: +z, deterministically (narrowphase.c). */
+        n = distance > 0.0 ? fd_v3_scale(1.0 / distance, d) : fd_v3(0.0, 0.0, 1.0);
+        overlap = radii[i] + radii[j] - distance;
+        /* The contact point halfway between the two surfaces: a_i from centre
+         * i and a_j from centre j along the line of centres. */
+        a_i = radii[i] - 0.5 * overlap;
+        a_j = radii[j] - 0.5 * overlap;
+        relative = fd_v3_sub(fd_v3_sub(si->velocity, sj->velocity),
+                             fd_v3_cross(fd_v3_add(fd_v3_scale(a_i, si->angular_velocity),
+                                                   fd_v3_scale(a_j, sj->angular_velocity)),
+                                         n));
+    } else {
+        /* Sphere s against plane p: n_p the plane's outward normal, the centre
+         * at height h over it, the contact point between the surfaces. */
+        bool plane_first = kind == FD_PAIR_PLANE_SPHERE;
+        int sphere = plane_first ? j : i, plane = plane_first ? i : j;
+        const fd_body_state* ss = plane_first ? sj : si;
+        const fd_body_state* sp = plane_first ? si : sj;
+        fd_vec3 plane_normal = world->plane_normals[plane];
+        double height = fd_v3_dot(fd_v3_sub(ss->position, sp->position), plane_normal);
+        overlap = radii[sphere] - height;
+        double a_s = radii[sphere] - 0.5 * overlap;
+        fd_vec3 point = fd_v3_mul_add(ss->position, -a_s, plane_normal);
+        fd_vec3 arm_s = fd_v3_scale(-a_s, plane_normal);
+        fd_vec3 arm_p = fd_v3_sub(point, sp->position);
+        fd_vec3 surface_s = fd_v3_sub(ss->velocity, fd_v3_scale(a_s, fd_v3_cross(ss->angular_velocity, plane_normal)));
+        fd_vec3 surface_p = fd_v3_add(sp->velocity, fd_v3_cross(sp->angular_velocity, arm_p));
+        n = plane_first ? fd_v3_neg(plane_normal) : plane_normal;
+        relative = plane_first ? fd_v3_sub(surface_p, surface_s) : fd_v3_sub(surface_s, surface_p);
+        arm_i = plane_first ? arm_p : arm_s;
+        arm_j = plane_first ? arm_s : arm_p;
+    }
+    fd_energy_books step_books[FD_MECHANISM_COUNT];
+    if (ledger || record) {
+        memset(step_books, 0, sizeof step_books);
+    }
+    fd_sphere_loads loads = fd_sphere_kernel(law, constants, world->def.time_step, n, overlap, relative,
+                                             si->angular_velocity, sj->angular_velocity, history,
+                                             ledger || record ? step_books : NULL);
+    out.force = fd_v3_mul_add(loads.slide_force, loads.normal_force, n);
+    fd_vec3 roll_spin = fd_v3_mul_add(loads.roll_torque, loads.spin_torque, n);
+    if (kind == FD_PAIR_SPHERE_SPHERE) {
+        /* arm_i = -a_i n, arm_j = +a_j n: arm x F = -a n x F_t for both. */
+        fd_vec3 turn = fd_v3_cross(n, loads.slide_force);
+        out.torque_i = fd_v3_sub(roll_spin, fd_v3_scale(a_i, turn));
+        out.torque_j = fd_v3_neg(fd_v3_add(roll_spin, fd_v3_scale(a_j, turn)));
+    } else {
+        out.torque_i = fd_v3_add(fd_v3_cross(arm_i, out.force), roll_spin);
+        out.torque_j = fd_v3_sub(fd_v3_cross(arm_j, fd_v3_neg(out.force)), roll_spin);
+    }
+    out.slip = loads.slip;
+    if (ledger) {
+        book_lifetime(list->books + (size_t)e * FD_MECHANISM_COUNT, step_books);
+    }
+    if (record) {
+        record_sphere_contact(world, list, e, i, j, index, offset, n, &loads, step_books, &out, ledger);
+    }
+    return out;
+}
+
 /* Stage 3 for one thread. `record` and `ledger` are constants in each of the
  * instantiations below, so the hot one carries no record or book code. */
 static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_neighbor_list* list,
@@ -385,213 +649,53 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                                                             bool ledger)
 {
     fd_penalty* p = &world->penalty;
-    const fd_body_state* states = world->states;
-    const double* radii = world->bounding_radii;
     fd_vec3* forces = world->forces;
     fd_vec3* torques = world->torques;
-    const fd_periodic* periodic = &world->periodic;
-    bool any_periodic = periodic->any;
-    double dt = world->def.time_step;
     int stride = world->history_stride;
-    int constant_stride = p->constant_stride;
-    int column_count = world->column_count;
     int64_t step = world->step_count;
-    double* undo = p->undo;
-    int64_t new_seen = 0;
+    size_t undo_stride = (size_t)(stride + (ledger ? 5 * FD_MECHANISM_COUNT : 0));
+    double* undo = p->undo + (size_t)th->first_contact * undo_stride;
+    uint64_t next_id = th->first_id + (uint64_t)th->new_count; /* ids of new contacts, counted down */
     for (int64_t k = th->touching_count - 1; k >= 0; --k) {
         const fd_touch touch = th->touching[k];
         int64_t e = touch.entry;
         int i = touch.row, j = list->partner[e];
-        const fd_contact_law* law = &world->laws[list->law[e]];
         unsigned state = list->state[e];
-        double* history = list->history + (size_t)e * (size_t)stride;
-        fd_energy_books* lifetime = ledger ? list->books + (size_t)e * FD_MECHANISM_COUNT : NULL;
         int64_t index = th->first_contact + k; /* this contact's place in key order */
-        bool is_new = (state & FD_ENTRY_TOUCHING) == 0;
-        if (is_new) {
-            memset(history, 0, (size_t)stride * sizeof(double));
-            if (ledger) {
-                memset(lifetime, 0, FD_MECHANISM_COUNT * sizeof *lifetime);
-            }
-            list->contact_id[e] = th->first_id + (uint64_t)(th->new_count - 1 - new_seen);
-            list->first_step[e] = step;
-            ++new_seen;
-        }
         /* The undo log of this pass (fd_penalty_rollback). */
-        double* saved = undo + (size_t)index * (size_t)(stride + (ledger ? 5 * FD_MECHANISM_COUNT : 0));
+        double* saved = undo + (size_t)k * undo_stride;
+        const double* history = list->history + (size_t)e * (size_t)stride;
         for (int h = 0; h < stride; ++h) {
             saved[h] = history[h];
         }
         if (ledger) {
-            memcpy(saved + stride, lifetime, FD_MECHANISM_COUNT * sizeof *lifetime);
+            memcpy(saved + stride, list->books + (size_t)e * FD_MECHANISM_COUNT,
+                   FD_MECHANISM_COUNT * sizeof(fd_energy_books));
         }
-        double* columns = th->columns;
-        fd_contact* contact = NULL;
+        bool is_new = (state & FD_ENTRY_TOUCHING) == 0;
+        if (is_new) {
+            begin_contact(world, list, e, i, j, stride, ledger, --next_id, step);
+        }
+        contact_loads loads = list->kind[e] != FD_PAIR_GENERIC
+                                  ? sphere_entry(world, list, e, i, j, ledger, record, index)
+                                  : generic_entry(world, list, th, touch, is_new, ledger, record, index);
         if (record) {
-            contact = &world->previous.contacts[index];
-            columns = world->previous.columns + (size_t)index * (size_t)column_count;
-            for (int c = 0; c < column_count; ++c) {
-                columns[c] = NAN;
-            }
+            record_identity(world, list, e, i, j, index, state, loads.slip);
         }
-        fd_vec3 force, torque_i, torque_j;
-        unsigned slip;
-        fd_energy_books step_books[FD_MECHANISM_COUNT];
-        fd_vec3 offset = {0.0, 0.0, 0.0};
-        uint8_t kind = list->kind[e];
-        if (kind != FD_PAIR_GENERIC) {
-            const double* constants = list->constants + (size_t)e * (size_t)constant_stride;
-            const fd_body_state* si = &states[i];
-            const fd_body_state* sj = &states[j];
-            fd_vec3 n, relative;
-            double overlap;
-            fd_vec3 arm_i = {0, 0, 0}, arm_j = {0, 0, 0};
-            double a_i = 0.0, a_j = 0.0;
-            if (kind == FD_PAIR_SPHERE_SPHERE) {
-                fd_vec3 d = fd_v3_sub(si->position, sj->position);
-                if (any_periodic) {
-                    offset = fd_periodic_near_offset(periodic, d);
-                    d = fd_v3_sub(d, offset);
-                }
-                double distance = sqrt(fd_v3_dot(d, d));
-                /* Coincident centres: +z, deterministically (narrowphase.c). */
-                n = distance > 0.0 ? fd_v3_scale(1.0 / distance, d) : fd_v3(0.0, 0.0, 1.0);
-                overlap = radii[i] + radii[j] - distance;
-                /* The contact point halfway between the two surfaces, a_i from
-                 * centre i and a_j from centre j along the line of centres. */
-                a_i = radii[i] - 0.5 * overlap;
-                a_j = radii[j] - 0.5 * overlap;
-                relative = fd_v3_sub(fd_v3_sub(si->velocity, sj->velocity),
-                                     fd_v3_cross(fd_v3_add(fd_v3_scale(a_i, si->angular_velocity),
-                                                           fd_v3_scale(a_j, sj->angular_velocity)),
-                                                 n));
-            } else {
-                /* Sphere s against plane p: n_p the plane's outward normal, h the
-                 * centre's height over it; the contact point between the surfaces. */
-                bool plane_first = kind == FD_PAIR_PLANE_SPHERE;
-                int sphere = plane_first ? j : i, plane = plane_first ? i : j;
-                const fd_body_state* ss = plane_first ? sj : si;
-                const fd_body_state* sp = plane_first ? si : sj;
-                fd_vec3 plane_normal = world->plane_normals[plane];
-                double height = fd_v3_dot(fd_v3_sub(ss->position, sp->position), plane_normal);
-                overlap = radii[sphere] - height;
-                double a_s = radii[sphere] - 0.5 * overlap;
-                fd_vec3 point = fd_v3_mul_add(ss->position, -a_s, plane_normal);
-                fd_vec3 arm_s = fd_v3_scale(-a_s, plane_normal);
-                fd_vec3 arm_p = fd_v3_sub(point, sp->position);
-                fd_vec3 surface_s = fd_v3_sub(ss->velocity, fd_v3_scale(a_s, fd_v3_cross(ss->angular_velocity,
-                                                                                          plane_normal)));
-                fd_vec3 surface_p = fd_v3_add(sp->velocity, fd_v3_cross(sp->angular_velocity, arm_p));
-                n = plane_first ? fd_v3_neg(plane_normal) : plane_normal;
-                relative = plane_first ? fd_v3_sub(surface_p, surface_s) : fd_v3_sub(surface_s, surface_p);
-                arm_i = plane_first ? arm_p : arm_s;
-                arm_j = plane_first ? arm_s : arm_p;
-            }
-            fd_sphere_loads loads = fd_sphere_kernel(law, constants, dt, n, overlap, relative, si->angular_velocity,
-                                                     sj->angular_velocity, history);
-            force = fd_v3_mul_add(loads.slide_force, loads.normal_force, n);
-            fd_vec3 roll_spin = fd_v3_mul_add(loads.roll_torque, loads.spin_torque, n);
-            if (kind == FD_PAIR_SPHERE_SPHERE) {
-                /* arm_i = -a_i n, arm_j = +a_j n: arm x F = -a n x F_t for both. */
-                fd_vec3 turn = fd_v3_cross(n, loads.slide_force);
-                torque_i = fd_v3_sub(roll_spin, fd_v3_scale(a_i, turn));
-                torque_j = fd_v3_neg(fd_v3_add(roll_spin, fd_v3_scale(a_j, turn)));
-            } else {
-                torque_i = fd_v3_add(fd_v3_cross(arm_i, force), roll_spin);
-                torque_j = fd_v3_sub(fd_v3_cross(arm_j, fd_v3_neg(force)), roll_spin);
-            }
-            slip = loads.slip;
-            if (ledger || record) {
-                memcpy(step_books, loads.books, sizeof step_books);
-            }
-            if (record) {
-                sphere_pair_geometry(world, i, j, offset, &contact->geometry);
-                const int* normal_columns = law->column_index[FD_MECHANISM_NORMAL];
-                if (law->submodel[FD_MECHANISM_NORMAL]->column_count >= 2) {
-                    columns[normal_columns[0]] = loads.elastic_force;
-                    columns[normal_columns[1]] = loads.damping_force;
-                }
-                const int model_history[FD_MECHANISM_COUNT] = {0, 3, 3, 1}; /* springs: slide xi, roll xi, spin xi */
-                for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
-                    if (law->submodel[m] == NULL) {
-                        continue;
-                    }
-                    const double* h = history + law->history_offset[m];
-                    for (int c = 0; c < model_history[m]; ++c) {
-                        columns[law->column_index[m][c]] = h[c];
-                    }
-                    columns[law->column_index[m][model_history[m]]] = (slip & (FD_ENTRY_SLIP_SLIDE << (m - 1))) ? 1.0
-                                                                                                                 : 0.0;
-                }
-                contact->loads = (fd_contact_loads){
-                    .normal_force = loads.normal_force,
-                    .slide_force = loads.slide_force,
-                    .roll_torque_i = loads.roll_torque,
-                    .roll_torque_j = fd_v3_neg(loads.roll_torque),
-                    .spin_torque_i = fd_v3_scale(loads.spin_torque, n),
-                    .spin_torque_j = fd_v3_scale(-loads.spin_torque, n),
-                    .force_on_i = force,
-                };
-            }
-        } else {
-            const fd_generic_slot* slot = &th->slots[touch.slot];
-            memset(step_books, 0, sizeof step_books);
-            fd_contact_loads loads;
-            unsigned flags = 0;
-            generic_contact(world, law, i, j, slot, is_new, history, columns, step_books, &flags, &loads, &torque_i,
-                            &torque_j);
-            force = loads.force_on_i;
-            offset = slot->offset;
-            slip = 0;
-            for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
-                slip |= (flags & (1u << m)) ? (unsigned)FD_ENTRY_SLIP_SLIDE << (m - 1) : 0u;
-            }
-            if (record) {
-                contact->geometry = slot->geometry;
-                contact->loads = loads;
-            }
-        }
-        if (ledger) {
-            book_lifetime(lifetime, step_books);
-        }
-        if (record) {
-            contact->key = (uint64_t)i << 32 | (uint32_t)j;
-            contact->id = list->contact_id[e];
-            contact->first_step = list->first_step[e];
-            contact->body_i = i;
-            contact->body_j = j;
-            contact->law = list->law[e];
-            contact->image_offset = offset;
-            unsigned mechanisms = 0, previous = 0;
-            for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
-                mechanisms |= (slip & (FD_ENTRY_SLIP_SLIDE << (m - 1))) ? 1u << m : 0u;
-                previous |= (state & (FD_ENTRY_SLIP_SLIDE << (m - 1))) ? 1u << m : 0u;
-            }
-            contact->slip_flags = mechanisms;
-            contact->previous_slip_flags = is_new ? 0u : previous;
-            if (ledger) {
-                memcpy(contact->energy, lifetime, sizeof contact->energy);
-            } else {
-                memset(contact->energy, 0, sizeof contact->energy);
-                for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-                    contact->energy[m].stored = step_books[m].stored;
-                }
-            }
-        }
-        list->state[e] = (uint8_t)((state << 4) | slip | FD_ENTRY_TOUCHING);
+        list->state[e] = (uint8_t)((state << 4) | loads.slip | FD_ENTRY_TOUCHING);
         /* Loads onto the bodies, in the order penalty.h explains. */
-        forces[i] = fd_v3_add(forces[i], force);
-        torques[i] = fd_v3_add(torques[i], torque_i);
+        forces[i] = fd_v3_add(forces[i], loads.force);
+        torques[i] = fd_v3_add(torques[i], loads.torque_i);
         if (j < end_row) {
-            forces[j] = fd_v3_sub(forces[j], force);
-            torques[j] = fd_v3_add(torques[j], torque_j);
+            forces[j] = fd_v3_sub(forces[j], loads.force);
+            torques[j] = fd_v3_add(torques[j], loads.torque_j);
         } else {
             if (th->remote_count == th->remote_capacity &&
                 !grow((void**)&th->remote, &th->remote_capacity, th->remote_count + 1, sizeof *th->remote)) {
                 th->failure = FAILURE_MEMORY;
                 return;
             }
-            th->remote[th->remote_count++] = (fd_remote_load){fd_v3_neg(force), torque_j, j};
+            th->remote[th->remote_count++] = (fd_remote_load){fd_v3_neg(loads.force), loads.torque_j, j};
         }
     }
     /* Contacts that ended: their state moves to the high nibble. */

@@ -127,19 +127,31 @@ static void pair_constants(const fd_contact_law* law, double mass_i, double mass
     }
 }
 
-static uint8_t pair_kind(const fd_world* world, int i, int j, const fd_contact_law* law)
+void fd_pair_constants(const fd_world* world, fd_neighbor_list* list, int64_t e, int i, int j)
 {
-    if (law == NULL || !fd_law_has_sphere_kernel(law)) {
+    const fd_contact_law* law = &world->laws[list->law[e]];
+    bool plane_i = world->is_plane[i], plane_j = world->is_plane[j];
+    /* per (sphere, other): the order of the pair does not matter for them */
+    int sphere = plane_i ? j : i, other = plane_i ? i : j;
+    pair_constants(law, world->motion[sphere].mass, world->motion[other].mass, world->bounding_radii[sphere],
+                   world->bounding_radii[other], plane_i || plane_j, world->penalty.constant_stride,
+                   list->constants + (size_t)e * (size_t)world->penalty.constant_stride);
+}
+
+static uint8_t pair_kind(uint32_t flags_i, uint32_t flags_j, bool sphere_kernel)
+{
+    if (!sphere_kernel) {
         return FD_PAIR_GENERIC;
     }
-    fd_shape_type a = world->colds[i].shape.type, b = world->colds[j].shape.type;
-    if (a == FD_SHAPE_SPHERE && b == FD_SHAPE_SPHERE) {
+    bool sphere_i = flags_i & FD_MOTION_SPHERE, sphere_j = flags_j & FD_MOTION_SPHERE;
+    bool plane_i = flags_i & FD_MOTION_PLANE, plane_j = flags_j & FD_MOTION_PLANE;
+    if (sphere_i && sphere_j) {
         return FD_PAIR_SPHERE_SPHERE;
     }
-    if (a == FD_SHAPE_SPHERE && b == FD_SHAPE_PLANE) {
+    if (sphere_i && plane_j) {
         return FD_PAIR_SPHERE_PLANE;
     }
-    if (a == FD_SHAPE_PLANE && b == FD_SHAPE_SPHERE) {
+    if (plane_i && sphere_j) {
         return FD_PAIR_PLANE_SPHERE;
     }
     return FD_PAIR_GENERIC;
@@ -193,35 +205,34 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
     out->body_count = n;
     out->count = bp->pair_count;
     int materials = world->material_count;
+    int constant_stride_size = constant_stride;
+    const fd_body_motion* motion = world->motion;
+    const bool* sphere_kernel = penalty->law_sphere_kernel;
     int64_t e = 0;
     for (int i = 0; i < n; ++i) {
         out->row_start[i] = e;
         int64_t old_e = old != NULL && i < old->body_count ? old->row_start[i] : 0;
         int64_t old_end = old != NULL && i < old->body_count ? old->row_start[i + 1] : 0;
-        int material_i = world->colds[i].material;
+        const int* law_row = world->law_table + (size_t)motion[i].material * (size_t)materials;
+        uint32_t flags_i = motion[i].flags;
         for (; e < bp->pair_count && (int)(bp->pairs[e] >> 32) == i; ++e) {
             int j = (int)(bp->pairs[e] & 0xffffffffu);
-            int law_index = world->law_table[material_i * materials + world->colds[j].material];
-            const fd_contact_law* law = law_index >= 0 ? &world->laws[law_index] : NULL;
+            int law_index = law_row[motion[j].material];
             out->partner[e] = j;
             out->law[e] = law_index >= 0 ? (uint16_t)law_index : FD_NO_LAW;
-            out->kind[e] = pair_kind(world, i, j, law);
-            if (out->kind[e] != FD_PAIR_GENERIC) {
-                bool plane_i = world->is_plane[i], plane_j = world->is_plane[j];
-                /* constants are per (sphere, other): the order does not matter for them */
-                int sphere = plane_i ? j : i, other = plane_i ? i : j;
-                pair_constants(law, world->colds[sphere].mass, world->colds[other].mass, world->bounding_radii[sphere],
-                               world->bounding_radii[other], plane_i || plane_j, constant_stride,
-                               out->constants + (size_t)e * (size_t)constant_stride);
-            }
+            out->kind[e] = pair_kind(flags_i, motion[j].flags, law_index >= 0 && sphere_kernel[law_index]);
             /* The contact this pair had in the old list, if any. */
             while (old_e < old_end && old->partner[old_e] < j) {
                 ++old_e;
             }
-            if (old_e < old_end && old->partner[old_e] == j && old->law[old_e] == out->law[e]) {
+            if (old_e < old_end && old->partner[old_e] == j && old->law[old_e] == out->law[e] &&
+                (old->state[old_e] & FD_ENTRY_TOUCHING)) {
                 out->state[e] = old->state[old_e];
                 out->contact_id[e] = old->contact_id[old_e];
                 out->first_step[e] = old->first_step[old_e];
+                memcpy(out->constants + (size_t)e * (size_t)constant_stride_size,
+                       old->constants + (size_t)old_e * (size_t)constant_stride_size,
+                       (size_t)constant_stride_size * sizeof(double));
                 if (stride > 0) {
                     memcpy(out->history + (size_t)e * (size_t)stride, old->history + (size_t)old_e * (size_t)stride,
                            (size_t)stride * sizeof(double));
@@ -231,10 +242,9 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
                            FD_MECHANISM_COUNT * sizeof(fd_energy_books));
                 }
             } else {
-                /* A new contact zeroes its history and books when it begins. */
+                /* A contact that begins computes its constants and zeroes its
+                 * history and books (force_pass.c, begin_contact). */
                 out->state[e] = 0;
-                out->contact_id[e] = 0;
-                out->first_step[e] = 0;
             }
         }
     }

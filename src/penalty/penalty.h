@@ -140,6 +140,7 @@ typedef struct fd_penalty {
     int reference_capacity;
     double max_displacement_squared; /* m^2 since the last build, updated by the drift */
     int constant_stride;          /* pair constants per entry */
+    bool* law_sphere_kernel;      /* per law of the world: has a sphere kernel (sphere_kernel.h) */
     fd_penalty_thread* threads;
     int thread_count;
     double* undo;                 /* history of each touching contact before this pass, in key order */
@@ -156,7 +157,7 @@ void fd_penalty_free(fd_penalty* penalty);
 
 /* Set-up at fd_world_prepare: the skin (m) and the pair constants the laws
  * need; the list is rebuilt at the next pass. */
-void fd_penalty_prepare(fd_world* world, double skin);
+fd_status fd_penalty_prepare(fd_world* world, double skin);
 
 /* The contact pass of the penalty stepper at the world's current state:
  * forces and torques (world->forces, world->torques must hold the external

@@ -17,6 +17,10 @@ void fd_neighbor_list_free(fd_neighbor_list* list);
 fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const fd_neighbor_list* old);
 size_t fd_neighbor_list_memory(const fd_neighbor_list* list, int history_stride, int constant_stride);
 
+/* The sphere kernels' constants of entry e (bodies i < j), computed when its
+ * contact begins and carried with it. */
+void fd_pair_constants(const fd_world* world, fd_neighbor_list* list, int64_t e, int i, int j);
+
 /* Whether a law has a sphere kernel (sphere_kernel.h), and how many pair
  * constants it reads. */
 bool fd_law_has_sphere_kernel(const fd_contact_law* law);

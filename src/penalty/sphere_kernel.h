@@ -24,18 +24,18 @@ typedef struct fd_sphere_loads {
     fd_vec3 roll_torque;          /* N m on body i; body j takes the opposite */
     double spin_torque;           /* N m on body i along n; body j takes the opposite */
     unsigned slip;                /* FD_ENTRY_SLIP_* */
-    fd_energy_books books[FD_MECHANISM_COUNT]; /* this step's: stored after it, increments over it */
 } fd_sphere_loads;
 
 /* history: the contact's block (zeroed when it began); n into body i; overlap
  * (m, > 0 when the surfaces overlap); relative_velocity: body i's surface
- * minus body j's at the contact point (m/s). */
-static inline fd_sphere_loads fd_sphere_kernel(const fd_contact_law* law, const double* constants, double dt,
+ * minus body j's at the contact point (m/s). books: NULL, or this step's
+ * books per mechanism (stored after it, increments over it; zeroed by the
+ * caller). */
+static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(const fd_contact_law* law, const double* constants, double dt,
                                                fd_vec3 n, double overlap, fd_vec3 relative_velocity, fd_vec3 omega_i,
-                                               fd_vec3 omega_j, double* history)
+                                               fd_vec3 omega_j, double* history, fd_energy_books* books)
 {
     fd_sphere_loads out;
-    memset(out.books, 0, sizeof out.books);
     out.slip = 0;
     out.slide_force = fd_v3(0.0, 0.0, 0.0);
     out.roll_torque = fd_v3(0.0, 0.0, 0.0);
@@ -66,8 +66,10 @@ static inline fd_sphere_loads fd_sphere_kernel(const fd_contact_law* law, const 
     }
     total = out.elastic_force + out.damping_force;
     out.normal_force = clamp && !(total > 0.0) ? 0.0 : total;
-    out.books[FD_MECHANISM_NORMAL].stored = stored;
-    out.books[FD_MECHANISM_NORMAL].dashpot = (out.normal_force - out.elastic_force) * overlap_rate * dt;
+    if (books != NULL) {
+        books[FD_MECHANISM_NORMAL].stored = stored;
+        books[FD_MECHANISM_NORMAL].dashpot = (out.normal_force - out.elastic_force) * overlap_rate * dt;
+    }
     /* Coulomb limits scale with |N| (LAMMPS Fncrit; friction.c). */
     double critical = fabs(out.normal_force);
 
@@ -86,7 +88,9 @@ static inline fd_sphere_loads fd_sphere_kernel(const fd_contact_law* law, const 
         h[2] = s.spring.z;
         out.slide_force = s.force;
         out.slip |= s.slipping ? FD_ENTRY_SLIP_SLIDE : 0u;
-        out.books[FD_MECHANISM_SLIDE] = (fd_energy_books){s.stored, s.dashpot, s.slip, s.created, 0.0};
+        if (books != NULL) {
+            books[FD_MECHANISM_SLIDE] = (fd_energy_books){s.stored, s.dashpot, s.slip, s.created, 0.0};
+        }
     }
 
     const fd_submodel* roll = law->submodel[FD_MECHANISM_ROLL];
@@ -111,7 +115,9 @@ static inline fd_sphere_loads fd_sphere_kernel(const fd_contact_law* law, const 
         h[5] = n.z;
         out.roll_torque = fd_v3_scale(radius, fd_v3_cross(n, s.force));
         out.slip |= s.slipping ? FD_ENTRY_SLIP_ROLL : 0u;
-        out.books[FD_MECHANISM_ROLL] = (fd_energy_books){s.stored, s.dashpot, s.slip, s.created, 0.0};
+        if (books != NULL) {
+            books[FD_MECHANISM_ROLL] = (fd_energy_books){s.stored, s.dashpot, s.slip, s.created, 0.0};
+        }
     }
 
     const fd_submodel* spin = law->submodel[FD_MECHANISM_SPIN];
@@ -125,7 +131,9 @@ static inline fd_sphere_loads fd_sphere_kernel(const fd_contact_law* law, const 
         h[0] = s.spring;
         out.spin_torque = s.torque;
         out.slip |= s.slipping ? FD_ENTRY_SLIP_SPIN : 0u;
-        out.books[FD_MECHANISM_SPIN] = (fd_energy_books){s.stored, s.dashpot, s.slip, s.created, 0.0};
+        if (books != NULL) {
+            books[FD_MECHANISM_SPIN] = (fd_energy_books){s.stored, s.dashpot, s.slip, s.created, 0.0};
+        }
     }
     return out;
 }

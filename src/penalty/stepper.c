@@ -42,28 +42,29 @@ static void swap_buffers(fd_world* world)
     world->saved_torques = torques;
 }
 
-/* Stage 2. Returns whether every new value is finite. */
-static bool advance_bodies(fd_world* world, double kick, double drift)
+/* What one range of bodies reports back. */
+typedef struct range_result {
+    double largest;               /* m^2, the largest displacement since the list was built */
+    double probes;                /* 0 when every value is finite */
+} range_result;
+
+/* Stage 2 for bodies [begin, end). */
+static range_result advance_range(fd_world* world, int begin, int end, double kick, double drift)
 {
-    double start = fd_wall_seconds();
-    fd_penalty* p = &world->penalty;
-    const fd_body_state* before = world->saved_states;
-    const fd_vec3* old_forces = world->saved_forces;
-    const fd_vec3* old_torques = world->saved_torques;
-    fd_body_state* now = world->states;
-    fd_vec3* forces = world->forces;
-    fd_vec3* torques = world->torques;
-    const fd_body_motion* motion = world->motion;
-    const fd_periodic* periodic = &world->periodic;
-    const fd_vec3* reference = p->reference_position;
+    const fd_penalty* p = &world->penalty;
+    const fd_body_state* restrict before = world->saved_states;
+    const fd_vec3* restrict old_forces = world->saved_forces;
+    const fd_vec3* restrict old_torques = world->saved_torques;
+    fd_body_state* restrict now = world->states;
+    fd_vec3* restrict forces = world->forces;
+    fd_vec3* restrict torques = world->torques;
+    const fd_body_motion* restrict motion = world->motion;
+    const fd_periodic periodic = world->periodic;
+    const fd_vec3* restrict reference = p->reference_position;
     int referenced = p->lists[p->current].row_start != NULL ? p->lists[p->current].body_count : 0;
     fd_vec3 gravity = world->def.gravity;
-    int n = world->body_count;
-    double largest = p->max_displacement_squared;
-    double probes = 0.0;
-#pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1) \
-    reduction(max : largest) reduction(+ : probes)
-    for (int b = 0; b < n; ++b) {
+    double largest = 0.0, probes = 0.0;
+    for (int b = begin; b < end; ++b) {
         const fd_body_motion m = motion[b];
         fd_body_state s = before[b];
         if (!(m.flags & FD_MOTION_DYNAMIC)) {
@@ -77,27 +78,24 @@ static bool advance_bodies(fd_world* world, double kick, double drift)
             s.angular_velocity = fd_v3_mul_add(s.angular_velocity, kick * m.inverse_inertia, old_torques[b]);
             s.position = fd_v3_mul_add(s.position, drift, s.velocity);
             /* Fang & Negrut Sec. 4: the exponential map of omega dt. */
-            s.orientation = fd_quat_normalize(
+            s.orientation = fd_quat_renormalize(
                 fd_quat_mul(fd_quat_from_rotation_vector(fd_v3_scale(drift, s.angular_velocity)), s.orientation));
         } else {
             const fd_body_mass* mass = &world->masses[b];
             world->lock_work[b] += fd_body_kick(&s, mass, old_forces[b], old_torques[b], kick);
             world->lock_work[b] += fd_body_drift(&s, mass, drift);
         }
-        if (periodic->any && !(m.flags & FD_MOTION_PLANE)) {
-            for (int a = 0; a < 3; ++a) {
-                if (periodic->axis[a]) {
-                    double* x = a == 0 ? &s.position.x : (a == 1 ? &s.position.y : &s.position.z);
-                    *x = fd_periodic_wrap(*x, periodic->low[a], periodic->length[a]);
-                }
-            }
+        if (periodic.any && !(m.flags & FD_MOTION_PLANE)) {
+            if (periodic.axis[0]) s.position.x = fd_periodic_wrap(s.position.x, periodic.low[0], periodic.length[0]);
+            if (periodic.axis[1]) s.position.y = fd_periodic_wrap(s.position.y, periodic.low[1], periodic.length[1]);
+            if (periodic.axis[2]) s.position.z = fd_periodic_wrap(s.position.z, periodic.low[2], periodic.length[2]);
         }
         probes += probe3(s.position) + probe3(s.velocity) + probe3(s.angular_velocity) +
                   probe(s.orientation.w + s.orientation.x + s.orientation.y + s.orientation.z);
         if (b < referenced) {
             fd_vec3 moved = fd_v3_sub(s.position, reference[b]);
-            if (periodic->any) {
-                moved = fd_v3_sub(moved, fd_periodic_near_offset(periodic, moved));
+            if (periodic.any) {
+                moved = fd_v3_sub(moved, fd_periodic_near_offset(&periodic, moved));
             }
             double moved_squared = fd_v3_dot(moved, moved);
             largest = moved_squared > largest ? moved_squared : largest;
@@ -111,25 +109,19 @@ static bool advance_bodies(fd_world* world, double kick, double drift)
             torques[b] = fd_v3(0.0, 0.0, 0.0);
         }
     }
-    p->max_displacement_squared = largest;
-    world->profile.integrate += fd_wall_seconds() - start;
-    return probes == 0.0;
+    return (range_result){largest, probes};
 }
 
-/* Stage 4 (velocity Verlet), or for symplectic Euler the check of the new
- * forces. Returns whether every value is finite. */
-static bool finish_step(fd_world* world, double kick)
+/* Stage 4 for bodies [begin, end): the second half kick (kick > 0), or only
+ * the check of the new forces (symplectic Euler, kick = 0). */
+static range_result finish_range(fd_world* world, int begin, int end, double kick)
 {
-    double start = fd_wall_seconds();
-    fd_body_state* now = world->states;
-    const fd_vec3* forces = world->forces;
-    const fd_vec3* torques = world->torques;
-    const fd_body_motion* motion = world->motion;
-    int n = world->body_count;
+    fd_body_state* restrict now = world->states;
+    const fd_vec3* restrict forces = world->forces;
+    const fd_vec3* restrict torques = world->torques;
+    const fd_body_motion* restrict motion = world->motion;
     double probes = 0.0;
-#pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1) \
-    reduction(+ : probes)
-    for (int b = 0; b < n; ++b) {
+    for (int b = begin; b < end; ++b) {
         const fd_body_motion m = motion[b];
         if (!(m.flags & FD_MOTION_DYNAMIC)) {
             continue;
@@ -147,8 +139,47 @@ static bool finish_step(fd_world* world, double kick)
         }
         probes += probe3(s->velocity) + probe3(s->angular_velocity);
     }
+    return (range_result){0.0, probes};
+}
+
+/* A loop over the bodies, split into one range per thread (one thread: a
+ * plain call). The largest displacement is a maximum, the same whatever the
+ * split; the probes only say whether something is not finite. */
+static range_result over_bodies(fd_world* world, bool advance, double kick, double drift)
+{
+    int n = world->body_count, threads = world->def.thread_count;
+    if (threads <= 1 || n < 2 * threads) {
+        return advance ? advance_range(world, 0, n, kick, drift) : finish_range(world, 0, n, kick);
+    }
+    double largest = 0.0, probes = 0.0;
+#pragma omp parallel for schedule(static, 1) num_threads(threads) reduction(max : largest) reduction(+ : probes)
+    for (int t = 0; t < threads; ++t) {
+        int begin = (int)((int64_t)n * t / threads), end = (int)((int64_t)n * (t + 1) / threads);
+        range_result r = advance ? advance_range(world, begin, end, kick, drift) : finish_range(world, begin, end, kick);
+        largest = r.largest > largest ? r.largest : largest;
+        probes += r.probes;
+    }
+    return (range_result){largest, probes};
+}
+
+/* Stage 2. Returns whether every new value is finite. */
+static bool advance_bodies(fd_world* world, double kick, double drift)
+{
+    double start = fd_wall_seconds();
+    range_result r = over_bodies(world, true, kick, drift);
+    fd_penalty* p = &world->penalty;
+    p->max_displacement_squared = r.largest > p->max_displacement_squared ? r.largest : p->max_displacement_squared;
     world->profile.integrate += fd_wall_seconds() - start;
-    return probes == 0.0;
+    return r.probes == 0.0;
+}
+
+/* Stage 4. Returns whether every value is finite. */
+static bool finish_step(fd_world* world, double kick)
+{
+    double start = fd_wall_seconds();
+    range_result r = over_bodies(world, false, kick, 0.0);
+    world->profile.integrate += fd_wall_seconds() - start;
+    return r.probes == 0.0;
 }
 
 fd_status fd_penalty_forces(fd_world* world)

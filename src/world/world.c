@@ -686,7 +686,9 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
         .mass = cold->mass,
         .flags = (def->type == FD_BODY_DYNAMIC ? FD_MOTION_DYNAMIC : 0u) |
                  (def->type == FD_BODY_DYNAMIC && mass->isotropic && !locked ? FD_MOTION_SIMPLE : 0u) |
-                 (loaded ? FD_MOTION_LOADED : 0u) | (shape.type == FD_SHAPE_PLANE ? FD_MOTION_PLANE : 0u),
+                 (loaded ? FD_MOTION_LOADED : 0u) | (shape.type == FD_SHAPE_PLANE ? FD_MOTION_PLANE : 0u) |
+                 (shape.type == FD_SHAPE_SPHERE ? FD_MOTION_SPHERE : 0u),
+        .material = cold->material,
     };
     if (def->type == FD_BODY_DYNAMIC) {
         /* Loads until the next force pass: a body added between steps falls
@@ -1022,7 +1024,10 @@ fd_status fd_world_prepare(fd_world* world)
          * diameter (bodies and the inlets' spheres). */
         skin = world->def.neighbor_skin > 0.0 ? world->def.neighbor_skin
                                               : (isfinite(smallest_sphere_radius) ? 0.2 * smallest_sphere_radius : 0.0);
-        fd_penalty_prepare(world, skin);
+        status = fd_penalty_prepare(world, skin);
+        if (status != FD_OK) {
+            return status;
+        }
     }
     double cell = 2.0 * largest_radius + margin + skin;
     bp->cell_size = fmax(world->def.cell_size, cell > 0.0 ? cell : 1.0);
@@ -1285,4 +1290,10 @@ int fd_world_find_contact_column(const fd_world* world, const char* name)
     return -1;
 }
 
-fd_world_profile fd_world_get_profile(const fd_world* world) { return world->profile; }
+fd_world_profile fd_world_get_profile(const fd_world* world)
+{
+    fd_world_profile profile = world->profile;
+    profile.neighbor_builds = world->penalty.rebuilds;
+    profile.neighbor_entries = world->penalty.lists[world->penalty.current].count;
+    return profile;
+}

@@ -42,12 +42,14 @@ enum {
     FD_MOTION_SIMPLE = 1u << 1,   /* isotropic inertia, no locks: the straight kick and drift */
     FD_MOTION_LOADED = 1u << 2,   /* an external force or torque */
     FD_MOTION_PLANE = 1u << 3,    /* a plane (never wrapped into a periodic box) */
+    FD_MOTION_SPHERE = 1u << 4,   /* a sphere */
 };
 typedef struct fd_body_motion {
     double inverse_mass;          /* 1/kg */
     double inverse_inertia;       /* 1/(kg m^2), the isotropic moment's (FD_MOTION_SIMPLE) */
     double mass;                  /* kg; 0 for static bodies */
     uint32_t flags;               /* FD_MOTION_* */
+    int32_t material;             /* index of the body's material (the neighbour list's law lookup) */
 } fd_body_motion;
 
 typedef struct fd_body_cold {
