@@ -54,6 +54,9 @@ enum { FD_SDS_K_T = 0, FD_SDS_GAMMA_T = 1, FD_SDS_MU = 2 };
 enum { FD_HOOKE_STIFFNESS = 0, FD_HOOKE_RESTITUTION = 1, FD_HOOKE_ETA_N = 2, FD_HOOKE_ETA_N_MASS = 3,
        FD_HOOKE_LIMIT_DAMPING = 4 };
 enum { FD_NORMAL_DERIVED_GAMMA = 0, FD_NORMAL_DERIVED_MODULUS = 1 };
+/* What the slide and roll spring-dashpot-sliders derive: 1/k and 1/gamma
+ * (0 without a dashpot), so that an update multiplies instead of divides. */
+enum { FD_SDS_DERIVED_INVERSE_K = 0, FD_SDS_DERIVED_INVERSE_GAMMA = 1 };
 
 typedef struct fd_material {
     char* name;
@@ -150,13 +153,15 @@ fd_status fd_fang_negrut_check_law(const fd_contact_law* law);
 
 /* D-SDS slide kernel (src/contact/sds.c): force on body i, given the relative
  * tangential velocity of body i's surface against body j's at the contact. */
-fd_vec3 fd_dsds_slide(const double* params, const fd_contact_input* input, fd_vec3 tangential_velocity,
-                      double normal_force, double* history, double* columns, const int* column_index);
+fd_vec3 fd_dsds_slide(const double* params, const double* derived, const fd_contact_input* input,
+                      fd_vec3 tangential_velocity, double normal_force, double* history, double* columns,
+                      const int* column_index);
 
 /* C-SDS slide kernel (src/contact/sds.c, C-SDS paper Eq. 10): same arguments
  * and history/columns layout as fd_dsds_slide. */
-fd_vec3 fd_csds_slide(const double* params, const fd_contact_input* input, fd_vec3 tangential_velocity,
-                      double normal_force, double* history, double* columns, const int* column_index);
+fd_vec3 fd_csds_slide(const double* params, const double* derived, const fd_contact_input* input,
+                      fd_vec3 tangential_velocity, double normal_force, double* history, double* columns,
+                      const int* column_index);
 
 /* Rolling and twisting spring-dashpot-sliders (src/contact/sds_torque.c):
  * roll dsds / csds (LAMMPS `rolling sds`), spin dsds / csds (LAMMPS

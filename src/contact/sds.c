@@ -50,7 +50,7 @@ static void store_spring(double* history, fd_vec3 xi, bool slipping, double* col
 
 /* The update itself is fd_dsds_vector_step / fd_csds_vector_step
  * (contact/sds_core.h), shared with the penalty stepper's sphere kernels. */
-static fd_vec3 slide(bool continuous, const double* params, const fd_contact_input* input,
+static fd_vec3 slide(bool continuous, const double* params, const double* derived, const fd_contact_input* input,
                      fd_vec3 tangential_velocity, double normal_force, double* history, double* columns,
                      const int* column_index)
 {
@@ -58,10 +58,10 @@ static fd_vec3 slide(bool continuous, const double* params, const fd_contact_inp
     fd_vec3 xi = fd_sds_into_plane(fd_v3(history[H_XI], history[H_XI + 1], history[H_XI + 2]), n);
     double limit = params[DSDS_MU] * normal_force;
     fd_sds_vector_step s =
-        continuous ? fd_csds_vector_step(params[DSDS_K_T], params[DSDS_GAMMA_T], limit, input->time_step, xi,
-                                         tangential_velocity)
-                   : fd_dsds_vector_step(params[DSDS_K_T], params[DSDS_GAMMA_T], limit, input->time_step, xi,
-                                         tangential_velocity);
+        continuous ? fd_csds_vector_step(params[DSDS_K_T], params[DSDS_GAMMA_T], derived[FD_SDS_DERIVED_INVERSE_GAMMA],
+                                         limit, input->time_step, xi, tangential_velocity)
+                   : fd_dsds_vector_step(params[DSDS_K_T], derived[FD_SDS_DERIVED_INVERSE_K], params[DSDS_GAMMA_T],
+                                         limit, input->time_step, xi, tangential_velocity);
     store_spring(history, s.spring, s.slipping, columns, column_index);
     if (s.slipping && input->slip_flags != NULL) {
         *input->slip_flags |= 1u << FD_MECHANISM_SLIDE;
@@ -76,31 +76,39 @@ static fd_vec3 slide(bool continuous, const double* params, const fd_contact_inp
     return s.force;
 }
 
-fd_vec3 fd_dsds_slide(const double* params, const fd_contact_input* input, fd_vec3 tangential_velocity,
-                      double normal_force, double* history, double* columns, const int* column_index)
+fd_vec3 fd_dsds_slide(const double* params, const double* derived, const fd_contact_input* input,
+                      fd_vec3 tangential_velocity, double normal_force, double* history, double* columns,
+                      const int* column_index)
 {
-    return slide(false, params, input, tangential_velocity, normal_force, history, columns, column_index);
+    return slide(false, params, derived, input, tangential_velocity, normal_force, history, columns, column_index);
 }
 
-fd_vec3 fd_csds_slide(const double* params, const fd_contact_input* input, fd_vec3 tangential_velocity,
-                      double normal_force, double* history, double* columns, const int* column_index)
+fd_vec3 fd_csds_slide(const double* params, const double* derived, const fd_contact_input* input,
+                      fd_vec3 tangential_velocity, double normal_force, double* history, double* columns,
+                      const int* column_index)
 {
-    return slide(true, params, input, tangential_velocity, normal_force, history, columns, column_index);
+    return slide(true, params, derived, input, tangential_velocity, normal_force, history, columns, column_index);
+}
+
+static fd_status resolve_dsds(const double* params, const fd_material* a, const fd_material* b, double* derived)
+{
+    (void)a;
+    (void)b;
+    derived[FD_SDS_DERIVED_INVERSE_K] = 1.0 / params[DSDS_K_T];
+    derived[FD_SDS_DERIVED_INVERSE_GAMMA] = params[DSDS_GAMMA_T] > 0.0 ? 1.0 / params[DSDS_GAMMA_T] : 0.0;
+    return FD_OK;
 }
 
 /* Eq. (10) divides by gamma: without a dashpot the C-SDS has no rate. */
 static fd_status resolve_csds(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
-    (void)a;
-    (void)b;
-    (void)derived;
     if (!(params[DSDS_GAMMA_T] > 0.0)) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
                        "slide model 'csds' needs gamma_t > 0 (got %g N s/m): its spring rate, C-SDS paper Eq. (10), "
                        "is -(F + k xi) / gamma_t; use 'dsds' for a slider without dashpot",
                        params[DSDS_GAMMA_T]);
     }
-    return FD_OK;
+    return resolve_dsds(params, a, b, derived);
 }
 
 static const fd_param_info dsds_params[] = {
@@ -122,6 +130,7 @@ const fd_submodel fd_sds_submodels[] = {
         .column_count = DSDS_COLUMNS,
         .column_names = dsds_columns,
         .column_units = dsds_units,
+        .resolve = resolve_dsds,
     },
     {
         .info = {"csds", FD_MECHANISM_SLIDE,

@@ -40,31 +40,30 @@ typedef struct fd_sds_scalar_step {
 /* The stored spring turned into the tangent plane of the unit normal n,
  * keeping its length (C-SDS paper Sec. 2: "the displacement vector must be
  * rotated back into the contact plane every time it is updated"; LAMMPS's
- * projection and rescale, Luding 2008 Eq. 17). One square root: the length
- * ratio sqrt(|xi|^2 / |xi_p|^2). */
+ * projection and rescale, Luding 2008 Eq. 17): the projection times
+ * sqrt(|xi|^2 / |xi_p|^2), or zero when either length is zero. Written
+ * without branches (fd_select), as are the updates below, so that the
+ * penalty stepper's block kernel vectorises them. */
 static inline fd_vec3 fd_sds_into_plane(fd_vec3 xi, fd_vec3 n)
 {
     double length_squared = fd_v3_dot(xi, xi);
-    if (!(length_squared > 0.0)) {
-        return fd_v3(0.0, 0.0, 0.0);
-    }
     fd_vec3 projected = fd_v3_mul_add(xi, -fd_v3_dot(xi, n), n);
     double projected_squared = fd_v3_dot(projected, projected);
-    return projected_squared > 0.0 ? fd_v3_scale(sqrt(length_squared / projected_squared), projected)
-                                   : fd_v3(0.0, 0.0, 0.0);
+    double scale = sqrt(length_squared / projected_squared); /* not finite when a length is zero: not chosen */
+    bool defined = (length_squared > 0.0) & (projected_squared > 0.0);
+    return fd_v3_select(defined, fd_v3_scale(scale, projected), fd_v3(0.0, 0.0, 0.0));
 }
 
 /* D-SDS: xi_p = xi + dt v (Eq. 2), F_S = -k xi_p - gamma v (Eq. 1); when
  * |F_S| > F_max the force is F_max F_S / |F_S| and the spring is reset to
  * -(F + gamma v) / k (Eq. 3). The reset's energy change is slip (a loss) or
- * created (a gain). xi is the spring already in the tangent plane. */
-static inline fd_sds_vector_step fd_dsds_vector_step(double k, double gamma, double limit, double dt, fd_vec3 xi,
-                                                     fd_vec3 v)
+ * created (a gain). xi is the spring already in the tangent plane;
+ * inverse_k = 1 / k. Both outcomes are formed and the slip state picks one
+ * (stick and slip alternate from contact to contact: a branch would be
+ * mispredicted about as often as not). */
+static inline fd_sds_vector_step fd_dsds_vector_step(double k, double inverse_k, double gamma, double limit, double dt,
+                                                     fd_vec3 xi, fd_vec3 v)
 {
-    /* Written without a branch on the slip (stick and slip alternate from
-     * contact to contact, and a mispredicted branch costs more than the
-     * square root and divisions it would spare): both outcomes are formed,
-     * the slip state picks one. */
     fd_sds_vector_step s;
     fd_vec3 spring = fd_v3_mul_add(xi, dt, v);
     fd_vec3 damping = fd_v3_scale(gamma, v);
@@ -73,18 +72,14 @@ static inline fd_sds_vector_step fd_dsds_vector_step(double k, double gamma, dou
     double predicted = 0.5 * k * fd_v3_dot(spring, spring);
     s.slipping = test_squared > limit * limit;
     double ratio = limit / sqrt(test_squared); /* not finite at |F_S| = 0, which never slips */
-    double scale = s.slipping ? ratio : 1.0;
-    fd_vec3 capped = fd_v3_scale(scale, test);
-    fd_vec3 reset = fd_v3_scale(-1.0 / k, fd_v3_add(capped, damping));
-    s.force = capped;
-    s.spring.x = s.slipping ? reset.x : spring.x;
-    s.spring.y = s.slipping ? reset.y : spring.y;
-    s.spring.z = s.slipping ? reset.z : spring.z;
+    s.force = fd_v3_scale(fd_select(s.slipping, ratio, 1.0), test);
+    fd_vec3 reset = fd_v3_scale(-inverse_k, fd_v3_add(s.force, damping));
+    s.spring = fd_v3_select(s.slipping, reset, spring);
     s.stored = 0.5 * k * fd_v3_dot(s.spring, s.spring);
     s.dashpot = gamma * fd_v3_dot(v, v) * dt; /* F = -k xi - gamma v holds after the reset too */
     double change = s.stored - predicted;
-    s.created = change > 0.0 ? change : 0.0;
-    s.slip = change < 0.0 ? -change : 0.0;
+    s.created = fd_select(change > 0.0, change, 0.0);
+    s.slip = fd_select(change < 0.0, -change, 0.0);
     return s;
 }
 
@@ -92,21 +87,24 @@ static inline fd_sds_vector_step fd_dsds_vector_step(double k, double gamma, dou
  * F = min(|F_S|, F_max) F_S / |F_S|, xi += dt r with r = -(F + k xi) / gamma
  * (Eq. 10), which is v itself while sticking (taken as such, sparing the
  * round-off of (gamma v) / gamma). The slider takes v - r and dissipates
- * -F . (v - r) dt >= 0. Needs gamma > 0 (checked when the law is resolved). */
-static inline fd_sds_vector_step fd_csds_vector_step(double k, double gamma, double limit, double dt, fd_vec3 xi,
-                                                     fd_vec3 v)
+ * -F . (v - r) dt >= 0. Needs gamma > 0 (checked when the law is resolved);
+ * inverse_gamma = 1 / gamma. */
+static inline fd_sds_vector_step fd_csds_vector_step(double k, double gamma, double inverse_gamma, double limit,
+                                                     double dt, fd_vec3 xi, fd_vec3 v)
 {
     fd_sds_vector_step s;
     fd_vec3 spring_force = fd_v3_scale(-k, xi);
     fd_vec3 test = fd_v3_sub(spring_force, fd_v3_scale(gamma, v));
     double test_squared = fd_v3_dot(test, test);
     s.slipping = test_squared > limit * limit;
-    s.force = s.slipping ? fd_v3_scale(limit / sqrt(test_squared), test) : test;
-    fd_vec3 rate = s.slipping ? fd_v3_scale(1.0 / gamma, fd_v3_sub(spring_force, s.force)) : v;
+    double ratio = limit / sqrt(test_squared);
+    s.force = fd_v3_scale(fd_select(s.slipping, ratio, 1.0), test);
+    fd_vec3 rate = fd_v3_select(s.slipping, fd_v3_scale(inverse_gamma, fd_v3_sub(spring_force, s.force)), v);
     s.spring = fd_v3_mul_add(xi, dt, rate);
     s.stored = 0.5 * k * fd_v3_dot(s.spring, s.spring);
     s.dashpot = gamma * fd_v3_dot(rate, rate) * dt;
-    s.slip = s.slipping ? fmax(0.0, -fd_v3_dot(s.force, fd_v3_sub(v, rate)) * dt) : 0.0;
+    double slip = -fd_v3_dot(s.force, fd_v3_sub(v, rate)) * dt;
+    s.slip = fd_select(s.slipping & (slip > 0.0), slip, 0.0);
     s.created = 0.0;
     return s;
 }

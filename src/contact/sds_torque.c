@@ -132,8 +132,11 @@ void fd_sds_roll_evaluate(const fd_contact_law* law, const fd_contact_input* inp
     double limit = p[ROLL_MU] * critical_force;
     double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * dt;
     xi = fd_roll_spring_carried(xi, previous, n, p[ROLL_TRANSPORT] != 0.0, twist, k, limit);
-    fd_sds_vector_step s = model->kind == FD_KIND_ROLL_DSDS ? fd_dsds_vector_step(k, gamma, limit, dt, xi, velocity)
-                                                            : fd_csds_vector_step(k, gamma, limit, dt, xi, velocity);
+    const double* derived = law->derived[FD_MECHANISM_ROLL];
+    fd_sds_vector_step s =
+        model->kind == FD_KIND_ROLL_DSDS
+            ? fd_dsds_vector_step(k, derived[FD_SDS_DERIVED_INVERSE_K], gamma, limit, dt, xi, velocity)
+            : fd_csds_vector_step(k, gamma, derived[FD_SDS_DERIVED_INVERSE_GAMMA], limit, dt, xi, velocity);
     book_vector_step(input->energy != NULL ? &input->energy[FD_MECHANISM_ROLL] : NULL, &s);
     fd_vec3 torque = fd_v3_scale(radius, fd_v3_cross(n, s.force));
     loads->roll_torque_i = torque;
@@ -225,6 +228,15 @@ fd_status fd_sds_torque_check_law(const fd_contact_law* law)
     return FD_OK;
 }
 
+static fd_status resolve_roll(const double* params, const fd_material* a, const fd_material* b, double* derived)
+{
+    (void)a;
+    (void)b;
+    derived[FD_SDS_DERIVED_INVERSE_K] = 1.0 / params[ROLL_K];
+    derived[FD_SDS_DERIVED_INVERSE_GAMMA] = params[ROLL_GAMMA] > 0.0 ? 1.0 / params[ROLL_GAMMA] : 0.0;
+    return FD_OK;
+}
+
 /* Eq. (10) divides by gamma: without a dashpot the C-SDS has no rate. */
 static fd_status resolve_roll_csds(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
@@ -234,7 +246,7 @@ static fd_status resolve_roll_csds(const double* params, const fd_material* a, c
                        "Eq. (10), is -(F + k xi) / gamma_roll; use 'dsds' for a slider without dashpot",
                        params[ROLL_GAMMA]);
     }
-    return FD_OK;
+    return resolve_roll(params, a, b, derived);
 }
 
 static fd_status resolve_spin_csds(const double* params, const fd_material* a, const fd_material* b, double* derived)
@@ -279,6 +291,7 @@ const fd_submodel fd_sds_torque_submodels[] = {
                  "Eq. 3); torque R_eff n x F on body i, the opposite on j; spring carried with the contact frame.",
                  roll_params, (int)(sizeof roll_params / sizeof roll_params[0])},
         .kind = FD_KIND_ROLL_DSDS,
+        .resolve = resolve_roll,
         .history_size = ROLL_HISTORY,
         .column_count = ROLL_COLUMNS,
         .column_names = roll_columns,

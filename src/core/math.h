@@ -5,6 +5,8 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "fricdem/types.h"
 
@@ -13,6 +15,20 @@
 typedef struct fd_mat3 {
     fd_vec3 cx, cy, cz; /* columns */
 } fd_mat3;
+
+/* a where c holds, else b, as a bitwise blend: both are computed and no
+ * branch is taken, so a loop of such code vectorises, and a data-dependent
+ * choice (stick or slip) costs no mispredicted branch. */
+static inline double fd_select(bool c, double a, double b)
+{
+    uint64_t mask = -(uint64_t)c, bits_a, bits_b;
+    memcpy(&bits_a, &a, sizeof a);
+    memcpy(&bits_b, &b, sizeof b);
+    uint64_t bits = (bits_a & mask) | (bits_b & ~mask);
+    double out;
+    memcpy(&out, &bits, sizeof out);
+    return out;
+}
 
 static inline fd_vec3 fd_v3(double x, double y, double z) { return (fd_vec3){x, y, z}; }
 static inline fd_vec3 fd_v3_add(fd_vec3 a, fd_vec3 b) { return (fd_vec3){a.x + b.x, a.y + b.y, a.z + b.z}; }
@@ -38,6 +54,10 @@ static inline fd_vec3 fd_v3_normalize(fd_vec3 a)
 {
     double length = fd_v3_length(a);
     return length > 0.0 ? fd_v3_scale(1.0 / length, a) : a;
+}
+static inline fd_vec3 fd_v3_select(bool c, fd_vec3 a, fd_vec3 b)
+{
+    return (fd_vec3){fd_select(c, a.x, b.x), fd_select(c, a.y, b.y), fd_select(c, a.z, b.z)};
 }
 static inline bool fd_v3_is_finite(fd_vec3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
 static inline double fd_v3_component(fd_vec3 a, int axis) { return axis == 0 ? a.x : (axis == 1 ? a.y : a.z); }

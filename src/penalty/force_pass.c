@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "penalty/penalty_internal.h"
+#include "penalty/sphere_block.h"
 #include "penalty/sphere_kernel.h"
 #include "world/world_internal.h"
 
@@ -45,6 +46,7 @@ void fd_penalty_free(fd_penalty* penalty)
     fd_neighbor_list_free(&penalty->lists[0]);
     fd_neighbor_list_free(&penalty->lists[1]);
     free(penalty->reference_position);
+    free(penalty->places);
     for (int t = 0; t < penalty->thread_count; ++t) {
         fd_penalty_thread* th = &penalty->threads[t];
         free(th->touching);
@@ -52,10 +54,13 @@ void fd_penalty_free(fd_penalty* penalty)
         free(th->remote);
         free(th->ended);
         free(th->columns);
+        free(th->block);
     }
     free(penalty->threads);
     free(penalty->undo);
     free(penalty->law_sphere_kernel);
+    free(penalty->block_law_index);
+    free(penalty->block_laws);
     memset(penalty, 0, sizeof *penalty);
 }
 
@@ -67,6 +72,24 @@ fd_status fd_penalty_prepare(fd_world* world, double skin)
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
     }
     p->law_sphere_kernel = flags;
+    int* block_index = realloc(p->block_law_index, (size_t)(world->law_count > 0 ? world->law_count : 1) * sizeof(int));
+    fd_block_law* block_laws =
+        realloc(p->block_laws, (size_t)(world->law_count > 0 ? world->law_count : 1) * sizeof(fd_block_law));
+    if (block_index == NULL || block_laws == NULL) {
+        free(block_index);
+        free(block_laws);
+        p->block_law_index = NULL;
+        p->block_laws = NULL;
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    p->block_law_index = block_index;
+    p->block_laws = block_laws;
+    p->block_law_count = 0;
+    for (int l = 0; l < world->law_count; ++l) {
+        block_index[l] = fd_block_law_of(&world->laws[l], l, world->def.time_step, &block_laws[p->block_law_count])
+                             ? p->block_law_count++
+                             : -1;
+    }
     int stride = 1;
     for (int l = 0; l < world->law_count; ++l) {
         flags[l] = fd_law_has_sphere_kernel(&world->laws[l]);
@@ -101,6 +124,12 @@ static fd_status reserve_threads(fd_world* world, int threads)
     }
     for (int t = 0; t < threads; ++t) {
         fd_penalty_thread* th = &p->threads[t];
+        if (th->block == NULL) {
+            th->block = aligned_alloc(64, (sizeof(fd_sphere_block) + 63) / 64 * 64);
+            if (th->block == NULL) {
+                return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the contact pass");
+            }
+        }
         if (th->columns == NULL || world->column_count > 0) {
             double* columns = realloc(th->columns, (size_t)(world->column_count > 0 ? world->column_count : 1) *
                                                        sizeof(double));
@@ -205,8 +234,7 @@ static void distance_pass(const fd_world* world, const fd_neighbor_list* list, f
         th->failure = FAILURE_MEMORY;
         return;
     }
-    const fd_body_state* states = world->states;
-    const double* radii = world->bounding_radii;
+    const fd_place* places = world->penalty.places;
     const fd_periodic* periodic = &world->periodic;
     bool any_periodic = periodic->any;
     double margin = world->def.contact_margin;
@@ -216,28 +244,31 @@ static void distance_pass(const fd_world* world, const fd_neighbor_list* list, f
     const uint8_t* kind = list->kind;
     const uint8_t* state = list->state;
     for (int i = first_row; i < end_row; ++i) {
-        fd_vec3 xi = states[i].position;
-        double ri = radii[i] + margin;
+        const fd_place pi = places[i];
+        fd_vec3 xi = {pi.x, pi.y, pi.z};
+        double ri = pi.radius + margin;
         int64_t end = list->row_start[i + 1];
         for (int64_t e = list->row_start[i]; e < end; ++e) {
             int j = partner[e];
+            const fd_place pj = places[j];
+            fd_vec3 xj = {pj.x, pj.y, pj.z};
             bool touches;
             int32_t slot = -1;
             switch (kind[e]) {
             case FD_PAIR_SPHERE_SPHERE: {
-                fd_vec3 d = fd_v3_sub(xi, states[j].position);
+                fd_vec3 d = fd_v3_sub(xi, xj);
                 if (any_periodic) {
                     d = fd_v3_sub(d, fd_periodic_near_offset(periodic, d));
                 }
-                double reach = ri + radii[j];
+                double reach = ri + pj.radius;
                 touches = fd_v3_dot(d, d) < reach * reach;
                 break;
             }
             case FD_PAIR_SPHERE_PLANE:
-                touches = fd_v3_dot(fd_v3_sub(xi, states[j].position), world->plane_normals[j]) < ri;
+                touches = fd_v3_dot(fd_v3_sub(xi, xj), world->plane_normals[j]) < ri;
                 break;
             case FD_PAIR_PLANE_SPHERE:
-                touches = fd_v3_dot(fd_v3_sub(states[j].position, xi), world->plane_normals[i]) < radii[j] + margin;
+                touches = fd_v3_dot(fd_v3_sub(xj, xi), world->plane_normals[i]) < pj.radius + margin;
                 break;
             default:
                 touches = generic_distance(world, th, e, i, j, &slot);
@@ -642,8 +673,46 @@ static inline __attribute__((always_inline)) contact_loads sphere_entry(fd_world
     return out;
 }
 
+/* The record and books of a contact evaluated by the block kernel. */
+static __attribute__((noinline)) void block_lane_bookkeeping(fd_world* world, const fd_neighbor_list* list,
+                                                             const fd_sphere_block* block, int c, int64_t e, int i,
+                                                             int j, int64_t index, fd_vec3 offset, bool ledger,
+                                                             bool record, unsigned slip)
+{
+    fd_energy_books step_books[FD_MECHANISM_COUNT];
+    memset(step_books, 0, sizeof step_books);
+    for (int m = 0; m < 2; ++m) {
+        step_books[m] = (fd_energy_books){block->books[m][0][c], block->books[m][1][c], block->books[m][2][c],
+                                          block->books[m][3][c], block->books[m][4][c]};
+    }
+    if (ledger) {
+        book_lifetime(list->books + (size_t)e * FD_MECHANISM_COUNT, step_books);
+    }
+    if (record) {
+        fd_sphere_loads loads = {
+            .normal_force = block->normal_force[c],
+            .elastic_force = block->elastic_force[c],
+            .damping_force = block->damping_force[c],
+            .slide_force = fd_v3_mul_add(fd_v3(block->force[0][c], block->force[1][c], block->force[2][c]),
+                                         -block->normal_force[c],
+                                         fd_v3(block->normal[0][c], block->normal[1][c], block->normal[2][c])),
+            .slip = slip,
+        };
+        contact_loads out = {.force = fd_v3(block->force[0][c], block->force[1][c], block->force[2][c]), .slip = slip};
+        record_sphere_contact(world, list, e, i, j, index, offset,
+                              fd_v3(block->normal[0][c], block->normal[1][c], block->normal[2][c]), &loads, step_books,
+                              &out, ledger);
+    }
+}
+
 /* Stage 3 for one thread. `record` and `ledger` are constants in each of the
- * instantiations below, so the hot one carries no record or book code. */
+ * instantiations below, so the hot one carries no record or book code.
+ *
+ * The touching contacts are taken FD_BLOCK at a time in descending key order.
+ * In a chunk, the sphere-sphere contacts of one block law go to the block
+ * kernel (sphere_block.h) and the others are evaluated at once, each into its
+ * slot; then the chunk's loads go onto the bodies slot by slot, in the order
+ * penalty.h explains (where a load is computed does not change that order). */
 static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_neighbor_list* list,
                                                             fd_penalty_thread* th, int end_row, bool record,
                                                             bool ledger)
@@ -651,51 +720,152 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
     fd_penalty* p = &world->penalty;
     fd_vec3* forces = world->forces;
     fd_vec3* torques = world->torques;
+    const fd_body_state* states = world->states;
+    const fd_place* places = p->places;
+    const fd_periodic* periodic = &world->periodic;
+    bool any_periodic = periodic->any;
     int stride = world->history_stride;
+    int constant_stride = p->constant_stride;
     int64_t step = world->step_count;
     size_t undo_stride = (size_t)(stride + (ledger ? 5 * FD_MECHANISM_COUNT : 0));
     double* undo = p->undo + (size_t)th->first_contact * undo_stride;
     uint64_t next_id = th->first_id + (uint64_t)th->new_count; /* ids of new contacts, counted down */
-    for (int64_t k = th->touching_count - 1; k >= 0; --k) {
-        const fd_touch touch = th->touching[k];
-        int64_t e = touch.entry;
-        int i = touch.row, j = list->partner[e];
-        unsigned state = list->state[e];
-        int64_t index = th->first_contact + k; /* this contact's place in key order */
-        /* The undo log of this pass (fd_penalty_rollback). */
-        double* saved = undo + (size_t)k * undo_stride;
-        const double* history = list->history + (size_t)e * (size_t)stride;
-        for (int h = 0; h < stride; ++h) {
-            saved[h] = history[h];
-        }
-        if (ledger) {
-            memcpy(saved + stride, list->books + (size_t)e * FD_MECHANISM_COUNT,
-                   FD_MECHANISM_COUNT * sizeof(fd_energy_books));
-        }
-        bool is_new = (state & FD_ENTRY_TOUCHING) == 0;
-        if (is_new) {
-            begin_contact(world, list, e, i, j, stride, ledger, --next_id, step);
-        }
-        contact_loads loads = list->kind[e] != FD_PAIR_GENERIC
-                                  ? sphere_entry(world, list, e, i, j, ledger, record, index)
-                                  : generic_entry(world, list, th, touch, is_new, ledger, record, index);
-        if (record) {
-            record_identity(world, list, e, i, j, index, state, loads.slip);
-        }
-        list->state[e] = (uint8_t)((state << 4) | loads.slip | FD_ENTRY_TOUCHING);
-        /* Loads onto the bodies, in the order penalty.h explains. */
-        forces[i] = fd_v3_add(forces[i], loads.force);
-        torques[i] = fd_v3_add(torques[i], loads.torque_i);
-        if (j < end_row) {
-            forces[j] = fd_v3_sub(forces[j], loads.force);
-            torques[j] = fd_v3_add(torques[j], loads.torque_j);
-        } else {
-            if (th->remote_count == th->remote_capacity &&
-                !grow((void**)&th->remote, &th->remote_capacity, th->remote_count + 1, sizeof *th->remote)) {
-                th->failure = FAILURE_MEMORY;
-                return;
+    fd_sphere_block* block = th->block;
+    const int* block_law_index = p->block_law_index; /* per law: its block law, or -1 */
+    int32_t slot_lane[FD_BLOCK];
+    contact_loads slot_loads[FD_BLOCK];
+    fd_vec3 lane_offset[FD_BLOCK];
+    for (int64_t top = th->touching_count - 1; top >= 0; top -= FD_BLOCK) {
+        int chunk = top + 1 < FD_BLOCK ? (int)(top + 1) : FD_BLOCK;
+        block->count = 0;
+        int block_law = -1;
+        for (int slot = 0; slot < chunk; ++slot) {
+            int64_t k = top - slot;
+            const fd_touch touch = th->touching[k];
+            int64_t e = touch.entry;
+            int i = touch.row, j = list->partner[e];
+            unsigned state = list->state[e];
+            int64_t index = th->first_contact + k; /* this contact's place in key order */
+            /* The undo log of this pass (fd_penalty_rollback). */
+            double* saved = undo + (size_t)k * undo_stride;
+            const double* history = list->history + (size_t)e * (size_t)stride;
+            for (int h = 0; h < stride; ++h) {
+                saved[h] = history[h];
             }
-            th->remote[th->remote_count++] = (fd_remote_load){fd_v3_neg(loads.force), loads.torque_j, j};
+            if (ledger) {
+                memcpy(saved + stride, list->books + (size_t)e * FD_MECHANISM_COUNT,
+                       FD_MECHANISM_COUNT * sizeof(fd_energy_books));
+            }
+            bool is_new = (state & FD_ENTRY_TOUCHING) == 0;
+            if (is_new) {
+                begin_contact(world, list, e, i, j, stride, ledger, --next_id, step);
+            }
+            uint8_t kind = list->kind[e];
+            int law_block = kind == FD_PAIR_SPHERE_SPHERE ? block_law_index[list->law[e]] : -1;
+            if (law_block >= 0 && block_law < 0) {
+                block_law = law_block;
+            }
+            if (law_block >= 0 && law_block == block_law) {
+                /* A lane of the block: its inputs, gathered. */
+                int c = block->count++;
+                slot_lane[slot] = c;
+                const fd_place pi = places[i], pj = places[j];
+                fd_vec3 d = {pi.x - pj.x, pi.y - pj.y, pi.z - pj.z};
+                fd_vec3 offset = {0.0, 0.0, 0.0};
+                if (any_periodic) {
+                    offset = fd_periodic_near_offset(periodic, d);
+                    d = fd_v3_sub(d, offset);
+                }
+                lane_offset[c] = offset;
+                const fd_body_state* si = &states[i];
+                const fd_body_state* sj = &states[j];
+                block->separation[0][c] = d.x;
+                block->separation[1][c] = d.y;
+                block->separation[2][c] = d.z;
+                block->velocity_i[0][c] = si->velocity.x;
+                block->velocity_i[1][c] = si->velocity.y;
+                block->velocity_i[2][c] = si->velocity.z;
+                block->velocity_j[0][c] = sj->velocity.x;
+                block->velocity_j[1][c] = sj->velocity.y;
+                block->velocity_j[2][c] = sj->velocity.z;
+                block->spin_i[0][c] = si->angular_velocity.x;
+                block->spin_i[1][c] = si->angular_velocity.y;
+                block->spin_i[2][c] = si->angular_velocity.z;
+                block->spin_j[0][c] = sj->angular_velocity.x;
+                block->spin_j[1][c] = sj->angular_velocity.y;
+                block->spin_j[2][c] = sj->angular_velocity.z;
+                block->radius_i[c] = pi.radius;
+                block->radius_j[c] = pj.radius;
+                block->damping[c] = list->constants[(size_t)e * (size_t)constant_stride];
+                block->spring[0][c] = history[0];
+                block->spring[1][c] = history[1];
+                block->spring[2][c] = history[2];
+                continue;
+            }
+            slot_lane[slot] = -1;
+            slot_loads[slot] = kind != FD_PAIR_GENERIC
+                                   ? sphere_entry(world, list, e, i, j, ledger, record, index)
+                                   : generic_entry(world, list, th, touch, is_new, ledger, record, index);
+        }
+        if (block->count > 0) {
+            const fd_block_law* law = &p->block_laws[block_law];
+            if (record || ledger) {
+                fd_sphere_block_run_full(block, law);
+            } else {
+                fd_sphere_block_run(block, law);
+            }
+            bool slides = law->slide != FD_KIND_NONE;
+            for (int slot = 0; slot < chunk; ++slot) {
+                int c = slot_lane[slot];
+                if (c < 0) {
+                    continue;
+                }
+                int64_t k = top - slot;
+                int64_t e = th->touching[k].entry;
+                unsigned slip = 0;
+                if (slides) {
+                    double* history = list->history + (size_t)e * (size_t)stride;
+                    history[0] = block->spring_after[0][c];
+                    history[1] = block->spring_after[1][c];
+                    history[2] = block->spring_after[2][c];
+                    slip = block->slipping[c] != 0.0 ? FD_ENTRY_SLIP_SLIDE : 0u;
+                }
+                slot_loads[slot] = (contact_loads){
+                    .force = fd_v3(block->force[0][c], block->force[1][c], block->force[2][c]),
+                    .torque_i = fd_v3(block->torque_i[0][c], block->torque_i[1][c], block->torque_i[2][c]),
+                    .torque_j = fd_v3(block->torque_j[0][c], block->torque_j[1][c], block->torque_j[2][c]),
+                    .slip = slip,
+                };
+                if (record || ledger) {
+                    block_lane_bookkeeping(world, list, block, c, e, th->touching[k].row, list->partner[e],
+                                           th->first_contact + k, lane_offset[c], ledger, record, slip);
+                }
+            }
+        }
+        /* The chunk's loads onto the bodies, slot by slot. */
+        for (int slot = 0; slot < chunk; ++slot) {
+            int64_t k = top - slot;
+            int64_t e = th->touching[k].entry;
+            int i = th->touching[k].row, j = list->partner[e];
+            const contact_loads* loads = &slot_loads[slot];
+            unsigned state = list->state[e];
+            if (record) {
+                record_identity(world, list, e, i, j, th->first_contact + k, state, loads->slip);
+            }
+            list->state[e] = (uint8_t)((state << 4) | loads->slip | FD_ENTRY_TOUCHING);
+            forces[i] = fd_v3_add(forces[i], loads->force);
+            torques[i] = fd_v3_add(torques[i], loads->torque_i);
+            if (j < end_row) {
+                forces[j] = fd_v3_sub(forces[j], loads->force);
+                torques[j] = fd_v3_add(torques[j], loads->torque_j);
+            } else {
+                if (th->remote_count == th->remote_capacity &&
+                    !grow((void**)&th->remote, &th->remote_capacity, th->remote_count + 1, sizeof *th->remote)) {
+                    th->failure = FAILURE_MEMORY;
+                    return;
+                }
+                th->remote[th->remote_count++] = (fd_remote_load){fd_v3_neg(loads->force), loads->torque_j, j};
+            }
         }
     }
     /* Contacts that ended: their state moves to the high nibble. */
@@ -939,6 +1109,7 @@ void fd_penalty_rollback(fd_world* world)
         return;
     }
     world->event_count = 0;
+    p->dirty = true; /* the packed places hold the failed step's positions */
     if (p->stage == 0) {
         return;
     }
@@ -1011,7 +1182,8 @@ size_t fd_penalty_memory(const fd_world* world)
     for (int l = 0; l < 2; ++l) {
         bytes += fd_neighbor_list_memory(&p->lists[l], world->history_stride, p->constant_stride);
     }
-    bytes += (size_t)p->reference_capacity * sizeof(fd_vec3) + (size_t)p->undo_capacity * sizeof(double);
+    bytes += (size_t)p->reference_capacity * (sizeof(fd_vec3) + sizeof(fd_place)) +
+             (size_t)p->undo_capacity * sizeof(double);
     for (int t = 0; t < p->thread_count; ++t) {
         const fd_penalty_thread* th = &p->threads[t];
         bytes += (size_t)th->touching_capacity * sizeof(fd_touch) + (size_t)th->slot_capacity * sizeof(fd_generic_slot) +

@@ -95,6 +95,12 @@ typedef struct fd_neighbor_list {
     int32_t* thread_row;          /* thread_count + 1 row bounds, balanced by entries */
 } fd_neighbor_list;
 
+/* A body's centre and bounding radius, packed: what the distance pass reads
+ * of each partner (two bodies to a cache line). */
+typedef struct fd_place {
+    double x, y, z, radius;
+} fd_place;
+
 /* A touching contact found by the distance pass. */
 typedef struct fd_touch {
     int64_t entry;
@@ -126,6 +132,7 @@ typedef struct fd_penalty_thread {
     int64_t first_contact;        /* index of its first touching contact in key order */
     uint64_t first_id;            /* id of its first new contact */
     double* columns;              /* scratch output columns of the generic kernels */
+    struct fd_sphere_block* block; /* the block kernel's lanes (sphere_block.h) */
     int64_t failed_entry;         /* first entry whose pair is unsupported or has no law, or -1 */
     int failure;                  /* 0, 1 unsupported pair, 2 no law, 3 out of memory */
 } fd_penalty_thread;
@@ -137,10 +144,14 @@ typedef struct fd_penalty {
     bool dirty;                   /* rebuild before the next pass (bodies added or moved, laws changed) */
     double skin;                  /* m, in use */
     fd_vec3* reference_position;  /* per body, at the last build: the rebuild test */
+    fd_place* places;             /* per body, its position now and its bounding radius, packed for the passes */
     int reference_capacity;
     double max_displacement_squared; /* m^2 since the last build, updated by the drift */
     int constant_stride;          /* pair constants per entry */
     bool* law_sphere_kernel;      /* per law of the world: has a sphere kernel (sphere_kernel.h) */
+    int* block_law_index;         /* per law of the world: its block law (sphere_block.h), or -1 */
+    struct fd_block_law* block_laws;
+    int block_law_count;
     fd_penalty_thread* threads;
     int thread_count;
     double* undo;                 /* history of each touching contact before this pass, in key order */

@@ -80,9 +80,13 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
         fd_vec3 tangential = fd_v3_mul_add(relative_velocity, -normal_velocity, n);
         fd_vec3 xi = fd_sds_into_plane(fd_v3(h[0], h[1], h[2]), n);
         double limit = p[FD_SDS_MU] * critical;
-        fd_sds_vector_step s = slide->kind == FD_KIND_SLIDE_DSDS
-                                   ? fd_dsds_vector_step(p[FD_SDS_K_T], p[FD_SDS_GAMMA_T], limit, dt, xi, tangential)
-                                   : fd_csds_vector_step(p[FD_SDS_K_T], p[FD_SDS_GAMMA_T], limit, dt, xi, tangential);
+        const double* derived = law->derived[FD_MECHANISM_SLIDE];
+        fd_sds_vector_step s =
+            slide->kind == FD_KIND_SLIDE_DSDS
+                ? fd_dsds_vector_step(p[FD_SDS_K_T], derived[FD_SDS_DERIVED_INVERSE_K], p[FD_SDS_GAMMA_T], limit, dt,
+                                      xi, tangential)
+                : fd_csds_vector_step(p[FD_SDS_K_T], p[FD_SDS_GAMMA_T], derived[FD_SDS_DERIVED_INVERSE_GAMMA], limit,
+                                      dt, xi, tangential);
         h[0] = s.spring.x;
         h[1] = s.spring.y;
         h[2] = s.spring.z;
@@ -105,8 +109,11 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
         double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * dt;
         fd_vec3 xi = fd_roll_spring_carried(fd_v3(h[0], h[1], h[2]), fd_v3(h[3], h[4], h[5]), n, p[3] != 0.0, twist,
                                             k, limit);
-        fd_sds_vector_step s = roll->kind == FD_KIND_ROLL_DSDS ? fd_dsds_vector_step(k, gamma, limit, dt, xi, velocity)
-                                                               : fd_csds_vector_step(k, gamma, limit, dt, xi, velocity);
+        const double* derived = law->derived[FD_MECHANISM_ROLL];
+        fd_sds_vector_step s =
+            roll->kind == FD_KIND_ROLL_DSDS
+                ? fd_dsds_vector_step(k, derived[FD_SDS_DERIVED_INVERSE_K], gamma, limit, dt, xi, velocity)
+                : fd_csds_vector_step(k, gamma, derived[FD_SDS_DERIVED_INVERSE_GAMMA], limit, dt, xi, velocity);
         h[0] = s.spring.x;
         h[1] = s.spring.y;
         h[2] = s.spring.z;

@@ -61,6 +61,7 @@ static range_result advance_range(fd_world* world, int begin, int end, double ki
     const fd_body_motion* restrict motion = world->motion;
     const fd_periodic periodic = world->periodic;
     const fd_vec3* restrict reference = p->reference_position;
+    fd_place* restrict places = p->places;
     int referenced = p->lists[p->current].row_start != NULL ? p->lists[p->current].body_count : 0;
     fd_vec3 gravity = world->def.gravity;
     double largest = 0.0, probes = 0.0;
@@ -93,6 +94,9 @@ static range_result advance_range(fd_world* world, int begin, int end, double ki
         probes += probe3(s.position) + probe3(s.velocity) + probe3(s.angular_velocity) +
                   probe(s.orientation.w + s.orientation.x + s.orientation.y + s.orientation.z);
         if (b < referenced) {
+            places[b].x = s.position.x;
+            places[b].y = s.position.y;
+            places[b].z = s.position.z;
             fd_vec3 moved = fd_v3_sub(s.position, reference[b]);
             if (periodic.any) {
                 moved = fd_v3_sub(moved, fd_periodic_near_offset(&periodic, moved));
