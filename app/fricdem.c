@@ -390,6 +390,10 @@ static int usage_error(const char* format, ...)
  * and how well the books close (docs/energy.md). */
 static void print_energy_summary(const fd_world* world)
 {
+    if (!fd_world_get_def(world).energy_ledger && fd_world_get_def(world).stepper == FD_STEPPER_PENALTY) {
+        printf("  energy       ledger off (world.energy_ledger, or output.energy_csv, switches it on)\n");
+        return;
+    }
     fd_world_energy e = fd_world_get_energy(world);
     double dashpot = 0.0, slip = 0.0, created = 0.0;
     for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
@@ -477,6 +481,10 @@ static int command_run(int argc, char** argv)
         snprintf(scene.output.directory, sizeof scene.output.directory, "%s", out_dir);
     }
     fd_world* world = scene.world;
+    /* Contact details only for the steps whose contacts are written out:
+     * the first state's here, the others' as fd_output_wants_contacts says. */
+    fd_world_set_contact_output(world, FD_CONTACT_OUTPUT_ON_REQUEST);
+    fd_world_request_contacts(world);
     if (fd_world_prepare(world) != FD_OK) {
         fprintf(stderr, "error: %s: %s\n", scene.path, fd_last_error());
         fd_scene_free(&scene);
@@ -546,6 +554,9 @@ static int command_run(int argc, char** argv)
     for (; exit_code == 0 && done < steps; ++done) {
         if (interrupted) {
             break;
+        }
+        if (fd_output_wants_contacts(output, world) || done + 1 == steps) {
+            fd_world_request_contacts(world); /* the last step's too: fd_output_close writes it */
         }
         if (fd_world_step(world) != FD_OK) {
             if (bar.tty && bar.enabled) {

@@ -45,6 +45,11 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
 /* Writes whatever is due at the world's current time (call after every step,
  * and once before the first). */
 fd_status fd_output_write(fd_output* output, const fd_world* world);
+/* Whether what is due at the next step needs the contact details (contacts.csv
+ * rows, VTU snapshots): a caller whose world records them on request
+ * (FD_CONTACT_OUTPUT_ON_REQUEST) calls fd_world_request_contacts before that
+ * step. */
+bool fd_output_wants_contacts(const fd_output* output, const fd_world* world);
 /* Writes the final state if not yet written and closes every file. */
 fd_status fd_output_close(fd_output* output, const fd_world* world);
 

@@ -304,8 +304,24 @@ static fd_status write_bodies_csv(fd_output* output, const fd_world* world, doub
     return finish_write(file, "bodies.csv");
 }
 
+/* Contacts can be written only after a force pass that recorded them. */
+static fd_status check_contacts_recorded(const fd_world* world, const char* what)
+{
+    if (fd_world_contacts_recorded(world)) {
+        return FD_OK;
+    }
+    return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                   "output: %s needs the contact details of step %lld, which the world did not record (call "
+                   "fd_world_request_contacts before a step when fd_output_wants_contacts says so)",
+                   what, (long long)fd_world_step_count(world));
+}
+
 static fd_status write_contacts_csv(fd_output* output, const fd_world* world, double time, int64_t step)
 {
+    fd_status recorded = check_contacts_recorded(world, "contacts.csv");
+    if (recorded != FD_OK) {
+        return recorded;
+    }
     FILE* file = output->contacts;
     int count = fd_world_contact_count(world);
     for (int k = 0; k < count; ++k) {
@@ -565,6 +581,10 @@ static fd_status write_bodies_vtu(const fd_world* world, const char* path, const
  * centre, so its end is the contact point. */
 static fd_status write_contacts_vtu(const fd_world* world, const char* path)
 {
+    fd_status recorded = check_contacts_recorded(world, "a contacts VTU snapshot");
+    if (recorded != FD_OK) {
+        return recorded;
+    }
     FILE* file = fopen(path, "w");
     if (!file) {
         return fd_fail(FD_ERR_IO, "output: cannot open '%s' for writing: %s", path, strerror(errno));
@@ -929,6 +949,17 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
         }
     }
     return output;
+}
+
+bool fd_output_wants_contacts(const fd_output* output, const fd_world* world)
+{
+    if (!output || !world) {
+        return false;
+    }
+    double dt = fd_world_time_step(world);
+    double time = fd_world_time(world) + dt;
+    int64_t step = fd_world_step_count(world) + 1;
+    return (output->contacts && schedule_due(&output->csv, time, step, dt)) || schedule_due(&output->vtu, time, step, dt);
 }
 
 fd_status fd_output_write(fd_output* output, const fd_world* world)

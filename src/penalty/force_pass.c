@@ -1142,7 +1142,7 @@ void fd_penalty_commit(fd_world* world)
     p->rebuilt_this_step = false;
     p->stage = 0;
     p->touching_count = p->pass_touching_count;
-    p->recorded = p->pass_recorded;
+    p->unrecorded = !p->pass_recorded;
     if (p->pass_recorded) {
         fd_contact_set swap = world->contacts;
         world->contacts = world->previous;

@@ -160,7 +160,7 @@ typedef struct fd_penalty {
     int64_t pass_touching_count;  /* contacts of the pass in progress */
     bool pass_recorded;           /* the pass in progress records (into the world's spare contact set) */
     int64_t rebuilds;             /* neighbour-list builds so far */
-    bool recorded;                /* the last pass wrote the world's contact set */
+    bool unrecorded;              /* the last pass did not write the world's contact set (false before any pass) */
     int stage;                    /* of the pass in progress: 0 nothing changed yet, 1 laws evaluated */
 } fd_penalty;
 

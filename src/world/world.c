@@ -1214,7 +1214,7 @@ int fd_world_contact_count(const fd_world* world)
 
 bool fd_world_contacts_recorded(const fd_world* world)
 {
-    return world->def.stepper != FD_STEPPER_PENALTY || world->penalty.recorded;
+    return world->def.stepper != FD_STEPPER_PENALTY || !world->penalty.unrecorded;
 }
 
 void fd_world_request_contacts(fd_world* world) { world->contacts_requested = true; }
