@@ -14,7 +14,9 @@
  * phase, kernels, integration) by the contacts: what a user pays per contact.
  * cpu_seconds_per_step is the process's CPU time per step (all threads): with
  * one thread, the step's cost without the time other jobs took from it on a
- * shared machine (bench/lammps_compare.sh compares engines by it). */
+ * shared machine (bench/lammps_compare.sh compares engines by it).
+ * FRICDEM_BENCH_KINETIC=1 adds the kinetic energy at the end on stderr;
+ * FRICDEM_BENCH_VERBOSE=1 the time per stage and the neighbour-list builds. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -72,6 +74,14 @@ int main(int argc, char** argv)
     }
     printf("%.1f,%.6g,%.4g,%.4g,%.4g,%.6g\n", contacts / timed, elapsed / timed, 1e9 * models / contacts,
            1e9 * elapsed / contacts, 1e9 * elapsed / ((double)bodies * timed), cpu / timed);
+    if (getenv("FRICDEM_BENCH_KINETIC")) {
+        /* Translational and rotational kinetic energy at the end (J), to check
+         * that two engines ran the same flow. */
+        fd_world_energy energy = fd_world_get_energy(world);
+        fprintf(stderr, "kinetic energy %.10g translational %.10g rotational %.10g\n",
+                energy.kinetic_translational + energy.kinetic_rotational, energy.kinetic_translational,
+                energy.kinetic_rotational);
+    }
     if (getenv("FRICDEM_BENCH_VERBOSE")) {
         fprintf(stderr, "per step [us]: neighbour list %.1f, distance %.1f, laws %.1f, accumulate %.1f, integrate %.1f\n",
                 1e6 * (after.broad_phase - before.broad_phase) / timed, 1e6 * (after.narrow_phase - before.narrow_phase) / timed,
