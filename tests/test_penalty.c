@@ -1,0 +1,278 @@
+/* The penalty stepper's contact pipeline (src/penalty/): what must not
+ * depend on how it is run. The neighbour list's skin, the threads, whether a
+ * pass records the contact details or keeps the energy ledger, and whether a
+ * contact goes through the vectorised block kernel or the scalar sphere
+ * kernel: none of them may change a single bit of the trajectory. Each test
+ * compares bitwise state hashes (fd_world_state_hash) or, for the kernels,
+ * the loads themselves; a test also checks that the property it relies on is
+ * exercised (contacts form, the list is rebuilt, contacts slip). */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "fricdem/fricdem.h"
+#include "penalty/sphere_block.h"
+#include "penalty/sphere_kernel.h"
+
+typedef struct pile_options {
+    int threads;
+    double skin;                  /* m; 0 = automatic */
+    bool ledger;
+    fd_contact_output output;
+    const char* slide;            /* "dsds", "csds" or NULL (frictionless) */
+    bool roll_and_spin;           /* rolling and twisting sds (the scalar kernel) */
+    bool periodic;                /* x and y periodic instead of side walls */
+} pile_options;
+
+static fd_submodel_def submodel(const char* model, const char* a, double va, const char* b, double vb,
+                                const char* c, double vc)
+{
+    fd_submodel_def def;
+    memset(&def, 0, sizeof def);
+    def.model = model;
+    const char* names[3] = {a, b, c};
+    double values[3] = {va, vb, vc};
+    for (int k = 0; k < 3; ++k) {
+        if (names[k] != NULL) {
+            def.params[def.param_count++] = (fd_param){names[k], values[k]};
+        }
+    }
+    return def;
+}
+
+/* 400 spheres of three sizes falling from a jittered lattice into a box of
+ * planes (or onto a floor in a box periodic along x and y). */
+static fd_world* make_pile(const pile_options* o)
+{
+    fd_world_def def = fd_default_world_def();
+    def.time_step = 2e-5;
+    def.thread_count = o->threads;
+    def.neighbor_skin = o->skin;
+    def.energy_ledger = o->ledger;
+    def.contact_output = o->output;
+    def.integrator = FD_INTEGRATOR_VELOCITY_VERLET;
+    if (o->periodic) {
+        def.periodic[0] = def.periodic[1] = true;
+        def.box_min = (fd_vec3){-0.05, -0.05, 0.0};
+        def.box_max = (fd_vec3){0.05, 0.05, 1.0};
+    }
+    fd_world* world = fd_world_create(&def);
+    cr_assert_not_null(world, "%s", fd_last_error());
+    fd_material_def material = fd_default_material_def();
+    material.name = "grain";
+    material.density = 2500.0;
+    fd_material_id m = fd_world_create_material(world, &material);
+    fd_contact_law_def law;
+    memset(&law, 0, sizeof law);
+    law.submodel[FD_MECHANISM_NORMAL] = submodel("hooke", "k_n", 3e3, "restitution", 0.4, NULL, 0.0);
+    if (o->slide != NULL) {
+        law.submodel[FD_MECHANISM_SLIDE] = submodel(o->slide, "k_t", 2e3, "gamma_t", 0.5, "mu", 0.4);
+    }
+    if (o->roll_and_spin) {
+        law.submodel[FD_MECHANISM_ROLL] = submodel("dsds", "k_roll", 1e3, "gamma_roll", 0.1, "mu_roll", 0.1);
+        law.submodel[FD_MECHANISM_SPIN] = submodel("dsds", "k_twist", 1e-3, "gamma_twist", 1e-5, "mu_twist", 1e-3);
+    }
+    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
+    fd_vec3 normals[5] = {{0, 0, 1}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
+    fd_vec3 points[5] = {{0, 0, 0}, {-0.05, 0, 0}, {0.05, 0, 0}, {0, -0.05, 0}, {0, 0.05, 0}};
+    for (int p = 0; p < (o->periodic ? 1 : 5); ++p) {
+        fd_body_def plane = fd_default_body_def();
+        plane.type = FD_BODY_STATIC;
+        plane.shape.type = FD_SHAPE_PLANE;
+        plane.shape.plane_normal = normals[p];
+        plane.position = points[p];
+        plane.material = m;
+        cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &plane)), "%s", fd_last_error());
+    }
+    for (int k = 0; k < 400; ++k) {
+        int x = k % 8, y = (k / 8) % 8, z = k / 64;
+        fd_body_def ball = fd_default_body_def();
+        ball.shape.radius = 0.005 * (1.0 + 0.05 * (k % 3));
+        ball.material = m;
+        ball.position = (fd_vec3){-0.042 + 0.012 * x + 0.0007 * (z % 3), -0.042 + 0.012 * y + 0.0005 * (z % 2),
+                                  0.008 + 0.012 * z};
+        ball.velocity = (fd_vec3){0.05 * ((k * 7) % 5 - 2), 0.05 * ((k * 3) % 5 - 2), -0.3};
+        ball.angular_velocity = (fd_vec3){(double)((k * 11) % 7 - 3), 0.0, (double)((k * 5) % 3 - 1)};
+        cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ball)), "%s", fd_last_error());
+    }
+    return world;
+}
+
+typedef struct pile_run {
+    uint64_t hash;
+    int contacts;
+    int64_t builds;
+} pile_run;
+
+static pile_run run_pile(const pile_options* o, int steps)
+{
+    fd_world* world = make_pile(o);
+    for (int s = 0; s < steps; ++s) {
+        cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
+    }
+    pile_run run = {fd_world_state_hash(world), fd_world_contact_count(world),
+                    fd_world_get_profile(world).neighbor_builds};
+    fd_world_free(world);
+    return run;
+}
+
+static const int steps = 2500;
+
+Test(penalty, the_neighbour_skin_changes_the_cost_not_a_bit_of_the_result)
+{
+    /* The same contacts are found whatever the skin, and their loads are
+     * summed in key order: the trajectory is the same to the last bit. */
+    pile_options o = {.threads = 1, .slide = "dsds"};
+    double skins[3] = {2e-4, 1e-3, 4e-3};
+    pile_run runs[3];
+    for (int k = 0; k < 3; ++k) {
+        o.skin = skins[k];
+        runs[k] = run_pile(&o, steps);
+    }
+    cr_assert_gt(runs[0].contacts, 300, "the pile must settle into contacts");
+    cr_assert_gt(runs[0].builds, runs[2].builds, "a thinner skin must rebuild more often (%lld vs %lld)",
+                 (long long)runs[0].builds, (long long)runs[2].builds);
+    for (int k = 1; k < 3; ++k) {
+        cr_assert_eq(runs[k].hash, runs[0].hash, "skin %g: %016llx vs %016llx", skins[k],
+                     (unsigned long long)runs[k].hash, (unsigned long long)runs[0].hash);
+    }
+}
+
+Test(penalty, threads_give_the_same_bits_with_every_kernel_and_periodic_faces)
+{
+    pile_options cases[3] = {
+        {.slide = "dsds"},                                        /* block kernel */
+        {.slide = "csds", .roll_and_spin = true},                 /* scalar sphere kernel */
+        {.slide = "dsds", .periodic = true},                      /* images across faces */
+    };
+    for (int c = 0; c < 3; ++c) {
+        cases[c].threads = 1;
+        pile_run serial = run_pile(&cases[c], steps);
+        for (int threads = 2; threads <= 3; ++threads) {
+            cases[c].threads = threads;
+            pile_run threaded = run_pile(&cases[c], steps);
+            cr_assert_eq(threaded.hash, serial.hash, "case %d, %d threads: %016llx vs %016llx", c, threads,
+                         (unsigned long long)threaded.hash, (unsigned long long)serial.hash);
+        }
+    }
+}
+
+Test(penalty, recording_contacts_or_keeping_the_ledger_does_not_change_the_trajectory)
+{
+    pile_options plain = {.threads = 1, .slide = "dsds", .output = FD_CONTACT_OUTPUT_ON_REQUEST};
+    pile_options recorded = plain, ledger = plain;
+    recorded.output = FD_CONTACT_OUTPUT_EVERY_STEP;
+    ledger.ledger = true;
+    uint64_t a = run_pile(&plain, steps).hash;
+    cr_assert_eq(run_pile(&recorded, steps).hash, a);
+    cr_assert_eq(run_pile(&ledger, steps).hash, a);
+    plain.roll_and_spin = recorded.roll_and_spin = true;
+    uint64_t b = run_pile(&plain, steps).hash;
+    cr_assert_eq(run_pile(&recorded, steps).hash, b);
+    cr_assert_neq(a, b, "rolling and twisting resistance must change the outcome");
+}
+
+Test(penalty, contacts_are_recorded_only_when_asked_for)
+{
+    pile_options o = {.threads = 1, .slide = "dsds", .output = FD_CONTACT_OUTPUT_ON_REQUEST};
+    fd_world* world = make_pile(&o);
+    for (int s = 0; s < 1500; ++s) {
+        cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
+    }
+    int count = fd_world_contact_count(world);
+    cr_assert_gt(count, 0);
+    fd_contact_view view;
+    cr_assert_eq(fd_world_get_contact(world, 0, &view), FD_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(fd_last_error(), "not recorded") != NULL, "%s", fd_last_error());
+    fd_world_request_contacts(world);
+    cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
+    cr_assert(fd_world_contacts_recorded(world));
+    cr_assert_eq(fd_world_contact_count(world), fd_world_contact_count(world));
+    /* Every recorded contact touches and the keys ascend. */
+    uint64_t previous = 0;
+    for (int c = 0; c < fd_world_contact_count(world); ++c) {
+        cr_assert_eq(fd_world_get_contact(world, c, &view), FD_OK, "%s", fd_last_error());
+        uint64_t key = (uint64_t)view.body_i.index1 << 32 | (uint32_t)view.body_j.index1;
+        cr_assert_gt(key, previous, "contact %d out of key order", c);
+        previous = key;
+        cr_assert_geq(view.geometry.penetration, 0.0);
+    }
+    /* The next step did not ask again. */
+    cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
+    cr_assert(!fd_world_contacts_recorded(world));
+    fd_world_free(world);
+}
+
+/* The vectorised block kernel and the scalar sphere kernel compute the same
+ * contact with the same operations in the same order: on random contacts,
+ * sticking and slipping, their forces, torques and springs must be equal. */
+Test(penalty, the_block_kernel_and_the_scalar_kernel_agree_exactly)
+{
+    const char* slides[2] = {"dsds", "csds"};
+    for (int model = 0; model < 2; ++model) {
+        fd_material_def material_def = fd_default_material_def();
+        material_def.name = "m";
+        fd_world* world = fd_world_create(&(fd_world_def){.gravity = {0, 0, 0}, .time_step = 1e-5, .thread_count = 1});
+        fd_material_id m = fd_world_create_material(world, &material_def);
+        fd_contact_law_def law_def;
+        memset(&law_def, 0, sizeof law_def);
+        law_def.submodel[FD_MECHANISM_NORMAL] = submodel("hooke", "k_n", 1e4, "restitution", 0.3, NULL, 0.0);
+        law_def.submodel[FD_MECHANISM_SLIDE] = submodel(slides[model], "k_t", 8e3, "gamma_t", 0.7, "mu", 0.3);
+        cr_assert_eq(fd_world_set_contact_law(world, m, m, &law_def), FD_OK, "%s", fd_last_error());
+        fd_contact_law law;
+        cr_assert_eq(fd_contact_law_resolve(&law, &law_def, &(fd_material){"m", 1000, 0, 0.3},
+                                            &(fd_material){"m", 1000, 0, 0.3}, 0, 0),
+                     FD_OK, "%s", fd_last_error());
+        fd_block_law block_law;
+        cr_assert(fd_block_law_of(&law, 0, 1e-5, &block_law));
+        static fd_sphere_block block;
+        block.count = FD_BLOCK;
+        unsigned seed = 12345u;
+#define RANDOM() ((seed = seed * 1103515245u + 12345u) / 4294967296.0)
+        int slipping = 0;
+        for (int c = 0; c < FD_BLOCK; ++c) {
+            for (int a = 0; a < 3; ++a) {
+                block.separation[a][c] = 0.004 * (RANDOM() - 0.5);
+                block.velocity_i[a][c] = RANDOM() - 0.5;
+                block.velocity_j[a][c] = RANDOM() - 0.5;
+                block.spin_i[a][c] = 50.0 * (RANDOM() - 0.5);
+                block.spin_j[a][c] = 50.0 * (RANDOM() - 0.5);
+                block.spring[a][c] = 2e-5 * (RANDOM() - 0.5) * (c % 4 != 0); /* some new contacts */
+            }
+            block.separation[2][c] += 0.0098; /* centres about 1 cm apart: overlapping */
+            block.radius_i[c] = 0.005;
+            block.radius_j[c] = 0.005 + 0.001 * RANDOM();
+            block.damping[c] = 0.3 + RANDOM();
+        }
+        fd_sphere_block_run(&block, &block_law);
+        for (int c = 0; c < FD_BLOCK; ++c) {
+            fd_vec3 d = {block.separation[0][c], block.separation[1][c], block.separation[2][c]};
+            double distance = sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
+            fd_vec3 n = fd_v3_scale(1.0 / distance, d);
+            double overlap = block.radius_i[c] + block.radius_j[c] - distance;
+            double a_i = block.radius_i[c] - 0.5 * overlap, a_j = block.radius_j[c] - 0.5 * overlap;
+            fd_vec3 vi = {block.velocity_i[0][c], block.velocity_i[1][c], block.velocity_i[2][c]};
+            fd_vec3 vj = {block.velocity_j[0][c], block.velocity_j[1][c], block.velocity_j[2][c]};
+            fd_vec3 wi = {block.spin_i[0][c], block.spin_i[1][c], block.spin_i[2][c]};
+            fd_vec3 wj = {block.spin_j[0][c], block.spin_j[1][c], block.spin_j[2][c]};
+            fd_vec3 relative = fd_v3_sub(fd_v3_sub(vi, vj), fd_v3_cross(fd_v3_add(fd_v3_scale(a_i, wi),
+                                                                                 fd_v3_scale(a_j, wj)),
+                                                                       n));
+            double history[16] = {block.spring[0][c], block.spring[1][c], block.spring[2][c]}; /* sized for any law */
+            double constants[3] = {block.damping[c], 0.0, 0.0};
+            fd_sphere_loads loads = fd_sphere_kernel(&law, constants, 1e-5, n, overlap, relative, wi, wj, history, NULL);
+            fd_vec3 force = fd_v3_mul_add(loads.slide_force, loads.normal_force, n);
+            cr_assert(force.x == block.force[0][c] && force.y == block.force[1][c] && force.z == block.force[2][c],
+                      "%s lane %d: force differs", slides[model], c);
+            for (int a = 0; a < 3; ++a) {
+                cr_assert(history[a] == block.spring_after[a][c], "%s lane %d: spring differs", slides[model], c);
+            }
+            cr_assert_eq(block.slipping[c] != 0.0, (loads.slip & FD_ENTRY_SLIP_SLIDE) != 0);
+            slipping += block.slipping[c] != 0.0;
+        }
+        cr_assert(slipping > 0 && slipping < FD_BLOCK, "%s: both sticking and slipping lanes needed (%d slip)",
+                  slides[model], slipping);
+        fd_world_free(world);
+    }
+}
