@@ -35,20 +35,26 @@ void fd_neighbor_list_free(fd_neighbor_list* list)
     free(list->partner);
     free(list->kind);
     free(list->law);
-    free(list->constants);
-    free(list->state);
-    free(list->history);
-    free(list->contact_id);
-    free(list->first_step);
-    free(list->books);
+    free(list->contact);
     free(list->thread_row);
     memset(list, 0, sizeof *list);
 }
 
-static bool reserve_entries(fd_neighbor_list* list, int64_t count, int history_stride, int constant_stride,
-                            bool ledger)
+void fd_contact_pool_free(fd_contact_pool* pool)
 {
-    if (count <= list->capacity && (list->books != NULL || !ledger)) {
+    free(pool->history);
+    free(pool->constants);
+    free(pool->id);
+    free(pool->first_step);
+    free(pool->state);
+    free(pool->books);
+    free(pool->free_slots);
+    memset(pool, 0, sizeof *pool);
+}
+
+static bool reserve_entries(fd_neighbor_list* list, int64_t count)
+{
+    if (count <= list->capacity) {
         return true;
     }
     int64_t capacity = list->capacity > 0 ? list->capacity : 1024;
@@ -59,19 +65,89 @@ static bool reserve_entries(fd_neighbor_list* list, int64_t count, int history_s
     bool ok = grow_array((void**)&list->partner, n, sizeof *list->partner) &&
               grow_array((void**)&list->kind, n, sizeof *list->kind) &&
               grow_array((void**)&list->law, n, sizeof *list->law) &&
-              grow_array((void**)&list->constants, n * (size_t)constant_stride, sizeof *list->constants) &&
-              grow_array((void**)&list->state, n, sizeof *list->state) &&
-              grow_array((void**)&list->history, n * (size_t)(history_stride > 0 ? history_stride : 1),
-                         sizeof *list->history) &&
-              grow_array((void**)&list->contact_id, n, sizeof *list->contact_id) &&
-              grow_array((void**)&list->first_step, n, sizeof *list->first_step);
-    if (ok && ledger) {
-        ok = grow_array((void**)&list->books, n * FD_MECHANISM_COUNT, sizeof *list->books);
-    }
+              grow_array((void**)&list->contact, n, sizeof *list->contact);
     if (ok) {
         list->capacity = capacity;
     }
     return ok;
+}
+
+/* The pool's arrays for `capacity` slots (their contents kept). */
+static bool resize_pool(fd_contact_pool* pool, int64_t capacity, int history_stride, int constant_stride, bool ledger)
+{
+    size_t n = (size_t)(capacity > 0 ? capacity : 1);
+    bool ok = grow_array((void**)&pool->history, n * (size_t)(history_stride > 0 ? history_stride : 1),
+                         sizeof *pool->history) &&
+              grow_array((void**)&pool->constants, n * (size_t)constant_stride, sizeof *pool->constants) &&
+              grow_array((void**)&pool->id, n, sizeof *pool->id) &&
+              grow_array((void**)&pool->first_step, n, sizeof *pool->first_step) &&
+              grow_array((void**)&pool->state, n, sizeof *pool->state) &&
+              (!ledger || grow_array((void**)&pool->books, n * FD_MECHANISM_COUNT, sizeof *pool->books));
+    if (ok) {
+        pool->capacity = capacity;
+    }
+    return ok;
+}
+
+bool fd_contact_pool_reserve(fd_contact_pool* pool, int64_t count, int history_stride, int constant_stride, bool ledger)
+{
+    if (count <= pool->capacity && (!ledger || pool->books != NULL)) {
+        return true;
+    }
+    int64_t capacity = pool->capacity > 0 ? pool->capacity : 1024;
+    while (capacity < count) {
+        capacity += capacity / 2;
+    }
+    return resize_pool(pool, capacity, history_stride, constant_stride, ledger);
+}
+
+/* Moves the contacts of the new list's entries into slots 0, 1, ... in key
+ * order (the law pass then walks the pool in order), through a copy of each
+ * array. Slots no entry holds are free again. */
+static bool compact_pool(fd_world* world, fd_neighbor_list* list)
+{
+    fd_contact_pool* pool = &world->penalty.pool;
+    int stride = world->history_stride;
+    int constant_stride = world->penalty.constant_stride;
+    bool ledger = world->def.energy_ledger;
+    int64_t live = 0;
+    for (int64_t e = 0; e < list->count; ++e) {
+        live += list->contact[e] != FD_NO_CONTACT;
+    }
+    fd_contact_pool packed = {0};
+    if (!resize_pool(&packed, live + live / 4 + 256, stride, constant_stride, ledger)) {
+        fd_contact_pool_free(&packed);
+        return false;
+    }
+    int32_t slot = 0;
+    for (int64_t e = 0; e < list->count; ++e) {
+        int32_t old = list->contact[e];
+        if (old == FD_NO_CONTACT) {
+            continue;
+        }
+        if (stride > 0) {
+            memcpy(packed.history + (size_t)slot * (size_t)stride, pool->history + (size_t)old * (size_t)stride,
+                   (size_t)stride * sizeof(double));
+        }
+        memcpy(packed.constants + (size_t)slot * (size_t)constant_stride,
+               pool->constants + (size_t)old * (size_t)constant_stride, (size_t)constant_stride * sizeof(double));
+        packed.id[slot] = pool->id[old];
+        packed.first_step[slot] = pool->first_step[old];
+        packed.state[slot] = pool->state[old];
+        if (ledger) {
+            memcpy(packed.books + (size_t)slot * FD_MECHANISM_COUNT, pool->books + (size_t)old * FD_MECHANISM_COUNT,
+                   FD_MECHANISM_COUNT * sizeof(fd_energy_books));
+        }
+        list->contact[e] = slot++;
+    }
+    packed.used = slot;
+    packed.free_slots = pool->free_slots; /* keep the free list's array, emptied */
+    packed.free_capacity = pool->free_capacity;
+    packed.free_count = 0;
+    pool->free_slots = NULL;
+    fd_contact_pool_free(pool);
+    *pool = packed;
+    return true;
 }
 
 bool fd_law_has_sphere_kernel(const fd_contact_law* law)
@@ -127,15 +203,13 @@ static void pair_constants(const fd_contact_law* law, double mass_i, double mass
     }
 }
 
-void fd_pair_constants(const fd_world* world, fd_neighbor_list* list, int64_t e, int i, int j)
+void fd_pair_constants(const fd_world* world, const fd_contact_law* law, int i, int j, double* out)
 {
-    const fd_contact_law* law = &world->laws[list->law[e]];
     bool plane_i = world->is_plane[i], plane_j = world->is_plane[j];
     /* per (sphere, other): the order of the pair does not matter for them */
     int sphere = plane_i ? j : i, other = plane_i ? i : j;
     pair_constants(law, world->motion[sphere].mass, world->motion[other].mass, world->bounding_radii[sphere],
-                   world->bounding_radii[other], plane_i || plane_j, world->penalty.constant_stride,
-                   list->constants + (size_t)e * (size_t)world->penalty.constant_stride);
+                   world->bounding_radii[other], plane_i || plane_j, world->penalty.constant_stride, out);
 }
 
 static uint8_t pair_kind(uint32_t flags_i, uint32_t flags_j, bool sphere_kernel)
@@ -194,18 +268,18 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
     if (!fd_broadphase_update(bp)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory in the broad phase");
     }
+    if (bp->pair_count >= INT32_MAX) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "the neighbour list would hold %d pairs, more than 2^31",
+                       bp->pair_count);
+    }
     int n = world->body_count;
-    int stride = world->history_stride;
-    int constant_stride = penalty->constant_stride;
-    bool ledger = world->def.energy_ledger;
     if (!grow_array((void**)&out->row_start, (size_t)n + 1, sizeof *out->row_start) ||
-        !reserve_entries(out, bp->pair_count, stride, constant_stride, ledger)) {
+        !reserve_entries(out, bp->pair_count)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for a neighbour list of %d pairs", bp->pair_count);
     }
     out->body_count = n;
     out->count = bp->pair_count;
     int materials = world->material_count;
-    int constant_stride_size = constant_stride;
     const fd_body_motion* motion = world->motion;
     const bool* sphere_kernel = penalty->law_sphere_kernel;
     int64_t e = 0;
@@ -221,35 +295,16 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
             out->partner[e] = j;
             out->law[e] = law_index >= 0 ? (uint16_t)law_index : FD_NO_LAW;
             out->kind[e] = pair_kind(flags_i, motion[j].flags, law_index >= 0 && sphere_kernel[law_index]);
-            /* The contact this pair had in the old list, if any. */
+            /* The contact this pair had in the old list, if any, goes on. */
             while (old_e < old_end && old->partner[old_e] < j) {
                 ++old_e;
             }
-            if (old_e < old_end && old->partner[old_e] == j && old->law[old_e] == out->law[e] &&
-                (old->state[old_e] & FD_ENTRY_TOUCHING)) {
-                out->state[e] = old->state[old_e];
-                out->contact_id[e] = old->contact_id[old_e];
-                out->first_step[e] = old->first_step[old_e];
-                memcpy(out->constants + (size_t)e * (size_t)constant_stride_size,
-                       old->constants + (size_t)old_e * (size_t)constant_stride_size,
-                       (size_t)constant_stride_size * sizeof(double));
-                if (stride > 0) {
-                    memcpy(out->history + (size_t)e * (size_t)stride, old->history + (size_t)old_e * (size_t)stride,
-                           (size_t)stride * sizeof(double));
-                }
-                if (ledger && old->books != NULL) {
-                    memcpy(out->books + (size_t)e * FD_MECHANISM_COUNT, old->books + (size_t)old_e * FD_MECHANISM_COUNT,
-                           FD_MECHANISM_COUNT * sizeof(fd_energy_books));
-                }
-            } else {
-                /* A contact that begins computes its constants and zeroes its
-                 * history and books (force_pass.c, begin_contact). */
-                out->state[e] = 0;
-            }
+            bool carried = old_e < old_end && old->partner[old_e] == j && old->law[old_e] == out->law[e];
+            out->contact[e] = carried ? old->contact[old_e] : FD_NO_CONTACT;
         }
     }
     out->row_start[n] = e;
-    if (!balance_threads(out, world->def.thread_count)) {
+    if (!balance_threads(out, world->def.thread_count) || !compact_pool(world, out)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the neighbour list");
     }
     /* The rebuild test measures displacements from here. */
@@ -271,10 +326,16 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
     return FD_OK;
 }
 
-size_t fd_neighbor_list_memory(const fd_neighbor_list* list, int history_stride, int constant_stride)
+size_t fd_neighbor_list_memory(const fd_neighbor_list* list)
 {
-    size_t per_entry = sizeof(int32_t) + sizeof(uint8_t) + sizeof(uint16_t) + (size_t)constant_stride * sizeof(double) +
-                       sizeof(uint8_t) + (size_t)history_stride * sizeof(double) + sizeof(uint64_t) + sizeof(int64_t) +
-                       (list->books != NULL ? FD_MECHANISM_COUNT * sizeof(fd_energy_books) : 0);
+    size_t per_entry = sizeof(int32_t) + sizeof(uint8_t) + sizeof(uint16_t) + sizeof(int32_t);
     return (size_t)list->capacity * per_entry + (size_t)(list->body_count + 1) * sizeof(int64_t);
+}
+
+size_t fd_contact_pool_memory(const fd_contact_pool* pool, int history_stride, int constant_stride)
+{
+    size_t per_slot = (size_t)(history_stride + constant_stride) * sizeof(double) + sizeof(uint64_t) +
+                      sizeof(int64_t) + sizeof(uint8_t) +
+                      (pool->books != NULL ? FD_MECHANISM_COUNT * sizeof(fd_energy_books) : 0);
+    return (size_t)pool->capacity * per_slot + (size_t)pool->free_capacity * sizeof(int32_t);
 }

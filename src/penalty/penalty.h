@@ -65,8 +65,8 @@ enum {
     FD_PAIR_GENERIC = 3,       /* anything else: fd_collide and the registry's kernels */
 };
 
-/* The state byte of an entry: the low nibble after the last force pass, the
- * high nibble the one before. */
+/* The state byte of a contact: the low nibble after the last force pass,
+ * the high nibble the one before. */
 enum {
     FD_ENTRY_TOUCHING = 1u << 0,
     FD_ENTRY_SLIP_SLIDE = 1u << 1,  /* FD_ENTRY_SLIP_SLIDE << (mechanism - 1) per mechanism */
@@ -76,7 +76,9 @@ enum {
 };
 
 #define FD_NO_LAW UINT16_MAX
+#define FD_NO_CONTACT (-1)
 
+/* The neighbour list: 8 bytes per entry, what the distance pass reads. */
 typedef struct fd_neighbor_list {
     int body_count;               /* rows: bodies when built */
     int64_t* row_start;           /* body_count + 1 */
@@ -85,15 +87,28 @@ typedef struct fd_neighbor_list {
     int32_t* partner;             /* body j of each entry (j > its row) */
     uint8_t* kind;                /* FD_PAIR_* */
     uint16_t* law;                /* index into the world's laws, or FD_NO_LAW */
-    double* constants;            /* constant_stride per entry: the pair's constants for the sphere kernels */
-    uint8_t* state;               /* FD_ENTRY_* bits */
-    double* history;              /* history_stride per entry */
-    uint64_t* contact_id;         /* valid while touching */
-    int64_t* first_step;          /* step the contact began at, valid while touching */
-    fd_energy_books* books;       /* FD_MECHANISM_COUNT per entry with the ledger on, else NULL */
+    int32_t* contact;             /* the entry's contact in the pool, or FD_NO_CONTACT */
     int thread_count;
     int32_t* thread_row;          /* thread_count + 1 row bounds, balanced by entries */
 } fd_neighbor_list;
+
+/* The touching contacts' own data, one slot each: what only a contact needs
+ * (its springs, its constants, its identity, its books), so that the many
+ * listed pairs that do not touch cost no more than their entry. Compacted in
+ * key order at each rebuild (the law pass then reads it in order); a contact
+ * that begins takes a slot freed earlier, or a new one at the end. */
+typedef struct fd_contact_pool {
+    int64_t used;                 /* slots [0, used) handed out since the last compaction */
+    int64_t capacity;
+    double* history;              /* history_stride per slot */
+    double* constants;            /* constant_stride per slot: the pair's constants for the sphere kernels */
+    uint64_t* id;
+    int64_t* first_step;          /* step the contact began at */
+    uint8_t* state;               /* FD_ENTRY_* bits */
+    fd_energy_books* books;       /* FD_MECHANISM_COUNT per slot with the ledger on, else NULL */
+    int32_t* free_slots;          /* slots of contacts that ended, to be handed out again */
+    int64_t free_count, free_capacity;
+} fd_contact_pool;
 
 /* A body's centre and bounding radius, packed: what the distance pass reads
  * of each partner (two bodies to a cache line). */
@@ -103,9 +118,8 @@ typedef struct fd_place {
 
 /* A touching contact found by the distance pass. */
 typedef struct fd_touch {
-    int64_t entry;
+    int32_t entry;
     int32_t row;                  /* body i */
-    int32_t slot;                 /* generic pairs: index of its geometry in the thread's slots; else -1 */
 } fd_touch;
 
 /* The geometry of a generic pair, found by the distance pass. */
@@ -126,21 +140,25 @@ typedef struct fd_penalty_thread {
     int32_t slot_count, slot_capacity;
     fd_remote_load* remote;
     int64_t remote_count, remote_capacity;
-    int64_t* ended;               /* entries whose contact ended in this pass (ledger: their books retire) */
+    int32_t* ended;               /* entries whose contact ended in this pass */
     int64_t ended_count, ended_capacity;
     int64_t new_count;            /* contacts that began in this pass */
+    int32_t* new_slots;           /* their pool slots, in key order */
+    int64_t new_slot_capacity;
     int64_t first_contact;        /* index of its first touching contact in key order */
     uint64_t first_id;            /* id of its first new contact */
     double* columns;              /* scratch output columns of the generic kernels */
     struct fd_sphere_block* block; /* the block kernel's lanes (sphere_block.h) */
-    int64_t failed_entry;         /* first entry whose pair is unsupported or has no law, or -1 */
+    int32_t failed_entry;         /* first entry whose pair is unsupported or has no law, or -1 */
     int failure;                  /* 0, 1 unsupported pair, 2 no law, 3 out of memory */
 } fd_penalty_thread;
 
 typedef struct fd_penalty {
     fd_neighbor_list lists[2];
-    int current;                  /* lists[current] is in use */
-    bool rebuilt_this_step;       /* the list was rebuilt during the step in progress */
+    int current;                  /* lists[current] is in use; the other keeps its arrays for the next build */
+    fd_contact_pool pool;
+    int64_t pool_used_before;     /* the pool's used and free counts before the pass in progress */
+    int64_t pool_free_before;
     bool dirty;                   /* rebuild before the next pass (bodies added or moved, laws changed) */
     double skin;                  /* m, in use */
     fd_vec3* reference_position;  /* per body, at the last build: the rebuild test */
@@ -176,8 +194,10 @@ fd_status fd_penalty_prepare(fd_world* world, double skin);
  * books the ledger and raises the events when switched on. */
 fd_status fd_penalty_force_pass(fd_world* world, bool record);
 
-/* Undoes the last force pass (history, state bytes, a rebuild) after a
- * failed step; the world restores its bodies and books. */
+/* Undoes the last force pass (springs, states, contacts begun) after a
+ * failed step; the world restores its bodies and books. A list rebuilt in the
+ * pass is kept (it holds every contact of the state before too) and built
+ * afresh at the next pass. */
 void fd_penalty_rollback(fd_world* world);
 
 /* Marks the step in progress as committed: its recorded contacts become the

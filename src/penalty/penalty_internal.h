@@ -5,21 +5,66 @@
 #include "broadphase/broadphase.h"
 #include "contact/model.h"
 #include "penalty/penalty.h"
+#include "penalty/sphere_kernel.h"
 
 struct fd_generic_slot {
     fd_contact_geometry geometry;
     fd_vec3 offset;               /* periodic image of body j */
 };
 
+/* Failures a thread's pass reports (fd_penalty_thread.failure). */
+enum { FD_PASS_OK = 0, FD_PASS_UNSUPPORTED = 1, FD_PASS_NO_LAW = 2, FD_PASS_OUT_OF_MEMORY = 3 };
+
+/* What the law of one contact gives its two bodies. */
+typedef struct fd_pair_loads {
+    fd_vec3 force;                /* on body i; body j takes the opposite */
+    fd_vec3 torque_i, torque_j;
+    unsigned slip;                /* FD_ENTRY_SLIP_* */
+} fd_pair_loads;
+
+/* Grows *array (of *capacity elements) to hold `needed`; false when out of memory. */
+bool fd_penalty_grow(void** array, int64_t* capacity, int64_t needed, size_t element_size);
+
+/* Stage 1 (distance_pass.c): the touching entries of rows [first_row,
+ * end_row) into the thread's list; and the message of a thread's failure. */
+void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_penalty_thread* th, int first_row,
+                      int end_row);
+fd_status fd_distance_failure(const fd_world* world, const fd_neighbor_list* list, const fd_penalty_thread* th);
+
+/* Stage 3 (law_pass.c) for one thread, in each of its four forms. */
+void fd_law_pass(fd_world* world, fd_neighbor_list* list, fd_penalty_thread* th, int end_row, bool record,
+                 bool ledger);
+
+/* Contact details (contact_details.c). A generic pair through the
+ * registry's kernels (with its record and books); the record and books of a
+ * sphere contact; the identity part of any record; the lifetime books; the
+ * events of a pass; the books of the contacts that ended. */
+fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
+                              const fd_generic_slot* geometry, double* scratch_columns, bool is_new, bool ledger,
+                              bool record, int64_t index);
+void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
+                              int64_t index, fd_vec3 offset, fd_vec3 n, const fd_sphere_loads* loads,
+                              const fd_energy_books* step_books, fd_vec3 force, bool ledger);
+void fd_record_identity(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
+                        int64_t index, unsigned state, unsigned slip);
+void fd_book_lifetime(fd_energy_books* lifetime, const fd_energy_books* step);
+fd_status fd_raise_events(fd_world* world, const fd_neighbor_list* list);
+void fd_retire_books(fd_world* world, const fd_neighbor_list* list);
+
 void fd_neighbor_list_free(fd_neighbor_list* list);
+void fd_contact_pool_free(fd_contact_pool* pool);
+/* Room for `count` slots (false when out of memory). */
+bool fd_contact_pool_reserve(fd_contact_pool* pool, int64_t count, int history_stride, int constant_stride,
+                             bool ledger);
 /* Builds *out from the world's current state, carrying the contacts of *old
  * (NULL at the first build); resets the rebuild test. */
 fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const fd_neighbor_list* old);
-size_t fd_neighbor_list_memory(const fd_neighbor_list* list, int history_stride, int constant_stride);
+size_t fd_neighbor_list_memory(const fd_neighbor_list* list);
+size_t fd_contact_pool_memory(const fd_contact_pool* pool, int history_stride, int constant_stride);
 
-/* The sphere kernels' constants of entry e (bodies i < j), computed when its
- * contact begins and carried with it. */
-void fd_pair_constants(const fd_world* world, fd_neighbor_list* list, int64_t e, int i, int j);
+/* The sphere kernels' constants of a pair (bodies i < j) under a law, into
+ * out[constant_stride]: computed when its contact begins and kept with it. */
+void fd_pair_constants(const fd_world* world, const fd_contact_law* law, int i, int j, double* out);
 
 /* Whether a law has a sphere kernel (sphere_kernel.h), and how many pair
  * constants it reads. */

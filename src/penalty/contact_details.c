@@ -1,0 +1,327 @@
+/* What a force pass keeps beyond the loads, and the pairs without a sphere
+ * kernel:
+ *
+ *  - generic pairs (ellipsoids, Fang & Negrut, PFC, a prescribed normal
+ *    force): the full geometry of the narrow phase and the registry's
+ *    kernels through fd_contact_input, as the engine always evaluated them;
+ *  - the record of a contact (fd_world_get_contact) on passes that record:
+ *    full geometry, loads, model columns, books, identity;
+ *  - the energy ledger's books: each contact sums its own over its life; a
+ *    contact that ends hands them to the world's totals;
+ *  - the events of a pass, in key order.
+ *
+ * None of this is on the path of a pass that records nothing and keeps no
+ * books: it runs only for generic pairs, or when asked for. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "penalty/penalty_internal.h"
+#include "world/world_internal.h"
+
+void fd_book_lifetime(fd_energy_books* lifetime, const fd_energy_books* step)
+{
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        lifetime[m].stored = step[m].stored;
+        lifetime[m].dashpot += step[m].dashpot;
+        lifetime[m].slip += step[m].slip;
+        lifetime[m].created += step[m].created;
+        lifetime[m].work += step[m].work;
+    }
+}
+
+/* The normal spring's books for the registry's normal models: the elastic
+ * energy and the dashpot's work over the step, or a prescribed force's work
+ * (pfc_linear books its own partitions). */
+static void book_normal_energy(const fd_contact_law* law, const fd_contact_input* input,
+                               const fd_normal_result* normal, fd_energy_books* books)
+{
+    double overlap_change = input->penetration_rate * input->time_step;
+    switch (law->submodel[FD_MECHANISM_NORMAL]->kind) {
+    case FD_KIND_NORMAL_PRESCRIBED:
+        books->work = -normal->force * overlap_change;
+        break;
+    case FD_KIND_NORMAL_PFC_LINEAR:
+        break;
+    default:
+        books->stored = normal->elastic_energy;
+        books->dashpot = (normal->force - normal->elastic_force) * overlap_change;
+        break;
+    }
+}
+
+static double effective_mass(double mass_i, double mass_j)
+{
+    if (mass_i <= 0.0) {
+        return mass_j;
+    }
+    if (mass_j <= 0.0) {
+        return mass_i;
+    }
+    return mass_i * mass_j / (mass_i + mass_j);
+}
+
+/* The registry's kernels on the full geometry: loads and the torques on both
+ * bodies (arms from the midpoint of the two surface points; body j's image
+ * across a periodic face). */
+static void evaluate_generic(const fd_world* world, const fd_contact_law* law, int i, int j,
+                             const fd_generic_slot* slot, bool is_new, double* history, double* columns,
+                             fd_energy_books* step_books, unsigned* slip_flags, fd_contact_loads* loads,
+                             fd_vec3* torque_i, fd_vec3* torque_j)
+{
+    const fd_body_state* state_i = &world->states[i];
+    fd_body_state image_j = world->states[j];
+    image_j.position = fd_v3_add(image_j.position, slot->offset);
+    const fd_contact_geometry* geometry = &slot->geometry;
+    fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(geometry->point_i, geometry->point_j));
+    fd_vec3 arm_i = fd_v3_sub(point, state_i->position);
+    fd_vec3 arm_j = fd_v3_sub(point, image_j.position);
+    fd_vec3 velocity_i = fd_v3_add(state_i->velocity, fd_v3_cross(state_i->angular_velocity, arm_i));
+    fd_vec3 velocity_j = fd_v3_add(image_j.velocity, fd_v3_cross(image_j.angular_velocity, arm_j));
+    const fd_material* material_i = &world->materials[world->colds[i].material];
+    const fd_material* material_j = &world->materials[world->colds[j].material];
+    fd_contact_input input = {
+        .geometry = geometry,
+        .state_i = state_i,
+        .state_j = &image_j,
+        .mass_i = world->colds[i].mass,
+        .mass_j = world->colds[j].mass,
+        .inertia_i = world->masses[i].inertia,
+        .inertia_j = world->masses[j].inertia,
+        .effective_mass = effective_mass(world->colds[i].mass, world->colds[j].mass),
+        /* n points into body i: the overlap grows when j moves along n faster than i. */
+        .penetration_rate = fd_v3_dot(fd_v3_sub(velocity_j, velocity_i), geometry->normal),
+        .relative_velocity = fd_v3_sub(velocity_i, velocity_j),
+        .time_step = world->def.time_step,
+        .is_new = is_new,
+        .shape_i = world->colds[i].shape.type,
+        .shape_j = world->colds[j].shape.type,
+        .radius_i = world->colds[i].shape.radius,
+        .radius_j = world->colds[j].shape.radius,
+        .youngs_modulus_i = material_i->youngs_modulus,
+        .youngs_modulus_j = material_j->youngs_modulus,
+        .poisson_ratio_i = material_i->poisson_ratio,
+        .poisson_ratio_j = material_j->poisson_ratio,
+        .history = history,
+        .energy = step_books,
+        .slip_flags = slip_flags,
+    };
+    fd_normal_result normal = fd_normal_evaluate(law, &input);
+    book_normal_energy(law, &input, &normal, &step_books[FD_MECHANISM_NORMAL]);
+    const int* normal_columns = law->column_index[FD_MECHANISM_NORMAL];
+    if (law->submodel[FD_MECHANISM_NORMAL]->column_count >= 2) {
+        columns[normal_columns[0]] = normal.elastic_force;
+        columns[normal_columns[1]] = normal.damping_force;
+    }
+    memset(loads, 0, sizeof *loads);
+    loads->normal_force = normal.force;
+    fd_friction_evaluate(law, &input, normal.force, history, columns, loads);
+    loads->force_on_i = fd_v3_add(fd_v3_scale(normal.force, geometry->normal), loads->slide_force);
+    *torque_i = fd_v3_add(fd_v3_cross(arm_i, loads->force_on_i), fd_v3_add(loads->roll_torque_i, loads->spin_torque_i));
+    *torque_j = fd_v3_add(fd_v3_cross(arm_j, fd_v3_neg(loads->force_on_i)),
+                          fd_v3_add(loads->roll_torque_j, loads->spin_torque_j));
+}
+
+/* The pool's books of a slot (ledger on). */
+static fd_energy_books* slot_books(const fd_world* world, int32_t slot)
+{
+    return world->penalty.pool.books + (size_t)slot * FD_MECHANISM_COUNT;
+}
+
+fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
+                              const fd_generic_slot* geometry, double* scratch_columns, bool is_new, bool ledger,
+                              bool record, int64_t index)
+{
+    const fd_contact_law* law = &world->laws[list->law[e]];
+    double* history = world->penalty.pool.history + (size_t)slot * (size_t)world->history_stride;
+    double* columns = record ? world->previous.columns + (size_t)index * (size_t)world->column_count : scratch_columns;
+    if (record) {
+        for (int c = 0; c < world->column_count; ++c) {
+            columns[c] = NAN;
+        }
+    }
+    fd_energy_books step_books[FD_MECHANISM_COUNT];
+    memset(step_books, 0, sizeof step_books);
+    fd_contact_loads loads;
+    unsigned flags = 0;
+    fd_pair_loads out;
+    evaluate_generic(world, law, i, j, geometry, is_new, history, columns, step_books, &flags, &loads, &out.torque_i,
+                     &out.torque_j);
+    out.force = loads.force_on_i;
+    out.slip = 0;
+    for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
+        out.slip |= (flags & (1u << m)) ? (unsigned)FD_ENTRY_SLIP_SLIDE << (m - 1) : 0u;
+    }
+    if (ledger) {
+        fd_book_lifetime(slot_books(world, slot), step_books);
+    }
+    if (record) {
+        fd_contact* contact = &world->previous.contacts[index];
+        contact->geometry = geometry->geometry;
+        contact->loads = loads;
+        contact->image_offset = geometry->offset;
+        if (ledger) {
+            memcpy(contact->energy, slot_books(world, slot), sizeof contact->energy);
+        } else {
+            memset(contact->energy, 0, sizeof contact->energy);
+            for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+                contact->energy[m].stored = step_books[m].stored;
+            }
+        }
+    }
+    return out;
+}
+
+/* The record of a sphere contact: the full geometry (fd_collide, with an
+ * unbounded margin: the pass already found that the pair touches), the loads
+ * and the model columns from the kernel's results and the new springs. */
+void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
+                              int64_t index, fd_vec3 offset, fd_vec3 n, const fd_sphere_loads* loads,
+                              const fd_energy_books* step_books, fd_vec3 force, bool ledger)
+{
+    const fd_contact_law* law = &world->laws[list->law[e]];
+    const double* history = world->penalty.pool.history + (size_t)slot * (size_t)world->history_stride;
+    fd_contact* contact = &world->previous.contacts[index];
+    double* columns = world->previous.columns + (size_t)index * (size_t)world->column_count;
+    for (int c = 0; c < world->column_count; ++c) {
+        columns[c] = NAN;
+    }
+    fd_pose pose_i = {world->states[i].position, world->states[i].orientation};
+    fd_pose pose_j = {fd_v3_add(world->states[j].position, offset), world->states[j].orientation};
+    fd_collide(&world->colds[i].shape, pose_i, &world->colds[j].shape, pose_j, INFINITY, &contact->geometry);
+    contact->image_offset = offset;
+    const int* normal_columns = law->column_index[FD_MECHANISM_NORMAL];
+    if (law->submodel[FD_MECHANISM_NORMAL]->column_count >= 2) {
+        columns[normal_columns[0]] = loads->elastic_force;
+        columns[normal_columns[1]] = loads->damping_force;
+    }
+    static const int springs[FD_MECHANISM_COUNT] = {0, 3, 3, 1}; /* history doubles shown: slide xi, roll xi, spin xi */
+    for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
+        if (law->submodel[m] == NULL) {
+            continue;
+        }
+        const double* h = history + law->history_offset[m];
+        for (int c = 0; c < springs[m]; ++c) {
+            columns[law->column_index[m][c]] = h[c];
+        }
+        columns[law->column_index[m][springs[m]]] = (loads->slip & (FD_ENTRY_SLIP_SLIDE << (m - 1))) ? 1.0 : 0.0;
+    }
+    contact->loads = (fd_contact_loads){
+        .normal_force = loads->normal_force,
+        .slide_force = loads->slide_force,
+        .roll_torque_i = loads->roll_torque,
+        .roll_torque_j = fd_v3_neg(loads->roll_torque),
+        .spin_torque_i = fd_v3_scale(loads->spin_torque, n),
+        .spin_torque_j = fd_v3_scale(-loads->spin_torque, n),
+        .force_on_i = force,
+    };
+    if (ledger) {
+        memcpy(contact->energy, slot_books(world, slot), sizeof contact->energy);
+    } else {
+        memset(contact->energy, 0, sizeof contact->energy);
+        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+            contact->energy[m].stored = step_books[m].stored;
+        }
+    }
+}
+
+void fd_record_identity(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
+                        int64_t index, unsigned state, unsigned slip)
+{
+    const fd_contact_pool* pool = &world->penalty.pool;
+    fd_contact* contact = &world->previous.contacts[index];
+    contact->key = (uint64_t)i << 32 | (uint32_t)j;
+    contact->id = pool->id[slot];
+    contact->first_step = pool->first_step[slot];
+    contact->body_i = i;
+    contact->body_j = j;
+    contact->law = list->law[e];
+    unsigned mechanisms = 0, previous = 0;
+    for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
+        unsigned bit = (unsigned)FD_ENTRY_SLIP_SLIDE << (m - 1);
+        mechanisms |= (slip & bit) ? 1u << m : 0u;
+        previous |= (state & bit) ? 1u << m : 0u;
+    }
+    contact->slip_flags = mechanisms;
+    contact->previous_slip_flags = (state & FD_ENTRY_TOUCHING) ? previous : 0u;
+}
+
+static bool add_event(fd_world* world, fd_event_type type, fd_mechanism mechanism, uint64_t id, int i, int j)
+{
+    if (world->event_count == world->event_capacity) {
+        int capacity = world->event_capacity > 0 ? 2 * world->event_capacity : 64;
+        fd_contact_event* grown = realloc(world->events, (size_t)capacity * sizeof *grown);
+        if (grown == NULL) {
+            return false;
+        }
+        world->events = grown;
+        world->event_capacity = capacity;
+    }
+    world->events[world->event_count++] = (fd_contact_event){
+        .type = type,
+        .mechanism = mechanism,
+        .contact_id = id,
+        .body_i = fd_world_body_at(world, i),
+        .body_j = fd_world_body_at(world, j),
+        .step = world->step_count,
+        .time = world->time,
+    };
+    return true;
+}
+
+/* In key order: activations, then slip changes by mechanism. */
+fd_status fd_raise_events(fd_world* world, const fd_neighbor_list* list)
+{
+    world->event_count = 0;
+    const fd_penalty* p = &world->penalty;
+    for (int t = 0; t < list->thread_count; ++t) {
+        const fd_penalty_thread* th = &p->threads[t];
+        for (int64_t k = 0; k < th->touching_count; ++k) {
+            int32_t e = th->touching[k].entry;
+            int32_t slot = list->contact[e];
+            unsigned state = p->pool.state[slot];
+            unsigned previous = state >> 4;
+            int i = th->touching[k].row, j = list->partner[e];
+            uint64_t id = p->pool.id[slot];
+            bool ok = true;
+            if ((previous & FD_ENTRY_TOUCHING) == 0) {
+                ok = add_event(world, FD_EVENT_CONTACT_ACTIVATED, FD_MECHANISM_NORMAL, id, i, j);
+                previous = 0;
+            }
+            unsigned changed = (state ^ previous) & (FD_ENTRY_NOW & ~(unsigned)FD_ENTRY_TOUCHING);
+            for (int m = FD_MECHANISM_SLIDE; ok && changed != 0 && m < FD_MECHANISM_COUNT; ++m) {
+                unsigned bit = (unsigned)FD_ENTRY_SLIP_SLIDE << (m - 1);
+                if (changed & bit) {
+                    ok = add_event(world, (state & bit) ? FD_EVENT_SLIP_STARTED : FD_EVENT_SLIP_ENDED,
+                                   (fd_mechanism)m, id, i, j);
+                }
+            }
+            if (!ok) {
+                return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the contact events");
+            }
+        }
+    }
+    return FD_OK;
+}
+
+/* A contact that ended takes its lifetime books to the world's totals, and
+ * its springs' energy leaves as `released` (a spring cut at separation). */
+void fd_retire_books(fd_world* world, const fd_neighbor_list* list)
+{
+    const fd_penalty* p = &world->penalty;
+    fd_energy_totals* totals = &world->energy_totals;
+    for (int t = 0; t < list->thread_count; ++t) {
+        const fd_penalty_thread* th = &p->threads[t];
+        for (int64_t k = 0; k < th->ended_count; ++k) {
+            const fd_energy_books* books = slot_books(world, list->contact[th->ended[k]]);
+            for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+                totals->dashpot[m] += books[m].dashpot;
+                totals->slip[m] += books[m].slip;
+                totals->created[m] += books[m].created;
+                totals->external_work += books[m].work;
+                totals->released += books[m].stored;
+            }
+        }
+    }
+}

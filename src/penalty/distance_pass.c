@@ -1,0 +1,160 @@
+/* Stage 1 of a force pass: which listed pairs touch.
+ *
+ * Sphere-sphere and sphere-plane entries are tested from the packed places
+ * (centre and bounding radius) and written without a branch on the outcome
+ * (a pair is about as likely to touch as not, so a branch would be
+ * mispredicted half the time): each entry's slot in the thread's list is
+ * filled and the count advances by the test. Generic entries get the full
+ * narrow phase here, and keep its geometry for the law pass. */
+#include "core/error.h"
+#include "penalty/penalty_internal.h"
+#include "world/world_internal.h"
+
+/* A generic entry: fd_collide into the thread's next geometry slot. Returns
+ * whether the pair touches. */
+static __attribute__((noinline)) bool generic_distance(const fd_world* world, fd_penalty_thread* th, int32_t e,
+                                                       int i, int j)
+{
+    const fd_body_state* states = world->states;
+    int64_t capacity = th->slot_capacity;
+    if (!fd_penalty_grow((void**)&th->slots, &capacity, th->slot_count + 1, sizeof *th->slots)) {
+        th->failure = FD_PASS_OUT_OF_MEMORY;
+        return false;
+    }
+    th->slot_capacity = (int32_t)capacity;
+    fd_generic_slot* generic = &th->slots[th->slot_count];
+    fd_pose pose_i = {states[i].position, states[i].orientation};
+    fd_pose pose_j = {states[j].position, states[j].orientation};
+    generic->offset = fd_v3(0.0, 0.0, 0.0);
+    if (world->periodic.any && !world->is_plane[i] && !world->is_plane[j]) {
+        generic->offset = fd_periodic_near_offset(&world->periodic, fd_v3_sub(pose_i.position, pose_j.position));
+        pose_j.position = fd_v3_add(pose_j.position, generic->offset);
+    }
+    fd_collide_result result = fd_collide(&world->colds[i].shape, pose_i, &world->colds[j].shape, pose_j,
+                                          world->def.contact_margin, &generic->geometry);
+    if (result == FD_COLLIDE_UNSUPPORTED && th->failure == FD_PASS_OK) {
+        th->failure = FD_PASS_UNSUPPORTED;
+        th->failed_entry = e;
+    }
+    if (result != FD_COLLIDE_TOUCHING) {
+        return false;
+    }
+    th->slot_count++;
+    return true;
+}
+
+static __attribute__((noinline)) void note_ended(fd_penalty_thread* th, int32_t e)
+{
+    if (!fd_penalty_grow((void**)&th->ended, &th->ended_capacity, th->ended_count + 1, sizeof *th->ended)) {
+        th->failure = FD_PASS_OUT_OF_MEMORY;
+        return;
+    }
+    th->ended[th->ended_count++] = e;
+}
+
+void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_penalty_thread* th, int first_row,
+                      int end_row)
+{
+    th->touching_count = 0;
+    th->slot_count = 0;
+    th->ended_count = 0;
+    th->new_count = 0;
+    th->remote_count = 0;
+    th->failure = FD_PASS_OK;
+    th->failed_entry = -1;
+    int64_t entries = list->row_start[end_row] - list->row_start[first_row];
+    if (!fd_penalty_grow((void**)&th->touching, &th->touching_capacity, entries + 1, sizeof *th->touching)) {
+        th->failure = FD_PASS_OUT_OF_MEMORY;
+        return;
+    }
+    const fd_place* restrict places = world->penalty.places;
+    const fd_periodic* periodic = &world->periodic;
+    bool any_periodic = periodic->any;
+    double margin = world->def.contact_margin;
+    fd_touch* restrict touching = th->touching;
+    int64_t count = 0, new_count = 0;
+    const int32_t* restrict partner = list->partner;
+    const uint8_t* restrict kind = list->kind;
+    const int32_t* restrict contact = list->contact;
+    const int64_t* restrict row_start = list->row_start;
+    for (int i = first_row; i < end_row; ++i) {
+        const fd_place pi = places[i];
+        fd_vec3 xi = {pi.x, pi.y, pi.z};
+        double ri = pi.radius + margin;
+        int32_t end = (int32_t)row_start[i + 1];
+        for (int32_t e = (int32_t)row_start[i]; e < end; ++e) {
+            int j = partner[e];
+            const fd_place pj = places[j];
+            fd_vec3 xj = {pj.x, pj.y, pj.z};
+            bool touches;
+            switch (kind[e]) {
+            case FD_PAIR_SPHERE_SPHERE: {
+                fd_vec3 d = fd_v3_sub(xi, xj);
+                if (any_periodic) {
+                    d = fd_v3_sub(d, fd_periodic_near_offset(periodic, d));
+                }
+                double reach = ri + pj.radius;
+                touches = fd_v3_dot(d, d) < reach * reach;
+                break;
+            }
+            case FD_PAIR_SPHERE_PLANE:
+                touches = fd_v3_dot(fd_v3_sub(xi, xj), world->plane_normals[j]) < ri;
+                break;
+            case FD_PAIR_PLANE_SPHERE:
+                touches = fd_v3_dot(fd_v3_sub(xj, xi), world->plane_normals[i]) < pj.radius + margin;
+                break;
+            default:
+                touches = generic_distance(world, th, e, i, j);
+                if (th->failure == FD_PASS_OUT_OF_MEMORY) {
+                    return;
+                }
+                break;
+            }
+            int was_touching = contact[e] != FD_NO_CONTACT;
+            int now_touching = touches;
+            touching[count] = (fd_touch){e, i};
+            count += now_touching;
+            new_count += now_touching > was_touching;
+            /* One branch, on the rare case (a contact that ends): a branch on
+             * the test itself would be mispredicted half the time. */
+            if (__builtin_expect(was_touching > now_touching, 0)) {
+                note_ended(th, e);
+            }
+        }
+    }
+    th->touching_count = count;
+    th->new_count = new_count;
+    /* A touching pair without a law (prepare checks the laws, so only a
+     * world changed under it gets here). */
+    for (int64_t k = 0; k < count && th->failure == FD_PASS_OK; ++k) {
+        if (list->law[touching[k].entry] == FD_NO_LAW) {
+            th->failure = FD_PASS_NO_LAW;
+            th->failed_entry = touching[k].entry;
+        }
+    }
+}
+
+fd_status fd_distance_failure(const fd_world* world, const fd_neighbor_list* list, const fd_penalty_thread* th)
+{
+    if (th->failure == FD_PASS_OUT_OF_MEMORY) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory in the contact pass");
+    }
+    int32_t e = th->failed_entry;
+    int i = 0;
+    while (list->row_start[i + 1] <= e) {
+        ++i;
+    }
+    int j = list->partner[e];
+    char a[300], b[300];
+    if (th->failure == FD_PASS_NO_LAW) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "no contact law for materials '%s' and '%s' (bodies %s and %s)",
+                       world->materials[world->colds[i].material].name, world->materials[world->colds[j].material].name,
+                       fd_world_body_label(world, i, a, sizeof a), fd_world_body_label(world, j, b, sizeof b));
+    }
+    static const char* const shape_names[] = {"sphere", "plane", "ellipsoid"};
+    return fd_fail(FD_ERR_UNSUPPORTED,
+                   "contact between bodies %s and %s at step %lld, t = %.9g s: %s-%s contact is not supported",
+                   fd_world_body_label(world, i, a, sizeof a), fd_world_body_label(world, j, b, sizeof b),
+                   (long long)world->step_count, world->time, shape_names[world->colds[i].shape.type],
+                   shape_names[world->colds[j].shape.type]);
+}

@@ -1,0 +1,354 @@
+/* Stage 3 of a force pass: the law of every touching contact, and its loads
+ * onto the two bodies.
+ *
+ * A thread takes its touching contacts FD_BLOCK at a time in descending key
+ * order. In a chunk, the sphere-sphere contacts of one block law go to the
+ * vectorised block kernel (sphere_block.h); every other contact is
+ * evaluated at once into its slot (the scalar sphere kernel, or the generic
+ * path of contact_details.c). Then the chunk's loads go onto the bodies slot
+ * by slot, so the order of the sums is the one penalty.h explains whatever
+ * kernel computed a load.
+ *
+ * A contact that begins takes a pool slot (handed out in stage 2), its
+ * springs start at zero and its pair constants are computed; every contact
+ * writes its springs before the step to the undo log (fd_penalty_rollback). */
+#include <math.h>
+#include <string.h>
+
+#include "penalty/penalty_internal.h"
+#include "penalty/sphere_block.h"
+#include "world/world_internal.h"
+
+/* A contact that begins: its slot, springs, books, constants and identity. */
+static __attribute__((noinline)) void begin_contact(fd_world* world, fd_neighbor_list* list, int32_t e, int i, int j,
+                                                    int32_t slot, uint64_t id)
+{
+    fd_contact_pool* pool = &world->penalty.pool;
+    int stride = world->history_stride, constant_stride = world->penalty.constant_stride;
+    list->contact[e] = slot;
+    if (list->kind[e] != FD_PAIR_GENERIC) {
+        fd_pair_constants(world, &world->laws[list->law[e]], i, j,
+                          pool->constants + (size_t)slot * (size_t)constant_stride);
+    }
+    memset(pool->history + (size_t)slot * (size_t)stride, 0, (size_t)stride * sizeof(double));
+    if (world->def.energy_ledger) {
+        memset(pool->books + (size_t)slot * FD_MECHANISM_COUNT, 0, FD_MECHANISM_COUNT * sizeof(fd_energy_books));
+    }
+    pool->id[slot] = id;
+    pool->first_step[slot] = world->step_count;
+    pool->state[slot] = 0;
+}
+
+/* A sphere-sphere or sphere-plane contact through the scalar sphere kernel
+ * (sphere_kernel.h): its geometry from the centres, the law, the loads. */
+static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world* world, const fd_neighbor_list* list,
+                                                                      int32_t e, int i, int j, int32_t slot,
+                                                                      bool ledger, bool record, int64_t index)
+{
+    const fd_body_state* si = &world->states[i];
+    const fd_body_state* sj = &world->states[j];
+    const double* radii = world->bounding_radii;
+    fd_contact_pool* pool = &world->penalty.pool;
+    const fd_contact_law* law = &world->laws[list->law[e]];
+    const double* constants = pool->constants + (size_t)slot * (size_t)world->penalty.constant_stride;
+    double* history = pool->history + (size_t)slot * (size_t)world->history_stride;
+    uint8_t kind = list->kind[e];
+    fd_pair_loads out;
+    fd_vec3 n, relative;
+    double overlap;
+    fd_vec3 offset = {0.0, 0.0, 0.0};
+    fd_vec3 arm_i = {0, 0, 0}, arm_j = {0, 0, 0};
+    double a_i = 0.0, a_j = 0.0;
+    if (kind == FD_PAIR_SPHERE_SPHERE) {
+        fd_vec3 d = fd_v3_sub(si->position, sj->position);
+        if (world->periodic.any) {
+            offset = fd_periodic_near_offset(&world->periodic, d);
+            d = fd_v3_sub(d, offset);
+        }
+        double distance = sqrt(fd_v3_dot(d, d));
+        /* Coincident centres: +z, deterministically (narrowphase.c). */
+        n = distance > 0.0 ? fd_v3_scale(1.0 / distance, d) : fd_v3(0.0, 0.0, 1.0);
+        overlap = radii[i] + radii[j] - distance;
+        /* The contact point halfway between the two surfaces: a_i from centre
+         * i and a_j from centre j along the line of centres. */
+        a_i = radii[i] - 0.5 * overlap;
+        a_j = radii[j] - 0.5 * overlap;
+        relative = fd_v3_sub(fd_v3_sub(si->velocity, sj->velocity),
+                             fd_v3_cross(fd_v3_add(fd_v3_scale(a_i, si->angular_velocity),
+                                                   fd_v3_scale(a_j, sj->angular_velocity)),
+                                         n));
+    } else {
+        /* Sphere s against plane p: n_p the plane's outward normal, the centre
+         * at height h over it, the contact point between the surfaces. */
+        bool plane_first = kind == FD_PAIR_PLANE_SPHERE;
+        int sphere = plane_first ? j : i, plane = plane_first ? i : j;
+        const fd_body_state* ss = plane_first ? sj : si;
+        const fd_body_state* sp = plane_first ? si : sj;
+        fd_vec3 plane_normal = world->plane_normals[plane];
+        double height = fd_v3_dot(fd_v3_sub(ss->position, sp->position), plane_normal);
+        overlap = radii[sphere] - height;
+        double a_s = radii[sphere] - 0.5 * overlap;
+        fd_vec3 point = fd_v3_mul_add(ss->position, -a_s, plane_normal);
+        fd_vec3 arm_s = fd_v3_scale(-a_s, plane_normal);
+        fd_vec3 arm_p = fd_v3_sub(point, sp->position);
+        fd_vec3 surface_s = fd_v3_sub(ss->velocity, fd_v3_scale(a_s, fd_v3_cross(ss->angular_velocity, plane_normal)));
+        fd_vec3 surface_p = fd_v3_add(sp->velocity, fd_v3_cross(sp->angular_velocity, arm_p));
+        n = plane_first ? fd_v3_neg(plane_normal) : plane_normal;
+        relative = plane_first ? fd_v3_sub(surface_p, surface_s) : fd_v3_sub(surface_s, surface_p);
+        arm_i = plane_first ? arm_p : arm_s;
+        arm_j = plane_first ? arm_s : arm_p;
+    }
+    fd_energy_books step_books[FD_MECHANISM_COUNT];
+    if (ledger || record) {
+        memset(step_books, 0, sizeof step_books);
+    }
+    fd_sphere_loads loads = fd_sphere_kernel(law, constants, world->def.time_step, n, overlap, relative,
+                                             si->angular_velocity, sj->angular_velocity, history,
+                                             ledger || record ? step_books : NULL);
+    out.force = fd_v3_mul_add(loads.slide_force, loads.normal_force, n);
+    fd_vec3 roll_spin = fd_v3_mul_add(loads.roll_torque, loads.spin_torque, n);
+    if (kind == FD_PAIR_SPHERE_SPHERE) {
+        /* arm_i = -a_i n, arm_j = +a_j n: arm x F = -a n x F_t for both. */
+        fd_vec3 turn = fd_v3_cross(n, loads.slide_force);
+        out.torque_i = fd_v3_sub(roll_spin, fd_v3_scale(a_i, turn));
+        out.torque_j = fd_v3_neg(fd_v3_add(roll_spin, fd_v3_scale(a_j, turn)));
+    } else {
+        out.torque_i = fd_v3_add(fd_v3_cross(arm_i, out.force), roll_spin);
+        out.torque_j = fd_v3_sub(fd_v3_cross(arm_j, fd_v3_neg(out.force)), roll_spin);
+    }
+    out.slip = loads.slip;
+    if (ledger) {
+        fd_book_lifetime(pool->books + (size_t)slot * FD_MECHANISM_COUNT, step_books);
+    }
+    if (record) {
+        fd_record_sphere_contact(world, list, e, i, j, slot, index, offset, n, &loads, step_books, out.force, ledger);
+    }
+    return out;
+}
+
+/* The books and record of a contact the block kernel evaluated. */
+static __attribute__((noinline)) void block_lane_details(fd_world* world, const fd_neighbor_list* list,
+                                                         const fd_sphere_block* block, int c, int32_t e, int i, int j,
+                                                         int32_t slot, int64_t index, fd_vec3 offset, bool ledger,
+                                                         bool record, unsigned slip)
+{
+    fd_energy_books step_books[FD_MECHANISM_COUNT];
+    memset(step_books, 0, sizeof step_books);
+    for (int m = 0; m < 2; ++m) {
+        step_books[m] = (fd_energy_books){block->books[m][0][c], block->books[m][1][c], block->books[m][2][c],
+                                          block->books[m][3][c], block->books[m][4][c]};
+    }
+    if (ledger) {
+        fd_book_lifetime(world->penalty.pool.books + (size_t)slot * FD_MECHANISM_COUNT, step_books);
+    }
+    if (record) {
+        fd_vec3 n = fd_v3(block->normal[0][c], block->normal[1][c], block->normal[2][c]);
+        fd_vec3 force = fd_v3(block->force[0][c], block->force[1][c], block->force[2][c]);
+        fd_sphere_loads loads = {
+            .normal_force = block->normal_force[c],
+            .elastic_force = block->elastic_force[c],
+            .damping_force = block->damping_force[c],
+            .slide_force = fd_v3_mul_add(force, -block->normal_force[c], n),
+            .slip = slip,
+        };
+        fd_record_sphere_contact(world, list, e, i, j, slot, index, offset, n, &loads, step_books, force, ledger);
+    }
+}
+
+/* `record` and `ledger` are constants in each instantiation below, so the
+ * hot one carries no record or book code. */
+static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_neighbor_list* list,
+                                                            fd_penalty_thread* th, int end_row, bool record,
+                                                            bool ledger)
+{
+    fd_penalty* p = &world->penalty;
+    fd_contact_pool* pool = &p->pool;
+    fd_vec3* forces = world->forces;
+    fd_vec3* torques = world->torques;
+    const fd_body_state* states = world->states;
+    const fd_place* places = p->places;
+    const fd_periodic* periodic = &world->periodic;
+    bool any_periodic = periodic->any;
+    int stride = world->history_stride;
+    int constant_stride = p->constant_stride;
+    size_t undo_stride = (size_t)(stride + (ledger ? 5 * FD_MECHANISM_COUNT : 0));
+    double* undo = p->undo + (size_t)th->first_contact * undo_stride;
+    int64_t new_left = th->new_count;         /* new contacts take their slots counted down */
+    uint64_t next_id = th->first_id + (uint64_t)th->new_count;
+    int32_t generic_left = th->slot_count;    /* generic geometries, counted down */
+    fd_sphere_block* block = th->block;
+    const int* block_law_index = p->block_law_index;
+    int32_t slot_lane[FD_BLOCK];
+    int32_t slot_contact[FD_BLOCK];
+    fd_pair_loads slot_loads[FD_BLOCK];
+    fd_vec3 lane_offset[FD_BLOCK];
+    for (int64_t top = th->touching_count - 1; top >= 0; top -= FD_BLOCK) {
+        int chunk = top + 1 < FD_BLOCK ? (int)(top + 1) : FD_BLOCK;
+        block->count = 0;
+        int block_law = -1;
+        for (int s = 0; s < chunk; ++s) {
+            int64_t k = top - s;
+            const fd_touch touch = th->touching[k];
+            int32_t e = touch.entry;
+            int i = touch.row, j = list->partner[e];
+            int64_t index = th->first_contact + k; /* this contact's place in key order */
+            int32_t slot = list->contact[e];
+            bool is_new = slot == FD_NO_CONTACT;
+            if (is_new) {
+                slot = th->new_slots[--new_left];
+                begin_contact(world, list, e, i, j, slot, --next_id);
+            }
+            slot_contact[s] = slot;
+            /* The undo log of this pass (fd_penalty_rollback). */
+            double* saved = undo + (size_t)k * undo_stride;
+            const double* history = pool->history + (size_t)slot * (size_t)stride;
+            for (int h = 0; h < stride; ++h) {
+                saved[h] = history[h];
+            }
+            if (ledger) {
+                memcpy(saved + stride, pool->books + (size_t)slot * FD_MECHANISM_COUNT,
+                       FD_MECHANISM_COUNT * sizeof(fd_energy_books));
+            }
+            uint8_t kind = list->kind[e];
+            int law_block = kind == FD_PAIR_SPHERE_SPHERE ? block_law_index[list->law[e]] : -1;
+            if (law_block >= 0 && block_law < 0) {
+                block_law = law_block;
+            }
+            if (law_block >= 0 && law_block == block_law) {
+                /* A lane of the block: its inputs, gathered. */
+                int c = block->count++;
+                slot_lane[s] = c;
+                const fd_place pi = places[i], pj = places[j];
+                fd_vec3 d = {pi.x - pj.x, pi.y - pj.y, pi.z - pj.z};
+                fd_vec3 offset = {0.0, 0.0, 0.0};
+                if (any_periodic) {
+                    offset = fd_periodic_near_offset(periodic, d);
+                    d = fd_v3_sub(d, offset);
+                }
+                lane_offset[c] = offset;
+                const fd_body_state* si = &states[i];
+                const fd_body_state* sj = &states[j];
+                block->separation[0][c] = d.x;
+                block->separation[1][c] = d.y;
+                block->separation[2][c] = d.z;
+                block->velocity_i[0][c] = si->velocity.x;
+                block->velocity_i[1][c] = si->velocity.y;
+                block->velocity_i[2][c] = si->velocity.z;
+                block->velocity_j[0][c] = sj->velocity.x;
+                block->velocity_j[1][c] = sj->velocity.y;
+                block->velocity_j[2][c] = sj->velocity.z;
+                block->spin_i[0][c] = si->angular_velocity.x;
+                block->spin_i[1][c] = si->angular_velocity.y;
+                block->spin_i[2][c] = si->angular_velocity.z;
+                block->spin_j[0][c] = sj->angular_velocity.x;
+                block->spin_j[1][c] = sj->angular_velocity.y;
+                block->spin_j[2][c] = sj->angular_velocity.z;
+                block->radius_i[c] = pi.radius;
+                block->radius_j[c] = pj.radius;
+                block->damping[c] = pool->constants[(size_t)slot * (size_t)constant_stride];
+                block->spring[0][c] = history[0];
+                block->spring[1][c] = history[1];
+                block->spring[2][c] = history[2];
+                continue;
+            }
+            slot_lane[s] = -1;
+            if (kind != FD_PAIR_GENERIC) {
+                slot_loads[s] = sphere_pair(world, list, e, i, j, slot, ledger, record, index);
+            } else {
+                const fd_generic_slot* geometry = &th->slots[--generic_left];
+                slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, geometry, th->columns, is_new, ledger,
+                                                record, index);
+            }
+        }
+        if (block->count > 0) {
+            const fd_block_law* law = &p->block_laws[block_law];
+            if (record || ledger) {
+                fd_sphere_block_run_full(block, law);
+            } else {
+                fd_sphere_block_run(block, law);
+            }
+            bool slides = law->slide != FD_KIND_NONE;
+            for (int s = 0; s < chunk; ++s) {
+                int c = slot_lane[s];
+                if (c < 0) {
+                    continue;
+                }
+                int32_t slot = slot_contact[s];
+                unsigned slip = 0;
+                if (slides) {
+                    double* history = pool->history + (size_t)slot * (size_t)stride;
+                    history[0] = block->spring_after[0][c];
+                    history[1] = block->spring_after[1][c];
+                    history[2] = block->spring_after[2][c];
+                    slip = block->slipping[c] != 0.0 ? FD_ENTRY_SLIP_SLIDE : 0u;
+                }
+                slot_loads[s] = (fd_pair_loads){
+                    .force = fd_v3(block->force[0][c], block->force[1][c], block->force[2][c]),
+                    .torque_i = fd_v3(block->torque_i[0][c], block->torque_i[1][c], block->torque_i[2][c]),
+                    .torque_j = fd_v3(block->torque_j[0][c], block->torque_j[1][c], block->torque_j[2][c]),
+                    .slip = slip,
+                };
+                if (record || ledger) {
+                    int64_t k = top - s;
+                    int32_t e = th->touching[k].entry;
+                    block_lane_details(world, list, block, c, e, th->touching[k].row, list->partner[e], slot,
+                                       th->first_contact + k, lane_offset[c], ledger, record, slip);
+                }
+            }
+        }
+        /* The chunk's loads onto the bodies, slot by slot. */
+        for (int s = 0; s < chunk; ++s) {
+            int64_t k = top - s;
+            int32_t e = th->touching[k].entry;
+            int i = th->touching[k].row, j = list->partner[e];
+            int32_t slot = slot_contact[s];
+            const fd_pair_loads* loads = &slot_loads[s];
+            unsigned state = pool->state[slot];
+            if (record) {
+                fd_record_identity(world, list, e, i, j, slot, th->first_contact + k, state, loads->slip);
+            }
+            pool->state[slot] = (uint8_t)((state << 4) | loads->slip | FD_ENTRY_TOUCHING);
+            forces[i] = fd_v3_add(forces[i], loads->force);
+            torques[i] = fd_v3_add(torques[i], loads->torque_i);
+            if (j < end_row) {
+                forces[j] = fd_v3_sub(forces[j], loads->force);
+                torques[j] = fd_v3_add(torques[j], loads->torque_j);
+            } else {
+                if (th->remote_count == th->remote_capacity &&
+                    !fd_penalty_grow((void**)&th->remote, &th->remote_capacity, th->remote_count + 1,
+                                     sizeof *th->remote)) {
+                    th->failure = FD_PASS_OUT_OF_MEMORY;
+                    return;
+                }
+                th->remote[th->remote_count++] = (fd_remote_load){fd_v3_neg(loads->force), loads->torque_j, j};
+            }
+        }
+    }
+}
+
+static void law_pass_plain(fd_world* w, fd_neighbor_list* l, fd_penalty_thread* t, int end)
+{
+    law_pass(w, l, t, end, false, false);
+}
+static void law_pass_ledger(fd_world* w, fd_neighbor_list* l, fd_penalty_thread* t, int end)
+{
+    law_pass(w, l, t, end, false, true);
+}
+static void law_pass_record(fd_world* w, fd_neighbor_list* l, fd_penalty_thread* t, int end)
+{
+    law_pass(w, l, t, end, true, false);
+}
+static void law_pass_record_ledger(fd_world* w, fd_neighbor_list* l, fd_penalty_thread* t, int end)
+{
+    law_pass(w, l, t, end, true, true);
+}
+
+void fd_law_pass(fd_world* world, fd_neighbor_list* list, fd_penalty_thread* th, int end_row, bool record,
+                 bool ledger)
+{
+    if (record) {
+        (ledger ? law_pass_record_ledger : law_pass_record)(world, list, th, end_row);
+    } else {
+        (ledger ? law_pass_ledger : law_pass_plain)(world, list, th, end_row);
+    }
+}
