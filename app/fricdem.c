@@ -555,7 +555,7 @@ static int command_run(int argc, char** argv)
         if (interrupted) {
             break;
         }
-        if (fd_output_wants_contacts(output, world) || done + 1 == steps) {
+        if (fd_output_wants_contacts(output, world) || (done + 1 == steps && fd_output_writes_contacts(output))) {
             fd_world_request_contacts(world); /* the last step's too: fd_output_close writes it */
         }
         if (fd_world_step(world) != FD_OK) {

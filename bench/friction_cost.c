@@ -87,6 +87,12 @@ int main(int argc, char** argv)
                 1e6 * (after.broad_phase - before.broad_phase) / timed, 1e6 * (after.narrow_phase - before.narrow_phase) / timed,
                 1e6 * (after.contact_models - before.contact_models) / timed,
                 1e6 * (after.accumulate - before.accumulate) / timed, 1e6 * (after.integrate - before.integrate) / timed);
+        fd_world_memory memory = fd_world_get_memory(world);
+        fprintf(stderr, "memory [bytes per body]: bodies %.0f, neighbour list %.0f, contacts %.0f, scratch %.0f\n",
+                (double)memory.bodies / fd_world_body_count(world),
+                (double)memory.neighbor_list / fd_world_body_count(world),
+                (double)memory.contacts / fd_world_body_count(world),
+                (double)memory.scratch / fd_world_body_count(world));
         fprintf(stderr, "neighbour builds %lld (%lld during the timed steps), entries %lld (%.2f per body)\n",
                 (long long)after.neighbor_builds, (long long)(after.neighbor_builds - before.neighbor_builds),
                 (long long)after.neighbor_entries, (double)after.neighbor_entries / bodies);

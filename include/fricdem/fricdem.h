@@ -113,6 +113,17 @@ typedef struct fd_world_profile {
 } fd_world_profile;
 fd_world_profile fd_world_get_profile(const fd_world* world);
 
+/* Bytes the world holds, by use (capacities, not only what is in use): for
+ * the memory per sphere and per contact of a run (bench/README.md). */
+typedef struct fd_world_memory {
+    size_t bodies;           /* per-body arrays: states and their rollback copies, forces, mass and shape data, names */
+    size_t neighbor_list;    /* the penalty stepper's neighbour lists and packed positions */
+    size_t contacts;         /* the touching contacts' data (springs, identity, books), the undo log, the
+                              * recorded details */
+    size_t scratch;          /* the broad phase's and the threads' buffers */
+} fd_world_memory;
+fd_world_memory fd_world_get_memory(const fd_world* world);
+
 /* The complementarity stepper's solve of the last step: iterations taken,
  * the residual reached (m/s: the largest velocity error of a contact's
  * constraints, docs/models/complementarity.md) and the contacts in it. Zeros
@@ -152,6 +163,10 @@ fd_status fd_world_get_contact_law(const fd_world* world, fd_material_id a, fd_m
 /* ---------------------------------------------------------------- bodies */
 
 fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def);
+/* Makes room for `count` more bodies at once (optional: bodies are added in
+ * any case, but a world that knows how many it will hold allocates exactly
+ * that much instead of doubling). */
+fd_status fd_world_reserve_bodies(fd_world* world, int count);
 int fd_world_body_count(const fd_world* world);
 fd_body_id fd_world_body_at(const fd_world* world, int index);
 fd_body_id fd_world_find_body(const fd_world* world, const char* name);

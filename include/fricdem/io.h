@@ -50,6 +50,9 @@ fd_status fd_output_write(fd_output* output, const fd_world* world);
  * (FD_CONTACT_OUTPUT_ON_REQUEST) calls fd_world_request_contacts before that
  * step. */
 bool fd_output_wants_contacts(const fd_output* output, const fd_world* world);
+/* Whether any output writes contacts (fd_output_close writes the final
+ * state: its step needs them recorded too). */
+bool fd_output_writes_contacts(const fd_output* output);
 /* Writes the final state if not yet written and closes every file. */
 fd_status fd_output_close(fd_output* output, const fd_world* world);
 

@@ -109,6 +109,9 @@ typedef struct fd_broadphase {
 } fd_broadphase;
 
 void fd_broadphase_free(fd_broadphase* broadphase);
+/* Frees the outputs and scratch, keeping the inputs (a caller that updates
+ * rarely, like the neighbour list, holds no memory between updates). */
+void fd_broadphase_release(fd_broadphase* broadphase);
 /* Returns false on allocation failure. */
 bool fd_broadphase_update(fd_broadphase* broadphase);
 

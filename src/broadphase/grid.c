@@ -22,6 +22,31 @@ static bool grow(void** array, int* capacity, int needed, size_t element_size)
     return true;
 }
 
+void fd_broadphase_release(fd_broadphase* bp)
+{
+    free(bp->pairs);
+    free(bp->plane_pairs);
+    free(bp->grid_pairs);
+    free(bp->bucket_start);
+    free(bp->bucket_stamp);
+    free(bp->bucket_bodies);
+    free(bp->body_bucket);
+    free(bp->body_cell);
+    free(bp->sorted);
+    for (int t = 0; t < bp->thread_buffer_count; ++t) {
+        free(bp->thread_buffers[t].keys);
+    }
+    free(bp->thread_buffers);
+    bp->pairs = bp->plane_pairs = bp->grid_pairs = NULL;
+    bp->bucket_start = bp->body_bucket = NULL;
+    bp->bucket_stamp = bp->bucket_bodies = NULL;
+    bp->body_cell = NULL;
+    bp->sorted = NULL;
+    bp->thread_buffers = NULL;
+    bp->pair_count = bp->pair_capacity = bp->plane_pair_capacity = bp->grid_pair_capacity = 0;
+    bp->bucket_count = bp->bucket_capacity = bp->scratch_capacity = bp->thread_buffer_count = 0;
+}
+
 void fd_broadphase_free(fd_broadphase* broadphase)
 {
     free(broadphase->pairs);

@@ -951,6 +951,11 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
     return output;
 }
 
+bool fd_output_writes_contacts(const fd_output* output)
+{
+    return output && (output->contacts || output->vtu.interval >= 0.0);
+}
+
 bool fd_output_wants_contacts(const fd_output* output, const fd_world* world)
 {
     if (!output || !world) {

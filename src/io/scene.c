@@ -499,6 +499,16 @@ static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const
     if (status == FD_OK) {
         status = build_contacts(ctx, out->world, file);
     }
+    if (status == FD_OK) {
+        /* Every body the scene will hold, in one allocation. */
+        int64_t total = file->bodies.count;
+        for (int g = 0; g < file->generators.count; ++g) {
+            total += ((const fd_scene_generator*)file->generators.items)[g].count;
+        }
+        if (total > 0 && total < INT32_MAX && fd_world_reserve_bodies(out->world, (int)total) != FD_OK) {
+            status = fd_scene_fail(ctx, NULL, "", "%s", fd_last_error());
+        }
+    }
     fd_scene_names* names = NULL;
     if (status == FD_OK) {
         names = fd_scene_names_create();

@@ -30,10 +30,8 @@ bool fd_penalty_grow(void** array, int64_t* capacity, int64_t needed, size_t ele
     if (needed <= *capacity) {
         return true;
     }
-    int64_t grown_capacity = *capacity > 0 ? *capacity : 256;
-    while (grown_capacity < needed) {
-        grown_capacity *= 2;
-    }
+    /* A quarter to spare: these buffers follow the contact count, which drifts. */
+    int64_t grown_capacity = needed + needed / 4 + 256;
     void* grown = realloc(*array, (size_t)grown_capacity * element_size);
     if (grown == NULL) {
         return false;

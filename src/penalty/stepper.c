@@ -106,8 +106,9 @@ static range_result advance_range(fd_world* world, int begin, int end, double ki
         }
         now[b] = s;
         if (m.flags & FD_MOTION_LOADED) {
-            forces[b] = fd_v3_mul_add(world->masses[b].external_force, m.mass, gravity);
-            torques[b] = world->masses[b].external_torque;
+            const fd_body_extra* extra = fd_body_extras(&world->masses[b]);
+            forces[b] = fd_v3_mul_add(extra->external_force, m.mass, gravity);
+            torques[b] = extra->external_torque;
         } else {
             forces[b] = fd_v3_scale(m.mass, gravity);
             torques[b] = fd_v3(0.0, 0.0, 0.0);

@@ -303,7 +303,7 @@ static fd_status build_problem(fd_world* world, fd_complementarity* s, const fd_
     const fd_contact_set* set = &world->contacts;
     int boxes = 0;
     for (int b = 0; b < n; ++b) {
-        boxes += world->masses[b].friction_force > 0.0 && world->colds[b].type == FD_BODY_DYNAMIC;
+        boxes += fd_body_extras(&world->masses[b])->friction_force > 0.0 && world->colds[b].type == FD_BODY_DYNAMIC;
     }
     fd_status status = reserve(s, set->count, boxes, n);
     if (status != FD_OK) {
@@ -320,7 +320,7 @@ static fd_status build_problem(fd_world* world, fd_complementarity* s, const fd_
         body->inverse_mass = mass->inverse_mass;
         body->inverse_inertia_body = mass->inverse_inertia;
         body->orientation = state->orientation;
-        body->lock_frame = mass->lock_frame;
+        body->lock_frame = fd_body_extras(mass)->lock_frame;
         body->lock_translation = mass->lock_translation;
         body->lock_rotation = mass->lock_rotation;
         body->simple = mass->isotropic && mass->lock_translation == 0 && mass->lock_rotation == 0;
@@ -443,13 +443,13 @@ static fd_status build_problem(fd_world* world, fd_complementarity* s, const fd_
     int k = 0;
     for (int b = 0; b < n; ++b) {
         const fd_body_mass* mass = &world->masses[b];
-        if (!(mass->friction_force > 0.0) || world->colds[b].type != FD_BODY_DYNAMIC) {
+        if (!(fd_body_extras(mass)->friction_force > 0.0) || world->colds[b].type != FD_BODY_DYNAMIC) {
             continue;
         }
         nsc_box* box = &s->boxes[k];
         box->body = b;
-        box->axis = mass->friction_axis;
-        box->limit = mass->friction_force * h;
+        box->axis = fd_body_extras(mass)->friction_axis;
+        box->limit = fd_body_extras(mass)->friction_force * h;
         fd_vec3 dv, dw;
         apply_inverse_mass(&s->bodies[b], box->axis, fd_v3(0, 0, 0), &dv, &dw);
         double diagonal = fd_v3_dot(box->axis, dv);

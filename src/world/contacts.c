@@ -71,8 +71,8 @@ void fd_world_apply_external_loads(fd_world* world)
             world->torques[b] = fd_v3(0, 0, 0);
             continue;
         }
-        world->forces[b] = fd_v3_mul_add(mass->external_force, world->colds[b].mass, world->def.gravity);
-        world->torques[b] = mass->external_torque;
+        world->forces[b] = fd_v3_mul_add(fd_body_extras(mass)->external_force, world->colds[b].mass, world->def.gravity);
+        world->torques[b] = fd_body_extras(mass)->external_torque;
     }
 }
 

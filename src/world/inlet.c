@@ -439,8 +439,9 @@ static bool place_is_free(const fd_world* world, int near_count, fd_vec3 p, doub
  * the possibly moved arrays, and the world stays prepared. */
 static void adopt_body(fd_world* world, int b)
 {
-    world->forces[b] = fd_v3_mul_add(world->masses[b].external_force, world->colds[b].mass, world->def.gravity);
-    world->torques[b] = world->masses[b].external_torque;
+    const fd_body_extra* extra = fd_body_extras(&world->masses[b]);
+    world->forces[b] = fd_v3_mul_add(extra->external_force, world->colds[b].mass, world->def.gravity);
+    world->torques[b] = extra->external_torque;
     fd_broadphase* bp = &world->broadphase;
     bp->radii = world->bounding_radii;
     bp->is_static = world->is_static;

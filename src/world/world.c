@@ -25,6 +25,8 @@
 
 /* ---------------------------------------------------------------- defaults */
 
+const fd_body_extra fd_no_extra = {.lock_frame = {1.0, 0.0, 0.0, 0.0}};
+
 fd_world_def fd_default_world_def(void)
 {
     return (fd_world_def){
@@ -63,6 +65,40 @@ fd_body_def fd_default_body_def(void)
 }
 
 /* ---------------------------------------------------------------- world */
+
+/* Body names live in blocks of a name store that never move (a name's
+ * pointer stays valid for the world's life), without an allocation per body. */
+enum { NAME_BLOCK = 1 << 16 };
+typedef struct fd_name_block {
+    struct fd_name_block* next;
+    size_t used;
+    char text[];
+} fd_name_block;
+
+static char* store_name(fd_world* world, const char* name)
+{
+    static char empty[1] = "";
+    if (name == NULL || name[0] == '\0') {
+        return empty;
+    }
+    size_t length = strlen(name) + 1;
+    fd_name_block* block = world->names;
+    if (block == NULL || block->used + length > NAME_BLOCK) {
+        size_t size = length > NAME_BLOCK ? length : NAME_BLOCK;
+        fd_name_block* fresh = malloc(sizeof *fresh + size);
+        if (fresh == NULL) {
+            return NULL;
+        }
+        fresh->next = block;
+        fresh->used = 0;
+        world->names = fresh;
+        block = fresh;
+    }
+    char* stored = block->text + block->used;
+    memcpy(stored, name, length);
+    block->used += length;
+    return stored;
+}
 
 static char* copy_string(const char* text)
 {
@@ -175,7 +211,12 @@ void fd_world_free(fd_world* world)
         return;
     }
     for (int b = 0; b < world->body_count; ++b) {
-        free(world->colds[b].name);
+        free(world->masses[b].extra);
+    }
+    for (fd_name_block* block = world->names; block != NULL;) {
+        fd_name_block* next = block->next;
+        free(block);
+        block = next;
     }
     for (int m = 0; m < world->material_count; ++m) {
         free(world->materials[m].name);
@@ -486,12 +527,10 @@ static bool add_body_name(fd_world* world, int body)
 
 /* ---------------------------------------------------------------- bodies */
 
-static bool grow_bodies(fd_world* world)
+/* Room for `needed` bodies in every per-body array: exactly that many when
+ * asked (fd_world_reserve_bodies), else by doubling. */
+static bool resize_bodies(fd_world* world, int capacity)
 {
-    if (world->body_count < world->body_capacity) {
-        return true;
-    }
-    int capacity = world->body_capacity > 0 ? 2 * world->body_capacity : 64;
 #define FD_GROW(field)                                                                                 \
     do {                                                                                               \
         void* grown = realloc(world->field, (size_t)capacity * sizeof *world->field);                  \
@@ -515,6 +554,27 @@ static bool grow_bodies(fd_world* world)
 #undef FD_GROW
     world->body_capacity = capacity;
     return true;
+}
+
+static bool grow_bodies(fd_world* world)
+{
+    if (world->body_count < world->body_capacity) {
+        return true;
+    }
+    return resize_bodies(world, world->body_capacity > 0 ? 2 * world->body_capacity : 64);
+}
+
+fd_status fd_world_reserve_bodies(fd_world* world, int count)
+{
+    if (count < 0 || count > INT32_MAX - world->body_count) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_world_reserve_bodies: bad count %d", count);
+    }
+    int needed = world->body_count + count;
+    if (needed <= world->body_capacity) {
+        return FD_OK;
+    }
+    return resize_bodies(world, needed) ? FD_OK
+                                        : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for %d bodies", needed);
 }
 
 /* Kinetic plus gravitational energy of a dynamic body (J), for the ledger. */
@@ -623,10 +683,13 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
     fd_body_mass* mass = &world->masses[b];
     memset(cold, 0, sizeof *cold);
     memset(mass, 0, sizeof *mass);
-    cold->name = copy_string(def->name);
+    cold->name = store_name(world, def->name);
+    if (cold->name == NULL) {
+        fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding body '%s'", label);
+        return null_id;
+    }
     cold->type = def->type;
     cold->shape = shape;
-    cold->shape_def = def->shape;
     cold->material = def->material.index1 - 1;
     cold->generation = 1;
 
@@ -634,7 +697,6 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
         double m = def->mass > 0.0 ? def->mass : world->materials[cold->material].density * fd_shape_volume(&shape);
         if (!(m > 0.0) || !isfinite(m)) {
             fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': mass must be > 0 kg (got %g)", label, m);
-            free(cold->name);
             return null_id;
         }
         fd_vec3 inertia = vec_zero(def->inertia) ? fd_v3_scale(m, fd_shape_unit_inertia(&shape)) : def->inertia;
@@ -647,15 +709,25 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
         mass->inverse_inertia = fd_v3(1.0 / inertia.x, 1.0 / inertia.y, 1.0 / inertia.z);
         mass->isotropic = inertia.x == inertia.y && inertia.y == inertia.z;
     }
-    mass->lock_translation = def->lock_translation;
-    mass->lock_rotation = def->lock_rotation;
-    mass->lock_frame = fd_quat_normalize(def->lock_frame);
-    mass->locked_velocity = fd_quat_rotate_inverse(mass->lock_frame, def->velocity);
-    mass->locked_angular_velocity = fd_quat_rotate_inverse(mass->lock_frame, def->angular_velocity);
-    mass->external_force = def->external_force;
-    mass->external_torque = def->external_torque;
-    mass->friction_axis = def->friction_axis;
-    mass->friction_force = def->friction_force;
+    mass->lock_translation = (uint8_t)def->lock_translation;
+    mass->lock_rotation = (uint8_t)def->lock_rotation;
+    bool has_extra = def->lock_translation != 0 || def->lock_rotation != 0 || !vec_zero(def->external_force) ||
+                     !vec_zero(def->external_torque) || def->friction_force > 0.0;
+    if (has_extra) {
+        fd_body_extra* extra = malloc(sizeof *extra);
+        if (extra == NULL) {
+            fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding body '%s'", label);
+            return null_id;
+        }
+        extra->lock_frame = fd_quat_normalize(def->lock_frame);
+        extra->locked_velocity = fd_quat_rotate_inverse(extra->lock_frame, def->velocity);
+        extra->locked_angular_velocity = fd_quat_rotate_inverse(extra->lock_frame, def->angular_velocity);
+        extra->external_force = def->external_force;
+        extra->external_torque = def->external_torque;
+        extra->friction_axis = def->friction_axis;
+        extra->friction_force = def->friction_force;
+        mass->extra = extra;
+    }
 
     fd_body_state* state = &world->states[b];
     state->position = def->position;
@@ -670,7 +742,7 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
     world->is_plane[b] = shape.type == FD_SHAPE_PLANE;
     world->plane_normals[b] = fd_quat_rotate(state->orientation, shape.plane_normal);
     if (!add_body_name(world, b)) {
-        free(cold->name);
+        free(mass->extra);
         fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding body '%s'", label);
         return null_id;
     }
@@ -772,7 +844,11 @@ fd_body_info fd_body_get_info(const fd_world* world, fd_body_id id)
     int b = id.index1 - 1;
     info.name = world->colds[b].name;
     info.type = world->colds[b].type;
-    info.shape = world->colds[b].shape_def;
+    const fd_shape* shape = &world->colds[b].shape;
+    info.shape = (fd_shape_def){.type = shape->type,
+                                .radius = shape->type == FD_SHAPE_SPHERE ? shape->radius : 0.0,
+                                .semi_axes = shape->type == FD_SHAPE_ELLIPSOID ? shape->semi_axes : fd_v3(0, 0, 0),
+                                .plane_normal = shape->type == FD_SHAPE_PLANE ? shape->plane_normal : fd_v3(0, 0, 1)};
     info.material = (fd_material_id){world->colds[b].material + 1};
     info.mass = world->colds[b].mass;
     info.inertia = world->masses[b].inertia;
@@ -815,8 +891,9 @@ void fd_world_book_step_work(fd_world* world, double h)
         }
         const fd_body_mass* mass = &world->masses[b];
         fd_vec3 moved = fd_v3_sub(world->states[b].position, world->saved_states[b].position);
-        totals->external_work += fd_v3_dot(mass->external_force, moved) +
-                                 h * fd_v3_dot(mass->external_torque, world->states[b].angular_velocity);
+        const fd_body_extra* extra = fd_body_extras(mass);
+        totals->external_work += fd_v3_dot(extra->external_force, moved) +
+                                 h * fd_v3_dot(extra->external_torque, world->states[b].angular_velocity);
         if (world->has_locks) {
             totals->constraint_work += world->lock_work[b];
         }
@@ -1296,4 +1373,34 @@ fd_world_profile fd_world_get_profile(const fd_world* world)
     profile.neighbor_builds = world->penalty.rebuilds;
     profile.neighbor_entries = world->penalty.lists[world->penalty.current].count;
     return profile;
+}
+
+fd_world_memory fd_world_get_memory(const fd_world* world)
+{
+    fd_world_memory memory = {0};
+    size_t capacity = (size_t)world->body_capacity;
+    size_t per_body = 2 * sizeof(fd_body_state) + 4 * sizeof(fd_vec3) + sizeof(fd_body_mass) + sizeof(fd_body_cold) +
+                      sizeof(fd_body_motion) + sizeof(double) + 2 * sizeof(bool) + sizeof(fd_vec3) + sizeof(double);
+    memory.bodies = capacity * per_body + (size_t)world->name_slot_count * sizeof(int32_t);
+    for (int b = 0; b < world->body_count; ++b) {
+        memory.bodies += strlen(world->colds[b].name) + 1;
+    }
+    size_t pipeline = fd_penalty_memory(world);
+    const fd_penalty* p = &world->penalty;
+    size_t lists = (size_t)(p->lists[0].capacity + p->lists[1].capacity) *
+                       (sizeof(int32_t) + sizeof(uint8_t) + sizeof(uint16_t) + sizeof(int32_t)) +
+                   (size_t)p->reference_capacity * (sizeof(fd_vec3) + sizeof(fd_place));
+    memory.neighbor_list = lists;
+    size_t records = 0;
+    const fd_contact_set* sets[2] = {&world->contacts, &world->previous};
+    for (int k = 0; k < 2; ++k) {
+        records += (size_t)sets[k]->capacity * (sizeof(fd_contact) + (size_t)world->column_count * sizeof(double) +
+                                                (size_t)world->history_stride * sizeof(double));
+    }
+    memory.contacts = pipeline - lists + records;
+    const fd_broadphase* bp = &world->broadphase;
+    memory.scratch = (size_t)(bp->pair_capacity + bp->plane_pair_capacity + bp->grid_pair_capacity) * sizeof(uint64_t) +
+                     (size_t)bp->bucket_capacity * 2 * sizeof(int32_t) +
+                     (size_t)bp->scratch_capacity * (2 * sizeof(int32_t) + 3 * sizeof(int64_t) + 40);
+    return memory;
 }
