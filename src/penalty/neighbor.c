@@ -248,9 +248,15 @@ static bool balance_threads(fd_neighbor_list* list, int threads)
     return true;
 }
 
-fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const fd_neighbor_list* old)
+bool fd_neighbor_list_reserve(fd_neighbor_list* list, int64_t entries, int body_count)
 {
-    fd_penalty* penalty = &world->penalty;
+    return grow_array((void**)&list->row_start, (size_t)body_count + 1, sizeof *list->row_start) &&
+           reserve_entries(list, entries);
+}
+
+/* The rows from the general broad phase (periodic or sparse worlds). */
+static fd_status rows_from_broadphase(fd_world* world, double margin, fd_neighbor_list* out)
+{
     fd_broadphase* bp = &world->broadphase;
     bp->body_count = world->body_count;
     bp->states = world->states;
@@ -258,7 +264,7 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
     bp->is_static = world->is_static;
     bp->is_plane = world->is_plane;
     bp->plane_normals = world->plane_normals;
-    bp->margin = world->def.contact_margin + penalty->skin;
+    bp->margin = margin;
     if (!fd_broadphase_update(bp)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory in the broad phase");
     }
@@ -267,29 +273,52 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
                        bp->pair_count);
     }
     int n = world->body_count;
-    if (!grow_array((void**)&out->row_start, (size_t)n + 1, sizeof *out->row_start) ||
-        !reserve_entries(out, bp->pair_count)) {
+    if (!fd_neighbor_list_reserve(out, bp->pair_count, n)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for a neighbour list of %d pairs", bp->pair_count);
     }
-    out->body_count = n;
-    out->count = bp->pair_count;
-    int materials = world->material_count;
-    const fd_body_motion* motion = world->motion;
-    const bool* sphere_kernel = penalty->law_sphere_kernel;
     int64_t e = 0;
     for (int i = 0; i < n; ++i) {
         out->row_start[i] = e;
+        for (; e < bp->pair_count && (int)(bp->pairs[e] >> 32) == i; ++e) {
+            out->partner[e] = (int32_t)(bp->pairs[e] & 0xffffffffu);
+        }
+    }
+    out->row_start[n] = e;
+    out->body_count = n;
+    out->count = bp->pair_count;
+    fd_broadphase_release(bp); /* no memory held until the next build */
+    return FD_OK;
+}
+
+fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const fd_neighbor_list* old)
+{
+    fd_penalty* penalty = &world->penalty;
+    double margin = world->def.contact_margin + penalty->skin;
+    int searched = fd_pair_search(world, margin, out);
+    if (searched < 0) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the neighbour list");
+    }
+    if (searched == 0) {
+        fd_status status = rows_from_broadphase(world, margin, out);
+        if (status != FD_OK) {
+            return status;
+        }
+    }
+    /* Each entry's law and kind, and the contact it had in the old list. */
+    int n = world->body_count;
+    int materials = world->material_count;
+    const fd_body_motion* motion = world->motion;
+    const bool* sphere_kernel = penalty->law_sphere_kernel;
+    for (int i = 0; i < n; ++i) {
         int64_t old_e = old != NULL && i < old->body_count ? old->row_start[i] : 0;
         int64_t old_end = old != NULL && i < old->body_count ? old->row_start[i + 1] : 0;
         const int* law_row = world->law_table + (size_t)motion[i].material * (size_t)materials;
         uint32_t flags_i = motion[i].flags;
-        for (; e < bp->pair_count && (int)(bp->pairs[e] >> 32) == i; ++e) {
-            int j = (int)(bp->pairs[e] & 0xffffffffu);
+        for (int64_t e = out->row_start[i]; e < out->row_start[i + 1]; ++e) {
+            int j = out->partner[e];
             int law_index = law_row[motion[j].material];
-            out->partner[e] = j;
             out->law[e] = law_index >= 0 ? (uint16_t)law_index : FD_NO_LAW;
             out->kind[e] = pair_kind(flags_i, motion[j].flags, law_index >= 0 && sphere_kernel[law_index]);
-            /* The contact this pair had in the old list, if any, goes on. */
             while (old_e < old_end && old->partner[old_e] < j) {
                 ++old_e;
             }
@@ -297,14 +326,12 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
             out->contact[e] = carried ? old->contact[old_e] : FD_NO_CONTACT;
         }
     }
-    out->row_start[n] = e;
-    fd_broadphase_release(bp); /* its pairs are in the list now: no memory held until the next build */
     if (!balance_threads(out, world->def.thread_count) || !compact_pool(world, out)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the neighbour list");
     }
     /* The rebuild test measures displacements from here. */
     if (n > penalty->reference_capacity) {
-        int capacity = n + n / 2 + 64;
+        int capacity = n + n / 8 + 64;
         if (!grow_array((void**)&penalty->reference_position, (size_t)capacity, sizeof(fd_vec3)) ||
             !grow_array((void**)&penalty->places, (size_t)capacity, sizeof(fd_place))) {
             return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the neighbour list");

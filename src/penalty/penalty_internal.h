@@ -52,6 +52,12 @@ fd_status fd_raise_events(fd_world* world, const fd_neighbor_list* list);
 void fd_retire_books(fd_world* world, const fd_neighbor_list* list);
 
 void fd_neighbor_list_free(fd_neighbor_list* list);
+/* Room for `entries` entries and the rows of `body_count` bodies. */
+bool fd_neighbor_list_reserve(fd_neighbor_list* list, int64_t entries, int body_count);
+/* The rows of the list (row_start, partner, count, body_count) for pairs
+ * within `margin` (pair_search.c): 1 built, 0 the world needs the general
+ * broad phase (periodic or sparse), -1 out of memory. */
+int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out);
 void fd_contact_pool_free(fd_contact_pool* pool);
 /* Room for `count` slots (false when out of memory). */
 bool fd_contact_pool_reserve(fd_contact_pool* pool, int64_t count, int history_stride, int constant_stride,

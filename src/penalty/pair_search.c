@@ -1,0 +1,243 @@
+/* The pair search of the neighbour list: every pair of bodies whose bounding
+ * spheres come within `margin`, as rows of ascending partners.
+ *
+ * A dense cell grid over the bodies' bounding box (cells at least as wide as
+ * the largest reach, so a pair is in the same or in adjacent cells), bodies
+ * counted into cells, each cell's bodies copied with their centre and radius
+ * in cell order. Each body then looks at the later bodies of its own cell and
+ * at the 13 cells of the half stencil (the neighbours ahead of its cell in z,
+ * then y, then x), so each pair is tested once, not twice as a full 27-cell
+ * scan of every body would. The pairs found go to their row, the lower body
+ * index, by a counting sort, and each short row is sorted.
+ *
+ * Planes are tested against every non-static body apart (they are few and
+ * unbounded). Pairs of two static bodies are left out.
+ *
+ * Periodic worlds and sparse ones (more than 4 cells per body: a body far
+ * from the rest) take the general broad phase (src/broadphase/), which
+ * handles both. Memory: what the search needs is freed when it ends. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "penalty/penalty_internal.h"
+#include "world/world_internal.h"
+
+typedef struct placed_body {
+    double x, y, z, reach;        /* reach: bounding radius + margin / 2 each, so a pair touches below the sum */
+    int32_t body;
+    int32_t fixed;                /* static */
+} placed_body;
+
+typedef struct found_pairs {
+    uint32_t* pairs;              /* (row, partner) */
+    int64_t count, capacity;
+} found_pairs;
+
+static bool push_pair(found_pairs* buffer, int a, int b)
+{
+    if (buffer->count == buffer->capacity &&
+        !fd_penalty_grow((void**)&buffer->pairs, &buffer->capacity, buffer->count + 1, 2 * sizeof(uint32_t))) {
+        return false;
+    }
+    int row = a < b ? a : b, partner = a < b ? b : a;
+    buffer->pairs[2 * buffer->count] = (uint32_t)row;
+    buffer->pairs[2 * buffer->count + 1] = (uint32_t)partner;
+    buffer->count++;
+    return true;
+}
+
+/* Returns 1 when the rows were built, 0 when this world needs the general
+ * broad phase, -1 when out of memory. */
+int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
+{
+    int n = world->body_count;
+    if (world->periodic.any) {
+        return 0;
+    }
+    const fd_body_state* states = world->states;
+    const double* radii = world->bounding_radii;
+    const fd_body_motion* motion = world->motion;
+    double low[3] = {INFINITY, INFINITY, INFINITY}, high[3] = {-INFINITY, -INFINITY, -INFINITY};
+    double largest = 0.0;
+    int gridded = 0;
+    for (int b = 0; b < n; ++b) {
+        if (motion[b].flags & FD_MOTION_PLANE) {
+            continue;
+        }
+        fd_vec3 x = states[b].position;
+        if (!fd_v3_is_finite(x)) {
+            return 0; /* the general broad phase leaves it out; the step's check reports it */
+        }
+        low[0] = fmin(low[0], x.x), low[1] = fmin(low[1], x.y), low[2] = fmin(low[2], x.z);
+        high[0] = fmax(high[0], x.x), high[1] = fmax(high[1], x.y), high[2] = fmax(high[2], x.z);
+        largest = fmax(largest, radii[b]);
+        ++gridded;
+    }
+    double width = fmax(world->broadphase.cell_size, 2.0 * largest + margin);
+    double inverse_width = 1.0 / width;
+    int64_t extent[3] = {1, 1, 1};
+    double cells = 1.0;
+    for (int a = 0; a < 3 && gridded > 0; ++a) {
+        double count = floor((high[a] - low[a]) * inverse_width) + 1.0;
+        if (!(count < 1e9)) {
+            return 0;
+        }
+        extent[a] = (int64_t)count;
+        cells *= count;
+    }
+    if (cells > 4.0 * gridded + 64.0) {
+        return 0;
+    }
+    int64_t cell_count = (int64_t)cells;
+    int32_t* cell_of = malloc((size_t)(n > 0 ? n : 1) * sizeof *cell_of);
+    int32_t* cell_start = calloc((size_t)cell_count + 2, sizeof *cell_start);
+    placed_body* placed = malloc((size_t)(gridded > 0 ? gridded : 1) * sizeof *placed);
+    found_pairs found = {0};
+    int64_t* row_fill = NULL;
+    int status = -1;
+    if (cell_of == NULL || cell_start == NULL || placed == NULL) {
+        goto done;
+    }
+    /* Counting sort of the bodies into cells (ascending index within a cell). */
+    double half_margin = 0.5 * margin;
+    for (int b = 0; b < n; ++b) {
+        if (motion[b].flags & FD_MOTION_PLANE) {
+            cell_of[b] = -1;
+            continue;
+        }
+        fd_vec3 x = states[b].position;
+        int64_t cx = (int64_t)((x.x - low[0]) * inverse_width);
+        int64_t cy = (int64_t)((x.y - low[1]) * inverse_width);
+        int64_t cz = (int64_t)((x.z - low[2]) * inverse_width);
+        cx = cx < extent[0] ? cx : extent[0] - 1;
+        cy = cy < extent[1] ? cy : extent[1] - 1;
+        cz = cz < extent[2] ? cz : extent[2] - 1;
+        cell_of[b] = (int32_t)((cz * extent[1] + cy) * extent[0] + cx);
+        cell_start[cell_of[b] + 2]++;
+    }
+    for (int64_t c = 0; c < cell_count; ++c) {
+        cell_start[c + 2] += cell_start[c + 1];
+    }
+    for (int b = 0; b < n; ++b) {
+        if (cell_of[b] >= 0) {
+            int32_t at = cell_start[cell_of[b] + 1]++;
+            fd_vec3 x = states[b].position;
+            placed[at] = (placed_body){x.x, x.y, x.z, radii[b] + half_margin, b,
+                                       (motion[b].flags & FD_MOTION_DYNAMIC) == 0};
+        }
+    }
+    /* cell_start[c] .. cell_start[c + 1] now hold cell c's bodies. */
+    int64_t expected = 4 * (int64_t)n;
+    if (!fd_penalty_grow((void**)&found.pairs, &found.capacity, expected, 2 * sizeof(uint32_t))) {
+        goto done;
+    }
+    for (int64_t z = 0; z < extent[2]; ++z) {
+        for (int64_t y = 0; y < extent[1]; ++y) {
+            for (int64_t x = 0; x < extent[0]; ++x) {
+                int64_t c = (z * extent[1] + y) * extent[0] + x;
+                int32_t begin = cell_start[c], end = cell_start[c + 1];
+                if (begin == end) {
+                    continue;
+                }
+                /* The half stencil as runs of cells adjacent in x, which are
+                 * adjacent in the cell order: this row's next cell, then the
+                 * three cells x - 1 .. x + 1 of the row ahead in y and of the
+                 * three rows ahead in z. Run 0 starts after the body itself. */
+                int32_t run_begin[5], run_end[5];
+                int runs = 1;
+                int64_t x_low = x > 0 ? x - 1 : 0, x_high = x + 1 < extent[0] ? x + 1 : x;
+                run_end[0] = cell_start[c + (x_high > x ? 1 : 0) + 1];
+                const int64_t rows[4][2] = {{z, y + 1}, {z + 1, y - 1}, {z + 1, y}, {z + 1, y + 1}};
+                for (int r = 0; r < 4; ++r) {
+                    int64_t rz = rows[r][0], ry = rows[r][1];
+                    if (ry < 0 || ry >= extent[1] || rz >= extent[2]) {
+                        continue;
+                    }
+                    int64_t row = (rz * extent[1] + ry) * extent[0];
+                    int32_t from = cell_start[row + x_low], to = cell_start[row + x_high + 1];
+                    if (from < to) {
+                        run_begin[runs] = from;
+                        run_end[runs] = to;
+                        ++runs;
+                    }
+                }
+                for (int32_t k = begin; k < end; ++k) {
+                    const placed_body a = placed[k];
+                    run_begin[0] = k + 1;
+                    for (int r = 0; r < runs; ++r) {
+                        for (int32_t m = run_begin[r]; m < run_end[r]; ++m) {
+                            const placed_body* b = &placed[m];
+                            double dx = b->x - a.x, dy = b->y - a.y, dz = b->z - a.z;
+                            double reach = a.reach + b->reach;
+                            if (dx * dx + dy * dy + dz * dz >= reach * reach || (a.fixed & b->fixed)) {
+                                continue;
+                            }
+                            if (!push_pair(&found, a.body, b->body)) {
+                                goto done;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    /* Planes against every non-static body that is not a plane. */
+    for (int p = 0; p < n; ++p) {
+        if (!(motion[p].flags & FD_MOTION_PLANE)) {
+            continue;
+        }
+        fd_vec3 normal = world->plane_normals[p], origin = states[p].position;
+        for (int b = 0; b < n; ++b) {
+            if ((motion[b].flags & FD_MOTION_PLANE) || !(motion[b].flags & FD_MOTION_DYNAMIC)) {
+                continue;
+            }
+            if (fd_v3_dot(normal, fd_v3_sub(states[b].position, origin)) < radii[b] + margin &&
+                !push_pair(&found, p, b)) {
+                goto done;
+            }
+        }
+    }
+    if (found.count >= INT32_MAX) {
+        goto done;
+    }
+    /* Rows by counting sort, then each row in ascending order. */
+    row_fill = calloc((size_t)n + 1, sizeof *row_fill);
+    if (row_fill == NULL || !fd_neighbor_list_reserve(out, found.count, n)) {
+        goto done;
+    }
+    for (int64_t k = 0; k < found.count; ++k) {
+        row_fill[found.pairs[2 * k] + 1]++;
+    }
+    for (int b = 0; b < n; ++b) {
+        row_fill[b + 1] += row_fill[b];
+    }
+    memcpy(out->row_start, row_fill, ((size_t)n + 1) * sizeof *row_fill);
+    for (int64_t k = 0; k < found.count; ++k) {
+        out->partner[row_fill[found.pairs[2 * k]]++] = (int32_t)found.pairs[2 * k + 1];
+    }
+    for (int b = 0; b < n; ++b) {
+        int32_t* row = out->partner + out->row_start[b];
+        int64_t length = out->row_start[b + 1] - out->row_start[b];
+        for (int64_t k = 1; k < length; ++k) {
+            int32_t value = row[k];
+            int64_t at = k;
+            while (at > 0 && row[at - 1] > value) {
+                row[at] = row[at - 1];
+                --at;
+            }
+            row[at] = value;
+        }
+    }
+    out->body_count = n;
+    out->count = found.count;
+    status = 1;
+done:
+    free(cell_of);
+    free(cell_start);
+    free(placed);
+    free(found.pairs);
+    free(row_fill);
+    return status;
+}
