@@ -19,7 +19,7 @@ static double uniform(uint64_t* state)
 static void check_against_brute_force(bool far, int threads)
 {
     enum { N = 3000 };
-    fd_body_state* states = calloc(N, sizeof *states);
+    fd_vec3* states = calloc(N, sizeof *states);
     double* radii = calloc(N, sizeof *radii);
     bool* is_static = calloc(N, sizeof *is_static);
     bool* is_plane = calloc(N, sizeof *is_plane);
@@ -32,20 +32,20 @@ static void check_against_brute_force(bool far, int threads)
             is_plane[b] = is_static[b] = true;
             radii[b] = INFINITY;
             normals[b] = b == 10 ? fd_v3(0, 0, 1) : fd_v3(-1, 0, 0);
-            states[b].position = b == 10 ? fd_v3(0, 0, 0) : fd_v3(0.9, 0, 0);
+            states[b] = b == 10 ? fd_v3(0, 0, 0) : fd_v3(0.9, 0, 0);
             continue;
         }
         is_static[b] = b == 7;
         radii[b] = 0.01 + 0.02 * uniform(&seed); /* polydisperse, 1:3 */
         largest = fmax(largest, radii[b]);
-        states[b].position = fd_v3(uniform(&seed), uniform(&seed), uniform(&seed) - 0.05);
+        states[b] = fd_v3(uniform(&seed), uniform(&seed), uniform(&seed) - 0.05);
     }
     if (far) {
-        states[1].position = fd_v3(1000.0, -500.0, 20.0);
+        states[1] = fd_v3(1000.0, -500.0, 20.0);
     }
     fd_broadphase bp = {0};
     bp.body_count = N;
-    bp.states = states;
+    bp.positions = states;
     bp.radii = radii;
     bp.is_static = is_static;
     bp.is_plane = is_plane;
@@ -64,11 +64,11 @@ static void check_against_brute_force(bool far, int threads)
             } else if (is_plane[i] || is_plane[j]) {
                 int p = is_plane[i] ? i : j, b = is_plane[i] ? j : i;
                 hit = !is_static[b] &&
-                      fd_v3_dot(normals[p], fd_v3_sub(states[b].position, states[p].position)) < radii[b] + bp.margin;
+                      fd_v3_dot(normals[p], fd_v3_sub(states[b], states[p])) < radii[b] + bp.margin;
             } else {
                 double reach = radii[i] + radii[j] + bp.margin;
                 hit = !(is_static[i] && is_static[j]) &&
-                      fd_v3_length_squared(fd_v3_sub(states[i].position, states[j].position)) < reach * reach;
+                      fd_v3_length_squared(fd_v3_sub(states[i], states[j])) < reach * reach;
             }
             if (hit) {
                 uint64_t key = (uint64_t)i << 32 | (uint32_t)j;

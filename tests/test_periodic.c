@@ -503,7 +503,7 @@ Test(periodic, results_do_not_depend_on_the_thread_count)
 static void check_broadphase(uint64_t seed, const bool axes[3], double periodic_cells, double open_cells, int n,
                              int threads)
 {
-    fd_body_state* states = calloc((size_t)n, sizeof *states);
+    fd_vec3* states = calloc((size_t)n, sizeof *states);
     double* radii = calloc((size_t)n, sizeof *radii);
     bool* is_static = calloc((size_t)n, sizeof *is_static);
     bool* is_plane = calloc((size_t)n, sizeof *is_plane);
@@ -535,7 +535,7 @@ static void check_broadphase(uint64_t seed, const bool axes[3], double periodic_
             double low = axes[a] ? periodic.low[a] : 0.0;
             x[a] = low + length[a] * (1.4 * uniform(&seed) - 0.2); /* 20% outside on either side */
         }
-        states[b].position = fd_v3(x[0], x[1], x[2]);
+        states[b] = fd_v3(x[0], x[1], x[2]);
     }
     /* Bodies 5 and n - 7 are planes across an open axis (if there is one):
      * a floor at 0 facing +axis and a ceiling at length facing -axis. */
@@ -548,11 +548,11 @@ static void check_broadphase(uint64_t seed, const bool axes[3], double periodic_
         unit[open_axis] = 1.0;
         fd_vec3 axis = fd_v3(unit[0], unit[1], unit[2]);
         normals[p] = k ? fd_v3_neg(axis) : axis;
-        states[p].position = fd_v3_scale(k ? length[open_axis] : 0.0, axis);
+        states[p] = fd_v3_scale(k ? length[open_axis] : 0.0, axis);
     }
     fd_broadphase bp = {0};
     bp.body_count = n;
-    bp.states = states;
+    bp.positions = states;
     bp.radii = radii;
     bp.is_static = is_static;
     bp.is_plane = is_plane;
@@ -571,14 +571,14 @@ static void check_broadphase(uint64_t seed, const bool axes[3], double periodic_
                 hit = false;
             } else if (is_plane[i] || is_plane[j]) {
                 int p = is_plane[i] ? i : j, b = is_plane[i] ? j : i;
-                hit = !is_static[b] && fd_v3_dot(normals[p], fd_v3_sub(states[b].position, states[p].position)) <
+                hit = !is_static[b] && fd_v3_dot(normals[p], fd_v3_sub(states[b], states[p])) <
                                            radii[b] + margin;
             } else {
                 double reach = radii[i] + radii[j] + margin;
                 /* Minimum image per axis, the expression of fd_periodic_offset. */
-                double d[3] = {states[j].position.x - states[i].position.x,
-                               states[j].position.y - states[i].position.y,
-                               states[j].position.z - states[i].position.z};
+                double d[3] = {states[j].x - states[i].x,
+                               states[j].y - states[i].y,
+                               states[j].z - states[i].z};
                 bool shifted = false;
                 for (int a = 0; a < 3; ++a) {
                     if (axes[a]) {

@@ -75,7 +75,7 @@ typedef struct pair_buffer {
 typedef struct fd_broadphase {
     /* inputs, set by the caller before fd_broadphase_update */
     int body_count;
-    const fd_body_state* states;  /* positions are read from here */
+    const fd_vec3* positions;     /* body centres (a plane's point) */
     const double* radii;          /* bounding radius; INFINITY for planes */
     const bool* is_static;
     const bool* is_plane;

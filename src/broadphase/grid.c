@@ -98,7 +98,7 @@ static bool collect_plane_pairs(fd_broadphase* bp)
             if (bp->is_plane[b] || bp->is_static[b]) {
                 continue;
             }
-            double distance = fd_v3_dot(normal, fd_v3_sub(bp->states[b].position, bp->states[p].position));
+            double distance = fd_v3_dot(normal, fd_v3_sub(bp->positions[b], bp->positions[p]));
             if (distance < bp->radii[b] + bp->margin) {
                 if (!grow((void**)&bp->plane_pairs, &bp->plane_pair_capacity, count + 1, sizeof(uint64_t))) {
                     return false;
@@ -248,7 +248,7 @@ static bool pairs_for_range(fd_broadphase* bp, const grid_layout* layout, int be
                 }
             }
         }
-        fd_vec3 xi = bp->states[i].position;
+        fd_vec3 xi = bp->positions[i];
         double ri = bp->radii[i] + bp->margin;
         bool static_i = bp->is_static[i];
         int first = count;
@@ -303,8 +303,8 @@ static bool collect_grid_pairs(fd_broadphase* bp, int* grid_count)
     fd_vec3 low = {INFINITY, INFINITY, INFINITY}, high = {-INFINITY, -INFINITY, -INFINITY};
     int grid_bodies = 0;
     for (int b = 0; b < n; ++b) {
-        if (!bp->is_plane[b] && fd_v3_is_finite(bp->states[b].position)) {
-            fd_vec3 x = bp->states[b].position;
+        if (!bp->is_plane[b] && fd_v3_is_finite(bp->positions[b])) {
+            fd_vec3 x = bp->positions[b];
             low = fd_v3(fmin(low.x, x.x), fmin(low.y, x.y), fmin(low.z, x.z));
             high = fd_v3(fmax(high.x, x.x), fmax(high.y, x.y), fmax(high.z, x.z));
             ++grid_bodies;
@@ -353,13 +353,13 @@ static bool collect_grid_pairs(fd_broadphase* bp, int* grid_count)
     /* Counting sort of the bodies into buckets; within a bucket, ascending index. */
     memset(bp->bucket_start, 0, (size_t)(bucket_count + 1) * sizeof(uint32_t));
     for (int b = 0; b < n; ++b) {
-        if (bp->is_plane[b] || !fd_v3_is_finite(bp->states[b].position)) {
+        if (bp->is_plane[b] || !fd_v3_is_finite(bp->positions[b])) {
             /* Left out: a non-finite body is reported by the step's check. */
             bp->body_bucket[b] = UINT32_MAX;
             continue;
         }
         int64_t* cell = &bp->body_cell[3 * b];
-        fd_vec3 position = bp->states[b].position;
+        fd_vec3 position = bp->positions[b];
         double x[3] = {position.x, position.y, position.z};
         for (int a = 0; a < 3; ++a) {
             if (periodic->axis[a]) {
@@ -387,7 +387,7 @@ static bool collect_grid_pairs(fd_broadphase* bp, int* grid_count)
         }
         uint32_t at = bp->bucket_start[bp->body_bucket[b]]++;
         sorted_body* entry = &((sorted_body*)bp->sorted)[at];
-        fd_vec3 x = bp->states[b].position;
+        fd_vec3 x = bp->positions[b];
         *entry = (sorted_body){x.x, x.y, x.z, bp->radii[b], b, bp->is_static[b]};
     }
     /* After the fill, bucket_start[k] is the end of bucket k: shift back. */

@@ -70,8 +70,9 @@ static void evaluate_generic(const fd_world* world, const fd_contact_law* law, i
                              fd_energy_books* step_books, unsigned* slip_flags, fd_contact_loads* loads,
                              fd_vec3* torque_i, fd_vec3* torque_j)
 {
-    const fd_body_state* state_i = &world->states[i];
-    fd_body_state image_j = world->states[j];
+    const fd_body_state body_i = fd_world_state(world, i);
+    const fd_body_state* state_i = &body_i;
+    fd_body_state image_j = fd_world_state(world, j);
     image_j.position = fd_v3_add(image_j.position, slot->offset);
     const fd_contact_geometry* geometry = &slot->geometry;
     fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(geometry->point_i, geometry->point_j));
@@ -187,8 +188,8 @@ void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int
     for (int c = 0; c < world->column_count; ++c) {
         columns[c] = NAN;
     }
-    fd_pose pose_i = {world->states[i].position, world->states[i].orientation};
-    fd_pose pose_j = {fd_v3_add(world->states[j].position, offset), world->states[j].orientation};
+    fd_pose pose_i = {world->position[i], world->orientation[i]};
+    fd_pose pose_j = {fd_v3_add(world->position[j], offset), world->orientation[j]};
     fd_collide(&world->colds[i].shape, pose_i, &world->colds[j].shape, pose_j, INFINITY, &contact->geometry);
     contact->image_offset = offset;
     const int* normal_columns = law->column_index[FD_MECHANISM_NORMAL];

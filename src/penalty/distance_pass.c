@@ -1,7 +1,7 @@
 /* Stage 1 of a force pass: which listed pairs touch.
  *
- * Sphere-sphere and sphere-plane entries are tested from the packed places
- * (centre and bounding radius) and written without a branch on the outcome
+ * Sphere-sphere and sphere-plane entries are tested from the positions and
+ * bounding radii (arrays per field, 24 and 8 bytes a body) and written without a branch on the outcome
  * (a pair is about as likely to touch as not, so a branch would be
  * mispredicted half the time): each entry's slot in the thread's list is
  * filled and the count advances by the test. Generic entries get the full
@@ -15,7 +15,6 @@
 static __attribute__((noinline)) bool generic_distance(const fd_world* world, fd_penalty_thread* th, int32_t e,
                                                        int i, int j)
 {
-    const fd_body_state* states = world->states;
     int64_t capacity = th->slot_capacity;
     if (!fd_penalty_grow((void**)&th->slots, &capacity, th->slot_count + 1, sizeof *th->slots)) {
         th->failure = FD_PASS_OUT_OF_MEMORY;
@@ -23,8 +22,8 @@ static __attribute__((noinline)) bool generic_distance(const fd_world* world, fd
     }
     th->slot_capacity = (int32_t)capacity;
     fd_generic_slot* generic = &th->slots[th->slot_count];
-    fd_pose pose_i = {states[i].position, states[i].orientation};
-    fd_pose pose_j = {states[j].position, states[j].orientation};
+    fd_pose pose_i = {world->position[i], world->orientation[i]};
+    fd_pose pose_j = {world->position[j], world->orientation[j]};
     generic->offset = fd_v3(0.0, 0.0, 0.0);
     if (world->periodic.any && !world->is_plane[i] && !world->is_plane[j]) {
         generic->offset = fd_periodic_near_offset(&world->periodic, fd_v3_sub(pose_i.position, pose_j.position));
@@ -67,7 +66,8 @@ void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_pe
         th->failure = FD_PASS_OUT_OF_MEMORY;
         return;
     }
-    const fd_place* restrict places = world->penalty.places;
+    const fd_vec3* restrict position = world->position;
+    const double* restrict radii = world->bounding_radii;
     const fd_periodic* periodic = &world->periodic;
     bool any_periodic = periodic->any;
     double margin = world->def.contact_margin;
@@ -78,14 +78,13 @@ void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_pe
     const int32_t* restrict contact = list->contact;
     const int64_t* restrict row_start = list->row_start;
     for (int i = first_row; i < end_row; ++i) {
-        const fd_place pi = places[i];
-        fd_vec3 xi = {pi.x, pi.y, pi.z};
-        double ri = pi.radius + margin;
+        fd_vec3 xi = position[i];
+        double ri = radii[i] + margin;
         int32_t end = (int32_t)row_start[i + 1];
         for (int32_t e = (int32_t)row_start[i]; e < end; ++e) {
             int j = partner[e];
-            const fd_place pj = places[j];
-            fd_vec3 xj = {pj.x, pj.y, pj.z};
+            fd_vec3 xj = position[j];
+            double rj = radii[j];
             bool touches;
             switch (kind[e]) {
             case FD_PAIR_SPHERE_SPHERE: {
@@ -93,7 +92,7 @@ void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_pe
                 if (any_periodic) {
                     d = fd_v3_sub(d, fd_periodic_near_offset(periodic, d));
                 }
-                double reach = ri + pj.radius;
+                double reach = ri + rj;
                 touches = fd_v3_dot(d, d) < reach * reach;
                 break;
             }
@@ -101,7 +100,7 @@ void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_pe
                 touches = fd_v3_dot(fd_v3_sub(xi, xj), world->plane_normals[j]) < ri;
                 break;
             case FD_PAIR_PLANE_SPHERE:
-                touches = fd_v3_dot(fd_v3_sub(xj, xi), world->plane_normals[i]) < pj.radius + margin;
+                touches = fd_v3_dot(fd_v3_sub(xj, xi), world->plane_normals[i]) < rj + margin;
                 break;
             default:
                 touches = generic_distance(world, th, e, i, j);

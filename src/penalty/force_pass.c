@@ -47,7 +47,6 @@ void fd_penalty_free(fd_penalty* penalty)
     fd_neighbor_list_free(&penalty->lists[1]);
     fd_contact_pool_free(&penalty->pool);
     free(penalty->reference_position);
-    free(penalty->places);
     for (int t = 0; t < penalty->thread_count; ++t) {
         fd_penalty_thread* th = &penalty->threads[t];
         free(th->touching);
@@ -356,7 +355,7 @@ void fd_penalty_rollback(fd_world* world)
 {
     fd_penalty* p = &world->penalty;
     world->event_count = 0;
-    p->dirty = true; /* the packed places hold the failed step's positions */
+    p->dirty = true; /* a fresh list for the restored state */
     if (p->stage == 0) {
         return;
     }
@@ -418,7 +417,7 @@ size_t fd_penalty_memory(const fd_world* world)
     const fd_penalty* p = &world->penalty;
     size_t bytes = fd_neighbor_list_memory(&p->lists[0]) + fd_neighbor_list_memory(&p->lists[1]) +
                    fd_contact_pool_memory(&p->pool, world->history_stride, p->constant_stride);
-    bytes += (size_t)p->reference_capacity * (sizeof(fd_vec3) + sizeof(fd_place)) +
+    bytes += (size_t)p->reference_capacity * sizeof(fd_vec3) +
              (size_t)p->undo_capacity * sizeof(double);
     for (int t = 0; t < p->thread_count; ++t) {
         const fd_penalty_thread* th = &p->threads[t];

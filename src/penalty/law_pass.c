@@ -45,8 +45,9 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
                                                                       int32_t e, int i, int j, int32_t slot,
                                                                       bool ledger, bool record, int64_t index)
 {
-    const fd_body_state* si = &world->states[i];
-    const fd_body_state* sj = &world->states[j];
+    const fd_body_state state_i = fd_world_state(world, i), state_j = fd_world_state(world, j);
+    const fd_body_state* si = &state_i;
+    const fd_body_state* sj = &state_j;
     const double* radii = world->bounding_radii;
     fd_contact_pool* pool = &world->penalty.pool;
     const fd_contact_law* law = &world->laws[list->law[e]];
@@ -165,8 +166,10 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
     fd_contact_pool* pool = &p->pool;
     fd_vec3* forces = world->forces;
     fd_vec3* torques = world->torques;
-    const fd_body_state* states = world->states;
-    const fd_place* places = p->places;
+    const fd_vec3* restrict position = world->position;
+    const fd_vec3* restrict velocity = world->velocity;
+    const fd_vec3* restrict angular_velocity = world->angular_velocity;
+    const double* restrict radii = world->bounding_radii;
     const fd_periodic* periodic = &world->periodic;
     bool any_periodic = periodic->any;
     int stride = world->history_stride;
@@ -218,33 +221,31 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 /* A lane of the block: its inputs, gathered. */
                 int c = block->count++;
                 slot_lane[s] = c;
-                const fd_place pi = places[i], pj = places[j];
-                fd_vec3 d = {pi.x - pj.x, pi.y - pj.y, pi.z - pj.z};
+                fd_vec3 d = fd_v3_sub(position[i], position[j]);
                 fd_vec3 offset = {0.0, 0.0, 0.0};
                 if (any_periodic) {
                     offset = fd_periodic_near_offset(periodic, d);
                     d = fd_v3_sub(d, offset);
                 }
                 lane_offset[c] = offset;
-                const fd_body_state* si = &states[i];
-                const fd_body_state* sj = &states[j];
+                fd_vec3 vi = velocity[i], vj = velocity[j], wi = angular_velocity[i], wj = angular_velocity[j];
                 block->separation[0][c] = d.x;
                 block->separation[1][c] = d.y;
                 block->separation[2][c] = d.z;
-                block->velocity_i[0][c] = si->velocity.x;
-                block->velocity_i[1][c] = si->velocity.y;
-                block->velocity_i[2][c] = si->velocity.z;
-                block->velocity_j[0][c] = sj->velocity.x;
-                block->velocity_j[1][c] = sj->velocity.y;
-                block->velocity_j[2][c] = sj->velocity.z;
-                block->spin_i[0][c] = si->angular_velocity.x;
-                block->spin_i[1][c] = si->angular_velocity.y;
-                block->spin_i[2][c] = si->angular_velocity.z;
-                block->spin_j[0][c] = sj->angular_velocity.x;
-                block->spin_j[1][c] = sj->angular_velocity.y;
-                block->spin_j[2][c] = sj->angular_velocity.z;
-                block->radius_i[c] = pi.radius;
-                block->radius_j[c] = pj.radius;
+                block->velocity_i[0][c] = vi.x;
+                block->velocity_i[1][c] = vi.y;
+                block->velocity_i[2][c] = vi.z;
+                block->velocity_j[0][c] = vj.x;
+                block->velocity_j[1][c] = vj.y;
+                block->velocity_j[2][c] = vj.z;
+                block->spin_i[0][c] = wi.x;
+                block->spin_i[1][c] = wi.y;
+                block->spin_i[2][c] = wi.z;
+                block->spin_j[0][c] = wj.x;
+                block->spin_j[1][c] = wj.y;
+                block->spin_j[2][c] = wj.z;
+                block->radius_i[c] = radii[i];
+                block->radius_j[c] = radii[j];
                 block->damping[c] = pool->constants[(size_t)slot * (size_t)constant_stride];
                 block->spring[0][c] = history[0];
                 block->spring[1][c] = history[1];

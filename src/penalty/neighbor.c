@@ -259,7 +259,7 @@ static fd_status rows_from_broadphase(fd_world* world, double margin, fd_neighbo
 {
     fd_broadphase* bp = &world->broadphase;
     bp->body_count = world->body_count;
-    bp->states = world->states;
+    bp->positions = world->position;
     bp->radii = world->bounding_radii;
     bp->is_static = world->is_static;
     bp->is_plane = world->is_plane;
@@ -332,16 +332,13 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
     /* The rebuild test measures displacements from here. */
     if (n > penalty->reference_capacity) {
         int capacity = n + n / 8 + 64;
-        if (!grow_array((void**)&penalty->reference_position, (size_t)capacity, sizeof(fd_vec3)) ||
-            !grow_array((void**)&penalty->places, (size_t)capacity, sizeof(fd_place))) {
+        if (!grow_array((void**)&penalty->reference_position, (size_t)capacity, sizeof(fd_vec3))) {
             return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the neighbour list");
         }
         penalty->reference_capacity = capacity;
     }
     for (int b = 0; b < n; ++b) {
-        fd_vec3 x = world->states[b].position;
-        penalty->reference_position[b] = x;
-        penalty->places[b] = (fd_place){x.x, x.y, x.z, world->bounding_radii[b]};
+        penalty->reference_position[b] = world->position[b];
     }
     penalty->max_displacement_squared = 0.0;
     penalty->rebuilds++;

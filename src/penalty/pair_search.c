@@ -56,7 +56,7 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
     if (world->periodic.any) {
         return 0;
     }
-    const fd_body_state* states = world->states;
+    const fd_vec3* positions = world->position;
     const double* radii = world->bounding_radii;
     const fd_body_motion* motion = world->motion;
     double low[3] = {INFINITY, INFINITY, INFINITY}, high[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -66,7 +66,7 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
         if (motion[b].flags & FD_MOTION_PLANE) {
             continue;
         }
-        fd_vec3 x = states[b].position;
+        fd_vec3 x = positions[b];
         if (!fd_v3_is_finite(x)) {
             return 0; /* the general broad phase leaves it out; the step's check reports it */
         }
@@ -107,7 +107,7 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
             cell_of[b] = -1;
             continue;
         }
-        fd_vec3 x = states[b].position;
+        fd_vec3 x = positions[b];
         int64_t cx = (int64_t)((x.x - low[0]) * inverse_width);
         int64_t cy = (int64_t)((x.y - low[1]) * inverse_width);
         int64_t cz = (int64_t)((x.z - low[2]) * inverse_width);
@@ -123,7 +123,7 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
     for (int b = 0; b < n; ++b) {
         if (cell_of[b] >= 0) {
             int32_t at = cell_start[cell_of[b] + 1]++;
-            fd_vec3 x = states[b].position;
+            fd_vec3 x = positions[b];
             placed[at] = (placed_body){x.x, x.y, x.z, radii[b] + half_margin, b,
                                        (motion[b].flags & FD_MOTION_DYNAMIC) == 0};
         }
@@ -188,12 +188,12 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
         if (!(motion[p].flags & FD_MOTION_PLANE)) {
             continue;
         }
-        fd_vec3 normal = world->plane_normals[p], origin = states[p].position;
+        fd_vec3 normal = world->plane_normals[p], origin = positions[p];
         for (int b = 0; b < n; ++b) {
             if ((motion[b].flags & FD_MOTION_PLANE) || !(motion[b].flags & FD_MOTION_DYNAMIC)) {
                 continue;
             }
-            if (fd_v3_dot(normal, fd_v3_sub(states[b].position, origin)) < radii[b] + margin &&
+            if (fd_v3_dot(normal, fd_v3_sub(positions[b], origin)) < radii[b] + margin &&
                 !push_pair(&found, p, b)) {
                 goto done;
             }

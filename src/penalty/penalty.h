@@ -110,12 +110,6 @@ typedef struct fd_contact_pool {
     int64_t free_count, free_capacity;
 } fd_contact_pool;
 
-/* A body's centre and bounding radius, packed: what the distance pass reads
- * of each partner (two bodies to a cache line). */
-typedef struct fd_place {
-    double x, y, z, radius;
-} fd_place;
-
 /* A touching contact found by the distance pass. */
 typedef struct fd_touch {
     int32_t entry;
@@ -162,7 +156,6 @@ typedef struct fd_penalty {
     bool dirty;                   /* rebuild before the next pass (bodies added or moved, laws changed) */
     double skin;                  /* m, in use */
     fd_vec3* reference_position;  /* per body, at the last build: the rebuild test */
-    fd_place* places;             /* per body, its position now and its bounding radius, packed for the passes */
     int reference_capacity;
     double max_displacement_squared; /* m^2 since the last build, updated by the drift */
     int constant_stride;          /* pair constants per entry */

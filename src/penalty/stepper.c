@@ -17,6 +17,7 @@
  * the straight kick and drift of body/integrate.c written inline, the same
  * arithmetic; the others call it. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "body/body.h"
@@ -31,120 +32,287 @@ static inline double probe3(fd_vec3 v) { return probe(v.x) + probe(v.y) + probe(
 
 static void swap_buffers(fd_world* world)
 {
-    fd_body_state* states = world->states;
-    world->states = world->saved_states;
-    world->saved_states = states;
-    fd_vec3* forces = world->forces;
-    world->forces = world->saved_forces;
-    world->saved_forces = forces;
-    fd_vec3* torques = world->torques;
-    world->torques = world->saved_torques;
-    world->saved_torques = torques;
+#define FD_SWAP(type, a, b)                                                                                            \
+    do {                                                                                                               \
+        type* held_ = world->a;                                                                                        \
+        world->a = world->b;                                                                                           \
+        world->b = held_;                                                                                              \
+    } while (0)
+    FD_SWAP(fd_vec3, position, saved_position);
+    FD_SWAP(fd_quat, orientation, saved_orientation);
+    FD_SWAP(fd_vec3, velocity, saved_velocity);
+    FD_SWAP(fd_vec3, angular_velocity, saved_angular_velocity);
+    FD_SWAP(fd_vec3, forces, saved_forces);
+    FD_SWAP(fd_vec3, torques, saved_torques);
+#undef FD_SWAP
 }
 
 /* What one range of bodies reports back. */
 typedef struct range_result {
     double largest;               /* m^2, the largest displacement since the list was built */
     double probes;                /* 0 when every value is finite */
+    double widest_turn;           /* the largest (omega dt)^2 of the straight drift (its series needs < 0.04) */
+    double worst_norm;            /* the largest | |q|^2 - 1 | its renormalisation met (it needs < 1e-8) */
 } range_result;
+
+/* The straight kick and drift of up to FD_BODY_BLOCK bodies, from arrays
+ * per component so that the loop vectorises (as the contacts' block kernel):
+ * body/integrate.c's arithmetic for isotropic bodies, the exponential map by
+ * its series (fd_quat_from_rotation_vector: |omega dt| < 0.2, which every
+ * caller checks) and the renormalisation of a near-unit product
+ * (fd_quat_renormalize: || q |^2 - 1| < 1e-8, checked too). The same
+ * operations run in every clone, so the bits do not depend on which. */
+enum { FD_BODY_BLOCK = 32 };
+typedef struct body_block {
+    int count;
+    double x[3][FD_BODY_BLOCK], v[3][FD_BODY_BLOCK], w[3][FD_BODY_BLOCK], q[4][FD_BODY_BLOCK];
+    double f[3][FD_BODY_BLOCK], t[3][FD_BODY_BLOCK];
+    double kick_mass[FD_BODY_BLOCK], kick_inertia[FD_BODY_BLOCK];
+    double turn_squared[FD_BODY_BLOCK], norm_squared[FD_BODY_BLOCK];
+} body_block;
+
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
+straight_block(body_block* restrict k, double drift)
+{
+#pragma omp simd
+    for (int c = 0; c < k->count; ++c) {
+        double vx = k->v[0][c] + k->kick_mass[c] * k->f[0][c];
+        double vy = k->v[1][c] + k->kick_mass[c] * k->f[1][c];
+        double vz = k->v[2][c] + k->kick_mass[c] * k->f[2][c];
+        double wx = k->w[0][c] + k->kick_inertia[c] * k->t[0][c];
+        double wy = k->w[1][c] + k->kick_inertia[c] * k->t[1][c];
+        double wz = k->w[2][c] + k->kick_inertia[c] * k->t[2][c];
+        k->x[0][c] = k->x[0][c] + drift * vx;
+        k->x[1][c] = k->x[1][c] + drift * vy;
+        k->x[2][c] = k->x[2][c] + drift * vz;
+        k->v[0][c] = vx, k->v[1][c] = vy, k->v[2][c] = vz;
+        k->w[0][c] = wx, k->w[1][c] = wy, k->w[2][c] = wz;
+        /* Fang & Negrut Sec. 4: the exponential map of omega dt. */
+        double px = drift * wx, py = drift * wy, pz = drift * wz;
+        double turn_squared = px * px + py * py + pz * pz;
+        double u = 0.25 * turn_squared;
+        double c0 = 1.0 + u * (-1.0 / 2 + u * (1.0 / 24 + u * (-1.0 / 720 + u * (1.0 / 40320 + u * (-1.0 / 3628800 +
+                    u * (1.0 / 479001600))))));
+        double s0 = 0.5 * (1.0 + u * (-1.0 / 6 + u * (1.0 / 120 + u * (-1.0 / 5040 + u * (1.0 / 362880 +
+                    u * (-1.0 / 39916800 + u * (1.0 / 6227020800.0)))))));
+        double ax = s0 * px, ay = s0 * py, az = s0 * pz;
+        double bw = k->q[0][c], bx = k->q[1][c], by = k->q[2][c], bz = k->q[3][c];
+        /* fd_quat_mul((c0, a), b) */
+        double qw = c0 * bw - ax * bx - ay * by - az * bz;
+        double qx = c0 * bx + ax * bw + ay * bz - az * by;
+        double qy = c0 * by - ax * bz + ay * bw + az * bx;
+        double qz = c0 * bz + ax * by - ay * bx + az * bw;
+        double norm_squared = qw * qw + qx * qx + qy * qy + qz * qz;
+        double inverse = 1.5 - 0.5 * norm_squared;
+        k->q[0][c] = qw * inverse, k->q[1][c] = qx * inverse, k->q[2][c] = qy * inverse, k->q[3][c] = qz * inverse;
+        k->turn_squared[c] = turn_squared;
+        k->norm_squared[c] = norm_squared;
+    }
+}
+
+/* The bodies of [begin, end) with isotropic inertia, no locks and no
+ * external loads (FD_MOTION_SIMPLE without FD_MOTION_LOADED), FD_BODY_BLOCK
+ * at a time through straight_block; static bodies keep their state; the
+ * others are left to fix_up, and so is a body whose turn is too wide for the
+ * series (it is done again there, exactly). */
+static range_result advance_straight(fd_world* world, int begin, int end, double kick, double drift,
+                                     bool* needs_fix_up)
+{
+    const fd_penalty* p = &world->penalty;
+    const fd_vec3* restrict x0 = world->saved_position;
+    const fd_quat* restrict q0 = world->saved_orientation;
+    const fd_vec3* restrict v0 = world->saved_velocity;
+    const fd_vec3* restrict w0 = world->saved_angular_velocity;
+    const fd_vec3* restrict f0 = world->saved_forces;
+    const fd_vec3* restrict t0 = world->saved_torques;
+    fd_vec3* restrict x1 = world->position;
+    fd_quat* restrict q1 = world->orientation;
+    fd_vec3* restrict v1 = world->velocity;
+    fd_vec3* restrict w1 = world->angular_velocity;
+    fd_vec3* restrict f1 = world->forces;
+    fd_vec3* restrict t1 = world->torques;
+    const fd_body_motion* restrict motion = world->motion;
+    int referenced = p->lists[p->current].row_start != NULL ? p->lists[p->current].body_count : 0;
+    const fd_vec3* restrict reference = p->reference_position;
+    const fd_periodic* periodic = &world->periodic;
+    fd_vec3 gravity = world->def.gravity;
+    double largest = 0.0, probes = 0.0;
+    body_block k;
+    int32_t bodies[FD_BODY_BLOCK];
+    for (int b = begin; b < end;) {
+        k.count = 0;
+        for (; b < end && k.count < FD_BODY_BLOCK; ++b) {
+            const fd_body_motion m = motion[b];
+            if ((m.flags & (FD_MOTION_SIMPLE | FD_MOTION_LOADED)) != FD_MOTION_SIMPLE) {
+                /* Static: kept, with no load. Others: fix_up. */
+                x1[b] = x0[b];
+                q1[b] = q0[b];
+                v1[b] = v0[b];
+                w1[b] = w0[b];
+                f1[b] = fd_v3(0.0, 0.0, 0.0);
+                t1[b] = fd_v3(0.0, 0.0, 0.0);
+                continue;
+            }
+            int c = k.count++;
+            bodies[c] = b;
+            k.x[0][c] = x0[b].x, k.x[1][c] = x0[b].y, k.x[2][c] = x0[b].z;
+            k.v[0][c] = v0[b].x, k.v[1][c] = v0[b].y, k.v[2][c] = v0[b].z;
+            k.w[0][c] = w0[b].x, k.w[1][c] = w0[b].y, k.w[2][c] = w0[b].z;
+            k.q[0][c] = q0[b].w, k.q[1][c] = q0[b].x, k.q[2][c] = q0[b].y, k.q[3][c] = q0[b].z;
+            k.f[0][c] = f0[b].x, k.f[1][c] = f0[b].y, k.f[2][c] = f0[b].z;
+            k.t[0][c] = t0[b].x, k.t[1][c] = t0[b].y, k.t[2][c] = t0[b].z;
+            k.kick_mass[c] = kick * m.inverse_mass;
+            k.kick_inertia[c] = kick * m.inverse_inertia;
+            f1[b] = fd_v3_scale(m.mass, gravity);
+            t1[b] = fd_v3(0.0, 0.0, 0.0);
+        }
+        straight_block(&k, drift);
+        for (int c = 0; c < k.count; ++c) {
+            int body = bodies[c];
+            fd_vec3 x = {k.x[0][c], k.x[1][c], k.x[2][c]};
+            fd_vec3 v = {k.v[0][c], k.v[1][c], k.v[2][c]};
+            fd_vec3 w = {k.w[0][c], k.w[1][c], k.w[2][c]};
+            if (periodic->any) {
+                if (periodic->axis[0]) x.x = fd_periodic_wrap(x.x, periodic->low[0], periodic->length[0]);
+                if (periodic->axis[1]) x.y = fd_periodic_wrap(x.y, periodic->low[1], periodic->length[1]);
+                if (periodic->axis[2]) x.z = fd_periodic_wrap(x.z, periodic->low[2], periodic->length[2]);
+            }
+            if (!(k.turn_squared[c] < 0.04) || !(fabs(k.norm_squared[c] - 1.0) < 1e-8)) {
+                *needs_fix_up = true; /* the series or the renormalisation does not hold: fix_up */
+            }
+            probes += probe3(x) + probe3(v) + probe3(w);
+            if (body < referenced) {
+                fd_vec3 moved = fd_v3_sub(x, reference[body]);
+                if (periodic->any) {
+                    moved = fd_v3_sub(moved, fd_periodic_near_offset(periodic, moved));
+                }
+                double moved_squared = fd_v3_dot(moved, moved);
+                largest = moved_squared > largest ? moved_squared : largest;
+            }
+            x1[body] = x;
+            v1[body] = v;
+            w1[body] = w;
+            q1[body] = (fd_quat){k.q[0][c], k.q[1][c], k.q[2][c], k.q[3][c]};
+        }
+    }
+    return (range_result){largest, probes, 0.0, 0.0};
+}
+
+/* The bodies of [begin, end) that the straight loop cannot do: with locks,
+ * anisotropic inertia or external loads (the world's list of them), and,
+ * after a turn too wide for the series, every straight body that made one.
+ * Each is done from its old state exactly as body/integrate.c does it. */
+static range_result fix_up(fd_world* world, int begin, int end, double kick, double drift, range_result r,
+                           bool all_straight)
+{
+    const fd_penalty* p = &world->penalty;
+    const fd_vec3* reference = p->reference_position;
+    int referenced = p->lists[p->current].row_start != NULL ? p->lists[p->current].body_count : 0;
+    const fd_periodic* periodic = &world->periodic;
+    const int32_t* special = world->special_bodies;
+    int k = 0;
+    while (k < world->special_count && special[k] < begin) {
+        ++k;
+    }
+    for (int b = all_straight ? begin : (k < world->special_count ? special[k] : end); b < end;) {
+        const fd_body_motion m = world->motion[b];
+        bool is_special = (m.flags & FD_MOTION_DYNAMIC) && (!(m.flags & FD_MOTION_SIMPLE) || (m.flags & FD_MOTION_LOADED));
+        if (is_special || (all_straight && (m.flags & FD_MOTION_SIMPLE))) {
+            fd_body_state s = {world->saved_position[b], world->saved_orientation[b], world->saved_velocity[b],
+                               world->saved_angular_velocity[b]};
+            const fd_body_mass* mass = &world->masses[b];
+            double locks = fd_body_kick(&s, mass, world->saved_forces[b], world->saved_torques[b], kick);
+            locks += fd_body_drift(&s, mass, drift);
+            if (world->lock_work != NULL) {
+                world->lock_work[b] += locks;
+            }
+            if (periodic->any && !(m.flags & FD_MOTION_PLANE)) {
+                if (periodic->axis[0]) s.position.x = fd_periodic_wrap(s.position.x, periodic->low[0], periodic->length[0]);
+                if (periodic->axis[1]) s.position.y = fd_periodic_wrap(s.position.y, periodic->low[1], periodic->length[1]);
+                if (periodic->axis[2]) s.position.z = fd_periodic_wrap(s.position.z, periodic->low[2], periodic->length[2]);
+            }
+            r.probes += probe3(s.position) + probe3(s.velocity) + probe3(s.angular_velocity) +
+                        probe(s.orientation.w + s.orientation.x + s.orientation.y + s.orientation.z);
+            if (b < referenced) {
+                fd_vec3 moved = fd_v3_sub(s.position, reference[b]);
+                if (periodic->any) {
+                    moved = fd_v3_sub(moved, fd_periodic_near_offset(periodic, moved));
+                }
+                r.largest = fmax(r.largest, fd_v3_dot(moved, moved));
+            }
+            fd_world_put_state(world, b, &s);
+            const fd_body_extra* extra = fd_body_extras(mass);
+            world->forces[b] = fd_v3_mul_add(extra->external_force, m.mass, world->def.gravity);
+            world->torques[b] = extra->external_torque;
+        }
+        if (all_straight) {
+            ++b;
+        } else {
+            ++k;
+            b = k < world->special_count ? special[k] : end;
+        }
+    }
+    return r;
+}
 
 /* Stage 2 for bodies [begin, end). */
 static range_result advance_range(fd_world* world, int begin, int end, double kick, double drift)
 {
-    const fd_penalty* p = &world->penalty;
-    const fd_body_state* restrict before = world->saved_states;
-    const fd_vec3* restrict old_forces = world->saved_forces;
-    const fd_vec3* restrict old_torques = world->saved_torques;
-    fd_body_state* restrict now = world->states;
-    fd_vec3* restrict forces = world->forces;
-    fd_vec3* restrict torques = world->torques;
-    const fd_body_motion* restrict motion = world->motion;
-    const fd_periodic periodic = world->periodic;
-    const fd_vec3* restrict reference = p->reference_position;
-    fd_place* restrict places = p->places;
-    int referenced = p->lists[p->current].row_start != NULL ? p->lists[p->current].body_count : 0;
-    fd_vec3 gravity = world->def.gravity;
-    double largest = 0.0, probes = 0.0;
-    for (int b = begin; b < end; ++b) {
-        const fd_body_motion m = motion[b];
-        fd_body_state s = before[b];
-        if (!(m.flags & FD_MOTION_DYNAMIC)) {
-            now[b] = s;
-            forces[b] = fd_v3(0.0, 0.0, 0.0);
-            torques[b] = fd_v3(0.0, 0.0, 0.0);
-            continue;
-        }
-        if (m.flags & FD_MOTION_SIMPLE) {
-            s.velocity = fd_v3_mul_add(s.velocity, kick * m.inverse_mass, old_forces[b]);
-            s.angular_velocity = fd_v3_mul_add(s.angular_velocity, kick * m.inverse_inertia, old_torques[b]);
-            s.position = fd_v3_mul_add(s.position, drift, s.velocity);
-            /* Fang & Negrut Sec. 4: the exponential map of omega dt. */
-            s.orientation = fd_quat_renormalize(
-                fd_quat_mul(fd_quat_from_rotation_vector(fd_v3_scale(drift, s.angular_velocity)), s.orientation));
-        } else {
-            const fd_body_mass* mass = &world->masses[b];
-            world->lock_work[b] += fd_body_kick(&s, mass, old_forces[b], old_torques[b], kick);
-            world->lock_work[b] += fd_body_drift(&s, mass, drift);
-        }
-        if (periodic.any && !(m.flags & FD_MOTION_PLANE)) {
-            if (periodic.axis[0]) s.position.x = fd_periodic_wrap(s.position.x, periodic.low[0], periodic.length[0]);
-            if (periodic.axis[1]) s.position.y = fd_periodic_wrap(s.position.y, periodic.low[1], periodic.length[1]);
-            if (periodic.axis[2]) s.position.z = fd_periodic_wrap(s.position.z, periodic.low[2], periodic.length[2]);
-        }
-        probes += probe3(s.position) + probe3(s.velocity) + probe3(s.angular_velocity) +
-                  probe(s.orientation.w + s.orientation.x + s.orientation.y + s.orientation.z);
-        if (b < referenced) {
-            places[b].x = s.position.x;
-            places[b].y = s.position.y;
-            places[b].z = s.position.z;
-            fd_vec3 moved = fd_v3_sub(s.position, reference[b]);
-            if (periodic.any) {
-                moved = fd_v3_sub(moved, fd_periodic_near_offset(&periodic, moved));
-            }
-            double moved_squared = fd_v3_dot(moved, moved);
-            largest = moved_squared > largest ? moved_squared : largest;
-        }
-        now[b] = s;
-        if (m.flags & FD_MOTION_LOADED) {
-            const fd_body_extra* extra = fd_body_extras(&world->masses[b]);
-            forces[b] = fd_v3_mul_add(extra->external_force, m.mass, gravity);
-            torques[b] = extra->external_torque;
-        } else {
-            forces[b] = fd_v3_scale(m.mass, gravity);
-            torques[b] = fd_v3(0.0, 0.0, 0.0);
-        }
-    }
-    return (range_result){largest, probes};
+    bool all_straight = false;
+    range_result r = advance_straight(world, begin, end, kick, drift, &all_straight);
+    return fix_up(world, begin, end, kick, drift, r, all_straight);
 }
 
 /* Stage 4 for bodies [begin, end): the second half kick (kick > 0), or only
  * the check of the new forces (symplectic Euler, kick = 0). */
-static range_result finish_range(fd_world* world, int begin, int end, double kick)
+static range_result finish_straight(fd_world* world, int begin, int end, double kick)
 {
-    fd_body_state* restrict now = world->states;
+    fd_vec3* restrict v1 = world->velocity;
+    fd_vec3* restrict w1 = world->angular_velocity;
     const fd_vec3* restrict forces = world->forces;
     const fd_vec3* restrict torques = world->torques;
     const fd_body_motion* restrict motion = world->motion;
     double probes = 0.0;
     for (int b = begin; b < end; ++b) {
         const fd_body_motion m = motion[b];
-        if (!(m.flags & FD_MOTION_DYNAMIC)) {
+        if (!(m.flags & FD_MOTION_SIMPLE)) {
             continue;
         }
-        probes += probe3(forces[b]) + probe3(torques[b]);
-        if (kick == 0.0) {
-            continue;
-        }
-        fd_body_state* s = &now[b];
-        if (m.flags & FD_MOTION_SIMPLE) {
-            s->velocity = fd_v3_mul_add(s->velocity, kick * m.inverse_mass, forces[b]);
-            s->angular_velocity = fd_v3_mul_add(s->angular_velocity, kick * m.inverse_inertia, torques[b]);
-        } else {
-            world->lock_work[b] += fd_body_kick(s, &world->masses[b], forces[b], torques[b], kick);
-        }
-        probes += probe3(s->velocity) + probe3(s->angular_velocity);
+        fd_vec3 v = fd_v3_mul_add(v1[b], kick * m.inverse_mass, forces[b]);
+        fd_vec3 w = fd_v3_mul_add(w1[b], kick * m.inverse_inertia, torques[b]);
+        v1[b] = v;
+        w1[b] = w;
+        probes += probe3(forces[b]) + probe3(torques[b]) + probe3(v) + probe3(w);
     }
-    return (range_result){0.0, probes};
+    return (range_result){0.0, probes, 0.0, 0.0};
+}
+
+static range_result finish_range(fd_world* world, int begin, int end, double kick)
+{
+    range_result r = kick > 0.0 ? finish_straight(world, begin, end, kick) : (range_result){0};
+    if (kick == 0.0) {
+        for (int b = begin; b < end; ++b) {
+            if (world->motion[b].flags & FD_MOTION_DYNAMIC) {
+                r.probes += probe3(world->forces[b]) + probe3(world->torques[b]);
+            }
+        }
+        return r;
+    }
+    for (int k = 0; k < world->special_count; ++k) {
+        int b = world->special_bodies[k];
+        const fd_body_motion m = world->motion[b];
+        if (b < begin || b >= end || (m.flags & FD_MOTION_SIMPLE)) {
+            continue;
+        }
+        fd_body_state s = fd_world_state(world, b);
+        double locks = fd_body_kick(&s, &world->masses[b], world->forces[b], world->torques[b], kick);
+        if (world->lock_work != NULL) {
+            world->lock_work[b] += locks;
+        }
+        fd_world_put_state(world, b, &s);
+        r.probes += probe3(s.velocity) + probe3(s.angular_velocity);
+    }
+    return r;
 }
 
 /* A loop over the bodies, split into one range per thread (one thread: a
@@ -164,7 +332,36 @@ static range_result over_bodies(fd_world* world, bool advance, double kick, doub
         largest = r.largest > largest ? r.largest : largest;
         probes += r.probes;
     }
-    return (range_result){largest, probes};
+    return (range_result){largest, probes, 0.0, 0.0};
+}
+
+/* The list of bodies the straight loops leave to fix_up, kept for the
+ * world's bodies as they are now. */
+static bool list_special_bodies(fd_world* world)
+{
+    if (world->special_listed == world->body_count) {
+        return true;
+    }
+    int count = 0;
+    for (int b = 0; b < world->body_count; ++b) {
+        uint32_t f = world->motion[b].flags;
+        count += (f & FD_MOTION_DYNAMIC) && (!(f & FD_MOTION_SIMPLE) || (f & FD_MOTION_LOADED));
+    }
+    int32_t* special = realloc(world->special_bodies, (size_t)(count > 0 ? count : 1) * sizeof *special);
+    if (special == NULL) {
+        return false;
+    }
+    count = 0;
+    for (int b = 0; b < world->body_count; ++b) {
+        uint32_t f = world->motion[b].flags;
+        if ((f & FD_MOTION_DYNAMIC) && (!(f & FD_MOTION_SIMPLE) || (f & FD_MOTION_LOADED))) {
+            special[count++] = b;
+        }
+    }
+    world->special_bodies = special;
+    world->special_count = count;
+    world->special_listed = world->body_count;
+    return true;
 }
 
 /* Stage 2. Returns whether every new value is finite. */
@@ -209,6 +406,9 @@ fd_status fd_penalty_step(fd_world* world)
     }
     double dt = world->def.time_step;
     bool verlet = world->def.integrator == FD_INTEGRATOR_VELOCITY_VERLET;
+    if (!list_special_bodies(world)) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+    }
 
     swap_buffers(world);
     bool finite = advance_bodies(world, verlet ? 0.5 * dt : dt, dt);

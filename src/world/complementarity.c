@@ -316,7 +316,8 @@ static fd_status build_problem(fd_world* world, fd_complementarity* s, const fd_
     for (int b = 0; b < n; ++b) {
         nsc_body* body = &s->bodies[b];
         const fd_body_mass* mass = &world->masses[b];
-        const fd_body_state* state = &world->states[b];
+        const fd_body_state body_state = fd_world_state(world, b);
+        const fd_body_state* state = &body_state;
         body->inverse_mass = mass->inverse_mass;
         body->inverse_inertia_body = mass->inverse_inertia;
         body->orientation = state->orientation;
@@ -352,9 +353,9 @@ static fd_status build_problem(fd_world* world, fd_complementarity* s, const fd_
         row->frame[1] = u;
         row->frame[2] = fd_v3_cross(nrm, u);
         fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(g->point_i, g->point_j));
-        fd_vec3 ri = fd_v3_sub(point, world->states[i].position);
+        fd_vec3 ri = fd_v3_sub(point, world->position[i]);
         /* body j through its image nearest to body i (periodic worlds) */
-        fd_vec3 rj = fd_v3_sub(point, fd_v3_add(world->states[j].position, contact->image_offset));
+        fd_vec3 rj = fd_v3_sub(point, fd_v3_add(world->position[j], contact->image_offset));
         for (int k = 0; k < 3; ++k) {
             row->arm_i[k] = fd_v3_cross(ri, row->frame[k]);
             row->arm_j[k] = fd_v3_cross(rj, row->frame[k]);
@@ -976,8 +977,8 @@ fd_status fd_world_step_complementarity(fd_world* world)
     /* v+ (Eq. 44), books, then positions on the rotation group with v+. */
     velocities_from(world, s, s->x);
     for (int b = 0; b < n; ++b) { /* the start velocities, for the energy books */
-        s->impulse[b] = world->states[b].velocity;
-        s->angular_impulse[b] = world->states[b].angular_velocity;
+        s->impulse[b] = world->velocity[b];
+        s->angular_impulse[b] = world->angular_velocity[b];
     }
     store_reactions(world, s, settings.tolerance);
     start = fd_wall_seconds();
@@ -985,11 +986,12 @@ fd_status fd_world_step_complementarity(fd_world* world)
         if (world->colds[b].type != FD_BODY_DYNAMIC) {
             continue;
         }
-        fd_body_state* state = &world->states[b];
-        state->velocity = s->velocity[b];
-        state->angular_velocity = s->angular[b];
-        world->lock_work[b] += fd_body_apply_locks(state, &world->masses[b]);
-        world->lock_work[b] += fd_body_drift(state, &world->masses[b], h);
+        fd_body_state state = fd_world_state(world, b);
+        state.velocity = s->velocity[b];
+        state.angular_velocity = s->angular[b];
+        world->lock_work[b] += fd_body_apply_locks(&state, &world->masses[b]);
+        world->lock_work[b] += fd_body_drift(&state, &world->masses[b], h);
+        fd_world_put_state(world, b, &state);
     }
     world->profile.integrate += fd_wall_seconds() - start;
     /* Events of the contacts found at the start of the step, stamped with

@@ -107,8 +107,8 @@ static fd_status run_narrow_phase(fd_world* world)
 #pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1)
     for (int k = 0; k < count; ++k) {
         int i = (int)(bp->pairs[k] >> 32), j = (int)(bp->pairs[k] & 0xffffffffu);
-        fd_pose pose_i = {world->states[i].position, world->states[i].orientation};
-        fd_pose pose_j = {world->states[j].position, world->states[j].orientation};
+        fd_pose pose_i = {world->position[i], world->orientation[i]};
+        fd_pose pose_j = {world->position[j], world->orientation[j]};
         /* Periodic: body j's image nearest to body i (planes need none). */
         fd_vec3 offset = {0.0, 0.0, 0.0};
         if (periodic->any && !world->is_plane[i] && !world->is_plane[j]) {
@@ -289,7 +289,7 @@ fd_status fd_world_find_contacts(fd_world* world)
     double start = fd_wall_seconds();
     fd_broadphase* bp = &world->broadphase;
     bp->body_count = world->body_count;
-    bp->states = world->states;
+    bp->positions = world->position;
     if (!fd_broadphase_update(bp)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory in the broad phase");
     }

@@ -405,7 +405,7 @@ static int collect_near(fd_world* world, const fd_inlet* inlet)
             continue;
         }
         double limit = reach + world->bounding_radii[b];
-        if (fd_v3_length_squared(fd_v3_sub(world->states[b].position, inlet->bound_center)) < limit * limit) {
+        if (fd_v3_length_squared(fd_v3_sub(world->position[b], inlet->bound_center)) < limit * limit) {
             world->inlet_near[count++] = b;
         }
     }
@@ -419,7 +419,7 @@ static bool place_is_free(const fd_world* world, int near_count, fd_vec3 p, doub
     double margin = world->def.contact_margin;
     for (int k = 0; k < near_count; ++k) {
         int b = world->inlet_near[k];
-        fd_vec3 offset = fd_v3_sub(p, world->states[b].position);
+        fd_vec3 offset = fd_v3_sub(p, world->position[b]);
         if (world->is_plane[b]) {
             if (fd_v3_dot(world->plane_normals[b], offset) < r + margin) {
                 return false;

@@ -21,6 +21,7 @@
 
 #include "body/body.h"
 #include "core/error.h"
+#include "core/staggered.h"
 #include "world/world_internal.h"
 
 /* ---------------------------------------------------------------- defaults */
@@ -223,19 +224,26 @@ void fd_world_free(fd_world* world)
     }
     fd_world_free_inlets(world);
     free(world->name_slots);
-    free(world->states);
-    free(world->masses);
-    free(world->colds);
-    free(world->forces);
-    free(world->torques);
-    free(world->saved_states);
-    free(world->saved_forces);
-    free(world->saved_torques);
-    free(world->motion);
-    free(world->bounding_radii);
-    free(world->is_static);
-    free(world->is_plane);
-    free(world->plane_normals);
+    fd_staggered_free(world->position);
+    fd_staggered_free(world->orientation);
+    fd_staggered_free(world->velocity);
+    fd_staggered_free(world->angular_velocity);
+    fd_staggered_free(world->masses);
+    fd_staggered_free(world->colds);
+    fd_staggered_free(world->forces);
+    fd_staggered_free(world->torques);
+    fd_staggered_free(world->saved_position);
+    fd_staggered_free(world->saved_orientation);
+    fd_staggered_free(world->saved_velocity);
+    fd_staggered_free(world->saved_angular_velocity);
+    fd_staggered_free(world->saved_forces);
+    fd_staggered_free(world->saved_torques);
+    fd_staggered_free(world->motion);
+    free(world->special_bodies);
+    fd_staggered_free(world->bounding_radii);
+    fd_staggered_free(world->is_static);
+    fd_staggered_free(world->is_plane);
+    fd_staggered_free(world->plane_normals);
     free(world->materials);
     free(world->laws);
     free(world->law_table);
@@ -251,7 +259,7 @@ void fd_world_free(fd_world* world)
     free(world->candidate_offset);
     free(world->candidate_touching);
     free(world->contact_energy);
-    free(world->lock_work);
+    fd_staggered_free(world->lock_work);
     free(world->events);
     fd_complementarity_free(world->complementarity);
     free(world);
@@ -531,18 +539,27 @@ static bool add_body_name(fd_world* world, int body)
  * asked (fd_world_reserve_bodies), else by doubling. */
 static bool resize_bodies(fd_world* world, int capacity)
 {
+    int lane = 0;
+    size_t old = (size_t)world->body_capacity;
 #define FD_GROW(field)                                                                                 \
     do {                                                                                               \
-        void* grown = realloc(world->field, (size_t)capacity * sizeof *world->field);                  \
+        void* grown = fd_staggered_resize(world->field, old * sizeof *world->field,                    \
+                                          (size_t)capacity * sizeof *world->field, lane++);            \
         if (grown == NULL) return false;                                                               \
         world->field = grown;                                                                          \
     } while (0)
-    FD_GROW(states);
+    FD_GROW(position);
+    FD_GROW(orientation);
+    FD_GROW(velocity);
+    FD_GROW(angular_velocity);
     FD_GROW(masses);
     FD_GROW(colds);
     FD_GROW(forces);
     FD_GROW(torques);
-    FD_GROW(saved_states);
+    FD_GROW(saved_position);
+    FD_GROW(saved_orientation);
+    FD_GROW(saved_velocity);
+    FD_GROW(saved_angular_velocity);
     FD_GROW(saved_forces);
     FD_GROW(saved_torques);
     FD_GROW(motion);
@@ -580,10 +597,10 @@ fd_status fd_world_reserve_bodies(fd_world* world, int count)
 /* Kinetic plus gravitational energy of a dynamic body (J), for the ledger. */
 static double body_mechanical_energy(const fd_world* world, int b)
 {
-    const fd_body_state* state = &world->states[b];
+    fd_body_state state = fd_world_state(world, b);
     double m = world->colds[b].mass;
-    return 0.5 * m * fd_v3_length_squared(state->velocity) + fd_body_kinetic_rotational(state, &world->masses[b]) -
-           m * fd_v3_dot(world->def.gravity, state->position);
+    return 0.5 * m * fd_v3_length_squared(state.velocity) + fd_body_kinetic_rotational(&state, &world->masses[b]) -
+           m * fd_v3_dot(world->def.gravity, state.position);
 }
 
 static bool vec_positive(fd_vec3 v) { return v.x > 0.0 && v.y > 0.0 && v.z > 0.0 && fd_v3_is_finite(v); }
@@ -729,18 +746,17 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
         mass->extra = extra;
     }
 
-    fd_body_state* state = &world->states[b];
-    state->position = def->position;
-    state->orientation = fd_quat_normalize(def->orientation);
-    state->velocity = def->type == FD_BODY_STATIC ? fd_v3(0, 0, 0) : def->velocity;
-    state->angular_velocity = def->type == FD_BODY_STATIC ? fd_v3(0, 0, 0) : def->angular_velocity;
+    world->position[b] = def->position;
+    world->orientation[b] = fd_quat_normalize(def->orientation);
+    world->velocity[b] = def->type == FD_BODY_STATIC ? fd_v3(0, 0, 0) : def->velocity;
+    world->angular_velocity[b] = def->type == FD_BODY_STATIC ? fd_v3(0, 0, 0) : def->angular_velocity;
     world->forces[b] = fd_v3(0, 0, 0);
     world->torques[b] = fd_v3(0, 0, 0);
 
     world->bounding_radii[b] = shape.bounding_radius;
     world->is_static[b] = def->type == FD_BODY_STATIC;
     world->is_plane[b] = shape.type == FD_SHAPE_PLANE;
-    world->plane_normals[b] = fd_quat_rotate(state->orientation, shape.plane_normal);
+    world->plane_normals[b] = fd_quat_rotate(world->orientation[b], shape.plane_normal);
     if (!add_body_name(world, b)) {
         free(mass->extra);
         fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding body '%s'", label);
@@ -802,7 +818,7 @@ fd_body_state fd_body_get_state(const fd_world* world, fd_body_id id)
         fd_fail(FD_ERR_INVALID_ARGUMENT, "invalid body handle");
         return (fd_body_state){{NAN, NAN, NAN}, {NAN, NAN, NAN, NAN}, {NAN, NAN, NAN}, {NAN, NAN, NAN}};
     }
-    return world->states[id.index1 - 1];
+    return fd_world_state(world, id.index1 - 1);
 }
 
 fd_status fd_body_set_state(fd_world* world, fd_body_id id, const fd_body_state* state)
@@ -821,8 +837,8 @@ fd_status fd_body_set_state(fd_world* world, fd_body_id id, const fd_body_state*
                        world->colds[b].name);
     }
     double before = body_mechanical_energy(world, b);
-    world->states[b] = *state;
-    world->states[b].orientation = fd_quat_normalize(state->orientation);
+    fd_world_put_state(world, b, state);
+    world->orientation[b] = fd_quat_normalize(state->orientation);
     if (world->has_energy_reference) {
         world->energy_totals.external_work += body_mechanical_energy(world, b) - before;
     }
@@ -890,10 +906,10 @@ void fd_world_book_step_work(fd_world* world, double h)
             continue;
         }
         const fd_body_mass* mass = &world->masses[b];
-        fd_vec3 moved = fd_v3_sub(world->states[b].position, world->saved_states[b].position);
+        fd_vec3 moved = fd_v3_sub(world->position[b], world->saved_position[b]);
         const fd_body_extra* extra = fd_body_extras(mass);
         totals->external_work += fd_v3_dot(extra->external_force, moved) +
-                                 h * fd_v3_dot(extra->external_torque, world->states[b].angular_velocity);
+                                 h * fd_v3_dot(extra->external_torque, world->angular_velocity[b]);
         if (world->has_locks) {
             totals->constraint_work += world->lock_work[b];
         }
@@ -963,7 +979,7 @@ static void wrap_positions(fd_world* world)
         if (world->is_plane[b]) {
             continue;
         }
-        fd_vec3* x = &world->states[b].position;
+        fd_vec3* x = &world->position[b];
         if (periodic->axis[0]) x->x = fd_periodic_wrap(x->x, periodic->low[0], periodic->length[0]);
         if (periodic->axis[1]) x->y = fd_periodic_wrap(x->y, periodic->low[1], periodic->length[1]);
         if (periodic->axis[2]) x->z = fd_periodic_wrap(x->z, periodic->low[2], periodic->length[2]);
@@ -1146,9 +1162,8 @@ fd_status fd_world_prepare(fd_world* world)
 fd_status fd_world_check_finite(fd_world* world)
 {
     for (int b = 0; b < world->body_count; ++b) {
-        const fd_body_state* s = &world->states[b];
-        if (!fd_v3_is_finite(s->position) || !fd_quat_is_finite(s->orientation) || !fd_v3_is_finite(s->velocity) ||
-            !fd_v3_is_finite(s->angular_velocity) || !fd_v3_is_finite(world->forces[b]) ||
+        if (!fd_v3_is_finite(world->position[b]) || !fd_quat_is_finite(world->orientation[b]) ||
+            !fd_v3_is_finite(world->velocity[b]) || !fd_v3_is_finite(world->angular_velocity[b]) || !fd_v3_is_finite(world->forces[b]) ||
             !fd_v3_is_finite(world->torques[b])) {
             char label[300];
             return fd_fail(FD_ERR_NON_FINITE,
@@ -1184,7 +1199,10 @@ fd_status fd_world_step(fd_world* world)
     }
     /* The complementarity stepper: copies of the state for rollback. */
     size_t n = (size_t)world->body_count;
-    memcpy(world->saved_states, world->states, n * sizeof *world->states);
+    memcpy(world->saved_position, world->position, n * sizeof *world->position);
+    memcpy(world->saved_orientation, world->orientation, n * sizeof *world->orientation);
+    memcpy(world->saved_velocity, world->velocity, n * sizeof *world->velocity);
+    memcpy(world->saved_angular_velocity, world->angular_velocity, n * sizeof *world->angular_velocity);
     memcpy(world->saved_forces, world->forces, n * sizeof *world->forces);
     memcpy(world->saved_torques, world->torques, n * sizeof *world->torques);
     uint64_t saved_next_id = world->next_contact_id;
@@ -1206,7 +1224,10 @@ fd_status fd_world_step(fd_world* world)
     }
     if (status != FD_OK) {
         /* Roll back to the last good step: the caller can still write it out. */
-        memcpy(world->states, world->saved_states, n * sizeof *world->states);
+        memcpy(world->position, world->saved_position, n * sizeof *world->position);
+        memcpy(world->orientation, world->saved_orientation, n * sizeof *world->orientation);
+        memcpy(world->velocity, world->saved_velocity, n * sizeof *world->velocity);
+        memcpy(world->angular_velocity, world->saved_angular_velocity, n * sizeof *world->angular_velocity);
         memcpy(world->forces, world->saved_forces, n * sizeof *world->forces);
         memcpy(world->torques, world->saved_torques, n * sizeof *world->torques);
         if (status == FD_ERR_NON_FINITE) {
@@ -1229,13 +1250,16 @@ fd_status fd_world_step(fd_world* world)
 
 uint64_t fd_world_state_hash(const fd_world* world)
 {
-    /* FNV-1a, 64 bit, over the bytes of every state (all doubles, no padding). */
+    /* FNV-1a, 64 bit, over the bytes of every body's state (all doubles, no
+     * padding), body by body. */
     uint64_t hash = 1469598103934665603ull;
-    const unsigned char* bytes = (const unsigned char*)world->states;
-    size_t size = (size_t)world->body_count * sizeof *world->states;
-    for (size_t k = 0; k < size; ++k) {
-        hash ^= bytes[k];
-        hash *= 1099511628211ull;
+    for (int b = 0; b < world->body_count; ++b) {
+        fd_body_state state = fd_world_state(world, b);
+        const unsigned char* bytes = (const unsigned char*)&state;
+        for (size_t k = 0; k < sizeof state; ++k) {
+            hash ^= bytes[k];
+            hash *= 1099511628211ull;
+        }
     }
     return hash;
 }
@@ -1247,11 +1271,11 @@ fd_world_energy fd_world_get_energy(const fd_world* world)
         if (world->colds[b].type != FD_BODY_DYNAMIC) {
             continue;
         }
-        const fd_body_state* state = &world->states[b];
+        fd_body_state state = fd_world_state(world, b);
         double m = world->colds[b].mass;
-        energy.kinetic_translational += 0.5 * m * fd_v3_length_squared(state->velocity);
-        energy.kinetic_rotational += fd_body_kinetic_rotational(state, &world->masses[b]);
-        energy.gravitational -= m * fd_v3_dot(world->def.gravity, state->position);
+        energy.kinetic_translational += 0.5 * m * fd_v3_length_squared(state.velocity);
+        energy.kinetic_rotational += fd_body_kinetic_rotational(&state, &world->masses[b]);
+        energy.gravitational -= m * fd_v3_dot(world->def.gravity, state.position);
     }
     bool penalty = world->def.stepper == FD_STEPPER_PENALTY;
     if (penalty && !world->def.energy_ledger) {
@@ -1389,7 +1413,7 @@ fd_world_memory fd_world_get_memory(const fd_world* world)
     const fd_penalty* p = &world->penalty;
     size_t lists = (size_t)(p->lists[0].capacity + p->lists[1].capacity) *
                        (sizeof(int32_t) + sizeof(uint8_t) + sizeof(uint16_t) + sizeof(int32_t)) +
-                   (size_t)p->reference_capacity * (sizeof(fd_vec3) + sizeof(fd_place));
+                   (size_t)p->reference_capacity * sizeof(fd_vec3);
     memory.neighbor_list = lists;
     size_t records = 0;
     const fd_contact_set* sets[2] = {&world->contacts, &world->previous};

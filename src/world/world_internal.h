@@ -140,9 +140,14 @@ struct fd_world {
     fd_world_profile profile;     /* wall time per stage, fd_world_get_profile */
     bool prepared;
 
-    /* bodies */
+    /* bodies: the kinematic state in arrays per field (the passes read
+     * positions alone, the laws positions and velocities, the integrator
+     * streams all four), fd_world_state assembles a body's */
     int body_count, body_capacity;
-    fd_body_state* states;
+    fd_vec3* position;            /* m */
+    fd_quat* orientation;         /* body to world */
+    fd_vec3* velocity;            /* m/s */
+    fd_vec3* angular_velocity;    /* rad/s, world frame */
     fd_body_mass* masses;
     fd_body_cold* colds;
     fd_vec3* forces;              /* N, world; accumulated each force pass */
@@ -150,10 +155,16 @@ struct fd_world {
     /* The other buffer of each: the penalty stepper writes a step into the
      * one and keeps the state before the step in the other (swapped, never
      * copied), for rollback; the complementarity stepper copies. */
-    fd_body_state* saved_states;
+    fd_vec3* saved_position;
+    fd_quat* saved_orientation;
+    fd_vec3* saved_velocity;
+    fd_vec3* saved_angular_velocity;
     fd_vec3* saved_forces;
     fd_vec3* saved_torques;
     fd_body_motion* motion;
+    int32_t* special_bodies;      /* dynamic bodies off the straight integration path (src/penalty/stepper.c) */
+    int special_count;
+    int special_listed;           /* body count when that list was made */
     /* broad-phase inputs, derived from the cold data */
     double* bounding_radii;
     bool* is_static;
@@ -250,6 +261,19 @@ void fd_world_inlet_extents(const fd_world* world, int* bodies_of_material, bool
 
 /* "'name' (#index)", or "#index" for an unnamed body, for messages. */
 const char* fd_world_body_label(const fd_world* world, int body, char* text, size_t size);
+
+/* Body b's state, from the arrays per field, and back. */
+static inline fd_body_state fd_world_state(const fd_world* world, int b)
+{
+    return (fd_body_state){world->position[b], world->orientation[b], world->velocity[b], world->angular_velocity[b]};
+}
+static inline void fd_world_put_state(fd_world* world, int b, const fd_body_state* state)
+{
+    world->position[b] = state->position;
+    world->orientation[b] = state->orientation;
+    world->velocity[b] = state->velocity;
+    world->angular_velocity[b] = state->angular_velocity;
+}
 
 /* The first non-finite body state, force or contact load, as an error naming
  * it (FD_ERR_NON_FINITE), or FD_OK. */
