@@ -183,6 +183,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
     const int* block_law_index = p->block_law_index;
     int32_t slot_lane[FD_BLOCK];
     int32_t slot_contact[FD_BLOCK];
+    int32_t slot_i[FD_BLOCK], slot_j[FD_BLOCK];
     fd_pair_loads slot_loads[FD_BLOCK];
     fd_vec3 lane_offset[FD_BLOCK];
     for (int64_t top = th->touching_count - 1; top >= 0; top -= FD_BLOCK) {
@@ -202,6 +203,8 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 begin_contact(world, list, e, i, j, slot, --next_id);
             }
             slot_contact[s] = slot;
+            slot_i[s] = i;
+            slot_j[s] = j;
             /* The undo log of this pass (fd_penalty_rollback). */
             double* saved = undo + (size_t)k * undo_stride;
             const double* history = pool->history + (size_t)slot * (size_t)stride;
@@ -227,7 +230,9 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                     offset = fd_periodic_near_offset(periodic, d);
                     d = fd_v3_sub(d, offset);
                 }
-                lane_offset[c] = offset;
+                if (record) {
+                    lane_offset[c] = offset;
+                }
                 fd_vec3 vi = velocity[i], vj = velocity[j], wi = angular_velocity[i], wj = angular_velocity[j];
                 block->separation[0][c] = d.x;
                 block->separation[1][c] = d.y;
@@ -261,21 +266,28 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                                                 record, index);
             }
         }
-        if (block->count > 0) {
-            const fd_block_law* law = &p->block_laws[block_law];
+        const fd_block_law* law = block->count > 0 ? &p->block_laws[block_law] : NULL;
+        if (law != NULL) {
             if (record || ledger) {
                 fd_sphere_block_run_full(block, law);
             } else {
                 fd_sphere_block_run(block, law);
             }
-            bool slides = law->slide != FD_KIND_NONE;
-            for (int s = 0; s < chunk; ++s) {
-                int c = slot_lane[s];
-                if (c < 0) {
-                    continue;
-                }
-                int32_t slot = slot_contact[s];
-                unsigned slip = 0;
+        }
+        bool slides = law != NULL && law->slide != FD_KIND_NONE;
+        /* The chunk's loads onto the bodies, slot by slot. */
+        for (int s = 0; s < chunk; ++s) {
+            int64_t k = top - s;
+            int i = slot_i[s], j = slot_j[s];
+            int32_t slot = slot_contact[s];
+            int c = slot_lane[s];
+            fd_vec3 force, torque_i, torque_j;
+            unsigned slip;
+            if (c >= 0) {
+                force = fd_v3(block->force[0][c], block->force[1][c], block->force[2][c]);
+                torque_i = fd_v3(block->torque_i[0][c], block->torque_i[1][c], block->torque_i[2][c]);
+                torque_j = fd_v3(block->torque_j[0][c], block->torque_j[1][c], block->torque_j[2][c]);
+                slip = 0;
                 if (slides) {
                     double* history = pool->history + (size_t)slot * (size_t)stride;
                     history[0] = block->spring_after[0][c];
@@ -283,37 +295,26 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                     history[2] = block->spring_after[2][c];
                     slip = block->slipping[c] != 0.0 ? FD_ENTRY_SLIP_SLIDE : 0u;
                 }
-                slot_loads[s] = (fd_pair_loads){
-                    .force = fd_v3(block->force[0][c], block->force[1][c], block->force[2][c]),
-                    .torque_i = fd_v3(block->torque_i[0][c], block->torque_i[1][c], block->torque_i[2][c]),
-                    .torque_j = fd_v3(block->torque_j[0][c], block->torque_j[1][c], block->torque_j[2][c]),
-                    .slip = slip,
-                };
                 if (record || ledger) {
-                    int64_t k = top - s;
-                    int32_t e = th->touching[k].entry;
-                    block_lane_details(world, list, block, c, e, th->touching[k].row, list->partner[e], slot,
+                    block_lane_details(world, list, block, c, th->touching[k].entry, i, j, slot,
                                        th->first_contact + k, lane_offset[c], ledger, record, slip);
                 }
+            } else {
+                force = slot_loads[s].force;
+                torque_i = slot_loads[s].torque_i;
+                torque_j = slot_loads[s].torque_j;
+                slip = slot_loads[s].slip;
             }
-        }
-        /* The chunk's loads onto the bodies, slot by slot. */
-        for (int s = 0; s < chunk; ++s) {
-            int64_t k = top - s;
-            int32_t e = th->touching[k].entry;
-            int i = th->touching[k].row, j = list->partner[e];
-            int32_t slot = slot_contact[s];
-            const fd_pair_loads* loads = &slot_loads[s];
             unsigned state = pool->state[slot];
             if (record) {
-                fd_record_identity(world, list, e, i, j, slot, th->first_contact + k, state, loads->slip);
+                fd_record_identity(world, list, th->touching[k].entry, i, j, slot, th->first_contact + k, state, slip);
             }
-            pool->state[slot] = (uint8_t)((state << 4) | loads->slip | FD_ENTRY_TOUCHING);
-            forces[i] = fd_v3_add(forces[i], loads->force);
-            torques[i] = fd_v3_add(torques[i], loads->torque_i);
+            pool->state[slot] = (uint8_t)((state << 4) | slip | FD_ENTRY_TOUCHING);
+            forces[i] = fd_v3_add(forces[i], force);
+            torques[i] = fd_v3_add(torques[i], torque_i);
             if (j < end_row) {
-                forces[j] = fd_v3_sub(forces[j], loads->force);
-                torques[j] = fd_v3_add(torques[j], loads->torque_j);
+                forces[j] = fd_v3_sub(forces[j], force);
+                torques[j] = fd_v3_add(torques[j], torque_j);
             } else {
                 if (th->remote_count == th->remote_capacity &&
                     !fd_penalty_grow((void**)&th->remote, &th->remote_capacity, th->remote_count + 1,
@@ -321,7 +322,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                     th->failure = FD_PASS_OUT_OF_MEMORY;
                     return;
                 }
-                th->remote[th->remote_count++] = (fd_remote_load){fd_v3_neg(loads->force), loads->torque_j, j};
+                th->remote[th->remote_count++] = (fd_remote_load){fd_v3_neg(force), torque_j, j};
             }
         }
     }
