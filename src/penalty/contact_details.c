@@ -135,7 +135,11 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
                               bool record, int64_t index)
 {
     const fd_contact_law* law = &world->laws[list->law[e]];
-    double* history = world->penalty.pool.history + (size_t)slot * (size_t)world->history_stride;
+    /* The registry's kernels update the springs in place: on a copy in the
+     * pass's output buffer. */
+    int stride = world->history_stride;
+    double* history = fd_springs_after(&world->penalty.pool, slot, stride);
+    memcpy(history, fd_springs_before(&world->penalty.pool, slot, stride), (size_t)stride * sizeof(double));
     double* columns = record ? world->previous.columns + (size_t)index * (size_t)world->column_count : scratch_columns;
     if (record) {
         for (int c = 0; c < world->column_count; ++c) {
@@ -182,7 +186,7 @@ void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int
                               const fd_energy_books* step_books, fd_vec3 force, bool ledger)
 {
     const fd_contact_law* law = &world->laws[list->law[e]];
-    const double* history = world->penalty.pool.history + (size_t)slot * (size_t)world->history_stride;
+    const double* history = fd_springs_after(&world->penalty.pool, slot, world->history_stride);
     fd_contact* contact = &world->previous.contacts[index];
     double* columns = world->previous.columns + (size_t)index * (size_t)world->column_count;
     for (int c = 0; c < world->column_count; ++c) {

@@ -270,7 +270,7 @@ fd_status fd_penalty_force_pass(fd_world* world, bool record)
         next_id += (uint64_t)th->new_count;
     }
     bool ledger = world->def.energy_ledger;
-    int64_t undo_size = total * (world->history_stride + (ledger ? 5 * FD_MECHANISM_COUNT : 0));
+    int64_t undo_size = ledger ? total * 5 * FD_MECHANISM_COUNT : 0;
     p->pool_used_before = p->pool.used;
     p->pool_free_before = p->pool.free_count;
     if (!fd_penalty_grow((void**)&p->undo, &p->undo_capacity, undo_size > 0 ? undo_size : 1, sizeof(double)) ||
@@ -326,6 +326,7 @@ void fd_penalty_commit(fd_world* world)
 {
     fd_penalty* p = &world->penalty;
     if (p->stage == 1) {
+        p->pool.parity ^= 1; /* the springs the pass wrote are the springs now */
         /* Contacts that ended give their slots back, for later passes. */
         fd_neighbor_list* list = &p->lists[p->current];
         fd_contact_pool* pool = &p->pool;
@@ -362,8 +363,7 @@ void fd_penalty_rollback(fd_world* world)
     fd_neighbor_list* list = &p->lists[p->current];
     fd_contact_pool* pool = &p->pool;
     bool ledger = world->def.energy_ledger;
-    int stride = world->history_stride;
-    size_t undo_stride = (size_t)(stride + (ledger ? 5 * FD_MECHANISM_COUNT : 0));
+    size_t undo_stride = (size_t)(5 * FD_MECHANISM_COUNT);
     for (int t = 0; t < list->thread_count; ++t) {
         const fd_penalty_thread* th = &p->threads[t];
         for (int64_t k = 0; k < th->touching_count; ++k) {
@@ -373,10 +373,10 @@ void fd_penalty_rollback(fd_world* world)
                 list->contact[e] = FD_NO_CONTACT; /* it began in the failed pass */
                 continue;
             }
-            const double* saved = p->undo + (size_t)(th->first_contact + k) * undo_stride;
-            memcpy(pool->history + (size_t)slot * (size_t)stride, saved, (size_t)stride * sizeof(double));
+            /* The springs of the pass went to the other buffer: nothing to undo. */
             if (ledger) {
-                memcpy(pool->books + (size_t)slot * FD_MECHANISM_COUNT, saved + stride,
+                const double* saved = p->undo + (size_t)(th->first_contact + k) * undo_stride;
+                memcpy(pool->books + (size_t)slot * FD_MECHANISM_COUNT, saved,
                        FD_MECHANISM_COUNT * sizeof(fd_energy_books));
             }
             pool->state[slot] >>= 4;

@@ -30,7 +30,7 @@ static __attribute__((noinline)) void begin_contact(fd_world* world, fd_neighbor
         fd_pair_constants(world, &world->laws[list->law[e]], i, j,
                           pool->constants + (size_t)slot * (size_t)constant_stride);
     }
-    memset(pool->history + (size_t)slot * (size_t)stride, 0, (size_t)stride * sizeof(double));
+    memset(fd_springs_before(pool, slot, stride), 0, (size_t)stride * sizeof(double));
     if (world->def.energy_ledger) {
         memset(pool->books + (size_t)slot * FD_MECHANISM_COUNT, 0, FD_MECHANISM_COUNT * sizeof(fd_energy_books));
     }
@@ -52,7 +52,9 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
     fd_contact_pool* pool = &world->penalty.pool;
     const fd_contact_law* law = &world->laws[list->law[e]];
     const double* constants = pool->constants + (size_t)slot * (size_t)world->penalty.constant_stride;
-    double* history = pool->history + (size_t)slot * (size_t)world->history_stride;
+    int stride = world->history_stride;
+    double* history = fd_springs_after(pool, slot, stride); /* the kernel updates it in place: on a copy */
+    memcpy(history, fd_springs_before(pool, slot, stride), (size_t)stride * sizeof(double));
     uint8_t kind = list->kind[e];
     fd_pair_loads out;
     fd_vec3 n, relative;
@@ -174,7 +176,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
     bool any_periodic = periodic->any;
     int stride = world->history_stride;
     int constant_stride = p->constant_stride;
-    size_t undo_stride = (size_t)(stride + (ledger ? 5 * FD_MECHANISM_COUNT : 0));
+    size_t undo_stride = (size_t)(ledger ? 5 * FD_MECHANISM_COUNT : 0);
     double* undo = p->undo + (size_t)th->first_contact * undo_stride;
     int64_t new_left = th->new_count;         /* new contacts take their slots counted down */
     uint64_t next_id = th->first_id + (uint64_t)th->new_count;
@@ -205,16 +207,13 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             slot_contact[s] = slot;
             slot_i[s] = i;
             slot_j[s] = j;
-            /* The undo log of this pass (fd_penalty_rollback). */
-            double* saved = undo + (size_t)k * undo_stride;
-            const double* history = pool->history + (size_t)slot * (size_t)stride;
-            for (int h = 0; h < stride; ++h) {
-                saved[h] = history[h];
-            }
+            /* The books' undo log of this pass (fd_penalty_rollback; the
+             * springs have their two buffers). */
             if (ledger) {
-                memcpy(saved + stride, pool->books + (size_t)slot * FD_MECHANISM_COUNT,
+                memcpy(undo + (size_t)k * undo_stride, pool->books + (size_t)slot * FD_MECHANISM_COUNT,
                        FD_MECHANISM_COUNT * sizeof(fd_energy_books));
             }
+            const double* history = fd_springs_before(pool, slot, stride);
             uint8_t kind = list->kind[e];
             int law_block = kind == FD_PAIR_SPHERE_SPHERE ? block_law_index[list->law[e]] : -1;
             if (law_block >= 0 && block_law < 0) {
@@ -289,11 +288,11 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 torque_j = fd_v3(block->torque_j[0][c], block->torque_j[1][c], block->torque_j[2][c]);
                 slip = 0;
                 if (slides) {
-                    double* history = pool->history + (size_t)slot * (size_t)stride;
+                    double* history = fd_springs_after(pool, slot, stride);
                     history[0] = block->spring_after[0][c];
                     history[1] = block->spring_after[1][c];
                     history[2] = block->spring_after[2][c];
-                    slip = block->slipping[c] != 0.0 ? FD_ENTRY_SLIP_SLIDE : 0u;
+                    slip = (unsigned)block->slipping[c] * FD_ENTRY_SLIP_SLIDE; /* 0 or 1: no branch */
                 }
                 if (record || ledger) {
                     block_lane_details(world, list, block, c, th->touching[k].entry, i, j, slot,

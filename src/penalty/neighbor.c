@@ -42,7 +42,8 @@ void fd_neighbor_list_free(fd_neighbor_list* list)
 
 void fd_contact_pool_free(fd_contact_pool* pool)
 {
-    free(pool->history);
+    free(pool->history[0]);
+    free(pool->history[1]);
     free(pool->constants);
     free(pool->id);
     free(pool->first_step);
@@ -74,8 +75,9 @@ static bool reserve_entries(fd_neighbor_list* list, int64_t count)
 static bool resize_pool(fd_contact_pool* pool, int64_t capacity, int history_stride, int constant_stride, bool ledger)
 {
     size_t n = (size_t)(capacity > 0 ? capacity : 1);
-    bool ok = grow_array((void**)&pool->history, n * (size_t)(history_stride > 0 ? history_stride : 1),
-                         sizeof *pool->history) &&
+    size_t springs = n * (size_t)(history_stride > 0 ? history_stride : 1);
+    bool ok = grow_array((void**)&pool->history[0], springs, sizeof *pool->history[0]) &&
+              grow_array((void**)&pool->history[1], springs, sizeof *pool->history[1]) &&
               grow_array((void**)&pool->constants, n * (size_t)constant_stride, sizeof *pool->constants) &&
               grow_array((void**)&pool->id, n, sizeof *pool->id) &&
               grow_array((void**)&pool->first_step, n, sizeof *pool->first_step) &&
@@ -120,7 +122,7 @@ static bool compact_pool(fd_world* world, fd_neighbor_list* list)
             continue;
         }
         if (stride > 0) {
-            memcpy(packed.history + (size_t)slot * (size_t)stride, pool->history + (size_t)old * (size_t)stride,
+            memcpy(packed.history[0] + (size_t)slot * (size_t)stride, fd_springs_before(pool, old, stride),
                    (size_t)stride * sizeof(double));
         }
         memcpy(packed.constants + (size_t)slot * (size_t)constant_stride,

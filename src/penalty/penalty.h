@@ -100,7 +100,11 @@ typedef struct fd_neighbor_list {
 typedef struct fd_contact_pool {
     int64_t used;                 /* slots [0, used) handed out since the last compaction */
     int64_t capacity;
-    double* history;              /* history_stride per slot */
+    /* history_stride per slot, twice: a pass reads its springs from
+     * history[parity] and writes them to history[1 - parity]; the commit of
+     * the step flips the parity, a failed step leaves it (its rollback). */
+    double* history[2];
+    int parity;
     double* constants;            /* constant_stride per slot: the pair's constants for the sphere kernels */
     uint64_t* id;
     int64_t* first_step;          /* step the contact began at */

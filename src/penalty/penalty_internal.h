@@ -22,6 +22,16 @@ typedef struct fd_pair_loads {
     unsigned slip;                /* FD_ENTRY_SLIP_* */
 } fd_pair_loads;
 
+/* A slot's springs as the pass in progress found them, and as it leaves them. */
+static inline double* fd_springs_before(const fd_contact_pool* pool, int32_t slot, int stride)
+{
+    return pool->history[pool->parity] + (size_t)slot * (size_t)stride;
+}
+static inline double* fd_springs_after(const fd_contact_pool* pool, int32_t slot, int stride)
+{
+    return pool->history[1 - pool->parity] + (size_t)slot * (size_t)stride;
+}
+
 /* Grows *array (of *capacity elements) to hold `needed`; false when out of memory. */
 bool fd_penalty_grow(void** array, int64_t* capacity, int64_t needed, size_t element_size);
 
