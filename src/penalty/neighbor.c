@@ -106,42 +106,66 @@ static bool compact_pool(fd_world* world, fd_neighbor_list* list)
     int stride = world->history_stride;
     int constant_stride = world->penalty.constant_stride;
     bool ledger = world->def.energy_ledger;
-    int64_t live = 0;
-    for (int64_t e = 0; e < list->count; ++e) {
-        live += list->contact[e] != FD_NO_CONTACT;
+    /* Each thread numbers the contacts of its share of the entries from the
+     * count of the shares before it: the same slots for any thread count. */
+    int threads = world->def.thread_count > 1 ? world->def.thread_count : 1;
+    int64_t share_live[64 + 1] = {0};
+    threads = threads > 64 ? 64 : threads;
+#pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
+    for (int t = 0; t < threads; ++t) {
+        int64_t begin = list->count * t / threads, end = list->count * (t + 1) / threads, live = 0;
+        for (int64_t e = begin; e < end; ++e) {
+            live += list->contact[e] != FD_NO_CONTACT;
+        }
+        share_live[t + 1] = live;
     }
-    fd_contact_pool packed = {0};
-    if (!resize_pool(&packed, live + live / 4 + 256, stride, constant_stride, ledger)) {
-        fd_contact_pool_free(&packed);
+    for (int t = 0; t < threads; ++t) {
+        share_live[t + 1] += share_live[t];
+    }
+    int64_t live = share_live[threads];
+    /* Into the spare pool (kept from build to build: no page faults), which
+     * then becomes the pool. */
+    fd_contact_pool packed = world->penalty.spare_pool;
+    if ((packed.capacity < live + 256 || (ledger && packed.books == NULL)) &&
+        !resize_pool(&packed, live + live / 4 + 256, stride, constant_stride, ledger)) {
+        world->penalty.spare_pool = packed;
         return false;
     }
-    int32_t slot = 0;
-    for (int64_t e = 0; e < list->count; ++e) {
-        int32_t old = list->contact[e];
-        if (old == FD_NO_CONTACT) {
-            continue;
+    packed.parity = 0;
+#pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
+    for (int t = 0; t < threads; ++t) {
+        int64_t begin = list->count * t / threads, end = list->count * (t + 1) / threads;
+        int32_t slot = (int32_t)share_live[t];
+        for (int64_t e = begin; e < end; ++e) {
+            int32_t old = list->contact[e];
+            if (old == FD_NO_CONTACT) {
+                continue;
+            }
+            if (stride > 0) {
+                memcpy(packed.history[0] + (size_t)slot * (size_t)stride, fd_springs_before(pool, old, stride),
+                       (size_t)stride * sizeof(double));
+            }
+            memcpy(packed.constants + (size_t)slot * (size_t)constant_stride,
+                   pool->constants + (size_t)old * (size_t)constant_stride, (size_t)constant_stride * sizeof(double));
+            packed.id[slot] = pool->id[old];
+            packed.first_step[slot] = pool->first_step[old];
+            packed.state[slot] = pool->state[old];
+            if (ledger) {
+                memcpy(packed.books + (size_t)slot * FD_MECHANISM_COUNT,
+                       pool->books + (size_t)old * FD_MECHANISM_COUNT, FD_MECHANISM_COUNT * sizeof(fd_energy_books));
+            }
+            list->contact[e] = slot++;
         }
-        if (stride > 0) {
-            memcpy(packed.history[0] + (size_t)slot * (size_t)stride, fd_springs_before(pool, old, stride),
-                   (size_t)stride * sizeof(double));
-        }
-        memcpy(packed.constants + (size_t)slot * (size_t)constant_stride,
-               pool->constants + (size_t)old * (size_t)constant_stride, (size_t)constant_stride * sizeof(double));
-        packed.id[slot] = pool->id[old];
-        packed.first_step[slot] = pool->first_step[old];
-        packed.state[slot] = pool->state[old];
-        if (ledger) {
-            memcpy(packed.books + (size_t)slot * FD_MECHANISM_COUNT, pool->books + (size_t)old * FD_MECHANISM_COUNT,
-                   FD_MECHANISM_COUNT * sizeof(fd_energy_books));
-        }
-        list->contact[e] = slot++;
     }
-    packed.used = slot;
-    packed.free_slots = pool->free_slots; /* keep the free list's array, emptied */
+    packed.used = live;
+    int32_t* free_slots = packed.free_slots; /* each pool keeps its free list's array */
+    int64_t free_capacity = packed.free_capacity;
+    packed.free_slots = pool->free_slots;
     packed.free_capacity = pool->free_capacity;
     packed.free_count = 0;
-    pool->free_slots = NULL;
-    fd_contact_pool_free(pool);
+    pool->free_slots = free_slots;
+    pool->free_capacity = free_capacity;
+    world->penalty.spare_pool = *pool;
     *pool = packed;
     return true;
 }
@@ -229,24 +253,40 @@ static uint8_t pair_kind(uint32_t flags_i, uint32_t flags_j, bool sphere_kernel)
 
 /* Row bounds per thread, each with about the same number of entries plus
  * rows (a row costs its body's loop even when empty). */
-static bool balance_threads(fd_neighbor_list* list, int threads)
+/* Row bounds per thread, each with about the same work: a row costs its
+ * body's loop, each entry its distance test, and each entry of a plane's row
+ * (a contact taken through the scalar kernel, most of them touching) about
+ * as much as four sphere-sphere entries. */
+static bool balance_threads(const fd_world* world, fd_neighbor_list* list, int threads)
 {
     if (!grow_array((void**)&list->thread_row, (size_t)threads + 1, sizeof *list->thread_row)) {
         return false;
     }
     list->thread_count = threads;
     int n = list->body_count;
-    double total = (double)list->count + (double)n;
-    int row = 0;
     list->thread_row[0] = 0;
-    for (int t = 1; t < threads; ++t) {
-        double target = total * t / threads;
-        while (row < n && (double)list->row_start[row] + row < target) {
-            ++row;
-        }
-        list->thread_row[t] = row;
-    }
     list->thread_row[threads] = n;
+    if (threads == 1) {
+        return true;
+    }
+    enum { PLANE_ENTRY_WEIGHT = 4 };
+    double total = 0.0;
+    for (int i = 0; i < n; ++i) {
+        double entries = (double)(list->row_start[i + 1] - list->row_start[i]);
+        total += 1.0 + entries * ((world->motion[i].flags & FD_MOTION_PLANE) ? PLANE_ENTRY_WEIGHT : 1);
+    }
+    double done = 0.0;
+    int t = 1;
+    for (int i = 0; i < n && t < threads; ++i) {
+        while (t < threads && done >= total * t / threads) {
+            list->thread_row[t++] = i;
+        }
+        double entries = (double)(list->row_start[i + 1] - list->row_start[i]);
+        done += 1.0 + entries * ((world->motion[i].flags & FD_MOTION_PLANE) ? PLANE_ENTRY_WEIGHT : 1);
+    }
+    while (t < threads) {
+        list->thread_row[t++] = n;
+    }
     return true;
 }
 
@@ -311,6 +351,8 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
     int materials = world->material_count;
     const fd_body_motion* motion = world->motion;
     const bool* sphere_kernel = penalty->law_sphere_kernel;
+    int threads = world->def.thread_count;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
     for (int i = 0; i < n; ++i) {
         int64_t old_e = old != NULL && i < old->body_count ? old->row_start[i] : 0;
         int64_t old_end = old != NULL && i < old->body_count ? old->row_start[i + 1] : 0;
@@ -328,7 +370,7 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
             out->contact[e] = carried ? old->contact[old_e] : FD_NO_CONTACT;
         }
     }
-    if (!balance_threads(out, world->def.thread_count) || !compact_pool(world, out)) {
+    if (!balance_threads(world, out, world->def.thread_count) || !compact_pool(world, out)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the neighbour list");
     }
     /* The rebuild test measures displacements from here. */
@@ -339,9 +381,7 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
         }
         penalty->reference_capacity = capacity;
     }
-    for (int b = 0; b < n; ++b) {
-        penalty->reference_position[b] = world->position[b];
-    }
+    memcpy(penalty->reference_position, world->position, (size_t)n * sizeof(fd_vec3));
     penalty->max_displacement_squared = 0.0;
     penalty->rebuilds++;
     return FD_OK;

@@ -35,6 +35,52 @@ typedef struct found_pairs {
     int64_t count, capacity;
 } found_pairs;
 
+/* The search's arrays, kept from one build to the next: a build needs them
+ * all at once anyway, and kept they cost no page faults the next time. */
+struct fd_pair_scratch {
+    int32_t* cell_of;
+    int64_t cell_of_capacity;
+    int32_t* cell_start;
+    int64_t cell_start_capacity;
+    placed_body* placed;
+    int64_t placed_capacity;
+    int64_t* row_fill;
+    int64_t row_fill_capacity;
+    found_pairs* buffers;
+    int buffer_count;
+};
+
+void fd_pair_scratch_free(struct fd_pair_scratch* scratch)
+{
+    if (scratch == NULL) {
+        return;
+    }
+    free(scratch->cell_of);
+    free(scratch->cell_start);
+    free(scratch->placed);
+    free(scratch->row_fill);
+    for (int t = 0; t < scratch->buffer_count; ++t) {
+        free(scratch->buffers[t].pairs);
+    }
+    free(scratch->buffers);
+    free(scratch);
+}
+
+size_t fd_pair_scratch_memory(const struct fd_pair_scratch* scratch)
+{
+    if (scratch == NULL) {
+        return 0;
+    }
+    size_t bytes = (size_t)scratch->cell_of_capacity * sizeof(int32_t) +
+                   (size_t)scratch->cell_start_capacity * sizeof(int32_t) +
+                   (size_t)scratch->placed_capacity * sizeof(placed_body) +
+                   (size_t)scratch->row_fill_capacity * sizeof(int64_t);
+    for (int t = 0; t < scratch->buffer_count; ++t) {
+        bytes += (size_t)scratch->buffers[t].capacity * 2 * sizeof(uint32_t);
+    }
+    return bytes;
+}
+
 static bool push_pair(found_pairs* buffer, int a, int b)
 {
     if (buffer->count == buffer->capacity &&
@@ -46,6 +92,79 @@ static bool push_pair(found_pairs* buffer, int a, int b)
     buffer->pairs[2 * buffer->count + 1] = (uint32_t)partner;
     buffer->count++;
     return true;
+}
+
+/* The pairs of the bodies in z rows [z_begin, z_end) with the bodies of
+ * their half stencil (which may lie in the next slab). */
+static bool search_slab(const placed_body* placed, const int32_t* cell_start, const int64_t extent[3],
+                        int64_t z_begin, int64_t z_end, found_pairs* found)
+{
+    for (int64_t z = z_begin; z < z_end; ++z) {
+        for (int64_t y = 0; y < extent[1]; ++y) {
+            for (int64_t x = 0; x < extent[0]; ++x) {
+                int64_t c = (z * extent[1] + y) * extent[0] + x;
+                int32_t begin = cell_start[c], end = cell_start[c + 1];
+                if (begin == end) {
+                    continue;
+                }
+                /* The half stencil as runs of cells adjacent in x, which are
+                 * adjacent in the cell order: this row's next cell, then the
+                 * three cells x - 1 .. x + 1 of the row ahead in y and of the
+                 * three rows ahead in z. Run 0 starts after the body itself. */
+                int32_t run_begin[5], run_end[5];
+                int runs = 1;
+                int64_t x_low = x > 0 ? x - 1 : 0, x_high = x + 1 < extent[0] ? x + 1 : x;
+                run_end[0] = cell_start[c + (x_high > x ? 1 : 0) + 1];
+                const int64_t rows[4][2] = {{z, y + 1}, {z + 1, y - 1}, {z + 1, y}, {z + 1, y + 1}};
+                for (int r = 0; r < 4; ++r) {
+                    int64_t rz = rows[r][0], ry = rows[r][1];
+                    if (ry < 0 || ry >= extent[1] || rz >= extent[2]) {
+                        continue;
+                    }
+                    int64_t row = (rz * extent[1] + ry) * extent[0];
+                    int32_t from = cell_start[row + x_low], to = cell_start[row + x_high + 1];
+                    if (from < to) {
+                        run_begin[runs] = from;
+                        run_end[runs] = to;
+                        ++runs;
+                    }
+                }
+                for (int32_t k = begin; k < end; ++k) {
+                    const placed_body a = placed[k];
+                    run_begin[0] = k + 1;
+                    for (int r = 0; r < runs; ++r) {
+                        for (int32_t m = run_begin[r]; m < run_end[r]; ++m) {
+                            const placed_body* b = &placed[m];
+                            double dx = b->x - a.x, dy = b->y - a.y, dz = b->z - a.z;
+                            double reach = a.reach + b->reach;
+                            if (dx * dx + dy * dy + dz * dz >= reach * reach || (a.fixed & b->fixed)) {
+                                continue;
+                            }
+                            if (!push_pair(found, a.body, b->body)) {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return true;
+}
+
+/* The first z row of slab t of `threads`: the first row whose bodies start
+ * at or after t / threads of the gridded bodies (all rows for the last). */
+static int64_t slab_start(const int32_t* cell_start, const int64_t extent[3], int gridded, int t, int threads)
+{
+    if (t >= threads) {
+        return extent[2];
+    }
+    int64_t layer = extent[0] * extent[1];
+    int64_t z = 0;
+    while (z < extent[2] && (int64_t)cell_start[z * layer] * threads < (int64_t)gridded * t) {
+        ++z;
+    }
+    return z;
 }
 
 /* Returns 1 when the rows were built, 0 when this world needs the general
@@ -91,14 +210,39 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
         return 0;
     }
     int64_t cell_count = (int64_t)cells;
-    int32_t* cell_of = malloc((size_t)(n > 0 ? n : 1) * sizeof *cell_of);
-    int32_t* cell_start = calloc((size_t)cell_count + 2, sizeof *cell_start);
-    placed_body* placed = malloc((size_t)(gridded > 0 ? gridded : 1) * sizeof *placed);
-    found_pairs found = {0};
-    int64_t* row_fill = NULL;
-    int status = -1;
-    if (cell_of == NULL || cell_start == NULL || placed == NULL) {
-        goto done;
+    struct fd_pair_scratch* scratch = world->penalty.search;
+    if (scratch == NULL) {
+        scratch = world->penalty.search = calloc(1, sizeof *scratch);
+        if (scratch == NULL) {
+            return -1;
+        }
+    }
+    int threads = world->def.thread_count > 1 ? world->def.thread_count : 1;
+    if (!fd_penalty_grow((void**)&scratch->cell_of, &scratch->cell_of_capacity, n + 1, sizeof(int32_t)) ||
+        !fd_penalty_grow((void**)&scratch->cell_start, &scratch->cell_start_capacity, cell_count + 2,
+                         sizeof(int32_t)) ||
+        !fd_penalty_grow((void**)&scratch->placed, &scratch->placed_capacity, gridded + 1, sizeof(placed_body)) ||
+        !fd_penalty_grow((void**)&scratch->row_fill, &scratch->row_fill_capacity, n + 1, sizeof(int64_t))) {
+        return -1;
+    }
+    if (threads > scratch->buffer_count) {
+        found_pairs* grown = realloc(scratch->buffers, (size_t)threads * sizeof *grown);
+        if (grown == NULL) {
+            return -1;
+        }
+        memset(grown + scratch->buffer_count, 0, (size_t)(threads - scratch->buffer_count) * sizeof *grown);
+        scratch->buffers = grown;
+        scratch->buffer_count = threads;
+    }
+    int32_t* cell_of = scratch->cell_of;
+    int32_t* cell_start = scratch->cell_start;
+    placed_body* placed = scratch->placed;
+    found_pairs* buffers = scratch->buffers;
+    int64_t* row_fill = scratch->row_fill;
+    memset(cell_start, 0, ((size_t)cell_count + 2) * sizeof *cell_start);
+    memset(row_fill, 0, ((size_t)n + 1) * sizeof *row_fill);
+    for (int t = 0; t < threads; ++t) {
+        buffers[t].count = 0;
     }
     /* Counting sort of the bodies into cells (ascending index within a cell). */
     double half_margin = 0.5 * margin;
@@ -128,95 +272,80 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
                                        (motion[b].flags & FD_MOTION_DYNAMIC) == 0};
         }
     }
-    /* cell_start[c] .. cell_start[c + 1] now hold cell c's bodies. */
-    int64_t expected = 4 * (int64_t)n;
-    if (!fd_penalty_grow((void**)&found.pairs, &found.capacity, expected, 2 * sizeof(uint32_t))) {
-        goto done;
-    }
-    for (int64_t z = 0; z < extent[2]; ++z) {
-        for (int64_t y = 0; y < extent[1]; ++y) {
-            for (int64_t x = 0; x < extent[0]; ++x) {
-                int64_t c = (z * extent[1] + y) * extent[0] + x;
-                int32_t begin = cell_start[c], end = cell_start[c + 1];
-                if (begin == end) {
-                    continue;
-                }
-                /* The half stencil as runs of cells adjacent in x, which are
-                 * adjacent in the cell order: this row's next cell, then the
-                 * three cells x - 1 .. x + 1 of the row ahead in y and of the
-                 * three rows ahead in z. Run 0 starts after the body itself. */
-                int32_t run_begin[5], run_end[5];
-                int runs = 1;
-                int64_t x_low = x > 0 ? x - 1 : 0, x_high = x + 1 < extent[0] ? x + 1 : x;
-                run_end[0] = cell_start[c + (x_high > x ? 1 : 0) + 1];
-                const int64_t rows[4][2] = {{z, y + 1}, {z + 1, y - 1}, {z + 1, y}, {z + 1, y + 1}};
-                for (int r = 0; r < 4; ++r) {
-                    int64_t rz = rows[r][0], ry = rows[r][1];
-                    if (ry < 0 || ry >= extent[1] || rz >= extent[2]) {
-                        continue;
-                    }
-                    int64_t row = (rz * extent[1] + ry) * extent[0];
-                    int32_t from = cell_start[row + x_low], to = cell_start[row + x_high + 1];
-                    if (from < to) {
-                        run_begin[runs] = from;
-                        run_end[runs] = to;
-                        ++runs;
-                    }
-                }
-                for (int32_t k = begin; k < end; ++k) {
-                    const placed_body a = placed[k];
-                    run_begin[0] = k + 1;
-                    for (int r = 0; r < runs; ++r) {
-                        for (int32_t m = run_begin[r]; m < run_end[r]; ++m) {
-                            const placed_body* b = &placed[m];
-                            double dx = b->x - a.x, dy = b->y - a.y, dz = b->z - a.z;
-                            double reach = a.reach + b->reach;
-                            if (dx * dx + dy * dy + dz * dz >= reach * reach || (a.fixed & b->fixed)) {
-                                continue;
-                            }
-                            if (!push_pair(&found, a.body, b->body)) {
-                                goto done;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-    /* Planes against every non-static body that is not a plane. */
-    for (int p = 0; p < n; ++p) {
-        if (!(motion[p].flags & FD_MOTION_PLANE)) {
+    /* cell_start[c] .. cell_start[c + 1] now hold cell c's bodies. Threads
+     * take slabs of z rows with about as many bodies each, and the bodies
+     * against the planes in ranges; each into its own buffer. */
+    int failures = 0;
+#pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1) reduction(+ : failures)
+    for (int t = 0; t < threads; ++t) {
+        found_pairs* found = &buffers[t];
+        if (!fd_penalty_grow((void**)&found->pairs, &found->capacity, 4 * (int64_t)n / threads + 64,
+                             2 * sizeof(uint32_t))) {
+            ++failures;
             continue;
         }
-        fd_vec3 normal = world->plane_normals[p], origin = positions[p];
-        for (int b = 0; b < n; ++b) {
-            if ((motion[b].flags & FD_MOTION_PLANE) || !(motion[b].flags & FD_MOTION_DYNAMIC)) {
+        int64_t z_begin = slab_start(cell_start, extent, gridded, t, threads);
+        int64_t z_end = slab_start(cell_start, extent, gridded, t + 1, threads);
+        if (!search_slab(placed, cell_start, extent, z_begin, z_end, found)) {
+            ++failures;
+            continue;
+        }
+        int b_begin = (int)((int64_t)n * t / threads), b_end = (int)((int64_t)n * (t + 1) / threads);
+        for (int p = 0; p < n; ++p) {
+            if (!(motion[p].flags & FD_MOTION_PLANE)) {
                 continue;
             }
-            if (fd_v3_dot(normal, fd_v3_sub(positions[b], origin)) < radii[b] + margin &&
-                !push_pair(&found, p, b)) {
-                goto done;
+            fd_vec3 normal = world->plane_normals[p], origin = positions[p];
+            for (int b = b_begin; b < b_end; ++b) {
+                if ((motion[b].flags & FD_MOTION_PLANE) || !(motion[b].flags & FD_MOTION_DYNAMIC)) {
+                    continue;
+                }
+                if (fd_v3_dot(normal, fd_v3_sub(positions[b], origin)) < radii[b] + margin &&
+                    !push_pair(found, p, b)) {
+                    ++failures;
+                    break;
+                }
             }
         }
     }
-    if (found.count >= INT32_MAX) {
-        goto done;
+    int64_t total = 0;
+    for (int t = 0; t < threads; ++t) {
+        total += buffers[t].count;
     }
-    /* Rows by counting sort, then each row in ascending order. */
-    row_fill = calloc((size_t)n + 1, sizeof *row_fill);
-    if (row_fill == NULL || !fd_neighbor_list_reserve(out, found.count, n)) {
-        goto done;
+    if (failures > 0 || total >= INT32_MAX) {
+        return -1;
     }
-    for (int64_t k = 0; k < found.count; ++k) {
-        row_fill[found.pairs[2 * k] + 1]++;
+    /* Rows by counting sort (the order within a row is set by its sort
+     * below, so the threads may fill rows in any order), then each row in
+     * ascending order. */
+    if (!fd_neighbor_list_reserve(out, total, n)) {
+        return -1;
+    }
+#pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
+    for (int t = 0; t < threads; ++t) {
+        const found_pairs* found = &buffers[t];
+        for (int64_t k = 0; k < found->count; ++k) {
+            if (threads > 1) {
+                __atomic_fetch_add(&row_fill[found->pairs[2 * k] + 1], 1, __ATOMIC_RELAXED);
+            } else {
+                row_fill[found->pairs[2 * k] + 1]++;
+            }
+        }
     }
     for (int b = 0; b < n; ++b) {
         row_fill[b + 1] += row_fill[b];
     }
     memcpy(out->row_start, row_fill, ((size_t)n + 1) * sizeof *row_fill);
-    for (int64_t k = 0; k < found.count; ++k) {
-        out->partner[row_fill[found.pairs[2 * k]]++] = (int32_t)found.pairs[2 * k + 1];
+#pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
+    for (int t = 0; t < threads; ++t) {
+        const found_pairs* found = &buffers[t];
+        for (int64_t k = 0; k < found->count; ++k) {
+            int64_t at = threads > 1 ? __atomic_fetch_add(&row_fill[found->pairs[2 * k]], 1, __ATOMIC_RELAXED)
+                                     : row_fill[found->pairs[2 * k]]++;
+            out->partner[at] = (int32_t)found->pairs[2 * k + 1];
+        }
     }
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
     for (int b = 0; b < n; ++b) {
         int32_t* row = out->partner + out->row_start[b];
         int64_t length = out->row_start[b + 1] - out->row_start[b];
@@ -230,14 +359,7 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
             row[at] = value;
         }
     }
+    out->count = total;
     out->body_count = n;
-    out->count = found.count;
-    status = 1;
-done:
-    free(cell_of);
-    free(cell_start);
-    free(placed);
-    free(found.pairs);
-    free(row_fill);
-    return status;
+    return 1;
 }

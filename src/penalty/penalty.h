@@ -155,6 +155,8 @@ typedef struct fd_penalty {
     fd_neighbor_list lists[2];
     int current;                  /* lists[current] is in use; the other keeps its arrays for the next build */
     fd_contact_pool pool;
+    fd_contact_pool spare_pool;   /* the pool's other arrays: a rebuild packs the contacts into them */
+    struct fd_pair_scratch* search; /* the pair search's arrays (pair_search.c) */
     int64_t pool_used_before;     /* the pool's used and free counts before the pass in progress */
     int64_t pool_free_before;
     bool dirty;                   /* rebuild before the next pass (bodies added or moved, laws changed) */

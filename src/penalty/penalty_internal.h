@@ -68,6 +68,8 @@ bool fd_neighbor_list_reserve(fd_neighbor_list* list, int64_t entries, int body_
  * within `margin` (pair_search.c): 1 built, 0 the world needs the general
  * broad phase (periodic or sparse), -1 out of memory. */
 int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out);
+void fd_pair_scratch_free(struct fd_pair_scratch* scratch);
+size_t fd_pair_scratch_memory(const struct fd_pair_scratch* scratch);
 void fd_contact_pool_free(fd_contact_pool* pool);
 /* Room for `count` slots (false when out of memory). */
 bool fd_contact_pool_reserve(fd_contact_pool* pool, int64_t count, int history_stride, int constant_stride,
