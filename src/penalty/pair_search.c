@@ -178,22 +178,31 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
     const fd_vec3* positions = world->position;
     const double* radii = world->bounding_radii;
     const fd_body_motion* motion = world->motion;
+    int threads = world->def.thread_count > 1 ? world->def.thread_count : 1;
     double low[3] = {INFINITY, INFINITY, INFINITY}, high[3] = {-INFINITY, -INFINITY, -INFINITY};
     double largest = 0.0;
-    int gridded = 0;
+    int gridded = 0, not_finite = 0;
+    double low_x = INFINITY, low_y = INFINITY, low_z = INFINITY;
+    double high_x = -INFINITY, high_y = -INFINITY, high_z = -INFINITY;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1) \
+    reduction(min : low_x, low_y, low_z) reduction(max : high_x, high_y, high_z, largest) \
+    reduction(+ : gridded, not_finite)
     for (int b = 0; b < n; ++b) {
         if (motion[b].flags & FD_MOTION_PLANE) {
             continue;
         }
         fd_vec3 x = positions[b];
-        if (!fd_v3_is_finite(x)) {
-            return 0; /* the general broad phase leaves it out; the step's check reports it */
-        }
-        low[0] = fmin(low[0], x.x), low[1] = fmin(low[1], x.y), low[2] = fmin(low[2], x.z);
-        high[0] = fmax(high[0], x.x), high[1] = fmax(high[1], x.y), high[2] = fmax(high[2], x.z);
+        not_finite += !fd_v3_is_finite(x);
+        low_x = fmin(low_x, x.x), low_y = fmin(low_y, x.y), low_z = fmin(low_z, x.z);
+        high_x = fmax(high_x, x.x), high_y = fmax(high_y, x.y), high_z = fmax(high_z, x.z);
         largest = fmax(largest, radii[b]);
         ++gridded;
     }
+    if (not_finite > 0) {
+        return 0; /* the general broad phase leaves such a body out; the step's check reports it */
+    }
+    low[0] = low_x, low[1] = low_y, low[2] = low_z;
+    high[0] = high_x, high[1] = high_y, high[2] = high_z;
     double width = fmax(world->broadphase.cell_size, 2.0 * largest + margin);
     double inverse_width = 1.0 / width;
     int64_t extent[3] = {1, 1, 1};
@@ -217,7 +226,6 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
             return -1;
         }
     }
-    int threads = world->def.thread_count > 1 ? world->def.thread_count : 1;
     if (!fd_penalty_grow((void**)&scratch->cell_of, &scratch->cell_of_capacity, n + 1, sizeof(int32_t)) ||
         !fd_penalty_grow((void**)&scratch->cell_start, &scratch->cell_start_capacity, cell_count + 2,
                          sizeof(int32_t)) ||
@@ -244,8 +252,11 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
     for (int t = 0; t < threads; ++t) {
         buffers[t].count = 0;
     }
-    /* Counting sort of the bodies into cells (ascending index within a cell). */
+    /* Counting sort of the bodies into cells (the order within a cell does
+     * not matter: each pair is found once whatever it is, and rows are
+     * sorted at the end). */
     double half_margin = 0.5 * margin;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
     for (int b = 0; b < n; ++b) {
         if (motion[b].flags & FD_MOTION_PLANE) {
             cell_of[b] = -1;
@@ -259,14 +270,20 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
         cy = cy < extent[1] ? cy : extent[1] - 1;
         cz = cz < extent[2] ? cz : extent[2] - 1;
         cell_of[b] = (int32_t)((cz * extent[1] + cy) * extent[0] + cx);
-        cell_start[cell_of[b] + 2]++;
+        if (threads > 1) {
+            __atomic_fetch_add(&cell_start[cell_of[b] + 2], 1, __ATOMIC_RELAXED);
+        } else {
+            cell_start[cell_of[b] + 2]++;
+        }
     }
     for (int64_t c = 0; c < cell_count; ++c) {
         cell_start[c + 2] += cell_start[c + 1];
     }
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
     for (int b = 0; b < n; ++b) {
         if (cell_of[b] >= 0) {
-            int32_t at = cell_start[cell_of[b] + 1]++;
+            int32_t at = threads > 1 ? __atomic_fetch_add(&cell_start[cell_of[b] + 1], 1, __ATOMIC_RELAXED)
+                                     : cell_start[cell_of[b] + 1]++;
             fd_vec3 x = positions[b];
             placed[at] = (placed_body){x.x, x.y, x.z, radii[b] + half_margin, b,
                                        (motion[b].flags & FD_MOTION_DYNAMIC) == 0};
