@@ -20,14 +20,17 @@
 #include "penalty/penalty_internal.h"
 #include "world/world_internal.h"
 
-void fd_book_lifetime(fd_energy_books* lifetime, const fd_energy_books* step)
+void fd_book_lifetime(fd_energy_books* after, const fd_energy_books* before, const fd_energy_books* step,
+                      unsigned mechanisms)
 {
     for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-        lifetime[m].stored = step[m].stored;
-        lifetime[m].dashpot += step[m].dashpot;
-        lifetime[m].slip += step[m].slip;
-        lifetime[m].created += step[m].created;
-        lifetime[m].work += step[m].work;
+        if (mechanisms & (1u << m)) {
+            after[m].stored = step[m].stored;
+            after[m].dashpot = before[m].dashpot + step[m].dashpot;
+            after[m].slip = before[m].slip + step[m].slip;
+            after[m].created = before[m].created + step[m].created;
+            after[m].work = before[m].work + step[m].work;
+        }
     }
 }
 
@@ -124,11 +127,6 @@ static void evaluate_generic(const fd_world* world, const fd_contact_law* law, i
                           fd_v3_add(loads->roll_torque_j, loads->spin_torque_j));
 }
 
-/* The pool's books of a slot (ledger on). */
-static fd_energy_books* slot_books(const fd_world* world, int32_t slot)
-{
-    return world->penalty.pool.books + (size_t)slot * FD_MECHANISM_COUNT;
-}
 
 fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
                               const fd_generic_slot* geometry, double* scratch_columns, bool is_new, bool ledger,
@@ -159,7 +157,8 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
         out.slip |= (flags & (1u << m)) ? (unsigned)FD_ENTRY_SLIP_SLIDE << (m - 1) : 0u;
     }
     if (ledger) {
-        fd_book_lifetime(slot_books(world, slot), step_books);
+        const fd_contact_pool* pool = &world->penalty.pool;
+        fd_book_lifetime(fd_books_after(pool, slot), fd_books_before(pool, slot), step_books, 0xfu);
     }
     if (record) {
         fd_contact* contact = &world->previous.contacts[index];
@@ -167,7 +166,7 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
         contact->loads = loads;
         contact->image_offset = geometry->offset;
         if (ledger) {
-            memcpy(contact->energy, slot_books(world, slot), sizeof contact->energy);
+            memcpy(contact->energy, fd_books_after(&world->penalty.pool, slot), sizeof contact->energy);
         } else {
             memset(contact->energy, 0, sizeof contact->energy);
             for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
@@ -222,7 +221,7 @@ void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int
         .force_on_i = force,
     };
     if (ledger) {
-        memcpy(contact->energy, slot_books(world, slot), sizeof contact->energy);
+        memcpy(contact->energy, fd_books_after(&world->penalty.pool, slot), sizeof contact->energy);
     } else {
         memset(contact->energy, 0, sizeof contact->energy);
         for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
@@ -319,7 +318,7 @@ void fd_retire_books(fd_world* world, const fd_neighbor_list* list)
     for (int t = 0; t < list->thread_count; ++t) {
         const fd_penalty_thread* th = &p->threads[t];
         for (int64_t k = 0; k < th->ended_count; ++k) {
-            const fd_energy_books* books = slot_books(world, list->contact[th->ended[k]]);
+            const fd_energy_books* books = fd_books_before(&p->pool, list->contact[th->ended[k]]);
             for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
                 totals->dashpot[m] += books[m].dashpot;
                 totals->slip[m] += books[m].slip;

@@ -60,7 +60,6 @@ void fd_penalty_free(fd_penalty* penalty)
         free(th->block);
     }
     free(penalty->threads);
-    free(penalty->undo);
     free(penalty->law_sphere_kernel);
     free(penalty->block_law_index);
     free(penalty->block_laws);
@@ -273,11 +272,9 @@ fd_status fd_penalty_force_pass(fd_world* world, bool record)
         next_id += (uint64_t)th->new_count;
     }
     bool ledger = world->def.energy_ledger;
-    int64_t undo_size = ledger ? total * 5 * FD_MECHANISM_COUNT : 0;
     p->pool_used_before = p->pool.used;
     p->pool_free_before = p->pool.free_count;
-    if (!fd_penalty_grow((void**)&p->undo, &p->undo_capacity, undo_size > 0 ? undo_size : 1, sizeof(double)) ||
-        !hand_out_slots(world, threads, new_total) || (record && !reserve_record(world, total))) {
+    if (!hand_out_slots(world, threads, new_total) || (record && !reserve_record(world, total))) {
         p->pool.used = p->pool_used_before;
         p->pool.free_count = p->pool_free_before;
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for %lld contacts", (long long)total);
@@ -365,8 +362,6 @@ void fd_penalty_rollback(fd_world* world)
     }
     fd_neighbor_list* list = &p->lists[p->current];
     fd_contact_pool* pool = &p->pool;
-    bool ledger = world->def.energy_ledger;
-    size_t undo_stride = (size_t)(5 * FD_MECHANISM_COUNT);
     for (int t = 0; t < list->thread_count; ++t) {
         const fd_penalty_thread* th = &p->threads[t];
         for (int64_t k = 0; k < th->touching_count; ++k) {
@@ -376,12 +371,8 @@ void fd_penalty_rollback(fd_world* world)
                 list->contact[e] = FD_NO_CONTACT; /* it began in the failed pass */
                 continue;
             }
-            /* The springs of the pass went to the other buffer: nothing to undo. */
-            if (ledger) {
-                const double* saved = p->undo + (size_t)(th->first_contact + k) * undo_stride;
-                memcpy(pool->books + (size_t)slot * FD_MECHANISM_COUNT, saved,
-                       FD_MECHANISM_COUNT * sizeof(fd_energy_books));
-            }
+            /* The springs and books of the pass went to the other buffers:
+             * nothing to undo. */
             pool->state[slot] >>= 4;
         }
     }
@@ -397,14 +388,14 @@ void fd_penalty_sum_books(const fd_world* world, fd_energy_books totals[FD_MECHA
     memset(totals, 0, FD_MECHANISM_COUNT * sizeof *totals);
     const fd_penalty* p = &world->penalty;
     const fd_neighbor_list* list = &p->lists[p->current];
-    if (p->pool.books == NULL || list->row_start == NULL) {
+    if (p->pool.books[0] == NULL || list->row_start == NULL) {
         return;
     }
     for (int64_t e = 0; e < list->count; ++e) {
         if (list->contact[e] == FD_NO_CONTACT) {
             continue;
         }
-        const fd_energy_books* books = p->pool.books + (size_t)list->contact[e] * FD_MECHANISM_COUNT;
+        const fd_energy_books* books = fd_books_before(&p->pool, list->contact[e]);
         for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
             totals[m].stored += books[m].stored;
             totals[m].dashpot += books[m].dashpot;
@@ -423,7 +414,7 @@ size_t fd_penalty_memory(const fd_world* world)
                    fd_contact_pool_memory(&p->spare_pool, world->history_stride, p->constant_stride) +
                    fd_pair_scratch_memory(p->search);
     bytes += (size_t)p->reference_capacity * sizeof(fd_vec3) +
-             (size_t)p->undo_capacity * sizeof(double);
+             0;
     for (int t = 0; t < p->thread_count; ++t) {
         const fd_penalty_thread* th = &p->threads[t];
         bytes += (size_t)th->touching_capacity * sizeof(fd_touch) + (size_t)th->slot_capacity * sizeof(fd_generic_slot) +

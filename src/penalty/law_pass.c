@@ -11,7 +11,8 @@
  *
  * A contact that begins takes a pool slot (handed out in stage 2), its
  * springs start at zero and its pair constants are computed; every contact
- * writes its springs before the step to the undo log (fd_penalty_rollback). */
+ * reads its springs and books from one buffer and writes them to the other
+ * (the commit of the step flips them; a rollback leaves them). */
 #include <math.h>
 #include <string.h>
 
@@ -32,7 +33,9 @@ static __attribute__((noinline)) void begin_contact(fd_world* world, fd_neighbor
     }
     memset(fd_springs_before(pool, slot, stride), 0, (size_t)stride * sizeof(double));
     if (world->def.energy_ledger) {
-        memset(pool->books + (size_t)slot * FD_MECHANISM_COUNT, 0, FD_MECHANISM_COUNT * sizeof(fd_energy_books));
+        /* Both buffers: a mechanism the law lacks is never written again. */
+        memset(fd_books_before(pool, slot), 0, FD_MECHANISM_COUNT * sizeof(fd_energy_books));
+        memset(fd_books_after(pool, slot), 0, FD_MECHANISM_COUNT * sizeof(fd_energy_books));
     }
     pool->id[slot] = id;
     pool->first_step[slot] = world->step_count;
@@ -121,7 +124,7 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
     }
     out.slip = loads.slip;
     if (ledger) {
-        fd_book_lifetime(pool->books + (size_t)slot * FD_MECHANISM_COUNT, step_books);
+        fd_book_lifetime(fd_books_after(pool, slot), fd_books_before(pool, slot), step_books, 0xfu);
     }
     if (record) {
         fd_record_sphere_contact(world, list, e, i, j, slot, index, offset, n, &loads, step_books, out.force, ledger);
@@ -137,12 +140,12 @@ static __attribute__((noinline)) void block_lane_details(fd_world* world, const 
 {
     fd_energy_books step_books[FD_MECHANISM_COUNT];
     memset(step_books, 0, sizeof step_books);
-    for (int m = 0; m < 2; ++m) {
-        step_books[m] = (fd_energy_books){block->books[m][0][c], block->books[m][1][c], block->books[m][2][c],
-                                          block->books[m][3][c], block->books[m][4][c]};
-    }
+    step_books[0] = (fd_energy_books){block->books[0][0][c], block->books[0][1][c], 0.0, 0.0, 0.0};
+    step_books[1] = (fd_energy_books){block->books[1][0][c], block->books[1][1][c], block->books[1][2][c],
+                                      block->books[1][3][c], 0.0};
     if (ledger) {
-        fd_book_lifetime(world->penalty.pool.books + (size_t)slot * FD_MECHANISM_COUNT, step_books);
+        const fd_contact_pool* pool = &world->penalty.pool;
+        fd_book_lifetime(fd_books_after(pool, slot), fd_books_before(pool, slot), step_books, 0x3u);
     }
     if (record) {
         fd_vec3 n = fd_v3(block->normal[0][c], block->normal[1][c], block->normal[2][c]);
@@ -176,8 +179,6 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
     bool any_periodic = periodic->any;
     int stride = world->history_stride;
     int constant_stride = p->constant_stride;
-    size_t undo_stride = (size_t)(ledger ? 5 * FD_MECHANISM_COUNT : 0);
-    double* undo = p->undo + (size_t)th->first_contact * undo_stride;
     int64_t new_left = th->new_count;         /* new contacts take their slots counted down */
     uint64_t next_id = th->first_id + (uint64_t)th->new_count;
     int32_t generic_left = th->slot_count;    /* generic geometries, counted down */
@@ -207,12 +208,6 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             slot_contact[s] = slot;
             slot_i[s] = i;
             slot_j[s] = j;
-            /* The books' undo log of this pass (fd_penalty_rollback; the
-             * springs have their two buffers). */
-            if (ledger) {
-                memcpy(undo + (size_t)k * undo_stride, pool->books + (size_t)slot * FD_MECHANISM_COUNT,
-                       FD_MECHANISM_COUNT * sizeof(fd_energy_books));
-            }
             const double* history = fd_springs_before(pool, slot, stride);
             uint8_t kind = list->kind[e];
             int law_block = kind == FD_PAIR_SPHERE_SPHERE ? block_law_index[list->law[e]] : -1;
@@ -267,8 +262,10 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
         }
         const fd_block_law* law = block->count > 0 ? &p->block_laws[block_law] : NULL;
         if (law != NULL) {
-            if (record || ledger) {
+            if (record) {
                 fd_sphere_block_run_full(block, law);
+            } else if (ledger) {
+                fd_sphere_block_run_books(block, law);
             } else {
                 fd_sphere_block_run(block, law);
             }
@@ -294,9 +291,22 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                     history[2] = block->spring_after[2][c];
                     slip = (unsigned)block->slipping[c] * FD_ENTRY_SLIP_SLIDE; /* 0 or 1: no branch */
                 }
-                if (record || ledger) {
+                if (record) {
                     block_lane_details(world, list, block, c, th->touching[k].entry, i, j, slot,
                                        th->first_contact + k, lane_offset[c], ledger, record, slip);
+                } else if (ledger) {
+                    /* The lifetime books of the block's two mechanisms (normal,
+                     * slide): after = before + this step's, stored = the step's. */
+                    const fd_energy_books* before = fd_books_before(pool, slot);
+                    fd_energy_books* after = fd_books_after(pool, slot);
+                    after[0] = before[0];
+                    after[0].stored = block->books[0][0][c];
+                    after[0].dashpot = before[0].dashpot + block->books[0][1][c];
+                    after[1] = before[1];
+                    after[1].stored = block->books[1][0][c];
+                    after[1].dashpot = before[1].dashpot + block->books[1][1][c];
+                    after[1].slip = before[1].slip + block->books[1][2][c];
+                    after[1].created = before[1].created + block->books[1][3][c];
                 }
             } else {
                 force = slot_loads[s].force;

@@ -48,7 +48,8 @@ void fd_contact_pool_free(fd_contact_pool* pool)
     free(pool->id);
     free(pool->first_step);
     free(pool->state);
-    free(pool->books);
+    free(pool->books[0]);
+    free(pool->books[1]);
     free(pool->free_slots);
     memset(pool, 0, sizeof *pool);
 }
@@ -82,7 +83,8 @@ static bool resize_pool(fd_contact_pool* pool, int64_t capacity, int history_str
               grow_array((void**)&pool->id, n, sizeof *pool->id) &&
               grow_array((void**)&pool->first_step, n, sizeof *pool->first_step) &&
               grow_array((void**)&pool->state, n, sizeof *pool->state) &&
-              (!ledger || grow_array((void**)&pool->books, n * FD_MECHANISM_COUNT, sizeof *pool->books));
+              (!ledger || (grow_array((void**)&pool->books[0], n * FD_MECHANISM_COUNT, sizeof *pool->books[0]) &&
+                           grow_array((void**)&pool->books[1], n * FD_MECHANISM_COUNT, sizeof *pool->books[1])));
     if (ok) {
         pool->capacity = capacity;
     }
@@ -91,7 +93,7 @@ static bool resize_pool(fd_contact_pool* pool, int64_t capacity, int history_str
 
 bool fd_contact_pool_reserve(fd_contact_pool* pool, int64_t count, int history_stride, int constant_stride, bool ledger)
 {
-    if (count <= pool->capacity && (!ledger || pool->books != NULL)) {
+    if (count <= pool->capacity && (!ledger || pool->books[0] != NULL)) {
         return true;
     }
     return resize_pool(pool, count + count / 4 + 1024, history_stride, constant_stride, ledger);
@@ -126,7 +128,7 @@ static bool compact_pool(fd_world* world, fd_neighbor_list* list)
     /* Into the spare pool (kept from build to build: no page faults), which
      * then becomes the pool. */
     fd_contact_pool packed = world->penalty.spare_pool;
-    if ((packed.capacity < live + 256 || (ledger && packed.books == NULL)) &&
+    if ((packed.capacity < live + 256 || (ledger && packed.books[0] == NULL)) &&
         !resize_pool(&packed, live + live / 4 + 256, stride, constant_stride, ledger)) {
         world->penalty.spare_pool = packed;
         return false;
@@ -151,8 +153,11 @@ static bool compact_pool(fd_world* world, fd_neighbor_list* list)
             packed.first_step[slot] = pool->first_step[old];
             packed.state[slot] = pool->state[old];
             if (ledger) {
-                memcpy(packed.books + (size_t)slot * FD_MECHANISM_COUNT,
-                       pool->books + (size_t)old * FD_MECHANISM_COUNT, FD_MECHANISM_COUNT * sizeof(fd_energy_books));
+                /* Both buffers: a mechanism the law lacks is never written again. */
+                memcpy(packed.books[0] + (size_t)slot * FD_MECHANISM_COUNT, fd_books_before(pool, old),
+                       FD_MECHANISM_COUNT * sizeof(fd_energy_books));
+                memcpy(packed.books[1] + (size_t)slot * FD_MECHANISM_COUNT, fd_books_before(pool, old),
+                       FD_MECHANISM_COUNT * sizeof(fd_energy_books));
             }
             list->contact[e] = slot++;
         }
@@ -397,6 +402,6 @@ size_t fd_contact_pool_memory(const fd_contact_pool* pool, int history_stride, i
 {
     size_t per_slot = (size_t)(history_stride + constant_stride) * sizeof(double) + sizeof(uint64_t) +
                       sizeof(int64_t) + sizeof(uint8_t) +
-                      (pool->books != NULL ? FD_MECHANISM_COUNT * sizeof(fd_energy_books) : 0);
+                      (pool->books[0] != NULL ? 2 * FD_MECHANISM_COUNT * sizeof(fd_energy_books) : 0);
     return (size_t)pool->capacity * per_slot + (size_t)pool->free_capacity * sizeof(int32_t);
 }

@@ -44,9 +44,10 @@
  *    when switched on (fd_world_def.energy_ledger, .events).
  *
  *  - A failed step (non-finite state) is rolled back: the state and force
- *    buffers are swapped back by the world, the histories the laws changed
- *    are restored from an undo log of the step, the state bytes shift back,
- *    and a list rebuilt during the step is dropped for the one before. */
+ *    buffers are swapped back by the world; the contacts' springs and books,
+ *    which a pass reads from one buffer and writes to the other, are simply
+ *    not flipped; the state bytes shift back and the contacts begun in the
+ *    step give their slots back. */
 #ifndef FD_PENALTY_H
 #define FD_PENALTY_H
 
@@ -109,7 +110,10 @@ typedef struct fd_contact_pool {
     uint64_t* id;
     int64_t* first_step;          /* step the contact began at */
     uint8_t* state;               /* FD_ENTRY_* bits */
-    fd_energy_books* books;       /* FD_MECHANISM_COUNT per slot with the ledger on, else NULL */
+    /* FD_MECHANISM_COUNT per slot with the ledger on, else NULL; two
+     * buffers with the springs' parity (a pass adds its increments to the
+     * books it read and writes the sums to the other buffer). */
+    fd_energy_books* books[2];
     int32_t* free_slots;          /* slots of contacts that ended, to be handed out again */
     int64_t free_count, free_capacity;
 } fd_contact_pool;
@@ -171,8 +175,6 @@ typedef struct fd_penalty {
     int block_law_count;
     fd_penalty_thread* threads;
     int thread_count;
-    double* undo;                 /* history of each touching contact before this pass, in key order */
-    int64_t undo_capacity;
     int64_t touching_count;       /* contacts after the last committed pass */
     int64_t pass_touching_count;  /* contacts of the pass in progress */
     bool pass_recorded;           /* the pass in progress records (into the world's spare contact set) */

@@ -32,6 +32,16 @@ static inline double* fd_springs_after(const fd_contact_pool* pool, int32_t slot
     return pool->history[1 - pool->parity] + (size_t)slot * (size_t)stride;
 }
 
+/* A slot's lifetime books as the pass in progress found them, and as it leaves them. */
+static inline fd_energy_books* fd_books_before(const fd_contact_pool* pool, int32_t slot)
+{
+    return pool->books[pool->parity] + (size_t)slot * FD_MECHANISM_COUNT;
+}
+static inline fd_energy_books* fd_books_after(const fd_contact_pool* pool, int32_t slot)
+{
+    return pool->books[1 - pool->parity] + (size_t)slot * FD_MECHANISM_COUNT;
+}
+
 /* Grows *array (of *capacity elements) to hold `needed`; false when out of memory. */
 bool fd_penalty_grow(void** array, int64_t* capacity, int64_t needed, size_t element_size);
 
@@ -57,7 +67,10 @@ void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int
                               const fd_energy_books* step_books, fd_vec3 force, bool ledger);
 void fd_record_identity(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
                         int64_t index, unsigned state, unsigned slip);
-void fd_book_lifetime(fd_energy_books* lifetime, const fd_energy_books* step);
+/* after = before + this step's increments (stored: the step's), for the
+ * mechanisms in `mechanisms` (bit 1 << mechanism); the others keep zero. */
+void fd_book_lifetime(fd_energy_books* after, const fd_energy_books* before, const fd_energy_books* step,
+                      unsigned mechanisms);
 fd_status fd_raise_events(fd_world* world, const fd_neighbor_list* list);
 void fd_retire_books(fd_world* world, const fd_neighbor_list* list);
 

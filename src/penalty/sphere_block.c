@@ -45,8 +45,12 @@ bool fd_block_law_of(const fd_contact_law* law, int index, double time_step, fd_
     } while (0)
 
 /* One contact, as sphere_entry and fd_sphere_kernel (hooke) compute it. */
+/* What a run keeps beyond the loads: nothing, the books (the ledger), or
+ * the books and everything a record shows. */
+enum { KEEP_LOADS = 0, KEEP_BOOKS = 1, KEEP_ALL = 2 };
+
 static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict b, int c, const fd_block_law* law,
-                                                       fd_submodel_kind slide, bool full)
+                                                       fd_submodel_kind slide, int keep)
 {
     fd_vec3 d = LOAD(b->separation, c);
     double distance = sqrt(fd_v3_dot(d, d));
@@ -89,48 +93,48 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
     fd_vec3 turn = fd_v3_cross(n, slide_force);
     STORE(b->torque_i, c, fd_v3_neg(fd_v3_scale(a_i, turn)));
     STORE(b->torque_j, c, fd_v3_neg(fd_v3_scale(a_j, turn)));
-    if (full) {
+    if (keep == KEEP_ALL) {
         STORE(b->normal, c, n);
         b->normal_force[c] = normal_force;
         b->elastic_force[c] = elastic;
         b->damping_force[c] = damping;
+    }
+    if (keep != KEEP_LOADS) {
+        /* The books of the step (the normal spring has no slip, creates
+         * nothing and does no work; the slider does no work). */
         double dt = law->time_step;
         b->books[0][0][c] = 0.5 * law->k_n * positive * positive;
         b->books[0][1][c] = (normal_force - elastic) * overlap_rate * dt;
-        b->books[0][2][c] = 0.0;
-        b->books[0][3][c] = 0.0;
-        b->books[0][4][c] = 0.0;
         b->books[1][0][c] = s.stored;
         b->books[1][1][c] = s.dashpot;
         b->books[1][2][c] = s.slip;
         b->books[1][3][c] = s.created;
-        b->books[1][4][c] = 0.0;
     }
 }
 
 #define FD_BLOCK_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 
 static inline __attribute__((always_inline)) void run(fd_sphere_block* restrict block, const fd_block_law* law,
-                                                      bool full)
+                                                      int keep)
 {
     int count = block->count;
     switch (law->slide) {
     case FD_KIND_SLIDE_DSDS:
 #pragma omp simd
         for (int c = 0; c < count; ++c) {
-            lane(block, c, law, FD_KIND_SLIDE_DSDS, full);
+            lane(block, c, law, FD_KIND_SLIDE_DSDS, keep);
         }
         break;
     case FD_KIND_SLIDE_CSDS:
 #pragma omp simd
         for (int c = 0; c < count; ++c) {
-            lane(block, c, law, FD_KIND_SLIDE_CSDS, full);
+            lane(block, c, law, FD_KIND_SLIDE_CSDS, keep);
         }
         break;
     default:
 #pragma omp simd
         for (int c = 0; c < count; ++c) {
-            lane(block, c, law, FD_KIND_NONE, full);
+            lane(block, c, law, FD_KIND_NONE, keep);
         }
         break;
     }
@@ -138,10 +142,15 @@ static inline __attribute__((always_inline)) void run(fd_sphere_block* restrict 
 
 FD_BLOCK_CLONES void fd_sphere_block_run(fd_sphere_block* block, const fd_block_law* law)
 {
-    run(block, law, false);
+    run(block, law, KEEP_LOADS);
+}
+
+FD_BLOCK_CLONES void fd_sphere_block_run_books(fd_sphere_block* block, const fd_block_law* law)
+{
+    run(block, law, KEEP_BOOKS);
 }
 
 FD_BLOCK_CLONES void fd_sphere_block_run_full(fd_sphere_block* block, const fd_block_law* law)
 {
-    run(block, law, true);
+    run(block, law, KEEP_ALL);
 }

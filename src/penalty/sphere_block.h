@@ -48,15 +48,19 @@ typedef struct fd_sphere_block {
     /* outputs of the full kernel only (records, ledger) */
     double normal[3][FD_BLOCK];
     double normal_force[FD_BLOCK], elastic_force[FD_BLOCK], damping_force[FD_BLOCK];
-    double books[2][5][FD_BLOCK];     /* normal and slide: stored, dashpot, slip, created, work */
+    /* of the books and full kernels: normal (stored, dashpot) and slide
+     * (stored, dashpot, slip, created); the other books of the step are 0 */
+    double books[2][4][FD_BLOCK];
 } fd_sphere_block;
 
 /* Whether a law can be evaluated by the block kernel, and its block form. */
 bool fd_block_law_of(const fd_contact_law* law, int index, double time_step, fd_block_law* out);
 
-/* The block's lanes: forces, torques, springs and slip states; the full
- * kernel also the normals, the normal force's parts and the books. */
+/* The block's lanes: forces, torques, springs and slip states; the books
+ * kernel also the books (the ledger); the full kernel also the normals and
+ * the normal force's parts (a record). */
 void fd_sphere_block_run(fd_sphere_block* block, const fd_block_law* law);
+void fd_sphere_block_run_books(fd_sphere_block* block, const fd_block_law* law);
 void fd_sphere_block_run_full(fd_sphere_block* block, const fd_block_law* law);
 
 #endif
