@@ -206,44 +206,70 @@ Test(penalty, contacts_are_recorded_only_when_asked_for)
 
 /* The vectorised block kernel and the scalar sphere kernel compute the same
  * contact with the same operations in the same order: on random contacts,
- * sticking and slipping, their forces, torques and springs must be equal. */
+ * sticking and slipping, new and old, their forces, torques, springs and
+ * slip states must be equal, for every law the block takes. */
+typedef struct block_case {
+    const char* slide;
+    const char* roll;             /* NULL: none */
+    const char* spin;             /* NULL: none */
+    double transport;             /* roll: 0 carried with the frame, 1 LAMMPS */
+} block_case;
+
 Test(penalty, the_block_kernel_and_the_scalar_kernel_agree_exactly)
 {
-    const char* slides[2] = {"dsds", "csds"};
-    for (int model = 0; model < 2; ++model) {
-        fd_material_def material_def = fd_default_material_def();
-        material_def.name = "m";
-        fd_world* world = fd_world_create(&(fd_world_def){.gravity = {0, 0, 0}, .time_step = 1e-5, .thread_count = 1});
-        fd_material_id m = fd_world_create_material(world, &material_def);
+    const block_case cases[] = {
+        {"dsds", NULL, NULL, 0}, {"csds", NULL, NULL, 0},       {"dsds", "dsds", "marshall", 0},
+        {"csds", "csds", "csds", 0}, {"dsds", "dsds", "dsds", 1}, {"csds", NULL, "marshall", 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        const block_case* bc = &cases[k];
         fd_contact_law_def law_def;
         memset(&law_def, 0, sizeof law_def);
         law_def.submodel[FD_MECHANISM_NORMAL] = submodel("hooke", "k_n", 1e4, "restitution", 0.3, NULL, 0.0);
-        law_def.submodel[FD_MECHANISM_SLIDE] = submodel(slides[model], "k_t", 8e3, "gamma_t", 0.7, "mu", 0.3);
-        cr_assert_eq(fd_world_set_contact_law(world, m, m, &law_def), FD_OK, "%s", fd_last_error());
+        law_def.submodel[FD_MECHANISM_SLIDE] = submodel(bc->slide, "k_t", 8e3, "gamma_t", 0.7, "mu", 0.3);
+        if (bc->roll != NULL) {
+            law_def.submodel[FD_MECHANISM_ROLL] = submodel(bc->roll, "k_roll", 5e3, "gamma_roll", 0.2, "mu_roll", 0.05);
+            fd_submodel_def* roll = &law_def.submodel[FD_MECHANISM_ROLL];
+            roll->params[roll->param_count++] = (fd_param){"transport", bc->transport};
+        }
+        if (bc->spin != NULL && strcmp(bc->spin, "marshall") == 0) {
+            law_def.submodel[FD_MECHANISM_SPIN] = submodel("marshall", NULL, 0, NULL, 0, NULL, 0);
+        } else if (bc->spin != NULL) {
+            law_def.submodel[FD_MECHANISM_SPIN] = submodel(bc->spin, "k_twist", 1e-2, "gamma_twist", 1e-4, "mu_twist",
+                                                           1e-3);
+        }
         fd_contact_law law;
-        cr_assert_eq(fd_contact_law_resolve(&law, &law_def, &(fd_material){"m", 1000, 0, 0.3},
-                                            &(fd_material){"m", 1000, 0, 0.3}, 0, 0),
-                     FD_OK, "%s", fd_last_error());
+        fd_material material = {"m", 1000, 0, 0.3};
+        cr_assert_eq(fd_contact_law_resolve(&law, &law_def, &material, &material, 0, 0), FD_OK, "%s", fd_last_error());
         fd_block_law block_law;
-        cr_assert(fd_block_law_of(&law, 0, 1e-5, &block_law));
+        cr_assert(fd_block_law_of(&law, 0, 1e-5, &block_law), "case %zu", k);
         static fd_sphere_block block;
+        memset(&block, 0, sizeof block);
         block.count = FD_BLOCK;
-        unsigned seed = 12345u;
+        unsigned seed = 12345u + (unsigned)k;
 #define RANDOM() ((seed = seed * 1103515245u + 12345u) / 4294967296.0)
         int slipping = 0;
         for (int c = 0; c < FD_BLOCK; ++c) {
+            bool fresh = c % 5 == 0; /* a new contact: no springs, no previous normal */
             for (int a = 0; a < 3; ++a) {
                 block.separation[a][c] = 0.004 * (RANDOM() - 0.5);
                 block.velocity_i[a][c] = RANDOM() - 0.5;
                 block.velocity_j[a][c] = RANDOM() - 0.5;
                 block.spin_i[a][c] = 50.0 * (RANDOM() - 0.5);
                 block.spin_j[a][c] = 50.0 * (RANDOM() - 0.5);
-                block.spring[a][c] = 2e-5 * (RANDOM() - 0.5) * (c % 4 != 0); /* some new contacts */
+                block.spring[a][c] = fresh ? 0.0 : 2e-5 * (RANDOM() - 0.5);
+                block.roll_spring[a][c] = fresh ? 0.0 : 2e-5 * (RANDOM() - 0.5);
             }
             block.separation[2][c] += 0.0098; /* centres about 1 cm apart: overlapping */
+            double tilt = fresh ? 0.0 : 0.05 * (RANDOM() - 0.5);
+            block.roll_normal[0][c] = fresh ? 0.0 : tilt;
+            block.roll_normal[1][c] = 0.0;
+            block.roll_normal[2][c] = fresh ? 0.0 : sqrt(1.0 - tilt * tilt);
+            block.twist_spring[c] = fresh ? 0.0 : 0.2 * (RANDOM() - 0.5);
             block.radius_i[c] = 0.005;
             block.radius_j[c] = 0.005 + 0.001 * RANDOM();
             block.damping[c] = 0.3 + RANDOM();
+            block.effective_radius[c] = 1.0 / (1.0 / block.radius_i[c] + 1.0 / block.radius_j[c]);
         }
         fd_sphere_block_run(&block, &block_law);
         for (int c = 0; c < FD_BLOCK; ++c) {
@@ -259,21 +285,47 @@ Test(penalty, the_block_kernel_and_the_scalar_kernel_agree_exactly)
             fd_vec3 relative = fd_v3_sub(fd_v3_sub(vi, vj), fd_v3_cross(fd_v3_add(fd_v3_scale(a_i, wi),
                                                                                  fd_v3_scale(a_j, wj)),
                                                                        n));
-            double history[16] = {block.spring[0][c], block.spring[1][c], block.spring[2][c]}; /* sized for any law */
-            double constants[3] = {block.damping[c], 0.0, 0.0};
+            double history[16] = {0};
+            for (int a = 0; a < 3; ++a) {
+                history[a] = block.spring[a][c];
+                if (bc->roll != NULL) {
+                    history[law.history_offset[FD_MECHANISM_ROLL] + a] = block.roll_spring[a][c];
+                    history[law.history_offset[FD_MECHANISM_ROLL] + 3 + a] = block.roll_normal[a][c];
+                }
+            }
+            if (bc->spin != NULL) {
+                history[law.history_offset[FD_MECHANISM_SPIN]] = block.twist_spring[c];
+            }
+            double constants[3] = {block.damping[c], block.effective_radius[c], 0.0};
             fd_sphere_loads loads = fd_sphere_kernel(&law, constants, 1e-5, n, overlap, relative, wi, wj, history, NULL);
             fd_vec3 force = fd_v3_mul_add(loads.slide_force, loads.normal_force, n);
+            fd_vec3 roll_spin = fd_v3_mul_add(loads.roll_torque, loads.spin_torque, n);
+            fd_vec3 turn = fd_v3_cross(n, loads.slide_force);
+            fd_vec3 torque_i = fd_v3_sub(roll_spin, fd_v3_scale(a_i, turn));
+            fd_vec3 torque_j = fd_v3_neg(fd_v3_add(roll_spin, fd_v3_scale(a_j, turn)));
             cr_assert(force.x == block.force[0][c] && force.y == block.force[1][c] && force.z == block.force[2][c],
-                      "%s lane %d: force differs", slides[model], c);
+                      "case %zu lane %d: force differs: %.17g %.17g %.17g vs %.17g %.17g %.17g (N %.17g)", k, c, force.x,
+                      force.y, force.z, block.force[0][c], block.force[1][c], block.force[2][c], loads.normal_force);
+            cr_assert(torque_i.x == block.torque_i[0][c] && torque_i.y == block.torque_i[1][c] &&
+                          torque_i.z == block.torque_i[2][c] && torque_j.x == block.torque_j[0][c] &&
+                          torque_j.y == block.torque_j[1][c] && torque_j.z == block.torque_j[2][c],
+                      "case %zu lane %d: torques differ", k, c);
             for (int a = 0; a < 3; ++a) {
-                cr_assert(history[a] == block.spring_after[a][c], "%s lane %d: spring differs", slides[model], c);
+                cr_assert(history[a] == block.spring_after[a][c], "case %zu lane %d: slide spring differs", k, c);
+                if (bc->roll != NULL) {
+                    cr_assert(history[law.history_offset[FD_MECHANISM_ROLL] + a] == block.roll_spring_after[a][c],
+                              "case %zu lane %d: rolling spring differs", k, c);
+                }
             }
-            cr_assert_eq(block.slipping[c] != 0.0, (loads.slip & FD_ENTRY_SLIP_SLIDE) != 0);
-            slipping += block.slipping[c] != 0.0;
+            if (bc->spin != NULL) {
+                cr_assert(history[law.history_offset[FD_MECHANISM_SPIN]] == block.twist_spring_after[c],
+                          "case %zu lane %d: twisting spring differs", k, c);
+            }
+            cr_assert_eq((unsigned)block.slip[c], loads.slip, "case %zu lane %d", k, c);
+            slipping += (loads.slip & FD_ENTRY_SLIP_SLIDE) != 0;
         }
-        cr_assert(slipping > 0 && slipping < FD_BLOCK, "%s: both sticking and slipping lanes needed (%d slip)",
-                  slides[model], slipping);
-        fd_world_free(world);
+        cr_assert(slipping > 0 && slipping < FD_BLOCK, "case %zu: both sticking and slipping lanes needed (%d slip)", k,
+                  slipping);
     }
 }
 

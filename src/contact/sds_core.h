@@ -44,7 +44,7 @@ typedef struct fd_sds_scalar_step {
  * sqrt(|xi|^2 / |xi_p|^2), or zero when either length is zero. Written
  * without branches (fd_select), as are the updates below, so that the
  * penalty stepper's block kernel vectorises them. */
-static inline fd_vec3 fd_sds_into_plane(fd_vec3 xi, fd_vec3 n)
+static inline __attribute__((always_inline)) fd_vec3 fd_sds_into_plane(fd_vec3 xi, fd_vec3 n)
 {
     double length_squared = fd_v3_dot(xi, xi);
     fd_vec3 projected = fd_v3_mul_add(xi, -fd_v3_dot(xi, n), n);
@@ -61,7 +61,7 @@ static inline fd_vec3 fd_sds_into_plane(fd_vec3 xi, fd_vec3 n)
  * inverse_k = 1 / k. Both outcomes are formed and the slip state picks one
  * (stick and slip alternate from contact to contact: a branch would be
  * mispredicted about as often as not). */
-static inline fd_sds_vector_step fd_dsds_vector_step(double k, double inverse_k, double gamma, double limit, double dt,
+static inline __attribute__((always_inline)) fd_sds_vector_step fd_dsds_vector_step(double k, double inverse_k, double gamma, double limit, double dt,
                                                      fd_vec3 xi, fd_vec3 v)
 {
     fd_sds_vector_step s;
@@ -89,7 +89,7 @@ static inline fd_sds_vector_step fd_dsds_vector_step(double k, double inverse_k,
  * round-off of (gamma v) / gamma). The slider takes v - r and dissipates
  * -F . (v - r) dt >= 0. Needs gamma > 0 (checked when the law is resolved);
  * inverse_gamma = 1 / gamma. */
-static inline fd_sds_vector_step fd_csds_vector_step(double k, double gamma, double inverse_gamma, double limit,
+static inline __attribute__((always_inline)) fd_sds_vector_step fd_csds_vector_step(double k, double gamma, double inverse_gamma, double limit,
                                                      double dt, fd_vec3 xi, fd_vec3 v)
 {
     fd_sds_vector_step s;
@@ -112,67 +112,64 @@ static inline fd_sds_vector_step fd_csds_vector_step(double k, double gamma, dou
 /* Twisting D-SDS as LAMMPS `twisting sds` / `marshall`: xi += dt w (Eq. 2),
  * T_S = -k xi - gamma w (Eq. 1); when |T_S| > T_max the torque is capped
  * against the twist rate, -T_max sgn(w) (LAMMPS; sds_torque.c says where this
- * differs from capping along T_S), and the spring is reset by Eq. (3). */
-static inline fd_sds_scalar_step fd_dsds_scalar_step(double k, double gamma, double limit, double dt, double xi,
+ * differs from capping along T_S), and the spring is reset by Eq. (3) (to 0
+ * for k = 0: marshall's k vanishes with the contact radius). Both outcomes
+ * are formed; the slip state picks one. */
+static inline __attribute__((always_inline)) fd_sds_scalar_step fd_dsds_scalar_step(double k, double gamma, double limit, double dt, double xi,
                                                      double w)
 {
     fd_sds_scalar_step s;
-    s.spring = xi + dt * w;
-    double test = -k * s.spring - gamma * w;
-    double predicted = 0.5 * k * s.spring * s.spring;
-    s.torque = test;
+    double spring = xi + dt * w;
+    double test = -k * spring - gamma * w;
+    double predicted = 0.5 * k * spring * spring;
     s.slipping = fabs(test) > limit;
-    s.stored = predicted;
+    double capped = -limit * (double)((w > 0.0) - (w < 0.0));
+    double reset = fd_select(k > 0.0, -(capped + gamma * w) / k, 0.0);
+    s.torque = fd_select(s.slipping, capped, test);
+    s.spring = fd_select(s.slipping, reset, spring);
+    s.stored = 0.5 * k * s.spring * s.spring;
     s.dashpot = gamma * w * w * dt;
-    s.slip = 0.0;
-    s.created = 0.0;
-    if (s.slipping) {
-        s.torque = -limit * (double)((w > 0.0) - (w < 0.0));
-        s.spring = k > 0.0 ? -(s.torque + gamma * w) / k : 0.0;
-        s.stored = 0.5 * k * s.spring * s.spring;
-        double change = s.stored - predicted;
-        if (change > 0.0) {
-            s.created = change;
-        } else {
-            s.slip = -change;
-        }
-    }
+    double change = s.stored - predicted;
+    s.created = fd_select(change > 0.0, change, 0.0);
+    s.slip = fd_select(change < 0.0, -change, 0.0);
     return s;
 }
 
-/* Twisting C-SDS (Eq. 10), as fd_csds_vector_step for a scalar. */
-static inline fd_sds_scalar_step fd_csds_scalar_step(double k, double gamma, double limit, double dt, double xi,
+/* Twisting C-SDS (Eq. 10), as fd_csds_vector_step for a scalar; needs
+ * gamma > 0 (checked when the law is resolved). */
+static inline __attribute__((always_inline)) fd_sds_scalar_step fd_csds_scalar_step(double k, double gamma, double limit, double dt, double xi,
                                                      double w)
 {
     fd_sds_scalar_step s;
     double spring_torque = -k * xi;
     double test = spring_torque - gamma * w;
     s.slipping = fabs(test) > limit;
-    s.torque = s.slipping ? copysign(limit, test) : test;
-    double rate = s.slipping ? (spring_torque - s.torque) / gamma : w;
+    s.torque = fd_select(s.slipping, copysign(limit, test), test);
+    double rate = fd_select(s.slipping, (spring_torque - s.torque) / gamma, w);
     s.spring = xi + dt * rate;
     s.stored = 0.5 * k * s.spring * s.spring;
     s.dashpot = gamma * rate * rate * dt;
-    s.slip = s.slipping ? fmax(0.0, -s.torque * (w - rate) * dt) : 0.0;
+    double slip = -s.torque * (w - rate) * dt;
+    s.slip = fd_select(s.slipping & (slip > 0.0), slip, 0.0);
     s.created = 0.0;
     return s;
 }
 
-/* cos(a) and sin(a) for the small angles of one step's rotation: Taylor
- * series to a^12 (|a| < 0.1: the first term left out is below 1e-22 of the
- * result, so both are exact to round-off), the library's otherwise. */
-static inline void fd_small_angle_cos_sin(double a, double* cosine, double* sine)
+/* A turn is small when |a| < 0.1: its cosine and sine are then their Taylor
+ * series to a^12 (the first term left out is below 1e-22 of the result:
+ * exact to round-off). */
+static inline __attribute__((always_inline)) bool fd_small_turn(double a) { return a * a < 0.01; }
+static inline __attribute__((always_inline)) double fd_small_turn_cos(double a)
 {
     double a2 = a * a;
-    if (a2 < 0.01) {
-        *cosine = 1.0 + a2 * (-1.0 / 2 + a2 * (1.0 / 24 + a2 * (-1.0 / 720 + a2 * (1.0 / 40320 +
-                  a2 * (-1.0 / 3628800 + a2 * (1.0 / 479001600))))));
-        *sine = a * (1.0 + a2 * (-1.0 / 6 + a2 * (1.0 / 120 + a2 * (-1.0 / 5040 + a2 * (1.0 / 362880 +
-                a2 * (-1.0 / 39916800 + a2 * (1.0 / 6227020800.0)))))));
-    } else {
-        *cosine = cos(a);
-        *sine = sin(a);
-    }
+    return 1.0 + a2 * (-1.0 / 2 + a2 * (1.0 / 24 + a2 * (-1.0 / 720 + a2 * (1.0 / 40320 +
+           a2 * (-1.0 / 3628800 + a2 * (1.0 / 479001600))))));
+}
+static inline __attribute__((always_inline)) double fd_small_turn_sin(double a)
+{
+    double a2 = a * a;
+    return a * (1.0 + a2 * (-1.0 / 6 + a2 * (1.0 / 120 + a2 * (-1.0 / 5040 + a2 * (1.0 / 362880 +
+           a2 * (-1.0 / 39916800 + a2 * (1.0 / 6227020800.0)))))));
 }
 
 /* Carries a tangent-plane vector from the contact frame with unit normal
@@ -180,51 +177,61 @@ static inline void fd_small_angle_cos_sin(double a, double* cosine, double* sine
  * a = from x to, c = from . to: R v = c v + a x v + (a . v) a / (1 + c)),
  * then a turn by `twist` (rad) about `to`, then into the new tangent plane
  * at the old length (which removes round-off). A reversed normal (c = -1)
- * has no minimal rotation: only the projection is left. */
-static inline fd_vec3 fd_sds_transport_inline(fd_vec3 vector, fd_vec3 from, fd_vec3 to, double twist)
+ * has no minimal rotation: only the projection is left. The turn's cosine
+ * and sine are cos_twist and sin_twist; the choices are blends, so the
+ * penalty stepper's block kernel vectorises this. */
+static inline __attribute__((always_inline)) fd_vec3 fd_sds_transport_with(fd_vec3 vector, fd_vec3 from, fd_vec3 to, double twist, double cos_twist,
+                                            double sin_twist)
 {
     double length_squared = fd_v3_dot(vector, vector);
-    if (length_squared == 0.0) {
-        return vector;
-    }
     fd_vec3 axis = fd_v3_cross(from, to);
     double cosine = fd_v3_dot(from, to);
-    fd_vec3 carried = vector;
-    if (1.0 + cosine > 1e-6) {
-        carried = fd_v3_add(fd_v3_add(fd_v3_scale(cosine, vector), fd_v3_cross(axis, vector)),
-                            fd_v3_scale(fd_v3_dot(axis, vector) / (1.0 + cosine), axis));
-    }
-    if (twist != 0.0) {
-        double c, s;
-        fd_small_angle_cos_sin(twist, &c, &s);
-        carried = fd_v3_add(fd_v3_scale(c, carried), fd_v3_scale(s, fd_v3_cross(to, carried)));
-    }
+    fd_vec3 rotated = fd_v3_add(fd_v3_add(fd_v3_scale(cosine, vector), fd_v3_cross(axis, vector)),
+                                fd_v3_scale(fd_v3_dot(axis, vector) / (1.0 + cosine), axis));
+    fd_vec3 carried = fd_v3_select(1.0 + cosine > 1e-6, rotated, vector);
+    fd_vec3 turned = fd_v3_add(fd_v3_scale(cos_twist, carried), fd_v3_scale(sin_twist, fd_v3_cross(to, carried)));
+    carried = fd_v3_select(twist != 0.0, turned, carried);
     fd_vec3 in_plane = fd_v3_reject(carried, to);
     double planar_squared = fd_v3_dot(in_plane, in_plane);
-    return planar_squared > 0.0 ? fd_v3_scale(sqrt(length_squared / planar_squared), in_plane) : fd_v3(0, 0, 0);
+    fd_vec3 out = fd_v3_select(planar_squared > 0.0, fd_v3_scale(sqrt(length_squared / planar_squared), in_plane),
+                               fd_v3(0.0, 0.0, 0.0));
+    return fd_v3_select(length_squared == 0.0, vector, out);
+}
+
+static inline __attribute__((always_inline)) fd_vec3 fd_sds_transport_inline(fd_vec3 vector, fd_vec3 from, fd_vec3 to, double twist)
+{
+    bool small = fd_small_turn(twist);
+    return fd_sds_transport_with(vector, from, to, twist, small ? fd_small_turn_cos(twist) : cos(twist),
+                                 small ? fd_small_turn_sin(twist) : sin(twist));
 }
 
 /* The rolling spring before this step's update: zero for a new contact (no
- * previous normal), else carried from the previous frame (transport 0) or
- * projected and rescaled as LAMMPS does when its normal part matters against
- * the limit, |xi . n| k > 1e-10 F_max (transport 1). */
-static inline fd_vec3 fd_roll_spring_carried(fd_vec3 xi, fd_vec3 previous_normal, fd_vec3 n, bool lammps_transport,
+ * previous normal), else carried from the previous frame (transport 0:
+ * fd_sds_transport_with, the twist's cosine and sine given) or projected and
+ * rescaled as LAMMPS does when its normal part matters against the limit,
+ * |xi . n| k > 1e-10 F_max (transport 1). Blends, as above. */
+static inline __attribute__((always_inline)) fd_vec3 fd_roll_spring_carried_with(fd_vec3 xi, fd_vec3 previous_normal, fd_vec3 n,
+                                                  bool lammps_transport, double twist, double cos_twist,
+                                                  double sin_twist, double k, double limit)
+{
+    fd_vec3 carried = fd_sds_transport_with(xi, previous_normal, n, twist, cos_twist, sin_twist);
+    double normal_part = fd_v3_dot(xi, n);
+    fd_vec3 projected = fd_v3_mul_add(xi, -normal_part, n);
+    double projected_length = fd_v3_length(projected);
+    fd_vec3 rescaled = fd_v3_select(projected_length > 0.0, fd_v3_scale(fd_v3_length(xi) / projected_length, projected),
+                                    fd_v3(0.0, 0.0, 0.0));
+    fd_vec3 lammps = fd_v3_select(fabs(normal_part) * k > 1e-10 * limit, rescaled, xi);
+    fd_vec3 out = fd_v3_select(lammps_transport, lammps, carried);
+    return fd_v3_select(fd_v3_dot(previous_normal, previous_normal) > 0.0, out, fd_v3(0.0, 0.0, 0.0));
+}
+
+static inline __attribute__((always_inline)) fd_vec3 fd_roll_spring_carried(fd_vec3 xi, fd_vec3 previous_normal, fd_vec3 n, bool lammps_transport,
                                              double twist, double k, double limit)
 {
-    if (!(fd_v3_dot(previous_normal, previous_normal) > 0.0)) {
-        return fd_v3(0.0, 0.0, 0.0);
-    }
-    if (!lammps_transport) {
-        return fd_sds_transport_inline(xi, previous_normal, n, twist);
-    }
-    double normal_part = fd_v3_dot(xi, n);
-    if (fabs(normal_part) * k > 1e-10 * limit) {
-        double length = fd_v3_length(xi);
-        fd_vec3 projected = fd_v3_mul_add(xi, -normal_part, n);
-        double projected_length = fd_v3_length(projected);
-        return projected_length > 0.0 ? fd_v3_scale(length / projected_length, projected) : fd_v3(0, 0, 0);
-    }
-    return xi;
+    bool small = fd_small_turn(twist);
+    return fd_roll_spring_carried_with(xi, previous_normal, n, lammps_transport, twist,
+                                       small ? fd_small_turn_cos(twist) : cos(twist),
+                                       small ? fd_small_turn_sin(twist) : sin(twist), k, limit);
 }
 
 #endif

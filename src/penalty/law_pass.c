@@ -132,6 +132,16 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
     return out;
 }
 
+/* The mechanisms a law has (bit 1 << mechanism). */
+static unsigned block_mechanisms(const fd_contact_law* law)
+{
+    unsigned mechanisms = 0;
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        mechanisms |= law->submodel[m] != NULL ? 1u << m : 0u;
+    }
+    return mechanisms;
+}
+
 /* The books and record of a contact the block kernel evaluated. */
 static __attribute__((noinline)) void block_lane_details(fd_world* world, const fd_neighbor_list* list,
                                                          const fd_sphere_block* block, int c, int32_t e, int i, int j,
@@ -139,22 +149,30 @@ static __attribute__((noinline)) void block_lane_details(fd_world* world, const 
                                                          bool record, unsigned slip)
 {
     fd_energy_books step_books[FD_MECHANISM_COUNT];
-    memset(step_books, 0, sizeof step_books);
-    step_books[0] = (fd_energy_books){block->books[0][0][c], block->books[0][1][c], 0.0, 0.0, 0.0};
-    step_books[1] = (fd_energy_books){block->books[1][0][c], block->books[1][1][c], block->books[1][2][c],
-                                      block->books[1][3][c], 0.0};
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        step_books[m] = (fd_energy_books){block->books[m][0][c], block->books[m][1][c], block->books[m][2][c],
+                                          block->books[m][3][c], 0.0};
+    }
+    unsigned mechanisms = block_mechanisms(&world->laws[list->law[e]]);
     if (ledger) {
         const fd_contact_pool* pool = &world->penalty.pool;
-        fd_book_lifetime(fd_books_after(pool, slot), fd_books_before(pool, slot), step_books, 0x3u);
+        fd_book_lifetime(fd_books_after(pool, slot), fd_books_before(pool, slot), step_books, mechanisms);
     }
     if (record) {
+        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+            if (!(mechanisms & (1u << m))) {
+                step_books[m] = (fd_energy_books){0};
+            }
+        }
         fd_vec3 n = fd_v3(block->normal[0][c], block->normal[1][c], block->normal[2][c]);
         fd_vec3 force = fd_v3(block->force[0][c], block->force[1][c], block->force[2][c]);
         fd_sphere_loads loads = {
             .normal_force = block->normal_force[c],
             .elastic_force = block->elastic_force[c],
             .damping_force = block->damping_force[c],
-            .slide_force = fd_v3_mul_add(force, -block->normal_force[c], n),
+            .slide_force = fd_v3(block->slide_force[0][c], block->slide_force[1][c], block->slide_force[2][c]),
+            .roll_torque = fd_v3(block->roll_torque[0][c], block->roll_torque[1][c], block->roll_torque[2][c]),
+            .spin_torque = block->twist_torque[c],
             .slip = slip,
         };
         fd_record_sphere_contact(world, list, e, i, j, slot, index, offset, n, &loads, step_books, force, ledger);
@@ -245,10 +263,24 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 block->spin_j[2][c] = wj.z;
                 block->radius_i[c] = radii[i];
                 block->radius_j[c] = radii[j];
-                block->damping[c] = pool->constants[(size_t)slot * (size_t)constant_stride];
+                const double* constants = pool->constants + (size_t)slot * (size_t)constant_stride;
+                block->damping[c] = constants[0];
                 block->spring[0][c] = history[0];
                 block->spring[1][c] = history[1];
                 block->spring[2][c] = history[2];
+                const fd_block_law* gathered = &p->block_laws[block_law];
+                if (gathered->roll != FD_KIND_NONE || gathered->spin != FD_KIND_NONE) {
+                    block->effective_radius[c] = constants[1];
+                    const double* roll = history + gathered->roll_offset;
+                    block->roll_spring[0][c] = roll[0];
+                    block->roll_spring[1][c] = roll[1];
+                    block->roll_spring[2][c] = roll[2];
+                    block->roll_normal[0][c] = roll[3];
+                    block->roll_normal[1][c] = roll[4];
+                    block->roll_normal[2][c] = roll[5];
+                    block->twist_spring[c] = history[gathered->spin_offset];
+                    block->wide_turn[c] = 0.0;
+                }
                 continue;
             }
             slot_lane[s] = -1;
@@ -271,6 +303,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             }
         }
         bool slides = law != NULL && law->slide != FD_KIND_NONE;
+        unsigned block_books = law != NULL ? block_mechanisms(&world->laws[law->law]) : 0u;
         /* The chunk's loads onto the bodies, slot by slot. */
         for (int s = 0; s < chunk; ++s) {
             int64_t k = top - s;
@@ -279,34 +312,53 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             int c = slot_lane[s];
             fd_vec3 force, torque_i, torque_j;
             unsigned slip;
+            if (c >= 0 && law->roll != FD_KIND_NONE && block->wide_turn[c] != 0.0) {
+                /* The rolling spring turns too far for the block: the scalar
+                 * kernel, with the library's sine and cosine. */
+                int32_t e = th->touching[k].entry;
+                slot_loads[s] = sphere_pair(world, list, e, i, j, slot, ledger, record, th->first_contact + k);
+                c = -1;
+            }
             if (c >= 0) {
                 force = fd_v3(block->force[0][c], block->force[1][c], block->force[2][c]);
                 torque_i = fd_v3(block->torque_i[0][c], block->torque_i[1][c], block->torque_i[2][c]);
                 torque_j = fd_v3(block->torque_j[0][c], block->torque_j[1][c], block->torque_j[2][c]);
-                slip = 0;
+                slip = (unsigned)block->slip[c]; /* a small integer as a double: no branch */
+                double* history = fd_springs_after(pool, slot, stride);
                 if (slides) {
-                    double* history = fd_springs_after(pool, slot, stride);
                     history[0] = block->spring_after[0][c];
                     history[1] = block->spring_after[1][c];
                     history[2] = block->spring_after[2][c];
-                    slip = (unsigned)block->slipping[c] * FD_ENTRY_SLIP_SLIDE; /* 0 or 1: no branch */
+                }
+                if (law->roll != FD_KIND_NONE) {
+                    double* roll = history + law->roll_offset;
+                    roll[0] = block->roll_spring_after[0][c];
+                    roll[1] = block->roll_spring_after[1][c];
+                    roll[2] = block->roll_spring_after[2][c];
+                    roll[3] = block->normal[0][c];
+                    roll[4] = block->normal[1][c];
+                    roll[5] = block->normal[2][c];
+                }
+                if (law->spin != FD_KIND_NONE) {
+                    history[law->spin_offset] = block->twist_spring_after[c];
                 }
                 if (record) {
                     block_lane_details(world, list, block, c, th->touching[k].entry, i, j, slot,
                                        th->first_contact + k, lane_offset[c], ledger, record, slip);
                 } else if (ledger) {
-                    /* The lifetime books of the block's two mechanisms (normal,
-                     * slide): after = before + this step's, stored = the step's. */
+                    /* The lifetime books of the law's mechanisms: after =
+                     * before + this step's, stored = the step's. */
                     const fd_energy_books* before = fd_books_before(pool, slot);
                     fd_energy_books* after = fd_books_after(pool, slot);
-                    after[0] = before[0];
-                    after[0].stored = block->books[0][0][c];
-                    after[0].dashpot = before[0].dashpot + block->books[0][1][c];
-                    after[1] = before[1];
-                    after[1].stored = block->books[1][0][c];
-                    after[1].dashpot = before[1].dashpot + block->books[1][1][c];
-                    after[1].slip = before[1].slip + block->books[1][2][c];
-                    after[1].created = before[1].created + block->books[1][3][c];
+                    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+                        if (block_books & (1u << m)) {
+                            after[m].stored = block->books[m][0][c];
+                            after[m].dashpot = before[m].dashpot + block->books[m][1][c];
+                            after[m].slip = before[m].slip + block->books[m][2][c];
+                            after[m].created = before[m].created + block->books[m][3][c];
+                            after[m].work = before[m].work;
+                        }
+                    }
                 }
             } else {
                 force = slot_loads[s].force;

@@ -1,25 +1,39 @@
 /* The block kernel (sphere_block.h). The loops carry `omp simd` and the
  * choices inside a lane are bitwise blends (fd_select), so that GCC
  * vectorises them; target_clones builds an AVX-512, an AVX2 and a baseline
- * copy of each and the loader picks the one the processor runs. */
+ * copy of each and the loader picks the one the processor runs. A loop is
+ * instantiated per slide model and per presence of rolling and twisting
+ * resistance; the roll and spin models' kinds are the same in every lane. */
+#include <float.h>
 #include <math.h>
 
 #include "contact/sds_core.h"
+#include "penalty/penalty.h"
 #include "penalty/sphere_block.h"
 
 bool fd_block_law_of(const fd_contact_law* law, int index, double time_step, fd_block_law* out)
 {
     const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
-    if (law->submodel[FD_MECHANISM_NORMAL]->kind != FD_KIND_NORMAL_HOOKE || law->submodel[FD_MECHANISM_ROLL] != NULL ||
-        law->submodel[FD_MECHANISM_SPIN] != NULL ||
-        (slide != NULL && slide->kind != FD_KIND_SLIDE_DSDS && slide->kind != FD_KIND_SLIDE_CSDS)) {
+    const fd_submodel* roll = law->submodel[FD_MECHANISM_ROLL];
+    const fd_submodel* spin = law->submodel[FD_MECHANISM_SPIN];
+    bool slide_ok = slide == NULL || slide->kind == FD_KIND_SLIDE_DSDS || slide->kind == FD_KIND_SLIDE_CSDS;
+    bool roll_ok = roll == NULL || roll->kind == FD_KIND_ROLL_DSDS || roll->kind == FD_KIND_ROLL_CSDS;
+    bool spin_ok = spin == NULL || spin->kind == FD_KIND_SPIN_DSDS || spin->kind == FD_KIND_SPIN_CSDS ||
+                   spin->kind == FD_KIND_SPIN_MARSHALL;
+    if (law->submodel[FD_MECHANISM_NORMAL]->kind != FD_KIND_NORMAL_HOOKE || !slide_ok || !roll_ok || !spin_ok ||
+        !fd_block_combination(slide != NULL ? slide->kind : FD_KIND_NONE, roll != NULL ? roll->kind : FD_KIND_NONE,
+                              spin != NULL ? spin->kind : FD_KIND_NONE)) {
         return false;
     }
     const double* normal = law->params[FD_MECHANISM_NORMAL];
     *out = (fd_block_law){
         .law = index,
         .slide = slide != NULL ? slide->kind : FD_KIND_NONE,
+        .roll = roll != NULL ? roll->kind : FD_KIND_NONE,
+        .spin = spin != NULL ? spin->kind : FD_KIND_NONE,
         .clamp = normal[FD_HOOKE_LIMIT_DAMPING] != 0.0,
+        .roll_offset = law->history_offset[FD_MECHANISM_ROLL],
+        .spin_offset = law->history_offset[FD_MECHANISM_SPIN],
         .k_n = normal[FD_HOOKE_STIFFNESS],
         .time_step = time_step,
     };
@@ -31,6 +45,22 @@ bool fd_block_law_of(const fd_contact_law* law, int index, double time_step, fd_
         out->gamma_t = p[FD_SDS_GAMMA_T];
         out->inverse_gamma_t = derived[FD_SDS_DERIVED_INVERSE_GAMMA];
         out->mu = p[FD_SDS_MU];
+    }
+    if (roll != NULL) {
+        const double* p = law->params[FD_MECHANISM_ROLL];
+        const double* derived = law->derived[FD_MECHANISM_ROLL];
+        out->k_roll = p[0];
+        out->gamma_roll = p[1];
+        out->mu_roll = p[2];
+        out->lammps_transport = p[3] != 0.0;
+        out->inverse_k_roll = derived[FD_SDS_DERIVED_INVERSE_K];
+        out->inverse_gamma_roll = derived[FD_SDS_DERIVED_INVERSE_GAMMA];
+    }
+    if (spin != NULL && spin->kind != FD_KIND_SPIN_MARSHALL) {
+        const double* p = law->params[FD_MECHANISM_SPIN];
+        out->k_twist = p[0];
+        out->gamma_twist = p[1];
+        out->mu_twist = p[2];
     }
     return true;
 }
@@ -44,14 +74,25 @@ bool fd_block_law_of(const fd_contact_law* law, int index, double time_step, fd_
         (array)[2][c] = value_.z;                                                                                      \
     } while (0)
 
-/* One contact, as sphere_entry and fd_sphere_kernel (hooke) compute it. */
 /* What a run keeps beyond the loads: nothing, the books (the ledger), or
  * the books and everything a record shows. */
 enum { KEEP_LOADS = 0, KEEP_BOOKS = 1, KEEP_ALL = 2 };
 
-static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict b, int c, const fd_block_law* law,
-                                                       fd_submodel_kind slide, int keep)
+static inline __attribute__((always_inline)) void keep_books(fd_sphere_block* restrict b, int c, int mechanism,
+                                                             const fd_sds_vector_step* s)
 {
+    b->books[mechanism][0][c] = s->stored;
+    b->books[mechanism][1][c] = s->dashpot;
+    b->books[mechanism][2][c] = s->slip;
+    b->books[mechanism][3][c] = s->created;
+}
+
+/* One contact, as sphere_pair and fd_sphere_kernel compute it. */
+static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict b, int c, const fd_block_law* law,
+                                                       fd_submodel_kind slide, fd_submodel_kind roll,
+                                                       fd_submodel_kind spin, int keep)
+{
+    double dt = law->time_step;
     fd_vec3 d = LOAD(b->separation, c);
     double distance = sqrt(fd_v3_dot(d, d));
     /* Coincident centres: +z, deterministically (narrowphase.c). */
@@ -61,10 +102,9 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
     /* The contact point halfway between the surfaces: a_i from centre i,
      * a_j from centre j, along the line of centres. */
     double a_i = radius_i - 0.5 * overlap, a_j = radius_j - 0.5 * overlap;
+    fd_vec3 omega_i = LOAD(b->spin_i, c), omega_j = LOAD(b->spin_j, c);
     fd_vec3 relative = fd_v3_sub(fd_v3_sub(LOAD(b->velocity_i, c), LOAD(b->velocity_j, c)),
-                                 fd_v3_cross(fd_v3_add(fd_v3_scale(a_i, LOAD(b->spin_i, c)),
-                                                       fd_v3_scale(a_j, LOAD(b->spin_j, c))),
-                                             n));
+                                 fd_v3_cross(fd_v3_add(fd_v3_scale(a_i, omega_i), fd_v3_scale(a_j, omega_j)), n));
     /* hooke (normal.c): the overlap grows when j's surface moves towards i's. */
     double normal_velocity = fd_v3_dot(relative, n);
     double overlap_rate = -normal_velocity;
@@ -73,46 +113,137 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
     double damping = fd_select(positive > 0.0, b->damping[c] * overlap_rate, 0.0);
     double total = elastic + damping;
     double normal_force = fd_select(law->clamp & !(total > 0.0), 0.0, total);
+    /* Coulomb limits scale with |N| (friction.c). */
+    double critical = fabs(normal_force);
+    double slip = 0.0;
     fd_vec3 slide_force = fd_v3(0.0, 0.0, 0.0);
-    fd_sds_vector_step s = {0};
     if (slide != FD_KIND_NONE) {
-        /* Coulomb limits scale with |N| (friction.c). */
-        double limit = law->mu * fabs(normal_force);
+        double limit = law->mu * critical;
         fd_vec3 tangential = fd_v3_mul_add(relative, -normal_velocity, n);
         fd_vec3 xi = fd_sds_into_plane(LOAD(b->spring, c), n);
-        s = slide == FD_KIND_SLIDE_DSDS
-                ? fd_dsds_vector_step(law->k_t, law->inverse_k_t, law->gamma_t, limit, law->time_step, xi, tangential)
-                : fd_csds_vector_step(law->k_t, law->gamma_t, law->inverse_gamma_t, limit, law->time_step, xi,
-                                      tangential);
+        fd_sds_vector_step s =
+            slide == FD_KIND_SLIDE_DSDS
+                ? fd_dsds_vector_step(law->k_t, law->inverse_k_t, law->gamma_t, limit, dt, xi, tangential)
+                : fd_csds_vector_step(law->k_t, law->gamma_t, law->inverse_gamma_t, limit, dt, xi, tangential);
         slide_force = s.force;
         STORE(b->spring_after, c, s.spring);
-        b->slipping[c] = fd_select(s.slipping, 1.0, 0.0);
+        slip += fd_select(s.slipping, (double)FD_ENTRY_SLIP_SLIDE, 0.0);
+        if (keep != KEEP_LOADS) {
+            keep_books(b, c, FD_MECHANISM_SLIDE, &s);
+        }
     }
-    STORE(b->force, c, fd_v3_mul_add(slide_force, normal_force, n));
+    fd_vec3 roll_torque = fd_v3(0.0, 0.0, 0.0);
+    double spin_torque = 0.0;
+    if (roll != FD_KIND_NONE || spin != FD_KIND_NONE) {
+        fd_vec3 relative_spin = fd_v3_sub(omega_i, omega_j);
+        double radius = b->effective_radius[c];
+        if (roll != FD_KIND_NONE) {
+            /* sds_torque.c: v_r = R (omega_i - omega_j) x n, torque R n x F. */
+            double limit = law->mu_roll * critical;
+            fd_vec3 velocity = fd_v3_scale(radius, fd_v3_cross(relative_spin, n));
+            double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * dt;
+            b->wide_turn[c] = fd_select(fd_small_turn(twist), 0.0, 1.0);
+            fd_vec3 xi = fd_roll_spring_carried_with(LOAD(b->roll_spring, c), LOAD(b->roll_normal, c), n,
+                                                     law->lammps_transport, twist, fd_small_turn_cos(twist),
+                                                     fd_small_turn_sin(twist), law->k_roll, limit);
+            fd_sds_vector_step s =
+                roll == FD_KIND_ROLL_DSDS
+                    ? fd_dsds_vector_step(law->k_roll, law->inverse_k_roll, law->gamma_roll, limit, dt, xi, velocity)
+                    : fd_csds_vector_step(law->k_roll, law->gamma_roll, law->inverse_gamma_roll, limit, dt, xi,
+                                          velocity);
+            STORE(b->roll_spring_after, c, s.spring);
+            roll_torque = fd_v3_scale(radius, fd_v3_cross(n, s.force));
+            slip += fd_select(s.slipping, (double)FD_ENTRY_SLIP_ROLL, 0.0);
+            if (keep != KEEP_LOADS) {
+                keep_books(b, c, FD_MECHANISM_ROLL, &s);
+            }
+        }
+        if (spin != FD_KIND_NONE) {
+            double k = law->k_twist, gamma = law->gamma_twist, mu = law->mu_twist;
+            if (spin == FD_KIND_SPIN_MARSHALL) {
+                /* fd_sds_spin_constants_of: Marshall Eq. 32-33, a = sqrt(R delta). */
+                double a = fd_select((fabs(radius) <= DBL_MAX) & (overlap > 0.0), sqrt(radius * overlap), 0.0);
+                k = 0.5 * law->k_t * a * a;
+                gamma = 0.5 * law->gamma_t * a * a;
+                mu = 2.0 / 3.0 * a * law->mu;
+            }
+            double w = fd_v3_dot(relative_spin, n);
+            double limit = mu * critical;
+            fd_sds_scalar_step s = spin == FD_KIND_SPIN_CSDS
+                                       ? fd_csds_scalar_step(k, gamma, limit, dt, b->twist_spring[c], w)
+                                       : fd_dsds_scalar_step(k, gamma, limit, dt, b->twist_spring[c], w);
+            b->twist_spring_after[c] = s.spring;
+            spin_torque = s.torque;
+            slip += fd_select(s.slipping, (double)FD_ENTRY_SLIP_SPIN, 0.0);
+            if (keep != KEEP_LOADS) {
+                b->books[FD_MECHANISM_SPIN][0][c] = s.stored;
+                b->books[FD_MECHANISM_SPIN][1][c] = s.dashpot;
+                b->books[FD_MECHANISM_SPIN][2][c] = s.slip;
+                b->books[FD_MECHANISM_SPIN][3][c] = s.created;
+            }
+        }
+    }
+    b->slip[c] = slip;
+    STORE(b->normal, c, n);
+    fd_vec3 force = fd_v3_mul_add(slide_force, normal_force, n);
+    STORE(b->force, c, force);
     /* arm_i = -a_i n, arm_j = +a_j n: arm x F = -a n x F_t on both bodies. */
+    fd_vec3 roll_spin = fd_v3_mul_add(roll_torque, spin_torque, n);
     fd_vec3 turn = fd_v3_cross(n, slide_force);
-    STORE(b->torque_i, c, fd_v3_neg(fd_v3_scale(a_i, turn)));
-    STORE(b->torque_j, c, fd_v3_neg(fd_v3_scale(a_j, turn)));
+    STORE(b->torque_i, c, fd_v3_sub(roll_spin, fd_v3_scale(a_i, turn)));
+    STORE(b->torque_j, c, fd_v3_neg(fd_v3_add(roll_spin, fd_v3_scale(a_j, turn))));
     if (keep == KEEP_ALL) {
-        STORE(b->normal, c, n);
         b->normal_force[c] = normal_force;
         b->elastic_force[c] = elastic;
         b->damping_force[c] = damping;
+        STORE(b->slide_force, c, slide_force);
+        STORE(b->roll_torque, c, roll_torque);
+        b->twist_torque[c] = spin_torque;
     }
     if (keep != KEEP_LOADS) {
-        /* The books of the step (the normal spring has no slip, creates
-         * nothing and does no work; the slider does no work). */
-        double dt = law->time_step;
-        b->books[0][0][c] = 0.5 * law->k_n * positive * positive;
-        b->books[0][1][c] = (normal_force - elastic) * overlap_rate * dt;
-        b->books[1][0][c] = s.stored;
-        b->books[1][1][c] = s.dashpot;
-        b->books[1][2][c] = s.slip;
-        b->books[1][3][c] = s.created;
+        /* The normal spring has no slip and creates nothing. */
+        b->books[FD_MECHANISM_NORMAL][0][c] = 0.5 * law->k_n * positive * positive;
+        b->books[FD_MECHANISM_NORMAL][1][c] = (normal_force - elastic) * overlap_rate * dt;
+        b->books[FD_MECHANISM_NORMAL][2][c] = 0.0;
+        b->books[FD_MECHANISM_NORMAL][3][c] = 0.0;
     }
 }
 
 #define FD_BLOCK_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+
+#define FD_BLOCK_LOOP(slide, roll, spin, keep)                                                                         \
+    do {                                                                                                               \
+        _Pragma("omp simd") for (int c = 0; c < count; ++c) { lane(block, c, law, slide, roll, spin, keep); }         \
+    } while (0)
+
+/* The combinations the block takes, each a loop of its own (a choice of
+ * model inside a loop keeps it from vectorising): no friction; and for each
+ * slider family (D-SDS, C-SDS) the slide model with no roll or the same
+ * family's, and no spin, the same family's or marshall. */
+bool fd_block_combination(fd_submodel_kind slide, fd_submodel_kind roll, fd_submodel_kind spin)
+{
+    if (slide == FD_KIND_NONE) {
+        return roll == FD_KIND_NONE && spin == FD_KIND_NONE;
+    }
+    bool d = slide == FD_KIND_SLIDE_DSDS;
+    fd_submodel_kind same_roll = d ? FD_KIND_ROLL_DSDS : FD_KIND_ROLL_CSDS;
+    fd_submodel_kind same_spin = d ? FD_KIND_SPIN_DSDS : FD_KIND_SPIN_CSDS;
+    return (roll == FD_KIND_NONE || roll == same_roll) &&
+           (spin == FD_KIND_NONE || spin == same_spin || spin == FD_KIND_SPIN_MARSHALL);
+}
+
+#define FD_FAMILY(slide, roll_kind, spin_kind)                                                                         \
+    do {                                                                                                               \
+        if (law->roll == FD_KIND_NONE) {                                                                               \
+            if (law->spin == FD_KIND_NONE) FD_BLOCK_LOOP(slide, FD_KIND_NONE, FD_KIND_NONE, keep);                     \
+            else if (law->spin == spin_kind) FD_BLOCK_LOOP(slide, FD_KIND_NONE, spin_kind, keep);                      \
+            else FD_BLOCK_LOOP(slide, FD_KIND_NONE, FD_KIND_SPIN_MARSHALL, keep);                                      \
+        } else {                                                                                                       \
+            if (law->spin == FD_KIND_NONE) FD_BLOCK_LOOP(slide, roll_kind, FD_KIND_NONE, keep);                        \
+            else if (law->spin == spin_kind) FD_BLOCK_LOOP(slide, roll_kind, spin_kind, keep);                         \
+            else FD_BLOCK_LOOP(slide, roll_kind, FD_KIND_SPIN_MARSHALL, keep);                                         \
+        }                                                                                                              \
+    } while (0)
 
 static inline __attribute__((always_inline)) void run(fd_sphere_block* restrict block, const fd_block_law* law,
                                                       int keep)
@@ -120,22 +251,13 @@ static inline __attribute__((always_inline)) void run(fd_sphere_block* restrict 
     int count = block->count;
     switch (law->slide) {
     case FD_KIND_SLIDE_DSDS:
-#pragma omp simd
-        for (int c = 0; c < count; ++c) {
-            lane(block, c, law, FD_KIND_SLIDE_DSDS, keep);
-        }
+        FD_FAMILY(FD_KIND_SLIDE_DSDS, FD_KIND_ROLL_DSDS, FD_KIND_SPIN_DSDS);
         break;
     case FD_KIND_SLIDE_CSDS:
-#pragma omp simd
-        for (int c = 0; c < count; ++c) {
-            lane(block, c, law, FD_KIND_SLIDE_CSDS, keep);
-        }
+        FD_FAMILY(FD_KIND_SLIDE_CSDS, FD_KIND_ROLL_CSDS, FD_KIND_SPIN_CSDS);
         break;
     default:
-#pragma omp simd
-        for (int c = 0; c < count; ++c) {
-            lane(block, c, law, FD_KIND_NONE, keep);
-        }
+        FD_BLOCK_LOOP(FD_KIND_NONE, FD_KIND_NONE, FD_KIND_NONE, keep);
         break;
     }
 }
@@ -145,12 +267,14 @@ FD_BLOCK_CLONES void fd_sphere_block_run(fd_sphere_block* block, const fd_block_
     run(block, law, KEEP_LOADS);
 }
 
-FD_BLOCK_CLONES void fd_sphere_block_run_books(fd_sphere_block* block, const fd_block_law* law)
-{
-    run(block, law, KEEP_BOOKS);
-}
-
+/* The ledger's runs keep all a record shows too: one loop less to build,
+ * for a few more stores. */
 FD_BLOCK_CLONES void fd_sphere_block_run_full(fd_sphere_block* block, const fd_block_law* law)
 {
     run(block, law, KEEP_ALL);
+}
+
+void fd_sphere_block_run_books(fd_sphere_block* block, const fd_block_law* law)
+{
+    fd_sphere_block_run_full(block, law);
 }

@@ -3,15 +3,19 @@
  * vector instructions (AVX2 or AVX-512 where the processor has them, chosen
  * at run time; the same code runs scalar elsewhere). Every lane does exactly
  * the arithmetic of one contact, with the same operations in the same order
- * on every path (no contraction into fused multiply-adds), so a contact's
- * result does not depend on its lane, its block, the thread count or the
- * instruction set.
+ * as the scalar sphere kernel (sphere_kernel.h) and on every path (no
+ * contraction into fused multiply-adds), so a contact's result does not
+ * depend on its lane, its block, the thread count or the instruction set.
  *
  * Laws: normal hooke (any of its dashpots, through the pair's dashpot
- * constant), slide none, dsds or csds; no roll or spin model (those take the
- * scalar sphere kernel). The geometry is that of sphere_entry (force_pass.c):
- * normal along the line of centres, the contact point halfway between the
- * two surfaces. */
+ * constant) with no friction, or with slide dsds (csds), roll none or dsds
+ * (csds), spin none, dsds (csds) or marshall; other combinations take the
+ * scalar kernel. A lane whose rolling spring would turn by 0.1 rad
+ * or more in the step (a fast-spinning pair: the turn's sine and cosine then
+ * need the library) is marked, and its caller evaluates it with the scalar
+ * kernel instead. The geometry is the scalar path's (law_pass.c,
+ * sphere_pair): normal along the line of centres, the contact point halfway
+ * between the two surfaces. */
 #ifndef FD_PENALTY_SPHERE_BLOCK_H
 #define FD_PENALTY_SPHERE_BLOCK_H
 
@@ -22,12 +26,16 @@
 /* The law of a block, the same for all its lanes. */
 typedef struct fd_block_law {
     int law;                      /* index in the world's laws */
-    fd_submodel_kind slide;       /* FD_KIND_NONE, FD_KIND_SLIDE_DSDS or FD_KIND_SLIDE_CSDS */
+    fd_submodel_kind slide;       /* FD_KIND_NONE, _SLIDE_DSDS or _SLIDE_CSDS */
+    fd_submodel_kind roll;        /* FD_KIND_NONE, _ROLL_DSDS or _ROLL_CSDS */
+    fd_submodel_kind spin;        /* FD_KIND_NONE, _SPIN_DSDS, _SPIN_CSDS or _SPIN_MARSHALL */
     bool clamp;                   /* N >= 0 (hooke limit_damping) */
+    bool lammps_transport;        /* roll transport 1 */
+    int roll_offset, spin_offset; /* into the contact's history block */
     double k_n;                   /* N/m */
-    double k_t, inverse_k_t;      /* N/m, m/N */
-    double gamma_t, inverse_gamma_t; /* N s/m, m/(N s) */
-    double mu;                    /* - */
+    double k_t, inverse_k_t, gamma_t, inverse_gamma_t, mu;                 /* slide */
+    double k_roll, inverse_k_roll, gamma_roll, inverse_gamma_roll, mu_roll; /* roll */
+    double k_twist, gamma_twist, mu_twist;                                  /* spin dsds, csds */
     double time_step;             /* s */
 } fd_block_law;
 
@@ -39,26 +47,39 @@ typedef struct fd_sphere_block {
     double spin_i[3][FD_BLOCK], spin_j[3][FD_BLOCK];
     double radius_i[FD_BLOCK], radius_j[FD_BLOCK];
     double damping[FD_BLOCK];         /* the pair's normal dashpot, N s/m */
+    double effective_radius[FD_BLOCK];/* m (roll, spin) */
     double spring[3][FD_BLOCK];       /* slide spring before the step, m */
+    double roll_spring[3][FD_BLOCK];  /* rolling spring before the step, m */
+    double roll_normal[3][FD_BLOCK];  /* its frame's normal (0 for a new contact) */
+    double twist_spring[FD_BLOCK];    /* rad */
     /* outputs */
     double force[3][FD_BLOCK];        /* on body i, N */
     double torque_i[3][FD_BLOCK], torque_j[3][FD_BLOCK];
     double spring_after[3][FD_BLOCK];
-    double slipping[FD_BLOCK];        /* 1 while the slide slips, else 0 */
-    /* outputs of the full kernel only (records, ledger) */
-    double normal[3][FD_BLOCK];
+    double roll_spring_after[3][FD_BLOCK];
+    double twist_spring_after[FD_BLOCK];
+    double normal[3][FD_BLOCK];       /* unit, into body i (the rolling spring's new frame) */
+    double slip[FD_BLOCK];            /* FD_ENTRY_SLIP_* bits, as a number */
+    double wide_turn[FD_BLOCK];       /* 1: the rolling spring turns too far, evaluate the lane scalar */
+    /* outputs of the full kernel only (records) */
     double normal_force[FD_BLOCK], elastic_force[FD_BLOCK], damping_force[FD_BLOCK];
-    /* of the books and full kernels: normal (stored, dashpot) and slide
-     * (stored, dashpot, slip, created); the other books of the step are 0 */
-    double books[2][4][FD_BLOCK];
+    double slide_force[3][FD_BLOCK];
+    double roll_torque[3][FD_BLOCK];  /* on body i */
+    double twist_torque[FD_BLOCK];    /* on body i, along the normal */
+    /* of the books and full kernels, per mechanism: stored, dashpot, slip,
+     * created (no mechanism of these laws does work) */
+    double books[FD_MECHANISM_COUNT][4][FD_BLOCK];
 } fd_sphere_block;
+
+/* Whether the block has a loop for these models (fd_block_law_of checks it). */
+bool fd_block_combination(fd_submodel_kind slide, fd_submodel_kind roll, fd_submodel_kind spin);
 
 /* Whether a law can be evaluated by the block kernel, and its block form. */
 bool fd_block_law_of(const fd_contact_law* law, int index, double time_step, fd_block_law* out);
 
 /* The block's lanes: forces, torques, springs and slip states; the books
- * kernel also the books (the ledger); the full kernel also the normals and
- * the normal force's parts (a record). */
+ * kernel also the books (the ledger); the full kernel also the normal
+ * force's parts and the loads of each mechanism (a record). */
 void fd_sphere_block_run(fd_sphere_block* block, const fd_block_law* law);
 void fd_sphere_block_run_books(fd_sphere_block* block, const fd_block_law* law);
 void fd_sphere_block_run_full(fd_sphere_block* block, const fd_block_law* law);
