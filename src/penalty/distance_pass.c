@@ -86,7 +86,8 @@ void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_pe
             fd_vec3 xj = position[j];
             double rj = radii[j];
             bool touches;
-            switch (kind[e]) {
+            uint8_t pair = kind[e];
+            switch (pair >= FD_PAIR_GENERIC_SPHERES ? pair - FD_PAIR_GENERIC_SPHERES : pair) {
             case FD_PAIR_SPHERE_SPHERE: {
                 fd_vec3 d = fd_v3_sub(xi, xj);
                 if (any_periodic) {
@@ -103,11 +104,15 @@ void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_pe
                 touches = fd_v3_dot(fd_v3_sub(xj, xi), world->plane_normals[i]) < rj + margin;
                 break;
             default:
+                touches = true; /* other shapes: the narrow phase decides */
+                break;
+            }
+            if (pair >= FD_PAIR_GENERIC && touches) {
+                /* The registry's kernels want the full geometry. */
                 touches = generic_distance(world, th, e, i, j);
                 if (th->failure == FD_PASS_OUT_OF_MEMORY) {
                     return;
                 }
-                break;
             }
             int was_touching = contact[e] != FD_NO_CONTACT;
             int now_touching = touches;

@@ -27,7 +27,7 @@ static __attribute__((noinline)) void begin_contact(fd_world* world, fd_neighbor
     fd_contact_pool* pool = &world->penalty.pool;
     int stride = world->history_stride, constant_stride = world->penalty.constant_stride;
     list->contact[e] = slot;
-    if (list->kind[e] != FD_PAIR_GENERIC) {
+    if (list->kind[e] < FD_PAIR_GENERIC) {
         fd_pair_constants(world, &world->laws[list->law[e]], i, j,
                           pool->constants + (size_t)slot * (size_t)constant_stride);
     }
@@ -284,7 +284,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 continue;
             }
             slot_lane[s] = -1;
-            if (kind != FD_PAIR_GENERIC) {
+            if (kind < FD_PAIR_GENERIC) {
                 slot_loads[s] = sphere_pair(world, list, e, i, j, slot, ledger, record, index);
             } else {
                 const fd_generic_slot* geometry = &th->slots[--generic_left];

@@ -239,21 +239,16 @@ void fd_pair_constants(const fd_world* world, const fd_contact_law* law, int i, 
 
 static uint8_t pair_kind(uint32_t flags_i, uint32_t flags_j, bool sphere_kernel)
 {
-    if (!sphere_kernel) {
-        return FD_PAIR_GENERIC;
-    }
     bool sphere_i = flags_i & FD_MOTION_SPHERE, sphere_j = flags_j & FD_MOTION_SPHERE;
     bool plane_i = flags_i & FD_MOTION_PLANE, plane_j = flags_j & FD_MOTION_PLANE;
-    if (sphere_i && sphere_j) {
-        return FD_PAIR_SPHERE_SPHERE;
+    uint8_t shapes = sphere_i && sphere_j  ? FD_PAIR_SPHERE_SPHERE
+                     : sphere_i && plane_j ? FD_PAIR_SPHERE_PLANE
+                     : plane_i && sphere_j ? FD_PAIR_PLANE_SPHERE
+                                           : FD_PAIR_GENERIC;
+    if (shapes == FD_PAIR_GENERIC || sphere_kernel) {
+        return shapes;
     }
-    if (sphere_i && plane_j) {
-        return FD_PAIR_SPHERE_PLANE;
-    }
-    if (plane_i && sphere_j) {
-        return FD_PAIR_PLANE_SPHERE;
-    }
-    return FD_PAIR_GENERIC;
+    return (uint8_t)(FD_PAIR_GENERIC_SPHERES + shapes);
 }
 
 /* Row bounds per thread, each with about the same number of entries plus

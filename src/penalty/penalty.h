@@ -58,12 +58,16 @@
 
 typedef struct fd_world fd_world;
 
-/* What an entry is, fixed when the list is built. */
+/* What an entry is, fixed when the list is built. Kinds from
+ * FD_PAIR_GENERIC on take the generic path (fd_collide and the registry's
+ * kernels); the sphere shapes among them still get the cheap distance test
+ * first (kind - FD_PAIR_GENERIC_SPHERES is their shape pairing). */
 enum {
-    FD_PAIR_SPHERE_SPHERE = 0, /* two spheres, a law with a sphere kernel */
-    FD_PAIR_SPHERE_PLANE = 1,  /* body i a sphere, body j a plane, a law with a sphere kernel */
-    FD_PAIR_PLANE_SPHERE = 2,  /* body i a plane, body j a sphere, a law with a sphere kernel */
-    FD_PAIR_GENERIC = 3,       /* anything else: fd_collide and the registry's kernels */
+    FD_PAIR_SPHERE_SPHERE = 0,   /* two spheres, a law with a sphere kernel */
+    FD_PAIR_SPHERE_PLANE = 1,    /* body i a sphere, body j a plane, a law with a sphere kernel */
+    FD_PAIR_PLANE_SPHERE = 2,    /* body i a plane, body j a sphere, a law with a sphere kernel */
+    FD_PAIR_GENERIC = 3,         /* other shapes (an ellipsoid) */
+    FD_PAIR_GENERIC_SPHERES = 4, /* + 0, 1, 2: sphere shapes as above with a law of the registry only */
 };
 
 /* The state byte of a contact: the low nibble after the last force pass,
