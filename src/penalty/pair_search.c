@@ -13,9 +13,14 @@
  * Planes are tested against every non-static body apart (they are few and
  * unbounded). Pairs of two static bodies are left out.
  *
- * Periodic worlds and sparse ones (more than 4 cells per body: a body far
- * from the rest) take the general broad phase (src/broadphase/), which
- * handles both. Memory: what the search needs is freed when it ends. */
+ * Along a periodic axis the grid spans the box, its cells a whole fraction
+ * of the period, and the stencil wraps: a cell past the last is the first,
+ * its bodies seen shifted by the period (with at least 3 cells per period
+ * the 13 cells of a half stencil are distinct, so a pair is still found
+ * once, through the one image within reach). Periodic worlds with fewer
+ * cells per period, and sparse worlds (more than 4 cells per body: a body
+ * far from the rest), take the general broad phase (src/broadphase/). The
+ * search's arrays are kept from one build to the next. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +157,90 @@ static bool search_slab(const placed_body* placed, const int32_t* cell_start, co
     return true;
 }
 
+/* The grid of a periodic world: per axis, whether it wraps and its period. */
+typedef struct wrapped_grid {
+    int64_t extent[3];
+    bool periodic[3];
+    double length[3];
+} wrapped_grid;
+
+/* search_slab for a world with a periodic axis: the 13 cells of the half
+ * stencil one by one, each wrapped into the grid with the shift of its
+ * image (the runs of search_slab would break where x wraps). */
+static bool search_slab_wrapped(const placed_body* placed, const int32_t* cell_start, const wrapped_grid* grid,
+                                int64_t z_begin, int64_t z_end, found_pairs* found)
+{
+    /* The half stencil: (0, 0, +1), then y + 1 and z + 1 with every x. */
+    static const int offsets[13][3] = {{1, 0, 0},  {-1, 1, 0}, {0, 1, 0},   {1, 1, 0},  {-1, -1, 1},
+                                       {0, -1, 1}, {1, -1, 1}, {-1, 0, 1},  {0, 0, 1},  {1, 0, 1},
+                                       {-1, 1, 1}, {0, 1, 1},  {1, 1, 1}};
+    const int64_t* extent = grid->extent;
+    for (int64_t z = z_begin; z < z_end; ++z) {
+        for (int64_t y = 0; y < extent[1]; ++y) {
+            for (int64_t x = 0; x < extent[0]; ++x) {
+                int64_t c = (z * extent[1] + y) * extent[0] + x;
+                int32_t begin = cell_start[c], end = cell_start[c + 1];
+                if (begin == end) {
+                    continue;
+                }
+                int32_t near_begin[14], near_end[14];
+                double shift[14][3];
+                int cells = 0;
+                for (int o = 0; o < 13; ++o) {
+                    int64_t at[3] = {x + offsets[o][0], y + offsets[o][1], z + offsets[o][2]};
+                    double image[3] = {0.0, 0.0, 0.0};
+                    bool inside = true;
+                    for (int a = 0; a < 3; ++a) {
+                        if (at[a] >= 0 && at[a] < extent[a]) {
+                            continue;
+                        }
+                        if (!grid->periodic[a]) {
+                            inside = false;
+                            break;
+                        }
+                        /* past the last cell: the first, one period on; before the first: the last, one back */
+                        image[a] = at[a] < 0 ? -grid->length[a] : grid->length[a];
+                        at[a] = at[a] < 0 ? at[a] + extent[a] : at[a] - extent[a];
+                    }
+                    int64_t neighbour = (at[2] * extent[1] + at[1]) * extent[0] + at[0];
+                    if (!inside || cell_start[neighbour] == cell_start[neighbour + 1]) {
+                        continue;
+                    }
+                    near_begin[cells] = cell_start[neighbour];
+                    near_end[cells] = cell_start[neighbour + 1];
+                    memcpy(shift[cells], image, sizeof image);
+                    ++cells;
+                }
+                for (int32_t k = begin; k < end; ++k) {
+                    const placed_body a = placed[k];
+                    for (int32_t m = k + 1; m < end; ++m) {
+                        const placed_body* b = &placed[m];
+                        double dx = b->x - a.x, dy = b->y - a.y, dz = b->z - a.z;
+                        double reach = a.reach + b->reach;
+                        if (dx * dx + dy * dy + dz * dz < reach * reach && !(a.fixed & b->fixed) &&
+                            !push_pair(found, a.body, b->body)) {
+                            return false;
+                        }
+                    }
+                    for (int r = 0; r < cells; ++r) {
+                        for (int32_t m = near_begin[r]; m < near_end[r]; ++m) {
+                            const placed_body* b = &placed[m];
+                            double dx = b->x + shift[r][0] - a.x, dy = b->y + shift[r][1] - a.y;
+                            double dz = b->z + shift[r][2] - a.z;
+                            double reach = a.reach + b->reach;
+                            if (dx * dx + dy * dy + dz * dz < reach * reach && !(a.fixed & b->fixed) &&
+                                !push_pair(found, a.body, b->body)) {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return true;
+}
+
 /* The first z row of slab t of `threads`: the first row whose bodies start
  * at or after t / threads of the gridded bodies (all rows for the last). */
 static int64_t slab_start(const int32_t* cell_start, const int64_t extent[3], int gridded, int t, int threads)
@@ -167,14 +256,25 @@ static int64_t slab_start(const int32_t* cell_start, const int64_t extent[3], in
     return z;
 }
 
+/* x wrapped into the box along the periodic axes (the stepper wraps every
+ * body after each step; this keeps the cell of a body exact whatever). */
+static fd_vec3 wrapped(const fd_periodic* periodic, fd_vec3 x)
+{
+    double c[3] = {x.x, x.y, x.z};
+    for (int a = 0; a < 3; ++a) {
+        if (periodic->axis[a]) {
+            c[a] -= periodic->length[a] * floor((c[a] - periodic->low[a]) * periodic->inverse_length[a]);
+        }
+    }
+    return (fd_vec3){c[0], c[1], c[2]};
+}
+
 /* Returns 1 when the rows were built, 0 when this world needs the general
  * broad phase, -1 when out of memory. */
 int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
 {
     int n = world->body_count;
-    if (world->periodic.any) {
-        return 0;
-    }
+    const fd_periodic* periodic = &world->periodic;
     const fd_vec3* positions = world->position;
     const double* radii = world->bounding_radii;
     const fd_body_motion* motion = world->motion;
@@ -204,11 +304,23 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
     low[0] = low_x, low[1] = low_y, low[2] = low_z;
     high[0] = high_x, high[1] = high_y, high[2] = high_z;
     double width = fmax(world->broadphase.cell_size, 2.0 * largest + margin);
-    double inverse_width = 1.0 / width;
+    double inverse_width[3] = {1.0, 1.0, 1.0};
     int64_t extent[3] = {1, 1, 1};
     double cells = 1.0;
     for (int a = 0; a < 3 && gridded > 0; ++a) {
-        double count = floor((high[a] - low[a]) * inverse_width) + 1.0;
+        double count;
+        if (periodic->axis[a]) {
+            /* the box, in whole cells at least `width` wide */
+            low[a] = periodic->low[a];
+            count = floor(periodic->length[a] / width);
+            if (count < 3.0) {
+                return 0;
+            }
+            inverse_width[a] = count / periodic->length[a];
+        } else {
+            count = floor((high[a] - low[a]) / width) + 1.0;
+            inverse_width[a] = 1.0 / width;
+        }
         if (!(count < 1e9)) {
             return 0;
         }
@@ -262,10 +374,10 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
             cell_of[b] = -1;
             continue;
         }
-        fd_vec3 x = positions[b];
-        int64_t cx = (int64_t)((x.x - low[0]) * inverse_width);
-        int64_t cy = (int64_t)((x.y - low[1]) * inverse_width);
-        int64_t cz = (int64_t)((x.z - low[2]) * inverse_width);
+        fd_vec3 x = periodic->any ? wrapped(periodic, positions[b]) : positions[b];
+        int64_t cx = (int64_t)((x.x - low[0]) * inverse_width[0]);
+        int64_t cy = (int64_t)((x.y - low[1]) * inverse_width[1]);
+        int64_t cz = (int64_t)((x.z - low[2]) * inverse_width[2]);
         cx = cx < extent[0] ? cx : extent[0] - 1;
         cy = cy < extent[1] ? cy : extent[1] - 1;
         cz = cz < extent[2] ? cz : extent[2] - 1;
@@ -284,7 +396,7 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
         if (cell_of[b] >= 0) {
             int32_t at = threads > 1 ? __atomic_fetch_add(&cell_start[cell_of[b] + 1], 1, __ATOMIC_RELAXED)
                                      : cell_start[cell_of[b] + 1]++;
-            fd_vec3 x = positions[b];
+            fd_vec3 x = periodic->any ? wrapped(periodic, positions[b]) : positions[b];
             placed[at] = (placed_body){x.x, x.y, x.z, radii[b] + half_margin, b,
                                        (motion[b].flags & FD_MOTION_DYNAMIC) == 0};
         }
@@ -292,6 +404,9 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
     /* cell_start[c] .. cell_start[c + 1] now hold cell c's bodies. Threads
      * take slabs of z rows with about as many bodies each, and the bodies
      * against the planes in ranges; each into its own buffer. */
+    wrapped_grid grid = {{extent[0], extent[1], extent[2]},
+                         {periodic->axis[0], periodic->axis[1], periodic->axis[2]},
+                         {periodic->length[0], periodic->length[1], periodic->length[2]}};
     int failures = 0;
 #pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1) reduction(+ : failures)
     for (int t = 0; t < threads; ++t) {
@@ -303,7 +418,9 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
         }
         int64_t z_begin = slab_start(cell_start, extent, gridded, t, threads);
         int64_t z_end = slab_start(cell_start, extent, gridded, t + 1, threads);
-        if (!search_slab(placed, cell_start, extent, z_begin, z_end, found)) {
+        bool searched = periodic->any ? search_slab_wrapped(placed, cell_start, &grid, z_begin, z_end, found)
+                                      : search_slab(placed, cell_start, extent, z_begin, z_end, found);
+        if (!searched) {
             ++failures;
             continue;
         }
