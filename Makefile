@@ -1,6 +1,6 @@
 # The two commands of the README, plus validation and benchmarks.
 # Every target installs missing Debian packages first (scripts/install-deps.sh).
-.PHONY: demo test validate bench bench-fricdem bench-lammps build deps clean
+.PHONY: demo test validate bench bench-fricdem bench-lammps bench-chute build deps clean
 
 JOBS ?= 2
 
@@ -23,17 +23,22 @@ validate: build
 	@/usr/bin/python3 scripts/validate.py
 
 # fricdem's own benchmarks, then fricdem against LAMMPS and LIGGGHTS on the
-# same settled pile in the same session (installs them from Debian if
-# missing; bench/README.md). `make bench-fricdem` skips the peer engines.
+# same settled pile, then the chute flow of LAMMPS's bench/in.chute in both,
+# in the same session (installs the peers from Debian if missing;
+# bench/README.md). `make bench-fricdem` skips the peer engines.
 bench: build
 	@./bench/run.sh
 	@./bench/lammps_compare.sh
+	@./bench/chute/chute_compare.sh
 
 bench-fricdem: build
 	@./bench/run.sh
 
 bench-lammps: build
 	@./bench/lammps_compare.sh
+
+bench-chute: build
+	@./bench/chute/chute_compare.sh
 
 clean:
 	rm -rf build out validation/out validation/report.md validation/figures bench/out

@@ -5,8 +5,9 @@
  *
  * Loads SCENE with the overrides (the --set syntax of the CLI), runs STEPS
  * steps (0: the initial state, e.g. a generator's lattice), and writes every
- * dynamic sphere as one atom of `atom_style sphere` (LAMMPS; LIGGGHTS's
- * `atom_style granular` reads the same lines):
+ * dynamic sphere as one atom of type 1 and every static sphere as one of
+ * type 2 (frozen: `fix freeze` on them in LAMMPS) of `atom_style sphere`
+ * (LAMMPS; LIGGGHTS's `atom_style granular` reads the same lines):
  *
  *   Atoms # sphere        id type diameter density x y z
  *   Velocities            id vx vy vz wx wy wz
@@ -17,9 +18,11 @@
  * the static axis-aligned planes (a plane with normal +x at x = a sets xlo = a,
  * one with normal -x sets xhi), so that `fix wall/gran ... xplane $(xlo) $(xhi)`
  * puts LAMMPS's walls where fricdem's planes are; without a plane a side gets
- * the extent plus two radii of margin. Prints one line to stdout:
+ * the extent plus two radii of margin; along a periodic axis the box is the
+ * world's periodic box. Prints one line to stdout:
  *   atoms N box XLO XHI YLO YHI ZLO ZHI planes x- x+ y- y+ z- z+  (1 = a plane bounds that side)
- * Used by scripts/lammps/run_lammps.py (case 3) and bench/lammps_compare.sh. */
+ * Used by scripts/lammps/run_lammps.py (case 3), bench/lammps_compare.sh and
+ * bench/chute/chute_compare.sh. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +43,8 @@ int main(int argc, char** argv)
         return 2;
     }
     fd_world* world = scene.world;
+    /* No contact details are read here: the steps need not record them. */
+    fd_world_set_contact_output(world, FD_CONTACT_OUTPUT_ON_REQUEST);
     fd_status status = fd_world_prepare(world);
     for (int s = 0; s < steps && status == FD_OK; ++s) {
         status = fd_world_step(world);
@@ -53,7 +58,8 @@ int main(int argc, char** argv)
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     double plane_lo[3] = {NAN, NAN, NAN}, plane_hi[3] = {NAN, NAN, NAN};
     double largest = 0.0;
-    int count = 0;
+    int count = 0, frozen = 0;
+    double static_density = NAN; /* kg/m^3: that of the first dynamic sphere */
     for (int b = 0; b < fd_world_body_count(world); ++b) {
         fd_body_id id = fd_world_body_at(world, b);
         fd_body_info info = fd_body_get_info(world, id);
@@ -73,9 +79,10 @@ int main(int argc, char** argv)
             }
             continue;
         }
-        if (info.type != FD_BODY_DYNAMIC || info.shape.type != FD_SHAPE_SPHERE) {
+        if (info.shape.type != FD_SHAPE_SPHERE) {
             continue;
         }
+        frozen += info.type == FD_BODY_STATIC;
         double r = info.shape.radius;
         double p[3] = {state.position.x, state.position.y, state.position.z};
         for (int k = 0; k < 3; ++k) {
@@ -83,16 +90,22 @@ int main(int argc, char** argv)
             hi[k] = fmax(hi[k], p[k] + r);
         }
         largest = fmax(largest, r);
+        if (info.type == FD_BODY_DYNAMIC && isnan(static_density)) {
+            static_density = info.mass / (4.0 / 3.0 * pi * r * r * r);
+        }
         ++count;
     }
-    if (count == 0) {
+    if (count == frozen) {
         fprintf(stderr, "error: %s has no dynamic spheres\n", argv[1]);
         fd_scene_free(&scene);
         return 1;
     }
+    fd_world_def def = fd_world_get_def(world);
+    double box_lo[3] = {def.box_min.x, def.box_min.y, def.box_min.z};
+    double box_hi[3] = {def.box_max.x, def.box_max.y, def.box_max.z};
     for (int k = 0; k < 3; ++k) {
-        lo[k] = isnan(plane_lo[k]) ? lo[k] - 2.0 * largest : plane_lo[k];
-        hi[k] = isnan(plane_hi[k]) ? hi[k] + 2.0 * largest : plane_hi[k];
+        lo[k] = def.periodic[k] ? box_lo[k] : isnan(plane_lo[k]) ? lo[k] - 2.0 * largest : plane_lo[k];
+        hi[k] = def.periodic[k] ? box_hi[k] : isnan(plane_hi[k]) ? hi[k] + 2.0 * largest : plane_hi[k];
     }
     FILE* out = fopen(argv[3], "w");
     if (out == NULL) {
@@ -102,7 +115,7 @@ int main(int argc, char** argv)
     }
     fprintf(out, "LAMMPS data file: %d spheres of fricdem scene %s after %d steps (t = %.17g s)\n\n", count,
             argv[1], steps, fd_world_time(world));
-    fprintf(out, "%d atoms\n1 atom types\n\n", count);
+    fprintf(out, "%d atoms\n%d atom types\n\n", count, frozen > 0 ? 2 : 1);
     fprintf(out, "%.17g %.17g xlo xhi\n%.17g %.17g ylo yhi\n%.17g %.17g zlo zhi\n\n", lo[0], hi[0], lo[1], hi[1],
             lo[2], hi[2]);
     fprintf(out, "Atoms # sphere\n\n");
@@ -110,13 +123,14 @@ int main(int argc, char** argv)
     for (int b = 0; b < fd_world_body_count(world); ++b) {
         fd_body_id id = fd_world_body_at(world, b);
         fd_body_info info = fd_body_get_info(world, id);
-        if (info.type != FD_BODY_DYNAMIC || info.shape.type != FD_SHAPE_SPHERE) {
+        if (info.shape.type != FD_SHAPE_SPHERE) {
             continue;
         }
         fd_body_state s = fd_body_get_state(world, id);
         double r = info.shape.radius;
-        double density = info.mass / (4.0 / 3.0 * pi * r * r * r);
-        fprintf(out, "%d 1 %.17g %.17g %.17g %.17g %.17g\n", ++atom, 2.0 * r, density, s.position.x, s.position.y,
+        /* a static body has no mass of its own: it gets the density of a dynamic one */
+        double density = info.type == FD_BODY_STATIC ? static_density : info.mass / (4.0 / 3.0 * pi * r * r * r);
+        fprintf(out, "%d %d %.17g %.17g %.17g %.17g %.17g\n", ++atom, info.type == FD_BODY_STATIC ? 2 : 1, 2.0 * r, density, s.position.x, s.position.y,
                 s.position.z);
     }
     fprintf(out, "\nVelocities\n\n");
@@ -124,7 +138,7 @@ int main(int argc, char** argv)
     for (int b = 0; b < fd_world_body_count(world); ++b) {
         fd_body_id id = fd_world_body_at(world, b);
         fd_body_info info = fd_body_get_info(world, id);
-        if (info.type != FD_BODY_DYNAMIC || info.shape.type != FD_SHAPE_SPHERE) {
+        if (info.shape.type != FD_SHAPE_SPHERE) {
             continue;
         }
         fd_body_state s = fd_body_get_state(world, id);
