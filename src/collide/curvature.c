@@ -63,14 +63,19 @@ void fd_ellipsoid_curvature(fd_vec3 semi_axes, fd_vec3 p, double curvature[2], f
 double fd_effective_radius(const double curvature_i[2], const fd_vec3 direction_i[2], const double curvature_j[2],
                            const fd_vec3 direction_j[2])
 {
-    double cos_phi = fd_v3_dot(fd_v3_normalize(direction_i[0]), fd_v3_normalize(direction_j[0]));
-    cos_phi = fmin(1.0, fmax(-1.0, cos_phi));
-    double cos_2phi = 2.0 * cos_phi * cos_phi - 1.0;
-
     double sum_i = curvature_i[0] + curvature_i[1];
     double sum_j = curvature_j[0] + curvature_j[1];
     double difference_i = curvature_i[0] - curvature_i[1];
     double difference_j = curvature_j[0] - curvature_j[1];
+    /* The angle between the principal frames matters only when both
+     * surfaces are curved unequally (not a sphere or a plane): otherwise the
+     * product of the differences is 0 and the term below is exactly 0. */
+    double cos_2phi = 0.0;
+    if (difference_i * difference_j != 0.0) {
+        double cos_phi = fd_v3_dot(fd_v3_normalize(direction_i[0]), fd_v3_normalize(direction_j[0]));
+        cos_phi = fmin(1.0, fmax(-1.0, cos_phi));
+        cos_2phi = 2.0 * cos_phi * cos_phi - 1.0;
+    }
     double sixteen_ab = 4.0 * curvature_i[0] * curvature_i[1] + 4.0 * curvature_j[0] * curvature_j[1] +
                         2.0 * (sum_i * sum_j - difference_i * difference_j * cos_2phi);
     if (!(sixteen_ab > 0.0)) {

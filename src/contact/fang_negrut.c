@@ -140,6 +140,9 @@ static double normal_curvature(const double curvature[2], const fd_vec3 directio
 /* Moment of inertia of a dynamic body about the world unit axis. */
 static double inertia_about(const fd_body_state* state, fd_vec3 inertia, fd_vec3 axis)
 {
+    if (inertia.x == inertia.y && inertia.y == inertia.z) {
+        return inertia.x; /* isotropic (a sphere): the same about every axis, no rotation needed */
+    }
     fd_vec3 local = fd_quat_rotate_inverse(state->orientation, axis);
     return inertia.x * local.x * local.x + inertia.y * local.y * local.y + inertia.z * local.z * local.z;
 }
