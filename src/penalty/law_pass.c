@@ -347,16 +347,22 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                                        th->first_contact + k, lane_offset[c], ledger, record, slip);
                 } else if (ledger) {
                     /* The lifetime books of the law's mechanisms: after =
-                     * before + this step's, stored = the step's. */
+                     * before + this step's, stored = the step's. What the
+                     * block never changes is left alone: the normal spring's
+                     * slip and created, and every work, stay at the zero
+                     * begin_contact put in both buffers (the pool's
+                     * compaction copies one buffer into both). */
                     const fd_energy_books* before = fd_books_before(pool, slot);
                     fd_energy_books* after = fd_books_after(pool, slot);
-                    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+                    after[FD_MECHANISM_NORMAL].stored = block->books[FD_MECHANISM_NORMAL][0][c];
+                    after[FD_MECHANISM_NORMAL].dashpot =
+                        before[FD_MECHANISM_NORMAL].dashpot + block->books[FD_MECHANISM_NORMAL][1][c];
+                    for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
                         if (block_books & (1u << m)) {
                             after[m].stored = block->books[m][0][c];
                             after[m].dashpot = before[m].dashpot + block->books[m][1][c];
                             after[m].slip = before[m].slip + block->books[m][2][c];
                             after[m].created = before[m].created + block->books[m][3][c];
-                            after[m].work = before[m].work;
                         }
                     }
                 }

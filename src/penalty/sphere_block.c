@@ -267,14 +267,12 @@ FD_BLOCK_CLONES void fd_sphere_block_run(fd_sphere_block* block, const fd_block_
     run(block, law, KEEP_LOADS);
 }
 
-/* The ledger's runs keep all a record shows too: one loop less to build,
- * for a few more stores. */
 FD_BLOCK_CLONES void fd_sphere_block_run_full(fd_sphere_block* block, const fd_block_law* law)
 {
     run(block, law, KEEP_ALL);
 }
 
-void fd_sphere_block_run_books(fd_sphere_block* block, const fd_block_law* law)
+FD_BLOCK_CLONES void fd_sphere_block_run_books(fd_sphere_block* block, const fd_block_law* law)
 {
-    fd_sphere_block_run_full(block, law);
+    run(block, law, KEEP_BOOKS);
 }
