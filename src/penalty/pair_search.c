@@ -99,6 +99,35 @@ static bool push_pair(found_pairs* buffer, int a, int b)
     return true;
 }
 
+/* Room for `extra` more pairs. */
+static bool reserve_pairs(found_pairs* buffer, int64_t extra)
+{
+    return buffer->capacity - buffer->count >= extra ||
+           fd_penalty_grow((void**)&buffer->pairs, &buffer->capacity, buffer->count + extra, 2 * sizeof(uint32_t));
+}
+
+/* Body a against the bodies [from, to) of `placed` seen shifted by `shift`
+ * (a periodic image; zero otherwise): each candidate is written and kept
+ * when near, without a branch (about a quarter are near, in no pattern a
+ * predictor could follow). The caller reserved room for to - from pairs. */
+static inline __attribute__((always_inline)) void test_run(const placed_body a, const placed_body* restrict placed,
+                                                           int32_t from, int32_t to, const double shift[3],
+                                                           found_pairs* found)
+{
+    uint32_t* restrict pairs = found->pairs;
+    int64_t count = found->count;
+    for (int32_t m = from; m < to; ++m) {
+        const placed_body* b = &placed[m];
+        double dx = b->x + shift[0] - a.x, dy = b->y + shift[1] - a.y, dz = b->z + shift[2] - a.z;
+        double reach = a.reach + b->reach;
+        int near = (dx * dx + dy * dy + dz * dz < reach * reach) & !(a.fixed & b->fixed);
+        pairs[2 * count] = (uint32_t)(a.body < b->body ? a.body : b->body);
+        pairs[2 * count + 1] = (uint32_t)(a.body < b->body ? b->body : a.body);
+        count += near;
+    }
+    found->count = count;
+}
+
 /* The pairs of the bodies in z rows [z_begin, z_end) with the bodies of
  * their half stencil (which may lie in the next slab). */
 static bool search_slab(const placed_body* placed, const int32_t* cell_start, const int64_t extent[3],
@@ -134,21 +163,19 @@ static bool search_slab(const placed_body* placed, const int32_t* cell_start, co
                         ++runs;
                     }
                 }
+                int64_t candidates = run_end[0] - begin;
+                for (int r = 1; r < runs; ++r) {
+                    candidates += run_end[r] - run_begin[r];
+                }
+                if (!reserve_pairs(found, candidates)) {
+                    return false;
+                }
+                static const double unshifted[3] = {0.0, 0.0, 0.0};
                 for (int32_t k = begin; k < end; ++k) {
                     const placed_body a = placed[k];
                     run_begin[0] = k + 1;
                     for (int r = 0; r < runs; ++r) {
-                        for (int32_t m = run_begin[r]; m < run_end[r]; ++m) {
-                            const placed_body* b = &placed[m];
-                            double dx = b->x - a.x, dy = b->y - a.y, dz = b->z - a.z;
-                            double reach = a.reach + b->reach;
-                            if (dx * dx + dy * dy + dz * dz >= reach * reach || (a.fixed & b->fixed)) {
-                                continue;
-                            }
-                            if (!push_pair(found, a.body, b->body)) {
-                                return false;
-                            }
-                        }
+                        test_run(a, placed, run_begin[r], run_end[r], unshifted, found);
                     }
                 }
             }
@@ -211,28 +238,19 @@ static bool search_slab_wrapped(const placed_body* placed, const int32_t* cell_s
                     memcpy(shift[cells], image, sizeof image);
                     ++cells;
                 }
+                int64_t candidates = end - begin;
+                for (int r = 0; r < cells; ++r) {
+                    candidates += near_end[r] - near_begin[r];
+                }
+                if (!reserve_pairs(found, candidates)) {
+                    return false;
+                }
+                static const double unshifted[3] = {0.0, 0.0, 0.0};
                 for (int32_t k = begin; k < end; ++k) {
                     const placed_body a = placed[k];
-                    for (int32_t m = k + 1; m < end; ++m) {
-                        const placed_body* b = &placed[m];
-                        double dx = b->x - a.x, dy = b->y - a.y, dz = b->z - a.z;
-                        double reach = a.reach + b->reach;
-                        if (dx * dx + dy * dy + dz * dz < reach * reach && !(a.fixed & b->fixed) &&
-                            !push_pair(found, a.body, b->body)) {
-                            return false;
-                        }
-                    }
+                    test_run(a, placed, k + 1, end, unshifted, found);
                     for (int r = 0; r < cells; ++r) {
-                        for (int32_t m = near_begin[r]; m < near_end[r]; ++m) {
-                            const placed_body* b = &placed[m];
-                            double dx = b->x + shift[r][0] - a.x, dy = b->y + shift[r][1] - a.y;
-                            double dz = b->z + shift[r][2] - a.z;
-                            double reach = a.reach + b->reach;
-                            if (dx * dx + dy * dy + dz * dz < reach * reach && !(a.fixed & b->fixed) &&
-                                !push_pair(found, a.body, b->body)) {
-                                return false;
-                            }
-                        }
+                        test_run(a, placed, near_begin[r], near_end[r], shift[r], found);
                     }
                 }
             }
