@@ -9,11 +9,20 @@
 # (make_pile.py --from-data); every engine and contact law then runs STEPS
 # timed steps from that state (contact histories start at zero in all):
 #
-#   fricdem  hooke + dsds, hooke + csds, pfc_linear + pfc_rrlinear
+#   fricdem  hooke + dsds (without and with the energy ledger), hooke + csds,
+#            hooke + dsds + rolling dsds + twisting marshall, Fang & Negrut
+#            slide + roll + spin, pfc_linear + pfc_rrlinear
 #            (bench/friction_cost.c, one thread, velocity Verlet)
-#   LAMMPS   hooke + linear_history, the same + rolling sds (bench/lammps/pile.in;
-#            no -sf suffix, one MPI rank, OMP_NUM_THREADS=1)
+#   LAMMPS   hooke + linear_history, the same + rolling sds, the same + rolling
+#            sds + twisting marshall (bench/lammps/pile.in; no -sf suffix, one
+#            MPI rank, OMP_NUM_THREADS=1)
 #   LIGGGHTS hooke/stiffness + tangential history (bench/lammps/pile_liggghts.in)
+#
+# Peak memory (the resident set, /usr/bin/time's %M): LAMMPS's hooke +
+# linear_history run, and fricdem's CLI on the generated pile with hooke +
+# dsds for SETTLE + STEPS steps (the CLI, not bench/friction_cost.c, whose
+# listed-sphere scene costs more to parse than the run: issue 19). Written to
+# bench/out/lammps_memory.csv.
 #
 # Engines are compared by CPU time per step, not wall time: each runs one
 # thread, and on a machine shared with other jobs the CPU time is what the step
@@ -71,6 +80,8 @@ candidates=$out/candidates.csv
 machine=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
 echo "engine,law,n,steps,wall_seconds_per_step,cpu_seconds_per_step,particle_steps_per_cpu_s,contacts,kinetic_energy,machine,cores" \
   > "$results"
+memory=bench/out/lammps_memory.csv
+echo "engine,n,peak_resident_kib" > "$memory"
 
 # The contact laws. fricdem's hooke restitution 0.3 is the dashpot
 # c = gamma sqrt(m_eff k_n), gamma = 0.9944786757009751, which LAMMPS's
@@ -86,6 +97,15 @@ pfc_slide='contacts.0.slide={model: pfc_linear, ks: 1.0e4, fric: 0.5}'
 pfc_roll='contacts.0.roll={model: pfc_rrlinear, rr_fric: 0.1}'
 lmp_history="hooke 1.0e4 0.07883653494134105 tangential linear_history 1.0e4 0.393 0.5 damping tsuji limit_damping"
 lmp_rolling="hooke 1.0e4 0.07883653494134105 tangential linear_history 1.0e4 0.393 0.5 rolling sds 1.0e4 0.0 0.1 damping tsuji limit_damping"
+lmp_twisting="hooke 1.0e4 0.07883653494134105 tangential linear_history 1.0e4 0.393 0.5 rolling sds 1.0e4 0.0 0.1 twisting marshall damping tsuji limit_damping"
+# fricdem's rolling dsds with LAMMPS's rolling sds constants (k_roll 1e4 N/m,
+# no rolling dashpot, mu_roll 0.1) and LAMMPS's twisting marshall.
+roll_dsds='contacts.0.roll={model: dsds, k_roll: 1.0e4, gamma_roll: 0.0, mu_roll: 0.1}'
+spin_marshall='contacts.0.spin={model: marshall}'
+fn_slide='contacts.0.slide={model: fang_negrut, mu_s: 0.5, mu_k: 0.4, K_E: 1.0e4}'
+fn_roll='contacts.0.roll={model: fang_negrut, eta_r: 0.3}'
+fn_spin='contacts.0.spin={model: fang_negrut, eta_psi: 0.006}'
+ledger='world.energy_ledger=true'
 
 # One CSV row from a LAMMPS/LIGGGHTS log: the first "Loop time" is the timed
 # run; its CPU time is the loop time x LAMMPS's "% CPU use", or, when given,
@@ -125,6 +145,12 @@ for n in $sizes; do
   data=$out/pile_${n}.data
   settled=$out/pile_${n}_settled.yaml
   $python bench/make_pile.py "$n" "$steps" 1 "$generated"
+  echo "bench-lammps: N = $n: fricdem's peak memory (CLI, hooke + dsds, $((settle + steps)) steps) ..." >&2
+  peak=$(mktemp)
+  /usr/bin/time -f "%M" -o "$peak" build/release/fricdem run "$generated" --quiet --out "$out/memory_run" \
+    --set "time.duration=$($python -c "print(($settle + $steps) * 5.0e-5)")" --set "$dsds" --set "$vv"
+  echo "fricdem,$n,$(tail -1 "$peak")" >> "$memory"
+  rm -rf "$peak" "$out/memory_run"
   echo "bench-lammps: N = $n: settling $settle steps (fricdem, hooke + dsds) and writing $data ..." >&2
   geometry=$("$export_tool" "$generated" "$settle" "$data" "$dsds" "$vv")
   read -r _ _ _ xlo xhi ylo yhi zlo _ _ <<< "$geometry"
@@ -132,11 +158,15 @@ for n in $sizes; do
   : > "$candidates"
   declare -A cpu
   for r in $(seq "$repeat"); do
-    for law in hooke_dsds hooke_csds pfc_linear_rrlinear; do
+    for law in hooke_dsds hooke_dsds_ledger hooke_csds hooke_dsds_rolling_dsds_twisting_marshall \
+               fang_negrut_slide_roll_spin pfc_linear_rrlinear; do
       echo "bench-lammps: N = $n, fricdem $law, run $r of $repeat ..." >&2
       case $law in
         hooke_dsds) args=("$dsds") ;;
+        hooke_dsds_ledger) args=("$dsds" "$ledger") ;;
         hooke_csds) args=("$csds") ;;
+        hooke_dsds_rolling_dsds_twisting_marshall) args=("$dsds" "$roll_dsds" "$spin_marshall") ;;
+        fang_negrut_slide_roll_spin) args=("$fn_slide" "$fn_roll" "$fn_spin") ;;
         pfc_linear_rrlinear) args=("$pfc_normal" "$pfc_slide" "$pfc_roll") ;;
       esac
       # 1 untimed step (the first force pass), then $steps timed.
@@ -145,13 +175,21 @@ for n in $sizes; do
       echo "fricdem,$law,$n,$steps,$seconds,$cpu,$($python -c "print(f'{$n / $cpu:.6g}')"),$contacts,,\"$machine\",$cores" \
         >> "$candidates"
     done
-    for law in hooke_linear_history hooke_linear_history_rolling_sds; do
+    for law in hooke_linear_history hooke_linear_history_rolling_sds hooke_linear_history_rolling_sds_twisting_marshall; do
       echo "bench-lammps: N = $n, LAMMPS $law, run $r of $repeat ..." >&2
-      coefficients=$lmp_history
-      [ "$law" = hooke_linear_history_rolling_sds ] && coefficients=$lmp_rolling
+      case $law in
+        hooke_linear_history) coefficients=$lmp_history ;;
+        hooke_linear_history_rolling_sds) coefficients=$lmp_rolling ;;
+        *) coefficients=$lmp_twisting ;;
+      esac
       log=$out/lammps_${law}_${n}_r${r}.log
-      lmp -in bench/lammps/pile.in -var data "$data" -var steps "$steps" -var skin "$skin" -var law "$coefficients" \
-        -log "$log" -screen none
+      peak=$(mktemp)
+      /usr/bin/time -f "%M" -o "$peak" lmp -in bench/lammps/pile.in -var data "$data" -var steps "$steps" \
+        -var skin "$skin" -var law "$coefficients" -log "$log" -screen none
+      if [ "$law" = hooke_linear_history ] && [ "$r" = 1 ]; then
+        echo "lammps,$n,$(tail -1 "$peak")" >> "$memory"
+      fi
+      rm -f "$peak"
       parse_log "$log" lammps "$law" "$n" "$steps" "$machine" "$cores" >> "$candidates"
     done
     if [ "$have_liggghts" = 1 ]; then
@@ -190,7 +228,7 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 print()
 print(f"fricdem vs LAMMPS vs LIGGGHTS, settled pile, one core ({rows[0]['machine']}, {rows[0]['cores']} cores)")
-print(f"{'N':>7} {'engine':>8} {'law':>34} {'CPU s/step':>10} {'wall s/step':>11} {'particle-steps/CPU s':>20} "
+print(f"{'N':>7} {'engine':>8} {'law':>50} {'CPU s/step':>10} {'wall s/step':>11} {'particle-steps/CPU s':>20} "
       f"{'x LAMMPS':>9} {'contacts':>9}")
 for n in sorted({int(r['n']) for r in rows}):
     base = [float(r["particle_steps_per_cpu_s"]) for r in rows
@@ -198,8 +236,34 @@ for n in sorted({int(r['n']) for r in rows}):
     for r in (r for r in rows if int(r["n"]) == n):
         rate = float(r["particle_steps_per_cpu_s"])
         ratio = rate / base[0] if base else float("nan")
-        print(f"{n:>7} {r['engine']:>8} {r['law']:>34} {float(r['cpu_seconds_per_step']):>10.4g} "
+        print(f"{n:>7} {r['engine']:>8} {r['law']:>50} {float(r['cpu_seconds_per_step']):>10.4g} "
               f"{float(r['wall_seconds_per_step']):>11.4g} {rate:>20.4g} {ratio:>9.2f} {r['contacts']:>9}")
 print(f"\nresults: {sys.argv[1]}  (fricdem's contacts count sphere-plane contacts too; LAMMPS's and LIGGGHTS's "
       "are sphere-sphere pairs)")
+
+# The issue-9 goals that this comparison measures: fricdem's rate over the
+# matching LAMMPS law's.
+pairs = [("hooke_dsds", "hooke_linear_history", 2.0),
+         ("hooke_dsds_rolling_dsds_twisting_marshall", "hooke_linear_history_rolling_sds_twisting_marshall", 2.0),
+         ("fang_negrut_slide_roll_spin", "hooke_linear_history_rolling_sds", 1.0)]
+print("\nfricdem law / LAMMPS law (particle-steps per CPU second), goal")
+for n in sorted({int(r['n']) for r in rows}):
+    rate = {(r["engine"], r["law"]): float(r["particle_steps_per_cpu_s"]) for r in rows if int(r["n"]) == n}
+    for ours, theirs, goal in pairs:
+        if ("fricdem", ours) in rate and ("lammps", theirs) in rate:
+            ratio = rate[("fricdem", ours)] / rate[("lammps", theirs)]
+            print(f"{n:>7} {ours:>42} / {theirs:<52} {ratio:5.2f}  (goal {goal})")
+    if ("fricdem", "hooke_dsds") in rate and ("fricdem", "hooke_dsds_ledger") in rate:
+        cost = rate[("fricdem", "hooke_dsds")] / rate[("fricdem", "hooke_dsds_ledger")] - 1.0
+        print(f"{n:>7} energy ledger on: {100 * cost:+.1f}% time per step (goal at most +15%)")
+PY
+$python - bench/out/lammps_memory.csv <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print("\npeak memory (resident set)")
+for n in sorted({int(r["n"]) for r in rows}):
+    kib = {r["engine"]: float(r["peak_resident_kib"]) for r in rows if int(r["n"]) == n}
+    line = "  ".join(f"{engine} {value / 1024:.1f} MiB" for engine, value in sorted(kib.items()))
+    ratio = kib["fricdem"] / kib["lammps"] if "fricdem" in kib and "lammps" in kib else float("nan")
+    print(f"{n:>7}  {line}  fricdem / LAMMPS {ratio:.2f}  (goal at most 1.5)")
 PY
