@@ -20,10 +20,17 @@
 #include "penalty/penalty_internal.h"
 #include "world/world_internal.h"
 
-void fd_book_lifetime(fd_energy_books* after, const fd_energy_books* before, const fd_energy_books* step,
-                      unsigned mechanisms)
+/* A record's lifetime books: the pool's, zero for mechanisms it keeps none of. */
+static void copy_books(fd_contact* contact, const fd_contact_pool* pool, int32_t slot)
 {
-    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+    memset(contact->energy, 0, sizeof contact->energy);
+    memcpy(contact->energy, fd_books_after(pool, slot), (size_t)pool->book_count * sizeof(fd_energy_books));
+}
+
+void fd_book_lifetime(fd_energy_books* after, const fd_energy_books* before, const fd_energy_books* step,
+                      unsigned mechanisms, int book_count)
+{
+    for (int m = 0; m < book_count; ++m) {
         if (mechanisms & (1u << m)) {
             after[m].stored = step[m].stored;
             after[m].dashpot = before[m].dashpot + step[m].dashpot;
@@ -158,7 +165,7 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
     }
     if (ledger) {
         const fd_contact_pool* pool = &world->penalty.pool;
-        fd_book_lifetime(fd_books_after(pool, slot), fd_books_before(pool, slot), step_books, 0xfu);
+        fd_book_lifetime(fd_books_after(pool, slot), fd_books_before(pool, slot), step_books, 0xfu, pool->book_count);
     }
     if (record) {
         fd_contact* contact = &world->previous.contacts[index];
@@ -166,7 +173,7 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
         contact->loads = loads;
         contact->image_offset = geometry->offset;
         if (ledger) {
-            memcpy(contact->energy, fd_books_after(&world->penalty.pool, slot), sizeof contact->energy);
+            copy_books(contact, &world->penalty.pool, slot);
         } else {
             memset(contact->energy, 0, sizeof contact->energy);
             for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
@@ -221,7 +228,7 @@ void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int
         .force_on_i = force,
     };
     if (ledger) {
-        memcpy(contact->energy, fd_books_after(&world->penalty.pool, slot), sizeof contact->energy);
+        copy_books(contact, &world->penalty.pool, slot);
     } else {
         memset(contact->energy, 0, sizeof contact->energy);
         for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
@@ -319,7 +326,7 @@ void fd_retire_books(fd_world* world, const fd_neighbor_list* list)
         const fd_penalty_thread* th = &p->threads[t];
         for (int64_t k = 0; k < th->ended_count; ++k) {
             const fd_energy_books* books = fd_books_before(&p->pool, list->contact[th->ended[k]]);
-            for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+            for (int m = 0; m < p->pool.book_count; ++m) {
                 totals->dashpot[m] += books[m].dashpot;
                 totals->slip[m] += books[m].slip;
                 totals->created[m] += books[m].created;

@@ -97,10 +97,17 @@ fd_status fd_penalty_prepare(fd_world* world, double skin)
                              ? p->block_law_count++
                              : -1;
     }
-    if (skin != p->skin || stride != p->constant_stride) {
+    /* The ledger's books per slot: the mechanisms up to the highest any law has. */
+    int book_count = 0;
+    for (int l = 0; l < world->law_count && world->def.energy_ledger; ++l) {
+        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+            book_count = world->laws[l].submodel[m] != NULL && m + 1 > book_count ? m + 1 : book_count;
+        }
+    }
+    if (skin != p->skin || stride != p->constant_stride || book_count != p->book_count) {
         p->dirty = true;
     }
-    if (stride != p->constant_stride && p->pool.used > 0) {
+    if ((stride != p->constant_stride || book_count != p->book_count) && p->pool.used > 0) {
         /* The pool's slots hold constant_stride constants each: a law change
          * (only before the first step) starts it afresh. */
         fd_contact_pool_free(&p->pool);
@@ -110,6 +117,7 @@ fd_status fd_penalty_prepare(fd_world* world, double skin)
     }
     p->skin = skin;
     p->constant_stride = stride;
+    p->book_count = book_count;
     /* A list built before this prepare carries over: a rebuild decides. */
     if (p->lists[p->current].row_start != NULL && p->lists[p->current].body_count != world->body_count) {
         p->dirty = true;
@@ -186,11 +194,10 @@ static bool hand_out_slots(fd_world* world, int threads, int64_t new_total)
     fd_contact_pool* pool = &p->pool;
     int64_t fresh = new_total - pool->free_count;
     if (fresh > 0 && !fd_contact_pool_reserve(pool, pool->used + fresh, world->history_stride, p->constant_stride,
-                                              world->def.energy_ledger)) {
+                                              p->book_count)) {
         return false;
     }
-    if (world->def.energy_ledger && !fd_contact_pool_reserve(pool, pool->used, world->history_stride,
-                                                             p->constant_stride, true)) {
+    if (!fd_contact_pool_reserve(pool, pool->used, world->history_stride, p->constant_stride, p->book_count)) {
         return false;
     }
     for (int t = 0; t < threads; ++t) {
@@ -396,7 +403,7 @@ void fd_penalty_sum_books(const fd_world* world, fd_energy_books totals[FD_MECHA
             continue;
         }
         const fd_energy_books* books = fd_books_before(&p->pool, list->contact[e]);
-        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        for (int m = 0; m < p->pool.book_count; ++m) {
             totals[m].stored += books[m].stored;
             totals[m].dashpot += books[m].dashpot;
             totals[m].slip += books[m].slip;

@@ -34,8 +34,8 @@ static __attribute__((noinline)) void begin_contact(fd_world* world, fd_neighbor
     memset(fd_springs_before(pool, slot, stride), 0, (size_t)stride * sizeof(double));
     if (world->def.energy_ledger) {
         /* Both buffers: a mechanism the law lacks is never written again. */
-        memset(fd_books_before(pool, slot), 0, FD_MECHANISM_COUNT * sizeof(fd_energy_books));
-        memset(fd_books_after(pool, slot), 0, FD_MECHANISM_COUNT * sizeof(fd_energy_books));
+        memset(fd_books_before(pool, slot), 0, (size_t)pool->book_count * sizeof(fd_energy_books));
+        memset(fd_books_after(pool, slot), 0, (size_t)pool->book_count * sizeof(fd_energy_books));
     }
     pool->id[slot] = id;
     pool->first_step[slot] = world->step_count;
@@ -124,7 +124,7 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
     }
     out.slip = loads.slip;
     if (ledger) {
-        fd_book_lifetime(fd_books_after(pool, slot), fd_books_before(pool, slot), step_books, 0xfu);
+        fd_book_lifetime(fd_books_after(pool, slot), fd_books_before(pool, slot), step_books, 0xfu, pool->book_count);
     }
     if (record) {
         fd_record_sphere_contact(world, list, e, i, j, slot, index, offset, n, &loads, step_books, out.force, ledger);
@@ -156,7 +156,8 @@ static __attribute__((noinline)) void block_lane_details(fd_world* world, const 
     unsigned mechanisms = block_mechanisms(&world->laws[list->law[e]]);
     if (ledger) {
         const fd_contact_pool* pool = &world->penalty.pool;
-        fd_book_lifetime(fd_books_after(pool, slot), fd_books_before(pool, slot), step_books, mechanisms);
+        fd_book_lifetime(fd_books_after(pool, slot), fd_books_before(pool, slot), step_books, mechanisms,
+                         pool->book_count);
     }
     if (record) {
         for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {

@@ -73,8 +73,17 @@ static bool reserve_entries(fd_neighbor_list* list, int64_t count)
 }
 
 /* The pool's arrays for `capacity` slots (their contents kept). */
-static bool resize_pool(fd_contact_pool* pool, int64_t capacity, int history_stride, int constant_stride, bool ledger)
+static bool resize_pool(fd_contact_pool* pool, int64_t capacity, int history_stride, int constant_stride,
+                        int book_count)
 {
+    if (book_count != pool->book_count) {
+        /* The books' layout changes (only while the pool is empty: a law
+         * change before the first step): start them afresh. */
+        free(pool->books[0]);
+        free(pool->books[1]);
+        pool->books[0] = pool->books[1] = NULL;
+        pool->book_count = book_count;
+    }
     size_t n = (size_t)(capacity > 0 ? capacity : 1);
     size_t springs = n * (size_t)(history_stride > 0 ? history_stride : 1);
     bool ok = grow_array((void**)&pool->history[0], springs, sizeof *pool->history[0]) &&
@@ -83,20 +92,23 @@ static bool resize_pool(fd_contact_pool* pool, int64_t capacity, int history_str
               grow_array((void**)&pool->id, n, sizeof *pool->id) &&
               grow_array((void**)&pool->first_step, n, sizeof *pool->first_step) &&
               grow_array((void**)&pool->state, n, sizeof *pool->state) &&
-              (!ledger || (grow_array((void**)&pool->books[0], n * FD_MECHANISM_COUNT, sizeof *pool->books[0]) &&
-                           grow_array((void**)&pool->books[1], n * FD_MECHANISM_COUNT, sizeof *pool->books[1])));
+              (book_count == 0 ||
+               (grow_array((void**)&pool->books[0], n * (size_t)book_count, sizeof *pool->books[0]) &&
+                grow_array((void**)&pool->books[1], n * (size_t)book_count, sizeof *pool->books[1])));
     if (ok) {
         pool->capacity = capacity;
     }
     return ok;
 }
 
-bool fd_contact_pool_reserve(fd_contact_pool* pool, int64_t count, int history_stride, int constant_stride, bool ledger)
+bool fd_contact_pool_reserve(fd_contact_pool* pool, int64_t count, int history_stride, int constant_stride,
+                             int book_count)
 {
-    if (count <= pool->capacity && (!ledger || pool->books[0] != NULL)) {
+    if (count <= pool->capacity && book_count == pool->book_count && (book_count == 0 || pool->books[0] != NULL)) {
         return true;
     }
-    return resize_pool(pool, count + count / 4 + 1024, history_stride, constant_stride, ledger);
+    return resize_pool(pool, (count > pool->capacity ? count : pool->capacity) + count / 4 + 1024, history_stride,
+                       constant_stride, book_count);
 }
 
 /* Moves the contacts of the new list's entries into slots 0, 1, ... in key
@@ -107,7 +119,7 @@ static bool compact_pool(fd_world* world, fd_neighbor_list* list)
     fd_contact_pool* pool = &world->penalty.pool;
     int stride = world->history_stride;
     int constant_stride = world->penalty.constant_stride;
-    bool ledger = world->def.energy_ledger;
+    int book_count = world->penalty.book_count;
     /* Each thread numbers the contacts of its share of the entries from the
      * count of the shares before it: the same slots for any thread count. */
     int threads = world->def.thread_count > 1 ? world->def.thread_count : 1;
@@ -128,8 +140,9 @@ static bool compact_pool(fd_world* world, fd_neighbor_list* list)
     /* Into the spare pool (kept from build to build: no page faults), which
      * then becomes the pool. */
     fd_contact_pool packed = world->penalty.spare_pool;
-    if ((packed.capacity < live + 256 || (ledger && packed.books[0] == NULL)) &&
-        !resize_pool(&packed, live + live / 4 + 256, stride, constant_stride, ledger)) {
+    if ((packed.capacity < live + 256 || packed.book_count != book_count ||
+         (book_count > 0 && packed.books[0] == NULL)) &&
+        !resize_pool(&packed, live + live / 4 + 256, stride, constant_stride, book_count)) {
         world->penalty.spare_pool = packed;
         return false;
     }
@@ -152,12 +165,13 @@ static bool compact_pool(fd_world* world, fd_neighbor_list* list)
             packed.id[slot] = pool->id[old];
             packed.first_step[slot] = pool->first_step[old];
             packed.state[slot] = pool->state[old];
-            if (ledger) {
-                /* Both buffers: a mechanism the law lacks is never written again. */
-                memcpy(packed.books[0] + (size_t)slot * FD_MECHANISM_COUNT, fd_books_before(pool, old),
-                       FD_MECHANISM_COUNT * sizeof(fd_energy_books));
-                memcpy(packed.books[1] + (size_t)slot * FD_MECHANISM_COUNT, fd_books_before(pool, old),
-                       FD_MECHANISM_COUNT * sizeof(fd_energy_books));
+            if (book_count > 0) {
+                /* Both buffers: what a pass never changes (a mechanism the
+                 * law lacks, the block's untouched fields) is never written again. */
+                memcpy(packed.books[0] + (size_t)slot * (size_t)book_count, fd_books_before(pool, old),
+                       (size_t)book_count * sizeof(fd_energy_books));
+                memcpy(packed.books[1] + (size_t)slot * (size_t)book_count, fd_books_before(pool, old),
+                       (size_t)book_count * sizeof(fd_energy_books));
             }
             list->contact[e] = slot++;
         }
@@ -397,6 +411,6 @@ size_t fd_contact_pool_memory(const fd_contact_pool* pool, int history_stride, i
 {
     size_t per_slot = (size_t)(history_stride + constant_stride) * sizeof(double) + sizeof(uint64_t) +
                       sizeof(int64_t) + sizeof(uint8_t) +
-                      (pool->books[0] != NULL ? 2 * FD_MECHANISM_COUNT * sizeof(fd_energy_books) : 0);
+                      (pool->books[0] != NULL ? 2 * (size_t)pool->book_count * sizeof(fd_energy_books) : 0);
     return (size_t)pool->capacity * per_slot + (size_t)pool->free_capacity * sizeof(int32_t);
 }

@@ -114,10 +114,14 @@ typedef struct fd_contact_pool {
     uint64_t* id;
     int64_t* first_step;          /* step the contact began at */
     uint8_t* state;               /* FD_ENTRY_* bits */
-    /* FD_MECHANISM_COUNT per slot with the ledger on, else NULL; two
-     * buffers with the springs' parity (a pass adds its increments to the
-     * books it read and writes the sums to the other buffer). */
+    /* book_count per slot with the ledger on (mechanisms 0 .. book_count - 1:
+     * up to the highest any law has), else NULL; two buffers with the
+     * springs' parity (a pass adds its increments to the books it read and
+     * writes the sums to the other buffer). Books are read and written for
+     * every contact every step, so they take no room for mechanisms no law
+     * has: hooke + dsds keeps 2 of the 4, half the memory traffic. */
     fd_energy_books* books[2];
+    int book_count;
     int32_t* free_slots;          /* slots of contacts that ended, to be handed out again */
     int64_t free_count, free_capacity;
 } fd_contact_pool;
@@ -173,6 +177,7 @@ typedef struct fd_penalty {
     int reference_capacity;
     double max_displacement_squared; /* m^2 since the last build, updated by the drift */
     int constant_stride;          /* pair constants per entry */
+    int book_count;               /* ledger books per slot (0: ledger off); see fd_contact_pool */
     bool* law_sphere_kernel;      /* per law of the world: has a sphere kernel (sphere_kernel.h) */
     int* block_law_index;         /* per law of the world: its block law (sphere_block.h), or -1 */
     struct fd_block_law* block_laws;

@@ -35,11 +35,11 @@ static inline double* fd_springs_after(const fd_contact_pool* pool, int32_t slot
 /* A slot's lifetime books as the pass in progress found them, and as it leaves them. */
 static inline fd_energy_books* fd_books_before(const fd_contact_pool* pool, int32_t slot)
 {
-    return pool->books[pool->parity] + (size_t)slot * FD_MECHANISM_COUNT;
+    return pool->books[pool->parity] + (size_t)slot * (size_t)pool->book_count;
 }
 static inline fd_energy_books* fd_books_after(const fd_contact_pool* pool, int32_t slot)
 {
-    return pool->books[1 - pool->parity] + (size_t)slot * FD_MECHANISM_COUNT;
+    return pool->books[1 - pool->parity] + (size_t)slot * (size_t)pool->book_count;
 }
 
 /* Grows *array (of *capacity elements) to hold `needed`; false when out of memory. */
@@ -70,7 +70,7 @@ void fd_record_identity(fd_world* world, const fd_neighbor_list* list, int32_t e
 /* after = before + this step's increments (stored: the step's), for the
  * mechanisms in `mechanisms` (bit 1 << mechanism); the others keep zero. */
 void fd_book_lifetime(fd_energy_books* after, const fd_energy_books* before, const fd_energy_books* step,
-                      unsigned mechanisms);
+                      unsigned mechanisms, int book_count);
 fd_status fd_raise_events(fd_world* world, const fd_neighbor_list* list);
 void fd_retire_books(fd_world* world, const fd_neighbor_list* list);
 
@@ -86,7 +86,7 @@ size_t fd_pair_scratch_memory(const struct fd_pair_scratch* scratch);
 void fd_contact_pool_free(fd_contact_pool* pool);
 /* Room for `count` slots (false when out of memory). */
 bool fd_contact_pool_reserve(fd_contact_pool* pool, int64_t count, int history_stride, int constant_stride,
-                             bool ledger);
+                             int book_count);
 /* Builds *out from the world's current state, carrying the contacts of *old
  * (NULL at the first build); resets the rebuild test. */
 fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const fd_neighbor_list* old);
