@@ -38,6 +38,11 @@
 #   BENCH_LAMMPS_SETTLE fricdem's settling steps before the export (default 2000)
 #   BENCH_LAMMPS_SKIN   LAMMPS/LIGGGHTS neighbor skin, m (default 0.002 = 0.2 diameters; bench/README.md)
 #   BENCH_REPEAT        runs of each configuration, the fastest kept (default 1)
+#   FRICDEM_BEFORE      a build folder of an older fricdem (e.g. the commit before
+#                       issue 9, built with `cmake --preset release` in a git
+#                       worktree): its fricdem_bench_friction and CLI run the same
+#                       states and laws (engine "fricdem-before"), for a before and
+#                       after table from one run
 # LAMMPS and LIGGGHTS come from Debian (scripts/install-lammps.sh --liggghts);
 # without LAMMPS this prints why and exits 0. No timing is asserted.
 set -euo pipefail
@@ -150,6 +155,11 @@ for n in $sizes; do
   /usr/bin/time -f "%M" -o "$peak" build/release/fricdem run "$generated" --quiet --out "$out/memory_run" \
     --set "time.duration=$($python -c "print(($settle + $steps) * 5.0e-5)")" --set "$dsds" --set "$vv"
   echo "fricdem,$n,$(tail -1 "$peak")" >> "$memory"
+  if [ -n "${FRICDEM_BEFORE:-}" ]; then
+    /usr/bin/time -f "%M" -o "$peak" "$FRICDEM_BEFORE/fricdem" run "$generated" --quiet --out "$out/memory_run" \
+      --set "time.duration=$($python -c "print(($settle + $steps) * 5.0e-5)")" --set "$dsds" --set "$vv"
+    echo "fricdem-before,$n,$(tail -1 "$peak")" >> "$memory"
+  fi
   rm -rf "$peak" "$out/memory_run"
   echo "bench-lammps: N = $n: settling $settle steps (fricdem, hooke + dsds) and writing $data ..." >&2
   geometry=$("$export_tool" "$generated" "$settle" "$data" "$dsds" "$vv")
@@ -174,6 +184,13 @@ for n in $sizes; do
       IFS=, read -r contacts seconds _ _ _ cpu <<< "$line"
       echo "fricdem,$law,$n,$steps,$seconds,$cpu,$($python -c "print(f'{$n / $cpu:.6g}')"),$contacts,,\"$machine\",$cores" \
         >> "$candidates"
+      if [ -n "${FRICDEM_BEFORE:-}" ] && [ "$law" != hooke_dsds_ledger ]; then
+        echo "bench-lammps: N = $n, fricdem-before $law, run $r of $repeat ..." >&2
+        line=$("$FRICDEM_BEFORE/fricdem_bench_friction" "$settled" 1 "$steps" "${args[@]}" "$vv")
+        IFS=, read -r contacts seconds _ _ _ cpu <<< "$line"
+        echo "fricdem-before,$law,$n,$steps,$seconds,$cpu,$($python -c "print(f'{$n / $cpu:.6g}')"),$contacts,,\"$machine\",$cores" \
+          >> "$candidates"
+      fi
     done
     for law in hooke_linear_history hooke_linear_history_rolling_sds hooke_linear_history_rolling_sds_twisting_marshall; do
       echo "bench-lammps: N = $n, LAMMPS $law, run $r of $repeat ..." >&2
