@@ -30,16 +30,22 @@ K_N = 1.0e4              # N/m: contact time pi sqrt(m / k) = 1.1 ms
 STEP = 5.0e-5            # s: ~23 steps per contact, 1/13 of the critical step
 
 
-def listed_bodies(path: str) -> tuple[int, str]:
-    """The spheres of a LAMMPS data file (bench/lammps_data.c) as scene bodies."""
+def read_lammps_data(path: str) -> list[tuple[list[str], list[str]]]:
+    """The atoms of a LAMMPS data file that bench/lammps_data.c wrote: per
+    atom its `Atoms # sphere` fields (id, type, diameter, density, x, y, z)
+    and its `Velocities` fields (id, vx, vy, vz, wx, wy, wz), as strings."""
     text = open(path).read()
     atoms = text.split("Atoms # sphere")[1].split("Velocities")[0].split()
     velocities = text.split("Velocities")[1].split()
-    count = len(atoms) // 7
+    return [(atoms[7 * k:7 * k + 7], velocities[7 * k:7 * k + 7]) for k in range(len(atoms) // 7)]
+
+
+def listed_bodies(path: str) -> tuple[int, str]:
+    """The spheres of a LAMMPS data file (bench/lammps_data.c) as scene bodies."""
+    atoms = read_lammps_data(path)
+    count = len(atoms)
     lines = ["# The spheres, listed from " + path + " (atom id, diameter, density, x, y, z; v, w)."]
-    for k in range(count):
-        a = atoms[7 * k:7 * k + 7]
-        v = velocities[7 * k:7 * k + 7]
+    for a, v in atoms:
         lines.append(f"  - {{material: grain, shape: {{type: sphere, radius: {0.5 * float(a[2])!r}}}, "
                      f"position: [{a[4]}, {a[5]}, {a[6]}], velocity: [{v[1]}, {v[2]}, {v[3]}], "
                      f"angular_velocity: [{v[4]}, {v[5]}, {v[6]}]}}")

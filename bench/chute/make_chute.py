@@ -30,7 +30,11 @@ m_eff = m (LAMMPS's m_eff against a frozen atom is the other atom's mass,
 fricdem's against a static body too), m = pi/6 the mass of a sphere.
 """
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from make_pile import read_lammps_data  # noqa: E402  (bench/make_pile.py)
 
 DIAMETER = 1.0
 DENSITY = 1.0
@@ -50,14 +54,10 @@ SKIN = 0.1                              # LAMMPS in.chute: neighbor 0.1 bin
 
 def listed_bodies(path: str) -> tuple[int, str]:
     """The spheres of a LAMMPS data file (bench/lammps_data.c) as scene bodies."""
-    text = open(path).read()
-    atoms = text.split("Atoms # sphere")[1].split("Velocities")[0].split()
-    velocities = text.split("Velocities")[1].split()
-    count = len(atoms) // 7
+    atoms = read_lammps_data(path)
+    count = len(atoms)
     lines = ["# The spheres, listed from " + path + " (atom id, type, diameter, density, x, y, z; v, w)."]
-    for k in range(count):
-        a = atoms[7 * k:7 * k + 7]
-        v = velocities[7 * k:7 * k + 7]
+    for a, v in atoms:
         if a[1] == "2":
             lines.append(f"  - {{static: true, material: base, shape: {{type: sphere, radius: {0.5 * float(a[2])!r}}}, "
                          f"position: [{a[4]}, {a[5]}, {a[6]}]}}")

@@ -20,11 +20,19 @@
 #include "penalty/penalty_internal.h"
 #include "world/world_internal.h"
 
-/* A record's lifetime books: the pool's, zero for mechanisms it keeps none of. */
-static void copy_books(fd_contact* contact, const fd_contact_pool* pool, int32_t slot)
+/* A record's books: with the ledger the pool's lifetime books (zero for
+ * mechanisms it keeps none of), without it the step's stored energies only. */
+static void record_books(fd_contact* contact, const fd_contact_pool* pool, int32_t slot, bool ledger,
+                         const fd_energy_books* step_books)
 {
     memset(contact->energy, 0, sizeof contact->energy);
-    memcpy(contact->energy, fd_books_after(pool, slot), (size_t)pool->book_count * sizeof(fd_energy_books));
+    if (ledger) {
+        memcpy(contact->energy, fd_books_after(pool, slot), (size_t)pool->book_count * sizeof(fd_energy_books));
+        return;
+    }
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        contact->energy[m].stored = step_books[m].stored;
+    }
 }
 
 void fd_book_lifetime(fd_energy_books* after, const fd_energy_books* before, const fd_energy_books* step,
@@ -172,14 +180,7 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
         contact->geometry = geometry->geometry;
         contact->loads = loads;
         contact->image_offset = geometry->offset;
-        if (ledger) {
-            copy_books(contact, &world->penalty.pool, slot);
-        } else {
-            memset(contact->energy, 0, sizeof contact->energy);
-            for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-                contact->energy[m].stored = step_books[m].stored;
-            }
-        }
+        record_books(contact, &world->penalty.pool, slot, ledger, step_books);
     }
     return out;
 }
@@ -227,14 +228,7 @@ void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int
         .spin_torque_j = fd_v3_scale(-loads->spin_torque, n),
         .force_on_i = force,
     };
-    if (ledger) {
-        copy_books(contact, &world->penalty.pool, slot);
-    } else {
-        memset(contact->energy, 0, sizeof contact->energy);
-        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-            contact->energy[m].stored = step_books[m].stored;
-        }
-    }
+    record_books(contact, &world->penalty.pool, slot, ledger, step_books);
 }
 
 void fd_record_identity(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
@@ -258,29 +252,6 @@ void fd_record_identity(fd_world* world, const fd_neighbor_list* list, int32_t e
     contact->previous_slip_flags = (state & FD_ENTRY_TOUCHING) ? previous : 0u;
 }
 
-static bool add_event(fd_world* world, fd_event_type type, fd_mechanism mechanism, uint64_t id, int i, int j)
-{
-    if (world->event_count == world->event_capacity) {
-        int capacity = world->event_capacity > 0 ? 2 * world->event_capacity : 64;
-        fd_contact_event* grown = realloc(world->events, (size_t)capacity * sizeof *grown);
-        if (grown == NULL) {
-            return false;
-        }
-        world->events = grown;
-        world->event_capacity = capacity;
-    }
-    world->events[world->event_count++] = (fd_contact_event){
-        .type = type,
-        .mechanism = mechanism,
-        .contact_id = id,
-        .body_i = fd_world_body_at(world, i),
-        .body_j = fd_world_body_at(world, j),
-        .step = world->step_count,
-        .time = world->time,
-    };
-    return true;
-}
-
 /* In key order: activations, then slip changes by mechanism. */
 fd_status fd_raise_events(fd_world* world, const fd_neighbor_list* list)
 {
@@ -297,14 +268,14 @@ fd_status fd_raise_events(fd_world* world, const fd_neighbor_list* list)
             uint64_t id = p->pool.id[slot];
             bool ok = true;
             if ((previous & FD_ENTRY_TOUCHING) == 0) {
-                ok = add_event(world, FD_EVENT_CONTACT_ACTIVATED, FD_MECHANISM_NORMAL, id, i, j);
+                ok = fd_world_push_event(world, FD_EVENT_CONTACT_ACTIVATED, FD_MECHANISM_NORMAL, id, i, j);
                 previous = 0;
             }
             unsigned changed = (state ^ previous) & (FD_ENTRY_NOW & ~(unsigned)FD_ENTRY_TOUCHING);
             for (int m = FD_MECHANISM_SLIDE; ok && changed != 0 && m < FD_MECHANISM_COUNT; ++m) {
                 unsigned bit = (unsigned)FD_ENTRY_SLIP_SLIDE << (m - 1);
                 if (changed & bit) {
-                    ok = add_event(world, (state & bit) ? FD_EVENT_SLIP_STARTED : FD_EVENT_SLIP_ENDED,
+                    ok = fd_world_push_event(world, (state & bit) ? FD_EVENT_SLIP_STARTED : FD_EVENT_SLIP_ENDED,
                                    (fd_mechanism)m, id, i, j);
                 }
             }

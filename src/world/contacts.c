@@ -227,8 +227,8 @@ static fd_status build_contact_set(fd_world* world)
     return FD_OK;
 }
 
-/* Appends an event; false when out of memory. */
-static bool add_event(fd_world* world, fd_event_type type, fd_mechanism mechanism, const fd_contact* contact)
+bool fd_world_push_event(fd_world* world, fd_event_type type, fd_mechanism mechanism, uint64_t id, int body_i,
+                         int body_j)
 {
     if (world->event_count == world->event_capacity) {
         int capacity = world->event_capacity > 0 ? 2 * world->event_capacity : 64;
@@ -242,13 +242,18 @@ static bool add_event(fd_world* world, fd_event_type type, fd_mechanism mechanis
     world->events[world->event_count++] = (fd_contact_event){
         .type = type,
         .mechanism = mechanism,
-        .contact_id = contact->id,
-        .body_i = fd_world_body_at(world, contact->body_i),
-        .body_j = fd_world_body_at(world, contact->body_j),
+        .contact_id = id,
+        .body_i = fd_world_body_at(world, body_i),
+        .body_j = fd_world_body_at(world, body_j),
         .step = world->step_count,
         .time = world->time,
     };
     return true;
+}
+
+static bool add_event(fd_world* world, fd_event_type type, fd_mechanism mechanism, const fd_contact* contact)
+{
+    return fd_world_push_event(world, type, mechanism, contact->id, contact->body_i, contact->body_j);
 }
 
 /* Stage 6b: events, in contact order (deterministic for any thread count). */

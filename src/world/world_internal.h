@@ -239,6 +239,10 @@ struct fd_world {
 void fd_world_apply_external_loads(fd_world* world);
 fd_status fd_world_find_contacts(fd_world* world);
 fd_status fd_world_raise_events(fd_world* world);
+/* Appends an event of contact `id` between body indices body_i < body_j at
+ * the current step and time; false when out of memory. */
+bool fd_world_push_event(fd_world* world, fd_event_type type, fd_mechanism mechanism, uint64_t id, int body_i,
+                         int body_j);
 
 /* The complementarity stepper (src/world/complementarity.c): one step of
  * Tasora & Anitescu Eq. (18) via the CCP Eq. (40). */
