@@ -20,7 +20,7 @@ typedef struct pile_options {
     double skin;                  /* m; 0 = automatic */
     bool ledger;
     fd_contact_output output;
-    const char* slide;            /* "dsds", "csds" or NULL (frictionless) */
+    const char* slide;            /* "dsds", "csds", "fang_negrut" (with its roll and spin) or NULL (frictionless) */
     bool roll_and_spin;           /* rolling and twisting sds (the scalar kernel) */
     bool periodic;                /* x and y periodic instead of side walls */
     double cell_size;             /* m; 0 = automatic */
@@ -68,7 +68,12 @@ static fd_world* make_pile(const pile_options* o)
     fd_contact_law_def law;
     memset(&law, 0, sizeof law);
     law.submodel[FD_MECHANISM_NORMAL] = submodel("hooke", "k_n", 3e3, "restitution", 0.4, NULL, 0.0);
-    if (o->slide != NULL) {
+    if (o->slide != NULL && strcmp(o->slide, "fang_negrut") == 0) {
+        /* the generic path on spheres (no sphere kernel) */
+        law.submodel[FD_MECHANISM_SLIDE] = submodel("fang_negrut", "mu_s", 0.5, "mu_k", 0.4, "K_E", 2e3);
+        law.submodel[FD_MECHANISM_ROLL] = submodel("fang_negrut", "eta_r", 0.3, NULL, 0.0, NULL, 0.0);
+        law.submodel[FD_MECHANISM_SPIN] = submodel("fang_negrut", "eta_psi", 0.006, NULL, 0.0, NULL, 0.0);
+    } else if (o->slide != NULL) {
         law.submodel[FD_MECHANISM_SLIDE] = submodel(o->slide, "k_t", 2e3, "gamma_t", 0.5, "mu", 0.4);
     }
     if (o->roll_and_spin) {
@@ -195,6 +200,15 @@ Test(penalty, recording_contacts_or_keeping_the_ledger_does_not_change_the_traje
     uint64_t b = run_pile(&plain, steps).hash;
     cr_assert_eq(run_pile(&recorded, steps).hash, b);
     cr_assert_neq(a, b, "rolling and twisting resistance must change the outcome");
+    /* The generic path: a pass that records computes the full geometry
+     * (principal frames of the spheres too), one that does not skips what no
+     * kernel reads; the trajectory must not tell them apart. */
+    plain.roll_and_spin = recorded.roll_and_spin = false;
+    plain.slide = recorded.slide = ledger.slide = "fang_negrut";
+    uint64_t c = run_pile(&plain, steps).hash;
+    cr_assert_eq(run_pile(&recorded, steps).hash, c);
+    cr_assert_eq(run_pile(&ledger, steps).hash, c);
+    cr_assert_neq(c, a, "Fang & Negrut friction must change the outcome");
 }
 
 Test(penalty, contacts_are_recorded_only_when_asked_for)

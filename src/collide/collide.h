@@ -41,6 +41,15 @@ typedef enum fd_collide_result {
 fd_collide_result fd_collide(const fd_shape* shape_i, fd_pose pose_i, const fd_shape* shape_j, fd_pose pose_j,
                              double margin, fd_contact_geometry* geometry);
 
+/* fd_collide without the principal directions of round surfaces (spheres,
+ * planes), which are left zero: any tangent pair is principal there, so no
+ * quantity may depend on them (the effective radius reads them only for two
+ * unequally curved surfaces; Fang & Negrut's normal curvature of an umbilic
+ * surface is its curvature). The penalty stepper's passes that record no
+ * contact details use it; the recorded geometry comes from fd_collide. */
+fd_collide_result fd_collide_round_frames_skipped(const fd_shape* shape_i, fd_pose pose_i, const fd_shape* shape_j,
+                                                  fd_pose pose_j, double margin, fd_contact_geometry* geometry);
+
 /* Principal curvatures (1/m, positive for the convex ellipsoid) and unit
  * principal directions (body frame) of the ellipsoid x^2/a^2 + y^2/b^2 +
  * z^2/c^2 = 1 at the surface point p (body frame). */

@@ -218,12 +218,15 @@ static void round_surface(double curvature, fd_vec3 outward, double curvatures[2
  * fd_v3_any_orthogonal depends on |n| only, so i's first direction is
  * exactly minus j's and i's second exactly j's (negation is exact): the
  * same bits as two calls, at half the cost. */
-static void round_surfaces(double curvature_i, double curvature_j, fd_vec3 n, fd_contact_geometry* g)
+static void round_surfaces(double curvature_i, double curvature_j, fd_vec3 n, bool directions, fd_contact_geometry* g)
 {
-    fd_vec3 first_j = fd_v3_any_orthogonal(n);
-    fd_vec3 second = fd_v3_cross(n, first_j);
     g->curvature_i[0] = g->curvature_i[1] = curvature_i;
     g->curvature_j[0] = g->curvature_j[1] = curvature_j;
+    if (!directions) {
+        return; /* left zero (fd_collide_round_frames_skipped) */
+    }
+    fd_vec3 first_j = fd_v3_any_orthogonal(n);
+    fd_vec3 second = fd_v3_cross(n, first_j);
     g->principal_dir_i[0] = fd_v3_neg(first_j);
     g->principal_dir_i[1] = second;
     g->principal_dir_j[0] = first_j;
@@ -256,7 +259,7 @@ static fd_vec3 plane_world_normal(const fd_shape* plane, fd_pose pose)
 /* ---------------------------------------------------------------- pairs, canonical order (normal into a) */
 
 static fd_collide_result sphere_sphere(const fd_shape* a, fd_pose pose_a, const fd_shape* b, fd_pose pose_b,
-                                       double margin, fd_contact_geometry* g)
+                                       double margin, bool directions, fd_contact_geometry* g)
 {
     fd_vec3 offset = fd_v3_sub(pose_a.position, pose_b.position);
     double distance = fd_v3_length(offset);
@@ -270,12 +273,12 @@ static fd_collide_result sphere_sphere(const fd_shape* a, fd_pose pose_a, const 
     g->penetration = penetration;
     g->point_i = fd_v3_mul_add(pose_a.position, -a->radius, n);
     g->point_j = fd_v3_mul_add(pose_b.position, b->radius, n);
-    round_surfaces(1.0 / a->radius, 1.0 / b->radius, n, g);
+    round_surfaces(1.0 / a->radius, 1.0 / b->radius, n, directions, g);
     return FD_COLLIDE_TOUCHING;
 }
 
 static fd_collide_result sphere_plane(const fd_shape* sphere, fd_pose pose_s, const fd_shape* plane, fd_pose pose_p,
-                                      double margin, fd_contact_geometry* g)
+                                      double margin, bool directions, fd_contact_geometry* g)
 {
     fd_vec3 n = plane_world_normal(plane, pose_p);
     double height = fd_v3_dot(fd_v3_sub(pose_s.position, pose_p.position), n); /* centre above the plane */
@@ -287,7 +290,7 @@ static fd_collide_result sphere_plane(const fd_shape* sphere, fd_pose pose_s, co
     g->penetration = penetration;
     g->point_i = fd_v3_mul_add(pose_s.position, -sphere->radius, n);
     g->point_j = fd_v3_mul_add(pose_s.position, -height, n);
-    round_surfaces(1.0 / sphere->radius, 0.0, n, g);
+    round_surfaces(1.0 / sphere->radius, 0.0, n, directions, g);
     return FD_COLLIDE_TOUCHING;
 }
 
@@ -398,13 +401,13 @@ static bool is_reversed(fd_shape_type a, fd_shape_type b)
 }
 
 static fd_collide_result collide_canonical(const fd_shape* a, fd_pose pose_a, const fd_shape* b, fd_pose pose_b,
-                                           double margin, fd_contact_geometry* g)
+                                           double margin, bool directions, fd_contact_geometry* g)
 {
     if (a->type == FD_SHAPE_SPHERE && b->type == FD_SHAPE_SPHERE) {
-        return sphere_sphere(a, pose_a, b, pose_b, margin, g);
+        return sphere_sphere(a, pose_a, b, pose_b, margin, directions, g);
     }
     if (a->type == FD_SHAPE_SPHERE && b->type == FD_SHAPE_PLANE) {
-        return sphere_plane(a, pose_a, b, pose_b, margin, g);
+        return sphere_plane(a, pose_a, b, pose_b, margin, directions, g);
     }
     if (a->type == FD_SHAPE_ELLIPSOID && b->type == FD_SHAPE_PLANE) {
         return ellipsoid_plane(a, pose_a, b, pose_b, margin, g);
@@ -418,13 +421,13 @@ static fd_collide_result collide_canonical(const fd_shape* a, fd_pose pose_a, co
     return FD_COLLIDE_UNSUPPORTED; /* ellipsoid-ellipsoid that may touch, plane-plane */
 }
 
-fd_collide_result fd_collide(const fd_shape* shape_i, fd_pose pose_i, const fd_shape* shape_j, fd_pose pose_j,
-                             double margin, fd_contact_geometry* geometry)
+static fd_collide_result collide(const fd_shape* shape_i, fd_pose pose_i, const fd_shape* shape_j, fd_pose pose_j,
+                                 double margin, bool directions, fd_contact_geometry* geometry)
 {
     fd_contact_geometry g = {0};
     bool reversed = is_reversed(shape_i->type, shape_j->type);
-    fd_collide_result result = reversed ? collide_canonical(shape_j, pose_j, shape_i, pose_i, margin, &g)
-                                        : collide_canonical(shape_i, pose_i, shape_j, pose_j, margin, &g);
+    fd_collide_result result = reversed ? collide_canonical(shape_j, pose_j, shape_i, pose_i, margin, directions, &g)
+                                        : collide_canonical(shape_i, pose_i, shape_j, pose_j, margin, directions, &g);
     if (result != FD_COLLIDE_TOUCHING) {
         return result;
     }
@@ -446,4 +449,16 @@ fd_collide_result fd_collide(const fd_shape* shape_i, fd_pose pose_i, const fd_s
     g.effective_radius = fd_effective_radius(g.curvature_i, g.principal_dir_i, g.curvature_j, g.principal_dir_j);
     *geometry = g;
     return FD_COLLIDE_TOUCHING;
+}
+
+fd_collide_result fd_collide(const fd_shape* shape_i, fd_pose pose_i, const fd_shape* shape_j, fd_pose pose_j,
+                             double margin, fd_contact_geometry* geometry)
+{
+    return collide(shape_i, pose_i, shape_j, pose_j, margin, true, geometry);
+}
+
+fd_collide_result fd_collide_round_frames_skipped(const fd_shape* shape_i, fd_pose pose_i, const fd_shape* shape_j,
+                                                  fd_pose pose_j, double margin, fd_contact_geometry* geometry)
+{
+    return collide(shape_i, pose_i, shape_j, pose_j, margin, false, geometry);
 }

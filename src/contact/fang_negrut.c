@@ -130,9 +130,14 @@ static double arc_length(fd_shape_type shape, double radius, fd_vec3 from, fd_ve
     return chord;
 }
 
-/* Normal curvature of a surface along the unit tangent t (Euler's formula). */
+/* Normal curvature of a surface along the unit tangent t (Euler's formula).
+ * An umbilic surface (a sphere, a plane) curves alike in every direction:
+ * its curvature, whatever its (then arbitrary) principal directions. */
 static double normal_curvature(const double curvature[2], const fd_vec3 direction[2], fd_vec3 t)
 {
+    if (curvature[0] == curvature[1]) {
+        return curvature[0];
+    }
     double c0 = fd_v3_dot(t, direction[0]), c1 = fd_v3_dot(t, direction[1]);
     return curvature[0] * c0 * c0 + curvature[1] * c1 * c1;
 }

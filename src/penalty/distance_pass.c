@@ -10,10 +10,11 @@
 #include "penalty/penalty_internal.h"
 #include "world/world_internal.h"
 
-/* A generic entry: fd_collide into the thread's next geometry slot. Returns
- * whether the pair touches. */
+/* A generic entry: fd_collide into the thread's next geometry slot (without
+ * the principal frames of round surfaces unless the pass records them: no
+ * kernel reads them). Returns whether the pair touches. */
 static __attribute__((noinline)) bool generic_distance(const fd_world* world, fd_penalty_thread* th, int32_t e,
-                                                       int i, int j)
+                                                       int i, int j, bool record)
 {
     int64_t capacity = th->slot_capacity;
     if (!fd_penalty_grow((void**)&th->slots, &capacity, th->slot_count + 1, sizeof *th->slots)) {
@@ -29,8 +30,9 @@ static __attribute__((noinline)) bool generic_distance(const fd_world* world, fd
         generic->offset = fd_periodic_near_offset(&world->periodic, fd_v3_sub(pose_i.position, pose_j.position));
         pose_j.position = fd_v3_add(pose_j.position, generic->offset);
     }
-    fd_collide_result result = fd_collide(&world->colds[i].shape, pose_i, &world->colds[j].shape, pose_j,
-                                          world->def.contact_margin, &generic->geometry);
+    fd_collide_result result =
+        (record ? fd_collide : fd_collide_round_frames_skipped)(&world->colds[i].shape, pose_i, &world->colds[j].shape,
+                                                                pose_j, world->def.contact_margin, &generic->geometry);
     if (result == FD_COLLIDE_UNSUPPORTED && th->failure == FD_PASS_OK) {
         th->failure = FD_PASS_UNSUPPORTED;
         th->failed_entry = e;
@@ -52,7 +54,7 @@ static __attribute__((noinline)) void note_ended(fd_penalty_thread* th, int32_t 
 }
 
 void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_penalty_thread* th, int first_row,
-                      int end_row)
+                      int end_row, bool record)
 {
     th->touching_count = 0;
     th->slot_count = 0;
@@ -109,7 +111,7 @@ void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_pe
             }
             if (pair >= FD_PAIR_GENERIC && touches) {
                 /* The registry's kernels want the full geometry. */
-                touches = generic_distance(world, th, e, i, j);
+                touches = generic_distance(world, th, e, i, j, record);
                 if (th->failure == FD_PASS_OUT_OF_MEMORY) {
                     return;
                 }

@@ -262,7 +262,7 @@ fd_status fd_penalty_force_pass(fd_world* world, bool record)
     /* Stage 1. */
 #pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
     for (int t = 0; t < threads; ++t) {
-        fd_distance_pass(world, list, &p->threads[t], list->thread_row[t], list->thread_row[t + 1]);
+        fd_distance_pass(world, list, &p->threads[t], list->thread_row[t], list->thread_row[t + 1], record);
     }
     /* Stage 2. */
     int64_t total = 0, new_total = 0;

@@ -46,9 +46,11 @@ static inline fd_energy_books* fd_books_after(const fd_contact_pool* pool, int32
 bool fd_penalty_grow(void** array, int64_t* capacity, int64_t needed, size_t element_size);
 
 /* Stage 1 (distance_pass.c): the touching entries of rows [first_row,
- * end_row) into the thread's list; and the message of a thread's failure. */
+ * end_row) into the thread's list (`record`: the pass records contact
+ * details, so generic geometries are complete); and the message of a
+ * thread's failure. */
 void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_penalty_thread* th, int first_row,
-                      int end_row);
+                      int end_row, bool record);
 fd_status fd_distance_failure(const fd_world* world, const fd_neighbor_list* list, const fd_penalty_thread* th);
 
 /* Stage 3 (law_pass.c) for one thread, in each of its four forms. */
