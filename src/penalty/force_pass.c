@@ -57,7 +57,9 @@ void fd_penalty_free(fd_penalty* penalty)
         free(th->ended);
         free(th->new_slots);
         free(th->columns);
-        free(th->block);
+        for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {
+            free(th->block[b]);
+        }
     }
     free(penalty->threads);
     free(penalty->law_sphere_kernel);
@@ -139,15 +141,19 @@ static fd_status reserve_threads(fd_world* world, int threads)
     }
     for (int t = 0; t < threads; ++t) {
         fd_penalty_thread* th = &p->threads[t];
-        if (th->block == NULL) {
-            th->block = aligned_alloc(64, (sizeof(fd_sphere_block) + 63) / 64 * 64);
+        bool blocks = true;
+        for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {
+            if (th->block[b] == NULL) {
+                th->block[b] = aligned_alloc(64, (sizeof(fd_sphere_block) + 63) / 64 * 64);
+            }
+            blocks = blocks && th->block[b] != NULL;
         }
         double* columns = realloc(th->columns, (size_t)(world->column_count > 0 ? world->column_count : 1) *
                                                    sizeof(double));
         if (columns != NULL) {
             th->columns = columns;
         }
-        if (th->block == NULL || columns == NULL) {
+        if (!blocks || columns == NULL) {
             return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the contact pass");
         }
     }
@@ -426,7 +432,7 @@ size_t fd_penalty_memory(const fd_world* world)
         const fd_penalty_thread* th = &p->threads[t];
         bytes += (size_t)th->touching_capacity * sizeof(fd_touch) + (size_t)th->slot_capacity * sizeof(fd_generic_slot) +
                  (size_t)th->remote_capacity * sizeof(fd_remote_load) + (size_t)th->ended_capacity * sizeof(int32_t) +
-                 (size_t)th->new_slot_capacity * sizeof(int32_t) + sizeof(fd_sphere_block);
+                 (size_t)th->new_slot_capacity * sizeof(int32_t) + FD_BLOCKS_PER_CHUNK * sizeof(fd_sphere_block);
     }
     return bytes;
 }

@@ -201,17 +201,19 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
     int64_t new_left = th->new_count;         /* new contacts take their slots counted down */
     uint64_t next_id = th->first_id + (uint64_t)th->new_count;
     int32_t generic_left = th->slot_count;    /* generic geometries, counted down */
-    fd_sphere_block* block = th->block;
     const int* block_law_index = p->block_law_index;
-    int32_t slot_lane[FD_BLOCK];
+    int32_t slot_lane[FD_BLOCK];                 /* which * FD_BLOCK + lane, or -1: not in a block */
     int32_t slot_contact[FD_BLOCK];
     int32_t slot_i[FD_BLOCK], slot_j[FD_BLOCK];
     fd_pair_loads slot_loads[FD_BLOCK];
-    fd_vec3 lane_offset[FD_BLOCK];
+    fd_vec3 lane_offset[FD_BLOCKS_PER_CHUNK][FD_BLOCK];
     for (int64_t top = th->touching_count - 1; top >= 0; top -= FD_BLOCK) {
         int chunk = top + 1 < FD_BLOCK ? (int)(top + 1) : FD_BLOCK;
-        block->count = 0;
-        int block_law = -1;
+        int block_law[FD_BLOCKS_PER_CHUNK];
+        for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {
+            th->block[b]->count = 0;
+            block_law[b] = -1;
+        }
         for (int s = 0; s < chunk; ++s) {
             int64_t k = top - s;
             const fd_touch touch = th->touching[k];
@@ -230,13 +232,19 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             const double* history = fd_springs_before(pool, slot, stride);
             uint8_t kind = list->kind[e];
             int law_block = kind == FD_PAIR_SPHERE_SPHERE ? block_law_index[list->law[e]] : -1;
-            if (law_block >= 0 && block_law < 0) {
-                block_law = law_block;
+            /* The chunk's block for this law: the first free or its own. */
+            int which = -1;
+            for (int b = 0; b < FD_BLOCKS_PER_CHUNK && law_block >= 0 && which < 0; ++b) {
+                if (block_law[b] < 0) {
+                    block_law[b] = law_block;
+                }
+                which = block_law[b] == law_block ? b : -1;
             }
-            if (law_block >= 0 && law_block == block_law) {
+            if (which >= 0) {
                 /* A lane of the block: its inputs, gathered. */
+                fd_sphere_block* block = th->block[which];
                 int c = block->count++;
-                slot_lane[s] = c;
+                slot_lane[s] = which * FD_BLOCK + c;
                 fd_vec3 d = fd_v3_sub(position[i], position[j]);
                 fd_vec3 offset = {0.0, 0.0, 0.0};
                 if (any_periodic) {
@@ -244,7 +252,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                     d = fd_v3_sub(d, offset);
                 }
                 if (record) {
-                    lane_offset[c] = offset;
+                    lane_offset[which][c] = offset;
                 }
                 fd_vec3 vi = velocity[i], vj = velocity[j], wi = angular_velocity[i], wj = angular_velocity[j];
                 block->separation[0][c] = d.x;
@@ -269,7 +277,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 block->spring[0][c] = history[0];
                 block->spring[1][c] = history[1];
                 block->spring[2][c] = history[2];
-                const fd_block_law* gathered = &p->block_laws[block_law];
+                const fd_block_law* gathered = &p->block_laws[law_block];
                 if (gathered->roll != FD_KIND_NONE || gathered->spin != FD_KIND_NONE) {
                     block->effective_radius[c] = constants[1];
                     const double* roll = history + gathered->roll_offset;
@@ -293,8 +301,12 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                                                 record, index);
             }
         }
-        const fd_block_law* law = block->count > 0 ? &p->block_laws[block_law] : NULL;
-        if (law != NULL) {
+        for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {
+            fd_sphere_block* block = th->block[b];
+            if (block->count == 0) {
+                continue;
+            }
+            const fd_block_law* law = &p->block_laws[block_law[b]];
             if (record) {
                 fd_sphere_block_run_full(block, law);
             } else if (ledger) {
@@ -303,14 +315,15 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 fd_sphere_block_run(block, law);
             }
         }
-        bool slides = law != NULL && law->slide != FD_KIND_NONE;
-        unsigned block_books = law != NULL ? block_mechanisms(&world->laws[law->law]) : 0u;
         /* The chunk's loads onto the bodies, slot by slot. */
         for (int s = 0; s < chunk; ++s) {
             int64_t k = top - s;
             int i = slot_i[s], j = slot_j[s];
             int32_t slot = slot_contact[s];
-            int c = slot_lane[s];
+            int which = slot_lane[s] >= 0 ? slot_lane[s] / FD_BLOCK : 0;
+            int c = slot_lane[s] >= 0 ? slot_lane[s] % FD_BLOCK : -1;
+            const fd_sphere_block* block = th->block[which];
+            const fd_block_law* law = c >= 0 ? &p->block_laws[block_law[which]] : NULL;
             fd_vec3 force, torque_i, torque_j;
             unsigned slip;
             if (c >= 0 && law->roll != FD_KIND_NONE && block->wide_turn[c] != 0.0) {
@@ -326,7 +339,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 torque_j = fd_v3(block->torque_j[0][c], block->torque_j[1][c], block->torque_j[2][c]);
                 slip = (unsigned)block->slip[c]; /* a small integer as a double: no branch */
                 double* history = fd_springs_after(pool, slot, stride);
-                if (slides) {
+                if (law->slide != FD_KIND_NONE) {
                     history[0] = block->spring_after[0][c];
                     history[1] = block->spring_after[1][c];
                     history[2] = block->spring_after[2][c];
@@ -345,7 +358,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 }
                 if (record) {
                     block_lane_details(world, list, block, c, th->touching[k].entry, i, j, slot,
-                                       th->first_contact + k, lane_offset[c], ledger, record, slip);
+                                       th->first_contact + k, lane_offset[which][c], ledger, record, slip);
                 } else if (ledger) {
                     /* The lifetime books of the law's mechanisms: after =
                      * before + this step's, stored = the step's. What the
@@ -358,6 +371,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                     after[FD_MECHANISM_NORMAL].stored = block->books[FD_MECHANISM_NORMAL][0][c];
                     after[FD_MECHANISM_NORMAL].dashpot =
                         before[FD_MECHANISM_NORMAL].dashpot + block->books[FD_MECHANISM_NORMAL][1][c];
+                    unsigned block_books = block_mechanisms(&world->laws[law->law]);
                     for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
                         if (block_books & (1u << m)) {
                             after[m].stored = block->books[m][0][c];

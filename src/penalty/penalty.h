@@ -58,6 +58,9 @@
 
 typedef struct fd_world fd_world;
 
+/* Block laws a chunk of the law pass can run through the block kernel. */
+enum { FD_BLOCKS_PER_CHUNK = 2 };
+
 /* What an entry is, fixed when the list is built. Kinds from
  * FD_PAIR_GENERIC on take the generic path (fd_collide and the registry's
  * kernels); the sphere shapes among them still get the cheap distance test
@@ -158,7 +161,10 @@ typedef struct fd_penalty_thread {
     int64_t first_contact;        /* index of its first touching contact in key order */
     uint64_t first_id;            /* id of its first new contact */
     double* columns;              /* scratch output columns of the generic kernels */
-    struct fd_sphere_block* block; /* the block kernel's lanes (sphere_block.h) */
+    /* The block kernel's lanes (sphere_block.h): one block per block law of
+     * a chunk, so that a chunk mixing two such laws (grains with grains and
+     * with a wall of spheres) keeps both in the kernel. */
+    struct fd_sphere_block* block[FD_BLOCKS_PER_CHUNK];
     int32_t failed_entry;         /* first entry whose pair is unsupported or has no law, or -1 */
     int failure;                  /* 0, 1 unsupported pair, 2 no law, 3 out of memory */
 } fd_penalty_thread;
