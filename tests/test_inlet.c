@@ -75,6 +75,11 @@ static void add_inlet(fd_world* world, const fd_inlet_def* def)
     cr_assert_eq(fd_world_add_inlet(world, def), FD_OK, "%s", fd_last_error());
 }
 
+/* a_grid_over_a_wide_region_finds_every_body_in_reach: the counts of the
+ * linear scan of all the bodies that the grid replaced. */
+#define GRID_SCAN_INSERTED 1905
+#define GRID_SCAN_REJECTED 7601
+
 static void step(fd_world* world)
 {
     cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
@@ -182,6 +187,107 @@ Test(inlet, no_overlap_and_a_full_region_delays_and_reports)
     cr_assert_lt(info.inserted, 12, "%lld inserted into a disk that holds a handful", (long long)info.inserted);
     cr_assert_eq(info.due, 20);
     cr_assert_gt(info.rejected, 0);
+    fd_world_free(s.world);
+}
+
+/* Asserts that body b keeps at least `margin` from every other body: spheres
+ * by the bounding sphere, planes by the signed distance of the centre. */
+static void assert_clear(const fd_world* world, int b, double margin)
+{
+    fd_body_id id = fd_world_body_at(world, b);
+    double r = fd_body_get_info(world, id).shape.radius;
+    fd_vec3 p = fd_body_get_state(world, id).position;
+    for (int o = 0; o < fd_world_body_count(world); ++o) {
+        if (o == b) {
+            continue;
+        }
+        fd_body_id other = fd_world_body_at(world, o);
+        fd_body_info oi = fd_body_get_info(world, other);
+        fd_body_state os = fd_body_get_state(world, other);
+        fd_vec3 d = fd_v3_sub(p, os.position);
+        if (oi.shape.type == FD_SHAPE_PLANE) {
+            fd_vec3 normal = fd_quat_rotate(os.orientation, oi.shape.plane_normal);
+            cr_assert_geq(fd_v3_dot(d, normal), r + margin, "sphere %d comes within the margin of plane %d", b, o);
+        } else {
+            double reach = r + oi.bounding_radius + margin;
+            cr_assert_geq(fd_v3_length_squared(d), reach * reach, "sphere %d comes within the margin of body %d", b,
+                          o);
+        }
+    }
+}
+
+static void add_static(fd_world* world, fd_material_id material, fd_shape_def shape, fd_vec3 position)
+{
+    fd_body_def def = fd_default_body_def();
+    def.type = FD_BODY_STATIC;
+    def.shape = shape;
+    def.material = material;
+    def.position = position;
+    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &def)), "%s", fd_last_error());
+}
+
+Test(inlet, a_grid_over_a_wide_region_finds_every_body_in_reach)
+{
+    /* The placements test only the bodies of a cell grid over the region.
+     * Here the grid is 15 cells wide and holds every kind of body it must
+     * find: 125 small static spheres, a ball eight times wider than the
+     * inlet's spheres, an ellipsoid, a plane across a corner, the floor
+     * below; contact_margin 1 mm. No gravity and no velocity: the spheres
+     * stay where they appear, 100 per step, until the region is full. Every
+     * sphere keeps the margin from every body when it appears (all checked),
+     * the schedule holds while there is room, and the counts are those that
+     * the scan of all the bodies, which the grid replaced, gave. */
+    setup s;
+    fd_world_def wd = fd_default_world_def();
+    wd.time_step = 1e-4;
+    wd.gravity = fd_v3(0, 0, 0);
+    wd.contact_margin = 1e-3;
+    s.world = fd_world_create(&wd);
+    cr_assert_not_null(s.world, "%s", fd_last_error());
+    fd_material_def md = fd_default_material_def();
+    md.name = "grain";
+    md.density = 2500.0;
+    s.grain = fd_world_create_material(s.world, &md);
+    fd_contact_law_def law = fd_default_contact_law_def();
+    law.submodel[FD_MECHANISM_NORMAL] = (fd_submodel_def){"hooke", {{"k_n", 1e4}, {"restitution", 0.3}}, 2};
+    cr_assert_eq(fd_world_set_contact_law(s.world, s.grain, s.grain, &law), FD_OK, "%s", fd_last_error());
+    test_add_ground(s.world, s.grain);
+    fd_shape_def plane = {.type = FD_SHAPE_PLANE, .plane_normal = fd_v3_normalize(fd_v3(1, 0, 1))};
+    add_static(s.world, s.grain, plane, fd_v3(-0.1, 0, 0.15));
+    add_static(s.world, s.grain, (fd_shape_def){.type = FD_SHAPE_SPHERE, .radius = 0.04}, fd_v3(0.02, 0.02, 0.2));
+    add_static(s.world, s.grain, (fd_shape_def){.type = FD_SHAPE_ELLIPSOID, .semi_axes = fd_v3(0.02, 0.008, 0.008)},
+               fd_v3(-0.06, 0.06, 0.25));
+    for (int i = 0; i < 125; ++i) {
+        fd_vec3 x = fd_v3(-0.08 + 0.04 * (i % 5), -0.08 + 0.04 * ((i / 5) % 5), 0.12 + 0.04 * (i / 25));
+        add_static(s.world, s.grain, (fd_shape_def){.type = FD_SHAPE_SPHERE, .radius = 0.003}, x);
+    }
+    const int present = fd_world_body_count(s.world);
+    fd_inlet_def def = disk_inlet(s.grain);
+    def.shape = FD_INLET_BOX;
+    def.box_min = fd_v3(-0.1, -0.1, 0.1);
+    def.box_max = fd_v3(0.1, 0.1, 0.3);
+    def.radius_spread = 0.2;
+    def.velocity = fd_v3(0, 0, 0);
+    def.rate = 1e6;
+    def.count = 5000;
+    def.max_attempts = 30;
+    add_inlet(s.world, &def);
+    int checked = present;
+    for (int n = 1; n <= 60; ++n) {
+        step(s.world);
+        for (; checked < fd_world_body_count(s.world); ++checked) {
+            assert_clear(s.world, checked, 1e-3);
+        }
+        fd_inlet_info info = fd_world_get_inlet_info(s.world, 0);
+        if (n <= 5) {
+            cr_assert_eq(info.inserted, 100 * n, "step %d: %lld in, room for all", n, (long long)info.inserted);
+        }
+        cr_assert_eq(info.due, n * 100 < 5000 ? n * 100 : 5000);
+        cr_assert_eq(fd_world_body_count(s.world), present + info.inserted);
+    }
+    fd_inlet_info info = fd_world_get_inlet_info(s.world, 0);
+    cr_assert_eq(info.inserted, GRID_SCAN_INSERTED, "%lld inserted", (long long)info.inserted);
+    cr_assert_eq(info.rejected, GRID_SCAN_REJECTED, "%lld rejected", (long long)info.rejected);
     fd_world_free(s.world);
 }
 

@@ -242,13 +242,54 @@ static int count_numbers(const char* begin, const char* end)
     return count;
 }
 
-/* Checks a VTU file: well-formed, and every DataArray holds components x
- * (points for Points/PointData, cells for CellData, the right total for the
- * cell arrays) values. Returns the number of points and cells. */
-static void check_vtu(const char* path, long* points_out, long* cells_out)
+/* Bytes per value of a VTK DataArray type. */
+static size_t vtk_type_size(const char* tag)
 {
+    const char* types[] = {"Float64", "Int64", "UInt64", "Int32", "UInt8"};
+    const size_t sizes[] = {8, 8, 8, 4, 1};
+    for (int k = 0; k < 5; ++k) {
+        char attribute[32];
+        snprintf(attribute, sizeof attribute, "type=\"%s\"", types[k]);
+        const char* at = strstr(tag, attribute);
+        if (at && at < strchr(tag, '>')) {
+            return sizes[k];
+        }
+    }
+    cr_assert_fail("unknown DataArray type in %.80s", tag);
+    return 0;
+}
+
+/* Checks a VTU file, ASCII or binary (raw appended data): well-formed XML,
+ * and every DataArray holds components x (points for Points/PointData,
+ * cells for CellData, the right total for the cell arrays) values; in a
+ * binary file each array's byte count, at its offset after the '_' that
+ * opens the appended block, is that many values of its type, and the
+ * arrays tile the block exactly. Returns the number of points and cells,
+ * and (when `binary` is not NULL) whether the file was binary. */
+static void check_vtu_format(const char* path, long* points_out, long* cells_out, bool* binary)
+{
+    FILE* file = fopen(path, "rb");
+    cr_assert_not_null(file, "cannot open %s", path);
+    fseek(file, 0, SEEK_END);
+    size_t size = (size_t)ftell(file);
+    fclose(file);
     char* text = read_all(path);
-    check_xml(text, path);
+    const char* appended = strstr(text, "<AppendedData encoding=\"raw\">");
+    const unsigned char* data = NULL;
+    if (appended) {
+        size_t header_length = (size_t)(appended - text);
+        char* header = malloc(header_length + 16);
+        memcpy(header, text, header_length);
+        strcpy(header + header_length, "</VTKFile>\n");
+        check_xml(header, path);
+        free(header);
+        data = (const unsigned char*)strchr(appended, '_') + 1;
+    } else {
+        check_xml(text, path);
+    }
+    if (binary) {
+        *binary = appended != NULL;
+    }
     const char* piece = strstr(text, "<Piece ");
     cr_assert_not_null(piece, "%s: no Piece", path);
     long points = attribute_long(piece, "NumberOfPoints");
@@ -258,16 +299,32 @@ static void check_vtu(const char* path, long* points_out, long* cells_out)
     const char* cells_tag = strstr(text, "<Cells>");
     cr_assert_not_null(cells_tag, "%s: no Cells", path);
     long connectivity_count = -1;
-    for (const char* array = strstr(text, "<DataArray"); array; array = strstr(array + 1, "<DataArray")) {
+    uint64_t next_offset = 0;
+    const char* end = appended ? appended : text + strlen(text);
+    for (const char* array = strstr(text, "<DataArray"); array && array < end; array = strstr(array + 1, "<DataArray")) {
         const char* open_end = strchr(array, '>');
-        const char* close = strstr(open_end, "</DataArray>");
-        cr_assert_not_null(close);
         long components = attribute_long(array, "NumberOfComponents");
         char name[64] = "";
         const char* name_at = strstr(array, " Name=\"");
         cr_assert(name_at && name_at < open_end, "%s: DataArray without a Name", path);
         sscanf(name_at + 7, "%63[^\"]", name);
-        int values = count_numbers(open_end + 1, close);
+        long values;
+        if (data) {
+            cr_assert(strstr(array, "format=\"appended\"") < open_end, "%s: %s is not appended", path, name);
+            uint64_t offset = (uint64_t)attribute_long(array, "offset");
+            cr_assert_eq(offset, next_offset, "%s: %s does not start where the previous array ends", path, name);
+            cr_assert_leq((size_t)((const char*)data - text) + offset + 8, size, "%s: %s past the end", path, name);
+            uint64_t bytes;
+            memcpy(&bytes, data + offset, sizeof bytes);
+            size_t type_size = vtk_type_size(array);
+            cr_assert_eq(bytes % type_size, 0, "%s: %s has %llu bytes", path, name, (unsigned long long)bytes);
+            values = (long)(bytes / type_size);
+            next_offset = offset + 8 + bytes;
+        } else {
+            const char* close = strstr(open_end, "</DataArray>");
+            cr_assert_not_null(close);
+            values = count_numbers(open_end + 1, close);
+        }
         long expected;
         if (strcmp(name, "connectivity") == 0) {
             connectivity_count = values;
@@ -282,12 +339,24 @@ static void check_vtu(const char* path, long* points_out, long* cells_out)
             cr_assert_str_eq(name, "Points", "%s: unexpected array %s", path, name);
             expected = 3 * points;
         }
-        cr_assert_eq(values, expected, "%s: array %s has %d values, expected %ld", path, name, values, expected);
+        cr_assert_eq(values, expected, "%s: array %s has %ld values, expected %ld", path, name, values, expected);
+    }
+    if (data) {
+        /* The block ends with the last array, then the closing tags. */
+        const char* after = (const char*)data + next_offset;
+        cr_assert_leq((size_t)(after - text), size);
+        const char* closing = "\n  </AppendedData>\n</VTKFile>\n";
+        cr_assert(strncmp(after, closing, strlen(closing)) == 0, "%s: bad end of the appended block", path);
     }
     cr_assert_geq(connectivity_count, cells, "%s: connectivity shorter than the cell count", path);
     free(text);
     *points_out = points;
     *cells_out = cells;
+}
+
+static void check_vtu(const char* path, long* points_out, long* cells_out)
+{
+    check_vtu_format(path, points_out, cells_out, NULL);
 }
 
 /* ---------------------------------------------------------------- the world */
@@ -578,11 +647,40 @@ Test(output, contacts_and_energy_csv_round_trip)
     remove_tree(directory);
 }
 
-Test(output, pvd_lists_every_snapshot_and_vtu_files_parse)
+/* The array `name` of a binary VTU file: its doubles, count of them. */
+static double* binary_vtu_doubles(const char* path, const char* name, long* count)
+{
+    FILE* file = fopen(path, "rb");
+    cr_assert_not_null(file);
+    fseek(file, 0, SEEK_END);
+    size_t size = (size_t)ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char* bytes = malloc(size + 1);
+    cr_assert_eq(fread(bytes, 1, size, file), size);
+    bytes[size] = '\0';
+    fclose(file);
+    char key[80];
+    snprintf(key, sizeof key, "Name=\"%s\"", name);
+    const char* array = strstr(bytes, key);
+    cr_assert_not_null(array, "%s: no array %s", path, name);
+    cr_assert_not_null(strstr(array, "type=\"Float64\""));
+    uint64_t offset = (uint64_t)attribute_long(array, "offset");
+    const char* data = strchr(strstr(bytes, "<AppendedData"), '_') + 1;
+    uint64_t length;
+    memcpy(&length, data + offset, sizeof length);
+    double* values = malloc(length);
+    memcpy(values, data + offset + 8, length);
+    *count = (long)(length / 8);
+    free(bytes);
+    return values;
+}
+
+static void check_snapshots(bool ascii)
 {
     char directory[64];
     make_temp_dir(directory, sizeof directory);
     fd_output_settings settings = settings_in(directory);
+    settings.vtu_ascii = ascii;
     static recorded history[STEPS + 1];
     run(&settings, history);
 
@@ -607,8 +705,27 @@ Test(output, pvd_lists_every_snapshot_and_vtu_files_parse)
             cr_assert_str_eq(file, expected_file);
             cr_assert(file_exists(path_in(directory, file)), "%s is missing", file);
             long points, cells;
-            check_vtu(path_in(directory, file), &points, &cells);
+            bool binary;
+            check_vtu_format(path_in(directory, file), &points, &cells, &binary);
+            cr_assert_eq(binary, !ascii, "%s: %s, expected %s", file, binary ? "binary" : "ASCII",
+                         ascii ? "ASCII" : "binary");
             const recorded* rec = &history[steps[listed]];
+            if (kind == 0 && binary) {
+                /* Binary arrays hold the state's exact bits, in body order. */
+                const char* arrays[2] = {"Points", "velocity"};
+                for (int a = 0; a < 2; ++a) {
+                    long count;
+                    double* values = binary_vtu_doubles(path_in(directory, file), arrays[a], &count);
+                    cr_assert_eq(count, 3 * rec->body_count);
+                    for (int b = 0; b < rec->body_count; ++b) {
+                        fd_vec3 v = a == 0 ? rec->state[b].position : rec->state[b].velocity;
+                        assert_same_bits(values[3 * b], v.x, arrays[a]);
+                        assert_same_bits(values[3 * b + 1], v.y, arrays[a]);
+                        assert_same_bits(values[3 * b + 2], v.z, arrays[a]);
+                    }
+                    free(values);
+                }
+            }
             if (kind == 0) {
                 cr_assert_eq(points, 2, "two non-plane bodies");
                 cr_assert_eq(cells, 2);
@@ -628,6 +745,10 @@ Test(output, pvd_lists_every_snapshot_and_vtu_files_parse)
     cr_assert(!file_exists(path_in(directory, "bodies.pvd.tmp")));
     remove_tree(directory);
 }
+
+Test(output, pvd_lists_every_snapshot_and_binary_vtu_files_parse) { check_snapshots(false); }
+
+Test(output, pvd_lists_every_snapshot_and_ascii_vtu_files_parse) { check_snapshots(true); }
 
 Test(output, disabled_outputs_write_no_files)
 {

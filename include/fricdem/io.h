@@ -20,6 +20,8 @@ typedef struct fd_output_settings {
     bool events_csv;         /* events.csv: every contact event of every step (activation, slip start and
                               * end; fd_world_events); default false */
     double vtu_interval;     /* s between VTU snapshots; default 0 = none */
+    bool vtu_ascii;          /* VTU arrays as text (%.10g, non-finite as 0) instead of the default raw binary
+                              * appended data (exact, several times smaller and faster) */
 } fd_output_settings;
 
 typedef struct fd_scene {
@@ -36,6 +38,14 @@ typedef struct fd_scene {
  * On error returns FD_ERR_PARSE (or FD_ERR_IO) and fd_last_error() reads
  * "FILE:LINE: KEY: what is wrong". */
 fd_status fd_scene_load(const char* path, const char* const* overrides, int override_count, fd_scene* out);
+/* Progress of a long load (10^6 bodies and more): called every few
+ * thousand bodies created and once at the end, with the bodies created so
+ * far and the number the scene will hold once loaded (listed, from
+ * bodies_file and generated; inlets' spheres come later). */
+typedef void (*fd_scene_progress_fn)(void* user, int64_t bodies_created, int64_t bodies_total);
+/* fd_scene_load with a progress callback (NULL: none). */
+fd_status fd_scene_load_with_progress(const char* path, const char* const* overrides, int override_count,
+                                      fd_scene_progress_fn progress, void* user, fd_scene* out);
 void fd_scene_free(fd_scene* scene);
 
 /* Output writer. Files are flushed after every write and the PVD index is

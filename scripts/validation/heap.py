@@ -165,22 +165,40 @@ def synthetic_cone(angle_deg: float, height: float, radius: float, seed: int = 0
 
 
 def read_vtu_bodies(path) -> dict:
-    """The bodies of a fricdem bodies_NNNNNN.vtu snapshot (ASCII VTK XML):
+    """The bodies of a fricdem bodies_NNNNNN.vtu snapshot (VTK XML, binary
+    appended or ASCII, output.vtu_format):
     {"x", "y", "z", "radius", "id", "velocity" (n x 3), ...} as float arrays.
     bodies.csv has no radii; the snapshots do (docs/output-format.md)."""
     import xml.etree.ElementTree as ElementTree
 
-    root = ElementTree.parse(path).getroot()
+    raw = open(path, "rb").read()
+    appended = raw.find(b"<AppendedData")
+    if appended < 0:
+        root = ElementTree.fromstring(raw)
+    else:
+        # The XML before the raw block, closed; each array's bytes follow the
+        # '_' at its offset: a little-endian UInt64 byte count, then the values.
+        root = ElementTree.fromstring(raw[:appended] + b"</VTKFile>")
+        data_start = raw.index(b"_", appended) + 1
+    types = {"Float64": "<f8", "Int64": "<i8", "UInt64": "<u8", "Int32": "<i4", "UInt8": "u1"}
+
+    def values(array) -> np.ndarray:
+        if appended < 0:
+            return np.array((array.text or "").split(), dtype=float)
+        start = data_start + int(array.get("offset"))
+        size = int.from_bytes(raw[start:start + 8], "little")
+        dtype = np.dtype(types[array.get("type")])
+        return np.frombuffer(raw, dtype=dtype, count=size // dtype.itemsize, offset=start + 8).astype(float)
+
     piece = root.find("UnstructuredGrid/Piece")
     n = int(piece.get("NumberOfPoints"))
     out = {}
-    points = piece.find("Points/DataArray")
-    xyz = np.array((points.text or "").split(), dtype=float).reshape(n, 3) if n else np.zeros((0, 3))
+    xyz = values(piece.find("Points/DataArray")).reshape(n, 3) if n else np.zeros((0, 3))
     out["x"], out["y"], out["z"] = xyz[:, 0], xyz[:, 1], xyz[:, 2]
     for array in piece.find("PointData"):
         components = int(array.get("NumberOfComponents", "1"))
-        values = np.array((array.text or "").split(), dtype=float)
-        out[array.get("Name")] = values.reshape(n, components) if components > 1 else values
+        array_values = values(array)
+        out[array.get("Name")] = array_values.reshape(n, components) if components > 1 else array_values
     return out
 
 

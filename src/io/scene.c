@@ -1,7 +1,9 @@
 /* fd_scene_load: a YAML scene file (docs/scene-format.md) into a world.
  *
  * The stages, each in its own function:
- *   load      fd_scene_doc_load: the file into a libyaml document (lines kept);
+ *   load      fd_scene_doc_load: the file into a libyaml document (lines kept),
+ *             except the items of the top-level bodies list, which are read
+ *             one at a time when the bodies are built (scene_stream.c);
  *   override  fd_scene_apply_override: each --set grafted into the tree;
  *   parse     fd_scene_parse_map with the key tables of scene_schema.c: types,
  *             ranges, unknown and missing keys, into a fd_scene_file struct;
@@ -28,8 +30,9 @@ static const char* const shape_type_articles[] = {"a sphere", "a plane", "an ell
 /* ---------------------------------------------------------------- name set */
 
 struct fd_scene_names {
+    fd_scene_ctx* ctx;
     char** keys;
-    const yaml_node_t** nodes;
+    fd_scene_origin* origins;
     size_t capacity; /* a power of two */
     size_t count;
 };
@@ -43,7 +46,14 @@ static uint64_t name_hash(const char* s)
     return h;
 }
 
-fd_scene_names* fd_scene_names_create(void) { return calloc(1, sizeof(fd_scene_names)); }
+fd_scene_names* fd_scene_names_create(fd_scene_ctx* ctx)
+{
+    fd_scene_names* names = calloc(1, sizeof(fd_scene_names));
+    if (names) {
+        names->ctx = ctx;
+    }
+    return names;
+}
 
 void fd_scene_names_free(fd_scene_names* names)
 {
@@ -54,7 +64,7 @@ void fd_scene_names_free(fd_scene_names* names)
         free(names->keys[i]);
     }
     free(names->keys);
-    free(names->nodes);
+    free(names->origins);
     free(names);
 }
 
@@ -62,10 +72,10 @@ static bool names_grow(fd_scene_names* names)
 {
     size_t capacity = names->capacity ? 2 * names->capacity : 64;
     char** keys = calloc(capacity, sizeof *keys);
-    const yaml_node_t** nodes = calloc(capacity, sizeof *nodes);
-    if (!keys || !nodes) {
+    fd_scene_origin* origins = calloc(capacity, sizeof *origins);
+    if (!keys || !origins) {
         free(keys);
-        free(nodes);
+        free(origins);
         return false;
     }
     for (size_t i = 0; i < names->capacity; ++i) {
@@ -75,13 +85,13 @@ static bool names_grow(fd_scene_names* names)
                 j = (j + 1) & (capacity - 1);
             }
             keys[j] = names->keys[i];
-            nodes[j] = names->nodes[i];
+            origins[j] = names->origins[i];
         }
     }
     free(names->keys);
-    free(names->nodes);
+    free(names->origins);
     names->keys = keys;
-    names->nodes = nodes;
+    names->origins = origins;
     names->capacity = capacity;
     return true;
 }
@@ -95,7 +105,7 @@ bool fd_scene_names_add(fd_scene_names* names, const char* name, const yaml_node
     size_t j = name_hash(name) & (names->capacity - 1);
     while (names->keys[j]) {
         if (strcmp(names->keys[j], name) == 0) {
-            *where = names->nodes[j];
+            *where = fd_scene_origin_node(names->ctx, names->origins[j]);
             return false;
         }
         j = (j + 1) & (names->capacity - 1);
@@ -104,7 +114,7 @@ bool fd_scene_names_add(fd_scene_names* names, const char* name, const yaml_node
     if (!names->keys[j]) {
         return false;
     }
-    names->nodes[j] = node;
+    names->origins[j] = fd_scene_origin_of(names->ctx, node);
     names->count += 1;
     return true;
 }
@@ -299,51 +309,89 @@ static fd_status body_orientation(fd_scene_ctx* ctx, const fd_scene_body* body, 
     return FD_OK;
 }
 
+/* Body i from its parsed keys. */
+static fd_status build_body(fd_scene_ctx* ctx, fd_world* world, const fd_scene_file* file, const fd_scene_body* b,
+                            int i, fd_scene_names* names)
+{
+    char path[FD_SCENE_PATH_MAX];
+    fd_status status = FD_OK;
+    if (b->name) {
+        const yaml_node_t* node = fd_scene_given(&fd_scene_body_table, b, "name");
+        const yaml_node_t* first = NULL;
+        if (!fd_scene_names_add(names, b->name, node, &first)) {
+            snprintf(path, sizeof path, "bodies[%d].name", i);
+            return duplicate_name(ctx, node, path, "body", b->name, first);
+        }
+    }
+    fd_body_def def = fd_default_body_def();
+    snprintf(path, sizeof path, "bodies[%d].material", i);
+    status = fd_scene_find_material(ctx, world, file, b->material, fd_scene_given(&fd_scene_body_table, b, "material"),
+                                    path, &def.material);
+    snprintf(path, sizeof path, "bodies[%d]", i);
+    if (status == FD_OK) {
+        status = check_shape(ctx, b, path, &def.shape);
+    }
+    if (status == FD_OK) {
+        status = body_orientation(ctx, b, path, &def.orientation);
+    }
+    if (status != FD_OK) {
+        return status;
+    }
+    def.name = b->name;
+    def.type = b->is_static ? FD_BODY_STATIC : FD_BODY_DYNAMIC;
+    def.position = b->position;
+    def.velocity = b->velocity;
+    def.angular_velocity = b->angular_velocity;
+    def.mass = b->mass;
+    def.inertia = b->inertia;
+    def.lock_translation = b->lock.translation;
+    def.lock_rotation = b->lock.rotation;
+    def.lock_frame = b->lock.frame;
+    def.external_force = b->external_force;
+    def.external_torque = b->external_torque;
+    def.friction_axis = b->friction_axis;
+    def.friction_force = b->friction_force;
+    fd_scene_body_created(ctx);
+    if (fd_body_id_is_null(fd_world_create_body(world, &def))) {
+        return fd_scene_fail(ctx, b->seen.map, path, "%s", fd_last_error());
+    }
+    return FD_OK;
+}
+
+typedef struct streamed_bodies {
+    fd_world* world;
+    const fd_scene_file* file;
+    fd_scene_names* names;
+} streamed_bodies;
+
+/* One item of a streamed bodies list: parsed against the body table as an
+ * item of the list would be, then built; its document is deleted after this
+ * (the world has copied what it keeps). */
+static fd_status build_streamed_body(fd_scene_ctx* ctx, int index, const yaml_node_t* item, void* user)
+{
+    const streamed_bodies* bodies = user;
+    fd_scene_body body = {0};
+    char path[FD_SCENE_PATH_MAX];
+    snprintf(path, sizeof path, "bodies[%d]", index);
+    fd_scene_apply_defaults(&fd_scene_body_table, &body);
+    fd_status status = fd_scene_parse_map(ctx, item, &fd_scene_body_table, &body, path);
+    return status == FD_OK ? build_body(ctx, bodies->world, bodies->file, &body, index, bodies->names) : status;
+}
+
+/* The bodies list: read from the file's text item by item when streamed (the
+ * usual case, scene_stream.c), else parsed with the rest of the document (a
+ * list given whole by --set bodies=[...], or one that has an anchor). */
 static fd_status build_bodies(fd_scene_ctx* ctx, fd_world* world, const fd_scene_file* file, fd_scene_names* names)
 {
+    if (ctx->bodies_streamed) {
+        streamed_bodies bodies = {world, file, names};
+        return fd_scene_stream_bodies(ctx, build_streamed_body, &bodies);
+    }
     const fd_scene_body* bodies = file->bodies.items;
-    char path[FD_SCENE_PATH_MAX];
     for (int i = 0; i < file->bodies.count; ++i) {
-        const fd_scene_body* b = &bodies[i];
-        fd_status status = FD_OK;
-        if (b->name) {
-            const yaml_node_t* node = fd_scene_given(&fd_scene_body_table, b, "name");
-            const yaml_node_t* first = NULL;
-            if (!fd_scene_names_add(names, b->name, node, &first)) {
-                snprintf(path, sizeof path, "bodies[%d].name", i);
-                return duplicate_name(ctx, node, path, "body", b->name, first);
-            }
-        }
-        fd_body_def def = fd_default_body_def();
-        snprintf(path, sizeof path, "bodies[%d].material", i);
-        status = fd_scene_find_material(ctx, world, file, b->material,
-                                        fd_scene_given(&fd_scene_body_table, b, "material"), path, &def.material);
-        snprintf(path, sizeof path, "bodies[%d]", i);
-        if (status == FD_OK) {
-            status = check_shape(ctx, b, path, &def.shape);
-        }
-        if (status == FD_OK) {
-            status = body_orientation(ctx, b, path, &def.orientation);
-        }
+        fd_status status = build_body(ctx, world, file, &bodies[i], i, names);
         if (status != FD_OK) {
             return status;
-        }
-        def.name = b->name;
-        def.type = b->is_static ? FD_BODY_STATIC : FD_BODY_DYNAMIC;
-        def.position = b->position;
-        def.velocity = b->velocity;
-        def.angular_velocity = b->angular_velocity;
-        def.mass = b->mass;
-        def.inertia = b->inertia;
-        def.lock_translation = b->lock.translation;
-        def.lock_rotation = b->lock.rotation;
-        def.lock_frame = b->lock.frame;
-        def.external_force = b->external_force;
-        def.external_torque = b->external_torque;
-        def.friction_axis = b->friction_axis;
-        def.friction_force = b->friction_force;
-        if (fd_body_id_is_null(fd_world_create_body(world, &def))) {
-            return fd_scene_fail(ctx, b->seen.map, path, "%s", fd_last_error());
         }
     }
     return FD_OK;
@@ -491,6 +539,7 @@ static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const
     settings->energy_csv = o->energy_csv;
     settings->events_csv = o->events_csv;
     settings->vtu_interval = o->vtu_interval;
+    settings->vtu_ascii = o->vtu_format == 1;
 
     fd_status status = build_world(ctx, file, &out->world);
     if (status == FD_OK) {
@@ -501,18 +550,23 @@ static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const
     }
     if (status == FD_OK) {
         /* Every body the scene will hold, in one allocation. */
-        int64_t total = file->bodies.count;
+        int64_t total = file->bodies.count + (ctx->bodies_streamed ? ctx->streamed_body_count : 0) +
+                        fd_scene_bodies_file_rows(ctx, file);
         for (int g = 0; g < file->generators.count; ++g) {
             total += ((const fd_scene_generator*)file->generators.items)[g].count;
         }
+        ctx->bodies_total = total;
         if (total > 0 && total < INT32_MAX && fd_world_reserve_bodies(out->world, (int)total) != FD_OK) {
             status = fd_scene_fail(ctx, NULL, "", "%s", fd_last_error());
         }
     }
     fd_scene_names* names = NULL;
     if (status == FD_OK) {
-        names = fd_scene_names_create();
+        names = fd_scene_names_create(ctx);
         status = names ? build_bodies(ctx, out->world, file, names) : fd_scene_fail(ctx, NULL, "", "out of memory");
+    }
+    if (status == FD_OK) {
+        status = fd_scene_load_bodies_file(ctx, out->world, file); /* after `bodies`, before the generators */
     }
     const fd_scene_generator* generators = file->generators.items;
     for (int g = 0; status == FD_OK && g < file->generators.count; ++g) {
@@ -528,13 +582,29 @@ static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const
     return status;
 }
 
+void fd_scene_body_created(fd_scene_ctx* ctx)
+{
+    ctx->bodies_created++;
+    if (ctx->progress && (ctx->bodies_created & 0x3fff) == 0) {
+        ctx->progress(ctx->progress_user, ctx->bodies_created, ctx->bodies_total);
+    }
+}
+
 fd_status fd_scene_load(const char* path, const char* const* overrides, int override_count, fd_scene* out)
+{
+    return fd_scene_load_with_progress(path, overrides, override_count, NULL, NULL, out);
+}
+
+fd_status fd_scene_load_with_progress(const char* path, const char* const* overrides, int override_count,
+                                      fd_scene_progress_fn progress, void* user, fd_scene* out)
 {
     if (!out || !path || override_count < 0 || (override_count > 0 && !overrides)) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_scene_load: NULL path or output, or bad overrides");
     }
     memset(out, 0, sizeof *out);
     fd_scene_ctx ctx = {0};
+    ctx.progress = progress;
+    ctx.progress_user = user;
     fd_status status = fd_scene_doc_load(&ctx, path);
     for (int i = 0; status == FD_OK && i < override_count; ++i) {
         if (!overrides[i]) {
@@ -555,6 +625,9 @@ fd_status fd_scene_load(const char* path, const char* const* overrides, int over
     }
     if (status == FD_OK) {
         status = build_scene(&ctx, file, path, out);
+    }
+    if (status == FD_OK && progress && ctx.bodies_created > 0) {
+        progress(user, ctx.bodies_created, ctx.bodies_total);
     }
     fd_scene_ctx_free(&ctx);
     if (status != FD_OK) {

@@ -3,8 +3,11 @@
  * that drive parsing, validation messages and docs/scene-format.md.
  *
  * The loader works in three passes over one libyaml document:
- *   1. load the file (libyaml document API, so every node keeps its line)
- *      and graft each --set override into the node tree;
+ *   1. load the file (libyaml events into document nodes, so every node
+ *      keeps its line) and graft each --set override into the node tree;
+ *      the items of the top-level bodies list are left out, and read one at
+ *      a time, each into a small document of its own, when the bodies are
+ *      built (scene_stream.c), so that memory does not grow with the list;
  *   2. walk the tree against the key tables (scene_schema.c), filling the
  *      plain structs below: types, ranges, unknown keys, missing keys;
  *   3. check what crosses entries (names, material references, shape keys)
@@ -30,7 +33,21 @@ typedef struct fd_scene_override {
     int end_node;
     const char* arg; /* the argument as given */
     int key_length;  /* length of its key path (before '=') */
+    /* bodies.ENTRY.key...=value on a streamed bodies list: applied to the
+     * item ENTRY names when that item is read (fd_scene_apply_item_overrides). */
+    bool deferred;
+    bool matched;
+    int item_first_node; /* nodes [item_first_node, item_end_node) of the item being read came from it */
+    int item_end_node;
+    char closest[64]; /* an item name close to ENTRY, for "did you mean" if none matches */
 } fd_scene_override;
+
+/* An anchor of the file and the node it names (scene_stream.c). */
+typedef struct fd_scene_anchor {
+    char* name;
+    int node;
+    yaml_mark_t mark;
+} fd_scene_anchor;
 
 typedef struct fd_scene_ctx {
     const char* file; /* path as given, for messages */
@@ -44,10 +61,35 @@ typedef struct fd_scene_ctx {
     void** allocations; /* freed with the context */
     int allocation_count;
     int allocation_capacity;
+    /* The root's bodies list read as a stream (scene_stream.c): */
+    bool bodies_streamed;     /* doc's bodies value is an empty sequence; the items are read from text when built */
+    int streamed_body_count;  /* items in that list */
+    fd_scene_anchor* anchors; /* every anchor of the file, in file order, naming nodes of doc */
+    int anchor_count;
+    int anchor_capacity;
+    yaml_document_t* item_doc; /* the streamed item being built, or NULL; node indices are its own meanwhile */
+    int item_file_node_count;  /* nodes 1..this of item_doc came from the file */
+    yaml_node_t origin_node;   /* stand-in for a node that is gone (fd_scene_origin_node) */
+    int origin_override;       /* the override origin_node came from, or -1 */
+    fd_scene_progress_fn progress; /* fd_scene_load_with_progress; NULL = none */
+    void* progress_user;
+    int64_t bodies_created;        /* bodies the scene has created so far */
+    int64_t bodies_total;          /* bodies the scene will hold */
 } fd_scene_ctx;
+
+/* Counts one body created; tells the progress callback every 2^14 bodies. */
+void fd_scene_body_created(fd_scene_ctx* ctx);
 
 /* Reads and parses the file (FD_ERR_IO, FD_ERR_PARSE). */
 fd_status fd_scene_doc_load(fd_scene_ctx* ctx, const char* path);
+/* ctx->text into ctx->doc, the root's bodies list left to be streamed (scene_stream.c). */
+fd_status fd_scene_doc_build(fd_scene_ctx* ctx);
+/* Reports libyaml's parser error for the file's text. */
+fd_status fd_scene_yaml_problem(const fd_scene_ctx* ctx, const yaml_parser_t* parser);
+/* Copies node index of src, and everything under it, into dst (a different
+ * document), lines kept; the copy's index, or 0 (nested too deeply, or out
+ * of memory). */
+int fd_scene_copy_node(yaml_document_t* dst, const yaml_document_t* src, int index);
 /* Grafts "key.path=value" into the document. */
 fd_status fd_scene_apply_override(fd_scene_ctx* ctx, const char* arg);
 void fd_scene_ctx_free(fd_scene_ctx* ctx);
@@ -101,6 +143,7 @@ typedef enum fd_scene_type {
 enum {
     FD_SCENE_REQUIRED = 1u << 0,
     FD_SCENE_NONEMPTY = 1u << 1, /* strings and lists */
+    FD_SCENE_SHORTHAND = 1u << 2, /* FD_SCENE_MAP: a scalar stands for {first key: scalar} */
 };
 
 typedef enum fd_scene_bound {
@@ -261,7 +304,7 @@ typedef struct fd_scene_body {
     double friction_force;
 } fd_scene_body;
 
-enum { FD_SCENE_GENERATOR_LATTICE };
+enum { FD_SCENE_GENERATOR_LATTICE, FD_SCENE_GENERATOR_RANDOM };
 
 typedef struct fd_scene_generator {
     fd_scene_seen seen;
@@ -278,6 +321,7 @@ typedef struct fd_scene_generator {
     double jitter;
     int64_t seed;
     bool is_static;
+    int64_t attempts; /* random: places tried per sphere */
 } fd_scene_generator;
 
 typedef struct fd_scene_disk {
@@ -326,7 +370,20 @@ typedef struct fd_scene_output_keys {
     bool energy_csv;
     bool events_csv;
     double vtu_interval;
+    int vtu_format; /* index into vtu_format_names: 0 binary, 1 ascii */
 } fd_scene_output_keys;
+
+enum { FD_SCENE_BODIES_FILE_AUTO, FD_SCENE_BODIES_FILE_CSV, FD_SCENE_BODIES_FILE_HDF5 };
+
+typedef struct fd_scene_bodies_file {
+    fd_scene_seen seen;
+    const char* path; /* NULL: no bodies file */
+    int format;
+    const char* group;
+    const char* material;
+    double radius; /* 0: none */
+    bool is_static;
+} fd_scene_bodies_file;
 
 typedef struct fd_scene_file {
     fd_scene_seen seen;
@@ -338,6 +395,7 @@ typedef struct fd_scene_file {
     fd_scene_list materials;  /* fd_scene_material */
     fd_scene_list contacts;   /* fd_scene_contact */
     fd_scene_list bodies;     /* fd_scene_body */
+    fd_scene_bodies_file bodies_file;
     fd_scene_list generators; /* fd_scene_generator */
     fd_scene_list inlets;     /* fd_scene_inlet */
     fd_scene_output_keys output;
@@ -351,6 +409,7 @@ extern const fd_scene_table fd_scene_box_table;
 extern const fd_scene_table fd_scene_material_table;
 extern const fd_scene_table fd_scene_contact_table;
 extern const fd_scene_table fd_scene_body_table;
+extern const fd_scene_table fd_scene_bodies_file_table;
 extern const fd_scene_table fd_scene_shape_table;
 extern const fd_scene_table fd_scene_rotation_table;
 extern const fd_scene_table fd_scene_lock_table;
@@ -363,15 +422,43 @@ extern const fd_scene_table fd_scene_inlet_box_table;
 extern const fd_scene_table fd_scene_size_table;
 extern const fd_scene_table fd_scene_output_table;
 
+/* ---------------------------------------------------------------- streamed bodies */
+
+/* Builds streamed item index (the node of the item's own document). */
+typedef fd_status (*fd_scene_item_fn)(fd_scene_ctx* ctx, int index, const yaml_node_t* item, void* user);
+/* Reads the root's bodies list from the text again, one item at a time:
+ * each into its own document, with the --set overrides that name it, given
+ * to build_item, then deleted. Reports overrides that named no item. */
+fd_status fd_scene_stream_bodies(fd_scene_ctx* ctx, fd_scene_item_fn build_item, void* user);
+/* Grafts the deferred overrides that name streamed item index into its
+ * document; *root is the item's node (an override may replace it). */
+fd_status fd_scene_apply_item_overrides(fd_scene_ctx* ctx, yaml_document_t* item, int* root, int index);
+/* After streaming: the first deferred override that named no item, reported
+ * as when the list is one tree ("no entry named 'x' in bodies ..."). */
+fd_status fd_scene_check_item_overrides(const fd_scene_ctx* ctx);
+
+/* Where a node came from, kept after its document is gone: a streamed
+ * body's name must be quoted when a later body repeats it. */
+typedef struct fd_scene_origin {
+    uint32_t line;    /* 1-based; 0 for none */
+    int32_t override; /* index into ctx->overrides, or -1 */
+} fd_scene_origin;
+fd_scene_origin fd_scene_origin_of(const fd_scene_ctx* ctx, const yaml_node_t* node);
+/* A stand-in node (ctx->origin_node) that fd_scene_where and fd_scene_fail
+ * place at origin; valid until the next call. */
+const yaml_node_t* fd_scene_origin_node(fd_scene_ctx* ctx, fd_scene_origin origin);
+
 /* ---------------------------------------------------------------- building */
 
-/* Set of body names, for uniqueness across bodies and generators. */
+/* Set of body names, for uniqueness across bodies and generators. It keeps
+ * where each name was given (fd_scene_origin), not the node: the node of a
+ * streamed body is gone once the body is built. */
 typedef struct fd_scene_names fd_scene_names;
-fd_scene_names* fd_scene_names_create(void);
+fd_scene_names* fd_scene_names_create(fd_scene_ctx* ctx);
 void fd_scene_names_free(fd_scene_names* names);
-/* Adds name; returns false if it was already there (*where gets the node
- * given when it was first added). Returns false with *where = NULL when out
- * of memory. */
+/* Adds name; returns false if it was already there (*where gets a node that
+ * fd_scene_where places where it was first given, valid until the next
+ * call). Returns false with *where = NULL when out of memory. */
 bool fd_scene_names_add(fd_scene_names* names, const char* name, const yaml_node_t* node, const yaml_node_t** where);
 
 /* Material id of a name used at node (error listing the materials if unknown). */
@@ -381,6 +468,16 @@ fd_status fd_scene_find_material(fd_scene_ctx* ctx, fd_world* world, const fd_sc
 /* Creates the bodies of one generator (scene_generate.c). */
 fd_status fd_scene_generate(fd_scene_ctx* ctx, fd_world* world, const fd_scene_file* file,
                             const fd_scene_generator* gen, int index, fd_scene_names* names);
+
+/* Bodies from the file of `bodies_file` (scene_bodies_file.c): the number of
+ * rows it holds, counted cheaply (CSV: its line breaks; HDF5: the length of
+ * its datasets), to reserve room; 0 without a file or when it cannot be read
+ * (fd_scene_load_bodies_file then says why). */
+int64_t fd_scene_bodies_file_rows(const fd_scene_ctx* ctx, const fd_scene_file* file);
+/* Creates one sphere per row, after the scene's `bodies` and before the
+ * generators. Errors: "FILE:LINE: column 'x': ..." (CSV) or "FILE: dataset
+ * 'x', row R: ..." (HDF5), FD_ERR_PARSE. */
+fd_status fd_scene_load_bodies_file(fd_scene_ctx* ctx, fd_world* world, const fd_scene_file* file);
 
 /* Adds the inlet of one entry to the world (scene_inlet.c). */
 fd_status fd_scene_build_inlet(fd_scene_ctx* ctx, fd_world* world, const fd_scene_file* file, int index);

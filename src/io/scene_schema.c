@@ -33,8 +33,10 @@
 static const char* const integrator_names[] = {"symplectic_euler", "velocity_verlet", NULL};
 static const char* const stepper_names[] = {"penalty", "complementarity", NULL};
 static const char* const solver_names[] = {"apgd", "jacobi", "gauss_seidel", NULL};
+static const char* const vtu_format_names[] = {"binary", "ascii", NULL};
 static const char* const shape_names[] = {"sphere", "plane", "ellipsoid", NULL};
-static const char* const generator_names[] = {"lattice", NULL};
+static const char* const bodies_file_formats[] = {"auto", "csv", "hdf5", NULL};
+static const char* const generator_names[] = {"lattice", "random", NULL};
 
 static const fd_scene_key time_keys[] = {
     {.name = "step",
@@ -458,6 +460,49 @@ CHECK_KEYS(body_keys);
 const fd_scene_table fd_scene_body_table = {"bodies[]", "Bodies (a sequence).", KEYS(body_keys), sizeof(fd_scene_body),
                                             offsetof(fd_scene_body, seen)};
 
+static const fd_scene_key bodies_file_keys[] = {
+    {.name = "path",
+     .type = FD_SCENE_STRING,
+     .doc = "the file; a relative path is relative to the scene file's directory",
+     .flags = FD_SCENE_REQUIRED | FD_SCENE_NONEMPTY,
+     .offset = offsetof(fd_scene_bodies_file, path)},
+    {.name = "format",
+     .type = FD_SCENE_ENUM,
+     .doc = "auto: from the extension (.csv; .h5 or .hdf5)",
+     .offset = offsetof(fd_scene_bodies_file, format),
+     .choices = bodies_file_formats},
+    {.name = "group",
+     .type = FD_SCENE_STRING,
+     .doc = "HDF5 only: the group that holds the column datasets",
+     .flags = FD_SCENE_NONEMPTY,
+     .offset = offsetof(fd_scene_bodies_file, group),
+     .def_text = "`/` (the root)"},
+    {.name = "material",
+     .type = FD_SCENE_STRING,
+     .doc = "material of every sphere when the file has no `material` column",
+     .flags = FD_SCENE_NONEMPTY,
+     .offset = offsetof(fd_scene_bodies_file, material),
+     .def_text = "none"},
+    {.name = "radius",
+     .type = FD_SCENE_NUMBER,
+     .unit = "m",
+     .doc = "radius of every sphere when the file has no `radius` column",
+     .range = GT0,
+     .offset = offsetof(fd_scene_bodies_file, radius),
+     .def_text = "none"},
+    {.name = "static",
+     .type = FD_SCENE_BOOL,
+     .doc = "make the spheres static when the file has no `static` column",
+     .offset = offsetof(fd_scene_bodies_file, is_static),
+     .def = {0}},
+};
+CHECK_KEYS(bodies_file_keys);
+const fd_scene_table fd_scene_bodies_file_table = {
+    "bodies_file",
+    "Spheres from a CSV or HDF5 file, one per row, with the columns of bodies.csv (see `bodies_file` above); "
+    "a path alone stands for `{path: PATH}`.",
+    KEYS(bodies_file_keys), sizeof(fd_scene_bodies_file), offsetof(fd_scene_bodies_file, seen)};
+
 static const fd_scene_key region_keys[] = {
     {.name = "min",
      .type = FD_SCENE_VEC3,
@@ -482,7 +527,7 @@ const fd_scene_table fd_scene_region_table = {"generators[].region", "Axis-align
 static const fd_scene_key generator_keys[] = {
     {.name = "type",
      .type = FD_SCENE_ENUM,
-     .doc = "generator type",
+     .doc = "`lattice` (spheres on a cubic lattice) or `random` (a loose fill by random sequential addition)",
      .flags = FD_SCENE_REQUIRED,
      .offset = offsetof(fd_scene_generator, type),
      .choices = generator_names},
@@ -538,14 +583,14 @@ static const fd_scene_key generator_keys[] = {
     {.name = "spacing",
      .type = FD_SCENE_NUMBER,
      .unit = "m",
-     .doc = "lattice spacing; at least 2 x radius x (1 + radius_spread)",
+     .doc = "`lattice` only: lattice spacing; at least 2 x radius x (1 + radius_spread)",
      .range = GT0,
      .offset = offsetof(fd_scene_generator, spacing),
      .def_text = "2 x radius x (1 + radius_spread)"},
     {.name = "jitter",
      .type = FD_SCENE_NUMBER,
      .unit = "-",
-     .doc = "random displacement of each sphere, as a fraction of its free gap in its lattice cell",
+     .doc = "`lattice` only: random displacement of each sphere, as a fraction of its free gap in its lattice cell",
      .range = {FD_SCENE_INCLUSIVE, FD_SCENE_INCLUSIVE, 0, 1},
      .offset = offsetof(fd_scene_generator, jitter),
      .def = {0.5}},
@@ -561,6 +606,13 @@ static const fd_scene_key generator_keys[] = {
      .doc = "make the spheres static (fixed), e.g. a rough floor of one layer; `velocity` must then be zero",
      .offset = offsetof(fd_scene_generator, is_static),
      .def = {0}},
+    {.name = "attempts",
+     .type = FD_SCENE_INTEGER,
+     .unit = "",
+     .doc = "`random` only: places tried per sphere before the load fails",
+     .range = {FD_SCENE_INCLUSIVE, FD_SCENE_INCLUSIVE, 1, 1e9},
+     .offset = offsetof(fd_scene_generator, attempts),
+     .def = {100000}},
 };
 CHECK_KEYS(generator_keys);
 const fd_scene_table fd_scene_generator_table = {"generators[]", "Body generators (an optional sequence).",
@@ -776,6 +828,12 @@ static const fd_scene_key output_keys[] = {
      .doc = "time between VTU snapshots; 0 = none",
      .range = GE0,
      .offset = offsetof(fd_scene_output_keys, vtu_interval)},
+    {.name = "vtu_format",
+     .type = FD_SCENE_ENUM,
+     .doc = "binary: raw appended arrays, exact and fast (10^6 spheres in a fraction of a second); ascii: text "
+            "readable in an editor, %.10g, about five times larger",
+     .offset = offsetof(fd_scene_output_keys, vtu_format),
+     .choices = vtu_format_names},
 };
 CHECK_KEYS(output_keys);
 const fd_scene_table fd_scene_output_table = {"output", "Run outputs (optional block).", KEYS(output_keys),
@@ -827,6 +885,13 @@ static const fd_scene_key file_keys[] = {
      .doc = "bodies (see below)",
      .offset = offsetof(fd_scene_file, bodies),
      .sub = &fd_scene_body_table},
+    {.name = "bodies_file",
+     .type = FD_SCENE_MAP,
+     .doc = "more spheres from a CSV or HDF5 file, created after `bodies` (see below)",
+     .flags = FD_SCENE_SHORTHAND,
+     .offset = offsetof(fd_scene_file, bodies_file),
+     .sub = &fd_scene_bodies_file_table,
+     .def_text = "none"},
     {.name = "generators",
      .type = FD_SCENE_LIST,
      .doc = "body generators (see below)",
@@ -1393,6 +1458,11 @@ static fd_status parse_value(fd_scene_ctx* ctx, const yaml_node_t* node, const f
             seen_of(key->sub, field)->map = node; /* an empty block: all defaults */
             return FD_OK;
         }
+        if ((key->flags & FD_SCENE_SHORTHAND) && node && node->type == YAML_SCALAR_NODE) {
+            seen_of(key->sub, field)->map = node; /* the scalar is the first key's value */
+            seen_of(key->sub, field)->value[0] = node;
+            return parse_value(ctx, node, &key->sub->keys[0], path, (char*)field + key->sub->keys[0].offset);
+        }
         return fd_scene_parse_map(ctx, node, key->sub, field, path);
     case FD_SCENE_LIST:
         return parse_list(ctx, node, key, path, (fd_scene_list*)field);
@@ -1482,7 +1552,7 @@ static const char* type_text(const fd_scene_key* key, char* buffer, size_t size)
     case FD_SCENE_NAME_PAIR:
         return "[name, name]";
     case FD_SCENE_MAP:
-        return "mapping";
+        return key->flags & FD_SCENE_SHORTHAND ? "string or mapping" : "mapping";
     case FD_SCENE_LIST:
         return "sequence";
     case FD_SCENE_SUBMODEL:

@@ -1,12 +1,15 @@
-/* The scene document: loading with libyaml's document API (every node keeps
- * its line), --set overrides grafted into the node tree, and error messages
- * that point at a node ("FILE:LINE: key.path: ...", or the --set argument
- * for a node an override created).
+/* The scene document: reading the file (its YAML into nodes that keep their
+ * lines is scene_stream.c's), --set overrides grafted into the node tree, and
+ * error messages that point at a node ("FILE:LINE: key.path: ...", or the
+ * --set argument for a node an override created).
  *
  * Overrides are applied to the tree before validation, so an overridden
  * value goes through exactly the checks a value in the file would. Nodes
  * appended by override k have indices in [first_node, end_node) of that
  * override; that is how a message knows to name the argument, not a line.
+ * An override of one streamed body (bodies.ENTRY...) waits for that body:
+ * it is grafted into the body's own document when the body is read, and
+ * its node range is kept per item (item_first_node, item_end_node).
  * libyaml's add functions may move the node array: nothing here keeps a node
  * pointer across them, only indices. */
 #include <ctype.h>
@@ -55,6 +58,12 @@ void fd_scene_ctx_free(fd_scene_ctx* ctx)
         yaml_document_delete(&ctx->doc);
         ctx->doc_loaded = false;
     }
+    for (int i = 0; i < ctx->anchor_count; ++i) {
+        free(ctx->anchors[i].name);
+    }
+    free(ctx->anchors);
+    ctx->anchors = NULL;
+    ctx->anchor_count = ctx->anchor_capacity = 0;
     free(ctx->text);
     ctx->text = NULL;
 }
@@ -63,19 +72,28 @@ void fd_scene_ctx_free(fd_scene_ctx* ctx)
 
 static int node_count(const yaml_document_t* doc) { return (int)(doc->nodes.top - doc->nodes.start); }
 
-yaml_node_t* fd_scene_node(const fd_scene_ctx* ctx, int index)
+static yaml_node_t* doc_node(const yaml_document_t* doc, int index)
 {
-    if (index < 1 || index > node_count(&ctx->doc)) {
+    if (index < 1 || index > node_count(doc)) {
         return NULL;
     }
-    return ctx->doc.nodes.start + index - 1;
+    return doc->nodes.start + index - 1;
+}
+
+/* While a streamed body is being built, the indices its nodes hold are
+ * indices into its own document. */
+yaml_node_t* fd_scene_node(const fd_scene_ctx* ctx, int index)
+{
+    return doc_node(ctx->item_doc ? ctx->item_doc : &ctx->doc, index);
 }
 
 yaml_node_t* fd_scene_root(fd_scene_ctx* ctx) { return yaml_document_get_root_node(&ctx->doc); }
 
-static int node_index(const fd_scene_ctx* ctx, const yaml_node_t* node)
+/* 1-based index of node in doc, or 0 when it is not one of doc's nodes. */
+static int index_in(const yaml_document_t* doc, const yaml_node_t* node)
 {
-    return (int)(node - ctx->doc.nodes.start) + 1;
+    uintptr_t at = (uintptr_t)node, start = (uintptr_t)doc->nodes.start, top = (uintptr_t)doc->nodes.top;
+    return doc->nodes.start && at >= start && at < top ? (int)(node - doc->nodes.start) + 1 : 0;
 }
 
 int fd_scene_item_count(const yaml_node_t* sequence)
@@ -129,21 +147,51 @@ void fd_scene_describe(const yaml_node_t* node, char* buffer, size_t size)
 
 /* ---------------------------------------------------------------- messages */
 
+/* The override a node came from, or NULL for a node of the file. A node is
+ * one of the scene document's, of the streamed body being built, or the
+ * stand-in for a node that is gone (fd_scene_origin_node). */
 static const fd_scene_override* override_of(const fd_scene_ctx* ctx, const yaml_node_t* node)
 {
-    if (!node || !ctx->doc_loaded) {
+    if (!node) {
         return NULL;
     }
-    int index = node_index(ctx, node);
-    if (index <= ctx->file_node_count) {
+    if (node == &ctx->origin_node) {
+        return ctx->origin_override >= 0 ? &ctx->overrides[ctx->origin_override] : NULL;
+    }
+    int index = ctx->doc_loaded ? index_in(&ctx->doc, node) : 0;
+    if (index) {
+        for (int k = 0; index > ctx->file_node_count && k < ctx->override_count; ++k) {
+            if (index >= ctx->overrides[k].first_node && index < ctx->overrides[k].end_node) {
+                return &ctx->overrides[k];
+            }
+        }
         return NULL;
     }
-    for (int k = 0; k < ctx->override_count; ++k) {
-        if (index >= ctx->overrides[k].first_node && index < ctx->overrides[k].end_node) {
-            return &ctx->overrides[k];
+    index = ctx->item_doc ? index_in(ctx->item_doc, node) : 0;
+    if (index > ctx->item_file_node_count) {
+        for (int k = 0; k < ctx->override_count; ++k) {
+            if (index >= ctx->overrides[k].item_first_node && index < ctx->overrides[k].item_end_node) {
+                return &ctx->overrides[k];
+            }
         }
     }
     return NULL;
+}
+
+fd_scene_origin fd_scene_origin_of(const fd_scene_ctx* ctx, const yaml_node_t* node)
+{
+    const fd_scene_override* o = override_of(ctx, node);
+    return (fd_scene_origin){node ? (uint32_t)node->start_mark.line + 1 : 0,
+                             o ? (int32_t)(o - ctx->overrides) : -1};
+}
+
+const yaml_node_t* fd_scene_origin_node(fd_scene_ctx* ctx, fd_scene_origin origin)
+{
+    memset(&ctx->origin_node, 0, sizeof ctx->origin_node);
+    ctx->origin_node.start_mark.line = origin.line ? origin.line - 1 : 0;
+    ctx->origin_node.end_mark = ctx->origin_node.start_mark;
+    ctx->origin_override = origin.override;
+    return &ctx->origin_node;
 }
 
 void fd_scene_where(const fd_scene_ctx* ctx, const yaml_node_t* node, char* buffer, size_t size)
@@ -350,81 +398,64 @@ fd_status fd_scene_doc_load(fd_scene_ctx* ctx, const char* path)
     ctx->text = text;
     ctx->text_size = size;
 
-    yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser)) {
-        return fd_fail(FD_ERR_PARSE, "%s: out of memory", path);
-    }
-    yaml_parser_set_input_string(&parser, (const unsigned char*)text, size);
-    if (!yaml_parser_load(&parser, &ctx->doc)) {
-        fd_status status = yaml_problem(ctx, &parser, NULL, text, size);
-        yaml_parser_delete(&parser);
-        return status;
-    }
-    ctx->doc_loaded = true;
-    if (!yaml_document_get_root_node(&ctx->doc)) {
-        yaml_parser_delete(&parser);
-        return fd_fail(FD_ERR_PARSE, "%s:1: the file holds no scene (an empty YAML document; see docs/scene-format.md)",
-                       path);
-    }
-    /* One document per file: a second one is almost surely a mistake. */
-    yaml_document_t extra;
-    if (!yaml_parser_load(&parser, &extra)) {
-        fd_status status = yaml_problem(ctx, &parser, NULL, text, size);
-        yaml_parser_delete(&parser);
-        return status;
-    }
-    yaml_node_t* extra_root = yaml_document_get_root_node(&extra);
-    size_t extra_line = extra_root ? extra_root->start_mark.line + 1 : 0;
-    yaml_document_delete(&extra);
-    yaml_parser_delete(&parser);
-    if (extra_root) {
-        return fd_fail(FD_ERR_PARSE, "%s:%zu: a second YAML document starts here; a scene file holds exactly one", path,
-                       extra_line);
-    }
-    ctx->file_node_count = node_count(&ctx->doc);
-    return FD_OK;
+    return fd_scene_doc_build(ctx);
+}
+
+fd_status fd_scene_yaml_problem(const fd_scene_ctx* ctx, const yaml_parser_t* parser)
+{
+    return yaml_problem(ctx, parser, NULL, ctx->text, ctx->text_size);
 }
 
 /* ---------------------------------------------------------------- overrides */
 
 #define OVERRIDE_MAX_SEGMENTS 32
 
-static int copy_node(yaml_document_t* dst, yaml_document_t* src, int index, int depth)
+/* An override's key path split at its dots; ends[s] is where segment s ends
+ * in the argument, for messages naming the part of the path walked so far. */
+typedef struct override_path {
+    char key[FD_SCENE_PATH_MAX];
+    const char* segments[OVERRIDE_MAX_SEGMENTS];
+    int ends[OVERRIDE_MAX_SEGMENTS];
+    int count;
+} override_path;
+
+static fd_status split_override(const fd_scene_ctx* ctx, const fd_scene_override* o, override_path* path)
 {
-    yaml_node_t* node = yaml_document_get_node(src, index);
-    if (!node || depth > 64) {
-        return 0;
-    }
-    switch (node->type) {
-    case YAML_SCALAR_NODE:
-        return yaml_document_add_scalar(dst, node->tag, node->data.scalar.value, (int)node->data.scalar.length,
-                                        node->data.scalar.style);
-    case YAML_SEQUENCE_NODE: {
-        int copy = yaml_document_add_sequence(dst, node->tag, node->data.sequence.style);
-        for (yaml_node_item_t* item = node->data.sequence.items.start; copy && item < node->data.sequence.items.top;
-             ++item) {
-            int child = copy_node(dst, src, *item, depth + 1);
-            if (!child || !yaml_document_append_sequence_item(dst, copy, child)) {
-                return 0;
-            }
+    memcpy(path->key, o->arg, (size_t)o->key_length);
+    path->key[o->key_length] = '\0';
+    path->count = 0;
+    for (char* start = path->key;;) {
+        char* dot = strchr(start, '.');
+        if (dot) {
+            *dot = '\0';
         }
-        return copy;
-    }
-    case YAML_MAPPING_NODE: {
-        int copy = yaml_document_add_mapping(dst, node->tag, node->data.mapping.style);
-        for (yaml_node_pair_t* pair = node->data.mapping.pairs.start; copy && pair < node->data.mapping.pairs.top;
-             ++pair) {
-            int key = copy_node(dst, src, pair->key, depth + 1);
-            int value = key ? copy_node(dst, src, pair->value, depth + 1) : 0;
-            if (!value || !yaml_document_append_mapping_pair(dst, copy, key, value)) {
-                return 0;
-            }
+        if (!start[0]) {
+            return fd_fail(FD_ERR_PARSE, "%s: --set %.*s: empty key in the path", ctx->file, o->key_length, o->arg);
         }
-        return copy;
+        if (path->count == OVERRIDE_MAX_SEGMENTS) {
+            return fd_fail(FD_ERR_PARSE, "%s: --set %.*s: path too deep", ctx->file, o->key_length, o->arg);
+        }
+        path->segments[path->count] = start;
+        path->ends[path->count++] = (int)(start - path->key) + (int)strlen(start);
+        if (!dot) {
+            return FD_OK;
+        }
+        start = dot + 1;
     }
-    default:
-        return 0;
+}
+
+/* The value is YAML: a scalar, or a flow sequence or mapping. */
+static fd_status load_override_value(const fd_scene_ctx* ctx, const fd_scene_override* o, yaml_document_t* value)
+{
+    const char* text = o->arg + o->key_length + 1;
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) {
+        return fd_fail(FD_ERR_PARSE, "%s: out of memory", ctx->file);
     }
+    yaml_parser_set_input_string(&parser, (const unsigned char*)text, strlen(text));
+    fd_status status = yaml_parser_load(&parser, value) ? FD_OK : yaml_problem(ctx, &parser, o, text, strlen(text));
+    yaml_parser_delete(&parser);
+    return status;
 }
 
 static bool is_index(const char* segment)
@@ -440,39 +471,63 @@ static bool is_index(const char* segment)
     return true;
 }
 
-/* Item position of the sequence entry addressed by segment (an index or the
- * entry's 'name'), or -1. */
-static int find_entry(const fd_scene_ctx* ctx, const yaml_node_t* sequence, const char* segment)
+/* The value of an entry's 'name' key (the first such key), or NULL. */
+static const char* entry_name(const yaml_document_t* doc, const yaml_node_t* entry)
 {
-    int count = fd_scene_item_count(sequence);
+    if (!entry || entry->type != YAML_MAPPING_NODE) {
+        return NULL;
+    }
+    for (yaml_node_pair_t* pair = entry->data.mapping.pairs.start; pair < entry->data.mapping.pairs.top; ++pair) {
+        const yaml_node_t* key = doc_node(doc, pair->key);
+        if (key && key->type == YAML_SCALAR_NODE && strcmp(fd_scene_scalar(key), "name") == 0) {
+            const yaml_node_t* value = doc_node(doc, pair->value);
+            return value && value->type == YAML_SCALAR_NODE ? fd_scene_scalar(value) : NULL;
+        }
+    }
+    return NULL;
+}
+
+/* Whether the entry at position (of a sequence) is the one segment
+ * addresses: by index, or by any 'name' key of it. */
+static bool entry_matches(const yaml_document_t* doc, const yaml_node_t* entry, int position, const char* segment)
+{
     if (is_index(segment)) {
         errno = 0;
         long index = strtol(segment, NULL, 10);
-        return errno == 0 && index < count ? (int)index : -1;
+        return errno == 0 && index == position;
     }
-    for (int i = 0; i < count; ++i) {
-        const yaml_node_t* entry = fd_scene_item(ctx, sequence, i);
-        if (!entry || entry->type != YAML_MAPPING_NODE) {
-            continue;
+    if (!entry || entry->type != YAML_MAPPING_NODE) {
+        return false;
+    }
+    for (yaml_node_pair_t* pair = entry->data.mapping.pairs.start; pair < entry->data.mapping.pairs.top; ++pair) {
+        const yaml_node_t* key = doc_node(doc, pair->key);
+        const yaml_node_t* value = doc_node(doc, pair->value);
+        if (key && value && key->type == YAML_SCALAR_NODE && strcmp(fd_scene_scalar(key), "name") == 0 &&
+            value->type == YAML_SCALAR_NODE && strcmp(fd_scene_scalar(value), segment) == 0) {
+            return true;
         }
-        for (yaml_node_pair_t* pair = entry->data.mapping.pairs.start; pair < entry->data.mapping.pairs.top; ++pair) {
-            const yaml_node_t* key = fd_scene_node(ctx, pair->key);
-            const yaml_node_t* value = fd_scene_node(ctx, pair->value);
-            if (key && value && key->type == YAML_SCALAR_NODE && strcmp(fd_scene_scalar(key), "name") == 0 &&
-                value->type == YAML_SCALAR_NODE && strcmp(fd_scene_scalar(value), segment) == 0) {
-                return i;
-            }
+    }
+    return false;
+}
+
+/* Item position of the sequence entry addressed by segment, or -1. */
+static int find_entry(const yaml_document_t* doc, const yaml_node_t* sequence, const char* segment)
+{
+    int count = fd_scene_item_count(sequence);
+    for (int i = 0; i < count; ++i) {
+        if (entry_matches(doc, doc_node(doc, sequence->data.sequence.items.start[i]), i, segment)) {
+            return i;
         }
     }
     return -1;
 }
 
 /* Pair position of key in a mapping, or -1. */
-static int find_pair(const fd_scene_ctx* ctx, const yaml_node_t* mapping, const char* key)
+static int find_pair(const yaml_document_t* doc, const yaml_node_t* mapping, const char* key)
 {
     int count = (int)(mapping->data.mapping.pairs.top - mapping->data.mapping.pairs.start);
     for (int i = 0; i < count; ++i) {
-        const yaml_node_t* k = fd_scene_node(ctx, mapping->data.mapping.pairs.start[i].key);
+        const yaml_node_t* k = doc_node(doc, mapping->data.mapping.pairs.start[i].key);
         if (k && k->type == YAML_SCALAR_NODE && strcmp(fd_scene_scalar(k), key) == 0) {
             return i;
         }
@@ -480,24 +535,99 @@ static int find_pair(const fd_scene_ctx* ctx, const yaml_node_t* mapping, const 
     return -1;
 }
 
-/* Names of the entries of a sequence, for "did you mean". */
-static const char* closest_entry_name(const fd_scene_ctx* ctx, const yaml_node_t* sequence, const char* segment)
+/* The first entry name of a sequence close to segment, for "did you mean". */
+static const char* closest_entry_name(const yaml_document_t* doc, const yaml_node_t* sequence, const char* segment)
 {
     int count = fd_scene_item_count(sequence);
     const char* best = NULL;
     for (int i = 0; i < count && !best; ++i) {
-        const yaml_node_t* entry = fd_scene_item(ctx, sequence, i);
-        if (!entry || entry->type != YAML_MAPPING_NODE) {
-            continue;
-        }
-        int p = find_pair(ctx, entry, "name");
-        if (p < 0) {
-            continue;
-        }
-        const char* name = fd_scene_scalar(fd_scene_node(ctx, entry->data.mapping.pairs.start[p].value));
-        best = fd_scene_closest(segment, &name, 1);
+        const char* name = entry_name(doc, doc_node(doc, sequence->data.sequence.items.start[i]));
+        best = name ? fd_scene_closest(segment, &name, 1) : NULL;
     }
     return best;
+}
+
+/* "no entry named 'x' in bodies (did you mean 'y'?)" for segment s, in a
+ * sequence of count entries. */
+static fd_status missing_entry(const fd_scene_ctx* ctx, const fd_scene_override* o, const override_path* path, int s,
+                               const char* close, int count)
+{
+    const char* segment = path->segments[s];
+    int walked = s ? path->ends[s - 1] : 0; /* length of the path before this segment */
+    char hint[300] = "";
+    if (close) {
+        snprintf(hint, sizeof hint, " (did you mean '%s'?)", close);
+    } else if (is_index(segment)) {
+        snprintf(hint, sizeof hint, " (it has %d)", count);
+    }
+    return fd_fail(FD_ERR_PARSE, "%s: --set %.*s: no entry %s'%s' in %.*s%s%s", ctx->file, o->key_length, o->arg,
+                   is_index(segment) ? "" : "named ", segment, walked, o->arg, walked ? "" : "the document", hint);
+}
+
+/* Walks doc from node *root along segments first..count-1 of the path and
+ * puts a copy of value there (replacing *root itself when first == count). */
+static fd_status graft(fd_scene_ctx* ctx, const fd_scene_override* o, const override_path* path, int first,
+                       yaml_document_t* doc, int* root, yaml_document_t* value_doc)
+{
+    const char* arg = o->arg;
+    const int value = yaml_document_get_root_node(value_doc)
+                          ? fd_scene_copy_node(doc, value_doc, 1)
+                          : yaml_document_add_scalar(doc, NULL, (yaml_char_t*)"", 0, YAML_PLAIN_SCALAR_STYLE);
+    if (!value) {
+        return fd_fail(FD_ERR_PARSE, "%s: --set %.*s: the value is nested too deeply", ctx->file, o->key_length, arg);
+    }
+    if (first == path->count) {
+        *root = value;
+        return FD_OK;
+    }
+    int current = *root;
+    for (int s = first; s < path->count; ++s) {
+        const char* segment = path->segments[s];
+        bool last = s == path->count - 1;
+        yaml_node_t* node = doc_node(doc, current);
+        int walked = s ? path->ends[s - 1] : 0; /* length of the path before this segment */
+        if (node->type == YAML_MAPPING_NODE) {
+            int p = find_pair(doc, node, segment);
+            if (p >= 0 && last) {
+                node->data.mapping.pairs.start[p].value = value;
+            } else if (p >= 0) {
+                current = node->data.mapping.pairs.start[p].value;
+            } else if (last) {
+                int k = yaml_document_add_scalar(doc, NULL, (yaml_char_t*)segment, -1, YAML_PLAIN_SCALAR_STYLE);
+                if (!k || !yaml_document_append_mapping_pair(doc, current, k, value)) {
+                    return fd_fail(FD_ERR_PARSE, "%s: out of memory", ctx->file);
+                }
+            } else if (is_index(path->segments[s + 1])) {
+                return fd_fail(FD_ERR_PARSE, "%s: --set %.*s: there is no sequence '%.*s' to take entry %s of",
+                               ctx->file, o->key_length, arg, path->ends[s], arg, path->segments[s + 1]);
+            } else {
+                /* A missing intermediate mapping is created, so that e.g.
+                 * world.threads=4 works in a scene without a world block. */
+                int k = yaml_document_add_scalar(doc, NULL, (yaml_char_t*)segment, -1, YAML_PLAIN_SCALAR_STYLE);
+                int m = k ? yaml_document_add_mapping(doc, NULL, YAML_BLOCK_MAPPING_STYLE) : 0;
+                if (!m || !yaml_document_append_mapping_pair(doc, current, k, m)) {
+                    return fd_fail(FD_ERR_PARSE, "%s: out of memory", ctx->file);
+                }
+                current = m;
+            }
+        } else if (node->type == YAML_SEQUENCE_NODE) {
+            int i = find_entry(doc, node, segment);
+            if (i < 0) {
+                const char* close = is_index(segment) ? NULL : closest_entry_name(doc, node, segment);
+                return missing_entry(ctx, o, path, s, close, fd_scene_item_count(node));
+            }
+            if (last) {
+                node->data.sequence.items.start[i] = value;
+            } else {
+                current = node->data.sequence.items.start[i];
+            }
+        } else {
+            return fd_fail(FD_ERR_PARSE, "%s: --set %.*s: %s%.*s%s is a single value, not a mapping or a sequence",
+                           ctx->file, o->key_length, arg, walked ? "'" : "the document", walked, arg,
+                           walked ? "'" : "");
+        }
+    }
+    return FD_OK;
 }
 
 fd_status fd_scene_apply_override(fd_scene_ctx* ctx, const char* arg)
@@ -508,8 +638,7 @@ fd_status fd_scene_apply_override(fd_scene_ctx* ctx, const char* arg)
     }
     const char* equals = strchr(arg, '=');
     fd_scene_override* o = &ctx->overrides[ctx->override_count++];
-    o->arg = arg;
-    o->key_length = equals ? (int)(equals - arg) : (int)strlen(arg);
+    *o = (fd_scene_override){.arg = arg, .key_length = equals ? (int)(equals - arg) : (int)strlen(arg)};
     o->first_node = o->end_node = node_count(&ctx->doc) + 1;
     if (!equals) {
         return fd_fail(FD_ERR_PARSE, "%s: --set %s: expected key.path=value (e.g. time.step=1e-5)", ctx->file, arg);
@@ -518,119 +647,90 @@ fd_status fd_scene_apply_override(fd_scene_ctx* ctx, const char* arg)
         return fd_fail(FD_ERR_PARSE, "%s: --set %s: expected key.path=value with a key path before '='", ctx->file,
                        arg);
     }
-
-    /* Split the key path into segments, remembering where each ends (for
-     * messages naming the part of the path walked so far). */
-    char key[FD_SCENE_PATH_MAX];
-    memcpy(key, arg, (size_t)o->key_length);
-    key[o->key_length] = '\0';
-    const char* segments[OVERRIDE_MAX_SEGMENTS];
-    int ends[OVERRIDE_MAX_SEGMENTS];
-    int segment_count = 0;
-    for (char* start = key;;) {
-        char* dot = strchr(start, '.');
-        if (dot) {
-            *dot = '\0';
-        }
-        if (!start[0]) {
-            return fd_fail(FD_ERR_PARSE, "%s: --set %.*s: empty key in the path", ctx->file, o->key_length, arg);
-        }
-        if (segment_count == OVERRIDE_MAX_SEGMENTS) {
-            return fd_fail(FD_ERR_PARSE, "%s: --set %.*s: path too deep", ctx->file, o->key_length, arg);
-        }
-        segments[segment_count] = start;
-        ends[segment_count++] = (int)(start - key) + (int)strlen(start);
-        if (!dot) {
-            break;
-        }
-        start = dot + 1;
-    }
-
-    /* The value is YAML: a scalar, or a flow sequence or mapping. */
-    const char* value_text = equals + 1;
-    yaml_parser_t parser;
+    override_path path;
+    fd_status status = split_override(ctx, o, &path);
     yaml_document_t value_doc;
-    if (!yaml_parser_initialize(&parser)) {
-        return fd_fail(FD_ERR_PARSE, "%s: out of memory", ctx->file);
+    if (status == FD_OK) {
+        status = load_override_value(ctx, o, &value_doc); /* a bad value is reported now, streamed or not */
     }
-    yaml_parser_set_input_string(&parser, (const unsigned char*)value_text, strlen(value_text));
-    if (!yaml_parser_load(&parser, &value_doc)) {
-        fd_status status = yaml_problem(ctx, &parser, o, value_text, strlen(value_text));
-        yaml_parser_delete(&parser);
+    if (status != FD_OK) {
         return status;
     }
-    yaml_parser_delete(&parser);
-
-    fd_status status = FD_OK;
-    yaml_node_t* root = yaml_document_get_root_node(&ctx->doc);
-    int current = node_index(ctx, root);
-    for (int s = 0; s < segment_count && status == FD_OK; ++s) {
-        const char* segment = segments[s];
-        bool last = s == segment_count - 1;
-        yaml_node_t* node = fd_scene_node(ctx, current);
-        int walked = s ? ends[s - 1] : 0; /* length of the path before this segment */
-        int value = 0;
-        if (last) {
-            yaml_node_t* value_root = yaml_document_get_root_node(&value_doc);
-            value = value_root
-                        ? copy_node(&ctx->doc, &value_doc, 1, 0)
-                        : yaml_document_add_scalar(&ctx->doc, NULL, (yaml_char_t*)"", 0, YAML_PLAIN_SCALAR_STYLE);
-            if (!value) {
-                status = fd_fail(FD_ERR_PARSE, "%s: --set %.*s: the value is nested too deeply", ctx->file,
-                                 o->key_length, arg);
-                break;
-            }
-            node = fd_scene_node(ctx, current); /* the add may have moved the nodes */
+    if (ctx->bodies_streamed && strcmp(path.segments[0], "bodies") == 0) {
+        if (path.count > 1) {
+            o->deferred = true; /* grafted into the body it names when that body is read */
+            yaml_document_delete(&value_doc);
+            return FD_OK;
         }
-        if (node->type == YAML_MAPPING_NODE) {
-            int p = find_pair(ctx, node, segment);
-            if (p >= 0 && last) {
-                node->data.mapping.pairs.start[p].value = value;
-            } else if (p >= 0) {
-                current = node->data.mapping.pairs.start[p].value;
-            } else if (last) {
-                int k = yaml_document_add_scalar(&ctx->doc, NULL, (yaml_char_t*)segment, -1, YAML_PLAIN_SCALAR_STYLE);
-                if (!k || !yaml_document_append_mapping_pair(&ctx->doc, current, k, value)) {
-                    status = fd_fail(FD_ERR_PARSE, "%s: out of memory", ctx->file);
-                }
-            } else if (is_index(segments[s + 1])) {
-                status = fd_fail(FD_ERR_PARSE, "%s: --set %.*s: there is no sequence '%.*s' to take entry %s of",
-                                 ctx->file, o->key_length, arg, ends[s], arg, segments[s + 1]);
-            } else {
-                /* A missing intermediate mapping is created, so that e.g.
-                 * world.threads=4 works in a scene without a world block. */
-                int k = yaml_document_add_scalar(&ctx->doc, NULL, (yaml_char_t*)segment, -1, YAML_PLAIN_SCALAR_STYLE);
-                int m = k ? yaml_document_add_mapping(&ctx->doc, NULL, YAML_BLOCK_MAPPING_STYLE) : 0;
-                if (!m || !yaml_document_append_mapping_pair(&ctx->doc, current, k, m)) {
-                    status = fd_fail(FD_ERR_PARSE, "%s: out of memory", ctx->file);
-                }
-                current = m;
-            }
-        } else if (node->type == YAML_SEQUENCE_NODE) {
-            int i = find_entry(ctx, node, segment);
-            if (i < 0) {
-                const char* close = is_index(segment) ? NULL : closest_entry_name(ctx, node, segment);
-                char hint[300] = "";
-                if (close) {
-                    snprintf(hint, sizeof hint, " (did you mean '%s'?)", close);
-                } else if (is_index(segment)) {
-                    snprintf(hint, sizeof hint, " (it has %d)", fd_scene_item_count(node));
-                }
-                status = fd_fail(FD_ERR_PARSE, "%s: --set %.*s: no entry %s'%s' in %.*s%s%s", ctx->file, o->key_length,
-                                 arg, is_index(segment) ? "" : "named ", segment, walked, arg,
-                                 walked ? "" : "the document", hint);
-            } else if (last) {
-                node->data.sequence.items.start[i] = value;
-            } else {
-                current = node->data.sequence.items.start[i];
-            }
-        } else {
-            status =
-                fd_fail(FD_ERR_PARSE, "%s: --set %.*s: %s%.*s%s is a single value, not a mapping or a sequence",
-                        ctx->file, o->key_length, arg, walked ? "'" : "the document", walked, arg, walked ? "'" : "");
+        /* The whole list replaced: the file's items are not read at all,
+         * nor are the overrides of single items given before this one. */
+        ctx->bodies_streamed = false;
+        ctx->streamed_body_count = 0;
+        for (int k = 0; k < ctx->override_count; ++k) {
+            ctx->overrides[k].deferred = false;
         }
     }
+    int root = 1; /* the document's root */
+    status = graft(ctx, o, &path, 0, &ctx->doc, &root, &value_doc);
     yaml_document_delete(&value_doc);
     o->end_node = node_count(&ctx->doc) + 1;
     return status;
+}
+
+fd_status fd_scene_apply_item_overrides(fd_scene_ctx* ctx, yaml_document_t* item, int* root, int index)
+{
+    for (int k = 0; k < ctx->override_count; ++k) {
+        ctx->overrides[k].item_first_node = ctx->overrides[k].item_end_node = 0;
+    }
+    for (int k = 0; k < ctx->override_count; ++k) {
+        fd_scene_override* o = &ctx->overrides[k];
+        if (!o->deferred || o->matched) {
+            continue;
+        }
+        override_path path;
+        fd_status status = split_override(ctx, o, &path);
+        if (status != FD_OK) {
+            return status;
+        }
+        /* As in one tree: an override takes the first entry that matches
+         * when it is applied, after the overrides given before it. */
+        const char* segment = path.segments[1];
+        const yaml_node_t* entry = doc_node(item, *root);
+        if (!entry_matches(item, entry, index, segment)) {
+            const char* name = o->closest[0] || is_index(segment) ? NULL : entry_name(item, entry);
+            const char* close = name ? fd_scene_closest(segment, &name, 1) : NULL;
+            if (close) {
+                snprintf(o->closest, sizeof o->closest, "%s", close);
+            }
+            continue;
+        }
+        o->matched = true;
+        o->item_first_node = node_count(item) + 1;
+        yaml_document_t value_doc;
+        status = load_override_value(ctx, o, &value_doc);
+        if (status == FD_OK) {
+            status = graft(ctx, o, &path, 2, item, root, &value_doc);
+            yaml_document_delete(&value_doc);
+        }
+        o->item_end_node = node_count(item) + 1;
+        if (status != FD_OK) {
+            return status;
+        }
+    }
+    return FD_OK;
+}
+
+fd_status fd_scene_check_item_overrides(const fd_scene_ctx* ctx)
+{
+    for (int k = 0; k < ctx->override_count; ++k) {
+        const fd_scene_override* o = &ctx->overrides[k];
+        if (o->deferred && !o->matched) {
+            override_path path;
+            fd_status status = split_override(ctx, o, &path);
+            return status != FD_OK ? status
+                                   : missing_entry(ctx, o, &path, 1, o->closest[0] ? o->closest : NULL,
+                                                   ctx->streamed_body_count);
+        }
+    }
+    return FD_OK;
 }

@@ -1,0 +1,405 @@
+/* Fast %.17g and integer text (number_format.h).
+ *
+ * The seventeen significant digits of a double a are N = round(a 10^p),
+ * p = 16 - E, E = floor(log10 a), an integer in [10^16, 10^17]. In 64-bit
+ * extended precision (x87 long double: 64-bit significand, every double
+ * and every power 10^k, k <= 27, exact) the product a 10^p takes one
+ * rounding for |p| <= 27 and two for |p| <= 54, a relative error below
+ * 2 x 2^-64 = 1.1e-19: at most 0.011 on a scaled value below 10^17. So
+ * round() of the computed product is N unless the exact product lies within
+ * 0.011 of a half-integer; the code sends every value whose computed
+ * fraction lies within 0.02 of a half (about 4 % of arbitrary doubles) and
+ * every |p| > 54 (|a| outside about 1e-38 .. 1e70) to snprintf, so the text
+ * is always printf's. tests/test_number_format.c compares the two on
+ * millions of values. Where long double is no wider than double (not
+ * x86-64, or valgrind's emulation), every value goes to snprintf.
+ *
+ * fd_parse_double is the other way, decimal text to the double strtod
+ * gives, for bodies files of 10^6 rows (scene_bodies_file.c); its comment
+ * says why its fast paths are exact. */
+#include "io/number_format.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 10^k, exact in long double for k <= 27 (5^27 < 2^64). */
+static const long double power_of_ten[28] = {
+    1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,  1e10L, 1e11L, 1e12L, 1e13L,
+    1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L,
+};
+
+/* True when long double arithmetic is the x87's 64-bit significand (or
+ * wider), really (valgrind emulates it with doubles): the second fast path
+ * needs it. Checked once. */
+static bool long_double_is_wide(void)
+{
+#if LDBL_MANT_DIG >= 64
+    static int wide = -1;
+    if (wide < 0) {
+        volatile long double one = 1.0L, epsilon = LDBL_EPSILON;
+        wide = (one + epsilon != one) && epsilon <= 0x1p-63L;
+    }
+    return wide == 1;
+#else
+    return false;
+#endif
+}
+
+static const char digit_pairs[201] = "00010203040506070809"
+                                     "10111213141516171819"
+                                     "20212223242526272829"
+                                     "30313233343536373839"
+                                     "40414243444546474849"
+                                     "50515253545556575859"
+                                     "60616263646566676869"
+                                     "70717273747576777879"
+                                     "80818283848586878889"
+                                     "90919293949596979899";
+
+/* a 10^p in long double, or a negative value when |p| > 54. */
+static long double scale_by_power_of_ten(double a, int p)
+{
+    long double x = a;
+    int q = p < 0 ? -p : p;
+    if (q > 54) {
+        return -1.0L;
+    }
+    if (q > 27) {
+        x = p > 0 ? x * power_of_ten[27] : x / power_of_ten[27];
+        q -= 27;
+    }
+    return p > 0 ? x * power_of_ten[q] : x / power_of_ten[q];
+}
+
+static size_t format_by_printf(double value, char* text)
+{
+    int n = snprintf(text, FD_NUMBER_TEXT_MAX, "%.17g", value);
+    return n > 0 ? (size_t)n : 0;
+}
+
+/* The 17 digits of n (< 10^17) into digits[0..16], most significant first. */
+static void seventeen_digits(uint64_t n, char* digits)
+{
+    int k = 17;
+    while (k > 1) {
+        uint64_t pair = n % 100;
+        n /= 100;
+        digits[--k] = digit_pairs[2 * pair + 1];
+        digits[--k] = digit_pairs[2 * pair];
+    }
+    if (k == 1) {
+        digits[0] = (char)('0' + n);
+    }
+}
+
+size_t fd_format_g17(double value, char* text)
+{
+    if (!long_double_is_wide()) {
+        return format_by_printf(value, text); /* the error bound above needs 64-bit significands */
+    }
+    if (value == 0.0) { /* common (a body at rest), so not sent to printf */
+        size_t length = 0;
+        if (signbit(value)) {
+            text[length++] = '-';
+        }
+        text[length++] = '0';
+        text[length] = '\0';
+        return length;
+    }
+    if (!isfinite(value)) {
+        return format_by_printf(value, text); /* "inf", "nan" as printf spells them */
+    }
+    double a = fabs(value);
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);
+    /* a in [2^b, 2^(b+1)) for a normal double (subnormals give b = -1023,
+     * corrected by the loop below or sent to printf); floor(log10 a) is
+     * floor(b log10 2) or one more. */
+    int b = (int)(bits >> 52) - 1023;
+    int E = (int)floor(b * 0.30102999566398119521);
+    long double scaled = 0.0L;
+    int tries = 0;
+    for (; tries < 3; ++tries) {
+        scaled = scale_by_power_of_ten(a, 16 - E);
+        if (scaled < 0.0L) {
+            return format_by_printf(value, text);
+        }
+        if (scaled < 1e16L - 0.5L) {
+            --E;
+        } else if (scaled >= 1e17L) {
+            ++E;
+        } else {
+            break;
+        }
+    }
+    uint64_t n = (uint64_t)scaled; /* floor: 0 < scaled < 10^17 < 2^63 */
+    long double fraction = scaled - (long double)n;
+    if (tries == 3 || (fraction > 0.48L && fraction < 0.52L)) {
+        return format_by_printf(value, text);
+    }
+    n += fraction > 0.5L ? 1u : 0u;
+    int X = E; /* the decimal exponent of the rounded value */
+    if (n >= 100000000000000000ull) {
+        n = 10000000000000000ull;
+        ++X;
+    }
+    char digits[17];
+    seventeen_digits(n, digits);
+    int last = 16; /* %g drops trailing zeros */
+    while (last > 0 && digits[last] == '0') {
+        --last;
+    }
+
+    char* out = text;
+    if (value < 0.0) {
+        *out++ = '-';
+    }
+    if (X < -4 || X >= 17) {
+        *out++ = digits[0];
+        if (last > 0) {
+            *out++ = '.';
+            memcpy(out, digits + 1, (size_t)last);
+            out += last;
+        }
+        *out++ = 'e';
+        *out++ = X < 0 ? '-' : '+';
+        int magnitude = X < 0 ? -X : X;
+        if (magnitude >= 100) {
+            *out++ = (char)('0' + magnitude / 100);
+            magnitude %= 100;
+        }
+        *out++ = digit_pairs[2 * magnitude];
+        *out++ = digit_pairs[2 * magnitude + 1];
+    } else if (X >= 0) {
+        memcpy(out, digits, (size_t)X + 1);
+        out += X + 1;
+        if (last > X) {
+            *out++ = '.';
+            memcpy(out, digits + X + 1, (size_t)(last - X));
+            out += last - X;
+        }
+    } else {
+        *out++ = '0';
+        *out++ = '.';
+        for (int k = -1; k > X; --k) {
+            *out++ = '0';
+        }
+        memcpy(out, digits, (size_t)last + 1);
+        out += last + 1;
+    }
+    *out = '\0';
+    return (size_t)(out - text);
+}
+
+size_t fd_format_integer(int64_t value, char* text)
+{
+    char reversed[24];
+    int k = 0;
+    uint64_t magnitude = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
+    do {
+        reversed[k++] = (char)('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude > 0);
+    size_t length = 0;
+    if (value < 0) {
+        text[length++] = '-';
+    }
+    while (k > 0) {
+        text[length++] = reversed[--k];
+    }
+    text[length] = '\0';
+    return length;
+}
+
+/* ---------------------------------------------------------------- text to double */
+
+#if LDBL_MANT_DIG >= 64
+/* Whether q (within the range of normal doubles), rounded to v, lies
+ * exactly halfway between two doubles. */
+static bool is_midpoint(long double q, double v)
+{
+#if LDBL_MANT_DIG == 64 && defined(__x86_64__)
+    (void)v;
+    uint64_t significand; /* x87: the 64-bit significand, explicit leading bit, in the first 8 bytes */
+    memcpy(&significand, &q, sizeof significand);
+    return (significand & 0x7FF) == 0x400; /* the 11 bits below a double's 53: exactly one half */
+#else
+    long double rest = q - (long double)v; /* exact */
+    if (rest == 0.0L) {
+        return false;
+    }
+    double next = nextafter(v, rest > 0.0L ? INFINITY : -INFINITY);
+    return (long double)v + ((long double)next - (long double)v) / 2.0L == q;
+#endif
+}
+#else
+static bool is_midpoint(long double q, double v) { return true; } /* never called: long_double_is_wide() is false */
+#endif
+
+static bool parse_with_strtod(const char* text, const char* end, double* value)
+{
+    char* stop = NULL;
+    *value = strtod(text, &stop);
+    return stop == end && end > text;
+}
+
+/* A decimal [+-]digits[.digits][(e|E)[+-]digits] is m 10^e with m the
+ * significant digits as an integer. Three ways to the double nearest to it,
+ * the one strtod returns:
+ *   1. m <= 2^53 and |e| <= 22 (Clinger 1990): m and 10^|e| are exact doubles,
+ *      so one IEEE multiplication or division rounds once, correctly;
+ *   2. m < 2^64 and |e| <= 27, with long double of 64 bits (x86-64): m and
+ *      10^|e| (5^27 < 2^63) are exact long doubles, so q = m * or / 10^|e| is
+ *      the long double nearest to the value v. Rounding q to double gives the
+ *      double nearest to v unless a midpoint between two doubles lies between
+ *      them; midpoints have 54 bits, so they are long doubles too, and one
+ *      strictly between v and q would be nearer to v than q is. Only q equal
+ *      to a midpoint is undecided (v may lie on either side): strtod decides;
+ *   3. anything else (more than 19 digits, large exponents, inf, nan, hex,
+ *      text that is not a number): strtod. */
+bool fd_parse_double(const char* text, const char* end, double* value)
+{
+    static const double powers[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    const char* p = text;
+    bool negative = false;
+    if (p < end && (*p == '-' || *p == '+')) {
+        negative = *p == '-';
+        ++p;
+    }
+    const char* digits = p;
+    uint64_t m = 0; /* wraps beyond 19 digits, which then go to strtod */
+    int significant = 0, exponent = 0;
+    while (p < end && *p == '0') {
+        ++p;
+    }
+    for (; p < end && (unsigned)(*p - '0') < 10; ++p, ++significant) {
+        m = 10 * m + (uint64_t)(*p - '0');
+    }
+    if (p < end && *p == '.') {
+        const char* point = ++p;
+        if (significant == 0) {
+            while (p < end && *p == '0') {
+                ++p;
+            }
+        }
+        for (; p < end && (unsigned)(*p - '0') < 10; ++p, ++significant) {
+            m = 10 * m + (uint64_t)(*p - '0');
+        }
+        exponent = -(int)(p - point);
+        if (p == point && point - 1 == digits) {
+            return parse_with_strtod(text, end, value); /* "." alone */
+        }
+    } else if (p == digits) {
+        return parse_with_strtod(text, end, value); /* inf, nan, or not a number */
+    }
+    if (significant > 19) {
+        return parse_with_strtod(text, end, value);
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        ++p;
+        bool minus = false;
+        if (p < end && (*p == '-' || *p == '+')) {
+            minus = *p == '-';
+            ++p;
+        }
+        if (p == end || *p < '0' || *p > '9') {
+            return parse_with_strtod(text, end, value);
+        }
+        int e = 0;
+        for (; p < end && *p >= '0' && *p <= '9'; ++p) {
+            if (e > 100000) {
+                return parse_with_strtod(text, end, value);
+            }
+            e = 10 * e + (*p - '0');
+        }
+        exponent += minus ? -e : e;
+    }
+    if (p != end) {
+        return parse_with_strtod(text, end, value);
+    }
+    double v = 0.0;
+    if (m == 0) {
+        v = 0.0;
+    } else if (m <= (UINT64_C(1) << 53) && exponent >= -22 && exponent <= 22) {
+        v = exponent < 0 ? (double)m / powers[-exponent] : (double)m * powers[exponent];
+    } else if (exponent >= -27 && exponent <= 27 && long_double_is_wide()) {
+        long double q = exponent < 0 ? (long double)m / power_of_ten[-exponent] : (long double)m * power_of_ten[exponent];
+        v = (double)q;
+        if (is_midpoint(q, v)) {
+            return parse_with_strtod(text, end, value); /* undecided */
+        }
+    } else {
+        return parse_with_strtod(text, end, value);
+    }
+    *value = negative ? -v : v;
+    return true;
+}
+
+/* ---------------------------------------------------------------- text buffer */
+
+bool fd_text_reserve(fd_text* text, size_t more)
+{
+    if (text->failed) {
+        return false;
+    }
+    if (text->length + more <= text->capacity) {
+        return true;
+    }
+    size_t capacity = text->capacity ? text->capacity : 1 << 16;
+    while (capacity < text->length + more) {
+        capacity *= 2;
+    }
+    char* grown = realloc(text->bytes, capacity);
+    if (!grown) {
+        text->failed = true;
+        return false;
+    }
+    text->bytes = grown;
+    text->capacity = capacity;
+    return true;
+}
+
+void fd_text_append(fd_text* text, const char* bytes, size_t length)
+{
+    if (fd_text_reserve(text, length)) {
+        memcpy(text->bytes + text->length, bytes, length);
+        text->length += length;
+    }
+}
+
+void fd_text_char(fd_text* text, char c)
+{
+    if (fd_text_reserve(text, 1)) {
+        text->bytes[text->length++] = c;
+    }
+}
+
+void fd_text_g17(fd_text* text, double value)
+{
+    if (fd_text_reserve(text, FD_NUMBER_TEXT_MAX)) {
+        text->length += fd_format_g17(value, text->bytes + text->length);
+    }
+}
+
+void fd_text_integer(fd_text* text, int64_t value)
+{
+    if (fd_text_reserve(text, FD_NUMBER_TEXT_MAX)) {
+        text->length += fd_format_integer(value, text->bytes + text->length);
+    }
+}
+
+bool fd_text_flush(fd_text* text, FILE* file)
+{
+    bool ok = !text->failed && fwrite(text->bytes, 1, text->length, file) == text->length;
+    text->length = 0;
+    return ok;
+}
+
+void fd_text_free(fd_text* text)
+{
+    free(text->bytes);
+    *text = (fd_text){0};
+}
