@@ -174,7 +174,7 @@ struct fd_world {
     /* body names: open-addressing hash of body indices (-1 = empty), so that
      * creating N named bodies costs O(N), not O(N^2) */
     struct fd_name_block* names;  /* the name store (world.c, store_name) */
-    int32_t* name_slots;
+    struct fd_name_slot* name_slots;
     int name_slot_count;          /* power of two, > 2 x named bodies */
     int named_body_count;
 
