@@ -74,8 +74,9 @@ static void format_duration(double seconds, char* buffer, size_t size)
     }
 }
 
-/* VmHWM (peak resident memory) in kB from /proc/self/status; -1 if unknown. */
-static long peak_memory_kb(void)
+/* A "Vm...:" line of /proc/self/status in kB (VmHWM: peak resident memory,
+ * VmRSS: resident now); -1 if unknown. */
+static long status_memory_kb(const char* key)
 {
     FILE* status = fopen("/proc/self/status", "r");
     if (!status) {
@@ -83,9 +84,10 @@ static long peak_memory_kb(void)
     }
     char line[256];
     long kb = -1;
+    size_t length = strlen(key);
     while (fgets(line, sizeof line, status)) {
-        if (strncmp(line, "VmHWM:", 6) == 0) {
-            kb = strtol(line + 6, NULL, 10);
+        if (strncmp(line, key, length) == 0 && line[length] == ':') {
+            kb = strtol(line + length + 1, NULL, 10);
             break;
         }
     }
@@ -209,6 +211,37 @@ typedef struct progress {
     int64_t total;
     int next_tenth; /* plain mode: next 10% mark to report */
 } progress;
+
+/* The load's progress (fd_scene_load_with_progress): on a terminal one
+ * line redrawn, else a line at each tenth, and only for a load that has
+ * taken a second already (small scenes stay quiet). */
+static void on_load_progress(void* user, int64_t created, int64_t total)
+{
+    progress* p = user;
+    if (!p->enabled || total <= 0) {
+        return;
+    }
+    double now = now_seconds();
+    double elapsed = now - p->start;
+    bool final = created >= total;
+    double fraction = (double)created / (double)total;
+    if (p->tty) {
+        if (final || now - p->last_draw >= 0.1) {
+            p->last_draw = now;
+            fprintf(stderr, final ? "\r\033[K" : "\rloading: %lld of %lld bodies (%.0f%%)\033[K", (long long)created,
+                    (long long)total, 100.0 * fraction);
+            fflush(stderr);
+        }
+        return;
+    }
+    while (elapsed >= 1.0 && p->next_tenth <= 10 && created * 10 >= total * p->next_tenth) {
+        char elapsed_text[32];
+        format_duration(elapsed, elapsed_text, sizeof elapsed_text);
+        fprintf(stderr, "loading: %3d%%  %lld of %lld bodies  elapsed %s\n", 10 * p->next_tenth, (long long)created,
+                (long long)total, elapsed_text);
+        p->next_tenth += 1;
+    }
+}
 
 static void progress_draw(progress* p, int64_t done, double time, bool final)
 {
@@ -388,6 +421,44 @@ static int usage_error(const char* format, ...)
 
 /* The energy ledger in one line: where the energy went, what a model created
  * and how well the books close (docs/energy.md). */
+/* Stage times of the steps run since `before`. */
+static fd_world_profile profile_since(fd_world_profile now, fd_world_profile before)
+{
+    now.broad_phase -= before.broad_phase;
+    now.narrow_phase -= before.narrow_phase;
+    now.contact_models -= before.contact_models;
+    now.accumulate -= before.accumulate;
+    now.integrate -= before.integrate;
+    now.contact_steps -= before.contact_steps;
+    now.steps -= before.steps;
+    now.solver_iterations -= before.solver_iterations;
+    return now;
+}
+
+/* Peak resident memory, and what the world holds per body and per contact
+ * (capacities: what a run of this size needs; bench/README.md's bytes per
+ * sphere and per contact). */
+static void print_memory_summary(const fd_world* world)
+{
+    long peak = status_memory_kb("VmHWM");
+    if (peak >= 0) {
+        printf("  peak memory  %.1f MiB\n", (double)peak / 1024.0);
+    }
+    const int bodies = fd_world_body_count(world);
+    const int contacts = fd_world_contact_count(world);
+    if (bodies == 0) {
+        return;
+    }
+    fd_world_memory memory = fd_world_get_memory(world);
+    printf("  world        %.1f MiB: %.0f B per body (states, mass, shape, name) + %.0f B per body (neighbour lists)",
+           (double)(memory.bodies + memory.neighbor_list + memory.contacts + memory.scratch) / (1024.0 * 1024.0),
+           (double)memory.bodies / bodies, (double)memory.neighbor_list / bodies);
+    if (contacts > 0) {
+        printf(" + %.0f B per contact (%d)", (double)memory.contacts / contacts, contacts);
+    }
+    printf("\n");
+}
+
 static void print_energy_summary(const fd_world* world)
 {
     if (!fd_world_get_def(world).energy_ledger && fd_world_get_def(world).stepper == FD_STEPPER_PENALTY) {
@@ -467,7 +538,11 @@ static int command_run(int argc, char** argv)
     }
 
     fd_scene scene;
-    fd_status status = fd_scene_load(scene_path, overrides, override_count, &scene);
+    const double load_start = now_seconds();
+    progress loading = {.enabled = !quiet, .tty = isatty(2) != 0, .start = load_start, .next_tenth = 1};
+    fd_status status =
+        fd_scene_load_with_progress(scene_path, overrides, override_count, on_load_progress, &loading, &scene);
+    const double load_seconds = now_seconds() - load_start;
     free(overrides);
     if (status != FD_OK) {
         fprintf(stderr, "error: %s\n", fd_last_error());
@@ -485,7 +560,17 @@ static int command_run(int argc, char** argv)
      * the first state's here, the others' as fd_output_wants_contacts says. */
     fd_world_set_contact_output(world, FD_CONTACT_OUTPUT_ON_REQUEST);
     fd_world_request_contacts(world);
-    if (fd_world_prepare(world) != FD_OK) {
+    const double prepare_start = now_seconds();
+    if (!quiet && loading.tty && fd_world_body_count(world) >= 100000) {
+        fprintf(stderr, "first contact search of %d bodies ...\033[K", fd_world_body_count(world));
+        fflush(stderr);
+    }
+    const fd_status prepared = fd_world_prepare(world);
+    if (!quiet && loading.tty && fd_world_body_count(world) >= 100000) {
+        fprintf(stderr, "\r\033[K");
+    }
+    const double prepare_seconds = now_seconds() - prepare_start;
+    if (prepared != FD_OK) {
         fprintf(stderr, "error: %s: %s\n", scene.path, fd_last_error());
         fd_scene_free(&scene);
         return EXIT_USAGE;
@@ -523,6 +608,15 @@ static int command_run(int argc, char** argv)
             printf("\n");
         }
         printf("  outputs  %s\n", scene.output.directory);
+        char load_text[32], prepare_text[32];
+        format_duration(load_seconds, load_text, sizeof load_text);
+        format_duration(prepare_seconds, prepare_text, sizeof prepare_text);
+        long resident = status_memory_kb("VmRSS");
+        printf("  loaded   in %s, first contact search %s", load_text, prepare_text);
+        if (resident >= 0) {
+            printf(", %.1f MiB resident", (double)resident / 1024.0);
+        }
+        printf("\n");
         fflush(stdout);
     }
 
@@ -545,6 +639,9 @@ static int command_run(int argc, char** argv)
         fprintf(stderr, "error: %s\n", fd_last_error());
         exit_code = EXIT_RUN_FAILED;
     }
+    /* The run's own stage times: prepare's first contact search is in the
+     * header, not in the shares of the run's wall time. */
+    const fd_world_profile profile_before = fd_world_get_profile(world);
     progress bar = {.enabled = !quiet, .tty = isatty(2) != 0, .total = steps, .next_tenth = 1};
     bar.start = now_seconds();
     bar.last_draw = bar.start - 1.0;
@@ -631,7 +728,7 @@ static int command_run(int argc, char** argv)
             }
             printf("\n");
         }
-        fd_world_profile profile = fd_world_get_profile(world);
+        fd_world_profile profile = profile_since(fd_world_get_profile(world), profile_before);
         double staged = profile.broad_phase + profile.narrow_phase + profile.contact_models + profile.accumulate +
                         profile.integrate;
         if (staged > 0.0 && wall > 0.0) {
@@ -656,11 +753,12 @@ static int command_run(int argc, char** argv)
                        stats.residual);
             }
         }
-        print_energy_summary(world);
-        long peak = peak_memory_kb();
-        if (peak >= 0) {
-            printf("  peak memory  %.1f MiB\n", (double)peak / 1024.0);
+        if (wall > 0.0 && done > 0 && final_dynamic > 0) {
+            printf("  per step     %.3g ms, %.3g ns per particle-step\n", 1e3 * wall / (double)done,
+                   1e9 * wall / particle_steps);
         }
+        print_energy_summary(world);
+        print_memory_summary(world);
         file_list files = files_written(scene.output.directory, started_at);
         printf("  outputs      %s/: ", scene.output.directory);
         print_files(&files);
