@@ -19,10 +19,8 @@
 #   LIGGGHTS hooke/stiffness + tangential history (bench/lammps/pile_liggghts.in)
 #
 # Peak memory (the resident set, /usr/bin/time's %M): LAMMPS's hooke +
-# linear_history run, and fricdem's CLI on the generated pile with hooke +
-# dsds for SETTLE + STEPS steps (the CLI, not bench/friction_cost.c, whose
-# listed-sphere scene costs more to parse than the run: issue 19). Written to
-# bench/out/lammps_memory.csv.
+# linear_history run, and fricdem's CLI with hooke + dsds on the same settled
+# spheres for the same STEPS steps. Written to bench/out/lammps_memory.csv.
 #
 # Engines are compared by CPU time per step, not wall time: each runs one
 # thread, and on a machine shared with other jobs the CPU time is what the step
@@ -33,9 +31,14 @@
 # the CSV too.
 #
 # Environment:
-#   BENCH_LAMMPS_SIZES  N values (default "10000 100000")
+#   BENCH_LAMMPS_SIZES  N values (default "10000 100000 1000000": the size sweep
+#                       of issue 19; add 10000000 for ten million, ~20 min more)
 #   BENCH_LAMMPS_STEPS  timed steps (default 300)
 #   BENCH_LAMMPS_SETTLE fricdem's settling steps before the export (default 2000)
+#   BENCH_LAMMPS_IN_PLACE  from this N on (default 5000000) the pile is not settled
+#                       but generated settled in place (make_pile.py --in-place:
+#                       a simple cubic packing at rest) and runs 10 timed steps:
+#                       settling 10^7 spheres would take an hour
 #   BENCH_LAMMPS_SKIN   LAMMPS/LIGGGHTS neighbor skin, m (default 0.002 = 0.2 diameters; bench/README.md)
 #   BENCH_REPEAT        runs of each configuration, the fastest kept (default 1)
 #   FRICDEM_BEFORE      a build folder of an older fricdem (e.g. the commit before
@@ -49,7 +52,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-sizes=${BENCH_LAMMPS_SIZES:-"10000 100000"}
+sizes=${BENCH_LAMMPS_SIZES:-"10000 100000 1000000"}
+in_place_from=${BENCH_LAMMPS_IN_PLACE:-5000000}
 steps=${BENCH_LAMMPS_STEPS:-300}
 settle=${BENCH_LAMMPS_SETTLE:-2000}
 skin=${BENCH_LAMMPS_SKIN:-0.002}
@@ -87,6 +91,11 @@ echo "engine,law,n,steps,wall_seconds_per_step,cpu_seconds_per_step,particle_ste
   > "$results"
 memory=bench/out/lammps_memory.csv
 echo "engine,n,peak_resident_kib" > "$memory"
+# Issue 19's size sweep: load time of the settled pile (fricdem: the CLI's
+# "loaded in" for its CSV bodies_file; LAMMPS: read_data CPU of the same
+# spheres) and the peak memory, per N.
+scale=bench/out/scale.csv
+echo "n,fricdem_load_seconds,lammps_read_data_seconds,fricdem_bytes_per_body,fricdem_bytes_per_contact,contacts" > "$scale"
 
 # The contact laws. fricdem's hooke restitution 0.3 is the dashpot
 # c = gamma sqrt(m_eff k_n), gamma = 0.9944786757009751, which LAMMPS's
@@ -145,26 +154,42 @@ cpu_of() {
   rm -f "$times"
 }
 
+sweep_steps=$steps
 for n in $sizes; do
   generated=$out/pile_${n}.yaml
   data=$out/pile_${n}.data
   settled=$out/pile_${n}_settled.yaml
-  $python bench/make_pile.py "$n" "$steps" 1 "$generated"
-  echo "bench-lammps: N = $n: fricdem's peak memory (CLI, hooke + dsds, $((settle + steps)) steps) ..." >&2
+  pile_settle=$settle
+  pile_options=()
+  steps=$sweep_steps
+  if [ "$n" -ge "$in_place_from" ]; then
+    pile_settle=0
+    pile_options=(--in-place)
+    steps=10
+  fi
+  $python bench/make_pile.py "$n" "$steps" 1 "$generated" "${pile_options[@]}"
   peak=$(mktemp)
-  /usr/bin/time -f "%M" -o "$peak" build/release/fricdem run "$generated" --quiet --out "$out/memory_run" \
-    --set "time.duration=$($python -c "print(($settle + $steps) * 5.0e-5)")" --set "$dsds" --set "$vv"
-  echo "fricdem,$n,$(tail -1 "$peak")" >> "$memory"
   if [ -n "${FRICDEM_BEFORE:-}" ]; then
+    # The older build reads no bodies_file: its peak is that of settling the generated pile.
     /usr/bin/time -f "%M" -o "$peak" "$FRICDEM_BEFORE/fricdem" run "$generated" --quiet --out "$out/memory_run" \
       --set "time.duration=$($python -c "print(($settle + $steps) * 5.0e-5)")" --set "$dsds" --set "$vv"
     echo "fricdem-before,$n,$(tail -1 "$peak")" >> "$memory"
   fi
   rm -rf "$peak" "$out/memory_run"
-  echo "bench-lammps: N = $n: settling $settle steps (fricdem, hooke + dsds) and writing $data ..." >&2
-  geometry=$("$export_tool" "$generated" "$settle" "$data" "$dsds" "$vv")
+  echo "bench-lammps: N = $n: settling $pile_settle steps (fricdem, hooke + dsds) and writing $data ..." >&2
+  geometry=$("$export_tool" "$generated" "$pile_settle" "$data" "$dsds" "$vv")
   read -r _ _ _ xlo xhi ylo yhi zlo _ _ <<< "$geometry"
   $python bench/make_pile.py "$n" "$steps" 1 "$settled" --from-data "$data"
+  # fricdem's peak memory, load time and bytes per body and contact: the CLI
+  # on the settled pile (a CSV bodies_file), hooke + dsds, the same $steps
+  # steps from the same state as LAMMPS's measured run.
+  echo "bench-lammps: N = $n: fricdem's load time and peak memory (CLI, hooke + dsds, $steps steps) ..." >&2
+  peak=$(mktemp)
+  /usr/bin/time -f "%M" -o "$peak" build/release/fricdem run "$settled" --out "$out/memory_run" \
+    --set "time.duration=$($python -c "print($steps * 5.0e-5)")" --set "$dsds" --set "$vv" \
+    > "$out/memory_run_${n}.log" 2>&1
+  echo "fricdem,$n,$(tail -1 "$peak")" >> "$memory"
+  rm -rf "$peak" "$out/memory_run"
   : > "$candidates"
   declare -A cpu
   for r in $(seq "$repeat"); do
@@ -224,6 +249,21 @@ for n in $sizes; do
         "$cores" "$($python -c "print(${cpu[$steps]} - ${cpu[0]})")" >> "$candidates"
     fi
   done
+  $python - "$n" "$out/memory_run_${n}.log" "$out/memory_run_${n}.log" "$out/lammps_hooke_linear_history_${n}_r1.log" \
+    >> "$scale" <<'PY'
+import re, sys
+n, load_log, memory_log, lammps_log = sys.argv[1:5]
+def seconds(text):  # the CLI's durations: "2.09 s", "12.3 s", "1m11s", "1h02m"
+    m = re.fullmatch(r"(?:(\d+)h)?(?:(\d+)m)?(?:([\d.]+)\s*s)?", text.strip())
+    return 3600 * float(m.group(1) or 0) + 60 * float(m.group(2) or 0) + float(m.group(3) or 0)
+load = re.search(r"loaded\s+in (.+?), first contact search", open(load_log).read())
+world = re.search(r"world .*?: (\d+) B per body \(states.*?\+ (\d+) B per body \(neighbour lists\)"
+                  r"(?: \+ (\d+) B per contact \((\d+)\))?", open(memory_log).read())
+read_data = re.search(r"read_data CPU = ([0-9.]+) seconds", open(lammps_log).read())
+per_body = int(world.group(1)) + int(world.group(2)) if world else ""
+print(f"{n},{seconds(load.group(1)) if load else ''},{read_data.group(1) if read_data else ''},{per_body},"
+      f"{world.group(3) or '' if world else ''},{world.group(4) or '' if world else ''}")
+PY
   # The fastest run of each (engine, law).
   $python - "$candidates" >> "$results" <<'PY'
 import csv, sys
@@ -283,4 +323,28 @@ for n in sorted({int(r["n"]) for r in rows}):
     line = "  ".join(f"{engine} {value / 1024:.1f} MiB" for engine, value in sorted(kib.items()))
     ratio = kib["fricdem"] / kib["lammps"] if "fricdem" in kib and "lammps" in kib else float("nan")
     print(f"{n:>7}  {line}  fricdem / LAMMPS {ratio:.2f}  (goal at most 1.5)")
+PY
+$python - "$results" "$memory" "$scale" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+memory = list(csv.DictReader(open(sys.argv[2])))
+scale = {int(r["n"]): r for r in csv.DictReader(open(sys.argv[3]))}
+print("\nsize sweep (issue 19): cost per particle-step (hooke + dsds / LAMMPS hooke + linear_history), load time of "
+      "the settled pile, peak memory per sphere")
+print(f"{'N':>9} {'fricdem ns':>10} {'LAMMPS ns':>9} {'fricdem load s':>14} {'LAMMPS read_data s':>18} "
+      f"{'fricdem B/sphere':>16} {'LAMMPS B/sphere':>15}")
+costs = []
+for n in sorted({int(r["n"]) for r in rows}):
+    rate = {(r["engine"], r["law"]): float(r["particle_steps_per_cpu_s"]) for r in rows if int(r["n"]) == n}
+    peak = {r["engine"]: 1024 * float(r["peak_resident_kib"]) for r in memory if int(r["n"]) == n}
+    ours = 1e9 / rate[("fricdem", "hooke_dsds")] if ("fricdem", "hooke_dsds") in rate else float("nan")
+    theirs = 1e9 / rate[("lammps", "hooke_linear_history")] if ("lammps", "hooke_linear_history") in rate else float("nan")
+    costs.append(ours)
+    s = scale.get(n, {})
+    print(f"{n:>9} {ours:>10.1f} {theirs:>9.1f} {s.get('fricdem_load_seconds', ''):>14} "
+          f"{s.get('lammps_read_data_seconds', ''):>18} {peak.get('fricdem', float('nan')) / n:>16.0f} "
+          f"{peak.get('lammps', float('nan')) / n:>15.0f}")
+if len(costs) > 1 and all(c == c for c in costs):
+    print(f"fricdem's cost per particle-step, largest / smallest over the sweep: {max(costs) / min(costs):.2f} "
+          "(goal: within 1.3)")
 PY

@@ -3,13 +3,19 @@
 five static planes (floor and four walls), frictionless hooke contacts,
 outputs off.
 
-    make_pile.py N STEPS THREADS OUT.yaml [--from-data PILE.data]
+    make_pile.py N STEPS THREADS OUT.yaml [--from-data PILE.data] [--in-place]
 
-With --from-data the spheres are not generated but listed, with their radii,
-positions, velocities and spins, from a LAMMPS data file that
+With --from-data the spheres are not generated but read, with their radii,
+positions, velocities and spins, from OUT.csv (a `bodies_file`, written next
+to OUT.yaml) made from a LAMMPS data file that
 bench/lammps_data.c wrote from this pile (after its settling steps): the
 LAMMPS comparison (bench/lammps_compare.sh) then times fricdem and LAMMPS from
 the same settled state. The box is the same as for N generated spheres.
+
+With --in-place the pile is generated already settled, for sizes whose
+settling would take too long (10^7): equal spheres at rest in a simple cubic
+lattice, each touching its six neighbours (the bottom layer the floor), which
+gravity then presses into contact, about three contacts per sphere.
 
 The pile has the same height (20 lattice layers) for every N and a square
 cross-section that grows with N, so each sphere sees statistically the same
@@ -20,6 +26,7 @@ layer meets the floor within ~10 steps and the compaction front reaches the
 top after ~400 steps, after which every sphere has several contacts.
 """
 import math
+import os
 import sys
 
 RADIUS = 0.005           # m
@@ -33,46 +40,59 @@ STEP = 5.0e-5            # s: ~23 steps per contact, 1/13 of the critical step
 def read_lammps_data(path: str) -> list[tuple[list[str], list[str]]]:
     """The atoms of a LAMMPS data file that bench/lammps_data.c wrote: per
     atom its `Atoms # sphere` fields (id, type, diameter, density, x, y, z)
-    and its `Velocities` fields (id, vx, vy, vz, wx, wy, wz), as strings."""
-    text = open(path).read()
-    atoms = text.split("Atoms # sphere")[1].split("Velocities")[0].split()
-    velocities = text.split("Velocities")[1].split()
-    return [(atoms[7 * k:7 * k + 7], velocities[7 * k:7 * k + 7]) for k in range(len(atoms) // 7)]
+    and its `Velocities` fields (id, vx, vy, vz, wx, wy, wz), as strings.
+    Read line by line (a pile of 10^6 spheres is a 170 MB file)."""
+    atoms, velocities = [], []
+    section = None
+    with open(path) as file:
+        for line in file:
+            fields = line.split()
+            if not fields:
+                continue
+            if line.startswith("Atoms"):
+                section = atoms
+            elif line.startswith("Velocities"):
+                section = velocities
+            elif section is not None and fields[0].isdigit():
+                section.append(fields)
+    return list(zip(atoms, velocities))
 
 
-def listed_bodies(path: str) -> tuple[int, str]:
-    """The spheres of a LAMMPS data file (bench/lammps_data.c) as scene bodies."""
-    atoms = read_lammps_data(path)
-    count = len(atoms)
-    lines = ["# The spheres, listed from " + path + " (atom id, diameter, density, x, y, z; v, w)."]
-    for a, v in atoms:
-        lines.append(f"  - {{material: grain, shape: {{type: sphere, radius: {0.5 * float(a[2])!r}}}, "
-                     f"position: [{a[4]}, {a[5]}, {a[6]}], velocity: [{v[1]}, {v[2]}, {v[3]}], "
-                     f"angular_velocity: [{v[4]}, {v[5]}, {v[6]}]}}")
-    return count, "\n".join(lines) + "\n"
+def write_bodies_file(data: str, path: str) -> int:
+    """The spheres of a LAMMPS data file (bench/lammps_data.c) as a CSV
+    bodies file (docs/scene-format.md, bodies_file); returns their count."""
+    atoms = read_lammps_data(data)
+    with open(path, "w") as file:
+        file.write(f"# the spheres of {data}: radius m, x y z m, v m/s, w rad/s\n")
+        file.write("radius,x,y,z,vx,vy,vz,wx,wy,wz\n")
+        for a, v in atoms:
+            file.write(f"{0.5 * float(a[2])!r},{a[4]},{a[5]},{a[6]},{v[1]},{v[2]},{v[3]},{v[4]},{v[5]},{v[6]}\n")
+    return len(atoms)
 
 
-def scene(n: int, steps: int, threads: int, data: str | None = None) -> str:
-    spacing = 2.0 * RADIUS * (1.0 + SPREAD)
+def scene(n: int, steps: int, threads: int, out: str, data: str | None = None, in_place: bool = False) -> str:
+    spacing = 2.0 * RADIUS * (1.0 if in_place else 1.0 + SPREAD)
     side_sites = math.ceil(math.sqrt(n / LAYERS))
     layers = math.ceil(n / side_sites ** 2)
     half = 0.5 * side_sites * spacing
     height = layers * spacing
     listed = ""
     if data is not None:
-        count, listed = listed_bodies(data)
+        csv_path = os.path.splitext(out)[0] + ".csv"
+        count = write_bodies_file(data, csv_path)
         if count != n:
             raise SystemExit(f"make_pile.py: {data} has {count} spheres, not {n}")
+        listed = f"bodies_file: {{path: {os.path.basename(csv_path)}, material: grain}}\n"
     generator = f"""generators:
   - type: lattice
     count: {n}
     name_prefix: g
     material: grain
     radius: {RADIUS!r}
-    radius_spread: {SPREAD!r}
+    radius_spread: {0.0 if in_place else SPREAD!r}
     region: {{min: [{-half!r}, {-half!r}, 0.0], max: [{half!r}, {half!r}, {height!r}]}}
-    velocity: [0.0, 0.0, -0.5]
-    jitter: 1.0
+    velocity: [0.0, 0.0, {0.0 if in_place else -0.5}]
+    jitter: {0.0 if in_place else 1.0}
     seed: 1
 """ if data is None else ""
     return f"""# Benchmark pile (bench/make_pile.py {n} {steps} {threads}): {n} spheres,
@@ -108,6 +128,8 @@ bodies:
 def main() -> int:
     args = sys.argv[1:]
     data = None
+    in_place = "--in-place" in args
+    args = [a for a in args if a != "--in-place"]
     if len(args) == 6 and args[4] == "--from-data":
         data = args[5]
         args = args[:4]
@@ -116,7 +138,7 @@ def main() -> int:
         return 2
     n, steps, threads, path = int(args[0]), int(args[1]), int(args[2]), args[3]
     with open(path, "w") as file:
-        file.write(scene(n, steps, threads, data))
+        file.write(scene(n, steps, threads, path, data, in_place))
     return 0
 
 
