@@ -140,11 +140,20 @@ fd_status fd_scene_find_material(fd_scene_ctx* ctx, fd_world* world, const fd_sc
     if (!fd_material_id_is_null(*id)) {
         return FD_OK;
     }
+    char hint[1000];
+    if (!fd_scene_material_hint(ctx, file, name, hint, sizeof hint)) {
+        return FD_ERR_PARSE;
+    }
+    return fd_scene_fail(ctx, node, path, "unknown material '%s' (%s)", name, hint);
+}
+
+bool fd_scene_material_hint(fd_scene_ctx* ctx, const fd_scene_file* file, const char* name, char* hint, size_t size)
+{
     const fd_scene_material* materials = file->materials.items;
     int count = file->materials.count;
     const char** names = fd_scene_alloc(ctx, (size_t)count, sizeof *names);
     if (!names) {
-        return FD_ERR_PARSE;
+        return false;
     }
     for (int i = 0; i < count; ++i) {
         names[i] = materials[i].name;
@@ -153,10 +162,11 @@ fd_status fd_scene_find_material(fd_scene_ctx* ctx, fd_world* world, const fd_sc
     fd_scene_join(list, sizeof list, names, count);
     const char* close = fd_scene_closest(name, names, count);
     if (close) {
-        return fd_scene_fail(ctx, node, path, "unknown material '%s' (did you mean '%s'? materials: %s)", name, close,
-                             list);
+        snprintf(hint, size, "did you mean '%s'? materials: %s", close, list);
+    } else {
+        snprintf(hint, size, "materials: %s", list);
     }
-    return fd_scene_fail(ctx, node, path, "unknown material '%s' (materials: %s)", name, list);
+    return true;
 }
 
 static fd_status build_materials(fd_scene_ctx* ctx, fd_world* world, const fd_scene_file* file)

@@ -198,20 +198,11 @@ static fd_status find_row_material(loader* l, const char* name, fd_material_id* 
     if (!name[0]) {
         return row_fail(l, COL_MATERIAL, "empty (a material name is needed)");
     }
-    const char** names = fd_scene_alloc(l->ctx, (size_t)count, sizeof *names);
-    if (!names) {
+    char hint[1000];
+    if (!fd_scene_material_hint(l->ctx, l->file, name, hint, sizeof hint)) {
         return FD_ERR_PARSE;
     }
-    for (int i = 0; i < count; ++i) {
-        names[i] = materials[i].name;
-    }
-    char list[800];
-    fd_scene_join(list, sizeof list, names, count);
-    const char* close = fd_scene_closest(name, names, count);
-    if (close) {
-        return row_fail(l, COL_MATERIAL, "unknown material '%s' (did you mean '%s'? materials: %s)", name, close, list);
-    }
-    return row_fail(l, COL_MATERIAL, "unknown material '%s' (materials: %s)", name, list);
+    return row_fail(l, COL_MATERIAL, "unknown material '%s' (%s)", name, hint);
 }
 
 static long long csv_name_line(const loader* l, const char* name);

@@ -461,6 +461,9 @@ void fd_scene_names_free(fd_scene_names* names);
  * call). Returns false with *where = NULL when out of memory. */
 bool fd_scene_names_add(fd_scene_names* names, const char* name, const yaml_node_t* node, const yaml_node_t** where);
 
+/* "did you mean 'x'? materials: a, b" (or "materials: a, b") for an unknown
+ * material name, into hint; false when out of memory (reported). */
+bool fd_scene_material_hint(fd_scene_ctx* ctx, const fd_scene_file* file, const char* name, char* hint, size_t size);
 /* Material id of a name used at node (error listing the materials if unknown). */
 fd_status fd_scene_find_material(fd_scene_ctx* ctx, fd_world* world, const fd_scene_file* file, const char* name,
                                  const yaml_node_t* node, const char* path, fd_material_id* id);
