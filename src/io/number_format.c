@@ -393,7 +393,7 @@ void fd_text_integer(fd_text* text, int64_t value)
 
 bool fd_text_flush(fd_text* text, FILE* file)
 {
-    bool ok = !text->failed && fwrite(text->bytes, 1, text->length, file) == text->length;
+    bool ok = !text->failed && (text->length == 0 || fwrite(text->bytes, 1, text->length, file) == text->length);
     text->length = 0;
     return ok;
 }
