@@ -138,27 +138,6 @@ static bool is_plane(const fd_world* world, fd_body_id id)
 
 static int body_index(fd_body_id id) { return id.index1 - 1; }
 
-/* Writes a name as a CSV field, quoted (RFC 4180) when it holds a comma,
- * a quote or a line break. */
-static void write_csv_name(FILE* file, const char* name)
-{
-    if (!name) {
-        return;
-    }
-    if (strpbrk(name, ",\"\r\n") == NULL) {
-        fputs(name, file);
-        return;
-    }
-    fputc('"', file);
-    for (const char* c = name; *c; ++c) {
-        if (*c == '"') {
-            fputc('"', file);
-        }
-        fputc(*c, file);
-    }
-    fputc('"', file);
-}
-
 static fd_status finish_write(FILE* file, const char* what)
 {
     if (fflush(file) != 0 || ferror(file)) {
@@ -258,30 +237,8 @@ static const char* const events_columns[][2] = {
 
 #define COUNT_OF(array) ((int)(sizeof(array) / sizeof((array)[0])))
 
-/* Line 1: "# units: u1,u2,..."; line 2: the column names. */
-static void write_csv_header(FILE* file, const char* const (*columns)[2], int count, const fd_world* world,
-                             int model_columns)
-{
-    fputs("# units: ", file);
-    for (int i = 0; i < count; ++i) {
-        fprintf(file, "%s%s", i ? "," : "", columns[i][1]);
-    }
-    for (int c = 0; c < model_columns; ++c) {
-        const char* unit = fd_world_contact_column_unit(world, c);
-        fprintf(file, ",%s", unit && *unit ? unit : "-");
-    }
-    fputc('\n', file);
-    for (int i = 0; i < count; ++i) {
-        fprintf(file, "%s%s", i ? "," : "", columns[i][0]);
-    }
-    for (int c = 0; c < model_columns; ++c) {
-        fputc(',', file);
-        write_csv_name(file, fd_world_contact_column_name(world, c));
-    }
-    fputc('\n', file);
-}
-
-/* write_csv_name into a text buffer. */
+/* A name as a CSV field, quoted (RFC 4180) when it holds a comma, a quote
+ * or a line break. */
 static void text_csv_name(fd_text* text, const char* name)
 {
     if (!name) {
@@ -312,6 +269,39 @@ static void text_vec3(fd_text* text, fd_vec3 v)
     text_value(text, v.x);
     text_value(text, v.y);
     text_value(text, v.z);
+}
+
+/* Line 1: "# units: u1,u2,..."; line 2: the column names. */
+static void write_csv_header(fd_output* output, FILE* file, const char* const (*columns)[2], int count,
+                             const fd_world* world, int model_columns)
+{
+    fd_text* text = &output->text;
+    fd_text_append(text, "# units: ", 9);
+    for (int i = 0; i < count; ++i) {
+        if (i) {
+            fd_text_char(text, ',');
+        }
+        fd_text_append(text, columns[i][1], strlen(columns[i][1]));
+    }
+    for (int c = 0; c < model_columns; ++c) {
+        const char* unit = fd_world_contact_column_unit(world, c);
+        unit = unit && *unit ? unit : "-";
+        fd_text_char(text, ',');
+        fd_text_append(text, unit, strlen(unit));
+    }
+    fd_text_char(text, '\n');
+    for (int i = 0; i < count; ++i) {
+        if (i) {
+            fd_text_char(text, ',');
+        }
+        fd_text_append(text, columns[i][0], strlen(columns[i][0]));
+    }
+    for (int c = 0; c < model_columns; ++c) {
+        fd_text_char(text, ',');
+        text_csv_name(text, fd_world_contact_column_name(world, c));
+    }
+    fd_text_char(text, '\n');
+    fd_text_flush(text, file); /* a write error shows in fd_output_open's finish_write */
 }
 
 /* "time,step," of a row, formatted once per output time. */
@@ -470,17 +460,24 @@ static fd_status write_energy_csv(fd_output* output, const fd_world* world, doub
 static fd_status write_events_csv(fd_output* output, const fd_world* world)
 {
     const fd_contact_event* events = fd_world_events(world);
+    fd_text* text = &output->text;
     for (int k = 0; k < fd_world_event_count(world); ++k) {
         const fd_contact_event* e = &events[k];
-        fprintf(output->events, "%.17g,%lld,%s,%s,%llu,%d,%d,", e->time, (long long)e->step,
-                fd_event_type_name(e->type), fd_mechanism_name(e->mechanism), (unsigned long long)e->contact_id,
-                body_index(e->body_i), body_index(e->body_j));
-        write_csv_name(output->events, fd_body_get_info(world, e->body_i).name);
-        fputc(',', output->events);
-        write_csv_name(output->events, fd_body_get_info(world, e->body_j).name);
-        fputc('\n', output->events);
+        char fields[256];
+        int length = snprintf(fields, sizeof fields, "%.17g,%lld,%s,%s,%llu,%d,%d,", e->time, (long long)e->step,
+                              fd_event_type_name(e->type), fd_mechanism_name(e->mechanism),
+                              (unsigned long long)e->contact_id, body_index(e->body_i), body_index(e->body_j));
+        fd_text_append(text, fields, (size_t)length);
+        text_csv_name(text, fd_body_get_info(world, e->body_i).name);
+        fd_text_char(text, ',');
+        text_csv_name(text, fd_body_get_info(world, e->body_j).name);
+        fd_text_char(text, '\n');
+        fd_status status = flush_rows(output, output->events, "events.csv", false);
+        if (status != FD_OK) {
+            return status;
+        }
     }
-    return finish_write(output->events, "events.csv");
+    return flush_rows(output, output->events, "events.csv", true);
 }
 
 static fd_status write_csv_row(fd_output* output, const fd_world* world)
@@ -656,7 +653,7 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
             output_free(output);
             return NULL;
         }
-        write_csv_header(output->bodies, bodies_columns, COUNT_OF(bodies_columns), world, 0);
+        write_csv_header(output, output->bodies, bodies_columns, COUNT_OF(bodies_columns), world, 0);
     }
     if (settings->contacts_csv) {
         output->contacts = open_file(output, "contacts.csv");
@@ -668,7 +665,7 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
         if (output->contact_column_count < 0) {
             output->contact_column_count = 0;
         }
-        write_csv_header(output->contacts, contacts_columns, COUNT_OF(contacts_columns), world,
+        write_csv_header(output, output->contacts, contacts_columns, COUNT_OF(contacts_columns), world,
                          output->contact_column_count);
     }
     if (settings->energy_csv) {
@@ -677,7 +674,7 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
             output_free(output);
             return NULL;
         }
-        write_csv_header(output->energy, energy_columns, COUNT_OF(energy_columns), world, 0);
+        write_csv_header(output, output->energy, energy_columns, COUNT_OF(energy_columns), world, 0);
     }
     if (any_vtu) {
         status = fd_vtu_write_planes(world, output_path(output, "vtu/planes.vtu"), output->settings.vtu_ascii);
@@ -694,7 +691,7 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
             output_free(output);
             return NULL;
         }
-        write_csv_header(output->events, events_columns, COUNT_OF(events_columns), world, 0);
+        write_csv_header(output, output->events, events_columns, COUNT_OF(events_columns), world, 0);
     }
     if (any_csv && fd_world_get_def(world).stepper == FD_STEPPER_COMPLEMENTARITY) {
         output->solver = open_file(output, "solver.csv");
@@ -702,7 +699,7 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
             output_free(output);
             return NULL;
         }
-        write_csv_header(output->solver, solver_columns, COUNT_OF(solver_columns), world, 0);
+        write_csv_header(output, output->solver, solver_columns, COUNT_OF(solver_columns), world, 0);
     }
     FILE* files[5] = {output->bodies, output->contacts, output->energy, output->events, output->solver};
     for (int i = 0; i < 5; ++i) {
