@@ -546,3 +546,20 @@ Test(checks, body_names_are_found_and_kept_unique_among_many)
     cr_assert(strstr(fd_last_error(), "already used"), "%s", fd_last_error());
     fd_world_free(world);
 }
+
+/* contacts.csv writes its units line and header comma-separated: a unit or a
+ * column name holding the separator, a quote or a line break would shift
+ * every later column's unit (issue 10: "0=stick,1=slip" did). */
+Test(columns, no_model_column_name_or_unit_holds_a_csv_separator)
+{
+    for (int m = 0; m < fd_submodel_count(); ++m) {
+        const fd_submodel* model = fd_submodel_at(m);
+        for (int c = 0; c < model->column_count; ++c) {
+            const char* texts[2] = {model->column_names[c], model->column_units[c]};
+            for (int t = 0; t < 2; ++t) {
+                cr_expect(strpbrk(texts[t], ",\"\n\r") == NULL, "%s model '%s', column %d: '%s' holds a separator",
+                          fd_mechanism_name(model->info.mechanism), model->info.name, c, texts[t]);
+            }
+        }
+    }
+}

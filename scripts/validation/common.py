@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = ROOT / "build" / "release" / "fricdem"
@@ -120,29 +121,42 @@ class Context:
         return FIGURES / f"{self.case}_{name}.png"
 
 
-def read_csv(path: str | Path) -> dict[str, np.ndarray]:
-    """Reads a fricdem CSV (a '# units: ...' line, a header, rows) into
-    {column: array}. Numeric columns become float arrays (step, body and id
-    columns too: they are exact below 2^53); text columns stay str arrays."""
+def _comment_lines(path: str | Path) -> int:
+    """How many '#' lines open a fricdem CSV (its units line)."""
+    count = 0
     with open(path, newline="") as file:
-        lines = (line for line in file if not line.startswith("#"))
-        reader = csv.reader(lines)
-        header = next(reader)
-        columns = list(zip(*reader)) or [() for _ in header]
+        for line in file:
+            if not line.startswith("#"):
+                break
+            count += 1
+    return count
+
+
+def read_csv(path: str | Path) -> dict[str, np.ndarray]:
+    """Reads a fricdem CSV (a '# units: ...' line, a header, rows) with pandas
+    into {column: array}. Numeric columns become float arrays (step, body and
+    id columns too: they are exact below 2^53); text columns stay str arrays."""
+    frame = pd.read_csv(path, skiprows=_comment_lines(path), keep_default_na=False, na_values=["nan", "NaN"],
+                        float_precision="round_trip")
     table = {}
-    for name, values in zip(header, columns):
+    for name in frame.columns:
+        values = frame[name].to_numpy()
         try:
-            table[name] = np.array(values, dtype=float)
-        except ValueError:
-            table[name] = np.array(values, dtype=str)
+            table[name] = values.astype(float)
+        except (TypeError, ValueError):
+            table[name] = values.astype(str)
     return table
 
 
 def read_units(path: str | Path) -> dict[str, str]:
-    """{column: unit} from the '# units:' line of a fricdem CSV."""
+    """{column: unit} from the '# units:' line of a fricdem CSV. The line and
+    the header are parsed by the csv module, so a quoted name stays whole; a
+    count mismatch is an error, never a silent shift of every later unit."""
     with open(path, newline="") as file:
-        units = file.readline()[len("# units: "):].rstrip("\n").split(",")
+        units = next(csv.reader([file.readline()[len("# units: "):]]))
         header = next(csv.reader([file.readline()]))
+    if len(units) != len(header):
+        raise ValueError(f"{path}: {len(units)} units for {len(header)} columns")
     return dict(zip(header, units))
 
 

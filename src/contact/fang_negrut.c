@@ -588,7 +588,7 @@ static const char* const slide_columns[SLIDE_COLUMNS] = {
     "slide_mode", "S_x", "S_y", "S_z", "p_i_x", "p_i_y", "p_i_z", "p_j_x", "p_j_y", "p_j_z", "psi",
 };
 static const char* const slide_units[SLIDE_COLUMNS] = {
-    "N", "N", "N", "N", "N", "N", "0=stick,1=slip", "m", "m", "m", "m", "m", "m", "m", "m", "m", "rad",
+    "N", "N", "N", "N", "N", "N", "0=stick|1=slip", "m", "m", "m", "m", "m", "m", "m", "m", "m", "rad",
 };
 static const char* const roll_columns[ROLL_COLUMNS] = {
     "roll_elastic_i_x", "roll_elastic_i_y", "roll_elastic_i_z", "roll_damping_i_x", "roll_damping_i_y",
@@ -598,10 +598,10 @@ static const char* const roll_columns[ROLL_COLUMNS] = {
 };
 static const char* const roll_units[ROLL_COLUMNS] = {
     "N m", "N m", "N m", "N m", "N m", "N m", "N m", "N m", "N m", "N m", "N m", "N m",
-    "0=stick,1=slip", "0=stick,1=slip", "rad", "rad", "rad", "rad", "rad", "rad",
+    "0=stick|1=slip", "0=stick|1=slip", "rad", "rad", "rad", "rad", "rad", "rad",
 };
 static const char* const spin_columns[SPIN_COLUMNS] = {"spin_elastic", "spin_damping", "spin_mode", "Psi"};
-static const char* const spin_units[SPIN_COLUMNS] = {"N m", "N m", "0=stick,1=slip", "rad"};
+static const char* const spin_units[SPIN_COLUMNS] = {"N m", "N m", "0=stick|1=slip", "rad"};
 static const char* const legacy_columns[LEGACY_COLUMNS] = {"legacy_roll_torque"};
 static const char* const legacy_units[LEGACY_COLUMNS] = {"N m"};
 

@@ -457,7 +457,7 @@ static const fd_param_info slide_params[] = {
     {"dp_sratio", "-", "shear critical damping ratio beta_s: c_s = 2 beta_s sqrt(m_c k_s)", 0.0, 0.0, 1.0},
 };
 static const char* const slide_columns[CS_COUNT] = {"pfc_fs_x", "pfc_fs_y", "pfc_fs_z", "lin_slip", "pfc_slip"};
-static const char* const slide_units[CS_COUNT] = {"N", "N", "N", "0=stick,1=slip", "J"};
+static const char* const slide_units[CS_COUNT] = {"N", "N", "N", "0=stick|1=slip", "J"};
 
 static const fd_param_info roll_params[] = {
     {"rr_fric", "-", "rolling friction coefficient mu_r: |M^r| <= mu_r R F_n^l (Eq. 7)", NAN, 0.0, INFINITY},
@@ -466,7 +466,7 @@ static const fd_param_info roll_params[] = {
 };
 static const char* const roll_columns[CR_COUNT] = {"rr_moment_x", "rr_moment_y",  "rr_moment_z",
                                                    "rr_slip",     "pfc_rrstrain", "pfc_rrslip"};
-static const char* const roll_units[CR_COUNT] = {"N m", "N m", "N m", "0=stick,1=slip", "J", "J"};
+static const char* const roll_units[CR_COUNT] = {"N m", "N m", "N m", "0=stick|1=slip", "J", "J"};
 
 const fd_submodel fd_pfc_submodels[] = {
     {

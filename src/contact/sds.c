@@ -117,7 +117,7 @@ static const fd_param_info dsds_params[] = {
     {"mu", "-", "Coulomb friction coefficient (one coefficient, static = kinetic)", NAN, 0.0, INFINITY},
 };
 static const char* const dsds_columns[DSDS_COLUMNS] = {"xi_x", "xi_y", "xi_z", "slipping"};
-static const char* const dsds_units[DSDS_COLUMNS] = {"m", "m", "m", "0=stick,1=slip"};
+static const char* const dsds_units[DSDS_COLUMNS] = {"m", "m", "m", "0=stick|1=slip"};
 
 const fd_submodel fd_sds_submodels[] = {
     {

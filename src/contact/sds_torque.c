@@ -279,9 +279,9 @@ static const fd_param_info spin_params[] = {
     {"mu_twist", "m", "twisting friction length: |T| <= mu_twist |N|", NAN, 0.0, INFINITY},
 };
 static const char* const roll_columns[ROLL_COLUMNS] = {"roll_xi_x", "roll_xi_y", "roll_xi_z", "roll_slipping"};
-static const char* const roll_units[ROLL_COLUMNS] = {"m", "m", "m", "0=stick,1=slip"};
+static const char* const roll_units[ROLL_COLUMNS] = {"m", "m", "m", "0=stick|1=slip"};
 static const char* const spin_columns[SPIN_COLUMNS] = {"twist_xi", "spin_slipping"};
-static const char* const spin_units[SPIN_COLUMNS] = {"rad", "0=stick,1=slip"};
+static const char* const spin_units[SPIN_COLUMNS] = {"rad", "0=stick|1=slip"};
 
 const fd_submodel fd_sds_torque_submodels[] = {
     {
