@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "fricdem/fricdem.h"
+#include "fricdem/io.h"
 
 /* Index of a contact output column; fails the test if the world has none. */
 static inline int test_column(const fd_world* world, const char* name)
@@ -96,5 +97,30 @@ static inline double test_moment_angle(const fd_world* world)
     free(sorted);
     return atan(2.0 * sum_z / sum_rho) * 180.0 / 3.14159265358979323846;
 }
+
+
+/* fd_scene_load with two lists of --set overrides: the test's own, then
+ * `extra` (for instance TEST_FN_PAPER_FORM). */
+static inline fd_status test_scene_load_with(const char* path, const char* const* overrides, int count,
+                                             const char* const* extra, int extra_count, fd_scene* scene)
+{
+    const char* all[64];
+    cr_assert(count + extra_count <= 64, "too many overrides");
+    for (int i = 0; i < count; ++i) {
+        all[i] = overrides[i];
+    }
+    for (int i = 0; i < extra_count; ++i) {
+        all[count + i] = extra[i];
+    }
+    return fd_scene_load(path, all, count + extra_count, scene);
+}
+
+/* The paper's form of the Fang & Negrut models (paper 003): stick dampers
+ * added uncapped on top of the capped springs, and the roll damping derived
+ * from the inertia about the centre (Sec. 3.2). The tests that reproduce the
+ * paper's numbers run it; fricdem's defaults cap spring plus damper at the
+ * static limit and derive D_R from the rocking inertia (issue 10). */
+#define TEST_FN_PAPER_SLIDE "contacts.0.slide.cap_total=0"
+#define TEST_FN_PAPER_ROLL "contacts.0.roll.rocking=0"
 
 #endif

@@ -202,12 +202,17 @@ Test(energy_ledger, books_close_to_first_order_in_the_time_step_for_every_model)
     }
 }
 
-Test(energy_ledger, only_the_discontinuous_slider_creates_energy)
+Test(energy_ledger, only_the_discontinuous_slider_and_the_tracked_roll_create_energy)
 {
     /* C-SDS paper Sec. 2: the D-SDS reset (Eq. 3) can load the spring against
      * the motion, raising its energy; in this scene it does, by ~0.1 J. The
-     * C-SDS (Eq. 10), the PFC linear model and Fang & Negrut's cap only ever
-     * shorten a spring: their created line is exactly zero. */
+     * C-SDS (Eq. 10), the PFC linear model and Fang & Negrut's caps only ever
+     * shorten a spring: their created line is exactly zero, except for the
+     * Fang & Negrut roll between two curved bodies: its deflection follows
+     * the contact point over each surface, which also moves when the spheres
+     * slide or orbit each other, so the spring can gain what no torque did
+     * (docs/energy.md). In this scene that is a few mJ of 12.4 J (measured
+     * 5.7 mJ); the bound 1e-3 of the energy keeps it a small effect. */
     for (size_t k = 0; k < sizeof every_family / sizeof every_family[0]; ++k) {
         const law_spec* spec = &every_family[k];
         ledger_run run = run_scene(spec, 1e-4, FD_INTEGRATOR_SYMPLECTIC_EULER);
@@ -217,10 +222,69 @@ Test(energy_ledger, only_the_discontinuous_slider_creates_energy)
         }
         if (strcmp(spec->slide, "dsds") == 0) {
             cr_expect_gt(run.final.created[FD_MECHANISM_SLIDE], 1e-3, "%s: created %g J", spec->label, created);
+        } else if (spec->roll != NULL && strcmp(spec->roll, "fang_negrut") == 0) {
+            double roll_created = run.final.created[FD_MECHANISM_ROLL];
+            cr_expect_eq(created - roll_created, 0.0, "%s: created %g J outside the roll", spec->label, created);
+            cr_expect_lt(roll_created, 1e-3 * run.scale, "%s: roll created %g J", spec->label, roll_created);
         } else {
             cr_expect_eq(created, 0.0, "%s: created %g J", spec->label, created);
         }
     }
+}
+
+/* A sphere rolling off the top of a fixed sphere under gravity (both curved,
+ * the contact point orbiting the fixed one): Fang & Negrut slide, roll and
+ * spin, hooke normal. */
+static double worst_closure_rolling_off(double time_step, double* scale)
+{
+    fd_world_def def = fd_default_world_def();
+    def.time_step = time_step;
+    def.energy_ledger = true;
+    fd_world* world = fd_world_create(&def);
+    fd_material_def material = fd_default_material_def();
+    material.name = "glass";
+    material.density = 2500.0;
+    fd_material_id m = fd_world_create_material(world, &material);
+    fd_contact_law_def law = fd_default_contact_law_def();
+    fill_law(&law, &(law_spec){"fn", "hooke", "fang_negrut", "fang_negrut", "fang_negrut"});
+    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
+    fd_body_def base = fd_default_body_def();
+    base.type = FD_BODY_STATIC;
+    base.shape.radius = 0.05;
+    base.material = m;
+    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &base)), "%s", fd_last_error());
+    fd_body_def ball = fd_default_body_def();
+    ball.shape.radius = 0.05;
+    ball.material = m;
+    /* Slightly off the top, resting at its static overlap m g / k_n = 0.13 mm. */
+    ball.position = fd_v3(0.004, 0.0, sqrt(0.1 * 0.1 - 0.004 * 0.004) - 1.3e-4);
+    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ball)), "%s", fd_last_error());
+    cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
+    fd_world_energy start = fd_world_get_energy(world);
+    *scale = start.kinetic_translational + start.kinetic_rotational + fabs(start.gravitational);
+    double worst = 0.0;
+    for (int s = 0; s < (int)lround(0.25 / time_step); ++s) {
+        cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
+        worst = fmax(worst, fabs(fd_world_get_energy(world).closure_error));
+    }
+    fd_world_free(world);
+    return worst;
+}
+
+Test(energy_ledger, fang_negrut_roll_books_close_between_two_curved_bodies)
+{
+    /* Issue 10: the roll books followed the contact point's path, not the
+     * torques' work, and their closure did not fall with the step (4.5e-6 J
+     * -> 6.1e-6 J for dt / 4). Booked by the torques' work (docs/energy.md),
+     * the error is the integrator's, first order: a quarter of the step gives
+     * a quarter of it (ratio 4 within 3 to 5.3, the band of the five-sphere
+     * test above for two halvings). The sphere rolls off in 0.25 s. */
+    double scale = 0.0;
+    double coarse = worst_closure_rolling_off(1e-4, &scale);
+    double fine = worst_closure_rolling_off(2.5e-5, &scale);
+    cr_expect_gt(coarse, 0.0);
+    cr_expect(coarse / fine > 3.0 && coarse / fine < 5.3, "closure %g J at dt, %g J at dt / 4 (ratio %g)", coarse,
+              fine, coarse / fine);
 }
 
 /* The sliding plates of the C-SDS paper, Sec. 3: m = k = 1, gamma = 2,

@@ -31,7 +31,9 @@ typedef struct brick_run {
 static brick_run open_run(const char* path)
 {
     brick_run r;
-    cr_assert_eq(fd_scene_load(path, NULL, 0, &r.scene), FD_OK, "%s", fd_last_error());
+    /* The paper's form (support.h): these tests reproduce Sec. 4.1's numbers. */
+    static const char* const paper_form[] = {TEST_FN_PAPER_SLIDE};
+    cr_assert_eq(test_scene_load_with(path, NULL, 0, paper_form, 1, &r.scene), FD_OK, "%s", fd_last_error());
     cr_assert_eq(fd_world_prepare(r.scene.world), FD_OK, "%s", fd_last_error());
     r.brick = fd_world_find_body(r.scene.world, "brick");
     cr_assert(!fd_body_id_is_null(r.brick));

@@ -45,7 +45,9 @@ typedef struct disk_run {
 static disk_run open_run(const char* path, const char* const* overrides, int count)
 {
     disk_run r;
-    cr_assert_eq(fd_scene_load(path, overrides, count, &r.scene), FD_OK, "%s", fd_last_error());
+    /* The paper's form (support.h): these tests reproduce Sec. 4.2's numbers (D_R is given). */
+    static const char* const paper_form[] = {TEST_FN_PAPER_SLIDE};
+    cr_assert_eq(test_scene_load_with(path, overrides, count, paper_form, 1, &r.scene), FD_OK, "%s", fd_last_error());
     cr_assert_eq(fd_world_prepare(r.scene.world), FD_OK, "%s", fd_last_error());
     r.disk = fd_world_find_body(r.scene.world, "disk");
     cr_assert(!fd_body_id_is_null(r.disk));

@@ -32,10 +32,14 @@ typedef struct run {
     int slide_mode, roll_mode, slide_elastic_x, roll_elastic_j_y;
 } run;
 
-static run load(const char* const* overrides, int count)
+/* The scene with the overrides and the paper's form (support.h), or
+ * fricdem's defaults (capped totals, D_R from the rocking inertia). */
+static run load_form(const char* const* overrides, int count, bool paper)
 {
     run r;
-    cr_assert_eq(fd_scene_load(SCENE, overrides, count, &r.scene), FD_OK, "%s", fd_last_error());
+    static const char* const paper_form[] = {TEST_FN_PAPER_SLIDE, TEST_FN_PAPER_ROLL};
+    cr_assert_eq(test_scene_load_with(SCENE, overrides, count, paper_form, paper ? 2 : 0, &r.scene), FD_OK, "%s",
+                 fd_last_error());
     cr_assert_eq(fd_world_prepare(r.scene.world), FD_OK, "%s", fd_last_error());
     r.ball = fd_world_find_body(r.scene.world, "ball");
     cr_assert(!fd_body_id_is_null(r.ball));
@@ -45,6 +49,9 @@ static run load(const char* const* overrides, int count)
     r.roll_elastic_j_y = test_column(r.scene.world, "roll_elastic_j_y");
     return r;
 }
+
+/* The tests of Sec. 4.3 reproduce the paper's numbers: the paper's form. */
+static run load(const char* const* overrides, int count) { return load_form(overrides, count, true); }
 
 typedef struct sample {
     double t, v, omega, force, torque; /* force and torque on the sphere (elastic parts) */
@@ -230,4 +237,43 @@ Test(fn_incline, pure_slip_at_25_degrees_eta_0_6)
     cr_assert(fabs(o.omega * RADIUS) < 1e-3 && o.v < -0.1, "PS: v = %g, omega R = %g", o.v, o.omega * RADIUS);
     double a = -G * (sin(o.alpha) - MU_K * cos(o.alpha)); /* like the brick of Sec. 4.1 */
     cr_assert_float_eq((o.v - o.v_before) / 0.1, a, 1e-9 * fabs(a));
+}
+
+/* ---------------------------------------------------------------- the default roll damping (issue 10) */
+
+/* A sphere released at rest on an incline of alpha degrees, eta_r = 0.3, the
+ * derived K_D and D_R; its speed after 1 s. */
+static double released_speed(double alpha_deg, bool paper)
+{
+    const double alpha = alpha_deg * PI / 180.0;
+    char gravity[128], force[64];
+    snprintf(gravity, sizeof gravity, "world.gravity=[%.17g, 0, %.17g]", -G * sin(alpha), -G * cos(alpha));
+    snprintf(force, sizeof force, "contacts.0.normal.force=%.17g", MASS * G * cos(alpha));
+    const char* overrides[] = {gravity, force, "bodies.ball.velocity=[0, 0, 0]", "contacts.0.roll.D_R=-1"};
+    run r = load_form(overrides, 4, paper);
+    sample s = {0};
+    for (int k = 1; k <= 10000; ++k) {
+        s = step(&r);
+    }
+    fd_scene_free(&r.scene);
+    return fabs(s.v);
+}
+
+Test(fn_incline, released_between_the_kinetic_and_static_roll_limits_it_holds)
+{
+    /* App. D: at rest the sphere holds while tan(alpha) <= 2 eta_r mu_s = 0.15 (8.53 deg); it keeps
+     * rolling once moving above 2 eta_r mu_k = 0.12 (6.84 deg). Released at 7.2 deg (tan = 0.126, 84% of
+     * the static limit) the gravity moment loads the roll spring from zero. With the paper's
+     * D_R = 2 sqrt(I K_R), about half of critical for rocking about the contact point (zeta =
+     * sqrt(2/7) = 0.53), the spring overshoots by ~14%, past the static limit, switches to kinetic and
+     * the sphere rolls away (issue 10; measured: it holds only up to ~7.0 deg). With the default, D_R
+     * critical for rocking (2 sqrt((I + m R^2) K_R)) and spring plus damper capped at the static limit,
+     * it holds (measured up to ~7.3 deg: a critically damped load step still asks 1 + e^-2 = 1.135 times
+     * the load at its peak, which the cap refuses; docs/models/fang-negrut.md). Held: below 1 mm/s (a
+     * stuck spring creeps at ~1e-6 m/s); rolling away: above 2 cm/s after 1 s (rolling against the
+     * kinetic torque 2 eta_r mu_k N R it gains (m g R sin a - T_k) R / (I + m R^2) = 0.044 m/s^2). */
+    double held = released_speed(7.2, false);
+    cr_assert_lt(held, 1e-3, "default D_R: v = %g m/s after 1 s", held);
+    double rolled = released_speed(7.2, true);
+    cr_assert_gt(rolled, 0.02, "the paper's D_R: v = %g m/s after 1 s", rolled);
 }

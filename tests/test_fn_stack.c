@@ -25,6 +25,7 @@
 
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
+#include "support.h"
 
 #define SCENE FRICDEM_SOURCE_DIR "/scenes/fang_negrut/stack.yaml"
 #define R 0.15
@@ -71,7 +72,9 @@ static outcome run_stack(double mass, double eta, const char* extra0, const char
     const char* overrides[4] = {mass_set, eta_set, extra0, extra1};
     int count = 2 + (extra0 != NULL) + (extra1 != NULL);
     fd_scene scene;
-    cr_assert_eq(fd_scene_load(SCENE, overrides, count, &scene), FD_OK, "%s", fd_last_error());
+    /* The paper's form (support.h): these tests reproduce Sec. 4.6's numbers. */
+    static const char* const paper_form[] = {TEST_FN_PAPER_SLIDE, TEST_FN_PAPER_ROLL};
+    cr_assert_eq(test_scene_load_with(SCENE, overrides, count, paper_form, 2, &scene), FD_OK, "%s", fd_last_error());
     fd_world* world = scene.world;
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     cr_assert_eq(fd_world_warning_count(world), 0, "unexpected warning: %s", fd_world_warning_at(world, 0));

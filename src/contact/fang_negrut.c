@@ -57,8 +57,8 @@ bodies' torques differ in general (App. A.2, last paragraph).
 
 /* ---------------------------------------------------------------- parameters */
 
-enum { SLIDE_MU_S, SLIDE_MU_K, SLIDE_K_E, SLIDE_K_D };
-enum { ROLL_ETA_R, ROLL_K_R, ROLL_D_R };
+enum { SLIDE_MU_S, SLIDE_MU_K, SLIDE_K_E, SLIDE_K_D, SLIDE_CAP_TOTAL };
+enum { ROLL_ETA_R, ROLL_K_R, ROLL_D_R, ROLL_ROCKING };
 enum { LEGACY_MU_R };
 enum { SPIN_ETA_PSI, SPIN_CURVATURE, SPIN_K_PSI, SPIN_D_PSI };
 enum { SPIN_HERTZ_D_PSI };
@@ -119,15 +119,18 @@ static fd_vec3 continue_frame(fd_vec3 n, fd_vec3 u0, fd_vec3 w0)
 }
 
 /* Geodesic length on a body's surface between two of its points (Sec. 2.1):
- * exact on spheres and planes, the chord on ellipsoids (Sec. 4.5). */
-static double arc_length(fd_shape_type shape, double radius, fd_vec3 from, fd_vec3 to)
+ * on a sphere the angle the two points make at the centre times the tracked
+ * point's distance from it (exact, and blind to the point's motion along the
+ * normal as the overlap changes); on planes and ellipsoids the chord in the
+ * tangent plane (exact on planes, Sec. 4.5 on ellipsoids). */
+static double arc_length(fd_shape_type shape, fd_vec3 centre, fd_vec3 from, fd_vec3 to, fd_vec3 normal)
 {
-    double chord = fd_v3_distance(from, to);
-    if (shape == FD_SHAPE_SPHERE && radius > 0.0) {
-        double half = chord / (2.0 * radius);
-        return 2.0 * radius * asin(half < 1.0 ? half : 1.0);
+    if (shape == FD_SHAPE_SPHERE) {
+        fd_vec3 a = fd_v3_sub(from, centre), b = fd_v3_sub(to, centre);
+        double angle = atan2(fd_v3_length(fd_v3_cross(a, b)), fd_v3_dot(a, b));
+        return angle * fd_v3_length(b);
     }
-    return chord;
+    return fd_v3_length(fd_v3_reject(fd_v3_sub(to, from), normal));
 }
 
 /* Normal curvature of a surface along the unit tangent t (Euler's formula).
@@ -190,6 +193,29 @@ static double cap_and_switch(double* value, int count, double mode, double stati
     return 0.0; /* within its limit: stays in stick, or slip -> stick below the kinetic cap */
 }
 
+/* The share beta in [0, 1] of a stick damper's load that keeps the total
+ * |elastic + beta damping| within limit (issue 10: spring plus damper never
+ * exceed the static limit). The elastic part is within the limit already (the
+ * cap of Sec. 3.1), so the root of |e + beta d|^2 = L^2 in [0, 1] exists:
+ * beta = (-e.d + sqrt((e.d)^2 + |d|^2 (L^2 - |e|^2))) / |d|^2. Components in
+ * the tangent plane (2) or about the normal (1). */
+static double damper_share(const double* elastic, const double* damping, int count, double limit)
+{
+    double ee = 0.0, ed = 0.0, dd = 0.0;
+    for (int k = 0; k < count; ++k) {
+        ee += elastic[k] * elastic[k];
+        ed += elastic[k] * damping[k];
+        dd += damping[k] * damping[k];
+    }
+    double total = ee + 2.0 * ed + dd;
+    if (!(total > limit * limit) || !(dd > 0.0)) {
+        return 1.0; /* within the limit (or no damper load): the paper's load as it is */
+    }
+    double room = limit * limit - ee;
+    double beta = (-ed + sqrt(ed * ed + dd * (room > 0.0 ? room : 0.0))) / dd;
+    return beta < 0.0 ? 0.0 : (beta > 1.0 ? 1.0 : beta);
+}
+
 /* ---------------------------------------------------------------- kinematics */
 
 typedef struct fn_kinematics {
@@ -197,6 +223,20 @@ typedef struct fn_kinematics {
     fd_vec3 p_i, p_j;    /* world, in the tangent plane; p_j after the counter-spin */
     double psi;          /* spin angle (rad) */
 } fn_kinematics;
+
+/* The point painted on both bodies and tracked: the midpoint of the two
+ * surface points, where the penalty stepper applies the loads. The paper's
+ * rigid contact has one point; with an overlap delta the surface points lie
+ * delta apart, and tracking each body's own surface point would measure a
+ * sphere's rotation at the arm R while the force acts at R - delta/2: a
+ * relative slip of omega delta/2 that does no work, so a leak in the energy
+ * books that does not shrink with the step (about 0.1% of the energy of a
+ * sphere dropped on a plane at 3% overlap). With zero overlap (a prescribed
+ * normal force) both are the same point. */
+static fd_vec3 tracked_point(const fd_contact_geometry* g)
+{
+    return fd_v3_scale(0.5, fd_v3_add(g->point_i, g->point_j));
+}
 
 static void kinematics_start(const fd_contact_input* input, fn_kinematics* k)
 {
@@ -230,22 +270,25 @@ static void kinematics_step(const fd_contact_input* input, const double* history
     /* Painted points carried to t1, and the paths p_i, p_bar_j (Sec. 3.1, Fig. 2). */
     fd_vec3 painted_i = fd_v3_add(si->position, fd_quat_rotate(si->orientation, load3(history + H_POINT_I)));
     fd_vec3 painted_j = fd_v3_add(sj->position, fd_quat_rotate(sj->orientation, load3(history + H_POINT_J)));
-    fd_vec3 path_i = fd_v3_normalize(fd_v3_reject(fd_v3_sub(g->point_i, painted_i), n));
-    fd_vec3 path_j = fd_v3_normalize(fd_v3_reject(fd_v3_sub(g->point_j, painted_j), n));
-    k->p_i = fd_v3_scale(arc_length(input->shape_i, input->radius_i, painted_i, g->point_i), path_i);
-    fd_vec3 p_bar_j = fd_v3_scale(arc_length(input->shape_j, input->radius_j, painted_j, g->point_j), path_j);
+    fd_vec3 point = tracked_point(g);
+    fd_vec3 path_i = fd_v3_normalize(fd_v3_reject(fd_v3_sub(point, painted_i), n));
+    fd_vec3 path_j = fd_v3_normalize(fd_v3_reject(fd_v3_sub(point, painted_j), n));
+    k->p_i = fd_v3_scale(arc_length(input->shape_i, si->position, painted_i, point, n), path_i);
+    fd_vec3 p_bar_j =
+fd_v3_scale(arc_length(input->shape_j, sj->position, painted_j, point, n), path_j);
     /* Counter-spin (Fig. 3): keep p_bar_j's components in j's frame, read them in i's. */
     k->p_j = fd_v3_add(fd_v3_scale(fd_v3_dot(p_bar_j, u_j), k->u), fd_v3_scale(fd_v3_dot(p_bar_j, w_j), k->w));
 }
 
 /* After the step both frames coincide: store (u, w) in both bodies' frames
- * and paint the new contact points. */
+ * and paint the new contact point on both. */
 static void kinematics_store(const fd_contact_input* input, const fn_kinematics* k, double* history)
 {
     const fd_body_state* si = input->state_i;
     const fd_body_state* sj = input->state_j;
-    store3(history + H_POINT_I, input->geometry->local_point_i);
-    store3(history + H_POINT_J, input->geometry->local_point_j);
+    fd_vec3 point = tracked_point(input->geometry);
+    store3(history + H_POINT_I, fd_quat_rotate_inverse(si->orientation, fd_v3_sub(point, si->position)));
+    store3(history + H_POINT_J, fd_quat_rotate_inverse(sj->orientation, fd_v3_sub(point, sj->position)));
     store3(history + H_U_I, fd_quat_rotate_inverse(si->orientation, k->u));
     store3(history + H_W_I, fd_quat_rotate_inverse(si->orientation, k->w));
     store3(history + H_U_J, fd_quat_rotate_inverse(sj->orientation, k->u));
@@ -287,8 +330,18 @@ static fd_vec3 slide_kernel(const double* params, const fd_contact_input* input,
             double m_ij = pair_average(input->mass_i, input->mass_i > 0.0, input->mass_j, input->mass_j > 0.0);
             damping = 2.0 * sqrt(m_ij * stiffness); /* Eq. (1c) */
         }
-        viscous = fd_v3_scale(damping / input->time_step, in_frame(k, delta_uw));
-        books->dashpot = damping * squared2(delta_uw) / input->time_step; /* K_D |dS/dt|^2 dt */
+        double share = 1.0;
+        if (params[SLIDE_CAP_TOTAL] != 0.0) {
+            /* A contact born sliding has a short spring and a dashpot load of
+             * K_D v_t: without this cap the force at impact is many times mu N
+             * (issue 10). The dashpot gives way; the stick/slip switch stays
+             * the spring's (Sec. 3.1), so the spring may still reach mu_s N. */
+            double elastic_uw[2] = {stiffness * s[0], stiffness * s[1]};
+            double damping_uw[2] = {damping / input->time_step * delta_uw[0], damping / input->time_step * delta_uw[1]};
+            share = damper_share(elastic_uw, damping_uw, 2, mu_s * normal_force);
+        }
+        viscous = fd_v3_scale(share * damping / input->time_step, in_frame(k, delta_uw));
+        books->dashpot = share * damping * squared2(delta_uw) / input->time_step; /* K_D |dS/dt|^2 dt */
     }
     if (columns != NULL) {
         column3(columns, column_index, C_SLIDE_ELASTIC, elastic);
@@ -302,12 +355,75 @@ static fd_vec3 slide_kernel(const double* params, const fd_contact_input* input,
     return fd_v3_add(elastic, viscous);
 }
 
+/* The inertia a roll damper acts against: the rocking inertia of each
+ * dynamic body about the axis through its contact point, I_axis + m d^2 with
+ * d the arm's distance from the axis (7/5 m R^2 for a sphere on its point),
+ * averaged like the paper's I_ij. The paper's D_R = 2 sqrt(I_ij K_R) uses the
+ * inertia about the centre, which is about half of critical for a sphere
+ * rocking on its contact point: it overshoots past the static roll limit and
+ * rolls away on an incline it should hold (issue 10; docs/models/fang-negrut.md). */
+static double rocking_inertia(const fd_contact_input* input, fd_vec3 axis)
+{
+    bool dynamic_i = input->mass_i > 0.0, dynamic_j = input->mass_j > 0.0;
+    double rocking[2] = {0.0, 0.0};
+    const fd_body_state* states[2] = {input->state_i, input->state_j};
+    const fd_vec3 points[2] = {input->geometry->point_i, input->geometry->point_j};
+    const double masses[2] = {input->mass_i, input->mass_j};
+    const fd_vec3 inertias[2] = {input->inertia_i, input->inertia_j};
+    for (int b = 0; b < 2; ++b) {
+        if (masses[b] > 0.0) {
+            fd_vec3 arm = fd_v3_sub(points[b], states[b]->position);
+            double along = fd_v3_dot(arm, axis);
+            rocking[b] = inertia_about(states[b], inertias[b], axis) +
+                         masses[b] * (fd_v3_length_squared(arm) - along * along);
+        }
+    }
+    return pair_average(rocking[0], dynamic_i, rocking[1], dynamic_j);
+}
+
+/* Books of one body's roll torque by the work it does on that body (issue
+ * 10, section 2). The deflection increment theta_b follows the contact point
+ * over b's surface, which moves with b's rotation but also when the bodies
+ * slide or orbit each other; the torque tau_b = n_b x (K_R Theta + D theta/dt)
+ * works only through b's rotation: tau_b . omega_b = -(K_R Theta + D theta/dt)
+ * . theta_rot / dt, with theta_rot = (n_b x omega_b) dt the deflection b's
+ * rotation alone would make (on a sphere rolling on a plane theta_rot = theta,
+ * and these books are the paper's). So:
+ *  - the spring's gain K_R Theta_mid . theta (Theta_mid the mean of Theta
+ *    before and after the increment, so the gain is exact) less what its
+ *    torque takes out of b's rotation, K_R Theta_mid . theta_rot, is energy
+ *    the tracking rule puts into the spring from no body: created when
+ *    positive; when negative the rotation lost more than the spring gained:
+ *    slip (dissipated by the mechanism);
+ *  - the damper's work -tau_D . omega_b dt is dashpot when it takes energy
+ *    out, created when it puts energy in.
+ * The cap's loss (Sec. 3.1) is booked by the caller as before. */
+static void book_roll_work(fd_energy_books* books, const fd_body_state* state, bool dynamic, fd_vec3 outward,
+                           fd_vec3 theta, fd_vec3 theta_mid, double k_r, double damping_rate, double time_step)
+{
+    fd_vec3 omega = dynamic ? state->angular_velocity : fd_v3(0, 0, 0);
+    fd_vec3 theta_rot = fd_v3_scale(time_step, fd_v3_cross(outward, omega));
+    double unworked_gain = k_r * fd_v3_dot(theta_mid, fd_v3_sub(theta, theta_rot));
+    if (unworked_gain >= 0.0) {
+        books->created += unworked_gain;
+    } else {
+        books->slip -= unworked_gain;
+    }
+    double damper_out = damping_rate * fd_v3_dot(theta, theta_rot); /* -tau_D . omega_b dt */
+    if (damper_out >= 0.0) {
+        books->dashpot += damper_out;
+    } else {
+        books->created -= damper_out;
+    }
+}
+
 /* Eq. (2)-(2c) for one body: returns the roll torque on it. */
 static fd_vec3 roll_one_body(const double* roll_params, const double* slide_params, const fd_contact_input* input,
                              double normal_force, const fn_kinematics* k, fd_vec3 path, fd_vec3 outward,
                              const double own_curvature[2], const fd_vec3 own_direction[2],
-                             const double other_curvature[2], const fd_vec3 other_direction[2], double* theta_total,
-                             double* mode, fd_vec3* elastic_out, fd_vec3* damping_out, fd_energy_books* books)
+                             const double other_curvature[2], const fd_vec3 other_direction[2],
+                             const fd_body_state* own_state, bool own_dynamic, double* theta_total, double* mode,
+                             fd_vec3* elastic_out, fd_vec3* damping_out, fd_energy_books* books)
 {
     *elastic_out = *damping_out = fd_v3(0, 0, 0);
     /* The direction the curvatures are taken along: the path, or the stored
@@ -332,25 +448,38 @@ static fd_vec3 roll_one_body(const double* roll_params, const double* slide_para
     double k_r = roll_params[ROLL_K_R] == DERIVED ? 4.0 * roll_params[ROLL_ETA_R] * stiffness / (kappa_sum * kappa_sum)
                                                   : roll_params[ROLL_K_R]; /* Eq. (2b) */
     fd_vec3 theta = fd_v3_scale(kappa_own, path);                          /* Eq. (2) */
+    fd_vec3 theta_before = in_frame(k, theta_total);
     theta_total[0] += fd_v3_dot(theta, k->u);
     theta_total[1] += fd_v3_dot(theta, k->w);
+    fd_vec3 theta_mid = fd_v3_scale(0.5, fd_v3_add(theta_before, in_frame(k, theta_total)));
     double static_limit = slide_params[SLIDE_MU_S] * normal_force * kappa_sum / (2.0 * stiffness); /* Eq. (2c) */
     double kinetic_limit = slide_params[SLIDE_MU_K] * normal_force * kappa_sum / (2.0 * stiffness);
     double predicted_energy = 0.5 * k_r * squared2(theta_total);
     *mode = cap_and_switch(theta_total, 2, *mode, static_limit, kinetic_limit);
-    *input->slip_flags |= *mode == 1.0 ? 1u << FD_MECHANISM_ROLL : 0u; /* either body's roll slipping */
     double energy = 0.5 * k_r * squared2(theta_total);
     books->stored += energy;
     books->slip += predicted_energy - energy;
     *elastic_out = fd_v3_cross(outward, fd_v3_scale(k_r, in_frame(k, theta_total)));
+    double damping_rate = 0.0; /* D_R / dt as applied, N m / rad */
     if (*mode == 0.0) { /* stick only, as for the slide dashpot */
         double d_r = roll_params[ROLL_D_R];
         if (d_r == DERIVED) {
-            d_r = 2.0 * sqrt(pair_inertia(input, fd_v3_normalize(fd_v3_cross(outward, along))) * k_r);
+            fd_vec3 axis = fd_v3_normalize(fd_v3_cross(outward, along));
+            double inertia = roll_params[ROLL_ROCKING] != 0.0 ? rocking_inertia(input, axis) : pair_inertia(input, axis);
+            d_r = 2.0 * sqrt(inertia * k_r); /* Sec. 3.2, against the rocking inertia unless rocking = 0 */
         }
-        *damping_out = fd_v3_cross(outward, fd_v3_scale(d_r / input->time_step, theta));
-        books->dashpot += d_r * fd_v3_length_squared(theta) / input->time_step;
+        damping_rate = d_r / input->time_step;
+        if (slide_params[SLIDE_CAP_TOTAL] != 0.0) {
+            /* As for the slide: the total torque stays within the static roll
+             * limit K_R Theta^s (Eq. 2c); the damper gives way. */
+            double elastic_uw[2] = {k_r * theta_total[0], k_r * theta_total[1]};
+            double damping_uw[2] = {damping_rate * fd_v3_dot(theta, k->u), damping_rate * fd_v3_dot(theta, k->w)};
+            damping_rate *= damper_share(elastic_uw, damping_uw, 2, k_r * static_limit);
+        }
+        *damping_out = fd_v3_cross(outward, fd_v3_scale(damping_rate, theta));
     }
+    *input->slip_flags |= *mode == 1.0 ? 1u << FD_MECHANISM_ROLL : 0u; /* either body's roll slipping */
+    book_roll_work(books, own_state, own_dynamic, outward, theta, theta_mid, k_r, damping_rate, input->time_step);
     return fd_v3_add(*elastic_out, *damping_out);
 }
 
@@ -362,11 +491,11 @@ static void roll_kernel(const double* roll_params, const double* slide_params, c
     fd_vec3 elastic_i, damping_i, elastic_j, damping_j;
     loads->roll_torque_i = roll_one_body(roll_params, slide_params, input, normal_force, k, k->p_i, fd_v3_neg(k->n),
                                          g->curvature_i, g->principal_dir_i, g->curvature_j, g->principal_dir_j,
-                                         history + H_THETA_I, &history[H_ROLL_MODE_I], &elastic_i, &damping_i,
+                                         input->state_i, input->mass_i > 0.0, history + H_THETA_I, &history[H_ROLL_MODE_I], &elastic_i, &damping_i,
                                          &input->energy[FD_MECHANISM_ROLL]);
     loads->roll_torque_j = roll_one_body(roll_params, slide_params, input, normal_force, k, k->p_j, k->n,
                                          g->curvature_j, g->principal_dir_j, g->curvature_i, g->principal_dir_i,
-                                         history + H_THETA_J, &history[H_ROLL_MODE_J], &elastic_j, &damping_j,
+                                         input->state_j, input->mass_j > 0.0, history + H_THETA_J, &history[H_ROLL_MODE_J], &elastic_j, &damping_j,
                                          &input->energy[FD_MECHANISM_ROLL]);
     if (columns != NULL) {
         column3(columns, column_index, C_ROLL_ELASTIC_I, elastic_i);
@@ -435,15 +564,22 @@ static void spin_kernel(const fd_submodel* model, const double* spin_params, con
     }
     /* Eq. (3a), (3b); stick only, as for the slide dashpot. */
     double viscous = 0.0;
+    if (!isfinite(elastic)) {
+        elastic = 0.0;
+    }
     if (history[H_SPIN_MODE] == 0.0) {
         if (d_psi == DERIVED) {
             d_psi = 2.0 * sqrt(pair_inertia(input, k->n) * k_psi); /* Eq. (3d) */
         }
-        viscous = d_psi * k->psi / input->time_step;
-        books->dashpot = d_psi * k->psi * k->psi / input->time_step;
-    }
-    if (!isfinite(elastic)) {
-        elastic = 0.0;
+        double damping_rate = d_psi / input->time_step;
+        if (slide_params[SLIDE_CAP_TOTAL] != 0.0) {
+            /* As for the slide: |T_E + T_D| stays within the static limit
+             * K_psi K S^S (Eq. 3b); the damper gives way. */
+            double damping = damping_rate * k->psi;
+            damping_rate *= damper_share(&elastic, &damping, 1, isfinite(k_psi) ? k_psi * static_limit : 0.0);
+        }
+        viscous = damping_rate * k->psi;
+        books->dashpot = damping_rate * k->psi * k->psi;
     }
     /* A negative Psi gives a positive torque on body i (Sec. 3.3). */
     loads->spin_torque_i = fd_v3_scale(-(elastic + viscous), k->n);
@@ -531,8 +667,19 @@ fd_status fd_fang_negrut_check_law(const fd_contact_law* law)
                            fd_mechanism_name((fd_mechanism)m), model->info.name);
         }
     }
+    const fd_submodel* roll = law->submodel[FD_MECHANISM_ROLL];
+    if (roll != NULL && roll->kind == FD_KIND_ROLL_FANG_NEGRUT) {
+        double rocking = law->params[FD_MECHANISM_ROLL][ROLL_ROCKING];
+        if (rocking != 0.0 && rocking != 1.0) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT, "roll model 'fang_negrut': rocking is 0 or 1 (got %g)", rocking);
+        }
+    }
     if (tracked) {
         const double* p = law->params[FD_MECHANISM_SLIDE];
+        if (p[SLIDE_CAP_TOTAL] != 0.0 && p[SLIDE_CAP_TOTAL] != 1.0) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT, "slide model 'fang_negrut': cap_total is 0 or 1 (got %g)",
+                           p[SLIDE_CAP_TOTAL]);
+        }
         if (!(p[SLIDE_MU_S] >= p[SLIDE_MU_K] && p[SLIDE_MU_K] > 0.0)) {
             return fd_fail(FD_ERR_INVALID_ARGUMENT,
                            "slide model 'fang_negrut' needs mu_s >= mu_k > 0 (Sec. 3.1; got mu_s = %g, mu_k = %g)",
@@ -562,12 +709,23 @@ static const fd_param_info slide_params_table[] = {
     {"mu_k", "-", "kinetic friction coefficient", NAN, 0.0, INFINITY},
     {"K_E", "N/m", "slide stiffness of the micro-deformation (Eq. 1b)", NAN, 1e-300, INFINITY},
     {"K_D", "N s/m", "slide damping; -1 = 2 sqrt(m_ij K_E), Eq. (1c)", DERIVED, DERIVED, INFINITY},
+    {"cap_total", "-",
+     "1: spring plus stick damper never exceed the static limit of each mechanism (slide mu_s N, roll and spin "
+     "as Eq. 2c, 3b); 0: the paper's form, dampers uncapped on top of the capped springs",
+     1.0, 0.0, 1.0},
 };
 static const fd_param_info roll_params_table[] = {
     {"eta_r", "-", "roll energy ratio of Eq. (2b)", NAN, 0.0, INFINITY},
     {"K_R", "N m/rad", "roll stiffness; -1 = 4 eta_r K_E / (kappa_i + kappa_j)^2, Eq. (2b)", DERIVED, DERIVED,
      INFINITY},
-    {"D_R", "N m s/rad", "roll damping; -1 = 2 sqrt(I_ij K_R), Sec. 3.2", DERIVED, DERIVED, INFINITY},
+    {"D_R", "N m s/rad",
+     "roll damping; -1 = 2 sqrt(I K_R), I the bodies' mean inertia about the rolling axis (Sec. 3.2), through "
+     "the contact point unless rocking = 0",
+     DERIVED, DERIVED, INFINITY},
+    {"rocking", "-",
+     "1: the derived D_R uses the inertia about the contact point, I + m d^2 (7/5 m R^2 for a sphere), critical "
+     "for rocking; 0: the paper's I_ij about the centre, about half of critical",
+     1.0, 0.0, 1.0},
 };
 static const fd_param_info legacy_params_table[] = {
     {"mu_r", "-", "rolling friction coefficient of Eq. (8)", NAN, 0.0, INFINITY},
@@ -610,8 +768,8 @@ const fd_submodel fd_friction_submodels[] = {
         .info = {"fang_negrut", FD_MECHANISM_SLIDE,
                  "Fang & Negrut slide force from the tracked contact point (Eq. 1a-1c): micro-deflection S += "
                  "p_i - p_j, elastic K_E S capped at mu_s N (stick) or mu_k N (slip) with the a-posteriori "
-                 "switch of Sec. 3.1, damping K_D dS/dt.",
-                 slide_params_table, 4},
+                 "switch of Sec. 3.1, damping K_D dS/dt in stick; spring plus damper within mu_s N unless cap_total = 0.",
+                 slide_params_table, 5},
         .kind = FD_KIND_SLIDE_FANG_NEGRUT,
         .history_size = SLIDE_HISTORY,
         .column_count = SLIDE_COLUMNS,
@@ -623,7 +781,7 @@ const fd_submodel fd_friction_submodels[] = {
                  "Fang & Negrut roll torque (Eq. 2-2c, Table 1): Theta_b += kappa_b p_b per body, stiffness "
                  "4 eta_r K_E / (kappa_i + kappa_j)^2, thresholds mu N (kappa_i + kappa_j) / (2 K_E); needs "
                  "slide model fang_negrut (mu_s, mu_k, K_E).",
-                 roll_params_table, 3},
+                 roll_params_table, 4},
         .kind = FD_KIND_ROLL_FANG_NEGRUT,
         .history_size = ROLL_HISTORY,
         .column_count = ROLL_COLUMNS,
