@@ -270,9 +270,10 @@ class Impact:
     s1: float               # after
     impulse: float          # normal impulse P on body 1 (N s)
     friction: float         # friction impulse J_t on body 1 against the initial slip (N s)
-    moment_error: list = field(default_factory=list)  # per body: |I dw/R -+ m dv| (N s)
+    moment_error: list = field(default_factory=list)  # per body: plane |I dw/R + m dv|, pair |I dw/R -+ J_t| (N s)
     arm_bound: list = field(default_factory=list)     # per body: delta_max / (2 R)
     coulomb_ratio: float = 0.0   # max over the steps of |F_t| / (mu N) (N: the model's Coulomb force)
+    coulomb_phase: float = 0.0   # where in the contact that step lies: 0 its first step, 1 its last
     delta_max: float = 0.0       # largest overlap (m)
     force_max: float = 0.0       # largest normal force (N)
     duration: float = 0.0        # contact duration (s), midpoints of the steps around start and end
@@ -281,9 +282,10 @@ class Impact:
     final: dict = field(default_factory=dict)
 
 
-def measure(out, mu: float, bodies: list[tuple[str, float, float, float]]) -> Impact:
+def measure(out, mu: float, bodies: list[tuple[str, float, float, float]], rigid: bool = False) -> Impact:
     """Reads bodies.csv and contacts.csv (written every step) of an impact.
-    `bodies`: (name, radius, mass, moment of inertia) of body 1 and, for a pair, body 2."""
+    `bodies`: (name, radius, mass, moment of inertia) of body 1 and, for a pair, body 2.
+    `rigid`: the complementarity stepper's contact, which an inelastic impact leaves closed at zero gap."""
     table = read_csv(out / "bodies.csv")
     contacts = read_csv(out / "contacts.csv")
     rows = []
@@ -295,7 +297,7 @@ def measure(out, mu: float, bodies: list[tuple[str, float, float, float]]) -> Im
         raise RuntimeError(f"{out}: no contact")
     last_step = rows[0]["step"][-1]
     touching = contacts["penetration"] > 0.0 if "penetration" in contacts else np.ones(len(steps), bool)
-    if contacts["step"][-1] >= last_step and touching[-1]:
+    if not rigid and contacts["step"][-1] >= last_step and touching[-1]:
         raise RuntimeError(f"{out}: the contact had not ended when the run did")
     first = lambda r, c: r[c][0]  # noqa: E731
     final = lambda r, c: r[c][-1]  # noqa: E731
@@ -313,31 +315,52 @@ def measure(out, mu: float, bodies: list[tuple[str, float, float, float]]) -> Im
         v_out = final(b1, "vz") - final(b2, "vz")
         s0 = (first(b1, "vx") - r1 * first(b1, "wy")) - (first(b2, "vx") + r2 * first(b2, "wy"))
         s1 = (final(b1, "vx") - r1 * final(b1, "wy")) - (final(b2, "vx") + r2 * final(b2, "wy"))
-    impulse = m1 * (final(b1, "vz") - first(b1, "vz"))
-    dv1 = final(b1, "vx") - first(b1, "vx")
+    dt = (rows[0]["time"][-1] - rows[0]["time"][0]) / max(rows[0]["step"][-1] - rows[0]["step"][0], 1)
     direction = 1.0 if s0 >= 0.0 else -1.0
-    friction = -m1 * dv1 * direction
+    dv1 = final(b1, "vx") - first(b1, "vx")
     dw1 = final(b1, "wy") - first(b1, "wy")
-    delta_max = float(np.max(contacts["penetration"]))
-    moment = [abs(i1 * dw1 / r1 + m1 * dv1)]
+    delta_max = max(float(np.max(contacts["penetration"])), 0.0)  # the rigid contact's is <= 0
     arm = [delta_max / (2.0 * r1)]
     dv = [(dv1, dw1 * r1)]
-    if len(bodies) == 2:
+    if len(bodies) == 1:
+        # A plane: the normal stays along z, so the impulses are the changes of momentum.
+        impulse = m1 * (final(b1, "vz") - first(b1, "vz"))
+        friction = -m1 * dv1 * direction
+        moment = [abs(i1 * dw1 / r1 + m1 * dv1)]
+    else:
+        # Two spheres: the line of centres turns while they slide past each other, so the impulses are summed
+        # in the contact's own frame from contacts.csv (the force of row k acts over the step that follows it):
+        # P = sum N dt, J_t = sum of the tangential force on body 1 along -e_k, e_k the x axis projected on the
+        # tangent plane of step k (the slip direction when s0 > 0), and each sphere's spin follows the
+        # friction torque, (I/R) Delta omega = J_t up to the arm R - delta/2.
+        normal = np.column_stack([contacts["nx"], contacts["ny"], contacts["nz"]])
+        force = np.column_stack([contacts["fsx"], contacts["fsy"], contacts["fsz"]])
+        force *= np.where(contacts["name_i"] == n1, 1.0, -1.0)[:, None]  # on body 1
+        axis = np.array([1.0, 0.0, 0.0]) - normal[:, 0:1] * normal
+        axis /= np.linalg.norm(axis, axis=1)[:, None]
+        impulse = float(np.sum(contacts["normal_force"]) * dt)
+        friction = -float(np.sum(np.sum(force * axis, axis=1)) * dt) * direction
+        (n2, r2, m2, i2) = bodies[1]
         dv2 = final(b2, "vx") - first(b2, "vx")
         dw2 = final(b2, "wy") - first(b2, "wy")
-        moment.append(abs(i2 * dw2 / r2 - m2 * dv2))
+        moment = [abs(i1 * dw1 / r1 * direction - friction), abs(i2 * dw2 / r2 * direction - friction)]
         arm.append(delta_max / (2.0 * r2))
         dv.append((dv2, dw2 * r2))
     # Coulomb force of the model: mu N, N the normal force (pfc_linear: its linear part F_n^l)
     limit = contacts["normal_elastic_force"] if "pfc_slip" in contacts else contacts["normal_force"]
     tangential = np.sqrt(contacts["fsx"] ** 2 + contacts["fsy"] ** 2 + contacts["fsz"] ** 2)
     loaded = limit > 0.0
-    ratio = float(np.max(tangential[loaded] / (mu * limit[loaded]))) if loaded.any() and mu > 0 else 0.0
+    ratio, phase = 0.0, 0.0
+    if loaded.any() and mu > 0:
+        ratios = np.where(loaded, tangential / (mu * np.where(loaded, limit, 1.0)), 0.0)
+        at = int(np.argmax(ratios))
+        ratio = float(ratios[at])
+        span = steps[loaded][-1] - steps[loaded][0]
+        phase = float((steps[at] - steps[loaded][0]) / span) if span > 0 else 0.0
     active = contacts["penetration"] > 0.0
     n_active = int(np.count_nonzero(active))
-    dt = (rows[0]["time"][-1] - rows[0]["time"][0]) / max(rows[0]["step"][-1] - rows[0]["step"][0], 1)
     return Impact(e=v_out / v_n, v_n=v_n, s0=s0, s1=s1, impulse=impulse, friction=friction, moment_error=moment,
-                  arm_bound=arm, coulomb_ratio=ratio, delta_max=delta_max,
+                  arm_bound=arm, coulomb_ratio=ratio, coulomb_phase=phase, delta_max=delta_max,
                   force_max=float(np.max(contacts["normal_force"])), duration=n_active * dt, steps=n_active,
                   dv=dv, final={k: [final(r, k) for r in rows] for k in ("vx", "vz", "wy")})
 
@@ -381,7 +404,8 @@ def plane_impact(ctx, label: str, variant: Variant, material: Material, radius: 
     if head_on_only:
         sets["contacts.0.slide"] = "{model: none}"
     out = ctx.run_scene(SCENE_PLANE, label, sets)
-    return measure(out, mu, [("ball", radius, mass, 0.4 * mass * radius ** 2)]), setup
+    return measure(out, mu, [("ball", radius, mass, 0.4 * mass * radius ** 2)],
+                   rigid=variant.stepper == "complementarity"), setup
 
 
 def pair_impact(ctx, label: str, variant: Variant, material: Material, r_upper: float, r_lower: float,
@@ -417,7 +441,7 @@ def pair_impact(ctx, label: str, variant: Variant, material: Material, r_upper: 
         sets["contacts.0.slide"] = "{model: none}"
     out = ctx.run_scene(SCENE_PAIR, label, sets)
     bodies = [("upper", r_upper, m_up, 0.4 * m_up * r_upper ** 2), ("lower", r_lower, m_low, 0.4 * m_low * r_lower ** 2)]
-    return measure(out, mu, bodies), setup
+    return measure(out, mu, bodies, rigid=variant.stepper == "complementarity"), setup
 
 
 def condense_runs(ctx, keep: int = 6) -> None:
@@ -434,3 +458,155 @@ def condense_runs(ctx, keep: int = 6) -> None:
             pass
     ctx.runs = runs[:keep] + [f"... and {len(runs) - keep} more runs of the same scenes with other --set values "
                               f"({len(runs)} runs, {total:.1f} s of CLI time in all)"]
+
+
+# ------------------------------------------------------- oblique sweeps
+
+@dataclass
+class Point:
+    """One impact of an oblique sweep, normalised (rigid_body_oblique's form)."""
+    variant: str
+    material: str
+    x: float          # the test's own abscissa (incident angle, psi given, spin given)
+    impact: Impact
+    setup: Setup
+    psi: float = 0.0  # s0 / (mu (1 + e) v_n), e the measured restitution (two spheres: s0 m* / (mu P))
+    F: float = 0.0    # friction impulse / (mu x normal impulse)
+    slip: float = 0.0  # s1 / (mu (1 + e) v_n)
+
+    def __post_init__(self):
+        i = self.impact
+        scale = self.setup.mu * (1.0 + i.e) * i.v_n
+        if len(i.arm_bound) == 2:  # two spheres: (1 + e) v_n of rigid-body theory is P / m*
+            scale = self.setup.mu * abs(i.impulse) / self.setup.m_eff
+        self.psi = abs(i.s0) / scale if scale > 0 else 0.0
+        self.F = i.friction / (self.setup.mu * abs(i.impulse)) if i.impulse else 0.0
+        self.slip = (i.s1 if i.s0 >= 0 else -i.s1) / scale if scale > 0 else 0.0
+
+
+GROSS_SLIP = 3.5 * 1.03   # psi above which a run counts as sliding throughout (3% above the rigid-body boundary)
+GROSS_SLIP_TOLERANCE = 1e-3
+COULOMB_ROUND_OFF = 1e-9
+
+GROSS_SLIP_NOTE = (
+    "Rigid-body theory (Coulomb, restitution e): while the contact slides throughout, the friction impulse is mu "
+    "times the normal impulse, so F = friction impulse / (mu x normal impulse) = 1 exactly, whatever the normal "
+    "law (Delta v_t = mu (1 + e) v_n; the spin changes by 5/2 of that over R); it slides throughout when "
+    "psi = s0 / (mu (1 + e) v_n) >= 7/2, i.e. tan theta >= 7/2 mu (1 + e) for a sphere without spin on a plane "
+    "(Maw, Barber & Fawcett 1976; Wu, Thornton & Li 2003). psi uses the measured e, so the check is of the "
+    "friction alone; runs with psi >= 3.5 x 1.03 count. The compliant laws slide throughout there too: a "
+    "capped spring sticks again only if the slip speed falls below mu (dN/dt) / k_t, the rate at which its cap "
+    "rises; for the Hertz force that rate peaks during loading at 0.16 mu v_n E*/G* (<= 0.9 mu v_n for these "
+    "materials, with k_t = 8 G* a_max) when the slip is still above s0 - 0.54 mu v_n, and at the deepest overlap "
+    "the slip is above s0 - 7/2 mu v_n >= 7/2 mu e v_n while the rate is 0; unloading, the cap falls. "
+    "For a spring-slider the spring force grows "
+    "as t from the first step of contact and the cap mu N as t^(3/2), so the force is capped from the start and "
+    "F = 1 to round-off; F&N leaves the first step of a contact without friction (its Sec. 3): deficits of "
+    "2e-5 measured. Tolerance 1e-3; for pfc_linear, which caps at mu times the linear part F_n^l of the normal "
+    "force, plus the dashpot impulse c (delta_last - delta_first) that F_n^l's impulse leaves out, at most "
+    "c v_n dt = 2 beta_n (pi/N)/(1 + e) of the normal impulse (N steps in contact; 7.9e-4 measured at e = 0.5).")
+COULOMB_NOTE = (
+    "A Coulomb law never lets the tangential force exceed mu N (its own N: the normal force, or pfc_linear's "
+    "linear part F_n^l, on which its cap acts). Measured at every step of the contact from contacts.csv "
+    "(|fs| / (mu N) where N > 0); expected 1 at most, tolerance 1e-9 for round-off (the capped models sit at "
+    "1 + 4e-16 while sliding).")
+MOMENT_NOTE = (
+    "On a plane, the forces act at the contact point and the normal one through the centre, so the sphere's "
+    "angular momentum about the contact point is conserved: (I/R) Delta omega = -m Delta v_t, for every model "
+    "and every angle (measured from the velocities). Between two spheres the line of centres turns while they "
+    "slide past each other (by s t_c / (R1 + R2), up to 2e-3 rad here), so the normal force gains a small "
+    "tangential component along the fixed axes; there each sphere's spin is compared with the friction impulse "
+    "J_t summed in the contact frame from contacts.csv: (I_i/R_i) Delta omega_i = J_t. fricdem applies the "
+    "tangential force at the midpoint of the overlap, R - delta/2 from the centre, so the two sides differ by at "
+    "most delta_max/(2R) of the friction impulse, itself at most mu x the normal impulse P: measured "
+    "|(I/R) Delta omega -+ m Delta v_t| or |(I/R) Delta omega - J_t| over mu P, tolerance delta_max/(2R) (the "
+    "run's largest overlap) + 1e-9.")
+RESTITUTION_OBLIQUE_NOTE = (
+    "Friction does not act along the normal, so the normal rebound is the head-on one: measured v_n'/v_n "
+    "against the restitution given to the law (pfc_linear: the linear oscillator's, as in test 3); tolerance "
+    "2/N relative, N the steps in contact (chung_ooi_normal's rule).")
+
+
+def oblique_checks(result, label: str, points: list[Point], variant: Variant) -> None:
+    """The rows of one (test, material, variant) sweep."""
+    if variant.stepper == "complementarity":
+        return relaxed_checks(result, label, points)
+    slid = [p for p in points if p.psi >= GROSS_SLIP]
+    if slid:
+        def tolerance(p):
+            if variant.key != "pfc_linear":
+                return GROSS_SLIP_TOLERANCE
+            # pfc_linear caps at mu F_n^l; the dashpot impulse c (delta_last - delta_first) it leaves out is at
+            # most c v_n dt, i.e. 2 beta (pi/N) / (1 + e) of the normal impulse m* (1 + e) v_n (omega_n dt = pi/N)
+            ln_e = math.log(p.setup.restitution)
+            beta = -ln_e / math.sqrt(math.pi ** 2 + ln_e ** 2)
+            return GROSS_SLIP_TOLERANCE + 2.0 * beta * math.pi / (p.impact.steps * (1.0 + p.setup.restitution))
+        worst = max(slid, key=lambda p: abs(p.F - 1.0) / tolerance(p))
+        result.check(f"{label}: gross slip ({len(slid)} runs, psi >= {GROSS_SLIP:.2f}), worst friction impulse / "
+                     f"(mu x normal impulse) (at psi = {worst.psi:.3g})", 1.0, worst.F, tolerance(worst),
+                     basis="gross slip: friction impulse = mu x normal impulse", derivation=GROSS_SLIP_NOTE)
+    worst = max(points, key=lambda p: p.impact.coulomb_ratio)
+    result.check(f"{label}: all {len(points)} runs, largest |F_t| / (mu N) at any step (at psi = {worst.psi:.3g})",
+                 1.0, max(worst.impact.coulomb_ratio, 1.0), COULOMB_ROUND_OFF,
+                 basis="Coulomb limit at every step", derivation=COULOMB_NOTE)
+    moment_check(result, label, points)
+    if len(points[0].impact.arm_bound) == 2:
+        return  # two spheres: the turning line of centres changes the normal speed (chung_ooi_spheres.py)
+    def restitution_error(p):
+        return abs(p.impact.e / p.setup.restitution - 1.0) * p.impact.steps
+    worst = max(points, key=restitution_error)
+    result.check(f"{label}: normal restitution, worst over the runs (N = {worst.impact.steps})",
+                 worst.setup.restitution, worst.impact.e, 2.0 / worst.impact.steps, relative=True,
+                 basis="normal restitution unchanged by friction", derivation=RESTITUTION_OBLIQUE_NOTE)
+
+
+def moment_check(result, label: str, points: list[Point]) -> None:
+    def excess(p):  # (how far the worst body is past its bound, its error / (mu P), its bound, which body)
+        scale = p.setup.mu * abs(p.impact.impulse)
+        return max((err / scale - bound, err / scale, bound, body)
+                   for body, (err, bound) in enumerate(zip(p.impact.moment_error, p.impact.arm_bound)))
+    worst = max(points, key=excess)
+    _, err, bound, body = excess(worst)
+    if len(worst.impact.arm_bound) == 1:
+        what = "angular momentum about the contact point, worst |(I/R) dw + m dv| / (mu P)"
+    else:
+        what = f"spin against the friction impulse, worst |(I/R) dw - J_t| / (mu P) ({('upper', 'lower')[body]} sphere)"
+    result.check(f"{label}: {what} (at psi = {worst.psi:.3g}; tolerance delta_max/2R there)", 0.0, err,
+                 bound + 1e-9, basis="angular momentum about the contact point", derivation=MOMENT_NOTE)
+
+
+RELAXED_NOTE = (
+    "The complementarity stepper resolves the impact in one step from zero gap. Its relaxed cone complementarity "
+    "problem (Tasora & Anitescu Eq. 26-28, docs/models/complementarity.md) makes a sliding contact separate at "
+    "u_n = mu |u_t| instead of 0: with P/m* = (v_n + mu s0) / (1 + 7/2 mu^2) the expected separation speed is "
+    "P/m* - v_n and the slip after s0 - 7/2 mu P/m* when s0 > 7/2 mu v_n; otherwise the contact sticks (both "
+    "0: rolling at 5/7 of the tangential speed for a sphere on a plane). Compared per run, worst error over "
+    "v_n; tolerance 1e-9 (solver tolerance 1e-12 m/s). This is not the Coulomb rigid-body impact (e = 0, "
+    "separation 0): the relaxation adds the normal impulse mu^2 s0 / (1 + 7/2 mu^2) - 7/2 mu^2 v_n / (1 + 7/2 "
+    "mu^2), which makes the rebound and the friction impulse grow with the slip (the figures show both).")
+
+
+def relaxed_expectation(p: Point) -> tuple[float, float]:
+    """(separation speed, slip after) of the relaxed one-step impact."""
+    i = p.impact
+    impulse, sliding = relaxed_ccp_impulse(i.v_n, abs(i.s0), p.setup.mu)
+    if sliding:
+        return impulse - i.v_n, abs(i.s0) - 3.5 * p.setup.mu * impulse
+    return 0.0, 0.0
+
+
+def relaxed_checks(result, label: str, points: list[Point]) -> None:
+    errors = []
+    for p in points:
+        separation, slip = relaxed_expectation(p)
+        i = p.impact
+        errors.append((max(abs(i.e * i.v_n - separation), abs(abs(i.s1) - slip)) / i.v_n, p))
+    worst, p = max(errors, key=lambda t: t[0])
+    result.check(f"{label}: all {len(points)} runs against the relaxed one-step impulse, worst |error| / v_n "
+                 f"(at psi_0 = s0/(mu v_n) = {abs(p.impact.s0) / (p.setup.mu * p.impact.v_n):.3g})", 0.0, worst, 1e-9,
+                 basis="complementarity: the relaxed rigid impact", derivation=RELAXED_NOTE)
+    worst = max(points, key=lambda p: p.impact.coulomb_ratio)
+    result.check(f"{label}: all {len(points)} runs, largest |F_t| / (mu N) at any step", 1.0,
+                 max(worst.impact.coulomb_ratio, 1.0), COULOMB_ROUND_OFF, basis="Coulomb limit at every step",
+                 derivation=COULOMB_NOTE)
+    moment_check(result, label, points)
