@@ -10,7 +10,7 @@ as in the benchmark, a rigid plane). Test 5, constant normal speed 5 m/s and
 tangential speeds up to 16 times the sticking limit: steel and polyethylene
 (E = 208 and 1 GPa, nu = 0.30 and 0.40, rho = 7850 and 1400), R = 10 um,
 e = 1, mu = 0.3. Test 6, constant normal speed 0.2 m/s, no tangential speed,
-a backspin whose contact-point speed is swept the same way: aluminium alloy
+a spin about a tangential axis whose contact-point speed is swept the same way: aluminium alloy
 and nylon (E = 70 and 2.5 GPa, nu = 0.33 and 0.40, rho = 2700 and 1000),
 R = 0.1 m, e = 0.5, mu = 0.4. The benchmark sweeps tests 5 and 6 by angle; we
 sweep the normalised slip psi = s0 / (mu (1 + e) v_n) = 0.25 ... 16 (s0 the
@@ -58,7 +58,7 @@ TESTS = [
          radius=0.0025, mu=0.092, e=0.98, sweep=ANGLES),
     dict(key="test5", title="test 5: v_n = 5 m/s, tangential speed swept", materials=("steel", "polyethylene"),
          radius=1.0e-5, mu=0.3, e=1.0, sweep=PSI),
-    dict(key="test6", title="test 6: v_n = 0.2 m/s, backspin swept", materials=("aluminium alloy", "nylon"),
+    dict(key="test6", title="test 6: v_n = 0.2 m/s, spin swept", materials=("aluminium alloy", "nylon"),
          radius=0.1, mu=0.4, e=0.5, sweep=PSI),
 ]
 
@@ -72,7 +72,7 @@ def impact_of(test, x):
     if test["key"] == "test5":
         return 5.0, x * mu * (1.0 + e) * 5.0, 0.0
     v_n = 0.2
-    return v_n, 0.0, -x * mu * (1.0 + e) * v_n / radius  # backspin: the contact point moves at +s0 along x
+    return v_n, 0.0, -x * mu * (1.0 + e) * v_n / radius  # spin about y: the contact point moves at +s0 along x
 
 
 def run(ctx: Context) -> CaseResult:
