@@ -22,7 +22,7 @@ import math
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv, roundoff_tolerance
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, roundoff_tolerance, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form
 
 TITLE = "Fang & Negrut Sec. 4.1: brick on an incline (slide friction)"
 ORDER = 41
@@ -120,6 +120,7 @@ def load(out):
 
 def run(ctx: Context) -> CaseResult:
     result = CaseResult("brick", TITLE, __doc__.split("\n\n", 1)[1])
+    ctx.base_sets = FN_PAPER_FORM  # the paper's numbers; the default form is compared at the end
     data = {key: load(ctx.run_scene(SCENES / scene, key)) for key, scene, *_ in CASES}
     derivation = "docs/validation/brick.md"
 
@@ -280,6 +281,9 @@ def run(ctx: Context) -> CaseResult:
             2e3 * math.pi / OMEGA))
 
     figures(ctx, result, data)
+    for label, scene in (("damped", "brick.yaml"), ("atan_mu_s", "brick_atan_mu_s.yaml")):
+        compare_fn_default_form(ctx, result, SCENES / scene, label, {"output.bodies_csv": "true",
+                                "output.contacts_csv": "true"}, "brick", 0.25, FN_PAPER_FORM)
     return result
 
 

@@ -35,7 +35,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 from matplotlib.patches import Ellipse
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form
 from .spin import ALPHA_NOTE, ALPHA_TOLERANCE, DT, SAMPLE, hertz_radius, measure, measure_onset, onset_tolerance, \
     spin_theory
 
@@ -107,8 +107,11 @@ def table7_theory(k1: float, k2: float, effective_radius: float, inertia: float)
 
 def run(ctx: Context) -> CaseResult:
     result = CaseResult("ellipsoid", TITLE, __doc__.split("\n\n", 1)[1])
+    ctx.base_sets = FN_PAPER_FORM  # the paper's numbers (the fall adds its roll key); default form at the end
     fall(ctx, result)
     spinning(ctx, result)
+    compare_fn_default_form(ctx, result, FALL_SCENE, "fall", {"output.bodies_csv": "true",
+                            "output.contacts_csv": "true"}, "ellipsoid", 0.25)
     return result
 
 
@@ -143,9 +146,10 @@ def rest_bound() -> float:
 
 
 def fall(ctx: Context, result: CaseResult) -> None:
-    paper = body_rows(read_csv(ctx.run_scene(FALL_SCENE, "fall") / "bodies.csv"), "ellipsoid")
+    rocking = {"contacts.0.roll.rocking": 0}  # the paper's D_R (Sec. 3.2); only the fall has a roll model
+    paper = body_rows(read_csv(ctx.run_scene(FALL_SCENE, "fall", rocking) / "bodies.csv"), "ellipsoid")
     damped_out = ctx.run_scene(FALL_SCENE, "fall_restitution0.5", {"contacts.0.normal.restitution": 0.5,
-                                                                    "time.duration": 3.0})
+                                                                    "time.duration": 3.0, **rocking})
     damped = body_rows(read_csv(damped_out / "bodies.csv"), "ellipsoid")
     damped_contacts = read_csv(damped_out / "contacts.csv")
 

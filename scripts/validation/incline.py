@@ -44,7 +44,7 @@ from matplotlib import patheffects
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
-from .common import CLI, ROOT, CaseResult, Context, body_rows, read_csv
+from .common import CLI, ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form
 
 TITLE = "Fang & Negrut Sec. 4.3: sphere rolling up an incline (phases I-IV, Fig. 12 regime map)"
 ORDER = 43
@@ -184,7 +184,7 @@ def sweep_point(point):
     alpha_deg, eta = point
     with tempfile.TemporaryDirectory(prefix="fricdem_incline_") as out:
         command = [str(CLI), "run", str(SCENE), "--out", out, "--quiet"]
-        for key, value in sweep_overrides(alpha_deg, eta).items():
+        for key, value in {**FN_PAPER_FORM_ROLL, **sweep_overrides(alpha_deg, eta)}.items():
             command += ["--set", f"{key}={value}"]
         completed = subprocess.run(command, capture_output=True, text=True)
         if completed.returncode != 0:
@@ -664,6 +664,9 @@ def sweep(ctx: Context, result: CaseResult):
 
 def run(ctx: Context) -> CaseResult:
     result = CaseResult("incline", TITLE, __doc__.split("\n\n", 1)[1])
+    ctx.base_sets = FN_PAPER_FORM_ROLL  # the paper's numbers; the default form is compared at the end
     main_run(ctx, result)
     sweep(ctx, result)
+    compare_fn_default_form(ctx, result, SCENE, "fig11_35deg", {"output.bodies_csv": "true",
+                            "output.contacts_csv": "true"}, "ball", MU_S)
     return result

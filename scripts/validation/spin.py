@@ -28,7 +28,7 @@ import math
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form
 
 TITLE = "Fang & Negrut Sec. 4.4: spinning sphere (empirical and Hertz-based spin friction)"
 ORDER = 44
@@ -193,8 +193,14 @@ ALPHA_NOTE = ("expected: alpha = K_psi S_k^psi / I (docs/validation/spin.md Eq. 
 
 def run(ctx: Context) -> CaseResult:
     result = CaseResult("spin", TITLE, __doc__.split("\n\n", 1)[1])
+    ctx.base_sets = FN_PAPER_FORM  # the paper's numbers; the default form is compared at the end
     empirical(ctx, result)
     hertz(ctx, result)
+    compare_fn_default_form(ctx, result, EMPIRICAL_SCENE, "empirical", {"time.duration": 8.0,
+                            "output.bodies_csv": "true", "output.contacts_csv": "true"},
+                            "ball", 0.25)
+    compare_fn_default_form(ctx, result, HERTZ_SCENE, "hertz", {"output.bodies_csv": "true",
+                            "output.contacts_csv": "true"}, "ball", 0.25, FN_PAPER_FORM)
     return result
 
 

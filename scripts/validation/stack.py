@@ -30,7 +30,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 from matplotlib.patches import Circle
 
-from .common import CLI, OUT, ROOT, CaseResult, Context, body_rows, read_csv
+from .common import CLI, OUT, ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form
 
 TITLE = "Fang & Negrut Sec. 4.6: three-sphere stack, critical top mass and collapse modes"
 ORDER = 46
@@ -120,7 +120,7 @@ class Runner:
         while True:
             sets = {"bodies.top.mass": repr(mass), "contacts.0.roll.eta_r": repr(eta), "time.duration": duration,
                     "output.csv_interval": duration, "output.contacts_csv": "false", **positions(gap),
-                    **(extra or {})}
+                    **FN_PAPER_FORM_ROLL, **(extra or {})}
             command = [str(CLI), "run", str(SCENE), "--out", str(self.out), "--quiet"]
             for key, value in sets.items():
                 command += ["--set", f"{key}={value}"]
@@ -247,6 +247,7 @@ def draw_stack(ax, h, index, title, gap=0.3):
 
 def run(ctx: Context) -> CaseResult:
     result = CaseResult("stack", TITLE, __doc__.split("\n\n", 1)[1])
+    ctx.base_sets = FN_PAPER_FORM_ROLL  # the paper's numbers; the default form is compared below
     runner = Runner(ctx)
 
     # ---- Fig. 15: m_top^c against eta_r, one curve per gap (the paper's setup)
@@ -264,6 +265,17 @@ def run(ctx: Context) -> CaseResult:
         "mu_k = 0.15": runner.critical_mass(0.5, 0.3, {"contacts.0.slide.mu_k": 0.15}),
     }
     runner.record("plateau with other friction coefficients (eta_r = 0.5, gap 0.3 R)")
+    # Issue 10: fricdem's default form (spring plus damper capped, rocking D_R) on the paper's setup.
+    default_form = {"contacts.0.slide.cap_total": 1, "contacts.0.roll.rocking": 1}
+    default_masses = {eta: runner.critical_mass(eta, 0.3, default_form) for eta in (0.2, 0.35, 0.5)}
+    runner.record("default form (capped totals, rocking D_R), gap 0.3 R")
+    paper_masses = dict(zip(ETAS, table[0.3])) if 0.3 in table else {}
+    result.notes.append("Default form (spring plus damper capped at the static limit, rocking D_R) against the "
+                        "paper's form, critical top mass at gap 0.3 R: " + "; ".join(
+                            f"eta_r {eta}: {paper_masses[eta][0]:.4g}..{paper_masses[eta][1]:.4g} kg -> "
+                            f"{lo:.4g}..{hi:.4g} kg" if eta in paper_masses else
+                            f"eta_r {eta}: default {lo:.4g}..{hi:.4g} kg"
+                            for eta, (lo, hi) in default_masses.items()) + ".")
 
     csv_path = OUT / ctx.case / "critical_mass.csv"
     with open(csv_path, "w") as file:
