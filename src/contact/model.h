@@ -137,6 +137,12 @@ typedef struct fd_normal_result {
 /* Normal force of a law at one contact (stateless kernel). */
 fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_input* input);
 
+/* The normal dashpot coefficient of a law at one contact (N s/m): hooke's c
+ * (0 without overlap), hertz's gamma sqrt(m K) delta^(1/4), 0 for the other
+ * normal models; the one fd_normal_evaluate applies. The mindlin slide
+ * models' dashpot is a fraction of it (LAMMPS damp_normal_prefactor). */
+double fd_normal_damping_coefficient(const fd_contact_law* law, const fd_contact_input* input);
+
 /* Friction loads of a law at one contact (slide force, roll and spin torques
  * on both bodies), given the normal force just computed; updates the
  * contact's history block and writes the model's output columns. */

@@ -152,6 +152,49 @@ static fd_status resolve_hertz(const double* params, const fd_material* a, const
 
 /* ---------------------------------------------------------------- kernels */
 
+/* hooke's dashpot (N s/m): c = gamma sqrt(m k) (gamma = 2 zeta, calibrated
+ * above), or a LAMMPS dashpot: c = eta_n, or c = eta_n_mass m_eff. */
+static double hooke_dashpot(const double* params, const double* derived, double effective_mass)
+{
+    double damping = derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * params[FD_HOOKE_STIFFNESS]);
+    if (params[FD_HOOKE_ETA_N] > 0.0) {
+        damping = params[FD_HOOKE_ETA_N];
+    } else if (params[FD_HOOKE_ETA_N_MASS] > 0.0) {
+        damping = params[FD_HOOKE_ETA_N_MASS] * effective_mass;
+    }
+    return damping;
+}
+
+/* hertz's dashpot (N s/m), Tsuji et al. (1992) form: c = gamma sqrt(m K)
+ * delta^(1/4), with root_overlap = sqrt(delta). */
+static double hertz_dashpot(const double* derived, double effective_mass, double hertz_constant, double root_overlap)
+{
+    return derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * hertz_constant) * sqrt(root_overlap);
+}
+
+static double hertz_constant_of(const double* derived, double effective_radius)
+{
+    /* Johnson Eq. (4.23): F = K delta^(3/2), K = 4/3 E* sqrt(R). */
+    return 4.0 / 3.0 * derived[FD_NORMAL_DERIVED_MODULUS] * sqrt(effective_radius);
+}
+
+double fd_normal_damping_coefficient(const fd_contact_law* law, const fd_contact_input* input)
+{
+    const double* params = law->params[FD_MECHANISM_NORMAL];
+    const double* derived = law->derived[FD_MECHANISM_NORMAL];
+    double overlap = input->geometry->penetration > 0.0 ? input->geometry->penetration : 0.0;
+    switch (law->submodel[FD_MECHANISM_NORMAL]->kind) {
+    case FD_KIND_NORMAL_HOOKE:
+        /* No dashpot without overlap, as in fd_normal_evaluate. */
+        return overlap > 0.0 ? hooke_dashpot(params, derived, input->effective_mass) : 0.0;
+    case FD_KIND_NORMAL_HERTZ:
+        return hertz_dashpot(derived, input->effective_mass,
+                             hertz_constant_of(derived, input->geometry->effective_radius), sqrt(overlap));
+    default:
+        return 0.0;
+    }
+}
+
 fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_input* input)
 {
     fd_normal_result result = {0};
@@ -167,14 +210,8 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
     case FD_KIND_NORMAL_HOOKE: {
         double k = params[FD_HOOKE_STIFFNESS];
         double overlap = delta > 0.0 ? delta : 0.0;
-        /* Linear spring-dashpot, c = gamma sqrt(m k) (gamma = 2 zeta, calibrated
-         * above), or a LAMMPS dashpot: c = eta_n, or c = eta_n_mass m_eff. */
-        double damping = derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(input->effective_mass * k);
-        if (params[FD_HOOKE_ETA_N] > 0.0) {
-            damping = params[FD_HOOKE_ETA_N];
-        } else if (params[FD_HOOKE_ETA_N_MASS] > 0.0) {
-            damping = params[FD_HOOKE_ETA_N_MASS] * input->effective_mass;
-        }
+        /* Linear spring-dashpot. */
+        double damping = hooke_dashpot(params, derived, input->effective_mass);
         result.elastic_force = k * overlap;
         /* No dashpot without overlap: within a positive contact_margin the
          * bodies do not touch yet, and a rate-only force would act at a distance. */
@@ -188,14 +225,12 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
     }
     case FD_KIND_NORMAL_HERTZ: {
         double overlap = delta > 0.0 ? delta : 0.0;
-        double radius = input->geometry->effective_radius;
         /* Johnson Eq. (4.23): F = 4/3 E* sqrt(R) delta^(3/2); stored energy 2/5 K delta^(5/2). */
-        double hertz_constant = 4.0 / 3.0 * derived[FD_NORMAL_DERIVED_MODULUS] * sqrt(radius);
+        double hertz_constant = hertz_constant_of(derived, input->geometry->effective_radius);
         double root_overlap = sqrt(overlap);
         result.elastic_force = hertz_constant * overlap * root_overlap;
-        /* Tsuji et al. (1992) form: c = gamma sqrt(m K) delta^(1/4). */
-        result.damping_force = derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(input->effective_mass * hertz_constant) *
-                               sqrt(root_overlap) * input->penetration_rate;
+        result.damping_force =
+            hertz_dashpot(derived, input->effective_mass, hertz_constant, root_overlap) * input->penetration_rate;
         result.elastic_energy = 0.4 * hertz_constant * overlap * overlap * root_overlap;
         break;
     }
