@@ -297,6 +297,9 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, double 
     if (step < limit.time_step) {
         limit = (fd_critical_step){step, stiffness, zeta, "normal"};
     }
+    /* The normal dashpot at that reference, c = 2 zeta sqrt(m k) (mindlin's
+     * is a fraction of it). */
+    double normal_dashpot = stiffness > 0.0 && lightest_mass > 0.0 ? 2.0 * zeta * sqrt(lightest_mass * stiffness) : 0.0;
     /* The slide spring acts on the same mass: its stiffness and dashpot count too. */
     const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
     if (slide != NULL) {
@@ -308,6 +311,11 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, double 
         } else if (slide->kind == FD_KIND_SLIDE_DSDS || slide->kind == FD_KIND_SLIDE_CSDS) {
             k = p[0];                                                          /* k_t */
             c = p[1];                                                          /* gamma_t */
+        } else if (fd_kind_is_mindlin(slide->kind)) {
+            /* k_t a at the reference overlap delta = 1% of R_e, R_e = r_min / 2:
+             * a = sqrt(R_e delta) = 0.1 R_e; dashpot x_gamma_t c_n. */
+            k = law->derived[FD_MECHANISM_SLIDE][FD_MINDLIN_DERIVED_K_T] * 0.1 * (0.5 * smallest_radius);
+            c = p[FD_MINDLIN_X_GAMMA_T] * normal_dashpot;
         } else if (slide->kind == FD_KIND_SLIDE_PFC_LINEAR) {
             double ratio = normal_params[6];                                   /* kratio */
             k = p[0] >= 0.0 ? p[0] : (ratio > 0.0 ? stiffness / ratio : 0.0); /* ks */
