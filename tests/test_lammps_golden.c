@@ -34,14 +34,14 @@
  * mindlin_rescale_force; LAMMPS tangential mindlin and its variants): the
  * force on sphere one every 10 steps of contact as well, and the same
  * reasoning. The tolerance is tighter, 1e-12 of the scale (for a force: the
- * largest force row of the case, about 70 N): observed 8e-16 over the whole
+ * largest force row of the case, 70 to 84 N): observed 8e-16 over the whole
  * run (forces 6e-16, velocities 4e-16, spins 8e-16 of 100 rad/s) through
- * 220 to 270 steps of stick and 50 to 145 of slip, so 1e-12 leaves three orders of
- * magnitude for another compiler or libm and a last bit amplified at the
- * switch, and is nine orders below the arm effect (up to 1.3e-3 of the
- * force scale, 2e-3 of a spin) and the difference between the models (a
- * rescale changes the spins by 1e-3), so that neither a wrong convention
- * nor a wrong variant passes.
+ * 220 to 270 steps of stick and 50 to 145 of slip, so 1e-12 leaves three
+ * orders of magnitude for another compiler or libm and a last bit amplified
+ * at the switch, and is nine orders below the arm effect (up to 1.3e-3 of the
+ * force scale, 2e-3 of a spin) and the differences between the models (the
+ * rescale alone moves a spin by 0.05 rad/s, 5e-4 of the scale), so that
+ * neither a wrong convention nor a wrong variant passes.
  *
  * The variants with rolling and twisting resistance need the roll and spin
  * models `dsds` (LAMMPS rolling sds / twisting sds) and `marshall` (twisting

@@ -10,10 +10,10 @@
  *
  * that is 1/G* = (2 - nu_1)/G_1 + (2 - nu_2)/G_2 with G = E / 2(1 + nu); for
  * like spheres 8 G* = 4 G / (2 - nu), the k_t LAMMPS's doc gives "to match
- * the Mindlin solution", and its mixing of G. As LAMMPS, the contact radius is a = sqrt(R_eff delta)
- * whatever the normal model (Hertz's, Johnson Eq. 4.22; for hooke it is the
- * Hertz radius of the same overlap), and the stiffness is k = k_t a with k_t
- * given or 8 G* (LAMMPS NULL). The tangential dashpot is x_gamma_t times the
+ * the Mindlin solution", and its mixing of G. As LAMMPS, the contact radius
+ * is a = sqrt(R_eff delta) whatever the normal model (Hertz's a^2 = R delta;
+ * for hooke the Hertz radius of the same overlap), and the stiffness is
+ * k = k_t a with k_t given or 8 G* (LAMMPS NULL). The tangential dashpot is x_gamma_t times the
  * normal one at the contact (LAMMPS damp_tangential = x_gammat
  * damp_normal_prefactor): gamma = x_gamma_t c_n.
  *
