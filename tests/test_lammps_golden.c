@@ -29,6 +29,20 @@
  * last-bit difference) and five below the arm effect it must resolve.
  * Contact steps must match exactly.
  *
+ * Case 4, two-sphere impacts with a Mindlin tangential spring (hertz or hooke
+ * normal, slide mindlin, mindlin_rescale, mindlin_force,
+ * mindlin_rescale_force; LAMMPS tangential mindlin and its variants): the
+ * force on sphere one every 10 steps of contact as well, and the same
+ * reasoning. The tolerance is tighter, 1e-12 of the scale (for a force: the
+ * largest force row of the case, 70 to 84 N): observed 8e-16 over the whole
+ * run (forces 6e-16, velocities 4e-16, spins 8e-16 of 100 rad/s) through
+ * 220 to 270 steps of stick and 50 to 145 of slip, so 1e-12 leaves three
+ * orders of magnitude for another compiler or libm and a last bit amplified
+ * at the switch, and is nine orders below the arm effect (up to 1.3e-3 of the
+ * force scale, 2e-3 of a spin) and the differences between the models (the
+ * rescale alone moves a spin by 0.05 rad/s, 5e-4 of the scale), so that
+ * neither a wrong convention nor a wrong variant passes.
+ *
  * The variants with rolling and twisting resistance need the roll and spin
  * models `dsds` (LAMMPS rolling sds / twisting sds) and `marshall` (twisting
  * marshall); while they are not registered those tests are skipped. */
@@ -96,8 +110,17 @@ static int load_golden(const char* path, const char* name, golden_row* rows)
     return count;
 }
 
-/* "one.vx" -> body "one", velocity x (v: velocity, w: spin, x/y/z alone: position). */
-static double body_quantity(fd_world* world, const char* quantity, double* scale)
+/* Whether a quantity is a force ("one.fx": case 4). */
+static bool is_force(const char* quantity)
+{
+    const char* dot = strchr(quantity, '.');
+    return dot != NULL && dot[1] == 'f';
+}
+
+/* "one.vx" -> body "one", velocity x (v: velocity, w: spin, f: the force of
+ * its one contact, x/y/z alone: position). force_scale: the scale of a force
+ * (N). */
+static double body_quantity(fd_world* world, const char* quantity, double force_scale, double* scale)
 {
     char body[32];
     const char* dot = strchr(quantity, '.');
@@ -109,7 +132,16 @@ static double body_quantity(fd_world* world, const char* quantity, double* scale
     fd_body_state state = fd_body_get_state(world, id);
     const char* field = dot + 1;
     fd_vec3 value;
-    if (field[0] == 'v') {
+    if (field[0] == 'f') {
+        /* The pair's force on the body (LAMMPS's f of a two-atom run). */
+        cr_assert_eq(fd_world_contact_count(world), 1, "%s: expected the one contact", quantity);
+        fd_contact_view view;
+        cr_assert_eq(fd_world_get_contact(world, 0, &view), FD_OK, "%s", fd_last_error());
+        fd_vec3 f = view.loads.force_on_i;
+        value = view.body_i.index1 == id.index1 ? f : (fd_vec3){-f.x, -f.y, -f.z};
+        *scale = force_scale;
+        ++field;
+    } else if (field[0] == 'v') {
         value = state.velocity;
         *scale = 1.0;    /* m/s */
         ++field;
@@ -124,10 +156,10 @@ static double body_quantity(fd_world* world, const char* quantity, double* scale
     return field[0] == 'x' ? value.x : field[0] == 'y' ? value.y : value.z;
 }
 
-static void check(const char* name, const golden_row* row, double measured, double scale)
+static void check(const char* name, const golden_row* row, double measured, double scale, double relative)
 {
     double expected = row->lammps + row->arm_shift;
-    double tolerance = 1e-10 * scale;
+    double tolerance = relative * scale;
     cr_expect(fabs(measured - expected) <= tolerance,
               "%s step %ld %s: fricdem %.17g, LAMMPS %.17g + arm shift %.3g = %.17g (difference %.3g, tolerance %.3g)",
               name, row->step, row->quantity, measured, row->lammps, row->arm_shift, expected,
@@ -143,14 +175,19 @@ static void skip_unless_registered(const char* name, fd_mechanism mechanism, con
     }
 }
 
-/* Runs the case's scene to its last golden step, comparing at every golden step. */
-static void run_case(const char* golden, const char* name)
+/* Runs the case's scene to its last golden step, comparing at every golden
+ * step to `relative` of each quantity's scale (forces: the largest force row
+ * of the case). */
+static void run_case_within(const char* golden, const char* name, double relative)
 {
     static golden_row rows[MAX_ROWS];
     int count = load_golden(golden, name, rows);
     long last = 0;
+    double force_scale = 0.0;
     for (int k = 0; k < count; ++k) {
         last = rows[k].step > last ? rows[k].step : last;
+        force_scale = is_force(rows[k].quantity) && fabs(rows[k].lammps) > force_scale ? fabs(rows[k].lammps)
+                                                                                        : force_scale;
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.yaml", SCENE(""), name);
@@ -162,6 +199,11 @@ static void run_case(const char* golden, const char* name)
     fd_body_id ball = fd_world_find_body(world, "ball"); /* case 2 */
     for (long step = 0; step <= last; ++step) {
         if (step > 0) {
+            for (int k = 0; k < count; ++k) {
+                if (rows[k].step == step && is_force(rows[k].quantity)) {
+                    fd_world_request_contacts(world); /* recording does not change the trajectory (test_penalty) */
+                }
+            }
             cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
             if (fd_world_contact_count(world) > 0) {
                 first_contact = first_contact < 0 ? step : first_contact;
@@ -197,13 +239,15 @@ static void run_case(const char* golden, const char* name)
                           rows[k].arm_shift);
             } else {
                 double scale;
-                double value = body_quantity(world, q, &scale);
-                check(name, &rows[k], value, scale);
+                double value = body_quantity(world, q, force_scale, &scale);
+                check(name, &rows[k], value, scale, relative);
             }
         }
     }
     fd_scene_free(&scene);
 }
+
+static void run_case(const char* golden, const char* name) { run_case_within(golden, name, 1e-10); }
 
 /* ---------------------------------------------------------------- case 1: two-sphere impacts */
 
@@ -254,4 +298,37 @@ Test(lammps_golden, rolling_resist_equals_lammps_up_to_the_contact_arm)
     skip_unless_registered("rolling_resist", FD_MECHANISM_ROLL, "dsds");
     skip_unless_registered("rolling_resist", FD_MECHANISM_SPIN, "dsds");
     run_case(GOLDEN("lammps_rolling.csv"), "rolling_resist");
+}
+
+/* ---------------------------------------------------------------- case 4: Mindlin tangential spring */
+
+/* 1e-12 of the scale: the header says why. Each impact sticks for 220 to
+ * 270 steps, then slips to the end of the contact (50 to 145 steps: the
+ * Coulomb limit falls with N); the _rescale variants scale their history
+ * from the peak overlap on. */
+#define MINDLIN_TOLERANCE 1e-12
+
+Test(lammps_golden, impact_mindlin_equals_lammps_up_to_the_contact_arm)
+{
+    run_case_within(GOLDEN("lammps_mindlin.csv"), "impact_mindlin", MINDLIN_TOLERANCE);
+}
+
+Test(lammps_golden, impact_mindlin_rescale_equals_lammps_up_to_the_contact_arm)
+{
+    run_case_within(GOLDEN("lammps_mindlin.csv"), "impact_mindlin_rescale", MINDLIN_TOLERANCE);
+}
+
+Test(lammps_golden, impact_mindlin_force_equals_lammps_up_to_the_contact_arm)
+{
+    run_case_within(GOLDEN("lammps_mindlin.csv"), "impact_mindlin_force", MINDLIN_TOLERANCE);
+}
+
+Test(lammps_golden, impact_mindlin_rescale_force_equals_lammps_up_to_the_contact_arm)
+{
+    run_case_within(GOLDEN("lammps_mindlin.csv"), "impact_mindlin_rescale_force", MINDLIN_TOLERANCE);
+}
+
+Test(lammps_golden, impact_hooke_mindlin_equals_lammps_up_to_the_contact_arm)
+{
+    run_case_within(GOLDEN("lammps_mindlin.csv"), "impact_hooke_mindlin", MINDLIN_TOLERANCE);
 }

@@ -79,6 +79,11 @@ def hooke_gamma(restitution: float) -> float:
     return _damping_for_restitution(1.0, 0.0, restitution)
 
 
+def hertz_gamma(restitution: float) -> float:
+    """fricdem hertz's dimensionless dashpot: c = gamma sqrt(m_eff K) delta^(1/4)."""
+    return _damping_for_restitution(1.5, 0.25, restitution)
+
+
 def tsuji_alpha(e: float) -> float:
     """LAMMPS `damping tsuji`: alpha(e), pair_granular.cpp coeff(), same operations."""
     return (1.2728 - 4.2783 * e + 11.087 * (e * e) - 22.348 * (e * e * e) + 27.467 * e ** 4
@@ -97,6 +102,24 @@ def tsuji_restitution_for(alpha: float) -> float:
         else:
             high = mid
     return 0.5 * (low + high)
+
+
+def tsuji_restitution_exact(alpha: float) -> float:
+    """An e' whose LAMMPS alpha(e') (reference.tsuji_alpha, LAMMPS's
+    operations) is alpha to the last bit, searched among the doubles next to
+    tsuji_restitution_for(alpha); that one where none is."""
+    import math
+
+    import reference
+
+    start = tsuji_restitution_for(alpha)
+    below = above = start
+    for _ in range(1000):
+        for candidate in (below, above):
+            if reference.tsuji_alpha(candidate) == alpha:
+                return candidate
+        below, above = math.nextafter(below, -1.0), math.nextafter(above, 2.0)
+    return start
 
 
 def main() -> int:

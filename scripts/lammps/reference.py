@@ -1,7 +1,8 @@
 """A transcription of LAMMPS 29Sep2021 `pair_style granular` / `fix wall/gran
-granular` (hooke, linear_history, rolling sds, twisting sds / marshall,
-damping velocity, limit_damping) and `fix nve/sphere`, for two spheres or one
-sphere on a plane, with a switch for the contact arm:
+granular` (hooke, hertz/material, linear_history, mindlin, mindlin_rescale,
+mindlin/force, mindlin_rescale/force, rolling sds, twisting sds / marshall,
+damping velocity / tsuji, limit_damping) and `fix nve/sphere`, for two spheres
+or one sphere on a plane, with a switch for the contact arm:
 
   arm="lammps"    relative sliding velocity from the full radii (v_i - v_j -
                   (R_i w_i + R_j w_j) x n); slide torque on a sphere from a
@@ -33,14 +34,57 @@ def _norm(a):
     return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
 
 
-class Law:
-    """LAMMPS coefficients: kn, eta_n (damping velocity: N s/m), kt, xgammat,
-    mu; optional rolling sds (k_roll, gamma_roll, mu_roll) and twisting sds
-    (k_twist, gamma_twist, mu_twist) or marshall (twist = "marshall")."""
+MINDLIN = ("mindlin", "mindlin_rescale", "mindlin/force", "mindlin_rescale/force")
 
-    def __init__(self, kn, eta_n, kt, xgammat, mu, roll=None, twist=None):
+
+class Law:
+    """LAMMPS coefficients: kn, eta_n, kt, xgammat, mu; optional rolling sds
+    (k_roll, gamma_roll, mu_roll) and twisting sds (k_twist, gamma_twist,
+    mu_twist) or marshall (twist = "marshall").
+
+    normal: "hooke" (kn in N/m) or "hertz" (hertz/material: kn = 4/3 E_eff in
+    Pa, the Hertz force kn a delta, a = sqrt(R_eff delta)); damping: "velocity"
+    (eta_n in N s/m) or "tsuji" (eta_n = alpha(e'), the dashpot eta_n
+    sqrt(m_eff kn a)); tangential: "linear_history" (kt in N/m) or one of
+    MINDLIN (kt in Pa: the stiffness kt a)."""
+
+    def __init__(self, kn, eta_n, kt, xgammat, mu, roll=None, twist=None, normal="hooke", damping="velocity",
+                 tangential="linear_history"):
         self.kn, self.eta_n, self.kt, self.xgammat, self.mu = kn, eta_n, kt, xgammat, mu
         self.roll, self.twist = roll, twist
+        self.normal, self.damping, self.tangential = normal, damping, tangential
+
+
+def powint(x, n):
+    """math_special.h powint: x^n by repeated squaring, its operations."""
+    if n == 0:
+        return 1.0
+    if x == 0.0:
+        return 0.0
+    nn = abs(n)
+    ww, yy = x, 1.0
+    while nn != 0:
+        if nn & 1:
+            yy *= ww
+        nn >>= 1
+        ww *= ww
+    return yy if n > 0 else 1.0 / yy
+
+
+def tsuji_alpha(cor):
+    """pair_granular.cpp coeff(): `damping tsuji` turns e' into alpha(e')."""
+    return (1.2728 - 4.2783 * cor + 11.087 * (cor * cor) - 22.348 * (cor * cor * cor) + 27.467 * powint(cor, 4)
+            - 18.022 * powint(cor, 5) + 4.8218 * powint(cor, 6))
+
+
+def hertz_material_kn(e_mod, poisson):
+    """pair_granular.cpp coeff(): FOURTHIRDS mix_stiffnessE(E, E, nu, nu)."""
+    return (4.0 / 3.0) * (1 / ((1 - poisson * poisson) / e_mod + (1 - poisson * poisson) / e_mod))
+
+
+def mindlin_null_kt(e_mod, poisson):
+    """pair_granular.cpp coeff(): k_t NULL is 8 mix_stiffnessG(E, E, nu, nu)."""
+    return 8 * (1 / ((2 * (2 - poisson) * (1 + poisson) / e_mod) + (2 * (2 - poisson) * (1 + poisson) / e_mod)))
 
 
 def _project(h, n, k, limit):
@@ -56,13 +100,20 @@ def _project(h, n, k, limit):
     return list(h)
 
 
-def contact(law, hist, n, delta, radi, radj, reff, vi, vj, wi, wj, dt, update, arm, wall):
+def contact(law, hist, n, delta, radi, radj, reff, vi, vj, wi, wj, dt, update, arm, wall, meff=None):
     """Forces and torques of one contact (n from j to i); returns (f_i,
-    torque_i, torque_j) and updates hist (dict)."""
+    torque_i, torque_j) and updates hist (dict). meff: the pair's effective
+    mass (needed by damping tsuji)."""
     vr = [vi[k] - vj[k] for k in range(3)]
     vnnr = _dot(vr, n)
-    fne = law.kn * delta
-    damp = law.eta_n
+    knfac = law.kn
+    fne = knfac * delta
+    a = math.sqrt(delta * reff)  # dR = delta Reff; a = sqrt(dR)
+    if law.normal == "hertz":
+        fne *= a
+        knfac *= a
+    damp_normal = 1.0 if law.damping == "velocity" else math.sqrt(meff * knfac)
+    damp = law.eta_n * damp_normal  # damp_normal_prefactor
     fdamp = -damp * vnnr
     fntot = fne + fdamp
     if fntot < 0.0:  # limit_damping
@@ -83,15 +134,34 @@ def contact(law, hist, n, delta, radi, radj, reff, vi, vj, wi, wj, dt, update, a
     fscrit = law.mu * fncrit
     kt = law.kt
     dampt = law.xgammat * damp
+    force_history = law.tangential in ("mindlin/force", "mindlin_rescale/force")
+    rescale = law.tangential in ("mindlin_rescale", "mindlin_rescale/force")
     h = hist.setdefault("slide", [0.0, 0.0, 0.0])
+    if law.tangential in MINDLIN:
+        kt *= a
+        if rescale and a < hist.get("radius", 0.0):  # on unloading, LAMMPS's history[3]
+            factor = a / hist["radius"]
+            h = [h[k] * factor for k in range(3)]
     if update:
-        h = _project(h, n, kt, fscrit)
-        h = [h[k] + vtr[k] * dt for k in range(3)]
-    fs = [-kt * h[k] - dampt * vtr[k] for k in range(3)]
+        h = _project(h, n, 1.0 if force_history else kt, fscrit)
+        if force_history:
+            h = [h[k] - kt * vtr[k] * dt for k in range(3)]
+        else:
+            h = [h[k] + vtr[k] * dt for k in range(3)]
+        if rescale:
+            hist["radius"] = a
+    if force_history:
+        fs = [h[k] - dampt * vtr[k] for k in range(3)]
+    else:
+        fs = [-kt * h[k] - dampt * vtr[k] for k in range(3)]
     fsm = _norm(fs)
+    hist["slipping"] = fsm > fscrit
     if fsm > fscrit:
         if _norm(h) != 0.0:
-            h = [-1.0 / kt * (fscrit * fs[k] / fsm + dampt * vtr[k]) for k in range(3)]
+            if force_history:
+                h = [fscrit * fs[k] / fsm + dampt * vtr[k] for k in range(3)]
+            else:
+                h = [-1.0 / kt * (fscrit * fs[k] / fsm + dampt * vtr[k]) for k in range(3)]
             fs = [fs[k] * fscrit / fsm for k in range(3)]
         else:
             fs = [0.0, 0.0, 0.0]
@@ -188,7 +258,9 @@ def simulate(spheres, law, dt, steps, arm, gravity=(0.0, 0.0, 0.0), wall_z=None,
             n = [d[k] / r for k in range(3)]
             delta = radsum - r
             reff = a.r * b.r / radsum
-            f, ti, tj = contact(law, hist, n, delta, a.r, b.r, reff, a.v, b.v, a.w, b.w, dt, update, arm, False)
+            meff = a.m * b.m / (a.m + b.m)
+            f, ti, tj = contact(law, hist, n, delta, a.r, b.r, reff, a.v, b.v, a.w, b.w, dt, update, arm, False,
+                                meff)
             a.f = [a.f[k] + f[k] for k in range(3)]
             b.f = [b.f[k] - f[k] for k in range(3)]
             a.t = [a.t[k] + ti[k] for k in range(3)]
@@ -202,7 +274,7 @@ def simulate(spheres, law, dt, steps, arm, gravity=(0.0, 0.0, 0.0), wall_z=None,
         n = [0.0, 0.0, 1.0]
         delta = a.r - height
         f, ti, _ = contact(law, hist, n, delta, a.r, 0.0, a.r, a.v, [0.0] * 3, a.w, [0.0] * 3, dt, update,
-                           arm, True)
+                           arm, True, a.m)
         a.f = [a.f[k] + f[k] for k in range(3)]
         a.t = [a.t[k] + ti[k] for k in range(3)]
         return True

@@ -11,8 +11,13 @@ scripts/validation/lammps_crosscheck.py; docs/validation/lammps_crosscheck.md):
   tests/golden/lammps_pour.csv     case 3: a pour of 600 spheres (pour.in),
                                    seeds 1-3: packing fraction, coordination
                                    number, bed height, kinetic energy
+  tests/golden/lammps_mindlin.csv  case 4: two-sphere impacts with a Mindlin
+                                   tangential spring (impact_mindlin*.in):
+                                   the force on sphere one every 10 steps of
+                                   contact, velocities and spins after
+                                   separation, contact steps
 
-Cases 1 and 2 carry, next to each LAMMPS number, `arm_shift`: how much
+Cases 1, 2 and 4 carry, next to each LAMMPS number, `arm_shift`: how much
 fricdem's contact-arm convention moves that number (scripts/lammps/reference.py
 run with fricdem's convention minus run with LAMMPS's). The script first checks
 that the reference run with LAMMPS's convention reproduces LAMMPS to round-off
@@ -23,7 +28,7 @@ Needs `lmp` (scripts/install-lammps.sh) and, for case 3, build/release
 (make build: bench/lammps_data.c writes fricdem's initial lattice as LAMMPS
 data). Usage:
 
-    /usr/bin/python3 scripts/lammps/run_lammps.py [--cases impact,rolling,pour] [--out DIR] [--keep DIR]
+    /usr/bin/python3 scripts/lammps/run_lammps.py [--cases impact,rolling,pour,mindlin] [--out DIR] [--keep DIR]
 """
 from __future__ import annotations
 
@@ -50,6 +55,9 @@ import reference  # noqa: E402
 IMPACTS = ["impact_elastic_slide", "impact_damped_slide", "impact_damped_stick", "impact_roll_twist",
            "impact_roll_marshall"]
 ROLLINGS = ["rolling_slide", "rolling_resist"]
+MINDLINS = ["impact_mindlin", "impact_mindlin_rescale", "impact_mindlin_force", "impact_mindlin_rescale_force",
+            "impact_hooke_mindlin"]
+FORCE_EVERY = 10  # steps between the force rows of case 4, from the first contact step
 POUR_SEEDS = [1, 2, 3]
 STOP_SPEED = 1e-3  # m/s: the rolling sphere has stopped when its speed first falls below this
 GOLDEN_EVERY = 1000  # steps between golden rows of case 2 (0.01 s)
@@ -206,6 +214,110 @@ def impact_case(lmp: str, name: str, work: Path):
     return rows, command, worst
 
 
+# ---------------------------------------------------------------- case 4
+
+def mindlin_law(v: dict) -> reference.Law:
+    """The law of an impact_mindlin*.in deck from its `normal`, `damping` and
+    `tangential` strings (the pair_coeff words, impact_mindlin.lmp)."""
+    normal, damping, tangential = v["normal"].split(), v["damping"], v["tangential"].split()
+    if normal[0] == "hertz/material":
+        e_mod, poisson = float(normal[1]), float(normal[3])
+        law = dict(normal="hertz", kn=reference.hertz_material_kn(e_mod, poisson))
+    elif normal[0] == "hooke":
+        e_mod = poisson = None
+        law = dict(normal="hooke", kn=float(normal[1]))
+    else:
+        raise ValueError(f"normal model '{normal[0]}' is not transcribed")
+    if damping == "tsuji":
+        eta_n = reference.tsuji_alpha(float(normal[2]))
+    elif damping == "velocity":
+        eta_n = float(normal[2])
+    else:
+        raise ValueError(f"damping '{damping}' is not transcribed")
+    if tangential[0] not in reference.MINDLIN:
+        raise ValueError(f"tangential model '{tangential[0]}' is not a Mindlin one")
+    kt = reference.mindlin_null_kt(e_mod, poisson) if tangential[1] == "NULL" else float(tangential[1])
+    return reference.Law(law["kn"], eta_n, kt, float(tangential[2]), float(tangential[3]), normal=law["normal"],
+                         damping=damping, tangential=tangential[0])
+
+
+def mindlin_reference(v: dict, arm: str):
+    """Final velocities and spins, contact steps and the force on sphere one
+    at every step (in contact or not) of a case-4 deck run by reference.py."""
+    one = reference.Sphere(float(v["r1"]), float(v["rho"]), (0.0, 0.0, 0.0), vec(v, "v1x", "v1y", "v1z"),
+                           vec(v, "w1x", "w1y", "w1z"))
+    two = reference.Sphere(float(v["r2"]), float(v["rho"]), vec(v, "x2", "y2", "z2"), vec(v, "v2x", "v2y", "v2z"),
+                           vec(v, "w2x", "w2y", "w2z"))
+    forces = {}
+
+    def record(step, spheres, inside):
+        forces[step] = list(spheres[0].f)
+
+    touching = reference.simulate([one, two], mindlin_law(v), float(v["dt"]), int(v["steps"]), arm, record=record)
+    values = {}
+    for name, s in (("one", one), ("two", two)):
+        for axis, value in zip("xyz", s.v):
+            values[f"{name}.v{axis}"] = value
+        for axis, value in zip("xyz", s.w):
+            values[f"{name}.w{axis}"] = value
+    values["contact_first_step"] = touching[0] if touching else -1
+    values["contact_last_step"] = touching[-1] if touching else -1
+    values["contact_steps"] = len(touching)
+    return values, forces
+
+
+def mindlin_case(lmp: str, name: str, work: Path):
+    deck = HERE / f"{name}.in"
+    v = deck_variables(deck)
+    dump = work / f"{name}.dump"
+    command = run_deck(lmp, deck.name, work, {"dump": str(dump)})
+    frames = dict(read_dump(dump))
+    steps = int(v["steps"])
+    r1, r2 = float(v["r1"]), float(v["r2"])
+    touching = []
+    for step, f in sorted(frames.items()):
+        d = np.array([f["x"][0] - f["x"][1], f["y"][0] - f["y"][1], f["z"][0] - f["z"][1]])
+        if step > 0 and float(d @ d) < (r1 + r2) ** 2:  # pair_granular: contact iff rsq < radsum^2
+            touching.append(step)
+    # Forces every FORCE_EVERY steps from the first contact step, and at the last one.
+    force_steps = [s for s in touching if (s - touching[0]) % FORCE_EVERY == 0] + [touching[-1]]
+    lammps = {}
+    for step in force_steps:
+        for axis in "xyz":
+            lammps[(step, f"one.f{axis}")] = float(frames[step][f"f{axis}"][0])
+    last = frames[steps]
+    for k, body in enumerate(("one", "two")):
+        for axis in "xyz":
+            lammps[(steps, f"{body}.v{axis}")] = float(last[f"v{axis}"][k])
+        for axis in "xyz":
+            lammps[(steps, f"{body}.w{axis}")] = float(last[f"omega{axis}"][k])
+    lammps[(steps, "contact_first_step")] = touching[0]
+    lammps[(steps, "contact_last_step")] = touching[-1]
+    lammps[(steps, "contact_steps")] = len(touching)
+    as_lammps, forces_lammps = mindlin_reference(v, "lammps")
+    as_fricdem, forces_fricdem = mindlin_reference(v, "midpoint")
+    force_scale = max(abs(value) for (step, key), value in lammps.items() if ".f" in key)
+
+    def reference_value(values, forces, step, key):
+        return forces[step]["xyz".index(key[-1])] if ".f" in key else values[key]
+
+    worst = 0.0
+    for (step, key), value in lammps.items():
+        scale = force_scale if ".f" in key else 100.0 if ".w" in key else 1.0
+        ref = reference_value(as_lammps, forces_lammps, step, key)
+        error = abs(ref - value) / scale
+        if key.startswith("contact") and ref != value:
+            error = math.inf
+        worst = max(worst, error)
+    if worst > REFERENCE_TOLERANCE:
+        raise RuntimeError(f"{name}: scripts/lammps/reference.py no longer reproduces LAMMPS "
+                           f"(error {worst:.3g} of the scale); the arm shifts would be wrong")
+    rows = [(name, step, key, value,
+             reference_value(as_fricdem, forces_fricdem, step, key) - reference_value(as_lammps, forces_lammps, step, key))
+            for (step, key), value in sorted(lammps.items(), key=lambda item: item[0][0])]
+    return rows, command, worst, force_scale
+
+
 # ---------------------------------------------------------------- case 2
 
 def rolling_reference(v: dict, arm: str, every: int):
@@ -333,7 +445,8 @@ def write_golden(path: Path, header: list[str], columns: str, rows) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cases", default="impact,rolling,pour", help="comma-separated: impact, rolling, pour")
+    parser.add_argument("--cases", default="impact,rolling,pour,mindlin",
+                        help="comma-separated: impact, rolling, pour, mindlin")
     parser.add_argument("--out", default=str(ROOT / "tests" / "golden"), help="where the golden files go")
     parser.add_argument("--keep", help="keep LAMMPS's dumps and logs in this folder (default: a temporary one)")
     parser.add_argument("--lmp", default="lmp", help="the LAMMPS binary (default: lmp)")
@@ -381,6 +494,26 @@ def main() -> int:
                          f"(m/s), spin (rad/s); stop_time (s): first dump time with speed < {STOP_SPEED} m/s",
                          shift_note + f"; reference vs LAMMPS: at most {worst:.2g} of the scale "
                          "(10 mm, 1 m/s, 100 rad/s)"],
+                     "case,step,quantity,lammps,arm_shift", rows)
+    if "mindlin" in cases:
+        rows, commands, worst = [], [], 0.0
+        scales = []
+        for name in MINDLINS:
+            r, c, w, force_scale = mindlin_case(args.lmp, name, work)
+            rows += r
+            commands.append(c)
+            worst = max(worst, w)
+            scales.append(f"{name} {force_scale:.6g} N")
+            print(f"run_lammps: {name}: reference vs LAMMPS {w:.2g} of the scale")
+        write_golden(out / "lammps_mindlin.csv",
+                     common + [f"command: {c}" for c in commands] + [
+                         "case 4: two-sphere impacts with a Mindlin tangential spring; one.fx, one.fy, one.fz: "
+                         f"the force on sphere one (atom 1, N) every {FORCE_EVERY} steps from the first contact step "
+                         "and at the last; after separation at the last step: velocities (m/s), spins (rad/s) of "
+                         "spheres one and two (atom 2); contact steps",
+                         shift_note + f"; reference vs LAMMPS: at most {worst:.2g} of the scale (the largest force "
+                         "row of the case, 1 m/s, 100 rad/s)",
+                         "largest force row per case: " + ", ".join(scales)],
                      "case,step,quantity,lammps,arm_shift", rows)
     if "pour" in cases:
         rows, commands = pour_case(args.lmp, work)

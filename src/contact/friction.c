@@ -58,6 +58,12 @@ void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* cal
                                                law->column_index[FD_MECHANISM_SLIDE]);
             break;
         }
+        case FD_KIND_SLIDE_MINDLIN:
+        case FD_KIND_SLIDE_MINDLIN_RESCALE:
+        case FD_KIND_SLIDE_MINDLIN_FORCE:
+        case FD_KIND_SLIDE_MINDLIN_RESCALE_FORCE:
+            loads->slide_force = fd_mindlin_slide(law, input, normal_force, history, columns);
+            break;
         case FD_KIND_SLIDE_PFC_LINEAR: /* done by fd_pfc_evaluate above */
         default:
             break;
@@ -97,6 +103,9 @@ fd_status fd_friction_check_law(const fd_contact_law* law)
     }
     if (status == FD_OK) {
         status = fd_sds_torque_check_law(law);
+    }
+    if (status == FD_OK) {
+        status = fd_mindlin_check_law(law);
     }
     return status != FD_OK ? status : fd_cone_check_law(law);
 }

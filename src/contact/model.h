@@ -43,11 +43,36 @@ typedef enum fd_submodel_kind {
     FD_KIND_SLIDE_CONE,
     FD_KIND_ROLL_CONE,
     FD_KIND_SPIN_CONE,
+    FD_KIND_SLIDE_MINDLIN,               /* LAMMPS tangential mindlin */
+    FD_KIND_SLIDE_MINDLIN_RESCALE,       /* mindlin_rescale */
+    FD_KIND_SLIDE_MINDLIN_FORCE,         /* mindlin/force */
+    FD_KIND_SLIDE_MINDLIN_RESCALE_FORCE, /* mindlin_rescale/force */
 } fd_submodel_kind;
+
+/* The four mindlin slide models: which one rescales its history when the
+ * contact shrinks, and which one keeps a force instead of a displacement. */
+static inline bool fd_kind_is_mindlin(fd_submodel_kind kind)
+{
+    return kind >= FD_KIND_SLIDE_MINDLIN && kind <= FD_KIND_SLIDE_MINDLIN_RESCALE_FORCE;
+}
+static inline bool fd_mindlin_rescales(fd_submodel_kind kind)
+{
+    return kind == FD_KIND_SLIDE_MINDLIN_RESCALE || kind == FD_KIND_SLIDE_MINDLIN_RESCALE_FORCE;
+}
+static inline bool fd_mindlin_holds_force(fd_submodel_kind kind)
+{
+    return kind == FD_KIND_SLIDE_MINDLIN_FORCE || kind == FD_KIND_SLIDE_MINDLIN_RESCALE_FORCE;
+}
 
 /* Parameter order of the slide models dsds and csds (their table in sds.c);
  * the spin model marshall and the critical step read them. */
 enum { FD_SDS_K_T = 0, FD_SDS_GAMMA_T = 1, FD_SDS_MU = 2 };
+/* Parameter order of the mindlin slide models (their table in mindlin.c),
+ * and what they derive: k_t (Pa; 8 G* for the default -1) and mu_k (mu_s for
+ * the default -1). The penalty stepper's sphere kernel and the critical step
+ * read them. */
+enum { FD_MINDLIN_K_T = 0, FD_MINDLIN_X_GAMMA_T = 1, FD_MINDLIN_MU_S = 2, FD_MINDLIN_MU_K = 3 };
+enum { FD_MINDLIN_DERIVED_K_T = 0, FD_MINDLIN_DERIVED_MU_K = 1 };
 /* Parameter order of the normal model hooke (its table in normal.c), and the
  * constants hooke and hertz derive (restitution-calibrated gamma, E*); the
  * penalty stepper's sphere kernels read them. */
@@ -137,6 +162,12 @@ typedef struct fd_normal_result {
 /* Normal force of a law at one contact (stateless kernel). */
 fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_input* input);
 
+/* The normal dashpot coefficient of a law at one contact (N s/m): hooke's c
+ * (0 without overlap), hertz's gamma sqrt(m K) delta^(1/4), 0 for the other
+ * normal models; the one fd_normal_evaluate applies. The mindlin slide
+ * models' dashpot is a fraction of it (LAMMPS damp_normal_prefactor). */
+double fd_normal_damping_coefficient(const fd_contact_law* law, const fd_contact_input* input);
+
 /* Friction loads of a law at one contact (slide force, roll and spin torques
  * on both bodies), given the normal force just computed; updates the
  * contact's history block and writes the model's output columns. */
@@ -162,6 +193,14 @@ fd_vec3 fd_dsds_slide(const double* params, const double* derived, const fd_cont
 fd_vec3 fd_csds_slide(const double* params, const double* derived, const fd_contact_input* input,
                       fd_vec3 tangential_velocity, double normal_force, double* history, double* columns,
                       const int* column_index);
+
+/* Mindlin tangential spring (src/contact/mindlin.c; LAMMPS tangential
+ * mindlin, mindlin_rescale, mindlin/force, mindlin_rescale/force): force on
+ * body i; updates the slide history block and the columns; and the check
+ * that the normal model has what it needs. */
+fd_vec3 fd_mindlin_slide(const fd_contact_law* law, const fd_contact_input* input, double normal_force,
+                         double* history, double* columns);
+fd_status fd_mindlin_check_law(const fd_contact_law* law);
 
 /* Rolling and twisting spring-dashpot-sliders (src/contact/sds_torque.c):
  * roll dsds / csds (LAMMPS `rolling sds`), spin dsds / csds (LAMMPS

@@ -152,6 +152,49 @@ static fd_status resolve_hertz(const double* params, const fd_material* a, const
 
 /* ---------------------------------------------------------------- kernels */
 
+/* hooke's dashpot (N s/m): c = gamma sqrt(m k) (gamma = 2 zeta, calibrated
+ * above), or a LAMMPS dashpot: c = eta_n, or c = eta_n_mass m_eff. */
+static double hooke_dashpot(const double* params, const double* derived, double effective_mass)
+{
+    double damping = derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * params[FD_HOOKE_STIFFNESS]);
+    if (params[FD_HOOKE_ETA_N] > 0.0) {
+        damping = params[FD_HOOKE_ETA_N];
+    } else if (params[FD_HOOKE_ETA_N_MASS] > 0.0) {
+        damping = params[FD_HOOKE_ETA_N_MASS] * effective_mass;
+    }
+    return damping;
+}
+
+/* hertz's dashpot (N s/m), Tsuji et al. (1992) form: c = gamma sqrt(m K)
+ * delta^(1/4), with root_overlap = sqrt(delta). */
+static double hertz_dashpot(const double* derived, double effective_mass, double hertz_constant, double root_overlap)
+{
+    return derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * hertz_constant) * sqrt(root_overlap);
+}
+
+static double hertz_constant_of(const double* derived, double effective_radius)
+{
+    /* Johnson Eq. (4.23): F = K delta^(3/2), K = 4/3 E* sqrt(R). */
+    return 4.0 / 3.0 * derived[FD_NORMAL_DERIVED_MODULUS] * sqrt(effective_radius);
+}
+
+double fd_normal_damping_coefficient(const fd_contact_law* law, const fd_contact_input* input)
+{
+    const double* params = law->params[FD_MECHANISM_NORMAL];
+    const double* derived = law->derived[FD_MECHANISM_NORMAL];
+    double overlap = input->geometry->penetration > 0.0 ? input->geometry->penetration : 0.0;
+    switch (law->submodel[FD_MECHANISM_NORMAL]->kind) {
+    case FD_KIND_NORMAL_HOOKE:
+        /* No dashpot without overlap, as in fd_normal_evaluate. */
+        return overlap > 0.0 ? hooke_dashpot(params, derived, input->effective_mass) : 0.0;
+    case FD_KIND_NORMAL_HERTZ:
+        return hertz_dashpot(derived, input->effective_mass,
+                             hertz_constant_of(derived, input->geometry->effective_radius), sqrt(overlap));
+    default:
+        return 0.0;
+    }
+}
+
 fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_input* input)
 {
     fd_normal_result result = {0};
@@ -167,14 +210,8 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
     case FD_KIND_NORMAL_HOOKE: {
         double k = params[FD_HOOKE_STIFFNESS];
         double overlap = delta > 0.0 ? delta : 0.0;
-        /* Linear spring-dashpot, c = gamma sqrt(m k) (gamma = 2 zeta, calibrated
-         * above), or a LAMMPS dashpot: c = eta_n, or c = eta_n_mass m_eff. */
-        double damping = derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(input->effective_mass * k);
-        if (params[FD_HOOKE_ETA_N] > 0.0) {
-            damping = params[FD_HOOKE_ETA_N];
-        } else if (params[FD_HOOKE_ETA_N_MASS] > 0.0) {
-            damping = params[FD_HOOKE_ETA_N_MASS] * input->effective_mass;
-        }
+        /* Linear spring-dashpot. */
+        double damping = hooke_dashpot(params, derived, input->effective_mass);
         result.elastic_force = k * overlap;
         /* No dashpot without overlap: within a positive contact_margin the
          * bodies do not touch yet, and a rate-only force would act at a distance. */
@@ -188,14 +225,12 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
     }
     case FD_KIND_NORMAL_HERTZ: {
         double overlap = delta > 0.0 ? delta : 0.0;
-        double radius = input->geometry->effective_radius;
         /* Johnson Eq. (4.23): F = 4/3 E* sqrt(R) delta^(3/2); stored energy 2/5 K delta^(5/2). */
-        double hertz_constant = 4.0 / 3.0 * derived[FD_NORMAL_DERIVED_MODULUS] * sqrt(radius);
+        double hertz_constant = hertz_constant_of(derived, input->geometry->effective_radius);
         double root_overlap = sqrt(overlap);
         result.elastic_force = hertz_constant * overlap * root_overlap;
-        /* Tsuji et al. (1992) form: c = gamma sqrt(m K) delta^(1/4). */
-        result.damping_force = derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(input->effective_mass * hertz_constant) *
-                               sqrt(root_overlap) * input->penetration_rate;
+        result.damping_force =
+            hertz_dashpot(derived, input->effective_mass, hertz_constant, root_overlap) * input->penetration_rate;
         result.elastic_energy = 0.4 * hertz_constant * overlap * overlap * root_overlap;
         break;
     }
@@ -262,6 +297,9 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, double 
     if (step < limit.time_step) {
         limit = (fd_critical_step){step, stiffness, zeta, "normal"};
     }
+    /* The normal dashpot at that reference, c = 2 zeta sqrt(m k) (mindlin's
+     * is a fraction of it). */
+    double normal_dashpot = stiffness > 0.0 && lightest_mass > 0.0 ? 2.0 * zeta * sqrt(lightest_mass * stiffness) : 0.0;
     /* The slide spring acts on the same mass: its stiffness and dashpot count too. */
     const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
     if (slide != NULL) {
@@ -273,6 +311,11 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, double 
         } else if (slide->kind == FD_KIND_SLIDE_DSDS || slide->kind == FD_KIND_SLIDE_CSDS) {
             k = p[0];                                                          /* k_t */
             c = p[1];                                                          /* gamma_t */
+        } else if (fd_kind_is_mindlin(slide->kind)) {
+            /* k_t a at the reference overlap delta = 1% of R_e, R_e = r_min / 2:
+             * a = sqrt(R_e delta) = 0.1 R_e; dashpot x_gamma_t c_n. */
+            k = law->derived[FD_MECHANISM_SLIDE][FD_MINDLIN_DERIVED_K_T] * 0.1 * (0.5 * smallest_radius);
+            c = p[FD_MINDLIN_X_GAMMA_T] * normal_dashpot;
         } else if (slide->kind == FD_KIND_SLIDE_PFC_LINEAR) {
             double ratio = normal_params[6];                                   /* kratio */
             k = p[0] >= 0.0 ? p[0] : (ratio > 0.0 ? stiffness / ratio : 0.0); /* ks */

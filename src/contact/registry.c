@@ -17,6 +17,8 @@ extern const fd_submodel fd_friction_submodels[];
 extern const int fd_friction_submodel_count;
 extern const fd_submodel fd_sds_submodels[];
 extern const int fd_sds_submodel_count;
+extern const fd_submodel fd_mindlin_submodels[];
+extern const int fd_mindlin_submodel_count;
 extern const fd_submodel fd_sds_torque_submodels[];
 extern const int fd_sds_torque_submodel_count;
 extern const fd_submodel fd_pfc_submodels[];
@@ -33,6 +35,7 @@ static const submodel_group groups[] = {
     {fd_normal_submodels, &fd_normal_submodel_count},
     {fd_friction_submodels, &fd_friction_submodel_count},
     {fd_sds_submodels, &fd_sds_submodel_count},
+    {fd_mindlin_submodels, &fd_mindlin_submodel_count},
     {fd_sds_torque_submodels, &fd_sds_torque_submodel_count},
     {fd_pfc_submodels, &fd_pfc_submodel_count},
     {fd_cone_submodels, &fd_cone_submodel_count},

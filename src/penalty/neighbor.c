@@ -196,7 +196,8 @@ bool fd_law_has_sphere_kernel(const fd_contact_law* law)
     const fd_submodel* roll = law->submodel[FD_MECHANISM_ROLL];
     const fd_submodel* spin = law->submodel[FD_MECHANISM_SPIN];
     bool normal_ok = normal == FD_KIND_NORMAL_HOOKE || normal == FD_KIND_NORMAL_HERTZ;
-    bool slide_ok = slide == NULL || slide->kind == FD_KIND_SLIDE_DSDS || slide->kind == FD_KIND_SLIDE_CSDS;
+    bool slide_ok = slide == NULL || slide->kind == FD_KIND_SLIDE_DSDS || slide->kind == FD_KIND_SLIDE_CSDS ||
+                    fd_kind_is_mindlin(slide->kind);
     bool roll_ok = roll == NULL || roll->kind == FD_KIND_ROLL_DSDS || roll->kind == FD_KIND_ROLL_CSDS;
     bool spin_ok = spin == NULL || spin->kind == FD_KIND_SPIN_DSDS || spin->kind == FD_KIND_SPIN_CSDS ||
                    spin->kind == FD_KIND_SPIN_MARSHALL;
@@ -208,7 +209,10 @@ int fd_law_constant_count(const fd_contact_law* law)
     if (law->submodel[FD_MECHANISM_NORMAL]->kind == FD_KIND_NORMAL_HERTZ) {
         return 3;
     }
-    return law->submodel[FD_MECHANISM_ROLL] != NULL || law->submodel[FD_MECHANISM_SPIN] != NULL ? 2 : 1;
+    /* R_eff: for the roll and spin springs, and mindlin's contact radius. */
+    const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
+    bool mindlin = slide != NULL && fd_kind_is_mindlin(slide->kind);
+    return law->submodel[FD_MECHANISM_ROLL] != NULL || law->submodel[FD_MECHANISM_SPIN] != NULL || mindlin ? 2 : 1;
 }
 
 /* The pair's constants for the sphere kernels, fixed for the life of the

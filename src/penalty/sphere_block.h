@@ -10,7 +10,8 @@
  * Laws: normal hooke (any of its dashpots, through the pair's dashpot
  * constant) with no friction, or with slide dsds (csds), roll none or dsds
  * (csds), spin none, dsds (csds) or marshall; other combinations take the
- * scalar kernel. A lane whose rolling spring would turn by 0.1 rad
+ * scalar kernel (so do the mindlin slide models, whose laws are mostly
+ * hertz's, which the block does not take). A lane whose rolling spring would turn by 0.1 rad
  * or more in the step (a fast-spinning pair: the turn's sine and cosine then
  * need the library) is marked, and its caller evaluates it with the scalar
  * kernel instead. The geometry is the scalar path's (law_pass.c,

@@ -3,15 +3,17 @@
  * overlap, relative velocity, spins) and the pair's constants computed when
  * the neighbour list was built (neighbor.c, pair_constants).
  *
- * Laws: normal hooke (with any of its dashpots) or hertz; slide dsds or csds;
- * roll dsds or csds; spin dsds, csds or marshall; each mechanism optional.
- * The updates are contact/sds_core.h's, the same the registry kernels use;
+ * Laws: normal hooke (with any of its dashpots) or hertz; slide dsds, csds or
+ * one of the mindlin models; roll dsds or csds; spin dsds, csds or marshall;
+ * each mechanism optional. The updates are contact/sds_core.h's and
+ * contact/mindlin_core.h's, the same the registry kernels use;
  * the normal forces are normal.c's (fd_normal_evaluate), written for the
  * constants at hand. Energy books come back with the loads; a caller that
  * keeps none ignores them and the compiler drops their arithmetic. */
 #ifndef FD_PENALTY_SPHERE_KERNEL_H
 #define FD_PENALTY_SPHERE_KERNEL_H
 
+#include "contact/mindlin_core.h"
 #include "contact/model.h"
 #include "contact/sds_core.h"
 #include "penalty/penalty.h"
@@ -48,18 +50,21 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
     double positive = overlap > 0.0 ? overlap : 0.0;
     const double* normal_params = law->params[FD_MECHANISM_NORMAL];
     double total, stored;
+    double normal_dashpot; /* c_n, N s/m (fd_normal_damping_coefficient) */
     bool clamp = true;
     if (law->submodel[FD_MECHANISM_NORMAL]->kind == FD_KIND_NORMAL_HERTZ) {
         /* Johnson Eq. (4.23), Tsuji's dashpot gamma sqrt(m K) delta^(1/4). */
         double hertz_constant = constants[2];
         double root = sqrt(positive);
         out.elastic_force = hertz_constant * positive * root;
-        out.damping_force = constants[0] * sqrt(root) * overlap_rate;
+        normal_dashpot = constants[0] * sqrt(root);
+        out.damping_force = normal_dashpot * overlap_rate;
         stored = 0.4 * hertz_constant * positive * positive * root;
     } else {
         double k = normal_params[FD_HOOKE_STIFFNESS];
         out.elastic_force = k * positive;
         /* No dashpot without overlap (within a positive contact_margin). */
+        normal_dashpot = positive > 0.0 ? constants[0] : 0.0;
         out.damping_force = positive > 0.0 ? constants[0] * overlap_rate : 0.0;
         stored = 0.5 * k * positive * positive;
         clamp = normal_params[FD_HOOKE_LIMIT_DAMPING] != 0.0;
@@ -74,7 +79,29 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
     double critical = fabs(out.normal_force);
 
     const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
-    if (slide != NULL) {
+    if (slide != NULL && fd_kind_is_mindlin(slide->kind)) {
+        /* mindlin.c: k = k_t a, a = sqrt(R_eff delta), gamma = x_gamma_t c_n. */
+        const double* p = law->params[FD_MECHANISM_SLIDE];
+        const double* derived = law->derived[FD_MECHANISM_SLIDE];
+        double* h = history + law->history_offset[FD_MECHANISM_SLIDE];
+        double radius = positive > 0.0 ? sqrt(constants[1] * positive) : 0.0;
+        fd_vec3 tangential = fd_v3_mul_add(relative_velocity, -normal_velocity, n);
+        fd_sds_vector_step s = fd_mindlin_step(
+            fd_mindlin_rescales(slide->kind), fd_mindlin_holds_force(slide->kind), derived[FD_MINDLIN_DERIVED_K_T],
+            radius, h[FD_MINDLIN_H_RADIUS], p[FD_MINDLIN_X_GAMMA_T] * normal_dashpot, p[FD_MINDLIN_MU_S] * critical,
+            derived[FD_MINDLIN_DERIVED_MU_K] * critical, h[FD_MINDLIN_H_MODE] != 0.0, dt,
+            fd_v3(h[FD_MINDLIN_H_SPRING], h[FD_MINDLIN_H_SPRING + 1], h[FD_MINDLIN_H_SPRING + 2]), n, tangential);
+        h[FD_MINDLIN_H_SPRING] = s.spring.x;
+        h[FD_MINDLIN_H_SPRING + 1] = s.spring.y;
+        h[FD_MINDLIN_H_SPRING + 2] = s.spring.z;
+        h[FD_MINDLIN_H_MODE] = s.slipping ? 1.0 : 0.0;
+        h[FD_MINDLIN_H_RADIUS] = radius;
+        out.slide_force = s.force;
+        out.slip |= s.slipping ? FD_ENTRY_SLIP_SLIDE : 0u;
+        if (books != NULL) {
+            books[FD_MECHANISM_SLIDE] = (fd_energy_books){s.stored, s.dashpot, s.slip, s.created, 0.0};
+        }
+    } else if (slide != NULL) {
         const double* p = law->params[FD_MECHANISM_SLIDE];
         double* h = history + law->history_offset[FD_MECHANISM_SLIDE];
         fd_vec3 tangential = fd_v3_mul_add(relative_velocity, -normal_velocity, n);
