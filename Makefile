@@ -1,6 +1,6 @@
 # The two commands of the README, plus validation and benchmarks.
 # Every target installs missing Debian packages first (scripts/install-deps.sh).
-.PHONY: demo test validate bench bench-fricdem bench-lammps bench-chute build deps clean
+.PHONY: demo test validate bench bench-fricdem bench-lammps bench-chute build deps clean fuzz
 
 JOBS ?= 2
 
@@ -14,10 +14,16 @@ build: deps
 demo: build
 	@./scripts/demo.sh
 
+# The suite twice: optimised (the test preset), then under AddressSanitizer and
+# UndefinedBehaviorSanitizer (the sanitize preset, -O1, float-cast-overflow,
+# no recovery): every source file runs under both (issue 11).
 test: deps
 	@cmake --preset test >/dev/null
 	@cmake --build --preset test -j $(JOBS)
 	@ctest --preset test -j $(JOBS)
+	@cmake --preset sanitize >/dev/null
+	@cmake --build --preset sanitize -j $(JOBS)
+	@ctest --preset sanitize -j $(JOBS)
 
 validate: build
 	@/usr/bin/python3 scripts/validate.py
@@ -39,6 +45,12 @@ bench-lammps: build
 
 bench-chute: build
 	@./bench/chute/chute_compare.sh
+
+# Fuzzes the scene loader with libFuzzer for FUZZ_SECONDS (installs clang if
+# missing; scripts/fuzz.sh). Not part of `make test`: a campaign takes hours.
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) ./scripts/fuzz.sh
 
 clean:
 	rm -rf build out validation/out validation/report.md validation/figures bench/out

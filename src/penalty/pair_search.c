@@ -499,8 +499,11 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
     }
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
     for (int b = 0; b < n; ++b) {
-        int32_t* row = out->partner + out->row_start[b];
         int64_t length = out->row_start[b + 1] - out->row_start[b];
+        if (length < 2) {
+            continue; /* nothing to sort; and with no pairs at all partner is NULL (no offset on NULL: UB) */
+        }
+        int32_t* row = out->partner + out->row_start[b];
         for (int64_t k = 1; k < length; ++k) {
             int32_t value = row[k];
             int64_t at = k;
