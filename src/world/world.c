@@ -696,6 +696,15 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
         fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': lock bits other than x, y, z", label);
         return null_id;
     }
+    if (def->type == FD_BODY_STATIC && (!vec_zero(def->velocity) || !vec_zero(def->angular_velocity))) {
+        /* It would be ignored: a static body never moves (moving walls are not supported yet). */
+        fd_fail(FD_ERR_INVALID_ARGUMENT,
+                "body '%s': a static body never moves; give it no velocity or angular_velocity (got [%g, %g, %g] "
+                "m/s, [%g, %g, %g] rad/s), or make it dynamic",
+                label, def->velocity.x, def->velocity.y, def->velocity.z, def->angular_velocity.x,
+                def->angular_velocity.y, def->angular_velocity.z);
+        return null_id;
+    }
     if (def->mass < 0.0 || !isfinite(def->mass)) {
         fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': mass must be > 0 kg (got %g)", label, def->mass);
         return null_id;
@@ -761,8 +770,8 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
 
     world->position[b] = def->position;
     world->orientation[b] = fd_quat_normalize(def->orientation);
-    world->velocity[b] = def->type == FD_BODY_STATIC ? fd_v3(0, 0, 0) : def->velocity;
-    world->angular_velocity[b] = def->type == FD_BODY_STATIC ? fd_v3(0, 0, 0) : def->angular_velocity;
+    world->velocity[b] = def->velocity;
+    world->angular_velocity[b] = def->angular_velocity;
     world->forces[b] = fd_v3(0, 0, 0);
     world->torques[b] = fd_v3(0, 0, 0);
 
