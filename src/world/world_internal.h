@@ -304,7 +304,7 @@ bool fd_world_blow_up_suspected(const fd_world* world, double largest_displaceme
 fd_status fd_world_check_blow_up(const fd_world* world);
 /* With the energy ledger: FD_ERR_UNSTABLE when the kinetic energy exceeds
  * twice what entered (docs/models/critical-step.md), naming the body that
- * holds most of it; else FD_OK. */
+ * holds most of it; else FD_OK (always with gravity along a periodic axis). */
 fd_status fd_world_check_energy_gain(const fd_world* world);
 /* Ledger: the work of external loads and locks over the step just taken. */
 void fd_world_book_step_work(fd_world* world, double h);
