@@ -5,7 +5,8 @@
  * The estimate (docs/models/critical-step.md). For every contact law in use
  * we take the pairs of bodies that limit it: the lightest dynamic body of
  * each of its two materials (a body or an inlet's smallest sphere) against
- * the lightest of the other material and against a static body of it, and
+ * the lightest of the other material (the next lightest of its own, for a
+ * law of one material) and against a static body of it, and
  * evaluate fd_contact_law_critical_step with the coordination
  * Z = min(3, the bodies it could touch): 3 is what the six contacts of a
  * body in a packing add up to in its stiffest collective motion (every
@@ -13,9 +14,11 @@
  * naming the limiting spring or dashpot and the bodies, when the step
  * exceeds it.
  *
- * Blow-up. A body that moves more than half its radius in one step (or turns
- * its surface by as much, |omega| dt > 1/2) meets whatever it touches half a
- * radius deep: the springs then hold energy that nothing put in. The test
+ * Blow-up. A body that moves more than half its radius into or out of a
+ * contact in one step (or turns its surface by as much, |omega| dt > 1/2,
+ * while it touches something) has springs that hold energy nothing put in;
+ * one that moves as far in free flight, or along the plane it slides on,
+ * meets nothing (the sliding plates of the C-SDS paper do). The test
  * costs nothing in the common case: the stepper already keeps the largest
  * displacement since the neighbour list was built, and a body that moved
  * f r in one step has moved f r / 2 from the list's reference at the start
