@@ -18,8 +18,8 @@
  * sum of positive semidefinite matrices is at most the sum of theirs (Weyl),
  * so every spring and every dashpot that acts at a contact adds its rate
  * k mu or c mu, with mu the mobility of the relative motion it resists
- * (1/m_i + 1/m_j along the normal, (1/m + r^2/I)_i + (1/m + r^2/I)_j for a
- * force at the contact point, 1/I_i + 1/I_j for a torque); and a body with Z
+ * (1/m_i + 1/m_j along the normal, (1/m + d^2/I)_i + (1/m + d^2/I)_j for a
+ * force at the contact point, d its lever, 1/I_i + 1/I_j for a torque); and a body with Z
  * contacts sees Z times the rates of one (the bound of a sum of pair blocks,
  * each body in Z of them). omega^2 and beta of (1) are then
  *
@@ -193,8 +193,8 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, const f
     double inertia_ij = pair_average(i->inertia, i->mass, j->inertia, j->mass);
     /* A force at the contact point moves the point by 1/m + r^2/I per unit of
      * force (translation plus the turn about the centre); a torque turns by 1/I. */
-    double tangential_mobility = i->translation_mobility + i->arm * i->arm * i->rotation_mobility +
-                                 j->translation_mobility + j->arm * j->arm * j->rotation_mobility;
+    double tangential_mobility = i->translation_mobility + i->lever_mobility + j->translation_mobility +
+                                 j->lever_mobility;
     double rotation_mobility = i->rotation_mobility + j->rotation_mobility;
     fd_critical_step extra = {INFINITY, 0.0, 0.0, r.coordination, "none", 0.0, ""};
 

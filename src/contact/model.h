@@ -222,7 +222,11 @@ typedef struct fd_step_body {
     double mass;                 /* kg; 0 for a static body */
     double inertia;              /* kg m^2, the smallest principal moment; 0 for a static body */
     double translation_mobility; /* 1/kg: 1/m, 0 when static or every translation is locked */
-    double rotation_mobility;    /* 1/(kg m^2): 1/inertia, 0 when static or every rotation is locked */
+    double rotation_mobility;    /* 1/(kg m^2): 1/I about its free axis of least inertia, 0 when static or
+                                    every rotation is locked */
+    double lever_mobility;       /* 1/kg: the largest d^2 / I over its free axes, d the farthest the surface
+                                    reaches from the axis (2.5/m for a sphere): what a tangential force at the
+                                    surface adds to 1/m by turning it */
     double arm;                  /* m, centre to the farthest surface point (bounding radius; 0 for a plane) */
     double curvature;            /* 1/m, the smallest normal curvature of the surface: 1/R sphere, c/a^2 ellipsoid,
                                     0 plane (the stiffest roll and spin springs, the largest R_e) */

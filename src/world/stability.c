@@ -73,6 +73,29 @@ double fd_shape_inner_radius(const fd_shape* shape)
     }
 }
 
+/* The farthest the surface reaches from the axis u (body frame, unit)
+ * through the centre, squared: the semi-major axis of the ellipse the shape
+ * projects onto the plane normal to u. */
+static double reach_squared(const fd_shape* shape, fd_vec3 u)
+{
+    if (shape->type == FD_SHAPE_SPHERE) {
+        return shape->radius * shape->radius;
+    }
+    if (shape->type != FD_SHAPE_ELLIPSOID) {
+        return 0.0;
+    }
+    /* v, w: an orthonormal pair normal to u; M = diag(a^2, b^2, c^2) in it. */
+    fd_vec3 helper = fabs(u.x) < 0.9 ? fd_v3(1, 0, 0) : fd_v3(0, 1, 0);
+    fd_vec3 v = fd_v3_normalize(fd_v3_cross(u, helper)), w = fd_v3_cross(u, v);
+    fd_vec3 s = shape->semi_axes;
+    fd_vec3 squares = {s.x * s.x, s.y * s.y, s.z * s.z};
+    double vv = squares.x * v.x * v.x + squares.y * v.y * v.y + squares.z * v.z * v.z;
+    double ww = squares.x * w.x * w.x + squares.y * w.y * w.y + squares.z * w.z * w.z;
+    double vw = squares.x * v.x * w.x + squares.y * v.y * w.y + squares.z * v.z * w.z;
+    double half = 0.5 * (vv + ww), spread = 0.5 * (vv - ww);
+    return half + sqrt(spread * spread + vw * vw);
+}
+
 static fd_step_body step_body_of(const fd_world* world, int b)
 {
     const fd_body_cold* cold = &world->colds[b];
@@ -80,12 +103,31 @@ static fd_step_body step_body_of(const fd_world* world, int b)
     fd_step_body s = {0};
     s.curvature = smallest_curvature(&cold->shape);
     s.arm = cold->shape.type == FD_SHAPE_PLANE ? 0.0 : cold->shape.bounding_radius;
-    if (cold->type == FD_BODY_DYNAMIC) {
-        const unsigned all = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
-        s.mass = cold->mass;
-        s.inertia = fmin(mass->inertia.x, fmin(mass->inertia.y, mass->inertia.z));
-        s.translation_mobility = mass->lock_translation == all ? 0.0 : 1.0 / s.mass;
-        s.rotation_mobility = mass->lock_rotation == all || cold->shape.type == FD_SHAPE_PLANE ? 0.0 : 1.0 / s.inertia;
+    if (cold->type != FD_BODY_DYNAMIC) {
+        return s;
+    }
+    const unsigned all = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
+    s.mass = cold->mass;
+    s.inertia = fmin(mass->inertia.x, fmin(mass->inertia.y, mass->inertia.z));
+    s.translation_mobility = mass->lock_translation == all ? 0.0 : 1.0 / s.mass;
+    if (mass->lock_rotation == all || cold->shape.type == FD_SHAPE_PLANE) {
+        return s;
+    }
+    /* The axes it turns about: its principal axes, or the free axes of its
+     * lock frame (world-fixed), taken in the body frame as it is now. */
+    const fd_body_extra* extra = fd_body_extras(mass);
+    for (int k = 0; k < 3; ++k) {
+        if (mass->lock_rotation & (1u << k)) {
+            continue;
+        }
+        fd_vec3 axis = fd_v3(k == 0, k == 1, k == 2);
+        if (mass->lock_rotation != 0) {
+            axis = fd_quat_rotate_inverse(world->orientation[b], fd_quat_rotate(extra->lock_frame, axis));
+        }
+        double inertia = mass->inertia.x * axis.x * axis.x + mass->inertia.y * axis.y * axis.y +
+                         mass->inertia.z * axis.z * axis.z;
+        s.rotation_mobility = fmax(s.rotation_mobility, 1.0 / inertia);
+        s.lever_mobility = fmax(s.lever_mobility, reach_squared(&cold->shape, axis) / inertia);
     }
     return s;
 }
@@ -111,7 +153,7 @@ static bool dynamic_candidate(const fd_world* world, const material_extremes* e,
     if (e->lightest_inlet >= 0) {
         const fd_inlet* inlet = &world->inlets[e->lightest_inlet];
         double r = inlet->radius_min, m = e->lightest_mass;
-        out->body = (fd_step_body){m, 0.4 * m * r * r, 1.0 / m, 1.0 / (0.4 * m * r * r), r, 1.0 / r};
+        out->body = (fd_step_body){m, 0.4 * m * r * r, 1.0 / m, 1.0 / (0.4 * m * r * r), 2.5 / m, r, 1.0 / r};
         snprintf(out->label, sizeof out->label, "a sphere of inlet '%s' (r = %g m)", inlet->name, r);
         return true;
     }
@@ -256,8 +298,9 @@ fd_status fd_world_estimate_critical_step(fd_world* world)
     if (world->def.stepper == FD_STEPPER_PENALTY && world->def.time_step > world->critical_time_step) {
         char text[1024];
         snprintf(text, sizeof text,
-                 "time step %g s is %.3g x the critical step %.3g s (%s; docs/models/critical-step.md): expect "
-                 "energy from nowhere or a blow-up",
+                 "time step %g s is %.3g x the critical step %.3g s (%s): above it the explicit springs and "
+                 "dashpots may be unstable, making energy from nowhere or blowing up (the estimate errs low, by "
+                 "1.5 to 1.7 in the packings checked: docs/models/critical-step.md)",
                  world->def.time_step, world->def.time_step / world->critical_time_step, world->critical_time_step,
                  world->critical_step_limit);
         fd_world_add_warning(world, text);
