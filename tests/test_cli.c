@@ -191,6 +191,83 @@ Test(cli, run_writes_outputs_and_a_summary)
     cr_assert_eq(out_text()[0], '\0', "--quiet printed: %s", out_text());
 }
 
+Test(cli, a_static_body_with_a_velocity_exits_2_naming_file_line_and_key)
+{
+    const char* path = temp_path("moving_wall.yaml");
+    write_file(path, "time: {step: 1.0e-4, duration: 0.01}\n"
+                     "materials: [{name: steel}]\n"
+                     "bodies:\n"
+                     "  - {name: wall, static: true, material: steel, shape: {type: plane}, velocity: [0, 1, 0]}\n");
+    char arguments[1024];
+    snprintf(arguments, sizeof arguments, "run '%s'", path);
+    cr_assert_eq(run_cli(arguments), 2);
+    char expected[1024];
+    snprintf(expected, sizeof expected, "error: %s:4: bodies[0].velocity: a static body never moves", path);
+    cr_assert(strstr(err_text(), expected), "stderr\n%s\nlacks\n%s", err_text(), expected);
+}
+
+/* Three steel balls (r = 1 cm, m = 32.7 g) stacked on a floor, hooke
+ * k_n = 1e5 N/m: a critical step of about 3e-4 s (the CLI prints it;
+ * docs/models/critical-step.md); 1e-4 s is below it, 20 times it blows up. */
+static const char column_scene[] = "name: column\n"
+                                   "time: {step: 1.0e-4, duration: 0.05}\n"
+                                   "materials:\n"
+                                   "  - {name: steel, density: 7800}\n"
+                                   "contacts:\n"
+                                   "  - materials: [steel, steel]\n"
+                                   "    normal: {model: hooke, k_n: 1.0e5, restitution: 0.5}\n"
+                                   "bodies:\n"
+                                   "  - {name: floor, static: true, material: steel, shape: {type: plane}}\n"
+                                   "  - {name: low, material: steel, shape: {type: sphere, radius: 0.01}, position: [0, 0, 0.00999]}\n"
+                                   "  - {name: mid, material: steel, shape: {type: sphere, radius: 0.01}, position: [0, 0, 0.02998]}\n"
+                                   "  - {name: top, material: steel, shape: {type: sphere, radius: 0.01}, position: [0, 0, 0.04997]}\n"
+                                   "output: {csv_interval: 1.0e-4, bodies_csv: true, energy_csv: true}\n";
+
+Test(cli, run_reports_the_critical_step_and_the_closure_against_what_entered)
+{
+    const char* path = temp_path("column.yaml");
+    write_file(path, column_scene);
+    char arguments[1024];
+    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.step=1e-5", path, temp_path("out"));
+    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    char* out = out_text();
+    cr_assert(strstr(out, "critical ") && strstr(out, "normal spring k_n = 1e+05 N/m on 'low'"), "%s", out);
+    /* No claim of first order: the closure as a fraction of what entered. */
+    cr_assert(strstr(out, "% of the ") && strstr(out, " J that entered"), "%s", out);
+    cr_assert_null(strstr(out, "first order"), "%s", out);
+    cr_assert_null(strstr(err_text(), "warning"), "%s", err_text());
+}
+
+Test(cli, a_blow_up_exits_1_naming_body_contact_step_and_time_and_keeps_the_outputs)
+{
+    /* Issue 10: 20 x the critical step ran to the end with exit 0. */
+    const char* path = temp_path("column.yaml");
+    write_file(path, column_scene);
+    char arguments[1024];
+    snprintf(arguments, sizeof arguments, "run '%s' --out '%s'", path, temp_path("out"));
+    cr_assert_eq(run_cli(arguments), 0, "%s", err_text()); /* first the critical step, from the summary */
+    const char* line = strstr(out_text(), "critical ");
+    cr_assert_not_null(line, "%s", out_text());
+    double critical = atof(line + strlen("critical "));
+    cr_assert(critical > 0.0, "%s", line);
+    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.step=%.17g --set time.duration=1", path,
+             temp_path("blown"), 20.0 * critical);
+    cr_assert_eq(run_cli(arguments), 1, "%s", err_text());
+    char* err = err_text();
+    cr_assert(strstr(err, "warning: time step") && strstr(err, "x the critical step"), "%s", err);
+    cr_assert(strstr(err, "error: blow-up at step ") && strstr(err, ", t = "), "%s", err);
+    cr_assert(strstr(err, "body 'low'") || strstr(err, "body 'mid'") || strstr(err, "body 'top'"), "%s", err);
+    cr_assert(strstr(err, "in contact with '"), "%s", err);
+    cr_assert(strstr(err, "outputs so far are in"), "%s", err);
+    /* The outputs hold the steps before it. */
+    char csv[600];
+    snprintf(csv, sizeof csv, "%s/bodies.csv", temp_path("blown"));
+    char* text = read_file(csv);
+    cr_assert(strstr(text, "low") && strstr(text, "top"), "%s", text);
+    snprintf(csv, sizeof csv, "%s/energy.csv", temp_path("blown"));
+    cr_assert(exists(csv));
+}
+
 Test(cli, sigint_stops_cleanly_with_130)
 {
     const char* path = temp_path("long.yaml");

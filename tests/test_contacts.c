@@ -370,8 +370,9 @@ Test(checks, a_law_reads_back_as_resolved_with_its_defaults)
 
 Test(checks, large_time_step_is_warned_with_both_numbers)
 {
-    /* m = 4.19e-3 kg, k = 1e6 N/m: critical step 2 sqrt(m/k) = 1.29e-4 s. */
-    fd_world* world = make_world(1e-4, fd_v3(0, 0, -9.81));
+    /* m = 4.19e-3 kg, k = 1e6 N/m, one ball on a plane (one contact, no
+     * dashpot): critical step 2 sqrt(m/k) = 1.29e-4 s; 2e-4 s exceeds it. */
+    fd_world* world = make_world(2e-4, fd_v3(0, 0, -9.81));
     fd_material_id m = add_material(world, "m", 1000.0, 0.0);
     fd_contact_law_def law = normal_law("hooke", "k_n", 1e6, NULL, 0.0);
     cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
@@ -381,12 +382,15 @@ Test(checks, large_time_step_is_warned_with_both_numbers)
     double mass = 1000.0 * 4.0 / 3.0 * FD_PI * 1e-6;
     cr_assert_float_eq(fd_world_critical_time_step(world), 2.0 * sqrt(mass / 1e6), 1e-15);
     cr_assert_eq(fd_world_warning_count(world), 1);
-    cr_assert(strstr(fd_world_warning_at(world, 0), "0.0001 s") != NULL, "%s", fd_world_warning_at(world, 0));
+    cr_assert(strstr(fd_world_warning_at(world, 0), "0.0002 s") != NULL, "%s", fd_world_warning_at(world, 0));
     cr_assert(strstr(fd_world_warning_at(world, 0), "0.000129") != NULL, "%s", fd_world_warning_at(world, 0));
+    /* It names the limiting spring and the body. */
+    cr_assert(strstr(fd_world_warning_at(world, 0), "normal spring k_n = 1e+06 N/m on 'ball'") != NULL, "%s",
+              fd_world_warning_at(world, 0));
     fd_world_free(world);
 
-    /* A small enough step gives no warning. */
-    world = make_world(1e-6, fd_v3(0, 0, -9.81));
+    /* A step below it gives no warning (1e-4 s, which the old estimate warned about at 0.2 of it). */
+    world = make_world(1e-4, fd_v3(0, 0, -9.81));
     m = add_material(world, "m", 1000.0, 0.0);
     cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
     add_plane(world, m);

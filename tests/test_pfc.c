@@ -453,8 +453,21 @@ Test(pfc, deformability_method_sets_kn_from_emod_and_ks_from_kratio)
     /* two increments: the force pass of prepare and that of the step */
     cr_assert_float_eq(view.loads.slide_force.x, -2.0 * kn / 2.5 * 1e-3 * s.time_step, 1e-12 * kn * 1e-3 * s.time_step,
                        "%g", view.loads.slide_force.x / (-kn / 2.5 * 1e-3 * s.time_step));
-    /* the critical step uses the same k_n for the lightest ball on a plane */
-    cr_assert_float_eq(fd_world_critical_time_step(world), 2.0 * sqrt(MASS / kn), 1e-12);
+    /* A ball with every translation and rotation locked cannot oscillate:
+     * no critical step. */
+    cr_assert(isinf(fd_world_critical_time_step(world)), "%g", fd_world_critical_time_step(world));
+    fd_world_free(world);
+    /* Free, the critical step (docs/models/critical-step.md, one contact, no
+     * dashpot) uses the same k_n on 1/m and k_s = k_n / kratio on the
+     * mobility of the contact point, 1/m + R^2/I = 3.5/m for a sphere:
+     * 2 / sqrt((k_n + 3.5 k_s) / m). Round-off only (1e-12 relative). */
+    s.lock_translation = 0;
+    s.lock_rotation = 0;
+    world = make_world(&s, &ball);
+    cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
+    double expected = 2.0 / sqrt((kn + 3.5 * kn / 2.5) / MASS);
+    cr_assert_float_eq(fd_world_critical_time_step(world), expected, 1e-12 * expected, "%g",
+                       fd_world_critical_time_step(world));
     fd_world_free(world);
 }
 

@@ -452,6 +452,34 @@ Test(scene, shape_keys_must_match_the_type)
                     9, "bodies[0].shape.radius", "not used by an ellipsoid", NULL);
 }
 
+Test(scene, a_static_body_with_a_velocity_is_refused)
+{
+    /* Issue 10 Sec. 5: it used to be ignored silently (a static body never
+     * moves); both keys are refused at their own line, a zero one is fine. */
+    expect_error_at("static_velocity.yaml",
+                    HEADER "bodies:\n"
+                           "  - material: steel\n"
+                           "    static: true\n"
+                           "    shape: {type: sphere, radius: 0.1}\n"
+                           "    velocity: [1, 0, 0]\n",
+                    9, "bodies[0].velocity", "a static body never moves", "static: false", NULL);
+    expect_error_at("static_spin.yaml",
+                    HEADER "bodies:\n"
+                           "  - material: steel\n"
+                           "    static: true\n"
+                           "    shape: {type: plane}\n"
+                           "    angular_velocity: [0, 0, 2]\n",
+                    9, "bodies[0].angular_velocity", "a static body never moves", NULL);
+    fd_scene scene = load_ok("static_at_rest.yaml",
+                             HEADER "bodies:\n"
+                                    "  - material: steel\n"
+                                    "    static: true\n"
+                                    "    shape: {type: plane}\n"
+                                    "    velocity: [0, 0, 0]\n",
+                             NULL, 0);
+    fd_scene_free(&scene);
+}
+
 /* ---------------------------------------------------------------- errors: names */
 
 Test(scene, duplicate_names)

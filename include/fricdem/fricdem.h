@@ -45,19 +45,27 @@ void fd_world_free(fd_world* world);
  * yourself to fail early. */
 fd_status fd_world_prepare(fd_world* world);
 
-/* Critical time step (s): the smallest over the laws in use of
- * 2 sqrt(m/k) (sqrt(1 + zeta^2) - zeta), m the lightest dynamic body, k and
- * zeta the stiffness and damping ratio of a law's normal or slide spring
- * (docs/models/normal.md); infinity when no law has a spring. Valid after
- * fd_world_prepare, which warns when the time step exceeds 0.2 of it. */
+/* Critical time step (s): the stability limit of the explicit integrators
+ * for every spring and dashpot of the laws in use, on the bodies that limit
+ * each law, with the coordination of a packing:
+ * dt_c = 2 / (beta + sqrt(beta^2 + omega^2)), omega^2 = Z sum k mu,
+ * 2 beta = Z sum c mu (docs/models/critical-step.md); infinity when no law
+ * has a spring or dashpot. Valid after fd_world_prepare, which warns when the
+ * time step exceeds it. */
 double fd_world_critical_time_step(const fd_world* world);
+/* What limits it, in words: the spring or dashpot, its value, the bodies
+ * and the coordination ("" when nothing does). */
+const char* fd_world_critical_step_limit(const fd_world* world);
 /* Warnings found by fd_world_prepare (e.g. a time step above the stable
  * range, giving both numbers); the CLI prints them. */
 int fd_world_warning_count(const fd_world* world);
 const char* fd_world_warning_at(const fd_world* world, int index);
 
-/* Advances one time step. On FD_ERR_NON_FINITE the state is that of the last
- * good step and fd_last_error names the body or contact, the step and the time. */
+/* Advances one time step. On FD_ERR_NON_FINITE (a NaN or infinity) and
+ * FD_ERR_UNSTABLE (a body moved more than half its radius in the step, or the
+ * kinetic energy exceeds twice what entered) the state is that of the last
+ * good step and fd_last_error names the body, its contact, the step and the
+ * time. */
 fd_status fd_world_step(fd_world* world);
 
 double fd_world_time(const fd_world* world);        /* s */
@@ -93,6 +101,9 @@ typedef struct fd_world_energy {
     double constraint_work;  /* done by axis locks (velocity components held fixed) */
     double inserted;         /* kinetic + gravitational energy of bodies created after prepare */
     double closure_error;    /* the books' imbalance, see above */
+    double entered;          /* what entered since prepare: the kinetic and stored energy then, plus the work of
+                              * gravity (the gravitational energy given up), of external loads and locks, the
+                              * inserted and the created energy; the scale of closure_error (NaN with it) */
 } fd_world_energy;
 fd_world_energy fd_world_get_energy(const fd_world* world);
 

@@ -25,6 +25,7 @@ typedef enum fd_status {
     FD_ERR_OUT_OF_MEMORY,
     FD_ERR_IO,               /* a file could not be read or written */
     FD_ERR_PARSE,            /* a scene file is malformed or has a bad value */
+    FD_ERR_UNSTABLE,         /* a step blew up (time step above the critical one); the world is left as before it */
 } fd_status;
 
 /* ---------------------------------------------------------------- values */

@@ -256,19 +256,39 @@ enum {
 };
 fd_status fd_cone_check_law(const fd_contact_law* law);
 
-/* The stability limit of a law's springs for explicit integration (s): the
- * smallest over its normal and slide springs of 2 sqrt(m/k) (sqrt(1 + zeta^2)
- * - zeta), with m the lightest body among its materials and zeta the spring's
- * damping ratio (Hertz: linearised at 1% of R_e, R_e = r_min / 2); the roll
- * and spin springs of sds_torque.c count as the translational springs that
- * turn a sphere (m, r_min) as fast (k_roll / 0.4, k_twist / (0.4 r_min^2)). */
+/* One body of a contact as the critical step sees it (src/contact/critical_step.c). */
+typedef struct fd_step_body {
+    double mass;                 /* kg; 0 for a static body */
+    double inertia;              /* kg m^2, the smallest principal moment; 0 for a static body */
+    double translation_mobility; /* 1/kg: 1/m, 0 when static or every translation is locked */
+    double rotation_mobility;    /* 1/(kg m^2): 1/I about its free axis of least inertia, 0 when static or
+                                    every rotation is locked */
+    double lever_mobility;       /* 1/kg: the largest d^2 / I over its free axes, d the farthest the surface
+                                    reaches from the axis (2.5/m for a sphere): what a tangential force at the
+                                    surface adds to 1/m by turning it */
+    double arm;                  /* m, centre to the farthest surface point (bounding radius; 0 for a plane) */
+    double curvature;            /* 1/m, the smallest normal curvature of the surface: 1/R sphere, c/a^2 ellipsoid,
+                                    0 plane (the stiffest roll and spin springs, the largest R_e) */
+} fd_step_body;
+
+/* The stability limit of explicit integration (symplectic Euler, velocity
+ * Verlet) for a law's springs and dashpots at a contact between bodies i and
+ * j, each body with `coordination` such contacts (docs/models/critical-step.md):
+ * dt_c = 2 / (beta + sqrt(beta^2 + omega^2)), omega^2 = Z sum k mu,
+ * 2 beta = Z sum c mu over every spring k and dashpot c the law integrates
+ * explicitly, mu the mobility of the relative motion each resists; or the
+ * C-SDS spring update's 2 gamma / k when smaller. */
 typedef struct fd_critical_step {
-    double time_step;                  /* s; infinity when the law has no spring */
-    double stiffness;                  /* N/m of the limiting spring */
-    double damping_ratio;              /* its zeta */
-    const char* mechanism;             /* "normal", "slide", "roll" or "spin" */
+    double time_step;                  /* s; infinity when the law has no spring or dashpot */
+    double rate_squared;               /* omega^2, 1/s^2 */
+    double damping_rate;               /* 2 beta, 1/s */
+    double coordination;               /* Z */
+    const char* limiting;              /* the spring or dashpot whose own limit is the smallest ("none") */
+    double coefficient;                /* its stiffness or damping */
+    const char* unit;                  /* and the unit of that */
 } fd_critical_step;
-fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, double smallest_radius, double lightest_mass);
+fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, const fd_step_body* i, const fd_step_body* j,
+                                              double coordination);
 
 /* Dimensionless damping gamma of the damped Hertz law
  * x'' = -x^(3/2) - gamma x^(1/4) x' whose coefficient of restitution is e

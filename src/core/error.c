@@ -31,6 +31,7 @@ const char* fd_status_string(fd_status status)
     case FD_ERR_OUT_OF_MEMORY: return "out of memory";
     case FD_ERR_IO: return "i/o error";
     case FD_ERR_PARSE: return "parse error";
+    case FD_ERR_UNSTABLE: return "unstable step";
     }
     return "unknown status";
 }

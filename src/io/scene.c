@@ -347,6 +347,17 @@ static fd_status build_body(fd_scene_ctx* ctx, fd_world* world, const fd_scene_f
     if (status != FD_OK) {
         return status;
     }
+    /* A static body never moves: a velocity given to it would be ignored. */
+    static const char* const motion_keys[] = {"velocity", "angular_velocity"};
+    const fd_vec3 motion[] = {b->velocity, b->angular_velocity};
+    for (int k = 0; k < 2 && b->is_static; ++k) {
+        if (motion[k].x != 0.0 || motion[k].y != 0.0 || motion[k].z != 0.0) {
+            snprintf(path, sizeof path, "bodies[%d].%s", i, motion_keys[k]);
+            return fd_scene_fail(ctx, fd_scene_given(&fd_scene_body_table, b, motion_keys[k]), path,
+                                 "a static body never moves (moving walls are not supported yet): remove it, or "
+                                 "make the body dynamic (static: false)");
+        }
+    }
     def.name = b->name;
     def.type = b->is_static ? FD_BODY_STATIC : FD_BODY_DYNAMIC;
     def.position = b->position;

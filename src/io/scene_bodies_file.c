@@ -256,6 +256,17 @@ static fd_status make_body(loader* l, const body_row* r)
     }
     def->type = (l->has[COL_STATIC] ? r->is_static : l->file->bodies_file.is_static) ? FD_BODY_STATIC
                                                                                       : FD_BODY_DYNAMIC;
+    if (def->type == FD_BODY_STATIC) {
+        /* A static body never moves: a velocity given to it would be ignored. */
+        fd_vec3 motion[2] = {def->velocity, def->angular_velocity};
+        for (int k = 0; k < 2; ++k) {
+            if (motion[k].x != 0.0 || motion[k].y != 0.0 || motion[k].z != 0.0) {
+                return row_fail(l, k == 0 ? COL_VX : COL_WX,
+                                "a static body never moves (moving walls are not supported yet): give it zero "
+                                "velocities, or make it dynamic (static 0)");
+            }
+        }
+    }
     def->name = r->name && r->name[0] ? r->name : NULL;
     fd_scene_body_created(l->ctx);
     if (!fd_body_id_is_null(fd_world_create_body(l->world, def))) {

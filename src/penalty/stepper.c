@@ -10,8 +10,12 @@
  *   3. the force pass (force_pass.c);
  *   4. velocity Verlet: the second half kick with the new forces;
  *   5. a non-finite value anywhere (a cheap probe in the loops, then a scan
- *      that names the body) rolls the step back;
- *   6. the ledger's external and lock work (when on), the inlets.
+ *      that names the body) rolls the step back, and so does a blow-up: a
+ *      body that moved more than half its radius (the largest displacement
+ *      since the list was built and the widest turn, both kept anyway, say
+ *      when to look; src/world/stability.c);
+ *   6. the ledger's external and lock work (when on), every 64 steps its
+ *      test of the kinetic energy against what entered, the inlets.
  *
  * Bodies with isotropic inertia and no locks (spheres, the common case) take
  * the straight kick and drift of body/integrate.c written inline, the same
@@ -136,7 +140,7 @@ static range_result advance_straight(fd_world* world, int begin, int end, double
     const fd_vec3* restrict reference = p->reference_position;
     const fd_periodic* periodic = &world->periodic;
     fd_vec3 gravity = world->def.gravity;
-    double largest = 0.0, probes = 0.0;
+    double largest = 0.0, probes = 0.0, widest = 0.0;
     body_block k;
     int32_t bodies[FD_BODY_BLOCK];
     for (int b = begin; b < end;) {
@@ -180,6 +184,7 @@ static range_result advance_straight(fd_world* world, int begin, int end, double
             if (!(k.turn_squared[c] < 0.04) || !(fabs(k.norm_squared[c] - 1.0) < 1e-8)) {
                 *needs_fix_up = true; /* the series or the renormalisation does not hold: fix_up */
             }
+            widest = k.turn_squared[c] > widest ? k.turn_squared[c] : widest;
             probes += probe3(x) + probe3(v) + probe3(w);
             if (body < referenced) {
                 fd_vec3 moved = fd_v3_sub(x, reference[body]);
@@ -195,7 +200,7 @@ static range_result advance_straight(fd_world* world, int begin, int end, double
             q1[body] = (fd_quat){k.q[0][c], k.q[1][c], k.q[2][c], k.q[3][c]};
         }
     }
-    return (range_result){largest, probes, 0.0, 0.0};
+    return (range_result){largest, probes, widest, 0.0};
 }
 
 /* The bodies of [begin, end) that the straight loop cannot do: with locks,
@@ -240,6 +245,7 @@ static range_result fix_up(fd_world* world, int begin, int end, double kick, dou
                 }
                 r.largest = fmax(r.largest, fd_v3_dot(moved, moved));
             }
+            r.widest_turn = fmax(r.widest_turn, drift * drift * fd_v3_length_squared(s.angular_velocity));
             fd_world_put_state(world, b, &s);
             const fd_body_extra* extra = fd_body_extras(mass);
             world->forces[b] = fd_v3_mul_add(extra->external_force, m.mass, world->def.gravity);
@@ -324,15 +330,17 @@ static range_result over_bodies(fd_world* world, bool advance, double kick, doub
     if (threads <= 1 || n < 2 * threads) {
         return advance ? advance_range(world, 0, n, kick, drift) : finish_range(world, 0, n, kick);
     }
-    double largest = 0.0, probes = 0.0;
-#pragma omp parallel for schedule(static, 1) num_threads(threads) reduction(max : largest) reduction(+ : probes)
+    double largest = 0.0, probes = 0.0, widest = 0.0;
+#pragma omp parallel for schedule(static, 1) num_threads(threads) reduction(max : largest, widest) \
+    reduction(+ : probes)
     for (int t = 0; t < threads; ++t) {
         int begin = (int)((int64_t)n * t / threads), end = (int)((int64_t)n * (t + 1) / threads);
         range_result r = advance ? advance_range(world, begin, end, kick, drift) : finish_range(world, begin, end, kick);
         largest = r.largest > largest ? r.largest : largest;
+        widest = r.widest_turn > widest ? r.widest_turn : widest;
         probes += r.probes;
     }
-    return (range_result){largest, probes, 0.0, 0.0};
+    return (range_result){largest, probes, widest, 0.0};
 }
 
 /* The list of bodies the straight loops leave to fix_up, kept for the
@@ -364,13 +372,15 @@ static bool list_special_bodies(fd_world* world)
     return true;
 }
 
-/* Stage 2. Returns whether every new value is finite. */
-static bool advance_bodies(fd_world* world, double kick, double drift)
+/* Stage 2. Returns whether every new value is finite; *suspect: whether the
+ * step may have blown up (fd_world_blow_up_suspected). */
+static bool advance_bodies(fd_world* world, double kick, double drift, bool* suspect)
 {
     double start = fd_wall_seconds();
     range_result r = over_bodies(world, true, kick, drift);
     fd_penalty* p = &world->penalty;
     p->max_displacement_squared = r.largest > p->max_displacement_squared ? r.largest : p->max_displacement_squared;
+    *suspect = fd_world_blow_up_suspected(world, p->max_displacement_squared, r.widest_turn);
     world->profile.integrate += fd_wall_seconds() - start;
     return r.probes == 0.0;
 }
@@ -411,12 +421,16 @@ fd_status fd_penalty_step(fd_world* world)
     }
 
     swap_buffers(world);
-    bool finite = advance_bodies(world, verlet ? 0.5 * dt : dt, dt);
+    bool suspect = false;
+    bool finite = advance_bodies(world, verlet ? 0.5 * dt : dt, dt, &suspect);
     world->time = (double)(world->step_count + 1) * dt; /* no running-sum round-off */
     world->step_count++;
     bool record = world->def.contact_output == FD_CONTACT_OUTPUT_EVERY_STEP || world->contacts_requested;
     fd_status status = FD_OK;
-    if (finite) {
+    if (finite && suspect) {
+        status = fd_world_check_blow_up(world); /* before the force pass: the drift alone tells */
+    }
+    if (finite && status == FD_OK) {
         status = fd_penalty_force_pass(world, record);
     }
     if (status == FD_OK && finite) {
@@ -445,6 +459,13 @@ fd_status fd_penalty_step(fd_world* world)
         return status;
     }
     fd_penalty_commit(world);
+    if (world->def.energy_ledger && world->step_count % 64 == 0) {
+        /* The books are the committed ones now; the state stays this step's. */
+        status = fd_world_check_energy_gain(world);
+        if (status != FD_OK) {
+            return status;
+        }
+    }
     /* Spheres due from inlets join the finished state (src/world/inlet.c). */
     return fd_world_run_inlets(world);
 }

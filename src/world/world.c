@@ -203,6 +203,7 @@ fd_world* fd_world_create(const fd_world_def* def)
     world->periodic = periodic;
     world->next_contact_id = 1;
     world->critical_time_step = INFINITY;
+    world->blow_up_radius = INFINITY;
     return world;
 }
 
@@ -270,6 +271,7 @@ int64_t fd_world_step_count(const fd_world* world) { return world->step_count; }
 double fd_world_time_step(const fd_world* world) { return world->def.time_step; }
 fd_world_def fd_world_get_def(const fd_world* world) { return world->def; }
 double fd_world_critical_time_step(const fd_world* world) { return world->critical_time_step; }
+const char* fd_world_critical_step_limit(const fd_world* world) { return world->critical_step_limit; }
 int fd_world_warning_count(const fd_world* world) { return world->warning_count; }
 
 const char* fd_world_warning_at(const fd_world* world, int index)
@@ -694,6 +696,15 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
         fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': lock bits other than x, y, z", label);
         return null_id;
     }
+    if (def->type == FD_BODY_STATIC && (!vec_zero(def->velocity) || !vec_zero(def->angular_velocity))) {
+        /* It would be ignored: a static body never moves (moving walls are not supported yet). */
+        fd_fail(FD_ERR_INVALID_ARGUMENT,
+                "body '%s': a static body never moves; give it no velocity or angular_velocity (got [%g, %g, %g] "
+                "m/s, [%g, %g, %g] rad/s), or make it dynamic",
+                label, def->velocity.x, def->velocity.y, def->velocity.z, def->angular_velocity.x,
+                def->angular_velocity.y, def->angular_velocity.z);
+        return null_id;
+    }
     if (def->mass < 0.0 || !isfinite(def->mass)) {
         fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': mass must be > 0 kg (got %g)", label, def->mass);
         return null_id;
@@ -759,8 +770,8 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
 
     world->position[b] = def->position;
     world->orientation[b] = fd_quat_normalize(def->orientation);
-    world->velocity[b] = def->type == FD_BODY_STATIC ? fd_v3(0, 0, 0) : def->velocity;
-    world->angular_velocity[b] = def->type == FD_BODY_STATIC ? fd_v3(0, 0, 0) : def->angular_velocity;
+    world->velocity[b] = def->velocity;
+    world->angular_velocity[b] = def->angular_velocity;
     world->forces[b] = fd_v3(0, 0, 0);
     world->torques[b] = fd_v3(0, 0, 0);
 
@@ -969,7 +980,7 @@ static fd_status inherit_law(fd_world* world, int a, int b, int* law_index)
     return FD_OK;
 }
 
-static void add_warning(fd_world* world, const char* text)
+void fd_world_add_warning(fd_world* world, const char* text)
 {
     if (world->warning_count < (int)(sizeof world->warnings / sizeof world->warnings[0])) {
         snprintf(world->warnings[world->warning_count++], sizeof world->warnings[0], "%s", text);
@@ -1034,7 +1045,6 @@ fd_status fd_world_prepare(fd_world* world)
         smallest_sphere_radius = fmin(smallest_sphere_radius, smallest_radius[m]);
     }
     fd_status status = FD_OK;
-    fd_critical_step limit = {INFINITY, 0.0, 0.0, "none"};
     for (int a = 0; a < materials && status == FD_OK; ++a) {
         for (int b = a; b < materials && status == FD_OK; ++b) {
             /* A material touches itself only if two bodies are made of it. */
@@ -1062,12 +1072,6 @@ fd_status fd_world_prepare(fd_world* world)
                                  world->materials[a].name, world->materials[b].name);
                 break;
             }
-            double radius = fmin(smallest_radius[a], smallest_radius[b]);
-            fd_critical_step law_limit = fd_contact_law_critical_step(
-                &world->laws[law], isfinite(radius) ? radius : 1.0, isfinite(lightest) ? lightest : 0.0);
-            if (law_limit.time_step < limit.time_step) {
-                limit = law_limit;
-            }
         }
     }
     free(dynamic_material);
@@ -1077,18 +1081,11 @@ fd_status fd_world_prepare(fd_world* world)
         return status;
     }
 
-    /* Explicit integrators are stable for dt below the damped limit of the
-     * stiffest spring on the lightest body (fd_contact_law_critical_step);
-     * several contacts on one body lower it further, hence the margin 0.2. */
-    world->critical_time_step = limit.time_step;
-    if (world->def.time_step > 0.2 * world->critical_time_step) {
-        char text[512];
-        snprintf(text, sizeof text,
-                 "time step %g s is above 0.2 x the critical step %g s of the lightest body (m = %g kg) on the "
-                 "stiffest spring (%s, k = %g N/m, damping ratio %.3g): expect an inaccurate or unstable run",
-                 world->def.time_step, world->critical_time_step, lightest, limit.mechanism, limit.stiffness,
-                 limit.damping_ratio);
-        add_warning(world, text);
+    /* The critical step of every spring and dashpot integrated explicitly,
+     * with a warning when the step exceeds it (src/world/stability.c). */
+    status = fd_world_estimate_critical_step(world);
+    if (status != FD_OK) {
+        return status;
     }
 
     /* Minimum image: a body may meet at most one image of another, so every
@@ -1169,33 +1166,6 @@ fd_status fd_world_prepare(fd_world* world)
 }
 
 /* ---------------------------------------------------------------- step */
-
-fd_status fd_world_check_finite(fd_world* world)
-{
-    for (int b = 0; b < world->body_count; ++b) {
-        if (!fd_v3_is_finite(world->position[b]) || !fd_quat_is_finite(world->orientation[b]) ||
-            !fd_v3_is_finite(world->velocity[b]) || !fd_v3_is_finite(world->angular_velocity[b]) || !fd_v3_is_finite(world->forces[b]) ||
-            !fd_v3_is_finite(world->torques[b])) {
-            char label[300];
-            return fd_fail(FD_ERR_NON_FINITE,
-                           "non-finite state of body %s at step %lld, t = %.9g s (state kept at the last good step)",
-                           fd_world_body_label(world, b, label, sizeof label), (long long)world->step_count,
-                           world->time);
-        }
-    }
-    for (int c = 0; c < world->contacts.count; ++c) {
-        const fd_contact* contact = &world->contacts.contacts[c];
-        if (!isfinite(contact->loads.normal_force) || !fd_v3_is_finite(contact->loads.force_on_i)) {
-            char a[300], b[300];
-            return fd_fail(FD_ERR_NON_FINITE, "non-finite load in contact %llu between bodies %s and %s at step %lld, "
-                           "t = %.9g s",
-                           (unsigned long long)contact->id, fd_world_body_label(world, contact->body_i, a, sizeof a),
-                           fd_world_body_label(world, contact->body_j, b, sizeof b), (long long)world->step_count,
-                           world->time);
-        }
-    }
-    return FD_OK;
-}
 
 fd_status fd_world_step(fd_world* world)
 {
@@ -1291,6 +1261,7 @@ fd_world_energy fd_world_get_energy(const fd_world* world)
     bool penalty = world->def.stepper == FD_STEPPER_PENALTY;
     if (penalty && !world->def.energy_ledger) {
         energy.closure_error = NAN;
+        energy.entered = NAN;
         return energy;
     }
     const fd_energy_totals* totals = &world->energy_totals;
@@ -1315,6 +1286,13 @@ fd_world_energy fd_world_get_energy(const fd_world* world)
     energy.inserted = totals->inserted;
     if (world->has_energy_reference) {
         energy.closure_error = ledger_balance_of(&energy) - world->energy_reference;
+        /* The reference is the kinetic + gravitational + stored energy at
+         * prepare; less the gravitational energy now, the rest is gravity's work. */
+        energy.entered = world->energy_reference - energy.gravitational + energy.external_work +
+                         energy.constraint_work + energy.inserted;
+        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+            energy.entered += energy.created[m];
+        }
     }
     return energy;
 }

@@ -227,8 +227,10 @@ struct fd_world {
 
     /* setup results */
     double critical_time_step;
+    char critical_step_limit[400];     /* what limits it: the spring or dashpot, the bodies (stability.c) */
+    double blow_up_radius;             /* m, the smallest inner radius of a dynamic body (the blow-up test's scale) */
     int warning_count;
-    char warnings[8][512];
+    char warnings[8][1024];
 };
 
 /* The complementarity stepper's contact search (src/world/contacts.c):
@@ -279,9 +281,31 @@ static inline void fd_world_put_state(fd_world* world, int b, const fd_body_stat
     world->angular_velocity[b] = state->angular_velocity;
 }
 
-/* The first non-finite body state, force or contact load, as an error naming
- * it (FD_ERR_NON_FINITE), or FD_OK. */
+/* Stable steps (src/world/stability.c). At prepare: the critical time step
+ * of the laws in use, what limits it, the warning when the step exceeds it,
+ * and the blow-up test's radius. */
+fd_status fd_world_estimate_critical_step(fd_world* world);
+/* Appends a warning for fd_world_warning_at (at most 8 are kept). */
+void fd_world_add_warning(fd_world* world, const char* text);
+/* A sphere's radius, an ellipsoid's smallest semi-axis (m); infinity for a plane. */
+double fd_shape_inner_radius(const fd_shape* shape);
+/* After a step that found a non-finite value: an error (FD_ERR_NON_FINITE)
+ * naming the body that caused it (a dynamic body's state, else the heaviest
+ * dynamic body with a non-finite load, with its contact), or a contact with a
+ * non-finite load; FD_OK when everything is finite. */
 fd_status fd_world_check_finite(fd_world* world);
+/* Whether the largest displacement since the neighbour list was built (m^2)
+ * or the widest turn (omega dt)^2 of a step may hide a blow-up, worth
+ * fd_world_check_blow_up's scan. */
+bool fd_world_blow_up_suspected(const fd_world* world, double largest_displacement_squared, double widest_turn_squared);
+/* The scan: FD_ERR_UNSTABLE naming the body that moved more than half its
+ * radius (or turned its surface as far) in the step from saved_position to
+ * position, its deepest contact, the step and the time; else FD_OK. */
+fd_status fd_world_check_blow_up(const fd_world* world);
+/* With the energy ledger: FD_ERR_UNSTABLE when the kinetic energy exceeds
+ * twice what entered (docs/models/critical-step.md), naming the body that
+ * holds most of it; else FD_OK (always with gravity along a periodic axis). */
+fd_status fd_world_check_energy_gain(const fd_world* world);
 /* Ledger: the work of external loads and locks over the step just taken. */
 void fd_world_book_step_work(fd_world* world, double h);
 
