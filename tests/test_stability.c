@@ -189,7 +189,9 @@ Test(critical_step, a_packed_cube_of_light_spheres_is_stable_at_the_estimate_and
      * (sqrt(2) - 1) on one spring). The cube settles in 0.1 s; after that a
      * stable step keeps the closure error flat (measured: growth 4e-4 of what
      * entered at 2e-5 s), an unstable one makes the dashpots book energy
-     * nothing put in (measured: 50 times what entered at 3e-5 s). Bound: 1%. */
+     * nothing put in (measured: 50 times what entered at 3e-5 s with the
+     * paper's uncapped dampers, 0.48 of it with fricdem's capped totals).
+     * Bounds: 1% at the estimate, 10 times that at twice it. */
     fd_world* world = make_cube(1e-6);
     double critical = fd_world_critical_time_step(world);
     fd_world_free(world);
@@ -200,7 +202,7 @@ Test(critical_step, a_packed_cube_of_light_spheres_is_stable_at_the_estimate_and
     cr_assert(fabs(stable) < 0.01, "closure grew by %g of what entered at the critical step %g s", stable, critical);
     /* And twice it is unstable: the test can tell. */
     double unstable = cube_closure_growth(2.0 * critical, &status);
-    cr_assert(status == FD_ERR_UNSTABLE || unstable > 1.0, "at %g s: growth %g of what entered, %s", 2.0 * critical,
+    cr_assert(status == FD_ERR_UNSTABLE || unstable > 0.1, "at %g s: growth %g of what entered, %s", 2.0 * critical,
               unstable, status == FD_OK ? "no error" : fd_last_error());
 }
 
