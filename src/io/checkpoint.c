@@ -39,6 +39,7 @@
  * Atomic writing: the file is written as PATH.tmp in the same directory,
  * flushed to the disk, then renamed to PATH, so that PATH is always either
  * the previous checkpoint or the new one, whole, whenever the run stops. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "io/checkpoint.h"
 
 #include <errno.h>
@@ -514,7 +515,12 @@ static fd_status write_scene(writer* w, const fd_checkpoint_scene* scene)
     hid_t group = fd_h5_group_create(f, f->id, "scene");
     fd_status s = group < 0 ? FD_ERR_IO : FD_OK;
     hsize_t bytes[1] = {(hsize_t)scene->source_size};
-    if (s == FD_OK) s = fd_h5_set_string(f, group, "path", scene->path != NULL ? scene->path : "");
+    /* Absolute, so that a resume from another directory finds what the
+     * scene names relative to itself (a bodies_file). */
+    char* absolute = scene->path != NULL ? realpath(scene->path, NULL) : NULL;
+    const char* where = absolute != NULL ? absolute : (scene->path != NULL ? scene->path : "");
+    if (s == FD_OK) s = fd_h5_set_string(f, group, "path", where);
+    free(absolute);
     if (s == FD_OK) s = fd_h5_set_string(f, group, "name", scene->name != NULL ? scene->name : "");
     if (s == FD_OK) s = fd_h5_write(f, group, "source", H5T_NATIVE_UCHAR, 1, bytes, scene->source);
     if (s == FD_OK) s = fd_h5_write_strings(f, group, "overrides", scene->overrides, scene->override_count);
