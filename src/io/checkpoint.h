@@ -1,5 +1,7 @@
-/* Checkpoints, inside src/io/: the world's file (checkpoint.c) with the
- * scene it came from (checkpoint_scene.c). docs/restart.md. */
+/* Checkpoints, inside src/io/: the world's file, written (checkpoint.c, with
+ * the layout and why) and read (checkpoint_read.c), the shapes both use
+ * (checkpoint_layout.c), the scene it came from (checkpoint_scene.c), HDF5
+ * helpers (checkpoint_hdf5.c). docs/restart.md. */
 #ifndef FD_IO_CHECKPOINT_H
 #define FD_IO_CHECKPOINT_H
 
