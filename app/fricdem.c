@@ -569,9 +569,8 @@ static int command_run(int argc, char** argv, bool resume)
     fd_scene scene;
     const double load_start = now_seconds();
     progress loading = {.enabled = !quiet, .tty = isatty(2) != 0, .start = load_start, .next_tenth = 1};
-    fd_status status =
-        resume ? fd_scene_resume_with_progress(scene_path, overrides, override_count, on_load_progress, &loading, &scene)
-               : fd_scene_load_with_progress(scene_path, overrides, override_count, on_load_progress, &loading, &scene);
+    fd_status status = (resume ? fd_scene_resume_with_progress : fd_scene_load_with_progress)(
+        scene_path, overrides, override_count, on_load_progress, &loading, &scene);
     const double load_seconds = now_seconds() - load_start;
     free(overrides);
     if (status != FD_OK) {

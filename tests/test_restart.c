@@ -324,7 +324,8 @@ static void write_pour_checkpoint(const char* path, const char* const* overrides
 {
     fd_scene scene = load("lammps/pour.yaml", overrides, count);
     run(scene.world, 300);
-    fd_status status = with_scene ? fd_scene_write_checkpoint(&scene, path) : fd_world_write_checkpoint(scene.world, path);
+    fd_status status =
+        with_scene ? fd_scene_write_checkpoint(&scene, path) : fd_world_write_checkpoint(scene.world, path);
     cr_assert_eq(status, FD_OK, "%s", fd_last_error());
     fd_scene_free(&scene);
 }
