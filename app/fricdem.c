@@ -38,10 +38,11 @@ static const char help_text[] = "\n"
                                 "commands:\n"
                                 "  run SCENE        load the scene file (YAML, see docs/scene-format.md), run it for\n"
                                 "                   its duration and write the outputs it asks for\n"
-                                "  resume CHECKPOINT  continue a run from a checkpoint (output.checkpoint_interval\n"
-                                "                   writes DIR/checkpoint.h5): the scene stored in it, up to its\n"
-                                "                   time.duration; ends bit for bit as the run that never stopped\n"
-                                "                   (docs/restart.md)\n"
+                                "  resume CHECKPOINT\n"
+                                "                   continue a run from a checkpoint (output.checkpoint_interval\n"
+                                "                   writes DIR/checkpoint.h5) to the time.duration of the scene\n"
+                                "                   stored in it; it ends bit for bit as the run that never\n"
+                                "                   stopped (docs/restart.md)\n"
                                 "  models           list the contact models of the registry with their parameters\n"
                                 "  scene-format     print the reference of every scene-file key (Markdown)\n"
                                 "\n"
@@ -620,6 +621,7 @@ static int command_run(int argc, char** argv, bool resume)
     double next_checkpoint =
         checkpoint_interval > 0.0 ? next_checkpoint_time(checkpoint_interval, fd_world_time(world), dt) : INFINITY;
     char checkpoint_file[FD_PATH_MAX + 32] = "";
+    int64_t checkpoint_step = -1; /* the step of the last checkpoint written */
     const int body_count = fd_world_body_count(world);
     int dynamic_count = 0;
     for (int i = 0; i < body_count; ++i) {
@@ -723,6 +725,7 @@ static int command_run(int argc, char** argv, bool resume)
                 exit_code = EXIT_RUN_FAILED;
                 break;
             }
+            checkpoint_step = fd_world_step_count(world);
         }
         particle_steps += (double)(fd_world_body_count(world) - static_count);
         progress_draw(&bar, done + 1, fd_world_time(world), false);
@@ -740,7 +743,7 @@ static int command_run(int argc, char** argv, bool resume)
     /* The end state, so that a finished or interrupted run can go on; not
      * after a failed step, and not when the last step's contacts (which the
      * resumed run's first rows need) were not recorded. */
-    if (checkpoint_interval > 0.0 && exit_code == 0) {
+    if (checkpoint_interval > 0.0 && exit_code == 0 && checkpoint_step != fd_world_step_count(world)) {
         if (fd_world_contacts_recorded(world) || !(scene.output.contacts_csv || scene.output.vtu_interval > 0.0)) {
             if (!write_checkpoint(&scene, checkpoint_file, sizeof checkpoint_file)) {
                 exit_code = EXIT_RUN_FAILED;
