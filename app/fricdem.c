@@ -1,6 +1,7 @@
 /* fricdem: the command-line front end.
  *
  *   fricdem run SCENE [--out DIR] [--set key.path=value ...] [--quiet]
+ *   fricdem resume CHECKPOINT [--out DIR] [--set key.path=value ...] [--quiet]
  *   fricdem models
  *   fricdem scene-format
  *   fricdem --help | --version
@@ -26,6 +27,7 @@
 enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
 
 static const char usage_text[] = "usage: fricdem run SCENE [--out DIR] [--set key.path=value ...] [--quiet]\n"
+                                 "       fricdem resume CHECKPOINT [--out DIR] [--set key.path=value ...] [--quiet]\n"
                                  "       fricdem models\n"
                                  "       fricdem scene-format\n"
                                  "       fricdem --help | --version\n";
@@ -36,6 +38,11 @@ static const char help_text[] = "\n"
                                 "commands:\n"
                                 "  run SCENE        load the scene file (YAML, see docs/scene-format.md), run it for\n"
                                 "                   its duration and write the outputs it asks for\n"
+                                "  resume CHECKPOINT\n"
+                                "                   continue a run from a checkpoint (output.checkpoint_interval\n"
+                                "                   writes DIR/checkpoint.h5) to the time.duration of the scene\n"
+                                "                   stored in it; it ends bit for bit as the run that never\n"
+                                "                   stopped (docs/restart.md)\n"
                                 "  models           list the contact models of the registry with their parameters\n"
                                 "  scene-format     print the reference of every scene-file key (Markdown)\n"
                                 "\n"
@@ -47,6 +54,8 @@ static const char help_text[] = "\n"
                                 "                   --set time.step=1e-5  --set bodies.ball.velocity=[1,0,0]\n"
                                 "                   --set contacts.0.normal.restitution=0.5 (repeatable)\n"
                                 "  -q, --quiet      no header, progress or summary (warnings and errors still show)\n"
+                                "  resume takes the same options; --set may change only time.duration (the total\n"
+                                "  simulated time), output.* and world.threads\n"
                                 "\n"
                                 "exit status: 0 done, 1 the run failed, 2 bad usage or scene, 130 interrupted.\n";
 
@@ -500,7 +509,26 @@ static void print_energy_summary(const fd_world* world)
     }
 }
 
-static int command_run(int argc, char** argv)
+/* Checkpoints (docs/restart.md): DIR/checkpoint.h5, replaced at every
+ * multiple of output.checkpoint_interval the run reaches (with the outputs'
+ * half step of slack) and at its end. The schedule counts from t = 0, so a
+ * resumed run writes them at the times the uninterrupted run would. */
+static double next_checkpoint_time(double interval, double time, double dt)
+{
+    return interval * (floor((time + 0.5 * dt) / interval) + 1.0);
+}
+
+static bool write_checkpoint(const fd_scene* scene, char* path, size_t size)
+{
+    snprintf(path, size, "%s/checkpoint.h5", scene->output.directory);
+    if (fd_scene_write_checkpoint(scene, path) != FD_OK) {
+        fprintf(stderr, "error: %s\n", fd_last_error());
+        return false;
+    }
+    return true;
+}
+
+static int command_run(int argc, char** argv, bool resume)
 {
     const char* scene_path = NULL;
     const char* out_dir = NULL;
@@ -545,19 +573,20 @@ static int command_run(int argc, char** argv)
             scene_path = arg;
         } else {
             free(overrides);
-            return usage_error("one scene file only (got a second: '%s')", arg);
+            return usage_error(resume ? "one checkpoint only (got a second: '%s')"
+                                      : "one scene file only (got a second: '%s')", arg);
         }
     }
     if (!scene_path) {
         free(overrides);
-        return usage_error("run needs a scene file");
+        return usage_error(resume ? "resume needs a checkpoint file" : "run needs a scene file");
     }
 
     fd_scene scene;
     const double load_start = now_seconds();
     progress loading = {.enabled = !quiet, .tty = isatty(2) != 0, .start = load_start, .next_tenth = 1};
-    fd_status status =
-        fd_scene_load_with_progress(scene_path, overrides, override_count, on_load_progress, &loading, &scene);
+    fd_status status = (resume ? fd_scene_resume_with_progress : fd_scene_load_with_progress)(
+        scene_path, overrides, override_count, on_load_progress, &loading, &scene);
     const double load_seconds = now_seconds() - load_start;
     free(overrides);
     if (status != FD_OK) {
@@ -600,7 +629,14 @@ static int command_run(int argc, char** argv)
     }
 
     const double dt = fd_world_time_step(world);
-    const long long steps = llround(scene.duration / dt);
+    /* A resumed run goes on to the scene's duration, counted from t = 0. */
+    const long long resumed_at = fd_world_step_count(world);
+    const long long steps = llround(scene.duration / dt) > resumed_at ? llround(scene.duration / dt) - resumed_at : 0;
+    const double checkpoint_interval = scene.output.checkpoint_interval;
+    double next_checkpoint =
+        checkpoint_interval > 0.0 ? next_checkpoint_time(checkpoint_interval, fd_world_time(world), dt) : INFINITY;
+    char checkpoint_file[FD_PATH_MAX + 32] = "";
+    int64_t checkpoint_step = -1; /* the step of the last checkpoint written */
     const int body_count = fd_world_body_count(world);
     int dynamic_count = 0;
     for (int i = 0; i < body_count; ++i) {
@@ -609,6 +645,9 @@ static int command_run(int argc, char** argv)
     if (!quiet) {
         fd_world_def def = fd_world_get_def(world);
         printf("fricdem %s: scene %s (%s)\n", FRICDEM_VERSION_STRING, scene.name, scene.path);
+        if (resume) {
+            printf("  resumed  from %s at step %lld, t = %.9g s\n", scene_path, resumed_at, fd_world_time(world));
+        }
         printf("  bodies   %d (%d dynamic)\n", body_count, dynamic_count);
         for (int i = 0; i < fd_world_inlet_count(world); ++i) {
             fd_inlet_info inlet = fd_world_get_inlet_info(world, i);
@@ -678,7 +717,11 @@ static int command_run(int argc, char** argv)
         if (interrupted) {
             break;
         }
-        if (fd_output_wants_contacts(output, world) || (done + 1 == steps && fd_output_writes_contacts(output))) {
+        /* A checkpoint's step records them too: a resumed run writes its first rows from the checkpoint. */
+        bool checkpoint_next = checkpoint_interval > 0.0 &&
+                               (done + 1 == steps || fd_world_time(world) + 1.5 * dt >= next_checkpoint);
+        if (fd_output_wants_contacts(output, world) || (done + 1 == steps && fd_output_writes_contacts(output)) ||
+            checkpoint_next) {
             fd_world_request_contacts(world); /* the last step's too: fd_output_close writes it */
         }
         if (fd_world_step(world) != FD_OK) {
@@ -697,6 +740,14 @@ static int command_run(int argc, char** argv)
             exit_code = EXIT_RUN_FAILED;
             break;
         }
+        if (checkpoint_interval > 0.0 && fd_world_time(world) + 0.5 * dt >= next_checkpoint) {
+            next_checkpoint = next_checkpoint_time(checkpoint_interval, fd_world_time(world), dt);
+            if (!write_checkpoint(&scene, checkpoint_file, sizeof checkpoint_file)) {
+                exit_code = EXIT_RUN_FAILED;
+                break;
+            }
+            checkpoint_step = fd_world_step_count(world);
+        }
         particle_steps += (double)(fd_world_body_count(world) - static_count);
         progress_draw(&bar, done + 1, fd_world_time(world), false);
     }
@@ -709,6 +760,20 @@ static int command_run(int argc, char** argv)
     if (fd_output_close(output, world) != FD_OK) {
         fprintf(stderr, "error: %s\n", fd_last_error());
         exit_code = exit_code ? exit_code : EXIT_RUN_FAILED;
+    }
+    /* The end state, so that a finished or interrupted run can go on; not
+     * after a failed step, and not when the last step's contacts (which the
+     * resumed run's first rows need) were not recorded. */
+    if (checkpoint_interval > 0.0 && exit_code == 0 && checkpoint_step != fd_world_step_count(world)) {
+        if (fd_world_contacts_recorded(world) || !(scene.output.contacts_csv || scene.output.vtu_interval > 0.0)) {
+            if (!write_checkpoint(&scene, checkpoint_file, sizeof checkpoint_file)) {
+                exit_code = EXIT_RUN_FAILED;
+            }
+        } else {
+            fprintf(stderr, "warning: no checkpoint of the interrupted step (its contact details were not "
+                            "recorded); %s is the last one written\n",
+                    checkpoint_file[0] ? checkpoint_file : "there is none");
+        }
     }
     /* An inlet behind its schedule is never silent, not even with --quiet. */
     for (int i = 0; i < fd_world_inlet_count(world); ++i) {
@@ -785,6 +850,11 @@ static int command_run(int argc, char** argv)
         }
         print_energy_summary(world);
         print_memory_summary(world);
+        if (checkpoint_file[0]) {
+            printf("  checkpoint   %s (resume: fricdem resume %s)\n", checkpoint_file, checkpoint_file);
+        }
+        /* The final state's bits in one number: two runs that agree here agree in every body's state. */
+        printf("  state hash   0x%016llx\n", (unsigned long long)fd_world_state_hash(world));
         file_list files = files_written(scene.output.directory, started_at);
         printf("  outputs      %s/: ", scene.output.directory);
         print_files(&files);
@@ -813,7 +883,10 @@ int main(int argc, char** argv)
         return 0;
     }
     if (strcmp(command, "run") == 0) {
-        return command_run(argc - 2, argv + 2);
+        return command_run(argc - 2, argv + 2, false);
+    }
+    if (strcmp(command, "resume") == 0) {
+        return command_run(argc - 2, argv + 2, true);
     }
     if (strcmp(command, "models") == 0) {
         if (argc > 2) {

@@ -22,6 +22,8 @@ typedef struct fd_output_settings {
     double vtu_interval;     /* s between VTU snapshots; default 0 = none */
     bool vtu_ascii;          /* VTU arrays as text (%.10g, non-finite as 0) instead of the default raw binary
                               * appended data (exact, several times smaller and faster) */
+    double checkpoint_interval; /* s between checkpoints of the CLI (directory/checkpoint.h5, replaced each time,
+                                 * and once more at the end of the run); default 0 = none. docs/restart.md */
 } fd_output_settings;
 
 typedef struct fd_scene {
@@ -31,6 +33,11 @@ typedef struct fd_scene {
     char path[FD_PATH_MAX];  /* file it came from */
     double duration;         /* s, simulated time to run */
     fd_output_settings output;
+    /* What the scene was built from, kept for its checkpoints (fd_scene_write_checkpoint): */
+    char* source;            /* the scene file's text (owned) */
+    size_t source_size;      /* bytes */
+    char** overrides;        /* the overrides applied, in order (owned) */
+    int override_count;
 } fd_scene;
 
 /* Loads a scene file, applying overrides "key.path=value" (same syntax as the
@@ -47,6 +54,33 @@ typedef void (*fd_scene_progress_fn)(void* user, int64_t bodies_created, int64_t
 fd_status fd_scene_load_with_progress(const char* path, const char* const* overrides, int override_count,
                                       fd_scene_progress_fn progress, void* user, fd_scene* out);
 void fd_scene_free(fd_scene* scene);
+
+/* Checkpoints (docs/restart.md): the whole dynamic state of a world (bodies,
+ * contacts with their ids and history, the energy ledger, time and step,
+ * inlets' progress and random counters, the complementarity stepper's warm
+ * start) in one HDF5 file, written as PATH.tmp and renamed to PATH, so that
+ * PATH is always a whole checkpoint. The world must be between steps (after
+ * fd_world_prepare or a step). A run resumed from a checkpoint ends bit for
+ * bit as the uninterrupted run. */
+#define FD_CHECKPOINT_FORMAT 1 /* the format version written, and the only one read */
+fd_status fd_world_write_checkpoint(const fd_world* world, const char* path);
+/* Restores a checkpoint into a world freshly built as the checkpoint's was
+ * (the same scene, or the same API calls; no step taken yet): bodies the run
+ * added (inlets' spheres) are created again, everything the steps changed is
+ * put back. A world built otherwise is refused, naming what differs. On an
+ * error the world is left half restored: free it. */
+fd_status fd_world_read_checkpoint(fd_world* world, const char* path);
+/* fd_world_write_checkpoint plus the scene's text, path and overrides, so
+ * that fd_scene_resume (`fricdem resume`) can build the world again. */
+fd_status fd_scene_write_checkpoint(const fd_scene* scene, const char* path);
+/* Builds the scene stored in a checkpoint (with the overrides it was run
+ * with, then `overrides`) and restores the checkpoint into its world. Only
+ * time.duration (the total simulated time), output.* and world.threads may
+ * be overridden: anything else would change the physics of the run the
+ * checkpoint continues, and is refused. */
+fd_status fd_scene_resume(const char* checkpoint, const char* const* overrides, int override_count, fd_scene* out);
+fd_status fd_scene_resume_with_progress(const char* checkpoint, const char* const* overrides, int override_count,
+                                        fd_scene_progress_fn progress, void* user, fd_scene* out);
 
 /* Output writer. Files are flushed after every write and the PVD index is
  * rewritten after every snapshot, so a run that stops early leaves readable files. */

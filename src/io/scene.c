@@ -561,6 +561,7 @@ static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const
     settings->events_csv = o->events_csv;
     settings->vtu_interval = o->vtu_interval;
     settings->vtu_ascii = o->vtu_format == 1;
+    settings->checkpoint_interval = o->checkpoint_interval;
 
     fd_status status = build_world(ctx, file, &out->world);
     if (status == FD_OK) {
@@ -616,6 +617,31 @@ fd_status fd_scene_load(const char* path, const char* const* overrides, int over
     return fd_scene_load_with_progress(path, overrides, override_count, NULL, NULL, out);
 }
 
+/* Keeps what the scene was built from (its checkpoints store it): the text,
+ * taken over from the context, and copies of the overrides. */
+static fd_status keep_source(fd_scene_ctx* ctx, const char* const* overrides, int override_count, fd_scene* out)
+{
+    out->source = ctx->text;
+    out->source_size = ctx->text_size;
+    ctx->text = NULL;
+    out->overrides = calloc((size_t)(override_count > 0 ? override_count : 1), sizeof *out->overrides);
+    if (!out->overrides) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "%s: out of memory", ctx->file);
+    }
+    for (int i = 0; i < override_count; ++i) {
+        out->overrides[i] = strdup(overrides[i]);
+        if (!out->overrides[i]) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "%s: out of memory", ctx->file);
+        }
+        out->override_count = i + 1;
+    }
+    return FD_OK;
+}
+
+/* The stages after the file's text is in ctx (fd_scene_load_with_progress, fd_scene_load_text). */
+static fd_status load_from_context(fd_scene_ctx* ctx, fd_status status, const char* path,
+                                   const char* const* overrides, int override_count, fd_scene* out);
+
 fd_status fd_scene_load_with_progress(const char* path, const char* const* overrides, int override_count,
                                       fd_scene_progress_fn progress, void* user, fd_scene* out)
 {
@@ -626,35 +652,67 @@ fd_status fd_scene_load_with_progress(const char* path, const char* const* overr
     fd_scene_ctx ctx = {0};
     ctx.progress = progress;
     ctx.progress_user = user;
-    fd_status status = fd_scene_doc_load(&ctx, path);
+    return load_from_context(&ctx, fd_scene_doc_load(&ctx, path), path, overrides, override_count, out);
+}
+
+fd_status fd_scene_load_text(const char* path, const char* text, size_t size, const char* const* overrides,
+                             int override_count, fd_scene_progress_fn progress, void* user, fd_scene* out)
+{
+    if (!out || !path || !text || override_count < 0 || (override_count > 0 && !overrides)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_scene_load_text: NULL path, text or output, or bad overrides");
+    }
+    memset(out, 0, sizeof *out);
+    fd_scene_ctx ctx = {0};
+    ctx.progress = progress;
+    ctx.progress_user = user;
+    ctx.file = path;
+    ctx.text = malloc(size + 1);
+    fd_status status = FD_OK;
+    if (!ctx.text) {
+        status = fd_fail(FD_ERR_OUT_OF_MEMORY, "%s: out of memory for the scene's text", path);
+    } else {
+        memcpy(ctx.text, text, size);
+        ctx.text[size] = '\0';
+        ctx.text_size = size;
+        status = fd_scene_doc_build(&ctx);
+    }
+    return load_from_context(&ctx, status, path, overrides, override_count, out);
+}
+
+static fd_status load_from_context(fd_scene_ctx* ctx, fd_status status, const char* path,
+                                   const char* const* overrides, int override_count, fd_scene* out)
+{
+    fd_scene_progress_fn progress = ctx->progress;
+    void* user = ctx->progress_user;
     for (int i = 0; status == FD_OK && i < override_count; ++i) {
         if (!overrides[i]) {
             status = fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_scene_load: override %d is NULL", i);
         } else {
-            status = fd_scene_apply_override(&ctx, overrides[i]);
+            status = fd_scene_apply_override(ctx, overrides[i]);
         }
     }
     fd_scene_file* file = NULL;
     if (status == FD_OK) {
-        file = fd_scene_alloc(&ctx, 1, sizeof *file);
+        file = fd_scene_alloc(ctx, 1, sizeof *file);
         status = file ? FD_OK : FD_ERR_PARSE;
     }
     if (status == FD_OK) {
         char key_path[FD_SCENE_PATH_MAX] = "";
         fd_scene_apply_defaults(&fd_scene_file_table, file);
-        status = fd_scene_parse_map(&ctx, fd_scene_root(&ctx), &fd_scene_file_table, file, key_path);
+        status = fd_scene_parse_map(ctx, fd_scene_root(ctx), &fd_scene_file_table, file, key_path);
     }
     if (status == FD_OK) {
-        status = build_scene(&ctx, file, path, out);
+        status = build_scene(ctx, file, path, out);
     }
-    if (status == FD_OK && progress && ctx.bodies_created > 0) {
-        progress(user, ctx.bodies_created, ctx.bodies_total);
+    if (status == FD_OK && progress && ctx->bodies_created > 0) {
+        progress(user, ctx->bodies_created, ctx->bodies_total);
     }
-    fd_scene_ctx_free(&ctx);
+    if (status == FD_OK) {
+        status = keep_source(ctx, overrides, override_count, out);
+    }
+    fd_scene_ctx_free(ctx);
     if (status != FD_OK) {
-        if (out->world) {
-            fd_world_free(out->world);
-        }
+        fd_scene_free(out);
         memset(out, 0, sizeof *out);
     }
     return status;
@@ -669,4 +727,13 @@ void fd_scene_free(fd_scene* scene)
         fd_world_free(scene->world);
     }
     scene->world = NULL;
+    free(scene->source);
+    scene->source = NULL;
+    scene->source_size = 0;
+    for (int i = 0; scene->overrides && i < scene->override_count; ++i) {
+        free(scene->overrides[i]);
+    }
+    free(scene->overrides);
+    scene->overrides = NULL;
+    scene->override_count = 0;
 }

@@ -80,6 +80,12 @@ typedef struct fd_scene_ctx {
 /* Counts one body created; tells the progress callback every 2^14 bodies. */
 void fd_scene_body_created(fd_scene_ctx* ctx);
 
+/* fd_scene_load_with_progress from the file's text in memory (a checkpoint's
+ * copy, src/io/checkpoint_scene.c); path names it in messages and is where
+ * its relative paths start. */
+fd_status fd_scene_load_text(const char* path, const char* text, size_t size, const char* const* overrides,
+                             int override_count, fd_scene_progress_fn progress, void* user, fd_scene* out);
+
 /* Reads and parses the file (FD_ERR_IO, FD_ERR_PARSE). */
 fd_status fd_scene_doc_load(fd_scene_ctx* ctx, const char* path);
 /* ctx->text into ctx->doc, the root's bodies list left to be streamed (scene_stream.c). */
@@ -371,6 +377,7 @@ typedef struct fd_scene_output_keys {
     bool events_csv;
     double vtu_interval;
     int vtu_format; /* index into vtu_format_names: 0 binary, 1 ascii */
+    double checkpoint_interval;
 } fd_scene_output_keys;
 
 enum { FD_SCENE_BODIES_FILE_AUTO, FD_SCENE_BODIES_FILE_CSV, FD_SCENE_BODIES_FILE_HDF5 };

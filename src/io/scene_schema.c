@@ -834,6 +834,13 @@ static const fd_scene_key output_keys[] = {
             "readable in an editor, %.10g, about five times larger",
      .offset = offsetof(fd_scene_output_keys, vtu_format),
      .choices = vtu_format_names},
+    {.name = "checkpoint_interval",
+     .type = FD_SCENE_NUMBER,
+     .unit = "s",
+     .doc = "time between checkpoints (checkpoint.h5 in the output directory, replaced each time and written once "
+            "more at the end; `fricdem resume` continues from it, docs/restart.md); 0 = none",
+     .range = GE0,
+     .offset = offsetof(fd_scene_output_keys, checkpoint_interval)},
 };
 CHECK_KEYS(output_keys);
 const fd_scene_table fd_scene_output_table = {"output", "Run outputs (optional block).", KEYS(output_keys),

@@ -228,4 +228,23 @@ void fd_penalty_sum_books(const fd_world* world, fd_energy_books totals[FD_MECHA
 /* Bytes the pipeline holds now (the neighbour lists and the scratch). */
 size_t fd_penalty_memory(const fd_world* world);
 
+/* The contacts of the pool in key order, as a checkpoint keeps them
+ * (snapshot.c): what the next force pass reads of each. */
+typedef struct fd_penalty_contacts {
+    int64_t count;
+    int32_t* pairs;               /* 2 per contact: bodies i < j */
+    uint64_t* id;
+    int64_t* first_step;
+    uint8_t* state;               /* FD_ENTRY_* bits, both nibbles */
+    double* springs;              /* history_stride per contact */
+    fd_energy_books* books;       /* book_count per contact; NULL when 0 (ledger off) */
+    int history_stride, book_count;
+} fd_penalty_contacts;
+/* Copies the live contacts out (between steps); *out owns its arrays. */
+fd_status fd_penalty_gather(const fd_world* world, fd_penalty_contacts* out);
+void fd_penalty_contacts_free(fd_penalty_contacts* contacts);
+/* Into a prepared world whose bodies hold the checkpoint's state: builds
+ * the neighbour list there and puts the contacts in it. */
+fd_status fd_penalty_install(fd_world* world, const fd_penalty_contacts* in);
+
 #endif

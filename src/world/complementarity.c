@@ -1021,6 +1021,13 @@ fd_status fd_world_set_complementarity(fd_world* world, const fd_complementarity
     return FD_OK;
 }
 
+void fd_complementarity_set_stats(fd_world* world, fd_solver_stats stats)
+{
+    if (world->complementarity != NULL) {
+        world->complementarity->stats = stats;
+    }
+}
+
 fd_solver_stats fd_world_solver_stats(const fd_world* world)
 {
     return world->complementarity != NULL ? world->complementarity->stats : (fd_solver_stats){0, 0.0, 0};

@@ -251,6 +251,8 @@ bool fd_world_push_event(fd_world* world, fd_event_type type, fd_mechanism mecha
 fd_complementarity* fd_complementarity_create(void);
 void fd_complementarity_free(fd_complementarity* workspace);
 fd_status fd_world_step_complementarity(fd_world* world);
+/* The statistics of the last solve, as a checkpoint restores them (src/io/checkpoint.c). */
+void fd_complementarity_set_stats(fd_world* world, fd_solver_stats stats);
 
 /* Inserts the spheres the inlets owe at the world's current time
  * (src/world/inlet.c). Called by a stepper at the end of a successful step,

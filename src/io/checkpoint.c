@@ -1,0 +1,371 @@
+/* Checkpoints: the whole dynamic state of a world in one HDF5 file, and that
+ * state put back into a world built from the same scene, so that the run
+ * goes on bit for bit as if it had never stopped (docs/restart.md).
+ *
+ * What a world is made of falls in two parts. What the scene builds
+ * (settings, materials, laws, inlets, the bodies it lists, the outputs) is
+ * not stored as such: the reader is given a world built the same way, and
+ * the checkpoint keeps fingerprints of it to refuse a world built from
+ * another scene. What the steps change is stored whole, every value as its
+ * bits (no text, no rounding):
+ *
+ *   /                 format, format_version, fricdem_version, stepper, step,
+ *                     time, time_step, body_count, energy_ledger, state_hash,
+ *                     fingerprint_{world,materials,laws,inlets} (attributes)
+ *   /world            next_contact_id, the ledger's reference balance, the
+ *                     solver's last statistics (attributes); energy_totals,
+ *                     stored_energy
+ *   /bodies           position, orientation (w, x, y, z), velocity,
+ *                     angular_velocity, force, torque (the loads the next
+ *                     kick uses), and what each body is: name, type, shape,
+ *                     shape_size, material, mass, inertia, locks, and the
+ *                     extras (locks' frame and held values, external loads)
+ *                     of the bodies that have them
+ *   /contacts         the world's contact set: the complementarity
+ *                     stepper's contacts with their history (the warm
+ *                     start), the penalty stepper's last recorded details
+ *   /penalty          the penalty stepper's contacts: pair, id, first step,
+ *                     state byte, springs, lifetime books
+ *   /inlets           each inlet's progress (its Philox counters)
+ *   /scene            (fd_scene_write_checkpoint) the scene's text, path and
+ *                     overrides, for `fricdem resume`
+ *
+ * Bodies beyond the scene's (the inlets' spheres, bodies added between
+ * steps) are created again from what /bodies says they are. Nothing that is
+ * derived is stored: the neighbour list, the pair constants, the time step
+ * limit are computed again, the same bits, and the restored state is checked
+ * against the state hash stored with it.
+ *
+ * Atomic writing: the file is written as PATH.tmp in the same directory,
+ * flushed to the disk, then renamed to PATH, so that PATH is always either
+ * the previous checkpoint or the new one, whole, whenever the run stops.
+ *
+ * This file writes; checkpoint_read.c reads; checkpoint_layout.c holds what
+ * both need. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "io/checkpoint.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "io/checkpoint_hdf5.h"
+#include "io/checkpoint_layout.h"
+
+/* ---------------------------------------------------------------- writing */
+
+typedef struct writer {
+    fd_h5_file file;
+    const fd_world* world;
+} writer;
+
+static fd_status write_root(writer* w)
+{
+    const fd_world* world = w->world;
+    const fd_h5_file* f = &w->file;
+    uint64_t prints[FD_PRINT_COUNT];
+    fd_checkpoint_fingerprints(world, prints);
+    fd_status s = fd_h5_set_string(f, f->id, "format", FD_CHECKPOINT_FORMAT_NAME);
+    if (s == FD_OK) s = fd_h5_set_i64(f, f->id, "format_version", FD_CHECKPOINT_FORMAT);
+    if (s == FD_OK) s = fd_h5_set_string(f, f->id, "fricdem_version", FRICDEM_VERSION_STRING);
+    if (s == FD_OK) s = fd_h5_set_string(f, f->id, "stepper", fd_checkpoint_stepper_name(world->def.stepper));
+    if (s == FD_OK) s = fd_h5_set_i64(f, f->id, "step", world->step_count);
+    if (s == FD_OK) s = fd_h5_set_f64(f, f->id, "time", world->time);
+    if (s == FD_OK) s = fd_h5_set_f64(f, f->id, "time_step", world->def.time_step);
+    if (s == FD_OK) s = fd_h5_set_i64(f, f->id, "body_count", world->body_count);
+    if (s == FD_OK) s = fd_h5_set_i64(f, f->id, "energy_ledger", world->def.energy_ledger);
+    if (s == FD_OK) s = fd_h5_set_u64(f, f->id, "state_hash", fd_world_state_hash(world));
+    for (int k = 0; s == FD_OK && k < FD_PRINT_COUNT; ++k) {
+        s = fd_h5_set_u64(f, f->id, fd_checkpoint_print_attributes[k], prints[k]);
+    }
+    return s;
+}
+
+static fd_status write_world(writer* w)
+{
+    const fd_world* world = w->world;
+    const fd_h5_file* f = &w->file;
+    hid_t group = fd_h5_group_create(f, f->id, "world");
+    if (group < 0) {
+        return FD_ERR_IO;
+    }
+    fd_solver_stats stats = fd_world_solver_stats(world);
+    fd_status s = fd_h5_set_u64(f, group, "next_contact_id", world->next_contact_id);
+    if (s == FD_OK) s = fd_h5_set_i64(f, group, "has_energy_reference", world->has_energy_reference);
+    if (s == FD_OK) s = fd_h5_set_f64(f, group, "energy_reference", world->energy_reference);
+    if (s == FD_OK) s = fd_h5_set_i64(f, group, "solver_iterations", stats.iterations);
+    if (s == FD_OK) s = fd_h5_set_f64(f, group, "solver_residual", stats.residual);
+    if (s == FD_OK) s = fd_h5_set_i64(f, group, "solver_contacts", stats.contacts);
+    hsize_t totals[1] = {FD_CHECKPOINT_TOTALS_DOUBLES}, stored[1] = {FD_MECHANISM_COUNT};
+    if (s == FD_OK) s = fd_h5_write(f, group, "energy_totals", H5T_NATIVE_DOUBLE, 1, totals, &world->energy_totals);
+    if (s == FD_OK) s = fd_h5_write(f, group, "stored_energy", H5T_NATIVE_DOUBLE, 1, stored, world->stored_energy);
+    fd_h5_close_group(group);
+    return s;
+}
+
+/* What a body is, the same for a scene's body and one created again. */
+static fd_status write_bodies(writer* w)
+{
+    const fd_world* world = w->world;
+    const fd_h5_file* f = &w->file;
+    int64_t n = world->body_count;
+    fd_checkpoint_identity id;
+    if (!fd_checkpoint_identity_allocate(&id, n)) {
+        fd_checkpoint_identity_free(&id);
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory for %lld bodies", (long long)n);
+    }
+    int64_t extra_count = 0;
+    for (int b = 0; b < n; ++b) {
+        fd_checkpoint_identity_of(world, b, &id);
+        extra_count += world->masses[b].extra != NULL;
+    }
+    int32_t* extra_body = malloc((size_t)(extra_count > 0 ? extra_count : 1) * sizeof *extra_body);
+    fd_body_extra* extras = malloc((size_t)(extra_count > 0 ? extra_count : 1) * sizeof *extras);
+    hid_t group = extra_body && extras ? fd_h5_group_create(f, f->id, "bodies") : -1;
+    fd_status s = group < 0 ? (extra_body && extras ? FD_ERR_IO : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory"))
+                            : FD_OK;
+    for (int b = 0, k = 0; s == FD_OK && b < n; ++b) {
+        if (world->masses[b].extra != NULL) {
+            extra_body[k] = b;
+            extras[k++] = *world->masses[b].extra;
+        }
+    }
+    hsize_t rows = fd_checkpoint_rows_of(n), extras_rows = fd_checkpoint_rows_of(extra_count);
+    hsize_t v3[2] = {rows, 3}, q4[2] = {rows, 4}, one[1] = {rows}, two[2] = {rows, 2};
+    hsize_t extra_rows[1] = {extras_rows}, extra_dims[2] = {extras_rows, FD_CHECKPOINT_EXTRA_DOUBLES};
+    const hid_t D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT32;
+    if (s == FD_OK) s = fd_h5_write(f, group, "position", D, 2, v3, world->position);
+    if (s == FD_OK) s = fd_h5_write(f, group, "orientation", D, 2, q4, world->orientation);
+    if (s == FD_OK) s = fd_h5_write(f, group, "velocity", D, 2, v3, world->velocity);
+    if (s == FD_OK) s = fd_h5_write(f, group, "angular_velocity", D, 2, v3, world->angular_velocity);
+    if (s == FD_OK) s = fd_h5_write(f, group, "force", D, 2, v3, world->forces);
+    if (s == FD_OK) s = fd_h5_write(f, group, "torque", D, 2, v3, world->torques);
+    if (s == FD_OK) s = fd_h5_write(f, group, "type", I, 1, one, id.type);
+    if (s == FD_OK) s = fd_h5_write(f, group, "shape", I, 1, one, id.shape);
+    if (s == FD_OK) s = fd_h5_write(f, group, "shape_size", D, 2, v3, id.shape_size);
+    if (s == FD_OK) s = fd_h5_write(f, group, "material", I, 1, one, id.material);
+    if (s == FD_OK) s = fd_h5_write(f, group, "mass", D, 1, one, id.mass);
+    if (s == FD_OK) s = fd_h5_write(f, group, "inertia", D, 2, v3, id.inertia);
+    if (s == FD_OK) s = fd_h5_write(f, group, "locks", I, 2, two, id.locks);
+    if (s == FD_OK) s = fd_h5_write_strings(f, group, "name", id.names, n);
+    if (s == FD_OK) s = fd_h5_write(f, group, "extra_body", I, 1, extra_rows, extra_body);
+    if (s == FD_OK) s = fd_h5_write(f, group, "extra", D, 2, extra_dims, extras);
+    fd_h5_close_group(group);
+    free(extra_body);
+    free(extras);
+    fd_checkpoint_identity_free(&id);
+    return s;
+}
+
+/* The world's contact set, field by field. */
+static fd_status write_contact_set(writer* w)
+{
+    const fd_world* world = w->world;
+    const fd_h5_file* f = &w->file;
+    bool recorded = fd_world_contacts_recorded(world);
+    const fd_contact_set* set = &world->contacts;
+    int64_t count = recorded ? set->count : 0;
+    fd_checkpoint_rows r;
+    if (!fd_checkpoint_rows_allocate(&r, count)) {
+        fd_checkpoint_rows_free(&r);
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory for %lld contacts", (long long)count);
+    }
+    for (int64_t c = 0; c < count; ++c) {
+        const fd_contact* contact = &set->contacts[c];
+        r.pairs[2 * c] = contact->body_i;
+        r.pairs[2 * c + 1] = contact->body_j;
+        r.id[c] = contact->id;
+        r.first_step[c] = contact->first_step;
+        r.law[c] = contact->law;
+        r.slip[2 * c] = contact->slip_flags;
+        r.slip[2 * c + 1] = contact->previous_slip_flags;
+        r.geometry[c] = contact->geometry;
+        r.loads[c] = contact->loads;
+        memcpy(r.energy + c * FD_MECHANISM_COUNT, contact->energy, sizeof contact->energy);
+        r.offset[c] = contact->image_offset;
+    }
+    hid_t group = fd_h5_group_create(f, f->id, "contacts");
+    fd_status s = group < 0 ? FD_ERR_IO : FD_OK;
+    hsize_t rows = fd_checkpoint_rows_of(count);
+    hsize_t one[1] = {rows}, two[2] = {rows, 2}, v3[2] = {rows, 3};
+    hsize_t geometry[2] = {rows, FD_CHECKPOINT_GEOMETRY_DOUBLES}, loads[2] = {rows, FD_CHECKPOINT_LOADS_DOUBLES},
+            energy[3] = {rows, FD_MECHANISM_COUNT, FD_CHECKPOINT_BOOK_DOUBLES},
+            columns[2] = {rows, (hsize_t)world->column_count}, history[2] = {rows, (hsize_t)world->history_stride};
+    const hid_t D = H5T_NATIVE_DOUBLE;
+    if (s == FD_OK) s = fd_h5_set_i64(f, group, "recorded", recorded);
+    if (s == FD_OK) s = fd_h5_write(f, group, "pair", H5T_NATIVE_INT32, 2, two, r.pairs);
+    if (s == FD_OK) s = fd_h5_write(f, group, "id", H5T_NATIVE_UINT64, 1, one, r.id);
+    if (s == FD_OK) s = fd_h5_write(f, group, "first_step", H5T_NATIVE_INT64, 1, one, r.first_step);
+    if (s == FD_OK) s = fd_h5_write(f, group, "law", H5T_NATIVE_INT32, 1, one, r.law);
+    if (s == FD_OK) s = fd_h5_write(f, group, "slip_flags", H5T_NATIVE_UINT32, 2, two, r.slip);
+    if (s == FD_OK) s = fd_h5_write(f, group, "geometry", D, 2, geometry, r.geometry);
+    if (s == FD_OK) s = fd_h5_write(f, group, "loads", D, 2, loads, r.loads);
+    if (s == FD_OK) s = fd_h5_write(f, group, "energy", D, 3, energy, r.energy);
+    if (s == FD_OK) s = fd_h5_write(f, group, "image_offset", D, 2, v3, r.offset);
+    if (s == FD_OK) s = fd_h5_write(f, group, "columns", D, 2, columns, set->columns);
+    if (s == FD_OK && fd_checkpoint_set_has_history(world)) {
+        s = fd_h5_write(f, group, "history", D, 2, history, set->history);
+    }
+    fd_h5_close_group(group);
+    fd_checkpoint_rows_free(&r);
+    return s;
+}
+
+static fd_status write_penalty(writer* w)
+{
+    const fd_h5_file* f = &w->file;
+    fd_penalty_contacts c;
+    fd_status s = fd_penalty_gather(w->world, &c);
+    if (s != FD_OK) {
+        return s;
+    }
+    hid_t group = fd_h5_group_create(f, f->id, "penalty");
+    s = group < 0 ? FD_ERR_IO : FD_OK;
+    hsize_t rows = fd_checkpoint_rows_of(c.count);
+    hsize_t one[1] = {rows}, two[2] = {rows, 2}, springs[2] = {rows, (hsize_t)c.history_stride},
+            books[3] = {rows, (hsize_t)c.book_count, FD_CHECKPOINT_BOOK_DOUBLES};
+    if (s == FD_OK) s = fd_h5_set_i64(f, group, "history_stride", c.history_stride);
+    if (s == FD_OK) s = fd_h5_set_i64(f, group, "book_count", c.book_count);
+    if (s == FD_OK) s = fd_h5_write(f, group, "pair", H5T_NATIVE_INT32, 2, two, c.pairs);
+    if (s == FD_OK) s = fd_h5_write(f, group, "id", H5T_NATIVE_UINT64, 1, one, c.id);
+    if (s == FD_OK) s = fd_h5_write(f, group, "first_step", H5T_NATIVE_INT64, 1, one, c.first_step);
+    if (s == FD_OK) s = fd_h5_write(f, group, "state", H5T_NATIVE_UINT8, 1, one, c.state);
+    if (s == FD_OK) s = fd_h5_write(f, group, "springs", H5T_NATIVE_DOUBLE, 2, springs, c.springs);
+    if (s == FD_OK && c.book_count > 0) s = fd_h5_write(f, group, "books", H5T_NATIVE_DOUBLE, 3, books, c.books);
+    fd_h5_close_group(group);
+    fd_penalty_contacts_free(&c);
+    return s;
+}
+
+static fd_status write_inlets(writer* w)
+{
+    const fd_world* world = w->world;
+    const fd_h5_file* f = &w->file;
+    int n = world->inlet_count;
+    const char** names = malloc((size_t)(n > 0 ? n : 1) * sizeof *names);
+    int64_t* progress = malloc((size_t)(n > 0 ? n : 1) * 5 * sizeof *progress);
+    double* max_delay = malloc((size_t)(n > 0 ? n : 1) * sizeof *max_delay);
+    hid_t group = names && progress && max_delay ? fd_h5_group_create(f, f->id, "inlets") : -1;
+    fd_status s = group < 0 ? (names && progress && max_delay ? FD_ERR_IO : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of "
+                                                                                                         "memory"))
+                            : FD_OK;
+    for (int i = 0; s == FD_OK && i < n; ++i) {
+        const fd_inlet* inlet = &world->inlets[i];
+        names[i] = inlet->name;
+        int64_t values[5] = {inlet->inserted, inlet->attempts, inlet->due_before, inlet->delayed, inlet->rejected};
+        memcpy(progress + 5 * i, values, sizeof values);
+        max_delay[i] = inlet->max_delay;
+    }
+    hsize_t one[1] = {(hsize_t)n}, five[2] = {(hsize_t)n, 5};
+    if (s == FD_OK) s = fd_h5_write_strings(f, group, "name", names, n);
+    /* inserted, attempts (the Philox counter of the next sphere), due_before, delayed, rejected */
+    if (s == FD_OK) s = fd_h5_write(f, group, "progress", H5T_NATIVE_INT64, 2, five, progress);
+    if (s == FD_OK) s = fd_h5_write(f, group, "max_delay", H5T_NATIVE_DOUBLE, 1, one, max_delay);
+    fd_h5_close_group(group);
+    free(names);
+    free(progress);
+    free(max_delay);
+    return s;
+}
+
+static fd_status write_scene(writer* w, const fd_checkpoint_scene* scene)
+{
+    const fd_h5_file* f = &w->file;
+    hid_t group = fd_h5_group_create(f, f->id, "scene");
+    fd_status s = group < 0 ? FD_ERR_IO : FD_OK;
+    hsize_t bytes[1] = {(hsize_t)scene->source_size};
+    /* Absolute, so that a resume from another directory finds what the
+     * scene names relative to itself (a bodies_file). */
+    char* absolute = scene->path != NULL ? realpath(scene->path, NULL) : NULL;
+    const char* where = absolute != NULL ? absolute : (scene->path != NULL ? scene->path : "");
+    if (s == FD_OK) s = fd_h5_set_string(f, group, "path", where);
+    free(absolute);
+    if (s == FD_OK) s = fd_h5_set_string(f, group, "name", scene->name != NULL ? scene->name : "");
+    if (s == FD_OK) s = fd_h5_write(f, group, "source", H5T_NATIVE_UCHAR, 1, bytes, scene->source);
+    if (s == FD_OK) s = fd_h5_write_strings(f, group, "overrides", scene->overrides, scene->override_count);
+    fd_h5_close_group(group);
+    return s;
+}
+
+/* Flushes a written file to the disk before it is renamed into place. */
+static bool sync_file(const char* path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        return false;
+    }
+    bool ok = fsync(fd) == 0;
+    close(fd);
+    return ok;
+}
+
+fd_status fd_checkpoint_write(const fd_world* world, const char* path, const fd_checkpoint_scene* scene)
+{
+    if (world == NULL || path == NULL || path[0] == '\0') {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "checkpoint: world and path are required");
+    }
+    if (!world->prepared || !world->forces_current || world->penalty.stage != 0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "checkpoint '%s': the world must be between steps, prepared and with its forces computed "
+                       "(fd_world_prepare or fd_world_step first; not after a body was moved by hand)",
+                       path);
+    }
+    size_t length = strlen(path);
+    char* temporary = malloc(length + 5);
+    if (temporary == NULL) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory");
+    }
+    snprintf(temporary, length + 5, "%s.tmp", path);
+    fd_h5_quiet quiet = fd_h5_silence();
+    writer w = {{H5Fcreate(temporary, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), temporary}, world};
+    fd_status s = FD_OK;
+    if (w.file.id < 0) {
+        s = fd_fail(FD_ERR_IO, "checkpoint: cannot create '%s' (does its directory exist, and may it be written?)",
+                    temporary);
+    }
+    if (s == FD_OK) s = write_root(&w);
+    if (s == FD_OK) s = write_world(&w);
+    if (s == FD_OK) s = write_bodies(&w);
+    if (s == FD_OK) s = write_contact_set(&w);
+    if (s == FD_OK && world->def.stepper == FD_STEPPER_PENALTY) s = write_penalty(&w);
+    if (s == FD_OK) s = write_inlets(&w);
+    if (s == FD_OK && scene != NULL) s = write_scene(&w, scene);
+    if (s == FD_OK && H5Fflush(w.file.id, H5F_SCOPE_GLOBAL) < 0) {
+        s = fd_fail(FD_ERR_IO, "checkpoint: cannot flush '%s'", temporary);
+    }
+    if (w.file.id >= 0 && H5Fclose(w.file.id) < 0 && s == FD_OK) {
+        s = fd_fail(FD_ERR_IO, "checkpoint: cannot close '%s'", temporary);
+    }
+    fd_h5_restore(quiet);
+    if (s == FD_OK && !sync_file(temporary)) {
+        s = fd_fail(FD_ERR_IO, "checkpoint: cannot flush '%s' to the disk: %s", temporary, strerror(errno));
+    }
+    if (s == FD_OK && rename(temporary, path) != 0) {
+        s = fd_fail(FD_ERR_IO, "checkpoint: cannot rename '%s' to '%s': %s", temporary, path, strerror(errno));
+    }
+    if (s != FD_OK) {
+        remove(temporary); /* the previous checkpoint, if any, stays whole */
+    }
+    free(temporary);
+    return s;
+}
+
+fd_status fd_world_write_checkpoint(const fd_world* world, const char* path)
+{
+    return fd_checkpoint_write(world, path, NULL);
+}
+
+fd_status fd_scene_write_checkpoint(const fd_scene* scene, const char* path)
+{
+    if (scene == NULL || scene->world == NULL) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "checkpoint: the scene has no world");
+    }
+    fd_checkpoint_scene source = {scene->path,        scene->name, scene->source, scene->source_size,
+                                  (const char* const*)scene->overrides, scene->override_count};
+    return fd_checkpoint_write(scene->world, path, &source);
+}
+

@@ -1,0 +1,68 @@
+/* Small HDF5 helpers for checkpoints (checkpoint.c, checkpoint_scene.c):
+ * whole arrays and scalar attributes, written and read back exactly, with
+ * every failure reported through fd_fail as "checkpoint 'PATH': ...".
+ *
+ * Arrays are written whole (no chunking, no compression): a checkpoint is
+ * written once and read once, and doubles do not compress much. Array
+ * shapes are checked on reading, so a checkpoint that is not what the
+ * reader expects fails with a message naming the dataset, never with a
+ * buffer overrun. */
+#ifndef FD_IO_CHECKPOINT_HDF5_H
+#define FD_IO_CHECKPOINT_HDF5_H
+
+#include <hdf5.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fricdem/types.h"
+
+/* HDF5 prints its error stack on every failed call unless told not to:
+ * the helpers silence it while a checkpoint is open. */
+typedef struct fd_h5_quiet {
+    H5E_auto2_t function;
+    void* data;
+} fd_h5_quiet;
+fd_h5_quiet fd_h5_silence(void);
+void fd_h5_restore(fd_h5_quiet old);
+
+/* What every helper needs: the file's path for messages. */
+typedef struct fd_h5_file {
+    hid_t id;
+    const char* path;
+} fd_h5_file;
+
+/* Creates (or opens) a group; -1 after reporting the failure. */
+hid_t fd_h5_group_create(const fd_h5_file* file, hid_t parent, const char* name);
+hid_t fd_h5_group_open(const fd_h5_file* file, hid_t parent, const char* name);
+bool fd_h5_has(hid_t parent, const char* name);
+void fd_h5_close_group(hid_t group);
+
+/* An array of `rank` dimensions `dims` of native `type` (rows first). */
+fd_status fd_h5_write(const fd_h5_file* file, hid_t group, const char* name, hid_t type, int rank,
+                      const hsize_t* dims, const void* data);
+/* Reads an array that must have exactly `rank` and `dims`. */
+fd_status fd_h5_read(const fd_h5_file* file, hid_t group, const char* name, hid_t type, int rank,
+                     const hsize_t* dims, void* data);
+/* The first dimension of an array, or -1 after reporting it missing. */
+int64_t fd_h5_rows(const fd_h5_file* file, hid_t group, const char* name);
+
+/* Variable-length strings, one per row; read back as malloc'ed strings
+ * (*out an array of `count` of them; fd_h5_free_strings frees it). */
+fd_status fd_h5_write_strings(const fd_h5_file* file, hid_t group, const char* name, const char* const* strings,
+                              int64_t count);
+fd_status fd_h5_read_strings(const fd_h5_file* file, hid_t group, const char* name, int64_t count, char*** out);
+void fd_h5_free_strings(char** strings, int64_t count);
+
+/* Scalar attributes. */
+fd_status fd_h5_set_i64(const fd_h5_file* file, hid_t object, const char* name, int64_t value);
+fd_status fd_h5_set_u64(const fd_h5_file* file, hid_t object, const char* name, uint64_t value);
+fd_status fd_h5_set_f64(const fd_h5_file* file, hid_t object, const char* name, double value);
+fd_status fd_h5_set_string(const fd_h5_file* file, hid_t object, const char* name, const char* value);
+fd_status fd_h5_get_i64(const fd_h5_file* file, hid_t object, const char* name, int64_t* value);
+fd_status fd_h5_get_u64(const fd_h5_file* file, hid_t object, const char* name, uint64_t* value);
+fd_status fd_h5_get_f64(const fd_h5_file* file, hid_t object, const char* name, double* value);
+/* Into a buffer of `size` bytes (cut to fit, always terminated). */
+fd_status fd_h5_get_string(const fd_h5_file* file, hid_t object, const char* name, char* value, size_t size);
+
+#endif

@@ -1,0 +1,607 @@
+/* Reading a checkpoint back into a world (fd_world_read_checkpoint), and
+ * its scene group for fd_scene_resume. The layout and why: checkpoint.c.
+ *
+ * The order matters: what the scene built is checked first (fingerprints,
+ * stepper, the bodies the scene made), then the bodies the run added are
+ * created again and every state array is read over the world's; then the
+ * world is prepared without a force pass (the checkpoint's forces are the
+ * ones the next kick uses), the laws are compared (inherited laws exist only
+ * after prepare), and the contacts are put into a neighbour list built at the
+ * restored state. Last, the restored bodies must hash as they did when the
+ * checkpoint was written. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "io/checkpoint.h"
+#include "io/checkpoint_hdf5.h"
+#include "io/checkpoint_layout.h"
+
+typedef struct reader {
+    fd_h5_file file;
+    fd_world* world;
+    int64_t body_count;
+} reader;
+
+/* Opens a checkpoint and checks its format and version. */
+static fd_status open_checkpoint(const char* path, fd_h5_file* file)
+{
+    file->path = path;
+    file->id = -1;
+    FILE* probe = fopen(path, "rb");
+    if (probe == NULL) {
+        return fd_fail(FD_ERR_IO, "checkpoint '%s': cannot open it: %s", path, strerror(errno));
+    }
+    fclose(probe);
+    if (H5Fis_hdf5(path) <= 0) {
+        return fd_fail(FD_ERR_PARSE, "checkpoint '%s': not an HDF5 file", path);
+    }
+    file->id = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file->id < 0) {
+        return fd_fail(FD_ERR_IO, "checkpoint '%s': cannot open it as HDF5", path);
+    }
+    char format[64];
+    int64_t version = 0;
+    if (fd_h5_get_string(file, file->id, "format", format, sizeof format) != FD_OK ||
+        strcmp(format, FD_CHECKPOINT_FORMAT_NAME) != 0) {
+        return fd_fail(FD_ERR_PARSE, "checkpoint '%s': an HDF5 file, but not a fricdem checkpoint (no format "
+                       "attribute '" FD_CHECKPOINT_FORMAT_NAME "')", path);
+    }
+    fd_status s = fd_h5_get_i64(file, file->id, "format_version", &version);
+    if (s == FD_OK && version != FD_CHECKPOINT_FORMAT) {
+        char written_by[64] = "?";
+        fd_h5_get_string(file, file->id, "fricdem_version", written_by, sizeof written_by);
+        return fd_fail(FD_ERR_PARSE,
+                       "checkpoint '%s': format version %lld (written by fricdem %s); this fricdem %s reads version "
+                       "%d only", path, (long long)version, written_by, FRICDEM_VERSION_STRING,
+                       FD_CHECKPOINT_FORMAT);
+    }
+    return s;
+}
+
+static fd_status check_prints(reader* r, int first, int end)
+{
+    uint64_t prints[FD_PRINT_COUNT];
+    fd_checkpoint_fingerprints(r->world, prints);
+    for (int k = first; k < end; ++k) {
+        uint64_t stored = 0;
+        fd_status s = fd_h5_get_u64(&r->file, r->file.id, fd_checkpoint_print_attributes[k], &stored);
+        if (s != FD_OK) {
+            return s;
+        }
+        if (stored != prints[k]) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                           "checkpoint '%s' belongs to a different scene: its %s differ from this world's (was the "
+                           "scene file changed, or a --set given that changes the physics?)",
+                           r->file.path, fd_checkpoint_print_meanings[k]);
+        }
+    }
+    return FD_OK;
+}
+
+/* The spheres the checkpoint's inlets had inserted, all together. */
+static fd_status inserted_by_inlets(reader* r, int64_t* total)
+{
+    *total = 0;
+    int n = r->world->inlet_count; /* the checkpoint's too: the inlets' fingerprints agree */
+    hid_t group = fd_h5_group_open(&r->file, r->file.id, "inlets");
+    int64_t* progress = malloc((size_t)(n > 0 ? n : 1) * 5 * sizeof *progress);
+    hsize_t five[2] = {(hsize_t)n, 5};
+    fd_status s = group < 0 ? FD_ERR_PARSE
+                  : progress ? fd_h5_read(&r->file, group, "progress", H5T_NATIVE_INT64, 2, five, progress)
+                             : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+    for (int i = 0; s == FD_OK && i < n; ++i) {
+        *total += progress[5 * i];
+    }
+    fd_h5_close_group(group);
+    free(progress);
+    return s;
+}
+
+static fd_status check_root(reader* r)
+{
+    fd_world* world = r->world;
+    const fd_h5_file* f = &r->file;
+    if (world->step_count != 0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "checkpoint '%s': read it into a world freshly built from its scene (this one has run %lld "
+                       "steps)", f->path, (long long)world->step_count);
+    }
+    char stepper[32];
+    fd_status s = fd_h5_get_string(f, f->id, "stepper", stepper, sizeof stepper);
+    if (s == FD_OK && strcmp(stepper, fd_checkpoint_stepper_name(world->def.stepper)) != 0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "checkpoint '%s' is of a world with the %s stepper, this world has "
+                       "the %s stepper: a different scene",
+                       f->path, stepper, fd_checkpoint_stepper_name(world->def.stepper));
+    }
+    if (s == FD_OK) s = check_prints(r, FD_PRINT_WORLD, FD_PRINT_LAWS);
+    if (s == FD_OK) s = check_prints(r, FD_PRINT_INLETS, FD_PRINT_COUNT);
+    int64_t ledger = 0;
+    if (s == FD_OK) s = fd_h5_get_i64(f, f->id, "energy_ledger", &ledger);
+    if (s == FD_OK && world->def.energy_ledger && !ledger) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "checkpoint '%s' was written with the energy ledger off, and this world keeps it (world."
+                       "energy_ledger or output.energy_csv): a resumed run cannot switch the ledger on, the books "
+                       "before the checkpoint are unknown", f->path);
+    }
+    /* The bodies the run added are the inlets' spheres: the world must have
+     * been built with all the others. */
+    int64_t inserted = 0;
+    if (s == FD_OK) s = fd_h5_get_i64(f, f->id, "body_count", &r->body_count);
+    if (s == FD_OK) s = inserted_by_inlets(r, &inserted);
+    if (s == FD_OK && (r->body_count != world->body_count + inserted || r->body_count > INT32_MAX)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "checkpoint '%s' holds %lld bodies, %lld of them spheres from inlets; this world was built with "
+                       "%d: a different scene", f->path, (long long)r->body_count, (long long)inserted,
+                       world->body_count);
+    }
+    return s;
+}
+
+static const char* shape_name(int shape)
+{
+    return shape == FD_SHAPE_SPHERE ? "sphere" : shape == FD_SHAPE_PLANE ? "plane" : "ellipsoid";
+}
+
+/* A scene's body against the checkpoint's record of it: the same kind,
+ * shape, size, material and mass, bit for bit. */
+static fd_status check_body(reader* r, int b, const fd_checkpoint_identity* stored, const fd_checkpoint_identity* built)
+{
+    bool same = stored->type[b] == built->type[b] && stored->shape[b] == built->shape[b] &&
+                memcmp(&stored->shape_size[b], &built->shape_size[b], sizeof(fd_vec3)) == 0 &&
+                stored->material[b] == built->material[b] && memcmp(&stored->mass[b], &built->mass[b], 8) == 0 &&
+                strcmp(stored->names[b], built->names[b]) == 0;
+    if (same) {
+        return FD_OK;
+    }
+    return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                   "checkpoint '%s' belongs to a different scene: its body #%d is '%s', a %s %s (size %g m, "
+                   "material #%d, mass %.17g kg); this world's is '%s', a %s %s (size %g m, material #%d, mass "
+                   "%.17g kg)",
+                   r->file.path, b, stored->names[b], stored->type[b] == FD_BODY_STATIC ? "static" : "dynamic",
+                   shape_name(stored->shape[b]), stored->shape_size[b].x, stored->material[b], stored->mass[b],
+                   built->names[b], built->type[b] == FD_BODY_STATIC ? "static" : "dynamic",
+                   shape_name(built->shape[b]), built->shape_size[b].x, built->material[b], built->mass[b]);
+}
+
+/* A body that the run added after the scene was built (an inlet's sphere),
+ * created again from its record. */
+static fd_status create_body(reader* r, int b, const fd_checkpoint_identity* stored, const fd_body_extra* extra)
+{
+    fd_world* world = r->world;
+    fd_body_def def = fd_default_body_def();
+    def.name = stored->names[b];
+    def.type = (fd_body_type)stored->type[b];
+    def.shape.type = (fd_shape_type)stored->shape[b];
+    def.shape.radius = stored->shape_size[b].x;
+    def.shape.semi_axes = stored->shape_size[b];
+    def.shape.plane_normal = stored->shape_size[b];
+    def.material = (fd_material_id){stored->material[b] + 1};
+    def.mass = stored->mass[b];
+    def.inertia = def.type == FD_BODY_DYNAMIC ? stored->inertia[b] : fd_v3(0, 0, 0);
+    def.lock_translation = (uint32_t)stored->locks[2 * b];
+    def.lock_rotation = (uint32_t)stored->locks[2 * b + 1];
+    if (extra != NULL) {
+        def.lock_frame = extra->lock_frame;
+        def.external_force = extra->external_force;
+        def.external_torque = extra->external_torque;
+        def.friction_axis = extra->friction_axis;
+        def.friction_force = extra->friction_force;
+    }
+    if (stored->material[b] < 0 || stored->material[b] >= world->material_count) {
+        return fd_fail(FD_ERR_PARSE, "checkpoint '%s': body #%d has material #%d, which this world lacks",
+                       r->file.path, b, stored->material[b]);
+    }
+    fd_body_id id = fd_world_create_body(world, &def);
+    if (fd_body_id_is_null(id) || id.index1 != b + 1) {
+        char message[1024];
+        snprintf(message, sizeof message, "%s", fd_last_error());
+        return fd_fail(FD_ERR_PARSE, "checkpoint '%s': cannot create body #%d ('%s') again: %s", r->file.path, b,
+                       stored->names[b], message);
+    }
+    return FD_OK;
+}
+
+static fd_status read_bodies(reader* r)
+{
+    fd_world* world = r->world;
+    const fd_h5_file* f = &r->file;
+    hid_t group = fd_h5_group_open(f, f->id, "bodies");
+    if (group < 0) {
+        return FD_ERR_PARSE;
+    }
+    int64_t n = r->body_count;
+    fd_checkpoint_identity stored, built;
+    memset(&stored, 0, sizeof stored);
+    memset(&built, 0, sizeof built);
+    char** names = NULL;
+    int32_t* extra_body = NULL;
+    fd_body_extra* extras = NULL;
+    bool allocated = fd_checkpoint_identity_allocate(&stored, n) &&
+                     fd_checkpoint_identity_allocate(&built, world->body_count);
+    fd_status s = allocated ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory for %lld bodies",
+                                              (long long)n);
+    hsize_t rows = fd_checkpoint_rows_of(n);
+    hsize_t v3[2] = {rows, 3}, q4[2] = {rows, 4}, one[1] = {rows}, two[2] = {rows, 2};
+    const hid_t D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT32;
+    if (s == FD_OK) s = fd_h5_read(f, group, "type", I, 1, one, stored.type);
+    if (s == FD_OK) s = fd_h5_read(f, group, "shape", I, 1, one, stored.shape);
+    if (s == FD_OK) s = fd_h5_read(f, group, "shape_size", D, 2, v3, stored.shape_size);
+    if (s == FD_OK) s = fd_h5_read(f, group, "material", I, 1, one, stored.material);
+    if (s == FD_OK) s = fd_h5_read(f, group, "mass", D, 1, one, stored.mass);
+    if (s == FD_OK) s = fd_h5_read(f, group, "inertia", D, 2, v3, stored.inertia);
+    if (s == FD_OK) s = fd_h5_read(f, group, "locks", I, 2, two, stored.locks);
+    if (s == FD_OK) s = fd_h5_read_strings(f, group, "name", n, &names);
+    for (int64_t b = 0; s == FD_OK && b < n; ++b) {
+        stored.names[b] = names[b];
+    }
+    int64_t extra_count = s == FD_OK ? fd_h5_rows(f, group, "extra_body") : -1;
+    if (s == FD_OK && extra_count < 0) {
+        s = FD_ERR_PARSE;
+    }
+    if (s == FD_OK) {
+        extra_body = malloc((size_t)(extra_count > 0 ? extra_count : 1) * sizeof *extra_body);
+        extras = malloc((size_t)(extra_count > 0 ? extra_count : 1) * sizeof *extras);
+        s = extra_body && extras ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    hsize_t extras_rows = fd_checkpoint_rows_of(extra_count);
+    hsize_t extra_rows[1] = {extras_rows}, extra_dims[2] = {extras_rows, FD_CHECKPOINT_EXTRA_DOUBLES};
+    if (s == FD_OK) s = fd_h5_read(f, group, "extra_body", I, 1, extra_rows, extra_body);
+    if (s == FD_OK) s = fd_h5_read(f, group, "extra", D, 2, extra_dims, extras);
+    /* The scene's bodies must be the checkpoint's first ones; the others are created again. */
+    int scene_bodies = world->body_count;
+    for (int b = 0; s == FD_OK && b < scene_bodies; ++b) {
+        fd_checkpoint_identity_of(world, b, &built);
+        s = check_body(r, b, &stored, &built);
+    }
+    if (s == FD_OK && n > scene_bodies) {
+        s = fd_world_reserve_bodies(world, (int)(n - scene_bodies));
+    }
+    for (int64_t b = scene_bodies, k = 0; s == FD_OK && b < n; ++b) {
+        while (k < extra_count && extra_body[k] < b) {
+            ++k;
+        }
+        s = create_body(r, (int)b, &stored, k < extra_count && extra_body[k] == b ? &extras[k] : NULL);
+    }
+    /* The extras as they were (a lock's held values are those of the body's creation). */
+    for (int64_t k = 0; s == FD_OK && k < extra_count; ++k) {
+        int b = extra_body[k];
+        if (b < 0 || b >= n || world->masses[b].extra == NULL) {
+            s = fd_fail(FD_ERR_INVALID_ARGUMENT, "checkpoint '%s': body #%d has locks or loads in the checkpoint "
+                        "and none in this world: a different scene", f->path, b);
+        } else {
+            *world->masses[b].extra = extras[k];
+        }
+    }
+    if (s == FD_OK) s = fd_h5_read(f, group, "position", D, 2, v3, world->position);
+    if (s == FD_OK) s = fd_h5_read(f, group, "orientation", D, 2, q4, world->orientation);
+    if (s == FD_OK) s = fd_h5_read(f, group, "velocity", D, 2, v3, world->velocity);
+    if (s == FD_OK) s = fd_h5_read(f, group, "angular_velocity", D, 2, v3, world->angular_velocity);
+    if (s == FD_OK) s = fd_h5_read(f, group, "force", D, 2, v3, world->forces);
+    if (s == FD_OK) s = fd_h5_read(f, group, "torque", D, 2, v3, world->torques);
+    fd_h5_close_group(group);
+    fd_h5_free_strings(names, n);
+    free(extra_body);
+    free(extras);
+    fd_checkpoint_identity_free(&stored); /* its names were the strings freed above */
+    fd_checkpoint_identity_free(&built);
+    return s;
+}
+
+static fd_status read_world(reader* r)
+{
+    fd_world* world = r->world;
+    const fd_h5_file* f = &r->file;
+    hid_t group = fd_h5_group_open(f, f->id, "world");
+    if (group < 0) {
+        return FD_ERR_PARSE;
+    }
+    int64_t has_reference = 0, iterations = 0, contacts = 0, step = 0;
+    double residual = 0.0, time = 0.0;
+    fd_status s = fd_h5_get_u64(f, group, "next_contact_id", &world->next_contact_id);
+    if (s == FD_OK) s = fd_h5_get_i64(f, group, "has_energy_reference", &has_reference);
+    if (s == FD_OK) s = fd_h5_get_f64(f, group, "energy_reference", &world->energy_reference);
+    if (s == FD_OK) s = fd_h5_get_i64(f, group, "solver_iterations", &iterations);
+    if (s == FD_OK) s = fd_h5_get_f64(f, group, "solver_residual", &residual);
+    if (s == FD_OK) s = fd_h5_get_i64(f, group, "solver_contacts", &contacts);
+    hsize_t totals[1] = {FD_CHECKPOINT_TOTALS_DOUBLES}, stored[1] = {FD_MECHANISM_COUNT};
+    if (s == FD_OK) s = fd_h5_read(f, group, "energy_totals", H5T_NATIVE_DOUBLE, 1, totals, &world->energy_totals);
+    if (s == FD_OK) s = fd_h5_read(f, group, "stored_energy", H5T_NATIVE_DOUBLE, 1, stored, world->stored_energy);
+    fd_h5_close_group(group);
+    if (s == FD_OK) s = fd_h5_get_i64(f, f->id, "step", &step);
+    if (s == FD_OK) s = fd_h5_get_f64(f, f->id, "time", &time);
+    if (s == FD_OK) {
+        world->has_energy_reference = has_reference != 0;
+        world->step_count = step;
+        world->time = time;
+        fd_complementarity_set_stats(world, (fd_solver_stats){(int)iterations, residual, (int)contacts});
+    }
+    return s;
+}
+
+static bool reserve_contact_set(fd_contact_set* set, int64_t count, int history_stride, int column_count)
+{
+    if (count <= set->capacity) {
+        return true;
+    }
+    size_t n = (size_t)count;
+    fd_contact* contacts = realloc(set->contacts, n * sizeof *contacts);
+    if (contacts != NULL) {
+        set->contacts = contacts;
+    }
+    double* history = realloc(set->history, n * (size_t)(history_stride > 0 ? history_stride : 1) * sizeof(double));
+    if (history != NULL) {
+        set->history = history;
+    }
+    double* columns = realloc(set->columns, n * (size_t)(column_count > 0 ? column_count : 1) * sizeof(double));
+    if (columns != NULL) {
+        set->columns = columns;
+    }
+    if (contacts == NULL || history == NULL || columns == NULL) {
+        return false;
+    }
+    set->capacity = (int)count;
+    return true;
+}
+
+static fd_status read_contact_set(reader* r, bool* recorded)
+{
+    fd_world* world = r->world;
+    const fd_h5_file* f = &r->file;
+    hid_t group = fd_h5_group_open(f, f->id, "contacts");
+    if (group < 0) {
+        return FD_ERR_PARSE;
+    }
+    int64_t flag = 0, count = fd_h5_rows(f, group, "id");
+    fd_status s = count < 0 || count > INT32_MAX ? FD_ERR_PARSE : fd_h5_get_i64(f, group, "recorded", &flag);
+    fd_checkpoint_rows rows;
+    memset(&rows, 0, sizeof rows);
+    fd_contact_set* set = &world->contacts;
+    if (s == FD_OK && (!fd_checkpoint_rows_allocate(&rows, count) ||
+                       !reserve_contact_set(set, count, world->history_stride, world->column_count))) {
+        s = fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory for %lld contacts", (long long)count);
+    }
+    hsize_t n = fd_checkpoint_rows_of(count);
+    hsize_t one[1] = {n}, two[2] = {n, 2}, v3[2] = {n, 3}, geometry[2] = {n, FD_CHECKPOINT_GEOMETRY_DOUBLES},
+            loads[2] = {n, FD_CHECKPOINT_LOADS_DOUBLES},
+            energy[3] = {n, FD_MECHANISM_COUNT, FD_CHECKPOINT_BOOK_DOUBLES},
+            columns[2] = {n, (hsize_t)world->column_count}, history[2] = {n, (hsize_t)world->history_stride};
+    const hid_t D = H5T_NATIVE_DOUBLE;
+    if (s == FD_OK) s = fd_h5_read(f, group, "pair", H5T_NATIVE_INT32, 2, two, rows.pairs);
+    if (s == FD_OK) s = fd_h5_read(f, group, "id", H5T_NATIVE_UINT64, 1, one, rows.id);
+    if (s == FD_OK) s = fd_h5_read(f, group, "first_step", H5T_NATIVE_INT64, 1, one, rows.first_step);
+    if (s == FD_OK) s = fd_h5_read(f, group, "law", H5T_NATIVE_INT32, 1, one, rows.law);
+    if (s == FD_OK) s = fd_h5_read(f, group, "slip_flags", H5T_NATIVE_UINT32, 2, two, rows.slip);
+    if (s == FD_OK) s = fd_h5_read(f, group, "geometry", D, 2, geometry, rows.geometry);
+    if (s == FD_OK) s = fd_h5_read(f, group, "loads", D, 2, loads, rows.loads);
+    if (s == FD_OK) s = fd_h5_read(f, group, "energy", D, 3, energy, rows.energy);
+    if (s == FD_OK) s = fd_h5_read(f, group, "image_offset", D, 2, v3, rows.offset);
+    if (s == FD_OK) s = fd_h5_read(f, group, "columns", D, 2, columns, set->columns);
+    if (s == FD_OK && fd_checkpoint_set_has_history(world)) {
+        s = fd_h5_read(f, group, "history", D, 2, history, set->history);
+    }
+    fd_h5_close_group(group);
+    for (int64_t c = 0; s == FD_OK && c < count; ++c) {
+        int i = rows.pairs[2 * c], j = rows.pairs[2 * c + 1];
+        if (i < 0 || j <= i || j >= world->body_count || rows.law[c] < 0 || rows.law[c] >= world->law_count) {
+            s = fd_fail(FD_ERR_PARSE, "checkpoint '%s': contact %lld names bodies %d and %d and law %d, which this "
+                        "world lacks (a damaged checkpoint)", f->path, (long long)c, i, j, rows.law[c]);
+            break;
+        }
+        fd_contact* contact = &set->contacts[c];
+        memset(contact, 0, sizeof *contact);
+        contact->key = (uint64_t)(uint32_t)i << 32 | (uint32_t)j;
+        contact->body_i = i;
+        contact->body_j = j;
+        contact->id = rows.id[c];
+        contact->first_step = rows.first_step[c];
+        contact->law = rows.law[c];
+        contact->slip_flags = rows.slip[2 * c];
+        contact->previous_slip_flags = rows.slip[2 * c + 1];
+        contact->geometry = rows.geometry[c];
+        contact->loads = rows.loads[c];
+        memcpy(contact->energy, rows.energy + c * FD_MECHANISM_COUNT, sizeof contact->energy);
+        contact->image_offset = rows.offset[c];
+    }
+    set->count = s == FD_OK ? (int)count : 0;
+    world->previous.count = 0;
+    *recorded = flag != 0;
+    fd_checkpoint_rows_free(&rows);
+    return s;
+}
+
+static fd_status read_penalty(reader* r)
+{
+    const fd_h5_file* f = &r->file;
+    hid_t group = fd_h5_group_open(f, f->id, "penalty");
+    if (group < 0) {
+        return FD_ERR_PARSE;
+    }
+    fd_penalty_contacts c;
+    memset(&c, 0, sizeof c);
+    int64_t stride = 0, book_count = 0;
+    c.count = fd_h5_rows(f, group, "id");
+    fd_status s = c.count < 0 ? FD_ERR_PARSE : fd_h5_get_i64(f, group, "history_stride", &stride);
+    if (s == FD_OK) s = fd_h5_get_i64(f, group, "book_count", &book_count);
+    if (s == FD_OK && (stride < 0 || stride > 4096 || book_count < 0 || book_count > FD_MECHANISM_COUNT)) {
+        s = fd_fail(FD_ERR_PARSE, "checkpoint '%s': penalty contacts with %lld history values and %lld books each "
+                    "(a damaged checkpoint)", f->path, (long long)stride, (long long)book_count);
+    }
+    c.history_stride = (int)stride;
+    c.book_count = (int)book_count;
+    size_t n = (size_t)(c.count > 0 ? c.count : 1);
+    if (s == FD_OK) {
+        c.pairs = malloc(2 * n * sizeof *c.pairs);
+        c.id = malloc(n * sizeof *c.id);
+        c.first_step = malloc(n * sizeof *c.first_step);
+        c.state = malloc(n * sizeof *c.state);
+        c.springs = malloc(n * (size_t)(stride > 0 ? stride : 1) * sizeof *c.springs);
+        c.books = book_count > 0 ? malloc(n * (size_t)book_count * sizeof *c.books) : NULL;
+        if (!c.pairs || !c.id || !c.first_step || !c.state || !c.springs || (book_count > 0 && !c.books)) {
+            s = fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory for %lld contacts", (long long)c.count);
+        }
+    }
+    hsize_t rows = fd_checkpoint_rows_of(c.count);
+    hsize_t one[1] = {rows}, two[2] = {rows, 2}, springs[2] = {rows, (hsize_t)stride},
+            books[3] = {rows, (hsize_t)book_count, FD_CHECKPOINT_BOOK_DOUBLES};
+    if (s == FD_OK) s = fd_h5_read(f, group, "pair", H5T_NATIVE_INT32, 2, two, c.pairs);
+    if (s == FD_OK) s = fd_h5_read(f, group, "id", H5T_NATIVE_UINT64, 1, one, c.id);
+    if (s == FD_OK) s = fd_h5_read(f, group, "first_step", H5T_NATIVE_INT64, 1, one, c.first_step);
+    if (s == FD_OK) s = fd_h5_read(f, group, "state", H5T_NATIVE_UINT8, 1, one, c.state);
+    if (s == FD_OK) s = fd_h5_read(f, group, "springs", H5T_NATIVE_DOUBLE, 2, springs, c.springs);
+    if (s == FD_OK && book_count > 0) s = fd_h5_read(f, group, "books", H5T_NATIVE_DOUBLE, 3, books, c.books);
+    fd_h5_close_group(group);
+    if (s == FD_OK) {
+        s = fd_penalty_install(r->world, &c);
+    }
+    fd_penalty_contacts_free(&c);
+    return s;
+}
+
+static fd_status read_inlets(reader* r)
+{
+    fd_world* world = r->world;
+    const fd_h5_file* f = &r->file;
+    hid_t group = fd_h5_group_open(f, f->id, "inlets");
+    if (group < 0) {
+        return FD_ERR_PARSE;
+    }
+    int n = world->inlet_count;
+    char** names = NULL;
+    int64_t* progress = malloc((size_t)(n > 0 ? n : 1) * 5 * sizeof *progress);
+    double* max_delay = malloc((size_t)(n > 0 ? n : 1) * sizeof *max_delay);
+    hsize_t one[1] = {(hsize_t)n}, five[2] = {(hsize_t)n, 5};
+    fd_status s = progress && max_delay ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+    if (s == FD_OK) s = fd_h5_read_strings(f, group, "name", n, &names);
+    if (s == FD_OK) s = fd_h5_read(f, group, "progress", H5T_NATIVE_INT64, 2, five, progress);
+    if (s == FD_OK) s = fd_h5_read(f, group, "max_delay", H5T_NATIVE_DOUBLE, 1, one, max_delay);
+    for (int i = 0; s == FD_OK && i < n; ++i) {
+        fd_inlet* inlet = &world->inlets[i];
+        if (strcmp(names[i], inlet->name) != 0) {
+            s = fd_fail(FD_ERR_INVALID_ARGUMENT, "checkpoint '%s': inlet %d is '%s' in the checkpoint and '%s' in "
+                        "this world: a different scene", f->path, i, names[i], inlet->name);
+            break;
+        }
+        const int64_t* p = progress + 5 * i;
+        inlet->inserted = p[0];
+        inlet->attempts = p[1];
+        inlet->due_before = p[2];
+        inlet->delayed = p[3];
+        inlet->rejected = p[4];
+        inlet->max_delay = max_delay[i];
+    }
+    fd_h5_close_group(group);
+    fd_h5_free_strings(names, n);
+    free(progress);
+    free(max_delay);
+    return s;
+}
+
+static fd_status read_checkpoint(reader* r)
+{
+    fd_world* world = r->world;
+    fd_status s = check_root(r);
+    if (s == FD_OK) s = read_bodies(r);
+    if (s == FD_OK) s = read_world(r);
+    if (s == FD_OK) s = read_inlets(r);
+    if (s == FD_OK) {
+        /* Set-up for the restored bodies, without a force pass: the forces
+         * are the checkpoint's, and a pass would advance the springs again. */
+        world->forces_current = true;
+        world->prepared = false;
+        s = fd_world_prepare(world);
+    }
+    if (s == FD_OK) s = check_prints(r, FD_PRINT_LAWS, FD_PRINT_LAWS + 1); /* after prepare: with the inherited laws */
+    bool recorded = false;
+    if (s == FD_OK) s = read_contact_set(r, &recorded);
+    if (s == FD_OK && world->def.stepper == FD_STEPPER_PENALTY) {
+        s = read_penalty(r);
+        world->penalty.unrecorded = !recorded;
+    }
+    world->event_count = 0;
+    uint64_t stored_hash = 0;
+    if (s == FD_OK) s = fd_h5_get_u64(&r->file, r->file.id, "state_hash", &stored_hash);
+    if (s == FD_OK && stored_hash != fd_world_state_hash(world)) {
+        s = fd_fail(FD_ERR_PARSE, "checkpoint '%s': the restored bodies hash to %016llx, the checkpoint says "
+                    "%016llx (a damaged checkpoint)", r->file.path, (unsigned long long)fd_world_state_hash(world),
+                    (unsigned long long)stored_hash);
+    }
+    return s;
+}
+
+fd_status fd_world_read_checkpoint(fd_world* world, const char* path)
+{
+    if (world == NULL || path == NULL) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "checkpoint: world and path are required");
+    }
+    fd_h5_quiet quiet = fd_h5_silence();
+    reader r = {{-1, path}, world, 0};
+    fd_status s = open_checkpoint(path, &r.file);
+    if (s == FD_OK) {
+        s = read_checkpoint(&r);
+    }
+    if (r.file.id >= 0) {
+        H5Fclose(r.file.id);
+    }
+    fd_h5_restore(quiet);
+    return s;
+}
+
+/* ---------------------------------------------------------------- the scene group */
+
+void fd_checkpoint_scene_free(fd_checkpoint_scene_copy* scene)
+{
+    free(scene->source);
+    fd_h5_free_strings(scene->overrides, scene->override_count);
+    memset(scene, 0, sizeof *scene);
+}
+
+fd_status fd_checkpoint_read_scene(const char* path, fd_checkpoint_scene_copy* out)
+{
+    memset(out, 0, sizeof *out);
+    fd_h5_quiet quiet = fd_h5_silence();
+    fd_h5_file file;
+    fd_status s = open_checkpoint(path, &file);
+    hid_t group = -1;
+    if (s == FD_OK && !fd_h5_has(file.id, "scene")) {
+        s = fd_fail(FD_ERR_INVALID_ARGUMENT,
+                    "checkpoint '%s' holds no scene (written by fd_world_write_checkpoint): build its world as it "
+                    "was built and read it with fd_world_read_checkpoint", path);
+    }
+    if (s == FD_OK) {
+        group = fd_h5_group_open(&file, file.id, "scene");
+        s = group < 0 ? FD_ERR_PARSE : FD_OK;
+    }
+    if (s == FD_OK) s = fd_h5_get_string(&file, group, "path", out->path, sizeof out->path);
+    int64_t size = s == FD_OK ? fd_h5_rows(&file, group, "source") : -1;
+    int64_t count = s == FD_OK ? fd_h5_rows(&file, group, "overrides") : -1;
+    if (s == FD_OK && (size < 0 || count < 0 || count > INT32_MAX)) {
+        s = FD_ERR_PARSE;
+    }
+    if (s == FD_OK) {
+        out->source = malloc((size_t)size + 1);
+        s = out->source ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory for the scene");
+    }
+    hsize_t bytes[1] = {(hsize_t)size};
+    if (s == FD_OK) s = fd_h5_read(&file, group, "source", H5T_NATIVE_UCHAR, 1, bytes, out->source);
+    if (s == FD_OK) {
+        out->source[size] = '\0';
+        out->source_size = (size_t)size;
+        s = fd_h5_read_strings(&file, group, "overrides", count, &out->overrides);
+    }
+    if (s == FD_OK) {
+        out->override_count = (int)count;
+    }
+    fd_h5_close_group(group);
+    if (file.id >= 0) {
+        H5Fclose(file.id);
+    }
+    fd_h5_restore(quiet);
+    if (s != FD_OK) {
+        fd_checkpoint_scene_free(out);
+    }
+    return s;
+}
+

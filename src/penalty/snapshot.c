@@ -1,0 +1,171 @@
+/* The penalty stepper's contacts for a checkpoint (src/io/checkpoint.c):
+ * gathered from the pool in key order, and put back into a restored world.
+ *
+ * What is kept of a contact is what the next force pass reads of it: its
+ * pair (i, j), id, first step, state byte (this pass's and the last pass's
+ * touch and slip bits: the events compare them), its springs and its
+ * lifetime books. Its pair constants are not kept: fd_pair_constants
+ * computes them from the law and the two bodies, the same bits as when the
+ * contact began. The neighbour list is not kept either: the restored world
+ * builds one at the checkpoint's state, and the results do not depend on
+ * when the list is built (penalty.h; tests/test_penalty.c checks it for the
+ * skin, tests/test_restart.c for the restart itself). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "penalty/penalty_internal.h"
+#include "world/world_internal.h"
+
+void fd_penalty_contacts_free(fd_penalty_contacts* contacts)
+{
+    free(contacts->pairs);
+    free(contacts->id);
+    free(contacts->first_step);
+    free(contacts->state);
+    free(contacts->springs);
+    free(contacts->books);
+    memset(contacts, 0, sizeof *contacts);
+}
+
+static bool allocate(fd_penalty_contacts* c, int64_t count)
+{
+    size_t n = (size_t)(count > 0 ? count : 1);
+    c->pairs = malloc(2 * n * sizeof *c->pairs);
+    c->id = malloc(n * sizeof *c->id);
+    c->first_step = malloc(n * sizeof *c->first_step);
+    c->state = malloc(n * sizeof *c->state);
+    c->springs = malloc(n * (size_t)(c->history_stride > 0 ? c->history_stride : 1) * sizeof *c->springs);
+    c->books = c->book_count > 0 ? malloc(n * (size_t)c->book_count * sizeof *c->books) : NULL;
+    return c->pairs && c->id && c->first_step && c->state && c->springs && (c->book_count == 0 || c->books);
+}
+
+fd_status fd_penalty_gather(const fd_world* world, fd_penalty_contacts* out)
+{
+    memset(out, 0, sizeof *out);
+    const fd_penalty* p = &world->penalty;
+    const fd_neighbor_list* list = &p->lists[p->current];
+    const fd_contact_pool* pool = &p->pool;
+    out->history_stride = world->history_stride;
+    out->book_count = pool->books[0] != NULL ? pool->book_count : 0;
+    int64_t count = 0;
+    for (int64_t e = 0; list->row_start != NULL && e < list->count; ++e) {
+        count += list->contact[e] != FD_NO_CONTACT;
+    }
+    if (!allocate(out, count)) {
+        fd_penalty_contacts_free(out);
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory for %lld contacts", (long long)count);
+    }
+    int stride = out->history_stride;
+    int64_t k = 0;
+    for (int i = 0; list->row_start != NULL && i < list->body_count; ++i) {
+        for (int64_t e = list->row_start[i]; e < list->row_start[i + 1]; ++e) {
+            int32_t slot = list->contact[e];
+            if (slot == FD_NO_CONTACT) {
+                continue;
+            }
+            out->pairs[2 * k] = i;
+            out->pairs[2 * k + 1] = list->partner[e];
+            out->id[k] = pool->id[slot];
+            out->first_step[k] = pool->first_step[slot];
+            out->state[k] = pool->state[slot];
+            memcpy(out->springs + (size_t)k * (size_t)stride, fd_springs_before(pool, slot, stride),
+                   (size_t)stride * sizeof(double));
+            if (out->book_count > 0) {
+                memcpy(out->books + (size_t)k * (size_t)out->book_count, fd_books_before(pool, slot),
+                       (size_t)out->book_count * sizeof(fd_energy_books));
+            }
+            ++k;
+        }
+    }
+    out->count = k;
+    return FD_OK;
+}
+
+/* The entry of pair (i, j) in the list (rows hold their partners in
+ * ascending order), or -1. */
+static int64_t find_entry(const fd_neighbor_list* list, int i, int j)
+{
+    int64_t low = list->row_start[i], high = list->row_start[i + 1];
+    while (low < high) {
+        int64_t middle = low + (high - low) / 2;
+        if (list->partner[middle] < j) {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    return low < list->row_start[i + 1] && list->partner[low] == j ? low : -1;
+}
+
+fd_status fd_penalty_install(fd_world* world, const fd_penalty_contacts* in)
+{
+    fd_penalty* p = &world->penalty;
+    if (in->history_stride != world->history_stride) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "checkpoint: its contacts have %d history values each, this world's laws %d: the checkpoint "
+                       "is from a different scene", in->history_stride, world->history_stride);
+    }
+    if (p->book_count > 0 && in->book_count != p->book_count) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "checkpoint: written with the energy ledger %s, this world keeps it: a resumed run cannot "
+                       "switch the ledger on (its books before the checkpoint are unknown)",
+                       in->book_count == 0 ? "off" : "on for other mechanisms");
+    }
+    /* A fresh list at this state, with no contacts; then the contacts into it. */
+    int next = 1 - p->current;
+    fd_status status = fd_neighbor_list_build(world, &p->lists[next], NULL);
+    if (status != FD_OK) {
+        return status;
+    }
+    p->current = next;
+    p->dirty = false;
+    fd_neighbor_list* list = &p->lists[p->current];
+    fd_contact_pool* pool = &p->pool;
+    int stride = world->history_stride;
+    if (!fd_contact_pool_reserve(pool, in->count, stride, p->constant_stride, p->book_count)) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory for %lld contacts", (long long)in->count);
+    }
+    uint64_t previous_key = 0;
+    for (int64_t k = 0; k < in->count; ++k) {
+        int i = in->pairs[2 * k], j = in->pairs[2 * k + 1];
+        uint64_t key = (uint64_t)(uint32_t)i << 32 | (uint32_t)j;
+        if (i < 0 || j <= i || j >= world->body_count || (k > 0 && key <= previous_key)) {
+            return fd_fail(FD_ERR_PARSE, "checkpoint: contact %lld names bodies %d and %d: not a pair i < j of this "
+                           "world's bodies in key order (a damaged checkpoint)", (long long)k, i, j);
+        }
+        previous_key = key;
+        int64_t e = find_entry(list, i, j);
+        if (e < 0 || list->law[e] == FD_NO_LAW) {
+            char a[300], b[300];
+            return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                           "checkpoint: contact %llu between bodies %s and %s is not a pair within reach at the "
+                           "checkpoint's state (a damaged checkpoint, or one from a different scene)",
+                           (unsigned long long)in->id[k], fd_world_body_label(world, i, a, sizeof a),
+                           fd_world_body_label(world, j, b, sizeof b));
+        }
+        int32_t slot = (int32_t)k;
+        list->contact[e] = slot;
+        if (list->kind[e] < FD_PAIR_GENERIC) {
+            fd_pair_constants(world, &world->laws[list->law[e]], i, j,
+                              pool->constants + (size_t)slot * (size_t)p->constant_stride);
+        }
+        const double* springs = in->springs + (size_t)k * (size_t)stride;
+        memcpy(fd_springs_before(pool, slot, stride), springs, (size_t)stride * sizeof(double));
+        memcpy(fd_springs_after(pool, slot, stride), springs, (size_t)stride * sizeof(double));
+        if (p->book_count > 0) {
+            /* Both buffers, as a rebuild does: what a pass never changes is never written again. */
+            const fd_energy_books* books = in->books + (size_t)k * (size_t)in->book_count;
+            memcpy(fd_books_before(pool, slot), books, (size_t)p->book_count * sizeof(fd_energy_books));
+            memcpy(fd_books_after(pool, slot), books, (size_t)p->book_count * sizeof(fd_energy_books));
+        }
+        pool->id[slot] = in->id[k];
+        pool->first_step[slot] = in->first_step[k];
+        pool->state[slot] = in->state[k];
+    }
+    pool->used = in->count;
+    pool->free_count = 0;
+    p->touching_count = in->count;
+    p->stage = 0;
+    return FD_OK;
+}

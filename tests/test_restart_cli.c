@@ -1,0 +1,265 @@
+/* `fricdem resume` (app/fricdem.c, docs/restart.md), run as separate
+ * processes: a run interrupted with Ctrl-C (SIGINT) and resumed from its
+ * checkpoint ends with the state hash of the run that never stopped; the
+ * summary prints that hash; a resume that would change the physics is
+ * refused with exit status 2. */
+#include <criterion/criterion.h>
+#include <hdf5.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef FRICDEM_CLI
+#error "FRICDEM_CLI (path of the fricdem binary) must be defined by the build"
+#endif
+
+static char temp_dir[256];
+
+static void make_dir(void)
+{
+    snprintf(temp_dir, sizeof temp_dir, "/tmp/fricdem_test_restart_XXXXXX");
+    cr_assert_not_null(mkdtemp(temp_dir));
+}
+
+static void remove_dir(void)
+{
+    char command[600];
+    snprintf(command, sizeof command, "rm -rf '%s'", temp_dir);
+    cr_assert_eq(system(command), 0);
+}
+
+TestSuite(resume, .init = make_dir, .fini = remove_dir);
+
+static const char* temp_path(const char* name)
+{
+    static char paths[8][512];
+    static int next;
+    char* path = paths[next++ % 8];
+    snprintf(path, 512, "%s/%s", temp_dir, name);
+    return path;
+}
+
+static char* read_text(const char* path)
+{
+    FILE* file = fopen(path, "rb");
+    cr_assert_not_null(file, "cannot read %s", path);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, file);
+    text[n] = '\0';
+    fclose(file);
+    return text;
+}
+
+static bool exists(const char* path)
+{
+    struct stat info;
+    return stat(path, &info) == 0;
+}
+
+/* Runs FRICDEM_CLI with arguments (a shell fragment); stdout and stderr go
+ * to files of the temp dir. Returns the exit status. */
+static int run_cli(const char* arguments)
+{
+    char command[4096];
+    snprintf(command, sizeof command, "'%s' %s >'%s/stdout' 2>'%s/stderr' </dev/null", FRICDEM_CLI, arguments,
+             temp_dir, temp_dir);
+    int status = system(command);
+    cr_assert(status != -1 && WIFEXITED(status), "%s did not exit normally", command);
+    return WEXITSTATUS(status);
+}
+
+static const char* err_text(void) { return read_text(temp_path("stderr")); }
+
+/* The "state hash 0x..." of the last run's summary. */
+static unsigned long long state_hash(void)
+{
+    const char* out = read_text(temp_path("stdout"));
+    const char* line = strstr(out, "state hash   0x");
+    cr_assert_not_null(line, "no state hash in the summary:\n%s", out);
+    return strtoull(line + strlen("state hash   0x"), NULL, 16);
+}
+
+static int64_t checkpoint_step(const char* path)
+{
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    cr_assert_geq(file, 0, "cannot open %s", path);
+    hid_t attribute = H5Aopen(file, "step", H5P_DEFAULT);
+    int64_t step = -1;
+    cr_assert_geq(H5Aread(attribute, H5T_NATIVE_INT64, &step), 0);
+    H5Aclose(attribute);
+    H5Fclose(file);
+    return step;
+}
+
+/* The whole of a file, malloc'ed. */
+static char* read_whole(const char* path)
+{
+    FILE* file = fopen(path, "rb");
+    cr_assert_not_null(file, "cannot read %s", path);
+    fseek(file, 0, SEEK_END);
+    long size = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char* text = malloc((size_t)size + 1);
+    cr_assert_not_null(text);
+    cr_assert_eq(fread(text, 1, (size_t)size, file), (size_t)size);
+    text[size] = '\0';
+    fclose(file);
+    return text;
+}
+
+/* The rows of a CSV file at its last time (malloc'ed). */
+static char* last_rows(const char* path)
+{
+    char* text = read_whole(path);
+    size_t end = strlen(text);
+    while (end > 0 && text[end - 1] == '\n') {
+        --end;
+    }
+    size_t begin = end;
+    while (begin > 0 && text[begin - 1] != '\n') {
+        --begin;
+    }
+    const char* comma = strchr(text + begin, ',');
+    cr_assert_not_null(comma, "no rows in %s", path);
+    char time[64];
+    snprintf(time, sizeof time, "\n%.*s,", (int)(comma - (text + begin)), text + begin);
+    const char* first = strstr(text, time);
+    cr_assert_not_null(first);
+    char* rows = strdup(first);
+    free(text);
+    return rows;
+}
+
+/* The demo heap, small, falling fast, with a checkpoint every 250 steps
+ * (0.01 s at 4e-5 s) and CSV rows every 1250. Without contacts.csv in the
+ * interrupted run: fd_output_close would write the contacts of the step
+ * Ctrl-C stopped at, which were not recorded (an error of the run, not of
+ * the restart). */
+static const char* demo_options =
+    "--set generators.0.count=120 --set generators.0.velocity=[0,0,-1.5] --set output.vtu_interval=0 "
+    "--set output.csv_interval=0.05 --set output.checkpoint_interval=0.01";
+static const char* no_contacts = "--set output.contacts_csv=false";
+
+Test(resume, an_interrupted_run_resumed_ends_with_the_hash_of_the_run_that_never_stopped)
+{
+    char scene[600];
+    snprintf(scene, sizeof scene, "%s/scenes/demo.yaml", FRICDEM_SOURCE_DIR);
+    const char* stopped_dir = temp_path("stopped");
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        FILE* ignored = freopen("/dev/null", "w", stdout);
+        ignored = freopen(temp_path("stderr"), "w", stderr);
+        (void)ignored;
+        char command[2000];
+        snprintf(command, sizeof command, "exec '%s' run '%s' --out '%s' --set time.duration=1e6 %s %s",
+                 FRICDEM_CLI, scene, stopped_dir, demo_options, no_contacts);
+        execl("/bin/sh", "sh", "-c", command, (char*)NULL);
+        _exit(127);
+    }
+    /* Ctrl-C once the run has written a checkpoint and gone on a little. */
+    char checkpoint[600];
+    snprintf(checkpoint, sizeof checkpoint, "%s/checkpoint.h5", stopped_dir);
+    for (int i = 0; i < 6000 && !exists(checkpoint); ++i) {
+        struct timespec pause = {0, 10 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    cr_assert(exists(checkpoint), "the run never wrote a checkpoint: %s", err_text());
+    struct timespec pause = {0, 300 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    kill(pid, SIGINT);
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 130, "%s", err_text());
+    char temporary[700];
+    snprintf(temporary, sizeof temporary, "%s.tmp", checkpoint);
+    cr_assert(!exists(temporary), "a temporary checkpoint was left behind");
+
+    /* The checkpoint is the interrupted step's. */
+    int64_t step = checkpoint_step(checkpoint);
+    cr_assert_gt(step, 0);
+    cr_assert(strstr(err_text(), "interrupted at step"), "%s", err_text());
+
+    char arguments[3000];
+    double duration = (double)(step + 700) * 4.0e-5;
+    snprintf(arguments, sizeof arguments, "resume '%s' --out '%s' --set time.duration=%.17g", checkpoint,
+             temp_path("resumed"), duration);
+    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    cr_assert(strstr(read_text(temp_path("stdout")), "resumed  from"), "%s", read_text(temp_path("stdout")));
+    unsigned long long resumed = state_hash();
+
+    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.duration=%.17g %s %s", scene,
+             temp_path("straight"), duration, demo_options, no_contacts);
+    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    unsigned long long straight = state_hash();
+    cr_assert_eq(resumed, straight, "resumed at step %lld: %016llx, straight: %016llx", (long long)step, resumed,
+                 straight);
+
+    /* The two runs' last energy.csv rows agree to the character. */
+    char* last[2];
+    const char* dirs[2] = {"resumed", "straight"};
+    for (int k = 0; k < 2; ++k) {
+        char path[700];
+        snprintf(path, sizeof path, "%s/energy.csv", temp_path(dirs[k]));
+        last[k] = last_rows(path);
+    }
+    cr_assert_str_eq(last[0], last[1]);
+    free(last[0]);
+    free(last[1]);
+}
+
+Test(resume, a_finished_run_extended_from_its_last_checkpoint_is_the_longer_run)
+{
+    /* Contacts written: the checkpoint's step records them, and the resumed
+     * run's first rows come from the checkpoint. */
+    char scene[600], arguments[3000];
+    snprintf(scene, sizeof scene, "%s/scenes/demo.yaml", FRICDEM_SOURCE_DIR);
+    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.duration=0.06 %s", scene,
+             temp_path("first"), demo_options);
+    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    char checkpoint[600];
+    snprintf(checkpoint, sizeof checkpoint, "%s/checkpoint.h5", temp_path("first"));
+    cr_assert_eq(checkpoint_step(checkpoint), 1500, "the end of the run, not the last multiple of the interval");
+    snprintf(arguments, sizeof arguments, "resume '%s' --out '%s' --set time.duration=0.11", checkpoint,
+             temp_path("extended"));
+    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    unsigned long long extended = state_hash();
+    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.duration=0.11 %s", scene,
+             temp_path("long"), demo_options);
+    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    cr_assert_eq(extended, state_hash());
+    char* rows[2];
+    const char* dirs[2] = {"extended", "long"};
+    for (int k = 0; k < 2; ++k) {
+        char path[700];
+        snprintf(path, sizeof path, "%s/contacts.csv", temp_path(dirs[k]));
+        rows[k] = last_rows(path);
+    }
+    cr_assert_gt(strlen(rows[0]), 2000, "few contacts at the end: %s", rows[0]);
+    cr_assert(strcmp(rows[0], rows[1]) == 0, "the last contacts.csv rows differ");
+    free(rows[0]);
+    free(rows[1]);
+}
+
+Test(resume, a_change_of_the_physics_is_refused_with_status_2)
+{
+    char scene[600], arguments[3000];
+    snprintf(scene, sizeof scene, "%s/scenes/demo.yaml", FRICDEM_SOURCE_DIR);
+    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.duration=0.004 %s --quiet", scene,
+             temp_path("short"), demo_options);
+    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    snprintf(arguments, sizeof arguments, "resume '%s/checkpoint.h5' --set contacts.0.slide.mu_s=0.9",
+             temp_path("short"));
+    cr_assert_eq(run_cli(arguments), 2);
+    cr_assert(strstr(err_text(), "contacts.0.slide.mu_s=0.9") && strstr(err_text(), "only time.duration"), "%s",
+              err_text());
+    cr_assert_eq(run_cli("resume"), 2);
+    cr_assert(strstr(err_text(), "resume needs a checkpoint file"), "%s", err_text());
+    cr_assert_eq(run_cli("resume /nonexistent/checkpoint.h5"), 2);
+    cr_assert(strstr(err_text(), "cannot open"), "%s", err_text());
+}
