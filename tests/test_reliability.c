@@ -80,3 +80,32 @@ Test(reliability, spheres_2e17_m_apart_step_with_the_complementarity_stepper)
 {
     step_two_far_spheres(FD_STEPPER_COMPLEMENTARITY, 2e17);
 }
+
+Test(reliability, complementarity_contacts_at_t0_carry_zero_loads_not_uninitialised_memory)
+{
+    /* The contacts of the initial state (written at t = 0, before any
+     * solve) once carried whatever malloc left in their loads and reaction
+     * columns: with MALLOC_PERTURB_=85, normal_force = -3.7e-103. glibc's
+     * M_PERTURB fills every new allocation with the same bytes here. */
+    cr_assert_eq(mallopt(M_PERTURB, 85), 1);
+    fd_scene scene;
+    cr_assert_eq(fd_scene_load(FRICDEM_SOURCE_DIR "/scenes/complementarity/pile_box.yaml", NULL, 0, &scene), FD_OK,
+                 "%s", fd_last_error());
+    fd_world_request_contacts(scene.world);
+    cr_assert_eq(fd_world_prepare(scene.world), FD_OK, "%s", fd_last_error());
+    int count = fd_world_contact_count(scene.world);
+    cr_assert_gt(count, 0, "the pile should start with its lowest spheres within the contact envelope");
+    int reaction_n = test_column(scene.world, "reaction_n");
+    for (int c = 0; c < count; ++c) {
+        fd_contact_view view;
+        cr_assert_eq(fd_world_get_contact(scene.world, c, &view), FD_OK, "%s", fd_last_error());
+        cr_assert_eq(view.loads.normal_force, 0.0, "contact %d: normal_force %g before any step", c,
+                     view.loads.normal_force);
+        cr_assert(fd_v3_length(view.loads.force_on_i) == 0.0 && fd_v3_length(view.loads.slide_force) == 0.0,
+                  "contact %d: a load before any step", c);
+        cr_assert_eq(view.columns[reaction_n], 0.0, "contact %d: reaction_n %g before any step", c,
+                     view.columns[reaction_n]);
+    }
+    mallopt(M_PERTURB, 0);
+    fd_scene_free(&scene);
+}
