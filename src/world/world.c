@@ -1209,6 +1209,11 @@ fd_status fd_world_step(fd_world* world)
         return fd_penalty_step(world); /* src/penalty/stepper.c */
     }
     /* The complementarity stepper: copies of the state for rollback. */
+    if (world->body_capacity == 0 && fd_world_reserve_bodies(world, 1) != FD_OK) {
+        /* No bodies yet (an inlet may bring them), so no arrays: the copies
+         * below must not hand memcpy null pointers, even for zero bytes. */
+        return FD_ERR_OUT_OF_MEMORY;
+    }
     size_t n = (size_t)world->body_count;
     memcpy(world->saved_position, world->position, n * sizeof *world->position);
     memcpy(world->saved_orientation, world->orientation, n * sizeof *world->orientation);
