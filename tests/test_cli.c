@@ -127,6 +127,19 @@ Test(cli, bad_override_exits_2_naming_the_argument)
     cr_assert(strstr(err, "--set bodies.bal.velocity: no entry named 'bal' in bodies"), "%s", err);
 }
 
+Test(cli, a_step_count_beyond_2_53_exits_2_instead_of_running_no_steps)
+{
+    /* It once printed "steps -9223372036854775808", ran nothing and exited 0. */
+    const char* path = temp_path("good.yaml");
+    write_file(path, good_scene);
+    char arguments[1024];
+    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.step=1e-300", path, temp_path("out"));
+    cr_assert_eq(run_cli(arguments), 2, "%s", out_text());
+    char* err = err_text();
+    cr_assert(strstr(err, "--set time.step: time.step: ") && strstr(err, "more than a run can count"), "%s", err);
+    cr_assert(!exists(temp_path("out")), "a run that cannot start made its output directory");
+}
+
 Test(cli, usage_errors_exit_2)
 {
     cr_assert_eq(run_cli(""), 2);

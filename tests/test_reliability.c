@@ -4,7 +4,9 @@
 #include <criterion/criterion.h>
 #include <malloc.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
@@ -145,4 +147,70 @@ Test(reliability, a_world_without_contacts_steps_with_the_complementarity_steppe
 Test(reliability, a_world_without_bodies_steps_with_the_penalty_stepper)
 {
     step_without_contacts(FD_STEPPER_PENALTY, 0);
+}
+
+/* ---------------------------------------------------------------- scene values beyond a double's reach */
+
+/* Loads a scene text (written to a temporary file, line 1 first), expects it
+ * to fail, and returns the message with the file name cut off: "LINE: KEY: ...". */
+static const char* scene_error(const char* text)
+{
+    char path[] = "/tmp/fricdem_test_reliability_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_neq(fd, -1);
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    fd_scene scene;
+    fd_status status = fd_scene_load(path, NULL, 0, &scene);
+    unlink(path);
+    cr_assert_eq(status, FD_ERR_PARSE, "the scene loaded (status %d)", (int)status);
+    const char* message = fd_last_error();
+    cr_assert(strncmp(message, path, strlen(path)) == 0 && message[strlen(path)] == ':', "%s", message);
+    return message + strlen(path) + 1;
+}
+
+#define SCENE_BALL(radius)                                                                                             \
+    "materials: [{name: steel, density: 7800}]\n"                                                                      \
+    "bodies:\n"                                                                                                        \
+    "  - {name: ball, material: steel, shape: {type: sphere, radius: " radius "}}\n"
+
+static void expect_message(const char* message, const char* start, const char* fragment)
+{
+    cr_assert(strncmp(message, start, strlen(start)) == 0, "message\n  %s\ndoes not start with\n  %s", message,
+              start);
+    cr_assert(strstr(message, fragment), "message\n  %s\nlacks\n  %s", message, fragment);
+}
+
+Test(reliability, a_step_count_beyond_2_53_is_an_error_at_the_key_that_makes_it)
+{
+    /* round(duration / step) once wrapped to -9223372036854775808 steps:
+     * the run did nothing and exited 0. */
+    expect_message(scene_error("time: {step: 1.0e-300, duration: 1}\n" SCENE_BALL("0.01")), "1: time.step: ",
+                   "1e+300 steps, more than a run can count");
+    expect_message(scene_error("time: {step: 1.0e-4, duration: 1.0e308}\n" SCENE_BALL("0.01")),
+                   "1: time.duration: ", "more than a run can count (at most 2^53");
+}
+
+Test(reliability, a_radius_out_of_double_range_names_the_radius)
+{
+    /* Once "mass must be > 0 kg (got inf)" and "expected a finite number". */
+    expect_message(scene_error("time: {step: 1.0e-4, duration: 1}\n" SCENE_BALL("1.0e308")), "4: bodies[0]: ",
+                   "shape.radius 1e+308 m is too large: the volume 4/3 pi r^3 overflows a double");
+    expect_message(scene_error("time: {step: 1.0e-4, duration: 1}\n" SCENE_BALL("1.0e-200")), "4: bodies[0]: ",
+                   "shape.radius 1e-200 m is too small: the volume 4/3 pi r^3 = 0 m^3 underflows a double");
+    expect_message(scene_error("time: {step: 1.0e-4, duration: 1}\n" SCENE_BALL("1.0e-320")),
+                   "4: bodies[0].shape.radius: ", "'1.0e-320' is too small to compute with");
+}
+
+Test(reliability, a_mass_or_inertia_out_of_double_range_is_an_error)
+{
+    /* A radius whose volume fits, with a density (or size) that takes the
+     * mass, or the inertia m r^2 / 2.5, past 1.8e308. */
+    const char* heavy = scene_error("time: {step: 1.0e-4, duration: 1}\n"
+                                    "materials: [{name: steel, density: 1.0e306}]\n"
+                                    "bodies:\n"
+                                    "  - {name: ball, material: steel, shape: {type: sphere, radius: 1000}}\n");
+    expect_message(heavy, "4: bodies[0]: ", "its mass, density 1e+306 kg/m^3 x volume 4.18879e+09 m^3 = inf kg");
+    expect_message(scene_error("time: {step: 1.0e-4, duration: 1}\n" SCENE_BALL("1.0e80")), "4: bodies[0]: ",
+                   "moments of inertia (inf, inf, inf) kg m^2");
 }

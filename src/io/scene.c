@@ -514,6 +514,29 @@ static void file_stem(const char* path, char* stem, size_t size)
     stem[length] = '\0';
 }
 
+/* The run takes round(duration / step) steps, counted in an int64 and as
+ * the double t = n step: at most 2^53 (9.0e15), the last count a double
+ * holds exactly. More once wrapped to -9223372036854775808 steps, and the
+ * run did nothing and exited 0. The message points at the duration when it
+ * is beyond any simulated time (above 1e9 s, 30 years), else at the step. */
+static fd_status check_step_count(fd_scene_ctx* ctx, const fd_scene_time* time)
+{
+    const double most_steps = 9007199254740992.0; /* 2^53 */
+    double steps = time->duration / time->step;
+    if (steps <= most_steps) {
+        return FD_OK;
+    }
+    bool blame_duration = time->duration > 1e9;
+    const char* key = blame_duration ? "duration" : "step";
+    char path[32];
+    snprintf(path, sizeof path, "time.%s", key);
+    return fd_scene_fail(ctx, fd_scene_given(&fd_scene_time_table, time, key), path,
+                         "%g s of duration in steps of %g s is %.3g steps, more than a run can count (at most 2^53 "
+                         "= 9.0e15 steps): %s",
+                         time->duration, time->step, steps,
+                         blame_duration ? "shorten time.duration" : "lengthen time.step");
+}
+
 static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const char* path, fd_scene* out)
 {
     if (file->name) {
@@ -534,6 +557,10 @@ static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const
     }
     snprintf(out->path, sizeof out->path, "%s", path);
     out->duration = file->time.duration;
+    fd_status counted = check_step_count(ctx, &file->time);
+    if (counted != FD_OK) {
+        return counted;
+    }
 
     const fd_scene_output_keys* o = &file->output;
     fd_output_settings* settings = &out->output;

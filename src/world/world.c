@@ -724,12 +724,23 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
     if (def->type == FD_BODY_DYNAMIC) {
         double m = def->mass > 0.0 ? def->mass : world->materials[cold->material].density * fd_shape_volume(&shape);
         if (!(m > 0.0) || !isfinite(m)) {
-            fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': mass must be > 0 kg (got %g)", label, m);
+            /* Not a given mass (checked above): density x volume left the doubles. */
+            fd_fail(FD_ERR_INVALID_ARGUMENT,
+                    "body '%s': its mass, density %g kg/m^3 x volume %g m^3 = %g kg, is not a finite number > 0 "
+                    "(the body is too large or too small, or its density too high, for double precision)",
+                    label, world->materials[cold->material].density, fd_shape_volume(&shape), m);
             return null_id;
         }
         fd_vec3 inertia = vec_zero(def->inertia) ? fd_v3_scale(m, fd_shape_unit_inertia(&shape)) : def->inertia;
         if (shape.type == FD_SHAPE_PLANE && vec_zero(def->inertia)) {
             inertia = fd_v3(m, m, m); /* never used: its rotations are locked */
+        }
+        if (!vec_positive(inertia) || !(fmin(inertia.x, fmin(inertia.y, inertia.z)) >= DBL_MIN)) {
+            fd_fail(FD_ERR_INVALID_ARGUMENT,
+                    "body '%s': its moments of inertia (%g, %g, %g) kg m^2 are not finite numbers > 2.2e-308 "
+                    "(mass %g kg and size out of double precision's range)",
+                    label, inertia.x, inertia.y, inertia.z, m);
+            return null_id;
         }
         cold->mass = m;
         mass->inverse_mass = 1.0 / m;
