@@ -6,8 +6,9 @@
  *   fricdem --help | --version
  *
  * Exit status: 0 success; 1 the run failed (a step or an output); 2 bad
- * usage or a bad scene (the message says FILE:LINE and the key); 130
- * interrupted (SIGINT: the outputs written so far are closed and readable). */
+ * usage or a bad scene (the message says FILE:LINE and the key); 130 or
+ * 143 interrupted by SIGINT or SIGTERM (the step in progress is finished,
+ * its outputs written, every file closed; docs/guarantees.md). */
 #include <dirent.h>
 #include <math.h>
 #include <signal.h>
@@ -23,7 +24,7 @@
 #include "fricdem/io.h"
 #include "io/scene_internal.h"
 
-enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
+enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
 
 static const char usage_text[] = "usage: fricdem run SCENE [--out DIR] [--set key.path=value ...] [--quiet]\n"
                                  "       fricdem models\n"
@@ -48,7 +49,8 @@ static const char help_text[] = "\n"
                                 "                   --set contacts.0.normal.restitution=0.5 (repeatable)\n"
                                 "  -q, --quiet      no header, progress or summary (warnings and errors still show)\n"
                                 "\n"
-                                "exit status: 0 done, 1 the run failed, 2 bad usage or scene, 130 interrupted.\n";
+                                "exit status: 0 done, 1 the run failed, 2 bad usage or scene, 130 or 143 interrupted\n"
+                                "(SIGINT or SIGTERM: the step is finished, the outputs written and closed).\n";
 
 /* ---------------------------------------------------------------- small helpers */
 
@@ -399,13 +401,12 @@ static void free_files(file_list* list)
 
 /* ---------------------------------------------------------------- run */
 
+/* The signal that asked the run to stop (SIGINT or SIGTERM), 0 while none
+ * has: the loop finishes its step, the outputs are closed, and the exit
+ * status is 128 + the signal, as a shell reports a process it killed. */
 static volatile sig_atomic_t interrupted = 0;
 
-static void on_interrupt(int signal_number)
-{
-    (void)signal_number;
-    interrupted = 1;
-}
+static void on_interrupt(int signal_number) { interrupted = signal_number; }
 
 static int usage_error(const char* format, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char* format, ...)
@@ -631,6 +632,7 @@ static int command_run(int argc, char** argv)
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESETHAND; /* a second Ctrl-C ends at once */
     sigaction(SIGINT, &action, NULL);
+    sigaction(SIGTERM, &action, NULL);
 
     const time_t started_at = time(NULL) - 1;
     fd_output* output = fd_output_open(world, &scene.output);
@@ -701,9 +703,9 @@ static int command_run(int argc, char** argv)
         }
     }
     if (interrupted && exit_code == 0) {
-        fprintf(stderr, "interrupted at step %lld of %lld (t = %g s); outputs so far are in %s\n", done, steps,
-                fd_world_time(world), scene.output.directory);
-        exit_code = EXIT_INTERRUPTED;
+        fprintf(stderr, "interrupted at step %lld of %lld (t = %g s) by %s; outputs so far are in %s, closed\n", done,
+                steps, fd_world_time(world), interrupted == SIGTERM ? "SIGTERM" : "SIGINT", scene.output.directory);
+        exit_code = 128 + interrupted;
     } else if (exit_code != 0) {
         fprintf(stderr, "stopped at step %lld of %lld (t = %g s); outputs so far are in %s\n", done, steps,
                 fd_world_time(world), scene.output.directory);

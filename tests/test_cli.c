@@ -1,7 +1,8 @@
 /* The fricdem command line (app/fricdem.c), run as a separate process:
- * exit statuses (0 done, 1 run failed, 2 bad usage or scene, 130
- * interrupted), the error message of a bad scene on stderr, `models`,
- * `--help`/`--version`, and a short real run that leaves its outputs. */
+ * exit statuses (0 done, 1 run failed, 2 bad usage or scene, 130 and 143
+ * interrupted by SIGINT and SIGTERM), the error message of a bad scene on
+ * stderr, `models`, `--help`/`--version`, a short real run that leaves its
+ * outputs, and the whole rows a stopped or terminated run leaves. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>
@@ -241,4 +242,135 @@ Test(cli, sigint_stops_cleanly_with_130)
     cr_assert_eq(WEXITSTATUS(status), 130, "%s", err_text());
     cr_assert(strstr(err_text(), "interrupted at step"), "%s", err_text());
     cr_assert(strstr(read_file(csv), "\n"), "bodies.csv is empty");
+}
+
+/* A run that writes 8000 bodies' rows (about 2.6 MB, over two write blocks
+ * of src/io/output.c) at every step, and every other CSV, for ever. The
+ * spheres start 0.5 mm apart: few contacts until they reach the floor. */
+static const char busy_scene[] = "name: busy\n"
+                                 "time: {step: 1.0e-4, duration: 1.0e6}\n"
+                                 "materials: [{name: steel, density: 7800}]\n"
+                                 "contacts:\n"
+                                 "  - materials: [steel, steel]\n"
+                                 "    normal: {model: hooke, k_n: 1.0e5, restitution: 0.5}\n"
+                                 "bodies:\n"
+                                 "  - {name: floor, static: true, material: steel, shape: {type: plane}}\n"
+                                 "generators:\n"
+                                 "  - type: lattice\n"
+                                 "    count: 8000\n"
+                                 "    material: steel\n"
+                                 "    radius: 0.002\n"
+                                 "    spacing: 0.0045\n"
+                                 "    region: {min: [0, 0, 0.002], max: [0.1, 0.1, 0.1]}\n"
+                                 "output: {csv_interval: 0, contacts_csv: true, energy_csv: true, events_csv: true}\n";
+
+static const char* const busy_csvs[] = {"bodies.csv", "contacts.csv", "energy.csv", "events.csv"};
+
+static pid_t start_cli(const char* scene, const char* out_dir)
+{
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        FILE* ignored = freopen("/dev/null", "w", stdout);
+        ignored = freopen(temp_path("stderr"), "w", stderr);
+        (void)ignored;
+        execl(FRICDEM_CLI, FRICDEM_CLI, "run", scene, "--out", out_dir, (char*)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+static long file_size(const char* path)
+{
+    struct stat info;
+    return stat(path, &info) == 0 ? (long)info.st_size : -1;
+}
+
+/* Asserts that the CSV ends with a newline and that every line of its last
+ * 256 KiB after the first newline there (every line, in a smaller file) has
+ * the header's field count (this scene's names hold no comma or quote) and
+ * starts with a number. Returns the rows checked. */
+static int check_whole_rows(const char* dir, const char* name)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE* file = fopen(path, "rb");
+    cr_assert_not_null(file, "no %s", path);
+    char header[8192];
+    cr_assert_not_null(fgets(header, sizeof header, file), "%s: no units line", name);
+    cr_assert_not_null(fgets(header, sizeof header, file), "%s: no header", name);
+    long body_start = ftell(file);
+    int fields = 1;
+    for (const char* c = header; *c; ++c) {
+        fields += *c == ',';
+    }
+    fseek(file, 0, SEEK_END);
+    long size = ftell(file);
+    enum { TAIL = 256 * 1024 };
+    long from = size - TAIL > body_start ? size - TAIL : body_start;
+    static char text[TAIL + 1];
+    fseek(file, from, SEEK_SET);
+    size_t length = fread(text, 1, (size_t)(size - from), file);
+    fclose(file);
+    text[length] = '\0';
+    cr_assert(length == 0 || text[length - 1] == '\n', "%s ends in the middle of a row: '...%s'", name,
+              text + (length > 80 ? length - 80 : 0));
+    char* line = text;
+    if (from > body_start) {
+        line = strchr(text, '\n') + 1; /* the tail starts inside a row */
+    }
+    int rows = 0;
+    while (*line) {
+        char* end = strchr(line, '\n');
+        int count = 1;
+        for (const char* c = line; c < end; ++c) {
+            count += *c == ',';
+        }
+        char* number_end = NULL;
+        strtod(line, &number_end);
+        cr_assert(count == fields && number_end > line && *number_end == ',', "%s: a torn or bad row: '%.*s'",
+                  name, (int)(end - line), line);
+        ++rows;
+        line = end + 1;
+    }
+    return rows;
+}
+
+Test(cli, a_stopped_run_leaves_whole_rows_and_sigterm_closes_its_files_with_143, .timeout = 300)
+{
+    const char* path = temp_path("busy.yaml");
+    write_file(path, busy_scene);
+    const char* out_dir = temp_path("out");
+    pid_t pid = start_cli(path, out_dir);
+    char bodies[600];
+    snprintf(bodies, sizeof bodies, "%s/bodies.csv", out_dir);
+    for (int i = 0; i < 6000 && file_size(bodies) < 6000000; ++i) {
+        struct timespec pause = {0, 10 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    cr_assert_geq(file_size(bodies), 6000000, "the run wrote too little in a minute: %s", err_text());
+    /* Stopped at any instant, the files hold what the write calls so far
+     * put there: what a SIGKILL there would leave. Rows of 8000 bodies take
+     * two blocks; a half row once sat in stdio's buffer between them. */
+    int status = 0;
+    for (int k = 0; k < 10; ++k) {
+        struct timespec pause = {0, 20 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+        kill(pid, SIGSTOP);
+        cr_assert_eq(waitpid(pid, &status, WUNTRACED), pid);
+        cr_assert(WIFSTOPPED(status));
+        for (int f = 0; f < 4; ++f) {
+            check_whole_rows(out_dir, busy_csvs[f]);
+        }
+        kill(pid, SIGCONT);
+    }
+    kill(pid, SIGTERM);
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status), "killed by signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    cr_assert_eq(WEXITSTATUS(status), 143, "%s", err_text());
+    cr_assert(strstr(err_text(), "interrupted at step") && strstr(err_text(), "by SIGTERM"), "%s", err_text());
+    cr_assert_gt(check_whole_rows(out_dir, "bodies.csv"), 500); /* 256 KiB of ~330 B rows */
+    cr_assert_gt(check_whole_rows(out_dir, "energy.csv"), 2);
+    check_whole_rows(out_dir, "contacts.csv");
+    check_whole_rows(out_dir, "events.csv");
 }
