@@ -1,6 +1,6 @@
 /* fricdem: the command-line front end.
  *
- *   fricdem run SCENE [--out DIR] [--set key.path=value ...] [--quiet]
+ *   fricdem run SCENE [--out DIR] [--overwrite] [--set key.path=value ...] [--quiet]
  *   fricdem models
  *   fricdem scene-format
  *   fricdem --help | --version
@@ -26,7 +26,8 @@
 
 enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
 
-static const char usage_text[] = "usage: fricdem run SCENE [--out DIR] [--set key.path=value ...] [--quiet]\n"
+static const char usage_text[] = "usage: fricdem run SCENE [--out DIR] [--overwrite] [--set key.path=value ...] "
+                                 "[--quiet]\n"
                                  "       fricdem models\n"
                                  "       fricdem scene-format\n"
                                  "       fricdem --help | --version\n";
@@ -42,7 +43,9 @@ static const char help_text[] = "\n"
                                 "\n"
                                 "options of run:\n"
                                 "  -o, --out DIR    write the outputs to DIR (default: output.directory of the scene,\n"
-                                "                   else out/<scene name>)\n"
+                                "                   else out/<scene name>); it must be missing or empty\n"
+                                "  --overwrite      replace an earlier run's outputs in DIR: its CSV, PVD and VTU files\n"
+                                "                   are removed first (nothing is, if DIR holds other files too)\n"
                                 "  -s, --set K=V    override a scene value before validation; K walks mappings by key\n"
                                 "                   and sequences by index or entry name, V is YAML, e.g.\n"
                                 "                   --set time.step=1e-5  --set bodies.ball.velocity=[1,0,0]\n"
@@ -491,6 +494,7 @@ static int command_run(int argc, char** argv)
     const char* scene_path = NULL;
     const char* out_dir = NULL;
     bool quiet = false;
+    bool overwrite = false;
     const char** overrides = calloc((size_t)argc + 1, sizeof *overrides);
     int override_count = 0;
     if (!overrides) {
@@ -508,6 +512,8 @@ static int command_run(int argc, char** argv)
             return 0;
         } else if (!options_done && (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0)) {
             quiet = true;
+        } else if (!options_done && strcmp(arg, "--overwrite") == 0) {
+            overwrite = true;
         } else if (!options_done && (strcmp(arg, "--out") == 0 || strcmp(arg, "-o") == 0)) {
             if (i + 1 >= argc) {
                 free(overrides);
@@ -556,6 +562,13 @@ static int command_run(int argc, char** argv)
             return usage_error("--out: bad directory '%s'", out_dir);
         }
         snprintf(scene.output.directory, sizeof scene.output.directory, "%s", out_dir);
+    }
+    /* Before the first contact search (minutes for 10^7 bodies): an output
+     * directory that cannot be used stops the run at once, nothing touched. */
+    if (fd_output_claim_directory(scene.output.directory, overwrite) != FD_OK) {
+        fprintf(stderr, "error: %s\n", fd_last_error());
+        fd_scene_free(&scene);
+        return EXIT_USAGE;
     }
     fd_world* world = scene.world;
     /* Contact details only for the steps whose contacts are written out:

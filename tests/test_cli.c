@@ -201,8 +201,77 @@ Test(cli, run_writes_outputs_and_a_summary)
     /* Not a terminal: progress comes as plain lines. */
     cr_assert(strstr(err_text(), "100%"), "%s", err_text());
 
-    cr_assert_eq(run_cli(strcat(arguments, " --quiet")), 0);
+    cr_assert_eq(run_cli(strcat(arguments, " --quiet --overwrite")), 0, "%s", err_text());
     cr_assert_eq(out_text()[0], '\0', "--quiet printed: %s", out_text());
+}
+
+/* The text of a file, in a buffer of its own. */
+static char* file_copy(const char* path)
+{
+    char* text = strdup(read_file(path));
+    cr_assert_not_null(text);
+    return text;
+}
+
+static const char* out_file(const char* name)
+{
+    static char path[600];
+    snprintf(path, sizeof path, "%s/out/%s", temp_dir, name);
+    return path;
+}
+
+/* Runs good.yaml into temp_dir/out with extra arguments; returns the exit status. */
+static int run_good(const char* extra)
+{
+    const char* path = temp_path("good.yaml");
+    write_file(path, good_scene);
+    char arguments[2048];
+    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --quiet --set time.duration=0.002 %s", path,
+             temp_path("out"), extra);
+    return run_cli(arguments);
+}
+
+Test(cli, a_non_empty_output_directory_is_refused_and_left_untouched)
+{
+    cr_assert_eq(run_good("--set output.events_csv=true"), 0, "%s", err_text());
+    char* before = file_copy(out_file("bodies.csv"));
+    /* Once the second run wrote over bodies.csv without a word. */
+    cr_assert_eq(run_good("--set bodies.ball.velocity=[1,0,0]"), 2);
+    char* err = err_text();
+    cr_assert(strstr(err, "/out' is not empty (bodies.csv") && strstr(err, "events.csv") &&
+                  strstr(err, "pass --overwrite"),
+              "%s", err);
+    cr_assert_str_eq(read_file(out_file("bodies.csv")), before, "the refused run changed bodies.csv");
+    cr_assert(exists(out_file("events.csv")));
+    free(before);
+}
+
+Test(cli, overwrite_removes_the_earlier_runs_outputs_that_the_new_run_does_not_write)
+{
+    cr_assert_eq(run_good("--set output.events_csv=true --set output.vtu_interval=0.001"), 0, "%s", err_text());
+    cr_assert(exists(out_file("events.csv")) && exists(out_file("vtu/bodies_000001.vtu")) &&
+              exists(out_file("bodies.pvd")));
+    char* before = file_copy(out_file("bodies.csv"));
+    /* Once events.csv and the snapshots stayed beside the new run's files. */
+    cr_assert_eq(run_good("--overwrite --set bodies.ball.velocity=[1,0,0]"), 0, "%s", err_text());
+    cr_assert(!exists(out_file("events.csv")), "events.csv of the earlier run is still there");
+    cr_assert(!exists(out_file("vtu")) && !exists(out_file("bodies.pvd")), "snapshots of the earlier run remain");
+    cr_assert(strcmp(read_file(out_file("bodies.csv")), before) != 0, "bodies.csv is the earlier run's");
+    free(before);
+}
+
+Test(cli, overwrite_removes_nothing_when_the_directory_holds_other_files)
+{
+    cr_assert_eq(run_good(""), 0, "%s", err_text());
+    write_file(out_file("notes.txt"), "the user's own file\n");
+    char* before = file_copy(out_file("bodies.csv"));
+    cr_assert_eq(run_good("--overwrite"), 2);
+    char* err = err_text();
+    cr_assert(strstr(err, "holds files fricdem did not write (notes.txt)") && strstr(err, "nothing was removed"),
+              "%s", err);
+    cr_assert_str_eq(read_file(out_file("notes.txt")), "the user's own file\n");
+    cr_assert_str_eq(read_file(out_file("bodies.csv")), before);
+    free(before);
 }
 
 Test(cli, sigint_stops_cleanly_with_130)

@@ -48,10 +48,20 @@ fd_status fd_scene_load_with_progress(const char* path, const char* const* overr
                                       fd_scene_progress_fn progress, void* user, fd_scene* out);
 void fd_scene_free(fd_scene* scene);
 
-/* Output writer. Files are flushed after every write and the PVD index is
- * rewritten after every snapshot, so a run that stops early leaves readable files. */
+/* Output writer. CSV rows reach their files in write calls of whole rows,
+ * all of an output time's before fd_output_write returns, and the PVD index
+ * is rewritten after every snapshot, so a run that stops early leaves
+ * readable files (docs/guarantees.md). fd_output_open overwrites the files
+ * it writes and leaves others alone: call fd_output_claim_directory first. */
 typedef struct fd_output fd_output;
 fd_output* fd_output_open(const fd_world* world, const fd_output_settings* settings);
+/* Makes a directory ready for a run's outputs, as `fricdem run` does before
+ * fd_output_open: a missing or empty directory is fine; one that holds
+ * anything is refused (FD_ERR_IO, the message lists what is there) unless
+ * overwrite, which removes the outputs an earlier run wrote (the files
+ * fd_output_open writes, and vtu/ with only snapshots in it) and refuses,
+ * removing nothing, when anything else is there. */
+fd_status fd_output_claim_directory(const char* directory, bool overwrite);
 /* Writes whatever is due at the world's current time (call after every step,
  * and once before the first). */
 fd_status fd_output_write(fd_output* output, const fd_world* world);
