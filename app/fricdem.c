@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "fricdem/fricdem.h"
+#include "core/report.h"
 #include "fricdem/io.h"
 #include "io/scene_internal.h"
 
@@ -44,8 +45,8 @@ static const char help_text[] = "\n"
                                 "options of run:\n"
                                 "  -o, --out DIR    write the outputs to DIR (default: output.directory of the scene,\n"
                                 "                   else out/<scene name>); it must be missing or empty\n"
-                                "  --overwrite      replace an earlier run's outputs in DIR: its CSV, PVD and VTU files\n"
-                                "                   are removed first (nothing is, if DIR holds other files too)\n"
+                                "  --overwrite      replace an earlier run's outputs in DIR: its CSV, PVD and VTU\n"
+                                "                   files are removed first (nothing is, if DIR holds other files)\n"
                                 "  -s, --set K=V    override a scene value before validation; K walks mappings by key\n"
                                 "                   and sequences by index or entry name, V is YAML, e.g.\n"
                                 "                   --set time.step=1e-5  --set bodies.ball.velocity=[1,0,0]\n"
@@ -426,6 +427,35 @@ static int usage_error(const char* format, ...)
 
 /* The energy ledger in one line: where the energy went, what a model created
  * and how well the books close (docs/energy.md). */
+/* Outputs projected past this many bytes draw a warning (never silenced by
+ * --quiet): a few GB is more than a run means to write by accident, as when
+ * every step of 10^5 spheres wrote 35 GB in ten minutes. */
+#define OUTPUT_WARNING_BYTES 4e9
+
+/* Warns when the outputs are projected past OUTPUT_WARNING_BYTES or past
+ * the free space of their file system by the end of the run; returns
+ * whether it warned (once is enough). */
+static bool warn_about_output_size(const fd_output* output, const fd_world* world, const fd_scene* scene)
+{
+    double projected = fd_output_projected_bytes(output, world, scene->duration);
+    int64_t free_disk = fd_free_disk(scene->output.directory);
+    bool past_disk = free_disk >= 0 && projected > (double)free_disk;
+    if (projected < OUTPUT_WARNING_BYTES && !past_disk) {
+        return false;
+    }
+    char projected_text[32], free_text[32], disk_text[96] = "";
+    fd_format_bytes(projected, projected_text, sizeof projected_text);
+    if (past_disk) {
+        fd_format_bytes((double)free_disk, free_text, sizeof free_text);
+        snprintf(disk_text, sizeof disk_text, ", more than the %s free on its file system", free_text);
+    }
+    fprintf(stderr,
+            "warning: the outputs in %s will take about %s by t = %g s (projected from what they hold at t = %g s)%s: "
+            "widen output.csv_interval or output.vtu_interval, or switch outputs off\n",
+            scene->output.directory, projected_text, scene->duration, fd_world_time(world), disk_text);
+    return true;
+}
+
 /* Stage times of the steps run since `before`. */
 static fd_world_profile profile_since(fd_world_profile now, fd_world_profile before)
 {
@@ -661,6 +691,7 @@ static int command_run(int argc, char** argv)
     }
     /* The run's own stage times: prepare's first contact search is in the
      * header, not in the shares of the run's wall time. */
+    bool output_warned = exit_code == 0 && warn_about_output_size(output, world, &scene);
     const fd_world_profile profile_before = fd_world_get_profile(world);
     progress bar = {.enabled = !quiet, .tty = isatty(2) != 0, .total = steps, .next_tenth = 1};
     bar.start = now_seconds();
@@ -690,6 +721,9 @@ static int command_run(int argc, char** argv)
             fprintf(stderr, "error: %s\n", fd_last_error());
             exit_code = EXIT_RUN_FAILED;
             break;
+        }
+        if (!output_warned && (done + 1) % 1024 == 0) { /* the contacts' rows grow as a pile settles */
+            output_warned = warn_about_output_size(output, world, &scene);
         }
         particle_steps += (double)(fd_world_body_count(world) - static_count);
         progress_draw(&bar, done + 1, fd_world_time(world), false);
@@ -752,12 +786,16 @@ static int command_run(int argc, char** argv)
         double staged = profile.broad_phase + profile.narrow_phase + profile.contact_models + profile.accumulate +
                         profile.integrate;
         if (staged > 0.0 && wall > 0.0) {
-            /* Where the time went; the rest is output and bookkeeping. */
-            printf("  time         broad phase %.0f%%, narrow phase %.0f%%, contact models %.0f%%, "
-                   "accumulation %.0f%%, integration %.0f%%, output and other %.0f%%\n",
-                   100.0 * profile.broad_phase / wall, 100.0 * profile.narrow_phase / wall,
-                   100.0 * profile.contact_models / wall, 100.0 * profile.accumulate / wall,
-                   100.0 * profile.integrate / wall, 100.0 * fmax(0.0, wall - staged) / wall);
+            /* Where the time went; the rest is output and bookkeeping. The
+             * shares add up to 100 % (rounded each on its own they summed
+             * to 98..102 %, and to more if stage timers ever overlap). */
+            const double parts[6] = {profile.broad_phase, profile.narrow_phase, profile.contact_models,
+                                     profile.accumulate,  profile.integrate,    fmax(0.0, wall - staged)};
+            int share[6];
+            fd_round_percentages(parts, 6, share);
+            printf("  time         broad phase %d%%, narrow phase %d%%, contact models %d%%, accumulation %d%%, "
+                   "integration %d%%, output and other %d%%\n",
+                   share[0], share[1], share[2], share[3], share[4], share[5]);
             if (profile.contact_steps > 0.0) {
                 printf("  contacts     %.3g contact-steps, %.3g ns per contact in the contact models\n",
                        profile.contact_steps, 1e9 * profile.contact_models / profile.contact_steps);

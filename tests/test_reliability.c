@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/math.h"
+#include "core/report.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
 #include "support.h"
@@ -213,4 +214,94 @@ Test(reliability, a_mass_or_inertia_out_of_double_range_is_an_error)
     expect_message(heavy, "4: bodies[0]: ", "its mass, density 1e+306 kg/m^3 x volume 4.18879e+09 m^3 = inf kg");
     expect_message(scene_error("time: {step: 1.0e-4, duration: 1}\n" SCENE_BALL("1.0e80")), "4: bodies[0]: ",
                    "moments of inertia (inf, inf, inf) kg m^2");
+}
+
+/* ---------------------------------------------------------------- memory and output size */
+
+Test(reliability, a_generator_beyond_the_free_memory_is_an_error_before_anything_is_allocated)
+{
+    /* 10^9 spheres: about 1 TB. Once the loader reserved them (10^7 took
+     * 13.7 GiB) with no estimate and no word. */
+    const char* message = scene_error("time: {step: 1.0e-4, duration: 1}\n"
+                                      "materials: [{name: steel, density: 7800}]\n"
+                                      "generators:\n"
+                                      "  - {type: lattice, count: 1000000000, material: steel, radius: 0.01,\n"
+                                      "     region: {min: [0, 0, 0], max: [100, 100, 100]}}\n");
+    expect_message(message, "4: generators[0].count: ", "the scene's 1000000000 bodies need about");
+    cr_assert(strstr(message, "of memory free (") && strstr(message, "FRICDEM_NO_MEMORY_CHECK=1"), "%s", message);
+}
+
+Test(reliability, percentages_of_a_profile_add_up_to_100)
+{
+    /* Rounded each on its own, three equal parts give 33 + 33 + 33 = 99 and
+     * six parts of 1/6 give 6 x 17 = 102. */
+    int share[6];
+    fd_round_percentages((const double[]){1, 1, 1}, 3, share);
+    cr_assert(share[0] == 34 && share[1] == 33 && share[2] == 33, "%d %d %d", share[0], share[1], share[2]);
+    fd_round_percentages((const double[]){1, 1, 1, 1, 1, 1}, 6, share);
+    int sum = 0;
+    for (int k = 0; k < 6; ++k) {
+        sum += share[k];
+        cr_assert(share[k] == 16 || share[k] == 17, "part %d: %d%%", k, share[k]);
+    }
+    cr_assert_eq(sum, 100);
+    /* Stage times past the wall time (overlapping timers): still 100 in all. */
+    fd_round_percentages((const double[]){0.9, 0.6, NAN, -1.0, 0.0, 0.0}, 6, share);
+    cr_assert(share[0] == 60 && share[1] == 40 && share[2] == 0 && share[3] == 0, "%d %d %d %d", share[0],
+              share[1], share[2], share[3]);
+    fd_round_percentages((const double[]){0.0, 0.0}, 2, share);
+    cr_assert(share[0] == 0 && share[1] == 0);
+}
+
+Test(reliability, the_projected_output_bytes_match_what_the_run_writes)
+{
+    /* A ball in free fall written every step for 200 steps: the projection
+     * after 20 steps against the files at the end. (At t = 0 the ball is at
+     * rest and its numbers are short, "0" and "1": projections from there
+     * run low, which is why the CLI looks again every 1024 steps.) From the
+     * first step on, rows differ only in their numbers' lengths (%.17g
+     * prints 17 to 24 characters there), so 10 % is ample. */
+    char dir[] = "/tmp/fricdem_test_projection_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    fd_world* world = make_world(FD_STEPPER_PENALTY);
+    fd_material_id m = add_material(world, FD_STEPPER_PENALTY);
+    add_sphere(world, m, "ball", fd_v3(0, 0, 1));
+    fd_output_settings settings = {0};
+    snprintf(settings.directory, sizeof settings.directory, "%s", dir);
+    settings.csv_interval = 0.0;
+    settings.bodies_csv = true;
+    settings.energy_csv = true;
+    cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
+    fd_output* output = fd_output_open(world, &settings);
+    cr_assert_not_null(output, "%s", fd_last_error());
+    cr_assert_eq(fd_output_write(output, world), FD_OK);
+    const double duration = 200 * 1e-4;
+    double projected = 0.0;
+    for (int k = 0; k < 200; ++k) {
+        cr_assert_eq(fd_world_step(world), FD_OK);
+        cr_assert_eq(fd_output_write(output, world), FD_OK);
+        if (k == 19) {
+            projected = fd_output_projected_bytes(output, world, duration);
+        }
+    }
+    double at_end = fd_output_projected_bytes(output, world, duration);
+    cr_assert_eq(fd_output_close(output, world), FD_OK);
+    double written = 0.0;
+    const char* names[2] = {"bodies.csv", "energy.csv"};
+    for (int f = 0; f < 2; ++f) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s", dir, names[f]);
+        FILE* file = fopen(path, "rb");
+        cr_assert_not_null(file);
+        fseek(file, 0, SEEK_END);
+        written += (double)ftell(file);
+        fclose(file);
+        unlink(path);
+    }
+    rmdir(dir);
+    cr_assert(written > 200 * 100, "only %g bytes written", written);
+    cr_assert(fabs(projected - written) < 0.1 * written, "projected %g B after 20 steps, wrote %g B", projected,
+              written);
+    cr_assert_eq(at_end, written, "at the end the projection is what was written");
+    fd_world_free(world);
 }

@@ -73,6 +73,13 @@ bool fd_output_wants_contacts(const fd_output* output, const fd_world* world);
 /* Whether any output writes contacts (fd_output_close writes the final
  * state: its step needs them recorded too). */
 bool fd_output_writes_contacts(const fd_output* output);
+/* The bytes the outputs will hold at the end of a run of `duration` s from
+ * t = 0, projected from what they hold now: the bytes per CSV row time, per
+ * snapshot and per step (events, solver rows) so far, times those still
+ * due. A projection: contacts that grow in number, and numbers that grow
+ * from the short "0" and "1" of a scene at rest, grow the files past it
+ * (call it again later in the run to see). */
+double fd_output_projected_bytes(const fd_output* output, const fd_world* world, double duration);
 /* Writes the final state if not yet written and closes every file. */
 fd_status fd_output_close(fd_output* output, const fd_world* world);
 

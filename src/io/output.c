@@ -65,6 +65,8 @@ typedef struct csv_file {
     bool open;
     int descriptor;
     const char* name;         /* "bodies.csv", for messages */
+    int64_t written;          /* bytes so far, header included */
+    int64_t header;           /* bytes of the header */
 } csv_file;
 
 struct fd_output {
@@ -80,6 +82,11 @@ struct fd_output {
     fd_text text;             /* CSV rows being formatted (number_format.h) */
     fd_schedule csv;
     fd_schedule vtu;
+    /* What has been written, for fd_output_projected_bytes. */
+    int64_t csv_times;        /* CSV row times written */
+    int64_t step_rows;        /* steps with their events and solver rows written */
+    int64_t snapshot_bytes;   /* the snapshots' VTU files */
+    int64_t planes_bytes;     /* vtu/planes.vtu and the PVD indexes (rewritten, about constant) */
     fd_snapshot* snapshots;   /* VTU snapshots written so far, for the PVD indexes */
     int snapshot_count;
     int snapshot_capacity;
@@ -142,7 +149,7 @@ static bool open_csv(fd_output* output, csv_file* file, const char* name)
         fd_fail(FD_ERR_IO, "output: cannot open '%s' for writing: %s", path, strerror(errno));
         return false;
     }
-    *file = (csv_file){true, descriptor, name};
+    *file = (csv_file){.open = true, .descriptor = descriptor, .name = name};
     return true;
 }
 
@@ -289,9 +296,9 @@ static void text_vec3(fd_text* text, fd_vec3 v)
 }
 
 /* Line 1: "# units: u1,u2,..."; line 2: the column names. */
-static fd_status flush_rows(fd_output* output, const csv_file* file, bool last);
+static fd_status flush_rows(fd_output* output, csv_file* file, bool last);
 
-static fd_status write_csv_header(fd_output* output, const csv_file* file, const char* const (*columns)[2],
+static fd_status write_csv_header(fd_output* output, csv_file* file, const char* const (*columns)[2],
                                   int count, const fd_world* world, int model_columns)
 {
     fd_text* text = &output->text;
@@ -320,7 +327,9 @@ static fd_status write_csv_header(fd_output* output, const csv_file* file, const
         text_csv_name(text, fd_world_contact_column_name(world, c));
     }
     fd_text_char(text, '\n');
-    return flush_rows(output, file, true);
+    fd_status status = flush_rows(output, file, true);
+    file->header = file->written;
+    return status;
 }
 
 /* "time,step," of a row, formatted once per output time. */
@@ -339,11 +348,12 @@ static void row_prefix(char* prefix, double time, int64_t step)
  * what is left of an output time's rows. */
 enum { CSV_BLOCK_BYTES = 1 << 20 };
 
-static fd_status flush_rows(fd_output* output, const csv_file* file, bool last)
+static fd_status flush_rows(fd_output* output, csv_file* file, bool last)
 {
     if (output->text.length < CSV_BLOCK_BYTES && !last) {
         return FD_OK;
     }
+    file->written += (int64_t)output->text.length;
     if (!fd_text_write(&output->text, file->descriptor)) {
         return output->text.failed ? fd_fail(FD_ERR_OUT_OF_MEMORY, "output: out of memory writing %s", file->name)
                                    : fd_fail(FD_ERR_IO, "output: writing %s failed: %s", file->name, strerror(errno));
@@ -353,7 +363,7 @@ static fd_status flush_rows(fd_output* output, const csv_file* file, bool last)
 
 static fd_status write_bodies_csv(fd_output* output, const fd_world* world, double time, int64_t step)
 {
-    const csv_file* file = &output->bodies;
+    csv_file* file = &output->bodies;
     fd_text* text = &output->text;
     char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
     row_prefix(prefix, time, step);
@@ -402,7 +412,7 @@ static fd_status write_contacts_csv(fd_output* output, const fd_world* world, do
     if (recorded != FD_OK) {
         return recorded;
     }
-    const csv_file* file = &output->contacts;
+    csv_file* file = &output->contacts;
     fd_text* text = &output->text;
     char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
     row_prefix(prefix, time, step);
@@ -523,6 +533,7 @@ static fd_status write_csv_row(fd_output* output, const fd_world* world)
     if (output->energy.open && status == FD_OK) {
         status = write_energy_csv(output, world, time, step);
     }
+    output->csv_times += 1;
     return status;
 }
 
@@ -556,6 +567,13 @@ static fd_status write_pvd(fd_output* output, const char* name)
                        strerror(errno));
     }
     return FD_OK;
+}
+
+/* A file's size in bytes; 0 when it cannot be read. */
+static int64_t file_bytes(const char* path)
+{
+    struct stat info;
+    return stat(path, &info) == 0 ? (int64_t)info.st_size : 0;
 }
 
 static fd_status write_snapshot(fd_output* output, const fd_world* world)
@@ -598,10 +616,15 @@ static fd_status write_snapshot(fd_output* output, const fd_world* world)
     }
     output->snapshots[index] = (fd_snapshot){fd_world_time(world), fd_world_step_count(world)};
     output->snapshot_count = index + 1;
+    output->snapshot_bytes += file_bytes(output_path(output, "vtu/bodies_%06d.vtu", index)) +
+                              file_bytes(output_path(output, "vtu/contacts_%06d.vtu", index));
     status = write_pvd(output, "bodies");
     if (status == FD_OK) {
         status = write_pvd(output, "contacts");
     }
+    output->planes_bytes = file_bytes(output_path(output, "vtu/planes.vtu")) +
+                           file_bytes(output_path(output, "bodies.pvd")) +
+                           file_bytes(output_path(output, "contacts.pvd"));
     return status;
 }
 
@@ -708,6 +731,47 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
     return output;
 }
 
+double fd_output_projected_bytes(const fd_output* output, const fd_world* world, double duration)
+{
+    if (!output || !world) {
+        return 0.0;
+    }
+    const csv_file* sampled[3] = {&output->bodies, &output->contacts, &output->energy};
+    const csv_file* stepped[2] = {&output->events, &output->solver};
+    double written = (double)(output->snapshot_bytes + output->planes_bytes);
+    double sampled_rows = 0.0, stepped_rows = 0.0;
+    for (int i = 0; i < 3; ++i) {
+        written += (double)sampled[i]->written;
+        sampled_rows += (double)(sampled[i]->written - sampled[i]->header);
+    }
+    for (int i = 0; i < 2; ++i) {
+        written += (double)stepped[i]->written;
+        stepped_rows += (double)(stepped[i]->written - stepped[i]->header);
+    }
+    /* What is still due: row times and snapshots by their schedules (a
+     * first write at t = 0, then one per interval, or one per step), and
+     * the per-step rows at every step. */
+    double dt = fd_world_time_step(world);
+    double steps = floor(duration / dt + 0.5);
+    double done_steps = (double)fd_world_step_count(world);
+    double due_times = output->csv.interval < 0.0  ? 0.0
+                       : output->csv.interval == 0.0 ? steps + 1.0
+                                                     : floor(duration / output->csv.interval + 0.5) + 1.0;
+    double due_snapshots = output->vtu.interval <= 0.0 ? 0.0 : floor(duration / output->vtu.interval + 0.5) + 1.0;
+    double projected = written;
+    if (output->csv_times > 0 && due_times > (double)output->csv_times) {
+        projected += sampled_rows / (double)output->csv_times * (due_times - (double)output->csv_times);
+    }
+    if (output->snapshot_count > 0 && due_snapshots > (double)output->snapshot_count) {
+        projected += (double)output->snapshot_bytes / output->snapshot_count *
+                     (due_snapshots - (double)output->snapshot_count);
+    }
+    if (output->step_rows > 0 && steps + 1.0 > done_steps + 1.0) {
+        projected += stepped_rows / (double)output->step_rows * (steps - done_steps);
+    }
+    return projected;
+}
+
 bool fd_output_writes_contacts(const fd_output* output)
 {
     return output && (output->contacts.open || output->vtu.interval >= 0.0);
@@ -744,6 +808,9 @@ fd_status fd_output_write(fd_output* output, const fd_world* world)
     if (status == FD_OK && output->events.open && output->events_step != step) {
         status = write_events_csv(output, world);
         output->events_step = step;
+    }
+    if ((output->events.open && output->events_step != step) || (output->solver.open && output->solver_step != step)) {
+        output->step_rows += 1; /* a step whose events and solver row go out now */
     }
     /* The solver's iterations and residual: every step, not sampled. */
     if (status == FD_OK && output->solver.open && output->solver_step != step) {

@@ -1426,12 +1426,17 @@ fd_world_profile fd_world_get_profile(const fd_world* world)
     return profile;
 }
 
+size_t fd_world_bytes_per_body(void)
+{
+    return 2 * sizeof(fd_body_state) + 4 * sizeof(fd_vec3) + sizeof(fd_body_mass) + sizeof(fd_body_cold) +
+           sizeof(fd_body_motion) + sizeof(double) + 2 * sizeof(bool) + sizeof(fd_vec3) + sizeof(double);
+}
+
 fd_world_memory fd_world_get_memory(const fd_world* world)
 {
     fd_world_memory memory = {0};
     size_t capacity = (size_t)world->body_capacity;
-    size_t per_body = 2 * sizeof(fd_body_state) + 4 * sizeof(fd_vec3) + sizeof(fd_body_mass) + sizeof(fd_body_cold) +
-                      sizeof(fd_body_motion) + sizeof(double) + 2 * sizeof(bool) + sizeof(fd_vec3) + sizeof(double);
+    size_t per_body = fd_world_bytes_per_body();
     memory.bodies = capacity * per_body + (size_t)world->name_slot_count * sizeof(struct fd_name_slot);
     for (int b = 0; b < world->body_count; ++b) {
         memory.bodies += strlen(world->colds[b].name) + 1;
