@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fricdem/fricdem.h"
 #include "core/report.h"
+#include "fricdem/fricdem.h"
 #include "fricdem/io.h"
 #include "io/scene_internal.h"
 
@@ -425,8 +425,6 @@ static int usage_error(const char* format, ...)
 }
 
 
-/* The energy ledger in one line: where the energy went, what a model created
- * and how well the books close (docs/energy.md). */
 /* Outputs projected past this many bytes draw a warning (never silenced by
  * --quiet): a few GB is more than a run means to write by accident, as when
  * every step of 10^5 spheres wrote 35 GB in ten minutes. */
@@ -456,6 +454,8 @@ static bool warn_about_output_size(const fd_output* output, const fd_world* worl
     return true;
 }
 
+/* The energy ledger in one line: where the energy went, what a model created
+ * and how well the books close (docs/energy.md). */
 /* Stage times of the steps run since `before`. */
 static fd_world_profile profile_since(fd_world_profile now, fd_world_profile before)
 {
@@ -689,9 +689,9 @@ static int command_run(int argc, char** argv)
         fprintf(stderr, "error: %s\n", fd_last_error());
         exit_code = EXIT_RUN_FAILED;
     }
+    bool output_warned = exit_code == 0 && warn_about_output_size(output, world, &scene);
     /* The run's own stage times: prepare's first contact search is in the
      * header, not in the shares of the run's wall time. */
-    bool output_warned = exit_code == 0 && warn_about_output_size(output, world, &scene);
     const fd_world_profile profile_before = fd_world_get_profile(world);
     progress bar = {.enabled = !quiet, .tty = isatty(2) != 0, .total = steps, .next_tenth = 1};
     bar.start = now_seconds();
