@@ -1,14 +1,15 @@
 /* fricdem: the command-line front end.
  *
- *   fricdem run SCENE [--out DIR] [--set key.path=value ...] [--quiet]
- *   fricdem resume CHECKPOINT [--out DIR] [--set key.path=value ...] [--quiet]
+ *   fricdem run SCENE [--out DIR] [--overwrite] [--set key.path=value ...] [--quiet]
+ *   fricdem resume CHECKPOINT [--out DIR] [--overwrite] [--set key.path=value ...] [--quiet]
  *   fricdem models
  *   fricdem scene-format
  *   fricdem --help | --version
  *
  * Exit status: 0 success; 1 the run failed (a step or an output); 2 bad
- * usage or a bad scene (the message says FILE:LINE and the key); 130
- * interrupted (SIGINT: the outputs written so far are closed and readable). */
+ * usage or a bad scene (the message says FILE:LINE and the key); 130 or
+ * 143 interrupted by SIGINT or SIGTERM (the step in progress is finished,
+ * its outputs written, every file closed; docs/guarantees.md). */
 #include <dirent.h>
 #include <math.h>
 #include <signal.h>
@@ -20,14 +21,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/report.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
 #include "io/scene_internal.h"
 
-enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
+enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
 
-static const char usage_text[] = "usage: fricdem run SCENE [--out DIR] [--set key.path=value ...] [--quiet]\n"
-                                 "       fricdem resume CHECKPOINT [--out DIR] [--set key.path=value ...] [--quiet]\n"
+static const char usage_text[] = "usage: fricdem run SCENE [--out DIR] [--overwrite] [--set key.path=value ...] "
+                                 "[--quiet]\n"
+                                 "       fricdem resume CHECKPOINT [--out DIR] [--overwrite] [--set key.path=value ...] "
+                                 "[--quiet]\n"
                                  "       fricdem models\n"
                                  "       fricdem scene-format\n"
                                  "       fricdem --help | --version\n";
@@ -48,7 +52,9 @@ static const char help_text[] = "\n"
                                 "\n"
                                 "options of run:\n"
                                 "  -o, --out DIR    write the outputs to DIR (default: output.directory of the scene,\n"
-                                "                   else out/<scene name>)\n"
+                                "                   else out/<scene name>); it must be missing or empty\n"
+                                "  --overwrite      replace an earlier run's outputs in DIR: its CSV, PVD and VTU\n"
+                                "                   files are removed first (nothing is, if DIR holds other files)\n"
                                 "  -s, --set K=V    override a scene value before validation; K walks mappings by key\n"
                                 "                   and sequences by index or entry name, V is YAML, e.g.\n"
                                 "                   --set time.step=1e-5  --set bodies.ball.velocity=[1,0,0]\n"
@@ -57,7 +63,8 @@ static const char help_text[] = "\n"
                                 "  resume takes the same options; --set may change only time.duration (the total\n"
                                 "  simulated time), output.* and world.threads\n"
                                 "\n"
-                                "exit status: 0 done, 1 the run failed, 2 bad usage or scene, 130 interrupted.\n";
+                                "exit status: 0 done, 1 the run failed, 2 bad usage or scene, 130 or 143 interrupted\n"
+                                "(SIGINT or SIGTERM: the step is finished, the outputs written and closed).\n";
 
 /* ---------------------------------------------------------------- small helpers */
 
@@ -408,13 +415,12 @@ static void free_files(file_list* list)
 
 /* ---------------------------------------------------------------- run */
 
+/* The signal that asked the run to stop (SIGINT or SIGTERM), 0 while none
+ * has: the loop finishes its step, the outputs are closed, and the exit
+ * status is 128 + the signal, as a shell reports a process it killed. */
 static volatile sig_atomic_t interrupted = 0;
 
-static void on_interrupt(int signal_number)
-{
-    (void)signal_number;
-    interrupted = 1;
-}
+static void on_interrupt(int signal_number) { interrupted = signal_number; }
 
 static int usage_error(const char* format, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char* format, ...)
@@ -428,6 +434,35 @@ static int usage_error(const char* format, ...)
     return EXIT_USAGE;
 }
 
+
+/* Outputs projected past this many bytes draw a warning (never silenced by
+ * --quiet): a few GB is more than a run means to write by accident, as when
+ * every step of 10^5 spheres wrote 35 GB in ten minutes. */
+#define OUTPUT_WARNING_BYTES 4e9
+
+/* Warns when the outputs are projected past OUTPUT_WARNING_BYTES or past
+ * the free space of their file system by the end of the run; returns
+ * whether it warned (once is enough). */
+static bool warn_about_output_size(const fd_output* output, const fd_world* world, const fd_scene* scene)
+{
+    double projected = fd_output_projected_bytes(output, world, scene->duration);
+    int64_t free_disk = fd_free_disk(scene->output.directory);
+    bool past_disk = free_disk >= 0 && projected > (double)free_disk;
+    if (projected < OUTPUT_WARNING_BYTES && !past_disk) {
+        return false;
+    }
+    char projected_text[32], free_text[32], disk_text[96] = "";
+    fd_format_bytes(projected, projected_text, sizeof projected_text);
+    if (past_disk) {
+        fd_format_bytes((double)free_disk, free_text, sizeof free_text);
+        snprintf(disk_text, sizeof disk_text, ", more than the %s free on its file system", free_text);
+    }
+    fprintf(stderr,
+            "warning: the outputs in %s will take about %s by t = %g s (projected from what they hold at t = %g s)%s: "
+            "widen output.csv_interval or output.vtu_interval, or switch outputs off\n",
+            scene->output.directory, projected_text, scene->duration, fd_world_time(world), disk_text);
+    return true;
+}
 
 /* The energy ledger in one line: where the energy went, what a model created
  * and how well the books close (docs/energy.md). */
@@ -533,6 +568,7 @@ static int command_run(int argc, char** argv, bool resume)
     const char* scene_path = NULL;
     const char* out_dir = NULL;
     bool quiet = false;
+    bool overwrite = false;
     const char** overrides = calloc((size_t)argc + 1, sizeof *overrides);
     int override_count = 0;
     if (!overrides) {
@@ -550,6 +586,8 @@ static int command_run(int argc, char** argv, bool resume)
             return 0;
         } else if (!options_done && (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0)) {
             quiet = true;
+        } else if (!options_done && strcmp(arg, "--overwrite") == 0) {
+            overwrite = true;
         } else if (!options_done && (strcmp(arg, "--out") == 0 || strcmp(arg, "-o") == 0)) {
             if (i + 1 >= argc) {
                 free(overrides);
@@ -599,6 +637,13 @@ static int command_run(int argc, char** argv, bool resume)
             return usage_error("--out: bad directory '%s'", out_dir);
         }
         snprintf(scene.output.directory, sizeof scene.output.directory, "%s", out_dir);
+    }
+    /* Before the first contact search (minutes for 10^7 bodies): an output
+     * directory that cannot be used stops the run at once, nothing touched. */
+    if (fd_output_claim_directory(scene.output.directory, overwrite) != FD_OK) {
+        fprintf(stderr, "error: %s\n", fd_last_error());
+        fd_scene_free(&scene);
+        return EXIT_USAGE;
     }
     fd_world* world = scene.world;
     /* Contact details only for the steps whose contacts are written out:
@@ -691,6 +736,7 @@ static int command_run(int argc, char** argv, bool resume)
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESETHAND; /* a second Ctrl-C ends at once */
     sigaction(SIGINT, &action, NULL);
+    sigaction(SIGTERM, &action, NULL);
 
     const time_t started_at = time(NULL) - 1;
     fd_output* output = fd_output_open(world, &scene.output);
@@ -704,6 +750,7 @@ static int command_run(int argc, char** argv, bool resume)
         fprintf(stderr, "error: %s\n", fd_last_error());
         exit_code = EXIT_RUN_FAILED;
     }
+    bool output_warned = exit_code == 0 && warn_about_output_size(output, world, &scene);
     /* The run's own stage times: prepare's first contact search is in the
      * header, not in the shares of the run's wall time. */
     const fd_world_profile profile_before = fd_world_get_profile(world);
@@ -748,6 +795,9 @@ static int command_run(int argc, char** argv, bool resume)
             }
             checkpoint_step = fd_world_step_count(world);
         }
+        if (!output_warned && (done + 1) % 1024 == 0) { /* the contacts' rows grow as a pile settles */
+            output_warned = warn_about_output_size(output, world, &scene);
+        }
         particle_steps += (double)(fd_world_body_count(world) - static_count);
         progress_draw(&bar, done + 1, fd_world_time(world), false);
     }
@@ -787,9 +837,9 @@ static int command_run(int argc, char** argv, bool resume)
         }
     }
     if (interrupted && exit_code == 0) {
-        fprintf(stderr, "interrupted at step %lld of %lld (t = %g s); outputs so far are in %s\n", done, steps,
-                fd_world_time(world), scene.output.directory);
-        exit_code = EXIT_INTERRUPTED;
+        fprintf(stderr, "interrupted at step %lld of %lld (t = %g s) by %s; outputs so far are in %s, closed\n", done,
+                steps, fd_world_time(world), interrupted == SIGTERM ? "SIGTERM" : "SIGINT", scene.output.directory);
+        exit_code = 128 + interrupted;
     } else if (exit_code != 0) {
         fprintf(stderr, "stopped at step %lld of %lld (t = %g s); outputs so far are in %s\n", done, steps,
                 fd_world_time(world), scene.output.directory);
@@ -823,12 +873,16 @@ static int command_run(int argc, char** argv, bool resume)
         double staged = profile.broad_phase + profile.narrow_phase + profile.contact_models + profile.accumulate +
                         profile.integrate;
         if (staged > 0.0 && wall > 0.0) {
-            /* Where the time went; the rest is output and bookkeeping. */
-            printf("  time         broad phase %.0f%%, narrow phase %.0f%%, contact models %.0f%%, "
-                   "accumulation %.0f%%, integration %.0f%%, output and other %.0f%%\n",
-                   100.0 * profile.broad_phase / wall, 100.0 * profile.narrow_phase / wall,
-                   100.0 * profile.contact_models / wall, 100.0 * profile.accumulate / wall,
-                   100.0 * profile.integrate / wall, 100.0 * fmax(0.0, wall - staged) / wall);
+            /* Where the time went; the rest is output and bookkeeping. The
+             * shares add up to 100 % (rounded each on its own they summed
+             * to 98..102 %, and to more if stage timers ever overlap). */
+            const double parts[6] = {profile.broad_phase, profile.narrow_phase, profile.contact_models,
+                                     profile.accumulate,  profile.integrate,    fmax(0.0, wall - staged)};
+            int share[6];
+            fd_round_percentages(parts, 6, share);
+            printf("  time         broad phase %d%%, narrow phase %d%%, contact models %d%%, accumulation %d%%, "
+                   "integration %d%%, output and other %d%%\n",
+                   share[0], share[1], share[2], share[3], share[4], share[5]);
             if (profile.contact_steps > 0.0) {
                 printf("  contacts     %.3g contact-steps, %.3g ns per contact in the contact models\n",
                        profile.contact_steps, 1e9 * profile.contact_models / profile.contact_steps);

@@ -171,6 +171,8 @@ for n in $sizes; do
   peak=$(mktemp)
   if [ -n "${FRICDEM_BEFORE:-}" ]; then
     # The older build reads no bodies_file: its peak is that of settling the generated pile.
+    # (It may predate --overwrite: a fresh directory instead.)
+    rm -rf "$out/memory_run"
     /usr/bin/time -f "%M" -o "$peak" "$FRICDEM_BEFORE/fricdem" run "$generated" --quiet --out "$out/memory_run" \
       --set "time.duration=$($python -c "print(($settle + $steps) * 5.0e-5)")" --set "$dsds" --set "$vv"
     echo "fricdem-before,$n,$(tail -1 "$peak")" >> "$memory"
@@ -185,7 +187,7 @@ for n in $sizes; do
   # steps from the same state as LAMMPS's measured run.
   echo "bench-lammps: N = $n: fricdem's load time and peak memory (CLI, hooke + dsds, $steps steps) ..." >&2
   peak=$(mktemp)
-  /usr/bin/time -f "%M" -o "$peak" build/release/fricdem run "$settled" --out "$out/memory_run" \
+  /usr/bin/time -f "%M" -o "$peak" build/release/fricdem run "$settled" --out "$out/memory_run" --overwrite \
     --set "time.duration=$($python -c "print($steps * 5.0e-5)")" --set "$dsds" --set "$vv" \
     > "$out/memory_run_${n}.log" 2>&1
   echo "fricdem,$n,$(tail -1 "$peak")" >> "$memory"

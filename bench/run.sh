@@ -72,7 +72,7 @@ for size in $sizes; do
       log=$out/logs/pile_${n}_t${threads}_r${r}.log
       start=$(date +%s.%N)
       # Not --quiet: that also silences the summary read here.
-      if ! "$cli" run "$scene" --out "$out/run_${n}_t${threads}" > "$log" 2>&1; then
+      if ! "$cli" run "$scene" --out "$out/run_${n}_t${threads}" --overwrite > "$log" 2>&1; then
         echo "bench: the run failed; see $log" >&2
         tail -5 "$log" >&2
         exit 1

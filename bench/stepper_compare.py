@@ -21,7 +21,7 @@ OUT = ROOT / "bench" / "out" / "steppers"
 
 def run(scene, label, seconds):
     text = subprocess.run([str(CLI), "run", str(ROOT / "scenes" / "complementarity" / scene), "--out",
-                           str(OUT / label), "--set", f"time.duration={seconds}", "--set", "output.energy_csv=false"],
+                           str(OUT / label), "--overwrite", "--set", f"time.duration={seconds}", "--set", "output.energy_csv=false"],
                           check=True, capture_output=True, text=True).stdout
     done = re.search(r"done: (\d+) steps, ([0-9.e+-]+) s simulated in (.+) wall", text)
     wall_text = done.group(3)

@@ -14,8 +14,9 @@ if [ ! -x "$cli" ]; then
 fi
 
 echo "demo: running $scene into $out"
-rm -rf "$out"
-"$cli" run "$scene" --out "$out"
+# --overwrite: a rerun replaces the last demo's outputs (and stops, removing
+# nothing, if $out holds files fricdem did not write).
+"$cli" run "$scene" --out "$out" --overwrite
 
 echo
 echo "demo: produced"

@@ -105,3 +105,60 @@ Test(broadphase, hashed_grid_finds_exactly_the_brute_force_pairs_in_ascending_or
 {
     check_against_brute_force(true, 2);
 }
+
+/* The pairs of n spheres of radius 0.01 m at the given centres (no planes,
+ * none static), with cells as wide as a pair's reach. */
+static int far_apart_pairs(const fd_vec3* centres, int n, uint64_t* pairs, int capacity)
+{
+    double radii[8];
+    bool is_static[8] = {false}, is_plane[8] = {false};
+    fd_vec3 normals[8] = {{0, 0, 0}};
+    cr_assert(n <= 8);
+    for (int b = 0; b < n; ++b) {
+        radii[b] = 0.01;
+    }
+    fd_broadphase bp = {0};
+    bp.body_count = n;
+    bp.positions = centres;
+    bp.radii = radii;
+    bp.is_static = is_static;
+    bp.is_plane = is_plane;
+    bp.plane_normals = normals;
+    bp.margin = 0.0;
+    bp.cell_size = 0.02;
+    bp.thread_count = 1;
+    cr_assert(fd_broadphase_update(&bp));
+    int count = bp.pair_count;
+    cr_assert(count <= capacity);
+    for (int k = 0; k < count; ++k) {
+        pairs[k] = bp.pairs[k];
+    }
+    fd_broadphase_free(&bp);
+    return count;
+}
+
+Test(broadphase, bodies_2e17_m_apart_neither_overflow_the_cell_count_nor_lose_pairs)
+{
+    /* 2e17 m / 0.02 m = 1e19 cells along x, more than an int64 holds: the
+     * count once wrapped negative, passed as the dense grid's size and
+     * crashed in a memset of negative length. Two touching pairs, one at
+     * each end, must still be found. */
+    fd_vec3 centres[4] = {{0, 0, 0}, {0.015, 0, 0}, {2e17, 0, 0}, {2e17, 0.015, 0}};
+    uint64_t pairs[8];
+    int count = far_apart_pairs(centres, 4, pairs, 8);
+    cr_assert_eq(count, 2, "found %d pairs", count);
+    cr_assert_eq(pairs[0], (uint64_t)0 << 32 | 1);
+    cr_assert_eq(pairs[1], (uint64_t)2 << 32 | 3);
+}
+
+Test(broadphase, bodies_at_the_ends_of_the_double_range_still_pair)
+{
+    /* high - low overflows to inf, and x / cell to inf: the hash's cells are
+     * clamped, yet the pair at 1e300 m (same x, 0.015 m apart in y) is found
+     * and the lone body at -1e308 m pairs with nothing. */
+    fd_vec3 centres[3] = {{-1e308, 0, 0}, {1e300, 0, 0}, {1e300, 0.015, 0}};
+    uint64_t pairs[8];
+    int count = far_apart_pairs(centres, 3, pairs, 8);
+    cr_assert_eq(count, 1, "found %d pairs", count);
+    cr_assert_eq(pairs[0], (uint64_t)1 << 32 | 2);
+}

@@ -134,6 +134,10 @@ typedef struct fd_world_memory {
     size_t scratch;          /* the broad phase's and the threads' buffers */
 } fd_world_memory;
 fd_world_memory fd_world_get_memory(const fd_world* world);
+/* The bytes of the per-body arrays for one body of capacity (what
+ * fd_world_memory.bodies counts per body, names and their index apart): for
+ * an estimate before the bodies are made. */
+size_t fd_world_bytes_per_body(void);
 
 /* The complementarity stepper's solve of the last step: iterations taken,
  * the residual reached (m/s: the largest velocity error of a contact's

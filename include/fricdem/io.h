@@ -82,10 +82,20 @@ fd_status fd_scene_resume(const char* checkpoint, const char* const* overrides, 
 fd_status fd_scene_resume_with_progress(const char* checkpoint, const char* const* overrides, int override_count,
                                         fd_scene_progress_fn progress, void* user, fd_scene* out);
 
-/* Output writer. Files are flushed after every write and the PVD index is
- * rewritten after every snapshot, so a run that stops early leaves readable files. */
+/* Output writer. CSV rows reach their files in write calls of whole rows,
+ * all of an output time's before fd_output_write returns, and the PVD index
+ * is rewritten after every snapshot, so a run that stops early leaves
+ * readable files (docs/guarantees.md). fd_output_open overwrites the files
+ * it writes and leaves others alone: call fd_output_claim_directory first. */
 typedef struct fd_output fd_output;
 fd_output* fd_output_open(const fd_world* world, const fd_output_settings* settings);
+/* Makes a directory ready for a run's outputs, as `fricdem run` does before
+ * fd_output_open: a missing or empty directory is fine; one that holds
+ * anything is refused (FD_ERR_IO, the message lists what is there) unless
+ * overwrite, which removes the outputs an earlier run wrote (the files
+ * fd_output_open writes, and vtu/ with only snapshots in it) and refuses,
+ * removing nothing, when anything else is there. */
+fd_status fd_output_claim_directory(const char* directory, bool overwrite);
 /* Writes whatever is due at the world's current time (call after every step,
  * and once before the first). */
 fd_status fd_output_write(fd_output* output, const fd_world* world);
@@ -97,6 +107,13 @@ bool fd_output_wants_contacts(const fd_output* output, const fd_world* world);
 /* Whether any output writes contacts (fd_output_close writes the final
  * state: its step needs them recorded too). */
 bool fd_output_writes_contacts(const fd_output* output);
+/* The bytes the outputs will hold at the end of a run of `duration` s from
+ * t = 0, projected from what they hold now: the bytes per CSV row time, per
+ * snapshot and per step (events, solver rows) so far, times those still
+ * due. A projection: contacts that grow in number, and numbers that grow
+ * from the short "0" and "1" of a scene at rest, grow the files past it
+ * (call it again later in the run to see). */
+double fd_output_projected_bytes(const fd_output* output, const fd_world* world, double duration);
 /* Writes the final state if not yet written and closes every file. */
 fd_status fd_output_close(fd_output* output, const fd_world* world);
 

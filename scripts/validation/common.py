@@ -101,7 +101,8 @@ class Context:
     def run_scene(self, scene: str | Path, label: str | None = None, sets: dict | None = None,
                   base: bool = True) -> Path:
         """Runs `fricdem run SCENE --out validation/out/<case>/<label> --quiet
-        --set k=v ...` and returns the output directory. `scene` is a path or
+        --overwrite --set k=v ...` (a rerun of `make validate` replaces the
+        last run's outputs) and returns the output directory. `scene` is a path or
         a file name under scenes/validation/. `base=False` leaves out the
         case's base_sets."""
         scene = Path(scene)
@@ -109,7 +110,7 @@ class Context:
             scene = SCENES / scene
         label = label or scene.stem
         out = self.out / label
-        command = [str(self.cli), "run", str(scene), "--out", str(out), "--quiet"]
+        command = [str(self.cli), "run", str(scene), "--out", str(out), "--quiet", "--overwrite"]
         for key, value in {**(self.base_sets if base else {}), **(sets or {})}.items():
             command += ["--set", f"{key}={value}"]
         started = time.time()

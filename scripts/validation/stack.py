@@ -121,7 +121,7 @@ class Runner:
             sets = {"bodies.top.mass": repr(mass), "contacts.0.roll.eta_r": repr(eta), "time.duration": duration,
                     "output.csv_interval": duration, "output.contacts_csv": "false", **positions(gap),
                     **FN_PAPER_FORM_ROLL, **(extra or {})}
-            command = [str(CLI), "run", str(SCENE), "--out", str(self.out), "--quiet"]
+            command = [str(CLI), "run", str(SCENE), "--out", str(self.out), "--quiet", "--overwrite"]
             for key, value in sets.items():
                 command += ["--set", f"{key}={value}"]
             started = time.time()
@@ -161,8 +161,8 @@ class Runner:
     def record(self, what):
         sets = "--set bodies.top.mass=M --set contacts.0.roll.eta_r=ETA --set bodies.*.position=... (gap)"
         self.ctx.runs.append(f"{what}: `build/release/fricdem run scenes/fang_negrut/stack.yaml --out "
-                             f"validation/out/{self.ctx.case}/bisection --quiet {sets} ...` x {self.count} runs "
-                             f"({self.seconds:.1f} s)")
+                             f"validation/out/{self.ctx.case}/bisection --quiet --overwrite {sets} ...` "
+                             f"x {self.count} runs ({self.seconds:.1f} s)")
         self.count, self.seconds = 0, 0.0
 
 

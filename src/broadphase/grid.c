@@ -288,6 +288,18 @@ static bool pairs_for_range(fd_broadphase* bp, const grid_layout* layout, int be
     return true;
 }
 
+/* The hash's cell coordinate floor(u) of a position in cell widths, held
+ * within +-2^62: a body 1e300 m out has a finite cell, the int64 conversion
+ * stays defined, and c +- 1 cannot overflow. Clamping keeps neighbours
+ * neighbours (it never pulls two cells apart), so at worst bodies beyond
+ * the bound share a cell and their pairs are tested by distance. */
+static int64_t hashed_cell(double u)
+{
+    const double bound = 4611686018427387904.0; /* 2^62 */
+    double c = floor(u);
+    return c > bound ? (int64_t)bound : (c < -bound ? -(int64_t)bound : (int64_t)c);
+}
+
 /* Cells are addressed densely over the bounding box of the bodies when that
  * box holds at most 4 cells per body (the usual packed case: neighbour cells
  * are then three contiguous runs per row, and memory access is local), and
@@ -313,29 +325,37 @@ static bool collect_grid_pairs(fd_broadphase* bp, int* grid_count)
     /* Per axis: first cell's lower edge, inverse cell width, cell count. */
     double origin[3] = {low.x, low.y, low.z};
     double inverse_width[3] = {inverse_cell, inverse_cell, inverse_cell};
-    int64_t extent[3] = {0, 0, 0};
-    double cells = 0.0;
+    /* Cell counts per axis in double first: bodies 2e17 m apart span more
+     * cells than an int64 holds (and high - low may overflow to inf), so
+     * only a count that passed the dense test below is ever converted. */
+    double axis_cells[3] = {0.0, 0.0, 0.0};
     if (grid_bodies > 0) {
-        extent[0] = (int64_t)floor((high.x - low.x) * inverse_cell) + 1;
-        extent[1] = (int64_t)floor((high.y - low.y) * inverse_cell) + 1;
-        extent[2] = (int64_t)floor((high.z - low.z) * inverse_cell) + 1;
+        axis_cells[0] = floor((high.x - low.x) * inverse_cell) + 1.0;
+        axis_cells[1] = floor((high.y - low.y) * inverse_cell) + 1.0;
+        axis_cells[2] = floor((high.z - low.z) * inverse_cell) + 1.0;
     }
     for (int a = 0; a < 3; ++a) {
         if (periodic->axis[a]) {
             double count = floor(periodic->length[a] * inverse_cell);
             count = count < 1.0 ? 1.0 : (count > 1e9 ? 1e9 : count);
-            extent[a] = (int64_t)count;
+            axis_cells[a] = count;
             origin[a] = periodic->low[a];
             inverse_width[a] = count * periodic->inverse_length[a];
         }
     }
-    if (grid_bodies > 0) {
-        cells = (double)extent[0] * (double)extent[1] * (double)extent[2];
-    }
+    double cells = grid_bodies > 0 ? axis_cells[0] * axis_cells[1] * axis_cells[2] : 0.0;
     /* A periodic axis bounds the grid by the box, not by outlying bodies:
      * a dilute gas (~5 cells per body at solid fraction 0.1) keeps the dense
-     * grid, which is several times faster than the hash, up to 64 cells per body. */
-    bool dense = cells <= (periodic->any ? 64.0 : 4.0) * grid_bodies + 64.0;
+     * grid, which is several times faster than the hash, up to 64 cells per body.
+     * The dense grid's cell index is a uint32 and its bucket count an int;
+     * an infinite or NaN count fails the test and takes the hash. */
+    bool dense = cells <= (periodic->any ? 64.0 : 4.0) * grid_bodies + 64.0 && cells < (double)INT32_MAX;
+    /* Cells per axis: the dense grid's, and the periodic axes' in either mode
+     * (both at most 1e9 here); 0 on the hash's open axes, which never read it. */
+    int64_t extent[3] = {0, 0, 0};
+    for (int a = 0; a < 3; ++a) {
+        extent[a] = dense || periodic->axis[a] ? (int64_t)axis_cells[a] : 0;
+    }
     int bucket_count;
     if (dense) {
         bucket_count = (int)cells;
@@ -370,7 +390,7 @@ static bool collect_grid_pairs(fd_broadphase* bp, int* grid_count)
             } else if (dense) {
                 cell[a] = (int64_t)floor((x[a] - origin[a]) * inverse_width[a]);
             } else {
-                cell[a] = (int64_t)floor(x[a] * inverse_width[a]);
+                cell[a] = hashed_cell(x[a] * inverse_width[a]);
             }
         }
         uint32_t bucket = dense ? (uint32_t)((cell[2] * extent[1] + cell[1]) * extent[0] + cell[0])

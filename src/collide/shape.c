@@ -11,6 +11,7 @@
  * ellipsoid, integrate y^2 + z^2 over the unit ball scaled by (a, b, c)).
  * A plane is a static half-space with no finite volume: volume and inertia
  * are 0, and the body module gives static bodies infinite mass instead. */
+#include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -38,6 +39,27 @@ static bool shape_error(char* message, int message_size, const char* format, ...
 /* A length must be a positive finite number; !(x > 0) also rejects NaN. */
 static bool is_positive_length(double x) { return x > 0.0 && isfinite(x); }
 
+/* The error for a volume a double does not hold as a normal number:
+ * overflowed to inf (a sphere's radius above ~3.5e102 m) or below
+ * 2.2e-308 m^3 (a radius below ~8e-103 m), where the mass and inertia
+ * made from it are garbage. */
+static bool shape_volume_error(double volume, const char* key, double length, const char* formula, char* message,
+                               int message_size)
+{
+    if (volume > DBL_MAX) {
+        return shape_error(message, message_size,
+                           "%s %g m is too large: the volume %s overflows a double (lengths above about 3.5e102 m)",
+                           key, length, formula);
+    }
+    return shape_error(message, message_size,
+                       "%s %g m is too small: the volume %s = %g m^3 underflows a double (lengths below about "
+                       "8e-103 m)",
+                       key, length, formula, volume);
+}
+
+/* A volume a double holds as a normal number. */
+static bool is_normal_volume(double volume) { return volume >= DBL_MIN && volume <= DBL_MAX; }
+
 bool fd_shape_init(fd_shape* shape, const fd_shape_def* def, char* message, int message_size)
 {
     fd_shape result = {0};
@@ -49,6 +71,10 @@ bool fd_shape_init(fd_shape* shape, const fd_shape_def* def, char* message, int 
         }
         result.radius = def->radius;
         result.bounding_radius = def->radius;
+        if (!is_normal_volume(fd_shape_volume(&result))) {
+            return shape_volume_error(fd_shape_volume(&result), "shape.radius", def->radius, "4/3 pi r^3", message,
+                                      message_size);
+        }
         break;
     case FD_SHAPE_ELLIPSOID: {
         const char* names[3] = {"x", "y", "z"};
@@ -61,6 +87,14 @@ bool fd_shape_init(fd_shape* shape, const fd_shape_def* def, char* message, int 
         }
         result.semi_axes = def->semi_axes;
         result.bounding_radius = fmax(def->semi_axes.x, fmax(def->semi_axes.y, def->semi_axes.z));
+        if (!is_normal_volume(fd_shape_volume(&result))) {
+            double largest = result.bounding_radius;
+            double smallest = fmin(def->semi_axes.x, fmin(def->semi_axes.y, def->semi_axes.z));
+            bool large = fd_shape_volume(&result) > DBL_MAX;
+            return shape_volume_error(fd_shape_volume(&result),
+                                      large ? "shape.semi_axes (largest)" : "shape.semi_axes (smallest)",
+                                      large ? largest : smallest, "4/3 pi a b c", message, message_size);
+        }
         break;
     }
     case FD_SHAPE_PLANE: {

@@ -19,10 +19,12 @@
  * says why its fast paths are exact. */
 #include "io/number_format.h"
 
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* 10^k, exact in long double for k <= 27 (5^27 < 2^64). */
 static const long double power_of_ten[28] = {
@@ -394,6 +396,25 @@ void fd_text_integer(fd_text* text, int64_t value)
 bool fd_text_flush(fd_text* text, FILE* file)
 {
     bool ok = !text->failed && (text->length == 0 || fwrite(text->bytes, 1, text->length, file) == text->length);
+    text->length = 0;
+    return ok;
+}
+
+bool fd_text_write(fd_text* text, int descriptor)
+{
+    bool ok = !text->failed;
+    size_t done = 0;
+    while (ok && done < text->length) {
+        ssize_t wrote = write(descriptor, text->bytes + done, text->length - done);
+        if (wrote < 0 && errno == EINTR) {
+            continue; /* a caught signal before anything was written */
+        }
+        if (wrote == 0) {
+            errno = EIO; /* nothing taken and no reason given: do not loop */
+        }
+        ok = wrote > 0;
+        done += ok ? (size_t)wrote : 0;
+    }
     text->length = 0;
     return ok;
 }

@@ -11,9 +11,9 @@
  * fd_parse_double reads a decimal back as strtod does, four times faster
  * for the digits %.17g writes.
  *
- * fd_text is an append-only byte buffer written to a FILE in large blocks:
- * a row is formatted into it with plain stores instead of one stdio call
- * per number. */
+ * fd_text is an append-only byte buffer written to a FILE or a file
+ * descriptor in large blocks: a row is formatted into it with plain stores
+ * instead of one stdio call per number. */
 #ifndef FD_IO_NUMBER_FORMAT_H
 #define FD_IO_NUMBER_FORMAT_H
 
@@ -49,6 +49,11 @@ void fd_text_integer(fd_text* text, int64_t value);
 /* Writes what is buffered to file and empties the buffer; false on a write
  * error or an earlier out-of-memory. */
 bool fd_text_flush(fd_text* text, FILE* file);
+/* The same to a file descriptor, through write(2) and no other buffer: one
+ * call for the whole text unless the kernel takes less (then the rest, in
+ * order). A caller that appends only whole rows so puts only whole rows in
+ * each call. */
+bool fd_text_write(fd_text* text, int descriptor);
 void fd_text_free(fd_text* text);
 
 #endif

@@ -14,9 +14,15 @@
  * a whole step. csv_interval = 0 writes every step. The VTU snapshots follow
  * the same rule with vtu_interval (0 = none). A step is never written twice.
  *
- * Crash safety. Every CSV file is flushed after each write and each PVD index
- * is rewritten (to a temporary file, then renamed) after every snapshot, so a
- * run that stops early leaves complete rows and a readable collection.
+ * Crash safety. CSV rows reach their file through write(2) calls of whole
+ * rows only (no stdio buffer that could hold half a row): the rows of an
+ * output time go out in blocks cut at row ends, and the last block before
+ * fd_output_write returns. So a process killed between two write calls
+ * (SIGKILL, or any signal the caller does not catch) leaves files that end
+ * with a whole row; a kill inside one large write may still cut it short at
+ * a page, which no user-space writer can prevent (docs/guarantees.md). Each
+ * PVD index is rewritten (to a temporary file, then renamed) after every
+ * snapshot, so it is always a readable collection.
  *
  * A growing world. Bodies that inlets add between writes simply appear in the
  * next CSV rows and snapshots (every row and snapshot lists the bodies there
@@ -27,6 +33,7 @@
  * (the same characters, several times faster than printf). VTU snapshots
  * are binary by default (output_vtu.c). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
@@ -34,6 +41,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "core/math.h"
@@ -52,19 +60,33 @@ typedef struct fd_snapshot {
     int64_t step;
 } fd_snapshot;
 
+/* A CSV file, written with write(2) (see Crash safety above). */
+typedef struct csv_file {
+    bool open;
+    int descriptor;
+    const char* name;         /* "bodies.csv", for messages */
+    int64_t written;          /* bytes so far, header included */
+    int64_t header;           /* bytes of the header */
+} csv_file;
+
 struct fd_output {
     fd_output_settings settings;
-    FILE* bodies;
-    FILE* contacts;
-    FILE* energy;
-    FILE* events;
-    FILE* solver;             /* solver.csv: the complementarity stepper's iterations and residual */
+    csv_file bodies;
+    csv_file contacts;
+    csv_file energy;
+    csv_file events;
+    csv_file solver;          /* solver.csv: the complementarity stepper's iterations and residual */
     int64_t solver_step;      /* step written last to solver.csv (-1: none) */
     int64_t events_step;      /* step whose events were written last (-1: none) */
     int contact_column_count; /* model columns in the contacts.csv header */
     fd_text text;             /* CSV rows being formatted (number_format.h) */
     fd_schedule csv;
     fd_schedule vtu;
+    /* What has been written, for fd_output_projected_bytes. */
+    int64_t csv_times;        /* CSV row times written */
+    int64_t step_rows;        /* steps with their events and solver rows written */
+    int64_t snapshot_bytes;   /* the snapshots' VTU files */
+    int64_t planes_bytes;     /* vtu/planes.vtu and the PVD indexes (rewritten, about constant) */
     fd_snapshot* snapshots;   /* VTU snapshots written so far, for the PVD indexes */
     int snapshot_count;
     int snapshot_capacity;
@@ -119,14 +141,23 @@ static const char* output_path(fd_output* output, const char* format, ...)
     return output->path;
 }
 
-static FILE* open_file(fd_output* output, const char* name)
+static bool open_csv(fd_output* output, csv_file* file, const char* name)
 {
     const char* path = output_path(output, "%s", name);
-    FILE* file = fopen(path, "w");
-    if (!file) {
+    int descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (descriptor < 0) {
         fd_fail(FD_ERR_IO, "output: cannot open '%s' for writing: %s", path, strerror(errno));
+        return false;
     }
-    return file;
+    *file = (csv_file){.open = true, .descriptor = descriptor, .name = name};
+    return true;
+}
+
+static bool close_csv(csv_file* file)
+{
+    bool ok = !file->open || close(file->descriptor) == 0;
+    file->open = false;
+    return ok;
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -138,13 +169,6 @@ static bool is_plane(const fd_world* world, fd_body_id id)
 
 static int body_index(fd_body_id id) { return id.index1 - 1; }
 
-static fd_status finish_write(FILE* file, const char* what)
-{
-    if (fflush(file) != 0 || ferror(file)) {
-        return fd_fail(FD_ERR_IO, "output: writing %s failed: %s", what, strerror(errno));
-    }
-    return FD_OK;
-}
 
 /* Is a row of this schedule due at this world time and step? */
 static bool schedule_due(const fd_schedule* schedule, double time, int64_t step, double time_step)
@@ -272,8 +296,10 @@ static void text_vec3(fd_text* text, fd_vec3 v)
 }
 
 /* Line 1: "# units: u1,u2,..."; line 2: the column names. */
-static void write_csv_header(fd_output* output, FILE* file, const char* const (*columns)[2], int count,
-                             const fd_world* world, int model_columns)
+static fd_status flush_rows(fd_output* output, csv_file* file, bool last);
+
+static fd_status write_csv_header(fd_output* output, csv_file* file, const char* const (*columns)[2],
+                                  int count, const fd_world* world, int model_columns)
 {
     fd_text* text = &output->text;
     fd_text_append(text, "# units: ", 9);
@@ -301,7 +327,9 @@ static void write_csv_header(fd_output* output, FILE* file, const char* const (*
         text_csv_name(text, fd_world_contact_column_name(world, c));
     }
     fd_text_char(text, '\n');
-    fd_text_flush(text, file); /* a write error shows in fd_output_open's finish_write */
+    fd_status status = flush_rows(output, file, true);
+    file->header = file->written;
+    return status;
 }
 
 /* "time,step," of a row, formatted once per output time. */
@@ -315,24 +343,27 @@ static void row_prefix(char* prefix, double time, int64_t step)
 }
 
 /* Rows are formatted into the output's text buffer and written in blocks
- * of about a megabyte (number_format.h: ~5x faster than fprintf). */
+ * of about a megabyte (number_format.h: ~5x faster than fprintf). Called
+ * after each whole row, so every block ends at a row's end; `last` writes
+ * what is left of an output time's rows. */
 enum { CSV_BLOCK_BYTES = 1 << 20 };
 
-static fd_status flush_rows(fd_output* output, FILE* file, const char* what, bool last)
+static fd_status flush_rows(fd_output* output, csv_file* file, bool last)
 {
     if (output->text.length < CSV_BLOCK_BYTES && !last) {
         return FD_OK;
     }
-    if (!fd_text_flush(&output->text, file)) {
-        return output->text.failed ? fd_fail(FD_ERR_OUT_OF_MEMORY, "output: out of memory writing %s", what)
-                                   : fd_fail(FD_ERR_IO, "output: writing %s failed: %s", what, strerror(errno));
+    file->written += (int64_t)output->text.length;
+    if (!fd_text_write(&output->text, file->descriptor)) {
+        return output->text.failed ? fd_fail(FD_ERR_OUT_OF_MEMORY, "output: out of memory writing %s", file->name)
+                                   : fd_fail(FD_ERR_IO, "output: writing %s failed: %s", file->name, strerror(errno));
     }
-    return last ? finish_write(file, what) : FD_OK;
+    return FD_OK;
 }
 
 static fd_status write_bodies_csv(fd_output* output, const fd_world* world, double time, int64_t step)
 {
-    FILE* file = output->bodies;
+    csv_file* file = &output->bodies;
     fd_text* text = &output->text;
     char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
     row_prefix(prefix, time, step);
@@ -358,9 +389,9 @@ static fd_status write_bodies_csv(fd_output* output, const fd_world* world, doub
         text_vec3(text, s.velocity);
         text_vec3(text, s.angular_velocity);
         fd_text_char(text, '\n');
-        status = flush_rows(output, file, "bodies.csv", false);
+        status = flush_rows(output, file, false);
     }
-    return status == FD_OK ? flush_rows(output, file, "bodies.csv", true) : status;
+    return status == FD_OK ? flush_rows(output, file, true) : status;
 }
 
 /* Contacts can be written only after a force pass that recorded them. */
@@ -381,7 +412,7 @@ static fd_status write_contacts_csv(fd_output* output, const fd_world* world, do
     if (recorded != FD_OK) {
         return recorded;
     }
-    FILE* file = output->contacts;
+    csv_file* file = &output->contacts;
     fd_text* text = &output->text;
     char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
     row_prefix(prefix, time, step);
@@ -427,12 +458,12 @@ static fd_status write_contacts_csv(fd_output* output, const fd_world* world, do
             text_value(text, (c.columns && m < c.column_count) ? c.columns[m] : NAN);
         }
         fd_text_char(text, '\n');
-        status = flush_rows(output, file, "contacts.csv", false);
+        status = flush_rows(output, file, false);
         if (status != FD_OK) {
             return status;
         }
     }
-    return flush_rows(output, file, "contacts.csv", true);
+    return flush_rows(output, file, true);
 }
 
 static fd_status write_energy_csv(fd_output* output, const fd_world* world, double time, int64_t step)
@@ -443,17 +474,25 @@ static fd_status write_energy_csv(fd_output* output, const fd_world* world, doub
     for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
         total += e.stored[m];
     }
-    fprintf(output->energy, "%.17g,%lld,%.17g,%.17g,%.17g", time, (long long)step, e.kinetic_translational,
-            e.kinetic_rotational, e.gravitational);
+    fd_text* text = &output->text;
+    char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
+    row_prefix(prefix, time, step);
+    fd_text_append(text, prefix, strlen(prefix) - 1); /* without its trailing comma */
+    text_value(text, e.kinetic_translational);
+    text_value(text, e.kinetic_rotational);
+    text_value(text, e.gravitational);
     const double* books[] = {e.stored, e.dashpot, e.slip, e.created};
     for (int k = 0; k < 4; ++k) {
         for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-            fprintf(output->energy, ",%.17g", books[k][m]);
+            text_value(text, books[k][m]);
         }
     }
-    fprintf(output->energy, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", e.released, e.external_work, e.constraint_work,
-            e.inserted, total, e.closure_error);
-    return finish_write(output->energy, "energy.csv");
+    const double tail[] = {e.released, e.external_work, e.constraint_work, e.inserted, total, e.closure_error};
+    for (int k = 0; k < COUNT_OF(tail); ++k) {
+        text_value(text, tail[k]);
+    }
+    fd_text_char(text, '\n');
+    return flush_rows(output, &output->energy, true);
 }
 
 /* Every event of the last force pass (events are not sampled: each is written once). */
@@ -472,12 +511,12 @@ static fd_status write_events_csv(fd_output* output, const fd_world* world)
         fd_text_char(text, ',');
         text_csv_name(text, fd_body_get_info(world, e->body_j).name);
         fd_text_char(text, '\n');
-        fd_status status = flush_rows(output, output->events, "events.csv", false);
+        fd_status status = flush_rows(output, &output->events, false);
         if (status != FD_OK) {
             return status;
         }
     }
-    return flush_rows(output, output->events, "events.csv", true);
+    return flush_rows(output, &output->events, true);
 }
 
 static fd_status write_csv_row(fd_output* output, const fd_world* world)
@@ -485,15 +524,16 @@ static fd_status write_csv_row(fd_output* output, const fd_world* world)
     double time = fd_world_time(world);
     int64_t step = fd_world_step_count(world);
     fd_status status = FD_OK;
-    if (output->bodies && status == FD_OK) {
+    if (output->bodies.open && status == FD_OK) {
         status = write_bodies_csv(output, world, time, step);
     }
-    if (output->contacts && status == FD_OK) {
+    if (output->contacts.open && status == FD_OK) {
         status = write_contacts_csv(output, world, time, step);
     }
-    if (output->energy && status == FD_OK) {
+    if (output->energy.open && status == FD_OK) {
         status = write_energy_csv(output, world, time, step);
     }
+    output->csv_times += 1;
     return status;
 }
 
@@ -527,6 +567,13 @@ static fd_status write_pvd(fd_output* output, const char* name)
                        strerror(errno));
     }
     return FD_OK;
+}
+
+/* A file's size in bytes; 0 when it cannot be read. */
+static int64_t file_bytes(const char* path)
+{
+    struct stat info;
+    return stat(path, &info) == 0 ? (int64_t)info.st_size : 0;
 }
 
 static fd_status write_snapshot(fd_output* output, const fd_world* world)
@@ -569,10 +616,15 @@ static fd_status write_snapshot(fd_output* output, const fd_world* world)
     }
     output->snapshots[index] = (fd_snapshot){fd_world_time(world), fd_world_step_count(world)};
     output->snapshot_count = index + 1;
+    output->snapshot_bytes += file_bytes(output_path(output, "vtu/bodies_%06d.vtu", index)) +
+                              file_bytes(output_path(output, "vtu/contacts_%06d.vtu", index));
     status = write_pvd(output, "bodies");
     if (status == FD_OK) {
         status = write_pvd(output, "contacts");
     }
+    output->planes_bytes = file_bytes(output_path(output, "vtu/planes.vtu")) +
+                           file_bytes(output_path(output, "bodies.pvd")) +
+                           file_bytes(output_path(output, "contacts.pvd"));
     return status;
 }
 
@@ -583,20 +635,9 @@ static void output_free(fd_output* output)
     if (!output) {
         return;
     }
-    if (output->bodies) {
-        fclose(output->bodies);
-    }
-    if (output->contacts) {
-        fclose(output->contacts);
-    }
-    if (output->energy) {
-        fclose(output->energy);
-    }
-    if (output->events) {
-        fclose(output->events);
-    }
-    if (output->solver) {
-        fclose(output->solver);
+    csv_file* files[5] = {&output->bodies, &output->contacts, &output->energy, &output->events, &output->solver};
+    for (int i = 0; i < 5; ++i) {
+        close_csv(files[i]);
     }
     free(output->snapshots);
     free(output->path);
@@ -647,34 +688,38 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
         output_free(output);
         return NULL;
     }
-    if (settings->bodies_csv) {
-        output->bodies = open_file(output, "bodies.csv");
-        if (!output->bodies) {
-            output_free(output);
-            return NULL;
-        }
-        write_csv_header(output, output->bodies, bodies_columns, COUNT_OF(bodies_columns), world, 0);
+    /* The CSV files, each with its header written. */
+    output->contact_column_count = settings->contacts_csv ? fd_world_contact_column_count(world) : 0;
+    if (output->contact_column_count < 0) {
+        output->contact_column_count = 0;
     }
-    if (settings->contacts_csv) {
-        output->contacts = open_file(output, "contacts.csv");
-        if (!output->contacts) {
+    struct {
+        bool wanted;
+        csv_file* file;
+        const char* name;
+        const char* const (*columns)[2];
+        int count, model_columns;
+    } csvs[] = {
+        {settings->bodies_csv, &output->bodies, "bodies.csv", bodies_columns, COUNT_OF(bodies_columns), 0},
+        {settings->contacts_csv, &output->contacts, "contacts.csv", contacts_columns, COUNT_OF(contacts_columns),
+         output->contact_column_count},
+        {settings->energy_csv, &output->energy, "energy.csv", energy_columns, COUNT_OF(energy_columns), 0},
+        {settings->events_csv, &output->events, "events.csv", events_columns, COUNT_OF(events_columns), 0},
+        {any_csv && fd_world_get_def(world).stepper == FD_STEPPER_COMPLEMENTARITY, &output->solver, "solver.csv",
+         solver_columns, COUNT_OF(solver_columns), 0},
+    };
+    output->events_step = -1;
+    output->solver_step = -1;
+    for (int i = 0; i < COUNT_OF(csvs); ++i) {
+        if (!csvs[i].wanted) {
+            continue;
+        }
+        if (!open_csv(output, csvs[i].file, csvs[i].name) ||
+            write_csv_header(output, csvs[i].file, csvs[i].columns, csvs[i].count, world, csvs[i].model_columns) !=
+                FD_OK) {
             output_free(output);
             return NULL;
         }
-        output->contact_column_count = fd_world_contact_column_count(world);
-        if (output->contact_column_count < 0) {
-            output->contact_column_count = 0;
-        }
-        write_csv_header(output, output->contacts, contacts_columns, COUNT_OF(contacts_columns), world,
-                         output->contact_column_count);
-    }
-    if (settings->energy_csv) {
-        output->energy = open_file(output, "energy.csv");
-        if (!output->energy) {
-            output_free(output);
-            return NULL;
-        }
-        write_csv_header(output, output->energy, energy_columns, COUNT_OF(energy_columns), world, 0);
     }
     if (any_vtu) {
         status = fd_vtu_write_planes(world, output_path(output, "vtu/planes.vtu"), output->settings.vtu_ascii);
@@ -683,37 +728,53 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
             return NULL;
         }
     }
-    output->events_step = -1;
-    output->solver_step = -1;
-    if (settings->events_csv) {
-        output->events = open_file(output, "events.csv");
-        if (!output->events) {
-            output_free(output);
-            return NULL;
-        }
-        write_csv_header(output, output->events, events_columns, COUNT_OF(events_columns), world, 0);
-    }
-    if (any_csv && fd_world_get_def(world).stepper == FD_STEPPER_COMPLEMENTARITY) {
-        output->solver = open_file(output, "solver.csv");
-        if (!output->solver) {
-            output_free(output);
-            return NULL;
-        }
-        write_csv_header(output, output->solver, solver_columns, COUNT_OF(solver_columns), world, 0);
-    }
-    FILE* files[5] = {output->bodies, output->contacts, output->energy, output->events, output->solver};
-    for (int i = 0; i < 5; ++i) {
-        if (files[i] && finish_write(files[i], "a CSV header") != FD_OK) {
-            output_free(output);
-            return NULL;
-        }
-    }
     return output;
+}
+
+double fd_output_projected_bytes(const fd_output* output, const fd_world* world, double duration)
+{
+    if (!output || !world) {
+        return 0.0;
+    }
+    const csv_file* sampled[3] = {&output->bodies, &output->contacts, &output->energy};
+    const csv_file* stepped[2] = {&output->events, &output->solver};
+    double written = (double)(output->snapshot_bytes + output->planes_bytes);
+    double sampled_rows = 0.0, stepped_rows = 0.0;
+    for (int i = 0; i < 3; ++i) {
+        written += (double)sampled[i]->written;
+        sampled_rows += (double)(sampled[i]->written - sampled[i]->header);
+    }
+    for (int i = 0; i < 2; ++i) {
+        written += (double)stepped[i]->written;
+        stepped_rows += (double)(stepped[i]->written - stepped[i]->header);
+    }
+    /* What is still due: row times and snapshots by their schedules (a
+     * first write at t = 0, then one per interval, or one per step), and
+     * the per-step rows at every step. */
+    double dt = fd_world_time_step(world);
+    double steps = floor(duration / dt + 0.5);
+    double done_steps = (double)fd_world_step_count(world);
+    double due_times = output->csv.interval < 0.0  ? 0.0
+                       : output->csv.interval == 0.0 ? steps + 1.0
+                                                     : floor(duration / output->csv.interval + 0.5) + 1.0;
+    double due_snapshots = output->vtu.interval <= 0.0 ? 0.0 : floor(duration / output->vtu.interval + 0.5) + 1.0;
+    double projected = written;
+    if (output->csv_times > 0 && due_times > (double)output->csv_times) {
+        projected += sampled_rows / (double)output->csv_times * (due_times - (double)output->csv_times);
+    }
+    if (output->snapshot_count > 0 && due_snapshots > (double)output->snapshot_count) {
+        projected += (double)output->snapshot_bytes / output->snapshot_count *
+                     (due_snapshots - (double)output->snapshot_count);
+    }
+    if (output->step_rows > 0 && steps + 1.0 > done_steps + 1.0) {
+        projected += stepped_rows / (double)output->step_rows * (steps - done_steps);
+    }
+    return projected;
 }
 
 bool fd_output_writes_contacts(const fd_output* output)
 {
-    return output && (output->contacts || output->vtu.interval >= 0.0);
+    return output && (output->contacts.open || output->vtu.interval >= 0.0);
 }
 
 bool fd_output_wants_contacts(const fd_output* output, const fd_world* world)
@@ -724,7 +785,7 @@ bool fd_output_wants_contacts(const fd_output* output, const fd_world* world)
     double dt = fd_world_time_step(world);
     double time = fd_world_time(world) + dt;
     int64_t step = fd_world_step_count(world) + 1;
-    return (output->contacts && schedule_due(&output->csv, time, step, dt)) || schedule_due(&output->vtu, time, step, dt);
+    return (output->contacts.open && schedule_due(&output->csv, time, step, dt)) || schedule_due(&output->vtu, time, step, dt);
 }
 
 fd_status fd_output_write(fd_output* output, const fd_world* world)
@@ -744,16 +805,26 @@ fd_status fd_output_write(fd_output* output, const fd_world* world)
         status = write_snapshot(output, world);
         schedule_mark(&output->vtu, time, step, dt);
     }
-    if (status == FD_OK && output->events && output->events_step != step) {
+    if (status == FD_OK && output->events.open && output->events_step != step) {
         status = write_events_csv(output, world);
         output->events_step = step;
     }
+    if ((output->events.open && output->events_step != step) || (output->solver.open && output->solver_step != step)) {
+        output->step_rows += 1; /* a step whose events and solver row go out now */
+    }
     /* The solver's iterations and residual: every step, not sampled. */
-    if (status == FD_OK && output->solver && output->solver_step != step) {
+    if (status == FD_OK && output->solver.open && output->solver_step != step) {
         fd_solver_stats stats = fd_world_solver_stats(world);
-        fprintf(output->solver, "%.17g,%lld,%d,%.17g,%d\n", time, (long long)step, stats.iterations, stats.residual,
-                stats.contacts);
-        status = finish_write(output->solver, "solver.csv");
+        fd_text* text = &output->text;
+        char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
+        row_prefix(prefix, time, step);
+        fd_text_append(text, prefix, strlen(prefix));
+        fd_text_integer(text, stats.iterations);
+        text_value(text, stats.residual);
+        fd_text_char(text, ',');
+        fd_text_integer(text, stats.contacts);
+        fd_text_char(text, '\n');
+        status = flush_rows(output, &output->solver, true);
         output->solver_step = step;
     }
     return status;
@@ -778,13 +849,10 @@ fd_status fd_output_close(fd_output* output, const fd_world* world)
             schedule_mark(&output->vtu, time, step, dt);
         }
     }
-    FILE** files[5] = {&output->bodies, &output->contacts, &output->energy, &output->events, &output->solver};
+    csv_file* files[5] = {&output->bodies, &output->contacts, &output->energy, &output->events, &output->solver};
     for (int i = 0; i < 5; ++i) {
-        if (*files[i]) {
-            if (fclose(*files[i]) != 0 && status == FD_OK) {
-                status = fd_fail(FD_ERR_IO, "output: closing a CSV file failed: %s", strerror(errno));
-            }
-            *files[i] = NULL;
+        if (files[i]->open && !close_csv(files[i]) && status == FD_OK) {
+            status = fd_fail(FD_ERR_IO, "output: closing %s failed: %s", files[i]->name, strerror(errno));
         }
     }
     output_free(output);

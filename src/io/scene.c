@@ -22,6 +22,7 @@
 
 #include "core/error.h"
 #include "core/math.h"
+#include "core/report.h"
 #include "io/scene_internal.h"
 
 static const char* const shape_type_names[] = {"sphere", "plane", "ellipsoid"};
@@ -525,6 +526,89 @@ static void file_stem(const char* path, char* stem, size_t size)
     stem[length] = '\0';
 }
 
+/* Memory a body costs over a run, beyond fd_world_bytes_per_body: its name
+ * and name-index slots (about 48 B for names like "grain1234567"), and the
+ * neighbour list and contact records of a settled packing, about 450 B
+ * (bench/README.md at 10^6 spheres, hooke + dsds: 104 B of lists per body
+ * and 1.79 contacts of 194 B). Laws with long histories take more. */
+enum { NAME_BYTES = 48, PACKING_BYTES = 450 };
+
+/* A clear error before the bodies are allocated when the scene's bodies,
+ * inlets' spheres included, would need more memory than the machine has
+ * free: 10^7 generated spheres once took 13.7 GiB with no word. The message
+ * names the largest generator or inlet. FRICDEM_NO_MEMORY_CHECK=1 skips it
+ * (a machine whose free memory is not what /proc/meminfo says). */
+static fd_status check_memory(fd_scene_ctx* ctx, const fd_scene_file* file, int64_t bodies)
+{
+    const fd_scene_inlet* inlets = file->inlets.items;
+    for (int i = 0; i < file->inlets.count; ++i) {
+        bodies += inlets[i].count;
+    }
+    const char* skip = getenv("FRICDEM_NO_MEMORY_CHECK");
+    if (bodies <= 0 || (skip != NULL && strcmp(skip, "1") == 0)) {
+        return FD_OK;
+    }
+    char source[128];
+    int64_t available = fd_available_memory(source, sizeof source);
+    double per_body = (double)fd_world_bytes_per_body() + NAME_BYTES + PACKING_BYTES;
+    double needed = (double)bodies * per_body;
+    if (available < 0 || needed <= (double)available) {
+        return FD_OK;
+    }
+    /* The largest single source of bodies, for the message's FILE:LINE. */
+    const yaml_node_t* node = NULL;
+    char path[64] = "";
+    int64_t largest = 0;
+    const fd_scene_generator* generators = file->generators.items;
+    for (int g = 0; g < file->generators.count; ++g) {
+        if (generators[g].count > largest) {
+            largest = generators[g].count;
+            node = fd_scene_given(&fd_scene_generator_table, &generators[g], "count");
+            snprintf(path, sizeof path, "generators[%d].count", g);
+        }
+    }
+    for (int i = 0; i < file->inlets.count; ++i) {
+        if (inlets[i].count > largest) {
+            largest = inlets[i].count;
+            node = fd_scene_given(&fd_scene_inlet_table, &inlets[i], "count");
+            snprintf(path, sizeof path, "inlets[%d].count", i);
+        }
+    }
+    char needed_text[32], available_text[32];
+    fd_format_bytes(needed, needed_text, sizeof needed_text);
+    fd_format_bytes((double)available, available_text, sizeof available_text);
+    return fd_scene_fail(ctx, node, path,
+                         "the scene's %lld bodies need about %s (%.0f B each: %zu B of states, mass and shape, %d B "
+                         "of name, %d B of neighbour list and contacts in a packing), more than the %s of memory "
+                         "free (%s): lower the count, or run on a larger machine (FRICDEM_NO_MEMORY_CHECK=1 tries "
+                         "anyway)",
+                         (long long)bodies, needed_text, per_body, fd_world_bytes_per_body(), (int)NAME_BYTES,
+                         (int)PACKING_BYTES, available_text, source);
+}
+
+/* The run takes round(duration / step) steps, counted in an int64 and as
+ * the double t = n step: at most 2^53 (9.0e15), the last count a double
+ * holds exactly. More once wrapped to -9223372036854775808 steps, and the
+ * run did nothing and exited 0. The message points at the duration when it
+ * is beyond any simulated time (above 1e9 s, 30 years), else at the step. */
+static fd_status check_step_count(fd_scene_ctx* ctx, const fd_scene_time* time)
+{
+    const double most_steps = 9007199254740992.0; /* 2^53 */
+    double steps = time->duration / time->step;
+    if (steps <= most_steps) {
+        return FD_OK;
+    }
+    bool blame_duration = time->duration > 1e9;
+    const char* key = blame_duration ? "duration" : "step";
+    char path[32];
+    snprintf(path, sizeof path, "time.%s", key);
+    return fd_scene_fail(ctx, fd_scene_given(&fd_scene_time_table, time, key), path,
+                         "%g s of duration in steps of %g s is %.3g steps, more than a run can count (at most 2^53 "
+                         "= 9.0e15 steps): %s",
+                         time->duration, time->step, steps,
+                         blame_duration ? "shorten time.duration" : "lengthen time.step");
+}
+
 static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const char* path, fd_scene* out)
 {
     if (file->name) {
@@ -545,6 +629,10 @@ static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const
     }
     snprintf(out->path, sizeof out->path, "%s", path);
     out->duration = file->time.duration;
+    fd_status counted = check_step_count(ctx, &file->time);
+    if (counted != FD_OK) {
+        return counted;
+    }
 
     const fd_scene_output_keys* o = &file->output;
     fd_output_settings* settings = &out->output;
@@ -578,7 +666,9 @@ static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const
             total += ((const fd_scene_generator*)file->generators.items)[g].count;
         }
         ctx->bodies_total = total;
-        if (total > 0 && total < INT32_MAX && fd_world_reserve_bodies(out->world, (int)total) != FD_OK) {
+        status = check_memory(ctx, file, total);
+        if (status == FD_OK && total > 0 && total < INT32_MAX &&
+            fd_world_reserve_bodies(out->world, (int)total) != FD_OK) {
             status = fd_scene_fail(ctx, NULL, "", "%s", fd_last_error());
         }
     }

@@ -49,7 +49,7 @@ static const fd_scene_key time_keys[] = {
     {.name = "duration",
      .type = FD_SCENE_NUMBER,
      .unit = "s",
-     .doc = "simulated time to run; the run takes round(duration / step) steps",
+     .doc = "simulated time to run; the run takes round(duration / step) steps, at most 2^53",
      .flags = FD_SCENE_REQUIRED,
      .range = GE0,
      .offset = offsetof(fd_scene_time, duration)},
@@ -1019,6 +1019,16 @@ static fd_status parse_number(fd_scene_ctx* ctx, const yaml_node_t* node, const 
         if (errno == ERANGE && v == 0.0) {
             *out = v; /* underflow to zero is harmless */
             return FD_OK;
+        }
+        if (errno == ERANGE && isfinite(v)) {
+            /* Subnormal: fewer digits than a double has, and its square is 0. */
+            return fd_scene_fail(ctx, node, path,
+                                 "'%s' is too small to compute with: below 2.2e-308 in magnitude, the smallest "
+                                 "normal double (it keeps fewer digits, and its square is 0)",
+                                 text);
+        }
+        if (errno == ERANGE) {
+            return fd_scene_fail(ctx, node, path, "'%s' is too large: beyond 1.8e308, the largest double", text);
         }
         return fd_scene_fail(ctx, node, path, "expected a finite number, got '%s'", text);
     }

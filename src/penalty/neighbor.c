@@ -399,7 +399,9 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
         }
         penalty->reference_capacity = capacity;
     }
-    memcpy(penalty->reference_position, world->position, (size_t)n * sizeof(fd_vec3));
+    if (n > 0) { /* without bodies both arrays may be null, which memcpy must never see */
+        memcpy(penalty->reference_position, world->position, (size_t)n * sizeof(fd_vec3));
+    }
     penalty->max_displacement_squared = 0.0;
     penalty->rebuilds++;
     return FD_OK;

@@ -345,7 +345,7 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
         extent[a] = (int64_t)count;
         cells *= count;
     }
-    if (cells > 4.0 * gridded + 64.0) {
+    if (cells > 4.0 * gridded + 64.0 || cells > (double)INT32_MAX - 2.0) { /* cell_of is an int32 */
         return 0;
     }
     int64_t cell_count = (int64_t)cells;

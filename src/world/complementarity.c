@@ -206,9 +206,12 @@ static void project_box(const nsc_box* box, double* x)
 
 /* ---------------------------------------------------------------- set-up */
 
+/* Every array is allocated, even for no entries: the solver's memcpy and
+ * memset calls may pass zero bytes (no contacts, no bodies), and a null
+ * pointer is undefined behaviour for them even then (C17 7.24.1). */
 static bool grow(void** array, int* capacity, int needed, size_t size)
 {
-    if (needed <= *capacity) {
+    if (needed <= *capacity && *array != NULL) {
         return true;
     }
     int next = needed + needed / 2 + 16;

@@ -15,6 +15,7 @@
  *
  * Periodic boundaries: the narrow phase meets body j through its image
  * nearest to body i (fd_periodic_offset); the contact keeps that offset. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -149,6 +150,26 @@ static void release_stored_energy(fd_world* world, const fd_contact* contact)
     }
 }
 
+/* A contact's loads, slip state and reaction columns before the solver has
+ * run on it: zero reactions (NaN in the columns its law lacks, as the
+ * solver leaves them). The contacts of the initial state are written out
+ * as they are (t = 0, no step yet), so nothing here may stay unwritten. */
+static void clear_reactions(const fd_world* world, fd_contact* contact, double* columns)
+{
+    contact->loads = (fd_contact_loads){0};
+    contact->slip_flags = 0;
+    for (int k = 0; k < world->column_count; ++k) {
+        columns[k] = NAN;
+    }
+    const fd_contact_law* law = &world->laws[contact->law];
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        const fd_submodel* model = law->submodel[m];
+        for (int k = 0; model != NULL && k < model->column_count; ++k) {
+            columns[law->column_index[m][k]] = 0.0;
+        }
+    }
+}
+
 static fd_status build_contact_set(fd_world* world)
 {
     fd_contact_set swap = world->previous;
@@ -192,6 +213,7 @@ static fd_status build_contact_set(fd_world* world)
         contact->law = law;
         contact->geometry = world->candidate_geometry[k];
         contact->image_offset = world->candidate_offset[k];
+        clear_reactions(world, contact, now->columns + (size_t)count * (size_t)columns);
         if (old < before->count && before->contacts[old].key == key && before->contacts[old].law == law) {
             contact->id = before->contacts[old].id;
             contact->first_step = before->contacts[old].first_step;

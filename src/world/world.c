@@ -735,12 +735,23 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
     if (def->type == FD_BODY_DYNAMIC) {
         double m = def->mass > 0.0 ? def->mass : world->materials[cold->material].density * fd_shape_volume(&shape);
         if (!(m > 0.0) || !isfinite(m)) {
-            fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': mass must be > 0 kg (got %g)", label, m);
+            /* Not a given mass (checked above): density x volume left the doubles. */
+            fd_fail(FD_ERR_INVALID_ARGUMENT,
+                    "body '%s': its mass, density %g kg/m^3 x volume %g m^3 = %g kg, is not a finite number > 0 "
+                    "(the body is too large or too small, or its density too high, for double precision)",
+                    label, world->materials[cold->material].density, fd_shape_volume(&shape), m);
             return null_id;
         }
         fd_vec3 inertia = vec_zero(def->inertia) ? fd_v3_scale(m, fd_shape_unit_inertia(&shape)) : def->inertia;
         if (shape.type == FD_SHAPE_PLANE && vec_zero(def->inertia)) {
             inertia = fd_v3(m, m, m); /* never used: its rotations are locked */
+        }
+        if (!vec_positive(inertia) || !(fmin(inertia.x, fmin(inertia.y, inertia.z)) >= DBL_MIN)) {
+            fd_fail(FD_ERR_INVALID_ARGUMENT,
+                    "body '%s': its moments of inertia (%g, %g, %g) kg m^2 are not finite numbers > 2.2e-308 "
+                    "(mass %g kg and size out of double precision's range)",
+                    label, inertia.x, inertia.y, inertia.z, m);
+            return null_id;
         }
         cold->mass = m;
         mass->inverse_mass = 1.0 / m;
@@ -1179,6 +1190,11 @@ fd_status fd_world_step(fd_world* world)
         return fd_penalty_step(world); /* src/penalty/stepper.c */
     }
     /* The complementarity stepper: copies of the state for rollback. */
+    if (world->body_capacity == 0 && fd_world_reserve_bodies(world, 1) != FD_OK) {
+        /* No bodies yet (an inlet may bring them), so no arrays: the copies
+         * below must not hand memcpy null pointers, even for zero bytes. */
+        return FD_ERR_OUT_OF_MEMORY;
+    }
     size_t n = (size_t)world->body_count;
     memcpy(world->saved_position, world->position, n * sizeof *world->position);
     memcpy(world->saved_orientation, world->orientation, n * sizeof *world->orientation);
@@ -1388,12 +1404,17 @@ fd_world_profile fd_world_get_profile(const fd_world* world)
     return profile;
 }
 
+size_t fd_world_bytes_per_body(void)
+{
+    return 2 * sizeof(fd_body_state) + 4 * sizeof(fd_vec3) + sizeof(fd_body_mass) + sizeof(fd_body_cold) +
+           sizeof(fd_body_motion) + sizeof(double) + 2 * sizeof(bool) + sizeof(fd_vec3) + sizeof(double);
+}
+
 fd_world_memory fd_world_get_memory(const fd_world* world)
 {
     fd_world_memory memory = {0};
     size_t capacity = (size_t)world->body_capacity;
-    size_t per_body = 2 * sizeof(fd_body_state) + 4 * sizeof(fd_vec3) + sizeof(fd_body_mass) + sizeof(fd_body_cold) +
-                      sizeof(fd_body_motion) + sizeof(double) + 2 * sizeof(bool) + sizeof(fd_vec3) + sizeof(double);
+    size_t per_body = fd_world_bytes_per_body();
     memory.bodies = capacity * per_body + (size_t)world->name_slot_count * sizeof(struct fd_name_slot);
     for (int b = 0; b < world->body_count; ++b) {
         memory.bodies += strlen(world->colds[b].name) + 1;
