@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/error.h"
 #include "core/math.h"
 #include "core/report.h"
 #include "fricdem/fricdem.h"
@@ -268,7 +269,7 @@ Test(reliability, the_projected_output_bytes_match_what_the_run_writes)
     add_sphere(world, m, "ball", fd_v3(0, 0, 1));
     fd_output_settings settings = {0};
     snprintf(settings.directory, sizeof settings.directory, "%s", dir);
-    settings.csv_interval = 0.0;
+    settings.csv_interval = 1e-300; /* below the step: every step, never 1e297 row times */
     settings.bodies_csv = true;
     settings.energy_csv = true;
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
@@ -304,4 +305,58 @@ Test(reliability, the_projected_output_bytes_match_what_the_run_writes)
               written);
     cr_assert_eq(at_end, written, "at the end the projection is what was written");
     fd_world_free(world);
+}
+
+/* ---------------------------------------------------------------- inlets beyond a double's reach */
+
+static const char* inlet_scene(const char* low, const char* high)
+{
+    static char text[1024];
+    snprintf(text, sizeof text,
+             "time: {step: 1.0e-4, duration: 0.001}\n"
+             "materials: [{name: glass, density: 2500}]\n"
+             "contacts:\n"
+             "  - {materials: [glass, glass], normal: {model: hooke, k_n: 1.0e5}}\n"
+             "inlets:\n"
+             "  - {name: p, material: glass, radius: 0.005, rate: 1000, count: 5,\n"
+             "     region: {box: {min: [%s, 0, 0], max: [%s, 1, 1]}}}\n",
+             low, high);
+    return text;
+}
+
+Test(reliability, an_inlet_region_2e300_m_long_pours_without_overflowing_its_grid)
+{
+    /* Its cell grid once converted 2e300 / 0.01 cells to an int64: a crash. */
+    char path[] = "/tmp/fricdem_test_reliability_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_neq(fd, -1);
+    const char* text = inlet_scene("-1.0e300", "1.0e300");
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    fd_scene scene;
+    fd_status loaded = fd_scene_load(path, NULL, 0, &scene);
+    unlink(path);
+    cr_assert_eq(loaded, FD_OK, "%s", fd_last_error());
+    for (int k = 0; k < 10; ++k) {
+        cr_assert_eq(fd_world_step(scene.world), FD_OK, "%s", fd_last_error());
+    }
+    fd_inlet_info inlet = fd_world_get_inlet_info(scene.world, 0);
+    cr_assert_eq(inlet.inserted, 1, "%lld spheres inserted by t = 1 ms at 1000/s", (long long)inlet.inserted);
+    fd_scene_free(&scene);
+}
+
+Test(reliability, an_inlet_region_longer_than_the_largest_double_is_an_error_at_load)
+{
+    /* Once a sphere was placed at inf, and the step's error came out garbled
+     * ("inlet 'p' at step 10 ...: inlet 'p' at step 10 ...: d external loads"). */
+    expect_message(scene_error(inlet_scene("-1.0e308", "1.0e308")), "6: inlets[0]: ",
+                   "box from -1e+308 m to 1e+308 m along x is longer than the largest double");
+}
+
+Test(reliability, an_error_message_may_quote_the_last_one)
+{
+    fd_fail(FD_ERR_INVALID_ARGUMENT, "body 'b': position, velocities and external loads must be finite");
+    fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet 'p' at step 10: %s", fd_last_error());
+    cr_assert_str_eq(fd_last_error(),
+                     "inlet 'p' at step 10: body 'b': position, velocities and external loads must be finite");
 }

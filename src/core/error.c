@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "fricdem/fricdem.h"
 
@@ -9,10 +10,15 @@ static _Thread_local char last_error[2048];
 
 fd_status fd_fail(fd_status status, const char* format, ...)
 {
+    /* Through a copy: a caller may pass fd_last_error() itself as an
+     * argument ("inlet 'p' at step 10: %s"), and vsnprintf must not read
+     * the buffer it writes (the message came out garbled). */
+    char message[sizeof last_error];
     va_list args;
     va_start(args, format);
-    vsnprintf(last_error, sizeof last_error, format, args);
+    vsnprintf(message, sizeof message, format, args);
     va_end(args);
+    memcpy(last_error, message, sizeof last_error);
     return status;
 }
 

@@ -758,6 +758,9 @@ double fd_output_projected_bytes(const fd_output* output, const fd_world* world,
                        : output->csv.interval == 0.0 ? steps + 1.0
                                                      : floor(duration / output->csv.interval + 0.5) + 1.0;
     double due_snapshots = output->vtu.interval <= 0.0 ? 0.0 : floor(duration / output->vtu.interval + 0.5) + 1.0;
+    /* A step is never written twice: an interval below the step writes every step. */
+    due_times = fmin(due_times, steps + 1.0);
+    due_snapshots = fmin(due_snapshots, steps + 1.0);
     double projected = written;
     if (output->csv_times > 0 && due_times > (double)output->csv_times) {
         projected += sampled_rows / (double)output->csv_times * (due_times - (double)output->csv_times);

@@ -153,12 +153,24 @@ static fd_status check_def(const fd_world* world, const fd_inlet_def* def, doubl
             return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': thickness must be >= 0 m (got %g)", name,
                            def->thickness);
         }
+        for (int axis = 0; axis < 3; ++axis) { /* where a sphere may go: finite, or it is placed at inf */
+            if (!isfinite(fabs(fd_v3_component(def->center, axis)) + def->disk_radius + def->thickness)) {
+                return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                               "inlet '%s': the disk reaches past the largest double along %c (centre %g m, radius "
+                               "%g m)", name, "xyz"[axis], fd_v3_component(def->center, axis), def->disk_radius);
+            }
+        }
     } else if (def->shape == FD_INLET_BOX) {
         if (!fd_v3_is_finite(def->box_min) || !fd_v3_is_finite(def->box_max)) {
             return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': box corners must be finite", name);
         }
         fd_vec3 size = fd_v3_sub(def->box_max, def->box_min);
         for (int axis = 0; axis < 3; ++axis) {
+            if (!isfinite(fd_v3_component(size, axis))) { /* a sphere would be placed at inf */
+                return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                               "inlet '%s': box from %g m to %g m along %c is longer than the largest double", name,
+                               fd_v3_component(def->box_min, axis), fd_v3_component(def->box_max, axis), "xyz"[axis]);
+            }
             if (!(fd_v3_component(size, axis) >= 2.0 * *radius_max)) {
                 return fd_fail(FD_ERR_INVALID_ARGUMENT,
                                "inlet '%s': box is %g m along %c, less than the largest sphere diameter %g m", name,
@@ -549,7 +561,11 @@ static bool grid_build(fd_world* world, const fd_inlet* inlet, int64_t due_now, 
         cells = 1.0;
         for (int a = 0; a < 3; ++a) {
             double length = hi[a] - lo[a];
-            double n = floor(length / width);
+            /* At most `limit` cells along an axis, whose count is an int64
+             * only once it is that small (a region 2e300 m long once
+             * converted 1e300 cells to int64 and crashed); the cells then
+             * are wider than `width`, which the search allows. */
+            double n = fmin(floor(length / width), limit);
             grid->n[a] = n < 1.0 ? 1 : (int64_t)n;
             grid->width[a] = grid->n[a] == 1 ? fmax(length, width) : length / (double)grid->n[a];
             grid->inverse_width[a] = 1.0 / grid->width[a];
