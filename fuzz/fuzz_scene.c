@@ -1,8 +1,7 @@
 /* libFuzzer harness for the scene loader (issue 11): any input must load
  * or fail with an error message, never crash or read memory it should not.
- * A scene that loads with at most a few hundred bodies is also prepared and
- * stepped a few times, so the checks of fd_world_prepare and the first steps
- * see the same odd values (huge or tiny numbers, empty worlds).
+ * What it does with an input is fuzz/scene_exercise.h, shared with the test
+ * that replays every input that once crashed (tests/test_fuzz_inputs.c).
  *
  * Built by `make fuzz` (scripts/fuzz.sh) with Debian's clang:
  * -fsanitize=fuzzer,address,undefined. The loader reads a path, so each input
@@ -10,14 +9,10 @@
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "fricdem/fricdem.h"
-#include "fricdem/io.h"
-
-enum { MOST_BODIES_TO_STEP = 500, STEPS = 3 };
+#include "scene_exercise.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
@@ -31,18 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     }
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", file);
-    fd_scene scene;
-    if (fd_scene_load(path, NULL, 0, &scene) == FD_OK) {
-        /* A message must exist for every failure below; reading it checks it is a string. */
-        if (fd_world_body_count(scene.world) <= MOST_BODIES_TO_STEP && fd_world_prepare(scene.world) == FD_OK) {
-            for (int s = 0; s < STEPS && fd_world_step(scene.world) == FD_OK; ++s) {
-            }
-        }
-        (void)strlen(fd_last_error());
-        fd_scene_free(&scene);
-    } else {
-        (void)strlen(fd_last_error());
-    }
+    size_t message_length;
+    (void)fd_fuzz_exercise_scene(path, &message_length);
     close(file);
     return 0;
 }
