@@ -462,14 +462,14 @@ Test(scene, a_static_body_with_a_velocity_is_refused)
                            "    static: true\n"
                            "    shape: {type: sphere, radius: 0.1}\n"
                            "    velocity: [1, 0, 0]\n",
-                    9, "bodies[0].velocity", "a static body never moves", "static: false", NULL);
+                    9, "bodies[0].velocity", "moves only by a prescribed 'motion'", "static: false", NULL);
     expect_error_at("static_spin.yaml",
                     HEADER "bodies:\n"
                            "  - material: steel\n"
                            "    static: true\n"
                            "    shape: {type: plane}\n"
                            "    angular_velocity: [0, 0, 2]\n",
-                    9, "bodies[0].angular_velocity", "a static body never moves", NULL);
+                    9, "bodies[0].angular_velocity", "moves only by a prescribed 'motion'", NULL);
     fd_scene scene = load_ok("static_at_rest.yaml",
                              HEADER "bodies:\n"
                                     "  - material: steel\n"

@@ -190,6 +190,15 @@ fd_body_state fd_body_get_state(const fd_world* world, fd_body_id id);
 fd_status fd_body_set_state(fd_world* world, fd_body_id id, const fd_body_state* state);
 fd_body_info fd_body_get_info(const fd_world* world, fd_body_id id);
 
+/* Walls: static bodies moved by a prescribed motion (fd_wall_motion; the
+ * penalty stepper only). Setting a motion again starts the new one from the
+ * wall's pose at that time (a stage that starts a drum). */
+fd_wall_motion fd_default_wall_motion(void);
+fd_status fd_world_set_wall_motion(fd_world* world, fd_body_id id, const fd_wall_motion* motion);
+/* The reaction of a static body (see fd_wall_reaction); zero before the
+ * first force pass. */
+fd_wall_reaction fd_body_get_reaction(const fd_world* world, fd_body_id id);
+
 /* ---------------------------------------------------------------- inlets */
 
 fd_inlet_def fd_default_inlet_def(void);

@@ -17,6 +17,8 @@ typedef struct fd_output_settings {
     bool bodies_csv;         /* bodies.csv: one row per dynamic body per output time; default true */
     bool contacts_csv;       /* contacts.csv: one row per contact per output time; default true */
     bool energy_csv;         /* energy.csv: global energies per output time; default true */
+    bool walls_csv;          /* walls.csv: force, torque and power on each wall (a static body other than a sphere, or
+                              * one under a prescribed motion) per output time; default true (no file without walls) */
     bool events_csv;         /* events.csv: every contact event of every step (activation, slip start and
                               * end; fd_world_events); default false */
     double vtu_interval;     /* s between VTU snapshots; default 0 = none */

@@ -255,6 +255,38 @@ typedef struct fd_body_info {
     double bounding_radius;  /* m; infinity for planes */
 } fd_body_info;
 
+/* Prescribed motion of a static body (a wall: a plane, a drum, a gate), set
+ * by fd_world_set_wall_motion (docs/walls.md). With tau = t - t0, t0 the later
+ * of start_time and the time of the call, and the pose at the call as the
+ * reference (x_ref, q_ref):
+ *   x(t) = x_ref + velocity g(tau, velocity_ramp) + amplitude sin(2 pi frequency tau)
+ *   q(t) = rotation about angular_velocity's axis by |angular_velocity| g(tau, angular_velocity_ramp), then q_ref
+ * where g(tau, T) = tau^2 / (2 T) while tau < T (the speed ramps up linearly
+ * over T), tau - T / 2 after (g = tau for T = 0): a closed form of t, so a
+ * wall never drifts and a resumed run moves it to the same bits. The wall
+ * rotates about its own position (a drum about its axis through it). Its
+ * velocity and angular velocity are the derivatives; they enter every contact
+ * law through the relative velocity at the contact point. */
+typedef struct fd_wall_motion {
+    fd_vec3 velocity;              /* m/s, world; default 0 */
+    double velocity_ramp;          /* s; time to reach velocity; default 0 (at once) */
+    fd_vec3 amplitude;             /* m, world; sinusoidal displacement; default 0 */
+    double frequency;              /* Hz; of the sinusoid; default 0 */
+    fd_vec3 angular_velocity;      /* rad/s, world; axis through the wall's position; default 0 */
+    double angular_velocity_ramp;  /* s; time to reach angular_velocity; default 0 (at once) */
+    double start_time;             /* s; the wall rests until then; default 0 */
+} fd_wall_motion;
+
+/* What the contacts did to a static body in the last force pass: the sum of
+ * their forces on it and of their torques about its position (the drive
+ * torque of a drum, the force on a gate), and the power it gives the bodies
+ * it moves, -(F . v + T . omega). */
+typedef struct fd_wall_reaction {
+    fd_vec3 force;                 /* N, world */
+    fd_vec3 torque;                /* N m, world, about the body's position */
+    double power;                  /* W, given to the other bodies (0 for a wall at rest) */
+} fd_wall_reaction;
+
 /* ---------------------------------------------------------------- inlets
  * An inlet pours spheres into a running world: at the rate it is given, from
  * its start time, until it has inserted its count, each at a random place in

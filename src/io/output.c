@@ -75,6 +75,7 @@ struct fd_output {
     csv_file contacts;
     csv_file energy;
     csv_file events;
+    csv_file walls;           /* walls.csv: the reaction on each wall (fd_body_get_reaction) */
     csv_file solver;          /* solver.csv: the complementarity stepper's iterations and residual */
     int64_t solver_step;      /* step written last to solver.csv (-1: none) */
     int64_t events_step;      /* step whose events were written last (-1: none) */
@@ -252,6 +253,12 @@ static const char* const energy_columns[][2] = {
 
 static const char* const solver_columns[][2] = {
     {"time", "s"}, {"step", "-"}, {"iterations", "-"}, {"residual", "m/s"}, {"contacts", "-"},
+};
+
+static const char* const walls_columns[][2] = {
+    {"time", "s"},       {"step", "-"},       {"wall", "-"},       {"force_x", "N"},   {"force_y", "N"},
+    {"force_z", "N"},    {"torque_x", "N m"}, {"torque_y", "N m"}, {"torque_z", "N m"}, {"power", "W"},
+    {"position_x", "m"}, {"position_y", "m"}, {"position_z", "m"},
 };
 
 static const char* const events_columns[][2] = {
@@ -495,6 +502,56 @@ static fd_status write_energy_csv(fd_output* output, const fd_world* world, doub
     return flush_rows(output, &output->energy, true);
 }
 
+/* A wall, for walls.csv: a static body that is not a sphere (a plane, a
+ * wall shape), or one that moves (a sphere held on a path). Fixed spheres
+ * (a rough floor of glued grains) are bodies, not walls. */
+static bool is_wall(const fd_world* world, fd_body_id id)
+{
+    fd_body_info info = fd_body_get_info(world, id);
+    if (info.type != FD_BODY_STATIC) {
+        return false;
+    }
+    fd_body_state state = fd_body_get_state(world, id);
+    bool moves = state.velocity.x != 0.0 || state.velocity.y != 0.0 || state.velocity.z != 0.0 ||
+                 state.angular_velocity.x != 0.0 || state.angular_velocity.y != 0.0 || state.angular_velocity.z != 0.0;
+    return info.shape.type != FD_SHAPE_SPHERE || moves;
+}
+
+static int wall_count(const fd_world* world)
+{
+    int count = 0;
+    for (int b = 0; b < fd_world_body_count(world); ++b) {
+        count += is_wall(world, fd_world_body_at(world, b));
+    }
+    return count;
+}
+
+static fd_status write_walls_csv(fd_output* output, const fd_world* world, double time, int64_t step)
+{
+    fd_text* text = &output->text;
+    char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
+    row_prefix(prefix, time, step);
+    for (int b = 0; b < fd_world_body_count(world); ++b) {
+        fd_body_id id = fd_world_body_at(world, b);
+        if (!is_wall(world, id)) {
+            continue;
+        }
+        fd_wall_reaction r = fd_body_get_reaction(world, id);
+        fd_text_append(text, prefix, strlen(prefix));
+        text_csv_name(text, fd_body_get_info(world, id).name);
+        text_vec3(text, r.force);
+        text_vec3(text, r.torque);
+        text_value(text, r.power);
+        text_vec3(text, fd_body_get_state(world, id).position);
+        fd_text_char(text, '\n');
+        fd_status status = flush_rows(output, &output->walls, false);
+        if (status != FD_OK) {
+            return status;
+        }
+    }
+    return flush_rows(output, &output->walls, true);
+}
+
 /* Every event of the last force pass (events are not sampled: each is written once). */
 static fd_status write_events_csv(fd_output* output, const fd_world* world)
 {
@@ -532,6 +589,9 @@ static fd_status write_csv_row(fd_output* output, const fd_world* world)
     }
     if (output->energy.open && status == FD_OK) {
         status = write_energy_csv(output, world, time, step);
+    }
+    if (output->walls.open && status == FD_OK) {
+        status = write_walls_csv(output, world, time, step);
     }
     output->csv_times += 1;
     return status;
@@ -635,8 +695,9 @@ static void output_free(fd_output* output)
     if (!output) {
         return;
     }
-    csv_file* files[5] = {&output->bodies, &output->contacts, &output->energy, &output->events, &output->solver};
-    for (int i = 0; i < 5; ++i) {
+    csv_file* files[6] = {&output->bodies, &output->contacts, &output->energy,
+                          &output->events, &output->solver,   &output->walls};
+    for (int i = 0; i < 6; ++i) {
         close_csv(files[i]);
     }
     free(output->snapshots);
@@ -705,6 +766,8 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
          output->contact_column_count},
         {settings->energy_csv, &output->energy, "energy.csv", energy_columns, COUNT_OF(energy_columns), 0},
         {settings->events_csv, &output->events, "events.csv", events_columns, COUNT_OF(events_columns), 0},
+        {settings->walls_csv && any_csv && wall_count(world) > 0, &output->walls, "walls.csv", walls_columns,
+         COUNT_OF(walls_columns), 0},
         {any_csv && fd_world_get_def(world).stepper == FD_STEPPER_COMPLEMENTARITY, &output->solver, "solver.csv",
          solver_columns, COUNT_OF(solver_columns), 0},
     };
@@ -736,11 +799,11 @@ double fd_output_projected_bytes(const fd_output* output, const fd_world* world,
     if (!output || !world) {
         return 0.0;
     }
-    const csv_file* sampled[3] = {&output->bodies, &output->contacts, &output->energy};
+    const csv_file* sampled[4] = {&output->bodies, &output->contacts, &output->energy, &output->walls};
     const csv_file* stepped[2] = {&output->events, &output->solver};
     double written = (double)(output->snapshot_bytes + output->planes_bytes);
     double sampled_rows = 0.0, stepped_rows = 0.0;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < 4; ++i) {
         written += (double)sampled[i]->written;
         sampled_rows += (double)(sampled[i]->written - sampled[i]->header);
     }
@@ -852,8 +915,9 @@ fd_status fd_output_close(fd_output* output, const fd_world* world)
             schedule_mark(&output->vtu, time, step, dt);
         }
     }
-    csv_file* files[5] = {&output->bodies, &output->contacts, &output->energy, &output->events, &output->solver};
-    for (int i = 0; i < 5; ++i) {
+    csv_file* files[6] = {&output->bodies, &output->contacts, &output->energy,
+                          &output->events, &output->solver,   &output->walls};
+    for (int i = 0; i < 6; ++i) {
         if (files[i]->open && !close_csv(files[i]) && status == FD_OK) {
             status = fd_fail(FD_ERR_IO, "output: closing %s failed: %s", files[i]->name, strerror(errno));
         }

@@ -355,9 +355,15 @@ static fd_status build_body(fd_scene_ctx* ctx, fd_world* world, const fd_scene_f
         if (motion[k].x != 0.0 || motion[k].y != 0.0 || motion[k].z != 0.0) {
             snprintf(path, sizeof path, "bodies[%d].%s", i, motion_keys[k]);
             return fd_scene_fail(ctx, fd_scene_given(&fd_scene_body_table, b, motion_keys[k]), path,
-                                 "a static body never moves (moving walls are not supported yet): remove it, or "
-                                 "make the body dynamic (static: false)");
+                                 "a static body moves only by a prescribed 'motion' (a wall): give it there, or make "
+                                 "the body dynamic (static: false)");
         }
+    }
+    const yaml_node_t* motion_node = fd_scene_given(&fd_scene_body_table, b, "motion");
+    if (motion_node && !fd_scene_is_null(motion_node) && !b->is_static) {
+        snprintf(path, sizeof path, "bodies[%d].motion", i);
+        return fd_scene_fail(ctx, motion_node, path,
+                             "only a static body (a wall) takes a prescribed motion; a dynamic one moves by its loads");
     }
     def.name = b->name;
     def.type = b->is_static ? FD_BODY_STATIC : FD_BODY_DYNAMIC;
@@ -374,8 +380,18 @@ static fd_status build_body(fd_scene_ctx* ctx, fd_world* world, const fd_scene_f
     def.friction_axis = b->friction_axis;
     def.friction_force = b->friction_force;
     fd_scene_body_created(ctx);
-    if (fd_body_id_is_null(fd_world_create_body(world, &def))) {
+    fd_body_id id = fd_world_create_body(world, &def);
+    if (fd_body_id_is_null(id)) {
         return fd_scene_fail(ctx, b->seen.map, path, "%s", fd_last_error());
+    }
+    if (motion_node && !fd_scene_is_null(motion_node)) {
+        const fd_scene_motion* m = &b->motion;
+        fd_wall_motion wall_motion = {m->velocity,         m->velocity_ramp,         m->amplitude, m->frequency,
+                                      m->angular_velocity, m->angular_velocity_ramp, m->start_time};
+        if (fd_world_set_wall_motion(world, id, &wall_motion) != FD_OK) {
+            snprintf(path, sizeof path, "bodies[%d].motion", i);
+            return fd_scene_fail(ctx, motion_node, path, "%s", fd_last_error());
+        }
     }
     return FD_OK;
 }
@@ -647,6 +663,7 @@ static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const
     settings->contacts_csv = o->contacts_csv;
     settings->energy_csv = o->energy_csv;
     settings->events_csv = o->events_csv;
+    settings->walls_csv = o->walls_csv;
     settings->vtu_interval = o->vtu_interval;
     settings->vtu_ascii = o->vtu_format == 1;
     settings->checkpoint_interval = o->checkpoint_interval;

@@ -290,6 +290,17 @@ typedef struct fd_scene_lock {
     fd_quat frame;
 } fd_scene_lock;
 
+typedef struct fd_scene_motion {
+    fd_scene_seen seen;
+    fd_vec3 velocity;
+    double velocity_ramp;
+    fd_vec3 amplitude;
+    double frequency;
+    fd_vec3 angular_velocity;
+    double angular_velocity_ramp;
+    double start_time;
+} fd_scene_motion;
+
 typedef struct fd_scene_body {
     fd_scene_seen seen;
     const char* name;
@@ -308,6 +319,7 @@ typedef struct fd_scene_body {
     fd_vec3 external_torque;
     fd_vec3 friction_axis;
     double friction_force;
+    fd_scene_motion motion;
 } fd_scene_body;
 
 enum { FD_SCENE_GENERATOR_LATTICE, FD_SCENE_GENERATOR_RANDOM };
@@ -374,6 +386,7 @@ typedef struct fd_scene_output_keys {
     bool bodies_csv;
     bool contacts_csv;
     bool energy_csv;
+    bool walls_csv;
     bool events_csv;
     double vtu_interval;
     int vtu_format; /* index into vtu_format_names: 0 binary, 1 ascii */
@@ -420,6 +433,7 @@ extern const fd_scene_table fd_scene_bodies_file_table;
 extern const fd_scene_table fd_scene_shape_table;
 extern const fd_scene_table fd_scene_rotation_table;
 extern const fd_scene_table fd_scene_lock_table;
+extern const fd_scene_table fd_scene_motion_table;
 extern const fd_scene_table fd_scene_generator_table;
 extern const fd_scene_table fd_scene_region_table;
 extern const fd_scene_table fd_scene_inlet_table;

@@ -356,6 +356,57 @@ CHECK_KEYS(lock_keys);
 const fd_scene_table fd_scene_lock_table = {"bodies[].lock", "Axis locks of a body (optional).", KEYS(lock_keys),
                                             sizeof(fd_scene_lock), offsetof(fd_scene_lock, seen)};
 
+static const fd_scene_key motion_keys[] = {
+    {.name = "velocity",
+     .type = FD_SCENE_VEC3,
+     .unit = "m/s",
+     .doc = "translation velocity, world frame",
+     .range = ANY,
+     .offset = offsetof(fd_scene_motion, velocity)},
+    {.name = "velocity_ramp",
+     .type = FD_SCENE_NUMBER,
+     .unit = "s",
+     .doc = "time over which the velocity rises linearly from 0 (0: at once)",
+     .range = GE0,
+     .offset = offsetof(fd_scene_motion, velocity_ramp)},
+    {.name = "amplitude",
+     .type = FD_SCENE_VEC3,
+     .unit = "m",
+     .doc = "sinusoidal displacement amplitude, world frame: x += amplitude sin(2 pi frequency t)",
+     .range = ANY,
+     .offset = offsetof(fd_scene_motion, amplitude)},
+    {.name = "frequency",
+     .type = FD_SCENE_NUMBER,
+     .unit = "Hz",
+     .doc = "frequency of the sinusoid (needed with an amplitude)",
+     .range = GE0,
+     .offset = offsetof(fd_scene_motion, frequency)},
+    {.name = "angular_velocity",
+     .type = FD_SCENE_VEC3,
+     .unit = "rad/s",
+     .doc = "rotation about the axis through the body position, world frame (a drum: along its axis)",
+     .range = ANY,
+     .offset = offsetof(fd_scene_motion, angular_velocity)},
+    {.name = "angular_velocity_ramp",
+     .type = FD_SCENE_NUMBER,
+     .unit = "s",
+     .doc = "time over which the angular velocity rises linearly from 0 (0: at once)",
+     .range = GE0,
+     .offset = offsetof(fd_scene_motion, angular_velocity_ramp)},
+    {.name = "start_time",
+     .type = FD_SCENE_NUMBER,
+     .unit = "s",
+     .doc = "the wall rests until this time",
+     .range = GE0,
+     .offset = offsetof(fd_scene_motion, start_time)},
+};
+CHECK_KEYS(motion_keys);
+const fd_scene_table fd_scene_motion_table = {
+    "bodies[].motion",
+    "Prescribed motion of a static body (a moving wall: a drum, a piston, a shaking floor), a closed form of time "
+    "(docs/walls.md); the penalty stepper only.",
+    KEYS(motion_keys), sizeof(fd_scene_motion), offsetof(fd_scene_motion, seen)};
+
 static const fd_scene_key body_keys[] = {
     {.name = "name",
      .type = FD_SCENE_STRING,
@@ -455,6 +506,12 @@ static const fd_scene_key body_keys[] = {
             "0 = none",
      .range = GE0,
      .offset = offsetof(fd_scene_body, friction_force)},
+    {.name = "motion",
+     .type = FD_SCENE_MAP,
+     .doc = "static bodies: prescribed motion (see below)",
+     .offset = offsetof(fd_scene_body, motion),
+     .sub = &fd_scene_motion_table,
+     .def_text = "none (at rest)"},
 };
 CHECK_KEYS(body_keys);
 const fd_scene_table fd_scene_body_table = {"bodies[]", "Bodies (a sequence).", KEYS(body_keys), sizeof(fd_scene_body),
@@ -816,6 +873,12 @@ static const fd_scene_key output_keys[] = {
      .type = FD_SCENE_BOOL,
      .doc = "write energy.csv (global energies per output time)",
      .offset = offsetof(fd_scene_output_keys, energy_csv),
+     .def = {1}},
+    {.name = "walls_csv",
+     .type = FD_SCENE_BOOL,
+     .doc = "write walls.csv (force, torque about the wall's position and power of the contacts on each wall: a "
+            "static body other than a sphere, or one with a motion) when the scene has walls",
+     .offset = offsetof(fd_scene_output_keys, walls_csv),
      .def = {1}},
     {.name = "events_csv",
      .type = FD_SCENE_BOOL,

@@ -425,6 +425,9 @@ fd_status fd_penalty_step(fd_world* world)
     bool finite = advance_bodies(world, verlet ? 0.5 * dt : dt, dt, &suspect);
     world->time = (double)(world->step_count + 1) * dt; /* no running-sum round-off */
     world->step_count++;
+    if (world->moving_wall_count > 0) {
+        fd_world_move_walls(world); /* at the new time, before the contacts read them */
+    }
     bool record = world->def.contact_output == FD_CONTACT_OUTPUT_EVERY_STEP || world->contacts_requested;
     fd_status status = FD_OK;
     if (finite && suspect) {
@@ -447,6 +450,7 @@ fd_status fd_penalty_step(fd_world* world)
     }
     if (status == FD_OK && world->def.energy_ledger) {
         fd_world_book_step_work(world, dt);
+        fd_world_book_wall_work(world, dt);
     }
     if (status != FD_OK) {
         /* Back to the last good step: the caller can still write it out. */

@@ -244,6 +244,7 @@ void fd_world_free(fd_world* world)
     fd_staggered_free(world->bounding_radii);
     fd_staggered_free(world->is_static);
     fd_staggered_free(world->is_plane);
+    fd_world_free_walls(world);
     fd_staggered_free(world->plane_normals);
     free(world->materials);
     free(world->laws);

@@ -132,6 +132,16 @@ typedef struct fd_inlet {
     int64_t rejected;
 } fd_inlet;
 
+/* A static body under a prescribed motion (src/world/wall_motion.c). */
+typedef struct fd_moving_wall {
+    int32_t body;
+    fd_wall_motion motion;
+    fd_vec3 reference_position;   /* the pose when the motion was set */
+    fd_quat reference_orientation;
+    double start_time;            /* s, t0: the later of motion.start_time and the time it was set */
+    bool turns_a_plane;           /* a rotating plane: its range test changes everywhere, so the list is rebuilt */
+} fd_moving_wall;
+
 struct fd_world {
     fd_world_def def;
     fd_periodic periodic;         /* from def.periodic, box_min, box_max */
@@ -224,6 +234,9 @@ struct fd_world {
     int inlet_count, inlet_capacity;
     int32_t* inlet_near;
     int inlet_near_capacity;
+    /* walls under a prescribed motion, in ascending body order */
+    fd_moving_wall* moving_walls;
+    int moving_wall_count, moving_wall_capacity;
 
     /* setup results */
     double critical_time_step;
@@ -259,6 +272,18 @@ void fd_complementarity_set_stats(fd_world* world, fd_solver_stats stats);
  * after the contact pass: the new spheres touch nothing, get gravity and their
  * external load as their force, and the world stays prepared. */
 fd_status fd_world_run_inlets(fd_world* world);
+
+/* Moving walls (src/world/wall_motion.c). fd_world_move_walls puts each
+ * moving wall at its pose and velocities of the world's time, into the
+ * current state buffers (a stepper calls it after its drift, and prepare at
+ * t = 0); it marks the penalty stepper's neighbour list stale once a wall has
+ * moved half the skin since the list was built. fd_world_book_wall_work
+ * books the work the walls did on the bodies over the step just taken
+ * (trapezoidal in the reaction, which the force pass left in forces and
+ * torques, the step's start in saved_forces and saved_torques). */
+void fd_world_move_walls(fd_world* world);
+void fd_world_book_wall_work(fd_world* world, double h);
+void fd_world_free_walls(fd_world* world);
 /* Frees the inlets (fd_world_free). */
 void fd_world_free_inlets(fd_world* world);
 /* For fd_world_prepare: adds the spheres the inlets will bring to its

@@ -1,0 +1,192 @@
+/* Walls under a prescribed motion: a static body (infinite mass, nothing
+ * moves it) whose pose is a closed-form function of time (fd_wall_motion in
+ * include/fricdem/types.h), so it never drifts by round-off and a resumed run
+ * puts it at the same bits. Its velocity and angular velocity are stored as a
+ * body's are, so every contact law sees the wall's surface velocity at the
+ * contact point through the relative velocity, with no law knowing walls. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "penalty/penalty.h"
+#include "world/world_internal.h"
+
+static bool vec_is_zero(fd_vec3 v) { return v.x == 0.0 && v.y == 0.0 && v.z == 0.0; }
+
+fd_wall_motion fd_default_wall_motion(void)
+{
+    return (fd_wall_motion){0};
+}
+
+/* g(tau, T): the distance covered at unit final speed reached linearly over
+ * T; its derivative g' = min(tau / T, 1). */
+static double ramped_distance(double tau, double ramp)
+{
+    if (tau <= 0.0) {
+        return 0.0;
+    }
+    return tau < ramp ? 0.5 * tau * tau / ramp : tau - 0.5 * ramp;
+}
+
+static double ramped_speed(double tau, double ramp)
+{
+    if (tau <= 0.0) {
+        return 0.0;
+    }
+    return tau < ramp ? tau / ramp : 1.0;
+}
+
+static bool motion_is_finite(const fd_wall_motion* m)
+{
+    return fd_v3_is_finite(m->velocity) && isfinite(m->velocity_ramp) && fd_v3_is_finite(m->amplitude) &&
+           isfinite(m->frequency) && fd_v3_is_finite(m->angular_velocity) && isfinite(m->angular_velocity_ramp) &&
+           isfinite(m->start_time);
+}
+
+fd_status fd_world_set_wall_motion(fd_world* world, fd_body_id id, const fd_wall_motion* motion)
+{
+    if (world == NULL || motion == NULL) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_world_set_wall_motion: null argument");
+    }
+    if (!fd_body_is_valid(world, id)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_world_set_wall_motion: invalid body handle");
+    }
+    int b = (int)id.index1 - 1;
+    const char* name = world->colds[b].name;
+    if (world->colds[b].type != FD_BODY_STATIC) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "body '%s': only a static body (a wall) takes a prescribed motion; a dynamic body moves by its "
+                       "loads", name);
+    }
+    if (!motion_is_finite(motion)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': wall motion: every value must be finite", name);
+    }
+    if (motion->velocity_ramp < 0.0 || motion->angular_velocity_ramp < 0.0 || motion->frequency < 0.0 ||
+        motion->start_time < 0.0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "body '%s': wall motion: velocity_ramp, angular_velocity_ramp, frequency and start_time must "
+                       "be >= 0",
+                       name);
+    }
+    if (!vec_is_zero(motion->amplitude) && !(motion->frequency > 0.0)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': wall motion: an amplitude needs a frequency > 0 Hz", name);
+    }
+    if (world->def.stepper != FD_STEPPER_PENALTY) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "body '%s': moving walls need the penalty stepper (the complementarity stepper treats static "
+                       "bodies as fixed)",
+                       name);
+    }
+    int at = 0;
+    while (at < world->moving_wall_count && world->moving_walls[at].body < b) {
+        ++at;
+    }
+    bool replaces = at < world->moving_wall_count && world->moving_walls[at].body == b;
+    if (!replaces) {
+        if (world->moving_wall_count == world->moving_wall_capacity) {
+            int capacity = world->moving_wall_capacity > 0 ? 2 * world->moving_wall_capacity : 4;
+            fd_moving_wall* walls = realloc(world->moving_walls, (size_t)capacity * sizeof *walls);
+            if (walls == NULL) {
+                return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+            }
+            world->moving_walls = walls;
+            world->moving_wall_capacity = capacity;
+        }
+        memmove(&world->moving_walls[at + 1], &world->moving_walls[at],
+                (size_t)(world->moving_wall_count - at) * sizeof *world->moving_walls);
+        world->moving_wall_count++;
+    }
+    world->moving_walls[at] = (fd_moving_wall){
+        .body = b,
+        .motion = *motion,
+        .reference_position = world->position[b],
+        .reference_orientation = world->orientation[b],
+        .start_time = fmax(motion->start_time, world->time),
+        .turns_a_plane = world->colds[b].shape.type == FD_SHAPE_PLANE && !vec_is_zero(motion->angular_velocity),
+    };
+    fd_world_move_walls(world);
+    return FD_OK;
+}
+
+void fd_world_move_walls(fd_world* world)
+{
+    fd_penalty* p = &world->penalty;
+    double half_skin = 0.5 * p->skin;
+    int referenced = p->lists[p->current].row_start != NULL ? p->lists[p->current].body_count : 0;
+    for (int k = 0; k < world->moving_wall_count; ++k) {
+        const fd_moving_wall* wall = &world->moving_walls[k];
+        const fd_wall_motion* m = &wall->motion;
+        int b = wall->body;
+        double tau = world->time - wall->start_time;
+        double phase = 2.0 * FD_PI * m->frequency * (tau > 0.0 ? tau : 0.0);
+        fd_vec3 x = fd_v3_mul_add(wall->reference_position, ramped_distance(tau, m->velocity_ramp), m->velocity);
+        x = fd_v3_mul_add(x, sin(phase), m->amplitude);
+        fd_vec3 v = fd_v3_scale(ramped_speed(tau, m->velocity_ramp), m->velocity);
+        if (tau > 0.0) {
+            v = fd_v3_mul_add(v, 2.0 * FD_PI * m->frequency * cos(phase), m->amplitude);
+        }
+        double speed = fd_v3_length(m->angular_velocity);
+        fd_quat q = wall->reference_orientation;
+        fd_vec3 w = fd_v3(0.0, 0.0, 0.0);
+        if (speed > 0.0) {
+            fd_vec3 axis = fd_v3_scale(1.0 / speed, m->angular_velocity);
+            double angle = speed * ramped_distance(tau, m->angular_velocity_ramp);
+            q = fd_quat_normalize(fd_quat_mul(fd_quat_from_axis_angle(axis, angle), q));
+            w = fd_v3_scale(ramped_speed(tau, m->angular_velocity_ramp), m->angular_velocity);
+        }
+        world->position[b] = x;
+        world->orientation[b] = q;
+        world->velocity[b] = v;
+        world->angular_velocity[b] = w;
+        if (world->colds[b].shape.type == FD_SHAPE_PLANE) {
+            world->plane_normals[b] = fd_quat_rotate(q, world->colds[b].shape.plane_normal);
+        }
+        if (b < referenced) {
+            fd_vec3 moved = fd_v3_sub(x, p->reference_position[b]);
+            if (!(fd_v3_dot(moved, moved) <= half_skin * half_skin) || (wall->turns_a_plane && tau > 0.0)) {
+                p->dirty = true; /* the wall's range test of the last build no longer holds */
+            }
+        }
+    }
+}
+
+void fd_world_book_wall_work(fd_world* world, double h)
+{
+    /* Power given to the bodies: -(F . v + T . omega), F and T the contacts'
+     * reaction on the wall; trapezoidal over the step in both the reaction
+     * and the wall's velocities (exact for a wall at constant velocity when
+     * the reaction is linear in time). */
+    for (int k = 0; k < world->moving_wall_count; ++k) {
+        int b = world->moving_walls[k].body;
+        double power_before = fd_v3_dot(world->saved_forces[b], world->saved_velocity[b]) +
+                              fd_v3_dot(world->saved_torques[b], world->saved_angular_velocity[b]);
+        double power_after = fd_v3_dot(world->forces[b], world->velocity[b]) +
+                             fd_v3_dot(world->torques[b], world->angular_velocity[b]);
+        world->energy_totals.external_work -= 0.5 * h * (power_before + power_after);
+    }
+}
+
+void fd_world_free_walls(fd_world* world)
+{
+    free(world->moving_walls);
+    world->moving_walls = NULL;
+    world->moving_wall_count = world->moving_wall_capacity = 0;
+}
+
+fd_wall_reaction fd_body_get_reaction(const fd_world* world, fd_body_id id)
+{
+    fd_wall_reaction reaction = {0};
+    if (world == NULL || !fd_body_is_valid(world, id)) {
+        return reaction;
+    }
+    int b = (int)id.index1 - 1;
+    if (world->colds[b].type != FD_BODY_STATIC || world->forces == NULL) {
+        return reaction;
+    }
+    reaction.force = world->forces[b];
+    reaction.torque = world->torques[b];
+    reaction.power = -(fd_v3_dot(reaction.force, world->velocity[b]) +
+                       fd_v3_dot(reaction.torque, world->angular_velocity[b]));
+    return reaction;
+}
