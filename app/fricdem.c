@@ -373,7 +373,8 @@ static file_list files_written(const char* dir, time_t since)
 }
 
 /* "bodies.csv, energy.csv, 101 .vtu files": names, except that an extension
- * with more than three files is counted instead. */
+ * with more than eight files (snapshots, not the few CSV series) is counted
+ * instead. */
 static void print_files(const file_list* list)
 {
     if (list->count == 0) {
@@ -388,7 +389,7 @@ static void print_files(const file_list* list)
             const char* other = strchr(list->names[j], '/') ? NULL : strrchr(list->names[j], '.');
             same += (ext && other && strcmp(ext, other) == 0) || (!ext && !other);
         }
-        if (same > 3) {
+        if (same > 8) {
             bool earlier = false; /* counted already at its first file */
             for (int j = 0; j < i && !earlier; ++j) {
                 const char* other = strchr(list->names[j], '/') ? NULL : strrchr(list->names[j], '.');
@@ -563,6 +564,34 @@ static bool write_checkpoint(const fd_scene* scene, char* path, size_t size)
     return true;
 }
 
+/* Stages (docs/stages.md): the first begins before the first output, each
+ * later one after the step that finished the one before it, once that step's
+ * outputs are written (so a checkpoint of that step holds the new stage).
+ * *over: the last stage has finished. False after an error (printed). */
+static bool advance_stage(fd_scene* scene, bool quiet, bool* over)
+{
+    *over = false;
+    int count = fd_scene_stage_count(scene);
+    if (count == 0 || (scene->stage >= 0 && !fd_scene_stage_finished(scene))) {
+        return true;
+    }
+    int next = scene->stage + 1;
+    if (next >= count) {
+        *over = true;
+        return true;
+    }
+    if (fd_scene_begin_stage(scene, next) != FD_OK) {
+        fprintf(stderr, "error: %s\n", fd_last_error());
+        return false;
+    }
+    if (!quiet) {
+        printf("  stage    %d of %d '%s' from t = %.9g s (at most %g s)\n", next + 1, count,
+               fd_scene_stage_name(scene, next), fd_world_time(scene->world), fd_scene_stage_duration(scene, next));
+        fflush(stdout);
+    }
+    return true;
+}
+
 static int command_run(int argc, char** argv, bool resume)
 {
     const char* scene_path = NULL;
@@ -676,7 +705,7 @@ static int command_run(int argc, char** argv, bool resume)
     const double dt = fd_world_time_step(world);
     /* A resumed run goes on to the scene's duration, counted from t = 0. */
     const long long resumed_at = fd_world_step_count(world);
-    const long long steps = llround(scene.duration / dt) > resumed_at ? llround(scene.duration / dt) - resumed_at : 0;
+    long long steps = llround(scene.duration / dt) > resumed_at ? llround(scene.duration / dt) - resumed_at : 0;
     const double checkpoint_interval = scene.output.checkpoint_interval;
     double next_checkpoint =
         checkpoint_interval > 0.0 ? next_checkpoint_time(checkpoint_interval, fd_world_time(world), dt) : INFINITY;
@@ -738,6 +767,11 @@ static int command_run(int argc, char** argv, bool resume)
     sigaction(SIGINT, &action, NULL);
     sigaction(SIGTERM, &action, NULL);
 
+    bool stages_over = false;
+    if (!advance_stage(&scene, quiet, &stages_over)) { /* the first stage, unless resumed within one */
+        fd_scene_free(&scene);
+        return EXIT_RUN_FAILED;
+    }
     const time_t started_at = time(NULL) - 1;
     fd_output* output = fd_output_open(world, &scene.output);
     if (!output) {
@@ -786,6 +820,17 @@ static int command_run(int argc, char** argv, bool resume)
             fprintf(stderr, "error: %s\n", fd_last_error());
             exit_code = EXIT_RUN_FAILED;
             break;
+        }
+        if (!advance_stage(&scene, quiet, &stages_over)) {
+            exit_code = EXIT_RUN_FAILED;
+            break;
+        }
+        if (stages_over && steps > done + 2) {
+            /* The last stage ended before the longest it may run (its kinetic
+             * energy fell): one more step, whose contacts are recorded for the
+             * final rows, ends the run. */
+            steps = done + 2;
+            bar.total = steps;
         }
         if (checkpoint_interval > 0.0 && fd_world_time(world) + 0.5 * dt >= next_checkpoint) {
             next_checkpoint = next_checkpoint_time(checkpoint_interval, fd_world_time(world), dt);

@@ -216,7 +216,7 @@ Test(cli, a_static_body_with_a_velocity_exits_2_naming_file_line_and_key)
     snprintf(arguments, sizeof arguments, "run '%s'", path);
     cr_assert_eq(run_cli(arguments), 2);
     char expected[1024];
-    snprintf(expected, sizeof expected, "error: %s:4: bodies[0].velocity: a static body never moves", path);
+    snprintf(expected, sizeof expected, "error: %s:4: bodies[0].velocity: a static body moves only by a prescribed 'motion'", path);
     cr_assert(strstr(err_text(), expected), "stderr\n%s\nlacks\n%s", err_text(), expected);
 }
 

@@ -213,6 +213,14 @@ fd_status fd_world_add_inlet(fd_world* world, const fd_inlet_def* def);
 int fd_world_inlet_count(const fd_world* world);
 /* Progress of inlet `index` (0-based, in order of addition); name "" when out of range. */
 fd_inlet_info fd_world_get_inlet_info(const fd_world* world, int index);
+/* Pauses (false) or resumes (true) inlet `index` between steps (a stage that
+ * ends a fill): while paused its schedule stands still, so it goes on with the
+ * sphere it would have poured next. */
+fd_status fd_world_set_inlet_active(fd_world* world, int index, bool active);
+/* Changes gravity between steps (m/s^2; a stage that tilts a chute). The
+ * bodies' potential energy in the new field differs from the old: the
+ * ledger books the difference as external work (docs/energy.md). */
+fd_status fd_world_set_gravity(fd_world* world, fd_vec3 gravity);
 
 /* ---------------------------------------------------------------- contacts */
 

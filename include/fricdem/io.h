@@ -40,6 +40,10 @@ typedef struct fd_scene {
     size_t source_size;      /* bytes */
     char** overrides;        /* the overrides applied, in order (owned) */
     int override_count;
+    /* Stages (docs/stages.md): none, or the run as a sequence of them. */
+    struct fd_scene_stage_set* stages; /* owned; NULL without stages */
+    int stage;               /* the stage under way, -1 before the first */
+    double stage_start_time; /* s, the world's time when it began */
 } fd_scene;
 
 /* Loads a scene file, applying overrides "key.path=value" (same syntax as the
@@ -56,6 +60,20 @@ typedef void (*fd_scene_progress_fn)(void* user, int64_t bodies_created, int64_t
 fd_status fd_scene_load_with_progress(const char* path, const char* const* overrides, int override_count,
                                       fd_scene_progress_fn progress, void* user, fd_scene* out);
 void fd_scene_free(fd_scene* scene);
+
+/* Stages: a scene may run as a sequence of stages (fill, settle until the
+ * kinetic energy is low, turn the drum), each changing wall motions, inlets
+ * and gravity when it begins (docs/stages.md). */
+int fd_scene_stage_count(const fd_scene* scene);
+const char* fd_scene_stage_name(const fd_scene* scene, int stage);
+/* The longest a stage runs (s): its duration. */
+double fd_scene_stage_duration(const fd_scene* scene, int stage);
+/* Begins stage `stage` at the world's current time: applies its changes. */
+fd_status fd_scene_begin_stage(fd_scene* scene, int stage);
+/* Whether the stage under way has ended at the world's current time: its
+ * duration is over, or its kinetic-energy condition holds (after its
+ * min_duration). */
+bool fd_scene_stage_finished(const fd_scene* scene);
 
 /* Checkpoints (docs/restart.md): the whole dynamic state of a world (bodies,
  * contacts with their ids and history, the energy ledger, time and step,

@@ -26,7 +26,10 @@
  *                     start), the penalty stepper's last recorded details
  *   /penalty          the penalty stepper's contacts: pair, id, first step,
  *                     state byte, springs, lifetime books
- *   /inlets           each inlet's progress (its Philox counters)
+ *   /inlets           each inlet's progress (its Philox counters) and pause
+ *   /walls            the walls under a prescribed motion: body, motion,
+ *                     the pose and time it started from (a stage may have
+ *                     set them; a world's gravity is in /world)
  *   /scene            (fd_scene_write_checkpoint) the scene's text, path and
  *                     overrides, for `fricdem resume`
  *
@@ -103,6 +106,8 @@ static fd_status write_world(writer* w)
     hsize_t totals[1] = {FD_CHECKPOINT_TOTALS_DOUBLES}, stored[1] = {FD_MECHANISM_COUNT};
     if (s == FD_OK) s = fd_h5_write(f, group, "energy_totals", H5T_NATIVE_DOUBLE, 1, totals, &world->energy_totals);
     if (s == FD_OK) s = fd_h5_write(f, group, "stored_energy", H5T_NATIVE_DOUBLE, 1, stored, world->stored_energy);
+    hsize_t three[1] = {3};
+    if (s == FD_OK) s = fd_h5_write(f, group, "gravity", H5T_NATIVE_DOUBLE, 1, three, &world->def.gravity);
     fd_h5_close_group(group);
     return s;
 }
@@ -249,26 +254,55 @@ static fd_status write_inlets(writer* w)
     const char** names = malloc((size_t)(n > 0 ? n : 1) * sizeof *names);
     int64_t* progress = malloc((size_t)(n > 0 ? n : 1) * 5 * sizeof *progress);
     double* max_delay = malloc((size_t)(n > 0 ? n : 1) * sizeof *max_delay);
-    hid_t group = names && progress && max_delay ? fd_h5_group_create(f, f->id, "inlets") : -1;
-    fd_status s = group < 0 ? (names && progress && max_delay ? FD_ERR_IO : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of "
-                                                                                                         "memory"))
-                            : FD_OK;
+    double* pause = malloc((size_t)(n > 0 ? n : 1) * 3 * sizeof *pause);
+    bool allocated = names && progress && max_delay && pause;
+    hid_t group = allocated ? fd_h5_group_create(f, f->id, "inlets") : -1;
+    fd_status s = group < 0 ? (allocated ? FD_ERR_IO : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory")) : FD_OK;
     for (int i = 0; s == FD_OK && i < n; ++i) {
         const fd_inlet* inlet = &world->inlets[i];
         names[i] = inlet->name;
         int64_t values[5] = {inlet->inserted, inlet->attempts, inlet->due_before, inlet->delayed, inlet->rejected};
         memcpy(progress + 5 * i, values, sizeof values);
         max_delay[i] = inlet->max_delay;
+        pause[3 * i] = inlet->paused ? 1.0 : 0.0;
+        pause[3 * i + 1] = inlet->paused_since;
+        pause[3 * i + 2] = inlet->paused_total;
     }
     hsize_t one[1] = {(hsize_t)n}, five[2] = {(hsize_t)n, 5};
     if (s == FD_OK) s = fd_h5_write_strings(f, group, "name", names, n);
     /* inserted, attempts (the Philox counter of the next sphere), due_before, delayed, rejected */
     if (s == FD_OK) s = fd_h5_write(f, group, "progress", H5T_NATIVE_INT64, 2, five, progress);
     if (s == FD_OK) s = fd_h5_write(f, group, "max_delay", H5T_NATIVE_DOUBLE, 1, one, max_delay);
+    /* paused (0 or 1), paused_since, paused_total (s) */
+    hsize_t three[2] = {(hsize_t)n, 3};
+    if (s == FD_OK) s = fd_h5_write(f, group, "pause", H5T_NATIVE_DOUBLE, 2, three, pause);
     fd_h5_close_group(group);
     free(names);
     free(progress);
     free(max_delay);
+    free(pause);
+    return s;
+}
+
+static fd_status write_walls(writer* w)
+{
+    const fd_world* world = w->world;
+    const fd_h5_file* f = &w->file;
+    int n = world->moving_wall_count;
+    int64_t* bodies = malloc((size_t)(n > 0 ? n : 1) * sizeof *bodies);
+    double* rows = malloc((size_t)(n > 0 ? n : 1) * FD_CHECKPOINT_WALL_DOUBLES * sizeof *rows);
+    hid_t group = bodies && rows ? fd_h5_group_create(f, f->id, "walls") : -1;
+    fd_status s = group < 0 ? (bodies && rows ? FD_ERR_IO : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory")) : FD_OK;
+    for (int k = 0; s == FD_OK && k < n; ++k) {
+        bodies[k] = world->moving_walls[k].body;
+        fd_checkpoint_wall_row(&world->moving_walls[k], rows + (size_t)k * FD_CHECKPOINT_WALL_DOUBLES);
+    }
+    hsize_t one[1] = {(hsize_t)n}, table[2] = {(hsize_t)n, FD_CHECKPOINT_WALL_DOUBLES};
+    if (s == FD_OK) s = fd_h5_write(f, group, "body", H5T_NATIVE_INT64, 1, one, bodies);
+    if (s == FD_OK) s = fd_h5_write(f, group, "motion", H5T_NATIVE_DOUBLE, 2, table, rows);
+    fd_h5_close_group(group);
+    free(bodies);
+    free(rows);
     return s;
 }
 
@@ -287,6 +321,8 @@ static fd_status write_scene(writer* w, const fd_checkpoint_scene* scene)
     if (s == FD_OK) s = fd_h5_set_string(f, group, "name", scene->name != NULL ? scene->name : "");
     if (s == FD_OK) s = fd_h5_write(f, group, "source", H5T_NATIVE_UCHAR, 1, bytes, scene->source);
     if (s == FD_OK) s = fd_h5_write_strings(f, group, "overrides", scene->overrides, scene->override_count);
+    if (s == FD_OK) s = fd_h5_set_i64(f, group, "stage", scene->stage);
+    if (s == FD_OK) s = fd_h5_set_f64(f, group, "stage_start_time", scene->stage_start_time);
     fd_h5_close_group(group);
     return s;
 }
@@ -333,6 +369,7 @@ fd_status fd_checkpoint_write(const fd_world* world, const char* path, const fd_
     if (s == FD_OK) s = write_contact_set(&w);
     if (s == FD_OK && world->def.stepper == FD_STEPPER_PENALTY) s = write_penalty(&w);
     if (s == FD_OK) s = write_inlets(&w);
+    if (s == FD_OK) s = write_walls(&w);
     if (s == FD_OK && scene != NULL) s = write_scene(&w, scene);
     if (s == FD_OK && H5Fflush(w.file.id, H5F_SCOPE_GLOBAL) < 0) {
         s = fd_fail(FD_ERR_IO, "checkpoint: cannot flush '%s'", temporary);
@@ -364,8 +401,14 @@ fd_status fd_scene_write_checkpoint(const fd_scene* scene, const char* path)
     if (scene == NULL || scene->world == NULL) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "checkpoint: the scene has no world");
     }
-    fd_checkpoint_scene source = {scene->path,        scene->name, scene->source, scene->source_size,
-                                  (const char* const*)scene->overrides, scene->override_count};
+    fd_checkpoint_scene source = {scene->path,
+                                  scene->name,
+                                  scene->source,
+                                  scene->source_size,
+                                  (const char* const*)scene->overrides,
+                                  scene->override_count,
+                                  scene->stage,
+                                  scene->stage_start_time};
     return fd_checkpoint_write(scene->world, path, &source);
 }
 

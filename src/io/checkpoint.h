@@ -19,6 +19,8 @@ typedef struct fd_checkpoint_scene {
     size_t source_size;
     const char* const* overrides;
     int override_count;
+    int stage;               /* the stage under way (-1: none) */
+    double stage_start_time; /* s */
 } fd_checkpoint_scene;
 
 /* fd_world_write_checkpoint with the scene's group when scene is not NULL. */
@@ -31,6 +33,8 @@ typedef struct fd_checkpoint_scene_copy {
     size_t source_size;
     char** overrides;
     int override_count;
+    int stage;               /* -1 when the checkpoint has none */
+    double stage_start_time;
 } fd_checkpoint_scene_copy;
 fd_status fd_checkpoint_read_scene(const char* path, fd_checkpoint_scene_copy* out);
 void fd_checkpoint_scene_free(fd_checkpoint_scene_copy* scene);

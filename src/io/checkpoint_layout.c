@@ -37,7 +37,7 @@ void fd_checkpoint_fingerprints(const fd_world* world, uint64_t prints[FD_PRINT_
     }
     const fd_world_def* def = &world->def;
     uint64_t* h = &prints[FD_PRINT_WORLD];
-    mix_vec(h, def->gravity);
+    mix_vec(h, world->created_gravity); /* a stage may have changed def.gravity: /world keeps it */
     mix_double(h, def->time_step);
     mix_int(h, def->integrator);
     mix_double(h, def->contact_margin);
@@ -201,3 +201,26 @@ bool fd_checkpoint_rows_allocate(fd_checkpoint_rows* r, int64_t count)
 
 bool fd_checkpoint_set_has_history(const fd_world* world) { return world->def.stepper == FD_STEPPER_COMPLEMENTARITY; }
 
+
+/* ---------------------------------------------------------------- moving walls */
+
+void fd_checkpoint_wall_row(const fd_moving_wall* wall, double* row)
+{
+    const fd_wall_motion* m = &wall->motion;
+    const double values[FD_CHECKPOINT_WALL_DOUBLES] = {
+        m->velocity.x,         m->velocity.y,         m->velocity.z,         m->velocity_ramp,
+        m->amplitude.x,        m->amplitude.y,        m->amplitude.z,        m->frequency,
+        m->angular_velocity.x, m->angular_velocity.y, m->angular_velocity.z, m->angular_velocity_ramp,
+        m->start_time,         wall->reference_position.x, wall->reference_position.y, wall->reference_position.z,
+        wall->reference_orientation.w, wall->reference_orientation.x, wall->reference_orientation.y,
+        wall->reference_orientation.z, wall->start_time};
+    memcpy(row, values, sizeof values);
+}
+
+void fd_checkpoint_wall_from_row(const double* r, fd_moving_wall* wall)
+{
+    wall->motion = (fd_wall_motion){{r[0], r[1], r[2]}, r[3], {r[4], r[5], r[6]}, r[7], {r[8], r[9], r[10]}, r[11], r[12]};
+    wall->reference_position = fd_v3(r[13], r[14], r[15]);
+    wall->reference_orientation = (fd_quat){r[16], r[17], r[18], r[19]};
+    wall->start_time = r[20];
+}

@@ -12,6 +12,14 @@
 
 #define FD_CHECKPOINT_FORMAT_NAME "fricdem checkpoint"
 
+/* A moving wall as a row of doubles: the motion (velocity 3, velocity_ramp,
+ * amplitude 3, frequency, angular_velocity 3, angular_velocity_ramp,
+ * start_time), the reference position 3 and orientation 4 (w, x, y, z), and
+ * the time t0 it started from. */
+enum { FD_CHECKPOINT_WALL_DOUBLES = 13 + 7 + 1 };
+void fd_checkpoint_wall_row(const fd_moving_wall* wall, double* row);
+void fd_checkpoint_wall_from_row(const double* row, fd_moving_wall* wall);
+
 /* The structs stored as rows of doubles are doubles only. */
 enum {
     FD_CHECKPOINT_GEOMETRY_DOUBLES = sizeof(fd_contact_geometry) / sizeof(double),

@@ -309,6 +309,10 @@ static fd_status read_world(reader* r)
     hsize_t totals[1] = {FD_CHECKPOINT_TOTALS_DOUBLES}, stored[1] = {FD_MECHANISM_COUNT};
     if (s == FD_OK) s = fd_h5_read(f, group, "energy_totals", H5T_NATIVE_DOUBLE, 1, totals, &world->energy_totals);
     if (s == FD_OK) s = fd_h5_read(f, group, "stored_energy", H5T_NATIVE_DOUBLE, 1, stored, world->stored_energy);
+    hsize_t three[1] = {3};
+    if (s == FD_OK && fd_h5_has(group, "gravity")) { /* a stage may have changed it */
+        s = fd_h5_read(f, group, "gravity", H5T_NATIVE_DOUBLE, 1, three, &world->def.gravity);
+    }
     fd_h5_close_group(group);
     if (s == FD_OK) s = fd_h5_get_i64(f, f->id, "step", &step);
     if (s == FD_OK) s = fd_h5_get_f64(f, f->id, "time", &time);
@@ -477,6 +481,10 @@ static fd_status read_inlets(reader* r)
     if (s == FD_OK) s = fd_h5_read_strings(f, group, "name", n, &names);
     if (s == FD_OK) s = fd_h5_read(f, group, "progress", H5T_NATIVE_INT64, 2, five, progress);
     if (s == FD_OK) s = fd_h5_read(f, group, "max_delay", H5T_NATIVE_DOUBLE, 1, one, max_delay);
+    double* pause = calloc((size_t)(n > 0 ? n : 1) * 3, sizeof *pause);
+    hsize_t three[2] = {(hsize_t)n, 3};
+    if (s == FD_OK && pause == NULL) s = fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+    if (s == FD_OK && fd_h5_has(group, "pause")) s = fd_h5_read(f, group, "pause", H5T_NATIVE_DOUBLE, 2, three, pause);
     for (int i = 0; s == FD_OK && i < n; ++i) {
         fd_inlet* inlet = &world->inlets[i];
         if (strcmp(names[i], inlet->name) != 0) {
@@ -491,12 +499,63 @@ static fd_status read_inlets(reader* r)
         inlet->delayed = p[3];
         inlet->rejected = p[4];
         inlet->max_delay = max_delay[i];
+        inlet->paused = pause[3 * i] != 0.0;
+        inlet->paused_since = pause[3 * i + 1];
+        inlet->paused_total = pause[3 * i + 2];
     }
+    free(pause);
     fd_h5_close_group(group);
     fd_h5_free_strings(names, n);
     free(progress);
     free(max_delay);
     return s;
+}
+
+/* The walls under a prescribed motion: those the scene set are replaced by
+ * the checkpoint's (a stage may have started, changed or stopped them). */
+static fd_status read_walls(reader* r)
+{
+    fd_world* world = r->world;
+    const fd_h5_file* f = &r->file;
+    if (!fd_h5_has(f->id, "walls")) {
+        return FD_OK; /* written before walls could move: the scene's motions stand */
+    }
+    hid_t group = fd_h5_group_open(f, f->id, "walls");
+    if (group < 0) {
+        return FD_ERR_PARSE;
+    }
+    int64_t n = fd_h5_rows(f, group, "body");
+    int64_t* bodies = malloc((size_t)(n > 0 ? n : 1) * sizeof *bodies);
+    double* rows = malloc((size_t)(n > 0 ? n : 1) * FD_CHECKPOINT_WALL_DOUBLES * sizeof *rows);
+    fd_moving_wall* walls = malloc((size_t)(n > 0 ? n : 1) * sizeof *walls);
+    fd_status s = n < 0 ? FD_ERR_PARSE : (bodies && rows && walls ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory"));
+    hsize_t one[1] = {(hsize_t)(n > 0 ? n : 0)}, table[2] = {(hsize_t)(n > 0 ? n : 0), FD_CHECKPOINT_WALL_DOUBLES};
+    if (s == FD_OK) s = fd_h5_read(f, group, "body", H5T_NATIVE_INT64, 1, one, bodies);
+    if (s == FD_OK) s = fd_h5_read(f, group, "motion", H5T_NATIVE_DOUBLE, 2, table, rows);
+    for (int64_t k = 0; s == FD_OK && k < n; ++k) {
+        int64_t b = bodies[k];
+        if (b < 0 || b >= world->body_count || world->colds[b].type != FD_BODY_STATIC ||
+            (k > 0 && b <= bodies[k - 1])) {
+            s = fd_fail(FD_ERR_PARSE, "checkpoint '%s': moving wall %lld is body %lld, not a static body of this "
+                        "world in ascending order (a damaged checkpoint)", f->path, (long long)k, (long long)b);
+            break;
+        }
+        walls[k].body = (int32_t)b;
+        fd_checkpoint_wall_from_row(rows + (size_t)k * FD_CHECKPOINT_WALL_DOUBLES, &walls[k]);
+        walls[k].turns_a_plane = world->colds[b].shape.type == FD_SHAPE_PLANE &&
+                                 fd_v3_length_squared(walls[k].motion.angular_velocity) > 0.0;
+    }
+    fd_h5_close_group(group);
+    free(bodies);
+    free(rows);
+    if (s != FD_OK) {
+        free(walls);
+        return s;
+    }
+    free(world->moving_walls);
+    world->moving_walls = walls;
+    world->moving_wall_count = world->moving_wall_capacity = (int)n;
+    return FD_OK;
 }
 
 static fd_status read_checkpoint(reader* r)
@@ -506,6 +565,7 @@ static fd_status read_checkpoint(reader* r)
     if (s == FD_OK) s = read_bodies(r);
     if (s == FD_OK) s = read_world(r);
     if (s == FD_OK) s = read_inlets(r);
+    if (s == FD_OK) s = read_walls(r);
     if (s == FD_OK) {
         /* Set-up for the restored bodies, without a force pass: the forces
          * are the checkpoint's, and a pass would advance the springs again. */
@@ -593,6 +653,13 @@ fd_status fd_checkpoint_read_scene(const char* path, fd_checkpoint_scene_copy* o
     }
     if (s == FD_OK) {
         out->override_count = (int)count;
+    }
+    out->stage = -1;
+    if (s == FD_OK && H5Aexists(group, "stage") > 0) { /* written since scenes have stages */
+        int64_t stage = -1;
+        s = fd_h5_get_i64(&file, group, "stage", &stage);
+        if (s == FD_OK) s = fd_h5_get_f64(&file, group, "stage_start_time", &out->stage_start_time);
+        out->stage = (int)stage;
     }
     fd_h5_close_group(group);
     if (file.id >= 0) {

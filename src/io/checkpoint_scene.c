@@ -76,6 +76,16 @@ fd_status fd_scene_resume_with_progress(const char* checkpoint, const char* cons
     }
     if (status == FD_OK) {
         status = fd_world_read_checkpoint(out->world, checkpoint);
+        /* The stage under way goes on: its changes are in the world's state
+         * (wall motions, inlets, gravity), only where it stands is the scene's. */
+        if (status == FD_OK && (stored.stage < -1 || stored.stage >= fd_scene_stage_count(out))) {
+            status = fd_fail(FD_ERR_PARSE, "checkpoint '%s': stage %d of a scene with %d stages", checkpoint,
+                             stored.stage, fd_scene_stage_count(out));
+        }
+        if (status == FD_OK) {
+            out->stage = stored.stage;
+            out->stage_start_time = stored.stage_start_time;
+        }
         if (status != FD_OK) {
             fd_scene_free(out);
         }

@@ -645,6 +645,10 @@ static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const
     }
     snprintf(out->path, sizeof out->path, "%s", path);
     out->duration = file->time.duration;
+    if (file->stages.count == 0 && !fd_scene_given(&fd_scene_time_table, &file->time, "duration")) {
+        return fd_scene_fail(ctx, file->time.seen.map, "time.duration",
+                             "required key is missing (a scene without stages runs for time.duration)");
+    }
     fd_status counted = check_step_count(ctx, &file->time);
     if (counted != FD_OK) {
         return counted;
@@ -707,6 +711,9 @@ static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const
     fd_scene_names_free(names);
     if (status == FD_OK) {
         status = check_box_size(ctx, out->world, &file->world);
+    }
+    if (status == FD_OK) {
+        status = fd_scene_build_stages(ctx, file, out);
     }
     return status;
 }
@@ -834,6 +841,7 @@ void fd_scene_free(fd_scene* scene)
         fd_world_free(scene->world);
     }
     scene->world = NULL;
+    fd_scene_free_stages(scene);
     free(scene->source);
     scene->source = NULL;
     scene->source_size = 0;

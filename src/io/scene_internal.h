@@ -419,7 +419,19 @@ typedef struct fd_scene_file {
     fd_scene_list generators; /* fd_scene_generator */
     fd_scene_list inlets;     /* fd_scene_inlet */
     fd_scene_output_keys output;
+    fd_scene_list stages;     /* fd_scene_stage (scene_stages.c) */
 } fd_scene_file;
+
+/* For the key tables (scene_schema.c, scene_stages.c). */
+#define KEYS(array) (array), (int)(sizeof(array) / sizeof((array)[0]))
+#define CHECK_KEYS(array) _Static_assert(sizeof(array) / sizeof((array)[0]) <= FD_SCENE_MAX_KEYS, "too many keys")
+
+/* clang-format off */
+#define ANY {FD_SCENE_UNBOUNDED, FD_SCENE_UNBOUNDED, 0, 0}
+#define GT0 {FD_SCENE_EXCLUSIVE, FD_SCENE_UNBOUNDED, 0, 0}
+#define GE0 {FD_SCENE_INCLUSIVE, FD_SCENE_UNBOUNDED, 0, 0}
+#define INT_POSITIVE {FD_SCENE_INCLUSIVE, FD_SCENE_UNBOUNDED, 1, 0}
+/* clang-format on */
 
 extern const fd_scene_table fd_scene_file_table;
 extern const fd_scene_table fd_scene_time_table;
@@ -442,6 +454,12 @@ extern const fd_scene_table fd_scene_disk_table;
 extern const fd_scene_table fd_scene_inlet_box_table;
 extern const fd_scene_table fd_scene_size_table;
 extern const fd_scene_table fd_scene_output_table;
+extern const fd_scene_table fd_scene_stage_table;
+
+/* The stages (scene_stages.c): checked against the built world (bodies,
+ * inlets) and kept in out->stages. */
+fd_status fd_scene_build_stages(fd_scene_ctx* ctx, const fd_scene_file* file, fd_scene* out);
+void fd_scene_free_stages(fd_scene* scene);
 
 /* ---------------------------------------------------------------- streamed bodies */
 

@@ -20,15 +20,7 @@
 
 /* ---------------------------------------------------------------- tables */
 
-#define KEYS(array) (array), (int)(sizeof(array) / sizeof((array)[0]))
-#define CHECK_KEYS(array) _Static_assert(sizeof(array) / sizeof((array)[0]) <= FD_SCENE_MAX_KEYS, "too many keys")
-
-/* clang-format off */
-#define ANY {FD_SCENE_UNBOUNDED, FD_SCENE_UNBOUNDED, 0, 0}
-#define GT0 {FD_SCENE_EXCLUSIVE, FD_SCENE_UNBOUNDED, 0, 0}
-#define GE0 {FD_SCENE_INCLUSIVE, FD_SCENE_UNBOUNDED, 0, 0}
-#define INT_POSITIVE {FD_SCENE_INCLUSIVE, FD_SCENE_UNBOUNDED, 1, 0}
-/* clang-format on */
+/* KEYS, CHECK_KEYS and the ranges ANY, GT0, ... are in scene_internal.h. */
 
 static const char* const integrator_names[] = {"symplectic_euler", "velocity_verlet", NULL};
 static const char* const stepper_names[] = {"penalty", "complementarity", NULL};
@@ -49,8 +41,8 @@ static const fd_scene_key time_keys[] = {
     {.name = "duration",
      .type = FD_SCENE_NUMBER,
      .unit = "s",
-     .doc = "simulated time to run; the run takes round(duration / step) steps, at most 2^53",
-     .flags = FD_SCENE_REQUIRED,
+     .doc = "simulated time to run; the run takes round(duration / step) steps, at most 2^53; with stages, "
+            "optional: a cap on the stages' total",
      .range = GE0,
      .offset = offsetof(fd_scene_time, duration)},
     {.name = "integrator",
@@ -978,6 +970,12 @@ static const fd_scene_key file_keys[] = {
      .offset = offsetof(fd_scene_file, output),
      .sub = &fd_scene_output_table,
      .def_text = "all defaults"},
+    {.name = "stages",
+     .type = FD_SCENE_LIST,
+     .doc = "the run as a sequence of stages, each changing wall motions, inlets and gravity (see below; "
+            "docs/stages.md)",
+     .offset = offsetof(fd_scene_file, stages),
+     .sub = &fd_scene_stage_table},
 };
 CHECK_KEYS(file_keys);
 const fd_scene_table fd_scene_file_table = {"top level", "The keys of the scene file itself.", KEYS(file_keys),

@@ -347,10 +347,12 @@ void fd_world_inlet_extents(const fd_world* world, int* bodies_of_material, bool
 
 /* ---------------------------------------------------------------- inserting */
 
-/* Spheres due after the step that reached time t. */
-static int64_t due_count(const fd_inlet_def* def, double time)
+/* Spheres due after the step that reached time t, the time it stood paused
+ * taken off. */
+static int64_t due_count(const fd_inlet* inlet, double time)
 {
-    double owed = def->rate * (time - def->start_time) + DUE_ALLOWANCE;
+    const fd_inlet_def* def = &inlet->def;
+    double owed = def->rate * (time - def->start_time - inlet->paused_total) + DUE_ALLOWANCE;
     if (!(owed >= 1.0)) {
         return 0;
     }
@@ -649,8 +651,10 @@ static fd_status place_due(fd_world* world, fd_inlet* inlet, int64_t due, int64_
 
 static fd_status run_inlet(fd_world* world, fd_inlet* inlet)
 {
-    const fd_inlet_def* def = &inlet->def;
-    int64_t due = due_count(def, world->time);
+    if (inlet->paused) {
+        return FD_OK;
+    }
+    int64_t due = due_count(inlet, world->time);
     int64_t due_before = inlet->due_before;
     inlet->due_before = due;
     if (inlet->inserted >= due) {
@@ -717,7 +721,8 @@ static fd_status place_due(fd_world* world, fd_inlet* inlet, int64_t due, int64_
         if (k < due_before) {
             /* Due at an earlier step: sphere k was due from start + (k + 1) / rate. */
             inlet->delayed++;
-            inlet->max_delay = fmax(inlet->max_delay, world->time - (def->start_time + (double)(k + 1) / def->rate));
+            inlet->max_delay = fmax(inlet->max_delay, world->time - (def->start_time + inlet->paused_total +
+                                                                        (double)(k + 1) / def->rate));
         }
         inlet->inserted++;
         inlet->attempts = 0;

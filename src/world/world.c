@@ -200,6 +200,7 @@ fd_world* fd_world_create(const fd_world_def* def)
         }
     }
     world->def = *def;
+    world->created_gravity = def->gravity;
     world->periodic = periodic;
     world->next_contact_id = 1;
     world->critical_time_step = INFINITY;

@@ -130,6 +130,11 @@ typedef struct fd_inlet {
     int64_t delayed;
     double max_delay;
     int64_t rejected;
+    /* Paused by a stage (fd_world_set_inlet_active): its schedule stands
+     * still, so that it goes on where it stopped when resumed. */
+    bool paused;
+    double paused_since;          /* s, when it was paused */
+    double paused_total;          /* s, the time it stood still before that */
 } fd_inlet;
 
 /* A static body under a prescribed motion (src/world/wall_motion.c). */
@@ -234,6 +239,9 @@ struct fd_world {
     int inlet_count, inlet_capacity;
     int32_t* inlet_near;
     int inlet_near_capacity;
+    /* gravity as the world was created with it (fd_world_set_gravity may
+     * change def.gravity; checkpoints fingerprint the scene's) */
+    fd_vec3 created_gravity;
     /* walls under a prescribed motion, in ascending body order */
     fd_moving_wall* moving_walls;
     int moving_wall_count, moving_wall_capacity;

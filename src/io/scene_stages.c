@@ -1,0 +1,336 @@
+/* Stages of a scene (docs/stages.md): the run as a sequence of stages, each
+ * with its longest duration, an optional end when the kinetic energy of the
+ * dynamic bodies falls below a threshold, and what changes when it begins:
+ * the motion of walls (fd_world_set_wall_motion: a drum starts turning, a
+ * gate slides open), the inlets that pour (fd_world_set_inlet_active) and
+ * gravity (fd_world_set_gravity). Names are resolved against the built world
+ * at load, so a typo is an error at its line, not a surprise later. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "io/scene_internal.h"
+
+/* ---------------------------------------------------------------- keys */
+
+typedef struct fd_scene_stage_motion {
+    fd_scene_seen seen;
+    const char* body;
+    fd_scene_motion motion;
+} fd_scene_stage_motion;
+
+typedef struct fd_scene_stage_inlet {
+    fd_scene_seen seen;
+    const char* inlet;
+    bool active;
+} fd_scene_stage_inlet;
+
+typedef struct fd_scene_stage {
+    fd_scene_seen seen;
+    const char* name;
+    double duration;
+    double until_kinetic_energy;
+    double min_duration;
+    fd_vec3 gravity;
+    fd_scene_list motions; /* fd_scene_stage_motion */
+    fd_scene_list inlets;  /* fd_scene_stage_inlet */
+} fd_scene_stage;
+
+static const fd_scene_key stage_motion_keys[] = {
+    {.name = "body",
+     .type = FD_SCENE_STRING,
+     .doc = "name of a static body (a wall)",
+     .flags = FD_SCENE_REQUIRED | FD_SCENE_NONEMPTY,
+     .offset = offsetof(fd_scene_stage_motion, body)},
+    {.name = "motion",
+     .type = FD_SCENE_MAP,
+     .doc = "its motion from the stage's start, from where it is then (keys of bodies[].motion; {} stops it)",
+     .flags = FD_SCENE_REQUIRED,
+     .offset = offsetof(fd_scene_stage_motion, motion),
+     .sub = &fd_scene_motion_table},
+};
+CHECK_KEYS(stage_motion_keys);
+static const fd_scene_table stage_motion_table = {
+    "stages[].motions[]", "A wall's motion from the stage on.", KEYS(stage_motion_keys),
+    sizeof(fd_scene_stage_motion), offsetof(fd_scene_stage_motion, seen)};
+
+static const fd_scene_key stage_inlet_keys[] = {
+    {.name = "inlet",
+     .type = FD_SCENE_STRING,
+     .doc = "name of an inlet",
+     .flags = FD_SCENE_REQUIRED | FD_SCENE_NONEMPTY,
+     .offset = offsetof(fd_scene_stage_inlet, inlet)},
+    {.name = "active",
+     .type = FD_SCENE_BOOL,
+     .doc = "false pauses it (its schedule stands still), true resumes it where it stopped",
+     .flags = FD_SCENE_REQUIRED,
+     .offset = offsetof(fd_scene_stage_inlet, active)},
+};
+CHECK_KEYS(stage_inlet_keys);
+static const fd_scene_table stage_inlet_table = {
+    "stages[].inlets[]", "An inlet paused or resumed when the stage begins.", KEYS(stage_inlet_keys),
+    sizeof(fd_scene_stage_inlet), offsetof(fd_scene_stage_inlet, seen)};
+
+static const fd_scene_key stage_keys[] = {
+    {.name = "name",
+     .type = FD_SCENE_STRING,
+     .doc = "unique stage name (messages, the summary)",
+     .flags = FD_SCENE_REQUIRED | FD_SCENE_NONEMPTY,
+     .offset = offsetof(fd_scene_stage, name)},
+    {.name = "duration",
+     .type = FD_SCENE_NUMBER,
+     .unit = "s",
+     .doc = "the stage's length; with until_kinetic_energy, its longest",
+     .flags = FD_SCENE_REQUIRED,
+     .range = GT0,
+     .offset = offsetof(fd_scene_stage, duration)},
+    {.name = "until_kinetic_energy",
+     .type = FD_SCENE_NUMBER,
+     .unit = "J",
+     .doc = "end the stage as soon as the dynamic bodies' kinetic energy (translation + rotation) is below this",
+     .range = GT0,
+     .offset = offsetof(fd_scene_stage, until_kinetic_energy),
+     .def_text = "none"},
+    {.name = "min_duration",
+     .type = FD_SCENE_NUMBER,
+     .unit = "s",
+     .doc = "until_kinetic_energy is tested only after this time in the stage (a pile at rest before the pour)",
+     .range = GE0,
+     .offset = offsetof(fd_scene_stage, min_duration)},
+    {.name = "gravity",
+     .type = FD_SCENE_VEC3,
+     .unit = "m/s^2",
+     .doc = "gravity from the stage on (the ledger books the change of potential energy)",
+     .range = ANY,
+     .offset = offsetof(fd_scene_stage, gravity),
+     .def_text = "unchanged"},
+    {.name = "motions",
+     .type = FD_SCENE_LIST,
+     .doc = "walls whose motion changes when the stage begins (see below)",
+     .offset = offsetof(fd_scene_stage, motions),
+     .sub = &stage_motion_table},
+    {.name = "inlets",
+     .type = FD_SCENE_LIST,
+     .doc = "inlets paused or resumed when the stage begins (see below)",
+     .offset = offsetof(fd_scene_stage, inlets),
+     .sub = &stage_inlet_table},
+};
+CHECK_KEYS(stage_keys);
+const fd_scene_table fd_scene_stage_table = {
+    "stages[]",
+    "The run as a sequence of stages (optional; docs/stages.md). Each begins when the one before it ends and applies "
+    "its changes then; the run ends with the last.",
+    KEYS(stage_keys), sizeof(fd_scene_stage), offsetof(fd_scene_stage, seen)};
+
+/* ---------------------------------------------------------------- built */
+
+typedef struct stage_motion {
+    fd_body_id body;
+    fd_wall_motion motion;
+} stage_motion;
+
+typedef struct stage_inlet {
+    int inlet;
+    bool active;
+} stage_inlet;
+
+typedef struct built_stage {
+    char* name;
+    double duration;
+    double until_kinetic_energy; /* 0: none */
+    double min_duration;
+    bool sets_gravity;
+    fd_vec3 gravity;
+    stage_motion* motions;
+    int motion_count;
+    stage_inlet* inlets;
+    int inlet_count;
+} built_stage;
+
+struct fd_scene_stage_set {
+    built_stage* stages;
+    int count;
+};
+
+static fd_status fail_at(fd_scene_ctx* ctx, const yaml_node_t* node, const char* format, const char* detail, int s,
+                         const char* key)
+{
+    char path[FD_SCENE_PATH_MAX];
+    snprintf(path, sizeof path, "stages[%d]%s%s", s, key[0] ? "." : "", key);
+    return fd_scene_fail(ctx, node, path, format, detail);
+}
+
+static int find_inlet(const fd_world* world, const char* name)
+{
+    for (int i = 0; i < fd_world_inlet_count(world); ++i) {
+        if (strcmp(fd_world_get_inlet_info(world, i).name, name) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static fd_status build_stage(fd_scene_ctx* ctx, const fd_scene_stage* in, int s, const fd_world* world,
+                             built_stage* out)
+{
+    out->name = strdup(in->name);
+    out->duration = in->duration;
+    out->until_kinetic_energy = in->until_kinetic_energy;
+    out->min_duration = in->min_duration;
+    out->sets_gravity = fd_scene_given(&fd_scene_stage_table, in, "gravity") != NULL;
+    out->gravity = in->gravity;
+    out->motions = calloc((size_t)(in->motions.count > 0 ? in->motions.count : 1), sizeof *out->motions);
+    out->inlets = calloc((size_t)(in->inlets.count > 0 ? in->inlets.count : 1), sizeof *out->inlets);
+    if (!out->name || !out->motions || !out->inlets) {
+        return fail_at(ctx, in->seen.map, "%s", "out of memory", s, "");
+    }
+    if (out->min_duration > out->duration) {
+        return fail_at(ctx, fd_scene_given(&fd_scene_stage_table, in, "min_duration"),
+                       "must not exceed the stage's duration%s", "", s, "min_duration");
+    }
+    const fd_scene_stage_motion* motions = in->motions.items;
+    for (int k = 0; k < in->motions.count; ++k) {
+        char key[64];
+        snprintf(key, sizeof key, "motions[%d].body", k);
+        const yaml_node_t* node = fd_scene_given(&stage_motion_table, &motions[k], "body");
+        fd_body_id body = fd_world_find_body(world, motions[k].body);
+        if (fd_body_id_is_null(body)) {
+            return fail_at(ctx, node, "no body is named '%s'", motions[k].body, s, key);
+        }
+        if (fd_body_get_info(world, body).type != FD_BODY_STATIC) {
+            return fail_at(ctx, node, "'%s' is dynamic: only a static body (a wall) takes a prescribed motion",
+                           motions[k].body, s, key);
+        }
+        const fd_scene_motion* m = &motions[k].motion;
+        out->motions[k] = (stage_motion){body, {m->velocity, m->velocity_ramp, m->amplitude, m->frequency,
+                                                m->angular_velocity, m->angular_velocity_ramp, m->start_time}};
+        if (!(m->frequency > 0.0) && (m->amplitude.x != 0.0 || m->amplitude.y != 0.0 || m->amplitude.z != 0.0)) {
+            snprintf(key, sizeof key, "motions[%d].motion.frequency", k);
+            return fail_at(ctx, motions[k].seen.map, "an amplitude needs a frequency > 0 Hz%s", "", s, key);
+        }
+        out->motion_count = k + 1;
+    }
+    const fd_scene_stage_inlet* inlets = in->inlets.items;
+    for (int k = 0; k < in->inlets.count; ++k) {
+        int inlet = find_inlet(world, inlets[k].inlet);
+        if (inlet < 0) {
+            char key[64];
+            snprintf(key, sizeof key, "inlets[%d].inlet", k);
+            return fail_at(ctx, fd_scene_given(&stage_inlet_table, &inlets[k], "inlet"), "no inlet is named '%s'",
+                           inlets[k].inlet, s, key);
+        }
+        out->inlets[k] = (stage_inlet){inlet, inlets[k].active};
+        out->inlet_count = k + 1;
+    }
+    return FD_OK;
+}
+
+fd_status fd_scene_build_stages(fd_scene_ctx* ctx, const fd_scene_file* file, fd_scene* out)
+{
+    out->stage = -1;
+    out->stage_start_time = 0.0;
+    int n = file->stages.count;
+    if (n == 0) {
+        return FD_OK;
+    }
+    out->stages = calloc(1, sizeof *out->stages);
+    if (out->stages == NULL || (out->stages->stages = calloc((size_t)n, sizeof(built_stage))) == NULL) {
+        return fd_scene_fail(ctx, NULL, "stages", "out of memory");
+    }
+    const fd_scene_stage* stages = file->stages.items;
+    double total = 0.0;
+    for (int s = 0; s < n; ++s) {
+        for (int t = 0; t < s; ++t) {
+            if (strcmp(stages[t].name, stages[s].name) == 0) {
+                return fail_at(ctx, fd_scene_given(&fd_scene_stage_table, &stages[s], "name"),
+                               "another stage is named '%s'", stages[s].name, s, "name");
+            }
+        }
+        out->stages->count = s + 1;
+        fd_status status = build_stage(ctx, &stages[s], s, out->world, &out->stages->stages[s]);
+        if (status != FD_OK) {
+            return status;
+        }
+        total += stages[s].duration;
+    }
+    /* The run's length: the stages', capped by time.duration when given. */
+    out->duration = fd_scene_given(&fd_scene_time_table, &file->time, "duration") ? fmin(file->time.duration, total)
+                                                                                 : total;
+    return FD_OK;
+}
+
+void fd_scene_free_stages(fd_scene* scene)
+{
+    if (scene->stages == NULL) {
+        return;
+    }
+    for (int s = 0; s < scene->stages->count; ++s) {
+        built_stage* b = &scene->stages->stages[s];
+        free(b->name);
+        free(b->motions);
+        free(b->inlets);
+    }
+    free(scene->stages->stages);
+    free(scene->stages);
+    scene->stages = NULL;
+}
+
+/* ---------------------------------------------------------------- running */
+
+int fd_scene_stage_count(const fd_scene* scene)
+{
+    return scene != NULL && scene->stages != NULL ? scene->stages->count : 0;
+}
+
+const char* fd_scene_stage_name(const fd_scene* scene, int stage)
+{
+    return stage >= 0 && stage < fd_scene_stage_count(scene) ? scene->stages->stages[stage].name : "";
+}
+
+double fd_scene_stage_duration(const fd_scene* scene, int stage)
+{
+    return stage >= 0 && stage < fd_scene_stage_count(scene) ? scene->stages->stages[stage].duration : 0.0;
+}
+
+fd_status fd_scene_begin_stage(fd_scene* scene, int stage)
+{
+    if (stage < 0 || stage >= fd_scene_stage_count(scene)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_scene_begin_stage: no stage %d", stage);
+    }
+    const built_stage* b = &scene->stages->stages[stage];
+    fd_world* world = scene->world;
+    fd_status status = b->sets_gravity ? fd_world_set_gravity(world, b->gravity) : FD_OK;
+    for (int k = 0; status == FD_OK && k < b->motion_count; ++k) {
+        status = fd_world_set_wall_motion(world, b->motions[k].body, &b->motions[k].motion);
+    }
+    for (int k = 0; status == FD_OK && k < b->inlet_count; ++k) {
+        status = fd_world_set_inlet_active(world, b->inlets[k].inlet, b->inlets[k].active);
+    }
+    if (status != FD_OK) {
+        char message[1024];
+        snprintf(message, sizeof message, "%s", fd_last_error());
+        return fd_fail(status, "stage '%s': %s", b->name, message);
+    }
+    scene->stage = stage;
+    scene->stage_start_time = fd_world_time(world);
+    return FD_OK;
+}
+
+bool fd_scene_stage_finished(const fd_scene* scene)
+{
+    if (scene->stage < 0 || scene->stage >= fd_scene_stage_count(scene)) {
+        return true;
+    }
+    const built_stage* b = &scene->stages->stages[scene->stage];
+    double dt = fd_world_time_step(scene->world);
+    double elapsed = fd_world_time(scene->world) - scene->stage_start_time;
+    if (elapsed + 0.5 * dt >= b->duration) {
+        return true; /* the step nearest the duration, as the run's own step count rounds */
+    }
+    if (b->until_kinetic_energy > 0.0 && elapsed + 0.5 * dt >= b->min_duration) {
+        fd_world_energy e = fd_world_get_energy(scene->world);
+        return e.kinetic_translational + e.kinetic_rotational < b->until_kinetic_energy;
+    }
+    return false;
+}
