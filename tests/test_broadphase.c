@@ -48,7 +48,7 @@ static void check_against_brute_force(bool far, int threads)
     bp.positions = states;
     bp.radii = radii;
     bp.is_static = is_static;
-    bp.is_plane = is_plane;
+    bp.is_wall = is_plane;
     bp.plane_normals = normals;
     bp.margin = 0.001;
     bp.cell_size = 2.0 * largest + bp.margin;
@@ -122,7 +122,7 @@ static int far_apart_pairs(const fd_vec3* centres, int n, uint64_t* pairs, int c
     bp.positions = centres;
     bp.radii = radii;
     bp.is_static = is_static;
-    bp.is_plane = is_plane;
+    bp.is_wall = is_plane;
     bp.plane_normals = normals;
     bp.margin = 0.0;
     bp.cell_size = 0.02;

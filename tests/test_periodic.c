@@ -555,7 +555,7 @@ static void check_broadphase(uint64_t seed, const bool axes[3], double periodic_
     bp.positions = states;
     bp.radii = radii;
     bp.is_static = is_static;
-    bp.is_plane = is_plane;
+    bp.is_wall = is_plane;
     bp.plane_normals = normals;
     bp.margin = margin;
     bp.cell_size = cell;

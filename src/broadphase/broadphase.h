@@ -67,6 +67,21 @@ static inline double fd_periodic_wrap(double x, double low, double length)
     return wrapped < low ? low : wrapped;
 }
 
+/* Whether a body at x whose reach (bounding radius + margin) is `reach` may
+ * touch a wall: a plane (bounding radius INFINITY) by its distance along the
+ * normal; a finite wall (a mesh patch, a cylinder, a disk) by the distance
+ * from its position, within which its whole surface lies (its bounding
+ * radius), so the test holds however the wall turns about its position. */
+static inline bool fd_wall_in_reach(fd_vec3 wall_position, fd_vec3 plane_normal, double wall_radius, fd_vec3 x,
+                                    double reach)
+{
+    if (wall_radius == INFINITY) {
+        return fd_v3_dot(plane_normal, fd_v3_sub(x, wall_position)) < reach;
+    }
+    double limit = wall_radius + reach;
+    return fd_v3_length_squared(fd_v3_sub(x, wall_position)) < limit * limit;
+}
+
 typedef struct pair_buffer {
     uint64_t* keys;
     int count, capacity;
@@ -78,7 +93,7 @@ typedef struct fd_broadphase {
     const fd_vec3* positions;     /* body centres (a plane's point) */
     const double* radii;          /* bounding radius; INFINITY for planes */
     const bool* is_static;
-    const bool* is_plane;
+    const bool* is_wall;
     const fd_vec3* plane_normals; /* world outward normal of plane bodies */
     double margin;                /* pairs within this gap are candidates */
     double cell_size;             /* > 0 */

@@ -19,6 +19,9 @@ typedef struct fd_pose {
     fd_quat orientation;
 } fd_pose;
 
+/* A plane or a finite wall (static only; searched apart from the grid). */
+static inline bool fd_shape_is_wall(fd_shape_type type) { return type == FD_SHAPE_PLANE; }
+
 /* Validates a shape def and fills the internal shape; on error writes a
  * message (naming the field) into message[message_size] and returns false. */
 bool fd_shape_init(fd_shape* shape, const fd_shape_def* def, char* message, int message_size);

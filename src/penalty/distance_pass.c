@@ -26,7 +26,7 @@ static __attribute__((noinline)) bool generic_distance(const fd_world* world, fd
     fd_pose pose_i = {world->position[i], world->orientation[i]};
     fd_pose pose_j = {world->position[j], world->orientation[j]};
     generic->offset = fd_v3(0.0, 0.0, 0.0);
-    if (world->periodic.any && !world->is_plane[i] && !world->is_plane[j]) {
+    if (world->periodic.any && !world->is_wall[i] && !world->is_wall[j]) {
         generic->offset = fd_periodic_near_offset(&world->periodic, fd_v3_sub(pose_i.position, pose_j.position));
         pose_j.position = fd_v3_add(pose_j.position, generic->offset);
     }

@@ -248,7 +248,7 @@ static void pair_constants(const fd_contact_law* law, double mass_i, double mass
 
 void fd_pair_constants(const fd_world* world, const fd_contact_law* law, int i, int j, double* out)
 {
-    bool plane_i = world->is_plane[i], plane_j = world->is_plane[j];
+    bool plane_i = world->is_wall[i], plane_j = world->is_wall[j];
     /* per (sphere, other): the order of the pair does not matter for them */
     int sphere = plane_i ? j : i, other = plane_i ? i : j;
     pair_constants(law, world->motion[sphere].mass, world->motion[other].mass, world->bounding_radii[sphere],
@@ -291,7 +291,7 @@ static bool balance_threads(const fd_world* world, fd_neighbor_list* list, int t
     double total = 0.0;
     for (int i = 0; i < n; ++i) {
         double entries = (double)(list->row_start[i + 1] - list->row_start[i]);
-        total += 1.0 + entries * ((world->motion[i].flags & FD_MOTION_PLANE) ? PLANE_ENTRY_WEIGHT : 1);
+        total += 1.0 + entries * ((world->motion[i].flags & FD_MOTION_WALL) ? PLANE_ENTRY_WEIGHT : 1);
     }
     double done = 0.0;
     int t = 1;
@@ -300,7 +300,7 @@ static bool balance_threads(const fd_world* world, fd_neighbor_list* list, int t
             list->thread_row[t++] = i;
         }
         double entries = (double)(list->row_start[i + 1] - list->row_start[i]);
-        done += 1.0 + entries * ((world->motion[i].flags & FD_MOTION_PLANE) ? PLANE_ENTRY_WEIGHT : 1);
+        done += 1.0 + entries * ((world->motion[i].flags & FD_MOTION_WALL) ? PLANE_ENTRY_WEIGHT : 1);
     }
     while (t < threads) {
         list->thread_row[t++] = n;
@@ -322,7 +322,7 @@ static fd_status rows_from_broadphase(fd_world* world, double margin, fd_neighbo
     bp->positions = world->position;
     bp->radii = world->bounding_radii;
     bp->is_static = world->is_static;
-    bp->is_plane = world->is_plane;
+    bp->is_wall = world->is_wall;
     bp->plane_normals = world->plane_normals;
     bp->margin = margin;
     if (!fd_broadphase_update(bp)) {

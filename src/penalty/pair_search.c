@@ -10,8 +10,9 @@
  * scan of every body would. The pairs found go to their row, the lower body
  * index, by a counting sort, and each short row is sorted.
  *
- * Planes are tested against every non-static body apart (they are few and
- * unbounded). Pairs of two static bodies are left out.
+ * Walls (planes, and finite walls: mesh patches, cylinders, disks) are
+ * tested against every dynamic body apart (they are few, and large or
+ * unbounded: fd_wall_in_reach). Pairs of two static bodies are left out.
  *
  * Along a periodic axis the grid spans the box, its cells a whole fraction
  * of the period, and the stencil wraps: a cell past the last is the first,
@@ -306,7 +307,7 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
     reduction(min : low_x, low_y, low_z) reduction(max : high_x, high_y, high_z, largest) \
     reduction(+ : gridded, not_finite)
     for (int b = 0; b < n; ++b) {
-        if (motion[b].flags & FD_MOTION_PLANE) {
+        if (motion[b].flags & FD_MOTION_WALL) {
             continue;
         }
         fd_vec3 x = positions[b];
@@ -388,7 +389,7 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
     double half_margin = 0.5 * margin;
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
     for (int b = 0; b < n; ++b) {
-        if (motion[b].flags & FD_MOTION_PLANE) {
+        if (motion[b].flags & FD_MOTION_WALL) {
             cell_of[b] = -1;
             continue;
         }
@@ -444,15 +445,15 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
         }
         int b_begin = (int)((int64_t)n * t / threads), b_end = (int)((int64_t)n * (t + 1) / threads);
         for (int p = 0; p < n; ++p) {
-            if (!(motion[p].flags & FD_MOTION_PLANE)) {
+            if (!(motion[p].flags & FD_MOTION_WALL)) {
                 continue;
             }
             fd_vec3 normal = world->plane_normals[p], origin = positions[p];
             for (int b = b_begin; b < b_end; ++b) {
-                if ((motion[b].flags & FD_MOTION_PLANE) || !(motion[b].flags & FD_MOTION_DYNAMIC)) {
+                if ((motion[b].flags & FD_MOTION_WALL) || !(motion[b].flags & FD_MOTION_DYNAMIC)) {
                     continue;
                 }
-                if (fd_v3_dot(normal, fd_v3_sub(positions[b], origin)) < radii[b] + margin &&
+                if (fd_wall_in_reach(origin, normal, radii[p], positions[b], radii[b] + margin) &&
                     !push_pair(found, p, b)) {
                     ++failures;
                     break;

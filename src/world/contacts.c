@@ -112,7 +112,7 @@ static fd_status run_narrow_phase(fd_world* world)
         fd_pose pose_j = {world->position[j], world->orientation[j]};
         /* Periodic: body j's image nearest to body i (planes need none). */
         fd_vec3 offset = {0.0, 0.0, 0.0};
-        if (periodic->any && !world->is_plane[i] && !world->is_plane[j]) {
+        if (periodic->any && !world->is_wall[i] && !world->is_wall[j]) {
             offset = fd_periodic_offset(periodic, pose_i.position, pose_j.position);
             pose_j.position = fd_v3_add(pose_j.position, offset);
         }

@@ -446,7 +446,7 @@ typedef struct inlet_grid {
     int32_t* body;  /* per entry */
     int32_t* next;  /* per entry: next entry of the same cell */
     int64_t entry_count, entry_capacity;
-    int plane_count;
+    int wall_count;
 } inlet_grid;
 
 static void grid_free(inlet_grid* grid)
@@ -544,7 +544,7 @@ static bool grid_build(fd_world* world, const fd_inlet* inlet, int64_t due_now, 
     const double radius_max = inlet->radius_max;
     int near_count = 0;
     for (int b = 0; b < world->body_count; ++b) {
-        if (world->is_plane[b]) {
+        if (world->is_wall[b]) {
             world->inlet_near[near_count++] = b;
             continue;
         }
@@ -586,8 +586,8 @@ static bool grid_build(fd_world* world, const fd_inlet* inlet, int64_t due_now, 
     memset(grid->head, 0xff, (size_t)cells * sizeof *grid->head); /* -1 */
     for (int k = 0; k < near_count; ++k) {
         int32_t b = world->inlet_near[k];
-        if (world->is_plane[b]) {
-            world->inlet_near[grid->plane_count++] = b; /* in place: plane_count <= k */
+        if (world->is_wall[b]) {
+            world->inlet_near[grid->wall_count++] = b; /* in place: wall_count <= k */
         } else if (!grid_add_body(grid, world, b, radius_max)) {
             return false;
         }
@@ -601,9 +601,9 @@ static bool grid_build(fd_world* world, const fd_inlet* inlet, int64_t due_now, 
 static bool place_is_free(const fd_world* world, const inlet_grid* grid, fd_vec3 p, double r)
 {
     double margin = world->def.contact_margin;
-    for (int k = 0; k < grid->plane_count; ++k) {
+    for (int k = 0; k < grid->wall_count; ++k) {
         int b = world->inlet_near[k];
-        if (fd_v3_dot(world->plane_normals[b], fd_v3_sub(p, world->position[b])) < r + margin) {
+        if (fd_world_wall_gap(world, world->position, b, p, r, 2.0 * margin) < margin) {
             return false;
         }
     }
@@ -642,7 +642,7 @@ static void adopt_body(fd_world* world, int b)
     fd_broadphase* bp = &world->broadphase;
     bp->radii = world->bounding_radii;
     bp->is_static = world->is_static;
-    bp->is_plane = world->is_plane;
+    bp->is_wall = world->is_wall;
     bp->plane_normals = world->plane_normals;
     world->prepared = true;
 }

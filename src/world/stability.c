@@ -314,11 +314,12 @@ fd_status fd_world_estimate_critical_step(fd_world* world)
  * from the bounding spheres, or the distance to a plane. */
 static double overlap_at(const fd_world* world, const fd_vec3* x, int b, int j)
 {
-    if (world->is_plane[j]) {
-        return world->bounding_radii[b] - fd_v3_dot(world->plane_normals[j], fd_v3_sub(x[b], x[j]));
+    double reach = 4.0 * world->def.contact_margin + 1e-300; /* farther is "apart" (-INFINITY) */
+    if (world->is_wall[j]) {
+        return -fd_world_wall_gap(world, x, j, x[b], world->bounding_radii[b], reach);
     }
-    if (world->is_plane[b]) {
-        return world->bounding_radii[j] - fd_v3_dot(world->plane_normals[b], fd_v3_sub(x[j], x[b]));
+    if (world->is_wall[b]) {
+        return -fd_world_wall_gap(world, x, b, x[j], world->bounding_radii[j], reach);
     }
     fd_vec3 image = fd_v3_add(x[j], fd_periodic_offset(&world->periodic, x[b], x[j]));
     return world->bounding_radii[b] + world->bounding_radii[j] - fd_v3_length(fd_v3_sub(image, x[b]));
@@ -338,7 +339,7 @@ static step_contact contact_over_step(const fd_world* world, int b)
     step_contact best = {-1, 0.0, 0.0};
     double margin = world->def.contact_margin, largest = -1.0;
     for (int j = 0; j < world->body_count; ++j) {
-        if (j == b || (world->is_plane[j] && world->is_plane[b])) {
+        if (j == b || (world->is_wall[j] && world->is_wall[b])) {
             continue;
         }
         double before = overlap_at(world, world->saved_position, b, j);
@@ -442,7 +443,7 @@ fd_status fd_world_check_blow_up(const fd_world* world)
     double worst_ratio = BLOW_UP_FRACTION, moved_worst = 0.0, turned_worst = 0.0;
     step_contact worst_contact = {-1, 0.0, 0.0};
     for (int b = 0; b < world->body_count; ++b) {
-        if (world->colds[b].type != FD_BODY_DYNAMIC || world->is_plane[b]) {
+        if (world->colds[b].type != FD_BODY_DYNAMIC || world->is_wall[b]) {
             continue;
         }
         double radius = fd_shape_inner_radius(&world->colds[b].shape);

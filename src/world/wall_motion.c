@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collide/collide.h"
 #include "core/error.h"
 #include "penalty/penalty.h"
 #include "world/world_internal.h"
@@ -189,4 +190,19 @@ fd_wall_reaction fd_body_get_reaction(const fd_world* world, fd_body_id id)
     reaction.power = -(fd_v3_dot(reaction.force, world->velocity[b]) +
                        fd_v3_dot(reaction.torque, world->angular_velocity[b]));
     return reaction;
+}
+
+double fd_world_wall_gap(const fd_world* world, const fd_vec3* positions, int wall, fd_vec3 x, double r, double reach)
+{
+    if (world->colds[wall].shape.type == FD_SHAPE_PLANE) {
+        return fd_v3_dot(world->plane_normals[wall], fd_v3_sub(x, positions[wall])) - r;
+    }
+    fd_shape sphere = {.type = FD_SHAPE_SPHERE, .radius = r, .bounding_radius = r};
+    fd_pose sphere_pose = {x, fd_quat_identity()};
+    fd_pose wall_pose = {positions[wall], world->orientation[wall]};
+    fd_contact_geometry g;
+    if (fd_collide(&sphere, sphere_pose, &world->colds[wall].shape, wall_pose, reach, &g) == FD_COLLIDE_TOUCHING) {
+        return -g.penetration;
+    }
+    return INFINITY;
 }

@@ -244,7 +244,7 @@ void fd_world_free(fd_world* world)
     free(world->special_bodies);
     fd_staggered_free(world->bounding_radii);
     fd_staggered_free(world->is_static);
-    fd_staggered_free(world->is_plane);
+    fd_staggered_free(world->is_wall);
     fd_world_free_walls(world);
     fd_staggered_free(world->plane_normals);
     free(world->materials);
@@ -580,7 +580,7 @@ static bool resize_bodies(fd_world* world, int capacity)
     FD_GROW(motion);
     FD_GROW(bounding_radii);
     FD_GROW(is_static);
-    FD_GROW(is_plane);
+    FD_GROW(is_wall);
     FD_GROW(plane_normals);
     FD_GROW(lock_work);
 #undef FD_GROW
@@ -790,8 +790,9 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
 
     world->bounding_radii[b] = shape.bounding_radius;
     world->is_static[b] = def->type == FD_BODY_STATIC;
-    world->is_plane[b] = shape.type == FD_SHAPE_PLANE;
-    world->plane_normals[b] = fd_quat_rotate(world->orientation[b], shape.plane_normal);
+    world->is_wall[b] = fd_shape_is_wall(shape.type);
+    world->plane_normals[b] =
+        shape.type == FD_SHAPE_PLANE ? fd_quat_rotate(world->orientation[b], shape.plane_normal) : fd_v3(0, 0, 0);
     if (!add_body_name(world, b)) {
         free(mass->extra);
         fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding body '%s'", label);
@@ -810,6 +811,7 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
         .flags = (def->type == FD_BODY_DYNAMIC ? FD_MOTION_DYNAMIC : 0u) |
                  (def->type == FD_BODY_DYNAMIC && mass->isotropic && !locked ? FD_MOTION_SIMPLE : 0u) |
                  (loaded ? FD_MOTION_LOADED : 0u) | (shape.type == FD_SHAPE_PLANE ? FD_MOTION_PLANE : 0u) |
+                 (fd_shape_is_wall(shape.type) ? FD_MOTION_WALL : 0u) |
                  (shape.type == FD_SHAPE_SPHERE ? FD_MOTION_SPHERE : 0u),
         .material = cold->material,
     };
@@ -1011,7 +1013,7 @@ static void wrap_positions(fd_world* world)
     }
 #pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1)
     for (int b = 0; b < world->body_count; ++b) {
-        if (world->is_plane[b]) {
+        if (world->is_wall[b]) {
             continue;
         }
         fd_vec3* x = &world->position[b];
@@ -1046,7 +1048,7 @@ fd_status fd_world_prepare(fd_world* world)
             dynamic_material[m] = true;
             lightest = fmin(lightest, world->colds[b].mass);
         }
-        if (!world->is_plane[b]) {
+        if (!world->is_wall[b]) {
             largest_radius = fmax(largest_radius, world->bounding_radii[b]);
             smallest_body_radius = fmin(smallest_body_radius, world->bounding_radii[b]);
             smallest_radius[m] = fmin(smallest_radius[m], world->bounding_radii[b]);
@@ -1119,7 +1121,7 @@ fd_status fd_world_prepare(fd_world* world)
     bp->periodic = world->periodic;
     bp->radii = world->bounding_radii;
     bp->is_static = world->is_static;
-    bp->is_plane = world->is_plane;
+    bp->is_wall = world->is_wall;
     bp->plane_normals = world->plane_normals;
     bool complementarity = world->def.stepper == FD_STEPPER_COMPLEMENTARITY;
     double margin = world->def.contact_margin;

@@ -57,6 +57,7 @@ enum {
     FD_MOTION_SIMPLE = 1u << 1,   /* isotropic inertia, no locks: the straight kick and drift */
     FD_MOTION_LOADED = 1u << 2,   /* an external force or torque */
     FD_MOTION_PLANE = 1u << 3,    /* a plane (never wrapped into a periodic box) */
+    FD_MOTION_WALL = 1u << 5,     /* a plane or a finite wall: searched apart from the grid (fd_wall_in_reach) */
     FD_MOTION_SPHERE = 1u << 4,   /* a sphere */
 };
 typedef struct fd_body_motion {
@@ -183,8 +184,8 @@ struct fd_world {
     /* broad-phase inputs, derived from the cold data */
     double* bounding_radii;
     bool* is_static;
-    bool* is_plane;
-    fd_vec3* plane_normals;       /* world outward normal (planes are static) */
+    bool* is_wall;                /* a plane or a finite wall (a mesh patch, a cylinder, a disk): no grid cell */
+    fd_vec3* plane_normals;       /* world outward normal of a plane (0 for other bodies) */
 
     /* body names: open-addressing hash of body indices (-1 = empty), so that
      * creating N named bodies costs O(N), not O(N^2) */
@@ -290,6 +291,11 @@ fd_status fd_world_run_inlets(fd_world* world);
  * (trapezoidal in the reaction, which the force pass left in forces and
  * torques, the step's start in saved_forces and saved_torques). */
 void fd_world_move_walls(fd_world* world);
+/* The gap (m) between a sphere of radius r at x and wall body `wall` at its
+ * pose in `positions` (and the world's orientation): negative when they
+ * overlap; for a finite wall the narrow phase's, +INFINITY when farther than
+ * `reach` (src/world/wall_motion.c). */
+double fd_world_wall_gap(const fd_world* world, const fd_vec3* positions, int wall, fd_vec3 x, double r, double reach);
 void fd_world_book_wall_work(fd_world* world, double h);
 void fd_world_free_walls(fd_world* world);
 /* Frees the inlets (fd_world_free). */
