@@ -154,7 +154,7 @@ static int64_t contacts_across_faces(const fd_world* world)
     int64_t across = 0;
     for (int64_t k = 0; k < c.count; ++k) {
         int i = c.pairs[2 * k], j = c.pairs[2 * k + 1];
-        if (world->is_plane[i] || world->is_plane[j]) {
+        if (world->is_wall[i] || world->is_wall[j]) {
             continue;
         }
         fd_vec3 d = fd_v3_sub(world->position[i], world->position[j]);
