@@ -409,6 +409,9 @@ Test(mesh, errors)
     double infinite[] = {0, 0, 0, 1, 0, INFINITY, 0, 1, 0};
     cr_assert_null(fd_mesh_create(infinite, 3, triangles, 1, 0.5, message, sizeof message));
     cr_assert(strstr(message, "vertex 1: coordinate z is not finite") != NULL, "%s", message);
+    double huge[] = {0, 0, 0, 1e80, 0, 0, 0, 1, 0};
+    cr_assert_null(fd_mesh_create(huge, 3, triangles, 1, 0.5, message, sizeof message));
+    cr_assert(strstr(message, "vertex 1: coordinate x = 1e+80 m is too large") != NULL, "%s", message);
     cr_assert_null(fd_mesh_create(vertices, 3, triangles, 1, -0.1, message, sizeof message));
     cr_assert(strstr(message, "feature angle") != NULL, "%s", message);
     cr_assert_null(fd_mesh_create(vertices, 3, triangles, 1, NAN, NULL, 0), "no message buffer is fine");

@@ -40,6 +40,9 @@
  * normal to speak of (its cross product is round-off) and is dropped. */
 #define DEGENERATE_RELATIVE 1e-12
 #define TIE_RELATIVE 1e-12
+/* Squares of lengths (and products of squares, in the degeneracy test) must
+ * stay far from overflow: 1e100^4 = 1e400 does not, 1e75^4 = 1e300 does. */
+#define MAX_COORDINATE 1e75
 
 static bool mesh_error(char* message, int message_size, const char* format, ...) __attribute__((format(printf, 3, 4)));
 
@@ -84,6 +87,12 @@ static bool validate_input(const double* vertices, int vertex_count, const int* 
         if (!isfinite(vertices[i])) {
             return mesh_error(message, message_size, "vertex %d: coordinate %c is not finite (%g)", i / 3,
                               axis_names[i % 3], vertices[i]);
+        }
+        if (fabs(vertices[i]) > MAX_COORDINATE) {
+            return mesh_error(message, message_size,
+                              "vertex %d: coordinate %c = %g m is too large (above %g m the squared lengths of "
+                              "the closest-point tests overflow)",
+                              i / 3, axis_names[i % 3], vertices[i], MAX_COORDINATE);
         }
     }
     for (int i = 0; i < 3 * triangle_count; ++i) {

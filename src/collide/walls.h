@@ -73,16 +73,16 @@ typedef struct fd_mesh fd_mesh; /* immutable once built; shared by the patch bod
  * (fd_mesh_degenerate_count); the kept ones keep their input order, and their
  * indices in the mesh are the ones every other function uses. NULL and a
  * message in message[message_size] (when message is not NULL) on error: no
- * triangles, a non-finite coordinate, an index out of range, a bad
- * feature_angle, or out of memory. */
+ * triangles, a non-finite coordinate (or one above 1e75 m, whose squares
+ * overflow), an index out of range, a bad feature_angle, or out of memory. */
 fd_mesh* fd_mesh_create(const double* vertices, int vertex_count, const int* triangles, int triangle_count,
                         double feature_angle, char* message, int message_size);
 
 /* Reads an STL file, ASCII or binary (binary iff the size is 84 + 50 n with n
- * from the header; otherwise ASCII when it starts with "solid" and is text,
- * else a damaged binary file; ASCII errors name FILE:LINE and what was
- * expected, binary errors the byte offset), multiplies every coordinate by
- * scale (per axis, each > 0), then fd_mesh_create. */
+ * from the header; otherwise ASCII when it is text, else a damaged binary
+ * file; ASCII errors name FILE:LINE and what was expected, binary errors the
+ * byte offset), multiplies every coordinate by scale (per axis, each > 0),
+ * then fd_mesh_create (whose errors come prefixed with the path). */
 fd_mesh* fd_mesh_read_stl(const char* path, fd_vec3 scale, double feature_angle, char* message, int message_size);
 
 void fd_mesh_free(fd_mesh* mesh);
