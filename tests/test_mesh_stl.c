@@ -242,6 +242,12 @@ Test(mesh_stl, malformed_ascii_names_file_and_line)
     path = write_text("cut.stl", "solid cut\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\n");
     snprintf(expected, sizeof expected, "%s:4: unexpected end of file: expected 'vertex'", path);
     assert_refused(path, expected, NULL);
+    /* A whole file on one line reads (the solid's name stops at 'facet'). */
+    path = write_text("one_line.stl", "solid one line facet normal 0 0 1 outer loop vertex 0 0 0 vertex 1 0 0 "
+                                      "vertex 0 1 0 endloop endfacet endsolid one line");
+    fd_mesh* one_line = read_ok(path, fd_v3(1, 1, 1));
+    cr_assert_eq(fd_mesh_triangle_count(one_line), 1);
+    fd_mesh_free(one_line);
     path = write_text("empty.stl", "solid nothing\nendsolid nothing\n");
     assert_refused(path, path, "no facets");
 }

@@ -229,14 +229,6 @@ static ascii_token next_token(ascii_reader* r)
     return token;
 }
 
-/* Past the rest of the line (a solid's name). */
-static void skip_line(ascii_reader* r)
-{
-    while (r->at < r->size && r->text[r->at] != '\n') {
-        ++r->at;
-    }
-}
-
 static char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
 
 /* Keywords compare without case: some exporters write FACET NORMAL. */
@@ -251,6 +243,23 @@ static bool is_keyword(ascii_token token, const char* keyword)
         }
     }
     return true;
+}
+
+/* Past a solid's name: the words after 'solid' or 'endsolid' on its line, up
+ * to a keyword that may follow on the same line (some writers put a whole
+ * file on one line). */
+static void skip_name(ascii_reader* r)
+{
+    long line = r->token_line;
+    for (;;) {
+        ascii_reader before = *r;
+        ascii_token token = next_token(r);
+        if (token.start == NULL || token.line != line || is_keyword(token, "facet") ||
+            is_keyword(token, "endsolid") || is_keyword(token, "solid")) {
+            *r = before;
+            return;
+        }
+    }
 }
 
 /* An error at the token's line: "expected X (got 'Y')", or at the end of the file. */
@@ -358,7 +367,7 @@ static bool read_ascii(const char* path, const unsigned char* data, size_t size,
     if (!is_keyword(token, "solid")) {
         return expected_error(&r, token, "'solid' (the start of an ASCII STL)");
     }
-    skip_line(&r);
+    skip_name(&r);
     for (;;) {
         token = next_token(&r);
         if (is_keyword(token, "facet")) {
@@ -366,7 +375,7 @@ static bool read_ascii(const char* path, const unsigned char* data, size_t size,
                 return false;
             }
         } else if (is_keyword(token, "endsolid")) {
-            skip_line(&r);
+            skip_name(&r);
             token = next_token(&r);
             if (token.start == NULL) {
                 break;
@@ -374,7 +383,7 @@ static bool read_ascii(const char* path, const unsigned char* data, size_t size,
             if (!is_keyword(token, "solid")) {
                 return expected_error(&r, token, "'solid' or the end of the file after 'endsolid'");
             }
-            skip_line(&r);
+            skip_name(&r);
         } else {
             return expected_error(&r, token, "'facet' or 'endsolid'");
         }
