@@ -154,7 +154,8 @@ static inline double oracle_triangle_distance(fd_vec3 p, fd_vec3 a, fd_vec3 b, f
     if (inside) {
         return fabs(s);
     }
-    return fmin(oracle_segment_distance(p, a, b), fmin(oracle_segment_distance(p, b, c), oracle_segment_distance(p, c, a)));
+    return fmin(oracle_segment_distance(p, a, b),
+                fmin(oracle_segment_distance(p, b, c), oracle_segment_distance(p, c, a)));
 }
 
 static inline fd_vec3 mesh_vertex_at(const fd_mesh* mesh, int v)

@@ -271,7 +271,8 @@ Test(mesh_ownership, nearest_contact_is_never_dropped)
     for (int j = 0; j <= n; ++j) {
         for (int i = 0; i <= n; ++i) {
             double x = -1.0 + 2.0 * i / n, y = -1.0 + 2.0 * j / n;
-            test_mesh_vertex(&m, fd_v3(x, y, 0.15 * sin(4.0 * x + 1.0) * cos(3.0 * y) + 0.02 * test_uniform(&state, -1, 1)));
+            double z = 0.15 * sin(4.0 * x + 1.0) * cos(3.0 * y) + 0.02 * test_uniform(&state, -1, 1);
+            test_mesh_vertex(&m, fd_v3(x, y, z));
         }
     }
     for (int j = 0; j < n; ++j) {

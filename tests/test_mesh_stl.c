@@ -242,6 +242,11 @@ Test(mesh_stl, malformed_ascii_names_file_and_line)
     path = write_text("cut.stl", "solid cut\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\n");
     snprintf(expected, sizeof expected, "%s:4: unexpected end of file: expected 'vertex'", path);
     assert_refused(path, expected, NULL);
+    /* A facet normal of nan (some writers' for a degenerate facet) is
+     * ignored like any stored normal. */
+    fd_mesh* nan_normal = read_ok(facet_with_line("nan_normal.stl", 2, " facet normal nan nan nan"), fd_v3(1, 1, 1));
+    cr_assert_eq(fd_mesh_triangle_count(nan_normal), 1);
+    fd_mesh_free(nan_normal);
     /* A whole file on one line reads (the solid's name stops at 'facet'). */
     path = write_text("one_line.stl", "solid one line facet normal 0 0 1 outer loop vertex 0 0 0 vertex 1 0 0 "
                                       "vertex 0 1 0 endloop endfacet endsolid one line");
@@ -288,7 +293,8 @@ Test(mesh_stl, damaged_binary_names_the_byte_offset)
     /* Cut 17 bytes into triangle 5: 84 + 5 * 50 + 17 = 351 bytes. */
     const char* path = in_dir("truncated.stl");
     write_bytes(path, data, 351);
-    assert_refused(path, "truncated at byte offset 351", "the file ends inside triangle 5 (which starts at byte offset 334)");
+    assert_refused(path, "truncated at byte offset 351",
+                   "the file ends inside triangle 5 (which starts at byte offset 334)");
     /* Extra bytes after the last triangle. */
     unsigned char* longer = calloc(1, size + 7);
     cr_assert_not_null(longer);

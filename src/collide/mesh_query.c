@@ -8,12 +8,16 @@
  * normal exactly, so that a finely triangulated plane has no bumps); else the
  * closest point is on the boundary: the nearest of the closest points of the
  * three edge segments (an edge contact, or a vertex contact where the segment
- * parameter is clamped to an end).
+ * parameter is clamped to an end). A projection outside the triangle by no
+ * more than the mesh's round-off tolerance counts as inside: over an edge or
+ * a vertex shared by coplanar triangles the direction from the edge point to
+ * the centre would otherwise carry the coordinates' round-off divided by the
+ * gap (1e-13 at a gap of 1e-3 on a 1 m mesh), a bump.
  *
  * A patch is one contact body, so its closest point is the nearest over its
  * triangles, ties going to the lowest triangle index; the comparison is on
- * (squared distance, triangle) exactly, a total order, so that the answer does
- * not depend on the order the grid visits the triangles in.
+ * (squared distance, triangle) exactly, with no tolerance, so that the
+ * answer is deterministic (a tolerance would make ties intransitive).
  *
  * Ownership between patches. Sharp edges split a surface into patches, and
  * a sphere near a sharp edge or corner is close to several of them:
@@ -45,7 +49,7 @@ typedef struct triangle_point {
 } triangle_point;
 
 /* The closest point of the segment start + t edge, t in [0, 1], to the point
- * start + offset; *ends is whether t was clamped to an end. */
+ * start + offset; *at_end is whether t was clamped to an end. */
 static fd_vec3 segment_closest(fd_vec3 start, fd_vec3 offset, fd_vec3 edge, double edge_squared, bool* at_end)
 {
     double t = fd_v3_dot(offset, edge) / edge_squared;
@@ -54,11 +58,8 @@ static fd_vec3 segment_closest(fd_vec3 start, fd_vec3 offset, fd_vec3 edge, doub
     return fd_v3_mul_add(start, t, edge);
 }
 
-/* The closest point of a triangle to the centre. A projection outside the
- * triangle by at most tolerance (round-off, for a centre over an edge or a
- * vertex) counts as inside: a point and normal from the face, not from the
- * direction to the edge, which round-off of the coordinates tilts by
- * ~1e-16 / gap, a bump on a flat patch. */
+/* The closest point of a triangle to the centre; a projection outside the
+ * triangle by at most tolerance counts as inside (see the top). */
 static void closest_on_triangle(const fd_mesh_triangle_geometry* g, fd_vec3 centre, double tolerance,
                                 triangle_point* out)
 {
@@ -166,7 +167,8 @@ static bool owns_hit(const fd_mesh* mesh, int patch, int t, fd_vec3 centre, doub
             fd_vec3 start = mesh_vertex(mesh, v[k]);
             fd_vec3 edge = fd_v3_sub(mesh_vertex(mesh, v[(k + 1) % 3]), start);
             bool at_end;
-            fd_vec3 nearest = segment_closest(start, fd_v3_sub(centre, start), edge, fd_v3_length_squared(edge), &at_end);
+            fd_vec3 nearest =
+                segment_closest(start, fd_v3_sub(centre, start), edge, fd_v3_length_squared(edge), &at_end);
             if (fd_v3_distance(centre, nearest) <= reach) {
                 int e = mesh->triangle_edges[3 * t + k];
                 int first = mesh->edge_first[e];

@@ -284,10 +284,10 @@ static bool expect_keyword(ascii_reader* r, const char* keyword)
     return expected_error(r, token, expected);
 }
 
-/* A finite number, the whole token, on the line of the token before it (a
- * number missing at the end of a line is reported on that line, not on the
- * next); what names the number in the message. */
-static bool read_number(ascii_reader* r, const char* what, double* value)
+/* A number, the whole token, on the line of the token before it (a number
+ * missing at the end of a line is reported on that line, not on the next),
+ * finite when the caller needs it; what names the number in the message. */
+static bool read_number(ascii_reader* r, const char* what, bool finite, double* value)
 {
     long line = r->token_line;
     ascii_token token = next_token(r);
@@ -302,7 +302,7 @@ static bool read_number(ascii_reader* r, const char* what, double* value)
         char* end;
         *value = strtod(buffer, &end);
         if (end == buffer + token.length && token.length > 0) {
-            if (!isfinite(*value)) {
+            if (finite && !isfinite(*value)) {
                 return stl_error(r->message, r->message_size, "%s:%ld: %s '%s' is not a finite number", r->path,
                                  token.line, what, buffer);
             }
@@ -320,8 +320,10 @@ static bool read_facet(ascii_reader* r, fd_vec3 scale, stl_soup* soup)
     if (!expect_keyword(r, "normal")) {
         return false;
     }
+    /* The stored normal is ignored, and may be anything: some writers put
+     * nan for a degenerate facet. */
     for (int i = 0; i < 3; ++i) {
-        if (!read_number(r, "facet normal component", &ignored)) {
+        if (!read_number(r, "facet normal component", false, &ignored)) {
             return false;
         }
     }
@@ -339,7 +341,7 @@ static bool read_facet(ascii_reader* r, fd_vec3 scale, stl_soup* soup)
             return false;
         }
         for (int i = 0; i < 3; ++i) {
-            if (!read_number(r, names[i], &out[3 * v + i])) {
+            if (!read_number(r, names[i], true, &out[3 * v + i])) {
                 return false;
             }
             out[3 * v + i] *= factors[i];
