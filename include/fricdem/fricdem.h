@@ -190,6 +190,64 @@ fd_body_state fd_body_get_state(const fd_world* world, fd_body_id id);
 fd_status fd_body_set_state(fd_world* world, fd_body_id id, const fd_body_state* state);
 fd_body_info fd_body_get_info(const fd_world* world, fd_body_id id);
 
+/* ---------------------------------------------------------------- walls
+ * Finite walls (docs/walls.md): cylindrical shells, disks and triangle
+ * meshes, static bodies of shapes FD_SHAPE_CYLINDER, _DISK, _MESH. */
+
+/* Triangle meshes (fd_mesh: src/collide/mesh.c, stl.c). */
+
+/* From vertex coordinates (3 per vertex, wall frame, m) and triangles (3
+ * vertex indices each). Vertices closer than 1e-9 of the bounding-box
+ * diagonal are welded (each to the first of them in input order); vertices no
+ * kept triangle uses are left out. Triangles are grouped into patches:
+ * neighbours across an edge join the same patch when the angle between their
+ * normals is below feature_angle (radians, in [0, pi]; the caller passes 30
+ * deg by default), the winding of the pair made consistent by the shared
+ * edge's direction first (STL winding is often inconsistent). Patches are
+ * numbered in the order of their lowest triangle. Degenerate (zero-area)
+ * triangles, also those that welding collapses, are dropped and counted
+ * (fd_mesh_degenerate_count); the kept ones keep their input order, and their
+ * indices in the mesh are the ones every other function uses. NULL and a
+ * message in message[message_size] (when message is not NULL) on error: no
+ * triangles, a non-finite coordinate (or one above 1e75 m, whose squares
+ * overflow), an index out of range, a bad feature_angle, or out of memory. */
+fd_mesh* fd_mesh_create(const double* vertices, int vertex_count, const int* triangles, int triangle_count,
+                        double feature_angle, char* message, int message_size);
+
+/* Reads an STL file, ASCII or binary (binary iff the size is 84 + 50 n with n
+ * from the header; otherwise ASCII when it is text, else a damaged binary
+ * file; ASCII errors name FILE:LINE and what was expected, binary errors the
+ * byte offset), multiplies every coordinate by scale (per axis, each > 0),
+ * then fd_mesh_create (whose errors come prefixed with the path). */
+fd_mesh* fd_mesh_read_stl(const char* path, fd_vec3 scale, double feature_angle, char* message, int message_size);
+
+void fd_mesh_free(fd_mesh* mesh);
+
+int fd_mesh_patch_count(const fd_mesh* mesh);
+int fd_mesh_triangle_count(const fd_mesh* mesh);
+int fd_mesh_vertex_count(const fd_mesh* mesh);
+/* How many input triangles fd_mesh_create dropped as degenerate (zero area,
+ * before or after welding). */
+int fd_mesh_degenerate_count(const fd_mesh* mesh);
+const double* fd_mesh_vertices(const fd_mesh* mesh); /* 3 per vertex (after welding), for VTU output */
+const int* fd_mesh_triangles(const fd_mesh* mesh);   /* 3 per triangle */
+int fd_mesh_triangle_patch(const fd_mesh* mesh, int triangle);
+double fd_mesh_bounding_radius(const fd_mesh* mesh); /* largest distance of a vertex from the wall origin, m */
+
+/* Hands a mesh to the world, which frees it with itself; its patch bodies
+ * refer to it. */
+fd_status fd_world_adopt_mesh(fd_world* world, fd_mesh* mesh);
+/* Creates a wall from def (a static body): one body, except a capped
+ * cylinder (the shell, then its caps: disks named NAME.cap_low and
+ * NAME.cap_high at z = -+length/2) and a mesh with shape.mesh_patch = -1 (one
+ * body per patch, NAME then NAME.patch1, NAME.patch2, ...). The bodies share
+ * def's pose; *first gets the first, *count how many. */
+fd_status fd_world_create_wall(fd_world* world, const fd_body_def* def, fd_body_id* first, int* count);
+/* The reaction of a whole wall (fd_wall_reaction summed over the bodies of
+ * the wall whose first body is id: fd_body_info.wall), torques about its
+ * position. */
+fd_wall_reaction fd_world_wall_reaction(const fd_world* world, fd_body_id id);
+
 /* Walls: static bodies moved by a prescribed motion (fd_wall_motion; the
  * penalty stepper only). Setting a motion again starts the new one from the
  * wall's pose at that time (a stage that starts a drum). */

@@ -189,15 +189,33 @@ typedef enum fd_shape_type {
     FD_SHAPE_SPHERE = 0,
     FD_SHAPE_PLANE = 1,      /* half-space; static bodies only */
     FD_SHAPE_ELLIPSOID = 2,
+    /* Finite walls (static bodies only; docs/walls.md): thin two-sided
+     * sheets, one contact per sphere and wall body. */
+    FD_SHAPE_CYLINDER = 3,   /* cylindrical shell: axis body z through the position, radius, length */
+    FD_SHAPE_DISK = 4,       /* disk or annulus in the body's z = offset plane: inner_radius <= rho <= radius */
+    FD_SHAPE_MESH = 5,       /* one patch of a triangle mesh (fd_mesh), vertices in the body frame */
 } fd_shape_type;
+
+/* A triangle mesh, immutable once built (fd_mesh_read_stl, fd_mesh_create),
+ * split into patches at sharp edges; each patch is one wall body. */
+typedef struct fd_mesh fd_mesh;
 
 typedef struct fd_shape_def {
     fd_shape_type type;      /* default FD_SHAPE_SPHERE */
-    double radius;           /* sphere radius, m; default 0 (must be set) */
+    double radius;           /* sphere, cylinder and disk (outer) radius, m; default 0 (must be set) */
     fd_vec3 semi_axes;       /* ellipsoid semi-axes a, b, c along body x, y, z, m */
     /* Plane: outward normal in the body frame (the solid is on the other side);
      * the plane passes through the body position. Default (0, 0, 1). */
     fd_vec3 plane_normal;
+    double length;           /* cylinder: along body z, centred on the position, m */
+    bool capped;             /* cylinder: its rims belong to end caps (disk bodies of the same wall,
+                              * fd_world_create_wall), so the shell leaves rim contacts to them */
+    double inner_radius;     /* disk: 0 for a full disk, m */
+    double offset;           /* disk: its plane is body z = offset, m (the caps of a cylinder: +-length/2) */
+    int cap_of_shell;        /* disk: +1 or -1 when it caps a shell lying on that side of its plane along
+                              * body z (an outer-rim contact on that side is the shell's); 0 otherwise */
+    const fd_mesh* mesh;     /* mesh: not owned by the body (fd_world_adopt_mesh) */
+    int mesh_patch;          /* mesh: the patch (0 .. fd_mesh_patch_count - 1) */
 } fd_shape_def;
 
 typedef enum fd_body_type {
@@ -253,6 +271,8 @@ typedef struct fd_body_info {
     double mass;             /* kg (0 for static) */
     fd_vec3 inertia;         /* principal, body frame, kg m^2 */
     double bounding_radius;  /* m; infinity for planes */
+    fd_body_id wall;         /* the first body of the wall it belongs to (fd_world_create_wall: the shell of a
+                              * capped cylinder, the first patch of a mesh); itself for any other body */
 } fd_body_info;
 
 /* Prescribed motion of a static body (a wall: a plane, a drum, a gate), set

@@ -8,9 +8,16 @@
 /* Internal shape: the def plus what is derived once. */
 typedef struct fd_shape {
     fd_shape_type type;
-    double radius;           /* sphere */
+    double radius;           /* sphere; cylinder; disk (outer) */
     fd_vec3 semi_axes;       /* ellipsoid */
     fd_vec3 plane_normal;    /* plane, body frame, unit */
+    double length;           /* cylinder */
+    bool capped;             /* cylinder: rims belong to its caps */
+    double inner_radius;     /* disk */
+    double offset;           /* disk: plane z = offset, body frame */
+    int cap_of_shell;        /* disk: the side (+1, -1) of its plane where the shell it caps lies; 0 none */
+    const fd_mesh* mesh;     /* mesh patch */
+    int mesh_patch;
     double bounding_radius;  /* sphere around the body centre; INFINITY for planes */
 } fd_shape;
 
@@ -20,7 +27,10 @@ typedef struct fd_pose {
 } fd_pose;
 
 /* A plane or a finite wall (static only; searched apart from the grid). */
-static inline bool fd_shape_is_wall(fd_shape_type type) { return type == FD_SHAPE_PLANE; }
+static inline bool fd_shape_is_wall(fd_shape_type type)
+{
+    return type == FD_SHAPE_PLANE || type == FD_SHAPE_CYLINDER || type == FD_SHAPE_DISK || type == FD_SHAPE_MESH;
+}
 
 /* Validates a shape def and fills the internal shape; on error writes a
  * message (naming the field) into message[message_size] and returns false. */

@@ -41,6 +41,7 @@
  * runs to adjacent doubles (50 to 70 steps), so the result is exact
  * to round-off and a deterministic function of its inputs. */
 #include "collide/collide.h"
+#include "collide/walls.h"
 
 /* ---------------------------------------------------------------- closest point on an ellipsoid */
 
@@ -391,13 +392,69 @@ static bool ellipsoids_separated(const fd_shape* a, fd_pose pose_a, const fd_sha
     return false;
 }
 
+/* ---------------------------------------------------------------- finite walls */
+
+/* A sphere against a finite wall (src/collide/walls.h): the wall's closest
+ * point to the centre in the wall frame, the contact's normal from it to the
+ * centre (into the sphere, body i), both surface points and the wall's
+ * curvatures in world. The walls are two-sided sheets. */
+static fd_collide_result sphere_wall(const fd_shape* sphere, fd_pose pose_s, const fd_shape* wall, fd_pose pose_w,
+                                     double margin, bool directions, fd_contact_geometry* g)
+{
+    fd_vec3 centre = fd_quat_rotate_inverse(pose_w.orientation, fd_v3_sub(pose_s.position, pose_w.position));
+    double reach = sphere->radius + margin;
+    fd_wall_hit hit;
+    bool touching = false;
+    switch (wall->type) {
+    case FD_SHAPE_CYLINDER:
+        touching = fd_cylinder_closest(wall->radius, wall->length, wall->capped, centre, reach, &hit);
+        break;
+    case FD_SHAPE_DISK: {
+        fd_vec3 in_plane = fd_v3(centre.x, centre.y, centre.z - wall->offset);
+        touching = fd_disk_closest(wall->inner_radius, wall->radius, in_plane, reach, &hit);
+        hit.point.z += wall->offset;
+        /* A cap's outer rim on the shell's side of its plane is the shell's
+         * contact (the shell's face is nearer or as near there). */
+        double rho_squared = hit.point.x * hit.point.x + hit.point.y * hit.point.y;
+        if (touching && wall->cap_of_shell != 0 && hit.feature != FD_WALL_FACE &&
+            rho_squared > 0.25 * (wall->radius + wall->inner_radius) * (wall->radius + wall->inner_radius) &&
+            wall->cap_of_shell * in_plane.z > 0.0) {
+            touching = false;
+        }
+        break;
+    }
+    case FD_SHAPE_MESH:
+        touching = fd_mesh_patch_closest(wall->mesh, wall->mesh_patch, centre, reach, &hit);
+        break;
+    default:
+        return FD_COLLIDE_UNSUPPORTED;
+    }
+    if (!touching) {
+        return FD_COLLIDE_SEPARATED;
+    }
+    fd_vec3 n = fd_quat_rotate(pose_w.orientation, hit.normal);
+    g->normal = n;
+    g->penetration = sphere->radius - hit.gap;
+    g->point_i = fd_v3_mul_add(pose_s.position, -sphere->radius, n);
+    g->point_j = fd_v3_add(pose_w.position, fd_quat_rotate(pose_w.orientation, hit.point));
+    round_surfaces(1.0 / sphere->radius, 0.0, n, directions, g);
+    g->curvature_j[0] = hit.curvature[0];
+    g->curvature_j[1] = hit.curvature[1];
+    if (hit.curvature[0] != hit.curvature[1] || directions) {
+        /* Unequal curvatures (a shell) always need their directions. */
+        g->principal_dir_j[0] = fd_quat_rotate(pose_w.orientation, hit.principal_dir[0]);
+        g->principal_dir_j[1] = fd_quat_rotate(pose_w.orientation, hit.principal_dir[1]);
+    }
+    return FD_COLLIDE_TOUCHING;
+}
+
 /* ---------------------------------------------------------------- dispatch */
 
 /* Whether the pair (a, b) is handled as (b, a): planes go last, ellipsoids
  * after spheres. */
 static bool is_reversed(fd_shape_type a, fd_shape_type b)
 {
-    return (a == FD_SHAPE_PLANE && b != FD_SHAPE_PLANE) || (a == FD_SHAPE_ELLIPSOID && b == FD_SHAPE_SPHERE);
+    return (fd_shape_is_wall(a) && !fd_shape_is_wall(b)) || (a == FD_SHAPE_ELLIPSOID && b == FD_SHAPE_SPHERE);
 }
 
 static fd_collide_result collide_canonical(const fd_shape* a, fd_pose pose_a, const fd_shape* b, fd_pose pose_b,
@@ -408,6 +465,9 @@ static fd_collide_result collide_canonical(const fd_shape* a, fd_pose pose_a, co
     }
     if (a->type == FD_SHAPE_SPHERE && b->type == FD_SHAPE_PLANE) {
         return sphere_plane(a, pose_a, b, pose_b, margin, directions, g);
+    }
+    if (a->type == FD_SHAPE_SPHERE && fd_shape_is_wall(b->type)) {
+        return sphere_wall(a, pose_a, b, pose_b, margin, directions, g);
     }
     if (a->type == FD_SHAPE_ELLIPSOID && b->type == FD_SHAPE_PLANE) {
         return ellipsoid_plane(a, pose_a, b, pose_b, margin, g);

@@ -9,13 +9,17 @@
  *                              I_z = m (a^2 + b^2) / 5
  * (standard tables of moments of inertia of homogeneous solids; for the
  * ellipsoid, integrate y^2 + z^2 over the unit ball scaled by (a, b, c)).
- * A plane is a static half-space with no finite volume: volume and inertia
- * are 0, and the body module gives static bodies infinite mass instead. */
+ * A plane is a static half-space with no finite volume, and the finite walls
+ * (cylindrical shell, disk, mesh patch) are thin sheets: volume and inertia
+ * are 0, and the body module gives static bodies infinite mass instead. A
+ * finite wall's bounding radius is the distance from its position within
+ * which its whole surface lies (the broad phase's range, fd_wall_in_reach). */
 #include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
 
 #include "collide/collide.h"
+#include "collide/walls.h"
 
 /* pi to double precision; M_PI is not in strict C17. */
 #define FD_SHAPE_PI 3.14159265358979323846
@@ -108,9 +112,45 @@ bool fd_shape_init(fd_shape* shape, const fd_shape_def* def, char* message, int 
         result.bounding_radius = INFINITY;
         break;
     }
+    case FD_SHAPE_CYLINDER:
+        if (!is_positive_length(def->radius) || !is_positive_length(def->length)) {
+            return shape_error(message, message_size,
+                               "a cylinder needs shape.radius and shape.length > 0 and finite (got %g m, %g m)",
+                               def->radius, def->length);
+        }
+        result.radius = def->radius;
+        result.length = def->length;
+        result.capped = def->capped;
+        result.bounding_radius = hypot(def->radius, 0.5 * def->length);
+        break;
+    case FD_SHAPE_DISK:
+        if (!is_positive_length(def->radius) || !(def->inner_radius >= 0.0) || !(def->inner_radius < def->radius) ||
+            !isfinite(def->offset) || def->cap_of_shell < -1 || def->cap_of_shell > 1) {
+            return shape_error(message, message_size,
+                               "a disk needs 0 <= shape.inner_radius < shape.radius, both finite, and a finite "
+                               "shape.offset (got %g m, %g m, %g m)",
+                               def->inner_radius, def->radius, def->offset);
+        }
+        result.radius = def->radius;
+        result.inner_radius = def->inner_radius;
+        result.offset = def->offset;
+        result.cap_of_shell = def->cap_of_shell;
+        result.bounding_radius = hypot(def->radius, def->offset);
+        break;
+    case FD_SHAPE_MESH:
+        if (def->mesh == NULL || def->mesh_patch < 0 || def->mesh_patch >= fd_mesh_patch_count(def->mesh)) {
+            return shape_error(message, message_size, "a mesh shape needs shape.mesh and a patch in 0 .. %d (got %d)",
+                               def->mesh != NULL ? fd_mesh_patch_count(def->mesh) - 1 : -1, def->mesh_patch);
+        }
+        result.mesh = def->mesh;
+        result.mesh_patch = def->mesh_patch;
+        result.bounding_radius = fd_mesh_bounding_radius(def->mesh);
+        break;
     default:
         return shape_error(message, message_size,
-                           "shape.type %d is not a shape type (sphere = 0, plane = 1, ellipsoid = 2)", (int)def->type);
+                           "shape.type %d is not a shape type (sphere = 0, plane = 1, ellipsoid = 2, cylinder = 3, "
+                           "disk = 4, mesh = 5)",
+                           (int)def->type);
     }
     *shape = result;
     return true;
@@ -127,9 +167,8 @@ double fd_shape_volume(const fd_shape* shape)
         fd_vec3 e = shape->semi_axes;
         return 4.0 / 3.0 * FD_SHAPE_PI * e.x * e.y * e.z;
     }
-    case FD_SHAPE_PLANE: return 0.0;
+    default: return 0.0; /* a plane, a finite wall: no volume */
     }
-    return 0.0;
 }
 
 fd_vec3 fd_shape_unit_inertia(const fd_shape* shape)
@@ -143,7 +182,6 @@ fd_vec3 fd_shape_unit_inertia(const fd_shape* shape)
         fd_vec3 e2 = fd_v3_hadamard(shape->semi_axes, shape->semi_axes);
         return fd_v3((e2.y + e2.z) / 5.0, (e2.x + e2.z) / 5.0, (e2.x + e2.y) / 5.0);
     }
-    case FD_SHAPE_PLANE: return fd_v3(0, 0, 0);
+    default: return fd_v3(0, 0, 0);
     }
-    return fd_v3(0, 0, 0);
 }

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 
 #include "core/math.h"
+#include "fricdem/fricdem.h"
 
 typedef enum fd_wall_feature { FD_WALL_FACE = 0, FD_WALL_EDGE = 1, FD_WALL_VERTEX = 2 } fd_wall_feature;
 
@@ -58,45 +59,8 @@ bool fd_disk_closest(double inner_radius, double outer_radius, fd_vec3 centre, d
 
 /* ---------------------------------------------------------------- meshes */
 
-typedef struct fd_mesh fd_mesh; /* immutable once built; shared by the patch bodies of one wall */
-
-/* From vertex coordinates (3 per vertex, wall frame, m) and triangles (3
- * vertex indices each). Vertices closer than 1e-9 of the bounding-box
- * diagonal are welded (each to the first of them in input order); vertices no
- * kept triangle uses are left out. Triangles are grouped into patches:
- * neighbours across an edge join the same patch when the angle between their
- * normals is below feature_angle (radians, in [0, pi]; the caller passes 30
- * deg by default), the winding of the pair made consistent by the shared
- * edge's direction first (STL winding is often inconsistent). Patches are
- * numbered in the order of their lowest triangle. Degenerate (zero-area)
- * triangles, also those that welding collapses, are dropped and counted
- * (fd_mesh_degenerate_count); the kept ones keep their input order, and their
- * indices in the mesh are the ones every other function uses. NULL and a
- * message in message[message_size] (when message is not NULL) on error: no
- * triangles, a non-finite coordinate (or one above 1e75 m, whose squares
- * overflow), an index out of range, a bad feature_angle, or out of memory. */
-fd_mesh* fd_mesh_create(const double* vertices, int vertex_count, const int* triangles, int triangle_count,
-                        double feature_angle, char* message, int message_size);
-
-/* Reads an STL file, ASCII or binary (binary iff the size is 84 + 50 n with n
- * from the header; otherwise ASCII when it is text, else a damaged binary
- * file; ASCII errors name FILE:LINE and what was expected, binary errors the
- * byte offset), multiplies every coordinate by scale (per axis, each > 0),
- * then fd_mesh_create (whose errors come prefixed with the path). */
-fd_mesh* fd_mesh_read_stl(const char* path, fd_vec3 scale, double feature_angle, char* message, int message_size);
-
-void fd_mesh_free(fd_mesh* mesh);
-
-int fd_mesh_patch_count(const fd_mesh* mesh);
-int fd_mesh_triangle_count(const fd_mesh* mesh);
-int fd_mesh_vertex_count(const fd_mesh* mesh);
-/* How many input triangles fd_mesh_create dropped as degenerate (zero area,
- * before or after welding). */
-int fd_mesh_degenerate_count(const fd_mesh* mesh);
-const double* fd_mesh_vertices(const fd_mesh* mesh); /* 3 per vertex (after welding), for VTU output */
-const int* fd_mesh_triangles(const fd_mesh* mesh);   /* 3 per triangle */
-int fd_mesh_triangle_patch(const fd_mesh* mesh, int triangle);
-double fd_mesh_bounding_radius(const fd_mesh* mesh); /* largest distance of a vertex from the wall origin, m */
+/* Building a mesh (fd_mesh_create, fd_mesh_read_stl) and reading it
+ * (fd_mesh_vertices, ...) are public: include/fricdem/fricdem.h. */
 
 /* Closest point of one patch to the centre, if gap < reach AND this patch
  * owns the contact. Mesh faces, edges and vertices are flat for the contact

@@ -246,6 +246,7 @@ void fd_world_free(fd_world* world)
     fd_staggered_free(world->is_static);
     fd_staggered_free(world->is_wall);
     fd_world_free_walls(world);
+    fd_world_free_meshes(world);
     fd_staggered_free(world->plane_normals);
     free(world->materials);
     free(world->laws);
@@ -656,6 +657,12 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
                 "body '%s': a dynamic plane needs a mass and all three rotations locked (or make it static)", label);
         return null_id;
     }
+    if (shape.type != FD_SHAPE_PLANE && fd_shape_is_wall(shape.type) &&
+        (def->type != FD_BODY_STATIC || world->periodic.any)) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': a finite wall (cylinder, disk, mesh) must be a static body%s",
+                label, world->periodic.any ? ", and is not supported in a periodic world" : "");
+        return null_id;
+    }
     if (!fd_v3_is_finite(def->position) || !fd_v3_is_finite(def->velocity) ||
         !fd_v3_is_finite(def->angular_velocity) || !fd_v3_is_finite(def->external_force) ||
         !fd_v3_is_finite(def->external_torque)) {
@@ -733,6 +740,7 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
     cold->shape = shape;
     cold->material = def->material.index1 - 1;
     cold->generation = 1;
+    cold->wall_group = b;
 
     if (def->type == FD_BODY_DYNAMIC) {
         double m = def->mass > 0.0 ? def->mass : world->materials[cold->material].density * fd_shape_volume(&shape);
@@ -899,9 +907,17 @@ fd_body_info fd_body_get_info(const fd_world* world, fd_body_id id)
     info.type = world->colds[b].type;
     const fd_shape* shape = &world->colds[b].shape;
     info.shape = (fd_shape_def){.type = shape->type,
-                                .radius = shape->type == FD_SHAPE_SPHERE ? shape->radius : 0.0,
+                                .radius = shape->radius,
                                 .semi_axes = shape->type == FD_SHAPE_ELLIPSOID ? shape->semi_axes : fd_v3(0, 0, 0),
-                                .plane_normal = shape->type == FD_SHAPE_PLANE ? shape->plane_normal : fd_v3(0, 0, 1)};
+                                .plane_normal = shape->type == FD_SHAPE_PLANE ? shape->plane_normal : fd_v3(0, 0, 1),
+                                .length = shape->length,
+                                .capped = shape->capped,
+                                .inner_radius = shape->inner_radius,
+                                .offset = shape->offset,
+                                .cap_of_shell = shape->cap_of_shell,
+                                .mesh = shape->mesh,
+                                .mesh_patch = shape->mesh_patch};
+    info.wall = (fd_body_id){(uint32_t)world->colds[b].wall_group + 1, world->colds[world->colds[b].wall_group].generation};
     info.material = (fd_material_id){world->colds[b].material + 1};
     info.mass = world->colds[b].mass;
     info.inertia = world->masses[b].inertia;

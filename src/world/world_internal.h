@@ -57,7 +57,7 @@ enum {
     FD_MOTION_SIMPLE = 1u << 1,   /* isotropic inertia, no locks: the straight kick and drift */
     FD_MOTION_LOADED = 1u << 2,   /* an external force or torque */
     FD_MOTION_PLANE = 1u << 3,    /* a plane (never wrapped into a periodic box) */
-    FD_MOTION_WALL = 1u << 5,     /* a plane or a finite wall: searched apart from the grid (fd_wall_in_reach) */
+    FD_MOTION_WALL = 1u << 6,     /* a plane or a finite wall: searched apart from the grid (fd_wall_in_reach) */
     FD_MOTION_SPHERE = 1u << 4,   /* a sphere */
 };
 typedef struct fd_body_motion {
@@ -75,6 +75,7 @@ typedef struct fd_body_cold {
     int material;
     double mass;
     uint32_t generation;
+    int32_t wall_group;           /* the first body of its wall (fd_world_create_wall); itself otherwise */
 } fd_body_cold;
 
 typedef struct fd_contact {
@@ -243,6 +244,9 @@ struct fd_world {
     /* gravity as the world was created with it (fd_world_set_gravity may
      * change def.gravity; checkpoints fingerprint the scene's) */
     fd_vec3 created_gravity;
+    /* the meshes the world owns (fd_world_adopt_mesh) */
+    fd_mesh** meshes;
+    int mesh_count;
     /* walls under a prescribed motion, in ascending body order */
     fd_moving_wall* moving_walls;
     int moving_wall_count, moving_wall_capacity;
@@ -298,6 +302,7 @@ void fd_world_move_walls(fd_world* world);
 double fd_world_wall_gap(const fd_world* world, const fd_vec3* positions, int wall, fd_vec3 x, double r, double reach);
 void fd_world_book_wall_work(fd_world* world, double h);
 void fd_world_free_walls(fd_world* world);
+void fd_world_free_meshes(fd_world* world); /* src/world/wall_bodies.c */
 /* Frees the inlets (fd_world_free). */
 void fd_world_free_inlets(fd_world* world);
 /* For fd_world_prepare: adds the spheres the inlets will bring to its
