@@ -711,10 +711,11 @@ static int command_run(int argc, char** argv, bool resume)
         checkpoint_interval > 0.0 ? next_checkpoint_time(checkpoint_interval, fd_world_time(world), dt) : INFINITY;
     char checkpoint_file[FD_PATH_MAX + 32] = "";
     int64_t checkpoint_step = -1; /* the step of the last checkpoint written */
-    const int body_count = fd_world_body_count(world);
+    const int body_count = fd_world_live_body_count(world);
     int dynamic_count = 0;
-    for (int i = 0; i < body_count; ++i) {
-        dynamic_count += fd_body_get_info(world, fd_world_body_at(world, i)).type == FD_BODY_DYNAMIC;
+    for (int i = 0; i < fd_world_body_count(world); ++i) {
+        fd_body_id id = fd_world_body_at(world, i);
+        dynamic_count += fd_body_is_valid(world, id) && fd_body_get_info(world, id).type == FD_BODY_DYNAMIC;
     }
     if (!quiet) {
         fd_world_def def = fd_world_get_def(world);
@@ -726,6 +727,9 @@ static int command_run(int argc, char** argv, bool resume)
         for (int i = 0; i < fd_world_inlet_count(world); ++i) {
             fd_inlet_info inlet = fd_world_get_inlet_info(world, i);
             printf("  inlet    '%s': %lld spheres\n", inlet.name, (long long)inlet.count);
+        }
+        for (int i = 0; i < fd_world_outlet_count(world); ++i) {
+            printf("  outlet   '%s'\n", fd_world_get_outlet_info(world, i).name);
         }
         printf("  steps    %lld x %g s = %g s (%s)\n", steps, dt, (double)steps * dt,
                def.integrator == FD_INTEGRATOR_VELOCITY_VERLET ? "velocity_verlet" : "symplectic_euler");
@@ -793,7 +797,7 @@ static int command_run(int argc, char** argv, bool resume)
     bar.last_draw = bar.start - 1.0;
     long long done = 0;
     double particle_steps = 0.0; /* dynamic bodies summed over the steps (inlets add bodies) */
-    const int static_count = body_count - dynamic_count;
+    const int static_count = body_count - dynamic_count; /* outlets remove dynamic bodies only */
     for (; exit_code == 0 && done < steps; ++done) {
         if (interrupted) {
             break;
@@ -843,7 +847,7 @@ static int command_run(int argc, char** argv, bool resume)
         if (!output_warned && (done + 1) % 1024 == 0) { /* the contacts' rows grow as a pile settles */
             output_warned = warn_about_output_size(output, world, &scene);
         }
-        particle_steps += (double)(fd_world_body_count(world) - static_count);
+        particle_steps += (double)(fd_world_live_body_count(world) - static_count);
         progress_draw(&bar, done + 1, fd_world_time(world), false);
     }
     const double wall = now_seconds() - bar.start;
@@ -895,7 +899,7 @@ static int command_run(int argc, char** argv, bool resume)
         format_duration(wall, wall_text, sizeof wall_text);
         printf("%s: %lld steps, %g s simulated in %s wall\n", exit_code ? "stopped" : "done", done,
                fd_world_time(world), wall_text);
-        const int final_dynamic = fd_world_body_count(world) - static_count;
+        const int final_dynamic = fd_world_live_body_count(world) - static_count;
         if (wall > 0 && done > 0) {
             if (final_dynamic == dynamic_count) {
                 printf("  speed        %.3g particle-steps/s (%d dynamic bod%s)\n", particle_steps / wall,
@@ -913,6 +917,11 @@ static int command_run(int argc, char** argv, bool resume)
                 printf(", %lld late (region full; up to %.3g s)", (long long)inlet.delayed, inlet.max_delay);
             }
             printf("\n");
+        }
+        for (int i = 0; i < fd_world_outlet_count(world); ++i) {
+            fd_outlet_info outlet = fd_world_get_outlet_info(world, i);
+            printf("  outlet       '%s': %lld bodies removed, %.6g kg\n", outlet.name, (long long)outlet.removed,
+                   outlet.removed_mass);
         }
         fd_world_profile profile = profile_since(fd_world_get_profile(world), profile_before);
         double staged = profile.broad_phase + profile.narrow_phase + profile.contact_models + profile.accumulate +

@@ -617,7 +617,7 @@ Test(output, contacts_and_energy_csv_round_trip)
     free_csv(&contacts);
 
     csv_table energy = read_csv(path_in(directory, "energy.csv"));
-    cr_assert_eq(energy.header.count, 27, "energy.csv has %d columns", energy.header.count);
+    cr_assert_eq(energy.header.count, 28, "energy.csv has %d columns", energy.header.count);
     cr_assert_eq(energy.row_count, STEPS + 1);
     for (int n = 0; n <= STEPS; ++n) {
         const csv_row* row = &energy.rows[n];
@@ -636,12 +636,13 @@ Test(output, contacts_and_energy_csv_round_trip)
         assert_same_bits(number(row, 22), e->external_work, "external_work");
         assert_same_bits(number(row, 23), e->constraint_work, "constraint_work");
         assert_same_bits(number(row, 24), e->inserted, "inserted");
+        assert_same_bits(number(row, 25), e->removed, "removed");
         double total = e->kinetic_translational + e->kinetic_rotational + e->gravitational;
         for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
             total += e->stored[m];
         }
-        assert_same_bits(number(row, 25), total, "total");
-        assert_same_bits(number(row, 26), e->closure_error, "closure_error");
+        assert_same_bits(number(row, 26), total, "total");
+        assert_same_bits(number(row, 27), e->closure_error, "closure_error");
     }
     free_csv(&energy);
     remove_tree(directory);

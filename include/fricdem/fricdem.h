@@ -73,15 +73,15 @@ int64_t fd_world_step_count(const fd_world* world);
 double fd_world_time_step(const fd_world* world);   /* s */
 fd_world_def fd_world_get_def(const fd_world* world);
 
-/* 64-bit FNV-1a hash of every body's state bits: equal hashes mean bitwise
- * equal states (used by the determinism tests). */
+/* 64-bit FNV-1a hash of every body's state bits (removed bodies' slots left
+ * out): equal hashes mean bitwise equal states (used by the determinism tests). */
 uint64_t fd_world_state_hash(const fd_world* world);
 
 /* The global energy ledger (J), docs/energy.md, kept when
  * fd_world_def.energy_ledger is set (the complementarity stepper keeps it
  * always). Without it only the kinetic and gravitational energies are
  * filled, the books are 0 and closure_error is NaN. The books close when
- *   kinetic + gravitational + stored + dissipated + released
+ *   kinetic + gravitational + stored + dissipated + released + removed
  *     - created - external_work - constraint_work - inserted
  * stays equal to its value when the world was prepared; the difference is
  * closure_error, the integrator's error (first order in the time step).
@@ -100,10 +100,13 @@ typedef struct fd_world_energy {
                               * fd_body_set_state */
     double constraint_work;  /* done by axis locks (velocity components held fixed) */
     double inserted;         /* kinetic + gravitational energy of bodies created after prepare */
+    double removed;          /* kinetic + gravitational energy of bodies removed after prepare (outlets,
+                              * fd_world_remove_body): what they carried out of the world */
     double closure_error;    /* the books' imbalance, see above */
     double entered;          /* what entered since prepare: the kinetic and stored energy then, plus the work of
-                              * gravity (the gravitational energy given up), of external loads and locks, the
-                              * inserted and the created energy; the scale of closure_error (NaN with it) */
+                              * gravity (the gravitational energy given up, by removed bodies until they left),
+                              * of external loads and locks, the inserted and the created energy; the scale of
+                              * closure_error (NaN with it) */
 } fd_world_energy;
 fd_world_energy fd_world_get_energy(const fd_world* world);
 
@@ -177,18 +180,34 @@ fd_status fd_world_get_contact_law(const fd_world* world, fd_material_id a, fd_m
 
 /* ---------------------------------------------------------------- bodies */
 
+/* Creates a body; it takes the slot of a removed body when there is one
+ * (the last removed first), else the next index. */
 fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def);
 /* Makes room for `count` more bodies at once (optional: bodies are added in
  * any case, but a world that knows how many it will hold allocates exactly
  * that much instead of doubling). */
 fd_status fd_world_reserve_bodies(fd_world* world, int count);
+/* Indices 0 .. fd_world_body_count - 1 address the bodies' slots, the
+ * slots of removed bodies included (fd_world_body_at gives a null handle for
+ * those); fd_world_live_body_count is the number of bodies there are. */
 int fd_world_body_count(const fd_world* world);
+int fd_world_live_body_count(const fd_world* world);
 fd_body_id fd_world_body_at(const fd_world* world, int index);
 fd_body_id fd_world_find_body(const fd_world* world, const char* name);
 bool fd_body_is_valid(const fd_world* world, fd_body_id id);
 fd_body_state fd_body_get_state(const fd_world* world, fd_body_id id);
 fd_status fd_body_set_state(fd_world* world, fd_body_id id, const fd_body_state* state);
 fd_body_info fd_body_get_info(const fd_world* world, fd_body_id id);
+/* Removes a body between steps (docs/outlets.md). Its handle, and every copy
+ * of it, becomes invalid (fd_body_is_valid false; every call taking it
+ * fails); its contacts end, their springs' energy booked as released, and
+ * with the ledger its kinetic and gravitational energy as removed; its name
+ * is free again. Other contacts and their histories are untouched, and the
+ * results of the other bodies do not depend on the thread count. The loads
+ * of its contacts at the last force pass stay in its partners' forces for
+ * their next kick, as the loads of a contact that ends at the next pass do.
+ * Its slot is kept as an inert tombstone until a later body takes it. */
+fd_status fd_world_remove_body(fd_world* world, fd_body_id id);
 
 /* ---------------------------------------------------------------- walls
  * Finite walls (docs/walls.md): cylindrical shells, disks and triangle
@@ -279,6 +298,21 @@ fd_status fd_world_set_inlet_active(fd_world* world, int index, bool active);
  * bodies' potential energy in the new field differs from the old: the
  * ledger books the difference as external work (docs/energy.md). */
 fd_status fd_world_set_gravity(fd_world* world, fd_vec3 gravity);
+
+/* ---------------------------------------------------------------- outlets */
+
+fd_outlet_def fd_default_outlet_def(void);
+/* Adds an outlet (see fd_outlet_def); before the first step only. After
+ * every step (after the contact pass, before the inlets insert), each
+ * dynamic body whose centre is in the region of an outlet whose start_time
+ * has come is removed, in ascending body index; a body in two regions counts
+ * for the outlet added first. Fails on a bad def or a name used by another
+ * outlet. */
+fd_status fd_world_add_outlet(fd_world* world, const fd_outlet_def* def);
+int fd_world_outlet_count(const fd_world* world);
+/* What outlet `index` (0-based, in order of addition) has removed so far;
+ * name "" when out of range. */
+fd_outlet_info fd_world_get_outlet_info(const fd_world* world, int index);
 
 /* ---------------------------------------------------------------- contacts */
 

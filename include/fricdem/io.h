@@ -21,6 +21,8 @@ typedef struct fd_output_settings {
                               * one under a prescribed motion) per output time; default true (no file without walls) */
     bool events_csv;         /* events.csv: every contact event of every step (activation, slip start and
                               * end; fd_world_events); default false */
+    bool outlets_csv;        /* outlets.csv: per outlet and output time, the bodies and mass removed since the
+                              * last row and in all (written only when the world has outlets); default true */
     double vtu_interval;     /* s between VTU snapshots; default 0 = none */
     bool vtu_ascii;          /* VTU arrays as text (%.10g, non-finite as 0) instead of the default raw binary
                               * appended data (exact, several times smaller and faster) */
@@ -82,7 +84,7 @@ bool fd_scene_stage_finished(const fd_scene* scene);
  * PATH is always a whole checkpoint. The world must be between steps (after
  * fd_world_prepare or a step). A run resumed from a checkpoint ends bit for
  * bit as the uninterrupted run. */
-#define FD_CHECKPOINT_FORMAT 1 /* the format version written, and the only one read */
+#define FD_CHECKPOINT_FORMAT 2 /* the format version written, and the only one read (2: removed bodies, outlets) */
 fd_status fd_world_write_checkpoint(const fd_world* world, const char* path);
 /* Restores a checkpoint into a world freshly built as the checkpoint's was
  * (the same scene, or the same API calls; no step taken yet): bodies the run

@@ -369,6 +369,43 @@ typedef struct fd_inlet_info {
     fd_vec3 bounds_max;
 } fd_inlet_info;
 
+/* ---------------------------------------------------------------- outlets
+ * An outlet takes bodies out of a running world: after each step, every
+ * dynamic body whose centre lies in its region is removed
+ * (fd_world_remove_body), e.g. the grains that leave a silo
+ * (docs/outlets.md). */
+
+typedef enum fd_outlet_shape {
+    FD_OUTLET_BOX = 0,        /* an axis-aligned box */
+    FD_OUTLET_HALF_SPACE = 1, /* everything on the side of a plane its normal points away from */
+    FD_OUTLET_SPHERE = 2,     /* a ball */
+} fd_outlet_shape;
+
+typedef struct fd_outlet_def {
+    const char* name;        /* required, unique among the world's outlets; copied */
+    fd_outlet_shape shape;   /* default FD_OUTLET_BOX */
+    /* Box: a centre c with box_min <= c <= box_max on every axis (m; finite,
+     * box_max > box_min on each axis). */
+    fd_vec3 box_min;
+    fd_vec3 box_max;
+    /* Half-space: a centre c with (c - point) . normal < 0, i.e. below the
+     * plane through `point` whose `normal` points towards the bodies that
+     * stay (a floor's normal points up). normal is normalised; default (0, 0, 1). */
+    fd_vec3 point;           /* m */
+    fd_vec3 normal;
+    /* Sphere: a centre c with |c - center| < radius. */
+    fd_vec3 center;          /* m */
+    double radius;           /* m; > 0 */
+    double start_time;       /* s; the outlet removes bodies after the steps that reach it; default 0 */
+} fd_outlet_def;
+
+/* What an outlet has removed so far (fd_world_get_outlet_info). */
+typedef struct fd_outlet_info {
+    const char* name;        /* "" when the index is out of range */
+    int64_t removed;         /* bodies removed */
+    double removed_mass;     /* kg, their mass */
+} fd_outlet_info;
+
 /* ---------------------------------------------------------------- contacts */
 
 /* Geometry of one contact at the current step, as Fang & Negrut Sec. 2 needs it.

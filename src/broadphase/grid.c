@@ -95,7 +95,7 @@ static bool collect_plane_pairs(fd_broadphase* bp)
         }
         fd_vec3 normal = bp->plane_normals[p];
         for (int b = 0; b < bp->body_count; ++b) {
-            if (bp->is_wall[b] || bp->is_static[b]) {
+            if (bp->is_wall[b] || bp->is_static[b]) { /* a removed body's slot is static */
                 continue;
             }
             if (fd_wall_in_reach(bp->positions[p], normal, bp->radii[p], bp->positions[b], bp->radii[b] + bp->margin)) {
@@ -314,7 +314,7 @@ static bool collect_grid_pairs(fd_broadphase* bp, int* grid_count)
     fd_vec3 low = {INFINITY, INFINITY, INFINITY}, high = {-INFINITY, -INFINITY, -INFINITY};
     int grid_bodies = 0;
     for (int b = 0; b < n; ++b) {
-        if (!bp->is_wall[b] && fd_v3_is_finite(bp->positions[b])) {
+        if (!bp->is_wall[b] && !(bp->is_removed != NULL && bp->is_removed[b]) && fd_v3_is_finite(bp->positions[b])) {
             fd_vec3 x = bp->positions[b];
             low = fd_v3(fmin(low.x, x.x), fmin(low.y, x.y), fmin(low.z, x.z));
             high = fd_v3(fmax(high.x, x.x), fmax(high.y, x.y), fmax(high.z, x.z));
@@ -372,8 +372,8 @@ static bool collect_grid_pairs(fd_broadphase* bp, int* grid_count)
     /* Counting sort of the bodies into buckets; within a bucket, ascending index. */
     memset(bp->bucket_start, 0, (size_t)(bucket_count + 1) * sizeof(uint32_t));
     for (int b = 0; b < n; ++b) {
-        if (bp->is_wall[b] || !fd_v3_is_finite(bp->positions[b])) {
-            /* Left out: a non-finite body is reported by the step's check. */
+        if (bp->is_wall[b] || (bp->is_removed != NULL && bp->is_removed[b]) || !fd_v3_is_finite(bp->positions[b])) {
+            /* Left out: a non-finite body is reported by the step's check; a removed body's slot is none. */
             bp->body_bucket[b] = UINT32_MAX;
             continue;
         }

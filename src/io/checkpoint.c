@@ -10,8 +10,9 @@
  * bits (no text, no rounding):
  *
  *   /                 format, format_version, fricdem_version, stepper, step,
- *                     time, time_step, body_count, energy_ledger, state_hash,
- *                     fingerprint_{world,materials,laws,inlets} (attributes)
+ *                     time, time_step, body_count, removed_count, energy_ledger,
+ *                     state_hash, fingerprint_{world,materials,laws,inlets,
+ *                     outlets} (attributes)
  *   /world            next_contact_id, the ledger's reference balance, the
  *                     solver's last statistics (attributes); energy_totals,
  *                     stored_energy
@@ -20,13 +21,16 @@
  *                     kick uses), and what each body is: name, type, shape,
  *                     shape_size, material, mass, inertia, locks, and the
  *                     extras (locks' frame and held values, external loads)
- *                     of the bodies that have them
+ *                     of the bodies that have them; per slot its generation
+ *                     and whether it is a removed body's (removed), and the
+ *                     stack of those slots that later bodies take (free_slots)
  *   /contacts         the world's contact set: the complementarity
  *                     stepper's contacts with their history (the warm
  *                     start), the penalty stepper's last recorded details
  *   /penalty          the penalty stepper's contacts: pair, id, first step,
  *                     state byte, springs, lifetime books
  *   /inlets           each inlet's progress (its Philox counters) and pause
+ *   /outlets          each outlet's bodies and mass removed so far
  *   /walls            the walls under a prescribed motion: body, motion,
  *                     the pose and time it started from (a stage may have
  *                     set them; a world's gravity is in /world)
@@ -34,7 +38,9 @@
  *                     overrides, for `fricdem resume`
  *
  * Bodies beyond the scene's (the inlets' spheres, bodies added between
- * steps) are created again from what /bodies says they are. Nothing that is
+ * steps) are created again from what /bodies says they are; the scene's
+ * bodies that were removed are removed again, and a body that took a
+ * removed body's slot is created in it (checkpoint_read.c). Nothing that is
  * derived is stored: the neighbour list, the pair constants, the time step
  * limit are computed again, the same bits, and the restored state is checked
  * against the state hash stored with it.
@@ -80,6 +86,7 @@ static fd_status write_root(writer* w)
     if (s == FD_OK) s = fd_h5_set_f64(f, f->id, "time", world->time);
     if (s == FD_OK) s = fd_h5_set_f64(f, f->id, "time_step", world->def.time_step);
     if (s == FD_OK) s = fd_h5_set_i64(f, f->id, "body_count", world->body_count);
+    if (s == FD_OK) s = fd_h5_set_i64(f, f->id, "removed_count", world->removed_count);
     if (s == FD_OK) s = fd_h5_set_i64(f, f->id, "energy_ledger", world->def.energy_ledger);
     if (s == FD_OK) s = fd_h5_set_u64(f, f->id, "state_hash", fd_world_state_hash(world));
     for (int k = 0; s == FD_OK && k < FD_PRINT_COUNT; ++k) {
@@ -124,15 +131,19 @@ static fd_status write_bodies(writer* w)
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory for %lld bodies", (long long)n);
     }
     int64_t extra_count = 0;
-    for (int b = 0; b < n; ++b) {
+    int32_t* removed = malloc((size_t)(n > 0 ? n : 1) * sizeof *removed);
+    uint32_t* generation = malloc((size_t)(n > 0 ? n : 1) * sizeof *generation);
+    for (int b = 0; removed && generation && b < n; ++b) {
         fd_checkpoint_identity_of(world, b, &id);
         extra_count += world->masses[b].extra != NULL;
+        removed[b] = world->is_removed[b];
+        generation[b] = world->colds[b].generation;
     }
     int32_t* extra_body = malloc((size_t)(extra_count > 0 ? extra_count : 1) * sizeof *extra_body);
     fd_body_extra* extras = malloc((size_t)(extra_count > 0 ? extra_count : 1) * sizeof *extras);
-    hid_t group = extra_body && extras ? fd_h5_group_create(f, f->id, "bodies") : -1;
-    fd_status s = group < 0 ? (extra_body && extras ? FD_ERR_IO : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory"))
-                            : FD_OK;
+    bool allocated = extra_body && extras && removed && generation;
+    hid_t group = allocated ? fd_h5_group_create(f, f->id, "bodies") : -1;
+    fd_status s = group < 0 ? (allocated ? FD_ERR_IO : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory")) : FD_OK;
     for (int b = 0, k = 0; s == FD_OK && b < n; ++b) {
         if (world->masses[b].extra != NULL) {
             extra_body[k] = b;
@@ -159,9 +170,15 @@ static fd_status write_bodies(writer* w)
     if (s == FD_OK) s = fd_h5_write_strings(f, group, "name", id.names, n);
     if (s == FD_OK) s = fd_h5_write(f, group, "extra_body", I, 1, extra_rows, extra_body);
     if (s == FD_OK) s = fd_h5_write(f, group, "extra", D, 2, extra_dims, extras);
+    hsize_t free_rows[1] = {fd_checkpoint_rows_of(world->free_slot_count)};
+    if (s == FD_OK) s = fd_h5_write(f, group, "removed", I, 1, one, removed);
+    if (s == FD_OK) s = fd_h5_write(f, group, "generation", H5T_NATIVE_UINT32, 1, one, generation);
+    if (s == FD_OK) s = fd_h5_write(f, group, "free_slots", I, 1, free_rows, world->free_slots);
     fd_h5_close_group(group);
     free(extra_body);
     free(extras);
+    free(removed);
+    free(generation);
     fd_checkpoint_identity_free(&id);
     return s;
 }
@@ -306,6 +323,33 @@ static fd_status write_walls(writer* w)
     return s;
 }
 
+static fd_status write_outlets(writer* w)
+{
+    const fd_world* world = w->world;
+    const fd_h5_file* f = &w->file;
+    int n = world->outlet_count;
+    const char** names = malloc((size_t)(n > 0 ? n : 1) * sizeof *names);
+    int64_t* removed = malloc((size_t)(n > 0 ? n : 1) * sizeof *removed);
+    double* mass = malloc((size_t)(n > 0 ? n : 1) * sizeof *mass);
+    hid_t group = names && removed && mass ? fd_h5_group_create(f, f->id, "outlets") : -1;
+    fd_status s = group < 0 ? (names && removed && mass ? FD_ERR_IO : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory"))
+                            : FD_OK;
+    for (int i = 0; s == FD_OK && i < n; ++i) {
+        names[i] = world->outlets[i].name;
+        removed[i] = world->outlets[i].removed;
+        mass[i] = world->outlets[i].removed_mass;
+    }
+    hsize_t one[1] = {(hsize_t)n};
+    if (s == FD_OK) s = fd_h5_write_strings(f, group, "name", names, n);
+    if (s == FD_OK) s = fd_h5_write(f, group, "removed", H5T_NATIVE_INT64, 1, one, removed);
+    if (s == FD_OK) s = fd_h5_write(f, group, "removed_mass", H5T_NATIVE_DOUBLE, 1, one, mass);
+    fd_h5_close_group(group);
+    free(names);
+    free(removed);
+    free(mass);
+    return s;
+}
+
 static fd_status write_scene(writer* w, const fd_checkpoint_scene* scene)
 {
     const fd_h5_file* f = &w->file;
@@ -370,6 +414,7 @@ fd_status fd_checkpoint_write(const fd_world* world, const char* path, const fd_
     if (s == FD_OK && world->def.stepper == FD_STEPPER_PENALTY) s = write_penalty(&w);
     if (s == FD_OK) s = write_inlets(&w);
     if (s == FD_OK) s = write_walls(&w);
+    if (s == FD_OK) s = write_outlets(&w);
     if (s == FD_OK && scene != NULL) s = write_scene(&w, scene);
     if (s == FD_OK && H5Fflush(w.file.id, H5F_SCOPE_GLOBAL) < 0) {
         s = fd_fail(FD_ERR_IO, "checkpoint: cannot flush '%s'", temporary);

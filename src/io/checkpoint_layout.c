@@ -7,11 +7,11 @@
 
 /* ---------------------------------------------------------------- fingerprints */
 
-const char* const fd_checkpoint_print_attributes[FD_PRINT_COUNT] = {"fingerprint_world", "fingerprint_materials",
-                                                                     "fingerprint_laws", "fingerprint_inlets"};
+const char* const fd_checkpoint_print_attributes[FD_PRINT_COUNT] = {
+    "fingerprint_world", "fingerprint_materials", "fingerprint_laws", "fingerprint_inlets", "fingerprint_outlets"};
 const char* const fd_checkpoint_print_meanings[FD_PRINT_COUNT] = {
     "world settings (gravity, time step, integrator, stepper and solver settings, contact margin, periodic box)",
-    "materials", "contact laws", "inlets"};
+    "materials", "contact laws", "inlets", "outlets"};
 
 static void mix(uint64_t* hash, const void* data, size_t size)
 {
@@ -110,6 +110,20 @@ void fd_checkpoint_fingerprints(const fd_world* world, uint64_t prints[FD_PRINT_
         mix_double(h, d->velocity_spread);
         mix_int(h, (int64_t)d->seed);
         mix_int(h, d->max_attempts);
+    }
+    h = &prints[FD_PRINT_OUTLETS];
+    mix_int(h, world->outlet_count);
+    for (int i = 0; i < world->outlet_count; ++i) {
+        const fd_outlet_def* d = &world->outlets[i].def;
+        mix_text(h, d->name);
+        mix_int(h, d->shape);
+        mix_vec(h, d->box_min);
+        mix_vec(h, d->box_max);
+        mix_vec(h, d->point);
+        mix_vec(h, d->normal);
+        mix_vec(h, d->center);
+        mix_double(h, d->radius);
+        mix_double(h, d->start_time);
     }
 }
 

@@ -37,7 +37,7 @@ _Static_assert(sizeof(fd_vec3) == 3 * sizeof(double) && sizeof(fd_quat) == 4 * s
 
 /* FNV-1a over the bits of what a scene builds, in four parts, so that a
  * mismatch can say which part differs. */
-enum { FD_PRINT_WORLD, FD_PRINT_MATERIALS, FD_PRINT_LAWS, FD_PRINT_INLETS, FD_PRINT_COUNT };
+enum { FD_PRINT_WORLD, FD_PRINT_MATERIALS, FD_PRINT_LAWS, FD_PRINT_INLETS, FD_PRINT_OUTLETS, FD_PRINT_COUNT };
 extern const char* const fd_checkpoint_print_attributes[FD_PRINT_COUNT]; /* their attributes' names */
 extern const char* const fd_checkpoint_print_meanings[FD_PRINT_COUNT];   /* what each covers, for messages */
 void fd_checkpoint_fingerprints(const fd_world* world, uint64_t prints[FD_PRINT_COUNT]);

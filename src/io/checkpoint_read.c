@@ -23,6 +23,7 @@ typedef struct reader {
     fd_h5_file file;
     fd_world* world;
     int64_t body_count;
+    int64_t removed_count;
 } reader;
 
 /* Opens a checkpoint and checks its format and version. */
@@ -127,11 +128,15 @@ static fd_status check_root(reader* r)
                        "before the checkpoint are unknown", f->path);
     }
     /* The bodies the run added are the inlets' spheres: the world must have
-     * been built with all the others. */
+     * been built with all the others. Each sphere took a new slot or a
+     * removed body's, so the checkpoint's slots are the scene's plus the
+     * spheres, less up to one per body removed. */
     int64_t inserted = 0;
     if (s == FD_OK) s = fd_h5_get_i64(f, f->id, "body_count", &r->body_count);
+    if (s == FD_OK) s = fd_h5_get_i64(f, f->id, "removed_count", &r->removed_count);
     if (s == FD_OK) s = inserted_by_inlets(r, &inserted);
-    if (s == FD_OK && (r->body_count != world->body_count + inserted || r->body_count > INT32_MAX)) {
+    int64_t reused = world->body_count + inserted - r->body_count;
+    if (s == FD_OK && (reused < 0 || reused > r->removed_count || r->body_count > INT32_MAX)) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
                        "checkpoint '%s' holds %lld bodies, %lld of them spheres from inlets; this world was built with "
                        "%d: a different scene", f->path, (long long)r->body_count, (long long)inserted,
@@ -167,11 +172,23 @@ static fd_status check_body(reader* r, int b, const fd_checkpoint_identity* stor
 }
 
 /* A body that the run added after the scene was built (an inlet's sphere),
- * created again from its record. */
+ * created again from its record in slot b (the next one the world hands
+ * out); a removed body's slot (stored NULL) as a static sphere, removed
+ * again by the caller. */
 static fd_status create_body(reader* r, int b, const fd_checkpoint_identity* stored, const fd_body_extra* extra)
 {
     fd_world* world = r->world;
     fd_body_def def = fd_default_body_def();
+    if (stored == NULL) {
+        def.type = FD_BODY_STATIC;
+        def.shape.radius = 1.0;
+        def.material = (fd_material_id){1};
+        fd_body_id id = fd_world_create_body(world, &def);
+        return !fd_body_id_is_null(id) && id.index1 == b + 1
+                   ? FD_OK
+                   : fd_fail(FD_ERR_PARSE, "checkpoint '%s': cannot hold the slot of removed body #%d", r->file.path,
+                             b);
+    }
     def.name = stored->names[b];
     def.type = (fd_body_type)stored->type[b];
     def.shape.type = (fd_shape_type)stored->shape[b];
@@ -202,6 +219,141 @@ static fd_status create_body(reader* r, int b, const fd_checkpoint_identity* sto
                        stored->names[b], message);
     }
     return FD_OK;
+}
+
+/* What the run did to the slots: per slot whether it is a removed body's,
+ * its generation, and the stack of removed slots; original[b]: slot b
+ * still holds the body created in it first (generation 1, not removed). */
+typedef struct slot_record {
+    int32_t* removed;
+    uint32_t* generation;
+    int32_t* free;
+    int64_t free_count;
+    bool* original;
+} slot_record;
+
+static void free_slots_read(slot_record* s)
+{
+    free(s->removed);
+    free(s->generation);
+    free(s->free);
+    free(s->original);
+}
+
+static fd_status read_slots(reader* r, hid_t group, slot_record* out)
+{
+    const fd_h5_file* f = &r->file;
+    int64_t n = r->body_count;
+    size_t count = (size_t)(n > 0 ? n : 1);
+    out->free_count = fd_h5_rows(f, group, "free_slots");
+    out->removed = malloc(count * sizeof *out->removed);
+    out->generation = malloc(count * sizeof *out->generation);
+    out->original = malloc(count * sizeof *out->original);
+    out->free = malloc((size_t)(out->free_count > 0 ? out->free_count : 1) * sizeof *out->free);
+    if (out->free_count < 0) {
+        return FD_ERR_PARSE;
+    }
+    if (!out->removed || !out->generation || !out->original || !out->free) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory for %lld bodies", (long long)n);
+    }
+    hsize_t one[1] = {fd_checkpoint_rows_of(n)}, stack[1] = {fd_checkpoint_rows_of(out->free_count)};
+    fd_status s = fd_h5_read(f, group, "removed", H5T_NATIVE_INT32, 1, one, out->removed);
+    if (s == FD_OK) s = fd_h5_read(f, group, "generation", H5T_NATIVE_UINT32, 1, one, out->generation);
+    if (s == FD_OK) s = fd_h5_read(f, group, "free_slots", H5T_NATIVE_INT32, 1, stack, out->free);
+    int64_t tombstones = 0;
+    for (int64_t b = 0; s == FD_OK && b < n; ++b) {
+        tombstones += out->removed[b] != 0;
+        out->original[b] = out->removed[b] == 0 && out->generation[b] == 1;
+    }
+    /* Every removed slot once on the stack, nothing else. */
+    bool valid = s == FD_OK && tombstones == out->free_count;
+    for (int64_t k = 0; valid && k < out->free_count; ++k) {
+        int32_t b = out->free[k];
+        valid = b >= 0 && b < n && out->removed[b] == 1;
+        if (valid) {
+            out->removed[b] = 2; /* seen */
+        }
+    }
+    for (int64_t b = 0; valid && b < n; ++b) {
+        valid = out->removed[b] != 1;
+        out->removed[b] = out->removed[b] != 0;
+    }
+    if (s == FD_OK && !valid) {
+        s = fd_fail(FD_ERR_PARSE, "checkpoint '%s': its removed bodies' slots do not match its stack of free slots (a "
+                    "damaged checkpoint)", f->path);
+    }
+    return s;
+}
+
+/* The slots as the checkpoint has them: the scene's bodies that the run
+ * removed are removed again; the bodies beyond the scene's are created
+ * again in their slots (a removed one's as a stand-in, removed again); the
+ * bodies that took a scene body's slot are created in it; then the
+ * generations and the stack of free slots are the checkpoint's. */
+static fd_status put_back_slots(reader* r, const slot_record* slots, const fd_checkpoint_identity* stored,
+                                const int32_t* extra_body, const fd_body_extra* extras, int64_t extra_count)
+{
+    fd_world* world = r->world;
+    int64_t n = r->body_count;
+    int scene_bodies = world->body_count;
+    int32_t* gone = malloc((size_t)(scene_bodies > 0 ? scene_bodies : 1) * sizeof *gone);
+    if (gone == NULL) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory for %d bodies", scene_bodies);
+    }
+    int gone_count = 0;
+    for (int b = 0; b < scene_bodies; ++b) {
+        if (!slots->original[b]) {
+            gone[gone_count++] = b;
+        }
+    }
+    fd_status s = fd_world_remove_slots(world, gone, gone_count);
+    free(gone);
+    /* The world hands out the slots in the order below, not its stack's. */
+    world->free_slot_count = 0;
+    const fd_body_extra* no_extra = NULL;
+    for (int64_t b = scene_bodies, k = 0; s == FD_OK && b < n; ++b) {
+        while (k < extra_count && extra_body[k] < b) {
+            ++k;
+        }
+        bool live = !slots->removed[b];
+        s = create_body(r, (int)b, live ? stored : NULL, live && k < extra_count && extra_body[k] == b ? &extras[k]
+                                                                                                      : no_extra);
+        int32_t slot = (int32_t)b;
+        if (s == FD_OK && !live) {
+            s = fd_world_remove_slots(world, &slot, 1);
+            world->free_slot_count = 0;
+        }
+    }
+    for (int b = 0, k = 0; s == FD_OK && b < scene_bodies; ++b) {
+        while (k < extra_count && extra_body[k] < b) {
+            ++k;
+        }
+        if (slots->original[b] || slots->removed[b]) {
+            continue;
+        }
+        world->free_slots[0] = b; /* the scene body's slot, removed above: the next body takes it */
+        world->free_slot_count = 1;
+        s = create_body(r, b, stored, k < extra_count && extra_body[k] == b ? &extras[k] : no_extra);
+    }
+    if (s == FD_OK && slots->free_count > world->free_slot_capacity) {
+        int32_t* grown = realloc(world->free_slots, (size_t)slots->free_count * sizeof *grown);
+        s = grown ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory");
+        if (grown) {
+            world->free_slots = grown;
+            world->free_slot_capacity = (int)slots->free_count;
+        }
+    }
+    if (s == FD_OK) {
+        for (int64_t b = 0; b < n; ++b) {
+            world->colds[b].generation = slots->generation[b];
+        }
+        if (slots->free_count > 0) {
+            memcpy(world->free_slots, slots->free, (size_t)slots->free_count * sizeof *slots->free);
+        }
+        world->free_slot_count = (int)slots->free_count;
+        world->removed_count = r->removed_count;
+    }
+    return s;
 }
 
 static fd_status read_bodies(reader* r)
@@ -250,21 +402,23 @@ static fd_status read_bodies(reader* r)
     hsize_t extra_rows[1] = {extras_rows}, extra_dims[2] = {extras_rows, FD_CHECKPOINT_EXTRA_DOUBLES};
     if (s == FD_OK) s = fd_h5_read(f, group, "extra_body", I, 1, extra_rows, extra_body);
     if (s == FD_OK) s = fd_h5_read(f, group, "extra", D, 2, extra_dims, extras);
-    /* The scene's bodies must be the checkpoint's first ones; the others are created again. */
+    slot_record removed;
+    memset(&removed, 0, sizeof removed);
+    if (s == FD_OK) s = read_slots(r, group, &removed);
+    /* The scene's bodies must be the checkpoint's first ones, unless the run
+     * removed them; the others are created again. */
     int scene_bodies = world->body_count;
     for (int b = 0; s == FD_OK && b < scene_bodies; ++b) {
-        fd_checkpoint_identity_of(world, b, &built);
-        s = check_body(r, b, &stored, &built);
+        if (removed.original[b]) {
+            fd_checkpoint_identity_of(world, b, &built);
+            s = check_body(r, b, &stored, &built);
+        }
     }
     if (s == FD_OK && n > scene_bodies) {
         s = fd_world_reserve_bodies(world, (int)(n - scene_bodies));
     }
-    for (int64_t b = scene_bodies, k = 0; s == FD_OK && b < n; ++b) {
-        while (k < extra_count && extra_body[k] < b) {
-            ++k;
-        }
-        s = create_body(r, (int)b, &stored, k < extra_count && extra_body[k] == b ? &extras[k] : NULL);
-    }
+    if (s == FD_OK) s = put_back_slots(r, &removed, &stored, extra_body, extras, extra_count);
+    free_slots_read(&removed);
     /* The extras as they were (a lock's held values are those of the body's creation). */
     for (int64_t k = 0; s == FD_OK && k < extra_count; ++k) {
         int b = extra_body[k];
@@ -558,6 +712,39 @@ static fd_status read_walls(reader* r)
     return FD_OK;
 }
 
+static fd_status read_outlets(reader* r)
+{
+    fd_world* world = r->world;
+    const fd_h5_file* f = &r->file;
+    hid_t group = fd_h5_group_open(f, f->id, "outlets");
+    if (group < 0) {
+        return FD_ERR_PARSE;
+    }
+    int n = world->outlet_count; /* the checkpoint's too: the outlets' fingerprints agree */
+    char** names = NULL;
+    int64_t* removed = malloc((size_t)(n > 0 ? n : 1) * sizeof *removed);
+    double* mass = malloc((size_t)(n > 0 ? n : 1) * sizeof *mass);
+    hsize_t one[1] = {(hsize_t)n};
+    fd_status s = removed && mass ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+    if (s == FD_OK) s = fd_h5_read_strings(f, group, "name", n, &names);
+    if (s == FD_OK) s = fd_h5_read(f, group, "removed", H5T_NATIVE_INT64, 1, one, removed);
+    if (s == FD_OK) s = fd_h5_read(f, group, "removed_mass", H5T_NATIVE_DOUBLE, 1, one, mass);
+    for (int i = 0; s == FD_OK && i < n; ++i) {
+        if (strcmp(names[i], world->outlets[i].name) != 0) {
+            s = fd_fail(FD_ERR_INVALID_ARGUMENT, "checkpoint '%s': outlet %d is '%s' in the checkpoint and '%s' in "
+                        "this world: a different scene", f->path, i, names[i], world->outlets[i].name);
+            break;
+        }
+        world->outlets[i].removed = removed[i];
+        world->outlets[i].removed_mass = mass[i];
+    }
+    fd_h5_close_group(group);
+    fd_h5_free_strings(names, n);
+    free(removed);
+    free(mass);
+    return s;
+}
+
 static fd_status read_checkpoint(reader* r)
 {
     fd_world* world = r->world;
@@ -566,6 +753,7 @@ static fd_status read_checkpoint(reader* r)
     if (s == FD_OK) s = read_world(r);
     if (s == FD_OK) s = read_inlets(r);
     if (s == FD_OK) s = read_walls(r);
+    if (s == FD_OK) s = read_outlets(r);
     if (s == FD_OK) {
         /* Set-up for the restored bodies, without a force pass: the forces
          * are the checkpoint's, and a pass would advance the springs again. */
@@ -597,7 +785,7 @@ fd_status fd_world_read_checkpoint(fd_world* world, const char* path)
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "checkpoint: world and path are required");
     }
     fd_h5_quiet quiet = fd_h5_silence();
-    reader r = {{-1, path}, world, 0};
+    reader r = {{-1, path}, world, 0, 0};
     fd_status s = open_checkpoint(path, &r.file);
     if (s == FD_OK) {
         s = read_checkpoint(&r);

@@ -25,8 +25,10 @@
  * snapshot, so it is always a readable collection.
  *
  * A growing world. Bodies that inlets add between writes simply appear in the
- * next CSV rows and snapshots (every row and snapshot lists the bodies there
- * are at its time; a body's index never changes).
+ * next CSV rows and snapshots, and bodies that outlets remove are gone from
+ * them (every row and snapshot lists the bodies there are at its time; a
+ * body's index never changes, and a removed body's slot, which
+ * fd_world_body_at gives a null handle for, is skipped).
  *
  * Numbers. CSV values are the text of %.17g, which round-trips every double
  * exactly (strtod gives back the same bits), formatted by number_format.c
@@ -76,6 +78,9 @@ struct fd_output {
     csv_file energy;
     csv_file events;
     csv_file walls;           /* walls.csv: the reaction on each wall (fd_body_get_reaction) */
+    csv_file outlets;         /* outlets.csv, with the totals of each outlet at its last row */
+    int64_t* outlet_removed;
+    double* outlet_mass;
     csv_file solver;          /* solver.csv: the complementarity stepper's iterations and residual */
     int64_t solver_step;      /* step written last to solver.csv (-1: none) */
     int64_t events_step;      /* step whose events were written last (-1: none) */
@@ -247,8 +252,14 @@ static const char* const energy_columns[][2] = {
     {"external_work", "J"},
     {"constraint_work", "J"},
     {"inserted", "J"},
+    {"removed", "J"},
     {"total", "J"},
     {"closure_error", "J"},
+};
+
+static const char* const outlets_columns[][2] = {
+    {"time", "s"},       {"step", "-"},      {"outlet", "-"},           {"removed", "-"},
+    {"removed_mass", "kg"}, {"total_removed", "-"}, {"total_removed_mass", "kg"},
 };
 
 static const char* const solver_columns[][2] = {
@@ -379,6 +390,9 @@ static fd_status write_bodies_csv(fd_output* output, const fd_world* world, doub
     fd_status status = FD_OK;
     for (int i = 0; i < count && status == FD_OK; ++i) {
         fd_body_id id = fd_world_body_at(world, i);
+        if (!fd_body_is_valid(world, id)) {
+            continue; /* a removed body's slot */
+        }
         fd_body_info info = fd_body_get_info(world, id);
         if (info.type != FD_BODY_DYNAMIC) {
             continue;
@@ -494,7 +508,8 @@ static fd_status write_energy_csv(fd_output* output, const fd_world* world, doub
             text_value(text, books[k][m]);
         }
     }
-    const double tail[] = {e.released, e.external_work, e.constraint_work, e.inserted, total, e.closure_error};
+    const double tail[] = {e.released, e.external_work, e.constraint_work, e.inserted, e.removed, total,
+                           e.closure_error};
     for (int k = 0; k < COUNT_OF(tail); ++k) {
         text_value(text, tail[k]);
     }
@@ -576,6 +591,30 @@ static fd_status write_events_csv(fd_output* output, const fd_world* world)
     return flush_rows(output, &output->events, true);
 }
 
+/* One row per outlet: what it removed since the last row of this file (since
+ * t = 0 for the first row, also of a resumed run's file) and in all. */
+static fd_status write_outlets_csv(fd_output* output, const fd_world* world, double time, int64_t step)
+{
+    fd_text* text = &output->text;
+    char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
+    row_prefix(prefix, time, step);
+    for (int i = 0; i < fd_world_outlet_count(world); ++i) {
+        fd_outlet_info info = fd_world_get_outlet_info(world, i);
+        fd_text_append(text, prefix, strlen(prefix));
+        text_csv_name(text, info.name);
+        fd_text_char(text, ',');
+        fd_text_integer(text, info.removed - output->outlet_removed[i]);
+        text_value(text, info.removed_mass - output->outlet_mass[i]);
+        fd_text_char(text, ',');
+        fd_text_integer(text, info.removed);
+        text_value(text, info.removed_mass);
+        fd_text_char(text, '\n');
+        output->outlet_removed[i] = info.removed;
+        output->outlet_mass[i] = info.removed_mass;
+    }
+    return flush_rows(output, &output->outlets, true);
+}
+
 static fd_status write_csv_row(fd_output* output, const fd_world* world)
 {
     double time = fd_world_time(world);
@@ -592,6 +631,9 @@ static fd_status write_csv_row(fd_output* output, const fd_world* world)
     }
     if (output->walls.open && status == FD_OK) {
         status = write_walls_csv(output, world, time, step);
+    }
+    if (output->outlets.open && status == FD_OK) {
+        status = write_outlets_csv(output, world, time, step);
     }
     output->csv_times += 1;
     return status;
@@ -657,7 +699,7 @@ static fd_status write_snapshot(fd_output* output, const fd_world* world)
     int count = 0;
     for (int i = 0; i < body_count; ++i) {
         fd_body_id id = fd_world_body_at(world, i);
-        if (!is_plane(world, id)) {
+        if (fd_body_is_valid(world, id) && !is_plane(world, id)) {
             ids[count++] = id;
         }
     }
@@ -695,11 +737,13 @@ static void output_free(fd_output* output)
     if (!output) {
         return;
     }
-    csv_file* files[6] = {&output->bodies, &output->contacts, &output->energy,
-                          &output->events, &output->solver,   &output->walls};
-    for (int i = 0; i < 6; ++i) {
+    csv_file* files[7] = {&output->bodies, &output->contacts, &output->energy,
+                          &output->events, &output->solver,   &output->walls, &output->outlets};
+    for (int i = 0; i < 7; ++i) {
         close_csv(files[i]);
     }
+    free(output->outlet_removed);
+    free(output->outlet_mass);
     free(output->snapshots);
     free(output->path);
     fd_text_free(&output->text);
@@ -736,7 +780,8 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
         return NULL;
     }
 
-    bool any_csv = settings->bodies_csv || settings->contacts_csv || settings->energy_csv;
+    bool outlets_csv = settings->outlets_csv && fd_world_outlet_count(world) > 0;
+    bool any_csv = settings->bodies_csv || settings->contacts_csv || settings->energy_csv || outlets_csv;
     bool any_vtu = settings->vtu_interval > 0.0;
     output->csv = (fd_schedule){any_csv ? settings->csv_interval : -1.0, 0.0, -1};
     output->vtu = (fd_schedule){any_vtu ? settings->vtu_interval : -1.0, 0.0, -1};
@@ -768,11 +813,20 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
         {settings->events_csv, &output->events, "events.csv", events_columns, COUNT_OF(events_columns), 0},
         {settings->walls_csv && any_csv && wall_count(world) > 0, &output->walls, "walls.csv", walls_columns,
          COUNT_OF(walls_columns), 0},
+        {outlets_csv, &output->outlets, "outlets.csv", outlets_columns, COUNT_OF(outlets_columns), 0},
         {any_csv && fd_world_get_def(world).stepper == FD_STEPPER_COMPLEMENTARITY, &output->solver, "solver.csv",
          solver_columns, COUNT_OF(solver_columns), 0},
     };
     output->events_step = -1;
     output->solver_step = -1;
+    int outlets = fd_world_outlet_count(world);
+    output->outlet_removed = calloc((size_t)(outlets > 0 ? outlets : 1), sizeof *output->outlet_removed);
+    output->outlet_mass = calloc((size_t)(outlets > 0 ? outlets : 1), sizeof *output->outlet_mass);
+    if (!output->outlet_removed || !output->outlet_mass) {
+        fd_fail(FD_ERR_OUT_OF_MEMORY, "output: out of memory");
+        output_free(output);
+        return NULL;
+    }
     for (int i = 0; i < COUNT_OF(csvs); ++i) {
         if (!csvs[i].wanted) {
             continue;
@@ -799,11 +853,12 @@ double fd_output_projected_bytes(const fd_output* output, const fd_world* world,
     if (!output || !world) {
         return 0.0;
     }
-    const csv_file* sampled[4] = {&output->bodies, &output->contacts, &output->energy, &output->walls};
+    const csv_file* sampled[5] = {&output->bodies, &output->contacts, &output->energy, &output->walls,
+                                  &output->outlets};
     const csv_file* stepped[2] = {&output->events, &output->solver};
     double written = (double)(output->snapshot_bytes + output->planes_bytes);
     double sampled_rows = 0.0, stepped_rows = 0.0;
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 5; ++i) {
         written += (double)sampled[i]->written;
         sampled_rows += (double)(sampled[i]->written - sampled[i]->header);
     }
@@ -915,9 +970,9 @@ fd_status fd_output_close(fd_output* output, const fd_world* world)
             schedule_mark(&output->vtu, time, step, dt);
         }
     }
-    csv_file* files[6] = {&output->bodies, &output->contacts, &output->energy,
-                          &output->events, &output->solver,   &output->walls};
-    for (int i = 0; i < 6; ++i) {
+    csv_file* files[7] = {&output->bodies, &output->contacts, &output->energy,
+                          &output->events, &output->solver,   &output->walls, &output->outlets};
+    for (int i = 0; i < 7; ++i) {
         if (files[i]->open && !close_csv(files[i]) && status == FD_OK) {
             status = fd_fail(FD_ERR_IO, "output: closing %s failed: %s", files[i]->name, strerror(errno));
         }

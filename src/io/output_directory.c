@@ -27,7 +27,7 @@
  * .pvd.tmp files exist between a snapshot's write and its rename), and the
  * CLI's rolling checkpoint (docs/restart.md; .tmp between write and rename). */
 static const char* const own_files[] = {
-    "bodies.csv",  "contacts.csv",    "energy.csv",       "events.csv", "solver.csv", "walls.csv",
+    "bodies.csv",  "contacts.csv",    "energy.csv",       "events.csv", "solver.csv", "walls.csv", "outlets.csv",
     "bodies.pvd",  "contacts.pvd",    "bodies.pvd.tmp",   "contacts.pvd.tmp",
     "checkpoint.h5", "checkpoint.h5.tmp",
 };

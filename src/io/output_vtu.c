@@ -440,6 +440,9 @@ fd_status fd_vtu_write_planes(const fd_world* world, const char* path, bool asci
     int plane_count = 0;
     for (int i = 0; i < body_count; ++i) {
         fd_body_id id = fd_world_body_at(world, i);
+        if (!fd_body_is_valid(world, id)) {
+            continue; /* a removed body's slot */
+        }
         fd_body_info info = fd_body_get_info(world, id);
         fd_vec3 p = fd_body_get_state(world, id).position;
         double r = info.shape.type == FD_SHAPE_PLANE ? 0.0 : info.bounding_radius;
@@ -470,7 +473,11 @@ fd_status fd_vtu_write_planes(const fd_world* world, const char* path, bool asci
     /* The plane names, for the reader who opens the file in an editor. */
     size_t trailer_size = 64;
     for (int i = 0; i < body_count; ++i) {
-        fd_body_info info = fd_body_get_info(world, fd_world_body_at(world, i));
+        fd_body_id id = fd_world_body_at(world, i);
+        if (!fd_body_is_valid(world, id)) {
+            continue;
+        }
+        fd_body_info info = fd_body_get_info(world, id);
         trailer_size += info.shape.type == FD_SHAPE_PLANE ? strlen(info.name ? info.name : "") + 16 : 0;
     }
     char* trailer = malloc(trailer_size);
@@ -482,6 +489,9 @@ fd_status fd_vtu_write_planes(const fd_world* world, const char* path, bool asci
     int p = 0;
     for (int i = 0; i < body_count; ++i) {
         fd_body_id id = fd_world_body_at(world, i);
+        if (!fd_body_is_valid(world, id)) {
+            continue;
+        }
         fd_body_info info = fd_body_get_info(world, id);
         if (info.shape.type != FD_SHAPE_PLANE) {
             continue;

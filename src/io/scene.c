@@ -11,7 +11,7 @@
  *             materials, keys that depend on the shape type, orientation vs
  *             rotation), then the world itself: materials, contact laws,
  *             bodies, generated bodies (scene_generate.c), inlets
- *             (scene_inlet.c);
+ *             (scene_inlet.c), outlets (scene_outlet.c);
  *   outputs   the output settings and the run length.
  * Every error is FD_ERR_PARSE (FD_ERR_IO when the file cannot be read) with a
  * message "FILE:LINE: key.path: what is wrong", and leaves *out empty. The
@@ -668,6 +668,7 @@ static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const
     settings->energy_csv = o->energy_csv;
     settings->events_csv = o->events_csv;
     settings->walls_csv = o->walls_csv;
+    settings->outlets_csv = o->outlets_csv;
     settings->vtu_interval = o->vtu_interval;
     settings->vtu_ascii = o->vtu_format == 1;
     settings->checkpoint_interval = o->checkpoint_interval;
@@ -707,6 +708,9 @@ static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const
     }
     for (int i = 0; status == FD_OK && i < file->inlets.count; ++i) {
         status = fd_scene_build_inlet(ctx, out->world, file, i);
+    }
+    for (int i = 0; status == FD_OK && i < file->outlets.count; ++i) {
+        status = fd_scene_build_outlet(ctx, out->world, file, i);
     }
     fd_scene_names_free(names);
     if (status == FD_OK) {

@@ -379,6 +379,32 @@ typedef struct fd_scene_inlet {
     int64_t attempts;
 } fd_scene_inlet;
 
+typedef struct fd_scene_half_space {
+    fd_scene_seen seen;
+    fd_vec3 point;
+    fd_vec3 normal;
+} fd_scene_half_space;
+
+typedef struct fd_scene_ball {
+    fd_scene_seen seen;
+    fd_vec3 center;
+    double radius;
+} fd_scene_ball;
+
+typedef struct fd_scene_outlet_region {
+    fd_scene_seen seen;
+    fd_scene_region box;
+    fd_scene_half_space half_space;
+    fd_scene_ball sphere;
+} fd_scene_outlet_region;
+
+typedef struct fd_scene_outlet {
+    fd_scene_seen seen;
+    const char* name;
+    fd_scene_outlet_region region;
+    double start;
+} fd_scene_outlet;
+
 typedef struct fd_scene_output_keys {
     fd_scene_seen seen;
     const char* directory;
@@ -388,6 +414,7 @@ typedef struct fd_scene_output_keys {
     bool energy_csv;
     bool walls_csv;
     bool events_csv;
+    bool outlets_csv;
     double vtu_interval;
     int vtu_format; /* index into vtu_format_names: 0 binary, 1 ascii */
     double checkpoint_interval;
@@ -418,6 +445,7 @@ typedef struct fd_scene_file {
     fd_scene_bodies_file bodies_file;
     fd_scene_list generators; /* fd_scene_generator */
     fd_scene_list inlets;     /* fd_scene_inlet */
+    fd_scene_list outlets;    /* fd_scene_outlet */
     fd_scene_output_keys output;
     fd_scene_list stages;     /* fd_scene_stage (scene_stages.c) */
 } fd_scene_file;
@@ -460,6 +488,7 @@ extern const fd_scene_table fd_scene_stage_table;
  * inlets) and kept in out->stages. */
 fd_status fd_scene_build_stages(fd_scene_ctx* ctx, const fd_scene_file* file, fd_scene* out);
 void fd_scene_free_stages(fd_scene* scene);
+extern const fd_scene_table fd_scene_outlet_table; /* and its parts, in scene_outlet.c */
 
 /* ---------------------------------------------------------------- streamed bodies */
 
@@ -523,5 +552,7 @@ fd_status fd_scene_load_bodies_file(fd_scene_ctx* ctx, fd_world* world, const fd
 
 /* Adds the inlet of one entry to the world (scene_inlet.c). */
 fd_status fd_scene_build_inlet(fd_scene_ctx* ctx, fd_world* world, const fd_scene_file* file, int index);
+/* Adds the outlet of one entry to the world (scene_outlet.c). */
+fd_status fd_scene_build_outlet(fd_scene_ctx* ctx, fd_world* world, const fd_scene_file* file, int index);
 
 #endif

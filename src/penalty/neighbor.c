@@ -324,6 +324,7 @@ static fd_status rows_from_broadphase(fd_world* world, double margin, fd_neighbo
     bp->is_static = world->is_static;
     bp->is_wall = world->is_wall;
     bp->plane_normals = world->plane_normals;
+    bp->is_removed = world->is_removed;
     bp->margin = margin;
     if (!fd_broadphase_update(bp)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory in the broad phase");

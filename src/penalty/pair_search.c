@@ -12,7 +12,8 @@
  *
  * Walls (planes, and finite walls: mesh patches, cylinders, disks) are
  * tested against every dynamic body apart (they are few, and large or
- * unbounded: fd_wall_in_reach). Pairs of two static bodies are left out.
+ * unbounded: fd_wall_in_reach). Pairs of two static bodies are left out, and
+ * so are the slots of removed bodies (src/world/removal.c).
  *
  * Along a periodic axis the grid spans the box, its cells a whole fraction
  * of the period, and the stencil wraps: a cell past the last is the first,
@@ -307,7 +308,7 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
     reduction(min : low_x, low_y, low_z) reduction(max : high_x, high_y, high_z, largest) \
     reduction(+ : gridded, not_finite)
     for (int b = 0; b < n; ++b) {
-        if (motion[b].flags & FD_MOTION_WALL) {
+        if (motion[b].flags & (FD_MOTION_WALL | FD_MOTION_REMOVED)) {
             continue;
         }
         fd_vec3 x = positions[b];
@@ -389,7 +390,7 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
     double half_margin = 0.5 * margin;
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
     for (int b = 0; b < n; ++b) {
-        if (motion[b].flags & FD_MOTION_WALL) {
+        if (motion[b].flags & (FD_MOTION_WALL | FD_MOTION_REMOVED)) {
             cell_of[b] = -1;
             continue;
         }

@@ -216,6 +216,13 @@ fd_status fd_penalty_force_pass(fd_world* world, bool record);
  * afresh at the next pass. */
 void fd_penalty_rollback(fd_world* world);
 
+/* Between steps: ends the contacts of the bodies just marked removed
+ * (world->is_removed), as contacts that part end (their books into the
+ * world's totals, the springs' energy released, their pool slots free), in
+ * key order, and has the next pass build the list without them
+ * (src/penalty/release.c; src/world/removal.c says why). */
+void fd_penalty_release_removed(fd_world* world);
+
 /* Marks the step in progress as committed: its recorded contacts become the
  * world's contact set. */
 void fd_penalty_commit(fd_world* world);

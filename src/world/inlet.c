@@ -544,6 +544,9 @@ static bool grid_build(fd_world* world, const fd_inlet* inlet, int64_t due_now, 
     const double radius_max = inlet->radius_max;
     int near_count = 0;
     for (int b = 0; b < world->body_count; ++b) {
+        if (world->is_removed[b]) {
+            continue; /* a removed body's slot (src/world/removal.c) */
+        }
         if (world->is_wall[b]) {
             world->inlet_near[near_count++] = b;
             continue;
@@ -644,6 +647,7 @@ static void adopt_body(fd_world* world, int b)
     bp->is_static = world->is_static;
     bp->is_wall = world->is_wall;
     bp->plane_normals = world->plane_normals;
+    bp->is_removed = world->is_removed;
     world->prepared = true;
 }
 

@@ -209,6 +209,9 @@ fd_status fd_world_estimate_critical_step(fd_world* world)
     for (int b = 0; b < world->body_count; ++b) {
         const fd_body_cold* cold = &world->colds[b];
         material_extremes* e = &extremes[cold->material];
+        if (world->is_removed[b]) {
+            continue; /* a removed body's slot (src/world/removal.c) */
+        }
         if (cold->type != FD_BODY_DYNAMIC) {
             static_total++;
             e->static_body = e->static_body < 0 ? b : e->static_body;
@@ -339,7 +342,7 @@ static step_contact contact_over_step(const fd_world* world, int b)
     step_contact best = {-1, 0.0, 0.0};
     double margin = world->def.contact_margin, largest = -1.0;
     for (int j = 0; j < world->body_count; ++j) {
-        if (j == b || (world->is_wall[j] && world->is_wall[b])) {
+        if (j == b || (world->is_wall[j] && world->is_wall[b]) || world->is_removed[j]) {
             continue;
         }
         double before = overlap_at(world, world->saved_position, b, j);

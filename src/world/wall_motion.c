@@ -168,6 +168,18 @@ void fd_world_book_wall_work(fd_world* world, double h)
     }
 }
 
+void fd_world_forget_wall_motion(fd_world* world, int b)
+{
+    for (int k = 0; k < world->moving_wall_count; ++k) {
+        if (world->moving_walls[k].body == b) {
+            memmove(&world->moving_walls[k], &world->moving_walls[k + 1],
+                    (size_t)(world->moving_wall_count - k - 1) * sizeof *world->moving_walls);
+            world->moving_wall_count--;
+            return;
+        }
+    }
+}
+
 void fd_world_free_walls(fd_world* world)
 {
     free(world->moving_walls);

@@ -225,6 +225,9 @@ void fd_world_free(fd_world* world)
         free(world->materials[m].name);
     }
     fd_world_free_inlets(world);
+    fd_world_free_outlets(world);
+    free(world->free_slots);
+    fd_staggered_free(world->is_removed);
     free(world->name_slots);
     fd_staggered_free(world->position);
     fd_staggered_free(world->orientation);
@@ -535,8 +538,8 @@ static bool add_body_name(fd_world* world, int body)
         for (int k = 0; k < slot_count; ++k) {
             slots[k] = (struct fd_name_slot){-1, 0};
         }
-        for (int b = 0; b < body; ++b) {
-            if (world->colds[b].name[0] != '\0') {
+        for (int b = 0; b < world->body_count; ++b) { /* body may be a removed body's slot, below the others */
+            if (b != body && world->colds[b].name[0] != '\0') {
                 insert_name_slot(slots, slot_count, world->colds[b].name, b);
             }
         }
@@ -547,6 +550,38 @@ static bool add_body_name(fd_world* world, int body)
     insert_name_slot(world->name_slots, world->name_slot_count, name, body);
     world->named_body_count++;
     return true;
+}
+
+/* Takes a body's name out of the index: the entries after it in its probe
+ * run move back into the hole where their own probe would meet them first
+ * (deletion without markers, Knuth 6.4 Algorithm R), so that lookups stay
+ * as short as if the name had never been there. */
+void fd_world_forget_body_name(fd_world* world, int body)
+{
+    const char* name = world->colds[body].name;
+    if (name[0] == '\0' || world->name_slot_count == 0) {
+        return;
+    }
+    const uint32_t mask = (uint32_t)world->name_slot_count - 1;
+    struct fd_name_slot* slots = world->name_slots;
+    uint32_t hole = (uint32_t)name_hash(name) & mask;
+    while (slots[hole].body != body) {
+        if (slots[hole].body < 0) {
+            return; /* not indexed */
+        }
+        hole = (hole + 1) & mask;
+    }
+    for (uint32_t next = (hole + 1) & mask; slots[next].body >= 0; next = (next + 1) & mask) {
+        uint32_t home = (uint32_t)name_hash(world->colds[slots[next].body].name) & mask;
+        /* It may fill the hole unless its home lies cyclically in (hole, next]. */
+        bool stays = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next);
+        if (!stays) {
+            slots[hole] = slots[next];
+            hole = next;
+        }
+    }
+    slots[hole] = (struct fd_name_slot){-1, 0};
+    world->named_body_count--;
 }
 
 /* ---------------------------------------------------------------- bodies */
@@ -584,6 +619,7 @@ static bool resize_bodies(fd_world* world, int capacity)
     FD_GROW(is_wall);
     FD_GROW(plane_normals);
     FD_GROW(lock_work);
+    FD_GROW(is_removed);
 #undef FD_GROW
     world->body_capacity = capacity;
     return true;
@@ -622,7 +658,9 @@ static double body_mechanical_energy(const fd_world* world, int b)
 static bool vec_positive(fd_vec3 v) { return v.x > 0.0 && v.y > 0.0 && v.z > 0.0 && fd_v3_is_finite(v); }
 static bool vec_zero(fd_vec3 v) { return v.x == 0.0 && v.y == 0.0 && v.z == 0.0; }
 
-fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
+/* Creates the body of def in slot b (body_count, or a removed body's) with
+ * that generation; the slot is the caller's to claim. */
+static fd_body_id create_body_in(fd_world* world, const fd_body_def* def, int b, uint32_t generation)
 {
     fd_body_id null_id = {0, 0};
     const char* label = def != NULL && def->name != NULL && def->name[0] != '\0' ? def->name : "(unnamed)";
@@ -726,7 +764,6 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
         fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding body '%s'", label);
         return null_id;
     }
-    int b = world->body_count;
     fd_body_cold* cold = &world->colds[b];
     fd_body_mass* mass = &world->masses[b];
     memset(cold, 0, sizeof *cold);
@@ -739,7 +776,7 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
     cold->type = def->type;
     cold->shape = shape;
     cold->material = def->material.index1 - 1;
-    cold->generation = 1;
+    cold->generation = generation;
     cold->wall_group = b;
 
     if (def->type == FD_BODY_DYNAMIC) {
@@ -832,16 +869,33 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
             world->energy_totals.inserted += body_mechanical_energy(world, b);
         }
     }
-    world->body_count++;
     world->prepared = false; /* set-up again (cell size, laws); forces of the others stay valid */
     return (fd_body_id){b + 1, cold->generation};
+}
+
+fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
+{
+    /* A removed body's slot goes on with the tombstone's generation, which
+     * no handle of the removed body has (src/world/removal.c). */
+    int b = fd_world_next_slot(world);
+    bool reused = b < world->body_count;
+    uint32_t generation = reused ? world->colds[b].generation : 1;
+    fd_body_id id = create_body_in(world, def, b, generation);
+    if (fd_body_id_is_null(id)) {
+        if (reused) {
+            fd_world_make_tombstone(world, b, generation); /* the failed def may have written over it */
+        }
+        return id;
+    }
+    fd_world_claim_slot(world, b);
+    return id;
 }
 
 int fd_world_body_count(const fd_world* world) { return world->body_count; }
 
 fd_body_id fd_world_body_at(const fd_world* world, int index)
 {
-    if (index < 0 || index >= world->body_count) {
+    if (index < 0 || index >= world->body_count || world->is_removed[index]) {
         return (fd_body_id){0, 0};
     }
     return (fd_body_id){index + 1, world->colds[index].generation};
@@ -854,7 +908,8 @@ fd_body_id fd_world_find_body(const fd_world* world, const char* name)
 
 bool fd_body_is_valid(const fd_world* world, fd_body_id id)
 {
-    return id.index1 >= 1 && id.index1 <= world->body_count && world->colds[id.index1 - 1].generation == id.generation;
+    return id.index1 >= 1 && id.index1 <= world->body_count &&
+           world->colds[id.index1 - 1].generation == id.generation && !world->is_removed[id.index1 - 1];
 }
 
 fd_body_state fd_body_get_state(const fd_world* world, fd_body_id id)
@@ -932,8 +987,8 @@ fd_body_info fd_body_get_info(const fd_world* world, fd_body_id id)
  * inserted). docs/energy.md. */
 static double ledger_balance_of(const fd_world_energy* e)
 {
-    double balance = e->kinetic_translational + e->kinetic_rotational + e->gravitational + e->released -
-                     e->external_work - e->constraint_work - e->inserted;
+    double balance = e->kinetic_translational + e->kinetic_rotational + e->gravitational + e->released +
+                     e->removed - e->external_work - e->constraint_work - e->inserted;
     for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
         balance += e->stored[m] + e->dashpot[m] + e->slip[m] - e->created[m];
     }
@@ -1058,6 +1113,9 @@ fd_status fd_world_prepare(fd_world* world)
     }
     double lightest = INFINITY, largest_radius = 0.0, smallest_body_radius = INFINITY;
     for (int b = 0; b < world->body_count; ++b) {
+        if (world->is_removed[b]) {
+            continue;
+        }
         int m = world->colds[b].material;
         bodies_of_material[m]++;
         if (world->colds[b].type == FD_BODY_DYNAMIC) {
@@ -1139,6 +1197,7 @@ fd_status fd_world_prepare(fd_world* world)
     bp->is_static = world->is_static;
     bp->is_wall = world->is_wall;
     bp->plane_normals = world->plane_normals;
+    bp->is_removed = world->is_removed;
     bool complementarity = world->def.stepper == FD_STEPPER_COMPLEMENTARITY;
     double margin = world->def.contact_margin;
     if (complementarity && margin == 0.0 && isfinite(smallest_body_radius)) {
@@ -1259,8 +1318,10 @@ fd_status fd_world_step(fd_world* world)
         world->step_count = saved_step;
         return status;
     }
-    /* Spheres due from inlets join the finished state (src/world/inlet.c). */
-    return fd_world_run_inlets(world);
+    /* Bodies in the outlets leave, then spheres due from inlets join the
+     * finished state (src/world/outlet.c, inlet.c). */
+    status = fd_world_run_outlets(world);
+    return status == FD_OK ? fd_world_run_inlets(world) : status;
 }
 
 /* ---------------------------------------------------------------- queries */
@@ -1271,6 +1332,9 @@ uint64_t fd_world_state_hash(const fd_world* world)
      * padding), body by body. */
     uint64_t hash = 1469598103934665603ull;
     for (int b = 0; b < world->body_count; ++b) {
+        if (world->is_removed[b]) {
+            continue; /* a tombstone's state is no body's */
+        }
         fd_body_state state = fd_world_state(world, b);
         const unsigned char* bytes = (const unsigned char*)&state;
         for (size_t k = 0; k < sizeof state; ++k) {
@@ -1320,12 +1384,14 @@ fd_world_energy fd_world_get_energy(const fd_world* world)
     energy.external_work = totals->external_work + live_work;
     energy.constraint_work = totals->constraint_work;
     energy.inserted = totals->inserted;
+    energy.removed = totals->removed;
     if (world->has_energy_reference) {
         energy.closure_error = ledger_balance_of(&energy) - world->energy_reference;
         /* The reference is the kinetic + gravitational + stored energy at
-         * prepare; less the gravitational energy now, the rest is gravity's work. */
-        energy.entered = world->energy_reference - energy.gravitational + energy.external_work +
-                         energy.constraint_work + energy.inserted;
+         * prepare; less the gravitational energy now (of the bodies there
+         * are, and of those removed when they left), the rest is gravity's work. */
+        energy.entered = world->energy_reference - energy.gravitational - totals->removed_gravitational +
+                         energy.external_work + energy.constraint_work + energy.inserted;
         for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
             energy.entered += energy.created[m];
         }
@@ -1427,7 +1493,7 @@ fd_world_profile fd_world_get_profile(const fd_world* world)
 size_t fd_world_bytes_per_body(void)
 {
     return 2 * sizeof(fd_body_state) + 4 * sizeof(fd_vec3) + sizeof(fd_body_mass) + sizeof(fd_body_cold) +
-           sizeof(fd_body_motion) + sizeof(double) + 2 * sizeof(bool) + sizeof(fd_vec3) + sizeof(double);
+           sizeof(fd_body_motion) + sizeof(double) + 3 * sizeof(bool) + sizeof(fd_vec3) + sizeof(double);
 }
 
 fd_world_memory fd_world_get_memory(const fd_world* world)

@@ -59,6 +59,7 @@ enum {
     FD_MOTION_PLANE = 1u << 3,    /* a plane (never wrapped into a periodic box) */
     FD_MOTION_WALL = 1u << 6,     /* a plane or a finite wall: searched apart from the grid (fd_wall_in_reach) */
     FD_MOTION_SPHERE = 1u << 4,   /* a sphere */
+    FD_MOTION_REMOVED = 1u << 5,  /* a removed body's slot (the only flag it has): left out of the pair search */
 };
 typedef struct fd_body_motion {
     double inverse_mass;          /* 1/kg */
@@ -101,6 +102,9 @@ typedef struct fd_energy_totals {
     double external_work;
     double constraint_work;
     double inserted;
+    double removed;               /* kinetic + gravitational energy of the bodies removed (src/world/removal.c) */
+    double removed_gravitational; /* the gravitational part of it (fd_world_energy.entered counts gravity's work
+                                   * on those bodies up to their removal) */
 } fd_energy_totals;
 
 typedef struct fd_contact_set {
@@ -148,6 +152,13 @@ typedef struct fd_moving_wall {
     double start_time;            /* s, t0: the later of motion.start_time and the time it was set */
     bool turns_a_plane;           /* a rotating plane: its range test changes everywhere, so the list is rebuilt */
 } fd_moving_wall;
+/* An outlet and what it has removed (src/world/outlet.c). */
+typedef struct fd_outlet {
+    fd_outlet_def def;            /* name points to `name` below; normal normalised */
+    char* name;
+    int64_t removed;
+    double removed_mass;          /* kg */
+} fd_outlet;
 
 struct fd_world {
     fd_world_def def;
@@ -250,6 +261,14 @@ struct fd_world {
     /* walls under a prescribed motion, in ascending body order */
     fd_moving_wall* moving_walls;
     int moving_wall_count, moving_wall_capacity;
+    /* removed bodies (src/world/removal.c): their slots stay as inert
+     * tombstones (is_removed), handed out again last removed first */
+    bool* is_removed;             /* per body */
+    int32_t* free_slots;          /* a stack: the next body takes free_slots[free_slot_count - 1] */
+    int free_slot_count, free_slot_capacity;
+    int64_t removed_count;        /* bodies removed so far */
+    fd_outlet* outlets;
+    int outlet_count, outlet_capacity;
 
     /* setup results */
     double critical_time_step;
@@ -302,9 +321,29 @@ void fd_world_move_walls(fd_world* world);
 double fd_world_wall_gap(const fd_world* world, const fd_vec3* positions, int wall, fd_vec3 x, double r, double reach);
 void fd_world_book_wall_work(fd_world* world, double h);
 void fd_world_free_walls(fd_world* world);
+/* Drops body b's prescribed motion, if it has one (a removed wall). */
+void fd_world_forget_wall_motion(fd_world* world, int b);
 void fd_world_free_meshes(fd_world* world); /* src/world/wall_bodies.c */
 /* Frees the inlets (fd_world_free). */
 void fd_world_free_inlets(fd_world* world);
+
+/* Removes, after a successful step and before the inlets insert, the
+ * dynamic bodies in the outlets' regions (src/world/outlet.c). */
+fd_status fd_world_run_outlets(fd_world* world);
+void fd_world_free_outlets(fd_world* world);
+
+/* Slots of removed bodies (src/world/removal.c). The slot the next body
+ * takes (a removed body's, or body_count); fd_world_create_body fills it and
+ * claims it on success, or puts the tombstone back on failure. */
+int fd_world_next_slot(const fd_world* world);
+void fd_world_claim_slot(fd_world* world, int b);
+void fd_world_make_tombstone(fd_world* world, int b, uint32_t generation);
+/* Removes the bodies of these live slots (ascending, no repeats) without
+ * the checks of fd_world_remove_body: the outlets, and a checkpoint's reader
+ * putting the slots back. */
+fd_status fd_world_remove_slots(fd_world* world, const int32_t* bodies, int count);
+/* Takes body b's name out of the name index (world.c). */
+void fd_world_forget_body_name(fd_world* world, int b);
 /* For fd_world_prepare: adds the spheres the inlets will bring to its
  * per-material tallies (bodies_of_material, dynamic_material,
  * smallest_radius) and to the lightest dynamic mass and largest radius. */

@@ -1,0 +1,43 @@
+/* The contacts of removed bodies end (penalty.h, fd_penalty_release_removed;
+ * src/world/removal.c gives the design). */
+#include "penalty/penalty_internal.h"
+#include "world/world_internal.h"
+
+void fd_penalty_release_removed(fd_world* world)
+{
+    fd_penalty* p = &world->penalty;
+    p->dirty = true; /* the next pass builds the list without the removed bodies' entries */
+    fd_neighbor_list* list = &p->lists[p->current];
+    if (list->row_start == NULL) {
+        return;
+    }
+    fd_contact_pool* pool = &p->pool;
+    fd_energy_totals* totals = &world->energy_totals;
+    const bool* removed = world->is_removed;
+    bool books = world->def.energy_ledger && pool->books[0] != NULL;
+    /* One pass in key order over the entries: the books reach the totals in
+     * the same order for any thread count. A slot removed earlier has no
+     * contacts left, so every contact of a marked slot is one to end. */
+    for (int i = 0; i < list->body_count; ++i) {
+        for (int64_t e = list->row_start[i]; e < list->row_start[i + 1]; ++e) {
+            int32_t slot = list->contact[e];
+            if (slot == FD_NO_CONTACT || (!removed[i] && !removed[list->partner[e]])) {
+                continue;
+            }
+            for (int m = 0; books && m < pool->book_count; ++m) {
+                const fd_energy_books* book = &fd_books_before(pool, slot)[m];
+                totals->dashpot[m] += book->dashpot;
+                totals->slip[m] += book->slip;
+                totals->created[m] += book->created;
+                totals->external_work += book->work;
+                totals->released += book->stored;
+            }
+            if (fd_penalty_grow((void**)&pool->free_slots, &pool->free_capacity, pool->free_count + 1,
+                                sizeof *pool->free_slots)) {
+                pool->free_slots[pool->free_count++] = slot;
+            }
+            list->contact[e] = FD_NO_CONTACT;
+            p->touching_count--;
+        }
+    }
+}
