@@ -147,7 +147,8 @@ static fd_status check_root(reader* r)
 
 static const char* shape_name(int shape)
 {
-    return shape == FD_SHAPE_SPHERE ? "sphere" : shape == FD_SHAPE_PLANE ? "plane" : "ellipsoid";
+    static const char* const names[] = {"sphere", "plane", "ellipsoid", "cylinder", "disk", "mesh"};
+    return shape >= 0 && shape < (int)(sizeof names / sizeof names[0]) ? names[shape] : "unknown shape";
 }
 
 /* A scene's body against the checkpoint's record of it: the same kind,

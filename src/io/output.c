@@ -519,11 +519,13 @@ static fd_status write_energy_csv(fd_output* output, const fd_world* world, doub
 
 /* A wall, for walls.csv: a static body that is not a sphere (a plane, a
  * wall shape), or one that moves (a sphere held on a path). Fixed spheres
- * (a rough floor of glued grains) are bodies, not walls. */
+ * (a rough floor of glued grains) are bodies, not walls. A wall of several
+ * bodies (a capped drum, a mesh's patches) is one row, under its first
+ * body, the others' reactions summed into it (fd_world_wall_reaction). */
 static bool is_wall(const fd_world* world, fd_body_id id)
 {
     fd_body_info info = fd_body_get_info(world, id);
-    if (info.type != FD_BODY_STATIC) {
+    if (info.type != FD_BODY_STATIC || info.wall.index1 != id.index1) {
         return false;
     }
     fd_body_state state = fd_body_get_state(world, id);
@@ -551,7 +553,7 @@ static fd_status write_walls_csv(fd_output* output, const fd_world* world, doubl
         if (!is_wall(world, id)) {
             continue;
         }
-        fd_wall_reaction r = fd_body_get_reaction(world, id);
+        fd_wall_reaction r = fd_world_wall_reaction(world, id);
         fd_text_append(text, prefix, strlen(prefix));
         text_csv_name(text, fd_body_get_info(world, id).name);
         text_vec3(text, r.force);

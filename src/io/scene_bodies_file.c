@@ -330,8 +330,7 @@ static fd_status check_columns(loader* l)
 
 /* ---------------------------------------------------------------- paths */
 
-/* The file's path: relative to the scene file's directory unless absolute. */
-static bool resolve_path(const fd_scene_ctx* ctx, const char* path, char* out, size_t size)
+bool fd_scene_resolve_path(const fd_scene_ctx* ctx, const char* path, char* out, size_t size)
 {
     const char* slash = strrchr(ctx->file, '/');
     int n = path[0] == '/' || !slash ? snprintf(out, size, "%s", path)
@@ -1022,7 +1021,7 @@ int64_t fd_scene_bodies_file_rows(const fd_scene_ctx* ctx, const fd_scene_file* 
 {
     const fd_scene_bodies_file* bf = &file->bodies_file;
     char path[FD_PATH_MAX];
-    if (!bf->path || !resolve_path(ctx, bf->path, path, sizeof path)) {
+    if (!bf->path || !fd_scene_resolve_path(ctx, bf->path, path, sizeof path)) {
         return 0;
     }
     switch (file_format(bf)) {
@@ -1043,7 +1042,7 @@ fd_status fd_scene_load_bodies_file(fd_scene_ctx* ctx, fd_world* world, const fd
     }
     char path[FD_PATH_MAX];
     loader l = {.ctx = ctx, .world = world, .file = file, .path = path};
-    if (!resolve_path(ctx, bf->path, path, sizeof path)) {
+    if (!fd_scene_resolve_path(ctx, bf->path, path, sizeof path)) {
         return entry_fail(&l, "path", "the path is too long");
     }
     int format = file_format(bf);

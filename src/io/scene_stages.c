@@ -202,6 +202,12 @@ static fd_status build_stage(fd_scene_ctx* ctx, const fd_scene_stage* in, int s,
             return fail_at(ctx, node, "'%s' is dynamic: only a static body (a wall) takes a prescribed motion",
                            motions[k].body, s, key);
         }
+        fd_body_id wall = fd_body_get_info(world, body).wall;
+        if (wall.index1 != body.index1) {
+            /* The parts of a wall share one pose (fd_world_set_wall_motion). */
+            return fail_at(ctx, node, "'%s' is part of a wall: give the wall's name to move all of it",
+                           motions[k].body, s, key);
+        }
         const fd_scene_motion* m = &motions[k].motion;
         out->motions[k] = (stage_motion){body, {m->velocity, m->velocity_ramp, m->amplitude, m->frequency,
                                                 m->angular_velocity, m->angular_velocity_ramp, m->start_time}};
