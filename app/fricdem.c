@@ -564,11 +564,22 @@ static bool write_checkpoint(const fd_scene* scene, char* path, size_t size)
     return true;
 }
 
+/* The output intervals of the stage under way (a stage's `output`), from
+ * now on; nothing before the output is open or without stages. */
+static void apply_stage_output(const fd_scene* scene, fd_output* output)
+{
+    if (output != NULL && fd_scene_stage_count(scene) > 0) {
+        double csv_interval, vtu_interval;
+        fd_scene_stage_output_intervals(scene, scene->stage, &csv_interval, &vtu_interval);
+        fd_output_set_intervals(output, scene->world, csv_interval, vtu_interval);
+    }
+}
+
 /* Stages (docs/stages.md): the first begins before the first output, each
  * later one after the step that finished the one before it, once that step's
  * outputs are written (so a checkpoint of that step holds the new stage).
  * *over: the last stage has finished. False after an error (printed). */
-static bool advance_stage(fd_scene* scene, bool quiet, bool* over)
+static bool advance_stage(fd_scene* scene, fd_output* output, bool quiet, bool* over)
 {
     *over = false;
     int count = fd_scene_stage_count(scene);
@@ -584,6 +595,7 @@ static bool advance_stage(fd_scene* scene, bool quiet, bool* over)
         fprintf(stderr, "error: %s\n", fd_last_error());
         return false;
     }
+    apply_stage_output(scene, output);
     if (!quiet) {
         printf("  stage    %d of %d '%s' from t = %.9g s (at most %g s)\n", next + 1, count,
                fd_scene_stage_name(scene, next), fd_world_time(scene->world), fd_scene_stage_duration(scene, next));
@@ -772,7 +784,7 @@ static int command_run(int argc, char** argv, bool resume)
     sigaction(SIGTERM, &action, NULL);
 
     bool stages_over = false;
-    if (!advance_stage(&scene, quiet, &stages_over)) { /* the first stage, unless resumed within one */
+    if (!advance_stage(&scene, NULL, quiet, &stages_over)) { /* the first stage, unless resumed within one */
         fd_scene_free(&scene);
         return EXIT_RUN_FAILED;
     }
@@ -783,6 +795,7 @@ static int command_run(int argc, char** argv, bool resume)
         fd_scene_free(&scene);
         return EXIT_RUN_FAILED;
     }
+    apply_stage_output(&scene, output); /* the first stage's, or the one a resumed run is in */
     int exit_code = 0;
     if (fd_output_write(output, world) != FD_OK) {
         fprintf(stderr, "error: %s\n", fd_last_error());
@@ -825,7 +838,7 @@ static int command_run(int argc, char** argv, bool resume)
             exit_code = EXIT_RUN_FAILED;
             break;
         }
-        if (!advance_stage(&scene, quiet, &stages_over)) {
+        if (!advance_stage(&scene, output, quiet, &stages_over)) {
             exit_code = EXIT_RUN_FAILED;
             break;
         }

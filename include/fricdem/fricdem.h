@@ -310,6 +310,10 @@ fd_outlet_def fd_default_outlet_def(void);
  * outlet. */
 fd_status fd_world_add_outlet(fd_world* world, const fd_outlet_def* def);
 int fd_world_outlet_count(const fd_world* world);
+/* Closes (active false) or reopens outlet `index` between steps: a closed
+ * outlet removes nothing (a stage: closed while the silo fills, opened for
+ * the discharge); it still waits for its start_time when opened. */
+fd_status fd_world_set_outlet_active(fd_world* world, int index, bool active);
 /* What outlet `index` (0-based, in order of addition) has removed so far;
  * name "" when out of range. */
 fd_outlet_info fd_world_get_outlet_info(const fd_world* world, int index);

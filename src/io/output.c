@@ -895,6 +895,31 @@ double fd_output_projected_bytes(const fd_output* output, const fd_world* world,
     return projected;
 }
 
+/* The next row of a schedule whose interval changes: the first multiple of
+ * the new interval after the row written last (or after now). */
+static void schedule_set_interval(fd_schedule* schedule, double interval, double time, double time_step)
+{
+    schedule->interval = interval;
+    if (interval > 0.0) {
+        double k = floor((time + 0.5 * time_step) / interval) + 1.0;
+        schedule->next_time = schedule->last_step < 0 ? 0.0 : k * interval;
+    }
+}
+
+void fd_output_set_intervals(fd_output* output, const fd_world* world, double csv_interval, double vtu_interval)
+{
+    if (!output || !world || !(csv_interval >= 0.0) || !(vtu_interval >= 0.0)) {
+        return;
+    }
+    double time = fd_world_time(world), dt = fd_world_time_step(world);
+    if (output->csv.interval >= 0.0) {
+        schedule_set_interval(&output->csv, csv_interval, time, dt);
+    }
+    if (output->settings.vtu_interval > 0.0) {
+        schedule_set_interval(&output->vtu, vtu_interval > 0.0 ? vtu_interval : -1.0, time, dt);
+    }
+}
+
 bool fd_output_writes_contacts(const fd_output* output)
 {
     return output && (output->contacts.open || output->vtu.interval >= 0.0);
