@@ -205,7 +205,8 @@ static void schedule_mark(fd_schedule* schedule, double time, int64_t step, doub
 static const char* const bodies_columns[][2] = {
     {"time", "s"},   {"step", "-"},    {"body", "-"},    {"name", "-"},    {"x", "m"},       {"y", "m"},
     {"z", "m"},      {"qw", "-"},      {"qx", "-"},      {"qy", "-"},      {"qz", "-"},      {"vx", "m/s"},
-    {"vy", "m/s"},   {"vz", "m/s"},    {"wx", "rad/s"},  {"wy", "rad/s"},  {"wz", "rad/s"},
+    {"vy", "m/s"},   {"vz", "m/s"},    {"wx", "rad/s"},  {"wy", "rad/s"},  {"wz", "rad/s"},  {"radius", "m"},
+    {"mass", "kg"},  {"material", "-"},
 };
 
 static const char* const contacts_columns[][2] = {
@@ -409,6 +410,12 @@ static fd_status write_bodies_csv(fd_output* output, const fd_world* world, doub
         text_value(text, s.orientation.z);
         text_vec3(text, s.velocity);
         text_vec3(text, s.angular_velocity);
+        /* What a packing fraction or a mass flow needs, and what reading the
+         * frame back as a bodies_file needs to give the same bodies. */
+        text_value(text, info.shape.type == FD_SHAPE_SPHERE ? info.shape.radius : info.bounding_radius);
+        text_value(text, info.mass);
+        fd_text_char(text, ',');
+        text_csv_name(text, fd_material_name(world, info.material));
         fd_text_char(text, '\n');
         status = flush_rows(output, file, false);
     }
