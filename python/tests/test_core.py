@@ -121,3 +121,20 @@ def test_overrides_take_python_values():
     with fricdem.Scene(BALL, {"bodies.ball.position": [0.0, 0.0, 0.2], "time.step": 2e-5}) as scene:
         assert scene.world.time_step == 2e-5
         assert scene.world.states()["position"][1, 2] == 0.2
+
+
+def test_the_tilt_study_example_runs_and_finds_an_avalanche(tmp_path):
+    # examples/python/tilt_study.py (docs/python.md): its pile must settle
+    # and avalanche before 45 degrees: glass with mu = 0.5 and rolling
+    # friction 0.1 holds a surface a little steeper than atan(0.5) = 27
+    # degrees, and a tilted box always fails before 45.
+    import subprocess
+    import sys
+    figure = tmp_path / "tilt.png"
+    run = subprocess.run([sys.executable, str(ROOT / "examples" / "python" / "tilt_study.py"), str(figure)],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert figure.stat().st_size > 10000
+    line = next(line for line in run.stdout.splitlines() if "avalanches at" in line)
+    angle = int(line.split("avalanches at")[1].split()[0])
+    assert 20 <= angle <= 45
