@@ -1,10 +1,11 @@
-/* The walls series of the VTU output (src/io/output_vtu.c, issue 12 item 7):
- * walls.pvd + vtu/walls_NNNNNN.vtu draw every wall body at its pose of the
- * snapshot's time, at its true size: a cylindrical shell and its caps, an
- * annulus, the patches of a tetrahedron mesh and a plane. The files are read
- * back here, ASCII and binary, with a reader of their own (no code shared with
- * the writer), and the drawn points are checked against the geometry the
- * world was built from.
+/* The walls series of the VTU output (src/io/output_vtu_walls.c, issue 12
+ * item 7): walls.pvd + vtu/walls_NNNNNN.vtu draw every wall body at its pose
+ * of the snapshot's time, at its true size: a cylindrical shell and its caps,
+ * an annulus, the patches of a tetrahedron mesh, a two-triangle plate and a
+ * plane. The files are read back here, ASCII and binary, with a reader of
+ * their own (no code shared with the writer), and the drawn points are
+ * checked against the geometry the world was built from. A contact with a wall is drawn in the contacts
+ * series as a line from the sphere's centre to the contact point.
  *
  * Tolerances. Binary files hold the writer's doubles exactly; a point is the
  * body position plus a rotated body-frame point, a few roundings of numbers of
@@ -482,10 +483,8 @@ static void write_run(walls_world* w, const char* ascii_dir, const char* binary_
     if (steps > 0) {
         fd_wall_motion spin = fd_default_wall_motion();
         spin.angular_velocity = drum_spin;
-        for (int b = 0; b < w->drum_count; ++b) {
-            fd_body_id id = fd_world_body_at(w->world, index_of(w->drum) + b);
-            cr_assert_eq(fd_world_set_wall_motion(w->world, id, &spin), FD_OK, "%s", fd_last_error());
-        }
+        /* Set on the wall's first body, the motion moves all its parts. */
+        cr_assert_eq(fd_world_set_wall_motion(w->world, w->drum, &spin), FD_OK, "%s", fd_last_error());
         fd_wall_motion lift = fd_default_wall_motion();
         lift.velocity = fd_v3(0, 0, GROUND_SPEED);
         cr_assert_eq(fd_world_set_wall_motion(w->world, w->ground, &lift), FD_OK, "%s", fd_last_error());
@@ -845,6 +844,66 @@ Test(output_walls, a_world_without_walls_writes_no_walls_series)
     cr_assert(file_exists(path_in(directory, "bodies.pvd")));
     cr_assert(!file_exists(path_in(directory, "walls.pvd")));
     cr_assert(!file_exists(path_in(directory, "vtu/walls_000000.vtu")));
+    fd_world_free(world);
+    remove_tree(directory);
+}
+
+Test(output_walls, a_contact_line_ends_at_the_contact_point_on_a_drum)
+{
+    /* A sphere of radius r = 0.01 m against the inside of a drum of radius
+     * 0.1 m (axis z through the origin), overlapping by 5e-4 m: in
+     * contacts_NNNNNN.vtu the line runs from the sphere's centre to the
+     * contact point (the middle of the two surface points, within the
+     * overlap of (0.1, 0, 0)), not to the drum's position on its axis, 0.09 m
+     * away. */
+    char directory[64];
+    make_temp_dir(directory, sizeof directory);
+    fd_world_def world_def = fd_default_world_def();
+    world_def.time_step = 1e-5;
+    world_def.gravity = fd_v3(0, 0, 0);
+    fd_world* world = fd_world_create(&world_def);
+    cr_assert_not_null(world);
+    fd_material_def material_def = fd_default_material_def();
+    material_def.name = "steel";
+    material_def.density = 7800.0;
+    fd_material_id steel = fd_world_create_material(world, &material_def);
+    fd_contact_law_def law = fd_default_contact_law_def();
+    law.submodel[FD_MECHANISM_NORMAL].model = "hooke";
+    law.submodel[FD_MECHANISM_NORMAL].params[0] = (fd_param){"k_n", 1e5};
+    law.submodel[FD_MECHANISM_NORMAL].params[1] = (fd_param){"restitution", 0.5};
+    law.submodel[FD_MECHANISM_NORMAL].param_count = 2;
+    cr_assert_eq(fd_world_set_contact_law(world, steel, steel, &law), FD_OK, "%s", fd_last_error());
+    fd_body_def drum = wall_def("drum", steel, fd_v3(0, 0, 0), fd_quat_identity());
+    drum.shape.type = FD_SHAPE_CYLINDER;
+    drum.shape.radius = 0.1;
+    drum.shape.length = 0.1;
+    fd_body_id first;
+    int count;
+    cr_assert_eq(fd_world_create_wall(world, &drum, &first, &count), FD_OK, "%s", fd_last_error());
+    fd_body_def ball = fd_default_body_def();
+    ball.material = steel;
+    ball.shape.radius = 0.01;
+    ball.position = fd_v3(0.0905, 0, 0);
+    fd_body_id ball_id = fd_world_create_body(world, &ball);
+    cr_assert(!fd_body_id_is_null(ball_id), "%s", fd_last_error());
+    fd_output_settings settings = vtu_settings(directory, false);
+    fd_output* output = fd_output_open(world, &settings);
+    cr_assert_not_null(output, "%s", fd_last_error());
+    cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
+    cr_assert_eq(fd_world_contact_count(world), 1);
+    cr_assert_eq(fd_output_close(output, world), FD_OK, "%s", fd_last_error());
+    char* text = read_all(path_in(directory, "vtu/contacts_000000.vtu"), NULL);
+    long n;
+    double* points = read_array(text, "Points", &n);
+    cr_assert_eq(n, 6, "one line");
+    fd_vec3 centre = fd_body_get_state(world, ball_id).position;
+    fd_vec3 ends[2] = {fd_v3(points[0], points[1], points[2]), fd_v3(points[3], points[4], points[5])};
+    int ball_end = fd_v3_distance(ends[0], centre) < fd_v3_distance(ends[1], centre) ? 0 : 1;
+    cr_assert_eq(fd_v3_distance(ends[ball_end], centre), 0.0, "one end is the sphere's centre");
+    cr_assert_leq(fd_v3_distance(ends[1 - ball_end], fd_v3(0.1, 0, 0)), 5e-4, "the other the contact point: %g %g %g",
+                  ends[1 - ball_end].x, ends[1 - ball_end].y, ends[1 - ball_end].z);
+    free(points);
+    free(text);
     fd_world_free(world);
     remove_tree(directory);
 }
