@@ -88,11 +88,13 @@ struct fd_output {
     fd_text text;             /* CSV rows being formatted (number_format.h) */
     fd_schedule csv;
     fd_schedule vtu;
+    bool walls_vtu;           /* the world had walls at the start: a walls snapshot with every snapshot */
+    fd_vtu_plane_square plane_square; /* where the planes are drawn, fixed at the start */
     /* What has been written, for fd_output_projected_bytes. */
     int64_t csv_times;        /* CSV row times written */
     int64_t step_rows;        /* steps with their events and solver rows written */
     int64_t snapshot_bytes;   /* the snapshots' VTU files */
-    int64_t planes_bytes;     /* vtu/planes.vtu and the PVD indexes (rewritten, about constant) */
+    int64_t index_bytes;      /* the PVD indexes (rewritten, about constant) */
     fd_snapshot* snapshots;   /* VTU snapshots written so far, for the PVD indexes */
     int snapshot_count;
     int snapshot_capacity;
@@ -722,6 +724,10 @@ static fd_status write_snapshot(fd_output* output, const fd_world* world)
     if (status == FD_OK) {
         status = fd_vtu_write_contacts(world, output_path(output, "vtu/contacts_%06d.vtu", index), ascii);
     }
+    if (status == FD_OK && output->walls_vtu) {
+        status = fd_vtu_write_walls(world, output_path(output, "vtu/walls_%06d.vtu", index), &output->plane_square,
+                                    ascii);
+    }
     if (status != FD_OK) {
         return status;
     }
@@ -733,9 +739,15 @@ static fd_status write_snapshot(fd_output* output, const fd_world* world)
     if (status == FD_OK) {
         status = write_pvd(output, "contacts");
     }
-    output->planes_bytes = file_bytes(output_path(output, "vtu/planes.vtu")) +
-                           file_bytes(output_path(output, "bodies.pvd")) +
-                           file_bytes(output_path(output, "contacts.pvd"));
+    if (output->walls_vtu) {
+        output->snapshot_bytes += file_bytes(output_path(output, "vtu/walls_%06d.vtu", index));
+        if (status == FD_OK) {
+            status = write_pvd(output, "walls");
+        }
+    }
+    output->index_bytes = file_bytes(output_path(output, "bodies.pvd")) +
+                          file_bytes(output_path(output, "contacts.pvd")) +
+                          (output->walls_vtu ? file_bytes(output_path(output, "walls.pvd")) : 0);
     return status;
 }
 
@@ -847,13 +859,10 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
             return NULL;
         }
     }
-    if (any_vtu) {
-        status = fd_vtu_write_planes(world, output_path(output, "vtu/planes.vtu"), output->settings.vtu_ascii);
-        if (status != FD_OK) {
-            output_free(output);
-            return NULL;
-        }
-    }
+    /* The walls series: when the world has walls now (walls move, so each
+     * snapshot draws them at its time); the planes' squares sized now. */
+    output->walls_vtu = any_vtu && fd_vtu_wall_count(world) > 0;
+    output->plane_square = fd_vtu_plane_square_around(world);
     return output;
 }
 
@@ -865,7 +874,7 @@ double fd_output_projected_bytes(const fd_output* output, const fd_world* world,
     const csv_file* sampled[5] = {&output->bodies, &output->contacts, &output->energy, &output->walls,
                                   &output->outlets};
     const csv_file* stepped[2] = {&output->events, &output->solver};
-    double written = (double)(output->snapshot_bytes + output->planes_bytes);
+    double written = (double)(output->snapshot_bytes + output->index_bytes);
     double sampled_rows = 0.0, stepped_rows = 0.0;
     for (int i = 0; i < 5; ++i) {
         written += (double)sampled[i]->written;
