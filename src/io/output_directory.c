@@ -30,6 +30,7 @@ static const char* const own_files[] = {
     "bodies.csv",  "contacts.csv",    "energy.csv",       "events.csv", "solver.csv", "walls.csv", "outlets.csv",
     "bodies.pvd",  "contacts.pvd",    "bodies.pvd.tmp",   "contacts.pvd.tmp",
     "checkpoint.h5", "checkpoint.h5.tmp",
+    "trajectory.h5", "trajectory.xdmf", "trajectory.xdmf.tmp", "trajectory_contacts.xdmf", "trajectory_contacts.xdmf.tmp",
 };
 
 /* A file of vtu/: planes.vtu, or PREFIX_NNNNNN.vtu with PREFIX bodies or
