@@ -456,8 +456,8 @@ Test(trajectory, frames_hold_the_state_of_their_step_bit_for_bit_while_bodies_co
                                          s->velocity.y,   s->velocity.z,   s->angular_velocity.x,
                                          s->angular_velocity.y, s->angular_velocity.z};
             const double found[13] = {p[0], p[1], p[2], q[0], q[1], q[2], q[3], v[0], v[1], v[2], w[0], w[1], w[2]};
-            cr_assert(memcmp(expected, found, sizeof expected) == 0, "frame %d slot %d: state differs (z %.17g vs %.17g)",
-                      f, i, found[2], expected[2]);
+            cr_assert(memcmp(expected, found, sizeof expected) == 0,
+                      "frame %d slot %d: state differs (z %.17g vs %.17g)", f, i, found[2], expected[2]);
             cr_assert_eq(ids[f * rows + i], i);
             cr_assert_eq(species[f * rows + i], c->material[i]);
             if (isnan(c->radius[i])) {

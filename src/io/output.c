@@ -768,7 +768,8 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
     }
     if (!(settings->csv_interval >= 0.0) || !(settings->vtu_interval >= 0.0) ||
         (settings->trajectory && !(settings->trajectory_interval >= 0.0))) {
-        fd_fail(FD_ERR_INVALID_ARGUMENT, "output: csv_interval %g, vtu_interval %g and trajectory_interval %g must be >= 0",
+        fd_fail(FD_ERR_INVALID_ARGUMENT,
+                "output: csv_interval %g, vtu_interval %g and trajectory_interval %g must be >= 0",
                 settings->csv_interval, settings->vtu_interval, settings->trajectory_interval);
         return NULL;
     }
@@ -897,9 +898,10 @@ double fd_output_projected_bytes(const fd_output* output, const fd_world* world,
     /* The trajectory's frames, like the snapshots: bytes per frame so far times the frames still due. */
     int64_t frames = fd_trajectory_frame_count(output->trajectory);
     written += (double)fd_trajectory_bytes(output->trajectory);
-    double due_frames = output->trajectory_schedule.interval < 0.0    ? 0.0
-                        : output->trajectory_schedule.interval == 0.0 ? steps + 1.0
-                                                                      : floor(duration / output->trajectory_schedule.interval + 0.5) + 1.0;
+    const double frame_interval = output->trajectory_schedule.interval;
+    double due_frames = frame_interval < 0.0    ? 0.0
+                        : frame_interval == 0.0 ? steps + 1.0
+                                                : floor(duration / frame_interval + 0.5) + 1.0;
     due_frames = fmin(due_frames, steps + 1.0);
     double projected = written;
     if (frames > 0 && due_frames > (double)frames) {
@@ -957,8 +959,10 @@ bool fd_output_wants_contacts(const fd_output* output, const fd_world* world)
     double dt = fd_world_time_step(world);
     double time = fd_world_time(world) + dt;
     int64_t step = fd_world_step_count(world) + 1;
-    return (output->contacts.open && schedule_due(&output->csv, time, step, dt)) || schedule_due(&output->vtu, time, step, dt) ||
-           (fd_trajectory_writes_contacts(output->trajectory) && schedule_due(&output->trajectory_schedule, time, step, dt));
+    return (output->contacts.open && schedule_due(&output->csv, time, step, dt)) ||
+           schedule_due(&output->vtu, time, step, dt) ||
+           (fd_trajectory_writes_contacts(output->trajectory) &&
+            schedule_due(&output->trajectory_schedule, time, step, dt));
 }
 
 fd_status fd_output_write(fd_output* output, const fd_world* world)

@@ -68,6 +68,7 @@
 #include "core/error.h"
 #include "io/checkpoint_hdf5.h"
 #include "io/number_format.h"
+#include "io/output_xdmf.h"
 
 enum {
     ROWS_CHUNK_MIN = 64,
@@ -211,13 +212,6 @@ static const element_spec observable_elements[OBSERVABLE_COUNT] = {
     [OBSERVE_CLOSURE_ERROR] = {"energy/closure_error", SERIES_F64, 0, "J", NULL, NULL},
 };
 
-/* What the index needs of a frame. */
-typedef struct frame_record {
-    double time;
-    int64_t bodies;          /* rows: the world's slots */
-    int64_t contacts;
-} frame_record;
-
 /* A growable scratch array. */
 typedef struct scratch {
     void* data;
@@ -229,7 +223,6 @@ struct fd_trajectory {
     char* directory;
     char* h5_path;
     bool contacts;
-    fd_h5_quiet quiet;       /* HDF5's own error printing, silenced while the writer works */
     series step, time;       /* shared by every element (hard links) */
     series bodies[BODY_ELEMENT_COUNT];
     series contact[CONTACT_ELEMENT_COUNT];
@@ -239,8 +232,13 @@ struct fd_trajectory {
     int model_count;
     series observables[OBSERVABLE_COUNT];
     int64_t body_rows, contact_rows; /* extent of the rows dimension */
-    frame_record* frames;
+    /* Per frame, for the indexes: time, body rows (the world's slots), contact rows. */
+    double* times;
+    int64_t* body_counts;
+    int64_t* contact_counts;
     int64_t frame_count, frame_capacity;
+    fd_xdmf_array* arrays;   /* what the indexes show: the bodies' arrays, then the contacts' */
+    int body_array_count, contact_array_count;
     scratch reals, integers, smalls, states;
     fd_text index;
     int64_t index_bytes;     /* of both indexes at their last rewrite */
@@ -250,6 +248,15 @@ struct fd_trajectory {
 };
 
 /* ---------------------------------------------------------------- HDF5 helpers */
+
+/* Closes any HDF5 identifier (file, group, dataset, dataspace, type,
+ * property list, attribute); nothing for -1. */
+static void release(hid_t id)
+{
+    if (id >= 0) {
+        H5Idec_ref(id);
+    }
+}
 
 static fd_status fail(const fd_trajectory* t, const char* what, const char* name)
 {
@@ -276,15 +283,25 @@ static bool set_string(hid_t object, const char* name, const char* value, bool v
               H5Tset_cset(type, H5T_CSET_ASCII) >= 0;
     hid_t attribute = ok ? H5Acreate2(object, name, type, space, H5P_DEFAULT, H5P_DEFAULT) : -1;
     ok = attribute >= 0 && H5Awrite(attribute, type, variable ? (const void*)&value : (const void*)value) >= 0;
-    if (attribute >= 0) {
-        H5Aclose(attribute);
-    }
-    if (space >= 0) {
-        H5Sclose(space);
-    }
-    if (type >= 0) {
-        H5Tclose(type);
-    }
+    release(attribute);
+    release(space);
+    release(type);
+    return ok;
+}
+
+/* A String[count] dataset of variable-length strings, with unit "1". */
+static bool write_names(hid_t group, const char* name, const char* const* names, int count)
+{
+    hsize_t dims = (hsize_t)count;
+    hid_t type = H5Tcopy(H5T_C_S1);
+    hid_t space = H5Screate_simple(1, &dims, NULL);
+    bool ok = type >= 0 && space >= 0 && H5Tset_size(type, H5T_VARIABLE) >= 0 && H5Tset_cset(type, H5T_CSET_UTF8) >= 0;
+    hid_t dataset = ok ? H5Dcreate2(group, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+    ok = dataset >= 0 && (count == 0 || H5Dwrite(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, names) >= 0) &&
+         set_string(dataset, "unit", "1", true);
+    release(dataset);
+    release(space);
+    release(type);
     return ok;
 }
 
@@ -294,12 +311,8 @@ static bool set_integers(hid_t object, const char* name, const int32_t* values, 
     hid_t space = scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &count, NULL);
     hid_t attribute = space < 0 ? -1 : H5Acreate2(object, name, H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT);
     bool ok = attribute >= 0 && H5Awrite(attribute, H5T_NATIVE_INT32, values) >= 0;
-    if (attribute >= 0) {
-        H5Aclose(attribute);
-    }
-    if (space >= 0) {
-        H5Sclose(space);
-    }
+    release(attribute);
+    release(space);
     return ok;
 }
 
@@ -333,12 +346,8 @@ static bool create_series(fd_trajectory* t, hid_t group, const char* name, const
               H5Pset_fill_value(properties, memory_type(type), fill) >= 0;
     out->value = ok ? H5Dcreate2(group, name, file_type(type), space, H5P_DEFAULT, properties, H5P_DEFAULT) : -1;
     ok = out->value >= 0 && set_string(out->value, "unit", unit, true);
-    if (properties >= 0) {
-        H5Pclose(properties);
-    }
-    if (space >= 0) {
-        H5Sclose(space);
-    }
+    release(properties);
+    release(space);
     if (!ok) {
         fail(t, "cannot create the dataset", path);
     }
@@ -355,15 +364,11 @@ static bool create_element(fd_trajectory* t, hid_t parent, const char* parent_pa
     hid_t properties = H5Pcreate(H5P_LINK_CREATE);
     bool ok = properties >= 0 && H5Pset_create_intermediate_group(properties, 1) >= 0;
     hid_t group = ok ? H5Gcreate2(parent, spec->name, properties, H5P_DEFAULT, H5P_DEFAULT) : -1;
-    if (properties >= 0) {
-        H5Pclose(properties);
-    }
+    release(properties);
     ok = group >= 0 && H5Lcreate_hard(t->file, t->step.path, group, "step", H5P_DEFAULT, H5P_DEFAULT) >= 0 &&
          H5Lcreate_hard(t->file, t->time.path, group, "time", H5P_DEFAULT, H5P_DEFAULT) >= 0;
     if (!ok) {
-        if (group >= 0) {
-            H5Gclose(group);
-        }
+        release(group);
         fail(t, "cannot create the element", path);
         return false;
     }
@@ -374,9 +379,7 @@ static bool create_element(fd_trajectory* t, hid_t parent, const char* parent_pa
 
 static void close_series(series* s)
 {
-    if (s->value >= 0) {
-        H5Dclose(s->value);
-    }
+    release(s->value);
     s->value = -1;
 }
 
@@ -405,12 +408,8 @@ static fd_status append(fd_trajectory* t, series* s, int64_t frame, int64_t rows
     bool ok = file_space >= 0 && memory_space >= 0 &&
               H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
               H5Dwrite(s->value, memory_type(s->type), memory_space, file_space, H5P_DEFAULT, data) >= 0;
-    if (memory_space >= 0) {
-        H5Sclose(memory_space);
-    }
-    if (file_space >= 0) {
-        H5Sclose(file_space);
-    }
+    release(memory_space);
+    release(file_space);
     return ok ? FD_OK : fail(t, "cannot write a frame of", s->path);
 }
 
@@ -441,12 +440,11 @@ static bool write_metadata(fd_trajectory* t, const fd_world* world)
     hid_t properties = H5Pcreate(H5P_LINK_CREATE);
     ok = ok && properties >= 0 && H5Pset_create_intermediate_group(properties, 1) >= 0;
     hid_t units = ok ? H5Gcreate2(h5md, "modules/units", properties, H5P_DEFAULT, H5P_DEFAULT) : -1;
-    ok = units >= 0 && set_integers(units, "version", units_version, 2, false) && set_string(units, "system", "SI", true);
+    ok = units >= 0 && set_integers(units, "version", units_version, 2, false) &&
+         set_string(units, "system", "SI", true);
     hid_t groups[] = {units, creator, author, h5md};
     for (int i = 0; i < 4; ++i) {
-        if (groups[i] >= 0) {
-            H5Gclose(groups[i]);
-        }
+        release(groups[i]);
     }
     /* /parameters: species index -> material name, shape code -> shape name. */
     hid_t parameters = ok ? H5Gcreate2(t->file, "parameters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
@@ -459,24 +457,11 @@ static bool write_metadata(fd_trajectory* t, const fd_world* world)
         names[m] = name ? name : "";
     }
     static const char* const shape_names[] = {"sphere", "plane", "ellipsoid", "cylinder", "disk", "mesh"};
-    fd_h5_file h5 = {t->file, t->h5_path};
-    ok = ok && fd_h5_write_strings(&h5, parameters, "materials", names, materials) == FD_OK &&
-         fd_h5_write_strings(&h5, parameters, "shapes", shape_names, 6) == FD_OK;
+    ok = ok && write_names(parameters, "materials", names, materials) &&
+         write_names(parameters, "shapes", shape_names, 6);
     free(names);
-    const char* const string_sets[] = {"materials", "shapes"};
-    for (int i = 0; ok && i < 2; ++i) {
-        hid_t dataset = H5Dopen2(parameters, string_sets[i], H5P_DEFAULT);
-        ok = dataset >= 0 && set_string(dataset, "unit", "1", true);
-        if (dataset >= 0) {
-            H5Dclose(dataset);
-        }
-    }
-    if (parameters >= 0) {
-        H5Gclose(parameters);
-    }
-    if (properties >= 0) {
-        H5Pclose(properties);
-    }
+    release(parameters);
+    release(properties);
     if (!ok) {
         fail(t, "cannot write the metadata", "/h5md");
     }
@@ -504,12 +489,8 @@ static bool write_box(fd_trajectory* t, hid_t all, const fd_world* world)
     ok = ok && type >= 0 && space >= 0 && H5Tset_size(type, sizeof boundary[0]) >= 0;
     hid_t attribute = ok ? H5Acreate2(box, "boundary", type, space, H5P_DEFAULT, H5P_DEFAULT) : -1;
     ok = attribute >= 0 && H5Awrite(attribute, type, boundary) >= 0;
-    if (attribute >= 0) {
-        H5Aclose(attribute);
-    }
-    if (type >= 0) {
-        H5Tclose(type);
-    }
+    release(attribute);
+    release(type);
     if (ok && periodic) {
         double edges[3] = {def.box_max.x - def.box_min.x, def.box_max.y - def.box_min.y, def.box_max.z - def.box_min.z};
         double minimum[3] = {def.box_min.x, def.box_min.y, def.box_min.z};
@@ -519,19 +500,11 @@ static bool write_box(fd_trajectory* t, hid_t all, const fd_world* world)
         hid_t minimum_attribute =
             ok ? H5Acreate2(dataset, "box_min", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT) : -1;
         ok = minimum_attribute >= 0 && H5Awrite(minimum_attribute, H5T_NATIVE_DOUBLE, minimum) >= 0;
-        if (minimum_attribute >= 0) {
-            H5Aclose(minimum_attribute);
-        }
-        if (dataset >= 0) {
-            H5Dclose(dataset);
-        }
+        release(minimum_attribute);
+        release(dataset);
     }
-    if (space >= 0) {
-        H5Sclose(space);
-    }
-    if (box >= 0) {
-        H5Gclose(box);
-    }
+    release(space);
+    release(box);
     if (!ok) {
         fail(t, "cannot write the box", "/particles/all/box");
     }
@@ -546,9 +519,7 @@ static bool create_bodies(fd_trajectory* t, const fd_world* world, int64_t rows)
     bool ok = properties >= 0 && H5Pset_create_intermediate_group(properties, 1) >= 0;
     hid_t all = ok ? H5Gcreate2(t->file, "particles/all", properties, H5P_DEFAULT, H5P_DEFAULT) : -1;
     hid_t position = all >= 0 ? H5Gcreate2(all, "position", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
-    if (properties >= 0) {
-        H5Pclose(properties);
-    }
+    release(properties);
     ok = position >= 0 &&
          create_series(t, position, "step", "/particles/all/position/step", SERIES_I64, false, 0, 0, "1", &t->step) &&
          create_series(t, position, "time", "/particles/all/position/time", SERIES_F64, false, 0, 0, "s", &t->time) &&
@@ -558,12 +529,8 @@ static bool create_bodies(fd_trajectory* t, const fd_world* world, int64_t rows)
     for (int e = 1; ok && e < BODY_ELEMENT_COUNT; ++e) {
         ok = create_element(t, all, "/particles/all", &body_elements[e], true, rows, &t->bodies[e]);
     }
-    if (position >= 0) {
-        H5Gclose(position);
-    }
-    if (all >= 0) {
-        H5Gclose(all);
-    }
+    release(position);
+    release(all);
     if (!ok && position < 0) {
         fail(t, "cannot create the group", "/particles/all");
     }
@@ -603,9 +570,7 @@ static bool create_contacts(fd_trajectory* t, const fd_world* world, int64_t row
             t->model_count = c + 1;
         }
     }
-    if (contacts >= 0) {
-        H5Gclose(contacts);
-    }
+    release(contacts);
     /* The pairs, H5MD's time-dependent list of tuples, pointing at the bodies. */
     hid_t connectivity = ok ? H5Gcreate2(t->file, "connectivity", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
     const element_spec pairs = {"contacts", SERIES_I32, 2, "1", NULL, NULL};
@@ -616,18 +581,10 @@ static bool create_contacts(fd_trajectory* t, const fd_world* world, int64_t row
     ok = group >= 0 && space >= 0 && H5Rcreate(&reference, t->file, "/particles/all", H5R_OBJECT, -1) >= 0;
     hid_t attribute = ok ? H5Acreate2(group, "particles_group", H5T_STD_REF_OBJ, space, H5P_DEFAULT, H5P_DEFAULT) : -1;
     ok = attribute >= 0 && H5Awrite(attribute, H5T_STD_REF_OBJ, &reference) >= 0;
-    if (attribute >= 0) {
-        H5Aclose(attribute);
-    }
-    if (space >= 0) {
-        H5Sclose(space);
-    }
-    if (group >= 0) {
-        H5Gclose(group);
-    }
-    if (connectivity >= 0) {
-        H5Gclose(connectivity);
-    }
+    release(attribute);
+    release(space);
+    release(group);
+    release(connectivity);
     if (!ok) {
         fail(t, "cannot create the contacts' groups in", t->h5_path);
     }
@@ -641,9 +598,7 @@ static bool create_observables(fd_trajectory* t)
     for (int o = 0; ok && o < OBSERVABLE_COUNT; ++o) {
         ok = create_element(t, observables, "/observables", &observable_elements[o], false, 0, &t->observables[o]);
     }
-    if (observables >= 0) {
-        H5Gclose(observables);
-    }
+    release(observables);
     return ok;
 }
 
@@ -672,11 +627,11 @@ static void trajectory_free(fd_trajectory* t)
     }
     free(t->model_names);
     free(t->model);
-    if (t->file >= 0) {
-        H5Fclose(t->file);
-    }
-    fd_h5_restore(t->quiet);
-    free(t->frames);
+    release(t->file);
+    free(t->times);
+    free(t->body_counts);
+    free(t->contact_counts);
+    free(t->arrays);
     free(t->reals.data);
     free(t->integers.data);
     free(t->smalls.data);
@@ -697,7 +652,121 @@ static char* joined_path(const char* directory, const char* name)
     return path;
 }
 
+/* ---------------------------------------------------------------- XDMF indexes */
+
+static fd_xdmf_number index_number(series_type type)
+{
+    return type == SERIES_F64 ? FD_XDMF_FLOAT64 : type == SERIES_I32 ? FD_XDMF_INT32 : FD_XDMF_INT64;
+}
+
+/* The arrays each index shows (output_xdmf.c writes them): the position
+ * first, then every element with an index type, then (contacts) the two
+ * body indices of the pairs and the model columns. */
+static bool list_index_arrays(fd_trajectory* t)
+{
+    const int most = BODY_ELEMENT_COUNT + CONTACT_ELEMENT_COUNT + 2 + t->model_count;
+    t->arrays = calloc((size_t)most, sizeof *t->arrays);
+    if (!t->arrays) {
+        fd_fail(FD_ERR_OUT_OF_MEMORY, "trajectory: out of memory");
+        return false;
+    }
+    for (int group = 0; group < 2; ++group) {
+        const bool contacts = group == 1;
+        if (contacts && !t->contacts) {
+            break;
+        }
+        const series* elements = contacts ? t->contact : t->bodies;
+        const element_spec* specs = contacts ? contact_elements : body_elements;
+        const int count = contacts ? CONTACT_ELEMENT_COUNT : BODY_ELEMENT_COUNT;
+        fd_xdmf_array* first = t->arrays + t->body_array_count;
+        int n = 0;
+        for (int e = 0; e < count; ++e) {
+            if (e == 0 || specs[e].index_type) {
+                first[n++] = (fd_xdmf_array){specs[e].index_name ? specs[e].index_name : specs[e].name,
+                                             e == 0 ? "Vector" : specs[e].index_type, elements[e].path,
+                                             index_number(elements[e].type), elements[e].components, -1};
+            }
+        }
+        if (contacts) {
+            first[n++] = (fd_xdmf_array){"body_i", "Scalar", t->pairs.path, FD_XDMF_INT32, 2, 0};
+            first[n++] = (fd_xdmf_array){"body_j", "Scalar", t->pairs.path, FD_XDMF_INT32, 2, 1};
+            for (int m = 0; m < t->model_count; ++m) {
+                first[n++] = (fd_xdmf_array){t->model_names[m], "Scalar", t->model[m].path, FD_XDMF_FLOAT64, 0, -1};
+            }
+            t->contact_array_count = n;
+        } else {
+            t->body_array_count = n;
+        }
+    }
+    return true;
+}
+
+static fd_status write_indexes(fd_trajectory* t)
+{
+    int64_t bodies = 0, contacts = 0;
+    char* path = joined_path(t->directory, BODIES_INDEX);
+    if (!path) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "trajectory: out of memory");
+    }
+    fd_xdmf_index index = {path, H5_NAME, "bodies", t->arrays, t->body_array_count, t->times, t->body_counts,
+                           t->frame_count, t->body_rows};
+    fd_status status = fd_xdmf_write_index(&index, &t->index, &bodies);
+    free(path);
+    if (status == FD_OK && t->contacts) {
+        path = joined_path(t->directory, CONTACTS_INDEX);
+        if (!path) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "trajectory: out of memory");
+        }
+        index = (fd_xdmf_index){path, H5_NAME, "contacts", t->arrays + t->body_array_count, t->contact_array_count,
+                                t->times, t->contact_counts, t->frame_count, t->contact_rows};
+        status = fd_xdmf_write_index(&index, &t->index, &contacts);
+        free(path);
+    }
+    if (status == FD_OK) {
+        t->index_bytes = bodies + contacts;
+        t->indexed_frames = t->frame_count;
+        t->h5_bytes_indexed = t->h5_bytes;
+    }
+    return status;
+}
+
+/* HDF5 prints its error stack on every failed call: the API functions
+ * silence it while they work and report failures through fd_fail. */
+static fd_trajectory* trajectory_open(const fd_world* world, const char* directory, bool contacts);
+static fd_status trajectory_write(fd_trajectory* t, const fd_world* world);
+static fd_status trajectory_close(fd_trajectory* t);
+
 fd_trajectory* fd_trajectory_open(const fd_world* world, const char* directory, bool contacts)
+{
+    fd_h5_quiet quiet = fd_h5_silence();
+    fd_trajectory* t = trajectory_open(world, directory, contacts);
+    fd_h5_restore(quiet);
+    return t;
+}
+
+fd_status fd_trajectory_write(fd_trajectory* t, const fd_world* world)
+{
+    if (!t || !world) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "trajectory: trajectory and world are required");
+    }
+    fd_h5_quiet quiet = fd_h5_silence();
+    fd_status status = trajectory_write(t, world);
+    fd_h5_restore(quiet);
+    return status;
+}
+
+fd_status fd_trajectory_close(fd_trajectory* t)
+{
+    if (!t) {
+        return FD_OK;
+    }
+    fd_h5_quiet quiet = fd_h5_silence();
+    fd_status status = trajectory_close(t);
+    fd_h5_restore(quiet);
+    return status;
+}
+
+static fd_trajectory* trajectory_open(const fd_world* world, const char* directory, bool contacts)
 {
     fd_trajectory* t = calloc(1, sizeof *t);
     if (!t) {
@@ -715,7 +784,6 @@ fd_trajectory* fd_trajectory_open(const fd_world* world, const char* directory, 
     for (int o = 0; o < OBSERVABLE_COUNT; ++o) {
         t->observables[o].value = -1;
     }
-    t->quiet = fd_h5_silence();
     t->contacts = contacts;
     t->directory = malloc(strlen(directory) + 1);
     t->h5_path = joined_path(directory, H5_NAME);
@@ -735,9 +803,7 @@ fd_trajectory* fd_trajectory_open(const fd_world* world, const char* directory, 
     if (access >= 0 && H5Pset_libver_bounds(access, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0) {
         t->file = H5Fcreate(t->h5_path, H5F_ACC_TRUNC, H5P_DEFAULT, access);
     }
-    if (access >= 0) {
-        H5Pclose(access);
-    }
+    release(access);
     if (t->file < 0) {
         fd_fail(FD_ERR_IO, "trajectory: cannot create '%s'", t->h5_path);
         trajectory_free(t);
@@ -751,7 +817,7 @@ fd_trajectory* fd_trajectory_open(const fd_world* world, const char* directory, 
     }
     bool ok = write_metadata(t, world) && create_bodies(t, world, chunk_rows(expected)) &&
               (!contacts || create_contacts(t, world, chunk_rows(3 * expected))) && create_observables(t) &&
-              H5Fflush(t->file, H5F_SCOPE_LOCAL) >= 0;
+              list_index_arrays(t) && H5Fflush(t->file, H5F_SCOPE_LOCAL) >= 0;
     if (!ok) {
         trajectory_free(t);
         return NULL;
@@ -861,7 +927,8 @@ static fd_status write_contacts(fd_trajectory* t, const fd_world* world, int64_t
     int64_t width = 0, offset[CONTACT_ELEMENT_COUNT];
     for (int e = 0; e < CONTACT_ELEMENT_COUNT; ++e) {
         offset[e] = width;
-        width += contact_elements[e].type == SERIES_F64 ? (contact_elements[e].components ? contact_elements[e].components : 1) : 0;
+        const element_spec* spec = &contact_elements[e];
+        width += spec->type != SERIES_F64 ? 0 : spec->components ? spec->components : 1;
     }
     const int64_t rows = n > 0 ? n : 1;
     double* reals = grow(t, &t->reals, (size_t)(rows * (width + t->model_count)) * sizeof(double));
@@ -955,200 +1022,21 @@ static fd_status write_observables(fd_trajectory* t, const fd_world* world, int6
     return status;
 }
 
-/* ---------------------------------------------------------------- XDMF indexes */
-
-static void text(fd_text* x, const char* s) { fd_text_append(x, s, strlen(s)); }
-
-/* Text for an XML attribute value or character data. */
-static void text_escaped(fd_text* x, const char* s)
-{
-    for (; *s; ++s) {
-        switch (*s) {
-        case '&': text(x, "&amp;"); break;
-        case '<': text(x, "&lt;"); break;
-        case '>': text(x, "&gt;"); break;
-        case '"': text(x, "&quot;"); break;
-        default: fd_text_char(x, *s);
-        }
-    }
-}
-
-static void text_type(fd_text* x, series_type type)
-{
-    text(x, type == SERIES_F64 ? "NumberType=\"Float\" Precision=\"8\""
-            : type == SERIES_I32 ? "NumberType=\"Int\" Precision=\"4\""
-                                 : "NumberType=\"Int\" Precision=\"8\"");
-}
-
-/* The n rows of `frame` of a per-row series, as an Xdmf 2 HyperSlab of
- * the whole dataset ([frames][rows] or [frames][rows][components]);
- * component >= 0 takes that one component, as a scalar. */
-static void text_slab(fd_text* x, const series* s, int64_t frames, int64_t rows, int64_t frame, int64_t n,
-                      int component)
-{
-    const int rank = s->components ? 3 : 2;
-    const int64_t components = s->components && component < 0 ? s->components : 1;
-    text(x, "<DataItem ItemType=\"HyperSlab\" Dimensions=\"");
-    fd_text_integer(x, n);
-    if (s->components && component < 0) {
-        fd_text_char(x, ' ');
-        fd_text_integer(x, s->components);
-    }
-    text(x, "\" ");
-    text_type(x, s->type);
-    text(x, "><DataItem Dimensions=\"3 ");
-    fd_text_integer(x, rank);
-    text(x, "\" Format=\"XML\">");
-    const int64_t start[3] = {frame, 0, component > 0 ? component : 0}, stride[3] = {1, 1, 1};
-    const int64_t count[3] = {1, n, components};
-    const int64_t* lines[3] = {start, stride, count};
-    for (int line = 0; line < 3; ++line) {
-        for (int k = 0; k < rank; ++k) {
-            if (line || k) {
-                fd_text_char(x, ' ');
-            }
-            fd_text_integer(x, lines[line][k]);
-        }
-    }
-    text(x, "</DataItem><DataItem Dimensions=\"");
-    fd_text_integer(x, frames);
-    fd_text_char(x, ' ');
-    fd_text_integer(x, rows);
-    if (s->components) {
-        fd_text_char(x, ' ');
-        fd_text_integer(x, s->components);
-    }
-    text(x, "\" ");
-    text_type(x, s->type);
-    text(x, " Format=\"HDF\">");
-    text(x, H5_NAME);
-    fd_text_char(x, ':');
-    text_escaped(x, s->path);
-    text(x, "</DataItem></DataItem>");
-}
-
-static void text_attribute(fd_text* x, const char* name, const char* type, const series* s, int64_t frames,
-                           int64_t rows, int64_t frame, int64_t n, int component)
-{
-    text(x, "      <Attribute Name=\"");
-    text_escaped(x, name);
-    text(x, "\" AttributeType=\"");
-    text(x, type);
-    text(x, "\" Center=\"Node\">");
-    text_slab(x, s, frames, rows, frame, n, component);
-    text(x, "</Attribute>\n");
-}
-
-/* One index: a temporal collection of Polyvertex grids, one per frame. */
-static void text_index(fd_trajectory* t, bool contacts)
-{
-    fd_text* x = &t->index;
-    const int64_t frames = t->frame_count, rows = contacts ? t->contact_rows : t->body_rows;
-    const char* what = contacts ? "contacts" : "bodies";
-    text(x, "<?xml version=\"1.0\" ?>\n"
-            "<!-- fricdem trajectory index (docs/output-format.md): open it with ParaView's \"XDMF Reader\"; "
-            "the data are the H5MD datasets of trajectory.h5 -->\n"
-            "<Xdmf Version=\"2.0\">\n  <Domain>\n    <Grid Name=\"");
-    text(x, what);
-    text(x, "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
-    const series* elements = contacts ? t->contact : t->bodies;
-    const element_spec* specs = contacts ? contact_elements : body_elements;
-    const int count = contacts ? CONTACT_ELEMENT_COUNT : BODY_ELEMENT_COUNT;
-    for (int64_t f = 0; f < frames; ++f) {
-        const int64_t n = contacts ? t->frames[f].contacts : t->frames[f].bodies;
-        char name[64];
-        snprintf(name, sizeof name, "%s_%06lld", what, (long long)f);
-        text(x, "    <Grid Name=\"");
-        text(x, name);
-        text(x, "\" GridType=\"Uniform\">\n      <Time Value=\"");
-        fd_text_g17(x, t->frames[f].time);
-        text(x, "\"/>\n      <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"");
-        fd_text_integer(x, n);
-        text(x, "\" NodesPerElement=\"1\"/>\n      <Geometry GeometryType=\"XYZ\">");
-        text_slab(x, &elements[0], frames, rows, f, n, -1);
-        text(x, "</Geometry>\n");
-        for (int e = 1; e < count; ++e) {
-            if (specs[e].index_type) {
-                text_attribute(x, specs[e].index_name ? specs[e].index_name : specs[e].name, specs[e].index_type,
-                               &elements[e], frames, rows, f, n, -1);
-            }
-        }
-        if (contacts) {
-            text_attribute(x, "body_i", "Scalar", &t->pairs, frames, rows, f, n, 0);
-            text_attribute(x, "body_j", "Scalar", &t->pairs, frames, rows, f, n, 1);
-            for (int m = 0; m < t->model_count; ++m) {
-                text_attribute(x, t->model_names[m], "Scalar", &t->model[m], frames, rows, f, n, -1);
-            }
-        }
-        text(x, "    </Grid>\n");
-    }
-    text(x, "    </Grid>\n  </Domain>\n</Xdmf>\n");
-}
-
-/* Writes NAME.tmp and renames it to NAME: readers always find a whole index. */
-static fd_status write_index(fd_trajectory* t, const char* name, bool contacts, int64_t* bytes)
-{
-    char* path = joined_path(t->directory, name);
-    char* temporary = path ? malloc(strlen(path) + 5) : NULL;
-    if (!temporary) {
-        free(path);
-        return fd_fail(FD_ERR_OUT_OF_MEMORY, "trajectory: out of memory");
-    }
-    sprintf(temporary, "%s.tmp", path);
-    t->index.length = 0;
-    text_index(t, contacts);
-    *bytes += (int64_t)t->index.length;
-    fd_status status = FD_OK;
-    int descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (descriptor < 0) {
-        status = fd_fail(FD_ERR_IO, "trajectory: cannot open '%s' for writing: %s", temporary, strerror(errno));
-    } else {
-        bool written = fd_text_write(&t->index, descriptor);
-        bool closed = close(descriptor) == 0;
-        if (!written || !closed) {
-            status = t->index.failed ? fd_fail(FD_ERR_OUT_OF_MEMORY, "trajectory: out of memory writing '%s'", temporary)
-                                     : fd_fail(FD_ERR_IO, "trajectory: writing '%s' failed: %s", temporary,
-                                               strerror(errno));
-        } else if (rename(temporary, path) != 0) {
-            status = fd_fail(FD_ERR_IO, "trajectory: cannot rename '%s' to '%s': %s", temporary, path,
-                             strerror(errno));
-        }
-    }
-    t->index.length = 0;
-    free(temporary);
-    free(path);
-    return status;
-}
-
-static fd_status write_indexes(fd_trajectory* t)
-{
-    int64_t bytes = 0;
-    fd_status status = write_index(t, BODIES_INDEX, false, &bytes);
-    if (status == FD_OK && t->contacts) {
-        status = write_index(t, CONTACTS_INDEX, true, &bytes);
-    }
-    if (status == FD_OK) {
-        t->index_bytes = bytes;
-        t->indexed_frames = t->frame_count;
-        t->h5_bytes_indexed = t->h5_bytes;
-    }
-    return status;
-}
-
 /* ---------------------------------------------------------------- API */
 
-fd_status fd_trajectory_write(fd_trajectory* t, const fd_world* world)
+static fd_status trajectory_write(fd_trajectory* t, const fd_world* world)
 {
-    if (!t || !world) {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT, "trajectory: trajectory and world are required");
-    }
     if (t->frame_count == t->frame_capacity) {
         int64_t capacity = t->frame_capacity ? 2 * t->frame_capacity : 256;
-        frame_record* grown = realloc(t->frames, (size_t)capacity * sizeof *grown);
-        if (!grown) {
+        double* times = realloc(t->times, (size_t)capacity * sizeof *times);
+        t->times = times ? times : t->times;
+        int64_t* bodies = realloc(t->body_counts, (size_t)capacity * sizeof *bodies);
+        t->body_counts = bodies ? bodies : t->body_counts;
+        int64_t* contacts = realloc(t->contact_counts, (size_t)capacity * sizeof *contacts);
+        t->contact_counts = contacts ? contacts : t->contact_counts;
+        if (!times || !bodies || !contacts) {
             return fd_fail(FD_ERR_OUT_OF_MEMORY, "trajectory '%s': out of memory", t->h5_path);
         }
-        t->frames = grown;
         t->frame_capacity = capacity;
     }
     const int64_t frame = t->frame_count;
@@ -1176,7 +1064,9 @@ fd_status fd_trajectory_write(fd_trajectory* t, const fd_world* world)
     if (status != FD_OK) {
         return status;
     }
-    t->frames[frame] = (frame_record){time, bodies, contacts};
+    t->times[frame] = time;
+    t->body_counts[frame] = bodies;
+    t->contact_counts[frame] = contacts;
     t->frame_count = frame + 1;
     hsize_t size = 0;
     t->h5_bytes = H5Fget_filesize(t->file, &size) >= 0 ? (int64_t)size : t->h5_bytes;
@@ -1193,11 +1083,8 @@ int64_t fd_trajectory_frame_count(const fd_trajectory* t) { return t ? t->frame_
 
 int64_t fd_trajectory_bytes(const fd_trajectory* t) { return t ? t->h5_bytes + t->index_bytes : 0; }
 
-fd_status fd_trajectory_close(fd_trajectory* t)
+static fd_status trajectory_close(fd_trajectory* t)
 {
-    if (!t) {
-        return FD_OK;
-    }
     fd_status status = FD_OK;
     if (t->frame_count > 0 && t->indexed_frames != t->frame_count) {
         status = write_indexes(t);
