@@ -67,6 +67,7 @@
 #define CELLS 32
 #define CELL (1.0 / 64.0)             /* exact in binary: the vertices of the regular mesh are exact */
 #define HALF_WIDTH (0.5 * CELLS * CELL) /* the mesh spans [-0.25, 0.25]^2 */
+#define FEATURE_ANGLE (30.0 * PI / 180.0) /* the default */
 #define TILTED_TOLERANCE 3e-8         /* see the top comment */
 
 static double sphere_mass(void) { return DENSITY * 4.0 / 3.0 * PI * RADIUS * RADIUS * RADIUS; }
@@ -92,7 +93,7 @@ static double uniform(uint64_t* state, double lo, double hi)
  * two edges stays above 0.7^2 - 0.3 * 1.3 > 0 cells squared), so that a
  * path crosses edges at every angle and passes near vertices where 6 or
  * more triangles meet unevenly. */
-static fd_mesh* flat_mesh(bool jittered)
+static fd_mesh* flat_mesh(bool jittered, double feature_angle)
 {
     enum { SIDE = CELLS + 1 };
     static double vertices[3 * SIDE * SIDE];
@@ -122,11 +123,13 @@ static fd_mesh* flat_mesh(bool jittered)
         }
     }
     char message[256] = "";
-    fd_mesh* mesh = fd_mesh_create(vertices, SIDE * SIDE, triangles, count, 30.0 * PI / 180.0, message,
-                                   (int)sizeof message);
+    fd_mesh* mesh =
+        fd_mesh_create(vertices, SIDE * SIDE, triangles, count, feature_angle, message, (int)sizeof message);
     cr_assert_not_null(mesh, "%s", message);
-    cr_assert_eq(fd_mesh_patch_count(mesh), 1, "a flat mesh is one patch");
     cr_assert_eq(fd_mesh_triangle_count(mesh), 2 * CELLS * CELLS);
+    /* A flat mesh is one patch, unless every edge is a feature (angle 0:
+     * normals 0 degrees apart are not below it). */
+    cr_assert_eq(fd_mesh_patch_count(mesh), feature_angle > 0.0 ? 1 : 2 * CELLS * CELLS);
     return mesh;
 }
 
@@ -135,7 +138,7 @@ Test(mesh_contact, every_face_of_a_flat_mesh_gives_the_planes_gap_and_normal_exa
     /* Above the centroid of every triangle of the jittered mesh, at heights
      * that are not powers of two: the gap is the height and the normal
      * (0, 0, 1), to the bit (see the top comment). */
-    fd_mesh* mesh = flat_mesh(true);
+    fd_mesh* mesh = flat_mesh(true, FEATURE_ANGLE);
     const double* vertices = fd_mesh_vertices(mesh);
     const int* triangles = fd_mesh_triangles(mesh);
     const double heights[] = {0.0099917815936182101, 0.00731, 3e-3};
@@ -203,7 +206,7 @@ static rig make_rig(const fd_contact_law_def* law, wall_kind kind, fd_quat tilt,
         r.wall = fd_world_create_body(r.world, &wall);
         cr_assert(!fd_body_id_is_null(r.wall), "%s", fd_last_error());
     } else {
-        fd_mesh* mesh = flat_mesh(kind == WALL_JITTERED_MESH);
+        fd_mesh* mesh = flat_mesh(kind == WALL_JITTERED_MESH, FEATURE_ANGLE);
         cr_assert_eq(fd_world_adopt_mesh(r.world, mesh), FD_OK, "%s", fd_last_error());
         wall.shape.type = FD_SHAPE_MESH;
         wall.shape.mesh = mesh;
@@ -418,6 +421,63 @@ Test(mesh_contact, a_sphere_across_edges_at_an_angle_moves_as_on_a_plane)
         flat_path(&wall_families[f], fd_v3(-0.17, -0.05, 0), fd_v3(0.5, 0.2, 0), fd_v3(0.3 * push, -push, 0),
                   30000, 10);
     }
+}
+
+Test(mesh_contact, a_flat_mesh_cut_into_a_patch_per_triangle_still_gives_one_contact)
+{
+    /* Feature angle 0: every edge is a feature, every triangle its own patch
+     * and wall body (2048 of them). Along the diagonal path through the
+     * vertices, where six patches are equally close, and along the edges
+     * shared by two, the ownership rule (src/collide/mesh_query.c) leaves
+     * exactly one contact at every step, never none and never two. The normal
+     * force equals the plane's bit for bit: on a flat wall the normal motion
+     * is decoupled from the tangential one (the friction force lies in the
+     * plane, its normal part exactly 0), so a hand-over cannot disturb it.
+     * The tangential history does restart at each hand-over, each patch being
+     * its own body (docs/walls.md: one contact per sphere and wall body):
+     * the contact's identity changes with the patch, once per cell crossed
+     * (the ties along the diagonal go to one of the cell's two triangles):
+     * about 0.2 m of path, 6 cells. */
+    const wall_family* family = &wall_families[0];
+    double m = sphere_mass();
+    fd_contact_law_def law = wall_family_law(family, K_N, 0.5, 0.4, m, RADIUS, false);
+    fd_body_def ball = ball_on_wall(fd_quat_identity(), -12 * CELL, -12 * CELL, fd_v3(0.4, 0.4, 0),
+                                    static_overlap(family, m * G, RADIUS));
+    rig plane = make_rig(&law, WALL_PLANE, fd_quat_identity(), &ball);
+    rig patches = {.world = make_world(), .tilt = fd_quat_identity()};
+    fd_material_id steel = add_material(patches.world);
+    cr_assert_eq(fd_world_set_contact_law(patches.world, steel, steel, &law), FD_OK, "%s", fd_last_error());
+    fd_mesh* mesh = flat_mesh(false, 0.0);
+    cr_assert_eq(fd_world_adopt_mesh(patches.world, mesh), FD_OK, "%s", fd_last_error());
+    fd_body_def wall = fd_default_body_def();
+    wall.name = "floor";
+    wall.type = FD_BODY_STATIC;
+    wall.material = steel;
+    wall.shape.type = FD_SHAPE_MESH;
+    wall.shape.mesh = mesh;
+    wall.shape.mesh_patch = -1;
+    int count = 0;
+    cr_assert_eq(fd_world_create_wall(patches.world, &wall, &patches.wall, &count), FD_OK, "%s", fd_last_error());
+    cr_assert_eq(count, 2 * CELLS * CELLS);
+    ball.material = steel;
+    patches.ball = fd_world_create_body(patches.world, &ball);
+    cr_assert(!fd_body_id_is_null(patches.ball), "%s", fd_last_error());
+    int identities = 0;
+    uint64_t id = 0;
+    for (int s = 1; s <= 30000; ++s) {
+        cr_assert_eq(fd_world_step(plane.world), FD_OK, "%s", fd_last_error());
+        cr_assert_eq(fd_world_step(patches.world), FD_OK, "%s", fd_last_error());
+        fd_contact_view on_plane = only_contact(&plane, "plane", s);
+        fd_contact_view on_patch = only_contact(&patches, "one patch per triangle", s);
+        cr_assert_eq(on_patch.loads.normal_force, on_plane.loads.normal_force,
+                     "step %d: normal force %.17g N on the patches, %.17g N on the plane", s, on_patch.loads.normal_force,
+                     on_plane.loads.normal_force);
+        identities += on_patch.id != id;
+        id = on_patch.id;
+    }
+    cr_expect_geq(identities, 5, "the contact changed patch only %d times", identities - 1);
+    fd_world_free(plane.world);
+    fd_world_free(patches.world);
 }
 
 /* ---------------------------------------------------------------- the incline */
