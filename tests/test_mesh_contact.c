@@ -470,8 +470,8 @@ Test(mesh_contact, a_flat_mesh_cut_into_a_patch_per_triangle_still_gives_one_con
         fd_contact_view on_plane = only_contact(&plane, "plane", s);
         fd_contact_view on_patch = only_contact(&patches, "one patch per triangle", s);
         cr_assert_eq(on_patch.loads.normal_force, on_plane.loads.normal_force,
-                     "step %d: normal force %.17g N on the patches, %.17g N on the plane", s, on_patch.loads.normal_force,
-                     on_plane.loads.normal_force);
+                     "step %d: normal force %.17g N on the patches, %.17g N on the plane", s,
+                     on_patch.loads.normal_force, on_plane.loads.normal_force);
         identities += on_patch.id != id;
         id = on_patch.id;
     }

@@ -38,15 +38,19 @@ typedef struct wall_family {
     const char* spin; /* with rolling resistance; NULL for none */
     /* the slide model's slip state column, whose value is 1 while it slips */
     const char* slipping_column;
+    /* the normal force the slide's cap is a multiple of: NULL for the
+     * contact's normal force, else a column (pfc: the linear force F_n^l,
+     * without its dashpot) */
+    const char* cap_normal_column;
 } wall_family;
 
 static const wall_family wall_families[] = {
-    {"dsds", "hooke", "dsds", "dsds", "dsds", "slipping"},
-    {"csds", "hooke", "csds", "csds", "csds", "slipping"},
-    {"mindlin", "hertz", "mindlin", "dsds", "dsds", "slipping"},
-    {"mindlin_rescale_force", "hertz", "mindlin_rescale_force", NULL, NULL, "slipping"},
-    {"fang_negrut", "hooke", "fang_negrut", "fang_negrut", "fang_negrut", "slide_mode"},
-    {"pfc", "pfc_linear", "pfc_linear", "pfc_rrlinear", NULL, "lin_slip"},
+    {"dsds", "hooke", "dsds", "dsds", "dsds", "slipping", NULL},
+    {"csds", "hooke", "csds", "csds", "csds", "slipping", NULL},
+    {"mindlin", "hertz", "mindlin", "dsds", "dsds", "slipping", NULL},
+    {"mindlin_rescale_force", "hertz", "mindlin_rescale_force", NULL, NULL, "slipping", NULL},
+    {"fang_negrut", "hooke", "fang_negrut", "fang_negrut", "fang_negrut", "slide_mode", NULL},
+    {"pfc", "pfc_linear", "pfc_linear", "pfc_rrlinear", NULL, "lin_slip", "normal_elastic_force"},
 };
 #define WALL_FAMILY_COUNT ((int)(sizeof wall_families / sizeof wall_families[0]))
 
