@@ -369,6 +369,8 @@ typedef struct recorded {
     int body_count;
     fd_body_id dynamic[4];
     fd_body_state state[4];
+    double radius[4], mass[4];
+    char material[4][64];
     int contact_count;
     fd_contact_view contact[8];
     double columns[8][8];    /* copies: a view's columns pointer lives only until the next step */
@@ -439,6 +441,10 @@ static void record(const fd_world* world, recorded* r)
         if (fd_body_get_info(world, id).type == FD_BODY_DYNAMIC) {
             r->dynamic[r->body_count] = id;
             r->state[r->body_count] = fd_body_get_state(world, id);
+            fd_body_info info = fd_body_get_info(world, id);
+            r->radius[r->body_count] = info.shape.radius;
+            r->mass[r->body_count] = info.mass;
+            snprintf(r->material[r->body_count], sizeof r->material[0], "%s", fd_material_name(world, info.material));
             ++r->body_count;
         }
     }
@@ -521,12 +527,12 @@ Test(output, bodies_csv_round_trips_at_the_interval)
 
     csv_table table = read_csv(path_in(directory, "bodies.csv"));
     const char* names[] = {"time", "step", "body", "name", "x", "y", "z", "qw", "qx", "qy", "qz",
-                           "vx", "vy", "vz", "wx", "wy", "wz"};
-    cr_assert_eq(table.header.count, 17);
-    for (int i = 0; i < 17; ++i) {
+                           "vx", "vy", "vz", "wx", "wy", "wz", "radius", "mass", "material"};
+    cr_assert_eq(table.header.count, 20);
+    for (int i = 0; i < 20; ++i) {
         cr_assert_str_eq(table.header.field[i], names[i]);
     }
-    cr_assert_str_eq(table.units, "s,-,-,-,m,m,m,-,-,-,-,m/s,m/s,m/s,rad/s,rad/s,rad/s");
+    cr_assert_str_eq(table.units, "s,-,-,-,m,m,m,-,-,-,-,m/s,m/s,m/s,rad/s,rad/s,rad/s,m,kg,-");
 
     int steps[STEPS + 1];
     int step_count = expected_steps(5, steps);
@@ -548,6 +554,9 @@ Test(output, bodies_csv_round_trips_at_the_interval)
         for (int i = 0; i < 13; ++i) {
             assert_same_bits(number(row, 4 + i), expected[i], names[4 + i]);
         }
+        assert_same_bits(number(row, 17), rec->radius[b], "radius");
+        assert_same_bits(number(row, 18), rec->mass[b], "mass");
+        cr_assert_str_eq(row->field[19], rec->material[b]);
     }
     free_csv(&table);
     remove_tree(temp);

@@ -18,98 +18,9 @@
 
 static const double PI = 3.14159265358979323846;
 
-/* ---------------------------------------------------------------- fixtures */
-
-static char temp_dir[256];
-static char written[32][512];
-static int written_count;
-
-static void make_dir(void)
-{
-    snprintf(temp_dir, sizeof temp_dir, "/tmp/fricdem_test_scene_XXXXXX");
-    cr_assert_not_null(mkdtemp(temp_dir));
-    written_count = 0;
-}
-
-static void remove_dir(void)
-{
-    for (int i = 0; i < written_count; ++i) {
-        unlink(written[i]);
-    }
-    rmdir(temp_dir);
-}
+#include "scene_support.h"
 
 TestSuite(scene, .init = make_dir, .fini = remove_dir);
-
-/* Writes text to temp_dir/name and returns the path (static storage). */
-static const char* write_scene(const char* name, const char* text)
-{
-    cr_assert_lt(written_count, 32);
-    char* path = written[written_count++];
-    snprintf(path, 512, "%s/%s", temp_dir, name);
-    FILE* file = fopen(path, "w");
-    cr_assert_not_null(file);
-    fputs(text, file);
-    fclose(file);
-    return path;
-}
-
-#define HEADER                                                                                                         \
-    "time: {step: 1.0e-4, duration: 0.01}\n"                                                                           \
-    "materials:\n"                                                                                                     \
-    "  - name: steel\n"                                                                                                \
-    "    density: 7800\n"
-/* Lines 1-4 are the header; a test's own lines start at 5. */
-
-static const char* load_error(const char* name, const char* text, const char* const* overrides, int count,
-                              fd_status expected)
-{
-    const char* path = write_scene(name, text);
-    fd_scene scene;
-    fd_status status = fd_scene_load(path, overrides, count, &scene);
-    cr_assert_eq(status, expected, "%s: expected status '%s', got '%s' (%s)", name, fd_status_string(expected),
-                 fd_status_string(status), fd_last_error());
-    cr_assert_null(scene.world);
-    return fd_last_error();
-}
-
-/* Asserts a parse error whose message starts "PATH:LINE: KEYPATH: " and
- * contains each of the NULL-terminated fragments. */
-static void expect_error_at(const char* name, const char* text, int line, const char* key_path, ...)
-{
-    const char* message = load_error(name, text, NULL, 0, FD_ERR_PARSE);
-    char prefix[1024];
-    if (key_path) {
-        snprintf(prefix, sizeof prefix, "%s/%s:%d: %s: ", temp_dir, name, line, key_path);
-    } else {
-        snprintf(prefix, sizeof prefix, "%s/%s:%d: ", temp_dir, name, line);
-    }
-    cr_assert(strncmp(message, prefix, strlen(prefix)) == 0, "message\n  %s\ndoes not start with\n  %s", message,
-              prefix);
-    va_list args;
-    va_start(args, key_path);
-    for (const char* fragment = va_arg(args, const char*); fragment; fragment = va_arg(args, const char*)) {
-        cr_assert(strstr(message, fragment), "message\n  %s\nlacks\n  %s", message, fragment);
-    }
-    va_end(args);
-}
-
-static fd_scene load_ok(const char* name, const char* text, const char* const* overrides, int count)
-{
-    const char* path = write_scene(name, text);
-    fd_scene scene;
-    fd_status status = fd_scene_load(path, overrides, count, &scene);
-    cr_assert_eq(status, FD_OK, "%s: %s", name, fd_last_error());
-    cr_assert_not_null(scene.world);
-    return scene;
-}
-
-static fd_body_id body(const fd_scene* scene, const char* name)
-{
-    fd_body_id id = fd_world_find_body(scene->world, name);
-    cr_assert(!fd_body_id_is_null(id), "no body %s", name);
-    return id;
-}
 
 /* ---------------------------------------------------------------- a good scene */
 

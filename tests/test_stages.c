@@ -125,6 +125,93 @@ Test(stages, each_stage_begins_at_the_end_of_the_last_and_applies_its_changes)
     fd_scene_free(&scene);
 }
 
+/* An outlet closed by the first stage keeps the spheres in its region; the
+ * stage that opens it removes them after its first step (outlets act after
+ * each step, src/world/outlet.c). */
+Test(stages, a_stage_closes_and_opens_an_outlet)
+{
+    static const char text[] =
+        HEADER "bodies:\n"
+               "  - {name: a, material: grain, shape: {type: sphere, radius: 0.004}, position: [0, 0, 0]}\n"
+               "  - {name: b, material: grain, shape: {type: sphere, radius: 0.004}, position: [0.1, 0, 0]}\n"
+               "outlets:\n"
+               "  - {name: drain, region: {half_space: {point: [0, 0, 1], normal: [0, 0, 1]}}}\n"
+               "stages:\n"
+               "  - {name: closed, duration: 0.01, outlets: [{outlet: drain, active: false}]}\n"
+               "  - {name: open, duration: 0.01, outlets: [{outlet: drain, active: true}]}\n";
+    fd_scene scene;
+    cr_assert_eq(fd_scene_load(write_scene("drain.yaml", text), NULL, 0, &scene), FD_OK, "%s", fd_last_error());
+    cr_assert_eq(fd_world_prepare(scene.world), FD_OK, "%s", fd_last_error());
+    run_stages(&scene, 500); /* 0.01 s: the whole closed stage */
+    cr_assert_eq(scene.stage, 1);
+    cr_assert_eq(fd_world_live_body_count(scene.world), 2, "a closed outlet removes nothing");
+    cr_assert_eq(fd_world_get_outlet_info(scene.world, 0).removed, 0);
+    run_stages(&scene, 501);
+    cr_assert_eq(fd_world_live_body_count(scene.world), 0, "the opened outlet removes both after one step");
+    cr_assert_eq(fd_world_get_outlet_info(scene.world, 0).removed, 2);
+    fd_scene_free(&scene);
+}
+
+/* A stage's output intervals hold from its start: rows every 5 ms in the
+ * first stage, every 2 ms in the second, at multiples of the interval from
+ * t = 0 (the CLI's loop: the stage begins after the step's rows). */
+Test(stages, a_stage_changes_the_output_interval)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             HEADER "bodies:\n"
+                    "  - {name: a, material: grain, shape: {type: sphere, radius: 0.004}, position: [0, 0, 0]}\n"
+                    "output: {directory: %s/out, csv_interval: 0.001, energy_csv: false}\n"
+                    "stages:\n"
+                    "  - {name: coarse, duration: 0.01, output: {csv_interval: 0.005}}\n"
+                    "  - {name: fine, duration: 0.01, output: {csv_interval: 0.002}}\n",
+             directory);
+    fd_scene scene;
+    cr_assert_eq(fd_scene_load(write_scene("intervals.yaml", text), NULL, 0, &scene), FD_OK, "%s", fd_last_error());
+    cr_assert_eq(fd_world_prepare(scene.world), FD_OK, "%s", fd_last_error());
+    cr_assert_eq(fd_scene_begin_stage(&scene, 0), FD_OK, "%s", fd_last_error());
+    fd_output* output = fd_output_open(scene.world, &scene.output);
+    cr_assert_not_null(output, "%s", fd_last_error());
+    double csv_interval, vtu_interval;
+    fd_scene_stage_output_intervals(&scene, 0, &csv_interval, &vtu_interval);
+    cr_assert_eq(csv_interval, 0.005);
+    fd_output_set_intervals(output, scene.world, csv_interval, vtu_interval);
+    cr_assert_eq(fd_output_write(output, scene.world), FD_OK, "%s", fd_last_error());
+    for (int step = 0; step < 1000; ++step) {
+        cr_assert_eq(fd_world_step(scene.world), FD_OK, "%s", fd_last_error());
+        cr_assert_eq(fd_output_write(output, scene.world), FD_OK, "%s", fd_last_error());
+        if (fd_scene_stage_finished(&scene) && scene.stage == 0) {
+            cr_assert_eq(fd_scene_begin_stage(&scene, 1), FD_OK, "%s", fd_last_error());
+            fd_scene_stage_output_intervals(&scene, 1, &csv_interval, &vtu_interval);
+            fd_output_set_intervals(output, scene.world, csv_interval, vtu_interval);
+        }
+    }
+    cr_assert_eq(fd_output_close(output, scene.world), FD_OK, "%s", fd_last_error());
+    fd_scene_free(&scene);
+
+    /* The step is 2e-5 s: rows at steps 0, 250, 500 (5 ms), then every 100 steps (2 ms) to 1000. */
+    const int64_t expected[] = {0, 250, 500, 600, 700, 800, 900, 1000};
+    char path[128];
+    snprintf(path, sizeof path, "%s/out/bodies.csv", directory);
+    FILE* file = fopen(path, "r");
+    cr_assert_not_null(file);
+    char line[1024];
+    int rows = 0;
+    while (fgets(line, sizeof line, file)) {
+        double time;
+        long long step;
+        if (line[0] == '#' || sscanf(line, "%lf,%lld,", &time, &step) != 2) {
+            continue;
+        }
+        cr_assert_lt(rows, 8, "more rows than expected (step %lld)", step);
+        cr_assert_eq(step, expected[rows], "row %d at step %lld, expected %lld", rows, step,
+                     (long long)expected[rows]);
+        ++rows;
+    }
+    fclose(file);
+    cr_assert_eq(rows, 8);
+}
+
 Test(stages, a_stage_ends_when_the_kinetic_energy_falls_below_its_threshold)
 {
     /* A sphere dropped 1 cm onto a damped floor bounces and comes to rest:

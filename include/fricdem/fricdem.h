@@ -197,6 +197,12 @@ fd_body_id fd_world_find_body(const fd_world* world, const char* name);
 bool fd_body_is_valid(const fd_world* world, fd_body_id id);
 fd_body_state fd_body_get_state(const fd_world* world, fd_body_id id);
 fd_status fd_body_set_state(fd_world* world, fd_body_id id, const fd_body_state* state);
+/* The states of slots [first, first + count) in one call (NaN for a removed
+ * body's slot); and setting them, as fd_body_set_state does body by body,
+ * except that static bodies and removed slots keep theirs (their entries are
+ * not read). Set stops at the first invalid state, with its error. */
+fd_status fd_world_get_states(const fd_world* world, int first, int count, fd_body_state* out);
+fd_status fd_world_set_states(fd_world* world, int first, int count, const fd_body_state* states);
 fd_body_info fd_body_get_info(const fd_world* world, fd_body_id id);
 /* Removes a body between steps (docs/outlets.md). Its handle, and every copy
  * of it, becomes invalid (fd_body_is_valid false; every call taking it
@@ -310,6 +316,10 @@ fd_outlet_def fd_default_outlet_def(void);
  * outlet. */
 fd_status fd_world_add_outlet(fd_world* world, const fd_outlet_def* def);
 int fd_world_outlet_count(const fd_world* world);
+/* Closes (active false) or reopens outlet `index` between steps: a closed
+ * outlet removes nothing (a stage: closed while the silo fills, opened for
+ * the discharge); it still waits for its start_time when opened. */
+fd_status fd_world_set_outlet_active(fd_world* world, int index, bool active);
 /* What outlet `index` (0-based, in order of addition) has removed so far;
  * name "" when out of range. */
 fd_outlet_info fd_world_get_outlet_info(const fd_world* world, int index);

@@ -76,6 +76,11 @@ fd_status fd_scene_begin_stage(fd_scene* scene, int stage);
  * duration is over, or its kinetic-energy condition holds (after its
  * min_duration). */
 bool fd_scene_stage_finished(const fd_scene* scene);
+/* The output intervals in effect during `stage` (s): the scene's output
+ * settings, changed by the `output` of that stage and the ones before it
+ * (docs/stages.md). The caller passes them to fd_output_set_intervals when
+ * the stage begins, and when a run resumes inside it. */
+void fd_scene_stage_output_intervals(const fd_scene* scene, int stage, double* csv_interval, double* vtu_interval);
 
 /* Checkpoints (docs/restart.md): the whole dynamic state of a world (bodies,
  * contacts with their ids and history, the energy ledger, time and step,
@@ -118,6 +123,11 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
  * fd_output_open writes, and vtu/ with only snapshots in it) and refuses,
  * removing nothing, when anything else is there. */
 fd_status fd_output_claim_directory(const char* directory, bool overwrite);
+/* Changes the intervals between CSV rows and VTU snapshots from now on (a
+ * stage's output; 0 = every step for CSV, no snapshots for VTU). Rows still
+ * fall on multiples of the interval from t = 0, so a resumed run writes
+ * them at the same times. Files that were off at fd_output_open stay off. */
+void fd_output_set_intervals(fd_output* output, const fd_world* world, double csv_interval, double vtu_interval);
 /* Writes whatever is due at the world's current time (call after every step,
  * and once before the first). */
 fd_status fd_output_write(fd_output* output, const fd_world* world);

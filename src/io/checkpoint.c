@@ -331,22 +331,26 @@ static fd_status write_outlets(writer* w)
     const char** names = malloc((size_t)(n > 0 ? n : 1) * sizeof *names);
     int64_t* removed = malloc((size_t)(n > 0 ? n : 1) * sizeof *removed);
     double* mass = malloc((size_t)(n > 0 ? n : 1) * sizeof *mass);
-    hid_t group = names && removed && mass ? fd_h5_group_create(f, f->id, "outlets") : -1;
-    fd_status s = group < 0 ? (names && removed && mass ? FD_ERR_IO : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory"))
-                            : FD_OK;
+    int64_t* closed = malloc((size_t)(n > 0 ? n : 1) * sizeof *closed);
+    bool allocated = names && removed && mass && closed;
+    hid_t group = allocated ? fd_h5_group_create(f, f->id, "outlets") : -1;
+    fd_status s = group < 0 ? (allocated ? FD_ERR_IO : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory")) : FD_OK;
     for (int i = 0; s == FD_OK && i < n; ++i) {
         names[i] = world->outlets[i].name;
         removed[i] = world->outlets[i].removed;
         mass[i] = world->outlets[i].removed_mass;
+        closed[i] = world->outlets[i].closed ? 1 : 0;
     }
     hsize_t one[1] = {(hsize_t)n};
     if (s == FD_OK) s = fd_h5_write_strings(f, group, "name", names, n);
     if (s == FD_OK) s = fd_h5_write(f, group, "removed", H5T_NATIVE_INT64, 1, one, removed);
     if (s == FD_OK) s = fd_h5_write(f, group, "removed_mass", H5T_NATIVE_DOUBLE, 1, one, mass);
+    if (s == FD_OK) s = fd_h5_write(f, group, "closed", H5T_NATIVE_INT64, 1, one, closed);
     fd_h5_close_group(group);
     free(names);
     free(removed);
     free(mass);
+    free(closed);
     return s;
 }
 

@@ -162,11 +162,27 @@ bool fd_checkpoint_identity_allocate(fd_checkpoint_identity* id, int64_t n)
            id->names;
 }
 
+/* Three numbers that tell a body's shape and size, so that resuming with a
+ * changed scene is caught (checkpoint_read.c compares them bit for bit). */
 static fd_vec3 shape_size_of(const fd_shape* shape)
 {
-    return shape->type == FD_SHAPE_SPHERE      ? fd_v3(shape->radius, 0.0, 0.0)
-           : shape->type == FD_SHAPE_ELLIPSOID ? shape->semi_axes
-                                               : shape->plane_normal;
+    switch (shape->type) {
+    case FD_SHAPE_SPHERE:
+        return fd_v3(shape->radius, 0.0, 0.0);
+    case FD_SHAPE_ELLIPSOID:
+        return shape->semi_axes;
+    case FD_SHAPE_CYLINDER:
+        return fd_v3(shape->radius, shape->length, shape->capped ? 1.0 : 0.0);
+    case FD_SHAPE_DISK:
+        return fd_v3(shape->radius, shape->inner_radius, shape->offset);
+    case FD_SHAPE_MESH:
+        /* Its extent, its size in triangles, and which patch: a changed STL
+         * (another file, scale or feature angle) changes one of them. */
+        return fd_v3(fd_mesh_bounding_radius(shape->mesh), (double)fd_mesh_triangle_count(shape->mesh),
+                     (double)shape->mesh_patch);
+    default:
+        return shape->plane_normal;
+    }
 }
 
 void fd_checkpoint_identity_of(const fd_world* world, int b, fd_checkpoint_identity* id)

@@ -147,7 +147,8 @@ static fd_status check_root(reader* r)
 
 static const char* shape_name(int shape)
 {
-    return shape == FD_SHAPE_SPHERE ? "sphere" : shape == FD_SHAPE_PLANE ? "plane" : "ellipsoid";
+    static const char* const names[] = {"sphere", "plane", "ellipsoid", "cylinder", "disk", "mesh"};
+    return shape >= 0 && shape < (int)(sizeof names / sizeof names[0]) ? names[shape] : "unknown shape";
 }
 
 /* A scene's body against the checkpoint's record of it: the same kind,
@@ -724,11 +725,14 @@ static fd_status read_outlets(reader* r)
     char** names = NULL;
     int64_t* removed = malloc((size_t)(n > 0 ? n : 1) * sizeof *removed);
     double* mass = malloc((size_t)(n > 0 ? n : 1) * sizeof *mass);
+    int64_t* closed = calloc((size_t)(n > 0 ? n : 1), sizeof *closed);
     hsize_t one[1] = {(hsize_t)n};
-    fd_status s = removed && mass ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+    fd_status s = removed && mass && closed ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
     if (s == FD_OK) s = fd_h5_read_strings(f, group, "name", n, &names);
     if (s == FD_OK) s = fd_h5_read(f, group, "removed", H5T_NATIVE_INT64, 1, one, removed);
     if (s == FD_OK) s = fd_h5_read(f, group, "removed_mass", H5T_NATIVE_DOUBLE, 1, one, mass);
+    /* Optional: written since outlets could be closed by a stage. */
+    if (s == FD_OK && fd_h5_has(group, "closed")) s = fd_h5_read(f, group, "closed", H5T_NATIVE_INT64, 1, one, closed);
     for (int i = 0; s == FD_OK && i < n; ++i) {
         if (strcmp(names[i], world->outlets[i].name) != 0) {
             s = fd_fail(FD_ERR_INVALID_ARGUMENT, "checkpoint '%s': outlet %d is '%s' in the checkpoint and '%s' in "
@@ -737,11 +741,13 @@ static fd_status read_outlets(reader* r)
         }
         world->outlets[i].removed = removed[i];
         world->outlets[i].removed_mass = mass[i];
+        world->outlets[i].closed = closed[i] != 0;
     }
     fd_h5_close_group(group);
     fd_h5_free_strings(names, n);
     free(removed);
     free(mass);
+    free(closed);
     return s;
 }
 

@@ -205,7 +205,8 @@ static void schedule_mark(fd_schedule* schedule, double time, int64_t step, doub
 static const char* const bodies_columns[][2] = {
     {"time", "s"},   {"step", "-"},    {"body", "-"},    {"name", "-"},    {"x", "m"},       {"y", "m"},
     {"z", "m"},      {"qw", "-"},      {"qx", "-"},      {"qy", "-"},      {"qz", "-"},      {"vx", "m/s"},
-    {"vy", "m/s"},   {"vz", "m/s"},    {"wx", "rad/s"},  {"wy", "rad/s"},  {"wz", "rad/s"},
+    {"vy", "m/s"},   {"vz", "m/s"},    {"wx", "rad/s"},  {"wy", "rad/s"},  {"wz", "rad/s"},  {"radius", "m"},
+    {"mass", "kg"},  {"material", "-"},
 };
 
 static const char* const contacts_columns[][2] = {
@@ -409,6 +410,12 @@ static fd_status write_bodies_csv(fd_output* output, const fd_world* world, doub
         text_value(text, s.orientation.z);
         text_vec3(text, s.velocity);
         text_vec3(text, s.angular_velocity);
+        /* What a packing fraction or a mass flow needs, and what reading the
+         * frame back as a bodies_file needs to give the same bodies. */
+        text_value(text, info.shape.type == FD_SHAPE_SPHERE ? info.shape.radius : info.bounding_radius);
+        text_value(text, info.mass);
+        fd_text_char(text, ',');
+        text_csv_name(text, fd_material_name(world, info.material));
         fd_text_char(text, '\n');
         status = flush_rows(output, file, false);
     }
@@ -519,11 +526,13 @@ static fd_status write_energy_csv(fd_output* output, const fd_world* world, doub
 
 /* A wall, for walls.csv: a static body that is not a sphere (a plane, a
  * wall shape), or one that moves (a sphere held on a path). Fixed spheres
- * (a rough floor of glued grains) are bodies, not walls. */
+ * (a rough floor of glued grains) are bodies, not walls. A wall of several
+ * bodies (a capped drum, a mesh's patches) is one row, under its first
+ * body, the others' reactions summed into it (fd_world_wall_reaction). */
 static bool is_wall(const fd_world* world, fd_body_id id)
 {
     fd_body_info info = fd_body_get_info(world, id);
-    if (info.type != FD_BODY_STATIC) {
+    if (info.type != FD_BODY_STATIC || info.wall.index1 != id.index1) {
         return false;
     }
     fd_body_state state = fd_body_get_state(world, id);
@@ -551,7 +560,7 @@ static fd_status write_walls_csv(fd_output* output, const fd_world* world, doubl
         if (!is_wall(world, id)) {
             continue;
         }
-        fd_wall_reaction r = fd_body_get_reaction(world, id);
+        fd_wall_reaction r = fd_world_wall_reaction(world, id);
         fd_text_append(text, prefix, strlen(prefix));
         text_csv_name(text, fd_body_get_info(world, id).name);
         text_vec3(text, r.force);
@@ -891,6 +900,31 @@ double fd_output_projected_bytes(const fd_output* output, const fd_world* world,
         projected += stepped_rows / (double)output->step_rows * (steps - done_steps);
     }
     return projected;
+}
+
+/* The next row of a schedule whose interval changes: the first multiple of
+ * the new interval after the row written last (or after now). */
+static void schedule_set_interval(fd_schedule* schedule, double interval, double time, double time_step)
+{
+    schedule->interval = interval;
+    if (interval > 0.0) {
+        double k = floor((time + 0.5 * time_step) / interval) + 1.0;
+        schedule->next_time = schedule->last_step < 0 ? 0.0 : k * interval;
+    }
+}
+
+void fd_output_set_intervals(fd_output* output, const fd_world* world, double csv_interval, double vtu_interval)
+{
+    if (!output || !world || !(csv_interval >= 0.0) || !(vtu_interval >= 0.0)) {
+        return;
+    }
+    double time = fd_world_time(world), dt = fd_world_time_step(world);
+    if (output->csv.interval >= 0.0) {
+        schedule_set_interval(&output->csv, csv_interval, time, dt);
+    }
+    if (output->settings.vtu_interval > 0.0) {
+        schedule_set_interval(&output->vtu, vtu_interval > 0.0 ? vtu_interval : -1.0, time, dt);
+    }
 }
 
 bool fd_output_writes_contacts(const fd_output* output)

@@ -25,8 +25,8 @@
 #include "core/report.h"
 #include "io/scene_internal.h"
 
-static const char* const shape_type_names[] = {"sphere", "plane", "ellipsoid"};
-static const char* const shape_type_articles[] = {"a sphere", "a plane", "an ellipsoid"};
+static const char* const shape_type_articles[FD_SCENE_SHAPE_COUNT] = {
+    "a sphere", "a plane", "an ellipsoid", "a cylinder", "a disk", "a box", "a mesh"};
 
 /* ---------------------------------------------------------------- name set */
 
@@ -245,27 +245,117 @@ static fd_status build_contacts(fd_scene_ctx* ctx, fd_world* world, const fd_sce
 
 /* ---------------------------------------------------------------- bodies */
 
+#define SHAPE_BIT(type) (1u << (type))
+
+/* Which shape types use each shape key, and which need it. */
+typedef struct shape_key_use {
+    const char* key;
+    unsigned used_by;
+    unsigned required_by;
+    const char* owners; /* for the message */
+} shape_key_use;
+
+static const shape_key_use shape_key_uses[] = {
+    {"radius", SHAPE_BIT(FD_SCENE_SHAPE_SPHERE) | SHAPE_BIT(FD_SCENE_SHAPE_CYLINDER) | SHAPE_BIT(FD_SCENE_SHAPE_DISK),
+     SHAPE_BIT(FD_SCENE_SHAPE_SPHERE) | SHAPE_BIT(FD_SCENE_SHAPE_CYLINDER) | SHAPE_BIT(FD_SCENE_SHAPE_DISK),
+     "sphere, cylinder and disk"},
+    {"semi_axes", SHAPE_BIT(FD_SCENE_SHAPE_ELLIPSOID), SHAPE_BIT(FD_SCENE_SHAPE_ELLIPSOID), "ellipsoid"},
+    {"normal", SHAPE_BIT(FD_SCENE_SHAPE_PLANE), 0, "plane"},
+    {"length", SHAPE_BIT(FD_SCENE_SHAPE_CYLINDER), SHAPE_BIT(FD_SCENE_SHAPE_CYLINDER), "cylinder"},
+    {"capped", SHAPE_BIT(FD_SCENE_SHAPE_CYLINDER), 0, "cylinder"},
+    {"inner_radius", SHAPE_BIT(FD_SCENE_SHAPE_DISK), 0, "disk"},
+    {"size", SHAPE_BIT(FD_SCENE_SHAPE_BOX), SHAPE_BIT(FD_SCENE_SHAPE_BOX), "box"},
+    {"file", SHAPE_BIT(FD_SCENE_SHAPE_MESH), SHAPE_BIT(FD_SCENE_SHAPE_MESH), "mesh"},
+    {"scale", SHAPE_BIT(FD_SCENE_SHAPE_MESH), 0, "mesh"},
+    {"feature_angle", SHAPE_BIT(FD_SCENE_SHAPE_MESH), 0, "mesh"},
+};
+
+/* Finite walls: static only (a cylinder, disk, box or mesh has no mass model). */
+static bool is_finite_wall(int scene_shape)
+{
+    return scene_shape == FD_SCENE_SHAPE_CYLINDER || scene_shape == FD_SCENE_SHAPE_DISK ||
+           scene_shape == FD_SCENE_SHAPE_BOX || scene_shape == FD_SCENE_SHAPE_MESH;
+}
+
+static fd_status shape_fail(fd_scene_ctx* ctx, const fd_scene_shape* s, char* path, size_t length, const char* key,
+                            const char* message)
+{
+    snprintf(path + length, FD_SCENE_PATH_MAX - length, ".shape.%s", key);
+    const yaml_node_t* node = fd_scene_given(&fd_scene_shape_table, s, key);
+    return fd_scene_fail(ctx, node ? node : s->seen.map, path, "%s", message);
+}
+
+/* A box wall: the 12 triangles of its 6 faces, centred on the body origin;
+ * the 90 degree edges split it into one patch per face. */
+static fd_mesh* box_mesh(fd_vec3 size, char* message, int message_size)
+{
+    double vertices[24];
+    for (int v = 0; v < 8; ++v) {
+        vertices[3 * v + 0] = (v & 1 ? 0.5 : -0.5) * size.x;
+        vertices[3 * v + 1] = (v & 2 ? 0.5 : -0.5) * size.y;
+        vertices[3 * v + 2] = (v & 4 ? 0.5 : -0.5) * size.z;
+    }
+    /* Faces -x, +x, -y, +y, -z, +z as two triangles each, wound outwards. */
+    static const int triangles[36] = {0, 4, 6, 0, 6, 2, 1, 3, 7, 1, 7, 5, 0, 1, 5, 0, 5, 4,
+                                      2, 6, 7, 2, 7, 3, 0, 2, 3, 0, 3, 1, 4, 5, 7, 4, 7, 6};
+    return fd_mesh_create(vertices, 8, triangles, 12, 30.0 * FD_PI / 180.0, message, message_size);
+}
+
+/* The mesh of a box or mesh wall, handed to the world (which frees it). */
+static fd_status shape_mesh(fd_scene_ctx* ctx, fd_world* world, const fd_scene_shape* s, char* path, size_t length,
+                            fd_shape_def* shape)
+{
+    char message[1024];
+    fd_mesh* mesh = NULL;
+    if (s->type == FD_SCENE_SHAPE_BOX) {
+        mesh = box_mesh(s->size, message, (int)sizeof message);
+    } else {
+        char file[4096];
+        if (!fd_scene_resolve_path(ctx, s->file, file, sizeof file)) {
+            return shape_fail(ctx, s, path, length, "file", "path too long");
+        }
+        mesh = fd_mesh_read_stl(file, s->scale, s->feature_angle * FD_PI / 180.0, message, (int)sizeof message);
+    }
+    if (mesh == NULL) {
+        return shape_fail(ctx, s, path, length, s->type == FD_SCENE_SHAPE_BOX ? "size" : "file", message);
+    }
+    if (fd_world_adopt_mesh(world, mesh) != FD_OK) {
+        fd_mesh_free(mesh);
+        return shape_fail(ctx, s, path, length, "type", fd_last_error());
+    }
+    shape->type = FD_SHAPE_MESH;
+    shape->mesh = mesh;
+    shape->mesh_patch = -1; /* every patch: fd_world_create_wall makes one body of each */
+    return FD_OK;
+}
+
 /* The keys of a shape that its type uses; a key given for another type is an
  * error rather than silently ignored. */
-static fd_status check_shape(fd_scene_ctx* ctx, const fd_scene_body* body, char* path, fd_shape_def* shape)
+static fd_status check_shape(fd_scene_ctx* ctx, fd_world* world, const fd_scene_body* body, char* path,
+                             fd_shape_def* shape)
 {
-    static const char* const keys[] = {"radius", "semi_axes", "normal"};
-    static const int owner[] = {FD_SCENE_SHAPE_SPHERE, FD_SCENE_SHAPE_ELLIPSOID, FD_SCENE_SHAPE_PLANE};
     const fd_scene_shape* s = &body->shape;
     size_t length = strlen(path);
-    for (int k = 0; k < 3; ++k) {
-        const yaml_node_t* given = fd_scene_given(&fd_scene_shape_table, s, keys[k]);
-        snprintf(path + length, FD_SCENE_PATH_MAX - length, ".shape.%s", keys[k]);
-        if (given && owner[k] != s->type) {
+    for (size_t k = 0; k < sizeof shape_key_uses / sizeof shape_key_uses[0]; ++k) {
+        const shape_key_use* use = &shape_key_uses[k];
+        const yaml_node_t* given = fd_scene_given(&fd_scene_shape_table, s, use->key);
+        snprintf(path + length, FD_SCENE_PATH_MAX - length, ".shape.%s", use->key);
+        if (given && !(use->used_by & SHAPE_BIT(s->type))) {
             return fd_scene_fail(ctx, given, path, "not used by %s (only by %s shapes)", shape_type_articles[s->type],
-                                 shape_type_names[owner[k]]);
+                                 use->owners);
         }
-        if (!given && owner[k] == s->type && owner[k] != FD_SCENE_SHAPE_PLANE) {
+        if (!given && (use->required_by & SHAPE_BIT(s->type))) {
             return fd_scene_fail(ctx, s->seen.map, path, "required key is missing (for %s)",
                                  shape_type_articles[s->type]);
         }
     }
     path[length] = '\0';
+    if (is_finite_wall(s->type) && !body->is_static) {
+        snprintf(path + length, FD_SCENE_PATH_MAX - length, ".shape.type");
+        return fd_scene_fail(ctx, fd_scene_given(&fd_scene_shape_table, s, "type"), path,
+                             "%s is a wall: it must be a static body (add 'static: true'; it moves by 'motion')",
+                             shape_type_articles[s->type]);
+    }
     shape->radius = s->radius;
     shape->semi_axes = s->semi_axes;
     shape->plane_normal = s->normal;
@@ -276,6 +366,21 @@ static fd_status check_shape(fd_scene_ctx* ctx, const fd_scene_body* body, char*
     case FD_SCENE_SHAPE_ELLIPSOID:
         shape->type = FD_SHAPE_ELLIPSOID;
         break;
+    case FD_SCENE_SHAPE_CYLINDER:
+        shape->type = FD_SHAPE_CYLINDER;
+        shape->length = s->length;
+        shape->capped = s->capped;
+        break;
+    case FD_SCENE_SHAPE_DISK:
+        if (!(s->inner_radius < s->radius)) {
+            return shape_fail(ctx, s, path, length, "inner_radius", "must be less than radius");
+        }
+        shape->type = FD_SHAPE_DISK;
+        shape->inner_radius = s->inner_radius;
+        break;
+    case FD_SCENE_SHAPE_BOX:
+    case FD_SCENE_SHAPE_MESH:
+        return shape_mesh(ctx, world, s, path, length, shape);
     default:
         shape->type = FD_SHAPE_PLANE;
         if (fd_v3_length(s->normal) == 0.0) {
@@ -340,7 +445,7 @@ static fd_status build_body(fd_scene_ctx* ctx, fd_world* world, const fd_scene_f
                                     path, &def.material);
     snprintf(path, sizeof path, "bodies[%d]", i);
     if (status == FD_OK) {
-        status = check_shape(ctx, b, path, &def.shape);
+        status = check_shape(ctx, world, b, path, &def.shape);
     }
     if (status == FD_OK) {
         status = body_orientation(ctx, b, path, &def.orientation);
@@ -380,7 +485,15 @@ static fd_status build_body(fd_scene_ctx* ctx, fd_world* world, const fd_scene_f
     def.friction_axis = b->friction_axis;
     def.friction_force = b->friction_force;
     fd_scene_body_created(ctx);
-    fd_body_id id = fd_world_create_body(world, &def);
+    fd_body_id id = {0, 0};
+    if (is_finite_wall(b->shape.type)) {
+        int parts = 0; /* a capped cylinder is 3 bodies, a mesh one per patch (docs/walls.md) */
+        if (fd_world_create_wall(world, &def, &id, &parts) != FD_OK) {
+            id = (fd_body_id){0, 0};
+        }
+    } else {
+        id = fd_world_create_body(world, &def);
+    }
     if (fd_body_id_is_null(id)) {
         return fd_scene_fail(ctx, b->seen.map, path, "%s", fd_last_error());
     }

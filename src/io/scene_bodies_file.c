@@ -2,7 +2,7 @@
  *
  * A scene's `bodies_file` names a file with one sphere per row and the columns
  * of bodies.csv (docs/output-format.md): x, y, z required; name, material,
- * radius, qw..qz, vx..vz, wx..wz and static optional; time, step and body (a
+ * radius, qw..qz, vx..vz, wx..wz, mass and static optional; time, step and body (a
  * frame of fricdem's own bodies.csv) accepted and ignored as long as every row
  * has the same time. The spheres are created after the scene's `bodies` list
  * and before its generators, in row order, so that body indices in the outputs
@@ -76,6 +76,7 @@ enum {
     COL_WX,
     COL_WY,
     COL_WZ,
+    COL_MASS,
     COL_STATIC,
     COL_TIME,
     COL_STEP,
@@ -85,7 +86,8 @@ enum {
 
 static const char* const column_names[COL_COUNT] = {"name", "material", "radius", "x",  "y",  "z",      "qw",
                                                     "qx",   "qy",       "qz",     "vx", "vy", "vz",     "wx",
-                                                    "wy",   "wz",       "static", "time", "step", "body"};
+                                                    "wy",   "wz",       "mass",   "static", "time", "step",
+                                                    "body"};
 
 static bool is_text_column(int c) { return c == COL_NAME || c == COL_MATERIAL; }
 
@@ -254,6 +256,10 @@ static fd_status make_body(loader* l, const body_row* r)
     if (l->has[COL_WX]) {
         def->angular_velocity = fd_v3(r->value[COL_WX], r->value[COL_WY], r->value[COL_WZ]);
     }
+    if (l->has[COL_MASS] && !(r->value[COL_MASS] > 0.0)) {
+        return row_fail(l, COL_MASS, "must be > 0 kg (got %g)", r->value[COL_MASS]);
+    }
+    def->mass = l->has[COL_MASS] ? r->value[COL_MASS] : 0.0; /* 0: from the material's density */
     def->type = (l->has[COL_STATIC] ? r->is_static : l->file->bodies_file.is_static) ? FD_BODY_STATIC
                                                                                       : FD_BODY_DYNAMIC;
     if (def->type == FD_BODY_STATIC) {
@@ -330,8 +336,7 @@ static fd_status check_columns(loader* l)
 
 /* ---------------------------------------------------------------- paths */
 
-/* The file's path: relative to the scene file's directory unless absolute. */
-static bool resolve_path(const fd_scene_ctx* ctx, const char* path, char* out, size_t size)
+bool fd_scene_resolve_path(const fd_scene_ctx* ctx, const char* path, char* out, size_t size)
 {
     const char* slash = strrchr(ctx->file, '/');
     int n = path[0] == '/' || !slash ? snprintf(out, size, "%s", path)
@@ -1022,7 +1027,7 @@ int64_t fd_scene_bodies_file_rows(const fd_scene_ctx* ctx, const fd_scene_file* 
 {
     const fd_scene_bodies_file* bf = &file->bodies_file;
     char path[FD_PATH_MAX];
-    if (!bf->path || !resolve_path(ctx, bf->path, path, sizeof path)) {
+    if (!bf->path || !fd_scene_resolve_path(ctx, bf->path, path, sizeof path)) {
         return 0;
     }
     switch (file_format(bf)) {
@@ -1043,7 +1048,7 @@ fd_status fd_scene_load_bodies_file(fd_scene_ctx* ctx, fd_world* world, const fd
     }
     char path[FD_PATH_MAX];
     loader l = {.ctx = ctx, .world = world, .file = file, .path = path};
-    if (!resolve_path(ctx, bf->path, path, sizeof path)) {
+    if (!fd_scene_resolve_path(ctx, bf->path, path, sizeof path)) {
         return entry_fail(&l, "path", "the path is too long");
     }
     int format = file_format(bf);

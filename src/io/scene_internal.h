@@ -77,6 +77,10 @@ typedef struct fd_scene_ctx {
     int64_t bodies_total;          /* bodies the scene will hold */
 } fd_scene_ctx;
 
+/* A path given in the scene (a bodies file, a mesh's STL): relative to the
+ * scene file's directory unless absolute; false when it does not fit out. */
+bool fd_scene_resolve_path(const fd_scene_ctx* ctx, const char* path, char* out, size_t size);
+
 /* Counts one body created; tells the progress callback every 2^14 bodies. */
 void fd_scene_body_created(fd_scene_ctx* ctx);
 
@@ -267,7 +271,17 @@ typedef struct fd_scene_contact {
     fd_submodel_def submodel[FD_MECHANISM_COUNT];
 } fd_scene_contact;
 
-enum { FD_SCENE_SHAPE_SPHERE, FD_SCENE_SHAPE_PLANE, FD_SCENE_SHAPE_ELLIPSOID };
+/* In the order of shape_names (scene_schema.c). */
+enum {
+    FD_SCENE_SHAPE_SPHERE,
+    FD_SCENE_SHAPE_PLANE,
+    FD_SCENE_SHAPE_ELLIPSOID,
+    FD_SCENE_SHAPE_CYLINDER,
+    FD_SCENE_SHAPE_DISK,
+    FD_SCENE_SHAPE_BOX,
+    FD_SCENE_SHAPE_MESH,
+    FD_SCENE_SHAPE_COUNT
+};
 
 typedef struct fd_scene_shape {
     fd_scene_seen seen;
@@ -275,6 +289,13 @@ typedef struct fd_scene_shape {
     double radius;
     fd_vec3 semi_axes;
     fd_vec3 normal;
+    double length;        /* cylinder */
+    bool capped;          /* cylinder */
+    double inner_radius;  /* disk */
+    fd_vec3 size;         /* box: full edge lengths */
+    const char* file;     /* mesh: STL, relative to the scene file */
+    fd_vec3 scale;        /* mesh */
+    double feature_angle; /* mesh, degrees */
 } fd_scene_shape;
 
 typedef struct fd_scene_rotation {

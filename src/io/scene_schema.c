@@ -26,7 +26,7 @@ static const char* const integrator_names[] = {"symplectic_euler", "velocity_ver
 static const char* const stepper_names[] = {"penalty", "complementarity", NULL};
 static const char* const solver_names[] = {"apgd", "jacobi", "gauss_seidel", NULL};
 static const char* const vtu_format_names[] = {"binary", "ascii", NULL};
-static const char* const shape_names[] = {"sphere", "plane", "ellipsoid", NULL};
+static const char* const shape_names[] = {"sphere", "plane", "ellipsoid", "cylinder", "disk", "box", "mesh", NULL};
 static const char* const bodies_file_formats[] = {"auto", "csv", "hdf5", NULL};
 static const char* const generator_names[] = {"lattice", "random", NULL};
 
@@ -278,7 +278,7 @@ static const fd_scene_key shape_keys[] = {
     {.name = "radius",
      .type = FD_SCENE_NUMBER,
      .unit = "m",
-     .doc = "sphere radius (sphere only, required there)",
+     .doc = "radius of a sphere, of a cylinder, or the outer radius of a disk (required there)",
      .range = GT0,
      .offset = offsetof(fd_scene_shape, radius),
      .def_text = "none"},
@@ -296,6 +296,54 @@ static const fd_scene_key shape_keys[] = {
      .range = ANY,
      .offset = offsetof(fd_scene_shape, normal),
      .def = {0, 0, 1}},
+    {.name = "length",
+     .type = FD_SCENE_NUMBER,
+     .unit = "m",
+     .doc = "cylinder length along the body z axis, centred on the body position (cylinder only, required there)",
+     .range = GT0,
+     .offset = offsetof(fd_scene_shape, length),
+     .def_text = "none"},
+    {.name = "capped",
+     .type = FD_SCENE_BOOL,
+     .doc = "cylinder: closed by two end disks, bodies NAME.cap_low and NAME.cap_high of the same wall",
+     .offset = offsetof(fd_scene_shape, capped),
+     .def = {0}},
+    {.name = "inner_radius",
+     .type = FD_SCENE_NUMBER,
+     .unit = "m",
+     .doc = "disk: radius of the central hole (an annulus, a silo floor with its orifice); 0 = a full disk",
+     .range = GE0,
+     .offset = offsetof(fd_scene_shape, inner_radius),
+     .def = {0}},
+    {.name = "size",
+     .type = FD_SCENE_VEC3,
+     .unit = "m",
+     .doc = "box: full edge lengths along the body x, y, z axes, centred on the body position (box only, "
+            "required there); a closed wall of 12 triangles, one patch per face",
+     .range = GT0,
+     .offset = offsetof(fd_scene_shape, size),
+     .def_text = "none"},
+    {.name = "file",
+     .type = FD_SCENE_STRING,
+     .doc = "mesh: STL file (ASCII or binary), relative to the scene file; its coordinates are in the body "
+            "frame (scaled, then placed by position and orientation) (mesh only, required there)",
+     .flags = FD_SCENE_NONEMPTY,
+     .offset = offsetof(fd_scene_shape, file)},
+    {.name = "scale",
+     .type = FD_SCENE_VEC3,
+     .unit = "-",
+     .doc = "mesh: factors applied to the STL coordinates per axis (0.001 for a file in mm)",
+     .range = GT0,
+     .offset = offsetof(fd_scene_shape, scale),
+     .def = {1, 1, 1}},
+    {.name = "feature_angle",
+     .type = FD_SCENE_NUMBER,
+     .unit = "deg",
+     .doc = "mesh: neighbouring triangles whose normals differ by less join one patch (one contact per sphere and "
+            "patch, its history carried across the triangles); a sharper edge splits patches",
+     .range = {FD_SCENE_INCLUSIVE, FD_SCENE_INCLUSIVE, 0.0, 180.0},
+     .offset = offsetof(fd_scene_shape, feature_angle),
+     .def = {30}},
 };
 CHECK_KEYS(shape_keys);
 const fd_scene_table fd_scene_shape_table = {"bodies[].shape", "Shape of a body (required).", KEYS(shape_keys),

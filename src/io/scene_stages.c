@@ -2,8 +2,9 @@
  * with its longest duration, an optional end when the kinetic energy of the
  * dynamic bodies falls below a threshold, and what changes when it begins:
  * the motion of walls (fd_world_set_wall_motion: a drum starts turning, a
- * gate slides open), the inlets that pour (fd_world_set_inlet_active) and
- * gravity (fd_world_set_gravity). Names are resolved against the built world
+ * gate slides open), the inlets that pour (fd_world_set_inlet_active), the
+ * outlets that remove (fd_world_set_outlet_active) and gravity
+ * (fd_world_set_gravity). Names are resolved against the built world
  * at load, so a typo is an error at its line, not a surprise later. */
 #include <math.h>
 #include <stdlib.h>
@@ -26,6 +27,18 @@ typedef struct fd_scene_stage_inlet {
     bool active;
 } fd_scene_stage_inlet;
 
+typedef struct fd_scene_stage_outlet {
+    fd_scene_seen seen;
+    const char* outlet;
+    bool active;
+} fd_scene_stage_outlet;
+
+typedef struct fd_scene_stage_output {
+    fd_scene_seen seen;
+    double csv_interval;
+    double vtu_interval;
+} fd_scene_stage_output;
+
 typedef struct fd_scene_stage {
     fd_scene_seen seen;
     const char* name;
@@ -35,6 +48,8 @@ typedef struct fd_scene_stage {
     fd_vec3 gravity;
     fd_scene_list motions; /* fd_scene_stage_motion */
     fd_scene_list inlets;  /* fd_scene_stage_inlet */
+    fd_scene_list outlets; /* fd_scene_stage_outlet */
+    fd_scene_stage_output output;
 } fd_scene_stage;
 
 static const fd_scene_key stage_motion_keys[] = {
@@ -71,6 +86,44 @@ CHECK_KEYS(stage_inlet_keys);
 static const fd_scene_table stage_inlet_table = {
     "stages[].inlets[]", "An inlet paused or resumed when the stage begins.", KEYS(stage_inlet_keys),
     sizeof(fd_scene_stage_inlet), offsetof(fd_scene_stage_inlet, seen)};
+
+static const fd_scene_key stage_outlet_keys[] = {
+    {.name = "outlet",
+     .type = FD_SCENE_STRING,
+     .doc = "name of an outlet",
+     .flags = FD_SCENE_REQUIRED | FD_SCENE_NONEMPTY,
+     .offset = offsetof(fd_scene_stage_outlet, outlet)},
+    {.name = "active",
+     .type = FD_SCENE_BOOL,
+     .doc = "false closes it (bodies in its region stay), true opens it again (from its start_time on)",
+     .flags = FD_SCENE_REQUIRED,
+     .offset = offsetof(fd_scene_stage_outlet, active)},
+};
+CHECK_KEYS(stage_outlet_keys);
+static const fd_scene_table stage_outlet_table = {
+    "stages[].outlets[]", "An outlet closed or opened when the stage begins.", KEYS(stage_outlet_keys),
+    sizeof(fd_scene_stage_outlet), offsetof(fd_scene_stage_outlet, seen)};
+
+static const fd_scene_key stage_output_keys[] = {
+    {.name = "csv_interval",
+     .type = FD_SCENE_NUMBER,
+     .unit = "s",
+     .doc = "time between CSV rows from the stage on (0 = every step)",
+     .range = GE0,
+     .offset = offsetof(fd_scene_stage_output, csv_interval),
+     .def_text = "unchanged"},
+    {.name = "vtu_interval",
+     .type = FD_SCENE_NUMBER,
+     .unit = "s",
+     .doc = "time between VTU snapshots from the stage on (0 = none; needs output.vtu_interval > 0)",
+     .range = GE0,
+     .offset = offsetof(fd_scene_stage_output, vtu_interval),
+     .def_text = "unchanged"},
+};
+CHECK_KEYS(stage_output_keys);
+static const fd_scene_table stage_output_table = {
+    "stages[].output", "Output intervals from the stage on (rows still fall on multiples of the interval from t = 0).",
+    KEYS(stage_output_keys), sizeof(fd_scene_stage_output), offsetof(fd_scene_stage_output, seen)};
 
 static const fd_scene_key stage_keys[] = {
     {.name = "name",
@@ -115,6 +168,16 @@ static const fd_scene_key stage_keys[] = {
      .doc = "inlets paused or resumed when the stage begins (see below)",
      .offset = offsetof(fd_scene_stage, inlets),
      .sub = &stage_inlet_table},
+    {.name = "outlets",
+     .type = FD_SCENE_LIST,
+     .doc = "outlets closed or opened when the stage begins (see below)",
+     .offset = offsetof(fd_scene_stage, outlets),
+     .sub = &stage_outlet_table},
+    {.name = "output",
+     .type = FD_SCENE_MAP,
+     .doc = "output intervals from the stage on (see below)",
+     .offset = offsetof(fd_scene_stage, output),
+     .sub = &stage_output_table},
 };
 CHECK_KEYS(stage_keys);
 const fd_scene_table fd_scene_stage_table = {
@@ -130,10 +193,11 @@ typedef struct stage_motion {
     fd_wall_motion motion;
 } stage_motion;
 
-typedef struct stage_inlet {
-    int inlet;
+/* An inlet or an outlet switched when the stage begins. */
+typedef struct stage_switch {
+    int index;
     bool active;
-} stage_inlet;
+} stage_switch;
 
 typedef struct built_stage {
     char* name;
@@ -144,8 +208,12 @@ typedef struct built_stage {
     fd_vec3 gravity;
     stage_motion* motions;
     int motion_count;
-    stage_inlet* inlets;
+    stage_switch* inlets;
     int inlet_count;
+    stage_switch* outlets;
+    int outlet_count;
+    double csv_interval; /* s; < 0: unchanged */
+    double vtu_interval; /* s; < 0: unchanged */
 } built_stage;
 
 struct fd_scene_stage_set {
@@ -171,6 +239,16 @@ static int find_inlet(const fd_world* world, const char* name)
     return -1;
 }
 
+static int find_outlet(const fd_world* world, const char* name)
+{
+    for (int i = 0; i < fd_world_outlet_count(world); ++i) {
+        if (strcmp(fd_world_get_outlet_info(world, i).name, name) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
 static fd_status build_stage(fd_scene_ctx* ctx, const fd_scene_stage* in, int s, const fd_world* world,
                              built_stage* out)
 {
@@ -182,9 +260,12 @@ static fd_status build_stage(fd_scene_ctx* ctx, const fd_scene_stage* in, int s,
     out->gravity = in->gravity;
     out->motions = calloc((size_t)(in->motions.count > 0 ? in->motions.count : 1), sizeof *out->motions);
     out->inlets = calloc((size_t)(in->inlets.count > 0 ? in->inlets.count : 1), sizeof *out->inlets);
-    if (!out->name || !out->motions || !out->inlets) {
+    out->outlets = calloc((size_t)(in->outlets.count > 0 ? in->outlets.count : 1), sizeof *out->outlets);
+    if (!out->name || !out->motions || !out->inlets || !out->outlets) {
         return fail_at(ctx, in->seen.map, "%s", "out of memory", s, "");
     }
+    out->csv_interval = fd_scene_given(&stage_output_table, &in->output, "csv_interval") ? in->output.csv_interval : -1.0;
+    out->vtu_interval = fd_scene_given(&stage_output_table, &in->output, "vtu_interval") ? in->output.vtu_interval : -1.0;
     if (out->min_duration > out->duration) {
         return fail_at(ctx, fd_scene_given(&fd_scene_stage_table, in, "min_duration"),
                        "must not exceed the stage's duration%s", "", s, "min_duration");
@@ -200,6 +281,12 @@ static fd_status build_stage(fd_scene_ctx* ctx, const fd_scene_stage* in, int s,
         }
         if (fd_body_get_info(world, body).type != FD_BODY_STATIC) {
             return fail_at(ctx, node, "'%s' is dynamic: only a static body (a wall) takes a prescribed motion",
+                           motions[k].body, s, key);
+        }
+        fd_body_id wall = fd_body_get_info(world, body).wall;
+        if (wall.index1 != body.index1) {
+            /* The parts of a wall share one pose (fd_world_set_wall_motion). */
+            return fail_at(ctx, node, "'%s' is part of a wall: give the wall's name to move all of it",
                            motions[k].body, s, key);
         }
         const fd_scene_motion* m = &motions[k].motion;
@@ -220,8 +307,20 @@ static fd_status build_stage(fd_scene_ctx* ctx, const fd_scene_stage* in, int s,
             return fail_at(ctx, fd_scene_given(&stage_inlet_table, &inlets[k], "inlet"), "no inlet is named '%s'",
                            inlets[k].inlet, s, key);
         }
-        out->inlets[k] = (stage_inlet){inlet, inlets[k].active};
+        out->inlets[k] = (stage_switch){inlet, inlets[k].active};
         out->inlet_count = k + 1;
+    }
+    const fd_scene_stage_outlet* outlets = in->outlets.items;
+    for (int k = 0; k < in->outlets.count; ++k) {
+        int outlet = find_outlet(world, outlets[k].outlet);
+        if (outlet < 0) {
+            char key[64];
+            snprintf(key, sizeof key, "outlets[%d].outlet", k);
+            return fail_at(ctx, fd_scene_given(&stage_outlet_table, &outlets[k], "outlet"), "no outlet is named '%s'",
+                           outlets[k].outlet, s, key);
+        }
+        out->outlets[k] = (stage_switch){outlet, outlets[k].active};
+        out->outlet_count = k + 1;
     }
     return FD_OK;
 }
@@ -252,6 +351,12 @@ fd_status fd_scene_build_stages(fd_scene_ctx* ctx, const fd_scene_file* file, fd
         if (status != FD_OK) {
             return status;
         }
+        if (out->stages->stages[s].vtu_interval > 0.0 && !(file->output.vtu_interval > 0.0)) {
+            /* The snapshot series (vtu/, the .pvd index) is set up when the run starts. */
+            return fail_at(ctx, fd_scene_given(&stage_output_table, &stages[s].output, "vtu_interval"),
+                           "snapshots in a stage need output.vtu_interval > 0 (the series starts with the run)%s", "",
+                           s, "output.vtu_interval");
+        }
         total += stages[s].duration;
     }
     /* The run's length: the stages', capped by time.duration when given. */
@@ -270,6 +375,7 @@ void fd_scene_free_stages(fd_scene* scene)
         free(b->name);
         free(b->motions);
         free(b->inlets);
+        free(b->outlets);
     }
     free(scene->stages->stages);
     free(scene->stages);
@@ -305,7 +411,10 @@ fd_status fd_scene_begin_stage(fd_scene* scene, int stage)
         status = fd_world_set_wall_motion(world, b->motions[k].body, &b->motions[k].motion);
     }
     for (int k = 0; status == FD_OK && k < b->inlet_count; ++k) {
-        status = fd_world_set_inlet_active(world, b->inlets[k].inlet, b->inlets[k].active);
+        status = fd_world_set_inlet_active(world, b->inlets[k].index, b->inlets[k].active);
+    }
+    for (int k = 0; status == FD_OK && k < b->outlet_count; ++k) {
+        status = fd_world_set_outlet_active(world, b->outlets[k].index, b->outlets[k].active);
     }
     if (status != FD_OK) {
         char message[1024];
@@ -333,4 +442,15 @@ bool fd_scene_stage_finished(const fd_scene* scene)
         return e.kinetic_translational + e.kinetic_rotational < b->until_kinetic_energy;
     }
     return false;
+}
+
+void fd_scene_stage_output_intervals(const fd_scene* scene, int stage, double* csv_interval, double* vtu_interval)
+{
+    *csv_interval = scene->output.csv_interval;
+    *vtu_interval = scene->output.vtu_interval;
+    for (int s = 0; s <= stage && s < fd_scene_stage_count(scene); ++s) {
+        const built_stage* b = &scene->stages->stages[s];
+        *csv_interval = b->csv_interval >= 0.0 ? b->csv_interval : *csv_interval;
+        *vtu_interval = b->vtu_interval >= 0.0 ? b->vtu_interval : *vtu_interval;
+    }
 }

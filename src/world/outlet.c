@@ -159,7 +159,7 @@ static bool inside(const fd_outlet_def* def, fd_vec3 c)
  * start time it reaches). */
 static bool is_open(const fd_world* world, int i)
 {
-    return world->time + 0.5 * world->def.time_step >= world->outlets[i].def.start_time;
+    return !world->outlets[i].closed && world->time + 0.5 * world->def.time_step >= world->outlets[i].def.start_time;
 }
 
 /* The first open outlet whose region holds body b's centre, or -1. */

@@ -49,3 +49,13 @@ fd_status fd_world_set_inlet_active(fd_world* world, int index, bool active)
     inlet->paused = !active;
     return FD_OK;
 }
+
+fd_status fd_world_set_outlet_active(fd_world* world, int index, bool active)
+{
+    if (world == NULL || index < 0 || index >= world->outlet_count) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_world_set_outlet_active: no outlet %d", index);
+    }
+    /* Its counts go on: a closed outlet removes nothing and adds nothing. */
+    world->outlets[index].closed = !active;
+    return FD_OK;
+}

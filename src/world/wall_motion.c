@@ -45,6 +45,40 @@ static bool motion_is_finite(const fd_wall_motion* m)
            isfinite(m->start_time);
 }
 
+/* Puts (or replaces) body b's motion in the list kept sorted by body, so
+ * that walls move in body order whatever order they were set in. */
+static fd_status set_part_motion(fd_world* world, int b, const fd_wall_motion* motion)
+{
+    int at = 0;
+    while (at < world->moving_wall_count && world->moving_walls[at].body < b) {
+        ++at;
+    }
+    bool replaces = at < world->moving_wall_count && world->moving_walls[at].body == b;
+    if (!replaces) {
+        if (world->moving_wall_count == world->moving_wall_capacity) {
+            int capacity = world->moving_wall_capacity > 0 ? 2 * world->moving_wall_capacity : 4;
+            fd_moving_wall* walls = realloc(world->moving_walls, (size_t)capacity * sizeof *walls);
+            if (walls == NULL) {
+                return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+            }
+            world->moving_walls = walls;
+            world->moving_wall_capacity = capacity;
+        }
+        memmove(&world->moving_walls[at + 1], &world->moving_walls[at],
+                (size_t)(world->moving_wall_count - at) * sizeof *world->moving_walls);
+        world->moving_wall_count++;
+    }
+    world->moving_walls[at] = (fd_moving_wall){
+        .body = b,
+        .motion = *motion,
+        .reference_position = world->position[b],
+        .reference_orientation = world->orientation[b],
+        .start_time = fmax(motion->start_time, world->time),
+        .turns_a_plane = world->colds[b].shape.type == FD_SHAPE_PLANE && !vec_is_zero(motion->angular_velocity),
+    };
+    return FD_OK;
+}
+
 fd_status fd_world_set_wall_motion(fd_world* world, fd_body_id id, const fd_wall_motion* motion)
 {
     if (world == NULL || motion == NULL) {
@@ -79,33 +113,18 @@ fd_status fd_world_set_wall_motion(fd_world* world, fd_body_id id, const fd_wall
                        "bodies as fixed)",
                        name);
     }
-    int at = 0;
-    while (at < world->moving_wall_count && world->moving_walls[at].body < b) {
-        ++at;
+    if (world->colds[b].wall_group != b) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "body '%s' is part of the wall '%s': set the motion on the wall (its parts share one pose)",
+                       name, world->colds[world->colds[b].wall_group].name);
     }
-    bool replaces = at < world->moving_wall_count && world->moving_walls[at].body == b;
-    if (!replaces) {
-        if (world->moving_wall_count == world->moving_wall_capacity) {
-            int capacity = world->moving_wall_capacity > 0 ? 2 * world->moving_wall_capacity : 4;
-            fd_moving_wall* walls = realloc(world->moving_walls, (size_t)capacity * sizeof *walls);
-            if (walls == NULL) {
-                return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
-            }
-            world->moving_walls = walls;
-            world->moving_wall_capacity = capacity;
+    /* Every part of the wall (a drum's shell and caps, a mesh's patches:
+     * contiguous after the first, fd_world_create_wall) takes the motion. */
+    for (int part = b; part < world->body_count && world->colds[part].wall_group == b; ++part) {
+        if (set_part_motion(world, part, motion) != FD_OK) {
+            return FD_ERR_OUT_OF_MEMORY;
         }
-        memmove(&world->moving_walls[at + 1], &world->moving_walls[at],
-                (size_t)(world->moving_wall_count - at) * sizeof *world->moving_walls);
-        world->moving_wall_count++;
     }
-    world->moving_walls[at] = (fd_moving_wall){
-        .body = b,
-        .motion = *motion,
-        .reference_position = world->position[b],
-        .reference_orientation = world->orientation[b],
-        .start_time = fmax(motion->start_time, world->time),
-        .turns_a_plane = world->colds[b].shape.type == FD_SHAPE_PLANE && !vec_is_zero(motion->angular_velocity),
-    };
     fd_world_move_walls(world);
     return FD_OK;
 }

@@ -158,6 +158,7 @@ typedef struct fd_outlet {
     char* name;
     int64_t removed;
     double removed_mass;          /* kg */
+    bool closed;                  /* by fd_world_set_outlet_active (a stage): removes nothing */
 } fd_outlet;
 
 struct fd_world {

@@ -1,0 +1,16 @@
+"""fricdem from Python: scenes, worlds, states as numpy arrays, contacts,
+the energy ledger, checkpoints (core), and analysis helpers (analysis).
+
+    import fricdem
+    scene = fricdem.Scene("scenes/examples/ball_on_plane.yaml")
+    scene.run(until=0.1)
+    print(scene.world.states()["position"])
+
+docs/python.md has the whole tour. The package loads libfricdem.so built by
+`make build` or `make test` (python/fricdem/_library.py says where it looks).
+"""
+from . import analysis
+from ._library import VERSION as __version__
+from .core import FricdemError, Scene, World
+
+__all__ = ["FricdemError", "Scene", "World", "analysis", "__version__"]
