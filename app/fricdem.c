@@ -1,7 +1,8 @@
 /* fricdem: the command-line front end.
  *
- *   fricdem run SCENE [--out DIR] [--overwrite] [--set key.path=value ...] [--quiet]
- *   fricdem resume CHECKPOINT [--out DIR] [--overwrite] [--set key.path=value ...] [--quiet]
+ *   fricdem run SCENE [-o DIR] [--overwrite] [-j N] [-s key.path=value ...] [-q]
+ *   fricdem resume CHECKPOINT [-o DIR] [--overwrite] [-j N] [-s key.path=value ...] [-q]
+ *   (options: app/run_options.c)
  *   fricdem models
  *   fricdem scene-format
  *   fricdem --help | --version
@@ -25,46 +26,7 @@
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
 #include "io/scene_internal.h"
-
-enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
-
-static const char usage_text[] = "usage: fricdem run SCENE [--out DIR] [--overwrite] [--set key.path=value ...] "
-                                 "[--quiet]\n"
-                                 "       fricdem resume CHECKPOINT [--out DIR] [--overwrite] [--set key.path=value ...] "
-                                 "[--quiet]\n"
-                                 "       fricdem models\n"
-                                 "       fricdem scene-format\n"
-                                 "       fricdem --help | --version\n";
-
-static const char help_text[] = "\n"
-                                "fricdem is a discrete element engine whose strength is contact friction.\n"
-                                "\n"
-                                "commands:\n"
-                                "  run SCENE        load the scene file (YAML, see docs/scene-format.md), run it for\n"
-                                "                   its duration and write the outputs it asks for\n"
-                                "  resume CHECKPOINT\n"
-                                "                   continue a run from a checkpoint (output.checkpoint_interval\n"
-                                "                   writes DIR/checkpoint.h5) to the time.duration of the scene\n"
-                                "                   stored in it; it ends bit for bit as the run that never\n"
-                                "                   stopped (docs/restart.md)\n"
-                                "  models           list the contact models of the registry with their parameters\n"
-                                "  scene-format     print the reference of every scene-file key (Markdown)\n"
-                                "\n"
-                                "options of run:\n"
-                                "  -o, --out DIR    write the outputs to DIR (default: output.directory of the scene,\n"
-                                "                   else out/<scene name>); it must be missing or empty\n"
-                                "  --overwrite      replace an earlier run's outputs in DIR: its CSV, PVD and VTU\n"
-                                "                   files are removed first (nothing is, if DIR holds other files)\n"
-                                "  -s, --set K=V    override a scene value before validation; K walks mappings by key\n"
-                                "                   and sequences by index or entry name, V is YAML, e.g.\n"
-                                "                   --set time.step=1e-5  --set bodies.ball.velocity=[1,0,0]\n"
-                                "                   --set contacts.0.normal.restitution=0.5 (repeatable)\n"
-                                "  -q, --quiet      no header, progress or summary (warnings and errors still show)\n"
-                                "  resume takes the same options; --set may change only time.duration (the total\n"
-                                "  simulated time), output.* and world.threads\n"
-                                "\n"
-                                "exit status: 0 done, 1 the run failed, 2 bad usage or scene, 130 or 143 interrupted\n"
-                                "(SIGINT or SIGTERM: the step is finished, the outputs written and closed).\n";
+#include "run_options.h"
 
 /* ---------------------------------------------------------------- small helpers */
 
@@ -423,17 +385,6 @@ static volatile sig_atomic_t interrupted = 0;
 
 static void on_interrupt(int signal_number) { interrupted = signal_number; }
 
-static int usage_error(const char* format, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char* format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    fprintf(stderr, "error: ");
-    vfprintf(stderr, format, args);
-    fprintf(stderr, "\n%s", usage_text);
-    va_end(args);
-    return EXIT_USAGE;
-}
 
 
 /* Outputs projected past this many bytes draw a warning (never silenced by
@@ -606,68 +557,28 @@ static bool advance_stage(fd_scene* scene, fd_output* output, bool quiet, bool* 
 
 static int command_run(int argc, char** argv, bool resume)
 {
-    const char* scene_path = NULL;
-    const char* out_dir = NULL;
-    bool quiet = false;
-    bool overwrite = false;
-    const char** overrides = calloc((size_t)argc + 1, sizeof *overrides);
-    int override_count = 0;
-    if (!overrides) {
-        fprintf(stderr, "error: out of memory\n");
-        return EXIT_RUN_FAILED;
+    run_options options;
+    int parsed = run_options_parse(argc, argv, resume, &options);
+    if (parsed != 0) {
+        return parsed;
     }
-    bool options_done = false;
-    for (int i = 0; i < argc; ++i) {
-        const char* arg = argv[i];
-        if (!options_done && strcmp(arg, "--") == 0) {
-            options_done = true;
-        } else if (!options_done && (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)) {
-            printf("%s%s", usage_text, help_text);
-            free(overrides);
-            return 0;
-        } else if (!options_done && (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0)) {
-            quiet = true;
-        } else if (!options_done && strcmp(arg, "--overwrite") == 0) {
-            overwrite = true;
-        } else if (!options_done && (strcmp(arg, "--out") == 0 || strcmp(arg, "-o") == 0)) {
-            if (i + 1 >= argc) {
-                free(overrides);
-                return usage_error("%s needs a directory", arg);
-            }
-            out_dir = argv[++i];
-        } else if (!options_done && strncmp(arg, "--out=", 6) == 0) {
-            out_dir = arg + 6;
-        } else if (!options_done && (strcmp(arg, "--set") == 0 || strcmp(arg, "-s") == 0)) {
-            if (i + 1 >= argc) {
-                free(overrides);
-                return usage_error("%s needs key.path=value", arg);
-            }
-            overrides[override_count++] = argv[++i];
-        } else if (!options_done && strncmp(arg, "--set=", 6) == 0) {
-            overrides[override_count++] = arg + 6;
-        } else if (!options_done && arg[0] == '-' && arg[1] != '\0') {
-            free(overrides);
-            return usage_error("unknown option '%s' (see fricdem --help)", arg);
-        } else if (!scene_path) {
-            scene_path = arg;
-        } else {
-            free(overrides);
-            return usage_error(resume ? "one checkpoint only (got a second: '%s')"
-                                      : "one scene file only (got a second: '%s')", arg);
-        }
+    if (options.help) {
+        printf("%s%s", fricdem_usage_text, fricdem_help_text);
+        run_options_free(&options);
+        return 0;
     }
-    if (!scene_path) {
-        free(overrides);
-        return usage_error(resume ? "resume needs a checkpoint file" : "run needs a scene file");
-    }
+    const char* scene_path = options.scene_path;
+    const char* out_dir = options.out_dir;
+    const bool quiet = options.quiet;
+    const bool overwrite = options.overwrite;
 
     fd_scene scene;
     const double load_start = now_seconds();
     progress loading = {.enabled = !quiet, .tty = isatty(2) != 0, .start = load_start, .next_tenth = 1};
     fd_status status = (resume ? fd_scene_resume_with_progress : fd_scene_load_with_progress)(
-        scene_path, overrides, override_count, on_load_progress, &loading, &scene);
+        scene_path, options.overrides, options.override_count, on_load_progress, &loading, &scene);
     const double load_seconds = now_seconds() - load_start;
-    free(overrides);
+    run_options_free(&options);
     if (status != FD_OK) {
         fprintf(stderr, "error: %s\n", fd_last_error());
         return EXIT_USAGE;
@@ -993,12 +904,12 @@ static int command_run(int argc, char** argv, bool resume)
 int main(int argc, char** argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "%s", usage_text);
+        fprintf(stderr, "%s", fricdem_usage_text);
         return EXIT_USAGE;
     }
     const char* command = argv[1];
     if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 || strcmp(command, "help") == 0) {
-        printf("%s%s", usage_text, help_text);
+        printf("%s%s", fricdem_usage_text, fricdem_help_text);
         return 0;
     }
     if (strcmp(command, "--version") == 0 || strcmp(command, "-V") == 0) {

@@ -20,7 +20,7 @@ echo "demo: running $scene into $out"
 
 echo
 echo "demo: produced"
-for f in bodies.pvd contacts.pvd vtu/planes.vtu bodies.csv contacts.csv energy.csv; do
+for f in bodies.pvd contacts.pvd walls.pvd bodies.csv contacts.csv energy.csv; do
   if [ -e "$out/$f" ]; then
     printf '  %-28s %s\n' "$out/$f" "$(du -h "$out/$f" | cut -f1)"
   fi
@@ -70,6 +70,6 @@ print(f"demo: kinetic energy peaked at {kinetic[peak]:.3g} J (t = {float(energy[
 print(f"demo: at the end there are {final_contacts} contacts, {with_floor} of them with the floor.")
 print()
 print(f"demo: to watch the collapse, open {out}/bodies.pvd in ParaView, apply Filters > Glyph (Sphere, Scale Array "
-      f"'radius', Scale Factor 2, Glyph Mode 'All Points'), press play; add {out}/vtu/planes.vtu and "
+      f"'radius', Scale Factor 2, Glyph Mode 'All Points'), press play; add {out}/walls.pvd and "
       f"{out}/contacts.pvd (colour by normal_force). See docs/output-format.md.")
 PY

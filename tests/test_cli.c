@@ -223,6 +223,42 @@ Test(cli, a_static_body_with_a_velocity_exits_2_naming_file_line_and_key)
 /* Three steel balls (r = 1 cm, m = 32.7 g) stacked on a floor, hooke
  * k_n = 1e5 N/m: a critical step of about 3e-4 s (the CLI prints it;
  * docs/models/critical-step.md); 1e-4 s is below it, 20 times it blows up. */
+/* The options of run (app/run_options.c, getopt_long): short and long
+ * forms, --opt=value, options after the scene; -j sets world.threads, and
+ * the result does not depend on it (the state hash of the summary). */
+Test(cli, run_options_short_long_and_threads)
+{
+    const char* path = temp_path("tiny.yaml");
+    write_file(path, good_scene);
+    char arguments[1024];
+    snprintf(arguments, sizeof arguments, "run -q -o '%s' '%s'", temp_path("one"), path);
+    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    cr_assert_str_empty(out_text(), "--quiet prints nothing");
+    snprintf(arguments, sizeof arguments, "run '%s' --out='%s' --threads 2 --set=time.duration=0.01", path,
+             temp_path("two"));
+    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    /* out_text() reads into one static buffer: take each hash before the next run. */
+    char hash_two[64], hash_one[64];
+    const char* hash = strstr(out_text(), "state hash");
+    cr_assert_not_null(hash, "%s", out_text());
+    cr_assert_eq(sscanf(hash, "state hash %63s", hash_two), 1);
+    snprintf(arguments, sizeof arguments, "run '%s' -o '%s' -j 1", path, temp_path("three"));
+    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    hash = strstr(out_text(), "state hash");
+    cr_assert_not_null(hash, "%s", out_text());
+    cr_assert_eq(sscanf(hash, "state hash %63s", hash_one), 1);
+    cr_assert_str_eq(hash_one, hash_two, "one and two threads end in the same bits");
+
+    cr_assert_eq(run_cli("run scene.yaml -j zero"), 2);
+    cr_assert(strstr(err_text(), "--threads: expected a whole number from 1 to 1024, got 'zero'"), "%s", err_text());
+    cr_assert_eq(run_cli("run scene.yaml -o"), 2);
+    cr_assert(strstr(err_text(), "-o needs a directory"), "%s", err_text());
+    cr_assert_eq(run_cli("run -x scene.yaml"), 2);
+    cr_assert(strstr(err_text(), "unknown option '-x'"), "%s", err_text());
+    cr_assert_eq(run_cli("run --help"), 0);
+    cr_assert(strstr(out_text(), "-j, --threads N"));
+}
+
 static const char column_scene[] = "name: column\n"
                                    "time: {step: 1.0e-4, duration: 0.05}\n"
                                    "materials:\n"

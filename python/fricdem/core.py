@@ -10,6 +10,7 @@ wrong" for a scene.
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -157,6 +158,97 @@ class World:
         definition.position = _vec3(point)
         definition.type = lib.FD_BODY_STATIC
         return self._create(definition, name)
+
+    def add_wall(self, shape: str, material: int, *, position=(0, 0, 0), orientation=(1, 0, 0, 0),
+                 name: str | None = None, radius: float = 0.0, length: float = 0.0, capped: bool = False,
+                 inner_radius: float = 0.0, size=None, vertices=None, triangles=None, stl: str | None = None,
+                 scale=(1, 1, 1), feature_angle: float = 30.0) -> tuple[int, int]:
+        """A wall (docs/walls.md): shape "cylinder" (radius, length, capped),
+        "disk" (radius, inner_radius), "box" (size: full edge lengths) or
+        "mesh" (vertices (n, 3) and triangles (m, 3) arrays, or an stl file,
+        scaled by scale; patches split at feature_angle degrees), placed at
+        position with orientation [w, x, y, z] (body z is a cylinder's axis
+        and a disk's normal). Returns (first body index, number of bodies):
+        a capped cylinder is 3 bodies, a box or mesh one per patch."""
+        definition = lib.fd_default_body_def()
+        definition.type = lib.FD_BODY_STATIC
+        definition.material = {"index1": material}
+        definition.position = _vec3(position)
+        definition.orientation = tuple(float(q) for q in orientation)
+        keep = []
+        if name is not None:
+            keep.append(ffi.new("char[]", name.encode()))
+            definition.name = keep[-1]
+        if shape == "cylinder":
+            definition.shape.type = lib.FD_SHAPE_CYLINDER
+            definition.shape.radius, definition.shape.length, definition.shape.capped = radius, length, capped
+        elif shape == "disk":
+            definition.shape.type = lib.FD_SHAPE_DISK
+            definition.shape.radius, definition.shape.inner_radius = radius, inner_radius
+        elif shape in ("box", "mesh"):
+            mesh = self._mesh(shape, size, vertices, triangles, stl, scale, feature_angle)
+            definition.shape.type = lib.FD_SHAPE_MESH
+            definition.shape.mesh = mesh
+            definition.shape.mesh_patch = -1
+        else:
+            raise ValueError(f"unknown wall shape '{shape}' (cylinder, disk, box or mesh)")
+        first = ffi.new("fd_body_id*")
+        count = ffi.new("int*")
+        _check(lib.fd_world_create_wall(self._world, ffi.addressof(definition), first, count))
+        return first[0].index1 - 1, count[0]
+
+    def _mesh(self, shape, size, vertices, triangles, stl, scale, feature_angle):
+        message = ffi.new("char[]", 1024)
+        angle = math.radians(feature_angle)
+        if shape == "box":
+            if size is None:
+                raise ValueError("a box wall needs size=(lx, ly, lz)")
+            half = 0.5 * np.asarray(size, dtype=float)
+            corners = np.array([[(-1) ** (1 - (v & 1)), (-1) ** (1 - ((v >> 1) & 1)), (-1) ** (1 - ((v >> 2) & 1))]
+                                for v in range(8)], dtype=float) * half
+            faces = [(0, 4, 6), (0, 6, 2), (1, 3, 7), (1, 7, 5), (0, 1, 5), (0, 5, 4), (2, 6, 7), (2, 7, 3),
+                     (0, 2, 3), (0, 3, 1), (4, 5, 7), (4, 7, 6)]
+            vertices, triangles = corners, np.array(faces)
+        if stl is not None:
+            mesh = lib.fd_mesh_read_stl(str(stl).encode(), _vec3(scale), angle, message, 1024)
+        else:
+            if vertices is None or triangles is None:
+                raise ValueError("a mesh wall needs vertices and triangles, or stl")
+            points = np.ascontiguousarray(np.asarray(vertices, dtype=np.float64) * np.asarray(scale, dtype=float))
+            corners = np.ascontiguousarray(np.asarray(triangles, dtype=np.int32))
+            mesh = lib.fd_mesh_create(ffi.cast("double*", points.ctypes.data), len(points),
+                                      ffi.cast("int*", corners.ctypes.data), len(corners), angle, message, 1024)
+        if mesh == ffi.NULL:
+            raise FricdemError("invalid argument", _text(message))
+        _check(lib.fd_world_adopt_mesh(self._world, mesh))
+        return mesh
+
+    def set_wall_motion(self, body: int, *, velocity=(0, 0, 0), velocity_ramp: float = 0.0, amplitude=(0, 0, 0),
+                        frequency: float = 0.0, angular_velocity=(0, 0, 0), angular_velocity_ramp: float = 0.0,
+                        start_time: float = 0.0) -> None:
+        """Moves a wall (its first body index) by the closed form of
+        docs/walls.md from now on: velocity (m/s) with a ramp (s), a
+        sinusoid (amplitude m, frequency Hz), a rotation about the wall's
+        position (rad/s, ramp s), from start_time (s)."""
+        motion = lib.fd_default_wall_motion()
+        motion.velocity, motion.velocity_ramp = _vec3(velocity), velocity_ramp
+        motion.amplitude, motion.frequency = _vec3(amplitude), frequency
+        motion.angular_velocity, motion.angular_velocity_ramp = _vec3(angular_velocity), angular_velocity_ramp
+        motion.start_time = start_time
+        _check(lib.fd_world_set_wall_motion(self._world, self._body(body), ffi.addressof(motion)))
+
+    def wall_reaction(self, body: int) -> dict:
+        """The contacts' reaction on a wall (all its bodies): force (N),
+        torque about its position (N m), power it gives the bodies (W)."""
+        r = lib.fd_world_wall_reaction(self._world, self._body(body))
+        return {"force": np.array([r.force.x, r.force.y, r.force.z]),
+                "torque": np.array([r.torque.x, r.torque.y, r.torque.z]), "power": r.power}
+
+    def _body(self, index: int):
+        body = lib.fd_world_body_at(self._world, int(index))
+        if body.index1 == 0:
+            raise KeyError(f"no body at index {index}")
+        return body
 
     def prepare(self) -> None:
         """Checks the world and finds the first contacts (step does it when needed)."""

@@ -55,7 +55,7 @@ def make_world(**options):
     world = fricdem.World(gravity=(0, 0, -9.81), time_step=1e-5, **options)
     steel = world.add_material("steel", density=7800.0)
     world.set_contact_law(steel, steel, normal={"model": "hooke", "k_n": 1e5, "restitution": 0.2},
-                          slide={"model": "dsds", "k_t": 4e4, "mu": 0.5})
+                          slide={"model": "dsds", "k_t": 4e4, "gamma_t": 2.0, "mu": 0.5})
     return world, steel
 
 
@@ -121,3 +121,52 @@ def test_overrides_take_python_values():
     with fricdem.Scene(BALL, {"bodies.ball.position": [0.0, 0.0, 0.2], "time.step": 2e-5}) as scene:
         assert scene.world.time_step == 2e-5
         assert scene.world.states()["position"][1, 2] == 0.2
+
+
+def test_the_tilt_study_example_runs_and_finds_an_avalanche(tmp_path):
+    # examples/python/tilt_study.py (docs/python.md): its pile must settle
+    # and avalanche before 45 degrees: glass with mu = 0.5 and rolling
+    # friction 0.1 holds a surface a little steeper than atan(0.5) = 27
+    # degrees, and a tilted box always fails before 45.
+    import subprocess
+    import sys
+    figure = tmp_path / "tilt.png"
+    run = subprocess.run([sys.executable, str(ROOT / "examples" / "python" / "tilt_study.py"), str(figure)],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert figure.stat().st_size > 10000
+    line = next(line for line in run.stdout.splitlines() if "avalanches at" in line)
+    angle = int(line.split("avalanches at")[1].split()[0])
+    assert 20 <= angle <= 45
+
+
+def test_walls_from_python_a_belt_and_a_box():
+    # A disk wall moving at V under a sphere at rest: friction brings it to
+    # rolling without slip at 2 V / 7 (its angular momentum about the
+    # contact point is conserved in the belt's frame; docs/walls.md). The
+    # tangential dashpot damps the stick oscillation of the spring.
+    world, steel = make_world()
+    belt, parts = world.add_wall("disk", steel, radius=1.0, name="belt")
+    assert parts == 1
+    ball = world.add_sphere(0.005, (0, 0, 0.005 - 4e-6), steel)
+    world.set_wall_motion(belt, velocity=(0.1, 0, 0))
+    world.step(30000)  # 0.3 s; slipping ends after 2 V / (7 mu g) = 6 ms
+    v = world.states()["velocity"][ball]
+    # The 6 ms of slip take 600 steps of a first-order scheme: an error of
+    # order dt / 6 ms = 2e-3 at most (1e-4 is seen).
+    assert v[0] == pytest.approx(2 * 0.1 / 7, rel=2e-3)
+    # The belt's reaction: the weight, and no friction once rolling.
+    weight = 7800.0 * 4.0 / 3.0 * math.pi * 0.005 ** 3 * 9.81
+    reaction = world.wall_reaction(belt)
+    assert reaction["force"][2] == pytest.approx(-weight, rel=1e-6)
+    assert abs(reaction["force"][0]) < 1e-6 * weight
+
+    # A box of 6 faces (one body each) holding a sphere on its bottom face.
+    world, steel = make_world()
+    first, parts = world.add_wall("box", steel, size=(0.05, 0.05, 0.05), position=(1, 0, 0), name="bin")
+    assert parts == 6
+    world.add_sphere(0.005, (1, 0, -0.02), steel)
+    world.step(30000)
+    assert world.wall_reaction(first)["force"][2] == pytest.approx(-weight, rel=1e-6)
+    with pytest.raises(fricdem.FricdemError, match="part of the wall"):
+        world.set_wall_motion(first + 1, velocity=(1, 0, 0))

@@ -5,9 +5,11 @@ one step solved from zero reactions by each solver without early stop.
 """
 from __future__ import annotations
 
+import io
 import subprocess
 
 import numpy as np
+import pandas as pd
 import matplotlib.pyplot as plt
 
 from .common import ROOT, CaseResult, Context
@@ -31,8 +33,7 @@ def run(ctx: Context) -> CaseResult:
                         "contact's constraints (docs/models/complementarity.md).")
     text = subprocess.run([str(TOOL), str(SCENE), str(STEPS), "--iterations", str(ITERATIONS)], check=True,
                           capture_output=True, text=True).stdout
-    lines = [line for line in text.splitlines() if line and not line.startswith("#")]
-    data = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+    data = pd.read_csv(io.StringIO(text), comment="#").to_numpy(dtype=float)
     iterations = data[:, 0]
     curves = {"APGD": data[:, 1], "Jacobi": data[:, 2], "Gauss-Seidel": data[:, 3]}
     level = 1e-3

@@ -24,6 +24,7 @@ import subprocess
 import time
 
 import numpy as np
+import pandas as pd
 import matplotlib.pyplot as plt
 
 from .common import EPS, ROOT, CaseResult, Context, read_csv
@@ -71,14 +72,12 @@ def finish(ctx: Context, started):
 
 def load(out):
     summary = {}
-    with open(out / "summary.csv") as file:
-        next(file)
-        for line in file:
-            name, value, _unit = line.rstrip("\n").split(",")
-            try:
-                summary[name] = float(value)
-            except ValueError:
-                summary[name] = value
+    table = pd.read_csv(out / "summary.csv", dtype=str, keep_default_na=False)
+    for name, value in zip(table.iloc[:, 0], table.iloc[:, 1]):
+        try:
+            summary[name] = float(value)
+        except ValueError:
+            summary[name] = value
     return {"T": read_csv(out / "temperature.csv"), "C": read_csv(out / "collisions.csv"), "summary": summary}
 
 

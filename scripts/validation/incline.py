@@ -161,10 +161,10 @@ def sweep_overrides(alpha_deg, eta):
 
 
 def _last_rows(path, count):
-    with open(path) as file:
-        lines = [line for line in file if not line.startswith("#")]
-    header = lines[0].rstrip("\n").split(",")
-    return [dict(zip(header, line.rstrip("\n").split(","))) for line in lines[-count:]]
+    """The last `count` rows of a fricdem CSV as dicts (read_csv: pandas)."""
+    table = read_csv(path)
+    rows = len(next(iter(table.values())))
+    return [{name: values[k] for name, values in table.items()} for k in range(rows - count, rows)]
 
 
 def classify_kinematics(v, omega):

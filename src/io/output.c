@@ -89,13 +89,15 @@ struct fd_output {
     fd_text text;             /* CSV rows being formatted (number_format.h) */
     fd_schedule csv;
     fd_schedule vtu;
+    bool walls_vtu;           /* the world had walls at the start: a walls snapshot with every snapshot */
+    fd_vtu_plane_square plane_square; /* where the planes are drawn, fixed at the start */
     fd_schedule trajectory_schedule;
     fd_trajectory* trajectory; /* trajectory.h5 and its XDMF indexes (output_trajectory.c); NULL: off */
     /* What has been written, for fd_output_projected_bytes. */
     int64_t csv_times;        /* CSV row times written */
     int64_t step_rows;        /* steps with their events and solver rows written */
     int64_t snapshot_bytes;   /* the snapshots' VTU files */
-    int64_t planes_bytes;     /* vtu/planes.vtu and the PVD indexes (rewritten, about constant) */
+    int64_t index_bytes;      /* the PVD indexes (rewritten, about constant) */
     fd_snapshot* snapshots;   /* VTU snapshots written so far, for the PVD indexes */
     int snapshot_count;
     int snapshot_capacity;
@@ -171,9 +173,12 @@ static bool close_csv(csv_file* file)
 
 /* ---------------------------------------------------------------- helpers */
 
-static bool is_plane(const fd_world* world, fd_body_id id)
+/* A wall surface (a plane, a cylinder, a disk, a mesh patch): drawn by the
+ * walls series (output_vtu_walls.c), not as a body with a radius. */
+static bool is_wall_surface(const fd_world* world, fd_body_id id)
 {
-    return fd_body_get_info(world, id).shape.type == FD_SHAPE_PLANE;
+    fd_shape_type type = fd_body_get_info(world, id).shape.type;
+    return type != FD_SHAPE_SPHERE && type != FD_SHAPE_ELLIPSOID;
 }
 
 static int body_index(fd_body_id id) { return id.index1 - 1; }
@@ -208,7 +213,8 @@ static void schedule_mark(fd_schedule* schedule, double time, int64_t step, doub
 static const char* const bodies_columns[][2] = {
     {"time", "s"},   {"step", "-"},    {"body", "-"},    {"name", "-"},    {"x", "m"},       {"y", "m"},
     {"z", "m"},      {"qw", "-"},      {"qx", "-"},      {"qy", "-"},      {"qz", "-"},      {"vx", "m/s"},
-    {"vy", "m/s"},   {"vz", "m/s"},    {"wx", "rad/s"},  {"wy", "rad/s"},  {"wz", "rad/s"},
+    {"vy", "m/s"},   {"vz", "m/s"},    {"wx", "rad/s"},  {"wy", "rad/s"},  {"wz", "rad/s"},  {"radius", "m"},
+    {"mass", "kg"},  {"material", "-"},
 };
 
 static const char* const contacts_columns[][2] = {
@@ -412,6 +418,12 @@ static fd_status write_bodies_csv(fd_output* output, const fd_world* world, doub
         text_value(text, s.orientation.z);
         text_vec3(text, s.velocity);
         text_vec3(text, s.angular_velocity);
+        /* What a packing fraction or a mass flow needs, and what reading the
+         * frame back as a bodies_file needs to give the same bodies. */
+        text_value(text, info.shape.type == FD_SHAPE_SPHERE ? info.shape.radius : info.bounding_radius);
+        text_value(text, info.mass);
+        fd_text_char(text, ',');
+        text_csv_name(text, fd_material_name(world, info.material));
         fd_text_char(text, '\n');
         status = flush_rows(output, file, false);
     }
@@ -704,7 +716,7 @@ static fd_status write_snapshot(fd_output* output, const fd_world* world)
     int count = 0;
     for (int i = 0; i < body_count; ++i) {
         fd_body_id id = fd_world_body_at(world, i);
-        if (fd_body_is_valid(world, id) && !is_plane(world, id)) {
+        if (fd_body_is_valid(world, id) && !is_wall_surface(world, id)) {
             ids[count++] = id;
         }
     }
@@ -718,6 +730,10 @@ static fd_status write_snapshot(fd_output* output, const fd_world* world)
     if (status == FD_OK) {
         status = fd_vtu_write_contacts(world, output_path(output, "vtu/contacts_%06d.vtu", index), ascii);
     }
+    if (status == FD_OK && output->walls_vtu) {
+        status = fd_vtu_write_walls(world, output_path(output, "vtu/walls_%06d.vtu", index), &output->plane_square,
+                                    ascii);
+    }
     if (status != FD_OK) {
         return status;
     }
@@ -729,9 +745,15 @@ static fd_status write_snapshot(fd_output* output, const fd_world* world)
     if (status == FD_OK) {
         status = write_pvd(output, "contacts");
     }
-    output->planes_bytes = file_bytes(output_path(output, "vtu/planes.vtu")) +
-                           file_bytes(output_path(output, "bodies.pvd")) +
-                           file_bytes(output_path(output, "contacts.pvd"));
+    if (output->walls_vtu) {
+        output->snapshot_bytes += file_bytes(output_path(output, "vtu/walls_%06d.vtu", index));
+        if (status == FD_OK) {
+            status = write_pvd(output, "walls");
+        }
+    }
+    output->index_bytes = file_bytes(output_path(output, "bodies.pvd")) +
+                          file_bytes(output_path(output, "contacts.pvd")) +
+                          (output->walls_vtu ? file_bytes(output_path(output, "walls.pvd")) : 0);
     return status;
 }
 
@@ -847,13 +869,10 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
             return NULL;
         }
     }
-    if (any_vtu) {
-        status = fd_vtu_write_planes(world, output_path(output, "vtu/planes.vtu"), output->settings.vtu_ascii);
-        if (status != FD_OK) {
-            output_free(output);
-            return NULL;
-        }
-    }
+    /* The walls series: when the world has walls now (walls move, so each
+     * snapshot draws them at its time); the planes' squares sized now. */
+    output->walls_vtu = any_vtu && fd_vtu_wall_count(world) > 0;
+    output->plane_square = fd_vtu_plane_square_around(world);
     if (settings->trajectory) {
         output->trajectory = fd_trajectory_open(world, output->settings.directory, settings->trajectory_contacts);
         if (!output->trajectory) {
@@ -872,7 +891,7 @@ double fd_output_projected_bytes(const fd_output* output, const fd_world* world,
     const csv_file* sampled[5] = {&output->bodies, &output->contacts, &output->energy, &output->walls,
                                   &output->outlets};
     const csv_file* stepped[2] = {&output->events, &output->solver};
-    double written = (double)(output->snapshot_bytes + output->planes_bytes);
+    double written = (double)(output->snapshot_bytes + output->index_bytes);
     double sampled_rows = 0.0, stepped_rows = 0.0;
     for (int i = 0; i < 5; ++i) {
         written += (double)sampled[i]->written;

@@ -28,13 +28,15 @@
  * CLI's rolling checkpoint (docs/restart.md; .tmp between write and rename). */
 static const char* const own_files[] = {
     "bodies.csv",  "contacts.csv",    "energy.csv",       "events.csv", "solver.csv", "walls.csv", "outlets.csv",
-    "bodies.pvd",  "contacts.pvd",    "bodies.pvd.tmp",   "contacts.pvd.tmp",
+    "bodies.pvd",  "contacts.pvd",    "walls.pvd",        "bodies.pvd.tmp", "contacts.pvd.tmp", "walls.pvd.tmp",
     "checkpoint.h5", "checkpoint.h5.tmp",
-    "trajectory.h5", "trajectory.xdmf", "trajectory.xdmf.tmp", "trajectory_contacts.xdmf", "trajectory_contacts.xdmf.tmp",
+    "trajectory.h5", "trajectory.xdmf", "trajectory.xdmf.tmp",
+    "trajectory_contacts.xdmf", "trajectory_contacts.xdmf.tmp",
 };
 
-/* A file of vtu/: planes.vtu, or PREFIX_NNNNNN.vtu with PREFIX bodies or
- * contacts and at least six digits (the snapshot number). */
+/* A file of vtu/: PREFIX_NNNNNN.vtu with PREFIX bodies, contacts or walls
+ * and at least six digits (the snapshot number), or the planes.vtu that
+ * runs before the walls series wrote. */
 static bool is_own_snapshot(const char* name)
 {
     if (strcmp(name, "planes.vtu") == 0) {
@@ -42,6 +44,7 @@ static bool is_own_snapshot(const char* name)
     }
     const char* digits = strncmp(name, "bodies_", 7) == 0     ? name + 7
                          : strncmp(name, "contacts_", 9) == 0 ? name + 9
+                         : strncmp(name, "walls_", 6) == 0    ? name + 6
                                                               : NULL;
     if (digits == NULL) {
         return false;

@@ -2,7 +2,7 @@
  *
  * A scene's `bodies_file` names a file with one sphere per row and the columns
  * of bodies.csv (docs/output-format.md): x, y, z required; name, material,
- * radius, qw..qz, vx..vz, wx..wz and static optional; time, step and body (a
+ * radius, qw..qz, vx..vz, wx..wz, mass and static optional; time, step and body (a
  * frame of fricdem's own bodies.csv) accepted and ignored as long as every row
  * has the same time. The spheres are created after the scene's `bodies` list
  * and before its generators, in row order, so that body indices in the outputs
@@ -76,6 +76,7 @@ enum {
     COL_WX,
     COL_WY,
     COL_WZ,
+    COL_MASS,
     COL_STATIC,
     COL_TIME,
     COL_STEP,
@@ -85,7 +86,8 @@ enum {
 
 static const char* const column_names[COL_COUNT] = {"name", "material", "radius", "x",  "y",  "z",      "qw",
                                                     "qx",   "qy",       "qz",     "vx", "vy", "vz",     "wx",
-                                                    "wy",   "wz",       "static", "time", "step", "body"};
+                                                    "wy",   "wz",       "mass",   "static", "time", "step",
+                                                    "body"};
 
 static bool is_text_column(int c) { return c == COL_NAME || c == COL_MATERIAL; }
 
@@ -254,6 +256,10 @@ static fd_status make_body(loader* l, const body_row* r)
     if (l->has[COL_WX]) {
         def->angular_velocity = fd_v3(r->value[COL_WX], r->value[COL_WY], r->value[COL_WZ]);
     }
+    if (l->has[COL_MASS] && !(r->value[COL_MASS] > 0.0)) {
+        return row_fail(l, COL_MASS, "must be > 0 kg (got %g)", r->value[COL_MASS]);
+    }
+    def->mass = l->has[COL_MASS] ? r->value[COL_MASS] : 0.0; /* 0: from the material's density */
     def->type = (l->has[COL_STATIC] ? r->is_static : l->file->bodies_file.is_static) ? FD_BODY_STATIC
                                                                                       : FD_BODY_DYNAMIC;
     if (def->type == FD_BODY_STATIC) {
