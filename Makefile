@@ -31,11 +31,13 @@ validate: build
 # fricdem's own benchmarks, then fricdem against LAMMPS and LIGGGHTS on the
 # same settled pile, then the chute flow of LAMMPS's bench/in.chute in both,
 # in the same session (installs the peers from Debian if missing;
-# bench/README.md). `make bench-fricdem` skips the peer engines.
+# bench/README.md), then what the HDF5 trajectory costs per frame.
+# `make bench-fricdem` skips the peer engines.
 bench: build
 	@./bench/run.sh
 	@./bench/lammps_compare.sh
 	@./bench/chute/chute_compare.sh
+	@./bench/trajectory_cost.sh
 
 bench-fricdem: build
 	@./bench/run.sh

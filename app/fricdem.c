@@ -601,7 +601,9 @@ static int command_run(int argc, char** argv, bool resume)
     /* Contact details only for the steps whose contacts are written out:
      * the first state's here, the others' as fd_output_wants_contacts says. */
     fd_world_set_contact_output(world, FD_CONTACT_OUTPUT_ON_REQUEST);
-    if (scene.output.contacts_csv || scene.output.vtu_interval > 0.0) {
+    const bool writes_contacts = scene.output.contacts_csv || scene.output.vtu_interval > 0.0 ||
+                                 (scene.output.trajectory && scene.output.trajectory_contacts);
+    if (writes_contacts) {
         /* Recording costs: at 10^6 settled spheres, 1.3 GB and three times
          * the search itself. */
         fd_world_request_contacts(world);
@@ -788,7 +790,7 @@ static int command_run(int argc, char** argv, bool resume)
      * after a failed step, and not when the last step's contacts (which the
      * resumed run's first rows need) were not recorded. */
     if (checkpoint_interval > 0.0 && exit_code == 0 && checkpoint_step != fd_world_step_count(world)) {
-        if (fd_world_contacts_recorded(world) || !(scene.output.contacts_csv || scene.output.vtu_interval > 0.0)) {
+        if (fd_world_contacts_recorded(world) || !writes_contacts) {
             if (!write_checkpoint(&scene, checkpoint_file, sizeof checkpoint_file)) {
                 exit_code = EXIT_RUN_FAILED;
             }

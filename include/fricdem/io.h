@@ -28,6 +28,12 @@ typedef struct fd_output_settings {
                               * appended data (exact, several times smaller and faster) */
     double checkpoint_interval; /* s between checkpoints of the CLI (directory/checkpoint.h5, replaced each time,
                                  * and once more at the end of the run); default 0 = none. docs/restart.md */
+    bool trajectory;         /* trajectory.h5 (H5MD: every body's state, and the contacts, per frame) with the
+                              * XDMF indexes trajectory.xdmf and trajectory_contacts.xdmf for ParaView;
+                              * default false. docs/output-format.md */
+    double trajectory_interval; /* s between trajectory frames; 0 = every step (the scene's default: vtu_interval
+                                 * when > 0, else csv_interval) */
+    bool trajectory_contacts; /* the contacts in the trajectory too (the scene's default: true) */
 } fd_output_settings;
 
 typedef struct fd_scene {

@@ -82,6 +82,53 @@ static inline bool fd_wall_in_reach(fd_vec3 wall_position, fd_vec3 plane_normal,
     return fd_v3_length_squared(fd_v3_sub(x, wall_position)) < limit * limit;
 }
 
+/* The range test of one wall for the neighbour list, tighter than its
+ * bounding sphere where the shape allows (fd_world_wall_reach): a drum's
+ * shell is reached only near its surface, not by every sphere inside it. */
+typedef enum fd_wall_reach_kind {
+    FD_WALL_REACH_PLANE,    /* by the distance along normal */
+    FD_WALL_REACH_SPHERE,   /* within radius of the origin (a mesh patch; a wall turning off its axis) */
+    FD_WALL_REACH_SHELL,    /* cylinder: | rho - radius | and | z | - half_length */
+    FD_WALL_REACH_DISK,     /* disk or annulus: | z - offset | and rho outside [inner, radius] */
+} fd_wall_reach_kind;
+
+typedef struct fd_wall_reach {
+    fd_wall_reach_kind kind;
+    fd_vec3 origin;
+    fd_vec3 axis;           /* plane: its normal; shell and disk: the body z axis, world */
+    double radius;          /* sphere: bounding radius; shell, disk: the (outer) radius */
+    double half_length;     /* shell */
+    double inner_radius;    /* disk */
+    double offset;          /* disk: its plane along the axis from the origin */
+} fd_wall_reach;
+
+/* Whether a body at x whose reach (bounding radius + margin) is `reach`
+ * may touch the wall: a conservative test (never false for a point the
+ * narrow phase would find within reach). */
+static inline bool fd_wall_reach_test(const fd_wall_reach* w, fd_vec3 x, double reach)
+{
+    fd_vec3 d = fd_v3_sub(x, w->origin);
+    switch (w->kind) {
+    case FD_WALL_REACH_PLANE:
+        return fd_v3_dot(w->axis, d) < reach;
+    case FD_WALL_REACH_SHELL: {
+        double z = fd_v3_dot(w->axis, d);
+        double rho = sqrt(fmax(fd_v3_length_squared(d) - z * z, 0.0));
+        return fabs(rho - w->radius) < reach && fabs(z) < w->half_length + reach;
+    }
+    case FD_WALL_REACH_DISK: {
+        double z = fd_v3_dot(w->axis, d);
+        double rho = sqrt(fmax(fd_v3_length_squared(d) - z * z, 0.0));
+        return fabs(z - w->offset) < reach && rho < w->radius + reach && rho > w->inner_radius - reach;
+    }
+    case FD_WALL_REACH_SPHERE:
+    default: {
+        double limit = w->radius + reach;
+        return fd_v3_length_squared(d) < limit * limit;
+    }
+    }
+}
+
 typedef struct pair_buffer {
     uint64_t* keys;
     int count, capacity;

@@ -221,7 +221,14 @@ static void fill_geometry(fd_mesh* mesh, int t)
     g->edge_ab = fd_v3_sub(b, a);
     g->edge_ac = fd_v3_sub(c, a);
     g->edge_bc = fd_v3_sub(c, b);
-    g->normal = fd_v3_normalize(fd_v3_cross(g->edge_ab, g->edge_ac));
+    /* Divided by the length, not multiplied by its inverse: each component
+     * is then correctly rounded, so a face in a coordinate plane gets the
+     * normal (0, 0, +-1) exactly whatever its area (c * (1 / c) is 1 - 2^-53
+     * for some c), and a sphere rolling over a flat mesh sees the same gap
+     * on every triangle, not one an ulp off on some (issue 12). */
+    fd_vec3 cross = fd_v3_cross(g->edge_ab, g->edge_ac);
+    double length = fd_v3_length(cross);
+    g->normal = fd_v3(cross.x / length, cross.y / length, cross.z / length);
     g->ab_ab = fd_v3_dot(g->edge_ab, g->edge_ab);
     g->ab_ac = fd_v3_dot(g->edge_ab, g->edge_ac);
     g->ac_ac = fd_v3_dot(g->edge_ac, g->edge_ac);

@@ -49,6 +49,7 @@
 #include "core/math.h"
 #include "fricdem/io.h"
 #include "io/number_format.h"
+#include "io/output_trajectory.h"
 #include "io/output_vtu.h"
 
 typedef struct fd_schedule {
@@ -90,6 +91,8 @@ struct fd_output {
     fd_schedule vtu;
     bool walls_vtu;           /* the world had walls at the start: a walls snapshot with every snapshot */
     fd_vtu_plane_square plane_square; /* where the planes are drawn, fixed at the start */
+    fd_schedule trajectory_schedule;
+    fd_trajectory* trajectory; /* trajectory.h5 and its XDMF indexes (output_trajectory.c); NULL: off */
     /* What has been written, for fd_output_projected_bytes. */
     int64_t csv_times;        /* CSV row times written */
     int64_t step_rows;        /* steps with their events and solver rows written */
@@ -766,6 +769,7 @@ static void output_free(fd_output* output)
     for (int i = 0; i < 7; ++i) {
         close_csv(files[i]);
     }
+    fd_trajectory_close(output->trajectory);
     free(output->outlet_removed);
     free(output->outlet_mass);
     free(output->snapshots);
@@ -784,9 +788,11 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
         fd_fail(FD_ERR_INVALID_ARGUMENT, "output: directory is empty");
         return NULL;
     }
-    if (!(settings->csv_interval >= 0.0) || !(settings->vtu_interval >= 0.0)) {
-        fd_fail(FD_ERR_INVALID_ARGUMENT, "output: csv_interval %g and vtu_interval %g must be >= 0",
-                settings->csv_interval, settings->vtu_interval);
+    if (!(settings->csv_interval >= 0.0) || !(settings->vtu_interval >= 0.0) ||
+        (settings->trajectory && !(settings->trajectory_interval >= 0.0))) {
+        fd_fail(FD_ERR_INVALID_ARGUMENT,
+                "output: csv_interval %g, vtu_interval %g and trajectory_interval %g must be >= 0",
+                settings->csv_interval, settings->vtu_interval, settings->trajectory_interval);
         return NULL;
     }
     fd_output* output = calloc(1, sizeof *output);
@@ -809,6 +815,7 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
     bool any_vtu = settings->vtu_interval > 0.0;
     output->csv = (fd_schedule){any_csv ? settings->csv_interval : -1.0, 0.0, -1};
     output->vtu = (fd_schedule){any_vtu ? settings->vtu_interval : -1.0, 0.0, -1};
+    output->trajectory_schedule = (fd_schedule){settings->trajectory ? settings->trajectory_interval : -1.0, 0.0, -1};
 
     fd_status status = make_directories(output->settings.directory);
     if (status == FD_OK && any_vtu) {
@@ -866,6 +873,13 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
      * snapshot draws them at its time); the planes' squares sized now. */
     output->walls_vtu = any_vtu && fd_vtu_wall_count(world) > 0;
     output->plane_square = fd_vtu_plane_square_around(world);
+    if (settings->trajectory) {
+        output->trajectory = fd_trajectory_open(world, output->settings.directory, settings->trajectory_contacts);
+        if (!output->trajectory) {
+            output_free(output);
+            return NULL;
+        }
+    }
     return output;
 }
 
@@ -900,7 +914,18 @@ double fd_output_projected_bytes(const fd_output* output, const fd_world* world,
     /* A step is never written twice: an interval below the step writes every step. */
     due_times = fmin(due_times, steps + 1.0);
     due_snapshots = fmin(due_snapshots, steps + 1.0);
+    /* The trajectory's frames, like the snapshots: bytes per frame so far times the frames still due. */
+    int64_t frames = fd_trajectory_frame_count(output->trajectory);
+    written += (double)fd_trajectory_bytes(output->trajectory);
+    const double frame_interval = output->trajectory_schedule.interval;
+    double due_frames = frame_interval < 0.0    ? 0.0
+                        : frame_interval == 0.0 ? steps + 1.0
+                                                : floor(duration / frame_interval + 0.5) + 1.0;
+    due_frames = fmin(due_frames, steps + 1.0);
     double projected = written;
+    if (frames > 0 && due_frames > (double)frames) {
+        projected += (double)fd_trajectory_bytes(output->trajectory) / (double)frames * (due_frames - (double)frames);
+    }
     if (output->csv_times > 0 && due_times > (double)output->csv_times) {
         projected += sampled_rows / (double)output->csv_times * (due_times - (double)output->csv_times);
     }
@@ -941,7 +966,8 @@ void fd_output_set_intervals(fd_output* output, const fd_world* world, double cs
 
 bool fd_output_writes_contacts(const fd_output* output)
 {
-    return output && (output->contacts.open || output->vtu.interval >= 0.0);
+    return output && (output->contacts.open || output->vtu.interval >= 0.0 ||
+                      fd_trajectory_writes_contacts(output->trajectory));
 }
 
 bool fd_output_wants_contacts(const fd_output* output, const fd_world* world)
@@ -952,7 +978,10 @@ bool fd_output_wants_contacts(const fd_output* output, const fd_world* world)
     double dt = fd_world_time_step(world);
     double time = fd_world_time(world) + dt;
     int64_t step = fd_world_step_count(world) + 1;
-    return (output->contacts.open && schedule_due(&output->csv, time, step, dt)) || schedule_due(&output->vtu, time, step, dt);
+    return (output->contacts.open && schedule_due(&output->csv, time, step, dt)) ||
+           schedule_due(&output->vtu, time, step, dt) ||
+           (fd_trajectory_writes_contacts(output->trajectory) &&
+            schedule_due(&output->trajectory_schedule, time, step, dt));
 }
 
 fd_status fd_output_write(fd_output* output, const fd_world* world)
@@ -971,6 +1000,10 @@ fd_status fd_output_write(fd_output* output, const fd_world* world)
     if (status == FD_OK && schedule_due(&output->vtu, time, step, dt)) {
         status = write_snapshot(output, world);
         schedule_mark(&output->vtu, time, step, dt);
+    }
+    if (status == FD_OK && schedule_due(&output->trajectory_schedule, time, step, dt)) {
+        status = fd_trajectory_write(output->trajectory, world);
+        schedule_mark(&output->trajectory_schedule, time, step, dt);
     }
     if (status == FD_OK && output->events.open && output->events_step != step) {
         status = write_events_csv(output, world);
@@ -1015,7 +1048,15 @@ fd_status fd_output_close(fd_output* output, const fd_world* world)
             status = write_snapshot(output, world);
             schedule_mark(&output->vtu, time, step, dt);
         }
+        if (status == FD_OK && output->trajectory_schedule.interval >= 0.0 &&
+            output->trajectory_schedule.last_step != step) {
+            status = fd_trajectory_write(output->trajectory, world);
+            schedule_mark(&output->trajectory_schedule, time, step, dt);
+        }
     }
+    fd_status closed = fd_trajectory_close(output->trajectory);
+    output->trajectory = NULL;
+    status = status == FD_OK ? closed : status;
     csv_file* files[7] = {&output->bodies, &output->contacts, &output->energy,
                           &output->events, &output->solver,   &output->walls, &output->outlets};
     for (int i = 0; i < 7; ++i) {

@@ -30,6 +30,8 @@ static const char* const own_files[] = {
     "bodies.csv",  "contacts.csv",    "energy.csv",       "events.csv", "solver.csv", "walls.csv", "outlets.csv",
     "bodies.pvd",  "contacts.pvd",    "walls.pvd",        "bodies.pvd.tmp", "contacts.pvd.tmp", "walls.pvd.tmp",
     "checkpoint.h5", "checkpoint.h5.tmp",
+    "trajectory.h5", "trajectory.xdmf", "trajectory.xdmf.tmp",
+    "trajectory_contacts.xdmf", "trajectory_contacts.xdmf.tmp",
 };
 
 /* A file of vtu/: PREFIX_NNNNNN.vtu with PREFIX bodies, contacts or walls

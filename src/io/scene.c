@@ -785,6 +785,12 @@ static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const
     settings->vtu_interval = o->vtu_interval;
     settings->vtu_ascii = o->vtu_format == 1;
     settings->checkpoint_interval = o->checkpoint_interval;
+    settings->trajectory = o->trajectory;
+    settings->trajectory_interval = fd_scene_given(&fd_scene_output_table, o, "trajectory_interval")
+                                        ? o->trajectory_interval
+                                    : o->vtu_interval > 0.0 ? o->vtu_interval
+                                                            : o->csv_interval;
+    settings->trajectory_contacts = o->trajectory_contacts;
 
     fd_status status = build_world(ctx, file, &out->world);
     if (status == FD_OK) {

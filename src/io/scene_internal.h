@@ -439,6 +439,9 @@ typedef struct fd_scene_output_keys {
     double vtu_interval;
     int vtu_format; /* index into vtu_format_names: 0 binary, 1 ascii */
     double checkpoint_interval;
+    bool trajectory;
+    double trajectory_interval;
+    bool trajectory_contacts;
 } fd_scene_output_keys;
 
 enum { FD_SCENE_BODIES_FILE_AUTO, FD_SCENE_BODIES_FILE_CSV, FD_SCENE_BODIES_FILE_HDF5 };

@@ -950,6 +950,26 @@ static const fd_scene_key output_keys[] = {
             "more at the end; `fricdem resume` continues from it, docs/restart.md); 0 = none",
      .range = GE0,
      .offset = offsetof(fd_scene_output_keys, checkpoint_interval)},
+    {.name = "trajectory",
+     .type = FD_SCENE_BOOL,
+     .doc = "write trajectory.h5 (H5MD: every body's position, orientation, velocity, angular velocity, radius, mass "
+            "and material per frame, and the contacts with their loads and model columns) and the XDMF indexes "
+            "trajectory.xdmf and trajectory_contacts.xdmf that ParaView's XDMF Reader opens",
+     .offset = offsetof(fd_scene_output_keys, trajectory),
+     .def = {0}},
+    {.name = "trajectory_interval",
+     .type = FD_SCENE_NUMBER,
+     .unit = "s",
+     .doc = "time between trajectory frames; 0 = every step",
+     .range = GE0,
+     .offset = offsetof(fd_scene_output_keys, trajectory_interval),
+     .def_text = "vtu_interval if > 0, else csv_interval"},
+    {.name = "trajectory_contacts",
+     .type = FD_SCENE_BOOL,
+     .doc = "the contacts in the trajectory too (recording them costs: at 10^6 settled spheres, three times the "
+            "contact search)",
+     .offset = offsetof(fd_scene_output_keys, trajectory_contacts),
+     .def = {1}},
 };
 CHECK_KEYS(output_keys);
 const fd_scene_table fd_scene_output_table = {"output", "Run outputs (optional block).", KEYS(output_keys),

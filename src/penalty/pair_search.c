@@ -449,12 +449,12 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
             if (!(motion[p].flags & FD_MOTION_WALL)) {
                 continue;
             }
-            fd_vec3 normal = world->plane_normals[p], origin = positions[p];
+            const fd_wall_reach wall = fd_world_wall_reach(world, p);
             for (int b = b_begin; b < b_end; ++b) {
                 if ((motion[b].flags & FD_MOTION_WALL) || !(motion[b].flags & FD_MOTION_DYNAMIC)) {
                     continue;
                 }
-                if (fd_wall_in_reach(origin, normal, radii[p], positions[b], radii[b] + margin) &&
+                if (fd_wall_reach_test(&wall, positions[b], radii[b] + margin) &&
                     !push_pair(found, p, b)) {
                     ++failures;
                     break;

@@ -125,6 +125,9 @@ fd_status fd_world_set_wall_motion(fd_world* world, fd_body_id id, const fd_wall
             return FD_ERR_OUT_OF_MEMORY;
         }
     }
+    /* The list's range test of a turning wall depends on its motion
+     * (fd_world_wall_reach): a new motion gets a new list. */
+    world->penalty.dirty = true;
     fd_world_move_walls(world);
     return FD_OK;
 }
@@ -236,4 +239,43 @@ double fd_world_wall_gap(const fd_world* world, const fd_vec3* positions, int wa
         return -g.penetration;
     }
     return INFINITY;
+}
+
+fd_wall_reach fd_world_wall_reach(const fd_world* world, int wall)
+{
+    const fd_shape* shape = &world->colds[wall].shape;
+    fd_wall_reach reach = {.kind = FD_WALL_REACH_SPHERE, .origin = world->position[wall],
+                           .radius = shape->bounding_radius};
+    if (shape->type == FD_SHAPE_PLANE) {
+        reach.kind = FD_WALL_REACH_PLANE;
+        reach.axis = world->plane_normals[wall];
+        return reach;
+    }
+    if (shape->type != FD_SHAPE_CYLINDER && shape->type != FD_SHAPE_DISK) {
+        return reach; /* a mesh patch: its bounding sphere */
+    }
+    fd_vec3 axis = fd_quat_rotate(world->orientation[wall], fd_v3(0.0, 0.0, 1.0));
+    /* The shell or disk keeps its place as it turns only about its own axis
+     * (a drum); turning about another axis it sweeps its bounding sphere,
+     * which then stands for it until the list is rebuilt. */
+    for (int k = 0; k < world->moving_wall_count; ++k) {
+        const fd_moving_wall* moving = &world->moving_walls[k];
+        if (moving->body == wall) {
+            fd_vec3 w = moving->motion.angular_velocity;
+            if (fd_v3_length(fd_v3_cross(w, axis)) > 1e-12 * fd_v3_length(w)) {
+                return reach;
+            }
+        }
+    }
+    reach.axis = axis;
+    reach.radius = shape->radius;
+    if (shape->type == FD_SHAPE_CYLINDER) {
+        reach.kind = FD_WALL_REACH_SHELL;
+        reach.half_length = 0.5 * shape->length;
+    } else {
+        reach.kind = FD_WALL_REACH_DISK;
+        reach.inner_radius = shape->inner_radius;
+        reach.offset = shape->offset;
+    }
+    return reach;
 }

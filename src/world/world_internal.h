@@ -324,6 +324,8 @@ void fd_world_book_wall_work(fd_world* world, double h);
 void fd_world_free_walls(fd_world* world);
 /* Drops body b's prescribed motion, if it has one (a removed wall). */
 void fd_world_forget_wall_motion(fd_world* world, int b);
+/* The neighbour list's range test of wall body `wall` (fd_wall_reach_test). */
+fd_wall_reach fd_world_wall_reach(const fd_world* world, int wall);
 void fd_world_free_meshes(fd_world* world); /* src/world/wall_bodies.c */
 /* Frees the inlets (fd_world_free). */
 void fd_world_free_inlets(fd_world* world);

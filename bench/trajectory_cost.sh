@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# What the HDF5 trajectory (output.trajectory, docs/output-format.md) costs:
+# the settling pile of bench/run.sh (bench/make_pile.py) run with
+# build/release/fricdem five ways, the same steps each time:
+#   none         no output (the baseline)
+#   bodies       trajectory.h5, bodies only (output.trajectory_contacts: false)
+#   contacts     trajectory.h5 with the contacts (the default)
+#   vtu          VTU snapshots at the same times, for comparison
+#   csv          bodies.csv + contacts.csv at the same times, for comparison
+# and writes bench/out/trajectory_cost.csv: the wall time of the run, the
+# seconds per frame above the baseline, and the bytes written (per frame and
+# per body and frame). Frames come every BENCH_TRAJECTORY_EVERY steps.
+#
+# Environment:
+#   BENCH_TRAJECTORY_SIZES  "N:STEPS ..." (default "10000:200 100000:200")
+#   BENCH_TRAJECTORY_EVERY  steps between frames (default 20)
+#   BENCH_REPEAT            runs of each configuration; the fastest is kept (default 1)
+# No timing is asserted anywhere: this reports, it does not judge.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cli=build/release/fricdem
+sizes=${BENCH_TRAJECTORY_SIZES:-"10000:200 100000:200"}
+every=${BENCH_TRAJECTORY_EVERY:-20}
+repeat=${BENCH_REPEAT:-1}
+out=bench/out
+python=/usr/bin/python3
+
+if [ ! -x "$cli" ]; then
+  echo "bench: $cli is missing; build it first (make build)" >&2
+  exit 1
+fi
+mkdir -p "$out/scenes" "$out/logs"
+results=$out/trajectory_cost.csv
+machine=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
+echo "n,steps,frames,mode,wall_s,seconds_per_frame_over_none,bytes,bytes_per_frame,bytes_per_body_frame,machine" \
+  > "$results"
+
+# The wall time the CLI reports for the stepping loop ("done: ... in X s wall").
+wall_of() {
+  sed -n 's/.* in \([0-9.e+-]*\) s wall.*/\1/p' "$1" | tail -1
+}
+
+for size in $sizes; do
+  n=${size%%:*}
+  steps=${size##*:}
+  scene=$out/scenes/trajectory_pile_${n}.yaml
+  $python bench/make_pile.py "$n" "$steps" 1 "$scene"
+  dt=$($python -c "import re,sys; print(re.search(r'step:\s*([0-9.eE+-]+)', open(sys.argv[1]).read()).group(1))" "$scene")
+  interval=$($python -c "print(repr($every * $dt))")
+  frames=$((steps / every + 1))
+  declare -A sets=(
+    [none]=""
+    [bodies]="--set output.trajectory=true --set output.trajectory_contacts=false --set output.trajectory_interval=$interval"
+    [contacts]="--set output.trajectory=true --set output.trajectory_interval=$interval"
+    [vtu]="--set output.vtu_interval=$interval"
+    [csv]="--set output.csv_interval=$interval --set output.bodies_csv=true --set output.contacts_csv=true"
+  )
+  baseline=""
+  for mode in none bodies contacts vtu csv; do
+    best=""
+    for r in $(seq "$repeat"); do
+      echo "bench: trajectory cost, N = $n, $steps steps, $mode, run $r of $repeat ..." >&2
+      log=$out/logs/trajectory_${n}_${mode}_r${r}.log
+      dir=$out/trajectory_${n}_${mode}
+      # shellcheck disable=SC2086 # the --set words split on purpose
+      if ! "$cli" run "$scene" --out "$dir" --overwrite ${sets[$mode]} > "$log" 2>&1; then
+        echo "bench: the run failed; see $log" >&2
+        tail -5 "$log" >&2
+        exit 1
+      fi
+      wall=$(wall_of "$log")
+      if [ -z "$best" ] || $python -c "import sys; sys.exit(0 if $wall < $best else 1)"; then
+        best=$wall
+      fi
+    done
+    bytes=$(du -sb "$dir" | cut -f1)
+    [ "$mode" = none ] && baseline=$best
+    $python - "$n" "$steps" "$frames" "$mode" "$best" "$baseline" "$bytes" "$machine" >> "$results" <<'PY'
+import sys
+n, steps, frames, mode, wall, baseline, size, machine = sys.argv[1:]
+n, frames, wall, baseline, size = int(n), int(frames), float(wall), float(baseline), int(size)
+per_frame = (wall - baseline) / frames if mode != "none" else 0.0
+written = size if mode != "none" else 0
+print(f"{n},{steps},{frames},{mode},{wall:.3f},{per_frame:.4g},{written},{written / frames:.4g},"
+      f"{written / frames / n:.4g},\"{machine}\"")
+PY
+  done
+  unset sets
+done
+
+$python - "$results" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print()
+print(f"trajectory cost on the settling pile ({rows[0]['machine']})")
+print(f"{'N':>9} {'frames':>6} {'mode':>9} {'wall [s]':>9} {'s/frame over none':>18} {'MB':>9} {'B/body/frame':>13}")
+for r in rows:
+    print(f"{int(r['n']):>9} {int(r['frames']):>6} {r['mode']:>9} {float(r['wall_s']):>9.2f} "
+          f"{float(r['seconds_per_frame_over_none']):>18.4g} {int(r['bytes']) / 1e6:>9.2f} "
+          f"{float(r['bytes_per_body_frame']):>13.4g}")
+print(f"\nresults: {sys.argv[1]}")
+PY
