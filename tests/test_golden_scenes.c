@@ -33,6 +33,7 @@ static const golden_scene golden_scenes[] = {
     {"examples/lattice_pack.yaml", 10000},
     {"examples/tilt_box.yaml", 10000},
     {"examples/drum.yaml", 5000},
+    {"examples/silo.yaml", 5000},
     {"complementarity/pile_box.yaml", 60},
     {"complementarity/rolling_disk.yaml", 200},
     {"fang_negrut/stack.yaml", 400},
