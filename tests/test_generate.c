@@ -23,70 +23,11 @@
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
 
-/* ---------------------------------------------------------------- fixtures */
-
-static char temp_dir[256];
-static char written[16][512];
-static int written_count;
-
-static void make_dir(void)
-{
-    snprintf(temp_dir, sizeof temp_dir, "/tmp/fricdem_test_generate_XXXXXX");
-    cr_assert_not_null(mkdtemp(temp_dir));
-    written_count = 0;
-}
-
-static void remove_dir(void)
-{
-    for (int i = 0; i < written_count; ++i) {
-        unlink(written[i]);
-    }
-    rmdir(temp_dir);
-}
+#include "scene_support.h"
 
 TestSuite(random_fill, .init = make_dir, .fini = remove_dir);
 
-static const char* write_scene(const char* name, const char* text)
-{
-    cr_assert_lt(written_count, 16);
-    char* path = written[written_count++];
-    snprintf(path, 512, "%s/%s", temp_dir, name);
-    FILE* file = fopen(path, "w");
-    cr_assert_not_null(file);
-    fputs(text, file);
-    fclose(file);
-    return path;
-}
-
-static fd_scene load_ok(const char* name, const char* text, const char* const* overrides, int count)
-{
-    const char* path = write_scene(name, text);
-    fd_scene scene;
-    fd_status status = fd_scene_load(path, overrides, count, &scene);
-    cr_assert_eq(status, FD_OK, "%s: %s", name, fd_last_error());
-    return scene;
-}
-
-/* Asserts a parse error "PATH:LINE: KEYPATH: " with each NULL-terminated fragment. */
-static void expect_error_at(const char* name, const char* text, int line, const char* key_path, ...)
-{
-    const char* path = write_scene(name, text);
-    fd_scene scene;
-    fd_status status = fd_scene_load(path, NULL, 0, &scene);
-    cr_assert_eq(status, FD_ERR_PARSE, "%s: expected a parse error, got '%s'", name, fd_status_string(status));
-    const char* message = fd_last_error();
-    char prefix[1024];
-    snprintf(prefix, sizeof prefix, "%s:%d: %s: ", path, line, key_path);
-    cr_assert(strncmp(message, prefix, strlen(prefix)) == 0, "message\n  %s\ndoes not start with\n  %s", message,
-              prefix);
-    va_list args;
-    va_start(args, key_path);
-    for (const char* fragment = va_arg(args, const char*); fragment; fragment = va_arg(args, const char*)) {
-        cr_assert(strstr(message, fragment), "message\n  %s\nlacks\n  %s", message, fragment);
-    }
-    va_end(args);
-}
-
+#undef HEADER /* scene_support.h's; this file's scenes use glass */
 #define HEADER                                                                                                         \
     "time: {step: 1.0e-4, duration: 0.01}\n"                                                                           \
     "materials: [{name: glass, density: 2500}]\n"
