@@ -479,24 +479,64 @@ class Scene:
     def stage_finished(self) -> bool:
         return bool(lib.fd_scene_stage_finished(self._scene))
 
-    def run(self, until: float | None = None, callback=None, every: int = 1) -> None:
+    def run(self, until: float | None = None, callback=None, every: int = 1, *, out: str | Path | None = None,
+            overwrite: bool = False) -> None:
         """Steps to `until` (s; default the scene's duration), beginning each
         stage when the one before it ends (docs/stages.md); callback(scene)
-        after every `every` steps."""
+        after every `every` steps. With `out`, writes the scene's outputs
+        (CSV, VTU, trajectory, as its `output:` asks) into that directory as
+        `fricdem run --out` does, the same files to the bit; `overwrite`
+        as its --overwrite."""
         world = self.world
         end = self.duration if until is None else until
         stages = lib.fd_scene_stage_count(self._scene)
         if stages and self.stage < 0:
             self.begin_stage(0)
-        steps = int(round((end - world.time) / world.time_step))
-        for k in range(steps):
-            world.step()
-            if callback is not None and (k + 1) % every == 0:
-                callback(self)
-            if stages and self.stage_finished():
-                if self.stage + 1 == stages:
-                    return
-                self.begin_stage(self.stage + 1)
+        output = self._open_output(out, overwrite) if out is not None else None
+        try:
+            steps = int(round((end - world.time) / world.time_step))
+            for k in range(steps):
+                if output is not None and (lib.fd_output_wants_contacts(output, world._world) or
+                                           (k + 1 == steps and lib.fd_output_writes_contacts(output))):
+                    world.request_contacts()
+                world.step()
+                if output is not None:
+                    _check(lib.fd_output_write(output, world._world))
+                if callback is not None and (k + 1) % every == 0:
+                    callback(self)
+                if stages and self.stage_finished():
+                    if self.stage + 1 == stages:
+                        return
+                    self.begin_stage(self.stage + 1)
+                    if output is not None:
+                        self._apply_stage_output(output)
+        finally:
+            if output is not None:
+                _check(lib.fd_output_close(output, world._world))
+
+    def _open_output(self, out, overwrite):
+        directory = str(out).encode()
+        if len(directory) >= len(self._scene.output.directory):
+            raise ValueError(f"output directory path too long: {out}")
+        _check(lib.fd_output_claim_directory(directory, overwrite))
+        self._scene.output.directory = directory
+        world = self.world._world
+        lib.fd_world_set_contact_output(world, lib.FD_CONTACT_OUTPUT_ON_REQUEST)
+        lib.fd_world_request_contacts(world)  # the first state's, for the rows at t = 0
+        _check(lib.fd_world_prepare(world))
+        output = lib.fd_output_open(world, ffi.addressof(self._scene.output))
+        if output == ffi.NULL:
+            _check(lib.FD_ERR_IO)
+        self._apply_stage_output(output)
+        _check(lib.fd_output_write(output, world))
+        return output
+
+    def _apply_stage_output(self, output):
+        if lib.fd_scene_stage_count(self._scene) > 0:
+            csv_interval = ffi.new("double*")
+            vtu_interval = ffi.new("double*")
+            lib.fd_scene_stage_output_intervals(self._scene, self._scene.stage, csv_interval, vtu_interval)
+            lib.fd_output_set_intervals(output, self.world._world, csv_interval[0], vtu_interval[0])
 
     def write_checkpoint(self, path: str | Path) -> None:
         """A checkpoint that `Scene.resume` (and `fricdem resume`) continue from."""
