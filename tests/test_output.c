@@ -12,42 +12,9 @@
 
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
+#include "file_support.h"
 
 /* ---------------------------------------------------------------- files */
-
-static char* read_all(const char* path)
-{
-    FILE* file = fopen(path, "rb");
-    cr_assert_not_null(file, "cannot open %s", path);
-    fseek(file, 0, SEEK_END);
-    long size = ftell(file);
-    fseek(file, 0, SEEK_SET);
-    char* text = malloc((size_t)size + 1);
-    cr_assert_not_null(text);
-    cr_assert_eq(fread(text, 1, (size_t)size, file), (size_t)size);
-    text[size] = '\0';
-    fclose(file);
-    return text;
-}
-
-static bool file_exists(const char* path)
-{
-    struct stat info;
-    return stat(path, &info) == 0 && S_ISREG(info.st_mode);
-}
-
-static void make_temp_dir(char* out, size_t size)
-{
-    snprintf(out, size, "/tmp/fricdem_test_output_XXXXXX");
-    cr_assert_not_null(mkdtemp(out));
-}
-
-static void remove_tree(const char* path)
-{
-    char command[4200];
-    snprintf(command, sizeof command, "rm -rf '%s'", path);
-    cr_assert_eq(system(command), 0);
-}
 
 /* ---------------------------------------------------------------- CSV reading */
 
@@ -107,7 +74,7 @@ static char* split_line(char* line, csv_row* row)
 static csv_table read_csv(const char* path)
 {
     csv_table table = {0};
-    table.text = read_all(path);
+    table.text = read_all(path, NULL);
     char* line = table.text;
     cr_assert_eq(strncmp(line, "# units: ", 9), 0, "%s: first line is not '# units: ...'", path);
     table.units = line + 9;
@@ -273,7 +240,7 @@ static void check_vtu_format(const char* path, long* points_out, long* cells_out
     fseek(file, 0, SEEK_END);
     size_t size = (size_t)ftell(file);
     fclose(file);
-    char* text = read_all(path);
+    char* text = read_all(path, NULL);
     const char* appended = strstr(text, "<AppendedData encoding=\"raw\">");
     const unsigned char* data = NULL;
     if (appended) {
@@ -499,15 +466,6 @@ static int expected_steps(int every, int steps[STEPS + 1])
     return count;
 }
 
-static char* path_in(const char* directory, const char* name)
-{
-    static char buffer[4][4300];
-    static int next = 0;
-    char* out = buffer[next++ % 4];
-    snprintf(out, sizeof buffer[0], "%s/%s", directory, name);
-    return out;
-}
-
 /* ---------------------------------------------------------------- tests */
 
 Test(output, bodies_csv_round_trips_at_the_interval)
@@ -696,7 +654,7 @@ static void check_snapshots(bool ascii)
     for (int kind = 0; kind < 3; ++kind) {
         char name[32];
         snprintf(name, sizeof name, "%s.pvd", kinds[kind]);
-        char* pvd = read_all(path_in(directory, name));
+        char* pvd = read_all(path_in(directory, name), NULL);
         check_xml(pvd, name);
         int listed = 0;
         for (const char* d = strstr(pvd, "<DataSet"); d; d = strstr(d + 1, "<DataSet")) {

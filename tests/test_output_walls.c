@@ -29,57 +29,12 @@
 #include "core/math.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
+#include "file_support.h"
 
 #define GEOMETRY_TOLERANCE 1e-12 /* m: see the head of the file */
 #define ASCII_RELATIVE 5e-10     /* %.10g: half a unit in the 10th significant digit */
 
 /* ---------------------------------------------------------------- files */
-
-static char* read_all(const char* path, size_t* size_out)
-{
-    FILE* file = fopen(path, "rb");
-    cr_assert_not_null(file, "cannot open %s", path);
-    fseek(file, 0, SEEK_END);
-    long size = ftell(file);
-    fseek(file, 0, SEEK_SET);
-    char* text = malloc((size_t)size + 1);
-    cr_assert_not_null(text);
-    cr_assert_eq(fread(text, 1, (size_t)size, file), (size_t)size);
-    text[size] = '\0';
-    fclose(file);
-    if (size_out) {
-        *size_out = (size_t)size;
-    }
-    return text;
-}
-
-static bool file_exists(const char* path)
-{
-    struct stat info;
-    return stat(path, &info) == 0 && S_ISREG(info.st_mode);
-}
-
-static void make_temp_dir(char* out, size_t size)
-{
-    snprintf(out, size, "/tmp/fricdem_test_walls_XXXXXX");
-    cr_assert_not_null(mkdtemp(out));
-}
-
-static void remove_tree(const char* path)
-{
-    char command[4200];
-    snprintf(command, sizeof command, "rm -rf '%s'", path);
-    cr_assert_eq(system(command), 0);
-}
-
-static const char* path_in(const char* directory, const char* name)
-{
-    static char path[4][512];
-    static int next = 0;
-    char* out = path[next++ % 4];
-    snprintf(out, sizeof path[0], "%s/%s", directory, name);
-    return out;
-}
 
 /* Balanced, properly nested tags with quoted attributes (comments skipped):
  * enough for what VTK writes. */

@@ -27,39 +27,9 @@
 #error "FRICDEM_CLI (path of the fricdem binary) must be defined by the build"
 #endif
 
-static char temp_dir[256];
-
-static void make_dir(void)
-{
-    snprintf(temp_dir, sizeof temp_dir, "/tmp/fricdem_test_trajectory_XXXXXX");
-    cr_assert_not_null(mkdtemp(temp_dir));
-}
-
-static void remove_dir(void)
-{
-    char command[600];
-    snprintf(command, sizeof command, "rm -rf '%s'", temp_dir);
-    cr_assert_eq(system(command), 0);
-}
+#include "temp_dir_support.h"
 
 TestSuite(trajectory, .init = make_dir, .fini = remove_dir);
-
-static const char* temp_path(const char* name)
-{
-    static char paths[8][512];
-    static int next;
-    char* path = paths[next++ % 8];
-    snprintf(path, 512, "%s/%s", temp_dir, name);
-    return path;
-}
-
-static void write_file(const char* path, const char* text)
-{
-    FILE* file = fopen(path, "w");
-    cr_assert_not_null(file, "cannot write %s", path);
-    fputs(text, file);
-    fclose(file);
-}
 
 static char* read_text(const char* path)
 {
@@ -73,12 +43,6 @@ static char* read_text(const char* path)
     text[length] = '\0';
     fclose(file);
     return text;
-}
-
-static bool exists(const char* path)
-{
-    struct stat info;
-    return stat(path, &info) == 0;
 }
 
 /* Eight spheres drop 2-10 cm onto a plane; an inlet pours 40 small spheres

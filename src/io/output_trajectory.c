@@ -602,11 +602,9 @@ static bool create_observables(fd_trajectory* t)
     return ok;
 }
 
-static void trajectory_free(fd_trajectory* t)
+/* Every dataset of the file (close_series leaves a closed one closed). */
+static void close_all_series(fd_trajectory* t)
 {
-    if (!t) {
-        return;
-    }
     close_series(&t->step);
     close_series(&t->time);
     close_series(&t->pairs);
@@ -622,6 +620,14 @@ static void trajectory_free(fd_trajectory* t)
     for (int c = 0; c < t->model_count; ++c) {
         close_series(&t->model[c]);
     }
+}
+
+static void trajectory_free(fd_trajectory* t)
+{
+    if (!t) {
+        return;
+    }
+    close_all_series(t);
     for (int c = 0; t->model_names && c < t->model_count; ++c) {
         free(t->model_names[c]);
     }
@@ -1091,22 +1097,8 @@ static fd_status trajectory_close(fd_trajectory* t)
     }
     hid_t file = t->file;
     t->file = -1;
-    for (int e = 0; e < BODY_ELEMENT_COUNT; ++e) {
-        close_series(&t->bodies[e]);
-    }
     /* Every dataset is closed before the file, so that H5Fclose really closes it. */
-    close_series(&t->step);
-    close_series(&t->time);
-    close_series(&t->pairs);
-    for (int e = 0; e < CONTACT_ELEMENT_COUNT; ++e) {
-        close_series(&t->contact[e]);
-    }
-    for (int o = 0; o < OBSERVABLE_COUNT; ++o) {
-        close_series(&t->observables[o]);
-    }
-    for (int c = 0; c < t->model_count; ++c) {
-        close_series(&t->model[c]);
-    }
+    close_all_series(t);
     if (file >= 0 && H5Fclose(file) < 0 && status == FD_OK) {
         status = fd_fail(FD_ERR_IO, "trajectory: closing '%s' failed", t->h5_path);
     }
