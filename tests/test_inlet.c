@@ -560,31 +560,14 @@ Test(inlet, prepare_needs_a_law_for_the_inlet_material)
 
 /* ---------------------------------------------------------------- scenes, outputs, CLI */
 
-static char temp_dir[256];
-
-static void make_dir(void)
-{
-    snprintf(temp_dir, sizeof temp_dir, "/tmp/fricdem_test_inlet_XXXXXX");
-    cr_assert_not_null(mkdtemp(temp_dir));
-}
-
-static void remove_dir(void)
-{
-    char command[600];
-    snprintf(command, sizeof command, "rm -rf '%s'", temp_dir);
-    cr_assert_eq(system(command), 0);
-}
+#include "temp_dir_support.h"
 
 TestSuite(inlet_files, .init = make_dir, .fini = remove_dir);
 
 static const char* write_scene(const char* name, const char* text)
 {
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", temp_dir, name);
-    FILE* file = fopen(path, "w");
-    cr_assert_not_null(file);
-    fputs(text, file);
-    fclose(file);
+    const char* path = temp_path(name);
+    write_file(path, text);
     return path;
 }
 

@@ -278,31 +278,14 @@ Test(outlet, bad_defs_fail_with_a_message)
 
 /* ---------------------------------------------------------------- scenes, outputs, CLI */
 
-static char temp_dir[256];
-
-static void make_dir(void)
-{
-    snprintf(temp_dir, sizeof temp_dir, "/tmp/fricdem_test_outlet_XXXXXX");
-    cr_assert_not_null(mkdtemp(temp_dir));
-}
-
-static void remove_dir(void)
-{
-    char command[600];
-    snprintf(command, sizeof command, "rm -rf '%s'", temp_dir);
-    cr_assert_eq(system(command), 0);
-}
+#include "temp_dir_support.h"
 
 TestSuite(outlet_files, .init = make_dir, .fini = remove_dir);
 
 static const char* write_scene(const char* name, const char* text)
 {
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", temp_dir, name);
-    FILE* file = fopen(path, "w");
-    cr_assert_not_null(file);
-    fputs(text, file);
-    fclose(file);
+    const char* path = temp_path(name);
+    write_file(path, text);
     return path;
 }
 

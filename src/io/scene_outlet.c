@@ -13,10 +13,6 @@
 #include "core/math.h"
 #include "io/scene_internal.h"
 
-#define KEYS(array) (array), (int)(sizeof(array) / sizeof((array)[0]))
-#define CHECK_KEYS(array) _Static_assert(sizeof(array) / sizeof((array)[0]) <= FD_SCENE_MAX_KEYS, "too many keys")
-#define ANY {FD_SCENE_UNBOUNDED, FD_SCENE_UNBOUNDED, 0, 0}
-
 /* ---------------------------------------------------------------- tables */
 
 static const fd_scene_key box_keys[] = {
