@@ -67,21 +67,6 @@ static inline double fd_periodic_wrap(double x, double low, double length)
     return wrapped < low ? low : wrapped;
 }
 
-/* Whether a body at x whose reach (bounding radius + margin) is `reach` may
- * touch a wall: a plane (bounding radius INFINITY) by its distance along the
- * normal; a finite wall (a mesh patch, a cylinder, a disk) by the distance
- * from its position, within which its whole surface lies (its bounding
- * radius), so the test holds however the wall turns about its position. */
-static inline bool fd_wall_in_reach(fd_vec3 wall_position, fd_vec3 plane_normal, double wall_radius, fd_vec3 x,
-                                    double reach)
-{
-    if (wall_radius == INFINITY) {
-        return fd_v3_dot(plane_normal, fd_v3_sub(x, wall_position)) < reach;
-    }
-    double limit = wall_radius + reach;
-    return fd_v3_length_squared(fd_v3_sub(x, wall_position)) < limit * limit;
-}
-
 /* The range test of one wall for the neighbour list, tighter than its
  * bounding sphere where the shape allows (fd_world_wall_reach): a drum's
  * shell is reached only near its surface, not by every sphere inside it. */
@@ -127,6 +112,19 @@ static inline bool fd_wall_reach_test(const fd_wall_reach* w, fd_vec3 x, double 
         return fd_v3_length_squared(d) < limit * limit;
     }
     }
+}
+
+/* The same test from a wall's bounding radius alone (the broad phase of
+ * the complementarity stepper, which knows no poses): a plane (bounding
+ * radius INFINITY) by its distance along the normal; a finite wall by the
+ * sphere about its position within which its whole surface lies, so the
+ * test holds however the wall turns about its position. */
+static inline bool fd_wall_in_reach(fd_vec3 wall_position, fd_vec3 plane_normal, double wall_radius, fd_vec3 x,
+                                    double reach)
+{
+    const fd_wall_reach wall = {.kind = wall_radius == INFINITY ? FD_WALL_REACH_PLANE : FD_WALL_REACH_SPHERE,
+                                .origin = wall_position, .axis = plane_normal, .radius = wall_radius};
+    return fd_wall_reach_test(&wall, x, reach);
 }
 
 typedef struct pair_buffer {
