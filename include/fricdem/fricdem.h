@@ -246,6 +246,11 @@ fd_mesh* fd_mesh_create(const double* vertices, int vertex_count, const int* tri
  * then fd_mesh_create (whose errors come prefixed with the path). */
 fd_mesh* fd_mesh_read_stl(const char* path, fd_vec3 scale, double feature_angle, char* message, int message_size);
 
+/* A closed box of edge lengths size (m) centred on the wall origin, axes
+ * along the wall frame's: 12 triangles, one patch per face in the order
+ * -x, +x, -y, +y, -z, +z (a box wall, the scene's `type: box`). */
+fd_mesh* fd_mesh_create_box(fd_vec3 size, char* message, int message_size);
+
 void fd_mesh_free(fd_mesh* mesh);
 
 int fd_mesh_patch_count(const fd_mesh* mesh);

@@ -203,13 +203,8 @@ class World:
         if shape == "box":
             if size is None:
                 raise ValueError("a box wall needs size=(lx, ly, lz)")
-            half = 0.5 * np.asarray(size, dtype=float)
-            corners = np.array([[(-1) ** (1 - (v & 1)), (-1) ** (1 - ((v >> 1) & 1)), (-1) ** (1 - ((v >> 2) & 1))]
-                                for v in range(8)], dtype=float) * half
-            faces = [(0, 4, 6), (0, 6, 2), (1, 3, 7), (1, 7, 5), (0, 1, 5), (0, 5, 4), (2, 6, 7), (2, 7, 3),
-                     (0, 2, 3), (0, 3, 1), (4, 5, 7), (4, 7, 6)]
-            vertices, triangles = corners, np.array(faces)
-        if stl is not None:
+            mesh = lib.fd_mesh_create_box(_vec3(size), message, 1024)
+        elif stl is not None:
             mesh = lib.fd_mesh_read_stl(str(stl).encode(), _vec3(scale), angle, message, 1024)
         else:
             if vertices is None or triangles is None:

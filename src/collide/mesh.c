@@ -733,3 +733,18 @@ int fd_mesh_triangle_patch(const fd_mesh* mesh, int triangle)
 {
     return triangle >= 0 && triangle < mesh->triangle_count ? mesh->triangle_patch[triangle] : -1;
 }
+
+fd_mesh* fd_mesh_create_box(fd_vec3 size, char* message, int message_size)
+{
+    double vertices[24];
+    for (int v = 0; v < 8; ++v) {
+        vertices[3 * v + 0] = (v & 1 ? 0.5 : -0.5) * size.x;
+        vertices[3 * v + 1] = (v & 2 ? 0.5 : -0.5) * size.y;
+        vertices[3 * v + 2] = (v & 4 ? 0.5 : -0.5) * size.z;
+    }
+    /* Faces -x, +x, -y, +y, -z, +z as two triangles each, wound outwards; the
+     * 90 degree edges split them into one patch per face (30 degrees is below). */
+    static const int triangles[36] = {0, 4, 6, 0, 6, 2, 1, 3, 7, 1, 7, 5, 0, 1, 5, 0, 5, 4,
+                                      2, 6, 7, 2, 7, 3, 0, 2, 3, 0, 3, 1, 4, 5, 7, 4, 7, 6};
+    return fd_mesh_create(vertices, 8, triangles, 12, 30.0 * FD_PI / 180.0, message, message_size);
+}

@@ -285,22 +285,6 @@ static fd_status shape_fail(fd_scene_ctx* ctx, const fd_scene_shape* s, char* pa
     return fd_scene_fail(ctx, node ? node : s->seen.map, path, "%s", message);
 }
 
-/* A box wall: the 12 triangles of its 6 faces, centred on the body origin;
- * the 90 degree edges split it into one patch per face. */
-static fd_mesh* box_mesh(fd_vec3 size, char* message, int message_size)
-{
-    double vertices[24];
-    for (int v = 0; v < 8; ++v) {
-        vertices[3 * v + 0] = (v & 1 ? 0.5 : -0.5) * size.x;
-        vertices[3 * v + 1] = (v & 2 ? 0.5 : -0.5) * size.y;
-        vertices[3 * v + 2] = (v & 4 ? 0.5 : -0.5) * size.z;
-    }
-    /* Faces -x, +x, -y, +y, -z, +z as two triangles each, wound outwards. */
-    static const int triangles[36] = {0, 4, 6, 0, 6, 2, 1, 3, 7, 1, 7, 5, 0, 1, 5, 0, 5, 4,
-                                      2, 6, 7, 2, 7, 3, 0, 2, 3, 0, 3, 1, 4, 5, 7, 4, 7, 6};
-    return fd_mesh_create(vertices, 8, triangles, 12, 30.0 * FD_PI / 180.0, message, message_size);
-}
-
 /* The mesh of a box or mesh wall, handed to the world (which frees it). */
 static fd_status shape_mesh(fd_scene_ctx* ctx, fd_world* world, const fd_scene_shape* s, char* path, size_t length,
                             fd_shape_def* shape)
@@ -308,7 +292,7 @@ static fd_status shape_mesh(fd_scene_ctx* ctx, fd_world* world, const fd_scene_s
     char message[1024];
     fd_mesh* mesh = NULL;
     if (s->type == FD_SCENE_SHAPE_BOX) {
-        mesh = box_mesh(s->size, message, (int)sizeof message);
+        mesh = fd_mesh_create_box(s->size, message, (int)sizeof message);
     } else {
         char file[4096];
         if (!fd_scene_resolve_path(ctx, s->file, file, sizeof file)) {
