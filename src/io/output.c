@@ -45,6 +45,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "collide/collide.h"
 #include "core/error.h"
 #include "core/math.h"
 #include "fricdem/io.h"
@@ -173,13 +174,6 @@ static bool close_csv(csv_file* file)
 
 /* ---------------------------------------------------------------- helpers */
 
-/* A wall surface (a plane, a cylinder, a disk, a mesh patch): drawn by the
- * walls series (output_vtu_walls.c), not as a body with a radius. */
-static bool is_wall_surface(const fd_world* world, fd_body_id id)
-{
-    fd_shape_type type = fd_body_get_info(world, id).shape.type;
-    return type != FD_SHAPE_SPHERE && type != FD_SHAPE_ELLIPSOID;
-}
 
 static int body_index(fd_body_id id) { return id.index1 - 1; }
 
@@ -716,7 +710,8 @@ static fd_status write_snapshot(fd_output* output, const fd_world* world)
     int count = 0;
     for (int i = 0; i < body_count; ++i) {
         fd_body_id id = fd_world_body_at(world, i);
-        if (fd_body_is_valid(world, id) && !is_wall_surface(world, id)) {
+        /* Walls are drawn by the walls series, at their true size. */
+        if (fd_body_is_valid(world, id) && !fd_shape_is_wall(fd_body_get_info(world, id).shape.type)) {
             ids[count++] = id;
         }
     }

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collide/collide.h"
 #include "core/error.h"
 #include "core/math.h"
 
@@ -304,14 +305,6 @@ fd_status fd_vtu_write_bodies(const fd_world* world, const char* path, const fd_
 
 /* ---------------------------------------------------------------- contacts */
 
-/* A wall surface: a plane, a cylindrical shell, a disk or a mesh patch,
- * whose body position is no centre of what is touched (a drum's is on its
- * axis, a mesh's its frame origin). */
-static bool is_wall_surface(const fd_world* world, fd_body_id id)
-{
-    fd_shape_type type = fd_body_get_info(world, id).shape.type;
-    return type == FD_SHAPE_PLANE || type == FD_SHAPE_CYLINDER || type == FD_SHAPE_DISK || type == FD_SHAPE_MESH;
-}
 
 static fd_contact_view contact_at(const fd_world* world, int64_t k)
 {
@@ -334,9 +327,11 @@ static void fill_contact_end(const void* source, int64_t point, double* reals, i
     fd_vec3 middle = fd_v3_scale(0.5, fd_v3_add(c.geometry.point_i, c.geometry.point_j));
     fd_vec3 end;
     if (point % 2 == 0) {
-        end = is_wall_surface(world, c.body_i) ? middle : fd_body_get_state(world, c.body_i).position;
+        /* A wall's position is no centre of what is touched (a drum's is on its axis). */
+        end = fd_shape_is_wall(fd_body_get_info(world, c.body_i).shape.type) ? middle
+                                                                             : fd_body_get_state(world, c.body_i).position;
     } else {
-        end = is_wall_surface(world, c.body_j)
+        end = fd_shape_is_wall(fd_body_get_info(world, c.body_j).shape.type)
                   ? middle
                   : fd_v3_add(fd_body_get_state(world, c.body_j).position, c.image_offset);
     }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collide/collide.h"
 #include "core/error.h"
 #include "core/math.h"
 #include "io/output_vtu.h"
@@ -334,17 +335,12 @@ static bool draw_mesh_patch(wall_drawing* d, wall_meshes* m, const wall_body* bo
     return true;
 }
 
-static bool is_drawn_wall(fd_shape_type type)
-{
-    return type == FD_SHAPE_PLANE || type == FD_SHAPE_CYLINDER || type == FD_SHAPE_DISK || type == FD_SHAPE_MESH;
-}
-
 int fd_vtu_wall_count(const fd_world* world)
 {
     int count = 0;
     for (int i = 0; i < fd_world_body_count(world); ++i) {
         fd_body_id id = fd_world_body_at(world, i);
-        count += fd_body_is_valid(world, id) && is_drawn_wall(fd_body_get_info(world, id).shape.type);
+        count += fd_body_is_valid(world, id) && fd_shape_is_wall(fd_body_get_info(world, id).shape.type);
     }
     return count;
 }
@@ -419,7 +415,7 @@ fd_status fd_vtu_write_walls(const fd_world* world, const char* path, const fd_v
             continue;
         }
         wall_body body = {fd_vtu_body_index(id), 0, fd_body_get_info(world, id), fd_body_get_state(world, id)};
-        if (!is_drawn_wall(body.info.shape.type)) {
+        if (!fd_shape_is_wall(body.info.shape.type)) {
             continue;
         }
         body.wall = fd_vtu_body_index(body.info.wall);
