@@ -5,7 +5,8 @@
  * (a pair is about as likely to touch as not, so a branch would be
  * mispredicted half the time): each entry's slot in the thread's list is
  * filled and the count advances by the test. Generic entries get the full
- * narrow phase here, and keep its geometry for the law pass. */
+ * narrow phase here, and keep its geometry for the law pass; round pairs of
+ * the registry's laws get fd_collide's test only (round_pair.c). */
 #include "core/error.h"
 #include "penalty/penalty_internal.h"
 #include "world/world_internal.h"
@@ -109,12 +110,16 @@ void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_pe
                 touches = true; /* other shapes: the narrow phase decides */
                 break;
             }
-            if (pair >= FD_PAIR_GENERIC && touches) {
+            if (pair == FD_PAIR_GENERIC && touches) {
                 /* The registry's kernels want the full geometry. */
                 touches = generic_distance(world, th, e, i, j, record);
                 if (th->failure == FD_PASS_OUT_OF_MEMORY) {
                     return;
                 }
+            } else if (pair > FD_PAIR_GENERIC && touches) {
+                /* A round pair: fd_collide's own test; the law pass takes
+                 * its geometry from the centres (round_pair.c). */
+                touches = fd_round_pair_touches(world, i, j, pair - FD_PAIR_GENERIC_SPHERES, margin);
             }
             int was_touching = contact[e] != FD_NO_CONTACT;
             int now_touching = touches;

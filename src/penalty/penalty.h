@@ -62,9 +62,10 @@ typedef struct fd_world fd_world;
 enum { FD_BLOCKS_PER_CHUNK = 2 };
 
 /* What an entry is, fixed when the list is built. Kinds from
- * FD_PAIR_GENERIC on take the generic path (fd_collide and the registry's
- * kernels); the sphere shapes among them still get the cheap distance test
- * first (kind - FD_PAIR_GENERIC_SPHERES is their shape pairing). */
+ * FD_PAIR_GENERIC on take the registry's kernels; FD_PAIR_GENERIC gets
+ * fd_collide's full narrow phase, the sphere shapes after it (kind -
+ * FD_PAIR_GENERIC_SPHERES is their shape pairing) the cheap distance test
+ * and their geometry from the centres (round_pair.c). */
 enum {
     FD_PAIR_SPHERE_SPHERE = 0,   /* two spheres, a law with a sphere kernel */
     FD_PAIR_SPHERE_PLANE = 1,    /* body i a sphere, body j a plane, a law with a sphere kernel */

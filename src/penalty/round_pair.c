@@ -1,0 +1,93 @@
+/* Geometry on demand for the round pairs of the registry's laws (sphere-
+ * sphere and sphere-plane entries of kinds FD_PAIR_GENERIC_SPHERES + 0, 1,
+ * 2: Fang & Negrut, PFC, a prescribed normal force).
+ *
+ * Such a pair needs no narrow phase: its normal, surface points and
+ * curvatures follow from the two centres (or the centre and the plane). These
+ * functions compute them with the same operations, in the same order, as
+ * src/collide/narrowphase.c's sphere_sphere and sphere_plane reached through
+ * fd_collide (the periodic image of body j added to j's position first, the
+ * plane's normal turned round when the plane is body i), so a pair evaluated
+ * here gets the bits fd_collide gives, at a fraction of the cost: no
+ * principal directions (a round surface curves alike every way, and no law
+ * reads them there), no body-frame points, no copy of a geometry slot. A
+ * pass that records contacts stores fd_collide's full geometry instead,
+ * which holds the same numbers and the directions too.
+ *
+ * Must not: decide anything a law decides, or read a contact's history. */
+#include <math.h>
+
+#include "penalty/penalty_internal.h"
+#include "world/world_internal.h"
+
+/* Body j's position as fd_collide sees it: its image across a periodic face
+ * for two non-wall bodies (distance_pass.c, generic_distance). */
+static fd_vec3 image_offset(const fd_world* world, int i, int j)
+{
+    if (!world->periodic.any || world->is_wall[i] || world->is_wall[j]) {
+        return fd_v3(0.0, 0.0, 0.0);
+    }
+    return fd_periodic_near_offset(&world->periodic, fd_v3_sub(world->position[i], world->position[j]));
+}
+
+bool fd_round_pair_touches(const fd_world* world, int i, int j, int shapes, double margin)
+{
+    if (shapes == FD_PAIR_SPHERE_SPHERE) {
+        fd_vec3 image_j = fd_v3_add(world->position[j], image_offset(world, i, j));
+        double distance = fd_v3_length(fd_v3_sub(world->position[i], image_j));
+        double penetration = world->colds[i].shape.radius + world->colds[j].shape.radius - distance;
+        return penetration > -margin;
+    }
+    int sphere = shapes == FD_PAIR_SPHERE_PLANE ? i : j, plane = shapes == FD_PAIR_SPHERE_PLANE ? j : i;
+    double height = fd_v3_dot(fd_v3_sub(world->position[sphere], world->position[plane]), world->plane_normals[plane]);
+    double penetration = world->colds[sphere].shape.radius - height;
+    return penetration > -margin;
+}
+
+void fd_round_pair_geometry(const fd_world* world, int i, int j, int shapes, fd_generic_slot* out)
+{
+    fd_contact_geometry* g = &out->geometry;
+    *g = (fd_contact_geometry){0};
+    out->offset = image_offset(world, i, j);
+    if (shapes == FD_PAIR_SPHERE_SPHERE) {
+        double radius_i = world->colds[i].shape.radius, radius_j = world->colds[j].shape.radius;
+        fd_vec3 position_i = world->position[i];
+        fd_vec3 position_j = fd_v3_add(world->position[j], out->offset);
+        fd_vec3 offset = fd_v3_sub(position_i, position_j);
+        double distance = fd_v3_length(offset);
+        fd_vec3 n = distance > 0.0 ? fd_v3_scale(1.0 / distance, offset) : fd_v3(0, 0, 1);
+        g->normal = n;
+        g->penetration = radius_i + radius_j - distance;
+        g->point_i = fd_v3_mul_add(position_i, -radius_i, n);
+        g->point_j = fd_v3_mul_add(position_j, radius_j, n);
+        g->curvature_i[0] = g->curvature_i[1] = 1.0 / radius_i;
+        g->curvature_j[0] = g->curvature_j[1] = 1.0 / radius_j;
+    } else {
+        /* Computed with the sphere as "i" (narrowphase.c's canonical order),
+         * then turned round when the plane is body i. */
+        bool plane_first = shapes == FD_PAIR_PLANE_SPHERE;
+        int sphere = plane_first ? j : i, plane = plane_first ? i : j;
+        double radius = world->colds[sphere].shape.radius;
+        fd_vec3 centre = world->position[sphere];
+        fd_vec3 n = world->plane_normals[plane];
+        double height = fd_v3_dot(fd_v3_sub(centre, world->position[plane]), n);
+        fd_vec3 sphere_point = fd_v3_mul_add(centre, -radius, n);
+        fd_vec3 plane_point = fd_v3_mul_add(centre, -height, n);
+        g->penetration = radius - height;
+        g->normal = plane_first ? fd_v3_neg(n) : n;
+        g->point_i = plane_first ? plane_point : sphere_point;
+        g->point_j = plane_first ? sphere_point : plane_point;
+        double curvature_i = plane_first ? 0.0 : 1.0 / radius, curvature_j = plane_first ? 1.0 / radius : 0.0;
+        g->curvature_i[0] = g->curvature_i[1] = curvature_i;
+        g->curvature_j[0] = g->curvature_j[1] = curvature_j;
+    }
+    g->effective_radius = fd_effective_radius(g->curvature_i, g->principal_dir_i, g->curvature_j, g->principal_dir_j);
+}
+
+void fd_round_pair_record_geometry(const fd_world* world, int i, int j, fd_generic_slot* out)
+{
+    out->offset = image_offset(world, i, j);
+    fd_pose pose_i = {world->position[i], world->orientation[i]};
+    fd_pose pose_j = {fd_v3_add(world->position[j], out->offset), world->orientation[j]};
+    fd_collide(&world->colds[i].shape, pose_i, &world->colds[j].shape, pose_j, INFINITY, &out->geometry);
+}
