@@ -8,7 +8,8 @@
  * src/collide/narrowphase.c's sphere_sphere and sphere_plane reached through
  * fd_collide (the periodic image of body j added to j's position first, the
  * plane's normal turned round when the plane is body i), so a pair evaluated
- * here gets the bits fd_collide gives, at a fraction of the cost: no
+ * here gets the bits fd_collide gives (a sphere's bounding radius is its
+ * radius), at a fraction of the cost: no
  * principal directions (a round surface curves alike every way, and no law
  * reads them there), no body-frame points, no copy of a geometry slot. A
  * pass that records contacts stores fd_collide's full geometry instead,
@@ -35,12 +36,12 @@ bool fd_round_pair_touches(const fd_world* world, int i, int j, int shapes, doub
     if (shapes == FD_PAIR_SPHERE_SPHERE) {
         fd_vec3 image_j = fd_v3_add(world->position[j], image_offset(world, i, j));
         double distance = fd_v3_length(fd_v3_sub(world->position[i], image_j));
-        double penetration = world->colds[i].shape.radius + world->colds[j].shape.radius - distance;
+        double penetration = world->bounding_radii[i] + world->bounding_radii[j] - distance;
         return penetration > -margin;
     }
     int sphere = shapes == FD_PAIR_SPHERE_PLANE ? i : j, plane = shapes == FD_PAIR_SPHERE_PLANE ? j : i;
     double height = fd_v3_dot(fd_v3_sub(world->position[sphere], world->position[plane]), world->plane_normals[plane]);
-    double penetration = world->colds[sphere].shape.radius - height;
+    double penetration = world->bounding_radii[sphere] - height;
     return penetration > -margin;
 }
 
@@ -50,7 +51,7 @@ void fd_round_pair_geometry(const fd_world* world, int i, int j, int shapes, fd_
     *g = (fd_contact_geometry){0};
     out->offset = image_offset(world, i, j);
     if (shapes == FD_PAIR_SPHERE_SPHERE) {
-        double radius_i = world->colds[i].shape.radius, radius_j = world->colds[j].shape.radius;
+        double radius_i = world->bounding_radii[i], radius_j = world->bounding_radii[j];
         fd_vec3 position_i = world->position[i];
         fd_vec3 position_j = fd_v3_add(world->position[j], out->offset);
         fd_vec3 offset = fd_v3_sub(position_i, position_j);
@@ -67,7 +68,7 @@ void fd_round_pair_geometry(const fd_world* world, int i, int j, int shapes, fd_
          * then turned round when the plane is body i. */
         bool plane_first = shapes == FD_PAIR_PLANE_SPHERE;
         int sphere = plane_first ? j : i, plane = plane_first ? i : j;
-        double radius = world->colds[sphere].shape.radius;
+        double radius = world->bounding_radii[sphere];
         fd_vec3 centre = world->position[sphere];
         fd_vec3 n = world->plane_normals[plane];
         double height = fd_v3_dot(fd_v3_sub(centre, world->position[plane]), n);
