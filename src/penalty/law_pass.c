@@ -142,6 +142,18 @@ static unsigned block_mechanisms(const fd_contact_law* law)
     return mechanisms;
 }
 
+/* One mechanism's lifetime books of a block lane: after = before + the
+ * step's increments (stored, dashpot, slip, created), stored = the step's. */
+static inline __attribute__((always_inline)) void book_lane(fd_energy_books* restrict after,
+                                                            const fd_energy_books* restrict before,
+                                                            const double (*step)[FD_BLOCK], int c)
+{
+    after->stored = step[0][c];
+    after->dashpot = before->dashpot + step[1][c];
+    after->slip = before->slip + step[2][c];
+    after->created = before->created + step[3][c];
+}
+
 /* The books and record of a contact the block kernel evaluated. */
 static __attribute__((noinline)) void block_lane_details(fd_world* world, const fd_neighbor_list* list,
                                                          const fd_sphere_block* block, int c, int32_t e, int i, int j,
@@ -381,14 +393,17 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                     after[FD_MECHANISM_NORMAL].stored = block->books[FD_MECHANISM_NORMAL][0][c];
                     after[FD_MECHANISM_NORMAL].dashpot =
                         before[FD_MECHANISM_NORMAL].dashpot + block->books[FD_MECHANISM_NORMAL][1][c];
-                    unsigned block_books = block_mechanisms(&world->laws[law->law]);
-                    for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
-                        if (block_books & (1u << m)) {
-                            after[m].stored = block->books[m][0][c];
-                            after[m].dashpot = before[m].dashpot + block->books[m][1][c];
-                            after[m].slip = before[m].slip + block->books[m][2][c];
-                            after[m].created = before[m].created + block->books[m][3][c];
-                        }
+                    if (law->slide != FD_KIND_NONE) {
+                        book_lane(&after[FD_MECHANISM_SLIDE], &before[FD_MECHANISM_SLIDE],
+                                  block->books[FD_MECHANISM_SLIDE], c);
+                    }
+                    if (law->roll != FD_KIND_NONE) {
+                        book_lane(&after[FD_MECHANISM_ROLL], &before[FD_MECHANISM_ROLL],
+                                  block->books[FD_MECHANISM_ROLL], c);
+                    }
+                    if (law->spin != FD_KIND_NONE) {
+                        book_lane(&after[FD_MECHANISM_SPIN], &before[FD_MECHANISM_SPIN],
+                                  block->books[FD_MECHANISM_SPIN], c);
                     }
                 }
             } else {
