@@ -654,3 +654,63 @@ Test(trajectory, without_contacts_there_is_no_contacts_group_and_a_negative_inte
     cr_assert(strstr(fd_last_error(), "trajectory_interval -1 must be >= 0"), "%s", fd_last_error());
     fd_scene_free(&scene);
 }
+
+/* The filters of a dataset (0 without compression). */
+static int filter_count(hid_t file, const char* path)
+{
+    hid_t dataset = H5Dopen2(file, path, H5P_DEFAULT);
+    cr_assert_geq(dataset, 0, "%s", path);
+    hid_t properties = H5Dget_create_plist(dataset);
+    int count = H5Pget_nfilters(properties);
+    H5Pclose(properties);
+    H5Dclose(dataset);
+    return count;
+}
+
+Test(trajectory, compression_none_writes_the_same_values_without_filters_and_a_typo_is_refused)
+{
+    const char* settings[2] = {"", ", trajectory_compression: none"};
+    const char* directories[2] = {"deflated", "uncompressed"};
+    hid_t files[2];
+    for (int k = 0; k < 2; ++k) {
+        char text[4096];
+        snprintf(text, sizeof text,
+                 "%soutput: {csv_interval: 0.01, bodies_csv: false, contacts_csv: false, energy_csv: false, "
+                 "trajectory: true%s}\n",
+                 POUR_SCENE, settings[k]);
+        write_file(temp_path("compression.yaml"), text);
+        run_scene(temp_path("compression.yaml"), temp_path(directories[k]), NULL, 200);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/trajectory.h5", temp_path(directories[k]));
+        files[k] = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        cr_assert_geq(files[k], 0);
+    }
+    const char* datasets[] = {"/particles/all/position/value", "/particles/all/velocity/value",
+                              "/particles/contacts/normal_force/value"};
+    for (int d = 0; d < 3; ++d) {
+        cr_assert_eq(filter_count(files[0], datasets[d]), 2, "shuffle + deflate: %s", datasets[d]);
+        cr_assert_eq(filter_count(files[1], datasets[d]), 0, "no filters: %s", datasets[d]);
+        hsize_t dims0[3] = {0}, dims1[3] = {0};
+        int rank0 = 0, rank1 = 0;
+        double* a = read_all(files[0], datasets[d], H5T_NATIVE_DOUBLE, &rank0, dims0);
+        double* b = read_all(files[1], datasets[d], H5T_NATIVE_DOUBLE, &rank1, dims1);
+        cr_assert_eq(rank0, rank1);
+        size_t count = 1;
+        for (int r = 0; r < rank0; ++r) {
+            cr_assert_eq(dims0[r], dims1[r]);
+            count *= dims0[r];
+        }
+        cr_assert_gt(count, 0);
+        /* The filters are lossless: the same bytes, NaN fills included. */
+        cr_assert_eq(memcmp(a, b, count * sizeof(double)), 0, "%s", datasets[d]);
+        free(a), free(b);
+    }
+    H5Fclose(files[0]);
+    H5Fclose(files[1]);
+
+    write_file(temp_path("typo.yaml"), POUR_SCENE "output: {trajectory: true, trajectory_compression: zip}\n");
+    fd_scene scene;
+    cr_assert_eq(fd_scene_load(temp_path("typo.yaml"), NULL, 0, &scene), FD_ERR_PARSE);
+    cr_assert(strstr(fd_last_error(), "output.trajectory_compression"), "%s", fd_last_error());
+    cr_assert(strstr(fd_last_error(), "deflate"), "the message lists the choices: %s", fd_last_error());
+}

@@ -34,6 +34,8 @@ typedef struct fd_output_settings {
     double trajectory_interval; /* s between trajectory frames; 0 = every step (the scene's default: vtu_interval
                                  * when > 0, else csv_interval) */
     bool trajectory_contacts; /* the contacts in the trajectory too (the scene's default: true) */
+    bool trajectory_uncompressed; /* the trajectory's datasets without the byte shuffle and deflate (level 1) filters:
+                                   * the same values, 2-3x larger, about 2.5x faster to write; default false */
 } fd_output_settings;
 
 typedef struct fd_scene {

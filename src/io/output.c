@@ -869,7 +869,8 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
     output->walls_vtu = any_vtu && fd_vtu_wall_count(world) > 0;
     output->plane_square = fd_vtu_plane_square_around(world);
     if (settings->trajectory) {
-        output->trajectory = fd_trajectory_open(world, output->settings.directory, settings->trajectory_contacts);
+        output->trajectory = fd_trajectory_open(world, output->settings.directory, settings->trajectory_contacts,
+                                                 !settings->trajectory_uncompressed);
         if (!output->trajectory) {
             output_free(output);
             return NULL;

@@ -26,6 +26,7 @@ static const char* const integrator_names[] = {"symplectic_euler", "velocity_ver
 static const char* const stepper_names[] = {"penalty", "complementarity", NULL};
 static const char* const solver_names[] = {"apgd", "jacobi", "gauss_seidel", NULL};
 static const char* const vtu_format_names[] = {"binary", "ascii", NULL};
+static const char* const trajectory_compression_names[] = {"deflate", "none", NULL};
 static const char* const shape_names[] = {"sphere", "plane", "ellipsoid", "cylinder", "disk", "box", "mesh", NULL};
 static const char* const bodies_file_formats[] = {"auto", "csv", "hdf5", NULL};
 static const char* const generator_names[] = {"lattice", "random", NULL};
@@ -970,6 +971,12 @@ static const fd_scene_key output_keys[] = {
             "contact search)",
      .offset = offsetof(fd_scene_output_keys, trajectory_contacts),
      .def = {1}},
+    {.name = "trajectory_compression",
+     .type = FD_SCENE_ENUM,
+     .doc = "deflate: every dataset byte-shuffled and deflated (level 1), 2-3x smaller; none: no filters, the same "
+            "values about 2.5x faster to write (docs/output-format.md)",
+     .offset = offsetof(fd_scene_output_keys, trajectory_compression),
+     .choices = trajectory_compression_names},
 };
 CHECK_KEYS(output_keys);
 const fd_scene_table fd_scene_output_table = {"output", "Run outputs (optional block).", KEYS(output_keys),
