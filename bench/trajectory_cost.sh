@@ -53,11 +53,12 @@ for size in $sizes; do
     [none]=""
     [bodies]="--set output.trajectory=true --set output.trajectory_contacts=false --set output.trajectory_interval=$interval"
     [contacts]="--set output.trajectory=true --set output.trajectory_interval=$interval"
+    [contacts_uncompressed]="--set output.trajectory=true --set output.trajectory_interval=$interval --set output.trajectory_compression=none"
     [vtu]="--set output.vtu_interval=$interval"
     [csv]="--set output.csv_interval=$interval --set output.bodies_csv=true --set output.contacts_csv=true"
   )
   baseline=""
-  for mode in none bodies contacts vtu csv; do
+  for mode in none bodies contacts contacts_uncompressed vtu csv; do
     best=""
     for r in $(seq "$repeat"); do
       echo "bench: trajectory cost, N = $n, $steps steps, $mode, run $r of $repeat ..." >&2
@@ -94,9 +95,9 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 print()
 print(f"trajectory cost on the settling pile ({rows[0]['machine']})")
-print(f"{'N':>9} {'frames':>6} {'mode':>9} {'wall [s]':>9} {'s/frame over none':>18} {'MB':>9} {'B/body/frame':>13}")
+print(f"{'N':>9} {'frames':>6} {'mode':>21} {'wall [s]':>9} {'s/frame over none':>18} {'MB':>9} {'B/body/frame':>13}")
 for r in rows:
-    print(f"{int(r['n']):>9} {int(r['frames']):>6} {r['mode']:>9} {float(r['wall_s']):>9.2f} "
+    print(f"{int(r['n']):>9} {int(r['frames']):>6} {r['mode']:>21} {float(r['wall_s']):>9.2f} "
           f"{float(r['seconds_per_frame_over_none']):>18.4g} {int(r['bytes']) / 1e6:>9.2f} "
           f"{float(r['bytes_per_body_frame']):>13.4g}")
 print(f"\nresults: {sys.argv[1]}")
