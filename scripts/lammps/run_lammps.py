@@ -16,6 +16,11 @@ scripts/validation/lammps_crosscheck.py; docs/validation/lammps_crosscheck.md):
                                    the force on sphere one every 10 steps of
                                    contact, velocities and spins after
                                    separation, contact steps
+  tests/golden/lammps_touching.csv case 5: two spheres touching at t = 0
+                                   (touching_*.in, spins held at zero): the
+                                   force on sphere one at every step of
+                                   contact from step 0 (issue 18: a contact's
+                                   history holds the elapsed time only)
 
 Cases 1, 2 and 4 carry, next to each LAMMPS number, `arm_shift`: how much
 fricdem's contact-arm convention moves that number (scripts/lammps/reference.py
@@ -57,6 +62,7 @@ IMPACTS = ["impact_elastic_slide", "impact_damped_slide", "impact_damped_stick",
 ROLLINGS = ["rolling_slide", "rolling_resist"]
 MINDLINS = ["impact_mindlin", "impact_mindlin_rescale", "impact_mindlin_force", "impact_mindlin_rescale_force",
             "impact_hooke_mindlin"]
+TOUCHINGS = ["touching_linear_history", "touching_mindlin"]
 FORCE_EVERY = 10  # steps between the force rows of case 4, from the first contact step
 POUR_SEEDS = [1, 2, 3]
 STOP_SPEED = 1e-3  # m/s: the rolling sphere has stopped when its speed first falls below this
@@ -432,6 +438,24 @@ def pour_case(lmp: str, work: Path):
 
 # ---------------------------------------------------------------- output
 
+def touching_case(lmp: str, name: str, work: Path):
+    """Case 5: the force on sphere one at every step the pair touches, from
+    step 0 (LAMMPS's set-up). The spins stay zero (fix nve), so no arm
+    convention enters: arm_shift is 0 and fricdem must give LAMMPS's numbers
+    to round-off."""
+    deck = HERE / f"{name}.in"
+    v = deck_variables(deck)
+    dump = work / f"{name}.dump"
+    command = run_deck(lmp, deck.name, work, {"dump": str(dump)})
+    r1, r2 = float(v["r1"]), float(v["r2"])
+    rows = []
+    for step, f in read_dump(dump):
+        d = np.array([f["x"][0] - f["x"][1], f["y"][0] - f["y"][1], f["z"][0] - f["z"][1]])
+        if float(d @ d) < (r1 + r2) ** 2:  # pair_granular: contact iff rsq < radsum^2
+            rows += [(name, step, f"one.f{axis}", float(f[f"f{axis}"][0]), 0.0) for axis in "xyz"]
+    return rows, command
+
+
 def write_golden(path: Path, header: list[str], columns: str, rows) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as out:
@@ -445,8 +469,8 @@ def write_golden(path: Path, header: list[str], columns: str, rows) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cases", default="impact,rolling,pour,mindlin",
-                        help="comma-separated: impact, rolling, pour, mindlin")
+    parser.add_argument("--cases", default="impact,rolling,pour,mindlin,touching",
+                        help="comma-separated: impact, rolling, pour, mindlin, touching")
     parser.add_argument("--out", default=str(ROOT / "tests" / "golden"), help="where the golden files go")
     parser.add_argument("--keep", help="keep LAMMPS's dumps and logs in this folder (default: a temporary one)")
     parser.add_argument("--lmp", default="lmp", help="the LAMMPS binary (default: lmp)")
@@ -514,6 +538,18 @@ def main() -> int:
                          shift_note + f"; reference vs LAMMPS: at most {worst:.2g} of the scale (the largest force "
                          "row of the case, 1 m/s, 100 rad/s)",
                          "largest force row per case: " + ", ".join(scales)],
+                     "case,step,quantity,lammps,arm_shift", rows)
+    if "touching" in cases:
+        rows, commands = [], []
+        for name in TOUCHINGS:
+            r, c = touching_case(args.lmp, name, work)
+            rows += r
+            commands.append(c)
+        write_golden(out / "lammps_touching.csv",
+                     common + [f"command: {c}" for c in commands] + [
+                         "case 5: two spheres touching at t = 0, spins held at zero (fix nve); one.fx, one.fy, "
+                         "one.fz: the force on sphere one (atom 1, N) at every step of contact from step 0 (the "
+                         "set-up, whose history LAMMPS does not advance); arm_shift 0: no spin, no arm convention"],
                      "case,step,quantity,lammps,arm_shift", rows)
     if "pour" in cases:
         rows, commands = pour_case(args.lmp, work)

@@ -629,6 +629,14 @@ void fd_fang_negrut_evaluate(const fd_contact_law* law, const fd_contact_input* 
         return;
     }
     kinematics_step(input, slide_history, &k);
+    if (input->spring_time_step == 0.0) {
+        /* A set-up pass (fd_world_prepare, e.g. after a body was moved
+         * between steps): no time has passed, so the points travelled
+         * nothing; the loads are the springs' as they stand, and the
+         * points are painted anew where the contact is now. */
+        k.p_i = k.p_j = fd_v3(0, 0, 0);
+        k.psi = 0.0;
+    }
     loads->slide_force = slide_kernel(slide_params, input, normal_force, &k, slide_history, columns,
                                       law->column_index[FD_MECHANISM_SLIDE]);
     if (roll != NULL && roll->kind == FD_KIND_ROLL_FANG_NEGRUT) {

@@ -73,7 +73,7 @@ fd_vec3 fd_mindlin_slide(const fd_contact_law* law, const fd_contact_input* inpu
     fd_sds_vector_step s = fd_mindlin_step(
         fd_mindlin_rescales(kind), fd_mindlin_holds_force(kind), derived[FD_MINDLIN_DERIVED_K_T], radius,
         h[FD_MINDLIN_H_RADIUS], gamma, params[FD_MINDLIN_MU_S] * normal_force,
-        derived[FD_MINDLIN_DERIVED_MU_K] * normal_force, h[FD_MINDLIN_H_MODE] != 0.0, input->time_step,
+        derived[FD_MINDLIN_DERIVED_MU_K] * normal_force, h[FD_MINDLIN_H_MODE] != 0.0, input->time_step, input->spring_time_step,
         fd_v3(h[FD_MINDLIN_H_SPRING], h[FD_MINDLIN_H_SPRING + 1], h[FD_MINDLIN_H_SPRING + 2]), n, tangential);
     h[FD_MINDLIN_H_SPRING] = s.spring.x;
     h[FD_MINDLIN_H_SPRING + 1] = s.spring.y;

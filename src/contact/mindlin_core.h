@@ -52,8 +52,8 @@ static inline __attribute__((always_inline)) double fd_mindlin_energy(bool force
  * rescale; and the reset of the spring while slipping (as fd_dsds_vector_step). */
 static inline __attribute__((always_inline)) fd_sds_vector_step
 fd_mindlin_step(bool rescale, bool force_history, double k_t, double radius, double previous_radius, double gamma,
-                double static_limit, double kinetic_limit, bool was_slipping, double dt, fd_vec3 spring, fd_vec3 n,
-                fd_vec3 v)
+                double static_limit, double kinetic_limit, bool was_slipping, double dt, double advance,
+                fd_vec3 spring, fd_vec3 n, fd_vec3 v)
 {
     fd_sds_vector_step s;
     double k = k_t * radius;
@@ -64,7 +64,7 @@ fd_mindlin_step(bool rescale, bool force_history, double k_t, double radius, dou
     fd_vec3 held = fd_v3_select(shrinks, fd_v3_scale(factor, spring), spring);
     double resized = fd_mindlin_energy(force_history, k, held);
     fd_vec3 h = fd_sds_into_plane(held, n);
-    fd_vec3 advanced = force_history ? fd_v3_mul_add(h, -k * dt, v) : fd_v3_mul_add(h, dt, v);
+    fd_vec3 advanced = force_history ? fd_v3_mul_add(h, -k * advance, v) : fd_v3_mul_add(h, advance, v);
     fd_vec3 damping = fd_v3_scale(gamma, v);
     fd_vec3 test = fd_v3_sub(force_history ? advanced : fd_v3_scale(-k, advanced), damping);
     double test_squared = fd_v3_dot(test, test);

@@ -134,7 +134,9 @@ typedef struct fd_contact_input {
     double effective_mass;             /* m_i m_j / (m_i + m_j); the dynamic mass when the other is static */
     double penetration_rate;           /* d(penetration)/dt, m/s, from the relative velocity along the normal */
     fd_vec3 relative_velocity;         /* velocity of body i's surface minus body j's at the contact point, m/s */
-    double time_step;
+    double time_step;                  /* s over which the loads act (the dashpots' and sliders' books) */
+    double spring_time_step;           /* s over which the springs advance: time_step, or 0 in a set-up pass
+                                        * (fd_world_prepare: no time has passed; fd_penalty.spring_time_step) */
     bool is_new;                       /* first step of this contact */
     fd_shape_type shape_i, shape_j;    /* for the geodesic arc length (Fang & Negrut Sec. 2.1, 4.5) */
     double radius_i, radius_j;         /* sphere radii, m (0 otherwise) */

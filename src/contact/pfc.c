@@ -140,7 +140,7 @@ fd_normal_result fd_pfc_normal(const fd_contact_law* law, const fd_contact_input
         } else {
             /* incremental: F_n^l := (F_n^l)_o + k_n d(delta_n), d(delta_n) the
              * overlap increment of this step from the relative velocity. */
-            force = history[HN_FORCE] + kn * input->penetration_rate * input->time_step;
+            force = history[HN_FORCE] + kn * input->penetration_rate * input->spring_time_step;
         }
         force = force > 0.0 ? force : 0.0; /* the linear spring takes no tension */
         /* Dashpot, c_n = 2 beta_n sqrt(m_c k_n). */
@@ -190,7 +190,7 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
         bool slipping = false;
         if (active) {
             fd_vec3 tangential = fd_v3_reject(input->relative_velocity, n);
-            fd_vec3 displacement = fd_v3_scale(dt, tangential);
+            fd_vec3 displacement = fd_v3_scale(input->spring_time_step, tangential);
             force = fd_v3_mul_add(old, -ks, displacement); /* F_s^l := F_s^l - k_s dU_s */
             slipping = cap(&force, ps[S_FRIC] * normal_force); /* Coulomb limit F_s* = mu F_n^l */
             /* Slip energy: the slip part of the increment, dU - dU^k with
@@ -239,7 +239,7 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
         if (active) {
             /* Relative bend-rotation increment: the rotation of i relative to
              * j in the step, less its twist component along n. */
-            fd_vec3 rotation = fd_v3_scale(dt, fd_v3_sub(input->state_i->angular_velocity,
+            fd_vec3 rotation = fd_v3_scale(input->spring_time_step, fd_v3_sub(input->state_i->angular_velocity,
                                                          input->state_j->angular_velocity));
             fd_vec3 bend = fd_v3_reject(rotation, n);
             moment = fd_v3_mul_add(old, -kr, bend);                          /* Eq. (2) */

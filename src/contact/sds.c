@@ -59,9 +59,9 @@ static fd_vec3 slide(bool continuous, const double* params, const double* derive
     double limit = params[DSDS_MU] * normal_force;
     fd_sds_vector_step s =
         continuous ? fd_csds_vector_step(params[DSDS_K_T], params[DSDS_GAMMA_T], derived[FD_SDS_DERIVED_INVERSE_GAMMA],
-                                         limit, input->time_step, xi, tangential_velocity)
+                                         limit, input->time_step, input->spring_time_step, xi, tangential_velocity)
                    : fd_dsds_vector_step(params[DSDS_K_T], derived[FD_SDS_DERIVED_INVERSE_K], params[DSDS_GAMMA_T],
-                                         limit, input->time_step, xi, tangential_velocity);
+                                         limit, input->time_step, input->spring_time_step, xi, tangential_velocity);
     store_spring(history, s.spring, s.slipping, columns, column_index);
     if (s.slipping && input->slip_flags != NULL) {
         *input->slip_flags |= 1u << FD_MECHANISM_SLIDE;

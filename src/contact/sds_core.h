@@ -54,7 +54,12 @@ static inline __attribute__((always_inline)) fd_vec3 fd_sds_into_plane(fd_vec3 x
     return fd_v3_select(defined, fd_v3_scale(scale, projected), fd_v3(0.0, 0.0, 0.0));
 }
 
-/* D-SDS: xi_p = xi + dt v (Eq. 2), F_S = -k xi_p - gamma v (Eq. 1); when
+/* Every update below takes two times: `advance`, over which the spring
+ * moves (the step's dt, or 0 in a set-up pass, when no time has passed:
+ * fd_penalty.spring_time_step), and dt, over which the loads act (the
+ * dashpot's and slider's books). They differ only in a set-up pass.
+ *
+ * D-SDS: xi_p = xi + dt v (Eq. 2), F_S = -k xi_p - gamma v (Eq. 1); when
  * |F_S| > F_max the force is F_max F_S / |F_S| and the spring is reset to
  * -(F + gamma v) / k (Eq. 3). The reset's energy change is slip (a loss) or
  * created (a gain). xi is the spring already in the tangent plane;
@@ -62,10 +67,10 @@ static inline __attribute__((always_inline)) fd_vec3 fd_sds_into_plane(fd_vec3 x
  * (stick and slip alternate from contact to contact: a branch would be
  * mispredicted about as often as not). */
 static inline __attribute__((always_inline)) fd_sds_vector_step fd_dsds_vector_step(double k, double inverse_k, double gamma, double limit, double dt,
-                                                     fd_vec3 xi, fd_vec3 v)
+                                                     double advance, fd_vec3 xi, fd_vec3 v)
 {
     fd_sds_vector_step s;
-    fd_vec3 spring = fd_v3_mul_add(xi, dt, v);
+    fd_vec3 spring = fd_v3_mul_add(xi, advance, v);
     fd_vec3 damping = fd_v3_scale(gamma, v);
     fd_vec3 test = fd_v3_sub(fd_v3_scale(-k, spring), damping);
     double test_squared = fd_v3_dot(test, test);
@@ -90,7 +95,7 @@ static inline __attribute__((always_inline)) fd_sds_vector_step fd_dsds_vector_s
  * -F . (v - r) dt >= 0. Needs gamma > 0 (checked when the law is resolved);
  * inverse_gamma = 1 / gamma. */
 static inline __attribute__((always_inline)) fd_sds_vector_step fd_csds_vector_step(double k, double gamma, double inverse_gamma, double limit,
-                                                     double dt, fd_vec3 xi, fd_vec3 v)
+                                                     double dt, double advance, fd_vec3 xi, fd_vec3 v)
 {
     fd_sds_vector_step s;
     fd_vec3 spring_force = fd_v3_scale(-k, xi);
@@ -100,7 +105,7 @@ static inline __attribute__((always_inline)) fd_sds_vector_step fd_csds_vector_s
     double ratio = limit / sqrt(test_squared);
     s.force = fd_v3_scale(fd_select(s.slipping, ratio, 1.0), test);
     fd_vec3 rate = fd_v3_select(s.slipping, fd_v3_scale(inverse_gamma, fd_v3_sub(spring_force, s.force)), v);
-    s.spring = fd_v3_mul_add(xi, dt, rate);
+    s.spring = fd_v3_mul_add(xi, advance, rate);
     s.stored = 0.5 * k * fd_v3_dot(s.spring, s.spring);
     s.dashpot = gamma * fd_v3_dot(rate, rate) * dt;
     double slip = -fd_v3_dot(s.force, fd_v3_sub(v, rate)) * dt;
@@ -115,11 +120,11 @@ static inline __attribute__((always_inline)) fd_sds_vector_step fd_csds_vector_s
  * differs from capping along T_S), and the spring is reset by Eq. (3) (to 0
  * for k = 0: marshall's k vanishes with the contact radius). Both outcomes
  * are formed; the slip state picks one. */
-static inline __attribute__((always_inline)) fd_sds_scalar_step fd_dsds_scalar_step(double k, double gamma, double limit, double dt, double xi,
-                                                     double w)
+static inline __attribute__((always_inline)) fd_sds_scalar_step fd_dsds_scalar_step(double k, double gamma, double limit, double dt,
+                                                     double advance, double xi, double w)
 {
     fd_sds_scalar_step s;
-    double spring = xi + dt * w;
+    double spring = xi + advance * w;
     double test = -k * spring - gamma * w;
     double predicted = 0.5 * k * spring * spring;
     s.slipping = fabs(test) > limit;
@@ -137,8 +142,8 @@ static inline __attribute__((always_inline)) fd_sds_scalar_step fd_dsds_scalar_s
 
 /* Twisting C-SDS (Eq. 10), as fd_csds_vector_step for a scalar; needs
  * gamma > 0 (checked when the law is resolved). */
-static inline __attribute__((always_inline)) fd_sds_scalar_step fd_csds_scalar_step(double k, double gamma, double limit, double dt, double xi,
-                                                     double w)
+static inline __attribute__((always_inline)) fd_sds_scalar_step fd_csds_scalar_step(double k, double gamma, double limit, double dt,
+                                                     double advance, double xi, double w)
 {
     fd_sds_scalar_step s;
     double spring_torque = -k * xi;
@@ -146,7 +151,7 @@ static inline __attribute__((always_inline)) fd_sds_scalar_step fd_csds_scalar_s
     s.slipping = fabs(test) > limit;
     s.torque = fd_select(s.slipping, copysign(limit, test), test);
     double rate = fd_select(s.slipping, (spring_torque - s.torque) / gamma, w);
-    s.spring = xi + dt * rate;
+    s.spring = xi + advance * rate;
     s.stored = 0.5 * k * s.spring * s.spring;
     s.dashpot = gamma * rate * rate * dt;
     double slip = -s.torque * (w - rate) * dt;

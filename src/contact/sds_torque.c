@@ -119,7 +119,7 @@ void fd_sds_roll_evaluate(const fd_contact_law* law, const fd_contact_input* inp
     const double* p = law->params[FD_MECHANISM_ROLL];
     const int* column_index = law->column_index[FD_MECHANISM_ROLL];
     double* h = history + law->history_offset[FD_MECHANISM_ROLL];
-    double k = p[ROLL_K], gamma = p[ROLL_GAMMA], dt = input->time_step;
+    double k = p[ROLL_K], gamma = p[ROLL_GAMMA], dt = input->time_step, advance = input->spring_time_step;
     fd_vec3 n = input->geometry->normal;
     double radius = input->geometry->effective_radius;
     radius = isfinite(radius) ? radius : 0.0; /* two planes do not roll */
@@ -130,13 +130,13 @@ void fd_sds_roll_evaluate(const fd_contact_law* law, const fd_contact_input* inp
     fd_vec3 xi = fd_v3(h[H_ROLL_XI], h[H_ROLL_XI + 1], h[H_ROLL_XI + 2]);
     fd_vec3 previous = input->is_new ? fd_v3(0, 0, 0) : fd_v3(h[H_ROLL_NORMAL], h[H_ROLL_NORMAL + 1], h[H_ROLL_NORMAL + 2]);
     double limit = p[ROLL_MU] * critical_force;
-    double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * dt;
+    double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * advance;
     xi = fd_roll_spring_carried(xi, previous, n, p[ROLL_TRANSPORT] != 0.0, twist, k, limit);
     const double* derived = law->derived[FD_MECHANISM_ROLL];
     fd_sds_vector_step s =
         model->kind == FD_KIND_ROLL_DSDS
-            ? fd_dsds_vector_step(k, derived[FD_SDS_DERIVED_INVERSE_K], gamma, limit, dt, xi, velocity)
-            : fd_csds_vector_step(k, gamma, derived[FD_SDS_DERIVED_INVERSE_GAMMA], limit, dt, xi, velocity);
+            ? fd_dsds_vector_step(k, derived[FD_SDS_DERIVED_INVERSE_K], gamma, limit, dt, advance, xi, velocity)
+            : fd_csds_vector_step(k, gamma, derived[FD_SDS_DERIVED_INVERSE_GAMMA], limit, dt, advance, xi, velocity);
     book_vector_step(input->energy != NULL ? &input->energy[FD_MECHANISM_ROLL] : NULL, &s);
     fd_vec3 torque = fd_v3_scale(radius, fd_v3_cross(n, s.force));
     loads->roll_torque_i = torque;
@@ -173,8 +173,8 @@ void fd_sds_spin_evaluate(const fd_contact_law* law, const fd_contact_input* inp
     double xi = input->is_new ? 0.0 : h[H_SPIN_XI];
     double limit = c.mu * critical_force; /* Marshall Eq. 44 */
     fd_sds_scalar_step s = model->kind == FD_KIND_SPIN_CSDS
-                               ? fd_csds_scalar_step(c.k, c.gamma, limit, input->time_step, xi, rate_twist)
-                               : fd_dsds_scalar_step(c.k, c.gamma, limit, input->time_step, xi, rate_twist);
+                               ? fd_csds_scalar_step(c.k, c.gamma, limit, input->time_step, input->spring_time_step, xi, rate_twist)
+                               : fd_dsds_scalar_step(c.k, c.gamma, limit, input->time_step, input->spring_time_step, xi, rate_twist);
     if (input->energy != NULL) {
         fd_energy_books* books = &input->energy[FD_MECHANISM_SPIN];
         books->stored = s.stored;

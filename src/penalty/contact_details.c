@@ -125,6 +125,7 @@ static void evaluate_generic(const fd_world* world, const fd_contact_law* law, i
         .penetration_rate = fd_v3_dot(fd_v3_sub(velocity_j, velocity_i), geometry->normal),
         .relative_velocity = fd_v3_sub(velocity_i, velocity_j),
         .time_step = world->def.time_step,
+        .spring_time_step = world->penalty.spring_time_step, /* 0 in the set-up pass */
         .is_new = is_new,
         .shape_i = shape_of(world, i),
         .shape_j = shape_of(world, j),

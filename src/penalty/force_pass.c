@@ -246,7 +246,7 @@ static bool reserve_record(fd_world* world, int64_t count)
     return true;
 }
 
-fd_status fd_penalty_force_pass(fd_world* world, bool record)
+fd_status fd_penalty_force_pass(fd_world* world, bool record, bool elapsed)
 {
     fd_penalty* p = &world->penalty;
     fd_world_profile* profile = &world->profile;
@@ -255,6 +255,10 @@ fd_status fd_penalty_force_pass(fd_world* world, bool record)
     fd_status status = refresh_list(world);
     if (status != FD_OK) {
         return status;
+    }
+    p->spring_time_step = elapsed ? world->def.time_step : 0.0;
+    for (int b = 0; b < p->block_law_count; ++b) {
+        p->block_laws[b].spring_time_step = p->spring_time_step;
     }
     fd_neighbor_list* list = &p->lists[p->current];
     int threads = list->thread_count;

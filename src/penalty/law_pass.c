@@ -108,7 +108,8 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
     if (ledger || record) {
         memset(step_books, 0, sizeof step_books);
     }
-    fd_sphere_loads loads = fd_sphere_kernel(law, constants, world->def.time_step, n, overlap, relative,
+    fd_sphere_loads loads = fd_sphere_kernel(law, constants, world->def.time_step, world->penalty.spring_time_step, n, overlap,
+                                             relative,
                                              si->angular_velocity, sj->angular_velocity, history,
                                              ledger || record ? step_books : NULL);
     out.force = fd_v3_mul_add(loads.slide_force, loads.normal_force, n);

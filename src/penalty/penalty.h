@@ -197,6 +197,13 @@ typedef struct fd_penalty {
     int64_t rebuilds;             /* neighbour-list builds so far */
     bool unrecorded;              /* the last pass did not write the world's contact set (false before any pass) */
     int stage;                    /* of the pass in progress: 0 nothing changed yet, 1 laws evaluated */
+    /* The time over which the pass in progress advances the contacts'
+     * springs (s): the step's time step, or 0 in the set-up pass of
+     * fd_world_prepare, which evaluates the loads of the state as it is
+     * without any time having passed (LAMMPS's history_update = 0 in its
+     * set-up): a contact touching at t = 0 starts unstretched and each step
+     * adds what happened during it (issue 18). */
+    double spring_time_step;
 } fd_penalty;
 
 void fd_penalty_free(fd_penalty* penalty);
@@ -208,8 +215,10 @@ fd_status fd_penalty_prepare(fd_world* world, double skin);
 /* The contact pass of the penalty stepper at the world's current state:
  * forces and torques (world->forces, world->torques must hold the external
  * loads) from every touching contact; records the contact set when asked,
- * books the ledger and raises the events when switched on. */
-fd_status fd_penalty_force_pass(fd_world* world, bool record);
+ * books the ledger and raises the events when switched on. `elapsed`: the
+ * pass follows a time step (false: the set-up pass, whose springs advance
+ * by nothing; fd_penalty.spring_time_step). */
+fd_status fd_penalty_force_pass(fd_world* world, bool record, bool elapsed);
 
 /* Undoes the last force pass (springs, states, contacts begun) after a
  * failed step; the world restores its bodies and books. A list rebuilt in the

@@ -36,6 +36,7 @@ bool fd_block_law_of(const fd_contact_law* law, int index, double time_step, fd_
         .spin_offset = law->history_offset[FD_MECHANISM_SPIN],
         .k_n = normal[FD_HOOKE_STIFFNESS],
         .time_step = time_step,
+        .spring_time_step = time_step,
     };
     if (slide != NULL) {
         const double* p = law->params[FD_MECHANISM_SLIDE];
@@ -92,7 +93,7 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
                                                        fd_submodel_kind slide, fd_submodel_kind roll,
                                                        fd_submodel_kind spin, int keep)
 {
-    double dt = law->time_step;
+    double dt = law->time_step, advance = law->spring_time_step;
     fd_vec3 d = LOAD(b->separation, c);
     double distance = sqrt(fd_v3_dot(d, d));
     /* Coincident centres: +z, deterministically (narrowphase.c). */
@@ -123,8 +124,8 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
         fd_vec3 xi = fd_sds_into_plane(LOAD(b->spring, c), n);
         fd_sds_vector_step s =
             slide == FD_KIND_SLIDE_DSDS
-                ? fd_dsds_vector_step(law->k_t, law->inverse_k_t, law->gamma_t, limit, dt, xi, tangential)
-                : fd_csds_vector_step(law->k_t, law->gamma_t, law->inverse_gamma_t, limit, dt, xi, tangential);
+                ? fd_dsds_vector_step(law->k_t, law->inverse_k_t, law->gamma_t, limit, dt, advance, xi, tangential)
+                : fd_csds_vector_step(law->k_t, law->gamma_t, law->inverse_gamma_t, limit, dt, advance, xi, tangential);
         slide_force = s.force;
         STORE(b->spring_after, c, s.spring);
         slip += fd_select(s.slipping, (double)FD_ENTRY_SLIP_SLIDE, 0.0);
@@ -141,15 +142,15 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
             /* sds_torque.c: v_r = R (omega_i - omega_j) x n, torque R n x F. */
             double limit = law->mu_roll * critical;
             fd_vec3 velocity = fd_v3_scale(radius, fd_v3_cross(relative_spin, n));
-            double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * dt;
+            double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * advance;
             b->wide_turn[c] = fd_select(fd_small_turn(twist), 0.0, 1.0);
             fd_vec3 xi = fd_roll_spring_carried_with(LOAD(b->roll_spring, c), LOAD(b->roll_normal, c), n,
                                                      law->lammps_transport, twist, fd_small_turn_cos(twist),
                                                      fd_small_turn_sin(twist), law->k_roll, limit);
             fd_sds_vector_step s =
                 roll == FD_KIND_ROLL_DSDS
-                    ? fd_dsds_vector_step(law->k_roll, law->inverse_k_roll, law->gamma_roll, limit, dt, xi, velocity)
-                    : fd_csds_vector_step(law->k_roll, law->gamma_roll, law->inverse_gamma_roll, limit, dt, xi,
+                    ? fd_dsds_vector_step(law->k_roll, law->inverse_k_roll, law->gamma_roll, limit, dt, advance, xi, velocity)
+                    : fd_csds_vector_step(law->k_roll, law->gamma_roll, law->inverse_gamma_roll, limit, dt, advance, xi,
                                           velocity);
             STORE(b->roll_spring_after, c, s.spring);
             roll_torque = fd_v3_scale(radius, fd_v3_cross(n, s.force));
@@ -170,8 +171,8 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
             double w = fd_v3_dot(relative_spin, n);
             double limit = mu * critical;
             fd_sds_scalar_step s = spin == FD_KIND_SPIN_CSDS
-                                       ? fd_csds_scalar_step(k, gamma, limit, dt, b->twist_spring[c], w)
-                                       : fd_dsds_scalar_step(k, gamma, limit, dt, b->twist_spring[c], w);
+                                       ? fd_csds_scalar_step(k, gamma, limit, dt, advance, b->twist_spring[c], w)
+                                       : fd_dsds_scalar_step(k, gamma, limit, dt, advance, b->twist_spring[c], w);
             b->twist_spring_after[c] = s.spring;
             spin_torque = s.torque;
             slip += fd_select(s.slipping, (double)FD_ENTRY_SLIP_SPIN, 0.0);

@@ -38,6 +38,7 @@ typedef struct fd_block_law {
     double k_roll, inverse_k_roll, gamma_roll, inverse_gamma_roll, mu_roll; /* roll */
     double k_twist, gamma_twist, mu_twist;                                  /* spin dsds, csds */
     double time_step;             /* s */
+    double spring_time_step;      /* s the springs advance over: time_step, 0 in a set-up pass */
 } fd_block_law;
 
 typedef struct fd_sphere_block {

@@ -33,7 +33,7 @@ typedef struct fd_sphere_loads {
  * minus body j's at the contact point (m/s). books: NULL, or this step's
  * books per mechanism (stored after it, increments over it; zeroed by the
  * caller). */
-static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(const fd_contact_law* law, const double* constants, double dt,
+static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(const fd_contact_law* law, const double* constants, double dt, double advance,
                                                fd_vec3 n, double overlap, fd_vec3 relative_velocity, fd_vec3 omega_i,
                                                fd_vec3 omega_j, double* history, fd_energy_books* books)
 {
@@ -89,7 +89,7 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
         fd_sds_vector_step s = fd_mindlin_step(
             fd_mindlin_rescales(slide->kind), fd_mindlin_holds_force(slide->kind), derived[FD_MINDLIN_DERIVED_K_T],
             radius, h[FD_MINDLIN_H_RADIUS], p[FD_MINDLIN_X_GAMMA_T] * normal_dashpot, p[FD_MINDLIN_MU_S] * critical,
-            derived[FD_MINDLIN_DERIVED_MU_K] * critical, h[FD_MINDLIN_H_MODE] != 0.0, dt,
+            derived[FD_MINDLIN_DERIVED_MU_K] * critical, h[FD_MINDLIN_H_MODE] != 0.0, dt, advance,
             fd_v3(h[FD_MINDLIN_H_SPRING], h[FD_MINDLIN_H_SPRING + 1], h[FD_MINDLIN_H_SPRING + 2]), n, tangential);
         h[FD_MINDLIN_H_SPRING] = s.spring.x;
         h[FD_MINDLIN_H_SPRING + 1] = s.spring.y;
@@ -110,10 +110,10 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
         const double* derived = law->derived[FD_MECHANISM_SLIDE];
         fd_sds_vector_step s =
             slide->kind == FD_KIND_SLIDE_DSDS
-                ? fd_dsds_vector_step(p[FD_SDS_K_T], derived[FD_SDS_DERIVED_INVERSE_K], p[FD_SDS_GAMMA_T], limit, dt,
+                ? fd_dsds_vector_step(p[FD_SDS_K_T], derived[FD_SDS_DERIVED_INVERSE_K], p[FD_SDS_GAMMA_T], limit, dt, advance,
                                       xi, tangential)
                 : fd_csds_vector_step(p[FD_SDS_K_T], p[FD_SDS_GAMMA_T], derived[FD_SDS_DERIVED_INVERSE_GAMMA], limit,
-                                      dt, xi, tangential);
+                                      dt, advance, xi, tangential);
         h[0] = s.spring.x;
         h[1] = s.spring.y;
         h[2] = s.spring.z;
@@ -133,14 +133,14 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
         double radius = constants[1];
         double k = p[0], gamma = p[1], limit = p[2] * critical;
         fd_vec3 velocity = fd_v3_scale(radius, fd_v3_cross(relative_spin, n));
-        double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * dt;
+        double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * advance;
         fd_vec3 xi = fd_roll_spring_carried(fd_v3(h[0], h[1], h[2]), fd_v3(h[3], h[4], h[5]), n, p[3] != 0.0, twist,
                                             k, limit);
         const double* derived = law->derived[FD_MECHANISM_ROLL];
         fd_sds_vector_step s =
             roll->kind == FD_KIND_ROLL_DSDS
-                ? fd_dsds_vector_step(k, derived[FD_SDS_DERIVED_INVERSE_K], gamma, limit, dt, xi, velocity)
-                : fd_csds_vector_step(k, gamma, derived[FD_SDS_DERIVED_INVERSE_GAMMA], limit, dt, xi, velocity);
+                ? fd_dsds_vector_step(k, derived[FD_SDS_DERIVED_INVERSE_K], gamma, limit, dt, advance, xi, velocity)
+                : fd_csds_vector_step(k, gamma, derived[FD_SDS_DERIVED_INVERSE_GAMMA], limit, dt, advance, xi, velocity);
         h[0] = s.spring.x;
         h[1] = s.spring.y;
         h[2] = s.spring.z;
@@ -160,8 +160,8 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
         fd_sds_spin_constants c = fd_sds_spin_constants_of(law, constants[1], overlap);
         double w = fd_v3_dot(relative_spin, n);
         double limit = c.mu * critical;
-        fd_sds_scalar_step s = spin->kind == FD_KIND_SPIN_CSDS ? fd_csds_scalar_step(c.k, c.gamma, limit, dt, h[0], w)
-                                                               : fd_dsds_scalar_step(c.k, c.gamma, limit, dt, h[0], w);
+        fd_sds_scalar_step s = spin->kind == FD_KIND_SPIN_CSDS ? fd_csds_scalar_step(c.k, c.gamma, limit, dt, advance, h[0], w)
+                                                               : fd_dsds_scalar_step(c.k, c.gamma, limit, dt, advance, h[0], w);
         h[0] = s.spring;
         out.spin_torque = s.torque;
         out.slip |= s.slipping ? FD_ENTRY_SLIP_SPIN : 0u;

@@ -399,7 +399,7 @@ fd_status fd_penalty_forces(fd_world* world)
 {
     fd_world_apply_external_loads(world);
     bool record = world->def.contact_output == FD_CONTACT_OUTPUT_EVERY_STEP || world->contacts_requested;
-    fd_status status = fd_penalty_force_pass(world, record);
+    fd_status status = fd_penalty_force_pass(world, record, false); /* set-up: no time has passed */
     if (status == FD_OK) {
         world->contacts_requested = false;
     }
@@ -435,7 +435,7 @@ fd_status fd_penalty_step(fd_world* world)
         status = fd_world_check_blow_up(world); /* before the force pass: the drift alone tells */
     }
     if (finite && status == FD_OK) {
-        status = fd_penalty_force_pass(world, record);
+        status = fd_penalty_force_pass(world, record, true);
     }
     if (status == FD_OK && finite) {
         world->contacts_requested = false;
