@@ -187,12 +187,6 @@ Test(pfc, sliding_ball_reaches_the_coulomb_limit_and_slip_energy_is_the_friction
     s.fric = 0.3;
     s.velocity = fd_v3(1.0, 0, 0);
     s.lock_rotation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
-    /* No shear dashpot: the contact exists at t = 0 with its shear spring
-     * unstretched (no time has passed, issue 18), so its first evaluation is
-     * in stick and a dashpot would brake the ball by 2 beta_s sqrt(m k_s) v
-     * dt / m = 4e-3 m/s in the first step, which the closed form (sliding
-     * from t = 0) does not have. In slip PFC's dashpot is off anyway. */
-    s.dp_sratio = 0.0;
     fd_body_id ball;
     fd_world* world = make_world(&s, &ball);
     fd_contact_view view;
@@ -241,17 +235,7 @@ Test(pfc, sliding_ball_reaches_the_coulomb_limit_and_slip_energy_is_the_friction
  * v0 = 2 m/s, no spin, fric 0.5, rr_fric 0.1. Closed form (docs/validation/
  * pfc_ball.md): sliding until t1 = 2 v0 / ((7 mu - 5 mu_r) g), leaving
  * v1 = 5 v0 (mu - mu_r) / (7 mu - 5 mu_r); then rolling with deceleration
- * a = 5 mu_r g / 7 until t2 = t1 + v1 / a; then at rest.
- *
- * The closed forms start from the state after the first step. The contact
- * exists at t = 0 with its springs unstretched (no time has passed: issue 18),
- * so the set-up pass, whose loads drive the first step, finds it in stick,
- * and its shear dashpot, 2 beta_s sqrt(m k_s) v0 = 400 N for that one step,
- * takes 0.008 m/s and 0.2 rad/s off the slip speed (1.4 %). (PFC's own first
- * cycle counts one displacement increment from before t = 0, which puts the
- * contact in slip at once.) From the first step on the ball slides with slip
- * speed u = v - R w, spin w, and the closed forms hold with u for v0:
- * t1 = dt + 2 u / ((7 mu - 5 mu_r) g), v1 = v - mu g (t1 - dt). */
+ * a = 5 mu_r g / 7 until t2 = t1 + v1 / a; then at rest. */
 Test(pfc, rrlinear_ball_slides_then_rolls_at_five_sevenths_mu_r_g_then_rests)
 {
     const double mu = 0.5, mu_r = 0.1, v0 = 2.0;
@@ -263,31 +247,20 @@ Test(pfc, rrlinear_ball_slides_then_rolls_at_five_sevenths_mu_r_g_then_rests)
     s.lock_rotation = FD_LOCK_X | FD_LOCK_Z;
     fd_body_id ball;
     fd_world* world = make_world(&s, &ball);
-    fd_contact_view view;
-    step(world, &view);
-    const double t0 = s.time_step;
-    const fd_body_state first = fd_body_get_state(world, ball);
-    const double u = first.velocity.x - RADIUS * first.angular_velocity.y, w0 = first.angular_velocity.y;
-    cr_assert(u < v0 && u > 0.98 * v0, "the set-up dashpot's kick: slip speed %g after the first step", u);
-    const double slip0 = test_column_value(world, &view, "pfc_slip");
-    const double rrslip0 = test_column_value(world, &view, "pfc_rrslip");
-    const double dashpot0 = test_column_value(world, &view, "pfc_dashpot");
-    const double strain0 = test_column_value(world, &view, "pfc_strain");
-    const double rrstrain0 = test_column_value(world, &view, "pfc_rrstrain");
-    const double kinetic0 = 0.5 * MASS * first.velocity.x * first.velocity.x + 0.5 * 0.4 * MASS * RADIUS * RADIUS * w0 * w0;
-    double t1 = t0 + 2.0 * u / ((7.0 * mu - 5.0 * mu_r) * G);
-    double v1 = first.velocity.x - mu * G * (t1 - t0);
+    double t1 = 2.0 * v0 / ((7.0 * mu - 5.0 * mu_r) * G);
+    double v1 = 5.0 * v0 * (mu - mu_r) / (7.0 * mu - 5.0 * mu_r);
     double a = 5.0 * mu_r * G / 7.0;
     double t2 = t1 + v1 / a;
-    double x1 = first.position.x + first.velocity.x * (t1 - t0) - 0.5 * mu * G * (t1 - t0) * (t1 - t0);
+    double x1 = v0 * t1 - 0.5 * mu * G * t1 * t1;
     double x2 = x1 + 0.5 * v1 * v1 / a;
 
-    double t = t0, slip_end_slide = NAN, rrslip_at_t1 = NAN, rrstrain_at_t1 = NAN, strain_at_t1 = NAN;
+    fd_contact_view view;
+    double t = 0.0, slip_end_slide = NAN, rrslip_at_t1 = NAN, rrstrain_at_t1 = NAN, strain_at_t1 = NAN;
     double kinetic_at_t1 = NAN, dashpot_at_t1 = NAN, rr_work_rolling = 0.0;
     double fit_n = 0, fit_t = 0, fit_v = 0, fit_tt = 0, fit_tv = 0; /* least squares v(t) while rolling */
     int steps = (int)((t2 + 0.3) / s.time_step);
     double x_stop = NAN, t_stop = NAN;
-    for (int k = 1; k < steps; ++k) {
+    for (int k = 0; k < steps; ++k) {
         step(world, &view);
         t += s.time_step;
         fd_body_state state = fd_body_get_state(world, ball);
@@ -318,9 +291,6 @@ Test(pfc, rrlinear_ball_slides_then_rolls_at_five_sevenths_mu_r_g_then_rests)
             kinetic_at_t1 = 0.5 * MASS * state.velocity.x * state.velocity.x +
                             0.5 * 0.4 * MASS * RADIUS * RADIUS * state.angular_velocity.y * state.angular_velocity.y;
             cr_assert_float_eq(state.velocity.x, v1 - a * 0.02, 2e-3 * v1, "v(t1) = %g vs %g", state.velocity.x, v1);
-            slip_end_slide -= slip0;
-            rrslip_at_t1 -= rrslip0;
-            dashpot_at_t1 -= dashpot0;
         }
         if (isnan(t_stop) && state.velocity.x <= 0.0) {
             t_stop = t;
@@ -339,39 +309,38 @@ Test(pfc, rrlinear_ball_slides_then_rolls_at_five_sevenths_mu_r_g_then_rests)
     cr_assert(fabs(rest.velocity.x) < 1e-3, "v = %g at t2 + 0.3 s", rest.velocity.x);
     cr_assert(fabs(rest.position.x - x2) < 2e-3 * x2);
 
-    /* Energy partitions from the first step on (the books less their values
-     * then). Sliding: slip energy is fric F_n times the slid distance
-     * u (t1 - dt) / 2 (slip speed falls linearly from u to 0):
-     * mu m u^2 / (7 mu - 5 mu_r). Rolling resistance while sliding: M* times
-     * the rotation, w0 (t1 - dt) + omega_dot (t1 - dt)^2 / 2 with
-     * omega_dot = 5 (mu - mu_r) g / (2R). */
-    double slip_closed = mu * MASS * u * u / (7.0 * mu - 5.0 * mu_r);
+    /* Energy partitions. Sliding: slip energy is fric F_n times the slid
+     * distance v0 t1 / 2 (slip speed falls linearly from v0 to 0):
+     * mu m v0^2 / (7 mu - 5 mu_r). Rolling resistance while sliding: M* times
+     * the rotation, M* omega_dot t1^2 / 2 with omega_dot = 5 (mu - mu_r) g / (2R). */
+    double slip_closed = mu * MASS * v0 * v0 / (7.0 * mu - 5.0 * mu_r);
     cr_assert(fabs(slip_end_slide - slip_closed) < 2e-3 * slip_closed, "slip %.6g vs %.6g", slip_end_slide,
               slip_closed);
     /* (taken at t1 + 0.02 s: plus M* times the rotation rolled since t1) */
     double rr_closed_t1 = mu_r * RADIUS * MASS * G *
-                          (w0 * (t1 - t0) + 0.5 * 2.5 * (mu - mu_r) * G / RADIUS * (t1 - t0) * (t1 - t0) +
-                           (v1 * 0.02 - 0.5 * a * 0.02 * 0.02) / RADIUS);
+                          (0.5 * 2.5 * (mu - mu_r) * G / RADIUS * t1 * t1 + (v1 * 0.02 - 0.5 * a * 0.02 * 0.02) / RADIUS);
     cr_assert(fabs(rrslip_at_t1 - rr_closed_t1) < 1e-2 * rr_closed_t1, "rrslip(t1) %.6g vs %.6g", rrslip_at_t1,
               rr_closed_t1);
     /* Balance over the sliding phase: kinetic energy lost less the strain
      * stored = slip + rrslip + dashpot (tolerance: symplectic Euler O(dt)). */
-    double lost = kinetic0 - kinetic_at_t1 - (strain_at_t1 - strain0) - (rrstrain_at_t1 - rrstrain0);
+    double kinetic0 = 0.5 * MASS * v0 * v0;
+    double strain0 = 0.5 * MASS * G * MASS * G / KN;
+    double lost = kinetic0 - kinetic_at_t1 - (strain_at_t1 - strain0) - rrstrain_at_t1;
     double dissipated = slip_end_slide + rrslip_at_t1 + dashpot_at_t1;
     cr_assert(fabs(lost - dissipated) < 2e-3 * dissipated, "kinetic lost less strain %.6g vs dissipated %.6g", lost,
               dissipated);
     /* Rolling phase: rrslip increment = the moment's work, and = the kinetic
      * energy lost (the slip energy does not grow: no slip while rolling). */
     double kinetic_end = 0.5 * MASS * rest.velocity.x * rest.velocity.x;
-    double rrslip_gain = test_column_value(world, &view, "pfc_rrslip") - rrslip0 - rrslip_at_t1;
-    double slip_gain = test_column_value(world, &view, "pfc_slip") - slip0 - slip_end_slide;
+    double rrslip_gain = test_column_value(world, &view, "pfc_rrslip") - rrslip_at_t1;
+    double slip_gain = test_column_value(world, &view, "pfc_slip") - slip_end_slide;
     cr_assert(fabs(slip_gain) < 1e-6 * slip_closed, "slip energy grew by %g while rolling", slip_gain);
     double rolled_closed = mu_r * RADIUS * MASS * G * (x2 - x1 - v1 * 0.02 + 0.5 * a * 0.02 * 0.02) / RADIUS;
     cr_assert(fabs(rrslip_gain - rolled_closed) < 3e-3 * rolled_closed, "rrslip gain %.6g vs %.6g", rrslip_gain,
               rolled_closed);
     double rolling_lost = kinetic_at_t1 - kinetic_end - test_column_value(world, &view, "pfc_rrstrain") -
                           (test_column_value(world, &view, "pfc_strain") - strain_at_t1) + rrstrain_at_t1 -
-                          (test_column_value(world, &view, "pfc_dashpot") - dashpot0 - dashpot_at_t1);
+                          (test_column_value(world, &view, "pfc_dashpot") - dashpot_at_t1);
     cr_log_info("rrlinear: slip(t1+) %.7g vs %.7g; rrslip(t1+) %.7g vs %.7g; lost %.7g vs dissipated %.7g; "
                 "rolling: rrslip gain %.7g vs closed %.7g vs kinetic lost %.7g",
                 slip_end_slide, slip_closed, rrslip_at_t1, rr_closed_t1, lost, dissipated, rrslip_gain, rolled_closed,
@@ -414,9 +383,10 @@ Test(pfc, incremental_normal_update_follows_the_overlap_and_takes_no_tension)
 {
     /* lin_mode 1 from first touch (zero overlap), approaching at 0.01 m/s
      * (velocity locked, no dashpot): F_n^l := F_o + k_n u dt each step, so
-     * it grows by k_n times the overlap increment, as the absolute update,
-     * and equals k_n overlap: the contact's first evaluation (prepare's, at
-     * zero overlap) adds nothing, since no time has passed (issue 18). Then
+     * it grows by k_n times the overlap increment, as the absolute update;
+     * it leads k_n overlap by one increment k_n u dt, the one taken when the
+     * contact is first evaluated (the initial forces, at zero overlap: the
+     * update counts the step's displacement from the velocity). Then
      * receding: the force falls back and stays at 0, never pulling. */
     pfc_setup s = default_setup();
     s.gravity = 0.0;
@@ -440,8 +410,8 @@ Test(pfc, incremental_normal_update_follows_the_overlap_and_takes_no_tension)
         previous_overlap = view.geometry.penetration;
     }
     double overlap = view.geometry.penetration, increment = KN * 0.01 * s.time_step;
-    cr_assert_float_eq(view.loads.normal_force, KN * overlap, 1e-9, "%g vs %g", view.loads.normal_force,
-                       KN * overlap);
+    cr_assert_float_eq(view.loads.normal_force, KN * overlap + increment, 1e-9, "%g vs %g",
+                       view.loads.normal_force, KN * overlap + increment);
     fd_body_state state = fd_body_get_state(world, ball);
     state.velocity = fd_v3(0, 0, 0.01);
     cr_assert_eq(fd_body_set_state(world, ball, &state), FD_OK);
@@ -480,8 +450,8 @@ Test(pfc, deformability_method_sets_kn_from_emod_and_ks_from_kratio)
     step(world, &view);
     double kn = FD_PI * RADIUS * 1e8;
     cr_assert_float_eq(view.loads.normal_force, kn * 1e-4, 1e-12 * kn * 1e-4);
-    /* one increment, the step's: prepare's pass advances no spring (issue 18) */
-    cr_assert_float_eq(view.loads.slide_force.x, -kn / 2.5 * 1e-3 * s.time_step, 1e-12 * kn * 1e-3 * s.time_step,
+    /* two increments: the force pass of prepare and that of the step */
+    cr_assert_float_eq(view.loads.slide_force.x, -2.0 * kn / 2.5 * 1e-3 * s.time_step, 1e-12 * kn * 1e-3 * s.time_step,
                        "%g", view.loads.slide_force.x / (-kn / 2.5 * 1e-3 * s.time_step));
     /* A ball with every translation and rotation locked cannot oscillate:
      * no critical step. */

@@ -41,6 +41,21 @@ enum { CN_ELASTIC, CN_DAMPING, CN_STRAIN, CN_DASHPOT, CN_COUNT };
 enum { CS_FORCE, CS_SLIP_STATE = 3, CS_E_SLIP, CS_COUNT };
 enum { CR_MOMENT, CR_SLIP_STATE = 3, CR_E_STRAIN, CR_E_SLIP, CR_COUNT };
 
+
+/* The time over which a PFC contact's incremental updates advance: the step,
+ * also in fricdem's set-up pass (fd_world_prepare), where the other models
+ * advance nothing (fd_contact_input.spring_time_step = 0). PFC has no
+ * set-up evaluation: every cycle, the first included, adds the displacement
+ * increment of the velocities it finds (Itasca's force-displacement law), so
+ * a contact touching at t = 0 carries one increment from its first
+ * evaluation; Itasca's verification of the rrlinear ball (thrown sliding on
+ * a surface: docs/validation/pfc_ball.md) depends on it, which would
+ * otherwise start in stick with its shear dashpot on for one step. */
+static double pfc_cycle_time(const fd_contact_input* input)
+{
+    return input->time_step;
+}
+
 static bool no_tension_normal(double dp_mode) { return dp_mode == 1.0 || dp_mode == 3.0; }
 static bool slip_cut_shear(double dp_mode) { return dp_mode == 2.0 || dp_mode == 3.0; }
 
@@ -140,7 +155,7 @@ fd_normal_result fd_pfc_normal(const fd_contact_law* law, const fd_contact_input
         } else {
             /* incremental: F_n^l := (F_n^l)_o + k_n d(delta_n), d(delta_n) the
              * overlap increment of this step from the relative velocity. */
-            force = history[HN_FORCE] + kn * input->penetration_rate * input->spring_time_step;
+            force = history[HN_FORCE] + kn * input->penetration_rate * pfc_cycle_time(input);
         }
         force = force > 0.0 ? force : 0.0; /* the linear spring takes no tension */
         /* Dashpot, c_n = 2 beta_n sqrt(m_c k_n). */
@@ -190,7 +205,7 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
         bool slipping = false;
         if (active) {
             fd_vec3 tangential = fd_v3_reject(input->relative_velocity, n);
-            fd_vec3 displacement = fd_v3_scale(input->spring_time_step, tangential);
+            fd_vec3 displacement = fd_v3_scale(pfc_cycle_time(input), tangential);
             force = fd_v3_mul_add(old, -ks, displacement); /* F_s^l := F_s^l - k_s dU_s */
             slipping = cap(&force, ps[S_FRIC] * normal_force); /* Coulomb limit F_s* = mu F_n^l */
             /* Slip energy: the slip part of the increment, dU - dU^k with
@@ -239,7 +254,7 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
         if (active) {
             /* Relative bend-rotation increment: the rotation of i relative to
              * j in the step, less its twist component along n. */
-            fd_vec3 rotation = fd_v3_scale(input->spring_time_step, fd_v3_sub(input->state_i->angular_velocity,
+            fd_vec3 rotation = fd_v3_scale(pfc_cycle_time(input), fd_v3_sub(input->state_i->angular_velocity,
                                                          input->state_j->angular_velocity));
             fd_vec3 bend = fd_v3_reject(rotation, n);
             moment = fd_v3_mul_add(old, -kr, bend);                          /* Eq. (2) */

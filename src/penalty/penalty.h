@@ -202,7 +202,9 @@ typedef struct fd_penalty {
      * fd_world_prepare, which evaluates the loads of the state as it is
      * without any time having passed (LAMMPS's history_update = 0 in its
      * set-up): a contact touching at t = 0 starts unstretched and each step
-     * adds what happened during it (issue 18). */
+     * adds what happened during it (issue 18). PFC's incremental updates keep
+     * PFC's own cycle, which counts one increment at the first evaluation
+     * (contact/pfc.c, pfc_cycle_time). */
     double spring_time_step;
 } fd_penalty;
 
