@@ -67,6 +67,43 @@ Test(csds, gamma_t_zero_is_refused_when_the_law_is_set)
     fd_world_free(world);
 }
 
+Test(csds, x_gamma_t_is_refused_beside_gamma_t_and_out_of_range)
+{
+    /* x_gamma_t (LAMMPS xgammat) and gamma_t both give the tangential
+     * dashpot: given together the law is ambiguous; x_gamma_t is -1 (off) or
+     * >= 0. The values the dsds and csds kernels then use are checked against
+     * LAMMPS in tests/test_lammps_golden.c (touching_mass_velocity). */
+    const char* models[] = {"dsds", "csds"};
+    const double gammas[] = {2.0, 0.0, 0.0};
+    const double factors[] = {0.5, -0.5, 0.0};
+    const char* messages[] = {"not both", "is -1 (off) or >= 0", "gamma_t > 0"};
+    for (int k = 0; k < 3; ++k) {
+        for (int d = 0; d < 2; ++d) {
+            if (k == 2 && d == 0) {
+                continue; /* dsds takes no dashpot at all */
+            }
+            fd_world_def def = fd_default_world_def();
+            fd_world* world = fd_world_create(&def);
+            fd_material_def material = fd_default_material_def();
+            material.name = "m";
+            fd_material_id m = fd_world_create_material(world, &material);
+            fd_contact_law_def law = fd_default_contact_law_def();
+            law.submodel[FD_MECHANISM_NORMAL].model = "hooke";
+            law.submodel[FD_MECHANISM_NORMAL].params[0] = (fd_param){"k_n", 1e4};
+            law.submodel[FD_MECHANISM_NORMAL].param_count = 1;
+            fd_submodel_def* slide = &law.submodel[FD_MECHANISM_SLIDE];
+            slide->model = models[d];
+            slide->params[slide->param_count++] = (fd_param){"k_t", 1.0};
+            slide->params[slide->param_count++] = (fd_param){"mu", 1.0};
+            slide->params[slide->param_count++] = (fd_param){"gamma_t", gammas[k]};
+            slide->params[slide->param_count++] = (fd_param){"x_gamma_t", factors[k]};
+            cr_assert_neq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s case %d", models[d], k);
+            cr_assert(strstr(fd_last_error(), messages[k]) != NULL, "%s case %d: %s", models[d], k, fd_last_error());
+            fd_world_free(world);
+        }
+    }
+}
+
 Test(csds, sticking_contact_holds_a_load_below_mu_n_with_k_xi_equal_to_it)
 {
     /* As for dsds: 2 N < mu N = 3 N pushes a 1 kg block, k = 1e4 N/m,

@@ -358,3 +358,13 @@ Test(lammps_golden, touching_mindlin_equals_lammps_from_step_0)
 {
     run_case_within(GOLDEN("lammps_touching.csv"), "touching_mindlin", 1e-12);
 }
+
+/* LAMMPS's damping mass_velocity with xgammat: the normal dashpot eta m_eff
+ * and the tangential one xgammat times it, per pair (spheres of two sizes):
+ * fricdem's hooke eta_n_mass and dsds x_gamma_t (issue 18, item 2). Same
+ * tolerance and reasoning as above; a constant gamma_t of either sphere's
+ * own mass would be off by half of it. */
+Test(lammps_golden, touching_mass_velocity_with_xgammat_equals_lammps_from_step_0)
+{
+    run_case_within(GOLDEN("lammps_touching.csv"), "touching_mass_velocity", 1e-12);
+}

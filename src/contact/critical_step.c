@@ -213,12 +213,16 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, const f
         }
         case FD_KIND_SLIDE_DSDS:
         case FD_KIND_SLIDE_CSDS:
+        {
+            double gamma = p[FD_SDS_X_GAMMA_T] >= 0.0 ? p[FD_SDS_X_GAMMA_T] * normal_dashpot : p[FD_SDS_GAMMA_T];
             add_spring(&r, "slide spring k_t", "N/m", p[FD_SDS_K_T], tangential_mobility);
-            add_dashpot(&r, "slide dashpot gamma_t", "N s/m", p[FD_SDS_GAMMA_T], tangential_mobility);
+            add_dashpot(&r, p[FD_SDS_X_GAMMA_T] >= 0.0 ? "slide dashpot x_gamma_t c_n" : "slide dashpot gamma_t",
+                        "N s/m", gamma, tangential_mobility);
             if (slide->kind == FD_KIND_SLIDE_CSDS) {
                 add_csds_update(&extra, "slide spring update of C-SDS (2 gamma_t / k_t)", "N/m", p[FD_SDS_K_T],
-                                p[FD_SDS_GAMMA_T]);
+                                gamma);
             }
+        }
             break;
         case FD_KIND_SLIDE_MINDLIN:
         case FD_KIND_SLIDE_MINDLIN_RESCALE:

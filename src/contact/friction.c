@@ -46,16 +46,12 @@ void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* cal
             break;
         case FD_KIND_SLIDE_DSDS: {
             fd_vec3 tangential = fd_v3_reject(input->relative_velocity, input->geometry->normal);
-            loads->slide_force = fd_dsds_slide(law->params[FD_MECHANISM_SLIDE], law->derived[FD_MECHANISM_SLIDE], input, tangential, normal_force,
-                                               history + law->history_offset[FD_MECHANISM_SLIDE], columns,
-                                               law->column_index[FD_MECHANISM_SLIDE]);
+            loads->slide_force = fd_dsds_slide(law, input, tangential, normal_force, history, columns);
             break;
         }
         case FD_KIND_SLIDE_CSDS: {
             fd_vec3 tangential = fd_v3_reject(input->relative_velocity, input->geometry->normal);
-            loads->slide_force = fd_csds_slide(law->params[FD_MECHANISM_SLIDE], law->derived[FD_MECHANISM_SLIDE], input, tangential, normal_force,
-                                               history + law->history_offset[FD_MECHANISM_SLIDE], columns,
-                                               law->column_index[FD_MECHANISM_SLIDE]);
+            loads->slide_force = fd_csds_slide(law, input, tangential, normal_force, history, columns);
             break;
         }
         case FD_KIND_SLIDE_MINDLIN:

@@ -66,7 +66,7 @@ static inline bool fd_mindlin_holds_force(fd_submodel_kind kind)
 
 /* Parameter order of the slide models dsds and csds (their table in sds.c);
  * the spin model marshall and the critical step read them. */
-enum { FD_SDS_K_T = 0, FD_SDS_GAMMA_T = 1, FD_SDS_MU = 2 };
+enum { FD_SDS_K_T = 0, FD_SDS_GAMMA_T = 1, FD_SDS_MU = 2, FD_SDS_X_GAMMA_T = 3 };
 /* Parameter order of the mindlin slide models (their table in mindlin.c),
  * and what they derive: k_t (Pa; 8 G* for the default -1) and mu_k (mu_s for
  * the default -1). The penalty stepper's sphere kernel and the critical step
@@ -186,15 +186,29 @@ fd_status fd_fang_negrut_check_law(const fd_contact_law* law);
 
 /* D-SDS slide kernel (src/contact/sds.c): force on body i, given the relative
  * tangential velocity of body i's surface against body j's at the contact. */
-fd_vec3 fd_dsds_slide(const double* params, const double* derived, const fd_contact_input* input,
-                      fd_vec3 tangential_velocity, double normal_force, double* history, double* columns,
-                      const int* column_index);
+fd_vec3 fd_dsds_slide(const fd_contact_law* law, const fd_contact_input* input, fd_vec3 tangential_velocity,
+                      double normal_force, double* history, double* columns);
 
 /* C-SDS slide kernel (src/contact/sds.c, C-SDS paper Eq. 10): same arguments
  * and history/columns layout as fd_dsds_slide. */
-fd_vec3 fd_csds_slide(const double* params, const double* derived, const fd_contact_input* input,
-                      fd_vec3 tangential_velocity, double normal_force, double* history, double* columns,
-                      const int* column_index);
+fd_vec3 fd_csds_slide(const fd_contact_law* law, const fd_contact_input* input, fd_vec3 tangential_velocity,
+                      double normal_force, double* history, double* columns);
+
+/* The tangential dashpot of a dsds or csds law at a contact (N s/m):
+ * gamma_t, or x_gamma_t times the pair's normal dashpot coefficient c_n
+ * (LAMMPS's xgammat, which scales with m_eff under damping mass_velocity or
+ * tsuji); *inverse gets 1 / gamma (0 for no dashpot). */
+static inline double fd_sds_tangential_dashpot(const double* params, const double* derived, double normal_dashpot,
+                                               double* inverse)
+{
+    if (params[FD_SDS_X_GAMMA_T] >= 0.0) {
+        double gamma = params[FD_SDS_X_GAMMA_T] * normal_dashpot;
+        *inverse = gamma > 0.0 ? 1.0 / gamma : 0.0;
+        return gamma;
+    }
+    *inverse = derived[FD_SDS_DERIVED_INVERSE_GAMMA];
+    return params[FD_SDS_GAMMA_T];
+}
 
 /* Mindlin tangential spring (src/contact/mindlin.c; LAMMPS tangential
  * mindlin, mindlin_rescale, mindlin/force, mindlin_rescale/force): force on

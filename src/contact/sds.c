@@ -31,7 +31,7 @@
 #include "contact/sds_core.h"
 #include "core/error.h"
 
-enum { DSDS_K_T, DSDS_GAMMA_T, DSDS_MU };
+enum { DSDS_K_T, DSDS_GAMMA_T, DSDS_MU, DSDS_X_GAMMA_T };
 enum { H_XI = 0, DSDS_HISTORY = 3 };
 enum { C_XI = 0, C_SLIPPING = 3, DSDS_COLUMNS = 4 };
 
@@ -50,18 +50,25 @@ static void store_spring(double* history, fd_vec3 xi, bool slipping, double* col
 
 /* The update itself is fd_dsds_vector_step / fd_csds_vector_step
  * (contact/sds_core.h), shared with the penalty stepper's sphere kernels. */
-static fd_vec3 slide(bool continuous, const double* params, const double* derived, const fd_contact_input* input,
-                     fd_vec3 tangential_velocity, double normal_force, double* history, double* columns,
-                     const int* column_index)
+static fd_vec3 slide(bool continuous, const fd_contact_law* law, const fd_contact_input* input,
+                     fd_vec3 tangential_velocity, double normal_force, double* history, double* columns)
 {
+    const double* params = law->params[FD_MECHANISM_SLIDE];
+    const double* derived = law->derived[FD_MECHANISM_SLIDE];
+    const int* column_index = law->column_index[FD_MECHANISM_SLIDE];
+    history += law->history_offset[FD_MECHANISM_SLIDE];
     fd_vec3 n = input->geometry->normal;
     fd_vec3 xi = fd_sds_into_plane(fd_v3(history[H_XI], history[H_XI + 1], history[H_XI + 2]), n);
     double limit = params[DSDS_MU] * normal_force;
+    double inverse_gamma;
+    double gamma = fd_sds_tangential_dashpot(
+        params, derived, params[DSDS_X_GAMMA_T] >= 0.0 ? fd_normal_damping_coefficient(law, input) : 0.0,
+        &inverse_gamma);
     fd_sds_vector_step s =
-        continuous ? fd_csds_vector_step(params[DSDS_K_T], params[DSDS_GAMMA_T], derived[FD_SDS_DERIVED_INVERSE_GAMMA],
-                                         limit, input->time_step, input->spring_time_step, xi, tangential_velocity)
-                   : fd_dsds_vector_step(params[DSDS_K_T], derived[FD_SDS_DERIVED_INVERSE_K], params[DSDS_GAMMA_T],
-                                         limit, input->time_step, input->spring_time_step, xi, tangential_velocity);
+        continuous ? fd_csds_vector_step(params[DSDS_K_T], gamma, inverse_gamma, limit, input->time_step,
+                                         input->spring_time_step, xi, tangential_velocity)
+                   : fd_dsds_vector_step(params[DSDS_K_T], derived[FD_SDS_DERIVED_INVERSE_K], gamma, limit,
+                                         input->time_step, input->spring_time_step, xi, tangential_velocity);
     store_spring(history, s.spring, s.slipping, columns, column_index);
     if (s.slipping && input->slip_flags != NULL) {
         *input->slip_flags |= 1u << FD_MECHANISM_SLIDE;
@@ -76,24 +83,42 @@ static fd_vec3 slide(bool continuous, const double* params, const double* derive
     return s.force;
 }
 
-fd_vec3 fd_dsds_slide(const double* params, const double* derived, const fd_contact_input* input,
-                      fd_vec3 tangential_velocity, double normal_force, double* history, double* columns,
-                      const int* column_index)
+fd_vec3 fd_dsds_slide(const fd_contact_law* law, const fd_contact_input* input, fd_vec3 tangential_velocity,
+                      double normal_force, double* history, double* columns)
 {
-    return slide(false, params, derived, input, tangential_velocity, normal_force, history, columns, column_index);
+    return slide(false, law, input, tangential_velocity, normal_force, history, columns);
 }
 
-fd_vec3 fd_csds_slide(const double* params, const double* derived, const fd_contact_input* input,
-                      fd_vec3 tangential_velocity, double normal_force, double* history, double* columns,
-                      const int* column_index)
+fd_vec3 fd_csds_slide(const fd_contact_law* law, const fd_contact_input* input, fd_vec3 tangential_velocity,
+                      double normal_force, double* history, double* columns)
 {
-    return slide(true, params, derived, input, tangential_velocity, normal_force, history, columns, column_index);
+    return slide(true, law, input, tangential_velocity, normal_force, history, columns);
+}
+
+/* x_gamma_t: -1 (off: gamma_t), or >= 0 with gamma_t left at 0. */
+static fd_status check_tangential_dashpot(const char* model, const double* params)
+{
+    double x = params[DSDS_X_GAMMA_T];
+    if (x != -1.0 && !(x >= 0.0)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "slide model '%s': x_gamma_t is -1 (off) or >= 0 (got %g)", model, x);
+    }
+    if (x >= 0.0 && params[DSDS_GAMMA_T] != 0.0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "slide model '%s': give gamma_t (a constant dashpot, N s/m) or x_gamma_t (a multiple of the "
+                       "pair's normal dashpot, LAMMPS xgammat), not both (got gamma_t = %g, x_gamma_t = %g)",
+                       model, params[DSDS_GAMMA_T], x);
+    }
+    return FD_OK;
 }
 
 static fd_status resolve_dsds(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
     (void)a;
     (void)b;
+    fd_status status = check_tangential_dashpot("dsds", params);
+    if (status != FD_OK) {
+        return status;
+    }
     derived[FD_SDS_DERIVED_INVERSE_K] = 1.0 / params[DSDS_K_T];
     derived[FD_SDS_DERIVED_INVERSE_GAMMA] = params[DSDS_GAMMA_T] > 0.0 ? 1.0 / params[DSDS_GAMMA_T] : 0.0;
     return FD_OK;
@@ -102,19 +127,31 @@ static fd_status resolve_dsds(const double* params, const fd_material* a, const 
 /* Eq. (10) divides by gamma: without a dashpot the C-SDS has no rate. */
 static fd_status resolve_csds(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
-    if (!(params[DSDS_GAMMA_T] > 0.0)) {
+    fd_status status = check_tangential_dashpot("csds", params);
+    if (status != FD_OK) {
+        return status;
+    }
+    if (!(params[DSDS_GAMMA_T] > 0.0) && !(params[DSDS_X_GAMMA_T] > 0.0)) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
                        "slide model 'csds' needs gamma_t > 0 (got %g N s/m): its spring rate, C-SDS paper Eq. (10), "
-                       "is -(F + k xi) / gamma_t; use 'dsds' for a slider without dashpot",
+                       "is -(F + k xi) / gamma_t; use 'dsds' for a slider without dashpot (or x_gamma_t > 0)",
                        params[DSDS_GAMMA_T]);
     }
-    return resolve_dsds(params, a, b, derived);
+    (void)a;
+    (void)b;
+    derived[FD_SDS_DERIVED_INVERSE_K] = 1.0 / params[DSDS_K_T];
+    derived[FD_SDS_DERIVED_INVERSE_GAMMA] = params[DSDS_GAMMA_T] > 0.0 ? 1.0 / params[DSDS_GAMMA_T] : 0.0;
+    return FD_OK;
 }
 
 static const fd_param_info dsds_params[] = {
     {"k_t", "N/m", "tangential spring stiffness k of Eq. (1)", NAN, 1e-300, INFINITY},
     {"gamma_t", "N s/m", "tangential dashpot gamma of Eq. (1)", 0.0, 0.0, INFINITY},
     {"mu", "-", "Coulomb friction coefficient (one coefficient, static = kinetic)", NAN, 0.0, INFINITY},
+    {"x_gamma_t", "-",
+     "tangential dashpot as a multiple of the pair's normal dashpot coefficient c_n (LAMMPS xgammat: per pair "
+     "m_eff under hooke's eta_n_mass or restitution, Hertz's overlap too); -1 = off, gamma_t is the dashpot",
+     -1.0, -1.0, INFINITY},
 };
 static const char* const dsds_columns[DSDS_COLUMNS] = {"xi_x", "xi_y", "xi_z", "slipping"};
 static const char* const dsds_units[DSDS_COLUMNS] = {"m", "m", "m", "0=stick|1=slip"};
@@ -124,7 +161,7 @@ const fd_submodel fd_sds_submodels[] = {
         .info = {"dsds", FD_MECHANISM_SLIDE,
                  "Discontinuous spring-dashpot-slider (Luding; LAMMPS tangential linear_history), C-SDS paper "
                  "Eq. (1)-(3): F = -k xi - gamma v capped at mu N, spring reset by Eq. (3) while sliding.",
-                 dsds_params, 3},
+                 dsds_params, 4},
         .kind = FD_KIND_SLIDE_DSDS,
         .history_size = DSDS_HISTORY,
         .column_count = DSDS_COLUMNS,
@@ -136,7 +173,7 @@ const fd_submodel fd_sds_submodels[] = {
         .info = {"csds", FD_MECHANISM_SLIDE,
                  "Continuous spring-dashpot-slider, C-SDS paper Eq. (10): F = -k xi - gamma v capped at mu N, "
                  "d(xi)/dt = -(F + k xi)/gamma (= v while sticking), explicit Euler; needs gamma_t > 0.",
-                 dsds_params, 3},
+                 dsds_params, 4},
         .kind = FD_KIND_SLIDE_CSDS,
         .history_size = DSDS_HISTORY,
         .column_count = DSDS_COLUMNS,

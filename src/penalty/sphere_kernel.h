@@ -108,12 +108,13 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
         fd_vec3 xi = fd_sds_into_plane(fd_v3(h[0], h[1], h[2]), n);
         double limit = p[FD_SDS_MU] * critical;
         const double* derived = law->derived[FD_MECHANISM_SLIDE];
+        double inverse_gamma;
+        double gamma = fd_sds_tangential_dashpot(p, derived, normal_dashpot, &inverse_gamma);
         fd_sds_vector_step s =
             slide->kind == FD_KIND_SLIDE_DSDS
-                ? fd_dsds_vector_step(p[FD_SDS_K_T], derived[FD_SDS_DERIVED_INVERSE_K], p[FD_SDS_GAMMA_T], limit, dt, advance,
+                ? fd_dsds_vector_step(p[FD_SDS_K_T], derived[FD_SDS_DERIVED_INVERSE_K], gamma, limit, dt, advance,
                                       xi, tangential)
-                : fd_csds_vector_step(p[FD_SDS_K_T], p[FD_SDS_GAMMA_T], derived[FD_SDS_DERIVED_INVERSE_GAMMA], limit,
-                                      dt, advance, xi, tangential);
+                : fd_csds_vector_step(p[FD_SDS_K_T], gamma, inverse_gamma, limit, dt, advance, xi, tangential);
         h[0] = s.spring.x;
         h[1] = s.spring.y;
         h[2] = s.spring.z;
