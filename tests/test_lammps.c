@@ -152,6 +152,8 @@ Test(lammps, hooke_takes_one_dashpot_and_limit_damping_zero_only_with_a_lammps_d
     expect_refused(&two, "normal model 'hooke' takes one dashpot");
     two = hooke("eta_n", 1.0, "eta_n_mass", 1.0);
     expect_refused(&two, "normal model 'hooke' takes one dashpot");
+    two = hooke("eta_n_visco", 1.0, "eta_n_mass", 1.0);
+    expect_refused(&two, "eta_n_visco (damping viscoelastic)");
     fd_contact_law_def half = hooke("limit_damping", 0.5, NULL, 0.0);
     expect_refused(&half, "limit_damping is 1 (N >= 0) or 0");
     fd_contact_law_def calibrated = hooke("restitution", 0.5, "limit_damping", 0.0);

@@ -368,3 +368,13 @@ Test(lammps_golden, touching_mass_velocity_with_xgammat_equals_lammps_from_step_
 {
     run_case_within(GOLDEN("lammps_touching.csv"), "touching_mass_velocity", 1e-12);
 }
+
+/* LAMMPS's default damping, viscoelastic: the normal dashpot eta a m_eff
+ * with a = sqrt(R_eff delta), and xgammat times it tangentially: fricdem's
+ * hooke eta_n_visco and dsds x_gamma_t (issue 18, item 2). R_eff is formed
+ * as 1 / (1/R_i + 1/R_j) here and R_i R_j / (R_i + R_j) in LAMMPS: a last-bit
+ * difference inside a square root, far within the tolerance above. */
+Test(lammps_golden, touching_viscoelastic_equals_lammps_from_step_0)
+{
+    run_case_within(GOLDEN("lammps_touching.csv"), "touching_viscoelastic", 1e-12);
+}

@@ -125,6 +125,9 @@ static double add_normal(rates* r, const fd_contact_law* law, const fd_step_body
             c = p[FD_HOOKE_ETA_N];
         } else if (p[FD_HOOKE_ETA_N_MASS] > 0.0) {
             c = p[FD_HOOKE_ETA_N_MASS] * effective_mass;
+        } else if (p[FD_HOOKE_ETA_N_VISCO] > 0.0 && isfinite(effective_radius)) {
+            /* eta a m_eff at the reference overlap, a = sqrt(R_eff delta) */
+            c = p[FD_HOOKE_ETA_N_VISCO] * sqrt(effective_radius * REFERENCE_OVERLAP * effective_radius) * effective_mass;
         }
         add_spring(r, "normal spring k_n", "N/m", k, mobility);
         add_dashpot(r, "normal dashpot", "N s/m", c, mobility);

@@ -77,7 +77,7 @@ enum { FD_MINDLIN_DERIVED_K_T = 0, FD_MINDLIN_DERIVED_MU_K = 1 };
  * constants hooke and hertz derive (restitution-calibrated gamma, E*); the
  * penalty stepper's sphere kernels read them. */
 enum { FD_HOOKE_STIFFNESS = 0, FD_HOOKE_RESTITUTION = 1, FD_HOOKE_ETA_N = 2, FD_HOOKE_ETA_N_MASS = 3,
-       FD_HOOKE_LIMIT_DAMPING = 4 };
+       FD_HOOKE_LIMIT_DAMPING = 4, FD_HOOKE_ETA_N_VISCO = 5 };
 enum { FD_NORMAL_DERIVED_GAMMA = 0, FD_NORMAL_DERIVED_MODULUS = 1 };
 /* What the slide and roll spring-dashpot-sliders derive: 1/k and 1/gamma
  * (0 without a dashpot), so that an update multiplies instead of divides. */

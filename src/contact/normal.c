@@ -23,7 +23,9 @@
  * granular` `hooke k_n eta_n0` directly: `damping velocity` is c = eta_n0
  * (our eta_n), `damping mass_velocity` c = eta_n0 m_eff (our eta_n_mass); the
  * LAMMPS damping force is -c v_n with v_n = (v_i - v_j) . n = -d(delta)/dt,
- * the same c d(delta)/dt. LAMMPS clamps the total force at zero only with its
+ * the same c d(delta)/dt; `damping viscoelastic` (LAMMPS's default) c =
+ * eta_n0 a m_eff with a = sqrt(R_eff delta), the contact radius (our
+ * eta_n_visco). LAMMPS clamps the total force at zero only with its
  * `limit_damping` keyword; limit_damping = 0 here lets the dashpot pull as
  * LAMMPS does by default. */
 #include <math.h>
@@ -114,13 +116,14 @@ static fd_status resolve_prescribed(const double* params, const fd_material* a, 
 static fd_status resolve_hooke(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
     double restitution = params[FD_HOOKE_RESTITUTION], limit = params[FD_HOOKE_LIMIT_DAMPING];
-    int dashpots = (restitution < 1.0) + (params[FD_HOOKE_ETA_N] > 0.0) + (params[FD_HOOKE_ETA_N_MASS] > 0.0);
+    int dashpots = (restitution < 1.0) + (params[FD_HOOKE_ETA_N] > 0.0) + (params[FD_HOOKE_ETA_N_MASS] > 0.0) +
+                   (params[FD_HOOKE_ETA_N_VISCO] > 0.0);
     if (dashpots > 1) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
-                       "normal model 'hooke' takes one dashpot: restitution < 1, eta_n (LAMMPS damping velocity) or "
-                       "eta_n_mass (LAMMPS damping mass_velocity); got restitution = %g, eta_n = %g N s/m, "
-                       "eta_n_mass = %g 1/s",
-                       restitution, params[FD_HOOKE_ETA_N], params[FD_HOOKE_ETA_N_MASS]);
+                       "normal model 'hooke' takes one dashpot: restitution < 1, eta_n (LAMMPS damping velocity), "
+                       "eta_n_mass (damping mass_velocity) or eta_n_visco (damping viscoelastic); got restitution = "
+                       "%g, eta_n = %g N s/m, eta_n_mass = %g 1/s, eta_n_visco = %g 1/(m s)",
+                       restitution, params[FD_HOOKE_ETA_N], params[FD_HOOKE_ETA_N_MASS], params[FD_HOOKE_ETA_N_VISCO]);
     }
     if (limit != 0.0 && limit != 1.0) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
@@ -128,7 +131,8 @@ static fd_status resolve_hooke(const double* params, const fd_material* a, const
     }
     if (limit == 0.0 && restitution < 1.0) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
-                       "normal model 'hooke': limit_damping = 0 is for the LAMMPS dashpots eta_n and eta_n_mass; the "
+                       "normal model 'hooke': limit_damping = 0 is for the LAMMPS dashpots eta_n, eta_n_mass and "
+                       "eta_n_visco; the "
                        "restitution calibration assumes the clamp N >= 0");
     }
     derived[FD_NORMAL_DERIVED_GAMMA] = damping_for_restitution(1.0, 0.0, restitution);
@@ -153,14 +157,20 @@ static fd_status resolve_hertz(const double* params, const fd_material* a, const
 /* ---------------------------------------------------------------- kernels */
 
 /* hooke's dashpot (N s/m): c = gamma sqrt(m k) (gamma = 2 zeta, calibrated
- * above), or a LAMMPS dashpot: c = eta_n, or c = eta_n_mass m_eff. */
-static double hooke_dashpot(const double* params, const double* derived, double effective_mass)
+ * above), or a LAMMPS dashpot: c = eta_n, c = eta_n_mass m_eff, or c =
+ * eta_n_visco a m_eff with a = sqrt(R_eff delta) (LAMMPS viscoelastic:
+ * damp_normal = a m_eff, times eta_n0). */
+static double hooke_dashpot(const double* params, const double* derived, double effective_mass,
+                            double effective_radius, double overlap)
 {
     double damping = derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * params[FD_HOOKE_STIFFNESS]);
     if (params[FD_HOOKE_ETA_N] > 0.0) {
         damping = params[FD_HOOKE_ETA_N];
     } else if (params[FD_HOOKE_ETA_N_MASS] > 0.0) {
         damping = params[FD_HOOKE_ETA_N_MASS] * effective_mass;
+    } else if (params[FD_HOOKE_ETA_N_VISCO] > 0.0) {
+        double contact_radius = isfinite(effective_radius) ? sqrt(effective_radius * overlap) : 0.0;
+        damping = params[FD_HOOKE_ETA_N_VISCO] * contact_radius * effective_mass;
     }
     return damping;
 }
@@ -186,7 +196,9 @@ double fd_normal_damping_coefficient(const fd_contact_law* law, const fd_contact
     switch (law->submodel[FD_MECHANISM_NORMAL]->kind) {
     case FD_KIND_NORMAL_HOOKE:
         /* No dashpot without overlap, as in fd_normal_evaluate. */
-        return overlap > 0.0 ? hooke_dashpot(params, derived, input->effective_mass) : 0.0;
+        return overlap > 0.0 ? hooke_dashpot(params, derived, input->effective_mass,
+                                             input->geometry->effective_radius, overlap)
+                             : 0.0;
     case FD_KIND_NORMAL_HERTZ:
         return hertz_dashpot(derived, input->effective_mass,
                              hertz_constant_of(derived, input->geometry->effective_radius), sqrt(overlap));
@@ -211,7 +223,8 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
         double k = params[FD_HOOKE_STIFFNESS];
         double overlap = delta > 0.0 ? delta : 0.0;
         /* Linear spring-dashpot. */
-        double damping = hooke_dashpot(params, derived, input->effective_mass);
+        double damping =
+            hooke_dashpot(params, derived, input->effective_mass, input->geometry->effective_radius, overlap);
         result.elastic_force = k * overlap;
         /* No dashpot without overlap: within a positive contact_margin the
          * bodies do not touch yet, and a rate-only force would act at a distance. */
@@ -261,9 +274,13 @@ static const fd_param_info hooke_params[] = {
     {"eta_n_mass", "1/s", "dashpot c = eta_n_mass m_eff, as LAMMPS hooke k_n eta_n with damping mass_velocity; 0 = none",
      0.0, 0.0, INFINITY},
     {"limit_damping", "-",
-     "1 = clamp the total force at N >= 0; 0 = the dashpot may pull (LAMMPS without limit_damping; with eta_n or "
-     "eta_n_mass only)",
+     "1 = clamp the total force at N >= 0; 0 = the dashpot may pull (LAMMPS without limit_damping; with eta_n, "
+     "eta_n_mass or eta_n_visco only)",
      1.0, 0.0, 1.0},
+    {"eta_n_visco", "1/(m s)",
+     "dashpot c = eta_n_visco a m_eff, a = sqrt(R_eff delta), as LAMMPS hooke k_n eta_n with damping viscoelastic "
+     "(its default); 0 = none",
+     0.0, 0.0, INFINITY},
 };
 
 static const fd_param_info hertz_params[] = {
@@ -286,8 +303,9 @@ const fd_submodel fd_normal_submodels[] = {
         .info = {"hooke", FD_MECHANISM_NORMAL,
                  "Linear spring-dashpot N = k_n delta + c d(delta)/dt, clamped at N >= 0; c from the "
                  "restitution, calibrated so that a head-on impact has exactly that restitution with the clamp, or "
-                 "c = eta_n (LAMMPS damping velocity) or eta_n_mass m_eff (damping mass_velocity).",
-                 hooke_params, 5},
+                 "c = eta_n (LAMMPS damping velocity), eta_n_mass m_eff (damping mass_velocity) or eta_n_visco "
+                 "sqrt(R_eff delta) m_eff (damping viscoelastic).",
+                 hooke_params, 6},
         .kind = FD_KIND_NORMAL_HOOKE,
         .column_count = 2,
         .column_names = normal_columns,

@@ -212,7 +212,11 @@ int fd_law_constant_count(const fd_contact_law* law)
     /* R_eff: for the roll and spin springs, and mindlin's contact radius. */
     const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
     bool mindlin = slide != NULL && fd_kind_is_mindlin(slide->kind);
-    return law->submodel[FD_MECHANISM_ROLL] != NULL || law->submodel[FD_MECHANISM_SPIN] != NULL || mindlin ? 2 : 1;
+    bool viscoelastic = law->params[FD_MECHANISM_NORMAL][FD_HOOKE_ETA_N_VISCO] > 0.0; /* a = sqrt(R_eff delta) */
+    return law->submodel[FD_MECHANISM_ROLL] != NULL || law->submodel[FD_MECHANISM_SPIN] != NULL || mindlin ||
+                   viscoelastic
+               ? 2
+               : 1;
 }
 
 /* The pair's constants for the sphere kernels, fixed for the life of the
@@ -238,6 +242,8 @@ static void pair_constants(const fd_contact_law* law, double mass_i, double mass
             c0 = p[FD_HOOKE_ETA_N];
         } else if (p[FD_HOOKE_ETA_N_MASS] > 0.0) {
             c0 = p[FD_HOOKE_ETA_N_MASS] * effective_mass;
+        } else if (p[FD_HOOKE_ETA_N_VISCO] > 0.0) {
+            c0 = p[FD_HOOKE_ETA_N_VISCO] * effective_mass; /* times a = sqrt(R_eff delta) per contact */
         }
     }
     double values[3] = {c0, effective_radius, hertz_constant};

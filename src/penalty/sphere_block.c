@@ -22,7 +22,9 @@ bool fd_block_law_of(const fd_contact_law* law, int index, double time_step, fd_
     bool roll_ok = roll == NULL || roll->kind == FD_KIND_ROLL_DSDS || roll->kind == FD_KIND_ROLL_CSDS;
     bool spin_ok = spin == NULL || spin->kind == FD_KIND_SPIN_DSDS || spin->kind == FD_KIND_SPIN_CSDS ||
                    spin->kind == FD_KIND_SPIN_MARSHALL;
-    if (law->submodel[FD_MECHANISM_NORMAL]->kind != FD_KIND_NORMAL_HOOKE || !slide_ok || !roll_ok || !spin_ok ||
+    /* hooke's viscoelastic dashpot grows with sqrt(delta): the scalar kernel takes it. */
+    if (law->submodel[FD_MECHANISM_NORMAL]->kind != FD_KIND_NORMAL_HOOKE ||
+        law->params[FD_MECHANISM_NORMAL][FD_HOOKE_ETA_N_VISCO] > 0.0 || !slide_ok || !roll_ok || !spin_ok ||
         !fd_block_combination(slide != NULL ? slide->kind : FD_KIND_NONE, roll != NULL ? roll->kind : FD_KIND_NONE,
                               spin != NULL ? spin->kind : FD_KIND_NONE)) {
         return false;

@@ -63,9 +63,12 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
     } else {
         double k = normal_params[FD_HOOKE_STIFFNESS];
         out.elastic_force = k * positive;
-        /* No dashpot without overlap (within a positive contact_margin). */
-        normal_dashpot = positive > 0.0 ? constants[0] : 0.0;
-        out.damping_force = positive > 0.0 ? constants[0] * overlap_rate : 0.0;
+        /* No dashpot without overlap (within a positive contact_margin);
+         * the viscoelastic one scales with a = sqrt(R_eff delta) (normal.c). */
+        double dashpot = normal_params[FD_HOOKE_ETA_N_VISCO] > 0.0 ? constants[0] * sqrt(constants[1] * positive)
+                                                                    : constants[0];
+        normal_dashpot = positive > 0.0 ? dashpot : 0.0;
+        out.damping_force = positive > 0.0 ? dashpot * overlap_rate : 0.0;
         stored = 0.5 * k * positive * positive;
         clamp = normal_params[FD_HOOKE_LIMIT_DAMPING] != 0.0;
     }
