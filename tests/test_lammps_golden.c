@@ -378,3 +378,12 @@ Test(lammps_golden, touching_viscoelastic_equals_lammps_from_step_0)
 {
     run_case_within(GOLDEN("lammps_touching.csv"), "touching_viscoelastic", 1e-12);
 }
+
+/* LAMMPS's tangential linear_nohistory (a dashpot capped at mu N, no
+ * spring): fricdem's slide linear_nohistory with x_gamma_t (issue 18, item
+ * 2). With mu = 0.05 the dashpot (10.6 N) is capped at mu N = 10 N at step
+ * 0 and below it afterwards: both branches are compared. */
+Test(lammps_golden, touching_nohistory_equals_lammps_from_step_0)
+{
+    run_case_within(GOLDEN("lammps_touching.csv"), "touching_nohistory", 1e-12);
+}

@@ -54,6 +54,11 @@ void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* cal
             loads->slide_force = fd_csds_slide(law, input, tangential, normal_force, history, columns);
             break;
         }
+        case FD_KIND_SLIDE_LINEAR_NOHISTORY: {
+            fd_vec3 tangential = fd_v3_reject(input->relative_velocity, input->geometry->normal);
+            loads->slide_force = fd_nohistory_slide(law, input, tangential, normal_force, columns);
+            break;
+        }
         case FD_KIND_SLIDE_MINDLIN:
         case FD_KIND_SLIDE_MINDLIN_RESCALE:
         case FD_KIND_SLIDE_MINDLIN_FORCE:

@@ -47,6 +47,7 @@ typedef enum fd_submodel_kind {
     FD_KIND_SLIDE_MINDLIN_RESCALE,       /* mindlin_rescale */
     FD_KIND_SLIDE_MINDLIN_FORCE,         /* mindlin/force */
     FD_KIND_SLIDE_MINDLIN_RESCALE_FORCE, /* mindlin_rescale/force */
+    FD_KIND_SLIDE_LINEAR_NOHISTORY,      /* LAMMPS tangential linear_nohistory: a capped dashpot */
 } fd_submodel_kind;
 
 /* The four mindlin slide models: which one rescales its history when the
@@ -193,6 +194,37 @@ fd_vec3 fd_dsds_slide(const fd_contact_law* law, const fd_contact_input* input, 
  * and history/columns layout as fd_dsds_slide. */
 fd_vec3 fd_csds_slide(const fd_contact_law* law, const fd_contact_input* input, fd_vec3 tangential_velocity,
                       double normal_force, double* history, double* columns);
+
+/* linear_nohistory slide kernel (src/contact/sds.c, fd_nohistory_slide_force). */
+fd_vec3 fd_nohistory_slide(const fd_contact_law* law, const fd_contact_input* input, fd_vec3 tangential_velocity,
+                           double normal_force, double* columns);
+
+/* LAMMPS `tangential linear_nohistory x_gt mu` (and the legacy gran/hooke's
+ * tangential force): F = -gamma v capped at mu N along -v, no spring, no
+ * history; gamma = gamma_t, or x_gamma_t times the pair's normal dashpot
+ * (parameters FD_NOHISTORY_*). A capped force dissipates as slip, an uncapped
+ * one as dashpot. */
+enum { FD_NOHISTORY_GAMMA_T = 0, FD_NOHISTORY_MU = 1, FD_NOHISTORY_X_GAMMA_T = 2 };
+static inline double fd_nohistory_dashpot(const double* params, double normal_dashpot)
+{
+    return params[FD_NOHISTORY_X_GAMMA_T] >= 0.0 ? params[FD_NOHISTORY_X_GAMMA_T] * normal_dashpot
+                                                 : params[FD_NOHISTORY_GAMMA_T];
+}
+static inline fd_vec3 fd_nohistory_slide_force(double gamma, double limit, double dt, fd_vec3 v, bool* slipping,
+                                               fd_energy_books* books)
+{
+    fd_vec3 test = fd_v3_scale(-gamma, v);
+    double test_squared = fd_v3_dot(test, test);
+    *slipping = test_squared > limit * limit;
+    fd_vec3 force = *slipping ? fd_v3_scale(limit / sqrt(test_squared), test) : test;
+    double dissipated = -fd_v3_dot(force, v) * dt;
+    if (books != NULL) {
+        books->stored = 0.0;
+        books->dashpot = *slipping ? 0.0 : dissipated;
+        books->slip = *slipping ? dissipated : 0.0;
+    }
+    return force;
+}
 
 /* The tangential dashpot of a dsds or csds law at a contact (N s/m):
  * gamma_t, or x_gamma_t times the pair's normal dashpot coefficient c_n

@@ -95,6 +95,25 @@ fd_vec3 fd_csds_slide(const fd_contact_law* law, const fd_contact_input* input, 
     return slide(true, law, input, tangential_velocity, normal_force, history, columns);
 }
 
+fd_vec3 fd_nohistory_slide(const fd_contact_law* law, const fd_contact_input* input, fd_vec3 tangential_velocity,
+                           double normal_force, double* columns)
+{
+    const double* params = law->params[FD_MECHANISM_SLIDE];
+    double gamma = fd_nohistory_dashpot(
+        params, params[FD_NOHISTORY_X_GAMMA_T] >= 0.0 ? fd_normal_damping_coefficient(law, input) : 0.0);
+    bool slipping;
+    fd_vec3 force = fd_nohistory_slide_force(gamma, params[FD_NOHISTORY_MU] * normal_force, input->time_step,
+                                             tangential_velocity, &slipping,
+                                             input->energy != NULL ? &input->energy[FD_MECHANISM_SLIDE] : NULL);
+    if (slipping && input->slip_flags != NULL) {
+        *input->slip_flags |= 1u << FD_MECHANISM_SLIDE;
+    }
+    if (columns != NULL) {
+        columns[law->column_index[FD_MECHANISM_SLIDE][0]] = slipping ? 1.0 : 0.0;
+    }
+    return force;
+}
+
 /* x_gamma_t: -1 (off: gamma_t), or >= 0 with gamma_t left at 0. */
 static fd_status check_tangential_dashpot(const char* model, const double* params)
 {
@@ -144,6 +163,34 @@ static fd_status resolve_csds(const double* params, const fd_material* a, const 
     return FD_OK;
 }
 
+static fd_status resolve_nohistory(const double* params, const fd_material* a, const fd_material* b, double* derived)
+{
+    (void)a;
+    (void)b;
+    (void)derived;
+    double x = params[FD_NOHISTORY_X_GAMMA_T];
+    if (x != -1.0 && !(x >= 0.0)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "slide model 'linear_nohistory': x_gamma_t is -1 (off) or >= 0 (got %g)",
+                       x);
+    }
+    if (x >= 0.0 && params[FD_NOHISTORY_GAMMA_T] != 0.0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "slide model 'linear_nohistory': give gamma_t (a constant dashpot, N s/m) or x_gamma_t (a "
+                       "multiple of the pair's normal dashpot, LAMMPS xgammat), not both (got gamma_t = %g, x_gamma_t "
+                       "= %g)",
+                       params[FD_NOHISTORY_GAMMA_T], x);
+    }
+    return FD_OK;
+}
+
+static const fd_param_info nohistory_params[] = {
+    {"gamma_t", "N s/m", "tangential dashpot gamma: F = -gamma v capped at mu N", 0.0, 0.0, INFINITY},
+    {"mu", "-", "Coulomb friction coefficient", NAN, 0.0, INFINITY},
+    {"x_gamma_t", "-",
+     "instead of gamma_t: gamma = x_gamma_t times the pair's normal dashpot coefficient c_n (LAMMPS xgammat); -1 = off",
+     -1.0, -1.0, INFINITY},
+};
+
 static const fd_param_info dsds_params[] = {
     {"k_t", "N/m", "tangential spring stiffness k of Eq. (1)", NAN, 1e-300, INFINITY},
     {"gamma_t", "N s/m", "tangential dashpot gamma of Eq. (1)", 0.0, 0.0, INFINITY},
@@ -154,6 +201,8 @@ static const fd_param_info dsds_params[] = {
      -1.0, -1.0, INFINITY},
 };
 static const char* const dsds_columns[DSDS_COLUMNS] = {"xi_x", "xi_y", "xi_z", "slipping"};
+static const char* const nohistory_columns[1] = {"slipping"};
+static const char* const nohistory_units[1] = {"0=stick|1=slip"};
 static const char* const dsds_units[DSDS_COLUMNS] = {"m", "m", "m", "0=stick|1=slip"};
 
 const fd_submodel fd_sds_submodels[] = {
@@ -180,6 +229,17 @@ const fd_submodel fd_sds_submodels[] = {
         .column_names = dsds_columns,
         .column_units = dsds_units,
         .resolve = resolve_csds,
+    },
+    {
+        .info = {"linear_nohistory", FD_MECHANISM_SLIDE,
+                 "History-free tangential dashpot (LAMMPS tangential linear_nohistory, and the legacy gran/hooke): "
+                 "F = -gamma v capped at mu N, no spring; gamma = gamma_t or x_gamma_t c_n.",
+                 nohistory_params, 3},
+        .kind = FD_KIND_SLIDE_LINEAR_NOHISTORY,
+        .column_count = 1,
+        .column_names = nohistory_columns,
+        .column_units = nohistory_units,
+        .resolve = resolve_nohistory,
     },
 };
 const int fd_sds_submodel_count = (int)(sizeof fd_sds_submodels / sizeof fd_sds_submodels[0]);

@@ -227,10 +227,11 @@ void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int
             continue;
         }
         const double* h = history + law->history_offset[m];
-        for (int c = 0; c < springs[m]; ++c) {
+        int shown = law->submodel[m]->kind == FD_KIND_SLIDE_LINEAR_NOHISTORY ? 0 : springs[m]; /* no spring */
+        for (int c = 0; c < shown; ++c) {
             columns[law->column_index[m][c]] = h[c];
         }
-        columns[law->column_index[m][springs[m]]] = (loads->slip & (FD_ENTRY_SLIP_SLIDE << (m - 1))) ? 1.0 : 0.0;
+        columns[law->column_index[m][shown]] = (loads->slip & (FD_ENTRY_SLIP_SLIDE << (m - 1))) ? 1.0 : 0.0;
     }
     contact->loads = (fd_contact_loads){
         .normal_force = loads->normal_force,

@@ -197,7 +197,7 @@ bool fd_law_has_sphere_kernel(const fd_contact_law* law)
     const fd_submodel* spin = law->submodel[FD_MECHANISM_SPIN];
     bool normal_ok = normal == FD_KIND_NORMAL_HOOKE || normal == FD_KIND_NORMAL_HERTZ;
     bool slide_ok = slide == NULL || slide->kind == FD_KIND_SLIDE_DSDS || slide->kind == FD_KIND_SLIDE_CSDS ||
-                    fd_kind_is_mindlin(slide->kind);
+                    slide->kind == FD_KIND_SLIDE_LINEAR_NOHISTORY || fd_kind_is_mindlin(slide->kind);
     bool roll_ok = roll == NULL || roll->kind == FD_KIND_ROLL_DSDS || roll->kind == FD_KIND_ROLL_CSDS;
     bool spin_ok = spin == NULL || spin->kind == FD_KIND_SPIN_DSDS || spin->kind == FD_KIND_SPIN_CSDS ||
                    spin->kind == FD_KIND_SPIN_MARSHALL;

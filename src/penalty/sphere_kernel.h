@@ -82,7 +82,15 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
     double critical = fabs(out.normal_force);
 
     const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
-    if (slide != NULL && fd_kind_is_mindlin(slide->kind)) {
+    if (slide != NULL && slide->kind == FD_KIND_SLIDE_LINEAR_NOHISTORY) {
+        const double* p = law->params[FD_MECHANISM_SLIDE];
+        double gamma = fd_nohistory_dashpot(p, normal_dashpot);
+        fd_vec3 tangential = fd_v3_mul_add(relative_velocity, -normal_velocity, n);
+        bool slipping;
+        out.slide_force = fd_nohistory_slide_force(gamma, p[FD_NOHISTORY_MU] * critical, dt, tangential, &slipping,
+                                                   books != NULL ? &books[FD_MECHANISM_SLIDE] : NULL);
+        out.slip |= slipping ? FD_ENTRY_SLIP_SLIDE : 0u;
+    } else if (slide != NULL && fd_kind_is_mindlin(slide->kind)) {
         /* mindlin.c: k = k_t a, a = sqrt(R_eff delta), gamma = x_gamma_t c_n. */
         const double* p = law->params[FD_MECHANISM_SLIDE];
         const double* derived = law->derived[FD_MECHANISM_SLIDE];
