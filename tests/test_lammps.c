@@ -160,6 +160,29 @@ Test(lammps, hooke_takes_one_dashpot_and_limit_damping_zero_only_with_a_lammps_d
     expect_refused(&calibrated, "the restitution calibration assumes the clamp");
 }
 
+Test(lammps, hertz_takes_one_dashpot)
+{
+    /* Tsuji's (from the restitution) or one of LAMMPS's: two are ambiguous. */
+    const char* names[][2] = {{"restitution", "eta_n"}, {"eta_n_mass", "eta_n_visco"}};
+    for (int k = 0; k < 2; ++k) {
+        fd_world_def def = fd_default_world_def();
+        fd_world* world = fd_world_create(&def);
+        fd_material_def m = fd_default_material_def();
+        m.name = "m";
+        m.youngs_modulus = 1e9;
+        fd_material_id material = fd_world_create_material(world, &m);
+        fd_contact_law_def law = fd_default_contact_law_def();
+        fd_submodel_def* normal = &law.submodel[FD_MECHANISM_NORMAL];
+        normal->model = "hertz";
+        normal->params[normal->param_count++] = (fd_param){names[k][0], 0.5};
+        normal->params[normal->param_count++] = (fd_param){names[k][1], 1.0};
+        cr_assert_neq(fd_world_set_contact_law(world, material, material, &law), FD_OK, "case %d", k);
+        cr_assert(strstr(fd_last_error(), "normal model 'hertz' takes one dashpot") != NULL, "case %d: %s", k,
+                  fd_last_error());
+        fd_world_free(world);
+    }
+}
+
 Test(lammps, the_translated_rolling_ball_deck_slows_at_five_sevenths_mu_roll_g)
 {
     /* scenes/lammps/rolling_ball.yaml: rolling sds capped at M = mu_roll N R

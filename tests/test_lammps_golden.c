@@ -387,3 +387,12 @@ Test(lammps_golden, touching_nohistory_equals_lammps_from_step_0)
 {
     run_case_within(GOLDEN("lammps_touching.csv"), "touching_nohistory", 1e-12);
 }
+
+/* LAMMPS's hertz/material with its default damping, viscoelastic, and
+ * xgammat: fricdem's hertz with eta_n_visco (the materials' youngs_modulus
+ * and poisson_ratio) and dsds x_gamma_t (issue 18, item 2). Tolerance as
+ * above, of the largest force (154 N). */
+Test(lammps_golden, touching_hertz_viscoelastic_equals_lammps_from_step_0)
+{
+    run_case_within(GOLDEN("lammps_touching.csv"), "touching_hertz_viscoelastic", 1e-12);
+}

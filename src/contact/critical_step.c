@@ -143,6 +143,13 @@ static double add_normal(rates* r, const fd_contact_law* law, const fd_step_body
         double hertz_constant = 4.0 / 3.0 * modulus * sqrt(effective_radius);
         k = 2.0 * modulus * sqrt(effective_radius * delta);
         c = derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * hertz_constant) * pow(delta, 0.25);
+        if (p[FD_HERTZ_ETA_N] > 0.0) {
+            c = p[FD_HERTZ_ETA_N];
+        } else if (p[FD_HERTZ_ETA_N_MASS] > 0.0) {
+            c = p[FD_HERTZ_ETA_N_MASS] * effective_mass;
+        } else if (p[FD_HERTZ_ETA_N_VISCO] > 0.0) {
+            c = p[FD_HERTZ_ETA_N_VISCO] * sqrt(effective_radius * delta) * effective_mass;
+        }
         add_spring(r, "normal spring (Hertz, tangent at 1% overlap)", "N/m", k, mobility);
         add_dashpot(r, "normal dashpot (Hertz)", "N s/m", c, mobility);
         break;

@@ -106,7 +106,6 @@ double fd_hertz_restitution_for_damping(double gamma) { return restitution_of_sc
 /* ---------------------------------------------------------------- resolve */
 
 enum { PRESCRIBED_FORCE = 0 };
-enum { HERTZ_RESTITUTION = 0 };
 
 static fd_status resolve_prescribed(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
@@ -150,7 +149,17 @@ static fd_status resolve_hertz(const double* params, const fd_material* a, const
     double compliance = (1.0 - a->poisson_ratio * a->poisson_ratio) / a->youngs_modulus +
                         (1.0 - b->poisson_ratio * b->poisson_ratio) / b->youngs_modulus;
     derived[FD_NORMAL_DERIVED_MODULUS] = 1.0 / compliance;
-    derived[FD_NORMAL_DERIVED_GAMMA] = damping_for_restitution(1.5, 0.25, params[HERTZ_RESTITUTION]);
+    int dashpots = (params[FD_HERTZ_RESTITUTION] < 1.0) + (params[FD_HERTZ_ETA_N] > 0.0) +
+                   (params[FD_HERTZ_ETA_N_MASS] > 0.0) + (params[FD_HERTZ_ETA_N_VISCO] > 0.0);
+    if (dashpots > 1) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "normal model 'hertz' takes one dashpot: restitution < 1 (Tsuji's form), eta_n (LAMMPS damping "
+                       "velocity), eta_n_mass (mass_velocity) or eta_n_visco (viscoelastic); got restitution = %g, "
+                       "eta_n = %g N s/m, eta_n_mass = %g 1/s, eta_n_visco = %g 1/(m s)",
+                       params[FD_HERTZ_RESTITUTION], params[FD_HERTZ_ETA_N], params[FD_HERTZ_ETA_N_MASS],
+                       params[FD_HERTZ_ETA_N_VISCO]);
+    }
+    derived[FD_NORMAL_DERIVED_GAMMA] = damping_for_restitution(1.5, 0.25, params[FD_HERTZ_RESTITUTION]);
     return FD_OK;
 }
 
@@ -176,9 +185,21 @@ static double hooke_dashpot(const double* params, const double* derived, double 
 }
 
 /* hertz's dashpot (N s/m), Tsuji et al. (1992) form: c = gamma sqrt(m K)
- * delta^(1/4), with root_overlap = sqrt(delta). */
-static double hertz_dashpot(const double* derived, double effective_mass, double hertz_constant, double root_overlap)
+ * delta^(1/4), with root_overlap = sqrt(delta); or a LAMMPS dashpot: c =
+ * eta_n, eta_n_mass m, or eta_n_visco a m with a = sqrt(R_eff delta). */
+static double hertz_dashpot(const double* params, const double* derived, double effective_mass,
+                            double hertz_constant, double root_overlap, double effective_radius)
 {
+    if (params[FD_HERTZ_ETA_N] > 0.0) {
+        return params[FD_HERTZ_ETA_N];
+    }
+    if (params[FD_HERTZ_ETA_N_MASS] > 0.0) {
+        return params[FD_HERTZ_ETA_N_MASS] * effective_mass;
+    }
+    if (params[FD_HERTZ_ETA_N_VISCO] > 0.0) {
+        double overlap = root_overlap * root_overlap;
+        return params[FD_HERTZ_ETA_N_VISCO] * sqrt(effective_radius * overlap) * effective_mass;
+    }
     return derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * hertz_constant) * sqrt(root_overlap);
 }
 
@@ -200,8 +221,10 @@ double fd_normal_damping_coefficient(const fd_contact_law* law, const fd_contact
                                              input->geometry->effective_radius, overlap)
                              : 0.0;
     case FD_KIND_NORMAL_HERTZ:
-        return hertz_dashpot(derived, input->effective_mass,
-                             hertz_constant_of(derived, input->geometry->effective_radius), sqrt(overlap));
+        return overlap > 0.0 ? hertz_dashpot(params, derived, input->effective_mass,
+                                             hertz_constant_of(derived, input->geometry->effective_radius),
+                                             sqrt(overlap), input->geometry->effective_radius)
+                             : 0.0;
     default:
         return 0.0;
     }
@@ -242,8 +265,10 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
         double hertz_constant = hertz_constant_of(derived, input->geometry->effective_radius);
         double root_overlap = sqrt(overlap);
         result.elastic_force = hertz_constant * overlap * root_overlap;
-        result.damping_force =
-            hertz_dashpot(derived, input->effective_mass, hertz_constant, root_overlap) * input->penetration_rate;
+        result.damping_force = overlap > 0.0 ? hertz_dashpot(params, derived, input->effective_mass, hertz_constant,
+                                                             root_overlap, input->geometry->effective_radius) *
+                                                   input->penetration_rate
+                                             : 0.0;
         result.elastic_energy = 0.4 * hertz_constant * overlap * overlap * root_overlap;
         break;
     }
@@ -284,7 +309,15 @@ static const fd_param_info hooke_params[] = {
 };
 
 static const fd_param_info hertz_params[] = {
-    {"restitution", "-", "coefficient of restitution of a head-on impact (1 = no damping)", 1.0, 0.01, 1.0},
+    {"restitution", "-", "coefficient of restitution of a head-on impact (1 = no damping), Tsuji's dashpot", 1.0, 0.01,
+     1.0},
+    {"eta_n", "N s/m", "dashpot c = eta_n, as LAMMPS hertz/material with damping velocity; 0 = none", 0.0, 0.0,
+     INFINITY},
+    {"eta_n_mass", "1/s", "dashpot c = eta_n_mass m_eff, as LAMMPS damping mass_velocity; 0 = none", 0.0, 0.0,
+     INFINITY},
+    {"eta_n_visco", "1/(m s)",
+     "dashpot c = eta_n_visco a m_eff, a = sqrt(R_eff delta), as LAMMPS damping viscoelastic (its default); 0 = none",
+     0.0, 0.0, INFINITY},
 };
 
 static const char* const normal_columns[] = {"normal_elastic_force", "normal_damping_force"};
@@ -316,8 +349,9 @@ const fd_submodel fd_normal_submodels[] = {
         .info = {"hertz", FD_MECHANISM_NORMAL,
                  "Hertz N = 4/3 E* sqrt(R_e) delta^(3/2) (Johnson Eq. 4.23) with E* from youngs_modulus and "
                  "poisson_ratio of both materials and R_e the effective radius of the contact geometry; "
-                 "dashpot of Tsuji et al. (1992) form c ~ delta^(1/4), calibrated to the restitution.",
-                 hertz_params, 1},
+                 "dashpot of Tsuji et al. (1992) form c ~ delta^(1/4), calibrated to the restitution, or LAMMPS's "
+                 "velocity, mass_velocity or viscoelastic dashpot (eta_n, eta_n_mass, eta_n_visco); N >= 0.",
+                 hertz_params, 4},
         .kind = FD_KIND_NORMAL_HERTZ,
         .column_count = 2,
         .column_names = normal_columns,

@@ -236,6 +236,11 @@ static void pair_constants(const fd_contact_law* law, double mass_i, double mass
     if (law->submodel[FD_MECHANISM_NORMAL]->kind == FD_KIND_NORMAL_HERTZ) {
         hertz_constant = 4.0 / 3.0 * derived[FD_NORMAL_DERIVED_MODULUS] * sqrt(effective_radius);
         c0 = derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * hertz_constant);
+        if (p[FD_HERTZ_ETA_N] > 0.0) {
+            c0 = p[FD_HERTZ_ETA_N];
+        } else if (p[FD_HERTZ_ETA_N_MASS] > 0.0 || p[FD_HERTZ_ETA_N_VISCO] > 0.0) {
+            c0 = (p[FD_HERTZ_ETA_N_MASS] > 0.0 ? p[FD_HERTZ_ETA_N_MASS] : p[FD_HERTZ_ETA_N_VISCO]) * effective_mass;
+        }
     } else {
         c0 = derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * p[FD_HOOKE_STIFFNESS]);
         if (p[FD_HOOKE_ETA_N] > 0.0) {

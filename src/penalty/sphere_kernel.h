@@ -53,11 +53,19 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
     double normal_dashpot; /* c_n, N s/m (fd_normal_damping_coefficient) */
     bool clamp = true;
     if (law->submodel[FD_MECHANISM_NORMAL]->kind == FD_KIND_NORMAL_HERTZ) {
-        /* Johnson Eq. (4.23), Tsuji's dashpot gamma sqrt(m K) delta^(1/4). */
+        /* Johnson Eq. (4.23), Tsuji's dashpot gamma sqrt(m K) delta^(1/4), or
+         * a LAMMPS dashpot (normal.c, hertz_dashpot): constants[0] is its
+         * prefactor, times a = sqrt(R_eff delta) for viscoelastic. */
         double hertz_constant = constants[2];
         double root = sqrt(positive);
         out.elastic_force = hertz_constant * positive * root;
-        normal_dashpot = constants[0] * sqrt(root);
+        if (normal_params[FD_HERTZ_ETA_N] > 0.0 || normal_params[FD_HERTZ_ETA_N_MASS] > 0.0) {
+            normal_dashpot = positive > 0.0 ? constants[0] : 0.0;
+        } else if (normal_params[FD_HERTZ_ETA_N_VISCO] > 0.0) {
+            normal_dashpot = constants[0] * sqrt(constants[1] * positive);
+        } else {
+            normal_dashpot = constants[0] * sqrt(root);
+        }
         out.damping_force = normal_dashpot * overlap_rate;
         stored = 0.4 * hertz_constant * positive * positive * root;
     } else {
