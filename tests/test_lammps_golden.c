@@ -396,3 +396,11 @@ Test(lammps_golden, touching_hertz_viscoelastic_equals_lammps_from_step_0)
 {
     run_case_within(GOLDEN("lammps_touching.csv"), "touching_hertz_viscoelastic", 1e-12);
 }
+
+/* LAMMPS's damping tsuji with hooke (e = 0.5: c = alpha(e) sqrt(m_eff k_n),
+ * alpha Tsuji et al.'s polynomial, per pair) and xgammat: fricdem's hooke
+ * tsuji and dsds x_gamma_t (issue 18, item 2). Tolerance as above. */
+Test(lammps_golden, touching_tsuji_equals_lammps_from_step_0)
+{
+    run_case_within(GOLDEN("lammps_touching.csv"), "touching_tsuji", 1e-12);
+}

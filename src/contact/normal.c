@@ -101,6 +101,34 @@ static double damping_for_restitution(double p, double q, double restitution)
 }
 
 double fd_hertz_damping_for_restitution(double restitution) { return damping_for_restitution(1.5, 0.25, restitution); }
+
+/* Tsuji, Tanaka & Ishida (1992)'s fit of the damping ratio alpha(e) of a
+ * Hertz contact to its restitution e, a sixth-degree polynomial, which
+ * LAMMPS's `damping tsuji` applies to hooke and hertz alike (c = alpha
+ * sqrt(m_eff k) for hooke, alpha sqrt(m_eff K) delta^(1/4) for hertz). It
+ * assumes no clamp, so with limit_damping its restitution is not quite e:
+ * fricdem's own `restitution` calibrates instead (above); this is for decks
+ * that must match LAMMPS. */
+static double tsuji_alpha(double e)
+{
+    static const double coefficient[7] = {1.2728, -4.2783, 11.087, -22.348, 27.467, -18.022, 4.8218};
+    double alpha = 0.0, power = 1.0;
+    for (int k = 0; k < 7; ++k) {
+        alpha += coefficient[k] * power;
+        power *= e;
+    }
+    return alpha;
+}
+
+/* The tsuji parameter: -1 (off) or a restitution in (0, 1]. */
+static fd_status check_tsuji(const char* model, double e)
+{
+    if (e != -1.0 && !(e > 0.0 && e <= 1.0)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "normal model '%s': tsuji is -1 (off) or a restitution in (0, 1] (got %g)",
+                       model, e);
+    }
+    return FD_OK;
+}
 double fd_hertz_restitution_for_damping(double gamma) { return restitution_of_scaled_law(1.5, 0.25, gamma); }
 
 /* ---------------------------------------------------------------- resolve */
@@ -115,14 +143,20 @@ static fd_status resolve_prescribed(const double* params, const fd_material* a, 
 static fd_status resolve_hooke(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
     double restitution = params[FD_HOOKE_RESTITUTION], limit = params[FD_HOOKE_LIMIT_DAMPING];
+    fd_status status = check_tsuji("hooke", params[FD_HOOKE_TSUJI]);
+    if (status != FD_OK) {
+        return status;
+    }
     int dashpots = (restitution < 1.0) + (params[FD_HOOKE_ETA_N] > 0.0) + (params[FD_HOOKE_ETA_N_MASS] > 0.0) +
-                   (params[FD_HOOKE_ETA_N_VISCO] > 0.0);
+                   (params[FD_HOOKE_ETA_N_VISCO] > 0.0) + (params[FD_HOOKE_TSUJI] > 0.0);
     if (dashpots > 1) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
                        "normal model 'hooke' takes one dashpot: restitution < 1, eta_n (LAMMPS damping velocity), "
-                       "eta_n_mass (damping mass_velocity) or eta_n_visco (damping viscoelastic); got restitution = "
-                       "%g, eta_n = %g N s/m, eta_n_mass = %g 1/s, eta_n_visco = %g 1/(m s)",
-                       restitution, params[FD_HOOKE_ETA_N], params[FD_HOOKE_ETA_N_MASS], params[FD_HOOKE_ETA_N_VISCO]);
+                       "eta_n_mass (damping mass_velocity), eta_n_visco (damping viscoelastic) or tsuji (damping "
+                       "tsuji); got restitution = %g, eta_n = %g N s/m, eta_n_mass = %g 1/s, eta_n_visco = %g "
+                       "1/(m s), tsuji = %g",
+                       restitution, params[FD_HOOKE_ETA_N], params[FD_HOOKE_ETA_N_MASS], params[FD_HOOKE_ETA_N_VISCO],
+                       params[FD_HOOKE_TSUJI]);
     }
     if (limit != 0.0 && limit != 1.0) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
@@ -134,7 +168,9 @@ static fd_status resolve_hooke(const double* params, const fd_material* a, const
                        "eta_n_visco; the "
                        "restitution calibration assumes the clamp N >= 0");
     }
-    derived[FD_NORMAL_DERIVED_GAMMA] = damping_for_restitution(1.0, 0.0, restitution);
+    /* c = gamma sqrt(m k): calibrated to the restitution, or Tsuji's alpha(e) (LAMMPS tsuji). */
+    derived[FD_NORMAL_DERIVED_GAMMA] = params[FD_HOOKE_TSUJI] > 0.0 ? tsuji_alpha(params[FD_HOOKE_TSUJI])
+                                                                     : damping_for_restitution(1.0, 0.0, restitution);
     return FD_OK;
 }
 
@@ -149,17 +185,24 @@ static fd_status resolve_hertz(const double* params, const fd_material* a, const
     double compliance = (1.0 - a->poisson_ratio * a->poisson_ratio) / a->youngs_modulus +
                         (1.0 - b->poisson_ratio * b->poisson_ratio) / b->youngs_modulus;
     derived[FD_NORMAL_DERIVED_MODULUS] = 1.0 / compliance;
+    fd_status status = check_tsuji("hertz", params[FD_HERTZ_TSUJI]);
+    if (status != FD_OK) {
+        return status;
+    }
     int dashpots = (params[FD_HERTZ_RESTITUTION] < 1.0) + (params[FD_HERTZ_ETA_N] > 0.0) +
-                   (params[FD_HERTZ_ETA_N_MASS] > 0.0) + (params[FD_HERTZ_ETA_N_VISCO] > 0.0);
+                   (params[FD_HERTZ_ETA_N_MASS] > 0.0) + (params[FD_HERTZ_ETA_N_VISCO] > 0.0) +
+                   (params[FD_HERTZ_TSUJI] > 0.0);
     if (dashpots > 1) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
                        "normal model 'hertz' takes one dashpot: restitution < 1 (Tsuji's form), eta_n (LAMMPS damping "
-                       "velocity), eta_n_mass (mass_velocity) or eta_n_visco (viscoelastic); got restitution = %g, "
+                       "velocity), eta_n_mass (mass_velocity), eta_n_visco (viscoelastic) or tsuji; got restitution = %g, "
                        "eta_n = %g N s/m, eta_n_mass = %g 1/s, eta_n_visco = %g 1/(m s)",
                        params[FD_HERTZ_RESTITUTION], params[FD_HERTZ_ETA_N], params[FD_HERTZ_ETA_N_MASS],
                        params[FD_HERTZ_ETA_N_VISCO]);
     }
-    derived[FD_NORMAL_DERIVED_GAMMA] = damping_for_restitution(1.5, 0.25, params[FD_HERTZ_RESTITUTION]);
+    derived[FD_NORMAL_DERIVED_GAMMA] = params[FD_HERTZ_TSUJI] > 0.0 ? tsuji_alpha(params[FD_HERTZ_TSUJI])
+                                                                     : damping_for_restitution(1.5, 0.25,
+                                                                                               params[FD_HERTZ_RESTITUTION]);
     return FD_OK;
 }
 
@@ -306,6 +349,10 @@ static const fd_param_info hooke_params[] = {
      "dashpot c = eta_n_visco a m_eff, a = sqrt(R_eff delta), as LAMMPS hooke k_n eta_n with damping viscoelastic "
      "(its default); 0 = none",
      0.0, 0.0, INFINITY},
+    {"tsuji", "-",
+     "c = alpha(e) sqrt(m_eff k_n), alpha Tsuji et al.'s (1992) polynomial of this restitution e, as LAMMPS damping "
+     "tsuji (its restitution with the clamp is not exactly e: `restitution` calibrates); -1 = off",
+     -1.0, -1.0, 1.0},
 };
 
 static const fd_param_info hertz_params[] = {
@@ -318,6 +365,10 @@ static const fd_param_info hertz_params[] = {
     {"eta_n_visco", "1/(m s)",
      "dashpot c = eta_n_visco a m_eff, a = sqrt(R_eff delta), as LAMMPS damping viscoelastic (its default); 0 = none",
      0.0, 0.0, INFINITY},
+    {"tsuji", "-",
+     "Tsuji's dashpot with alpha(e), Tsuji et al.'s (1992) polynomial of this restitution e, as LAMMPS damping tsuji "
+     "(instead of the calibrated gamma of `restitution`); -1 = off",
+     -1.0, -1.0, 1.0},
 };
 
 static const char* const normal_columns[] = {"normal_elastic_force", "normal_damping_force"};
@@ -338,7 +389,7 @@ const fd_submodel fd_normal_submodels[] = {
                  "restitution, calibrated so that a head-on impact has exactly that restitution with the clamp, or "
                  "c = eta_n (LAMMPS damping velocity), eta_n_mass m_eff (damping mass_velocity) or eta_n_visco "
                  "sqrt(R_eff delta) m_eff (damping viscoelastic).",
-                 hooke_params, 6},
+                 hooke_params, 7},
         .kind = FD_KIND_NORMAL_HOOKE,
         .column_count = 2,
         .column_names = normal_columns,
@@ -351,7 +402,7 @@ const fd_submodel fd_normal_submodels[] = {
                  "poisson_ratio of both materials and R_e the effective radius of the contact geometry; "
                  "dashpot of Tsuji et al. (1992) form c ~ delta^(1/4), calibrated to the restitution, or LAMMPS's "
                  "velocity, mass_velocity or viscoelastic dashpot (eta_n, eta_n_mass, eta_n_visco); N >= 0.",
-                 hertz_params, 4},
+                 hertz_params, 5},
         .kind = FD_KIND_NORMAL_HERTZ,
         .column_count = 2,
         .column_names = normal_columns,
