@@ -404,3 +404,16 @@ Test(lammps_golden, touching_tsuji_equals_lammps_from_step_0)
 {
     run_case_within(GOLDEN("lammps_touching.csv"), "touching_tsuji", 1e-12);
 }
+
+/* LAMMPS's legacy pair style gran/hooke/history (gamma_n m_eff normal,
+ * gamma_t m_eff tangential, its shear history projected on the tangent
+ * plane without keeping its length): fricdem's hooke eta_n_mass and dsds
+ * with x_gamma_t = gamma_t / gamma_n and legacy_projection 1 (issue 18,
+ * item 2). Tolerance as above; observed 1.7e-14 of the force (the spring
+ * is advanced, then projected, in LAMMPS; projected, then advanced, here),
+ * against 3.2e-10 with legacy_projection 0 (the length kept): the test
+ * tells the two conventions apart. */
+Test(lammps_golden, touching_legacy_hooke_history_equals_lammps_from_step_0)
+{
+    run_case_within(GOLDEN("lammps_touching.csv"), "touching_legacy_hooke_history", 1e-12);
+}

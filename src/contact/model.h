@@ -67,7 +67,7 @@ static inline bool fd_mindlin_holds_force(fd_submodel_kind kind)
 
 /* Parameter order of the slide models dsds and csds (their table in sds.c);
  * the spin model marshall and the critical step read them. */
-enum { FD_SDS_K_T = 0, FD_SDS_GAMMA_T = 1, FD_SDS_MU = 2, FD_SDS_X_GAMMA_T = 3 };
+enum { FD_SDS_K_T = 0, FD_SDS_GAMMA_T = 1, FD_SDS_MU = 2, FD_SDS_X_GAMMA_T = 3, FD_SDS_LEGACY_PROJECTION = 4 };
 /* Parameter order of the mindlin slide models (their table in mindlin.c),
  * and what they derive: k_t (Pa; 8 G* for the default -1) and mu_k (mu_s for
  * the default -1). The penalty stepper's sphere kernel and the critical step

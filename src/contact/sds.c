@@ -31,7 +31,7 @@
 #include "contact/sds_core.h"
 #include "core/error.h"
 
-enum { DSDS_K_T, DSDS_GAMMA_T, DSDS_MU, DSDS_X_GAMMA_T };
+enum { DSDS_K_T, DSDS_GAMMA_T, DSDS_MU, DSDS_X_GAMMA_T, DSDS_LEGACY_PROJECTION };
 enum { H_XI = 0, DSDS_HISTORY = 3 };
 enum { C_XI = 0, C_SLIPPING = 3, DSDS_COLUMNS = 4 };
 
@@ -58,7 +58,8 @@ static fd_vec3 slide(bool continuous, const fd_contact_law* law, const fd_contac
     const int* column_index = law->column_index[FD_MECHANISM_SLIDE];
     history += law->history_offset[FD_MECHANISM_SLIDE];
     fd_vec3 n = input->geometry->normal;
-    fd_vec3 xi = fd_sds_into_plane(fd_v3(history[H_XI], history[H_XI + 1], history[H_XI + 2]), n);
+    fd_vec3 stored = fd_v3(history[H_XI], history[H_XI + 1], history[H_XI + 2]);
+    fd_vec3 xi = params[DSDS_LEGACY_PROJECTION] != 0.0 ? fd_sds_project(stored, n) : fd_sds_into_plane(stored, n);
     double limit = params[DSDS_MU] * normal_force;
     double inverse_gamma;
     double gamma = fd_sds_tangential_dashpot(
@@ -126,6 +127,11 @@ static fd_status check_tangential_dashpot(const char* model, const double* param
                        "slide model '%s': give gamma_t (a constant dashpot, N s/m) or x_gamma_t (a multiple of the "
                        "pair's normal dashpot, LAMMPS xgammat), not both (got gamma_t = %g, x_gamma_t = %g)",
                        model, params[DSDS_GAMMA_T], x);
+    }
+    double legacy = params[DSDS_LEGACY_PROJECTION];
+    if (legacy != 0.0 && legacy != 1.0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "slide model '%s': legacy_projection is 0 or 1 (got %g)", model,
+                       legacy);
     }
     return FD_OK;
 }
@@ -199,6 +205,10 @@ static const fd_param_info dsds_params[] = {
      "tangential dashpot as a multiple of the pair's normal dashpot coefficient c_n (LAMMPS xgammat: per pair "
      "m_eff under hooke's eta_n_mass or restitution, Hertz's overlap too); -1 = off, gamma_t is the dashpot",
      -1.0, -1.0, INFINITY},
+    {"legacy_projection", "-",
+     "1: the spring is turned into the tangent plane by removing its normal part, its length not restored (LAMMPS "
+     "gran/hooke/history, gran/hertz/history); 0: its length kept (LAMMPS pair granular, the C-SDS paper)",
+     0.0, 0.0, 1.0},
 };
 static const char* const dsds_columns[DSDS_COLUMNS] = {"xi_x", "xi_y", "xi_z", "slipping"};
 static const char* const nohistory_columns[1] = {"slipping"};
@@ -210,7 +220,7 @@ const fd_submodel fd_sds_submodels[] = {
         .info = {"dsds", FD_MECHANISM_SLIDE,
                  "Discontinuous spring-dashpot-slider (Luding; LAMMPS tangential linear_history), C-SDS paper "
                  "Eq. (1)-(3): F = -k xi - gamma v capped at mu N, spring reset by Eq. (3) while sliding.",
-                 dsds_params, 4},
+                 dsds_params, 5},
         .kind = FD_KIND_SLIDE_DSDS,
         .history_size = DSDS_HISTORY,
         .column_count = DSDS_COLUMNS,
@@ -222,7 +232,7 @@ const fd_submodel fd_sds_submodels[] = {
         .info = {"csds", FD_MECHANISM_SLIDE,
                  "Continuous spring-dashpot-slider, C-SDS paper Eq. (10): F = -k xi - gamma v capped at mu N, "
                  "d(xi)/dt = -(F + k xi)/gamma (= v while sticking), explicit Euler; needs gamma_t > 0.",
-                 dsds_params, 4},
+                 dsds_params, 5},
         .kind = FD_KIND_SLIDE_CSDS,
         .history_size = DSDS_HISTORY,
         .column_count = DSDS_COLUMNS,

@@ -54,6 +54,15 @@ static inline __attribute__((always_inline)) fd_vec3 fd_sds_into_plane(fd_vec3 x
     return fd_v3_select(defined, fd_v3_scale(scale, projected), fd_v3(0.0, 0.0, 0.0));
 }
 
+/* The spring turned into the tangent plane as LAMMPS's legacy pair styles
+ * (gran/hooke/history, gran/hertz/history) turn it: its normal component
+ * removed, its length not restored. A slide law's `legacy_projection`
+ * chooses this over fd_sds_into_plane. */
+static inline __attribute__((always_inline)) fd_vec3 fd_sds_project(fd_vec3 xi, fd_vec3 n)
+{
+    return fd_v3_mul_add(xi, -fd_v3_dot(xi, n), n);
+}
+
 /* Every update below takes two times: `advance`, over which the spring
  * moves (the step's dt, or 0 in a set-up pass, when no time has passed:
  * fd_penalty.spring_time_step), and dt, over which the loads act (the

@@ -16,9 +16,10 @@ bool fd_block_law_of(const fd_contact_law* law, int index, double time_step, fd_
     const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
     const fd_submodel* roll = law->submodel[FD_MECHANISM_ROLL];
     const fd_submodel* spin = law->submodel[FD_MECHANISM_SPIN];
-    /* x_gamma_t: a dashpot per pair, which the block does not gather (the scalar kernel takes it). */
+    /* x_gamma_t (a dashpot per pair) and legacy_projection: the scalar kernel takes them. */
     bool slide_ok = slide == NULL || ((slide->kind == FD_KIND_SLIDE_DSDS || slide->kind == FD_KIND_SLIDE_CSDS) &&
-                                      law->params[FD_MECHANISM_SLIDE][FD_SDS_X_GAMMA_T] < 0.0);
+                                      law->params[FD_MECHANISM_SLIDE][FD_SDS_X_GAMMA_T] < 0.0 &&
+                                      law->params[FD_MECHANISM_SLIDE][FD_SDS_LEGACY_PROJECTION] == 0.0);
     bool roll_ok = roll == NULL || roll->kind == FD_KIND_ROLL_DSDS || roll->kind == FD_KIND_ROLL_CSDS;
     bool spin_ok = spin == NULL || spin->kind == FD_KIND_SPIN_DSDS || spin->kind == FD_KIND_SPIN_CSDS ||
                    spin->kind == FD_KIND_SPIN_MARSHALL;

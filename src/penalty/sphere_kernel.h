@@ -124,7 +124,8 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
         const double* p = law->params[FD_MECHANISM_SLIDE];
         double* h = history + law->history_offset[FD_MECHANISM_SLIDE];
         fd_vec3 tangential = fd_v3_mul_add(relative_velocity, -normal_velocity, n);
-        fd_vec3 xi = fd_sds_into_plane(fd_v3(h[0], h[1], h[2]), n);
+        fd_vec3 spring = fd_v3(h[0], h[1], h[2]);
+        fd_vec3 xi = p[FD_SDS_LEGACY_PROJECTION] != 0.0 ? fd_sds_project(spring, n) : fd_sds_into_plane(spring, n);
         double limit = p[FD_SDS_MU] * critical;
         const double* derived = law->derived[FD_MECHANISM_SLIDE];
         double inverse_gamma;
