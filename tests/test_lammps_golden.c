@@ -417,3 +417,11 @@ Test(lammps_golden, touching_legacy_hooke_history_equals_lammps_from_step_0)
 {
     run_case_within(GOLDEN("lammps_touching.csv"), "touching_legacy_hooke_history", 1e-12);
 }
+
+/* LAMMPS's legacy pair style gran/hooke (no shear history: the tangential
+ * dashpot gamma_t m_eff capped at xmu N): fricdem's hooke eta_n_mass and
+ * linear_nohistory with x_gamma_t = gamma_t / gamma_n (issue 18, item 2). */
+Test(lammps_golden, touching_legacy_hooke_equals_lammps_from_step_0)
+{
+    run_case_within(GOLDEN("lammps_touching.csv"), "touching_legacy_hooke", 1e-12);
+}
