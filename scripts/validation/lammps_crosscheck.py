@@ -221,7 +221,9 @@ def pour_checks(ctx: Context, result: CaseResult, pour_golden) -> dict:
         seed = int(key[4:])
         stats["lammps"][seed] = {row["quantity"]: float(row["lammps"]) for row in rows}
         out = ctx.run_scene(scene, f"pour_seed{seed}", {"generators.0.seed": seed})
-        data = out / "initial.data"
+        # Beside the run's directory, not in it: fricdem's --overwrite leaves
+        # alone (and refuses) a directory holding files it did not write.
+        data = out.parent / f"pour_seed{seed}_initial.data"
         subprocess.run([str(tool), str(scene), "0", str(data), f"generators.0.seed={seed}"], check=True,
                        capture_output=True)
         radii = read_data_radii(data)
