@@ -425,3 +425,11 @@ Test(lammps_golden, touching_legacy_hooke_equals_lammps_from_step_0)
 {
     run_case_within(GOLDEN("lammps_touching.csv"), "touching_legacy_hooke", 1e-12);
 }
+
+/* The same without limit_damping, LAMMPS's default: the dashpot may pull as
+ * the spheres part (fricdem's hertz limit_damping: 0), and the Coulomb
+ * limits follow |N|. */
+Test(lammps_golden, touching_hertz_viscoelastic_without_limit_damping_equals_lammps_from_step_0)
+{
+    run_case_within(GOLDEN("lammps_touching.csv"), "touching_hertz_viscoelastic_free", 1e-12);
+}

@@ -83,7 +83,7 @@ enum { FD_HOOKE_STIFFNESS = 0, FD_HOOKE_RESTITUTION = 1, FD_HOOKE_ETA_N = 2, FD_
  * dashpots: eta_n (damping velocity), eta_n_mass (mass_velocity), eta_n_visco
  * (viscoelastic). */
 enum { FD_HERTZ_RESTITUTION = 0, FD_HERTZ_ETA_N = 1, FD_HERTZ_ETA_N_MASS = 2, FD_HERTZ_ETA_N_VISCO = 3,
-       FD_HERTZ_TSUJI = 4 };
+       FD_HERTZ_TSUJI = 4, FD_HERTZ_LIMIT_DAMPING = 5 };
 enum { FD_NORMAL_DERIVED_GAMMA = 0, FD_NORMAL_DERIVED_MODULUS = 1 };
 /* What the slide and roll spring-dashpot-sliders derive: 1/k and 1/gamma
  * (0 without a dashpot), so that an update multiplies instead of divides. */

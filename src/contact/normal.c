@@ -200,6 +200,16 @@ static fd_status resolve_hertz(const double* params, const fd_material* a, const
                        params[FD_HERTZ_RESTITUTION], params[FD_HERTZ_ETA_N], params[FD_HERTZ_ETA_N_MASS],
                        params[FD_HERTZ_ETA_N_VISCO]);
     }
+    double limit = params[FD_HERTZ_LIMIT_DAMPING];
+    if (limit != 0.0 && limit != 1.0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "normal model 'hertz': limit_damping is 1 (N >= 0) or 0 (the dashpot may pull), got %g", limit);
+    }
+    if (limit == 0.0 && params[FD_HERTZ_RESTITUTION] < 1.0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "normal model 'hertz': limit_damping = 0 is for LAMMPS's dashpots (eta_n, eta_n_mass, "
+                       "eta_n_visco, tsuji); the restitution calibration assumes the clamp N >= 0");
+    }
     derived[FD_NORMAL_DERIVED_GAMMA] = params[FD_HERTZ_TSUJI] > 0.0 ? tsuji_alpha(params[FD_HERTZ_TSUJI])
                                                                      : damping_for_restitution(1.5, 0.25,
                                                                                                params[FD_HERTZ_RESTITUTION]);
@@ -313,6 +323,10 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
                                                    input->penetration_rate
                                              : 0.0;
         result.elastic_energy = 0.4 * hertz_constant * overlap * overlap * root_overlap;
+        if (params[FD_HERTZ_LIMIT_DAMPING] == 0.0) {
+            result.force = result.elastic_force + result.damping_force; /* LAMMPS without limit_damping */
+            return result;
+        }
         break;
     }
     case FD_KIND_NORMAL_PFC_LINEAR:
@@ -369,6 +383,10 @@ static const fd_param_info hertz_params[] = {
      "Tsuji's dashpot with alpha(e), Tsuji et al.'s (1992) polynomial of this restitution e, as LAMMPS damping tsuji "
      "(instead of the calibrated gamma of `restitution`); -1 = off",
      -1.0, -1.0, 1.0},
+    {"limit_damping", "-",
+     "1 = clamp the total force at N >= 0; 0 = the dashpot may pull (LAMMPS without limit_damping, its default; "
+     "not with restitution)",
+     1.0, 0.0, 1.0},
 };
 
 static const char* const normal_columns[] = {"normal_elastic_force", "normal_damping_force"};
@@ -401,8 +419,8 @@ const fd_submodel fd_normal_submodels[] = {
                  "Hertz N = 4/3 E* sqrt(R_e) delta^(3/2) (Johnson Eq. 4.23) with E* from youngs_modulus and "
                  "poisson_ratio of both materials and R_e the effective radius of the contact geometry; "
                  "dashpot of Tsuji et al. (1992) form c ~ delta^(1/4), calibrated to the restitution, or LAMMPS's "
-                 "velocity, mass_velocity or viscoelastic dashpot (eta_n, eta_n_mass, eta_n_visco); N >= 0.",
-                 hertz_params, 5},
+                 "velocity, mass_velocity or viscoelastic dashpot (eta_n, eta_n_mass, eta_n_visco); N >= 0 unless limit_damping = 0.",
+                 hertz_params, 6},
         .kind = FD_KIND_NORMAL_HERTZ,
         .column_count = 2,
         .column_names = normal_columns,

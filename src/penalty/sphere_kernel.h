@@ -68,6 +68,7 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
         }
         out.damping_force = normal_dashpot * overlap_rate;
         stored = 0.4 * hertz_constant * positive * positive * root;
+        clamp = normal_params[FD_HERTZ_LIMIT_DAMPING] != 0.0;
     } else {
         double k = normal_params[FD_HOOKE_STIFFNESS];
         out.elastic_force = k * positive;
