@@ -120,36 +120,23 @@ static double add_normal(rates* r, const fd_contact_law* law, const fd_step_body
     switch (law->submodel[FD_MECHANISM_NORMAL]->kind) {
     case FD_KIND_NORMAL_HOOKE:
         k = p[FD_HOOKE_STIFFNESS];
-        c = derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * k); /* normal.c: c = gamma sqrt(m k) */
-        if (p[FD_HOOKE_ETA_N] > 0.0) {
-            c = p[FD_HOOKE_ETA_N];
-        } else if (p[FD_HOOKE_ETA_N_MASS] > 0.0) {
-            c = p[FD_HOOKE_ETA_N_MASS] * effective_mass;
-        } else if (p[FD_HOOKE_ETA_N_VISCO] > 0.0 && isfinite(effective_radius)) {
-            /* eta a m_eff at the reference overlap, a = sqrt(R_eff delta) */
-            c = p[FD_HOOKE_ETA_N_VISCO] * sqrt(effective_radius * REFERENCE_OVERLAP * effective_radius) * effective_mass;
-        }
+        /* normal.c's dashpot, at the reference overlap for the viscoelastic one */
+        c = fd_normal_dashpot_prefactor(law, effective_mass, effective_radius) *
+            fd_normal_dashpot_factor(law, effective_radius, REFERENCE_OVERLAP * effective_radius);
         add_spring(r, "normal spring k_n", "N/m", k, mobility);
         add_dashpot(r, "normal dashpot", "N s/m", c, mobility);
         break;
     case FD_KIND_NORMAL_HERTZ: {
         /* Tangent stiffness dN/d(delta) = 3/2 K sqrt(delta) = 2 E* sqrt(R_e delta), Johnson Eq. (4.23),
-         * and the Tsuji dashpot gamma sqrt(m K) delta^(1/4), at the reference overlap. */
+         * and normal.c's dashpot (Tsuji's gamma sqrt(m K) delta^(1/4) or LAMMPS's), at the reference overlap. */
         if (!isfinite(effective_radius)) {
             break;
         }
         double delta = REFERENCE_OVERLAP * effective_radius;
         double modulus = derived[FD_NORMAL_DERIVED_MODULUS];
-        double hertz_constant = 4.0 / 3.0 * modulus * sqrt(effective_radius);
         k = 2.0 * modulus * sqrt(effective_radius * delta);
-        c = derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * hertz_constant) * pow(delta, 0.25);
-        if (p[FD_HERTZ_ETA_N] > 0.0) {
-            c = p[FD_HERTZ_ETA_N];
-        } else if (p[FD_HERTZ_ETA_N_MASS] > 0.0) {
-            c = p[FD_HERTZ_ETA_N_MASS] * effective_mass;
-        } else if (p[FD_HERTZ_ETA_N_VISCO] > 0.0) {
-            c = p[FD_HERTZ_ETA_N_VISCO] * sqrt(effective_radius * delta) * effective_mass;
-        }
+        c = fd_normal_dashpot_prefactor(law, effective_mass, effective_radius) *
+            fd_normal_dashpot_factor(law, effective_radius, delta);
         add_spring(r, "normal spring (Hertz, tangent at 1% overlap)", "N/m", k, mobility);
         add_dashpot(r, "normal dashpot (Hertz)", "N s/m", c, mobility);
         break;

@@ -176,6 +176,30 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
  * models' dashpot is a fraction of it (LAMMPS damp_normal_prefactor). */
 double fd_normal_damping_coefficient(const fd_contact_law* law, const fd_contact_input* input);
 
+/* hooke's and hertz's dashpot, c = prefactor x overlap factor (N s/m), in
+ * two parts so that the sphere kernels keep the first with the pair
+ * (src/penalty/neighbor.c, pair constants) and form the second per contact.
+ * The prefactor (normal.c) is gamma sqrt(m k) (hooke, gamma from the
+ * restitution or Tsuji's alpha), gamma sqrt(m K) with K = 4/3 E* sqrt(R)
+ * (hertz), or LAMMPS's eta_n, eta_n_mass m, eta_n_visco m; the factor is 1,
+ * delta^(1/4) (hertz's Tsuji form) or a = sqrt(R delta) (viscoelastic). m the
+ * pair's effective mass, R its effective radius. */
+double fd_normal_dashpot_prefactor(const fd_contact_law* law, double effective_mass, double effective_radius);
+static inline double fd_normal_dashpot_factor(const fd_contact_law* law, double effective_radius, double overlap)
+{
+    const double* p = law->params[FD_MECHANISM_NORMAL];
+    if (law->submodel[FD_MECHANISM_NORMAL]->kind == FD_KIND_NORMAL_HERTZ) {
+        if (p[FD_HERTZ_ETA_N] > 0.0 || p[FD_HERTZ_ETA_N_MASS] > 0.0) {
+            return 1.0;
+        }
+        return p[FD_HERTZ_ETA_N_VISCO] > 0.0 ? sqrt(effective_radius * overlap) : sqrt(sqrt(overlap));
+    }
+    if (p[FD_HOOKE_ETA_N_VISCO] > 0.0) {
+        return isfinite(effective_radius) ? sqrt(effective_radius * overlap) : 0.0; /* a flat contact: no radius */
+    }
+    return 1.0;
+}
+
 /* Friction loads of a law at one contact (slide force, roll and spin torques
  * on both bodies), given the normal force just computed; updates the
  * contact's history block and writes the model's output columns. */

@@ -218,66 +218,58 @@ static fd_status resolve_hertz(const double* params, const fd_material* a, const
 
 /* ---------------------------------------------------------------- kernels */
 
-/* hooke's dashpot (N s/m): c = gamma sqrt(m k) (gamma = 2 zeta, calibrated
- * above), or a LAMMPS dashpot: c = eta_n, c = eta_n_mass m_eff, or c =
- * eta_n_visco a m_eff with a = sqrt(R_eff delta) (LAMMPS viscoelastic:
- * damp_normal = a m_eff, times eta_n0). */
-static double hooke_dashpot(const double* params, const double* derived, double effective_mass,
-                            double effective_radius, double overlap)
-{
-    double damping = derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * params[FD_HOOKE_STIFFNESS]);
-    if (params[FD_HOOKE_ETA_N] > 0.0) {
-        damping = params[FD_HOOKE_ETA_N];
-    } else if (params[FD_HOOKE_ETA_N_MASS] > 0.0) {
-        damping = params[FD_HOOKE_ETA_N_MASS] * effective_mass;
-    } else if (params[FD_HOOKE_ETA_N_VISCO] > 0.0) {
-        double contact_radius = isfinite(effective_radius) ? sqrt(effective_radius * overlap) : 0.0;
-        damping = params[FD_HOOKE_ETA_N_VISCO] * contact_radius * effective_mass;
-    }
-    return damping;
-}
-
-/* hertz's dashpot (N s/m), Tsuji et al. (1992) form: c = gamma sqrt(m K)
- * delta^(1/4), with root_overlap = sqrt(delta); or a LAMMPS dashpot: c =
- * eta_n, eta_n_mass m, or eta_n_visco a m with a = sqrt(R_eff delta). */
-static double hertz_dashpot(const double* params, const double* derived, double effective_mass,
-                            double hertz_constant, double root_overlap, double effective_radius)
-{
-    if (params[FD_HERTZ_ETA_N] > 0.0) {
-        return params[FD_HERTZ_ETA_N];
-    }
-    if (params[FD_HERTZ_ETA_N_MASS] > 0.0) {
-        return params[FD_HERTZ_ETA_N_MASS] * effective_mass;
-    }
-    if (params[FD_HERTZ_ETA_N_VISCO] > 0.0) {
-        double overlap = root_overlap * root_overlap;
-        return params[FD_HERTZ_ETA_N_VISCO] * sqrt(effective_radius * overlap) * effective_mass;
-    }
-    return derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * hertz_constant) * sqrt(root_overlap);
-}
-
 static double hertz_constant_of(const double* derived, double effective_radius)
 {
     /* Johnson Eq. (4.23): F = K delta^(3/2), K = 4/3 E* sqrt(R). */
     return 4.0 / 3.0 * derived[FD_NORMAL_DERIVED_MODULUS] * sqrt(effective_radius);
 }
 
+double fd_normal_dashpot_prefactor(const fd_contact_law* law, double effective_mass, double effective_radius)
+{
+    const double* p = law->params[FD_MECHANISM_NORMAL];
+    const double* derived = law->derived[FD_MECHANISM_NORMAL];
+    if (law->submodel[FD_MECHANISM_NORMAL]->kind == FD_KIND_NORMAL_HERTZ) {
+        if (p[FD_HERTZ_ETA_N] > 0.0) {
+            return p[FD_HERTZ_ETA_N];
+        }
+        if (p[FD_HERTZ_ETA_N_MASS] > 0.0) {
+            return p[FD_HERTZ_ETA_N_MASS] * effective_mass;
+        }
+        if (p[FD_HERTZ_ETA_N_VISCO] > 0.0) {
+            return p[FD_HERTZ_ETA_N_VISCO] * effective_mass;
+        }
+        /* Tsuji et al. (1992): gamma sqrt(m K), times delta^(1/4) per contact. */
+        return derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * hertz_constant_of(derived, effective_radius));
+    }
+    if (p[FD_HOOKE_ETA_N] > 0.0) {
+        return p[FD_HOOKE_ETA_N];
+    }
+    if (p[FD_HOOKE_ETA_N_MASS] > 0.0) {
+        return p[FD_HOOKE_ETA_N_MASS] * effective_mass;
+    }
+    if (p[FD_HOOKE_ETA_N_VISCO] > 0.0) {
+        return p[FD_HOOKE_ETA_N_VISCO] * effective_mass;
+    }
+    return derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * p[FD_HOOKE_STIFFNESS]);
+}
+
+/* c at a contact: none without overlap (within a positive contact_margin the
+ * bodies do not touch yet, and a rate-only force would act at a distance). */
+static double normal_dashpot(const fd_contact_law* law, const fd_contact_input* input, double overlap)
+{
+    double radius = input->geometry->effective_radius;
+    return overlap > 0.0 ? fd_normal_dashpot_prefactor(law, input->effective_mass, radius) *
+                               fd_normal_dashpot_factor(law, radius, overlap)
+                         : 0.0;
+}
+
 double fd_normal_damping_coefficient(const fd_contact_law* law, const fd_contact_input* input)
 {
-    const double* params = law->params[FD_MECHANISM_NORMAL];
-    const double* derived = law->derived[FD_MECHANISM_NORMAL];
     double overlap = input->geometry->penetration > 0.0 ? input->geometry->penetration : 0.0;
     switch (law->submodel[FD_MECHANISM_NORMAL]->kind) {
     case FD_KIND_NORMAL_HOOKE:
-        /* No dashpot without overlap, as in fd_normal_evaluate. */
-        return overlap > 0.0 ? hooke_dashpot(params, derived, input->effective_mass,
-                                             input->geometry->effective_radius, overlap)
-                             : 0.0;
     case FD_KIND_NORMAL_HERTZ:
-        return overlap > 0.0 ? hertz_dashpot(params, derived, input->effective_mass,
-                                             hertz_constant_of(derived, input->geometry->effective_radius),
-                                             sqrt(overlap), input->geometry->effective_radius)
-                             : 0.0;
+        return normal_dashpot(law, input, overlap);
     default:
         return 0.0;
     }
@@ -299,12 +291,8 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
         double k = params[FD_HOOKE_STIFFNESS];
         double overlap = delta > 0.0 ? delta : 0.0;
         /* Linear spring-dashpot. */
-        double damping =
-            hooke_dashpot(params, derived, input->effective_mass, input->geometry->effective_radius, overlap);
         result.elastic_force = k * overlap;
-        /* No dashpot without overlap: within a positive contact_margin the
-         * bodies do not touch yet, and a rate-only force would act at a distance. */
-        result.damping_force = overlap > 0.0 ? damping * input->penetration_rate : 0.0;
+        result.damping_force = overlap > 0.0 ? normal_dashpot(law, input, overlap) * input->penetration_rate : 0.0;
         result.elastic_energy = 0.5 * k * overlap * overlap;
         if (params[FD_HOOKE_LIMIT_DAMPING] == 0.0) {
             result.force = result.elastic_force + result.damping_force; /* LAMMPS without limit_damping */
@@ -318,10 +306,7 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
         double hertz_constant = hertz_constant_of(derived, input->geometry->effective_radius);
         double root_overlap = sqrt(overlap);
         result.elastic_force = hertz_constant * overlap * root_overlap;
-        result.damping_force = overlap > 0.0 ? hertz_dashpot(params, derived, input->effective_mass, hertz_constant,
-                                                             root_overlap, input->geometry->effective_radius) *
-                                                   input->penetration_rate
-                                             : 0.0;
+        result.damping_force = overlap > 0.0 ? normal_dashpot(law, input, overlap) * input->penetration_rate : 0.0;
         result.elastic_energy = 0.4 * hertz_constant * overlap * overlap * root_overlap;
         if (params[FD_HERTZ_LIMIT_DAMPING] == 0.0) {
             result.force = result.elastic_force + result.damping_force; /* LAMMPS without limit_damping */

@@ -220,8 +220,8 @@ int fd_law_constant_count(const fd_contact_law* law)
 }
 
 /* The pair's constants for the sphere kernels, fixed for the life of the
- * entry: [0] the normal dashpot (hooke: gamma sqrt(m k), eta_n or eta_n_mass
- * m, N s/m; hertz: gamma sqrt(m K), N s/m^(5/4)), [1] R_eff (m), [2] hertz's
+ * entry: [0] the normal dashpot's prefactor (fd_normal_dashpot_prefactor:
+ * N s/m, or N s/m^(5/4) for hertz's Tsuji form), [1] R_eff (m), [2] hertz's
  * K = 4/3 E* sqrt(R_eff) (Johnson Eq. 4.23), with m the pair's effective
  * mass (the dynamic one's against a static body). */
 static void pair_constants(const fd_contact_law* law, double mass_i, double mass_j, double radius_i, double radius_j,
@@ -229,28 +229,11 @@ static void pair_constants(const fd_contact_law* law, double mass_i, double mass
 {
     double effective_mass = mass_i <= 0.0 ? mass_j : (mass_j <= 0.0 ? mass_i : mass_i * mass_j / (mass_i + mass_j));
     double effective_radius = plane_j ? radius_i : 1.0 / (1.0 / radius_i + 1.0 / radius_j);
-    const double* p = law->params[FD_MECHANISM_NORMAL];
     const double* derived = law->derived[FD_MECHANISM_NORMAL];
-    double c0;
-    double hertz_constant = 0.0;
-    if (law->submodel[FD_MECHANISM_NORMAL]->kind == FD_KIND_NORMAL_HERTZ) {
-        hertz_constant = 4.0 / 3.0 * derived[FD_NORMAL_DERIVED_MODULUS] * sqrt(effective_radius);
-        c0 = derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * hertz_constant);
-        if (p[FD_HERTZ_ETA_N] > 0.0) {
-            c0 = p[FD_HERTZ_ETA_N];
-        } else if (p[FD_HERTZ_ETA_N_MASS] > 0.0 || p[FD_HERTZ_ETA_N_VISCO] > 0.0) {
-            c0 = (p[FD_HERTZ_ETA_N_MASS] > 0.0 ? p[FD_HERTZ_ETA_N_MASS] : p[FD_HERTZ_ETA_N_VISCO]) * effective_mass;
-        }
-    } else {
-        c0 = derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * p[FD_HOOKE_STIFFNESS]);
-        if (p[FD_HOOKE_ETA_N] > 0.0) {
-            c0 = p[FD_HOOKE_ETA_N];
-        } else if (p[FD_HOOKE_ETA_N_MASS] > 0.0) {
-            c0 = p[FD_HOOKE_ETA_N_MASS] * effective_mass;
-        } else if (p[FD_HOOKE_ETA_N_VISCO] > 0.0) {
-            c0 = p[FD_HOOKE_ETA_N_VISCO] * effective_mass; /* times a = sqrt(R_eff delta) per contact */
-        }
-    }
+    double c0 = fd_normal_dashpot_prefactor(law, effective_mass, effective_radius);
+    double hertz_constant = law->submodel[FD_MECHANISM_NORMAL]->kind == FD_KIND_NORMAL_HERTZ
+                                ? 4.0 / 3.0 * derived[FD_NORMAL_DERIVED_MODULUS] * sqrt(effective_radius)
+                                : 0.0;
     double values[3] = {c0, effective_radius, hertz_constant};
     for (int k = 0; k < stride; ++k) {
         out[k] = values[k];

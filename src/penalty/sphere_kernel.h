@@ -53,31 +53,24 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
     double normal_dashpot; /* c_n, N s/m (fd_normal_damping_coefficient) */
     bool clamp = true;
     if (law->submodel[FD_MECHANISM_NORMAL]->kind == FD_KIND_NORMAL_HERTZ) {
-        /* Johnson Eq. (4.23), Tsuji's dashpot gamma sqrt(m K) delta^(1/4), or
-         * a LAMMPS dashpot (normal.c, hertz_dashpot): constants[0] is its
-         * prefactor, times a = sqrt(R_eff delta) for viscoelastic. */
+        /* Johnson Eq. (4.23); the dashpot's prefactor is the pair's
+         * constants[0], its overlap factor fd_normal_dashpot_factor's. */
         double hertz_constant = constants[2];
         double root = sqrt(positive);
         out.elastic_force = hertz_constant * positive * root;
-        if (normal_params[FD_HERTZ_ETA_N] > 0.0 || normal_params[FD_HERTZ_ETA_N_MASS] > 0.0) {
-            normal_dashpot = positive > 0.0 ? constants[0] : 0.0;
-        } else if (normal_params[FD_HERTZ_ETA_N_VISCO] > 0.0) {
-            normal_dashpot = constants[0] * sqrt(constants[1] * positive);
-        } else {
-            normal_dashpot = constants[0] * sqrt(root);
-        }
+        normal_dashpot = positive > 0.0 ? constants[0] * fd_normal_dashpot_factor(law, constants[1], positive) : 0.0;
         out.damping_force = normal_dashpot * overlap_rate;
         stored = 0.4 * hertz_constant * positive * positive * root;
         clamp = normal_params[FD_HERTZ_LIMIT_DAMPING] != 0.0;
     } else {
         double k = normal_params[FD_HOOKE_STIFFNESS];
         out.elastic_force = k * positive;
-        /* No dashpot without overlap (within a positive contact_margin);
-         * the viscoelastic one scales with a = sqrt(R_eff delta) (normal.c). */
-        double dashpot = normal_params[FD_HOOKE_ETA_N_VISCO] > 0.0 ? constants[0] * sqrt(constants[1] * positive)
-                                                                    : constants[0];
-        normal_dashpot = positive > 0.0 ? dashpot : 0.0;
-        out.damping_force = positive > 0.0 ? dashpot * overlap_rate : 0.0;
+        /* No dashpot without overlap (within a positive contact_margin).
+         * R_eff is a pair constant only where a law reads it (the
+         * viscoelastic dashpot among them: fd_law_constant_count). */
+        double radius = normal_params[FD_HOOKE_ETA_N_VISCO] > 0.0 ? constants[1] : 0.0;
+        normal_dashpot = positive > 0.0 ? constants[0] * fd_normal_dashpot_factor(law, radius, positive) : 0.0;
+        out.damping_force = positive > 0.0 ? normal_dashpot * overlap_rate : 0.0;
         stored = 0.5 * k * positive * positive;
         clamp = normal_params[FD_HOOKE_LIMIT_DAMPING] != 0.0;
     }
