@@ -234,11 +234,6 @@ fd_vec3 fd_nohistory_slide(const fd_contact_law* law, const fd_contact_input* in
  * (parameters FD_NOHISTORY_*). A capped force dissipates as slip, an uncapped
  * one as dashpot. */
 enum { FD_NOHISTORY_GAMMA_T = 0, FD_NOHISTORY_MU = 1, FD_NOHISTORY_X_GAMMA_T = 2 };
-static inline double fd_nohistory_dashpot(const double* params, double normal_dashpot)
-{
-    return params[FD_NOHISTORY_X_GAMMA_T] >= 0.0 ? params[FD_NOHISTORY_X_GAMMA_T] * normal_dashpot
-                                                 : params[FD_NOHISTORY_GAMMA_T];
-}
 static inline fd_vec3 fd_nohistory_slide_force(double gamma, double limit, double dt, fd_vec3 v, bool* slipping,
                                                fd_energy_books* books)
 {
@@ -255,20 +250,23 @@ static inline fd_vec3 fd_nohistory_slide_force(double gamma, double limit, doubl
     return force;
 }
 
-/* The tangential dashpot of a dsds or csds law at a contact (N s/m):
- * gamma_t, or x_gamma_t times the pair's normal dashpot coefficient c_n
- * (LAMMPS's xgammat, which scales with m_eff under damping mass_velocity or
- * tsuji); *inverse gets 1 / gamma (0 for no dashpot). */
+/* The tangential dashpot of dsds, csds and linear_nohistory at a contact
+ * (N s/m): gamma_t, or x_gamma_t (>= 0; -1 = off) times the pair's normal
+ * dashpot coefficient c_n (LAMMPS's xgammat, which scales with m_eff under
+ * damping mass_velocity or tsuji). */
+static inline double fd_tangential_dashpot(double gamma_t, double x_gamma_t, double normal_dashpot)
+{
+    return x_gamma_t >= 0.0 ? x_gamma_t * normal_dashpot : gamma_t;
+}
+
+/* dsds's and csds's, with *inverse = 1 / gamma (0 for no dashpot): the
+ * law's derived one for a constant gamma_t. */
 static inline double fd_sds_tangential_dashpot(const double* params, const double* derived, double normal_dashpot,
                                                double* inverse)
 {
-    if (params[FD_SDS_X_GAMMA_T] >= 0.0) {
-        double gamma = params[FD_SDS_X_GAMMA_T] * normal_dashpot;
-        *inverse = gamma > 0.0 ? 1.0 / gamma : 0.0;
-        return gamma;
-    }
-    *inverse = derived[FD_SDS_DERIVED_INVERSE_GAMMA];
-    return params[FD_SDS_GAMMA_T];
+    double gamma = fd_tangential_dashpot(params[FD_SDS_GAMMA_T], params[FD_SDS_X_GAMMA_T], normal_dashpot);
+    *inverse = params[FD_SDS_X_GAMMA_T] < 0.0 ? derived[FD_SDS_DERIVED_INVERSE_GAMMA] : (gamma > 0.0 ? 1.0 / gamma : 0.0);
+    return gamma;
 }
 
 /* Mindlin tangential spring (src/contact/mindlin.c; LAMMPS tangential

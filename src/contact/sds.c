@@ -100,8 +100,9 @@ fd_vec3 fd_nohistory_slide(const fd_contact_law* law, const fd_contact_input* in
                            double normal_force, double* columns)
 {
     const double* params = law->params[FD_MECHANISM_SLIDE];
-    double gamma = fd_nohistory_dashpot(
-        params, params[FD_NOHISTORY_X_GAMMA_T] >= 0.0 ? fd_normal_damping_coefficient(law, input) : 0.0);
+    double x_gamma_t = params[FD_NOHISTORY_X_GAMMA_T];
+    double gamma = fd_tangential_dashpot(params[FD_NOHISTORY_GAMMA_T], x_gamma_t,
+                                         x_gamma_t >= 0.0 ? fd_normal_damping_coefficient(law, input) : 0.0);
     bool slipping;
     fd_vec3 force = fd_nohistory_slide_force(gamma, params[FD_NOHISTORY_MU] * normal_force, input->time_step,
                                              tangential_velocity, &slipping,
@@ -116,23 +117,35 @@ fd_vec3 fd_nohistory_slide(const fd_contact_law* law, const fd_contact_input* in
 }
 
 /* x_gamma_t: -1 (off: gamma_t), or >= 0 with gamma_t left at 0. */
-static fd_status check_tangential_dashpot(const char* model, const double* params)
+static fd_status check_tangential_dashpot(const char* model, double gamma_t, double x_gamma_t)
 {
-    double x = params[DSDS_X_GAMMA_T];
-    if (x != -1.0 && !(x >= 0.0)) {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT, "slide model '%s': x_gamma_t is -1 (off) or >= 0 (got %g)", model, x);
+    if (x_gamma_t != -1.0 && !(x_gamma_t >= 0.0)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "slide model '%s': x_gamma_t is -1 (off) or >= 0 (got %g)", model,
+                       x_gamma_t);
     }
-    if (x >= 0.0 && params[DSDS_GAMMA_T] != 0.0) {
+    if (x_gamma_t >= 0.0 && gamma_t != 0.0) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
                        "slide model '%s': give gamma_t (a constant dashpot, N s/m) or x_gamma_t (a multiple of the "
                        "pair's normal dashpot, LAMMPS xgammat), not both (got gamma_t = %g, x_gamma_t = %g)",
-                       model, params[DSDS_GAMMA_T], x);
+                       model, gamma_t, x_gamma_t);
+    }
+    return FD_OK;
+}
+
+/* dsds and csds: the dashpot and projection choices, and 1/k, 1/gamma_t. */
+static fd_status resolve_spring_slider(const char* model, const double* params, double* derived)
+{
+    fd_status status = check_tangential_dashpot(model, params[DSDS_GAMMA_T], params[DSDS_X_GAMMA_T]);
+    if (status != FD_OK) {
+        return status;
     }
     double legacy = params[DSDS_LEGACY_PROJECTION];
     if (legacy != 0.0 && legacy != 1.0) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "slide model '%s': legacy_projection is 0 or 1 (got %g)", model,
                        legacy);
     }
+    derived[FD_SDS_DERIVED_INVERSE_K] = 1.0 / params[DSDS_K_T];
+    derived[FD_SDS_DERIVED_INVERSE_GAMMA] = params[DSDS_GAMMA_T] > 0.0 ? 1.0 / params[DSDS_GAMMA_T] : 0.0;
     return FD_OK;
 }
 
@@ -140,33 +153,22 @@ static fd_status resolve_dsds(const double* params, const fd_material* a, const 
 {
     (void)a;
     (void)b;
-    fd_status status = check_tangential_dashpot("dsds", params);
-    if (status != FD_OK) {
-        return status;
-    }
-    derived[FD_SDS_DERIVED_INVERSE_K] = 1.0 / params[DSDS_K_T];
-    derived[FD_SDS_DERIVED_INVERSE_GAMMA] = params[DSDS_GAMMA_T] > 0.0 ? 1.0 / params[DSDS_GAMMA_T] : 0.0;
-    return FD_OK;
+    return resolve_spring_slider("dsds", params, derived);
 }
 
 /* Eq. (10) divides by gamma: without a dashpot the C-SDS has no rate. */
 static fd_status resolve_csds(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
-    fd_status status = check_tangential_dashpot("csds", params);
-    if (status != FD_OK) {
-        return status;
-    }
-    if (!(params[DSDS_GAMMA_T] > 0.0) && !(params[DSDS_X_GAMMA_T] > 0.0)) {
+    (void)a;
+    (void)b;
+    fd_status status = resolve_spring_slider("csds", params, derived);
+    if (status == FD_OK && !(params[DSDS_GAMMA_T] > 0.0) && !(params[DSDS_X_GAMMA_T] > 0.0)) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
                        "slide model 'csds' needs gamma_t > 0 (got %g N s/m): its spring rate, C-SDS paper Eq. (10), "
                        "is -(F + k xi) / gamma_t; use 'dsds' for a slider without dashpot (or x_gamma_t > 0)",
                        params[DSDS_GAMMA_T]);
     }
-    (void)a;
-    (void)b;
-    derived[FD_SDS_DERIVED_INVERSE_K] = 1.0 / params[DSDS_K_T];
-    derived[FD_SDS_DERIVED_INVERSE_GAMMA] = params[DSDS_GAMMA_T] > 0.0 ? 1.0 / params[DSDS_GAMMA_T] : 0.0;
-    return FD_OK;
+    return status;
 }
 
 static fd_status resolve_nohistory(const double* params, const fd_material* a, const fd_material* b, double* derived)
@@ -174,19 +176,7 @@ static fd_status resolve_nohistory(const double* params, const fd_material* a, c
     (void)a;
     (void)b;
     (void)derived;
-    double x = params[FD_NOHISTORY_X_GAMMA_T];
-    if (x != -1.0 && !(x >= 0.0)) {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT, "slide model 'linear_nohistory': x_gamma_t is -1 (off) or >= 0 (got %g)",
-                       x);
-    }
-    if (x >= 0.0 && params[FD_NOHISTORY_GAMMA_T] != 0.0) {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT,
-                       "slide model 'linear_nohistory': give gamma_t (a constant dashpot, N s/m) or x_gamma_t (a "
-                       "multiple of the pair's normal dashpot, LAMMPS xgammat), not both (got gamma_t = %g, x_gamma_t "
-                       "= %g)",
-                       params[FD_NOHISTORY_GAMMA_T], x);
-    }
-    return FD_OK;
+    return check_tangential_dashpot("linear_nohistory", params[FD_NOHISTORY_GAMMA_T], params[FD_NOHISTORY_X_GAMMA_T]);
 }
 
 static const fd_param_info nohistory_params[] = {

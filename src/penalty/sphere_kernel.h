@@ -86,7 +86,7 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
     const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
     if (slide != NULL && slide->kind == FD_KIND_SLIDE_LINEAR_NOHISTORY) {
         const double* p = law->params[FD_MECHANISM_SLIDE];
-        double gamma = fd_nohistory_dashpot(p, normal_dashpot);
+        double gamma = fd_tangential_dashpot(p[FD_NOHISTORY_GAMMA_T], p[FD_NOHISTORY_X_GAMMA_T], normal_dashpot);
         fd_vec3 tangential = fd_v3_mul_add(relative_velocity, -normal_velocity, n);
         bool slipping;
         out.slide_force = fd_nohistory_slide_force(gamma, p[FD_NOHISTORY_MU] * critical, dt, tangential, &slipping,
