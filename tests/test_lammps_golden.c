@@ -346,90 +346,38 @@ Test(lammps_golden, impact_hooke_mindlin_equals_lammps_up_to_the_contact_arm)
  * history LAMMPS does not advance. fricdem's set-up pass (fd_world_prepare)
  * advances no spring either (fd_penalty.spring_time_step = 0), so step 0 is
  * F = -k_n delta n - gamma_t v_t exactly and each later step adds only its
- * own motion. Tolerance 1e-12 of the largest force (200 N): observed 5.7e-16
- * over the 156 steps of contact; a spring one step ahead (the convention
- * before issue 18) is off by k_t v_t dt = 0.125 N, 6e-4 of the scale. */
-Test(lammps_golden, touching_linear_history_equals_lammps_from_step_0)
+ * own motion. Tolerance 1e-12 of the largest force (200 N; 154 N for
+ * hertz): observed 5.7e-16 over the 156 steps of contact of
+ * linear_history; a spring one step ahead (the convention before issue 18)
+ * is off by k_t v_t dt = 0.125 N, 6e-4 of the scale.
+ *
+ * The other variants check LAMMPS's options (issue 18, item 2) on the same
+ * pair, whose two sizes make m_eff neither sphere's mass:
+ *  - mass_velocity: hooke eta_n_mass, dsds x_gamma_t (xgammat times the
+ *    pair's normal dashpot; a constant gamma_t of either sphere's own mass
+ *    would be off by half of it);
+ *  - viscoelastic (LAMMPS's default), hooke and hertz/material: eta_n_visco,
+ *    c = eta a m_eff, a = sqrt(R_eff delta) (R_eff formed as 1/(1/R_i +
+ *    1/R_j) here, R_i R_j/(R_i + R_j) in LAMMPS: a last bit inside a square
+ *    root); the hertz one also without limit_damping (`_free`: the dashpot
+ *    pulls in 48 of its 183 steps, the Coulomb limits follow |N|);
+ *  - tsuji: hooke tsuji, alpha(e) of Tsuji et al.'s polynomial;
+ *  - linear_nohistory: with mu = 0.05 its dashpot (10.6 N) is capped at
+ *    mu N = 10 N at step 0 and below it afterwards: both branches;
+ *  - the legacy gran/hooke/history: hooke eta_n_mass, dsds x_gamma_t =
+ *    gamma_t/gamma_n, legacy_projection 1; observed 1.7e-14 (advanced, then
+ *    projected, in LAMMPS; the other way round here), against 3.2e-10 with
+ *    legacy_projection 0: the test tells the projections apart;
+ *  - the legacy gran/hooke: hooke eta_n_mass, linear_nohistory. */
+Test(lammps_golden, touching_pairs_equal_lammps_from_step_0)
 {
-    run_case_within(GOLDEN("lammps_touching.csv"), "touching_linear_history", 1e-12);
-}
-
-Test(lammps_golden, touching_mindlin_equals_lammps_from_step_0)
-{
-    run_case_within(GOLDEN("lammps_touching.csv"), "touching_mindlin", 1e-12);
-}
-
-/* LAMMPS's damping mass_velocity with xgammat: the normal dashpot eta m_eff
- * and the tangential one xgammat times it, per pair (spheres of two sizes):
- * fricdem's hooke eta_n_mass and dsds x_gamma_t (issue 18, item 2). Same
- * tolerance and reasoning as above; a constant gamma_t of either sphere's
- * own mass would be off by half of it. */
-Test(lammps_golden, touching_mass_velocity_with_xgammat_equals_lammps_from_step_0)
-{
-    run_case_within(GOLDEN("lammps_touching.csv"), "touching_mass_velocity", 1e-12);
-}
-
-/* LAMMPS's default damping, viscoelastic: the normal dashpot eta a m_eff
- * with a = sqrt(R_eff delta), and xgammat times it tangentially: fricdem's
- * hooke eta_n_visco and dsds x_gamma_t (issue 18, item 2). R_eff is formed
- * as 1 / (1/R_i + 1/R_j) here and R_i R_j / (R_i + R_j) in LAMMPS: a last-bit
- * difference inside a square root, far within the tolerance above. */
-Test(lammps_golden, touching_viscoelastic_equals_lammps_from_step_0)
-{
-    run_case_within(GOLDEN("lammps_touching.csv"), "touching_viscoelastic", 1e-12);
-}
-
-/* LAMMPS's tangential linear_nohistory (a dashpot capped at mu N, no
- * spring): fricdem's slide linear_nohistory with x_gamma_t (issue 18, item
- * 2). With mu = 0.05 the dashpot (10.6 N) is capped at mu N = 10 N at step
- * 0 and below it afterwards: both branches are compared. */
-Test(lammps_golden, touching_nohistory_equals_lammps_from_step_0)
-{
-    run_case_within(GOLDEN("lammps_touching.csv"), "touching_nohistory", 1e-12);
-}
-
-/* LAMMPS's hertz/material with its default damping, viscoelastic, and
- * xgammat: fricdem's hertz with eta_n_visco (the materials' youngs_modulus
- * and poisson_ratio) and dsds x_gamma_t (issue 18, item 2). Tolerance as
- * above, of the largest force (154 N). */
-Test(lammps_golden, touching_hertz_viscoelastic_equals_lammps_from_step_0)
-{
-    run_case_within(GOLDEN("lammps_touching.csv"), "touching_hertz_viscoelastic", 1e-12);
-}
-
-/* LAMMPS's damping tsuji with hooke (e = 0.5: c = alpha(e) sqrt(m_eff k_n),
- * alpha Tsuji et al.'s polynomial, per pair) and xgammat: fricdem's hooke
- * tsuji and dsds x_gamma_t (issue 18, item 2). Tolerance as above. */
-Test(lammps_golden, touching_tsuji_equals_lammps_from_step_0)
-{
-    run_case_within(GOLDEN("lammps_touching.csv"), "touching_tsuji", 1e-12);
-}
-
-/* LAMMPS's legacy pair style gran/hooke/history (gamma_n m_eff normal,
- * gamma_t m_eff tangential, its shear history projected on the tangent
- * plane without keeping its length): fricdem's hooke eta_n_mass and dsds
- * with x_gamma_t = gamma_t / gamma_n and legacy_projection 1 (issue 18,
- * item 2). Tolerance as above; observed 1.7e-14 of the force (the spring
- * is advanced, then projected, in LAMMPS; projected, then advanced, here),
- * against 3.2e-10 with legacy_projection 0 (the length kept): the test
- * tells the two conventions apart. */
-Test(lammps_golden, touching_legacy_hooke_history_equals_lammps_from_step_0)
-{
-    run_case_within(GOLDEN("lammps_touching.csv"), "touching_legacy_hooke_history", 1e-12);
-}
-
-/* LAMMPS's legacy pair style gran/hooke (no shear history: the tangential
- * dashpot gamma_t m_eff capped at xmu N): fricdem's hooke eta_n_mass and
- * linear_nohistory with x_gamma_t = gamma_t / gamma_n (issue 18, item 2). */
-Test(lammps_golden, touching_legacy_hooke_equals_lammps_from_step_0)
-{
-    run_case_within(GOLDEN("lammps_touching.csv"), "touching_legacy_hooke", 1e-12);
-}
-
-/* The same without limit_damping, LAMMPS's default: the dashpot may pull as
- * the spheres part (fricdem's hertz limit_damping: 0), and the Coulomb
- * limits follow |N|. */
-Test(lammps_golden, touching_hertz_viscoelastic_without_limit_damping_equals_lammps_from_step_0)
-{
-    run_case_within(GOLDEN("lammps_touching.csv"), "touching_hertz_viscoelastic_free", 1e-12);
+    static const char* const cases[] = {
+        "touching_linear_history",     "touching_mindlin",      "touching_mass_velocity",
+        "touching_viscoelastic",       "touching_hertz_viscoelastic", "touching_hertz_viscoelastic_free",
+        "touching_tsuji",              "touching_nohistory",    "touching_legacy_hooke_history",
+        "touching_legacy_hooke",
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        run_case_within(GOLDEN("lammps_touching.csv"), cases[k], 1e-12);
+    }
 }
