@@ -447,7 +447,7 @@ def touching_case(lmp: str, name: str, work: Path):
     convention enters: arm_shift is 0 and fricdem must give LAMMPS's numbers
     to round-off."""
     deck = HERE / f"{name}.in"
-    v = deck_variables(deck)
+    v = {**deck_variables(HERE / "touching.lmp"), **deck_variables(deck)}  # the deck's values over the defaults
     dump = work / f"{name}.dump"
     command = run_deck(lmp, deck.name, work, {"dump": str(dump)})
     r1, r2 = float(v["r1"]), float(v["r2"])
