@@ -455,6 +455,29 @@ static void write_run(walls_world* w, const char* ascii_dir, const char* binary_
     }
 }
 
+/* A world of make_world written by write_run into two fresh directories. */
+typedef struct written_run {
+    char ascii_dir[64], binary_dir[64];
+    walls_world w;
+} written_run;
+
+static written_run write_fresh_run(int steps)
+{
+    written_run run;
+    make_temp_dir(run.ascii_dir, sizeof run.ascii_dir);
+    make_temp_dir(run.binary_dir, sizeof run.binary_dir);
+    run.w = make_world();
+    write_run(&run.w, run.ascii_dir, run.binary_dir, steps);
+    return run;
+}
+
+static void free_run(written_run* run)
+{
+    fd_world_free(run->w.world);
+    remove_tree(run->ascii_dir);
+    remove_tree(run->binary_dir);
+}
+
 /* The cells of body `id` in f: their indices, count of them. */
 static long cells_of(const walls_file* f, fd_body_id id, long* cells, long capacity)
 {
@@ -476,13 +499,10 @@ Test(output_walls, ascii_and_binary_files_parse_and_hold_the_same_drawing)
      * 10 digits), one cell array `wall` naming each body's wall, the drawn
      * bodies' names in the trailing comment ("floor-ring" without its "-"
      * doubled into a forbidden "--"). */
-    char ascii_dir[64], binary_dir[64];
-    make_temp_dir(ascii_dir, sizeof ascii_dir);
-    make_temp_dir(binary_dir, sizeof binary_dir);
-    walls_world w = make_world();
-    write_run(&w, ascii_dir, binary_dir, 0);
-    walls_file a = read_walls(path_in(ascii_dir, "vtu/walls_000000.vtu"));
-    walls_file b = read_walls(path_in(binary_dir, "vtu/walls_000000.vtu"));
+    written_run run = write_fresh_run(0);
+    const walls_world w = run.w;
+    walls_file a = read_walls(path_in(run.ascii_dir, "vtu/walls_000000.vtu"));
+    walls_file b = read_walls(path_in(run.binary_dir, "vtu/walls_000000.vtu"));
     cr_assert(!a.binary && b.binary);
     cr_assert_eq(a.points, b.points);
     cr_assert_eq(a.cells, b.cells);
@@ -524,9 +544,7 @@ Test(output_walls, ascii_and_binary_files_parse_and_hold_the_same_drawing)
     cr_assert_not_null(strstr(names, "=drum.cap_low"));
     free_walls(&a);
     free_walls(&b);
-    fd_world_free(w.world);
-    remove_tree(ascii_dir);
-    remove_tree(binary_dir);
+    free_run(&run);
 }
 
 /* Checks the drum of w, drawn in f at the pose (position, q): the shell's
@@ -580,18 +598,13 @@ static void check_drum(const walls_world* w, const walls_file* f, fd_vec3 positi
 
 Test(output_walls, the_drum_shell_and_caps_lie_on_the_cylinder)
 {
-    char ascii_dir[64], binary_dir[64];
-    make_temp_dir(ascii_dir, sizeof ascii_dir);
-    make_temp_dir(binary_dir, sizeof binary_dir);
-    walls_world w = make_world();
-    write_run(&w, ascii_dir, binary_dir, 0);
-    walls_file f = read_walls(path_in(binary_dir, "vtu/walls_000000.vtu"));
+    written_run run = write_fresh_run(0);
+    const walls_world w = run.w;
+    walls_file f = read_walls(path_in(run.binary_dir, "vtu/walls_000000.vtu"));
     fd_body_state s = fd_body_get_state(w.world, w.drum);
     check_drum(&w, &f, s.position, unit_rotation(fd_v3(1, 2, 3), 0.9));
     free_walls(&f);
-    fd_world_free(w.world);
-    remove_tree(ascii_dir);
-    remove_tree(binary_dir);
+    free_run(&run);
 }
 
 Test(output_walls, the_annulus_area_approaches_pi_times_r_outer_squared_minus_r_inner_squared)
@@ -600,12 +613,9 @@ Test(output_walls, the_annulus_area_approaches_pi_times_r_outer_squared_minus_r_
      * pi (R^2 - r^2) by at most (2 pi / n)^2 / 6 of it; every point on the
      * annulus's plane at a radius of R or r (the corners are on the rims),
      * normals body +z. */
-    char ascii_dir[64], binary_dir[64];
-    make_temp_dir(ascii_dir, sizeof ascii_dir);
-    make_temp_dir(binary_dir, sizeof binary_dir);
-    walls_world w = make_world();
-    write_run(&w, ascii_dir, binary_dir, 0);
-    walls_file f = read_walls(path_in(binary_dir, "vtu/walls_000000.vtu"));
+    written_run run = write_fresh_run(0);
+    const walls_world w = run.w;
+    walls_file f = read_walls(path_in(run.binary_dir, "vtu/walls_000000.vtu"));
     const fd_vec3 position = fd_v3(-0.4, 0.1, 0.0);
     const fd_quat q = unit_rotation(fd_v3(0, 1, 1), 0.4);
     const fd_vec3 axis = fd_quat_rotate(q, fd_v3(0, 0, 1));
@@ -635,9 +645,7 @@ Test(output_walls, the_annulus_area_approaches_pi_times_r_outer_squared_minus_r_
     cr_assert_leq(area, FD_PI * ring);
     cr_assert_geq(area, FD_PI * ring * (1.0 - x * x / 6.0), "short of pi (R^2 - r^2) by more than the facet error");
     free_walls(&f);
-    fd_world_free(w.world);
-    remove_tree(ascii_dir);
-    remove_tree(binary_dir);
+    free_run(&run);
 }
 
 Test(output_walls, mesh_points_are_the_input_vertices_at_the_body_pose)
@@ -646,12 +654,9 @@ Test(output_walls, mesh_points_are_the_input_vertices_at_the_body_pose)
      * triangle's vertices x + R(q) v (the mesh keeps the input order of its
      * triangles, so patch body p holds triangle p); its normal is the outward
      * normal of the tetrahedron's face, R(q) of the face's input normal. */
-    char ascii_dir[64], binary_dir[64];
-    make_temp_dir(ascii_dir, sizeof ascii_dir);
-    make_temp_dir(binary_dir, sizeof binary_dir);
-    walls_world w = make_world();
-    write_run(&w, ascii_dir, binary_dir, 0);
-    walls_file f = read_walls(path_in(binary_dir, "vtu/walls_000000.vtu"));
+    written_run run = write_fresh_run(0);
+    const walls_world w = run.w;
+    walls_file f = read_walls(path_in(run.binary_dir, "vtu/walls_000000.vtu"));
     const fd_vec3 position = fd_v3(0.1, 0.4, -0.2);
     const fd_quat q = unit_rotation(fd_v3(1, 0, 0.5), 0.3);
     const fd_vec3 face_normals[4] = {{0, 0, -1}, {0, -1, 0}, {-1, 0, 0}, {1 / sqrt(3.0), 1 / sqrt(3.0), 1 / sqrt(3.0)}};
@@ -705,9 +710,7 @@ Test(output_walls, mesh_points_are_the_input_vertices_at_the_body_pose)
     cr_assert_eq(distinct_count, 4, "the diagonal's two corners are shared");
     cr_assert_leq(fabs(area - 0.04), 1e-15);
     free_walls(&f);
-    fd_world_free(w.world);
-    remove_tree(ascii_dir);
-    remove_tree(binary_dir);
+    free_run(&run);
 }
 
 Test(output_walls, a_turning_drum_and_a_rising_plane_are_drawn_where_they_are)
@@ -718,15 +721,12 @@ Test(output_walls, a_turning_drum_and_a_rising_plane_are_drawn_where_they_are)
      * start (about the position), the ground's square lies in z = z0 + v t
      * with the same corners in x and y (its square is fixed at the start),
      * and the other walls have not moved. walls.pvd lists both snapshots. */
-    char ascii_dir[64], binary_dir[64];
-    make_temp_dir(ascii_dir, sizeof ascii_dir);
-    make_temp_dir(binary_dir, sizeof binary_dir);
-    walls_world w = make_world();
-    write_run(&w, ascii_dir, binary_dir, STEPS);
+    written_run run = write_fresh_run(STEPS);
+    const walls_world w = run.w;
     const double t = fd_world_time(w.world);
     cr_assert_leq(fabs(t - STEPS * DT), 1e-12);
-    walls_file start = read_walls(path_in(binary_dir, "vtu/walls_000000.vtu"));
-    walls_file end = read_walls(path_in(binary_dir, "vtu/walls_000001.vtu"));
+    walls_file start = read_walls(path_in(run.binary_dir, "vtu/walls_000000.vtu"));
+    walls_file end = read_walls(path_in(run.binary_dir, "vtu/walls_000001.vtu"));
     cr_assert_eq(start.points, end.points);
     cr_assert_eq(start.cells, end.cells);
     const fd_vec3 position = fd_v3(0.3, -0.2, 0.5);
@@ -753,7 +753,7 @@ Test(output_walls, a_turning_drum_and_a_rising_plane_are_drawn_where_they_are)
     check_drum(&w, &end, position, fd_quat_mul(turn, unit_rotation(fd_v3(1, 2, 3), 0.9)));
 
     for (int k = 0; k < 2; ++k) {
-        const char* directory = k == 0 ? ascii_dir : binary_dir;
+        const char* directory = k == 0 ? run.ascii_dir : run.binary_dir;
         char* pvd = read_all(path_in(directory, "walls.pvd"), NULL);
         check_xml(pvd, "walls.pvd");
         int listed = 0;
@@ -771,9 +771,7 @@ Test(output_walls, a_turning_drum_and_a_rising_plane_are_drawn_where_they_are)
     }
     free_walls(&start);
     free_walls(&end);
-    fd_world_free(w.world);
-    remove_tree(ascii_dir);
-    remove_tree(binary_dir);
+    free_run(&run);
 }
 
 Test(output_walls, a_world_without_walls_writes_no_walls_series)
