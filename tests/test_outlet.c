@@ -278,6 +278,7 @@ Test(outlet, bad_defs_fail_with_a_message)
 
 /* ---------------------------------------------------------------- scenes, outputs, CLI */
 
+#include "file_support.h"
 #include "temp_dir_support.h"
 
 TestSuite(outlet_files, .init = make_dir, .fini = remove_dir);
@@ -289,19 +290,8 @@ static const char* write_scene(const char* name, const char* text)
     return path;
 }
 
-static char* read_text(const char* path)
-{
-    FILE* file = fopen(path, "rb");
-    cr_assert_not_null(file, "cannot open %s", path);
-    fseek(file, 0, SEEK_END);
-    long length = ftell(file);
-    fseek(file, 0, SEEK_SET);
-    char* text = malloc((size_t)length + 1);
-    cr_assert_eq(fread(text, 1, (size_t)length, file), (size_t)length);
-    text[length] = '\0';
-    fclose(file);
-    return text;
-}
+/* The whole file (file_support.h). */
+static char* read_text(const char* path) { return read_all(path, NULL); }
 
 /* A column of spheres falling under gravity onto nothing. Lines 1-9 are
  * the head; an outlet entry starts at line 10. */

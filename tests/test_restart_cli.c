@@ -18,20 +18,13 @@
 #error "FRICDEM_CLI (path of the fricdem binary) must be defined by the build"
 #endif
 
+#include "file_support.h"
 #include "temp_dir_support.h"
 
 TestSuite(resume, .init = make_dir, .fini = remove_dir);
 
-static char* read_text(const char* path)
-{
-    FILE* file = fopen(path, "rb");
-    cr_assert_not_null(file, "cannot read %s", path);
-    static char text[1 << 16];
-    size_t n = fread(text, 1, sizeof text - 1, file);
-    text[n] = '\0';
-    fclose(file);
-    return text;
-}
+/* The whole file (file_support.h). */
+static char* read_text(const char* path) { return read_all(path, NULL); }
 
 /* Runs FRICDEM_CLI with arguments (a shell fragment); stdout and stderr go
  * to files of the temp dir. Returns the exit status. */
