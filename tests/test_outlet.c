@@ -290,8 +290,6 @@ static const char* write_scene(const char* name, const char* text)
     return path;
 }
 
-/* The whole file (file_support.h). */
-static char* read_text(const char* path) { return read_all(path, NULL); }
 
 /* A column of spheres falling under gravity onto nothing. Lines 1-9 are
  * the head; an outlet entry starts at line 10. */
@@ -414,7 +412,7 @@ Test(outlet_files, outlets_csv_has_units_and_rows_that_add_up_to_the_totals)
 
     char file[600];
     snprintf(file, sizeof file, "%s/out/outlets.csv", temp_dir);
-    char* text = read_text(file);
+    char* text = read_all(file, NULL);
     char* lines[64];
     int count = split_lines(text, lines, 64);
     cr_assert_str_eq(lines[0], "# units: s,-,-,-,kg,-,kg");
@@ -447,14 +445,14 @@ Test(outlet_files, outlets_csv_has_units_and_rows_that_add_up_to_the_totals)
     free(text);
     /* energy.csv has the removed book, and the bodies that left are in it. */
     snprintf(file, sizeof file, "%s/out/energy.csv", temp_dir);
-    text = read_text(file);
+    text = read_all(file, NULL);
     cr_assert(strstr(text, ",inserted,removed,total,closure_error\n"), "energy.csv's header lacks removed");
     free(text);
     /* bodies.csv and the last snapshot list the bodies there are, no more. */
     int live = fd_world_live_body_count(scene.world);
     cr_assert_lt(live, 20);
     snprintf(file, sizeof file, "%s/out/bodies.csv", temp_dir);
-    text = read_text(file);
+    text = read_all(file, NULL);
     int last_rows = 0;
     for (char* line = strstr(text, "\n0.5,"); line; line = strstr(line + 1, "\n0.5,")) {
         ++last_rows;
@@ -463,7 +461,7 @@ Test(outlet_files, outlets_csv_has_units_and_rows_that_add_up_to_the_totals)
     cr_assert_null(strstr(text, "nan"), "a removed body's slot was written");
     free(text);
     snprintf(file, sizeof file, "%s/out/vtu/bodies_000002.vtu", temp_dir);
-    text = read_text(file);
+    text = read_all(file, NULL);
     char points[64];
     snprintf(points, sizeof points, "NumberOfPoints=\"%d\"", live);
     cr_assert(strstr(text, points), "the last snapshot lacks %s", points);
@@ -482,7 +480,7 @@ Test(outlet_files, the_cli_reports_the_outlets_and_exits_2_on_a_bad_entry)
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s failed", command);
     char file[600];
     snprintf(file, sizeof file, "%s/stdout", temp_dir);
-    char* text = read_text(file);
+    char* text = read_all(file, NULL);
     cr_assert(strstr(text, "outlet   'drain'"), "%s", text);
     cr_assert(strstr(text, "outlet       'drain': 20 bodies removed"), "%s", text);
     free(text);
@@ -496,7 +494,7 @@ Test(outlet_files, the_cli_reports_the_outlets_and_exits_2_on_a_bad_entry)
     status = system(command);
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "exit %d", WEXITSTATUS(status));
     snprintf(file, sizeof file, "%s/stderr", temp_dir);
-    text = read_text(file);
+    text = read_all(file, NULL);
     char expected[700];
     snprintf(expected, sizeof expected, "%s:10: outlets[0].region.box.max: must exceed min", path);
     cr_assert(strstr(text, expected), "%s", text);

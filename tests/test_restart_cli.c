@@ -23,8 +23,6 @@
 
 TestSuite(resume, .init = make_dir, .fini = remove_dir);
 
-/* The whole file (file_support.h). */
-static char* read_text(const char* path) { return read_all(path, NULL); }
 
 /* Runs FRICDEM_CLI with arguments (a shell fragment); stdout and stderr go
  * to files of the temp dir. Returns the exit status. */
@@ -38,12 +36,12 @@ static int run_cli(const char* arguments)
     return WEXITSTATUS(status);
 }
 
-static const char* err_text(void) { return read_text(temp_path("stderr")); }
+static const char* err_text(void) { return read_all(temp_path("stderr"), NULL); }
 
 /* The "state hash 0x..." of the last run's summary. */
 static unsigned long long state_hash(void)
 {
-    const char* out = read_text(temp_path("stdout"));
+    const char* out = read_all(temp_path("stdout"), NULL);
     const char* line = strstr(out, "state hash   0x");
     cr_assert_not_null(line, "no state hash in the summary:\n%s", out);
     return strtoull(line + strlen("state hash   0x"), NULL, 16);
@@ -61,26 +59,10 @@ static int64_t checkpoint_step(const char* path)
     return step;
 }
 
-/* The whole of a file, malloc'ed. */
-static char* read_whole(const char* path)
-{
-    FILE* file = fopen(path, "rb");
-    cr_assert_not_null(file, "cannot read %s", path);
-    fseek(file, 0, SEEK_END);
-    long size = ftell(file);
-    fseek(file, 0, SEEK_SET);
-    char* text = malloc((size_t)size + 1);
-    cr_assert_not_null(text);
-    cr_assert_eq(fread(text, 1, (size_t)size, file), (size_t)size);
-    text[size] = '\0';
-    fclose(file);
-    return text;
-}
-
 /* The rows of a CSV file at its last time (malloc'ed). */
 static char* last_rows(const char* path)
 {
-    char* text = read_whole(path);
+    char* text = read_all(path, NULL);
     size_t end = strlen(text);
     while (end > 0 && text[end - 1] == '\n') {
         --end;
@@ -158,7 +140,7 @@ Test(resume, an_interrupted_run_resumed_ends_with_the_hash_of_the_run_that_never
     snprintf(arguments, sizeof arguments, "resume '%s' --out '%s' --set time.duration=%.17g", checkpoint,
              temp_path("resumed"), duration);
     cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
-    cr_assert(strstr(read_text(temp_path("stdout")), "resumed  from"), "%s", read_text(temp_path("stdout")));
+    cr_assert(strstr(read_all(temp_path("stdout"), NULL), "resumed  from"), "%s", read_all(temp_path("stdout"), NULL));
     unsigned long long resumed = state_hash();
 
     snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.duration=%.17g %s %s", scene,

@@ -15,6 +15,7 @@
 
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
+#include "file_support.h"
 #include "io/scene_internal.h"
 
 static const double PI = 3.14159265358979323846;
@@ -820,15 +821,7 @@ Test(scene, docs_reference_matches_the_key_tables)
 
     char path[1024];
     snprintf(path, sizeof path, "%s/docs/scene-format.md", FRICDEM_SOURCE_DIR);
-    FILE* file = fopen(path, "rb");
-    cr_assert_not_null(file, "cannot open %s", path);
-    fseek(file, 0, SEEK_END);
-    long length = ftell(file);
-    fseek(file, 0, SEEK_SET);
-    char* docs = malloc((size_t)length + 1);
-    cr_assert_eq(fread(docs, 1, (size_t)length, file), (size_t)length);
-    docs[length] = '\0';
-    fclose(file);
+    char* docs = read_all(path, NULL);
     cr_assert(strstr(docs, generated),
               "docs/scene-format.md is out of date with src/io/scene_schema.c: replace its reference section "
               "with the output of `fricdem scene-format`");

@@ -27,23 +27,10 @@
 #error "FRICDEM_CLI (path of the fricdem binary) must be defined by the build"
 #endif
 
+#include "file_support.h"
 #include "temp_dir_support.h"
 
 TestSuite(trajectory, .init = make_dir, .fini = remove_dir);
-
-static char* read_text(const char* path)
-{
-    FILE* file = fopen(path, "rb");
-    cr_assert_not_null(file, "cannot read %s", path);
-    fseek(file, 0, SEEK_END);
-    long length = ftell(file);
-    fseek(file, 0, SEEK_SET);
-    char* text = malloc((size_t)length + 1);
-    cr_assert_eq(fread(text, 1, (size_t)length, file), (size_t)length);
-    text[length] = '\0';
-    fclose(file);
-    return text;
-}
 
 /* Eight spheres drop 2-10 cm onto a plane; an inlet pours 40 small spheres
  * sideways at 1 m/s into an outlet 6-10 cm downstream, which removes them:
@@ -149,7 +136,7 @@ static void run_scene(const char* scene_path, const char* directory, step_copy* 
 /* ---------------------------------------------------------------- reading */
 
 /* A whole dataset in memory, as `type`; dims[] its shape. */
-static void* read_all(hid_t file, const char* path, hid_t type, int* rank, hsize_t dims[3])
+static void* read_dataset(hid_t file, const char* path, hid_t type, int* rank, hsize_t dims[3])
 {
     hid_t dataset = H5Dopen2(file, path, H5P_DEFAULT);
     cr_assert_geq(dataset, 0, "no dataset %s", path);
@@ -172,7 +159,7 @@ static void* read_all(hid_t file, const char* path, hid_t type, int* rank, hsize
 static double* read_doubles(hid_t file, const char* path, int rank, hsize_t dims[3])
 {
     int found;
-    double* data = read_all(file, path, H5T_NATIVE_DOUBLE, &found, dims);
+    double* data = read_dataset(file, path, H5T_NATIVE_DOUBLE, &found, dims);
     cr_assert_eq(found, rank, "%s has rank %d, not %d", path, found, rank);
     return data;
 }
@@ -180,7 +167,7 @@ static double* read_doubles(hid_t file, const char* path, int rank, hsize_t dims
 static int64_t* read_integers(hid_t file, const char* path, int rank, hsize_t dims[3])
 {
     int found;
-    int64_t* data = read_all(file, path, H5T_NATIVE_INT64, &found, dims);
+    int64_t* data = read_dataset(file, path, H5T_NATIVE_INT64, &found, dims);
     cr_assert_eq(found, rank, "%s has rank %d, not %d", path, found, rank);
     return data;
 }
@@ -320,7 +307,7 @@ static int check_xml(const char* text, const char* root)
 static void check_index(hid_t file, const char* index_path, const char* what, const double* times,
                         const int64_t* counts, int frames)
 {
-    char* text = read_text(index_path);
+    char* text = read_all(index_path, NULL);
     check_xml(text, "Xdmf");
     cr_assert_not_null(strstr(text, "CollectionType=\"Temporal\""));
     char prefix[64];
@@ -565,10 +552,10 @@ Test(trajectory, the_cli_records_contacts_for_it_and_a_resumed_run_starts_a_new_
     char arguments[2048];
     snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --quiet --set time.duration=0.15", scene_path,
              temp_path("first"));
-    cr_assert_eq(run_cli(arguments), 0, "%s", read_text(temp_path("stderr")));
+    cr_assert_eq(run_cli(arguments), 0, "%s", read_all(temp_path("stderr"), NULL));
     snprintf(arguments, sizeof arguments, "resume '%s' --out '%s' --quiet --set time.duration=0.2",
              temp_path("first/checkpoint.h5"), temp_path("second"));
-    cr_assert_eq(run_cli(arguments), 0, "%s", read_text(temp_path("stderr")));
+    cr_assert_eq(run_cli(arguments), 0, "%s", read_all(temp_path("stderr"), NULL));
 
     hid_t first = H5Fopen(temp_path("first/trajectory.h5"), H5F_ACC_RDONLY, H5P_DEFAULT);
     hid_t second = H5Fopen(temp_path("second/trajectory.h5"), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -692,8 +679,8 @@ Test(trajectory, compression_none_writes_the_same_values_without_filters_and_a_t
         cr_assert_eq(filter_count(files[1], datasets[d]), 0, "no filters: %s", datasets[d]);
         hsize_t dims0[3] = {0}, dims1[3] = {0};
         int rank0 = 0, rank1 = 0;
-        double* a = read_all(files[0], datasets[d], H5T_NATIVE_DOUBLE, &rank0, dims0);
-        double* b = read_all(files[1], datasets[d], H5T_NATIVE_DOUBLE, &rank1, dims1);
+        double* a = read_dataset(files[0], datasets[d], H5T_NATIVE_DOUBLE, &rank0, dims0);
+        double* b = read_dataset(files[1], datasets[d], H5T_NATIVE_DOUBLE, &rank1, dims1);
         cr_assert_eq(rank0, rank1);
         size_t count = 1;
         for (int r = 0; r < rank0; ++r) {
