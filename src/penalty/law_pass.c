@@ -133,6 +133,27 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
     return out;
 }
 
+/* The scalar sphere kernel with books, out of line: the few contacts that
+ * take it in a ledger run (sphere-plane, wide turns) do not widen the chunk
+ * loops, which then stay the plain pass's. */
+static __attribute__((noinline)) fd_pair_loads sphere_pair_booked(fd_world* world, const fd_neighbor_list* list,
+                                                                 int32_t e, int i, int j, int32_t slot, int64_t index)
+{
+    return sphere_pair(world, list, e, i, j, slot, true, false, index);
+}
+
+/* sphere_pair for a pass's instantiation (record and ledger constants). */
+static inline __attribute__((always_inline)) fd_pair_loads sphere_pair_of_pass(fd_world* world,
+                                                                              const fd_neighbor_list* list, int32_t e,
+                                                                              int i, int j, int32_t slot, bool ledger,
+                                                                              bool record, int64_t index)
+{
+    if (ledger && !record) {
+        return sphere_pair_booked(world, list, e, i, j, slot, index);
+    }
+    return sphere_pair(world, list, e, i, j, slot, ledger, record, index);
+}
+
 /* The mechanisms a law has (bit 1 << mechanism). */
 static unsigned block_mechanisms(const fd_contact_law* law)
 {
@@ -153,6 +174,29 @@ static inline __attribute__((always_inline)) void book_lane(fd_energy_books* res
     after->dashpot = before->dashpot + step[1][c];
     after->slip = before->slip + step[2][c];
     after->created = before->created + step[3][c];
+}
+
+/* The lifetime books of a block lane, after = before + the step's (stored =
+ * the step's). What the block never changes is left alone: the normal
+ * spring's slip and created, and every work, stay at the zero begin_contact
+ * put in both buffers (the pool's compaction copies one buffer into both). */
+static inline __attribute__((always_inline)) void book_lane_of_block(fd_contact_pool* pool,
+                                                                    const fd_sphere_block* block,
+                                                                    const fd_block_law* law, int c, int32_t slot)
+{
+    const fd_energy_books* before = fd_books_before(pool, slot);
+    fd_energy_books* after = fd_books_after(pool, slot);
+    after[FD_MECHANISM_NORMAL].stored = block->books[FD_MECHANISM_NORMAL][0][c];
+    after[FD_MECHANISM_NORMAL].dashpot = before[FD_MECHANISM_NORMAL].dashpot + block->books[FD_MECHANISM_NORMAL][1][c];
+    if (law->slide != FD_KIND_NONE) {
+        book_lane(&after[FD_MECHANISM_SLIDE], &before[FD_MECHANISM_SLIDE], block->books[FD_MECHANISM_SLIDE], c);
+    }
+    if (law->roll != FD_KIND_NONE) {
+        book_lane(&after[FD_MECHANISM_ROLL], &before[FD_MECHANISM_ROLL], block->books[FD_MECHANISM_ROLL], c);
+    }
+    if (law->spin != FD_KIND_NONE) {
+        book_lane(&after[FD_MECHANISM_SPIN], &before[FD_MECHANISM_SPIN], block->books[FD_MECHANISM_SPIN], c);
+    }
 }
 
 /* The books and record of a contact the block kernel evaluated. */
@@ -307,7 +351,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             }
             slot_lane[s] = -1;
             if (kind < FD_PAIR_GENERIC) {
-                slot_loads[s] = sphere_pair(world, list, e, i, j, slot, ledger, record, index);
+                slot_loads[s] = sphere_pair_of_pass(world, list, e, i, j, slot, ledger, record, index);
             } else if (kind == FD_PAIR_GENERIC) {
                 const fd_generic_slot* geometry = &th->slots[--generic_left];
                 slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, geometry, th->columns, is_new, ledger,
@@ -353,7 +397,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 /* The rolling spring turns too far for the block: the scalar
                  * kernel, with the library's sine and cosine. */
                 int32_t e = th->touching[k].entry;
-                slot_loads[s] = sphere_pair(world, list, e, i, j, slot, ledger, record, th->first_contact + k);
+                slot_loads[s] = sphere_pair_of_pass(world, list, e, i, j, slot, ledger, record, th->first_contact + k);
                 c = -1;
             }
             if (c >= 0) {
@@ -383,29 +427,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                     block_lane_details(world, list, block, c, th->touching[k].entry, i, j, slot,
                                        th->first_contact + k, lane_offset[which][c], ledger, record, slip);
                 } else if (ledger) {
-                    /* The lifetime books of the law's mechanisms: after =
-                     * before + this step's, stored = the step's. What the
-                     * block never changes is left alone: the normal spring's
-                     * slip and created, and every work, stay at the zero
-                     * begin_contact put in both buffers (the pool's
-                     * compaction copies one buffer into both). */
-                    const fd_energy_books* before = fd_books_before(pool, slot);
-                    fd_energy_books* after = fd_books_after(pool, slot);
-                    after[FD_MECHANISM_NORMAL].stored = block->books[FD_MECHANISM_NORMAL][0][c];
-                    after[FD_MECHANISM_NORMAL].dashpot =
-                        before[FD_MECHANISM_NORMAL].dashpot + block->books[FD_MECHANISM_NORMAL][1][c];
-                    if (law->slide != FD_KIND_NONE) {
-                        book_lane(&after[FD_MECHANISM_SLIDE], &before[FD_MECHANISM_SLIDE],
-                                  block->books[FD_MECHANISM_SLIDE], c);
-                    }
-                    if (law->roll != FD_KIND_NONE) {
-                        book_lane(&after[FD_MECHANISM_ROLL], &before[FD_MECHANISM_ROLL],
-                                  block->books[FD_MECHANISM_ROLL], c);
-                    }
-                    if (law->spin != FD_KIND_NONE) {
-                        book_lane(&after[FD_MECHANISM_SPIN], &before[FD_MECHANISM_SPIN],
-                                  block->books[FD_MECHANISM_SPIN], c);
-                    }
+                    book_lane_of_block(pool, block, law, c, slot);
                 }
             } else {
                 force = slot_loads[s].force;
