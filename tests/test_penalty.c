@@ -366,7 +366,7 @@ Test(penalty, the_block_kernel_and_the_scalar_kernel_agree_exactly)
                 history[law.history_offset[FD_MECHANISM_SPIN]] = block.twist_spring[c];
             }
             double constants[3] = {block.damping[c], block.effective_radius[c], 0.0};
-            fd_sphere_loads loads = fd_sphere_kernel(&law, constants, 1e-5, 1e-5, n, overlap, relative, wi, wj, history, NULL);
+            fd_sphere_loads loads = fd_sphere_kernel(&law, constants, 1e-5, 1e-5, n, overlap, relative, wi, wj, 0u, history, NULL);
             fd_vec3 force = fd_v3_mul_add(loads.slide_force, loads.normal_force, n);
             fd_vec3 roll_spin = fd_v3_mul_add(loads.roll_torque, loads.spin_torque, n);
             fd_vec3 turn = fd_v3_cross(n, loads.slide_force);

@@ -176,11 +176,13 @@ Test(sds_torque, the_registry_lists_the_roll_and_spin_models_with_their_units)
     for (int r = 0; r < 2; ++r) {
         const fd_model_info* info = fd_model_find(FD_MECHANISM_ROLL, roll[r]);
         cr_assert_not_null(info, "roll model %s", roll[r]);
-        cr_assert_eq(info->param_count, 4); /* k_roll, gamma_roll, mu_roll, transport */
+        cr_assert_eq(info->param_count, 6); /* k_roll, gamma_roll, mu_roll, transport, mu_roll_s, mu_roll_k */
         cr_assert_str_eq(info->params[0].name, "k_roll");
         cr_assert_str_eq(info->params[0].unit, "N/m");
         cr_assert_str_eq(info->params[1].unit, "N s/m");
         cr_assert_str_eq(info->params[2].name, "mu_roll");
+        cr_assert_str_eq(info->params[4].name, "mu_roll_s");
+        cr_assert_str_eq(info->params[5].name, "mu_roll_k");
     }
     const char* spin[] = {"dsds", "csds"};
     for (int s = 0; s < 2; ++s) {
@@ -190,6 +192,9 @@ Test(sds_torque, the_registry_lists_the_roll_and_spin_models_with_their_units)
         cr_assert_str_eq(info->params[1].unit, "N m s/rad");
         cr_assert_str_eq(info->params[2].name, "mu_twist");
         cr_assert_str_eq(info->params[2].unit, "m"); /* the cap is mu_twist |N|, a torque */
+        cr_assert_str_eq(info->params[3].name, "mu_twist_s");
+        cr_assert_str_eq(info->params[4].name, "mu_twist_k");
+        cr_assert_str_eq(info->params[4].unit, "m");
     }
     const fd_model_info* marshall = fd_model_find(FD_MECHANISM_SPIN, "marshall");
     cr_assert_not_null(marshall);

@@ -67,7 +67,8 @@ static inline bool fd_mindlin_holds_force(fd_submodel_kind kind)
 
 /* Parameter order of the slide models dsds and csds (their table in sds.c);
  * the spin model marshall and the critical step read them. */
-enum { FD_SDS_K_T = 0, FD_SDS_GAMMA_T = 1, FD_SDS_MU = 2, FD_SDS_X_GAMMA_T = 3, FD_SDS_LEGACY_PROJECTION = 4 };
+enum { FD_SDS_K_T = 0, FD_SDS_GAMMA_T = 1, FD_SDS_MU = 2, FD_SDS_X_GAMMA_T = 3, FD_SDS_LEGACY_PROJECTION = 4,
+       FD_SDS_MU_S = 5, FD_SDS_MU_K = 6 };
 /* Parameter order of the mindlin slide models (their table in mindlin.c),
  * and what they derive: k_t (Pa; 8 G* for the default -1) and mu_k (mu_s for
  * the default -1). The penalty stepper's sphere kernel and the critical step
@@ -88,6 +89,29 @@ enum { FD_NORMAL_DERIVED_GAMMA = 0, FD_NORMAL_DERIVED_MODULUS = 1 };
 /* What the slide and roll spring-dashpot-sliders derive: 1/k and 1/gamma
  * (0 without a dashpot), so that an update multiplies instead of divides. */
 enum { FD_SDS_DERIVED_INVERSE_K = 0, FD_SDS_DERIVED_INVERSE_GAMMA = 1 };
+/* What every spring-dashpot-slider (slide, roll and spin dsds and csds)
+ * derives from its `mu` or its `mu_s` and `mu_k` (issue 18): the static and
+ * the kinetic coefficient. A sticking contact slips when its load exceeds
+ * mu_s N and slides capped at mu_k N until the load falls to mu_k N or below
+ * (LAMMPS linear_history/static, the switch of Fang & Negrut Sec. 3.1); the
+ * mode is the one the step starts in, the contact's slip flag of the last
+ * step. One `mu` is both. */
+enum { FD_SDS_DERIVED_MU_S = 2, FD_SDS_DERIVED_MU_K = 3 };
+
+/* The Coulomb coefficient a slider uses this step: kinetic when it slipped
+ * at the last step, static otherwise. A blend (the block kernel vectorises
+ * it); with mu_k = mu_s it is that one coefficient, bit for bit. */
+static inline __attribute__((always_inline)) double fd_static_kinetic(bool was_slipping, double mu_s, double mu_k)
+{
+    return was_slipping ? mu_k : mu_s;
+}
+
+/* Resolves one slider's coefficients: `mu` alone (both), or `mu_s` with an
+ * optional `mu_k` (default mu_s); -1 marks a coefficient not given. Fails,
+ * naming the model and the keys, when neither or both forms are given, or
+ * when mu_k > mu_s. */
+fd_status fd_resolve_static_kinetic(const char* model, const char* mu_name, double mu, double mu_s, double mu_k,
+                                    double* out_static, double* out_kinetic);
 
 typedef struct fd_material {
     char* name;
@@ -158,6 +182,10 @@ typedef struct fd_contact_input {
      * mechanism slips; zeroed by the caller, set by kernels with a stick/slip
      * state (the source of the slip events). */
     unsigned* slip_flags;
+    /* The slip state the step starts in: bit (1 << mechanism) set when that
+     * mechanism slipped at the last step (0 for a new contact); the sliders
+     * with static and kinetic coefficients read it (fd_static_kinetic). */
+    unsigned was_slipping;
 } fd_contact_input;
 
 typedef struct fd_normal_result {
@@ -287,11 +315,11 @@ void fd_sds_roll_evaluate(const fd_contact_law* law, const fd_contact_input* inp
 void fd_sds_spin_evaluate(const fd_contact_law* law, const fd_contact_input* input, double critical_force,
                           double* history, double* columns, fd_contact_loads* loads);
 fd_status fd_sds_torque_check_law(const fd_contact_law* law);
-/* The twisting spring's k (N m/rad), gamma (N m s/rad) and mu (m) at a
- * contact: the spin model's own, or marshall's from the slide model and the
- * contact radius sqrt(R_eff delta). */
+/* The twisting spring's k (N m/rad), gamma (N m s/rad) and its static and
+ * kinetic friction lengths mu_s, mu_k (m) at a contact: the spin model's own,
+ * or marshall's from the slide model and the contact radius sqrt(R_eff delta). */
 typedef struct fd_sds_spin_constants {
-    double k, gamma, mu;
+    double k, gamma, mu_s, mu_k;
 } fd_sds_spin_constants;
 fd_sds_spin_constants fd_sds_spin_constants_of(const fd_contact_law* law, double effective_radius, double penetration);
 

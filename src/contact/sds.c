@@ -26,12 +26,13 @@
  * returned is the one of that state. Eq. (10) divides by gamma: gamma_t = 0 is
  * refused when the law is resolved. */
 #include <math.h>
+#include <stdio.h>
 
 #include "contact/model.h"
 #include "contact/sds_core.h"
 #include "core/error.h"
 
-enum { DSDS_K_T, DSDS_GAMMA_T, DSDS_MU, DSDS_X_GAMMA_T, DSDS_LEGACY_PROJECTION };
+enum { DSDS_K_T, DSDS_GAMMA_T, DSDS_MU, DSDS_X_GAMMA_T, DSDS_LEGACY_PROJECTION, DSDS_MU_S, DSDS_MU_K };
 enum { H_XI = 0, DSDS_HISTORY = 3 };
 enum { C_XI = 0, C_SLIPPING = 3, DSDS_COLUMNS = 4 };
 
@@ -60,7 +61,9 @@ static fd_vec3 slide(bool continuous, const fd_contact_law* law, const fd_contac
     fd_vec3 n = input->geometry->normal;
     fd_vec3 stored = fd_v3(history[H_XI], history[H_XI + 1], history[H_XI + 2]);
     fd_vec3 xi = params[DSDS_LEGACY_PROJECTION] != 0.0 ? fd_sds_project(stored, n) : fd_sds_into_plane(stored, n);
-    double limit = params[DSDS_MU] * normal_force;
+    bool was_slipping = input->was_slipping & (1u << FD_MECHANISM_SLIDE);
+    double limit = fd_static_kinetic(was_slipping, derived[FD_SDS_DERIVED_MU_S], derived[FD_SDS_DERIVED_MU_K]) *
+                   normal_force;
     double inverse_gamma;
     double gamma = fd_sds_tangential_dashpot(
         params, derived, params[DSDS_X_GAMMA_T] >= 0.0 ? fd_normal_damping_coefficient(law, input) : 0.0,
@@ -132,10 +135,46 @@ static fd_status check_tangential_dashpot(const char* model, double gamma_t, dou
     return FD_OK;
 }
 
-/* dsds and csds: the dashpot and projection choices, and 1/k, 1/gamma_t. */
+fd_status fd_resolve_static_kinetic(const char* model, const char* mu_name, double mu, double mu_s, double mu_k,
+                                    double* out_static, double* out_kinetic)
+{
+    bool single = mu != -1.0, split = mu_s != -1.0;
+    if (single && (split || mu_k != -1.0)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "%s: give %s (static = kinetic) or %s_s with an optional %s_k, not both (got %s = %g, %s_s = "
+                       "%g, %s_k = %g; -1 = not given)",
+                       model, mu_name, mu_name, mu_name, mu_name, mu, mu_name, mu_s, mu_name, mu_k);
+    }
+    if (!single && !split) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "%s needs %s (one friction coefficient, static = kinetic), or %s_s and optionally %s_k (the "
+                       "static and kinetic coefficients)",
+                       model, mu_name, mu_name, mu_name);
+    }
+    double static_coefficient = single ? mu : mu_s;
+    double kinetic = mu_k == -1.0 ? static_coefficient : mu_k;
+    if (!(static_coefficient >= 0.0) || !(kinetic >= 0.0) || kinetic > static_coefficient) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "%s: the friction coefficients must satisfy 0 <= %s_k <= %s_s (got static %g, kinetic %g)",
+                       model, mu_name, mu_name, static_coefficient, kinetic);
+    }
+    *out_static = static_coefficient;
+    *out_kinetic = kinetic;
+    return FD_OK;
+}
+
+/* dsds and csds: the dashpot and projection choices, 1/k, 1/gamma_t, and the
+ * static and kinetic coefficients. */
 static fd_status resolve_spring_slider(const char* model, const double* params, double* derived)
 {
     fd_status status = check_tangential_dashpot(model, params[DSDS_GAMMA_T], params[DSDS_X_GAMMA_T]);
+    if (status != FD_OK) {
+        return status;
+    }
+    char what[64];
+    snprintf(what, sizeof what, "slide model '%s'", model);
+    status = fd_resolve_static_kinetic(what, "mu", params[DSDS_MU], params[DSDS_MU_S], params[DSDS_MU_K],
+                                       &derived[FD_SDS_DERIVED_MU_S], &derived[FD_SDS_DERIVED_MU_K]);
     if (status != FD_OK) {
         return status;
     }
@@ -190,7 +229,8 @@ static const fd_param_info nohistory_params[] = {
 static const fd_param_info dsds_params[] = {
     {"k_t", "N/m", "tangential spring stiffness k of Eq. (1)", NAN, 1e-300, INFINITY},
     {"gamma_t", "N s/m", "tangential dashpot gamma of Eq. (1)", 0.0, 0.0, INFINITY},
-    {"mu", "-", "Coulomb friction coefficient (one coefficient, static = kinetic)", NAN, 0.0, INFINITY},
+    {"mu", "-", "Coulomb friction coefficient, static = kinetic (or mu_s and mu_k instead); -1 = not given", -1.0,
+     -1.0, INFINITY},
     {"x_gamma_t", "-",
      "tangential dashpot as a multiple of the pair's normal dashpot coefficient c_n (LAMMPS xgammat: per pair "
      "m_eff under hooke's eta_n_mass or restitution, Hertz's overlap too); -1 = off, gamma_t is the dashpot",
@@ -199,6 +239,13 @@ static const fd_param_info dsds_params[] = {
      "1: the spring is turned into the tangent plane by removing its normal part, its length not restored (LAMMPS "
      "gran/hooke/history, gran/hertz/history); 0: its length kept (LAMMPS pair granular, the C-SDS paper)",
      0.0, 0.0, 1.0},
+    {"mu_s", "-",
+     "static friction coefficient, instead of mu: a sticking contact slips when |F_S| exceeds mu_s N (LAMMPS "
+     "linear_history/static); -1 = not given",
+     -1.0, -1.0, INFINITY},
+    {"mu_k", "-",
+     "kinetic friction coefficient (with mu_s, <= mu_s): the cap while slipping, until |F_S| <= mu_k N; -1 = mu_s",
+     -1.0, -1.0, INFINITY},
 };
 static const char* const dsds_columns[DSDS_COLUMNS] = {"xi_x", "xi_y", "xi_z", "slipping"};
 static const char* const nohistory_columns[1] = {"slipping"};
@@ -210,7 +257,7 @@ const fd_submodel fd_sds_submodels[] = {
         .info = {"dsds", FD_MECHANISM_SLIDE,
                  "Discontinuous spring-dashpot-slider (Luding; LAMMPS tangential linear_history), C-SDS paper "
                  "Eq. (1)-(3): F = -k xi - gamma v capped at mu N, spring reset by Eq. (3) while sliding.",
-                 dsds_params, 5},
+                 dsds_params, 7},
         .kind = FD_KIND_SLIDE_DSDS,
         .history_size = DSDS_HISTORY,
         .column_count = DSDS_COLUMNS,
@@ -222,7 +269,7 @@ const fd_submodel fd_sds_submodels[] = {
         .info = {"csds", FD_MECHANISM_SLIDE,
                  "Continuous spring-dashpot-slider, C-SDS paper Eq. (10): F = -k xi - gamma v capped at mu N, "
                  "d(xi)/dt = -(F + k xi)/gamma (= v while sticking), explicit Euler; needs gamma_t > 0.",
-                 dsds_params, 5},
+                 dsds_params, 7},
         .kind = FD_KIND_SLIDE_CSDS,
         .history_size = DSDS_HISTORY,
         .column_count = DSDS_COLUMNS,

@@ -82,8 +82,8 @@
 #include "contact/sds_core.h"
 #include "core/error.h"
 
-enum { ROLL_K, ROLL_GAMMA, ROLL_MU, ROLL_TRANSPORT };
-enum { SPIN_K, SPIN_GAMMA, SPIN_MU };
+enum { ROLL_K, ROLL_GAMMA, ROLL_MU, ROLL_TRANSPORT, ROLL_MU_S, ROLL_MU_K };
+enum { SPIN_K, SPIN_GAMMA, SPIN_MU, SPIN_MU_S, SPIN_MU_K };
 enum { H_ROLL_XI = 0, H_ROLL_NORMAL = 3, ROLL_HISTORY = 6 };
 enum { H_SPIN_XI = 0, SPIN_HISTORY = 1 };
 enum { C_ROLL_XI = 0, C_ROLL_SLIPPING = 3, ROLL_COLUMNS = 4 };
@@ -129,10 +129,12 @@ void fd_sds_roll_evaluate(const fd_contact_law* law, const fd_contact_input* inp
     /* The stored spring, carried from last step's frame to this one. */
     fd_vec3 xi = fd_v3(h[H_ROLL_XI], h[H_ROLL_XI + 1], h[H_ROLL_XI + 2]);
     fd_vec3 previous = input->is_new ? fd_v3(0, 0, 0) : fd_v3(h[H_ROLL_NORMAL], h[H_ROLL_NORMAL + 1], h[H_ROLL_NORMAL + 2]);
-    double limit = p[ROLL_MU] * critical_force;
+    const double* derived = law->derived[FD_MECHANISM_ROLL];
+    bool was_slipping = input->was_slipping & (1u << FD_MECHANISM_ROLL);
+    double limit = fd_static_kinetic(was_slipping, derived[FD_SDS_DERIVED_MU_S], derived[FD_SDS_DERIVED_MU_K]) *
+                   critical_force;
     double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * advance;
     xi = fd_roll_spring_carried(xi, previous, n, p[ROLL_TRANSPORT] != 0.0, twist, k, limit);
-    const double* derived = law->derived[FD_MECHANISM_ROLL];
     fd_sds_vector_step s =
         model->kind == FD_KIND_ROLL_DSDS
             ? fd_dsds_vector_step(k, derived[FD_SDS_DERIVED_INVERSE_K], gamma, limit, dt, advance, xi, velocity)
@@ -171,7 +173,8 @@ void fd_sds_spin_evaluate(const fd_contact_law* law, const fd_contact_input* inp
     fd_vec3 n = input->geometry->normal;
     double rate_twist = fd_v3_dot(fd_v3_sub(input->state_i->angular_velocity, input->state_j->angular_velocity), n);
     double xi = input->is_new ? 0.0 : h[H_SPIN_XI];
-    double limit = c.mu * critical_force; /* Marshall Eq. 44 */
+    bool was_slipping = input->was_slipping & (1u << FD_MECHANISM_SPIN);
+    double limit = fd_static_kinetic(was_slipping, c.mu_s, c.mu_k) * critical_force; /* Marshall Eq. 44 */
     fd_sds_scalar_step s = model->kind == FD_KIND_SPIN_CSDS
                                ? fd_csds_scalar_step(c.k, c.gamma, limit, input->time_step, input->spring_time_step, xi, rate_twist)
                                : fd_dsds_scalar_step(c.k, c.gamma, limit, input->time_step, input->spring_time_step, xi, rate_twist);
@@ -203,12 +206,16 @@ fd_sds_spin_constants fd_sds_spin_constants_of(const fd_contact_law* law, double
 {
     if (law->submodel[FD_MECHANISM_SPIN]->kind == FD_KIND_SPIN_MARSHALL) {
         const double* slide = law->params[FD_MECHANISM_SLIDE];
+        const double* coefficients = law->derived[FD_MECHANISM_SLIDE];
         double a = isfinite(effective_radius) && penetration > 0.0 ? sqrt(effective_radius * penetration) : 0.0;
         return (fd_sds_spin_constants){0.5 * slide[FD_SDS_K_T] * a * a, 0.5 * slide[FD_SDS_GAMMA_T] * a * a,
-                                       2.0 / 3.0 * a * slide[FD_SDS_MU]};
+                                       2.0 / 3.0 * a * coefficients[FD_SDS_DERIVED_MU_S],
+                                       2.0 / 3.0 * a * coefficients[FD_SDS_DERIVED_MU_K]};
     }
     const double* p = law->params[FD_MECHANISM_SPIN];
-    return (fd_sds_spin_constants){p[SPIN_K], p[SPIN_GAMMA], p[SPIN_MU]};
+    const double* derived = law->derived[FD_MECHANISM_SPIN];
+    return (fd_sds_spin_constants){p[SPIN_K], p[SPIN_GAMMA], derived[FD_SDS_DERIVED_MU_S],
+                                   derived[FD_SDS_DERIVED_MU_K]};
 }
 
 /* ---------------------------------------------------------------- checks */
@@ -232,6 +239,12 @@ static fd_status resolve_roll(const double* params, const fd_material* a, const 
 {
     (void)a;
     (void)b;
+    fd_status status = fd_resolve_static_kinetic("roll model (dsds or csds)", "mu_roll", params[ROLL_MU],
+                                                 params[ROLL_MU_S], params[ROLL_MU_K], &derived[FD_SDS_DERIVED_MU_S],
+                                                 &derived[FD_SDS_DERIVED_MU_K]);
+    if (status != FD_OK) {
+        return status;
+    }
     derived[FD_SDS_DERIVED_INVERSE_K] = 1.0 / params[ROLL_K];
     derived[FD_SDS_DERIVED_INVERSE_GAMMA] = params[ROLL_GAMMA] > 0.0 ? 1.0 / params[ROLL_GAMMA] : 0.0;
     return FD_OK;
@@ -249,6 +262,14 @@ static fd_status resolve_roll_csds(const double* params, const fd_material* a, c
     return resolve_roll(params, a, b, derived);
 }
 
+static fd_status resolve_spin(const double* params, const fd_material* a, const fd_material* b, double* derived)
+{
+    (void)a;
+    (void)b;
+    return fd_resolve_static_kinetic("spin model (dsds or csds)", "mu_twist", params[SPIN_MU], params[SPIN_MU_S],
+                                     params[SPIN_MU_K], &derived[FD_SDS_DERIVED_MU_S], &derived[FD_SDS_DERIVED_MU_K]);
+}
+
 static fd_status resolve_spin_csds(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
     if (!(params[SPIN_GAMMA] > 0.0)) {
@@ -257,7 +278,7 @@ static fd_status resolve_spin_csds(const double* params, const fd_material* a, c
                        "Eq. (10), is -(T + k xi) / gamma_twist; use 'dsds' for a slider without dashpot",
                        params[SPIN_GAMMA]);
     }
-    return FD_OK;
+    return resolve_spin(params, a, b, derived);
 }
 
 /* ---------------------------------------------------------------- table */
@@ -266,17 +287,38 @@ static const fd_param_info roll_params[] = {
     {"k_roll", "N/m", "rolling spring k_roll: F = -k_roll xi_r, torque R_eff n x F (LAMMPS rolling sds)", NAN, 1e-300,
      INFINITY},
     {"gamma_roll", "N s/m", "rolling dashpot gamma_roll on v_r = R_eff (omega_i - omega_j) x n", 0.0, 0.0, INFINITY},
-    {"mu_roll", "-", "rolling friction coefficient: |F| <= mu_roll |N|, torque <= mu_roll |N| R_eff", NAN, 0.0,
-     INFINITY},
+    {"mu_roll", "-",
+     "rolling friction coefficient, static = kinetic: |F| <= mu_roll |N|, torque <= mu_roll |N| R_eff (or "
+     "mu_roll_s and mu_roll_k instead); -1 = not given",
+     -1.0, -1.0, INFINITY},
     {"transport", "-",
      "how the spring follows the contact (integer): 0 turned with the frame (minimal rotation of the normal, then "
      "the pair's mean spin about it); 1 projected into the new tangent plane and rescaled, as LAMMPS does",
      0.0, 0.0, 1.0},
+    {"mu_roll_s", "-",
+     "static rolling friction coefficient, instead of mu_roll: a sticking contact starts to roll when |F| exceeds "
+     "mu_roll_s |N|; -1 = not given",
+     -1.0, -1.0, INFINITY},
+    {"mu_roll_k", "-",
+     "kinetic rolling friction coefficient (with mu_roll_s, <= it): the cap while rolling, until |F| <= "
+     "mu_roll_k |N|; -1 = mu_roll_s",
+     -1.0, -1.0, INFINITY},
 };
 static const fd_param_info spin_params[] = {
     {"k_twist", "N m/rad", "twisting spring k_twist: T = -k_twist xi_t (LAMMPS twisting sds)", NAN, 1e-300, INFINITY},
     {"gamma_twist", "N m s/rad", "twisting dashpot on w = (omega_i - omega_j) . n", 0.0, 0.0, INFINITY},
-    {"mu_twist", "m", "twisting friction length: |T| <= mu_twist |N|", NAN, 0.0, INFINITY},
+    {"mu_twist", "m",
+     "twisting friction length, static = kinetic: |T| <= mu_twist |N| (or mu_twist_s and mu_twist_k instead); -1 = "
+     "not given",
+     -1.0, -1.0, INFINITY},
+    {"mu_twist_s", "m",
+     "static twisting friction length, instead of mu_twist: a sticking contact starts to twist when |T| exceeds "
+     "mu_twist_s |N|; -1 = not given",
+     -1.0, -1.0, INFINITY},
+    {"mu_twist_k", "m",
+     "kinetic twisting friction length (with mu_twist_s, <= it): the cap while twisting, until |T| <= mu_twist_k "
+     "|N|; -1 = mu_twist_s",
+     -1.0, -1.0, INFINITY},
 };
 static const char* const roll_columns[ROLL_COLUMNS] = {"roll_xi_x", "roll_xi_y", "roll_xi_z", "roll_slipping"};
 static const char* const roll_units[ROLL_COLUMNS] = {"m", "m", "m", "0=stick|1=slip"};
@@ -314,8 +356,9 @@ const fd_submodel fd_sds_torque_submodels[] = {
                  "Twisting spring-dashpot-slider, LAMMPS twisting sds: T = -k_twist xi_t - gamma_twist w, "
                  "w = (omega_i - omega_j) . n, capped at mu_twist |N| with the D-SDS reset (C-SDS paper Eq. 3); "
                  "torque T n on body i, the opposite on j.",
-                 spin_params, 3},
+                 spin_params, (int)(sizeof spin_params / sizeof spin_params[0])},
         .kind = FD_KIND_SPIN_DSDS,
+        .resolve = resolve_spin,
         .history_size = SPIN_HISTORY,
         .column_count = SPIN_COLUMNS,
         .column_names = spin_columns,
@@ -325,7 +368,7 @@ const fd_submodel fd_sds_torque_submodels[] = {
         .info = {"csds", FD_MECHANISM_SPIN,
                  "Continuous twisting spring-dashpot-slider: as spin dsds, with the C-SDS update d(xi_t)/dt = "
                  "-(T + k_twist xi_t)/gamma_twist (= w while sticking), C-SDS paper Eq. (10); needs gamma_twist > 0.",
-                 spin_params, 3},
+                 spin_params, (int)(sizeof spin_params / sizeof spin_params[0])},
         .kind = FD_KIND_SPIN_CSDS,
         .history_size = SPIN_HISTORY,
         .column_count = SPIN_COLUMNS,

@@ -95,7 +95,8 @@ static double radius_of(const fd_world* world, int b)
  * bodies (arms from the midpoint of the two surface points; body j's image
  * across a periodic face). */
 static void evaluate_generic(const fd_world* world, const fd_contact_law* law, int i, int j,
-                             const fd_generic_slot* slot, bool is_new, double* history, double* columns,
+                             const fd_generic_slot* slot, bool is_new, unsigned was_slipping, double* history,
+                             double* columns,
                              fd_energy_books* step_books, unsigned* slip_flags, fd_contact_loads* loads,
                              fd_vec3* torque_i, fd_vec3* torque_j)
 {
@@ -138,6 +139,7 @@ static void evaluate_generic(const fd_world* world, const fd_contact_law* law, i
         .history = history,
         .energy = step_books,
         .slip_flags = slip_flags,
+        .was_slipping = was_slipping,
     };
     fd_normal_result normal = fd_normal_evaluate(law, &input);
     book_normal_energy(law, &input, &normal, &step_books[FD_MECHANISM_NORMAL]);
@@ -177,8 +179,10 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
     fd_contact_loads loads;
     unsigned flags = 0;
     fd_pair_loads out;
-    evaluate_generic(world, law, i, j, geometry, is_new, history, columns, step_books, &flags, &loads, &out.torque_i,
-                     &out.torque_j);
+    /* The last step's slip state: FD_ENTRY_SLIP_SLIDE << (m - 1) is 1 << m. */
+    unsigned was_slipping = is_new ? 0u : world->penalty.pool.state[slot] & (FD_ENTRY_NOW & ~FD_ENTRY_TOUCHING);
+    evaluate_generic(world, law, i, j, geometry, is_new, was_slipping, history, columns, step_books, &flags, &loads,
+                     &out.torque_i, &out.torque_j);
     out.force = loads.force_on_i;
     out.slip = 0;
     for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {

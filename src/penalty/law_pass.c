@@ -110,7 +110,8 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
     }
     fd_sphere_loads loads = fd_sphere_kernel(law, constants, world->def.time_step, world->penalty.spring_time_step, n, overlap,
                                              relative,
-                                             si->angular_velocity, sj->angular_velocity, history,
+                                             si->angular_velocity, sj->angular_velocity,
+                                             pool->state[slot] & (FD_ENTRY_NOW & ~FD_ENTRY_TOUCHING), history,
                                              ledger || record ? step_books : NULL);
     out.force = fd_v3_mul_add(loads.slide_force, loads.normal_force, n);
     fd_vec3 roll_spin = fd_v3_mul_add(loads.roll_torque, loads.spin_torque, n);
@@ -335,6 +336,13 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 block->spring[1][c] = history[1];
                 block->spring[2][c] = history[2];
                 const fd_block_law* gathered = &p->block_laws[law_block];
+                if (gathered->static_kinetic) {
+                    /* The last step's slip state (this pass writes the new
+                     * one in the loads' loop below), for a law whose static
+                     * and kinetic coefficients differ: the others' lanes do
+                     * not read it. */
+                    block->was_slipping[c] = (double)(pool->state[slot] & (FD_ENTRY_NOW & ~FD_ENTRY_TOUCHING));
+                }
                 if (gathered->roll != FD_KIND_NONE || gathered->spin != FD_KIND_NONE) {
                     block->effective_radius[c] = constants[1];
                     const double* roll = history + gathered->roll_offset;

@@ -50,14 +50,16 @@ bool fd_block_law_of(const fd_contact_law* law, int index, double time_step, fd_
         out->inverse_k_t = derived[FD_SDS_DERIVED_INVERSE_K];
         out->gamma_t = p[FD_SDS_GAMMA_T];
         out->inverse_gamma_t = derived[FD_SDS_DERIVED_INVERSE_GAMMA];
-        out->mu = p[FD_SDS_MU];
+        out->mu_s = derived[FD_SDS_DERIVED_MU_S];
+        out->mu_k = derived[FD_SDS_DERIVED_MU_K];
     }
     if (roll != NULL) {
         const double* p = law->params[FD_MECHANISM_ROLL];
         const double* derived = law->derived[FD_MECHANISM_ROLL];
         out->k_roll = p[0];
         out->gamma_roll = p[1];
-        out->mu_roll = p[2];
+        out->mu_roll_s = derived[FD_SDS_DERIVED_MU_S];
+        out->mu_roll_k = derived[FD_SDS_DERIVED_MU_K];
         out->lammps_transport = p[3] != 0.0;
         out->inverse_k_roll = derived[FD_SDS_DERIVED_INVERSE_K];
         out->inverse_gamma_roll = derived[FD_SDS_DERIVED_INVERSE_GAMMA];
@@ -66,8 +68,11 @@ bool fd_block_law_of(const fd_contact_law* law, int index, double time_step, fd_
         const double* p = law->params[FD_MECHANISM_SPIN];
         out->k_twist = p[0];
         out->gamma_twist = p[1];
-        out->mu_twist = p[2];
+        out->mu_twist_s = law->derived[FD_MECHANISM_SPIN][FD_SDS_DERIVED_MU_S];
+        out->mu_twist_k = law->derived[FD_MECHANISM_SPIN][FD_SDS_DERIVED_MU_K];
     }
+    out->static_kinetic = out->mu_k != out->mu_s || out->mu_roll_k != out->mu_roll_s ||
+                          out->mu_twist_k != out->mu_twist_s;
     return true;
 }
 
@@ -96,8 +101,11 @@ static inline __attribute__((always_inline)) void keep_books(fd_sphere_block* re
 /* One contact, as sphere_pair and fd_sphere_kernel compute it. */
 static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict b, int c, const fd_block_law* law,
                                                        fd_submodel_kind slide, fd_submodel_kind roll,
-                                                       fd_submodel_kind spin, int keep)
+                                                       fd_submodel_kind spin, int keep, bool two_coefficients)
 {
+    /* The last step's slip bits, read only by laws whose static and kinetic
+     * coefficients differ (a loop of its own: the others pay nothing). */
+    unsigned slipped = two_coefficients ? (unsigned)b->was_slipping[c] : 0u;
     double dt = law->time_step, advance = law->spring_time_step;
     fd_vec3 d = LOAD(b->separation, c);
     double distance = sqrt(fd_v3_dot(d, d));
@@ -124,7 +132,7 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
     double slip = 0.0;
     fd_vec3 slide_force = fd_v3(0.0, 0.0, 0.0);
     if (slide != FD_KIND_NONE) {
-        double limit = law->mu * critical;
+        double limit = fd_static_kinetic((slipped & FD_ENTRY_SLIP_SLIDE) != 0, law->mu_s, law->mu_k) * critical;
         fd_vec3 tangential = fd_v3_mul_add(relative, -normal_velocity, n);
         fd_vec3 xi = fd_sds_into_plane(LOAD(b->spring, c), n);
         fd_sds_vector_step s =
@@ -145,7 +153,8 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
         double radius = b->effective_radius[c];
         if (roll != FD_KIND_NONE) {
             /* sds_torque.c: v_r = R (omega_i - omega_j) x n, torque R n x F. */
-            double limit = law->mu_roll * critical;
+            double limit =
+                fd_static_kinetic((slipped & FD_ENTRY_SLIP_ROLL) != 0, law->mu_roll_s, law->mu_roll_k) * critical;
             fd_vec3 velocity = fd_v3_scale(radius, fd_v3_cross(relative_spin, n));
             double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * advance;
             b->wide_turn[c] = fd_select(fd_small_turn(twist), 0.0, 1.0);
@@ -165,13 +174,15 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
             }
         }
         if (spin != FD_KIND_NONE) {
-            double k = law->k_twist, gamma = law->gamma_twist, mu = law->mu_twist;
+            bool twist_slipped = (slipped & FD_ENTRY_SLIP_SPIN) != 0;
+            double k = law->k_twist, gamma = law->gamma_twist;
+            double mu = fd_static_kinetic(twist_slipped, law->mu_twist_s, law->mu_twist_k);
             if (spin == FD_KIND_SPIN_MARSHALL) {
                 /* fd_sds_spin_constants_of: Marshall Eq. 32-33, a = sqrt(R delta). */
                 double a = fd_select((fabs(radius) <= DBL_MAX) & (overlap > 0.0), sqrt(radius * overlap), 0.0);
                 k = 0.5 * law->k_t * a * a;
                 gamma = 0.5 * law->gamma_t * a * a;
-                mu = 2.0 / 3.0 * a * law->mu;
+                mu = 2.0 / 3.0 * a * fd_static_kinetic(twist_slipped, law->mu_s, law->mu_k);
             }
             double w = fd_v3_dot(relative_spin, n);
             double limit = mu * critical;
@@ -223,7 +234,9 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
 
 #define FD_BLOCK_LOOP(slide, roll, spin, keep)                                                                         \
     do {                                                                                                               \
-        _Pragma("omp simd") for (int c = 0; c < count; ++c) { lane(block, c, law, slide, roll, spin, keep); }         \
+        _Pragma("omp simd") for (int c = 0; c < count; ++c) {                                                          \
+            lane(block, c, law, slide, roll, spin, keep, two_coefficients);                                            \
+        }                                                                                                              \
     } while (0)
 
 /* The combinations the block takes, each a loop of its own (a choice of
@@ -255,8 +268,8 @@ bool fd_block_combination(fd_submodel_kind slide, fd_submodel_kind roll, fd_subm
         }                                                                                                              \
     } while (0)
 
-static inline __attribute__((always_inline)) void run(fd_sphere_block* restrict block, const fd_block_law* law,
-                                                      int keep)
+static inline __attribute__((always_inline)) void run_with(fd_sphere_block* restrict block, const fd_block_law* law,
+                                                           int keep, bool two_coefficients)
 {
     int count = block->count;
     switch (law->slide) {
@@ -269,6 +282,16 @@ static inline __attribute__((always_inline)) void run(fd_sphere_block* restrict 
     default:
         FD_BLOCK_LOOP(FD_KIND_NONE, FD_KIND_NONE, FD_KIND_NONE, keep);
         break;
+    }
+}
+
+static inline __attribute__((always_inline)) void run(fd_sphere_block* restrict block, const fd_block_law* law,
+                                                      int keep)
+{
+    if (law->static_kinetic) {
+        run_with(block, law, keep, true);
+    } else {
+        run_with(block, law, keep, false);
     }
 }
 

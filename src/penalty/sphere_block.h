@@ -34,9 +34,13 @@ typedef struct fd_block_law {
     bool lammps_transport;        /* roll transport 1 */
     int roll_offset, spin_offset; /* into the contact's history block */
     double k_n;                   /* N/m */
-    double k_t, inverse_k_t, gamma_t, inverse_gamma_t, mu;                 /* slide */
-    double k_roll, inverse_k_roll, gamma_roll, inverse_gamma_roll, mu_roll; /* roll */
-    double k_twist, gamma_twist, mu_twist;                                  /* spin dsds, csds */
+    /* Each slider's static and kinetic coefficients (model.h
+     * fd_static_kinetic; equal for one `mu`); static_kinetic: some differ,
+     * so the lanes read the contacts' last slip state. */
+    double k_t, inverse_k_t, gamma_t, inverse_gamma_t, mu_s, mu_k;                 /* slide */
+    double k_roll, inverse_k_roll, gamma_roll, inverse_gamma_roll, mu_roll_s, mu_roll_k; /* roll */
+    double k_twist, gamma_twist, mu_twist_s, mu_twist_k;                           /* spin dsds, csds */
+    bool static_kinetic;
     double time_step;             /* s */
     double spring_time_step;      /* s the springs advance over: time_step, 0 in a set-up pass */
 } fd_block_law;
@@ -54,6 +58,7 @@ typedef struct fd_sphere_block {
     double roll_spring[3][FD_BLOCK];  /* rolling spring before the step, m */
     double roll_normal[3][FD_BLOCK];  /* its frame's normal (0 for a new contact) */
     double twist_spring[FD_BLOCK];    /* rad */
+    double was_slipping[FD_BLOCK];    /* the last step's FD_ENTRY_SLIP_* bits (a static_kinetic law's lanes only) */
     /* outputs */
     double force[3][FD_BLOCK];        /* on body i, N */
     double torque_i[3][FD_BLOCK], torque_j[3][FD_BLOCK];

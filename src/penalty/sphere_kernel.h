@@ -30,12 +30,14 @@ typedef struct fd_sphere_loads {
 
 /* history: the contact's block (zeroed when it began); n into body i; overlap
  * (m, > 0 when the surfaces overlap); relative_velocity: body i's surface
- * minus body j's at the contact point (m/s). books: NULL, or this step's
- * books per mechanism (stored after it, increments over it; zeroed by the
- * caller). */
+ * minus body j's at the contact point (m/s); was_slipping: the FD_ENTRY_SLIP_*
+ * bits of the last step (the sliders' static or kinetic coefficient, model.h
+ * fd_static_kinetic). books: NULL, or this step's books per mechanism (stored
+ * after it, increments over it; zeroed by the caller). */
 static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(const fd_contact_law* law, const double* constants, double dt, double advance,
                                                fd_vec3 n, double overlap, fd_vec3 relative_velocity, fd_vec3 omega_i,
-                                               fd_vec3 omega_j, double* history, fd_energy_books* books)
+                                               fd_vec3 omega_j, unsigned was_slipping, double* history,
+                                               fd_energy_books* books)
 {
     fd_sphere_loads out;
     out.slip = 0;
@@ -120,8 +122,10 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
         fd_vec3 tangential = fd_v3_mul_add(relative_velocity, -normal_velocity, n);
         fd_vec3 spring = fd_v3(h[0], h[1], h[2]);
         fd_vec3 xi = p[FD_SDS_LEGACY_PROJECTION] != 0.0 ? fd_sds_project(spring, n) : fd_sds_into_plane(spring, n);
-        double limit = p[FD_SDS_MU] * critical;
         const double* derived = law->derived[FD_MECHANISM_SLIDE];
+        double limit = fd_static_kinetic(was_slipping & FD_ENTRY_SLIP_SLIDE, derived[FD_SDS_DERIVED_MU_S],
+                                         derived[FD_SDS_DERIVED_MU_K]) *
+                       critical;
         double inverse_gamma;
         double gamma = fd_sds_tangential_dashpot(p, derived, normal_dashpot, &inverse_gamma);
         fd_sds_vector_step s =
@@ -146,12 +150,15 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
         const double* p = law->params[FD_MECHANISM_ROLL];
         double* h = history + law->history_offset[FD_MECHANISM_ROLL];
         double radius = constants[1];
-        double k = p[0], gamma = p[1], limit = p[2] * critical;
+        const double* derived = law->derived[FD_MECHANISM_ROLL];
+        double k = p[0], gamma = p[1];
+        double limit = fd_static_kinetic(was_slipping & FD_ENTRY_SLIP_ROLL, derived[FD_SDS_DERIVED_MU_S],
+                                         derived[FD_SDS_DERIVED_MU_K]) *
+                       critical;
         fd_vec3 velocity = fd_v3_scale(radius, fd_v3_cross(relative_spin, n));
         double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * advance;
         fd_vec3 xi = fd_roll_spring_carried(fd_v3(h[0], h[1], h[2]), fd_v3(h[3], h[4], h[5]), n, p[3] != 0.0, twist,
                                             k, limit);
-        const double* derived = law->derived[FD_MECHANISM_ROLL];
         fd_sds_vector_step s =
             roll->kind == FD_KIND_ROLL_DSDS
                 ? fd_dsds_vector_step(k, derived[FD_SDS_DERIVED_INVERSE_K], gamma, limit, dt, advance, xi, velocity)
@@ -174,7 +181,7 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
         double* h = history + law->history_offset[FD_MECHANISM_SPIN];
         fd_sds_spin_constants c = fd_sds_spin_constants_of(law, constants[1], overlap);
         double w = fd_v3_dot(relative_spin, n);
-        double limit = c.mu * critical;
+        double limit = fd_static_kinetic(was_slipping & FD_ENTRY_SLIP_SPIN, c.mu_s, c.mu_k) * critical;
         fd_sds_scalar_step s = spin->kind == FD_KIND_SPIN_CSDS ? fd_csds_scalar_step(c.k, c.gamma, limit, dt, advance, h[0], w)
                                                                : fd_dsds_scalar_step(c.k, c.gamma, limit, dt, advance, h[0], w);
         h[0] = s.spring;
