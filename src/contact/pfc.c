@@ -28,8 +28,8 @@
 #include "core/error.h"
 
 enum { N_KN, N_DP_NRATIO, N_RGAP, N_DP_MODE, N_LIN_MODE, N_EMOD, N_KRATIO };
-enum { S_KS, S_FRIC, S_DP_SRATIO };
-enum { R_FRIC, R_KR };
+enum { S_KS, S_FRIC, S_DP_SRATIO, S_FRIC_S, S_FRIC_K };
+enum { R_FRIC, R_KR, R_FRIC_S, R_FRIC_K };
 
 /* History blocks (doubles). */
 enum { HN_FORCE, HN_DASHPOT_FORCE, HN_E_DASHPOT, HN_SIZE };
@@ -207,7 +207,11 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
             fd_vec3 tangential = fd_v3_reject(input->relative_velocity, n);
             fd_vec3 displacement = fd_v3_scale(pfc_cycle_time(input), tangential);
             force = fd_v3_mul_add(old, -ks, displacement); /* F_s^l := F_s^l - k_s dU_s */
-            slipping = cap(&force, ps[S_FRIC] * normal_force); /* Coulomb limit F_s* = mu F_n^l */
+            /* Coulomb limit F_s* = mu F_n^l; mu static or kinetic by the
+             * state the step starts in (issue 18; model.h fd_static_kinetic). */
+            const double* ds = law->derived[FD_MECHANISM_SLIDE];
+            double mu = fd_static_kinetic(hs[HS_SLIP] != 0.0, ds[FD_SDS_DERIVED_MU_S], ds[FD_SDS_DERIVED_MU_K]);
+            slipping = cap(&force, mu * normal_force);
             /* Slip energy: the slip part of the increment, dU - dU^k with
              * dU^k = -(F - F_o)/k_s (the elastic part of the update above). */
             if (ks > 0.0 && slipping) { /* in stick the slip part is zero but for round-off */
@@ -258,7 +262,9 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
                                                          input->state_j->angular_velocity));
             fd_vec3 bend = fd_v3_reject(rotation, n);
             moment = fd_v3_mul_add(old, -kr, bend);                          /* Eq. (2) */
-            slipping = cap(&moment, pr[R_FRIC] * radius * normal_force);     /* Eq. (6)-(8) */
+            const double* dr = law->derived[FD_MECHANISM_ROLL];
+            double mu_r = fd_static_kinetic(hr[HR_SLIP] != 0.0, dr[FD_SDS_DERIVED_MU_S], dr[FD_SDS_DERIVED_MU_K]);
+            slipping = cap(&moment, mu_r * radius * normal_force); /* Eq. (6)-(8) */
             if (kr > 0.0 && slipping) { /* in stick the slip part is zero but for round-off */
                 /* Eq. (10), with the elastic part dtheta^k = -(M - M_o)/k_r
                  * that Eq. (2) implies (see docs/validation/pfc_ball.md). */
@@ -335,17 +341,26 @@ static fd_status resolve_normal(const double* params, const fd_material* a, cons
     return FD_OK;
 }
 
+/* fric, or fric_s and fric_k: the static and kinetic coefficients (issue 18). */
+static fd_status resolve_slide(const double* params, const fd_material* a, const fd_material* b, double* derived)
+{
+    (void)a;
+    (void)b;
+    return fd_resolve_static_kinetic("slide model 'pfc_linear'", "fric", params[S_FRIC], params[S_FRIC_S],
+                                     params[S_FRIC_K], &derived[FD_SDS_DERIVED_MU_S], &derived[FD_SDS_DERIVED_MU_K]);
+}
+
 static fd_status resolve_roll(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
     (void)a;
     (void)b;
-    (void)derived;
     if (params[R_KR] < 0.0 && params[R_KR] != -1.0) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
                        "roll model 'pfc_rrlinear': rr_kr = %g N m/rad must be >= 0, or -1 for k_s R^2 (Eq. 4)",
                        params[R_KR]);
     }
-    return FD_OK;
+    return fd_resolve_static_kinetic("roll model 'pfc_rrlinear'", "rr_fric", params[R_FRIC], params[R_FRIC_S],
+                                     params[R_FRIC_K], &derived[FD_SDS_DERIVED_MU_S], &derived[FD_SDS_DERIVED_MU_K]);
 }
 
 fd_status fd_pfc_check_law(const fd_contact_law* law)
@@ -422,11 +437,14 @@ fd_status fd_pfc_inherit_law(const fd_contact_law* law_aa, const fd_contact_law*
              * mu the minimum; rr_fric the minimum, Eq. (11); k_r follows k_s
              * (rr_kr = -1) and is not inherited. */
             bool stiffness = (m == FD_MECHANISM_NORMAL && p == N_KN) || (m == FD_MECHANISM_SLIDE && p == S_KS);
-            bool friction = (m == FD_MECHANISM_SLIDE && p == S_FRIC) || (m == FD_MECHANISM_ROLL && p == R_FRIC);
+            bool friction = (m == FD_MECHANISM_SLIDE && (p == S_FRIC || p == S_FRIC_S || p == S_FRIC_K)) ||
+                            (m == FD_MECHANISM_ROLL && (p == R_FRIC || p == R_FRIC_S || p == R_FRIC_K));
             if (stiffness && a >= 0.0 && b >= 0.0) {
                 value = in_series(a, b);
             } else if (friction) {
-                value = fmin(a, b);
+                /* The coefficients as given (-1 where one law gives the other
+                 * form); the kernels read the resolved ones below. */
+                value = a >= 0.0 && b >= 0.0 ? fmin(a, b) : (a == b ? a : -1.0);
             } else if (a == b) {
                 value = a;
             } else {
@@ -436,6 +454,12 @@ fd_status fd_pfc_inherit_law(const fd_contact_law* law_aa, const fd_contact_law*
                                fd_mechanism_name((fd_mechanism)m), name, a, b);
             }
             out->params[m][p] = value;
+        }
+        if (model != NULL && (model->kind == FD_KIND_SLIDE_PFC_LINEAR || model->kind == FD_KIND_ROLL_PFC_RRLINEAR)) {
+            /* The static and the kinetic coefficient each the minimum, Eq. (11). */
+            for (int d = FD_SDS_DERIVED_MU_S; d <= FD_SDS_DERIVED_MU_K; ++d) {
+                out->derived[m][d] = fmin(law_aa->derived[m][d], law_bb->derived[m][d]);
+            }
         }
     }
     return FD_OK;
@@ -468,16 +492,33 @@ static const char* const normal_units[CN_COUNT] = {"N", "N", "J", "J"};
 static const fd_param_info slide_params[] = {
     {"ks", "N/m", "shear stiffness k_s; -1 = k_n / kratio (the normal model's deformability method)", -1.0, -1.0,
      INFINITY},
-    {"fric", "-", "friction coefficient mu: |F_s^l| <= mu F_n^l", NAN, 0.0, INFINITY},
+    {"fric", "-",
+     "friction coefficient mu, static = kinetic: |F_s^l| <= mu F_n^l (or fric_s and fric_k instead); -1 = not given",
+     -1.0, -1.0, INFINITY},
     {"dp_sratio", "-", "shear critical damping ratio beta_s: c_s = 2 beta_s sqrt(m_c k_s)", 0.0, 0.0, 1.0},
+    {"fric_s", "-",
+     "static friction coefficient, instead of fric: a sticking contact slips when |F_s^l| exceeds fric_s F_n^l; "
+     "-1 = not given",
+     -1.0, -1.0, INFINITY},
+    {"fric_k", "-", "kinetic friction coefficient (with fric_s, <= it): the cap while slipping; -1 = fric_s", -1.0,
+     -1.0, INFINITY},
 };
 static const char* const slide_columns[CS_COUNT] = {"pfc_fs_x", "pfc_fs_y", "pfc_fs_z", "lin_slip", "pfc_slip"};
 static const char* const slide_units[CS_COUNT] = {"N", "N", "N", "0=stick|1=slip", "J"};
 
 static const fd_param_info roll_params[] = {
-    {"rr_fric", "-", "rolling friction coefficient mu_r: |M^r| <= mu_r R F_n^l (Eq. 7)", NAN, 0.0, INFINITY},
+    {"rr_fric", "-",
+     "rolling friction coefficient mu_r, static = kinetic: |M^r| <= mu_r R F_n^l (Eq. 7; or rr_fric_s and rr_fric_k "
+     "instead); -1 = not given",
+     -1.0, -1.0, INFINITY},
     {"rr_kr", "N m/rad", "rolling stiffness k_r; -1 = k_s R^2 (Eq. 4, R of Eq. 5, R2 = infinity at a plane)", -1.0,
      -1.0, INFINITY},
+    {"rr_fric_s", "-",
+     "static rolling friction coefficient, instead of rr_fric: a sticking contact starts to roll when |M^r| exceeds "
+     "rr_fric_s R F_n^l; -1 = not given",
+     -1.0, -1.0, INFINITY},
+    {"rr_fric_k", "-", "kinetic rolling friction coefficient (with rr_fric_s, <= it): the cap while rolling; -1 = "
+     "rr_fric_s", -1.0, -1.0, INFINITY},
 };
 static const char* const roll_columns[CR_COUNT] = {"rr_moment_x", "rr_moment_y",  "rr_moment_z",
                                                    "rr_slip",     "pfc_rrstrain", "pfc_rrslip"};
@@ -502,6 +543,7 @@ const fd_submodel fd_pfc_submodels[] = {
                  "dashpot 2 beta_s sqrt(m_c k_s) (cut while slipping in dp_mode 2, 3); needs normal 'pfc_linear'.",
                  slide_params, (int)(sizeof slide_params / sizeof slide_params[0])},
         .kind = FD_KIND_SLIDE_PFC_LINEAR,
+        .resolve = resolve_slide,
         .history_size = HS_SIZE,
         .column_count = CS_COUNT,
         .column_names = slide_columns,
