@@ -368,14 +368,16 @@ Test(lammps_golden, impact_hooke_mindlin_equals_lammps_up_to_the_contact_arm)
  *    gamma_t/gamma_n, legacy_projection 1; observed 1.7e-14 (advanced, then
  *    projected, in LAMMPS; the other way round here), against 3.2e-10 with
  *    legacy_projection 0: the test tells the projections apart;
- *  - the legacy gran/hooke: hooke eta_n_mass, linear_nohistory. */
+ *  - the legacy gran/hooke: hooke eta_n_mass, linear_nohistory;
+ *  - the legacy gran/hertz/history: hertz (E* = 3/4 kn) eta_n_mass, mindlin
+ *    k_t = kt, x_gamma_t = gamma_t/gamma_n, legacy_projection 1. */
 Test(lammps_golden, touching_pairs_equal_lammps_from_step_0)
 {
     static const char* const cases[] = {
         "touching_linear_history",     "touching_mindlin",      "touching_mass_velocity",
         "touching_viscoelastic",       "touching_hertz_viscoelastic", "touching_hertz_viscoelastic_free",
         "touching_tsuji",              "touching_nohistory",    "touching_legacy_hooke_history",
-        "touching_legacy_hooke",
+        "touching_legacy_hooke",       "touching_legacy_hertz_history",
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         run_case_within(GOLDEN("lammps_touching.csv"), cases[k], 1e-12);

@@ -65,7 +65,7 @@ MINDLINS = ["impact_mindlin", "impact_mindlin_rescale", "impact_mindlin_force", 
 TOUCHINGS = ["touching_linear_history", "touching_mindlin", "touching_mass_velocity", "touching_viscoelastic",
              "touching_nohistory", "touching_hertz_viscoelastic", "touching_tsuji",
              "touching_legacy_hooke_history", "touching_legacy_hooke",
-             "touching_hertz_viscoelastic_free"]
+             "touching_hertz_viscoelastic_free", "touching_legacy_hertz_history"]
 FORCE_EVERY = 10  # steps between the force rows of case 4, from the first contact step
 POUR_SEEDS = [1, 2, 3]
 STOP_SPEED = 1e-3  # m/s: the rolling sphere has stopped when its speed first falls below this

@@ -71,7 +71,8 @@ fd_vec3 fd_mindlin_slide(const fd_contact_law* law, const fd_contact_input* inpu
     double gamma = params[FD_MINDLIN_X_GAMMA_T] * fd_normal_damping_coefficient(law, input);
     fd_vec3 tangential = fd_v3_reject(input->relative_velocity, n);
     fd_sds_vector_step s = fd_mindlin_step(
-        fd_mindlin_rescales(kind), fd_mindlin_holds_force(kind), derived[FD_MINDLIN_DERIVED_K_T], radius,
+        fd_mindlin_rescales(kind), fd_mindlin_holds_force(kind), params[FD_MINDLIN_LEGACY_PROJECTION] != 0.0,
+        derived[FD_MINDLIN_DERIVED_K_T], radius,
         h[FD_MINDLIN_H_RADIUS], gamma, params[FD_MINDLIN_MU_S] * normal_force,
         derived[FD_MINDLIN_DERIVED_MU_K] * normal_force, h[FD_MINDLIN_H_MODE] != 0.0, input->time_step, input->spring_time_step,
         fd_v3(h[FD_MINDLIN_H_SPRING], h[FD_MINDLIN_H_SPRING + 1], h[FD_MINDLIN_H_SPRING + 2]), n, tangential);
@@ -125,6 +126,10 @@ static fd_status resolve_mindlin(const double* params, const fd_material* a, con
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
                        "slide model 'mindlin': mu_k = %g must be in [0, mu_s = %g], or -1 for mu_k = mu_s", mu_k, mu_s);
     }
+    double legacy = params[FD_MINDLIN_LEGACY_PROJECTION];
+    if (legacy != 0.0 && legacy != 1.0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "slide model 'mindlin': legacy_projection is 0 or 1 (got %g)", legacy);
+    }
     derived[FD_MINDLIN_DERIVED_K_T] = k_t;
     derived[FD_MINDLIN_DERIVED_MU_K] = mu_k;
     return FD_OK;
@@ -158,6 +163,10 @@ static const fd_param_info mindlin_params[] = {
      INFINITY},
     {"mu_k", "-", "kinetic friction coefficient (<= mu_s): the cap while slipping; -1 = mu_s (LAMMPS's one mu)",
      -1.0, -1.0, INFINITY},
+    {"legacy_projection", "-",
+     "1: the history is turned into the tangent plane by removing its normal part, its length not restored "
+     "(LAMMPS's legacy gran/hertz/history, with mindlin); 0: its length kept (LAMMPS pair granular)",
+     0.0, 0.0, 1.0},
 };
 static const char* const displacement_columns[MINDLIN_COLUMNS] = {"xi_x", "xi_y", "xi_z", "slipping"};
 static const char* const displacement_units[MINDLIN_COLUMNS] = {"m", "m", "m", "0=stick|1=slip"};
@@ -167,7 +176,7 @@ static const char* const force_units[MINDLIN_COLUMNS] = {"N", "N", "N", "0=stick
 
 #define MINDLIN_ENTRY(NAME, KIND, DOC, COLUMNS, UNITS)                                                                 \
     {                                                                                                                  \
-        .info = {NAME, FD_MECHANISM_SLIDE, DOC, mindlin_params, 4}, .kind = KIND, .history_size = FD_MINDLIN_HISTORY,  \
+        .info = {NAME, FD_MECHANISM_SLIDE, DOC, mindlin_params, 5}, .kind = KIND, .history_size = FD_MINDLIN_HISTORY,  \
         .column_count = MINDLIN_COLUMNS, .column_names = COLUMNS, .column_units = UNITS, .resolve = resolve_mindlin,   \
     }
 

@@ -51,9 +51,9 @@ static inline __attribute__((always_inline)) double fd_mindlin_energy(bool force
  * gain): the stiffness change k_t (a - a_prev) at a held history, with the
  * rescale; and the reset of the spring while slipping (as fd_dsds_vector_step). */
 static inline __attribute__((always_inline)) fd_sds_vector_step
-fd_mindlin_step(bool rescale, bool force_history, double k_t, double radius, double previous_radius, double gamma,
-                double static_limit, double kinetic_limit, bool was_slipping, double dt, double advance,
-                fd_vec3 spring, fd_vec3 n, fd_vec3 v)
+fd_mindlin_step(bool rescale, bool force_history, bool legacy_projection, double k_t, double radius,
+                double previous_radius, double gamma, double static_limit, double kinetic_limit, bool was_slipping,
+                double dt, double advance, fd_vec3 spring, fd_vec3 n, fd_vec3 v)
 {
     fd_sds_vector_step s;
     double k = k_t * radius;
@@ -63,7 +63,9 @@ fd_mindlin_step(bool rescale, bool force_history, double k_t, double radius, dou
     double factor = radius / previous_radius; /* not finite for a new contact (a_prev = 0): never chosen */
     fd_vec3 held = fd_v3_select(shrinks, fd_v3_scale(factor, spring), spring);
     double resized = fd_mindlin_energy(force_history, k, held);
-    fd_vec3 h = fd_sds_into_plane(held, n);
+    /* Into the tangent plane keeping its length (LAMMPS pair granular), or
+     * only projected (the legacy gran/hertz/history). */
+    fd_vec3 h = legacy_projection ? fd_sds_project(held, n) : fd_sds_into_plane(held, n);
     fd_vec3 advanced = force_history ? fd_v3_mul_add(h, -k * advance, v) : fd_v3_mul_add(h, advance, v);
     fd_vec3 damping = fd_v3_scale(gamma, v);
     fd_vec3 test = fd_v3_sub(force_history ? advanced : fd_v3_scale(-k, advanced), damping);

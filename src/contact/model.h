@@ -73,7 +73,8 @@ enum { FD_SDS_K_T = 0, FD_SDS_GAMMA_T = 1, FD_SDS_MU = 2, FD_SDS_X_GAMMA_T = 3, 
  * and what they derive: k_t (Pa; 8 G* for the default -1) and mu_k (mu_s for
  * the default -1). The penalty stepper's sphere kernel and the critical step
  * read them. */
-enum { FD_MINDLIN_K_T = 0, FD_MINDLIN_X_GAMMA_T = 1, FD_MINDLIN_MU_S = 2, FD_MINDLIN_MU_K = 3 };
+enum { FD_MINDLIN_K_T = 0, FD_MINDLIN_X_GAMMA_T = 1, FD_MINDLIN_MU_S = 2, FD_MINDLIN_MU_K = 3,
+       FD_MINDLIN_LEGACY_PROJECTION = 4 };
 enum { FD_MINDLIN_DERIVED_K_T = 0, FD_MINDLIN_DERIVED_MU_K = 1 };
 /* Parameter order of the normal model hooke (its table in normal.c), and the
  * constants hooke and hertz derive (restitution-calibrated gamma, E*); the
