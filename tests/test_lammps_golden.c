@@ -377,7 +377,8 @@ Test(lammps_golden, touching_pairs_equal_lammps_from_step_0)
         "touching_linear_history",     "touching_mindlin",      "touching_mass_velocity",
         "touching_viscoelastic",       "touching_hertz_viscoelastic", "touching_hertz_viscoelastic_free",
         "touching_tsuji",              "touching_nohistory",    "touching_legacy_hooke_history",
-        "touching_legacy_hooke",       "touching_legacy_hertz_history",
+        "touching_legacy_hooke",       "touching_legacy_hertz_history", "touching_roll_twist",
+        "touching_roll_marshall",
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         run_case_within(GOLDEN("lammps_touching.csv"), cases[k], 1e-12);

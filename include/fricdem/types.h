@@ -141,6 +141,16 @@ typedef struct fd_world_def {
     bool energy_ledger;
     /* Raise contact events (fd_world_events) after each force pass; default false. */
     bool events;
+    /* The contact arms LAMMPS uses, for decks that must give LAMMPS's numbers
+     * to round-off with spinning spheres (docs/lammps.md): a pair's sliding
+     * velocity from the full radii, v_i - v_j - (R_i w_i + R_j w_j) x n, its
+     * torques at R - delta/2; a plane's contact taken at R, velocity and
+     * torque. Default false: both at the midpoint of the two surfaces
+     * (R - delta/2), one point for the work and the spring, so the contact's
+     * power balances exactly (docs/design.md). Applies to the sphere kernels
+     * (the laws LAMMPS has: hooke, hertz with the sliders); other laws keep
+     * the midpoint. */
+    bool lammps_arms;
     fd_contact_output contact_output; /* default FD_CONTACT_OUTPUT_EVERY_STEP */
 } fd_world_def;
 

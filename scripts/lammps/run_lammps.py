@@ -65,7 +65,8 @@ MINDLINS = ["impact_mindlin", "impact_mindlin_rescale", "impact_mindlin_force", 
 TOUCHINGS = ["touching_linear_history", "touching_mindlin", "touching_mass_velocity", "touching_viscoelastic",
              "touching_nohistory", "touching_hertz_viscoelastic", "touching_tsuji",
              "touching_legacy_hooke_history", "touching_legacy_hooke",
-             "touching_hertz_viscoelastic_free", "touching_legacy_hertz_history"]
+             "touching_hertz_viscoelastic_free", "touching_legacy_hertz_history", "touching_roll_twist",
+             "touching_roll_marshall"]
 FORCE_EVERY = 10  # steps between the force rows of case 4, from the first contact step
 POUR_SEEDS = [1, 2, 3]
 STOP_SPEED = 1e-3  # m/s: the rolling sphere has stopped when its speed first falls below this
@@ -456,6 +457,9 @@ def touching_case(lmp: str, name: str, work: Path):
         d = np.array([f["x"][0] - f["x"][1], f["y"][0] - f["y"][1], f["z"][0] - f["z"][1]])
         if float(d @ d) < (r1 + r2) ** 2:  # pair_granular: contact iff rsq < radsum^2
             rows += [(name, step, f"one.f{axis}", float(f[f"f{axis}"][0]), 0.0) for axis in "xyz"]
+            if v.get("integrate") == "nve/sphere":  # spinning: the spins too (fricdem with lammps_arms)
+                rows += [(name, step, f"{body}.w{axis}", float(f[f"omega{axis}"][k]), 0.0)
+                         for k, body in enumerate(("one", "two")) for axis in "xyz"]
     return rows, command
 
 

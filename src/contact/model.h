@@ -318,11 +318,14 @@ void fd_sds_spin_evaluate(const fd_contact_law* law, const fd_contact_input* inp
 fd_status fd_sds_torque_check_law(const fd_contact_law* law);
 /* The twisting spring's k (N m/rad), gamma (N m s/rad) and its static and
  * kinetic friction lengths mu_s, mu_k (m) at a contact: the spin model's own,
- * or marshall's from the slide model and the contact radius sqrt(R_eff delta). */
+ * or marshall's from the slide model and the contact radius sqrt(R_eff delta)
+ * (its dashpot from the slide's at the contact, x_gamma_t times the normal
+ * dashpot c_n, normal_dashpot, where the slide model takes that form). */
 typedef struct fd_sds_spin_constants {
     double k, gamma, mu_s, mu_k;
 } fd_sds_spin_constants;
-fd_sds_spin_constants fd_sds_spin_constants_of(const fd_contact_law* law, double effective_radius, double penetration);
+fd_sds_spin_constants fd_sds_spin_constants_of(const fd_contact_law* law, double effective_radius, double penetration,
+                                               double normal_dashpot);
 
 /* Carries a tangent-plane vector from the contact frame with normal `from` to
  * the one with normal `to` (both unit): the minimal rotation taking `from` to

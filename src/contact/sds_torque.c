@@ -168,8 +168,9 @@ void fd_sds_spin_evaluate(const fd_contact_law* law, const fd_contact_input* inp
     const fd_submodel* model = law->submodel[FD_MECHANISM_SPIN];
     const int* column_index = law->column_index[FD_MECHANISM_SPIN];
     double* h = history + law->history_offset[FD_MECHANISM_SPIN];
-    fd_sds_spin_constants c = fd_sds_spin_constants_of(law, input->geometry->effective_radius,
-                                                       input->geometry->penetration);
+    fd_sds_spin_constants c =
+        fd_sds_spin_constants_of(law, input->geometry->effective_radius, input->geometry->penetration,
+                                 fd_normal_damping_coefficient(law, input));
     fd_vec3 n = input->geometry->normal;
     double rate_twist = fd_v3_dot(fd_v3_sub(input->state_i->angular_velocity, input->state_j->angular_velocity), n);
     double xi = input->is_new ? 0.0 : h[H_SPIN_XI];
@@ -202,13 +203,16 @@ void fd_sds_spin_evaluate(const fd_contact_law* law, const fd_contact_input* inp
  * from the slide model, a = sqrt(R_eff delta) the contact radius of LAMMPS's
  * non-cohesive normal models (0 without overlap or curvature); the others'
  * own parameters. */
-fd_sds_spin_constants fd_sds_spin_constants_of(const fd_contact_law* law, double effective_radius, double penetration)
+fd_sds_spin_constants fd_sds_spin_constants_of(const fd_contact_law* law, double effective_radius, double penetration,
+                                               double normal_dashpot)
 {
     if (law->submodel[FD_MECHANISM_SPIN]->kind == FD_KIND_SPIN_MARSHALL) {
         const double* slide = law->params[FD_MECHANISM_SLIDE];
         const double* coefficients = law->derived[FD_MECHANISM_SLIDE];
         double a = isfinite(effective_radius) && penetration > 0.0 ? sqrt(effective_radius * penetration) : 0.0;
-        return (fd_sds_spin_constants){0.5 * slide[FD_SDS_K_T] * a * a, 0.5 * slide[FD_SDS_GAMMA_T] * a * a,
+        double inverse_gamma;
+        double gamma_t = fd_sds_tangential_dashpot(slide, coefficients, normal_dashpot, &inverse_gamma);
+        return (fd_sds_spin_constants){0.5 * slide[FD_SDS_K_T] * a * a, 0.5 * gamma_t * a * a,
                                        2.0 / 3.0 * a * coefficients[FD_SDS_DERIVED_MU_S],
                                        2.0 / 3.0 * a * coefficients[FD_SDS_DERIVED_MU_K]};
     }

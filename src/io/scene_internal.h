@@ -240,6 +240,7 @@ typedef struct fd_scene_world {
     double cell_size;
     double neighbor_skin;
     bool energy_ledger;
+    bool lammps_arms;
     int64_t threads;
     int stepper;
     uint32_t periodic;       /* FD_LOCK_X/Y/Z bits: the periodic axes */

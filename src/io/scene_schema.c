@@ -116,6 +116,13 @@ static const fd_scene_key world_keys[] = {
             "output.energy_csv is",
      .offset = offsetof(fd_scene_world, energy_ledger),
      .def = {0}},
+    {.name = "lammps_arms",
+     .type = FD_SCENE_BOOL,
+     .doc = "LAMMPS's contact arms, for decks that must give its numbers with spinning spheres: a pair's sliding "
+            "velocity from the full radii, its torques at R - delta/2, a plane's contact at R; false: both at the "
+            "midpoint of the surfaces (the contact's power balances); sphere kernels only (docs/lammps.md)",
+     .offset = offsetof(fd_scene_world, lammps_arms),
+     .def = {0}},
     {.name = "threads",
      .type = FD_SCENE_INTEGER,
      .unit = "",

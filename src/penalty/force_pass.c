@@ -98,6 +98,9 @@ fd_status fd_penalty_prepare(fd_world* world, double skin)
         block_index[l] = fd_block_law_of(&world->laws[l], l, world->def.time_step, &block_laws[p->block_law_count])
                              ? p->block_law_count++
                              : -1;
+        if (block_index[l] >= 0) {
+            block_laws[block_index[l]].lammps_arms = world->def.lammps_arms;
+        }
     }
     /* The ledger's books per slot: the mechanisms up to the highest any law has. */
     int book_count = 0;

@@ -79,9 +79,11 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
          * i and a_j from centre j along the line of centres. */
         a_i = radii[i] - 0.5 * overlap;
         a_j = radii[j] - 0.5 * overlap;
+        /* The sliding velocity's arms: the same point, or LAMMPS's full radii. */
+        bool lammps = world->def.lammps_arms;
         relative = fd_v3_sub(fd_v3_sub(si->velocity, sj->velocity),
-                             fd_v3_cross(fd_v3_add(fd_v3_scale(a_i, si->angular_velocity),
-                                                   fd_v3_scale(a_j, sj->angular_velocity)),
+                             fd_v3_cross(fd_v3_add(fd_v3_scale(lammps ? radii[i] : a_i, si->angular_velocity),
+                                                   fd_v3_scale(lammps ? radii[j] : a_j, sj->angular_velocity)),
                                          n));
     } else {
         /* Sphere s against plane p: n_p the plane's outward normal, the centre
@@ -93,7 +95,8 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
         fd_vec3 plane_normal = world->plane_normals[plane];
         double height = fd_v3_dot(fd_v3_sub(ss->position, sp->position), plane_normal);
         overlap = radii[sphere] - height;
-        double a_s = radii[sphere] - 0.5 * overlap;
+        /* LAMMPS's fix wall/gran takes the contact at R (velocity and torque). */
+        double a_s = world->def.lammps_arms ? radii[sphere] : radii[sphere] - 0.5 * overlap;
         fd_vec3 point = fd_v3_mul_add(ss->position, -a_s, plane_normal);
         fd_vec3 arm_s = fd_v3_scale(-a_s, plane_normal);
         fd_vec3 arm_p = fd_v3_sub(point, sp->position);

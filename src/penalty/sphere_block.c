@@ -116,9 +116,11 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
     /* The contact point halfway between the surfaces: a_i from centre i,
      * a_j from centre j, along the line of centres. */
     double a_i = radius_i - 0.5 * overlap, a_j = radius_j - 0.5 * overlap;
+    /* The sliding velocity's arms: the same point, or LAMMPS's full radii. */
+    double arm_i = fd_select(law->lammps_arms, radius_i, a_i), arm_j = fd_select(law->lammps_arms, radius_j, a_j);
     fd_vec3 omega_i = LOAD(b->spin_i, c), omega_j = LOAD(b->spin_j, c);
     fd_vec3 relative = fd_v3_sub(fd_v3_sub(LOAD(b->velocity_i, c), LOAD(b->velocity_j, c)),
-                                 fd_v3_cross(fd_v3_add(fd_v3_scale(a_i, omega_i), fd_v3_scale(a_j, omega_j)), n));
+                                 fd_v3_cross(fd_v3_add(fd_v3_scale(arm_i, omega_i), fd_v3_scale(arm_j, omega_j)), n));
     /* hooke (normal.c): the overlap grows when j's surface moves towards i's. */
     double normal_velocity = fd_v3_dot(relative, n);
     double overlap_rate = -normal_velocity;

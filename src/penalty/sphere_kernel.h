@@ -180,7 +180,7 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
     const fd_submodel* spin = law->submodel[FD_MECHANISM_SPIN];
     if (spin != NULL) {
         double* h = history + law->history_offset[FD_MECHANISM_SPIN];
-        fd_sds_spin_constants c = fd_sds_spin_constants_of(law, constants[1], overlap);
+        fd_sds_spin_constants c = fd_sds_spin_constants_of(law, constants[1], overlap, normal_dashpot);
         double w = fd_v3_dot(relative_spin, n);
         double limit = fd_static_kinetic(was_slipping & FD_ENTRY_SLIP_SPIN, c.mu_s, c.mu_k) * critical;
         fd_sds_scalar_step s = spin->kind == FD_KIND_SPIN_CSDS ? fd_csds_scalar_step(c.k, c.gamma, limit, dt, advance, h[0], w)
