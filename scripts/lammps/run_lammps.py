@@ -67,6 +67,7 @@ TOUCHINGS = ["touching_linear_history", "touching_mindlin", "touching_mass_veloc
              "touching_legacy_hooke_history", "touching_legacy_hooke",
              "touching_hertz_viscoelastic_free", "touching_legacy_hertz_history", "touching_roll_twist",
              "touching_roll_marshall"]
+UNITS = ["unit_hooke_roll_marshall", "unit_hertz_mindlin_sds"]
 FORCE_EVERY = 10  # steps between the force rows of case 4, from the first contact step
 POUR_SEEDS = [1, 2, 3]
 STOP_SPEED = 1e-3  # m/s: the rolling sphere has stopped when its speed first falls below this
@@ -463,6 +464,21 @@ def touching_case(lmp: str, name: str, work: Path):
     return rows, command
 
 
+def unit_case(lmp: str, name: str, work: Path):
+    """Case 6: the many-sphere parity system (make_unit_system.py): every
+    sphere's total force (b<id>.Fx..) and spin (b<id>.wx..) at each dumped
+    step from step 0, with LAMMPS's arms (fricdem's lammps_arms)."""
+    dump = work / f"{name}.dump"
+    command = run_deck(lmp, f"{name}.in", work, {"dump": str(dump)})
+    rows = []
+    for step, f in read_dump(dump):
+        for k, atom in enumerate(f["id"]):
+            body = f"b{int(atom)}"
+            rows += [(name, step, f"{body}.F{axis}", float(f[f"f{axis}"][k]), 0.0) for axis in "xyz"]
+            rows += [(name, step, f"{body}.w{axis}", float(f[f"omega{axis}"][k]), 0.0) for axis in "xyz"]
+    return rows, command
+
+
 def write_golden(path: Path, header: list[str], columns: str, rows) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as out:
@@ -476,8 +492,8 @@ def write_golden(path: Path, header: list[str], columns: str, rows) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cases", default="impact,rolling,pour,mindlin,touching",
-                        help="comma-separated: impact, rolling, pour, mindlin, touching")
+    parser.add_argument("--cases", default="impact,rolling,pour,mindlin,touching,unit",
+                        help="comma-separated: impact, rolling, pour, mindlin, touching, unit")
     parser.add_argument("--out", default=str(ROOT / "tests" / "golden"), help="where the golden files go")
     parser.add_argument("--keep", help="keep LAMMPS's dumps and logs in this folder (default: a temporary one)")
     parser.add_argument("--lmp", default="lmp", help="the LAMMPS binary (default: lmp)")
@@ -545,6 +561,19 @@ def main() -> int:
                          shift_note + f"; reference vs LAMMPS: at most {worst:.2g} of the scale (the largest force "
                          "row of the case, 1 m/s, 100 rad/s)",
                          "largest force row per case: " + ", ".join(scales)],
+                     "case,step,quantity,lammps,arm_shift", rows)
+    if "unit" in cases:
+        rows, commands = [], []
+        for name in UNITS:
+            r, c = unit_case(args.lmp, name, work)
+            rows += r
+            commands.append(c)
+        write_golden(out / "lammps_unit.csv",
+                     common + [f"command: {c}" for c in commands] + [
+                         "case 6: 32 overlapping spheres in a periodic cube, random velocities and spins "
+                         "(make_unit_system.py); b<id>.Fx, .Fy, .Fz: the total force on each sphere (N), b<id>.wx, "
+                         ".wy, .wz: its spin (rad/s), every 10 steps from step 0 to 200; fricdem with lammps_arms: "
+                         "arm_shift 0"],
                      "case,step,quantity,lammps,arm_shift", rows)
     if "touching" in cases:
         rows, commands = [], []
