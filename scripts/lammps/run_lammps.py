@@ -67,7 +67,8 @@ TOUCHINGS = ["touching_linear_history", "touching_mindlin", "touching_mass_veloc
              "touching_legacy_hooke_history", "touching_legacy_hooke",
              "touching_hertz_viscoelastic_free", "touching_legacy_hertz_history", "touching_roll_twist",
              "touching_roll_marshall"]
-UNITS = ["unit_hooke_roll_marshall", "unit_hertz_mindlin_sds"]
+UNITS = ["unit_hooke_roll_marshall", "unit_hertz_mindlin_sds", "unit_dilute_hooke_roll_marshall",
+         "unit_dilute_hertz_mindlin_sds"]
 FORCE_EVERY = 10  # steps between the force rows of case 4, from the first contact step
 POUR_SEEDS = [1, 2, 3]
 STOP_SPEED = 1e-3  # m/s: the rolling sphere has stopped when its speed first falls below this
