@@ -25,6 +25,21 @@ static inline double test_column_value(const fd_world* world, const fd_contact_v
     return view->columns[test_column(world, name)];
 }
 
+/* One parameter of a contact-law submodel (fd_submodel_def). */
+static inline void test_add_param(fd_submodel_def* sub, const char* name, double value)
+{
+    sub->params[sub->param_count++] = (fd_param){name, value};
+}
+
+/* A law's model for one mechanism, its parameters to be added. */
+static inline fd_submodel_def* test_set_model(fd_contact_law_def* def, fd_mechanism mechanism, const char* model)
+{
+    fd_submodel_def* sub = &def->submodel[mechanism];
+    sub->model = model;
+    sub->param_count = 0;
+    return sub;
+}
+
 /* A static plane z = 0 with outward normal +z, of the given material. */
 static inline fd_body_id test_add_ground(fd_world* world, fd_material_id material)
 {

@@ -17,11 +17,6 @@ typedef struct law_spec {
     const char* spin;
 } law_spec;
 
-static void add_param(fd_submodel_def* def, const char* name, double value)
-{
-    def->params[def->param_count++] = (fd_param){name, value};
-}
-
 /* Parameters: spheres R = 5 cm of 2500 kg/m^3 (m = 1.31 kg); springs of
  * 1e5 N/m (contact time pi sqrt(m/2k) ~ 8 ms, ~80 steps at dt = 1e-4). */
 static void fill_law(fd_contact_law_def* law, const law_spec* spec)
@@ -29,65 +24,65 @@ static void fill_law(fd_contact_law_def* law, const law_spec* spec)
     fd_submodel_def* normal = &law->submodel[FD_MECHANISM_NORMAL];
     normal->model = spec->normal;
     if (strcmp(spec->normal, "hooke") == 0) {
-        add_param(normal, "k_n", 1e5);
-        add_param(normal, "restitution", 0.7);
+        test_add_param(normal, "k_n", 1e5);
+        test_add_param(normal, "restitution", 0.7);
     } else if (strcmp(spec->normal, "hertz") == 0) {
-        add_param(normal, "restitution", 0.7);
+        test_add_param(normal, "restitution", 0.7);
     } else if (strcmp(spec->normal, "pfc_linear") == 0) {
-        add_param(normal, "kn", 1e5);
-        add_param(normal, "dp_nratio", 0.1);
-        add_param(normal, "dp_mode", 1);
+        test_add_param(normal, "kn", 1e5);
+        test_add_param(normal, "dp_nratio", 0.1);
+        test_add_param(normal, "dp_mode", 1);
     }
     fd_submodel_def* slide = &law->submodel[FD_MECHANISM_SLIDE];
     slide->model = spec->slide;
     if (strcmp(spec->slide, "dsds") == 0 || strcmp(spec->slide, "csds") == 0) {
-        add_param(slide, "k_t", 5e4);
-        add_param(slide, "gamma_t", 20.0);
-        add_param(slide, "mu", 0.4);
+        test_add_param(slide, "k_t", 5e4);
+        test_add_param(slide, "gamma_t", 20.0);
+        test_add_param(slide, "mu", 0.4);
     } else if (strcmp(spec->slide, "pfc_linear") == 0) {
-        add_param(slide, "ks", 5e4);
-        add_param(slide, "fric", 0.4);
-        add_param(slide, "dp_sratio", 0.1);
+        test_add_param(slide, "ks", 5e4);
+        test_add_param(slide, "fric", 0.4);
+        test_add_param(slide, "dp_sratio", 0.1);
     } else if (strcmp(spec->slide, "fang_negrut") == 0) {
-        add_param(slide, "mu_s", 0.5);
-        add_param(slide, "mu_k", 0.4);
-        add_param(slide, "K_E", 5e4);
+        test_add_param(slide, "mu_s", 0.5);
+        test_add_param(slide, "mu_k", 0.4);
+        test_add_param(slide, "K_E", 5e4);
     } else if (strncmp(spec->slide, "mindlin", 7) == 0) {
         /* k_t a ~ 2e4 N/m for a sphere at rest (hertz: a = 2 mm), near the
          * other slide springs (5e4 N/m); 8 G* (the default, 9e7 Pa here) is
          * nine times stiffer, and the integrator's part of the closure grows
          * with it (5% to 7% of the energy at dt = 1e-4, measured). */
-        add_param(slide, "k_t", 1e7);
-        add_param(slide, "x_gamma_t", 0.5);
-        add_param(slide, "mu_s", 0.5);
-        add_param(slide, "mu_k", 0.4);
+        test_add_param(slide, "k_t", 1e7);
+        test_add_param(slide, "x_gamma_t", 0.5);
+        test_add_param(slide, "mu_s", 0.5);
+        test_add_param(slide, "mu_k", 0.4);
     }
     if (spec->roll != NULL) {
         fd_submodel_def* roll = &law->submodel[FD_MECHANISM_ROLL];
         roll->model = spec->roll;
         if (strcmp(spec->roll, "pfc_rrlinear") == 0) {
-            add_param(roll, "rr_fric", 0.1);
+            test_add_param(roll, "rr_fric", 0.1);
         } else if (strcmp(spec->roll, "fang_negrut") == 0) {
-            add_param(roll, "eta_r", 0.1);
+            test_add_param(roll, "eta_r", 0.1);
         } else if (strcmp(spec->roll, "legacy_constant_torque") == 0) {
-            add_param(roll, "mu_r", 0.05);
+            test_add_param(roll, "mu_r", 0.05);
         } else if (strcmp(spec->roll, "dsds") == 0 || strcmp(spec->roll, "csds") == 0) {
             /* LAMMPS rolling sds: k_roll ~ k_t, mu_roll 0.1 */
-            add_param(roll, "k_roll", 5e4);
-            add_param(roll, "gamma_roll", 20.0);
-            add_param(roll, "mu_roll", 0.1);
+            test_add_param(roll, "k_roll", 5e4);
+            test_add_param(roll, "gamma_roll", 20.0);
+            test_add_param(roll, "mu_roll", 0.1);
         }
     }
     if (spec->spin != NULL) {
         fd_submodel_def* spin = &law->submodel[FD_MECHANISM_SPIN];
         spin->model = spec->spin;
         if (strcmp(spec->spin, "fang_negrut") == 0) {
-            add_param(spin, "eta_psi", 0.1);
+            test_add_param(spin, "eta_psi", 0.1);
         } else if (strcmp(spec->spin, "dsds") == 0 || strcmp(spec->spin, "csds") == 0) {
             /* LAMMPS twisting sds: k_twist ~ k_t a^2 with a ~ 1 mm; mu_twist in m */
-            add_param(spin, "k_twist", 0.05);
-            add_param(spin, "gamma_twist", 2e-5);
-            add_param(spin, "mu_twist", 1e-3);
+            test_add_param(spin, "k_twist", 0.05);
+            test_add_param(spin, "gamma_twist", 2e-5);
+            test_add_param(spin, "mu_twist", 1e-3);
         }
     }
 }
@@ -319,11 +314,11 @@ static fd_world* make_plates(const char* slide_model, double time_step)
     fd_material_id m = fd_world_create_material(world, &material);
     fd_contact_law_def law = fd_default_contact_law_def();
     law.submodel[FD_MECHANISM_NORMAL].model = "prescribed";
-    add_param(&law.submodel[FD_MECHANISM_NORMAL], "force", 1.0);
+    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "force", 1.0);
     law.submodel[FD_MECHANISM_SLIDE].model = slide_model;
-    add_param(&law.submodel[FD_MECHANISM_SLIDE], "k_t", 1.0);
-    add_param(&law.submodel[FD_MECHANISM_SLIDE], "gamma_t", 2.0);
-    add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu", 1.0);
+    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "k_t", 1.0);
+    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "gamma_t", 2.0);
+    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu", 1.0);
     cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
     fd_body_def plate = fd_default_body_def();
     plate.name = "plate";

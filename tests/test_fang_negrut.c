@@ -15,11 +15,6 @@ typedef struct setup {
     double mass;
 } setup;
 
-static void add_param(fd_submodel_def* sub, const char* name, double value)
-{
-    sub->params[sub->param_count++] = (fd_param){name, value};
-}
-
 /* A body on a horizontal plane (plane created first: it is body i, n = -z)
  * under gravity tilted by alpha about y, as on an incline along +x down-slope. */
 static setup make_setup(double alpha, fd_contact_law_def law, fd_body_def body, double dt)
@@ -45,12 +40,12 @@ static fd_contact_law_def brick_law(double alpha, double k_d)
 {
     fd_contact_law_def law = fd_default_contact_law_def();
     law.submodel[FD_MECHANISM_NORMAL].model = "prescribed";
-    add_param(&law.submodel[FD_MECHANISM_NORMAL], "force", 1.0 * G * cos(alpha)); /* N = m g cos(alpha) */
+    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "force", 1.0 * G * cos(alpha)); /* N = m g cos(alpha) */
     law.submodel[FD_MECHANISM_SLIDE].model = "fang_negrut";
-    add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_s", 0.25); /* Table 2 */
-    add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_k", 0.2);
-    add_param(&law.submodel[FD_MECHANISM_SLIDE], "K_E", 1e5);
-    add_param(&law.submodel[FD_MECHANISM_SLIDE], "K_D", k_d);
+    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_s", 0.25); /* Table 2 */
+    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_k", 0.2);
+    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "K_E", 1e5);
+    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "K_D", k_d);
     return law;
 }
 
@@ -149,7 +144,7 @@ static fd_contact_law_def rolling_law(const char* roll_model, double eta_or_mu)
     fd_contact_law_def law = brick_law(0.0, -1.0);
     law.submodel[FD_MECHANISM_NORMAL].params[0].value = 5.0 * G;
     law.submodel[FD_MECHANISM_ROLL].model = roll_model;
-    add_param(&law.submodel[FD_MECHANISM_ROLL], strcmp(roll_model, "fang_negrut") == 0 ? "eta_r" : "mu_r", eta_or_mu);
+    test_add_param(&law.submodel[FD_MECHANISM_ROLL], strcmp(roll_model, "fang_negrut") == 0 ? "eta_r" : "mu_r", eta_or_mu);
     return law;
 }
 
@@ -197,8 +192,8 @@ Test(fang_negrut, spin_stops_at_the_kinetic_spin_torque_rate)
      * I = 2/5 m R^2 until the stick switch. */
     fd_contact_law_def law = rolling_law("fang_negrut", 0.3);
     law.submodel[FD_MECHANISM_SPIN].model = "fang_negrut";
-    add_param(&law.submodel[FD_MECHANISM_SPIN], "eta_psi", 0.006);
-    add_param(&law.submodel[FD_MECHANISM_SPIN], "curvature", 5.0);
+    test_add_param(&law.submodel[FD_MECHANISM_SPIN], "eta_psi", 0.006);
+    test_add_param(&law.submodel[FD_MECHANISM_SPIN], "curvature", 5.0);
     fd_body_def def = ball(fd_v3(0, 0, 0), fd_v3(0, 0, 1.0));
     def.lock_translation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
     setup s = make_setup(0.0, law, def, 1e-4);
@@ -244,7 +239,7 @@ Test(fang_negrut, parameters_are_checked)
     law.submodel[FD_MECHANISM_SLIDE].model = "none";
     law.submodel[FD_MECHANISM_SLIDE].param_count = 0;
     law.submodel[FD_MECHANISM_ROLL].model = "fang_negrut";
-    add_param(&law.submodel[FD_MECHANISM_ROLL], "eta_r", 0.3);
+    test_add_param(&law.submodel[FD_MECHANISM_ROLL], "eta_r", 0.3);
     cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(fd_last_error(), "needs slide model 'fang_negrut'"), "%s", fd_last_error());
     fd_world_free(world);

@@ -16,11 +16,6 @@
 #define MU 0.3
 #define DT 1e-5
 
-static void add_param(fd_submodel_def* sub, const char* name, double value)
-{
-    sub->params[sub->param_count++] = (fd_param){name, value};
-}
-
 typedef struct impact {
     double v_n, v_t_out, e, omega_out; /* incident normal speed; rebound tangential speed, restitution, spin */
     double worst_ratio;                /* largest |F_slide| / (mu_s N) over the contact's steps */
@@ -42,13 +37,13 @@ static impact run_impact(double angle, double cap_total)
     fd_material_id m = fd_world_create_material(world, &material);
     fd_contact_law_def law = fd_default_contact_law_def();
     law.submodel[FD_MECHANISM_NORMAL].model = "hooke";
-    add_param(&law.submodel[FD_MECHANISM_NORMAL], "k_n", 1e5);
-    add_param(&law.submodel[FD_MECHANISM_NORMAL], "restitution", 0.7);
+    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "k_n", 1e5);
+    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "restitution", 0.7);
     law.submodel[FD_MECHANISM_SLIDE].model = "fang_negrut";
-    add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_s", MU);
-    add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_k", MU);
-    add_param(&law.submodel[FD_MECHANISM_SLIDE], "K_E", 5e4);
-    add_param(&law.submodel[FD_MECHANISM_SLIDE], "cap_total", cap_total);
+    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_s", MU);
+    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_k", MU);
+    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "K_E", 5e4);
+    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "cap_total", cap_total);
     cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
     test_add_ground(world, m);
     fd_body_def ball = fd_default_body_def();

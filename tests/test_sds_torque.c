@@ -19,34 +19,21 @@
 
 /* ---------------------------------------------------------------- law defs */
 
-static void add_param(fd_submodel_def* sub, const char* name, double value)
-{
-    sub->params[sub->param_count++] = (fd_param){name, value};
-}
-
-static fd_submodel_def* set_model(fd_contact_law_def* def, fd_mechanism mechanism, const char* model)
-{
-    fd_submodel_def* sub = &def->submodel[mechanism];
-    sub->model = model;
-    sub->param_count = 0;
-    return sub;
-}
-
 /* Roll or spin sds model with its three parameters (k, gamma, mu). */
 static void set_sds(fd_contact_law_def* def, fd_mechanism mechanism, const char* model, double k, double gamma,
                     double mu)
 {
-    fd_submodel_def* sub = set_model(def, mechanism, model);
+    fd_submodel_def* sub = test_set_model(def, mechanism, model);
     bool roll = mechanism == FD_MECHANISM_ROLL;
-    add_param(sub, roll ? "k_roll" : "k_twist", k);
-    add_param(sub, roll ? "gamma_roll" : "gamma_twist", gamma);
-    add_param(sub, roll ? "mu_roll" : "mu_twist", mu);
+    test_add_param(sub, roll ? "k_roll" : "k_twist", k);
+    test_add_param(sub, roll ? "gamma_roll" : "gamma_twist", gamma);
+    test_add_param(sub, roll ? "mu_roll" : "mu_twist", mu);
 }
 
 static fd_contact_law_def prescribed_law(double normal_force)
 {
     fd_contact_law_def def = fd_default_contact_law_def();
-    add_param(set_model(&def, FD_MECHANISM_NORMAL, "prescribed"), "force", normal_force);
+    test_add_param(test_set_model(&def, FD_MECHANISM_NORMAL, "prescribed"), "force", normal_force);
     return def;
 }
 
@@ -158,7 +145,7 @@ static fd_world* make_roll_pair(const char* model, double k_roll, double gamma_r
     fd_world* world = make_world(1e-4, 0.0);
     fd_material_id m = add_material(world);
     fd_contact_law_def def = fd_default_contact_law_def();
-    add_param(set_model(&def, FD_MECHANISM_NORMAL, "hooke"), "k_n", 1e5);
+    test_add_param(test_set_model(&def, FD_MECHANISM_NORMAL, "hooke"), "k_n", 1e5);
     set_sds(&def, FD_MECHANISM_ROLL, model, k_roll, gamma_roll, mu_roll);
     cr_assert_eq(fd_world_set_contact_law(world, m, m, &def), FD_OK, "%s", fd_last_error());
     add_sphere(world, m, "a", 0.1, fd_v3(0, 0, 0), omega);
@@ -216,12 +203,12 @@ Test(sds_torque, marshall_without_an_sds_slide_model_is_refused_naming_both_mode
     for (int s = 0; s < 2; ++s) {
         fd_contact_law_def def = prescribed_law(1.0);
         if (slides[s] != NULL) {
-            fd_submodel_def* slide = set_model(&def, FD_MECHANISM_SLIDE, slides[s]);
-            add_param(slide, "mu_s", 0.5);
-            add_param(slide, "mu_k", 0.4);
-            add_param(slide, "K_E", 1e4);
+            fd_submodel_def* slide = test_set_model(&def, FD_MECHANISM_SLIDE, slides[s]);
+            test_add_param(slide, "mu_s", 0.5);
+            test_add_param(slide, "mu_k", 0.4);
+            test_add_param(slide, "K_E", 1e4);
         }
-        set_model(&def, FD_MECHANISM_SPIN, "marshall");
+        test_set_model(&def, FD_MECHANISM_SPIN, "marshall");
         cr_assert_neq(set_law(&def), FD_OK);
         const char* message = fd_last_error();
         cr_assert(strstr(message, "spin model 'marshall'") != NULL, "message: %s", message);
@@ -233,11 +220,11 @@ Test(sds_torque, marshall_without_an_sds_slide_model_is_refused_naming_both_mode
     const char* sds[] = {"dsds", "csds"};
     for (int s = 0; s < 2; ++s) {
         fd_contact_law_def def = prescribed_law(1.0);
-        fd_submodel_def* slide = set_model(&def, FD_MECHANISM_SLIDE, sds[s]);
-        add_param(slide, "k_t", 1e4);
-        add_param(slide, "gamma_t", 1.0);
-        add_param(slide, "mu", 0.5);
-        set_model(&def, FD_MECHANISM_SPIN, "marshall");
+        fd_submodel_def* slide = test_set_model(&def, FD_MECHANISM_SLIDE, sds[s]);
+        test_add_param(slide, "k_t", 1e4);
+        test_add_param(slide, "gamma_t", 1.0);
+        test_add_param(slide, "mu", 0.5);
+        test_set_model(&def, FD_MECHANISM_SPIN, "marshall");
         cr_assert_eq(set_law(&def), FD_OK, "%s: %s", sds[s], fd_last_error());
     }
 }
@@ -595,12 +582,12 @@ Test(sds_torque, marshall_takes_half_k_t_a_squared_half_gamma_t_a_squared_and_tw
      * Exact up to round-off (1e-14 relative). The slide model runs too, idle
      * (no relative velocity). */
     fd_contact_law_def def = fd_default_contact_law_def();
-    add_param(set_model(&def, FD_MECHANISM_NORMAL, "hooke"), "k_n", 1e5);
-    fd_submodel_def* slide = set_model(&def, FD_MECHANISM_SLIDE, "dsds");
-    add_param(slide, "k_t", 2e4);
-    add_param(slide, "gamma_t", 5.0);
-    add_param(slide, "mu", 0.5);
-    set_model(&def, FD_MECHANISM_SPIN, "marshall");
+    test_add_param(test_set_model(&def, FD_MECHANISM_NORMAL, "hooke"), "k_n", 1e5);
+    fd_submodel_def* slide = test_set_model(&def, FD_MECHANISM_SLIDE, "dsds");
+    test_add_param(slide, "k_t", 2e4);
+    test_add_param(slide, "gamma_t", 5.0);
+    test_add_param(slide, "mu", 0.5);
+    test_set_model(&def, FD_MECHANISM_SPIN, "marshall");
     bench b;
     double dt = 1e-4, normal = 10.0;
     bench_init(&b, &def, dt);

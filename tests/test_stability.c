@@ -47,25 +47,20 @@ static fd_body_id add_sphere(fd_world* world, fd_material_id material, const cha
     return id;
 }
 
-static void add_param(fd_submodel_def* model, const char* name, double value)
-{
-    model->params[model->param_count++] = (fd_param){name, value};
-}
-
 /* The demo's law (scenes/demo.yaml): hooke k_n = 2e4 N/m, restitution 0.3;
  * Fang & Negrut slide (mu_s 0.6, mu_k 0.5, K_E = 2e4 N/m, K_D critical) and
  * roll (eta_r 0.4, K_R and D_R by default). */
 static fd_contact_law_def demo_law(void)
 {
     fd_contact_law_def law = fd_default_contact_law_def();
-    add_param(&law.submodel[FD_MECHANISM_NORMAL], "k_n", 2e4);
-    add_param(&law.submodel[FD_MECHANISM_NORMAL], "restitution", 0.3);
+    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "k_n", 2e4);
+    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "restitution", 0.3);
     law.submodel[FD_MECHANISM_SLIDE].model = "fang_negrut";
-    add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_s", 0.6);
-    add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_k", 0.5);
-    add_param(&law.submodel[FD_MECHANISM_SLIDE], "K_E", 2e4);
+    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_s", 0.6);
+    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_k", 0.5);
+    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "K_E", 2e4);
     law.submodel[FD_MECHANISM_ROLL].model = "fang_negrut";
-    add_param(&law.submodel[FD_MECHANISM_ROLL], "eta_r", 0.4);
+    test_add_param(&law.submodel[FD_MECHANISM_ROLL], "eta_r", 0.4);
     return law;
 }
 
@@ -87,8 +82,8 @@ Test(critical_step, one_contact_adds_every_spring_and_dashpot_on_its_mobility)
     fd_material_id glass = add_material(world, density);
     fd_contact_law_def law = demo_law();
     law.submodel[FD_MECHANISM_NORMAL].param_count = 0;
-    add_param(&law.submodel[FD_MECHANISM_NORMAL], "k_n", 2e4);
-    add_param(&law.submodel[FD_MECHANISM_NORMAL], "eta_n", 2.0);
+    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "k_n", 2e4);
+    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "eta_n", 2.0);
     cr_assert_eq(fd_world_set_contact_law(world, glass, glass, &law), FD_OK, "%s", fd_last_error());
     test_add_ground(world, glass);
     add_sphere(world, glass, "ball", r, fd_v3(0, 0, r), fd_v3(0, 0, 0));
@@ -120,8 +115,8 @@ Test(critical_step, a_dashpot_alone_is_limited_to_2m_over_its_damping)
     fd_world* world = make_world(1e-6, 9.81, false);
     fd_material_id glass = add_material(world, density);
     fd_contact_law_def law = fd_default_contact_law_def();
-    add_param(&law.submodel[FD_MECHANISM_NORMAL], "k_n", 1e-9);
-    add_param(&law.submodel[FD_MECHANISM_NORMAL], "eta_n", c);
+    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "k_n", 1e-9);
+    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "eta_n", c);
     cr_assert_eq(fd_world_set_contact_law(world, glass, glass, &law), FD_OK, "%s", fd_last_error());
     test_add_ground(world, glass);
     add_sphere(world, glass, "ball", r, fd_v3(0, 0, r), fd_v3(0, 0, 0));
@@ -233,8 +228,8 @@ static fd_world* make_column(double dt_factor, bool ledger)
         fd_world* w = pass == 0 ? probe : make_world(dt_factor * fd_world_critical_time_step(probe), 9.81, ledger);
         fd_material_id steel = add_material(w, 7800.0);
         fd_contact_law_def law = fd_default_contact_law_def();
-        add_param(&law.submodel[FD_MECHANISM_NORMAL], "k_n", 1e5);
-        add_param(&law.submodel[FD_MECHANISM_NORMAL], "restitution", 0.5);
+        test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "k_n", 1e5);
+        test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "restitution", 0.5);
         cr_assert_eq(fd_world_set_contact_law(w, steel, steel, &law), FD_OK, "%s", fd_last_error());
         test_add_ground(w, steel);
         add_sphere(w, steel, "low", 0.01, fd_v3(0, 0, 0.00999), fd_v3(0, 0, 0));
@@ -298,7 +293,7 @@ Test(blow_up, a_fast_body_in_free_flight_or_sliding_along_its_plane_is_no_blow_u
     fd_world* world = make_world(1e-3, 0.0, false);
     fd_material_id glass = add_material(world, 2500.0);
     fd_contact_law_def law = fd_default_contact_law_def();
-    add_param(&law.submodel[FD_MECHANISM_NORMAL], "k_n", 1.0);
+    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "k_n", 1.0);
     cr_assert_eq(fd_world_set_contact_law(world, glass, glass, &law), FD_OK, "%s", fd_last_error());
     test_add_ground(world, glass);
     add_sphere(world, glass, "bullet", 0.01, fd_v3(0, 0, 1.0), fd_v3(100.0, 0, 0));

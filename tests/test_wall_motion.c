@@ -38,11 +38,6 @@ static fd_material_id add_material(fd_world* world)
     return id;
 }
 
-static void add_param(fd_submodel_def* model, const char* name, double value)
-{
-    model->params[model->param_count++] = (fd_param){name, value};
-}
-
 static fd_body_id add_sphere(fd_world* world, fd_material_id material, double radius, fd_vec3 position)
 {
     fd_body_def def = fd_default_body_def();
@@ -111,26 +106,26 @@ static fd_contact_law_def belt_contact_law(const belt_law* which, double k_n, do
     fd_contact_law_def law = fd_default_contact_law_def();
     law.submodel[FD_MECHANISM_NORMAL].model = which->normal;
     if (strcmp(which->normal, "hooke") == 0) {
-        add_param(&law.submodel[FD_MECHANISM_NORMAL], "k_n", k_n);
-        add_param(&law.submodel[FD_MECHANISM_NORMAL], "restitution", 0.3);
+        test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "k_n", k_n);
+        test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "restitution", 0.3);
     } else {
-        add_param(&law.submodel[FD_MECHANISM_NORMAL], "restitution", 0.3);
+        test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "restitution", 0.3);
     }
     fd_submodel_def* slide = &law.submodel[FD_MECHANISM_SLIDE];
     slide->model = which->slide;
     double k_t = 2.0 / 7.0 * k_n, gamma_t = 2.0 * sqrt(mass * k_t);
     if (strcmp(which->slide, "fang_negrut") == 0) {
-        add_param(slide, "mu_s", 0.5);
-        add_param(slide, "mu_k", 0.5);
-        add_param(slide, "K_E", k_t);
+        test_add_param(slide, "mu_s", 0.5);
+        test_add_param(slide, "mu_k", 0.5);
+        test_add_param(slide, "K_E", k_t);
     } else if (strncmp(which->slide, "mindlin", 7) == 0) {
-        add_param(slide, "mu_s", 0.5);
-        add_param(slide, "mu_k", 0.5);
-        add_param(slide, "x_gamma_t", 1.0); /* damps the spring's rocking as gamma_t does the others' */
+        test_add_param(slide, "mu_s", 0.5);
+        test_add_param(slide, "mu_k", 0.5);
+        test_add_param(slide, "x_gamma_t", 1.0); /* damps the spring's rocking as gamma_t does the others' */
     } else {
-        add_param(slide, "k_t", k_t);
-        add_param(slide, "gamma_t", gamma_t);
-        add_param(slide, "mu", 0.5);
+        test_add_param(slide, "k_t", k_t);
+        test_add_param(slide, "gamma_t", gamma_t);
+        test_add_param(slide, "mu", 0.5);
     }
     return law;
 }
