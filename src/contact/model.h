@@ -90,14 +90,15 @@ enum { FD_NORMAL_DERIVED_GAMMA = 0, FD_NORMAL_DERIVED_MODULUS = 1 };
 /* What the slide and roll spring-dashpot-sliders derive: 1/k and 1/gamma
  * (0 without a dashpot), so that an update multiplies instead of divides. */
 enum { FD_SDS_DERIVED_INVERSE_K = 0, FD_SDS_DERIVED_INVERSE_GAMMA = 1 };
-/* What every spring-dashpot-slider (slide, roll and spin dsds and csds)
- * derives from its `mu` or its `mu_s` and `mu_k` (issue 18): the static and
- * the kinetic coefficient. A sticking contact slips when its load exceeds
+/* What every slider with a Coulomb limit (slide, roll and spin dsds and
+ * csds, PFC linear and rrlinear) derives from its one coefficient or its
+ * static and kinetic pair (issue 18): the static and the kinetic
+ * coefficient, in these slots of the mechanism's derived values. A sticking contact slips when its load exceeds
  * mu_s N and slides capped at mu_k N until the load falls to mu_k N or below
  * (LAMMPS linear_history/static, the switch of Fang & Negrut Sec. 3.1); the
  * mode is the one the step starts in, the contact's slip flag of the last
  * step. One `mu` is both. */
-enum { FD_SDS_DERIVED_MU_S = 2, FD_SDS_DERIVED_MU_K = 3 };
+enum { FD_DERIVED_MU_S = 2, FD_DERIVED_MU_K = 3 };
 
 /* The Coulomb coefficient a slider uses this step: kinetic when it slipped
  * at the last step, static otherwise. A blend (the block kernel vectorises

@@ -224,33 +224,35 @@ static double hertz_constant_of(const double* derived, double effective_radius)
     return 4.0 / 3.0 * derived[FD_NORMAL_DERIVED_MODULUS] * sqrt(effective_radius);
 }
 
+/* A LAMMPS dashpot's prefactor, the same for hooke and hertz: eta_n
+ * (damping velocity), eta_n_mass m (mass_velocity) or eta_n_visco m
+ * (viscoelastic, times a per contact); -1 when the law has none of them. */
+static double lammps_dashpot_prefactor(double eta_n, double eta_n_mass, double eta_n_visco, double effective_mass)
+{
+    if (eta_n > 0.0) {
+        return eta_n;
+    }
+    if (eta_n_mass > 0.0) {
+        return eta_n_mass * effective_mass;
+    }
+    return eta_n_visco > 0.0 ? eta_n_visco * effective_mass : -1.0;
+}
+
 double fd_normal_dashpot_prefactor(const fd_contact_law* law, double effective_mass, double effective_radius)
 {
     const double* p = law->params[FD_MECHANISM_NORMAL];
     const double* derived = law->derived[FD_MECHANISM_NORMAL];
     if (law->submodel[FD_MECHANISM_NORMAL]->kind == FD_KIND_NORMAL_HERTZ) {
-        if (p[FD_HERTZ_ETA_N] > 0.0) {
-            return p[FD_HERTZ_ETA_N];
-        }
-        if (p[FD_HERTZ_ETA_N_MASS] > 0.0) {
-            return p[FD_HERTZ_ETA_N_MASS] * effective_mass;
-        }
-        if (p[FD_HERTZ_ETA_N_VISCO] > 0.0) {
-            return p[FD_HERTZ_ETA_N_VISCO] * effective_mass;
-        }
-        /* Tsuji et al. (1992): gamma sqrt(m K), times delta^(1/4) per contact. */
-        return derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * hertz_constant_of(derived, effective_radius));
+        double lammps = lammps_dashpot_prefactor(p[FD_HERTZ_ETA_N], p[FD_HERTZ_ETA_N_MASS], p[FD_HERTZ_ETA_N_VISCO],
+                                                 effective_mass);
+        /* Otherwise Tsuji et al. (1992): gamma sqrt(m K), times delta^(1/4) per contact. */
+        return lammps >= 0.0 ? lammps
+                             : derived[FD_NORMAL_DERIVED_GAMMA] *
+                                   sqrt(effective_mass * hertz_constant_of(derived, effective_radius));
     }
-    if (p[FD_HOOKE_ETA_N] > 0.0) {
-        return p[FD_HOOKE_ETA_N];
-    }
-    if (p[FD_HOOKE_ETA_N_MASS] > 0.0) {
-        return p[FD_HOOKE_ETA_N_MASS] * effective_mass;
-    }
-    if (p[FD_HOOKE_ETA_N_VISCO] > 0.0) {
-        return p[FD_HOOKE_ETA_N_VISCO] * effective_mass;
-    }
-    return derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * p[FD_HOOKE_STIFFNESS]);
+    double lammps = lammps_dashpot_prefactor(p[FD_HOOKE_ETA_N], p[FD_HOOKE_ETA_N_MASS], p[FD_HOOKE_ETA_N_VISCO],
+                                             effective_mass);
+    return lammps >= 0.0 ? lammps : derived[FD_NORMAL_DERIVED_GAMMA] * sqrt(effective_mass * p[FD_HOOKE_STIFFNESS]);
 }
 
 /* c at a contact: none without overlap (within a positive contact_margin the

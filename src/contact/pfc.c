@@ -210,7 +210,7 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
             /* Coulomb limit F_s* = mu F_n^l; mu static or kinetic by the
              * state the step starts in (issue 18; model.h fd_static_kinetic). */
             const double* ds = law->derived[FD_MECHANISM_SLIDE];
-            double mu = fd_static_kinetic(hs[HS_SLIP] != 0.0, ds[FD_SDS_DERIVED_MU_S], ds[FD_SDS_DERIVED_MU_K]);
+            double mu = fd_static_kinetic(hs[HS_SLIP] != 0.0, ds[FD_DERIVED_MU_S], ds[FD_DERIVED_MU_K]);
             slipping = cap(&force, mu * normal_force);
             /* Slip energy: the slip part of the increment, dU - dU^k with
              * dU^k = -(F - F_o)/k_s (the elastic part of the update above). */
@@ -263,7 +263,7 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
             fd_vec3 bend = fd_v3_reject(rotation, n);
             moment = fd_v3_mul_add(old, -kr, bend);                          /* Eq. (2) */
             const double* dr = law->derived[FD_MECHANISM_ROLL];
-            double mu_r = fd_static_kinetic(hr[HR_SLIP] != 0.0, dr[FD_SDS_DERIVED_MU_S], dr[FD_SDS_DERIVED_MU_K]);
+            double mu_r = fd_static_kinetic(hr[HR_SLIP] != 0.0, dr[FD_DERIVED_MU_S], dr[FD_DERIVED_MU_K]);
             slipping = cap(&moment, mu_r * radius * normal_force); /* Eq. (6)-(8) */
             if (kr > 0.0 && slipping) { /* in stick the slip part is zero but for round-off */
                 /* Eq. (10), with the elastic part dtheta^k = -(M - M_o)/k_r
@@ -347,7 +347,7 @@ static fd_status resolve_slide(const double* params, const fd_material* a, const
     (void)a;
     (void)b;
     return fd_resolve_static_kinetic("slide model 'pfc_linear'", "fric", params[S_FRIC], params[S_FRIC_S],
-                                     params[S_FRIC_K], &derived[FD_SDS_DERIVED_MU_S], &derived[FD_SDS_DERIVED_MU_K]);
+                                     params[S_FRIC_K], &derived[FD_DERIVED_MU_S], &derived[FD_DERIVED_MU_K]);
 }
 
 static fd_status resolve_roll(const double* params, const fd_material* a, const fd_material* b, double* derived)
@@ -360,7 +360,7 @@ static fd_status resolve_roll(const double* params, const fd_material* a, const 
                        params[R_KR]);
     }
     return fd_resolve_static_kinetic("roll model 'pfc_rrlinear'", "rr_fric", params[R_FRIC], params[R_FRIC_S],
-                                     params[R_FRIC_K], &derived[FD_SDS_DERIVED_MU_S], &derived[FD_SDS_DERIVED_MU_K]);
+                                     params[R_FRIC_K], &derived[FD_DERIVED_MU_S], &derived[FD_DERIVED_MU_K]);
 }
 
 fd_status fd_pfc_check_law(const fd_contact_law* law)
@@ -457,7 +457,7 @@ fd_status fd_pfc_inherit_law(const fd_contact_law* law_aa, const fd_contact_law*
         }
         if (model != NULL && (model->kind == FD_KIND_SLIDE_PFC_LINEAR || model->kind == FD_KIND_ROLL_PFC_RRLINEAR)) {
             /* The static and the kinetic coefficient each the minimum, Eq. (11). */
-            for (int d = FD_SDS_DERIVED_MU_S; d <= FD_SDS_DERIVED_MU_K; ++d) {
+            for (int d = FD_DERIVED_MU_S; d <= FD_DERIVED_MU_K; ++d) {
                 out->derived[m][d] = fmin(law_aa->derived[m][d], law_bb->derived[m][d]);
             }
         }

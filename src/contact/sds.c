@@ -62,7 +62,7 @@ static fd_vec3 slide(bool continuous, const fd_contact_law* law, const fd_contac
     fd_vec3 stored = fd_v3(history[H_XI], history[H_XI + 1], history[H_XI + 2]);
     fd_vec3 xi = params[DSDS_LEGACY_PROJECTION] != 0.0 ? fd_sds_project(stored, n) : fd_sds_into_plane(stored, n);
     bool was_slipping = input->was_slipping & (1u << FD_MECHANISM_SLIDE);
-    double limit = fd_static_kinetic(was_slipping, derived[FD_SDS_DERIVED_MU_S], derived[FD_SDS_DERIVED_MU_K]) *
+    double limit = fd_static_kinetic(was_slipping, derived[FD_DERIVED_MU_S], derived[FD_DERIVED_MU_K]) *
                    normal_force;
     double inverse_gamma;
     double gamma = fd_sds_tangential_dashpot(
@@ -135,34 +135,6 @@ static fd_status check_tangential_dashpot(const char* model, double gamma_t, dou
     return FD_OK;
 }
 
-fd_status fd_resolve_static_kinetic(const char* model, const char* mu_name, double mu, double mu_s, double mu_k,
-                                    double* out_static, double* out_kinetic)
-{
-    bool single = mu != -1.0, split = mu_s != -1.0;
-    if (single && (split || mu_k != -1.0)) {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT,
-                       "%s: give %s (static = kinetic) or %s_s with an optional %s_k, not both (got %s = %g, %s_s = "
-                       "%g, %s_k = %g; -1 = not given)",
-                       model, mu_name, mu_name, mu_name, mu_name, mu, mu_name, mu_s, mu_name, mu_k);
-    }
-    if (!single && !split) {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT,
-                       "%s needs %s (one friction coefficient, static = kinetic), or %s_s and optionally %s_k (the "
-                       "static and kinetic coefficients)",
-                       model, mu_name, mu_name, mu_name);
-    }
-    double static_coefficient = single ? mu : mu_s;
-    double kinetic = mu_k == -1.0 ? static_coefficient : mu_k;
-    if (!(static_coefficient >= 0.0) || !(kinetic >= 0.0) || kinetic > static_coefficient) {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT,
-                       "%s: the friction coefficients must satisfy 0 <= %s_k <= %s_s (got static %g, kinetic %g)",
-                       model, mu_name, mu_name, static_coefficient, kinetic);
-    }
-    *out_static = static_coefficient;
-    *out_kinetic = kinetic;
-    return FD_OK;
-}
-
 /* dsds and csds: the dashpot and projection choices, 1/k, 1/gamma_t, and the
  * static and kinetic coefficients. */
 static fd_status resolve_spring_slider(const char* model, const double* params, double* derived)
@@ -174,7 +146,7 @@ static fd_status resolve_spring_slider(const char* model, const double* params, 
     char what[64];
     snprintf(what, sizeof what, "slide model '%s'", model);
     status = fd_resolve_static_kinetic(what, "mu", params[DSDS_MU], params[DSDS_MU_S], params[DSDS_MU_K],
-                                       &derived[FD_SDS_DERIVED_MU_S], &derived[FD_SDS_DERIVED_MU_K]);
+                                       &derived[FD_DERIVED_MU_S], &derived[FD_DERIVED_MU_K]);
     if (status != FD_OK) {
         return status;
     }

@@ -131,7 +131,7 @@ void fd_sds_roll_evaluate(const fd_contact_law* law, const fd_contact_input* inp
     fd_vec3 previous = input->is_new ? fd_v3(0, 0, 0) : fd_v3(h[H_ROLL_NORMAL], h[H_ROLL_NORMAL + 1], h[H_ROLL_NORMAL + 2]);
     const double* derived = law->derived[FD_MECHANISM_ROLL];
     bool was_slipping = input->was_slipping & (1u << FD_MECHANISM_ROLL);
-    double limit = fd_static_kinetic(was_slipping, derived[FD_SDS_DERIVED_MU_S], derived[FD_SDS_DERIVED_MU_K]) *
+    double limit = fd_static_kinetic(was_slipping, derived[FD_DERIVED_MU_S], derived[FD_DERIVED_MU_K]) *
                    critical_force;
     double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * advance;
     xi = fd_roll_spring_carried(xi, previous, n, p[ROLL_TRANSPORT] != 0.0, twist, k, limit);
@@ -168,9 +168,13 @@ void fd_sds_spin_evaluate(const fd_contact_law* law, const fd_contact_input* inp
     const fd_submodel* model = law->submodel[FD_MECHANISM_SPIN];
     const int* column_index = law->column_index[FD_MECHANISM_SPIN];
     double* h = history + law->history_offset[FD_MECHANISM_SPIN];
+    /* The pair's normal dashpot enters only marshall's, under a slide law
+     * with x_gamma_t. */
+    bool scaled_dashpot = model->kind == FD_KIND_SPIN_MARSHALL &&
+                          law->params[FD_MECHANISM_SLIDE][FD_SDS_X_GAMMA_T] >= 0.0;
     fd_sds_spin_constants c =
         fd_sds_spin_constants_of(law, input->geometry->effective_radius, input->geometry->penetration,
-                                 fd_normal_damping_coefficient(law, input));
+                                 scaled_dashpot ? fd_normal_damping_coefficient(law, input) : 0.0);
     fd_vec3 n = input->geometry->normal;
     double rate_twist = fd_v3_dot(fd_v3_sub(input->state_i->angular_velocity, input->state_j->angular_velocity), n);
     double xi = input->is_new ? 0.0 : h[H_SPIN_XI];
@@ -210,16 +214,15 @@ fd_sds_spin_constants fd_sds_spin_constants_of(const fd_contact_law* law, double
         const double* slide = law->params[FD_MECHANISM_SLIDE];
         const double* coefficients = law->derived[FD_MECHANISM_SLIDE];
         double a = isfinite(effective_radius) && penetration > 0.0 ? sqrt(effective_radius * penetration) : 0.0;
-        double inverse_gamma;
-        double gamma_t = fd_sds_tangential_dashpot(slide, coefficients, normal_dashpot, &inverse_gamma);
+        double gamma_t = fd_tangential_dashpot(slide[FD_SDS_GAMMA_T], slide[FD_SDS_X_GAMMA_T], normal_dashpot);
         return (fd_sds_spin_constants){0.5 * slide[FD_SDS_K_T] * a * a, 0.5 * gamma_t * a * a,
-                                       2.0 / 3.0 * a * coefficients[FD_SDS_DERIVED_MU_S],
-                                       2.0 / 3.0 * a * coefficients[FD_SDS_DERIVED_MU_K]};
+                                       2.0 / 3.0 * a * coefficients[FD_DERIVED_MU_S],
+                                       2.0 / 3.0 * a * coefficients[FD_DERIVED_MU_K]};
     }
     const double* p = law->params[FD_MECHANISM_SPIN];
     const double* derived = law->derived[FD_MECHANISM_SPIN];
-    return (fd_sds_spin_constants){p[SPIN_K], p[SPIN_GAMMA], derived[FD_SDS_DERIVED_MU_S],
-                                   derived[FD_SDS_DERIVED_MU_K]};
+    return (fd_sds_spin_constants){p[SPIN_K], p[SPIN_GAMMA], derived[FD_DERIVED_MU_S],
+                                   derived[FD_DERIVED_MU_K]};
 }
 
 /* ---------------------------------------------------------------- checks */
@@ -244,8 +247,8 @@ static fd_status resolve_roll(const double* params, const fd_material* a, const 
     (void)a;
     (void)b;
     fd_status status = fd_resolve_static_kinetic("roll model (dsds or csds)", "mu_roll", params[ROLL_MU],
-                                                 params[ROLL_MU_S], params[ROLL_MU_K], &derived[FD_SDS_DERIVED_MU_S],
-                                                 &derived[FD_SDS_DERIVED_MU_K]);
+                                                 params[ROLL_MU_S], params[ROLL_MU_K], &derived[FD_DERIVED_MU_S],
+                                                 &derived[FD_DERIVED_MU_K]);
     if (status != FD_OK) {
         return status;
     }
@@ -271,7 +274,7 @@ static fd_status resolve_spin(const double* params, const fd_material* a, const 
     (void)a;
     (void)b;
     return fd_resolve_static_kinetic("spin model (dsds or csds)", "mu_twist", params[SPIN_MU], params[SPIN_MU_S],
-                                     params[SPIN_MU_K], &derived[FD_SDS_DERIVED_MU_S], &derived[FD_SDS_DERIVED_MU_K]);
+                                     params[SPIN_MU_K], &derived[FD_DERIVED_MU_S], &derived[FD_DERIVED_MU_K]);
 }
 
 static fd_status resolve_spin_csds(const double* params, const fd_material* a, const fd_material* b, double* derived)

@@ -50,16 +50,16 @@ bool fd_block_law_of(const fd_contact_law* law, int index, double time_step, fd_
         out->inverse_k_t = derived[FD_SDS_DERIVED_INVERSE_K];
         out->gamma_t = p[FD_SDS_GAMMA_T];
         out->inverse_gamma_t = derived[FD_SDS_DERIVED_INVERSE_GAMMA];
-        out->mu_s = derived[FD_SDS_DERIVED_MU_S];
-        out->mu_k = derived[FD_SDS_DERIVED_MU_K];
+        out->mu_s = derived[FD_DERIVED_MU_S];
+        out->mu_k = derived[FD_DERIVED_MU_K];
     }
     if (roll != NULL) {
         const double* p = law->params[FD_MECHANISM_ROLL];
         const double* derived = law->derived[FD_MECHANISM_ROLL];
         out->k_roll = p[0];
         out->gamma_roll = p[1];
-        out->mu_roll_s = derived[FD_SDS_DERIVED_MU_S];
-        out->mu_roll_k = derived[FD_SDS_DERIVED_MU_K];
+        out->mu_roll_s = derived[FD_DERIVED_MU_S];
+        out->mu_roll_k = derived[FD_DERIVED_MU_K];
         out->lammps_transport = p[3] != 0.0;
         out->inverse_k_roll = derived[FD_SDS_DERIVED_INVERSE_K];
         out->inverse_gamma_roll = derived[FD_SDS_DERIVED_INVERSE_GAMMA];
@@ -68,8 +68,8 @@ bool fd_block_law_of(const fd_contact_law* law, int index, double time_step, fd_
         const double* p = law->params[FD_MECHANISM_SPIN];
         out->k_twist = p[0];
         out->gamma_twist = p[1];
-        out->mu_twist_s = law->derived[FD_MECHANISM_SPIN][FD_SDS_DERIVED_MU_S];
-        out->mu_twist_k = law->derived[FD_MECHANISM_SPIN][FD_SDS_DERIVED_MU_K];
+        out->mu_twist_s = law->derived[FD_MECHANISM_SPIN][FD_DERIVED_MU_S];
+        out->mu_twist_k = law->derived[FD_MECHANISM_SPIN][FD_DERIVED_MU_K];
     }
     out->static_kinetic = out->mu_k != out->mu_s || out->mu_roll_k != out->mu_roll_s ||
                           out->mu_twist_k != out->mu_twist_s;

@@ -124,8 +124,8 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
         fd_vec3 spring = fd_v3(h[0], h[1], h[2]);
         fd_vec3 xi = p[FD_SDS_LEGACY_PROJECTION] != 0.0 ? fd_sds_project(spring, n) : fd_sds_into_plane(spring, n);
         const double* derived = law->derived[FD_MECHANISM_SLIDE];
-        double limit = fd_static_kinetic(was_slipping & FD_ENTRY_SLIP_SLIDE, derived[FD_SDS_DERIVED_MU_S],
-                                         derived[FD_SDS_DERIVED_MU_K]) *
+        double limit = fd_static_kinetic(was_slipping & FD_ENTRY_SLIP_SLIDE, derived[FD_DERIVED_MU_S],
+                                         derived[FD_DERIVED_MU_K]) *
                        critical;
         double inverse_gamma;
         double gamma = fd_sds_tangential_dashpot(p, derived, normal_dashpot, &inverse_gamma);
@@ -153,8 +153,8 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
         double radius = constants[1];
         const double* derived = law->derived[FD_MECHANISM_ROLL];
         double k = p[0], gamma = p[1];
-        double limit = fd_static_kinetic(was_slipping & FD_ENTRY_SLIP_ROLL, derived[FD_SDS_DERIVED_MU_S],
-                                         derived[FD_SDS_DERIVED_MU_K]) *
+        double limit = fd_static_kinetic(was_slipping & FD_ENTRY_SLIP_ROLL, derived[FD_DERIVED_MU_S],
+                                         derived[FD_DERIVED_MU_K]) *
                        critical;
         fd_vec3 velocity = fd_v3_scale(radius, fd_v3_cross(relative_spin, n));
         double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * advance;
