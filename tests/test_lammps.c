@@ -16,14 +16,13 @@
 static fd_contact_law_def hooke(const char* name, double value, const char* name2, double value2)
 {
     fd_contact_law_def def = fd_default_contact_law_def();
-    fd_submodel_def* normal = &def.submodel[FD_MECHANISM_NORMAL];
-    normal->model = "hooke";
-    normal->params[normal->param_count++] = (fd_param){"k_n", 1e4};
+    fd_submodel_def* normal = test_set_model(&def, FD_MECHANISM_NORMAL, "hooke");
+    test_add_param(normal, "k_n", 1e4);
     if (name != NULL) {
-        normal->params[normal->param_count++] = (fd_param){name, value};
+        test_add_param(normal, name, value);
     }
     if (name2 != NULL) {
-        normal->params[normal->param_count++] = (fd_param){name2, value2};
+        test_add_param(normal, name2, value2);
     }
     return def;
 }
@@ -175,10 +174,9 @@ Test(lammps, hertz_takes_one_dashpot)
         m.youngs_modulus = 1e9;
         fd_material_id material = fd_world_create_material(world, &m);
         fd_contact_law_def law = fd_default_contact_law_def();
-        fd_submodel_def* normal = &law.submodel[FD_MECHANISM_NORMAL];
-        normal->model = "hertz";
-        normal->params[normal->param_count++] = (fd_param){names[k][0], 0.5};
-        normal->params[normal->param_count++] = (fd_param){names[k][1], k == 2 ? 0.0 : 1.0};
+        fd_submodel_def* normal = test_set_model(&law, FD_MECHANISM_NORMAL, "hertz");
+        test_add_param(normal, names[k][0], 0.5);
+        test_add_param(normal, names[k][1], k == 2 ? 0.0 : 1.0);
         cr_assert_neq(fd_world_set_contact_law(world, material, material, &law), FD_OK, "case %d", k);
         cr_assert(strstr(fd_last_error(), messages[k]) != NULL, "case %d: %s", k, fd_last_error());
         fd_world_free(world);

@@ -480,6 +480,16 @@ def unit_case(lmp: str, name: str, work: Path):
     return rows, command
 
 
+def run_cases(case, lmp: str, names: list[str], work: Path):
+    """The golden rows and the commands of case(lmp, name, work) over names."""
+    rows, commands = [], []
+    for name in names:
+        r, c = case(lmp, name, work)
+        rows += r
+        commands.append(c)
+    return rows, commands
+
+
 def write_golden(path: Path, header: list[str], columns: str, rows) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as out:
@@ -564,11 +574,7 @@ def main() -> int:
                          "largest force row per case: " + ", ".join(scales)],
                      "case,step,quantity,lammps,arm_shift", rows)
     if "unit" in cases:
-        rows, commands = [], []
-        for name in UNITS:
-            r, c = unit_case(args.lmp, name, work)
-            rows += r
-            commands.append(c)
+        rows, commands = run_cases(unit_case, args.lmp, UNITS, work)
         write_golden(out / "lammps_unit.csv",
                      common + [f"command: {c}" for c in commands] + [
                          "case 6: 32 overlapping spheres in a periodic cube, random velocities and spins "
@@ -577,11 +583,7 @@ def main() -> int:
                          "arm_shift 0"],
                      "case,step,quantity,lammps,arm_shift", rows)
     if "touching" in cases:
-        rows, commands = [], []
-        for name in TOUCHINGS:
-            r, c = touching_case(args.lmp, name, work)
-            rows += r
-            commands.append(c)
+        rows, commands = run_cases(touching_case, args.lmp, TOUCHINGS, work)
         write_golden(out / "lammps_touching.csv",
                      common + [f"command: {c}" for c in commands] + [
                          "case 5: two spheres touching at t = 0, spins held at zero (fix nve); one.fx, one.fy, "
