@@ -3,7 +3,7 @@
 # Used by `make demo`, `make test` and CI alike, so nothing depends on a hand install.
 set -euo pipefail
 packages=(cmake ninja-build gcc pkg-config libyaml-dev libcyaml-dev libcriterion-dev
-          libhdf5-dev librandom123-dev python3-matplotlib python3-numpy python3-h5py python3-pandas
+          libhdf5-dev zlib1g-dev librandom123-dev python3-matplotlib python3-numpy python3-h5py python3-pandas
           python3-cffi python3-pytest)
 missing=()
 for p in "${packages[@]}"; do

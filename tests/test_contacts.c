@@ -2,8 +2,11 @@
  * the world makes (laws, time step, non-finite values, unsupported pairs). */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "collide/collide.h"
 #include "contact/model.h"
 #include "core/math.h"
 #include "fricdem/fricdem.h"
@@ -566,4 +569,122 @@ Test(columns, no_model_column_name_or_unit_holds_a_csv_separator)
             }
         }
     }
+}
+
+/* ---------------------------------------------------------------- recorded geometry */
+
+/* A world periodic in x and y with a floor (body 0: the plane is body i of
+ * its contacts), a ceiling created after the spheres (the plane is body j),
+ * and 24 spheres in random orientations, overlapping each other, the floor,
+ * the ceiling and their images across the periodic faces. */
+static fd_world* round_pairs_world(const fd_contact_law_def* law)
+{
+    fd_world_def def = fd_default_world_def();
+    def.time_step = 1e-5;
+    def.periodic[0] = def.periodic[1] = true;
+    def.box_min = fd_v3(-0.25, -0.25, -1.0);
+    def.box_max = fd_v3(0.25, 0.25, 1.0);
+    fd_world* world = fd_world_create(&def);
+    cr_assert_not_null(world, "%s", fd_last_error());
+    fd_material_id m = add_material(world, "m", 1000.0, 1e7);
+    cr_assert_eq(fd_world_set_contact_law(world, m, m, law), FD_OK, "%s", fd_last_error());
+    add_plane(world, m);
+    srand(7);
+    for (int k = 0; k < 24; ++k) {
+        double u = rand() / (double)RAND_MAX, v = rand() / (double)RAND_MAX, w = rand() / (double)RAND_MAX;
+        fd_body_def body = fd_default_body_def();
+        char name[16];
+        snprintf(name, sizeof name, "s%d", k);
+        body.name = name;
+        body.material = m;
+        body.shape.radius = 0.05 + 0.02 * u;
+        /* 4 x 3 x 2 sites 0.125 m apart, jittered: neighbours overlap, and the
+         * sites at x = +-0.1875 touch their images across the x faces. */
+        body.position = fd_v3(-0.1875 + 0.125 * (k % 4) + 0.01 * (v - 0.5), -0.125 + 0.125 * (k / 4 % 3),
+                              0.06 + 0.1 * (k / 12) + 0.01 * (w - 0.5));
+        double a = rand() / (double)RAND_MAX, b = rand() / (double)RAND_MAX, c = rand() / (double)RAND_MAX;
+        body.orientation = fd_quat_normalize((fd_quat){a - 0.5, b - 0.5, c - 0.5, 0.3});
+        body.velocity = fd_v3(0.1 * (a - 0.5), 0.1 * (b - 0.5), 0.1 * (c - 0.5));
+        cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &body)), "%s", fd_last_error());
+    }
+    fd_body_def ceiling = fd_default_body_def();
+    ceiling.name = "ceiling";
+    ceiling.type = FD_BODY_STATIC;
+    ceiling.material = m;
+    ceiling.shape.type = FD_SHAPE_PLANE;
+    ceiling.shape.plane_normal = fd_v3(0, 0, -1);
+    ceiling.position = fd_v3(0, 0, 0.22);
+    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ceiling)), "%s", fd_last_error());
+    return world;
+}
+
+/* Every recorded contact's geometry is fd_collide's, bit for bit: the record
+ * of a round pair computes it from the centres (src/penalty/round_pair.c),
+ * and must give what the narrow phase gives (principal directions and
+ * body-frame points included), whichever body is the plane. */
+static void assert_records_match_fd_collide(fd_world* world)
+{
+    int count = fd_world_contact_count(world);
+    int planes_first = 0, planes_second = 0, across_faces = 0;
+    for (int k = 0; k < count; ++k) {
+        fd_contact_view view;
+        cr_assert_eq(fd_world_get_contact(world, k, &view), FD_OK, "%s", fd_last_error());
+        fd_body_info info_i = fd_body_get_info(world, view.body_i), info_j = fd_body_get_info(world, view.body_j);
+        fd_body_state state_i = fd_body_get_state(world, view.body_i), state_j = fd_body_get_state(world, view.body_j);
+        fd_shape shape_i, shape_j;
+        char message[256];
+        cr_assert(fd_shape_init(&shape_i, &info_i.shape, message, sizeof message), "%s", message);
+        cr_assert(fd_shape_init(&shape_j, &info_j.shape, message, sizeof message), "%s", message);
+        fd_pose pose_i = {state_i.position, state_i.orientation};
+        fd_pose pose_j = {fd_v3_add(state_j.position, view.image_offset), state_j.orientation};
+        fd_contact_geometry expected;
+        cr_assert_eq(fd_collide(&shape_i, pose_i, &shape_j, pose_j, INFINITY, &expected), FD_COLLIDE_TOUCHING);
+        cr_assert(memcmp(&view.geometry, &expected, sizeof expected) == 0,
+                  "contact %d (%s, %s): the recorded geometry differs from fd_collide's", k, info_i.name,
+                  info_j.name);
+        planes_first += info_i.shape.type == FD_SHAPE_PLANE;
+        planes_second += info_j.shape.type == FD_SHAPE_PLANE;
+        across_faces += fd_v3_length(view.image_offset) > 0.0;
+    }
+    /* The scene has each kind of pair, so no branch goes unchecked. */
+    cr_assert(planes_first > 0 && planes_second > 0 && across_faces > 0 && count > planes_first + planes_second,
+              "%d contacts: %d with the plane first, %d with it second, %d across a face", count, planes_first,
+              planes_second, across_faces);
+}
+
+static void assert_recorded_geometry_is_fd_collide(const fd_contact_law_def* law)
+{
+    fd_world* world = round_pairs_world(law);
+    cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
+    assert_records_match_fd_collide(world);
+    for (int s = 0; s < 3; ++s) {
+        fd_world_request_contacts(world);
+        cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
+    }
+    assert_records_match_fd_collide(world);
+    fd_world_free(world);
+}
+
+Test(contacts, a_recorded_sphere_kernel_contact_has_the_narrow_phase_geometry_bit_for_bit)
+{
+    fd_contact_law_def law = normal_law("hooke", "k_n", 1e4, NULL, 0.0);
+    fd_submodel_def* slide = &law.submodel[FD_MECHANISM_SLIDE];
+    slide->model = "dsds";
+    slide->params[slide->param_count++] = (fd_param){"k_t", 1e4};
+    slide->params[slide->param_count++] = (fd_param){"gamma_t", 1.0};
+    slide->params[slide->param_count++] = (fd_param){"mu", 0.5};
+    assert_recorded_geometry_is_fd_collide(&law);
+}
+
+Test(contacts, a_recorded_registry_round_pair_has_the_narrow_phase_geometry_bit_for_bit)
+{
+    fd_contact_law_def law = fd_default_contact_law_def();
+    law.submodel[FD_MECHANISM_NORMAL].model = "pfc_linear";
+    law.submodel[FD_MECHANISM_NORMAL].params[0] = (fd_param){"kn", 1e4};
+    law.submodel[FD_MECHANISM_NORMAL].param_count = 1;
+    fd_submodel_def* slide = &law.submodel[FD_MECHANISM_SLIDE];
+    slide->model = "pfc_linear";
+    slide->params[slide->param_count++] = (fd_param){"ks", 1e4};
+    slide->params[slide->param_count++] = (fd_param){"fric", 0.5};
+    assert_recorded_geometry_is_fd_collide(&law);
 }

@@ -29,13 +29,14 @@
  * Chunks: one frame per chunk along the frames axis, and along the rows
  * axis a power of two near the number of bodies the run is expected to
  * reach (those there are now plus what the inlets still have to pour,
- * between 64 and 16384 rows). A frame's chunks are written once, compressed
- * once (byte shuffle + deflate level 1: positions of settled grains share
- * their leading bytes) and never read back. Chunks that spanned several
- * frames would be recompressed at every frame's flush. Deflate is most of a
- * frame's cost (zlib: about 40 % of a run writing a frame every 20 steps at
- * 10^5 spheres), so output.trajectory_compression: none leaves the filters
- * out for runs where writing time matters more than disk.
+ * between 64 and 16384 rows). A frame's chunks are written once and never
+ * read back (chunks that spanned several frames would be recompressed at
+ * every frame's flush). The datasets declare byte shuffle + deflate; the
+ * per-row ones are written chunk by chunk (trajectory_chunks.c), each
+ * deflated only where its content compresses (ids, zeros, springs), the
+ * others stored as they are under the chunk's filter mask, which every HDF5
+ * reader honours. output.trajectory_compression: none leaves the filters
+ * out altogether.
  *
  * A run that stops early. Every frame ends with H5Fflush, so a run stopped
  * between frames (Ctrl-C, SIGTERM, or a process killed at any point outside
@@ -72,6 +73,7 @@
 #include "io/checkpoint_hdf5.h"
 #include "io/number_format.h"
 #include "io/output_xdmf.h"
+#include "io/trajectory_chunks.h"
 
 enum {
     ROWS_CHUNK_MIN = 64,
@@ -95,6 +97,7 @@ typedef struct series {
     series_type type;
     bool per_row;
     int components;          /* 0: a scalar per row (or per frame) */
+    int64_t chunk_rows;      /* rows per chunk (per_row) */
     char path[192];          /* of the value dataset, for the index */
 } series;
 
@@ -244,6 +247,7 @@ struct fd_trajectory {
     fd_xdmf_array* arrays;   /* what the indexes show: the bodies' arrays, then the contacts' */
     int body_array_count, contact_array_count;
     scratch reals, integers, smalls, states;
+    fd_chunk_buffers chunks;
     fd_text index;
     int64_t index_bytes;     /* of both indexes at their last rewrite */
     int64_t indexed_frames;  /* frames they list */
@@ -325,7 +329,7 @@ static bool set_integers(hid_t object, const char* name, const int32_t* values, 
 static bool create_series(fd_trajectory* t, hid_t group, const char* name, const char* path, series_type type,
                           bool per_row, int components, int64_t chunk_rows, const char* unit, series* out)
 {
-    *out = (series){.value = -1, .type = type, .per_row = per_row, .components = components};
+    *out = (series){.value = -1, .type = type, .per_row = per_row, .components = components, .chunk_rows = chunk_rows};
     snprintf(out->path, sizeof out->path, "%s", path);
     hsize_t dims[3], max[3], chunk[3];
     int rank = 0;
@@ -407,6 +411,20 @@ static fd_status append(fd_trajectory* t, series* s, int64_t frame, int64_t rows
     }
     if (n == 0) {
         return FD_OK;
+    }
+    if (t->compressed && s->per_row) {
+        /* Chunk by chunk, each compressed only where it pays (trajectory_chunks.c). */
+        const double nan = NAN;
+        const int32_t minus_one_32 = -1;
+        const int64_t minus_one_64 = -1;
+        const void* fill = s->type == SERIES_F64 ? (const void*)&nan
+                           : s->type == SERIES_I32 ? (const void*)&minus_one_32
+                                                   : (const void*)&minus_one_64;
+        size_t element_size = s->type == SERIES_I32 ? sizeof(int32_t) : sizeof(int64_t);
+        return fd_write_frame_chunks(s->value, frame, n, s->chunk_rows, s->components, element_size, fill, data,
+                                     &t->chunks)
+                   ? FD_OK
+                   : fail(t, "cannot write a frame of", s->path);
     }
     hid_t file_space = H5Dget_space(s->value);
     hid_t memory_space = H5Screate_simple(rank, count, NULL);
@@ -644,6 +662,7 @@ static void trajectory_free(fd_trajectory* t)
     free(t->contact_counts);
     free(t->arrays);
     free(t->reals.data);
+    fd_chunk_buffers_free(&t->chunks);
     free(t->integers.data);
     free(t->smalls.data);
     free(t->states.data);

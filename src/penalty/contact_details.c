@@ -202,8 +202,8 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
     return out;
 }
 
-/* The record of a sphere contact: the full geometry (fd_collide, with an
- * unbounded margin: the pass already found that the pair touches), the loads
+/* The record of a sphere contact: fd_collide's full geometry (from the
+ * centres, round_pair.c: the pass already found that the pair touches), the loads
  * and the model columns from the kernel's results and the new springs. */
 void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
                               int64_t index, fd_vec3 offset, fd_vec3 n, const fd_sphere_loads* loads,
@@ -216,9 +216,9 @@ void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int
     for (int c = 0; c < world->column_count; ++c) {
         columns[c] = NAN;
     }
-    fd_pose pose_i = {world->position[i], world->orientation[i]};
-    fd_pose pose_j = {fd_v3_add(world->position[j], offset), world->orientation[j]};
-    fd_collide(&world->colds[i].shape, pose_i, &world->colds[j].shape, pose_j, INFINITY, &contact->geometry);
+    fd_generic_slot geometry;
+    fd_round_pair_record_geometry(world, i, j, list->kind[e], &geometry);
+    contact->geometry = geometry.geometry;
     contact->image_offset = offset;
     const int* normal_columns = law->column_index[FD_MECHANISM_NORMAL];
     if (law->submodel[FD_MECHANISM_NORMAL]->column_count >= 2) {

@@ -371,7 +371,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 /* A round pair of a registry law: its geometry now, from the centres. */
                 fd_generic_slot geometry;
                 if (record) {
-                    fd_round_pair_record_geometry(world, i, j, &geometry);
+                    fd_round_pair_record_geometry(world, i, j, kind - FD_PAIR_GENERIC_SPHERES, &geometry);
                 } else {
                     fd_round_pair_geometry(world, i, j, kind - FD_PAIR_GENERIC_SPHERES, &geometry);
                 }

@@ -59,7 +59,7 @@ fd_status fd_distance_failure(const fd_world* world, const fd_neighbor_list* lis
  * body-frame points; and fd_collide's full geometry for a record. */
 bool fd_round_pair_touches(const fd_world* world, int i, int j, int shapes, double margin);
 void fd_round_pair_geometry(const fd_world* world, int i, int j, int shapes, fd_generic_slot* out);
-void fd_round_pair_record_geometry(const fd_world* world, int i, int j, fd_generic_slot* out);
+void fd_round_pair_record_geometry(const fd_world* world, int i, int j, int shapes, fd_generic_slot* out);
 
 /* Stage 3 (law_pass.c) for one thread, in each of its four forms. */
 void fd_law_pass(fd_world* world, fd_neighbor_list* list, fd_penalty_thread* th, int end_row, bool record,

@@ -12,8 +12,9 @@
  * radius), at a fraction of the cost: no
  * principal directions (a round surface curves alike every way, and no law
  * reads them there), no body-frame points, no copy of a geometry slot. A
- * pass that records contacts stores fd_collide's full geometry instead,
- * which holds the same numbers and the directions too.
+ * pass that records contacts stores fd_collide's full geometry, which
+ * fd_round_pair_record_geometry computes the same way (tests/
+ * test_round_pair.c checks both against fd_collide, bit for bit).
  *
  * Must not: decide anything a law decides, or read a contact's history. */
 #include <math.h>
@@ -85,10 +86,27 @@ void fd_round_pair_geometry(const fd_world* world, int i, int j, int shapes, fd_
     g->effective_radius = fd_effective_radius(g->curvature_i, g->principal_dir_i, g->curvature_j, g->principal_dir_j);
 }
 
-void fd_round_pair_record_geometry(const fd_world* world, int i, int j, fd_generic_slot* out)
+/* fd_collide's full geometry of a round pair, for a record: the geometry
+ * above, plus what fd_collide adds (narrowphase.c: round_surfaces' principal
+ * directions, both points in their body's frame), with its operations, so
+ * the record holds fd_collide's bits without its shape dispatch or the cold
+ * body records (the cache misses that made a recorded pass slow). */
+void fd_round_pair_record_geometry(const fd_world* world, int i, int j, int shapes, fd_generic_slot* out)
 {
-    out->offset = image_offset(world, i, j);
-    fd_pose pose_i = {world->position[i], world->orientation[i]};
-    fd_pose pose_j = {fd_v3_add(world->position[j], out->offset), world->orientation[j]};
-    fd_collide(&world->colds[i].shape, pose_i, &world->colds[j].shape, pose_j, INFINITY, &out->geometry);
+    fd_round_pair_geometry(world, i, j, shapes, out);
+    fd_contact_geometry* g = &out->geometry;
+    /* The directions are round_surfaces' about the normal the canonical pair
+     * (sphere first) was computed with: n into the first sphere; a plane
+     * that is body i had its surfaces swapped after. */
+    bool plane_first = shapes == FD_PAIR_PLANE_SPHERE;
+    fd_vec3 canonical_normal = plane_first ? fd_v3_neg(g->normal) : g->normal;
+    fd_vec3 first = fd_v3_any_orthogonal(canonical_normal);
+    fd_vec3 second = fd_v3_cross(canonical_normal, first);
+    g->principal_dir_i[0] = plane_first ? first : fd_v3_neg(first);
+    g->principal_dir_i[1] = second;
+    g->principal_dir_j[0] = plane_first ? fd_v3_neg(first) : first;
+    g->principal_dir_j[1] = second;
+    fd_vec3 position_j = fd_v3_add(world->position[j], out->offset);
+    g->local_point_i = fd_quat_rotate_inverse(world->orientation[i], fd_v3_sub(g->point_i, world->position[i]));
+    g->local_point_j = fd_quat_rotate_inverse(world->orientation[j], fd_v3_sub(g->point_j, position_j));
 }

@@ -1,0 +1,44 @@
+/* A trajectory frame's per-row data written chunk by chunk, each chunk
+ * compressed or stored as it is by what it holds (trajectory_chunks.c). */
+#ifndef FRICDEM_IO_TRAJECTORY_CHUNKS_H
+#define FRICDEM_IO_TRAJECTORY_CHUNKS_H
+
+#include <hdf5.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A constant chunk (every element the same bytes) and its deflated stream. */
+typedef struct fd_constant_chunk {
+    unsigned char element[8];
+    size_t element_size, chunk_bytes;
+    unsigned char* stream;   /* NULL: the slot is free */
+    size_t stream_bytes;
+} fd_constant_chunk;
+
+enum { FD_CONSTANT_CHUNKS = 8 };
+
+/* Scratch kept between frames: one chunk as it is, shuffled, deflated; and
+ * the streams of the constant chunks met so far (zeros, mostly). */
+typedef struct fd_chunk_buffers {
+    unsigned char* raw;
+    unsigned char* shuffled;
+    unsigned char* deflated;
+    size_t raw_bytes, shuffled_bytes, deflated_bytes;
+    fd_constant_chunk constants[FD_CONSTANT_CHUNKS];
+    int next_constant;       /* the slot the next new constant chunk takes */
+} fd_chunk_buffers;
+
+/* Writes rows [0, rows) of frame `frame` of `dataset` ([frames][rows] or
+ * [frames][rows][components], chunks of 1 x chunk_rows (x components),
+ * filters byte shuffle then deflate, extent already covering them) from
+ * `data` (rows x max(components, 1) elements of element_size bytes), each
+ * chunk padded with `fill` past the last row. False (with HDF5's or
+ * zlib's error left to the caller's message) when a write fails or memory
+ * runs out. */
+bool fd_write_frame_chunks(hid_t dataset, int64_t frame, int64_t rows, int64_t chunk_rows, int components,
+                           size_t element_size, const void* fill, const void* data, fd_chunk_buffers* buffers);
+
+void fd_chunk_buffers_free(fd_chunk_buffers* buffers);
+
+#endif

@@ -1,0 +1,107 @@
+/* The trajectory's chunk writer (src/io/trajectory_chunks.c): a frame
+ * written chunk by chunk, each deflated or stored as it is by its content,
+ * must read back through HDF5's own pipeline (shuffle, deflate, the chunk's
+ * filter mask) as exactly the values written; noise must be stored as it
+ * is, runs deflated, and a constant chunk met again must get the same
+ * stream it got the first time. */
+#include <criterion/criterion.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/trajectory_chunks.h"
+#include "temp_dir_support.h"
+
+TestSuite(trajectory_chunks, .init = make_dir, .fini = remove_dir);
+
+enum { CHUNK_ROWS = 64, ROWS = 150, COMPONENTS = 3, FRAMES = 2 };
+
+/* An empty [frames][rows][3] dataset of doubles with the trajectory's
+ * pipeline (byte shuffle, deflate) and chunks of 1 x 64 x 3. */
+static hid_t create_dataset(hid_t file)
+{
+    hsize_t dims[3] = {0, 0, COMPONENTS}, max[3] = {H5S_UNLIMITED, H5S_UNLIMITED, COMPONENTS};
+    hsize_t chunk[3] = {1, CHUNK_ROWS, COMPONENTS};
+    const double nan = NAN;
+    hid_t space = H5Screate_simple(3, dims, max);
+    hid_t properties = H5Pcreate(H5P_DATASET_CREATE);
+    cr_assert(H5Pset_chunk(properties, 3, chunk) >= 0 && H5Pset_shuffle(properties) >= 0 &&
+              H5Pset_deflate(properties, 1) >= 0 && H5Pset_fill_value(properties, H5T_NATIVE_DOUBLE, &nan) >= 0);
+    hid_t dataset = H5Dcreate2(file, "value", H5T_IEEE_F64LE, space, H5P_DEFAULT, properties, H5P_DEFAULT);
+    cr_assert(dataset >= 0);
+    H5Pclose(properties);
+    H5Sclose(space);
+    return dataset;
+}
+
+/* Rows 0-63 noise (random doubles), 64-127 zeros, 128-149 a ramp of small
+ * integers (the last chunk, padded with the fill value past row 149). */
+static void fill_frame(double* values, int frame)
+{
+    srand(11 + frame);
+    for (int r = 0; r < ROWS; ++r) {
+        for (int c = 0; c < COMPONENTS; ++c) {
+            double* v = &values[r * COMPONENTS + c];
+            if (r < CHUNK_ROWS) {
+                *v = (rand() / (double)RAND_MAX - 0.5) * 1e-3 * (1 + rand() % 1000);
+            } else if (r < 2 * CHUNK_ROWS) {
+                *v = 0.0;
+            } else {
+                *v = (double)(r % 7 + c + frame);
+            }
+        }
+    }
+}
+
+/* Chunk k of frame f: its filter mask and its bytes as stored. */
+static unsigned chunk_mask(hid_t dataset, int frame, int k, unsigned char* bytes, hsize_t* size)
+{
+    hsize_t offset[3] = {(hsize_t)frame, (hsize_t)(k * CHUNK_ROWS), 0};
+    cr_assert(H5Dget_chunk_storage_size(dataset, offset, size) >= 0);
+    uint32_t mask = 0;
+    cr_assert(H5Dread_chunk(dataset, H5P_DEFAULT, offset, &mask, bytes) >= 0);
+    return mask;
+}
+
+Test(trajectory_chunks, frames_read_back_exactly_noise_is_stored_raw_runs_deflated_constants_reused)
+{
+    hid_t file = H5Fcreate(temp_path("chunks.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert(file >= 0);
+    hid_t dataset = create_dataset(file);
+    const double nan = NAN;
+    fd_chunk_buffers buffers = {0};
+    static double written[FRAMES][ROWS * COMPONENTS];
+    for (int f = 0; f < FRAMES; ++f) {
+        fill_frame(written[f], f);
+        hsize_t dims[3] = {(hsize_t)f + 1, ROWS, COMPONENTS};
+        cr_assert(H5Dset_extent(dataset, dims) >= 0);
+        cr_assert(fd_write_frame_chunks(dataset, f, ROWS, CHUNK_ROWS, COMPONENTS, sizeof(double), &nan, written[f],
+                                        &buffers));
+    }
+    /* Through HDF5's pipeline, every value as written (bit for bit). */
+    static double read[FRAMES][ROWS * COMPONENTS];
+    cr_assert(H5Dread(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, read) >= 0);
+    cr_assert(memcmp(read, written, sizeof read) == 0, "the frames read back differ from those written");
+
+    const hsize_t raw_bytes = CHUNK_ROWS * COMPONENTS * sizeof(double);
+    static unsigned char bytes[FRAMES][3][CHUNK_ROWS * COMPONENTS * sizeof(double)];
+    hsize_t size[FRAMES][3];
+    for (int f = 0; f < FRAMES; ++f) {
+        /* Noise: stored as it is, both filters skipped (mask bits 0 and 1). */
+        cr_assert_eq(chunk_mask(dataset, f, 0, bytes[f][0], &size[f][0]), 3u);
+        cr_assert_eq(size[f][0], raw_bytes);
+        cr_assert(memcmp(bytes[f][0], written[f], raw_bytes) == 0);
+        /* Zeros and the padded ramp: through both filters, and smaller. */
+        cr_assert_eq(chunk_mask(dataset, f, 1, bytes[f][1], &size[f][1]), 0u);
+        cr_assert_lt(size[f][1], raw_bytes / 50, "zeros deflated to %llu bytes", (unsigned long long)size[f][1]);
+        cr_assert_eq(chunk_mask(dataset, f, 2, bytes[f][2], &size[f][2]), 0u);
+        cr_assert_lt(size[f][2], raw_bytes);
+    }
+    /* The zeros of frame 1 came from the cache: the stream of frame 0. */
+    cr_assert_eq(size[1][1], size[0][1]);
+    cr_assert(memcmp(bytes[1][1], bytes[0][1], size[0][1]) == 0);
+    fd_chunk_buffers_free(&buffers);
+    H5Dclose(dataset);
+    H5Fclose(file);
+}
