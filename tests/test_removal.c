@@ -587,7 +587,7 @@ static void assert_same_world(const fd_world* a, const fd_world* b, const char* 
     cr_assert_eq(fd_world_state_hash(a), fd_world_state_hash(b), "%s: state hash", label);
     for (int s = 0; s < a->body_count; ++s) {
         cr_assert_eq(a->is_removed[s], b->is_removed[s], "%s: slot %d", label, s);
-        cr_assert_eq(a->colds[s].generation, b->colds[s].generation, "%s: generation of slot %d", label, s);
+        cr_assert_eq(a->generations[s], b->generations[s], "%s: generation of slot %d", label, s);
         cr_assert_str_eq(a->colds[s].name, b->colds[s].name, "%s: slot %d", label, s);
     }
     cr_assert_eq(a->free_slot_count, b->free_slot_count, "%s", label);
@@ -634,7 +634,7 @@ Test(removal, a_checkpoint_after_removals_resumes_bit_for_bit)
     const fd_world* w = stopped.world;
     int scene_bodies = 5 + 150, scene_gone = 0, scene_taken = 0, added_gone = 0, added_taken = 0;
     for (int s = 0; s < w->body_count; ++s) {
-        bool scene = s < scene_bodies, changed = w->colds[s].generation > 1;
+        bool scene = s < scene_bodies, changed = w->generations[s] > 1;
         scene_gone += scene && w->is_removed[s];
         scene_taken += scene && changed && !w->is_removed[s];
         added_gone += !scene && w->is_removed[s];

@@ -3,7 +3,8 @@
  * must read back through HDF5's own pipeline (shuffle, deflate, the chunk's
  * filter mask) as exactly the values written; noise must be stored as it
  * is, runs deflated, and a constant chunk met again must get the same
- * stream it got the first time. */
+ * stream it got the first time; the bytes stored must not depend on the
+ * number of threads that prepared them. */
 #include <criterion/criterion.h>
 #include <hdf5.h>
 #include <math.h>
@@ -19,7 +20,7 @@ enum { CHUNK_ROWS = 64, ROWS = 150, COMPONENTS = 3, FRAMES = 2 };
 
 /* An empty [frames][rows][3] dataset of doubles with the trajectory's
  * pipeline (byte shuffle, deflate) and chunks of 1 x 64 x 3. */
-static hid_t create_dataset(hid_t file)
+static hid_t create_dataset(hid_t file, const char* name)
 {
     hsize_t dims[3] = {0, 0, COMPONENTS}, max[3] = {H5S_UNLIMITED, H5S_UNLIMITED, COMPONENTS};
     hsize_t chunk[3] = {1, CHUNK_ROWS, COMPONENTS};
@@ -28,7 +29,7 @@ static hid_t create_dataset(hid_t file)
     hid_t properties = H5Pcreate(H5P_DATASET_CREATE);
     cr_assert(H5Pset_chunk(properties, 3, chunk) >= 0 && H5Pset_shuffle(properties) >= 0 &&
               H5Pset_deflate(properties, 1) >= 0 && H5Pset_fill_value(properties, H5T_NATIVE_DOUBLE, &nan) >= 0);
-    hid_t dataset = H5Dcreate2(file, "value", H5T_IEEE_F64LE, space, H5P_DEFAULT, properties, H5P_DEFAULT);
+    hid_t dataset = H5Dcreate2(file, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, properties, H5P_DEFAULT);
     cr_assert(dataset >= 0);
     H5Pclose(properties);
     H5Sclose(space);
@@ -68,7 +69,7 @@ Test(trajectory_chunks, frames_read_back_exactly_noise_is_stored_raw_runs_deflat
 {
     hid_t file = H5Fcreate(temp_path("chunks.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     cr_assert(file >= 0);
-    hid_t dataset = create_dataset(file);
+    hid_t dataset = create_dataset(file, "value");
     const double nan = NAN;
     fd_chunk_buffers buffers = {0};
     static double written[FRAMES][ROWS * COMPONENTS];
@@ -77,7 +78,7 @@ Test(trajectory_chunks, frames_read_back_exactly_noise_is_stored_raw_runs_deflat
         hsize_t dims[3] = {(hsize_t)f + 1, ROWS, COMPONENTS};
         cr_assert(H5Dset_extent(dataset, dims) >= 0);
         cr_assert(fd_write_frame_chunks(dataset, f, ROWS, CHUNK_ROWS, COMPONENTS, sizeof(double), &nan, written[f],
-                                        &buffers));
+                                        1, &buffers));
     }
     /* Through HDF5's pipeline, every value as written (bit for bit). */
     static double read[FRAMES][ROWS * COMPONENTS];
@@ -103,5 +104,51 @@ Test(trajectory_chunks, frames_read_back_exactly_noise_is_stored_raw_runs_deflat
     cr_assert(memcmp(bytes[1][1], bytes[0][1], size[0][1]) == 0);
     fd_chunk_buffers_free(&buffers);
     H5Dclose(dataset);
+    H5Fclose(file);
+}
+
+/* Seven and a half chunks of every kind (noise, zeros, runs, the fill of the
+ * last), prepared by one thread and by three: the same chunks, byte for byte. */
+Test(trajectory_chunks, the_stored_bytes_do_not_depend_on_the_thread_count)
+{
+    enum { MANY = 7 * CHUNK_ROWS + 40, CHUNKS = 8 };
+    static double values[MANY * COMPONENTS];
+    srand(5);
+    for (int r = 0; r < MANY; ++r) {
+        for (int c = 0; c < COMPONENTS; ++c) {
+            int kind = (r / CHUNK_ROWS) % 3;
+            values[r * COMPONENTS + c] = kind == 0 ? rand() / (double)RAND_MAX : kind == 1 ? 0.0 : (double)(r % 5);
+        }
+    }
+    hid_t file = H5Fcreate(temp_path("threads.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert(file >= 0);
+    const double nan = NAN;
+    const int threads[2] = {1, 3};
+    hid_t datasets[2];
+    for (int t = 0; t < 2; ++t) {
+        datasets[t] = create_dataset(file, t == 0 ? "one" : "three");
+        fd_chunk_buffers buffers = {0};
+        hsize_t dims[3] = {1, MANY, COMPONENTS};
+        cr_assert(H5Dset_extent(datasets[t], dims) >= 0);
+        cr_assert(fd_write_frame_chunks(datasets[t], 0, MANY, CHUNK_ROWS, COMPONENTS, sizeof(double), &nan, values,
+                                        threads[t], &buffers));
+        fd_chunk_buffers_free(&buffers);
+    }
+    static unsigned char bytes[2][CHUNK_ROWS * COMPONENTS * sizeof(double)];
+    for (int k = 0; k < CHUNKS; ++k) {
+        hsize_t size[2];
+        unsigned mask[2];
+        for (int t = 0; t < 2; ++t) {
+            mask[t] = chunk_mask(datasets[t], 0, k, bytes[t], &size[t]);
+        }
+        cr_assert_eq(mask[0], mask[1], "chunk %d", k);
+        cr_assert_eq(size[0], size[1], "chunk %d", k);
+        cr_assert(memcmp(bytes[0], bytes[1], size[0]) == 0, "chunk %d differs", k);
+    }
+    static double read[MANY * COMPONENTS];
+    cr_assert(H5Dread(datasets[1], H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, read) >= 0);
+    cr_assert(memcmp(read, values, sizeof read) == 0);
+    H5Dclose(datasets[0]);
+    H5Dclose(datasets[1]);
     H5Fclose(file);
 }

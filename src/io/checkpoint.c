@@ -137,7 +137,7 @@ static fd_status write_bodies(writer* w)
         fd_checkpoint_identity_of(world, b, &id);
         extra_count += world->masses[b].extra != NULL;
         removed[b] = world->is_removed[b];
-        generation[b] = world->colds[b].generation;
+        generation[b] = world->generations[b];
     }
     int32_t* extra_body = malloc((size_t)(extra_count > 0 ? extra_count : 1) * sizeof *extra_body);
     fd_body_extra* extras = malloc((size_t)(extra_count > 0 ? extra_count : 1) * sizeof *extras);

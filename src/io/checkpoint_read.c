@@ -346,7 +346,7 @@ static fd_status put_back_slots(reader* r, const slot_record* slots, const fd_ch
     }
     if (s == FD_OK) {
         for (int64_t b = 0; b < n; ++b) {
-            world->colds[b].generation = slots->generation[b];
+            world->generations[b] = slots->generation[b];
         }
         if (slots->free_count > 0) {
             memcpy(world->free_slots, slots->free, (size_t)slots->free_count * sizeof *slots->free);

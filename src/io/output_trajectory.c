@@ -248,6 +248,7 @@ struct fd_trajectory {
     int body_array_count, contact_array_count;
     scratch reals, integers, smalls, states;
     fd_chunk_buffers chunks;
+    int threads;             /* the world's: the chunks of a frame are deflated on as many */
     fd_text index;
     int64_t index_bytes;     /* of both indexes at their last rewrite */
     int64_t indexed_frames;  /* frames they list */
@@ -422,7 +423,7 @@ static fd_status append(fd_trajectory* t, series* s, int64_t frame, int64_t rows
                                                    : (const void*)&minus_one_64;
         size_t element_size = s->type == SERIES_I32 ? sizeof(int32_t) : sizeof(int64_t);
         return fd_write_frame_chunks(s->value, frame, n, s->chunk_rows, s->components, element_size, fill, data,
-                                     &t->chunks)
+                                     t->threads, &t->chunks)
                    ? FD_OK
                    : fail(t, "cannot write a frame of", s->path);
     }
@@ -816,6 +817,7 @@ static fd_trajectory* trajectory_open(const fd_world* world, const char* directo
     }
     t->contacts = contacts;
     t->compressed = compressed;
+    t->threads = fd_world_get_def(world).thread_count;
     t->directory = malloc(strlen(directory) + 1);
     t->h5_path = joined_path(directory, H5_NAME);
     if (!t->directory || !t->h5_path) {

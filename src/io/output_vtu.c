@@ -9,10 +9,12 @@
  * not parse "nan" portably); readable in an editor, about five times larger.
  *
  * Each array is described by a small table entry whose `fill` callback
- * gives the components of tuple i, so both encodings stream the world
- * through the public API (fd_body_get_state, fd_world_get_contact) in one
- * pass per array, with nothing held per body. The walls series
- * (output_vtu_walls.c) fills its arrays from tables it draws beforehand. */
+ * gives the components of tuple i, so both encodings stream the bodies
+ * through the public API (fd_body_get_state) in one pass per array, with
+ * nothing held per body. A frame's contacts are gathered first into a table
+ * of what the arrays show (88 bytes a contact, one pass over their records
+ * instead of one per array); the walls series (output_vtu_walls.c) fills
+ * its arrays from tables it draws beforehand too. */
 #include "io/output_vtu.h"
 #include "io/output_vtu_piece.h"
 
@@ -306,72 +308,89 @@ fd_status fd_vtu_write_bodies(const fd_world* world, const char* path, const fd_
 /* ---------------------------------------------------------------- contacts */
 
 
-static fd_contact_view contact_at(const fd_world* world, int64_t k)
+/* A frame's contacts as the arrays need them, gathered in one pass over
+ * fd_world_get_contact (each array would otherwise fetch every contact's
+ * whole record again: four passes of random reads). Point 2k is body i's
+ * centre, point 2k+1 the centre of body j's image that touches body i
+ * (periodic), so that a contact across a periodic face is a short line, not
+ * one across the box; a wall surface has no centre (a drum's position is on
+ * its axis), so its end is the contact point. */
+typedef struct contact_table {
+    double* ends;          /* 2 x 3 per contact */
+    double* normal_force;  /* 1 per contact */
+    double* force;         /* 3 per contact: on body i */
+    int64_t* id;           /* 1 per contact */
+} contact_table;
+
+static bool is_wall_body(const fd_world* world, fd_body_id id)
 {
-    fd_contact_view c;
-    if (fd_world_get_contact(world, (int)k, &c) != FD_OK) {
-        memset(&c, 0, sizeof c); /* not reached: the caller checked that the contacts are recorded */
+    return fd_shape_is_wall(fd_body_get_info(world, id).shape.type);
+}
+
+static fd_status gather_contacts(const fd_world* world, int64_t count, contact_table* t)
+{
+    size_t n = (size_t)(count > 0 ? count : 1);
+    t->ends = malloc(n * 6 * sizeof(double));
+    t->normal_force = malloc(n * sizeof(double));
+    t->force = malloc(n * 3 * sizeof(double));
+    t->id = malloc(n * sizeof(int64_t));
+    if (!t->ends || !t->normal_force || !t->force || !t->id) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "VTU contacts: out of memory for %lld contacts", (long long)count);
     }
-    return c;
-}
-
-/* Point 2k is body i's centre, point 2k+1 the centre of body j's image that
- * touches body i (periodic), so that a contact across a periodic face is a
- * short line, not one across the box; a wall surface has no centre, so its
- * end is the contact point. */
-static void fill_contact_end(const void* source, int64_t point, double* reals, int64_t* integers)
-{
-    (void)integers;
-    const fd_world* world = source;
-    fd_contact_view c = contact_at(world, point / 2);
-    fd_vec3 middle = fd_v3_scale(0.5, fd_v3_add(c.geometry.point_i, c.geometry.point_j));
-    fd_vec3 end;
-    if (point % 2 == 0) {
-        /* A wall's position is no centre of what is touched (a drum's is on its axis). */
-        end = fd_shape_is_wall(fd_body_get_info(world, c.body_i).shape.type) ? middle
-                                                                             : fd_body_get_state(world, c.body_i).position;
-    } else {
-        end = fd_shape_is_wall(fd_body_get_info(world, c.body_j).shape.type)
-                  ? middle
-                  : fd_v3_add(fd_body_get_state(world, c.body_j).position, c.image_offset);
+    for (int64_t k = 0; k < count; ++k) {
+        fd_contact_view c;
+        fd_status status = fd_world_get_contact(world, (int)k, &c);
+        if (status != FD_OK) {
+            return status;
+        }
+        fd_vec3 middle = fd_v3_scale(0.5, fd_v3_add(c.geometry.point_i, c.geometry.point_j));
+        fd_vec3 end_i = is_wall_body(world, c.body_i) ? middle : fd_body_get_state(world, c.body_i).position;
+        fd_vec3 end_j = is_wall_body(world, c.body_j)
+                            ? middle
+                            : fd_v3_add(fd_body_get_state(world, c.body_j).position, c.image_offset);
+        fd_vtu_put3(t->ends + 6 * k, end_i);
+        fd_vtu_put3(t->ends + 6 * k + 3, end_j);
+        t->normal_force[k] = c.loads.normal_force;
+        fd_vtu_put3(t->force + 3 * k, c.loads.force_on_i);
+        t->id[k] = (int64_t)c.id;
     }
-    fd_vtu_put3(reals, end);
+    return FD_OK;
 }
 
-static void fill_contact_normal_force(const void* source, int64_t k, double* reals, int64_t* integers)
+static void free_contact_table(contact_table* t)
 {
-    (void)integers;
-    reals[0] = contact_at(source, k).loads.normal_force;
-}
-
-static void fill_contact_force(const void* source, int64_t k, double* reals, int64_t* integers)
-{
-    (void)integers;
-    fd_vtu_put3(reals, contact_at(source, k).loads.force_on_i);
-}
-
-static void fill_contact_id(const void* source, int64_t k, double* reals, int64_t* integers)
-{
-    (void)reals;
-    integers[0] = (int64_t)contact_at(source, k).id;
+    free(t->ends);
+    free(t->normal_force);
+    free(t->force);
+    free(t->id);
 }
 
 fd_status fd_vtu_write_contacts(const fd_world* world, const char* path, bool ascii)
 {
     const int64_t count = fd_world_contact_count(world);
+    contact_table table = {0};
+    fd_status status = gather_contacts(world, count, &table);
+    if (status != FD_OK) {
+        free_contact_table(&table);
+        return status;
+    }
     const uniform_cells lines = {2, VTK_LINE};
+    const table_source ends = {table.ends, NULL, 3}, normal_force = {table.normal_force, NULL, 1},
+                       force = {table.force, NULL, 3}, id = {NULL, table.id, 1};
     const vtu_array arrays[] = {
-        {"Points", VTU_FLOAT64, 3, 2 * count, fill_contact_end, world},
+        {"Points", VTU_FLOAT64, 3, 2 * count, fd_vtu_fill_from_table, &ends},
         {"connectivity", VTU_INT64, 1, 2 * count, fill_connectivity, &lines},
         {"offsets", VTU_INT64, 1, count, fill_offsets, &lines},
         {"types", VTU_UINT8, 1, count, fill_types, &lines},
-        {"normal_force", VTU_FLOAT64, 1, count, fill_contact_normal_force, world},
-        {"force", VTU_FLOAT64, 3, count, fill_contact_force, world},
-        {"id", VTU_UINT64, 1, count, fill_contact_id, world},
+        {"normal_force", VTU_FLOAT64, 1, count, fd_vtu_fill_from_table, &normal_force},
+        {"force", VTU_FLOAT64, 3, count, fd_vtu_fill_from_table, &force},
+        {"id", VTU_UINT64, 1, count, fd_vtu_fill_from_table, &id},
     };
     const vtu_piece piece = {2 * count, count, arrays, (int)(sizeof arrays / sizeof arrays[0]), "CellData",
                              "Scalars=\"normal_force\" Vectors=\"force\""};
-    return fd_vtu_write_piece(path, &piece, ascii, NULL);
+    status = fd_vtu_write_piece(path, &piece, ascii, NULL);
+    free_contact_table(&table);
+    return status;
 }
 
 /* ---------------------------------------------------------------- tables */

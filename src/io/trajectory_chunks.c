@@ -99,10 +99,10 @@ static size_t deflate_runs(const unsigned char* in, size_t bytes, unsigned char*
 }
 
 /* The deflated stream of a constant chunk whose first element is `raw`'s:
- * from the cache, or deflated now and cached (over the oldest entry when
- * full). NULL when out of memory. */
-static const fd_constant_chunk* constant_stream(fd_chunk_buffers* buffers, const unsigned char* raw,
-                                                size_t element_size, size_t chunk_bytes, size_t elements)
+ * from the cache, or deflated now (in `work`'s buffers) and cached over the
+ * oldest entry when full. NULL when out of memory. */
+static const fd_constant_chunk* constant_stream(fd_chunk_buffers* buffers, fd_chunk_work* work,
+                                                const unsigned char* raw, size_t element_size, size_t chunk_bytes)
 {
     for (int k = 0; k < FD_CONSTANT_CHUNKS; ++k) {
         const fd_constant_chunk* c = &buffers->constants[k];
@@ -111,8 +111,8 @@ static const fd_constant_chunk* constant_stream(fd_chunk_buffers* buffers, const
             return c;
         }
     }
-    shuffle(raw, buffers->shuffled, elements, element_size);
-    size_t deflated = deflate_runs(buffers->shuffled, chunk_bytes, buffers->deflated, chunk_bytes);
+    shuffle(raw, work->shuffled, chunk_bytes / element_size, element_size);
+    size_t deflated = deflate_runs(work->shuffled, chunk_bytes, work->deflated, chunk_bytes);
     if (deflated == 0) {
         return NULL; /* a constant chunk always deflates: only memory can fail */
     }
@@ -122,63 +122,103 @@ static const fd_constant_chunk* constant_stream(fd_chunk_buffers* buffers, const
     if (!stream) {
         return NULL;
     }
-    memcpy(stream, buffers->deflated, deflated);
+    memcpy(stream, work->deflated, deflated);
     *c = (fd_constant_chunk){.element_size = element_size, .chunk_bytes = chunk_bytes, .stream = stream,
                              .stream_bytes = deflated};
     memcpy(c->element, raw, element_size);
     return c;
 }
 
+/* One chunk made ready to write in `work`: rows [first, first + count) of
+ * the frame copied and padded with `fill`, then classified: constant (its
+ * stream comes from the cache, serially), deflated, or stored as it is. */
+static void prepare_chunk(fd_chunk_work* work, const unsigned char* source, int64_t first, int64_t count,
+                          size_t row_bytes, size_t chunk_bytes, size_t element_size, const void* fill)
+{
+    unsigned char* raw = work->raw;
+    memcpy(raw, source + (size_t)first * row_bytes, (size_t)count * row_bytes);
+    for (size_t k = (size_t)count * row_bytes; k < chunk_bytes; k += element_size) {
+        memcpy(raw + k, fill, element_size); /* what the library fills past the extent */
+    }
+    work->constant = memcmp(raw, raw + element_size, chunk_bytes - element_size) == 0;
+    work->skipped = FILTER_SHUFFLE_SKIPPED | FILTER_DEFLATE_SKIPPED;
+    work->stored = raw;
+    work->stored_bytes = chunk_bytes;
+    if (work->constant ||
+        repeated_bytes(raw, chunk_bytes, element_size) < COMPRESS_REPEAT_FRACTION * (double)chunk_bytes) {
+        return;
+    }
+    shuffle(raw, work->shuffled, chunk_bytes / element_size, element_size);
+    size_t deflated = deflate_runs(work->shuffled, chunk_bytes, work->deflated, chunk_bytes);
+    if (deflated > 0 && deflated < chunk_bytes) {
+        work->skipped = 0;
+        work->stored = work->deflated;
+        work->stored_bytes = deflated;
+    }
+}
+
+static bool reserve_work(fd_chunk_buffers* buffers, int count, size_t chunk_bytes)
+{
+    if (count > buffers->work_count) {
+        fd_chunk_work* work = realloc(buffers->work, (size_t)count * sizeof *work);
+        if (!work) {
+            return false;
+        }
+        memset(work + buffers->work_count, 0, (size_t)(count - buffers->work_count) * sizeof *work);
+        buffers->work = work;
+        buffers->work_count = count;
+    }
+    for (int k = 0; k < count; ++k) {
+        fd_chunk_work* w = &buffers->work[k];
+        if (!reserve(&w->raw, &w->raw_bytes, chunk_bytes) || !reserve(&w->shuffled, &w->shuffled_bytes, chunk_bytes) ||
+            !reserve(&w->deflated, &w->deflated_bytes, chunk_bytes)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 bool fd_write_frame_chunks(hid_t dataset, int64_t frame, int64_t rows, int64_t chunk_rows, int components,
-                           size_t element_size, const void* fill, const void* data, fd_chunk_buffers* buffers)
+                           size_t element_size, const void* fill, const void* data, int threads,
+                           fd_chunk_buffers* buffers)
 {
     const size_t row_bytes = element_size * (size_t)(components > 0 ? components : 1);
     const size_t chunk_bytes = row_bytes * (size_t)chunk_rows;
-    const size_t elements = chunk_bytes / element_size;
     /* A deflated chunk is kept only if smaller than the chunk, so its buffer
      * needs no more room; zlib counts in 32 bits (a chunk here: at most
      * 16384 rows x 4 doubles, 512 KiB). */
-    size_t bound = chunk_bytes;
-    if (chunk_bytes > (size_t)1 << 30 || !reserve(&buffers->raw, &buffers->raw_bytes, chunk_bytes) ||
-        !reserve(&buffers->shuffled, &buffers->shuffled_bytes, chunk_bytes) ||
-        !reserve(&buffers->deflated, &buffers->deflated_bytes, bound)) {
+    const int64_t chunks = (rows + chunk_rows - 1) / chunk_rows;
+    const int batch = (int)(threads < 1 ? 1 : chunks < threads ? chunks : threads);
+    if (chunk_bytes > (size_t)1 << 30 || !reserve_work(buffers, batch, chunk_bytes)) {
         return false;
     }
     const unsigned char* source = data;
-    for (int64_t first = 0; first < rows; first += chunk_rows) {
-        int64_t count = rows - first < chunk_rows ? rows - first : chunk_rows;
-        unsigned char* raw = buffers->raw;
-        memcpy(raw, source + (size_t)first * row_bytes, (size_t)count * row_bytes);
-        for (size_t k = (size_t)count * row_bytes; k < chunk_bytes; k += element_size) {
-            memcpy(raw + k, fill, element_size); /* what the library fills past the extent */
+    /* `batch` chunks at a time, one per thread, then written in order: the
+     * file's bytes do not depend on the thread count. */
+    for (int64_t first_chunk = 0; first_chunk < chunks; first_chunk += batch) {
+        int in_batch = (int)(chunks - first_chunk < batch ? chunks - first_chunk : batch);
+#pragma omp parallel for schedule(static, 1) num_threads(in_batch) if (in_batch > 1)
+        for (int k = 0; k < in_batch; ++k) {
+            int64_t first = (first_chunk + k) * chunk_rows;
+            int64_t count = rows - first < chunk_rows ? rows - first : chunk_rows;
+            prepare_chunk(&buffers->work[k], source, first, count, row_bytes, chunk_bytes, element_size, fill);
         }
-        hsize_t offset[3] = {(hsize_t)frame, (hsize_t)first, 0};
-        uint32_t skipped = FILTER_SHUFFLE_SKIPPED | FILTER_DEFLATE_SKIPPED;
-        const void* stored = raw;
-        size_t stored_bytes = chunk_bytes;
-        const fd_constant_chunk* constant = NULL;
-        if (memcmp(raw, raw + element_size, chunk_bytes - element_size) == 0) {
-            constant = constant_stream(buffers, raw, element_size, chunk_bytes, elements);
-            if (!constant) {
+        for (int k = 0; k < in_batch; ++k) {
+            fd_chunk_work* work = &buffers->work[k];
+            if (work->constant) {
+                const fd_constant_chunk* constant = constant_stream(buffers, work, work->raw, element_size,
+                                                                    chunk_bytes);
+                if (!constant) {
+                    return false;
+                }
+                work->skipped = 0;
+                work->stored = constant->stream;
+                work->stored_bytes = constant->stream_bytes;
+            }
+            hsize_t offset[3] = {(hsize_t)frame, (hsize_t)((first_chunk + k) * chunk_rows), 0};
+            if (H5Dwrite_chunk(dataset, H5P_DEFAULT, work->skipped, offset, work->stored_bytes, work->stored) < 0) {
                 return false;
             }
-        }
-        if (constant) {
-            skipped = 0;
-            stored = constant->stream;
-            stored_bytes = constant->stream_bytes;
-        } else if (repeated_bytes(raw, chunk_bytes, element_size) >=
-                   COMPRESS_REPEAT_FRACTION * (double)chunk_bytes) {
-            shuffle(raw, buffers->shuffled, elements, element_size);
-            size_t deflated = deflate_runs(buffers->shuffled, chunk_bytes, buffers->deflated, bound);
-            if (deflated > 0 && deflated < chunk_bytes) {
-                skipped = 0;
-                stored = buffers->deflated;
-                stored_bytes = deflated;
-            }
-        }
-        if (H5Dwrite_chunk(dataset, H5P_DEFAULT, skipped, offset, stored_bytes, stored) < 0) {
-            return false;
         }
     }
     return true;
@@ -186,9 +226,12 @@ bool fd_write_frame_chunks(hid_t dataset, int64_t frame, int64_t rows, int64_t c
 
 void fd_chunk_buffers_free(fd_chunk_buffers* buffers)
 {
-    free(buffers->raw);
-    free(buffers->shuffled);
-    free(buffers->deflated);
+    for (int k = 0; k < buffers->work_count; ++k) {
+        free(buffers->work[k].raw);
+        free(buffers->work[k].shuffled);
+        free(buffers->work[k].deflated);
+    }
+    free(buffers->work);
     for (int k = 0; k < FD_CONSTANT_CHUNKS; ++k) {
         free(buffers->constants[k].stream);
     }

@@ -18,13 +18,24 @@ typedef struct fd_constant_chunk {
 
 enum { FD_CONSTANT_CHUNKS = 8 };
 
-/* Scratch kept between frames: one chunk as it is, shuffled, deflated; and
- * the streams of the constant chunks met so far (zeros, mostly). */
-typedef struct fd_chunk_buffers {
+/* One chunk's workspace (one per thread): the chunk as it is, shuffled,
+ * deflated, and what is to be written. */
+typedef struct fd_chunk_work {
     unsigned char* raw;
     unsigned char* shuffled;
     unsigned char* deflated;
     size_t raw_bytes, shuffled_bytes, deflated_bytes;
+    bool constant;           /* every element the same bytes */
+    uint32_t skipped;        /* filter mask: the filters not applied */
+    const void* stored;
+    size_t stored_bytes;
+} fd_chunk_work;
+
+/* Scratch kept between frames: the workspaces, and the streams of the
+ * constant chunks met so far (zeros, mostly). */
+typedef struct fd_chunk_buffers {
+    fd_chunk_work* work;
+    int work_count;
     fd_constant_chunk constants[FD_CONSTANT_CHUNKS];
     int next_constant;       /* the slot the next new constant chunk takes */
 } fd_chunk_buffers;
@@ -33,11 +44,13 @@ typedef struct fd_chunk_buffers {
  * [frames][rows][components], chunks of 1 x chunk_rows (x components),
  * filters byte shuffle then deflate, extent already covering them) from
  * `data` (rows x max(components, 1) elements of element_size bytes), each
- * chunk padded with `fill` past the last row. False (with HDF5's or
- * zlib's error left to the caller's message) when a write fails or memory
- * runs out. */
+ * chunk padded with `fill` past the last row, prepared on up to `threads`
+ * OpenMP threads (the file's bytes are the same for any count). False (with
+ * HDF5's or zlib's error left to the caller's message) when a write fails
+ * or memory runs out. */
 bool fd_write_frame_chunks(hid_t dataset, int64_t frame, int64_t rows, int64_t chunk_rows, int components,
-                           size_t element_size, const void* fill, const void* data, fd_chunk_buffers* buffers);
+                           size_t element_size, const void* fill, const void* data, int threads,
+                           fd_chunk_buffers* buffers);
 
 void fd_chunk_buffers_free(fd_chunk_buffers* buffers);
 

@@ -237,13 +237,19 @@ void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int
         }
         columns[law->column_index[m][shown]] = (loads->slip & (FD_ENTRY_SLIP_SLIDE << (m - 1))) ? 1.0 : 0.0;
     }
+    /* A law without rolling or twisting records +0 torques for them (the
+     * kernel's -(+0) and 0 n would give -0 where n points down: the same
+     * nothing, but a column of mixed signed zeros that the trajectory cannot
+     * store as one constant chunk). */
+    fd_vec3 zero = {0.0, 0.0, 0.0};
+    bool rolls = law->submodel[FD_MECHANISM_ROLL] != NULL, spins = law->submodel[FD_MECHANISM_SPIN] != NULL;
     contact->loads = (fd_contact_loads){
         .normal_force = loads->normal_force,
         .slide_force = loads->slide_force,
-        .roll_torque_i = loads->roll_torque,
-        .roll_torque_j = fd_v3_neg(loads->roll_torque),
-        .spin_torque_i = fd_v3_scale(loads->spin_torque, n),
-        .spin_torque_j = fd_v3_scale(-loads->spin_torque, n),
+        .roll_torque_i = rolls ? loads->roll_torque : zero,
+        .roll_torque_j = rolls ? fd_v3_neg(loads->roll_torque) : zero,
+        .spin_torque_i = spins ? fd_v3_scale(loads->spin_torque, n) : zero,
+        .spin_torque_j = spins ? fd_v3_scale(-loads->spin_torque, n) : zero,
         .force_on_i = force,
     };
     record_books(contact, &world->penalty.pool, slot, ledger, step_books);

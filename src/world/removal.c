@@ -79,7 +79,7 @@ void fd_world_make_tombstone(fd_world* world, int b, uint32_t generation)
     cold->type = FD_BODY_STATIC;
     cold->material = 0;
     cold->mass = 0.0;
-    cold->generation = generation;
+    world->generations[b] = generation;
     /* The extras were freed by the removal, or never kept by a failed creation. */
     world->masses[b] = (fd_body_mass){.inverse_mass = 0.0};
     world->motion[b] = (fd_body_motion){.flags = FD_MOTION_REMOVED};
@@ -181,7 +181,7 @@ fd_status fd_world_remove_slots(fd_world* world, const int32_t* bodies, int coun
         int b = bodies[k];
         fd_world_forget_body_name(world, b);
         free(world->masses[b].extra);
-        fd_world_make_tombstone(world, b, world->colds[b].generation + 1);
+        fd_world_make_tombstone(world, b, world->generations[b] + 1);
         world->free_slots[world->free_slot_count++] = b;
     }
     world->removed_count += count;

@@ -228,6 +228,7 @@ void fd_world_free(fd_world* world)
     fd_world_free_outlets(world);
     free(world->free_slots);
     fd_staggered_free(world->is_removed);
+    fd_staggered_free(world->generations);
     free(world->name_slots);
     fd_staggered_free(world->position);
     fd_staggered_free(world->orientation);
@@ -620,6 +621,7 @@ static bool resize_bodies(fd_world* world, int capacity)
     FD_GROW(plane_normals);
     FD_GROW(lock_work);
     FD_GROW(is_removed);
+    FD_GROW(generations);
 #undef FD_GROW
     world->body_capacity = capacity;
     return true;
@@ -776,7 +778,7 @@ static fd_body_id create_body_in(fd_world* world, const fd_body_def* def, int b,
     cold->type = def->type;
     cold->shape = shape;
     cold->material = def->material.index1 - 1;
-    cold->generation = generation;
+    world->generations[b] = generation;
     cold->wall_group = b;
 
     if (def->type == FD_BODY_DYNAMIC) {
@@ -870,7 +872,7 @@ static fd_body_id create_body_in(fd_world* world, const fd_body_def* def, int b,
         }
     }
     world->prepared = false; /* set-up again (cell size, laws); forces of the others stay valid */
-    return (fd_body_id){b + 1, cold->generation};
+    return (fd_body_id){b + 1, world->generations[b]};
 }
 
 fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
@@ -879,7 +881,7 @@ fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
      * no handle of the removed body has (src/world/removal.c). */
     int b = fd_world_next_slot(world);
     bool reused = b < world->body_count;
-    uint32_t generation = reused ? world->colds[b].generation : 1;
+    uint32_t generation = reused ? world->generations[b] : 1;
     fd_body_id id = create_body_in(world, def, b, generation);
     if (fd_body_id_is_null(id)) {
         if (reused) {
@@ -898,7 +900,7 @@ fd_body_id fd_world_body_at(const fd_world* world, int index)
     if (index < 0 || index >= world->body_count || world->is_removed[index]) {
         return (fd_body_id){0, 0};
     }
-    return (fd_body_id){index + 1, world->colds[index].generation};
+    return (fd_body_id){index + 1, world->generations[index]};
 }
 
 fd_body_id fd_world_find_body(const fd_world* world, const char* name)
@@ -909,7 +911,7 @@ fd_body_id fd_world_find_body(const fd_world* world, const char* name)
 bool fd_body_is_valid(const fd_world* world, fd_body_id id)
 {
     return id.index1 >= 1 && id.index1 <= world->body_count &&
-           world->colds[id.index1 - 1].generation == id.generation && !world->is_removed[id.index1 - 1];
+           world->generations[id.index1 - 1] == id.generation && !world->is_removed[id.index1 - 1];
 }
 
 fd_body_state fd_body_get_state(const fd_world* world, fd_body_id id)
@@ -972,7 +974,7 @@ fd_body_info fd_body_get_info(const fd_world* world, fd_body_id id)
                                 .cap_of_shell = shape->cap_of_shell,
                                 .mesh = shape->mesh,
                                 .mesh_patch = shape->mesh_patch};
-    info.wall = (fd_body_id){(uint32_t)world->colds[b].wall_group + 1, world->colds[world->colds[b].wall_group].generation};
+    info.wall = (fd_body_id){(uint32_t)world->colds[b].wall_group + 1, world->generations[world->colds[b].wall_group]};
     info.material = (fd_material_id){world->colds[b].material + 1};
     info.mass = world->colds[b].mass;
     info.inertia = world->masses[b].inertia;

@@ -75,7 +75,6 @@ typedef struct fd_body_cold {
     fd_shape shape;
     int material;
     double mass;
-    uint32_t generation;
     int32_t wall_group;           /* the first body of its wall (fd_world_create_wall); itself otherwise */
 } fd_body_cold;
 
@@ -265,6 +264,7 @@ struct fd_world {
     /* removed bodies (src/world/removal.c): their slots stay as inert
      * tombstones (is_removed), handed out again last removed first */
     bool* is_removed;             /* per body */
+    uint32_t* generations;        /* per slot: its body's generation (fd_body_id), hot for the outputs' handles */
     int32_t* free_slots;          /* a stack: the next body takes free_slots[free_slot_count - 1] */
     int free_slot_count, free_slot_capacity;
     int64_t removed_count;        /* bodies removed so far */
