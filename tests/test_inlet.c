@@ -6,7 +6,8 @@
  * the rest of the world bitwise as it would have been; outputs follow the
  * growing body count; bad defs and bad scene entries fail with the message
  * (FILE:LINE: KEY for scenes); the CLI summary reports the inserted count;
- * a static lattice generator makes a rough floor. */
+ * a static lattice generator makes a rough floor; spheres placed clear of
+ * everything join the standing neighbour list, with the run unchanged. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
+#include "world/world_internal.h"
 #include "fricdem/io.h"
 #include "support.h"
 
@@ -423,6 +425,119 @@ Test(inlet, same_seed_bitwise_same_other_seed_differs)
     cr_assert_eq(a, b, "same seed, different runs");
     cr_assert_neq(a, c, "another seed gave the same run");
     cr_assert_eq(a, d, "two threads changed the run");
+}
+
+/* A pour of 1000 spheres (one a step, a tenth of the region filled) onto
+ * the floor with hooke + dsds + rolling dsds: the state after the spheres
+ * have landed and piled, its neighbour-list builds and the bodies a standing
+ * list took in (fd_penalty_append_isolated). `rebuild_every_step` marks the
+ * list stale before every step, as inserting always did. */
+typedef struct pour_run {
+    uint64_t hash;
+    int64_t rebuilds, appended;
+    int contacts;
+} pour_run;
+
+static pour_run pour_into_a_standing_list(int threads, bool rebuild_every_step)
+{
+    fd_world_def wd = fd_default_world_def();
+    wd.time_step = 5e-5;
+    wd.gravity = fd_v3(0, 0, -9.81);
+    wd.thread_count = threads;
+    fd_world* world = fd_world_create(&wd);
+    cr_assert_not_null(world, "%s", fd_last_error());
+    fd_material_def md = fd_default_material_def();
+    md.name = "grain";
+    md.density = 2500.0;
+    fd_material_id grain = fd_world_create_material(world, &md);
+    fd_contact_law_def law = fd_default_contact_law_def();
+    law.submodel[FD_MECHANISM_NORMAL] = (fd_submodel_def){"hooke", {{"k_n", 1e4}, {"restitution", 0.3}}, 2};
+    law.submodel[FD_MECHANISM_SLIDE] = (fd_submodel_def){"dsds", {{"k_t", 1e4}, {"gamma_t", 1.0}, {"mu", 0.5}}, 3};
+    law.submodel[FD_MECHANISM_ROLL] =
+        (fd_submodel_def){"dsds", {{"k_roll", 1e4}, {"gamma_roll", 0.0}, {"mu_roll", 0.1}}, 3};
+    cr_assert_eq(fd_world_set_contact_law(world, grain, grain, &law), FD_OK, "%s", fd_last_error());
+    test_add_ground(world, grain);
+    fd_inlet_def def = disk_inlet(grain);
+    def.shape = FD_INLET_BOX;
+    def.box_min = fd_v3(-0.15, -0.15, 0.05);
+    def.box_max = fd_v3(0.15, 0.15, 0.10);
+    def.rate = 2e4;
+    def.count = 1000;
+    def.velocity_spread = 0.5; /* neighbours close in on each other soon after they appear */
+    add_inlet(world, &def);
+    for (int n = 0; n < 3000; ++n) {
+        if (rebuild_every_step) {
+            world->penalty.dirty = true;
+        }
+        step(world);
+    }
+    cr_assert_eq(fd_world_get_inlet_info(world, 0).inserted, 1000);
+    pour_run run = {fd_world_state_hash(world), world->penalty.rebuilds, world->penalty.appended,
+                    fd_world_contact_count(world)};
+    fd_world_free(world);
+    return run;
+}
+
+Test(inlet, spheres_placed_clear_join_the_standing_neighbour_list_and_the_run_is_the_same)
+{
+    /* Whether the list is rebuilt or takes the new spheres in, the pairs
+     * that touch are the same (fd_penalty_append_isolated's bound), so the
+     * runs must be bitwise the same, with one thread or two; and the list
+     * must have stood through most of the 1000 insertion steps (about a
+     * quarter of the spheres land within the clearance of one placed
+     * before, and those steps rebuild). */
+    pour_run standing = pour_into_a_standing_list(1, false);
+    pour_run rebuilt = pour_into_a_standing_list(1, true);
+    pour_run two_threads = pour_into_a_standing_list(2, false);
+    cr_assert_gt(standing.contacts, 300, "%d contacts: the spheres should have piled on the floor", standing.contacts);
+    cr_assert_eq(standing.hash, rebuilt.hash, "taking spheres into the standing list changed the run");
+    cr_assert_eq(standing.hash, two_threads.hash, "two threads changed the run");
+    cr_assert_gt(standing.appended, 500, "%lld of 1000 spheres taken into a standing list", (long long)standing.appended);
+    cr_assert_lt(standing.rebuilds, rebuilt.rebuilds / 2, "%lld builds against %lld", (long long)standing.rebuilds,
+                 (long long)rebuilt.rebuilds);
+}
+
+/* One sphere of radius 5 mm placed by an inlet whose box leaves it no
+ * freedom (0.1 mm of play), centred `distance` from a static sphere of the
+ * same radius, after one step built the list; no gravity, nothing moves.
+ * Returns the bodies the standing list took in and the builds the next
+ * step made. */
+static void place_one_near(double distance, int64_t* appended, int64_t* builds)
+{
+    setup s = make_world(1e-4, fd_v3(0, 0, 0));
+    const double r = 0.005, play = 1e-4;
+    add_static(s.world, s.grain, (fd_shape_def){.type = FD_SHAPE_SPHERE, .radius = r}, fd_v3(0, 0, 0.5));
+    fd_inlet_def def = disk_inlet(s.grain);
+    def.shape = FD_INLET_BOX;
+    def.radius_spread = 0.0;
+    def.box_min = fd_v3(distance - r - 0.5 * play, -r - 0.5 * play, 0.5 - r - 0.5 * play);
+    def.box_max = fd_v3(distance + r + 0.5 * play, r + 0.5 * play, 0.5 + r + 0.5 * play);
+    def.velocity = fd_v3(0, 0, 0);
+    def.rate = 1e4; /* one sphere after the first step */
+    def.count = 1;
+    add_inlet(s.world, &def);
+    step(s.world);
+    cr_assert_eq(fd_world_get_inlet_info(s.world, 0).inserted, 1);
+    *appended = s.world->penalty.appended;
+    int64_t before = s.world->penalty.rebuilds;
+    step(s.world);
+    *builds = s.world->penalty.rebuilds - before;
+    fd_world_free(s.world);
+}
+
+Test(inlet, a_sphere_placed_within_the_clearance_makes_the_list_rebuild)
+{
+    /* The skin is a tenth of the smallest diameter, 1 mm, and nothing has
+     * moved: the clearance is 1 mm beyond contact_margin (0). A sphere placed
+     * 0.2 +- 0.1 mm from the static one is free (no overlap) but not
+     * isolated: the list must be rebuilt. One placed 0.5 m away joins it. */
+    int64_t appended, builds;
+    place_one_near(0.0102, &appended, &builds);
+    cr_assert_eq(appended, 0, "a sphere 0.2 mm from another was taken into the standing list");
+    cr_assert_eq(builds, 1);
+    place_one_near(0.5, &appended, &builds);
+    cr_assert_eq(appended, 1, "a sphere 0.5 m from everything was not taken into the standing list");
+    cr_assert_eq(builds, 0);
 }
 
 Test(inlet, inserting_leaves_the_rest_of_the_world_bitwise_unchanged)

@@ -402,6 +402,55 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
     return FD_OK;
 }
 
+double fd_penalty_isolation_clearance(const fd_world* world)
+{
+    const fd_penalty* p = &world->penalty;
+    const fd_neighbor_list* list = &p->lists[p->current];
+    if (world->def.stepper != FD_STEPPER_PENALTY || world->periodic.any || p->dirty || list->row_start == NULL ||
+        list->body_count != world->body_count || list->thread_count != world->def.thread_count) {
+        return -1.0; /* no list that stands (periodic images are not searched for the gap) */
+    }
+    return p->skin + sqrt(p->max_displacement_squared);
+}
+
+/* Why an appended body needs no entries. Body b, placed with a gap larger
+ * than contact_margin + skin + D to every other body (D: the largest
+ * displacement from the references at that moment, fd_penalty_isolation_
+ * clearance), until the list is rebuilt (a body more than skin / 2 from its
+ * reference) moves at most skin / 2 from where it was placed, and any other
+ * body at most skin / 2 + D from where it was then (one appended with b: at
+ * most skin / 2). The pair closes by at most skin + D: it cannot come within
+ * contact_margin, so the list still holds every pair that can touch before
+ * its rebuild, which is all it must hold. */
+bool fd_penalty_append_isolated(fd_world* world)
+{
+    fd_penalty* p = &world->penalty;
+    fd_neighbor_list* list = &p->lists[p->current];
+    const int old = list->body_count, n = world->body_count;
+    if (world->def.stepper != FD_STEPPER_PENALTY || world->periodic.any || p->dirty || list->row_start == NULL ||
+        old < 0 || n <= old || list->thread_count != world->def.thread_count) {
+        return false;
+    }
+    if (!grow_array((void**)&list->row_start, (size_t)n + 1, sizeof *list->row_start)) {
+        return false;
+    }
+    for (int i = old + 1; i <= n; ++i) {
+        list->row_start[i] = list->row_start[old];
+    }
+    if (n > p->reference_capacity) {
+        int capacity = n + n / 8 + 64;
+        if (!grow_array((void**)&p->reference_position, (size_t)capacity, sizeof(fd_vec3))) {
+            return false;
+        }
+        p->reference_capacity = capacity;
+    }
+    memcpy(p->reference_position + old, world->position + old, (size_t)(n - old) * sizeof(fd_vec3));
+    list->thread_row[list->thread_count] = n; /* the last thread takes the empty rows */
+    list->body_count = n;
+    p->appended += n - old;
+    return true;
+}
+
 size_t fd_neighbor_list_memory(const fd_neighbor_list* list)
 {
     size_t per_entry = sizeof(int32_t) + sizeof(uint8_t) + sizeof(uint16_t) + sizeof(int32_t);

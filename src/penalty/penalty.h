@@ -183,6 +183,7 @@ typedef struct fd_penalty {
     fd_vec3* reference_position;  /* per body, at the last build: the rebuild test */
     int reference_capacity;
     double max_displacement_squared; /* m^2 since the last build, updated by the drift */
+    int64_t appended;             /* bodies taken into a standing list (fd_penalty_append_isolated) */
     int constant_stride;          /* pair constants per entry */
     int book_count;               /* ledger books per slot (0: ledger off); see fd_contact_pool */
     bool* law_sphere_kernel;      /* per law of the world: has a sphere kernel (sphere_kernel.h) */
@@ -234,6 +235,22 @@ void fd_penalty_rollback(fd_world* world);
  * key order, and has the next pass build the list without them
  * (src/penalty/release.c; src/world/removal.c says why). */
 void fd_penalty_release_removed(fd_world* world);
+
+/* Between steps, after bodies were appended (an inlet's spheres), each with
+ * a gap larger than contact_margin + fd_penalty_isolation_clearance to every
+ * other body: the neighbour list takes them as empty rows, their positions
+ * as the references of the rebuild test, instead of being rebuilt at the
+ * next pass (the rebuild a pour of 10^6 spheres would otherwise pay every
+ * step). False when it cannot (no list yet, or one to be rebuilt anyway, a
+ * periodic world): the next pass rebuilds it. Results are the same either
+ * way; only the cost differs (src/penalty/neighbor.c). */
+bool fd_penalty_append_isolated(fd_world* world);
+
+/* The clearance (m) beyond contact_margin that an appended body must keep
+ * from every other body for fd_penalty_append_isolated: the skin plus the
+ * largest displacement since the last build; negative when no list can
+ * take appended bodies (then inserting costs a rebuild). */
+double fd_penalty_isolation_clearance(const fd_world* world);
 
 /* Marks the step in progress as committed: its recorded contacts become the
  * world's contact set. */

@@ -434,11 +434,14 @@ static void place_bounds(const fd_inlet* inlet, double lo[3], double hi[3])
 
 /* The bodies that can touch a sphere of the inlet anywhere in its region, in
  * a cell grid over the region's box (bounded by the region, never by the
- * world): cells at least 2 r_max + contact_margin wide, so that a body no
- * wider than the inlet's spheres is found in the 27 cells around a place
- * from the cell of its centre; a wider body is entered in every cell that
- * comes within its reach, and is found in the place's own cell. The planes
- * are kept apart, at the start of world->inlet_near. */
+ * world): cells at least 2 r_max + contact_margin (+ clearance) wide, so
+ * that a body no wider than the inlet's spheres is found in the 27 cells
+ * around a place from the cell of its centre; a wider body is entered in
+ * every cell that comes within its reach, and is found in the place's own
+ * cell. The planes are kept apart, at the start of world->inlet_near. The
+ * clearance (fd_penalty_isolation_clearance) widens every reach so that the
+ * grid also finds the bodies an isolation test needs; the free test's
+ * inequality is the same, so the places taken are too. */
 typedef struct inlet_grid {
     double lo[3], width[3], inverse_width[3];
     int64_t n[3];
@@ -447,6 +450,7 @@ typedef struct inlet_grid {
     int32_t* next;  /* per entry: next entry of the same cell */
     int64_t entry_count, entry_capacity;
     int wall_count;
+    double clearance;  /* m beyond contact_margin kept in reach for the isolation test; 0: none */
 } inlet_grid;
 
 static void grid_free(inlet_grid* grid)
@@ -504,7 +508,7 @@ static bool grid_add_body(inlet_grid* grid, const fd_world* world, int32_t b, do
         }
         return grid_add(grid, b, from[0], from[1], from[2]);
     }
-    const double reach = bound + radius_max + world->def.contact_margin;
+    const double reach = bound + radius_max + world->def.contact_margin + grid->clearance;
     for (int a = 0; a < 3; ++a) {
         from[a] = cell_of(grid, a, x[a] - reach);
         to[a] = cell_of(grid, a, x[a] + reach);
@@ -532,15 +536,16 @@ static bool grid_add_body(inlet_grid* grid, const fd_world* world, int32_t b, do
 /* The grid for this step: one pass over the bodies' positions picks the
  * planes and the bodies within reach of the region's box; the grid over the
  * box gets at most about 4 (near bodies + spheres due) + 4096 cells. */
-static bool grid_build(fd_world* world, const fd_inlet* inlet, int64_t due_now, inlet_grid* grid)
+static bool grid_build(fd_world* world, const fd_inlet* inlet, int64_t due_now, double clearance, inlet_grid* grid)
 {
     memset(grid, 0, sizeof *grid);
+    grid->clearance = clearance > 0.0 ? clearance : 0.0;
     if (!grow_near(world, world->body_count)) {
         return false;
     }
     double lo[3], hi[3];
     place_bounds(inlet, lo, hi);
-    const double margin = world->def.contact_margin;
+    const double margin = world->def.contact_margin + grid->clearance;
     const double radius_max = inlet->radius_max;
     int near_count = 0;
     for (int b = 0; b < world->body_count; ++b) {
@@ -598,15 +603,18 @@ static bool grid_build(fd_world* world, const fd_inlet* inlet, int64_t due_now, 
     return true;
 }
 
-/* Does a sphere of radius r at p stay at least contact_margin from every
- * body that can reach it (planes: its half-space; others: their bounding
- * sphere)? */
-static bool place_is_free(const fd_world* world, const inlet_grid* grid, fd_vec3 p, double r)
+/* Does a sphere of radius r at p stay at least contact_margin (+ extra)
+ * from every body that can reach it (planes: its half-space; others: their
+ * bounding sphere)? With extra = 0, the free test of a place; with the
+ * grid's clearance, the isolation test of a sphere just placed (strictly
+ * more than the clearance: fd_penalty_append_isolated). */
+static bool place_is_clear(const fd_world* world, const inlet_grid* grid, fd_vec3 p, double r, double extra)
 {
-    double margin = world->def.contact_margin;
+    double margin = world->def.contact_margin + extra;
     for (int k = 0; k < grid->wall_count; ++k) {
         int b = world->inlet_near[k];
-        if (fd_world_wall_gap(world, world->position, b, p, r, 2.0 * margin) < margin) {
+        double gap = fd_world_wall_gap(world, world->position, b, p, r, 2.0 * margin);
+        if (extra > 0.0 ? !(gap > margin) : gap < margin) {
             return false;
         }
     }
@@ -624,7 +632,8 @@ static bool place_is_free(const fd_world* world, const inlet_grid* grid, fd_vec3
                 for (int32_t e = row[cx]; e >= 0; e = grid->next[e]) {
                     int b = grid->body[e];
                     double reach = r + world->bounding_radii[b] + margin;
-                    if (fd_v3_length_squared(fd_v3_sub(p, world->position[b])) < reach * reach) {
+                    double distance_squared = fd_v3_length_squared(fd_v3_sub(p, world->position[b]));
+                    if (extra > 0.0 ? !(distance_squared > reach * reach) : distance_squared < reach * reach) {
                         return false;
                     }
                 }
@@ -651,9 +660,12 @@ static void adopt_body(fd_world* world, int b)
     world->prepared = true;
 }
 
-static fd_status place_due(fd_world* world, fd_inlet* inlet, int64_t due, int64_t due_before, inlet_grid* grid);
+static fd_status place_due(fd_world* world, fd_inlet* inlet, int64_t due, int64_t due_before, inlet_grid* grid,
+                           bool* isolated);
 
-static fd_status run_inlet(fd_world* world, fd_inlet* inlet)
+/* `isolated` stays true while every sphere placed is isolated (no grid
+ * clearance: false as soon as one is placed). */
+static fd_status run_inlet(fd_world* world, fd_inlet* inlet, double clearance, bool* isolated)
 {
     if (inlet->paused) {
         return FD_OK;
@@ -665,17 +677,18 @@ static fd_status run_inlet(fd_world* world, fd_inlet* inlet)
         return FD_OK;
     }
     inlet_grid grid;
-    if (!grid_build(world, inlet, due - inlet->inserted, &grid)) {
+    if (!grid_build(world, inlet, due - inlet->inserted, clearance, &grid)) {
         grid_free(&grid);
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "inlet '%s': out of memory", inlet->name);
     }
-    fd_status status = place_due(world, inlet, due, due_before, &grid);
+    fd_status status = place_due(world, inlet, due, due_before, &grid, isolated);
     grid_free(&grid);
     return status;
 }
 
 /* Inserts the spheres due, in order, while they find room. */
-static fd_status place_due(fd_world* world, fd_inlet* inlet, int64_t due, int64_t due_before, inlet_grid* grid)
+static fd_status place_due(fd_world* world, fd_inlet* inlet, int64_t due, int64_t due_before, inlet_grid* grid,
+                           bool* isolated)
 {
     const fd_inlet_def* def = &inlet->def;
     char name[600];
@@ -696,13 +709,14 @@ static fd_status place_due(fd_world* world, fd_inlet* inlet, int64_t due, int64_
             draw(inlet, (uint64_t)k, (uint64_t)(inlet->attempts + 1), v);
             inlet->attempts++;
             position = sphere_place(inlet, r, v);
-            placed = place_is_free(world, grid, position, r);
+            placed = place_is_clear(world, grid, position, r, 0.0);
             inlet->rejected += !placed;
         }
         if (!placed) {
             return FD_OK; /* the region is full: sphere k and the rest wait for a later step */
         }
 
+        *isolated = *isolated && grid->clearance > 0.0 && place_is_clear(world, grid, position, r, grid->clearance);
         fd_body_def body = fd_default_body_def();
         snprintf(name, sizeof name, "%s.%lld", inlet->name, (long long)k);
         body.name = name;
@@ -736,11 +750,20 @@ static fd_status place_due(fd_world* world, fd_inlet* inlet, int64_t due, int64_
 
 fd_status fd_world_run_inlets(fd_world* world)
 {
+    /* Spheres placed clear of everything by more than the clearance join
+     * the standing neighbour list as empty rows; otherwise the next pass
+     * rebuilds it (its body count no longer matches). Only the cost differs. */
+    const int before = world->body_count;
+    const double clearance = fd_penalty_isolation_clearance(world);
+    bool isolated = clearance > 0.0;
     for (int i = 0; i < world->inlet_count; ++i) {
-        fd_status status = run_inlet(world, &world->inlets[i]);
+        fd_status status = run_inlet(world, &world->inlets[i], clearance, &isolated);
         if (status != FD_OK) {
             return status;
         }
+    }
+    if (world->body_count > before && isolated) {
+        fd_penalty_append_isolated(world);
     }
     return FD_OK;
 }
