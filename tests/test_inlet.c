@@ -438,7 +438,7 @@ typedef struct pour_run {
     int contacts;
 } pour_run;
 
-static pour_run pour_into_a_standing_list(int threads, bool rebuild_every_step)
+static pour_run pour_into_a_standing_list(int threads, bool rebuild_every_step, double clearance)
 {
     fd_world_def wd = fd_default_world_def();
     wd.time_step = 5e-5;
@@ -464,12 +464,17 @@ static pour_run pour_into_a_standing_list(int threads, bool rebuild_every_step)
     def.rate = 2e4;
     def.count = 1000;
     def.velocity_spread = 0.5; /* neighbours close in on each other soon after they appear */
+    def.clearance = clearance;
     add_inlet(world, &def);
+    int checked = fd_world_body_count(world);
     for (int n = 0; n < 3000; ++n) {
         if (rebuild_every_step) {
             world->penalty.dirty = true;
         }
         step(world);
+        for (; clearance > 0.0 && checked < fd_world_body_count(world); ++checked) {
+            assert_clear(world, checked, clearance); /* contact_margin is 0 */
+        }
     }
     cr_assert_eq(fd_world_get_inlet_info(world, 0).inserted, 1000);
     pour_run run = {fd_world_state_hash(world), world->penalty.rebuilds, world->penalty.appended,
@@ -486,15 +491,30 @@ Test(inlet, spheres_placed_clear_join_the_standing_neighbour_list_and_the_run_is
      * must have stood through most of the 1000 insertion steps (about a
      * quarter of the spheres land within the clearance of one placed
      * before, and those steps rebuild). */
-    pour_run standing = pour_into_a_standing_list(1, false);
-    pour_run rebuilt = pour_into_a_standing_list(1, true);
-    pour_run two_threads = pour_into_a_standing_list(2, false);
+    pour_run standing = pour_into_a_standing_list(1, false, 0.0);
+    pour_run rebuilt = pour_into_a_standing_list(1, true, 0.0);
+    pour_run two_threads = pour_into_a_standing_list(2, false, 0.0);
     cr_assert_gt(standing.contacts, 300, "%d contacts: the spheres should have piled on the floor", standing.contacts);
     cr_assert_eq(standing.hash, rebuilt.hash, "taking spheres into the standing list changed the run");
     cr_assert_eq(standing.hash, two_threads.hash, "two threads changed the run");
     cr_assert_gt(standing.appended, 500, "%lld of 1000 spheres taken into a standing list", (long long)standing.appended);
     cr_assert_lt(standing.rebuilds, rebuilt.rebuilds / 2, "%lld builds against %lld", (long long)standing.rebuilds,
                  (long long)rebuilt.rebuilds);
+}
+
+Test(inlet, a_clearance_keeps_new_spheres_that_far_and_every_one_joins_the_standing_list)
+{
+    /* clearance 1.5 mm against a skin of 0.9 mm (a tenth of the smallest
+     * diameter): each sphere keeps 1.5 mm from every body when it appears
+     * (all checked), which is more than the 1.35 mm of the isolation test
+     * at most, so each joins the standing list; the run is its own (other
+     * places), the same with two threads. */
+    pour_run one = pour_into_a_standing_list(1, false, 0.0015);
+    pour_run two = pour_into_a_standing_list(2, false, 0.0015);
+    pour_run rebuilt = pour_into_a_standing_list(1, true, 0.0015);
+    cr_assert_eq(one.appended, 1000, "%lld of 1000 spheres joined the standing list", (long long)one.appended);
+    cr_assert_eq(one.hash, two.hash, "two threads changed the run");
+    cr_assert_eq(one.hash, rebuilt.hash, "a list rebuilt every step changed the run");
 }
 
 /* One sphere of radius 5 mm placed by an inlet whose box leaves it no
@@ -638,6 +658,8 @@ Test(inlet, bad_defs_fail_with_a_message)
     expect_bad(s.world, &def, "velocity_spread");
     def = good, def.max_attempts = 0;
     expect_bad(s.world, &def, "max_attempts");
+    def = good, def.clearance = -1e-3;
+    expect_bad(s.world, &def, "clearance must be finite and >= 0 m");
     def = good, def.size_count = 2, def.size_radius[0] = 0.01, def.size_radius[1] = 0.02;
     expect_bad(s.world, &def, "fractions must not all be 0");
     def = good, def.size_count = 1, def.size_radius[0] = 0.01, def.size_fraction[0] = -1;

@@ -364,6 +364,11 @@ typedef struct fd_inlet_def {
     double velocity_spread;  /* m/s; each velocity component gets a uniform draw in [-spread, spread]; default 0 */
     uint64_t seed;           /* Philox-4x64 key: the same seed gives bitwise the same spheres; default 1 */
     int max_attempts;        /* placements tried per sphere per step before it waits for the next step; default 100 */
+    /* m; a place is taken only with a gap of contact_margin + clearance to
+     * every body; default 0. At least 1.5 x the neighbour skin lets the
+     * neighbour list stand while spheres pour in (docs/inlets.md: a pour of
+     * 10^6 spheres otherwise rebuilds it every step). */
+    double clearance;
 } fd_inlet_def;
 
 /* What an inlet has done so far (fd_world_get_inlet_info). */

@@ -149,6 +149,7 @@ fd_status fd_scene_build_inlet(fd_scene_ctx* ctx, fd_world* world, const fd_scen
     def.velocity_spread = in->velocity_spread;
     def.seed = (uint64_t)in->seed;
     def.max_attempts = (int)in->attempts;
+    def.clearance = in->clearance;
     if (fd_world_add_inlet(world, &def) != FD_OK) {
         return fail_at(ctx, in->seen.map, index, "", "%s", fd_last_error());
     }

@@ -399,6 +399,7 @@ typedef struct fd_scene_inlet {
     double velocity_spread;
     int64_t seed;
     int64_t attempts;
+    double clearance;
 } fd_scene_inlet;
 
 typedef struct fd_scene_half_space {

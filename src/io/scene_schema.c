@@ -885,6 +885,13 @@ static const fd_scene_key inlet_keys[] = {
      .range = {FD_SCENE_INCLUSIVE, FD_SCENE_INCLUSIVE, 1, 1000000},
      .offset = offsetof(fd_scene_inlet, attempts),
      .def = {100}},
+    {.name = "clearance",
+     .type = FD_SCENE_NUMBER,
+     .unit = "m",
+     .doc = "a place is taken only with a gap of contact_margin + clearance to every body; 1.5 x the neighbour skin "
+            "or more keeps the neighbour list standing while spheres pour in (docs/inlets.md)",
+     .range = GE0,
+     .offset = offsetof(fd_scene_inlet, clearance)},
 };
 CHECK_KEYS(inlet_keys);
 const fd_scene_table fd_scene_inlet_table = {"inlets[]",

@@ -9,8 +9,9 @@
  *      et al., SC 2011) with key (seed, 1) and counter (k, 0, 0, 0);
  *   2. a place in the region from the counter (k, a + 1, 0, 0), a = 0, 1, ...
  *      the placements tried so far for sphere k; a place is taken when the
- *      sphere overlaps no body (gap >= contact_margin to every sphere's
- *      bounding sphere and every plane), else the next a is tried;
+ *      sphere overlaps no body (gap >= contact_margin + the inlet's clearance
+ *      to every sphere's bounding sphere and every plane), else the next a
+ *      is tried;
  *   3. after max_attempts rejected places in one step the sphere waits for the
  *      next step (and so do the spheres after it); it is counted as delayed
  *      when it goes in, and the shortfall stays visible in fd_inlet_info.
@@ -190,6 +191,10 @@ static fd_status check_def(const fd_world* world, const fd_inlet_def* def, doubl
     if (!finite_non_negative(def->start_time)) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': start_time must be >= 0 s (got %g)", name,
                        def->start_time);
+    }
+    if (!finite_non_negative(def->clearance)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': clearance must be finite and >= 0 m (got %g)", name,
+                       def->clearance);
     }
     if (!fd_v3_is_finite(def->velocity) || !finite_non_negative(def->velocity_spread)) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': velocity must be finite and velocity_spread >= 0 m/s",
@@ -539,7 +544,7 @@ static bool grid_add_body(inlet_grid* grid, const fd_world* world, int32_t b, do
 static bool grid_build(fd_world* world, const fd_inlet* inlet, int64_t due_now, double clearance, inlet_grid* grid)
 {
     memset(grid, 0, sizeof *grid);
-    grid->clearance = clearance > 0.0 ? clearance : 0.0;
+    grid->clearance = fmax(fmax(clearance, inlet->def.clearance), 0.0);
     if (!grow_near(world, world->body_count)) {
         return false;
     }
@@ -603,18 +608,20 @@ static bool grid_build(fd_world* world, const fd_inlet* inlet, int64_t due_now, 
     return true;
 }
 
-/* Does a sphere of radius r at p stay at least contact_margin (+ extra)
- * from every body that can reach it (planes: its half-space; others: their
- * bounding sphere)? With extra = 0, the free test of a place; with the
- * grid's clearance, the isolation test of a sphere just placed (strictly
- * more than the clearance: fd_penalty_append_isolated). */
-static bool place_is_clear(const fd_world* world, const inlet_grid* grid, fd_vec3 p, double r, double extra)
+/* Does a sphere of radius r at p stay at least contact_margin + extra
+ * (`strictly`: more than that) from every body that can reach it (planes:
+ * its half-space; others: their bounding sphere)? With the inlet's
+ * clearance, the free test of a place; strictly with the isolation
+ * clearance, the isolation test of a sphere just placed
+ * (fd_penalty_append_isolated). The grid covers both reaches. */
+static bool place_is_clear(const fd_world* world, const inlet_grid* grid, fd_vec3 p, double r, double extra,
+                           bool strictly)
 {
     double margin = world->def.contact_margin + extra;
     for (int k = 0; k < grid->wall_count; ++k) {
         int b = world->inlet_near[k];
         double gap = fd_world_wall_gap(world, world->position, b, p, r, 2.0 * margin);
-        if (extra > 0.0 ? !(gap > margin) : gap < margin) {
+        if (strictly ? !(gap > margin) : gap < margin) {
             return false;
         }
     }
@@ -633,7 +640,7 @@ static bool place_is_clear(const fd_world* world, const inlet_grid* grid, fd_vec
                     int b = grid->body[e];
                     double reach = r + world->bounding_radii[b] + margin;
                     double distance_squared = fd_v3_length_squared(fd_v3_sub(p, world->position[b]));
-                    if (extra > 0.0 ? !(distance_squared > reach * reach) : distance_squared < reach * reach) {
+                    if (strictly ? !(distance_squared > reach * reach) : distance_squared < reach * reach) {
                         return false;
                     }
                 }
@@ -661,7 +668,7 @@ static void adopt_body(fd_world* world, int b)
 }
 
 static fd_status place_due(fd_world* world, fd_inlet* inlet, int64_t due, int64_t due_before, inlet_grid* grid,
-                           bool* isolated);
+                           double clearance, bool* isolated);
 
 /* `isolated` stays true while every sphere placed is isolated (no grid
  * clearance: false as soon as one is placed). */
@@ -681,14 +688,14 @@ static fd_status run_inlet(fd_world* world, fd_inlet* inlet, double clearance, b
         grid_free(&grid);
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "inlet '%s': out of memory", inlet->name);
     }
-    fd_status status = place_due(world, inlet, due, due_before, &grid, isolated);
+    fd_status status = place_due(world, inlet, due, due_before, &grid, clearance, isolated);
     grid_free(&grid);
     return status;
 }
 
 /* Inserts the spheres due, in order, while they find room. */
 static fd_status place_due(fd_world* world, fd_inlet* inlet, int64_t due, int64_t due_before, inlet_grid* grid,
-                           bool* isolated)
+                           double clearance, bool* isolated)
 {
     const fd_inlet_def* def = &inlet->def;
     char name[600];
@@ -709,14 +716,14 @@ static fd_status place_due(fd_world* world, fd_inlet* inlet, int64_t due, int64_
             draw(inlet, (uint64_t)k, (uint64_t)(inlet->attempts + 1), v);
             inlet->attempts++;
             position = sphere_place(inlet, r, v);
-            placed = place_is_clear(world, grid, position, r, 0.0);
+            placed = place_is_clear(world, grid, position, r, def->clearance, false);
             inlet->rejected += !placed;
         }
         if (!placed) {
             return FD_OK; /* the region is full: sphere k and the rest wait for a later step */
         }
 
-        *isolated = *isolated && grid->clearance > 0.0 && place_is_clear(world, grid, position, r, grid->clearance);
+        *isolated = *isolated && clearance > 0.0 && place_is_clear(world, grid, position, r, clearance, true);
         fd_body_def body = fd_default_body_def();
         snprintf(name, sizeof name, "%s.%lld", inlet->name, (long long)k);
         body.name = name;
