@@ -429,6 +429,8 @@ static fd_world_profile profile_since(fd_world_profile now, fd_world_profile bef
     now.contact_steps -= before.contact_steps;
     now.steps -= before.steps;
     now.solver_iterations -= before.solver_iterations;
+    now.neighbor_builds -= before.neighbor_builds;
+    now.neighbor_appended -= before.neighbor_appended;
     return now;
 }
 
@@ -866,6 +868,15 @@ static int command_run(int argc, char** argv, bool resume)
             if (profile.contact_steps > 0.0) {
                 printf("  contacts     %.3g contact-steps, %.3g ns per contact in the contact models\n",
                        profile.contact_steps, 1e9 * profile.contact_models / profile.contact_steps);
+            }
+            if (profile.neighbor_builds > 0 && profile.steps > 0) {
+                /* What world.neighbor_skin and an inlet's clearance tune. */
+                printf("  neighbours   list built %lld times in %lld passes", (long long)profile.neighbor_builds,
+                       (long long)profile.steps);
+                if (profile.neighbor_appended > 0) {
+                    printf(", %lld inserted bodies joined it standing", (long long)profile.neighbor_appended);
+                }
+                printf("\n");
             }
             if (profile.solver_iterations > 0.0 && profile.contact_steps > 0.0 && profile.steps > 0) {
                 /* complementarity stepper: contact_models is the solver's time */

@@ -928,6 +928,16 @@ Test(inlet_files, cli_summary_reports_inserted_and_warns_when_behind)
     cr_assert(strstr(text, "inlet    'p': 15 spheres"), "%s", text);
     cr_assert(strstr(text, "'p': 15 of 15 spheres inserted"), "%s", text);
     cr_assert(strstr(text, "'jam': 1 of 50 spheres inserted"), "%s", text);
+    /* How often the neighbour list was built, and the spheres that joined it
+     * standing: at most one build per pass, and 'p' places its spheres in
+     * empty space 0.3 m up, so at least its first one joins it. */
+    const char* neighbours = strstr(text, "neighbours   list built ");
+    cr_assert(neighbours, "%s", text);
+    long long builds = 0, passes = 0, joined = 0;
+    cr_assert_eq(sscanf(neighbours, "neighbours   list built %lld times in %lld passes, %lld inserted", &builds,
+                        &passes, &joined),
+                 3, "%s", neighbours);
+    cr_assert(builds >= 1 && builds <= passes && joined >= 1 && joined <= 16, "%s", neighbours);
     snprintf(file, sizeof file, "%s/stderr", temp_dir);
     stream = fopen(file, "r");
     n = fread(text, 1, sizeof text - 1, stream);

@@ -123,6 +123,7 @@ typedef struct fd_world_profile {
     int64_t steps;           /* force passes timed (steps, plus one per prepare) */
     double solver_iterations; /* complementarity stepper: iterations summed over the steps */
     int64_t neighbor_builds;  /* penalty stepper: neighbour-list builds so far */
+    int64_t neighbor_appended; /* penalty stepper: bodies an inlet added that joined a standing list (no build) */
     int64_t neighbor_entries; /* penalty stepper: pairs in the neighbour list now */
 } fd_world_profile;
 fd_world_profile fd_world_get_profile(const fd_world* world);

@@ -1488,6 +1488,7 @@ fd_world_profile fd_world_get_profile(const fd_world* world)
 {
     fd_world_profile profile = world->profile;
     profile.neighbor_builds = world->penalty.rebuilds;
+    profile.neighbor_appended = world->penalty.appended;
     profile.neighbor_entries = world->penalty.lists[world->penalty.current].count;
     return profile;
 }
