@@ -526,3 +526,55 @@ Test(penalty, a_rolled_back_force_pass_leaves_no_trace)
         fd_world_free(twin);
     }
 }
+
+/* Recording on request writes the world's one contact set in place (the
+ * spare set, which exists for a failed step's rollback when every step
+ * records, is never allocated): the records must be those a world that
+ * records every step holds at the same step, field for field, whether the
+ * steps before recorded or not. */
+static void assert_same_records(fd_world* a, fd_world* b, int step)
+{
+    cr_assert_eq(fd_world_contact_count(a), fd_world_contact_count(b), "step %d", step);
+    for (int c = 0; c < fd_world_contact_count(a); ++c) {
+        fd_contact_view x, y;
+        cr_assert_eq(fd_world_get_contact(a, c, &x), FD_OK, "%s", fd_last_error());
+        cr_assert_eq(fd_world_get_contact(b, c, &y), FD_OK, "%s", fd_last_error());
+        bool same = x.id == y.id && x.first_step == y.first_step && x.body_i.index1 == y.body_i.index1 &&
+                    x.body_j.index1 == y.body_j.index1 &&
+                    memcmp(&x.geometry, &y.geometry, sizeof x.geometry) == 0 &&
+                    memcmp(&x.loads, &y.loads, sizeof x.loads) == 0 &&
+                    memcmp(x.energy, y.energy, sizeof x.energy) == 0 && x.column_count == y.column_count &&
+                    memcmp(x.columns, y.columns, (size_t)x.column_count * sizeof(double)) == 0;
+        cr_assert(same, "step %d, contact %d: the record differs", step, c);
+    }
+}
+
+Test(penalty, recording_on_request_writes_one_set_in_place_with_the_records_of_every_step)
+{
+    pile_options every = {.threads = 1, .slide = "dsds", .roll_and_spin = true, .output = FD_CONTACT_OUTPUT_EVERY_STEP};
+    pile_options asked = every;
+    asked.output = FD_CONTACT_OUTPUT_ON_REQUEST;
+    fd_world* a = make_pile(&every);
+    fd_world* b = make_pile(&asked);
+    int compared = 0;
+    for (int s = 1; s <= 3000; ++s) {
+        /* Every 300th step while the pile falls and settles, and two steps in
+         * a row at 1500 and 1501. */
+        bool ask = s % 300 == 0 || s == 1501;
+        if (ask) {
+            fd_world_request_contacts(b);
+        }
+        cr_assert_eq(fd_world_step(a), FD_OK, "%s", fd_last_error());
+        cr_assert_eq(fd_world_step(b), FD_OK, "%s", fd_last_error());
+        cr_assert_eq(fd_world_contacts_recorded(b), ask, "step %d", s);
+        if (ask) {
+            assert_same_records(a, b, s);
+            compared += fd_world_contact_count(b);
+        }
+    }
+    cr_assert_gt(compared, 1000, "the comparison needs contacts");
+    cr_assert_eq(b->previous.capacity, 0, "the spare set was allocated: %d records", b->previous.capacity);
+    cr_assert_gt(a->previous.capacity, 0);
+    fd_world_free(a);
+    fd_world_free(b);
+}

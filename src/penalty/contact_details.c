@@ -168,7 +168,8 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
     int stride = world->history_stride;
     double* history = fd_springs_after(&world->penalty.pool, slot, stride);
     memcpy(history, fd_springs_before(&world->penalty.pool, slot, stride), (size_t)stride * sizeof(double));
-    double* columns = record ? world->previous.columns + (size_t)index * (size_t)world->column_count : scratch_columns;
+    double* columns =
+        record ? world->penalty.record_set->columns + (size_t)index * (size_t)world->column_count : scratch_columns;
     if (record) {
         for (int c = 0; c < world->column_count; ++c) {
             columns[c] = NAN;
@@ -193,7 +194,7 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
         fd_book_lifetime(fd_books_after(pool, slot), fd_books_before(pool, slot), step_books, 0xfu, pool->book_count);
     }
     if (record) {
-        fd_contact* contact = &world->previous.contacts[index];
+        fd_contact* contact = &world->penalty.record_set->contacts[index];
         contact->geometry = geometry->geometry;
         contact->loads = loads;
         contact->image_offset = geometry->offset;
@@ -211,8 +212,8 @@ void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int
 {
     const fd_contact_law* law = &world->laws[list->law[e]];
     const double* history = fd_springs_after(&world->penalty.pool, slot, world->history_stride);
-    fd_contact* contact = &world->previous.contacts[index];
-    double* columns = world->previous.columns + (size_t)index * (size_t)world->column_count;
+    fd_contact* contact = &world->penalty.record_set->contacts[index];
+    double* columns = world->penalty.record_set->columns + (size_t)index * (size_t)world->column_count;
     for (int c = 0; c < world->column_count; ++c) {
         columns[c] = NAN;
     }
@@ -259,7 +260,7 @@ void fd_record_identity(fd_world* world, const fd_neighbor_list* list, int32_t e
                         int64_t index, unsigned state, unsigned slip)
 {
     const fd_contact_pool* pool = &world->penalty.pool;
-    fd_contact* contact = &world->previous.contacts[index];
+    fd_contact* contact = &world->penalty.record_set->contacts[index];
     contact->key = (uint64_t)i << 32 | (uint32_t)j;
     contact->id = pool->id[slot];
     contact->first_step = pool->first_step[slot];

@@ -222,17 +222,19 @@ static bool hand_out_slots(fd_world* world, int threads, int64_t new_total)
     return true;
 }
 
-/* The pass records into the world's spare contact set; the commit of the
- * step makes it the current one (a failed step leaves the last good one). */
+/* The pass records into p->record_set (penalty.h says which). */
 static bool reserve_record(fd_world* world, int64_t count)
 {
-    fd_contact_set* set = &world->previous;
+    fd_contact_set* set = world->penalty.record_set;
     if (count <= set->capacity) {
         return true;
     }
-    int capacity = set->capacity > 0 ? set->capacity : 64;
-    while (capacity < count) {
-        capacity *= 2;
+    /* An eighth to spare, not a doubling: a record is 648 bytes, and at 10^6
+     * spheres a doubled set held 0.6 GB it never used. */
+    int64_t wanted = count + count / 8 + 64;
+    int capacity = wanted < INT32_MAX ? (int)wanted : INT32_MAX;
+    if (capacity < count) {
+        return false;
     }
     fd_contact* contacts = realloc(set->contacts, (size_t)capacity * sizeof *contacts);
     if (contacts == NULL) {
@@ -294,6 +296,11 @@ fd_status fd_penalty_force_pass(fd_world* world, bool record, bool elapsed)
     bool ledger = world->def.energy_ledger;
     p->pool_used_before = p->pool.used;
     p->pool_free_before = p->pool.free_count;
+    p->pass_in_place = record && world->def.contact_output == FD_CONTACT_OUTPUT_ON_REQUEST;
+    p->record_set = p->pass_in_place ? &world->contacts : &world->previous;
+    if (p->pass_in_place) {
+        p->unrecorded = true; /* until the commit: the set is being written over */
+    }
     if (!hand_out_slots(world, threads, new_total) || (record && !reserve_record(world, total))) {
         p->pool.used = p->pool_used_before;
         p->pool.free_count = p->pool_free_before;
@@ -329,7 +336,7 @@ fd_status fd_penalty_force_pass(fd_world* world, bool record, bool elapsed)
     }
     p->pass_touching_count = total;
     p->pass_recorded = record;
-    world->previous.count = record ? (int)total : 0;
+    p->record_set->count = record ? (int)total : 0;
     status = world->def.events ? fd_raise_events(world, list) : FD_OK;
     if (!world->def.events) {
         world->event_count = 0;
@@ -365,11 +372,12 @@ void fd_penalty_commit(fd_world* world)
     p->stage = 0;
     p->touching_count = p->pass_touching_count;
     p->unrecorded = !p->pass_recorded;
-    if (p->pass_recorded) {
+    if (p->pass_recorded && !p->pass_in_place) {
         fd_contact_set swap = world->contacts;
         world->contacts = world->previous;
         world->previous = swap;
     }
+    p->pass_in_place = false;
 }
 
 void fd_penalty_rollback(fd_world* world)
@@ -377,6 +385,7 @@ void fd_penalty_rollback(fd_world* world)
     fd_penalty* p = &world->penalty;
     world->event_count = 0;
     p->dirty = true; /* a fresh list for the restored state */
+    p->pass_in_place = false; /* its records, if any, stay unreadable (p->unrecorded) */
     if (p->stage == 0) {
         return;
     }
