@@ -102,7 +102,9 @@ typedef struct fd_complementarity_def {
 typedef enum fd_contact_output {
     FD_CONTACT_OUTPUT_EVERY_STEP = 0, /* every pass (default) */
     FD_CONTACT_OUTPUT_ON_REQUEST = 1, /* only the pass after fd_world_request_contacts (the CLI's choice: it asks
-                                       * before the steps whose contacts it writes out) */
+                                       * before the steps whose contacts it writes out); one set of records,
+                                       * written in place: after a step that failed, no details until a
+                                       * requested step succeeds (with EVERY_STEP the last good step's stay) */
 } fd_contact_output;
 
 typedef struct fd_world_def {
