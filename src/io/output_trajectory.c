@@ -282,6 +282,20 @@ static hid_t file_type(series_type type)
     return type == SERIES_F64 ? H5T_IEEE_F64LE : type == SERIES_I32 ? H5T_STD_I32LE : H5T_STD_I64LE;
 }
 
+static size_t element_size(series_type type) { return type == SERIES_I32 ? sizeof(int32_t) : sizeof(int64_t); }
+
+/* The fill value of a series: NaN for reals, -1 (H5MD: "does not exist") for
+ * integers; what a dataset reads where nothing was written. */
+static const void* fill_value(series_type type)
+{
+    static const double nan = NAN;
+    static const int32_t minus_one_32 = -1;
+    static const int64_t minus_one_64 = -1;
+    return type == SERIES_F64 ? (const void*)&nan
+           : type == SERIES_I32 ? (const void*)&minus_one_32
+                                : (const void*)&minus_one_64;
+}
+
 /* A string attribute: variable-length ASCII (the H5MD units module's `unit`)
  * or fixed-length (the h5md group's metadata, as H5MD asks). */
 static bool set_string(hid_t object, const char* name, const char* value, bool variable)
@@ -341,19 +355,12 @@ static bool create_series(fd_trajectory* t, hid_t group, const char* name, const
     if (components > 0) {
         dims[rank] = max[rank] = chunk[rank] = (hsize_t)components, ++rank;
     }
-    /* Fill values: NaN for reals, -1 (H5MD: "does not exist") for integers. */
-    const double nan = NAN;
-    const int32_t minus_one_32 = -1;
-    const int64_t minus_one_64 = -1;
-    const void* fill = type == SERIES_F64 ? (const void*)&nan
-                       : type == SERIES_I32 ? (const void*)&minus_one_32
-                                            : (const void*)&minus_one_64;
     hid_t space = H5Screate_simple(rank, dims, max);
     hid_t properties = H5Pcreate(H5P_DATASET_CREATE);
     bool ok = space >= 0 && properties >= 0 && H5Pset_chunk(properties, rank, chunk) >= 0 &&
               (!t->compressed ||
                (H5Pset_shuffle(properties) >= 0 && H5Pset_deflate(properties, DEFLATE_LEVEL) >= 0)) &&
-              H5Pset_fill_value(properties, memory_type(type), fill) >= 0;
+              H5Pset_fill_value(properties, memory_type(type), fill_value(type)) >= 0;
     out->value = ok ? H5Dcreate2(group, name, file_type(type), space, H5P_DEFAULT, properties, H5P_DEFAULT) : -1;
     ok = out->value >= 0 && set_string(out->value, "unit", unit, true);
     release(properties);
@@ -415,15 +422,8 @@ static fd_status append(fd_trajectory* t, series* s, int64_t frame, int64_t rows
     }
     if (t->compressed && s->per_row) {
         /* Chunk by chunk, each compressed only where it pays (trajectory_chunks.c). */
-        const double nan = NAN;
-        const int32_t minus_one_32 = -1;
-        const int64_t minus_one_64 = -1;
-        const void* fill = s->type == SERIES_F64 ? (const void*)&nan
-                           : s->type == SERIES_I32 ? (const void*)&minus_one_32
-                                                   : (const void*)&minus_one_64;
-        size_t element_size = s->type == SERIES_I32 ? sizeof(int32_t) : sizeof(int64_t);
-        return fd_write_frame_chunks(s->value, frame, n, s->chunk_rows, s->components, element_size, fill, data,
-                                     t->threads, &t->chunks)
+        return fd_write_frame_chunks(s->value, frame, n, s->chunk_rows, s->components, element_size(s->type),
+                                     fill_value(s->type), data, t->threads, &t->chunks)
                    ? FD_OK
                    : fail(t, "cannot write a frame of", s->path);
     }

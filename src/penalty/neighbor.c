@@ -345,6 +345,20 @@ static fd_status rows_from_broadphase(fd_world* world, double margin, fd_neighbo
     return FD_OK;
 }
 
+/* Room for the reference positions of n bodies (the rebuild test's). */
+static bool reserve_references(fd_penalty* penalty, int n)
+{
+    if (n <= penalty->reference_capacity) {
+        return true;
+    }
+    int capacity = n + n / 8 + 64;
+    if (!grow_array((void**)&penalty->reference_position, (size_t)capacity, sizeof(fd_vec3))) {
+        return false;
+    }
+    penalty->reference_capacity = capacity;
+    return true;
+}
+
 fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const fd_neighbor_list* old)
 {
     fd_penalty* penalty = &world->penalty;
@@ -387,12 +401,8 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the neighbour list");
     }
     /* The rebuild test measures displacements from here. */
-    if (n > penalty->reference_capacity) {
-        int capacity = n + n / 8 + 64;
-        if (!grow_array((void**)&penalty->reference_position, (size_t)capacity, sizeof(fd_vec3))) {
-            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the neighbour list");
-        }
-        penalty->reference_capacity = capacity;
+    if (!reserve_references(penalty, n)) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the neighbour list");
     }
     if (n > 0) { /* without bodies both arrays may be null, which memcpy must never see */
         memcpy(penalty->reference_position, world->position, (size_t)n * sizeof(fd_vec3));
@@ -402,13 +412,21 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
     return FD_OK;
 }
 
-double fd_penalty_isolation_clearance(const fd_world* world)
+/* A list that stands and may take bodies appended after it was built
+ * (periodic images are not searched for an appended body's gap). */
+static bool list_stands(const fd_world* world)
 {
     const fd_penalty* p = &world->penalty;
     const fd_neighbor_list* list = &p->lists[p->current];
-    if (world->def.stepper != FD_STEPPER_PENALTY || world->periodic.any || p->dirty || list->row_start == NULL ||
-        list->body_count != world->body_count || list->thread_count != world->def.thread_count) {
-        return -1.0; /* no list that stands (periodic images are not searched for the gap) */
+    return world->def.stepper == FD_STEPPER_PENALTY && !world->periodic.any && !p->dirty && list->row_start != NULL &&
+           list->body_count >= 0 && list->thread_count == world->def.thread_count;
+}
+
+double fd_penalty_isolation_clearance(const fd_world* world)
+{
+    const fd_penalty* p = &world->penalty;
+    if (!list_stands(world) || p->lists[p->current].body_count != world->body_count) {
+        return -1.0;
     }
     return p->skin + sqrt(p->max_displacement_squared);
 }
@@ -427,22 +445,12 @@ bool fd_penalty_append_isolated(fd_world* world)
     fd_penalty* p = &world->penalty;
     fd_neighbor_list* list = &p->lists[p->current];
     const int old = list->body_count, n = world->body_count;
-    if (world->def.stepper != FD_STEPPER_PENALTY || world->periodic.any || p->dirty || list->row_start == NULL ||
-        old < 0 || n <= old || list->thread_count != world->def.thread_count) {
-        return false;
-    }
-    if (!grow_array((void**)&list->row_start, (size_t)n + 1, sizeof *list->row_start)) {
+    if (!list_stands(world) || n <= old || !reserve_references(p, n) ||
+        !grow_array((void**)&list->row_start, (size_t)n + 1, sizeof *list->row_start)) {
         return false;
     }
     for (int i = old + 1; i <= n; ++i) {
         list->row_start[i] = list->row_start[old];
-    }
-    if (n > p->reference_capacity) {
-        int capacity = n + n / 8 + 64;
-        if (!grow_array((void**)&p->reference_position, (size_t)capacity, sizeof(fd_vec3))) {
-            return false;
-        }
-        p->reference_capacity = capacity;
     }
     memcpy(p->reference_position + old, world->position + old, (size_t)(n - old) * sizeof(fd_vec3));
     list->thread_row[list->thread_count] = n; /* the last thread takes the empty rows */
