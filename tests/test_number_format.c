@@ -75,6 +75,22 @@ Test(number_format, g17_is_printf_at_the_edges)
     }
 }
 
+Test(number_format, g17_is_printf_on_exact_ties_and_binary_fractions)
+{
+    /* 1 + i 2^-17 has exactly 18 significant digits, the last a 5 when i
+     * is odd: an exact tie for 17 digits, which printf rounds to even (the
+     * scaled product cannot decide those). Powers of two of every exponent
+     * (subnormals included) end in 5 too, with many digits. */
+    for (int i = 0; i < 20000; ++i) {
+        assert_as_printf(1.0 + ldexp((double)i, -17));
+        assert_as_printf(-ldexp(1.0 + ldexp((double)i, -17), i % 200 - 100));
+    }
+    for (int e = -1074; e <= 1023; ++e) {
+        assert_as_printf(ldexp(1.0, e));
+        assert_as_printf(ldexp(3.0, e - 1));
+    }
+}
+
 Test(number_format, integers_are_printf)
 {
     const int64_t edges[] = {0, 1, -1, 9, 10, -10, 99, 100, INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN};

@@ -13,7 +13,8 @@
  *
  * fd_text is an append-only byte buffer written to a FILE or a file
  * descriptor in large blocks: a row is formatted into it with plain stores
- * instead of one stdio call per number. */
+ * instead of one stdio call per number. Its bytes are 4096-aligned, as
+ * block_file.h's direct writes need. */
 #ifndef FD_IO_NUMBER_FORMAT_H
 #define FD_IO_NUMBER_FORMAT_H
 
@@ -40,12 +41,34 @@ typedef struct fd_text {
     bool failed; /* out of memory: appends are dropped, fd_text_flush reports it */
 } fd_text;
 
-/* Room for `more` bytes; false (and failed set) when out of memory. */
-bool fd_text_reserve(fd_text* text, size_t more);
+/* The buffer grown to hold `more` bytes past its length; false (and failed
+ * set) when out of memory. */
+bool fd_text_grow(fd_text* text, size_t more);
+/* Room for `more` bytes; false (and failed set) when out of memory. Inline:
+ * a CSV row asks for room once per number. */
+static inline bool fd_text_reserve(fd_text* text, size_t more)
+{
+    return (text->length + more <= text->capacity && !text->failed) || fd_text_grow(text, more);
+}
 void fd_text_append(fd_text* text, const char* bytes, size_t length);
-void fd_text_char(fd_text* text, char c);
-void fd_text_g17(fd_text* text, double value);
-void fd_text_integer(fd_text* text, int64_t value);
+static inline void fd_text_char(fd_text* text, char c)
+{
+    if (fd_text_reserve(text, 1)) {
+        text->bytes[text->length++] = c;
+    }
+}
+static inline void fd_text_g17(fd_text* text, double value)
+{
+    if (fd_text_reserve(text, FD_NUMBER_TEXT_MAX)) {
+        text->length += fd_format_g17(value, text->bytes + text->length);
+    }
+}
+static inline void fd_text_integer(fd_text* text, int64_t value)
+{
+    if (fd_text_reserve(text, FD_NUMBER_TEXT_MAX)) {
+        text->length += fd_format_integer(value, text->bytes + text->length);
+    }
+}
 /* Writes what is buffered to file and empties the buffer; false on a write
  * error or an earlier out-of-memory. */
 bool fd_text_flush(fd_text* text, FILE* file);
