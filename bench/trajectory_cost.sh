@@ -7,6 +7,10 @@
 #   contacts     trajectory.h5 with the contacts (the default)
 #   vtu          VTU snapshots at the same times, for comparison
 #   csv          bodies.csv + contacts.csv at the same times, for comparison
+#   vtu_page_cache, csv_page_cache
+#                the same with output.direct_io: never (every block through
+#                the page cache; the default, auto, measures and may write
+#                directly: docs/output-format.md, "Writing large frames")
 # and writes bench/out/trajectory_cost.csv: the wall time of the run, the
 # seconds per frame above the baseline, the same in steps' time (what issue
 # 19 asks to keep under ten), and the bytes written (per frame and per body
@@ -20,6 +24,7 @@
 #                           hooke + dsds and velocity Verlet, as the benchmark does
 #   BENCH_TRAJECTORY_EVERY  steps between frames (default 20)
 #   BENCH_REPEAT            runs of each configuration; the fastest is kept (default 1)
+#   BENCH_TRAJECTORY_MODES  which of the modes above (default all; none is always run first)
 # No timing is asserted anywhere: this reports, it does not judge.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,9 +75,12 @@ for size in $sizes; do
     [contacts_uncompressed]="--set output.trajectory=true --set output.trajectory_interval=$interval --set output.trajectory_compression=none"
     [vtu]="--set output.vtu_interval=$interval"
     [csv]="--set output.csv_interval=$interval --set output.bodies_csv=true --set output.contacts_csv=true"
+    [vtu_page_cache]="--set output.vtu_interval=$interval --set output.direct_io=never"
+    [csv_page_cache]="--set output.csv_interval=$interval --set output.bodies_csv=true --set output.contacts_csv=true --set output.direct_io=never"
   )
   baseline=""
-  for mode in none bodies contacts contacts_uncompressed vtu csv; do
+  for mode in none ${BENCH_TRAJECTORY_MODES:-bodies contacts contacts_uncompressed vtu vtu_page_cache csv csv_page_cache}; do
+    [ "$mode" = none ] && [ "$baseline" != "" ] && continue
     best=""
     for r in $(seq "$repeat"); do
       echo "bench: trajectory cost, N = $n, $steps steps, $mode, run $r of $repeat ..." >&2

@@ -466,6 +466,13 @@ static int check_whole_rows(const char* dir, const char* name)
     }
     int rows = 0;
     while (*line) {
+        if (*line == '\n') {
+            /* A direct write's padding, caught before the ftruncate that
+             * follows it removes it (src/io/block_file.h): blank lines after
+             * the last whole row, and nothing else. */
+            cr_assert_eq(strspn(line, "\n"), strlen(line), "%s: a blank line between rows", name);
+            break;
+        }
         char* end = strchr(line, '\n');
         int count = 1;
         for (const char* c = line; c < end; ++c) {

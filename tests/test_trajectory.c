@@ -22,6 +22,8 @@
 
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
+#include "io/block_file.h"
+#include "io/hdf5_direct.h"
 
 #ifndef FRICDEM_CLI
 #error "FRICDEM_CLI (path of the fricdem binary) must be defined by the build"
@@ -700,4 +702,111 @@ Test(trajectory, compression_none_writes_the_same_values_without_filters_and_a_t
     cr_assert_eq(fd_scene_load(temp_path("typo.yaml"), NULL, 0, &scene), FD_ERR_PARSE);
     cr_assert(strstr(fd_last_error(), "output.trajectory_compression"), "%s", fd_last_error());
     cr_assert(strstr(fd_last_error(), "deflate"), "the message lists the choices: %s", fd_last_error());
+}
+
+/* ---------------------------------------------------------------- direct I/O */
+
+/* 12 000 spheres on a lattice whose bottom layer rests on the floor: the
+ * layers above fall onto it and touch within a few steps. */
+#define LATTICE_SCENE                                                                                                  \
+    "name: lattice\n"                                                                                                  \
+    "time: {step: 5.0e-5, duration: 0.01}\n"                                                                           \
+    "materials: [{name: glass, density: 2500}]\n"                                                                      \
+    "contacts:\n"                                                                                                      \
+    "  - {materials: [glass, glass], normal: {model: hooke, k_n: 1.0e3, restitution: 0.3},\n"                          \
+    "     slide: {model: dsds, k_t: 1.0e3, gamma_t: 1.0e-3, mu: 0.5}}\n"                                               \
+    "bodies:\n"                                                                                                        \
+    "  - {name: floor, static: true, material: glass, shape: {type: plane, normal: [0, 0, 1]}}\n"                      \
+    "generators:\n"                                                                                                    \
+    "  - {type: lattice, count: 12000, name_prefix: s, material: glass, radius: 0.002,\n"                              \
+    "     region: {min: [0, 0, 0], max: [0.12, 0.12, 0.056]}}\n"
+
+static void* file_bytes_of(const char* path, size_t* length)
+{
+    FILE* file = fopen(path, "rb");
+    cr_assert_not_null(file, "no %s", path);
+    fseek(file, 0, SEEK_END);
+    *length = (size_t)ftell(file);
+    fseek(file, 0, SEEK_SET);
+    void* bytes = malloc(*length + 1);
+    cr_assert_eq(fread(bytes, 1, *length, file), *length);
+    fclose(file);
+    return bytes;
+}
+
+Test(trajectory, direct_io_changes_no_value_of_any_output)
+{
+    /* 12 000 spheres: trajectory chunks of 16 384 rows (128 KiB and more,
+     * aligned, so they may go direct) and CSV and VTU frames of megabytes
+     * (blocks of 1 MiB). always against never: the CSV and VTU files byte
+     * for byte, the trajectory's datasets value for value (the files differ
+     * only in where HDF5 put the chunks). */
+    const char* modes[2] = {"never", "always"};
+    int64_t direct_before = 0, cached_before = 0, direct_after = 0, cached_after = 0;
+    for (int k = 0; k < 2; ++k) {
+        char text[4096];
+        snprintf(text, sizeof text,
+                 "%soutput: {csv_interval: 0.005, bodies_csv: true, contacts_csv: true, vtu_interval: 0.005,\n"
+                 "         trajectory: true, direct_io: %s}\n",
+                 LATTICE_SCENE, modes[k]);
+        write_file(temp_path("lattice.yaml"), text);
+        if (k == 1) {
+            fd_hdf5_direct_counts(&direct_before, &cached_before);
+        }
+        run_scene(temp_path("lattice.yaml"), temp_path(modes[k]), NULL, 200);
+        if (k == 1) {
+            fd_hdf5_direct_counts(&direct_after, &cached_after);
+        }
+    }
+    const char* files[] = {"bodies.csv", "contacts.csv", "vtu/bodies_000002.vtu", "vtu/contacts_000002.vtu"};
+    for (int f = 0; f < 4; ++f) {
+        char a_path[4096], b_path[4096];
+        snprintf(a_path, sizeof a_path, "%s/%s", temp_path("never"), files[f]);
+        snprintf(b_path, sizeof b_path, "%s/%s", temp_path("always"), files[f]);
+        size_t a_length = 0, b_length = 0;
+        char* a = file_bytes_of(a_path, &a_length);
+        char* b = file_bytes_of(b_path, &b_length);
+        cr_assert_gt(a_length, 1000000, "%s: %zu bytes, too few to be written in large blocks", files[f], a_length);
+        cr_assert_eq(a_length, b_length, "%s", files[f]);
+        cr_assert_eq(memcmp(a, b, a_length), 0, "%s differs", files[f]);
+        free(a), free(b);
+    }
+    hid_t h5[2];
+    for (int k = 0; k < 2; ++k) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/trajectory.h5", temp_path(modes[k]));
+        h5[k] = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        cr_assert_geq(h5[k], 0, "%s does not open with HDF5's default driver", path);
+    }
+    const char* datasets[] = {"/particles/all/position/value", "/particles/all/velocity/value",
+                              "/particles/contacts/normal_force/value", "/particles/contacts/slide_force/value"};
+    for (int d = 0; d < 4; ++d) {
+        hsize_t dims0[3] = {0}, dims1[3] = {0};
+        int rank0 = 0, rank1 = 0;
+        double* a = read_dataset(h5[0], datasets[d], H5T_NATIVE_DOUBLE, &rank0, dims0);
+        double* b = read_dataset(h5[1], datasets[d], H5T_NATIVE_DOUBLE, &rank1, dims1);
+        cr_assert_eq(rank0, rank1);
+        size_t count = 1;
+        for (int r = 0; r < rank0; ++r) {
+            cr_assert_eq(dims0[r], dims1[r]);
+            count *= dims0[r];
+        }
+        cr_assert_gt(count, 30000, "%s", datasets[d]);
+        cr_assert_eq(memcmp(a, b, count * sizeof(double)), 0, "%s", datasets[d]);
+        free(a), free(b);
+    }
+    H5Fclose(h5[0]);
+    H5Fclose(h5[1]);
+    /* Where the file system takes O_DIRECT, `always` wrote the trajectory's
+     * large chunks directly. */
+    char probe_path[4096];
+    snprintf(probe_path, sizeof probe_path, "%s/probe", temp_dir);
+    fd_block_file probe;
+    cr_assert(fd_block_file_open(&probe, probe_path, FD_DIRECT_IO_ALWAYS, NULL));
+    bool direct_possible = probe.direct_possible;
+    fd_block_file_close(&probe);
+    if (direct_possible) {
+        cr_assert_gt(direct_after - direct_before, 1000000, "%lld bytes went direct",
+                     (long long)(direct_after - direct_before));
+    }
 }

@@ -11,6 +11,14 @@ extern "C" {
 
 #define FD_PATH_MAX 4096
 
+/* How the large output files (CSV, VTU, trajectory) reach the disk
+ * (fd_output_settings.direct_io; docs/output-format.md, "Writing large frames"). */
+typedef enum fd_direct_io {
+    FD_DIRECT_IO_AUTO = 0, /* measure both ways below on the blocks written and keep the faster (default) */
+    FD_DIRECT_IO_ALWAYS,   /* past the page cache (O_DIRECT) wherever the file system allows it */
+    FD_DIRECT_IO_NEVER,    /* through the page cache, as a plain write(2) does */
+} fd_direct_io;
+
 typedef struct fd_output_settings {
     char directory[FD_PATH_MAX]; /* where outputs go; default "out/<scene name>" */
     double csv_interval;     /* s between rows of the CSV time series; default: every 1e-3 s; 0 = every step */
@@ -36,6 +44,7 @@ typedef struct fd_output_settings {
     bool trajectory_contacts; /* the contacts in the trajectory too (the scene's default: true) */
     bool trajectory_uncompressed; /* the trajectory's datasets without the byte shuffle and deflate (level 1) filters:
                                    * the same values, 2-3x larger, about 2.5x faster to write; default false */
+    fd_direct_io direct_io;  /* how CSV, VTU and trajectory files are written; default FD_DIRECT_IO_AUTO */
 } fd_output_settings;
 
 typedef struct fd_scene {

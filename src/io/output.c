@@ -49,6 +49,7 @@
 #include "core/error.h"
 #include "core/math.h"
 #include "fricdem/io.h"
+#include "io/block_file.h"
 #include "io/number_format.h"
 #include "io/output_trajectory.h"
 #include "io/output_vtu.h"
@@ -64,10 +65,11 @@ typedef struct fd_snapshot {
     int64_t step;
 } fd_snapshot;
 
-/* A CSV file, written with write(2) (see Crash safety above). */
+/* A CSV file: rows are appended to block.text and written in blocks
+ * (block_file.h; see Crash safety above). */
 typedef struct csv_file {
     bool open;
-    int descriptor;
+    fd_block_file block;
     const char* name;         /* "bodies.csv", for messages */
     int64_t written;          /* bytes so far, header included */
     int64_t header;           /* bytes of the header */
@@ -87,7 +89,7 @@ struct fd_output {
     int64_t solver_step;      /* step written last to solver.csv (-1: none) */
     int64_t events_step;      /* step whose events were written last (-1: none) */
     int contact_column_count; /* model columns in the contacts.csv header */
-    fd_text text;             /* CSV rows being formatted (number_format.h) */
+    fd_write_rates write_rates; /* what the CSV and VTU files learned of direct writes (block_file.h) */
     fd_schedule csv;
     fd_schedule vtu;
     bool walls_vtu;           /* the world had walls at the start: a walls snapshot with every snapshot */
@@ -156,18 +158,19 @@ static const char* output_path(fd_output* output, const char* format, ...)
 static bool open_csv(fd_output* output, csv_file* file, const char* name)
 {
     const char* path = output_path(output, "%s", name);
-    int descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (descriptor < 0) {
+    *file = (csv_file){.name = name};
+    if (!fd_block_file_open(&file->block, path, output->settings.direct_io, &output->write_rates)) {
         fd_fail(FD_ERR_IO, "output: cannot open '%s' for writing: %s", path, strerror(errno));
         return false;
     }
-    *file = (csv_file){.open = true, .descriptor = descriptor, .name = name};
+    file->open = true;
     return true;
 }
 
+/* Everything is flushed after each output time, so closing writes nothing. */
 static bool close_csv(csv_file* file)
 {
-    bool ok = !file->open || close(file->descriptor) == 0;
+    bool ok = !file->open || fd_block_file_close(&file->block);
     file->open = false;
     return ok;
 }
@@ -322,7 +325,7 @@ static fd_status flush_rows(fd_output* output, csv_file* file, bool last);
 static fd_status write_csv_header(fd_output* output, csv_file* file, const char* const (*columns)[2],
                                   int count, const fd_world* world, int model_columns)
 {
-    fd_text* text = &output->text;
+    fd_text* text = &file->block.text;
     fd_text_append(text, "# units: ", 9);
     for (int i = 0; i < count; ++i) {
         if (i) {
@@ -363,29 +366,32 @@ static void row_prefix(char* prefix, double time, int64_t step)
     prefix[length] = '\0';
 }
 
-/* Rows are formatted into the output's text buffer and written in blocks
- * of about a megabyte (number_format.h: ~5x faster than fprintf). Called
- * after each whole row, so every block ends at a row's end; `last` writes
- * what is left of an output time's rows. */
+/* Rows are formatted into the file's text buffer and written in blocks
+ * of about a megabyte (number_format.h: ~5x faster than fprintf), directly
+ * or through the page cache (block_file.h). Called after each whole row, so
+ * every block ends at a row's end; `last` writes what is left of an output
+ * time's rows. */
 enum { CSV_BLOCK_BYTES = 1 << 20 };
 
 static fd_status flush_rows(fd_output* output, csv_file* file, bool last)
 {
-    if (output->text.length < CSV_BLOCK_BYTES && !last) {
+    (void)output;
+    fd_block_file* block = &file->block;
+    if (block->text.length - block->written < CSV_BLOCK_BYTES && !last) {
         return FD_OK;
     }
-    file->written += (int64_t)output->text.length;
-    if (!fd_text_write(&output->text, file->descriptor)) {
-        return output->text.failed ? fd_fail(FD_ERR_OUT_OF_MEMORY, "output: out of memory writing %s", file->name)
-                                   : fd_fail(FD_ERR_IO, "output: writing %s failed: %s", file->name, strerror(errno));
+    if (!fd_block_file_flush(block)) {
+        return block->text.failed ? fd_fail(FD_ERR_OUT_OF_MEMORY, "output: out of memory writing %s", file->name)
+                                  : fd_fail(FD_ERR_IO, "output: writing %s failed: %s", file->name, strerror(errno));
     }
+    file->written = fd_block_file_size(block);
     return FD_OK;
 }
 
 static fd_status write_bodies_csv(fd_output* output, const fd_world* world, double time, int64_t step)
 {
     csv_file* file = &output->bodies;
-    fd_text* text = &output->text;
+    fd_text* text = &file->block.text;
     char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
     row_prefix(prefix, time, step);
     const size_t prefix_length = strlen(prefix);
@@ -443,7 +449,7 @@ static fd_status write_contacts_csv(fd_output* output, const fd_world* world, do
         return recorded;
     }
     csv_file* file = &output->contacts;
-    fd_text* text = &output->text;
+    fd_text* text = &file->block.text;
     char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
     row_prefix(prefix, time, step);
     const size_t prefix_length = strlen(prefix);
@@ -504,7 +510,7 @@ static fd_status write_energy_csv(fd_output* output, const fd_world* world, doub
     for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
         total += e.stored[m];
     }
-    fd_text* text = &output->text;
+    fd_text* text = &output->energy.block.text;
     char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
     row_prefix(prefix, time, step);
     fd_text_append(text, prefix, strlen(prefix) - 1); /* without its trailing comma */
@@ -554,7 +560,7 @@ static int wall_count(const fd_world* world)
 
 static fd_status write_walls_csv(fd_output* output, const fd_world* world, double time, int64_t step)
 {
-    fd_text* text = &output->text;
+    fd_text* text = &output->walls.block.text;
     char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
     row_prefix(prefix, time, step);
     for (int b = 0; b < fd_world_body_count(world); ++b) {
@@ -582,7 +588,7 @@ static fd_status write_walls_csv(fd_output* output, const fd_world* world, doubl
 static fd_status write_events_csv(fd_output* output, const fd_world* world)
 {
     const fd_contact_event* events = fd_world_events(world);
-    fd_text* text = &output->text;
+    fd_text* text = &output->events.block.text;
     for (int k = 0; k < fd_world_event_count(world); ++k) {
         const fd_contact_event* e = &events[k];
         char fields[256];
@@ -606,7 +612,7 @@ static fd_status write_events_csv(fd_output* output, const fd_world* world)
  * t = 0 for the first row, also of a resumed run's file) and in all. */
 static fd_status write_outlets_csv(fd_output* output, const fd_world* world, double time, int64_t step)
 {
-    fd_text* text = &output->text;
+    fd_text* text = &output->outlets.block.text;
     char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
     row_prefix(prefix, time, step);
     for (int i = 0; i < fd_world_outlet_count(world); ++i) {
@@ -715,19 +721,19 @@ static fd_status write_snapshot(fd_output* output, const fd_world* world)
             ids[count++] = id;
         }
     }
-    const bool ascii = output->settings.vtu_ascii;
+    const fd_vtu_format format = {output->settings.vtu_ascii, output->settings.direct_io, &output->write_rates};
     fd_status status =
-        fd_vtu_write_bodies(world, output_path(output, "vtu/bodies_%06d.vtu", index), ids, count, ascii);
+        fd_vtu_write_bodies(world, output_path(output, "vtu/bodies_%06d.vtu", index), ids, count, &format);
     free(ids);
     if (status == FD_OK) {
         status = check_contacts_recorded(world, "a contacts VTU snapshot");
     }
     if (status == FD_OK) {
-        status = fd_vtu_write_contacts(world, output_path(output, "vtu/contacts_%06d.vtu", index), ascii);
+        status = fd_vtu_write_contacts(world, output_path(output, "vtu/contacts_%06d.vtu", index), &format);
     }
     if (status == FD_OK && output->walls_vtu) {
         status = fd_vtu_write_walls(world, output_path(output, "vtu/walls_%06d.vtu", index), &output->plane_square,
-                                    ascii);
+                                    &format);
     }
     if (status != FD_OK) {
         return status;
@@ -769,7 +775,6 @@ static void output_free(fd_output* output)
     free(output->outlet_mass);
     free(output->snapshots);
     free(output->path);
-    fd_text_free(&output->text);
     free(output);
 }
 
@@ -870,7 +875,7 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
     output->plane_square = fd_vtu_plane_square_around(world);
     if (settings->trajectory) {
         output->trajectory = fd_trajectory_open(world, output->settings.directory, settings->trajectory_contacts,
-                                                 !settings->trajectory_uncompressed);
+                                                 !settings->trajectory_uncompressed, settings->direct_io);
         if (!output->trajectory) {
             output_free(output);
             return NULL;
@@ -1011,7 +1016,7 @@ fd_status fd_output_write(fd_output* output, const fd_world* world)
     /* The solver's iterations and residual: every step, not sampled. */
     if (status == FD_OK && output->solver.open && output->solver_step != step) {
         fd_solver_stats stats = fd_world_solver_stats(world);
-        fd_text* text = &output->text;
+        fd_text* text = &output->solver.block.text;
         char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
         row_prefix(prefix, time, step);
         fd_text_append(text, prefix, strlen(prefix));

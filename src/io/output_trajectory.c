@@ -71,6 +71,7 @@
 
 #include "core/error.h"
 #include "io/checkpoint_hdf5.h"
+#include "io/hdf5_direct.h"
 #include "io/number_format.h"
 #include "io/output_xdmf.h"
 #include "io/trajectory_chunks.h"
@@ -248,6 +249,7 @@ struct fd_trajectory {
     int body_array_count, contact_array_count;
     scratch reals, integers, smalls, states;
     fd_chunk_buffers chunks;
+    fd_write_rates write_rates; /* the direct driver's measurements (hdf5_direct.h) */
     int threads;             /* the world's: the chunks of a frame are deflated on as many */
     fd_text index;
     int64_t index_bytes;     /* of both indexes at their last rewrite */
@@ -763,14 +765,16 @@ static fd_status write_indexes(fd_trajectory* t)
 
 /* HDF5 prints its error stack on every failed call: the API functions
  * silence it while they work and report failures through fd_fail. */
-static fd_trajectory* trajectory_open(const fd_world* world, const char* directory, bool contacts, bool compressed);
+static fd_trajectory* trajectory_open(const fd_world* world, const char* directory, bool contacts, bool compressed,
+                                      fd_direct_io direct_io);
 static fd_status trajectory_write(fd_trajectory* t, const fd_world* world);
 static fd_status trajectory_close(fd_trajectory* t);
 
-fd_trajectory* fd_trajectory_open(const fd_world* world, const char* directory, bool contacts, bool compressed)
+fd_trajectory* fd_trajectory_open(const fd_world* world, const char* directory, bool contacts, bool compressed,
+                                  fd_direct_io direct_io)
 {
     fd_h5_quiet quiet = fd_h5_silence();
-    fd_trajectory* t = trajectory_open(world, directory, contacts, compressed);
+    fd_trajectory* t = trajectory_open(world, directory, contacts, compressed, direct_io);
     fd_h5_restore(quiet);
     return t;
 }
@@ -797,7 +801,8 @@ fd_status fd_trajectory_close(fd_trajectory* t)
     return status;
 }
 
-static fd_trajectory* trajectory_open(const fd_world* world, const char* directory, bool contacts, bool compressed)
+static fd_trajectory* trajectory_open(const fd_world* world, const char* directory, bool contacts, bool compressed,
+                                      fd_direct_io direct_io)
 {
     fd_trajectory* t = calloc(1, sizeof *t);
     if (!t) {
@@ -833,6 +838,12 @@ static fd_trajectory* trajectory_open(const fd_world* world, const char* directo
     }
     /* The HDF5 1.8 file format (H5MD's recommendation; see the top for why not later ones). */
     hid_t access = H5Pcreate(H5P_FILE_ACCESS);
+    /* Chunks of 64 KiB and more start at a block boundary and, when the
+     * file system and output.direct_io allow, go past the page cache
+     * (hdf5_direct.h); the default driver otherwise. */
+    if (access >= 0 && direct_io != FD_DIRECT_IO_NEVER) {
+        fd_hdf5_direct_use(access, 64 * 1024, direct_io, &t->write_rates);
+    }
     if (access >= 0 && H5Pset_libver_bounds(access, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0) {
         t->file = H5Fcreate(t->h5_path, H5F_ACC_TRUNC, H5P_DEFAULT, access);
     }

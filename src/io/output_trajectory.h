@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "fricdem/fricdem.h"
+#include "fricdem/io.h"
 
 typedef struct fd_trajectory fd_trajectory;
 
@@ -16,7 +17,8 @@ typedef struct fd_trajectory fd_trajectory;
  * group, dataset and attribute a frame needs; `contacts`: the contacts'
  * groups too (their model columns are those of the world now). NULL after
  * reporting the failure through fd_fail. */
-fd_trajectory* fd_trajectory_open(const fd_world* world, const char* directory, bool contacts, bool compressed);
+fd_trajectory* fd_trajectory_open(const fd_world* world, const char* directory, bool contacts, bool compressed,
+                                  fd_direct_io direct_io);
 /* Appends the world's state as the next frame, flushes the file and
  * rewrites the XDMF indexes (see the rule in output_trajectory.c). With
  * contacts, the world must have recorded them (fd_world_contacts_recorded). */

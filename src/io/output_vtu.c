@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,33 +61,63 @@ static void fill_types(const void* source, int64_t i, double* reals, int64_t* in
 
 /* ---------------------------------------------------------------- writer */
 
-static void write_array_header(FILE* file, const vtu_array* array, bool ascii, uint64_t offset)
+/* The file's text goes out in blocks of about this size (block_file.h). */
+enum { VTU_BLOCK_BYTES = 1 << 20 };
+
+static void text_string(fd_text* text, const char* string)
 {
-    fprintf(file, "        <DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" ",
-            vtu_type_names[array->type], array->name, array->components);
+    fd_text_append(text, string, strlen(string));
+}
+
+static void text_printf(fd_text* text, const char* format, ...) __attribute__((format(printf, 2, 3)));
+static void text_printf(fd_text* text, const char* format, ...)
+{
+    char line[512];
+    va_list args;
+    va_start(args, format);
+    int length = vsnprintf(line, sizeof line, format, args);
+    va_end(args);
+    fd_text_append(text, line, length < 0 ? 0 : (size_t)length < sizeof line ? (size_t)length : sizeof line - 1);
+}
+
+/* Writes what is buffered once a block's worth is there; false on a write error. */
+static bool flush_block(fd_block_file* file)
+{
+    return file->text.length - file->written < VTU_BLOCK_BYTES || fd_block_file_flush(file);
+}
+
+static void write_array_header(fd_text* text, const vtu_array* array, bool ascii, uint64_t offset)
+{
+    text_printf(text, "        <DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" ",
+                vtu_type_names[array->type], array->name, array->components);
     if (ascii) {
-        fputs("format=\"ascii\">\n", file);
+        text_string(text, "format=\"ascii\">\n");
     } else {
-        fprintf(file, "format=\"appended\" offset=\"%llu\"/>\n", (unsigned long long)offset);
+        text_printf(text, "format=\"appended\" offset=\"%llu\"/>\n", (unsigned long long)offset);
     }
 }
 
-static void write_array_ascii(FILE* file, const vtu_array* array)
+static bool write_array_ascii(fd_block_file* file, const vtu_array* array)
 {
+    fd_text* text = &file->text;
     double reals[VTU_MAX_COMPONENTS];
     int64_t integers[VTU_MAX_COMPONENTS];
     for (int64_t i = 0; i < array->tuples; ++i) {
         array->fill(array->source, i, reals, integers);
         for (int k = 0; k < array->components; ++k) {
             if (array->type == VTU_FLOAT64) {
-                fprintf(file, "%.10g ", isfinite(reals[k]) ? reals[k] : 0.0);
+                text_printf(text, "%.10g ", isfinite(reals[k]) ? reals[k] : 0.0);
             } else {
-                fprintf(file, "%lld ", (long long)integers[k]);
+                text_printf(text, "%lld ", (long long)integers[k]);
             }
         }
-        fputc('\n', file);
+        fd_text_char(text, '\n');
+        if (!flush_block(file)) {
+            return false;
+        }
     }
-    fputs("        </DataArray>\n", file);
+    text_string(text, "        </DataArray>\n");
+    return true;
 }
 
 static uint64_t array_bytes(const vtu_array* array)
@@ -96,97 +127,107 @@ static uint64_t array_bytes(const vtu_array* array)
 
 /* The array's byte count, then its values, little-endian (x86-64 and
  * aarch64 Linux are; the file says byte_order="LittleEndian"). */
-static void write_array_binary(FILE* file, const vtu_array* array)
+static bool write_array_binary(fd_block_file* file, const vtu_array* array)
 {
+    fd_text* text = &file->text;
     uint64_t bytes = array_bytes(array);
-    fwrite(&bytes, sizeof bytes, 1, file);
-    unsigned char block[1 << 16];
-    size_t used = 0;
+    fd_text_append(text, (const char*)&bytes, sizeof bytes);
     const size_t size = vtu_type_sizes[array->type];
     double reals[VTU_MAX_COMPONENTS];
     int64_t integers[VTU_MAX_COMPONENTS];
     for (int64_t i = 0; i < array->tuples; ++i) {
         array->fill(array->source, i, reals, integers);
-        if (used + VTU_MAX_COMPONENTS * 8 > sizeof block) {
-            fwrite(block, 1, used, file);
-            used = 0;
+        if (!fd_text_reserve(text, VTU_MAX_COMPONENTS * 8)) {
+            return true; /* text.failed: the flush reports it */
         }
+        unsigned char* out = (unsigned char*)text->bytes + text->length;
         for (int k = 0; k < array->components; ++k) {
             switch (array->type) {
             case VTU_FLOAT64:
-                memcpy(block + used, &reals[k], size);
+                memcpy(out, &reals[k], size);
                 break;
             case VTU_INT32: {
                 int32_t v = (int32_t)integers[k];
-                memcpy(block + used, &v, size);
+                memcpy(out, &v, size);
                 break;
             }
             case VTU_INT64:
             case VTU_UINT64:
-                memcpy(block + used, &integers[k], size);
+                memcpy(out, &integers[k], size);
                 break;
             case VTU_UINT8:
-                block[used] = (unsigned char)integers[k];
+                *out = (unsigned char)integers[k];
                 break;
             }
-            used += size;
+            out += size;
+        }
+        text->length += size * (size_t)array->components;
+        if ((i & 1023) == 1023 && !flush_block(file)) {
+            return false;
         }
     }
-    fwrite(block, 1, used, file);
+    return true;
 }
 
-fd_status fd_vtu_write_piece(const char* path, const vtu_piece* piece, bool ascii, const char* trailer)
+fd_status fd_vtu_write_piece(const char* path, const vtu_piece* piece, const fd_vtu_format* format,
+                             const char* trailer)
 {
-    FILE* file = fopen(path, "wb");
-    if (!file) {
+    fd_block_file file;
+    if (!fd_block_file_open(&file, path, format->direct_io, format->rates)) {
         return fd_fail(FD_ERR_IO, "output: cannot open '%s' for writing: %s", path, strerror(errno));
     }
-    fputs("<?xml version=\"1.0\"?>\n"
-          "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" "
-          "header_type=\"UInt64\">\n"
-          "  <UnstructuredGrid>\n",
-          file);
-    fprintf(file, "    <Piece NumberOfPoints=\"%lld\" NumberOfCells=\"%lld\">\n", (long long)piece->points,
-            (long long)piece->cells);
+    const bool ascii = format->ascii;
+    fd_text* text = &file.text;
+    text_string(text, "<?xml version=\"1.0\"?>\n"
+                      "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" "
+                      "header_type=\"UInt64\">\n"
+                      "  <UnstructuredGrid>\n");
+    text_printf(text, "    <Piece NumberOfPoints=\"%lld\" NumberOfCells=\"%lld\">\n", (long long)piece->points,
+                (long long)piece->cells);
     uint64_t offset = 0;
-    for (int a = 0; a < piece->array_count; ++a) {
+    bool ok = true;
+    for (int a = 0; a < piece->array_count && ok; ++a) {
         const vtu_array* array = &piece->arrays[a];
         if (a == 0) {
-            fputs("      <Points>\n", file);
+            text_string(text, "      <Points>\n");
         } else if (a == 1) {
-            fputs("      <Cells>\n", file);
+            text_string(text, "      <Cells>\n");
         } else if (a == 4) {
-            fprintf(file, "      <%s %s>\n", piece->data_tag, piece->data_attributes);
+            text_printf(text, "      <%s %s>\n", piece->data_tag, piece->data_attributes);
         }
-        write_array_header(file, array, ascii, offset);
+        write_array_header(text, array, ascii, offset);
         if (ascii) {
-            write_array_ascii(file, array);
+            ok = write_array_ascii(&file, array);
         }
         offset += sizeof(uint64_t) + array_bytes(array);
         if (a == 0) {
-            fputs("      </Points>\n", file);
+            text_string(text, "      </Points>\n");
         } else if (a == 3) {
-            fputs("      </Cells>\n", file);
+            text_string(text, "      </Cells>\n");
         }
     }
     if (piece->array_count > 4) {
-        fprintf(file, "      </%s>\n", piece->data_tag);
+        text_printf(text, "      </%s>\n", piece->data_tag);
     }
-    fputs("    </Piece>\n  </UnstructuredGrid>\n", file);
-    if (!ascii) {
-        fputs("  <AppendedData encoding=\"raw\">\n   _", file);
-        for (int a = 0; a < piece->array_count; ++a) {
-            write_array_binary(file, &piece->arrays[a]);
+    text_string(text, "    </Piece>\n  </UnstructuredGrid>\n");
+    if (!ascii && ok) {
+        text_string(text, "  <AppendedData encoding=\"raw\">\n   _");
+        for (int a = 0; a < piece->array_count && ok; ++a) {
+            ok = write_array_binary(&file, &piece->arrays[a]);
         }
-        fputs("\n  </AppendedData>\n", file);
+        text_string(text, "\n  </AppendedData>\n");
     }
-    fputs("</VTKFile>\n", file);
+    text_string(text, "</VTKFile>\n");
     if (trailer) {
-        fputs(trailer, file);
+        text_string(text, trailer);
     }
-    bool failed = ferror(file) != 0;
-    if (fclose(file) != 0 || failed) {
-        return fd_fail(FD_ERR_IO, "output: writing '%s' failed", path);
+    bool out_of_memory = text->failed;
+    ok = fd_block_file_close(&file) && ok;
+    if (out_of_memory) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "output: out of memory writing '%s'", path);
+    }
+    if (!ok) {
+        return fd_fail(FD_ERR_IO, "output: writing '%s' failed: %s", path, strerror(errno));
     }
     return FD_OK;
 }
@@ -282,7 +323,8 @@ static void fill_body_speed(const void* source, int64_t i, double* reals, int64_
     reals[0] = fd_v3_length(fd_body_get_state(s->world, s->ids[i]).velocity);
 }
 
-fd_status fd_vtu_write_bodies(const fd_world* world, const char* path, const fd_body_id* ids, int count, bool ascii)
+fd_status fd_vtu_write_bodies(const fd_world* world, const char* path, const fd_body_id* ids, int count,
+                              const fd_vtu_format* format)
 {
     const body_source bodies = {world, ids};
     const uniform_cells vertices = {1, VTK_VERTEX};
@@ -302,7 +344,7 @@ fd_status fd_vtu_write_bodies(const fd_world* world, const char* path, const fd_
     };
     const vtu_piece piece = {count, count, arrays, (int)(sizeof arrays / sizeof arrays[0]), "PointData",
                              "Scalars=\"radius\" Vectors=\"velocity\" Tensors=\"shape_tensor\""};
-    return fd_vtu_write_piece(path, &piece, ascii, NULL);
+    return fd_vtu_write_piece(path, &piece, format, NULL);
 }
 
 /* ---------------------------------------------------------------- contacts */
@@ -365,7 +407,7 @@ static void free_contact_table(contact_table* t)
     free(t->id);
 }
 
-fd_status fd_vtu_write_contacts(const fd_world* world, const char* path, bool ascii)
+fd_status fd_vtu_write_contacts(const fd_world* world, const char* path, const fd_vtu_format* format)
 {
     const int64_t count = fd_world_contact_count(world);
     contact_table table = {0};
@@ -388,7 +430,7 @@ fd_status fd_vtu_write_contacts(const fd_world* world, const char* path, bool as
     };
     const vtu_piece piece = {2 * count, count, arrays, (int)(sizeof arrays / sizeof arrays[0]), "CellData",
                              "Scalars=\"normal_force\" Vectors=\"force\""};
-    status = fd_vtu_write_piece(path, &piece, ascii, NULL);
+    status = fd_vtu_write_piece(path, &piece, format, NULL);
     free_contact_table(&table);
     return status;
 }

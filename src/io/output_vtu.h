@@ -6,11 +6,20 @@
 #include <stdbool.h>
 
 #include "fricdem/fricdem.h"
+#include "io/block_file.h"
+
+/* How a snapshot is encoded and reaches the disk. */
+typedef struct fd_vtu_format {
+    bool ascii;              /* the values as text in the XML instead of raw appended binary */
+    fd_direct_io direct_io;  /* block_file.h */
+    fd_write_rates* rates;   /* shared with the output's other files (may be NULL) */
+} fd_vtu_format;
 
 /* Every body that is not a plane (ids[], count of them), as points. */
-fd_status fd_vtu_write_bodies(const fd_world* world, const char* path, const fd_body_id* ids, int count, bool ascii);
+fd_status fd_vtu_write_bodies(const fd_world* world, const char* path, const fd_body_id* ids, int count,
+                              const fd_vtu_format* format);
 /* Every recorded contact as a line between the two centres. */
-fd_status fd_vtu_write_contacts(const fd_world* world, const char* path, bool ascii);
+fd_status fd_vtu_write_contacts(const fd_world* world, const char* path, const fd_vtu_format* format);
 /* Where planes are drawn: a plane is infinite, so it is drawn as the square
  * of side 2 half_side centred on the projection of `centre` onto it. Fixed
  * when the output opens, so a plane keeps its square from frame to frame. */
@@ -27,6 +36,6 @@ int fd_vtu_wall_count(const fd_world* world);
 /* Every wall body (plane, cylinder, disk or mesh patch) at its pose of the
  * world's time, as triangles and quads; an empty piece when there is none. */
 fd_status fd_vtu_write_walls(const fd_world* world, const char* path, const fd_vtu_plane_square* square,
-                             bool ascii);
+                             const fd_vtu_format* format);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "fricdem/fricdem.h"
+#include "io/output_vtu.h"
 
 typedef enum vtu_type { VTU_FLOAT64, VTU_INT32, VTU_INT64, VTU_UINT64, VTU_UINT8 } vtu_type;
 
@@ -39,7 +40,8 @@ typedef struct vtu_piece {
 enum { VTK_VERTEX = 1, VTK_LINE = 3, VTK_TRIANGLE = 5, VTK_QUAD = 9 };
 
 /* Writes the piece to path; `trailer` (may be NULL) goes after </VTKFile>. */
-fd_status fd_vtu_write_piece(const char* path, const vtu_piece* piece, bool ascii, const char* trailer);
+fd_status fd_vtu_write_piece(const char* path, const vtu_piece* piece, const fd_vtu_format* format,
+                             const char* trailer);
 
 /* Values computed beforehand, `components` per tuple: reals, or integers
  * when reals is NULL (fill with fd_vtu_fill_from_table). */

@@ -403,7 +403,8 @@ static bool list_append(name_list* list, int64_t index, const char* text)
     return true;
 }
 
-fd_status fd_vtu_write_walls(const fd_world* world, const char* path, const fd_vtu_plane_square* square, bool ascii)
+fd_status fd_vtu_write_walls(const fd_world* world, const char* path, const fd_vtu_plane_square* square,
+                             const fd_vtu_format* format)
 {
     wall_drawing d = {0};
     wall_meshes meshes = {0};
@@ -460,7 +461,7 @@ fd_status fd_vtu_write_walls(const fd_world* world, const char* path, const fd_v
     };
     const vtu_piece piece = {d.point_count, d.cell_count, arrays, (int)(sizeof arrays / sizeof arrays[0]),
                              "CellData", "Scalars=\"id\" Normals=\"normal\""};
-    fd_status status = fd_vtu_write_piece(path, &piece, ascii, names.text);
+    fd_status status = fd_vtu_write_piece(path, &piece, format, names.text);
     drawing_free(&d), free(names.text);
     return status;
 }

@@ -777,6 +777,7 @@ static fd_status build_scene(fd_scene_ctx* ctx, const fd_scene_file* file, const
                                                             : o->csv_interval;
     settings->trajectory_contacts = o->trajectory_contacts;
     settings->trajectory_uncompressed = o->trajectory_compression == 1;
+    settings->direct_io = (fd_direct_io)o->direct_io;
 
     fd_status status = build_world(ctx, file, &out->world);
     if (status == FD_OK) {

@@ -445,6 +445,7 @@ typedef struct fd_scene_output_keys {
     double trajectory_interval;
     bool trajectory_contacts;
     int trajectory_compression; /* index into trajectory_compression_names: 0 deflate, 1 none */
+    int direct_io; /* index into direct_io_names, in fd_direct_io's order */
 } fd_scene_output_keys;
 
 enum { FD_SCENE_BODIES_FILE_AUTO, FD_SCENE_BODIES_FILE_CSV, FD_SCENE_BODIES_FILE_HDF5 };

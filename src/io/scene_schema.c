@@ -27,6 +27,8 @@ static const char* const stepper_names[] = {"penalty", "complementarity", NULL};
 static const char* const solver_names[] = {"apgd", "jacobi", "gauss_seidel", NULL};
 static const char* const vtu_format_names[] = {"binary", "ascii", NULL};
 static const char* const trajectory_compression_names[] = {"deflate", "none", NULL};
+/* In fd_direct_io's order (fricdem/io.h). */
+static const char* const direct_io_names[] = {"auto", "always", "never", NULL};
 static const char* const shape_names[] = {"sphere", "plane", "ellipsoid", "cylinder", "disk", "box", "mesh", NULL};
 static const char* const bodies_file_formats[] = {"auto", "csv", "hdf5", NULL};
 static const char* const generator_names[] = {"lattice", "random", NULL};
@@ -991,6 +993,14 @@ static const fd_scene_key output_keys[] = {
             "values about 2.5x faster to write (docs/output-format.md)",
      .offset = offsetof(fd_scene_output_keys, trajectory_compression),
      .choices = trajectory_compression_names},
+    {.name = "direct_io",
+     .type = FD_SCENE_ENUM,
+     .doc = "how large blocks of the CSV, VTU and trajectory files reach the disk: auto measures writes past the "
+            "page cache (O_DIRECT) against writes through it on the blocks it writes and keeps the faster; always: "
+            "direct wherever the file system allows it; never: through the page cache. The values are the same "
+            "(docs/output-format.md)",
+     .offset = offsetof(fd_scene_output_keys, direct_io),
+     .choices = direct_io_names},
 };
 CHECK_KEYS(output_keys);
 const fd_scene_table fd_scene_output_table = {"output", "Run outputs (optional block).", KEYS(output_keys),

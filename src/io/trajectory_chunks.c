@@ -43,17 +43,21 @@ enum {
     FILTER_DEFLATE_SKIPPED = 1u << 1, /* the pipeline's filter 1 */
 };
 
+/* A buffer of at least `bytes`, 4096-aligned (a raw chunk goes from it to
+ * the file by a direct write, hdf5_direct.h); its contents need not stay. */
 static bool reserve(unsigned char** buffer, size_t* capacity, size_t bytes)
 {
     if (bytes <= *capacity) {
         return true;
     }
-    unsigned char* grown = realloc(*buffer, bytes);
+    size_t rounded = (bytes + 4095) / 4096 * 4096;
+    unsigned char* grown = aligned_alloc(4096, rounded);
     if (!grown) {
         return false;
     }
+    free(*buffer);
     *buffer = grown;
-    *capacity = bytes;
+    *capacity = rounded;
     return true;
 }
 
