@@ -57,7 +57,9 @@
  * takes the extents from the file and only needs the selection to fit, so
  * an index older than the file still reads.
  *
- * The writer reads the world through the public API only, like output.c. */
+ * The writer reads the world through the public API only, like output.c.
+ * This file owns the file, its datasets, the indexes and the API; the
+ * frames' values are gathered in output_trajectory_frames.c. */
 #include "io/output_trajectory.h"
 
 #include <errno.h>
@@ -73,190 +75,12 @@
 #include "io/checkpoint_hdf5.h"
 #include "io/hdf5_direct.h"
 #include "io/number_format.h"
-#include "io/output_xdmf.h"
-#include "io/trajectory_chunks.h"
-
-enum {
-    ROWS_CHUNK_MIN = 64,
-    ROWS_CHUNK_MAX = 16384,
-    FRAMES_CHUNK = 1024,       /* frames per chunk of the per-frame datasets (step, time, observables) */
-    DEFLATE_LEVEL = 1,
-    STATE_BLOCK = 4096,        /* bodies per fd_world_get_states call */
-    INDEX_ALWAYS_BYTES = 4 << 20,
-};
+#include "io/output_trajectory_parts.h"
 
 static const char* const H5_NAME = "trajectory.h5";
 static const char* const BODIES_INDEX = "trajectory.xdmf";
 static const char* const CONTACTS_INDEX = "trajectory_contacts.xdmf";
 
-typedef enum series_type { SERIES_F64, SERIES_I32, SERIES_I64 } series_type;
-
-/* One H5MD time-dependent element's value dataset: [frames], [frames][rows]
- * or [frames][rows][components]. */
-typedef struct series {
-    hid_t value;
-    series_type type;
-    bool per_row;
-    int components;          /* 0: a scalar per row (or per frame) */
-    int64_t chunk_rows;      /* rows per chunk (per_row) */
-    char path[192];          /* of the value dataset, for the index */
-} series;
-
-/* What an element is: its name, type, unit (H5MD units module syntax, "1"
- * for pure numbers) and how the index shows it. */
-typedef struct element_spec {
-    const char* name;
-    series_type type;
-    int components;
-    const char* unit;
-    const char* index_type;  /* XDMF AttributeType; NULL: the geometry, or not indexed */
-    const char* index_name;  /* the attribute's name in the index (NULL: name) */
-} element_spec;
-
-enum {
-    BODY_POSITION,
-    BODY_ORIENTATION,
-    BODY_VELOCITY,
-    BODY_ANGULAR_VELOCITY,
-    BODY_RADIUS,
-    BODY_MASS,
-    BODY_SPECIES,
-    BODY_SHAPE,
-    BODY_ID,
-    BODY_ELEMENT_COUNT
-};
-
-static const element_spec body_elements[BODY_ELEMENT_COUNT] = {
-    [BODY_POSITION] = {"position", SERIES_F64, 3, "m", NULL, NULL},
-    [BODY_ORIENTATION] = {"orientation", SERIES_F64, 4, "1", "Matrix", NULL},
-    [BODY_VELOCITY] = {"velocity", SERIES_F64, 3, "m s-1", "Vector", NULL},
-    [BODY_ANGULAR_VELOCITY] = {"angular_velocity", SERIES_F64, 3, "rad s-1", "Vector", NULL},
-    [BODY_RADIUS] = {"radius", SERIES_F64, 0, "m", "Scalar", NULL},
-    [BODY_MASS] = {"mass", SERIES_F64, 0, "kg", "Scalar", NULL},
-    [BODY_SPECIES] = {"species", SERIES_I32, 0, "1", "Scalar", "material"},
-    [BODY_SHAPE] = {"shape", SERIES_I32, 0, "1", "Scalar", NULL},
-    [BODY_ID] = {"id", SERIES_I64, 0, "1", "Scalar", NULL},
-};
-
-enum {
-    CONTACT_POSITION,
-    CONTACT_ID,
-    CONTACT_NORMAL,
-    CONTACT_PENETRATION,
-    CONTACT_NORMAL_FORCE,
-    CONTACT_SLIDE_FORCE,
-    CONTACT_ROLL_I,
-    CONTACT_ROLL_J,
-    CONTACT_SPIN_I,
-    CONTACT_SPIN_J,
-    CONTACT_STORED,
-    CONTACT_DASHPOT,
-    CONTACT_SLIP,
-    CONTACT_CREATED,
-    CONTACT_WORK,
-    CONTACT_ELEMENT_COUNT
-};
-
-/* The energy books are per mechanism (normal, slide, roll, spin). */
-static const element_spec contact_elements[CONTACT_ELEMENT_COUNT] = {
-    [CONTACT_POSITION] = {"position", SERIES_F64, 3, "m", NULL, NULL},
-    [CONTACT_ID] = {"id", SERIES_I64, 0, "1", "Scalar", NULL},
-    [CONTACT_NORMAL] = {"normal", SERIES_F64, 3, "1", "Vector", NULL},
-    [CONTACT_PENETRATION] = {"penetration", SERIES_F64, 0, "m", "Scalar", NULL},
-    [CONTACT_NORMAL_FORCE] = {"normal_force", SERIES_F64, 0, "N", "Scalar", NULL},
-    [CONTACT_SLIDE_FORCE] = {"slide_force", SERIES_F64, 3, "N", "Vector", NULL},
-    [CONTACT_ROLL_I] = {"roll_torque_i", SERIES_F64, 3, "N m", "Vector", NULL},
-    [CONTACT_ROLL_J] = {"roll_torque_j", SERIES_F64, 3, "N m", "Vector", NULL},
-    [CONTACT_SPIN_I] = {"spin_torque_i", SERIES_F64, 3, "N m", "Vector", NULL},
-    [CONTACT_SPIN_J] = {"spin_torque_j", SERIES_F64, 3, "N m", "Vector", NULL},
-    [CONTACT_STORED] = {"energy_stored", SERIES_F64, 4, "J", "Matrix", NULL},
-    [CONTACT_DASHPOT] = {"energy_dashpot", SERIES_F64, 4, "J", "Matrix", NULL},
-    [CONTACT_SLIP] = {"energy_slip", SERIES_F64, 4, "J", "Matrix", NULL},
-    [CONTACT_CREATED] = {"energy_created", SERIES_F64, 4, "J", "Matrix", NULL},
-    [CONTACT_WORK] = {"energy_work", SERIES_F64, 4, "J", "Matrix", NULL},
-};
-
-enum {
-    OBSERVE_COUNT,
-    OBSERVE_BODIES,
-    OBSERVE_CONTACTS,
-    OBSERVE_KINETIC_TRANSLATIONAL,
-    OBSERVE_KINETIC_ROTATIONAL,
-    OBSERVE_GRAVITATIONAL,
-    OBSERVE_STORED,
-    OBSERVE_DASHPOT,
-    OBSERVE_SLIP,
-    OBSERVE_CREATED,
-    OBSERVE_RELEASED,
-    OBSERVE_EXTERNAL_WORK,
-    OBSERVE_CONSTRAINT_WORK,
-    OBSERVE_INSERTED,
-    OBSERVE_REMOVED,
-    OBSERVE_TOTAL,
-    OBSERVE_CLOSURE_ERROR,
-    OBSERVABLE_COUNT
-};
-
-/* Paths under /observables; the energy ledger's (fd_world_get_energy,
- * docs/energy.md) per-mechanism books have 4 components. */
-static const element_spec observable_elements[OBSERVABLE_COUNT] = {
-    [OBSERVE_COUNT] = {"all/count", SERIES_I32, 0, "1", NULL, NULL},
-    [OBSERVE_BODIES] = {"all/bodies", SERIES_I32, 0, "1", NULL, NULL},
-    [OBSERVE_CONTACTS] = {"contacts/count", SERIES_I32, 0, "1", NULL, NULL},
-    [OBSERVE_KINETIC_TRANSLATIONAL] = {"energy/kinetic_translational", SERIES_F64, 0, "J", NULL, NULL},
-    [OBSERVE_KINETIC_ROTATIONAL] = {"energy/kinetic_rotational", SERIES_F64, 0, "J", NULL, NULL},
-    [OBSERVE_GRAVITATIONAL] = {"energy/gravitational", SERIES_F64, 0, "J", NULL, NULL},
-    [OBSERVE_STORED] = {"energy/stored", SERIES_F64, 4, "J", NULL, NULL},
-    [OBSERVE_DASHPOT] = {"energy/dashpot", SERIES_F64, 4, "J", NULL, NULL},
-    [OBSERVE_SLIP] = {"energy/slip", SERIES_F64, 4, "J", NULL, NULL},
-    [OBSERVE_CREATED] = {"energy/created", SERIES_F64, 4, "J", NULL, NULL},
-    [OBSERVE_RELEASED] = {"energy/released", SERIES_F64, 0, "J", NULL, NULL},
-    [OBSERVE_EXTERNAL_WORK] = {"energy/external_work", SERIES_F64, 0, "J", NULL, NULL},
-    [OBSERVE_CONSTRAINT_WORK] = {"energy/constraint_work", SERIES_F64, 0, "J", NULL, NULL},
-    [OBSERVE_INSERTED] = {"energy/inserted", SERIES_F64, 0, "J", NULL, NULL},
-    [OBSERVE_REMOVED] = {"energy/removed", SERIES_F64, 0, "J", NULL, NULL},
-    [OBSERVE_TOTAL] = {"energy/total", SERIES_F64, 0, "J", NULL, NULL},
-    [OBSERVE_CLOSURE_ERROR] = {"energy/closure_error", SERIES_F64, 0, "J", NULL, NULL},
-};
-
-/* A growable scratch array. */
-typedef struct scratch {
-    void* data;
-    size_t bytes;
-} scratch;
-
-struct fd_trajectory {
-    hid_t file;
-    char* directory;
-    char* h5_path;
-    bool contacts;
-    bool compressed;         /* byte shuffle + deflate on every dataset */
-    series step, time;       /* shared by every element (hard links) */
-    series bodies[BODY_ELEMENT_COUNT];
-    series contact[CONTACT_ELEMENT_COUNT];
-    series pairs;            /* /connectivity/contacts: the two body indices of each contact */
-    series* model;           /* /particles/contacts/model/NAME: the contact models' output columns */
-    char** model_names;
-    int model_count;
-    series observables[OBSERVABLE_COUNT];
-    int64_t body_rows, contact_rows; /* extent of the rows dimension */
-    /* Per frame, for the indexes: time, body rows (the world's slots), contact rows. */
-    double* times;
-    int64_t* body_counts;
-    int64_t* contact_counts;
-    int64_t frame_count, frame_capacity;
-    fd_xdmf_array* arrays;   /* what the indexes show: the bodies' arrays, then the contacts' */
-    int body_array_count, contact_array_count;
-    scratch reals, integers, smalls, states;
-    fd_chunk_buffers chunks;
-    fd_write_rates write_rates; /* the direct driver's measurements (hdf5_direct.h) */
-    int threads;             /* the world's: the chunks of a frame are deflated on as many */
-    fd_text index;
-    int64_t index_bytes;     /* of both indexes at their last rewrite */
-    int64_t indexed_frames;  /* frames they list */
-    int64_t h5_bytes;        /* the HDF5 file's size after the last frame */
-    int64_t h5_bytes_indexed; /* ... when the indexes were last rewritten */
-};
 
 /* ---------------------------------------------------------------- HDF5 helpers */
 
@@ -405,7 +229,7 @@ static void close_series(series* s)
 /* Appends a frame to a series: extends it to frame + 1 frames (and `rows`
  * rows) and writes the n rows of `data` (one value per frame when not
  * per row). */
-static fd_status append(fd_trajectory* t, series* s, int64_t frame, int64_t rows, int64_t n, const void* data)
+fd_status fd_trajectory_append(fd_trajectory* t, series* s, int64_t frame, int64_t rows, int64_t n, const void* data)
 {
     hsize_t dims[3], start[3] = {(hsize_t)frame, 0, 0}, count[3];
     int rank = 0;
@@ -869,203 +693,6 @@ static fd_trajectory* trajectory_open(const fd_world* world, const char* directo
     return t;
 }
 
-/* ---------------------------------------------------------------- frames */
-
-static void* grow(fd_trajectory* t, scratch* s, size_t bytes)
-{
-    if (bytes > s->bytes) {
-        size_t size = s->bytes ? s->bytes : 4096;
-        while (size < bytes) {
-            size *= 2;
-        }
-        void* data = realloc(s->data, size);
-        if (!data) {
-            fd_fail(FD_ERR_OUT_OF_MEMORY, "trajectory '%s': out of memory", t->h5_path);
-            return NULL;
-        }
-        s->data = data;
-        s->bytes = size;
-    }
-    return s->data;
-}
-
-static fd_status write_bodies(fd_trajectory* t, const fd_world* world, int64_t frame, int64_t n)
-{
-    /* reals: position 3, orientation 4, velocity 3, angular velocity 3, radius, mass per row. */
-    const int64_t width[] = {3, 4, 3, 3, 1, 1};
-    double* reals = grow(t, &t->reals, (size_t)(n > 0 ? n : 1) * 15 * sizeof(double));
-    int32_t* smalls = grow(t, &t->smalls, (size_t)(n > 0 ? n : 1) * 2 * sizeof(int32_t));
-    int64_t* ids = grow(t, &t->integers, (size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-    fd_body_state* states = grow(t, &t->states, STATE_BLOCK * sizeof(fd_body_state));
-    if (!reals || !smalls || !ids || !states) {
-        return FD_ERR_OUT_OF_MEMORY;
-    }
-    double* field[6];
-    field[0] = reals;
-    for (int k = 1; k < 6; ++k) {
-        field[k] = field[k - 1] + width[k - 1] * n;
-    }
-    int32_t* species = smalls;
-    int32_t* shapes = smalls + n;
-    for (int64_t first = 0; first < n; first += STATE_BLOCK) {
-        int count = (int)(n - first < STATE_BLOCK ? n - first : STATE_BLOCK);
-        fd_status status = fd_world_get_states(world, (int)first, count, states);
-        if (status != FD_OK) {
-            return status;
-        }
-        for (int j = 0; j < count; ++j) {
-            int64_t i = first + j;
-            const fd_body_state* s = &states[j];
-            double* p = field[0] + 3 * i;
-            double* q = field[1] + 4 * i;
-            double* v = field[2] + 3 * i;
-            double* w = field[3] + 3 * i;
-            p[0] = s->position.x, p[1] = s->position.y, p[2] = s->position.z;
-            q[0] = s->orientation.w, q[1] = s->orientation.x, q[2] = s->orientation.y, q[3] = s->orientation.z;
-            v[0] = s->velocity.x, v[1] = s->velocity.y, v[2] = s->velocity.z;
-            w[0] = s->angular_velocity.x, w[1] = s->angular_velocity.y, w[2] = s->angular_velocity.z;
-            fd_body_id id = fd_world_body_at(world, (int)i);
-            if (!fd_body_is_valid(world, id)) { /* a removed body's slot (its state is NaN already) */
-                field[4][i] = field[5][i] = NAN;
-                species[i] = shapes[i] = -1;
-                ids[i] = -1;
-                continue;
-            }
-            fd_body_info info = fd_body_get_info(world, id);
-            /* A plane's bounding radius is infinite: NaN, so that ParaView's
-             * glyphs and bounds pass over it (they skip NaN, not infinity). */
-            field[4][i] = isfinite(info.bounding_radius) ? info.bounding_radius : NAN;
-            field[5][i] = info.mass;
-            species[i] = info.material.index1 - 1;
-            shapes[i] = (int32_t)info.shape.type;
-            ids[i] = i;
-        }
-    }
-    t->body_rows = n > t->body_rows ? n : t->body_rows;
-    const void* data[BODY_ELEMENT_COUNT] = {
-        [BODY_POSITION] = field[0], [BODY_ORIENTATION] = field[1], [BODY_VELOCITY] = field[2],
-        [BODY_ANGULAR_VELOCITY] = field[3], [BODY_RADIUS] = field[4], [BODY_MASS] = field[5],
-        [BODY_SPECIES] = species, [BODY_SHAPE] = shapes, [BODY_ID] = ids,
-    };
-    fd_status status = FD_OK;
-    for (int e = 0; e < BODY_ELEMENT_COUNT && status == FD_OK; ++e) {
-        status = append(t, &t->bodies[e], frame, t->body_rows, n, data[e]);
-    }
-    return status;
-}
-
-static void put3(double* out, fd_vec3 v)
-{
-    out[0] = v.x, out[1] = v.y, out[2] = v.z;
-}
-
-static fd_status write_contacts(fd_trajectory* t, const fd_world* world, int64_t frame, int64_t n)
-{
-    if (!fd_world_contacts_recorded(world)) {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT,
-                       "output: the trajectory needs the contact details of step %lld, which the world did not "
-                       "record (call fd_world_request_contacts before a step when fd_output_wants_contacts says so)",
-                       (long long)fd_world_step_count(world));
-    }
-    /* Reals per row: the fixed elements' components, then the model columns. */
-    int64_t width = 0, offset[CONTACT_ELEMENT_COUNT];
-    for (int e = 0; e < CONTACT_ELEMENT_COUNT; ++e) {
-        offset[e] = width;
-        const element_spec* spec = &contact_elements[e];
-        width += spec->type != SERIES_F64 ? 0 : spec->components ? spec->components : 1;
-    }
-    const int64_t rows = n > 0 ? n : 1;
-    double* reals = grow(t, &t->reals, (size_t)(rows * (width + t->model_count)) * sizeof(double));
-    int64_t* ids = grow(t, &t->integers, (size_t)rows * sizeof(int64_t));
-    int32_t* pairs = grow(t, &t->smalls, (size_t)rows * 2 * sizeof(int32_t));
-    if (!reals || !ids || !pairs) {
-        return FD_ERR_OUT_OF_MEMORY;
-    }
-    double* field[CONTACT_ELEMENT_COUNT];
-    for (int e = 0; e < CONTACT_ELEMENT_COUNT; ++e) {
-        field[e] = reals + offset[e] * n;
-    }
-    double* model = reals + width * n;
-    for (int64_t k = 0; k < n; ++k) {
-        fd_contact_view c;
-        fd_status status = fd_world_get_contact(world, (int)k, &c);
-        if (status != FD_OK) {
-            return status;
-        }
-        const fd_contact_geometry* g = &c.geometry;
-        const fd_contact_loads* l = &c.loads;
-        /* The contact point: the midpoint of the points on the two surfaces, as in contacts.csv. */
-        double* point = field[CONTACT_POSITION] + 3 * k;
-        point[0] = 0.5 * (g->point_i.x + g->point_j.x);
-        point[1] = 0.5 * (g->point_i.y + g->point_j.y);
-        point[2] = 0.5 * (g->point_i.z + g->point_j.z);
-        ids[k] = (int64_t)c.id;
-        pairs[2 * k] = c.body_i.index1 - 1;
-        pairs[2 * k + 1] = c.body_j.index1 - 1;
-        put3(field[CONTACT_NORMAL] + 3 * k, g->normal);
-        field[CONTACT_PENETRATION][k] = g->penetration;
-        field[CONTACT_NORMAL_FORCE][k] = l->normal_force;
-        put3(field[CONTACT_SLIDE_FORCE] + 3 * k, l->slide_force);
-        put3(field[CONTACT_ROLL_I] + 3 * k, l->roll_torque_i);
-        put3(field[CONTACT_ROLL_J] + 3 * k, l->roll_torque_j);
-        put3(field[CONTACT_SPIN_I] + 3 * k, l->spin_torque_i);
-        put3(field[CONTACT_SPIN_J] + 3 * k, l->spin_torque_j);
-        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-            field[CONTACT_STORED][4 * k + m] = c.energy[m].stored;
-            field[CONTACT_DASHPOT][4 * k + m] = c.energy[m].dashpot;
-            field[CONTACT_SLIP][4 * k + m] = c.energy[m].slip;
-            field[CONTACT_CREATED][4 * k + m] = c.energy[m].created;
-            field[CONTACT_WORK][4 * k + m] = c.energy[m].work;
-        }
-        for (int m = 0; m < t->model_count; ++m) {
-            model[m * n + k] = (c.columns && m < c.column_count) ? c.columns[m] : NAN;
-        }
-    }
-    t->contact_rows = n > t->contact_rows ? n : t->contact_rows;
-    fd_status status = FD_OK;
-    for (int e = 0; e < CONTACT_ELEMENT_COUNT && status == FD_OK; ++e) {
-        status = append(t, &t->contact[e], frame, t->contact_rows, n, e == CONTACT_ID ? (const void*)ids : field[e]);
-    }
-    for (int m = 0; m < t->model_count && status == FD_OK; ++m) {
-        status = append(t, &t->model[m], frame, t->contact_rows, n, model + m * n);
-    }
-    return status == FD_OK ? append(t, &t->pairs, frame, t->contact_rows, n, pairs) : status;
-}
-
-static fd_status write_observables(fd_trajectory* t, const fd_world* world, int64_t frame, int64_t bodies)
-{
-    fd_world_energy e = fd_world_get_energy(world);
-    double total = e.kinetic_translational + e.kinetic_rotational + e.gravitational;
-    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-        total += e.stored[m];
-    }
-    const int32_t counts[3] = {(int32_t)bodies, fd_world_live_body_count(world), fd_world_contact_count(world)};
-    const void* data[OBSERVABLE_COUNT] = {
-        [OBSERVE_COUNT] = &counts[0],
-        [OBSERVE_BODIES] = &counts[1],
-        [OBSERVE_CONTACTS] = &counts[2],
-        [OBSERVE_KINETIC_TRANSLATIONAL] = &e.kinetic_translational,
-        [OBSERVE_KINETIC_ROTATIONAL] = &e.kinetic_rotational,
-        [OBSERVE_GRAVITATIONAL] = &e.gravitational,
-        [OBSERVE_STORED] = e.stored,
-        [OBSERVE_DASHPOT] = e.dashpot,
-        [OBSERVE_SLIP] = e.slip,
-        [OBSERVE_CREATED] = e.created,
-        [OBSERVE_RELEASED] = &e.released,
-        [OBSERVE_EXTERNAL_WORK] = &e.external_work,
-        [OBSERVE_CONSTRAINT_WORK] = &e.constraint_work,
-        [OBSERVE_INSERTED] = &e.inserted,
-        [OBSERVE_REMOVED] = &e.removed,
-        [OBSERVE_TOTAL] = &total,
-        [OBSERVE_CLOSURE_ERROR] = &e.closure_error,
-    };
-    fd_status status = FD_OK;
-    for (int o = 0; o < OBSERVABLE_COUNT && status == FD_OK; ++o) {
-        status = append(t, &t->observables[o], frame, 0, 1, data[o]);
-    }
-    return status;
-}
-
 /* ---------------------------------------------------------------- API */
 
 static fd_status trajectory_write(fd_trajectory* t, const fd_world* world)
@@ -1088,19 +715,19 @@ static fd_status trajectory_write(fd_trajectory* t, const fd_world* world)
     const int64_t contacts = t->contacts ? fd_world_contact_count(world) : 0;
     const int64_t step = fd_world_step_count(world);
     const double time = fd_world_time(world);
-    fd_status status = write_bodies(t, world, frame, bodies);
+    fd_status status = fd_trajectory_write_bodies(t, world, frame, bodies);
     if (status == FD_OK && t->contacts) {
-        status = write_contacts(t, world, frame, contacts);
+        status = fd_trajectory_write_contacts(t, world, frame, contacts);
     }
     if (status == FD_OK) {
-        status = write_observables(t, world, frame, bodies);
+        status = fd_trajectory_write_observables(t, world, frame, bodies);
     }
     /* step and time last: a reader that sees frame k in them sees all of it. */
     if (status == FD_OK) {
-        status = append(t, &t->step, frame, 0, 1, &step);
+        status = fd_trajectory_append(t, &t->step, frame, 0, 1, &step);
     }
     if (status == FD_OK) {
-        status = append(t, &t->time, frame, 0, 1, &time);
+        status = fd_trajectory_append(t, &t->time, frame, 0, 1, &time);
     }
     if (status == FD_OK && H5Fflush(t->file, H5F_SCOPE_LOCAL) < 0) {
         status = fail(t, "cannot flush", t->h5_path);
