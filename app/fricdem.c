@@ -717,6 +717,7 @@ static int command_run(int argc, char** argv, bool resume)
         exit_code = EXIT_RUN_FAILED;
     }
     bool output_warned = exit_code == 0 && warn_about_output_size(output, world, &scene);
+    const double first_write_seconds = fd_output_get_cost(output).seconds; /* before the loop's wall time */
     /* The run's own stage times: prepare's first contact search is in the
      * header, not in the shares of the run's wall time. */
     const fd_world_profile profile_before = fd_world_get_profile(world);
@@ -784,6 +785,9 @@ static int command_run(int argc, char** argv, bool resume)
     } else if (bar.tty && bar.enabled) {
         fprintf(stderr, "\r\033[K");
     }
+    /* What the outputs cost, for the summary: before the close (which
+     * frees the writer and writes at most the final state). */
+    const fd_output_cost output_cost = fd_output_get_cost(output);
     if (fd_output_close(output, world) != FD_OK) {
         fprintf(stderr, "error: %s\n", fd_last_error());
         exit_code = exit_code ? exit_code : EXIT_RUN_FAILED;
@@ -904,6 +908,18 @@ static int command_run(int argc, char** argv, bool resume)
         printf("  outputs      %s/: ", scene.output.directory);
         print_files(&files);
         printf("\n");
+        if (output_cost.bytes > 0.0) {
+            /* Where the outputs' time went, and whether large blocks went
+             * past the page cache (output.direct_io, docs/output-format.md). */
+            double large = output_cost.direct_bytes + output_cost.cached_bytes;
+            printf("  written      %.3g MB in %.3g s (the stepping loop's share: %.0f%%)", 1e-6 * output_cost.bytes,
+                   output_cost.seconds,
+                   wall > 0.0 ? 100.0 * (output_cost.seconds - first_write_seconds) / wall : 0.0);
+            if (large > 0.0) {
+                printf(", large blocks %.0f%% past the page cache", 100.0 * output_cost.direct_bytes / large);
+            }
+            printf("\n");
+        }
         free_files(&files);
     }
     fd_scene_free(&scene);

@@ -31,6 +31,7 @@ long fd_library_struct_size(const char* name)
         {"fd_param_info", sizeof(fd_param_info)},
         {"fd_model_info", sizeof(fd_model_info)},
         {"fd_output_settings", sizeof(fd_output_settings)},
+        {"fd_output_cost", sizeof(fd_output_cost)},
         {"fd_scene", sizeof(fd_scene)},
         {"fd_vec3", sizeof(fd_vec3)},
         {"fd_quat", sizeof(fd_quat)},

@@ -111,7 +111,15 @@ static void copy_world(const fd_world* world, step_copy* copy)
 
 /* Loads the scene, writes its outputs into `directory` for `steps` steps
  * (all of them when copies is given, each step's state copied). */
+/* run_scene, with what the outputs cost (read before the close). */
+static fd_output_cost run_scene_costed(const char* scene_path, const char* directory, step_copy* copies, int steps);
+
 static void run_scene(const char* scene_path, const char* directory, step_copy* copies, int steps)
+{
+    run_scene_costed(scene_path, directory, copies, steps);
+}
+
+static fd_output_cost run_scene_costed(const char* scene_path, const char* directory, step_copy* copies, int steps)
 {
     fd_scene scene;
     cr_assert_eq(fd_scene_load(scene_path, NULL, 0, &scene), FD_OK, "%s", fd_last_error());
@@ -131,8 +139,10 @@ static void run_scene(const char* scene_path, const char* directory, step_copy* 
             copy_world(world, &copies[n]);
         }
     }
+    fd_output_cost cost = fd_output_get_cost(output);
     cr_assert_eq(fd_output_close(output, world), FD_OK, "%s", fd_last_error());
     fd_scene_free(&scene);
+    return cost;
 }
 
 /* ---------------------------------------------------------------- reading */
@@ -743,6 +753,7 @@ Test(trajectory, direct_io_changes_no_value_of_any_output)
      * only in where HDF5 put the chunks). */
     const char* modes[2] = {"never", "always"};
     int64_t direct_before = 0, cached_before = 0, direct_after = 0, cached_after = 0;
+    fd_output_cost costs[2];
     for (int k = 0; k < 2; ++k) {
         char text[4096];
         snprintf(text, sizeof text,
@@ -753,7 +764,19 @@ Test(trajectory, direct_io_changes_no_value_of_any_output)
         if (k == 1) {
             fd_hdf5_direct_counts(&direct_before, &cached_before);
         }
-        run_scene(temp_path("lattice.yaml"), temp_path(modes[k]), NULL, 200);
+        costs[k] = run_scene_costed(temp_path("lattice.yaml"), temp_path(modes[k]), NULL, 200);
+        /* What the writer counted is what the directory holds (the close
+         * writes nothing more here: the last step was a row time). */
+        char command[4200], listing[64] = "";
+        snprintf(command, sizeof command, "du -sb --apparent-size '%s'", temp_path(modes[k]));
+        FILE* du = popen(command, "r");
+        cr_assert_not_null(du);
+        cr_assert_not_null(fgets(listing, sizeof listing, du));
+        pclose(du);
+        double on_disk = atof(listing) - 4096.0 * 2; /* the directory entries themselves: out/ and vtu/ */
+        cr_assert(fabs(costs[k].bytes - on_disk) < 0.01 * on_disk, "%s: counted %.0f bytes, %.0f on disk", modes[k],
+                  costs[k].bytes, on_disk);
+        cr_assert_gt(costs[k].seconds, 0.0);
         if (k == 1) {
             fd_hdf5_direct_counts(&direct_after, &cached_after);
         }
@@ -808,5 +831,9 @@ Test(trajectory, direct_io_changes_no_value_of_any_output)
     if (direct_possible) {
         cr_assert_gt(direct_after - direct_before, 1000000, "%lld bytes went direct",
                      (long long)(direct_after - direct_before));
+        cr_assert_gt(costs[1].direct_bytes, 1000000);
     }
+    /* never: every large block through the page cache, and counted there. */
+    cr_assert_eq(costs[0].direct_bytes, 0.0);
+    cr_assert_gt(costs[0].cached_bytes, 1000000);
 }

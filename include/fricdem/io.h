@@ -163,6 +163,14 @@ bool fd_output_writes_contacts(const fd_output* output);
  * from the short "0" and "1" of a scene at rest, grow the files past it
  * (call it again later in the run to see). */
 double fd_output_projected_bytes(const fd_output* output, const fd_world* world, double duration);
+/* What the outputs have cost so far (call before fd_output_close). */
+typedef struct fd_output_cost {
+    double bytes;            /* in the files: CSV, VTU snapshots and their indexes, the trajectory */
+    double seconds;          /* wall time inside fd_output_write */
+    double direct_bytes;     /* of the large blocks, those written past the page cache (output.direct_io) */
+    double cached_bytes;     /* ... and those written through it */
+} fd_output_cost;
+fd_output_cost fd_output_get_cost(const fd_output* output);
 /* Writes the final state if not yet written and closes every file. */
 fd_status fd_output_close(fd_output* output, const fd_world* world);
 

@@ -108,6 +108,7 @@ void fd_write_rates_record(fd_write_rates* rates, bool direct, size_t bytes, dou
     if (bytes < smallest) {
         return; /* small writes measure latency, not throughput */
     }
+    rates->bytes[direct] += (int64_t)bytes;
     double* mean = &rates->seconds_per_byte[direct];
     double sample = seconds / (double)bytes;
     *mean = *mean == 0.0 ? sample : 0.75 * *mean + 0.25 * sample;

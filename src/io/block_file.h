@@ -38,6 +38,7 @@
 typedef struct fd_write_rates {
     double seconds_per_byte[2]; /* [0] through the page cache, [1] direct; 0 = not measured yet */
     int64_t choices;            /* large flushes decided so far (every 64th tries the other way) */
+    int64_t bytes[2];           /* written each way, large blocks only (padding included) */
 } fd_write_rates;
 
 /* Whether a write of `bytes` should go direct under `mode` (`bytes` below

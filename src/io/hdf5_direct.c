@@ -208,7 +208,7 @@ static herr_t direct_write(H5FD_t* public_part, H5FD_mem_t type, hid_t transfer,
             return -1;
         }
         atomic_fetch_add(&cached_total, (long long)size);
-        if (aligned && file->direct >= 0) {
+        if (aligned) {
             fd_write_rates_record(file->config.rates, false, size, fd_write_clock() - start, DIRECT_MIN_BYTES);
         }
     }

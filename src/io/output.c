@@ -89,7 +89,8 @@ struct fd_output {
     int64_t solver_step;      /* step written last to solver.csv (-1: none) */
     int64_t events_step;      /* step whose events were written last (-1: none) */
     int contact_column_count; /* model columns in the contacts.csv header */
-    fd_write_rates write_rates; /* what the CSV and VTU files learned of direct writes (block_file.h) */
+    fd_write_rates write_rates; /* what the CSV, VTU and trajectory files learned of direct writes (block_file.h) */
+    double write_seconds;       /* wall time inside fd_output_write */
     fd_schedule csv;
     fd_schedule vtu;
     bool walls_vtu;           /* the world had walls at the start: a walls snapshot with every snapshot */
@@ -875,7 +876,8 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
     output->plane_square = fd_vtu_plane_square_around(world);
     if (settings->trajectory) {
         output->trajectory = fd_trajectory_open(world, output->settings.directory, settings->trajectory_contacts,
-                                                 !settings->trajectory_uncompressed, settings->direct_io);
+                                                 !settings->trajectory_uncompressed, settings->direct_io,
+                                                 &output->write_rates);
         if (!output->trajectory) {
             output_free(output);
             return NULL;
@@ -884,24 +886,45 @@ fd_output* fd_output_open(const fd_world* world, const fd_output_settings* setti
     return output;
 }
 
+/* Bytes in the output's files so far; the rows (headers left out) of the
+ * CSV files sampled at row times and of those written every step. */
+static double written_bytes(const fd_output* output, double* sampled_rows, double* stepped_rows)
+{
+    const csv_file* sampled[5] = {&output->bodies, &output->contacts, &output->energy, &output->walls,
+                                  &output->outlets};
+    const csv_file* stepped[2] = {&output->events, &output->solver};
+    double written = (double)(output->snapshot_bytes + output->index_bytes);
+    *sampled_rows = *stepped_rows = 0.0;
+    for (int i = 0; i < 5; ++i) {
+        written += (double)sampled[i]->written;
+        *sampled_rows += (double)(sampled[i]->written - sampled[i]->header);
+    }
+    for (int i = 0; i < 2; ++i) {
+        written += (double)stepped[i]->written;
+        *stepped_rows += (double)(stepped[i]->written - stepped[i]->header);
+    }
+    return written + (double)fd_trajectory_bytes(output->trajectory);
+}
+
+fd_output_cost fd_output_get_cost(const fd_output* output)
+{
+    if (!output) {
+        return (fd_output_cost){0};
+    }
+    double sampled_rows, stepped_rows;
+    return (fd_output_cost){.bytes = written_bytes(output, &sampled_rows, &stepped_rows),
+                            .seconds = output->write_seconds,
+                            .direct_bytes = (double)output->write_rates.bytes[1],
+                            .cached_bytes = (double)output->write_rates.bytes[0]};
+}
+
 double fd_output_projected_bytes(const fd_output* output, const fd_world* world, double duration)
 {
     if (!output || !world) {
         return 0.0;
     }
-    const csv_file* sampled[5] = {&output->bodies, &output->contacts, &output->energy, &output->walls,
-                                  &output->outlets};
-    const csv_file* stepped[2] = {&output->events, &output->solver};
-    double written = (double)(output->snapshot_bytes + output->index_bytes);
-    double sampled_rows = 0.0, stepped_rows = 0.0;
-    for (int i = 0; i < 5; ++i) {
-        written += (double)sampled[i]->written;
-        sampled_rows += (double)(sampled[i]->written - sampled[i]->header);
-    }
-    for (int i = 0; i < 2; ++i) {
-        written += (double)stepped[i]->written;
-        stepped_rows += (double)(stepped[i]->written - stepped[i]->header);
-    }
+    double sampled_rows, stepped_rows;
+    double written = written_bytes(output, &sampled_rows, &stepped_rows);
     /* What is still due: row times and snapshots by their schedules (a
      * first write at t = 0, then one per interval, or one per step), and
      * the per-step rows at every step. */
@@ -917,7 +940,6 @@ double fd_output_projected_bytes(const fd_output* output, const fd_world* world,
     due_snapshots = fmin(due_snapshots, steps + 1.0);
     /* The trajectory's frames, like the snapshots: bytes per frame so far times the frames still due. */
     int64_t frames = fd_trajectory_frame_count(output->trajectory);
-    written += (double)fd_trajectory_bytes(output->trajectory);
     const double frame_interval = output->trajectory_schedule.interval;
     double due_frames = frame_interval < 0.0    ? 0.0
                         : frame_interval == 0.0 ? steps + 1.0
@@ -985,11 +1007,21 @@ bool fd_output_wants_contacts(const fd_output* output, const fd_world* world)
             schedule_due(&output->trajectory_schedule, time, step, dt));
 }
 
+static fd_status output_write(fd_output* output, const fd_world* world);
+
 fd_status fd_output_write(fd_output* output, const fd_world* world)
 {
     if (!output || !world) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "output: output and world are required");
     }
+    double start = fd_write_clock();
+    fd_status status = output_write(output, world);
+    output->write_seconds += fd_write_clock() - start;
+    return status;
+}
+
+static fd_status output_write(fd_output* output, const fd_world* world)
+{
     double time = fd_world_time(world);
     int64_t step = fd_world_step_count(world);
     double dt = fd_world_time_step(world);

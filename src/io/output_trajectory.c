@@ -590,15 +590,15 @@ static fd_status write_indexes(fd_trajectory* t)
 /* HDF5 prints its error stack on every failed call: the API functions
  * silence it while they work and report failures through fd_fail. */
 static fd_trajectory* trajectory_open(const fd_world* world, const char* directory, bool contacts, bool compressed,
-                                      fd_direct_io direct_io);
+                                      fd_direct_io direct_io, fd_write_rates* rates);
 static fd_status trajectory_write(fd_trajectory* t, const fd_world* world);
 static fd_status trajectory_close(fd_trajectory* t);
 
 fd_trajectory* fd_trajectory_open(const fd_world* world, const char* directory, bool contacts, bool compressed,
-                                  fd_direct_io direct_io)
+                                  fd_direct_io direct_io, fd_write_rates* rates)
 {
     fd_h5_quiet quiet = fd_h5_silence();
-    fd_trajectory* t = trajectory_open(world, directory, contacts, compressed, direct_io);
+    fd_trajectory* t = trajectory_open(world, directory, contacts, compressed, direct_io, rates);
     fd_h5_restore(quiet);
     return t;
 }
@@ -626,7 +626,7 @@ fd_status fd_trajectory_close(fd_trajectory* t)
 }
 
 static fd_trajectory* trajectory_open(const fd_world* world, const char* directory, bool contacts, bool compressed,
-                                      fd_direct_io direct_io)
+                                      fd_direct_io direct_io, fd_write_rates* rates)
 {
     fd_trajectory* t = calloc(1, sizeof *t);
     if (!t) {
@@ -666,7 +666,7 @@ static fd_trajectory* trajectory_open(const fd_world* world, const char* directo
      * file system and output.direct_io allow, go past the page cache
      * (hdf5_direct.h); the default driver otherwise. */
     if (access >= 0 && direct_io != FD_DIRECT_IO_NEVER) {
-        fd_hdf5_direct_use(access, 64 * 1024, direct_io, &t->write_rates);
+        fd_hdf5_direct_use(access, 64 * 1024, direct_io, rates ? rates : &t->write_rates);
     }
     if (access >= 0 && H5Pset_libver_bounds(access, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0) {
         t->file = H5Fcreate(t->h5_path, H5F_ACC_TRUNC, H5P_DEFAULT, access);

@@ -10,6 +10,7 @@
 
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
+#include "io/block_file.h"
 
 typedef struct fd_trajectory fd_trajectory;
 
@@ -18,7 +19,7 @@ typedef struct fd_trajectory fd_trajectory;
  * groups too (their model columns are those of the world now). NULL after
  * reporting the failure through fd_fail. */
 fd_trajectory* fd_trajectory_open(const fd_world* world, const char* directory, bool contacts, bool compressed,
-                                  fd_direct_io direct_io);
+                                  fd_direct_io direct_io, fd_write_rates* rates);
 /* Appends the world's state as the next frame, flushes the file and
  * rewrites the XDMF indexes (see the rule in output_trajectory.c). With
  * contacts, the world must have recorded them (fd_world_contacts_recorded). */

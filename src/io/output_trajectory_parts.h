@@ -135,7 +135,7 @@ struct fd_trajectory {
     int body_array_count, contact_array_count;
     scratch reals, integers, smalls, states;
     fd_chunk_buffers chunks;
-    fd_write_rates write_rates; /* the direct driver's measurements (hdf5_direct.h) */
+    fd_write_rates write_rates; /* the direct driver's measurements when the caller shares none (hdf5_direct.h) */
     int threads;             /* the world's: the chunks of a frame are deflated on as many */
     fd_text index;
     int64_t index_bytes;     /* of both indexes at their last rewrite */
