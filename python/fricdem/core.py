@@ -481,7 +481,10 @@ class Scene:
         after every `every` steps. With `out`, writes the scene's outputs
         (CSV, VTU, trajectory, as its `output:` asks) into that directory as
         `fricdem run --out` does, the same files to the bit; `overwrite`
-        as its --overwrite."""
+        as its --overwrite. Afterwards `output_cost` holds what writing them
+        cost: bytes (in the files), seconds (wall time writing), and
+        direct_bytes / cached_bytes (large blocks past and through the page
+        cache, output.direct_io; docs/output-format.md)."""
         world = self.world
         end = self.duration if until is None else until
         stages = lib.fd_scene_stage_count(self._scene)
@@ -507,6 +510,9 @@ class Scene:
                         self._apply_stage_output(output)
         finally:
             if output is not None:
+                cost = lib.fd_output_get_cost(output)
+                self.output_cost = {"bytes": cost.bytes, "seconds": cost.seconds,
+                                    "direct_bytes": cost.direct_bytes, "cached_bytes": cost.cached_bytes}
                 _check(lib.fd_output_close(output, world._world))
 
     def _open_output(self, out, overwrite):

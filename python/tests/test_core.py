@@ -188,5 +188,10 @@ def test_run_with_outputs_writes_what_the_cli_writes(tmp_path):
         scene.run(out=tmp_path / "python")
     for name in ("bodies.csv", "contacts.csv", "energy.csv", "walls.csv"):
         assert (tmp_path / "python" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes(), name
+    # What the writer counted is what the files hold (the final state's rows
+    # were written at the last step, before the count).
+    on_disk = sum(p.stat().st_size for p in (tmp_path / "python").rglob("*") if p.is_file())
+    assert scene.output_cost["bytes"] == on_disk
+    assert scene.output_cost["seconds"] > 0.0
     with pytest.raises(fricdem.FricdemError, match="is not empty"):
         fricdem.Scene(BALL, sets).run(out=tmp_path / "python")
