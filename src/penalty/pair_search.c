@@ -53,9 +53,15 @@ struct fd_pair_scratch {
     int64_t placed_capacity;
     int64_t* row_fill;
     int64_t row_fill_capacity;
+    int32_t* thread_rows;         /* per thread, its pairs per row, then its first slot in each row */
+    int64_t thread_rows_capacity;
     found_pairs* buffers;
     int buffer_count;
 };
+
+/* Up to this many threads the rows fill in thread order from per-thread
+ * counts (4 bytes per body and thread); beyond, with atomic counters. */
+enum { ORDERED_FILL_THREADS = 8 };
 
 void fd_pair_scratch_free(struct fd_pair_scratch* scratch)
 {
@@ -66,6 +72,7 @@ void fd_pair_scratch_free(struct fd_pair_scratch* scratch)
     free(scratch->cell_start);
     free(scratch->placed);
     free(scratch->row_fill);
+    free(scratch->thread_rows);
     for (int t = 0; t < scratch->buffer_count; ++t) {
         free(scratch->buffers[t].pairs);
     }
@@ -81,7 +88,8 @@ size_t fd_pair_scratch_memory(const struct fd_pair_scratch* scratch)
     size_t bytes = (size_t)scratch->cell_of_capacity * sizeof(int32_t) +
                    (size_t)scratch->cell_start_capacity * sizeof(int32_t) +
                    (size_t)scratch->placed_capacity * sizeof(placed_body) +
-                   (size_t)scratch->row_fill_capacity * sizeof(int64_t);
+                   (size_t)scratch->row_fill_capacity * sizeof(int64_t) +
+                   (size_t)scratch->thread_rows_capacity * sizeof(int32_t);
     for (int t = 0; t < scratch->buffer_count; ++t) {
         bytes += (size_t)scratch->buffers[t].capacity * 2 * sizeof(uint32_t);
     }
@@ -469,20 +477,52 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
     if (failures > 0 || total >= INT32_MAX) {
         return -1;
     }
-    /* Rows by counting sort (the order within a row is set by its sort
-     * below, so the threads may fill rows in any order), then each row in
-     * ascending order. */
+    /* Rows by counting sort, then each row in ascending order. With a few
+     * threads each counts its own pairs per row and the rows fill in thread
+     * order, without atomics: a wall's long row (its pairs found in
+     * ascending body order, thread after thread) then arrives sorted and
+     * the insertion sort below passes over it once. (Filled through atomic
+     * counters in whatever order two threads' increments fell, such a row
+     * of 10^4 entries cost one thread a quadratic sort while the other
+     * waited: at 10^5 spheres, a third of a two-thread build.) */
     if (!fd_neighbor_list_reserve(out, total, n)) {
         return -1;
     }
+    const bool ordered = threads > 1 && threads <= ORDERED_FILL_THREADS;
+    const size_t stride = (size_t)n + 1;
+    if (ordered && !fd_penalty_grow((void**)&scratch->thread_rows, &scratch->thread_rows_capacity,
+                                    (int64_t)threads * (int64_t)stride, sizeof(int32_t))) {
+        return -1;
+    }
+    int32_t* thread_rows = scratch->thread_rows;
+    if (ordered) {
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+        for (int t = 0; t < threads; ++t) {
+            int32_t* count = thread_rows + (size_t)t * stride;
+            memset(count, 0, stride * sizeof *count);
+            const found_pairs* found = &buffers[t];
+            for (int64_t k = 0; k < found->count; ++k) {
+                count[found->pairs[2 * k]]++;
+            }
+        }
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (int b = 0; b < n; ++b) {
+            int64_t length = 0;
+            for (int t = 0; t < threads; ++t) {
+                length += thread_rows[(size_t)t * stride + (size_t)b];
+            }
+            row_fill[b + 1] = length;
+        }
+    } else {
 #pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
-    for (int t = 0; t < threads; ++t) {
-        const found_pairs* found = &buffers[t];
-        for (int64_t k = 0; k < found->count; ++k) {
-            if (threads > 1) {
-                __atomic_fetch_add(&row_fill[found->pairs[2 * k] + 1], 1, __ATOMIC_RELAXED);
-            } else {
-                row_fill[found->pairs[2 * k] + 1]++;
+        for (int t = 0; t < threads; ++t) {
+            const found_pairs* found = &buffers[t];
+            for (int64_t k = 0; k < found->count; ++k) {
+                if (threads > 1) {
+                    __atomic_fetch_add(&row_fill[found->pairs[2 * k] + 1], 1, __ATOMIC_RELAXED);
+                } else {
+                    row_fill[found->pairs[2 * k] + 1]++;
+                }
             }
         }
     }
@@ -490,13 +530,35 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
         row_fill[b + 1] += row_fill[b];
     }
     memcpy(out->row_start, row_fill, ((size_t)n + 1) * sizeof *row_fill);
+    if (ordered) {
+        /* Each thread's first slot in each row (total < 2^31: int32 holds it). */
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (int b = 0; b < n; ++b) {
+            int64_t at = row_fill[b];
+            for (int t = 0; t < threads; ++t) {
+                int32_t* slot = &thread_rows[(size_t)t * stride + (size_t)b];
+                int32_t count = *slot;
+                *slot = (int32_t)at;
+                at += count;
+            }
+        }
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+        for (int t = 0; t < threads; ++t) {
+            int32_t* next = thread_rows + (size_t)t * stride;
+            const found_pairs* found = &buffers[t];
+            for (int64_t k = 0; k < found->count; ++k) {
+                out->partner[next[found->pairs[2 * k]]++] = (int32_t)found->pairs[2 * k + 1];
+            }
+        }
+    } else {
 #pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
-    for (int t = 0; t < threads; ++t) {
-        const found_pairs* found = &buffers[t];
-        for (int64_t k = 0; k < found->count; ++k) {
-            int64_t at = threads > 1 ? __atomic_fetch_add(&row_fill[found->pairs[2 * k]], 1, __ATOMIC_RELAXED)
-                                     : row_fill[found->pairs[2 * k]]++;
-            out->partner[at] = (int32_t)found->pairs[2 * k + 1];
+        for (int t = 0; t < threads; ++t) {
+            const found_pairs* found = &buffers[t];
+            for (int64_t k = 0; k < found->count; ++k) {
+                int64_t at = threads > 1 ? __atomic_fetch_add(&row_fill[found->pairs[2 * k]], 1, __ATOMIC_RELAXED)
+                                         : row_fill[found->pairs[2 * k]]++;
+                out->partner[at] = (int32_t)found->pairs[2 * k + 1];
+            }
         }
     }
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
