@@ -1,0 +1,537 @@
+/* The CSV time series of the run outputs (output.c says when rows are due
+ * and how files stay whole; docs/output-format.md lists every column):
+ * opening the files with their headers and writing the rows of an output
+ * time, of a step's events and of the complementarity solver. This file
+ * formats and writes rows; it does not decide when. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/math.h"
+#include "io/output_internal.h"
+
+static bool open_csv(fd_output* output, csv_file* file, const char* name)
+{
+    const char* path = fd_output_path(output, "%s", name);
+    *file = (csv_file){.name = name};
+    if (!fd_block_file_open(&file->block, path, output->settings.direct_io, &output->write_rates)) {
+        fd_fail(FD_ERR_IO, "output: cannot open '%s' for writing: %s", path, strerror(errno));
+        return false;
+    }
+    file->open = true;
+    return true;
+}
+
+/* Everything is flushed after each output time, so closing writes nothing. */
+bool fd_output_close_csv(csv_file* file)
+{
+    bool ok = !file->open || fd_block_file_close(&file->block);
+    file->open = false;
+    return ok;
+}
+
+
+static const char* const bodies_columns[][2] = {
+    {"time", "s"},   {"step", "-"},    {"body", "-"},    {"name", "-"},    {"x", "m"},       {"y", "m"},
+    {"z", "m"},      {"qw", "-"},      {"qx", "-"},      {"qy", "-"},      {"qz", "-"},      {"vx", "m/s"},
+    {"vy", "m/s"},   {"vz", "m/s"},    {"wx", "rad/s"},  {"wy", "rad/s"},  {"wz", "rad/s"},  {"radius", "m"},
+    {"mass", "kg"},  {"material", "-"},
+};
+
+static const char* const contacts_columns[][2] = {
+    {"time", "s"},         {"step", "-"},         {"id", "-"},           {"body_i", "-"},
+    {"body_j", "-"},       {"name_i", "-"},       {"name_j", "-"},       {"px", "m"},
+    {"py", "m"},           {"pz", "m"},           {"nx", "-"},           {"ny", "-"},
+    {"nz", "-"},           {"penetration", "m"},  {"normal_force", "N"}, {"fsx", "N"},
+    {"fsy", "N"},          {"fsz", "N"},          {"roll_i_x", "N m"},   {"roll_i_y", "N m"},
+    {"roll_i_z", "N m"},   {"roll_j_x", "N m"},   {"roll_j_y", "N m"},   {"roll_j_z", "N m"},
+    {"spin_i_x", "N m"},   {"spin_i_y", "N m"},   {"spin_i_z", "N m"},   {"spin_j_x", "N m"},
+    {"spin_j_y", "N m"},   {"spin_j_z", "N m"},
+    /* the contact's energy books (fd_energy_books), per mechanism */
+    {"stored_normal", "J"},  {"dashpot_normal", "J"}, {"slip_normal", "J"},  {"created_normal", "J"},
+    {"work_normal", "J"},    {"stored_slide", "J"},   {"dashpot_slide", "J"}, {"slip_slide", "J"},
+    {"created_slide", "J"},  {"work_slide", "J"},     {"stored_roll", "J"},   {"dashpot_roll", "J"},
+    {"slip_roll", "J"},      {"created_roll", "J"},   {"work_roll", "J"},     {"stored_spin", "J"},
+    {"dashpot_spin", "J"},   {"slip_spin", "J"},      {"created_spin", "J"},  {"work_spin", "J"},
+};
+
+/* The energy ledger (docs/energy.md): per mechanism in fd_mechanism order. */
+static const char* const energy_columns[][2] = {
+    {"time", "s"},
+    {"step", "-"},
+    {"kinetic_translational", "J"},
+    {"kinetic_rotational", "J"},
+    {"gravitational", "J"},
+    {"stored_normal", "J"},
+    {"stored_slide", "J"},
+    {"stored_roll", "J"},
+    {"stored_spin", "J"},
+    {"dashpot_normal", "J"},
+    {"dashpot_slide", "J"},
+    {"dashpot_roll", "J"},
+    {"dashpot_spin", "J"},
+    {"slip_normal", "J"},
+    {"slip_slide", "J"},
+    {"slip_roll", "J"},
+    {"slip_spin", "J"},
+    {"created_normal", "J"},
+    {"created_slide", "J"},
+    {"created_roll", "J"},
+    {"created_spin", "J"},
+    {"released", "J"},
+    {"external_work", "J"},
+    {"constraint_work", "J"},
+    {"inserted", "J"},
+    {"removed", "J"},
+    {"total", "J"},
+    {"closure_error", "J"},
+};
+
+static const char* const outlets_columns[][2] = {
+    {"time", "s"},       {"step", "-"},      {"outlet", "-"},           {"removed", "-"},
+    {"removed_mass", "kg"}, {"total_removed", "-"}, {"total_removed_mass", "kg"},
+};
+
+static const char* const solver_columns[][2] = {
+    {"time", "s"}, {"step", "-"}, {"iterations", "-"}, {"residual", "m/s"}, {"contacts", "-"},
+};
+
+static const char* const walls_columns[][2] = {
+    {"time", "s"},       {"step", "-"},       {"wall", "-"},       {"force_x", "N"},   {"force_y", "N"},
+    {"force_z", "N"},    {"torque_x", "N m"}, {"torque_y", "N m"}, {"torque_z", "N m"}, {"power", "W"},
+    {"position_x", "m"}, {"position_y", "m"}, {"position_z", "m"},
+};
+
+static const char* const events_columns[][2] = {
+    {"time", "s"}, {"step", "-"},   {"event", "-"},  {"mechanism", "-"}, {"contact", "-"},
+    {"body_i", "-"}, {"body_j", "-"}, {"name_i", "-"}, {"name_j", "-"},
+};
+
+#define COUNT_OF(array) ((int)(sizeof(array) / sizeof((array)[0])))
+
+/* A name as a CSV field, quoted (RFC 4180) when it holds a comma, a quote
+ * or a line break. */
+static void text_csv_name(fd_text* text, const char* name)
+{
+    if (!name) {
+        return;
+    }
+    if (strpbrk(name, ",\"\r\n") == NULL) {
+        fd_text_append(text, name, strlen(name));
+        return;
+    }
+    fd_text_char(text, '"');
+    for (const char* c = name; *c; ++c) {
+        if (*c == '"') {
+            fd_text_char(text, '"');
+        }
+        fd_text_char(text, *c);
+    }
+    fd_text_char(text, '"');
+}
+
+static void text_value(fd_text* text, double value)
+{
+    fd_text_char(text, ',');
+    fd_text_g17(text, value);
+}
+
+static void text_vec3(fd_text* text, fd_vec3 v)
+{
+    text_value(text, v.x);
+    text_value(text, v.y);
+    text_value(text, v.z);
+}
+
+/* Line 1: "# units: u1,u2,..."; line 2: the column names. */
+static fd_status flush_rows(fd_output* output, csv_file* file, bool last);
+
+static fd_status write_csv_header(fd_output* output, csv_file* file, const char* const (*columns)[2],
+                                  int count, const fd_world* world, int model_columns)
+{
+    fd_text* text = &file->block.text;
+    fd_text_append(text, "# units: ", 9);
+    for (int i = 0; i < count; ++i) {
+        if (i) {
+            fd_text_char(text, ',');
+        }
+        fd_text_append(text, columns[i][1], strlen(columns[i][1]));
+    }
+    for (int c = 0; c < model_columns; ++c) {
+        const char* unit = fd_world_contact_column_unit(world, c);
+        unit = unit && *unit ? unit : "-";
+        fd_text_char(text, ',');
+        fd_text_append(text, unit, strlen(unit));
+    }
+    fd_text_char(text, '\n');
+    for (int i = 0; i < count; ++i) {
+        if (i) {
+            fd_text_char(text, ',');
+        }
+        fd_text_append(text, columns[i][0], strlen(columns[i][0]));
+    }
+    for (int c = 0; c < model_columns; ++c) {
+        fd_text_char(text, ',');
+        text_csv_name(text, fd_world_contact_column_name(world, c));
+    }
+    fd_text_char(text, '\n');
+    fd_status status = flush_rows(output, file, true);
+    file->header = file->written;
+    return status;
+}
+
+/* "time,step," of a row, formatted once per output time. */
+static void row_prefix(char* prefix, double time, int64_t step)
+{
+    size_t length = fd_format_g17(time, prefix);
+    prefix[length++] = ',';
+    length += fd_format_integer(step, prefix + length);
+    prefix[length++] = ',';
+    prefix[length] = '\0';
+}
+
+/* Rows are formatted into the file's text buffer and written in blocks
+ * of about a megabyte (number_format.h: ~5x faster than fprintf), directly
+ * or through the page cache (block_file.h). Called after each whole row, so
+ * every block ends at a row's end; `last` writes what is left of an output
+ * time's rows. */
+enum { CSV_BLOCK_BYTES = 1 << 20 };
+
+static fd_status flush_rows(fd_output* output, csv_file* file, bool last)
+{
+    (void)output;
+    fd_block_file* block = &file->block;
+    if (block->text.length - block->written < CSV_BLOCK_BYTES && !last) {
+        return FD_OK;
+    }
+    if (!fd_block_file_flush(block)) {
+        return block->text.failed ? fd_fail(FD_ERR_OUT_OF_MEMORY, "output: out of memory writing %s", file->name)
+                                  : fd_fail(FD_ERR_IO, "output: writing %s failed: %s", file->name, strerror(errno));
+    }
+    file->written = fd_block_file_size(block);
+    return FD_OK;
+}
+
+static fd_status write_bodies_csv(fd_output* output, const fd_world* world, double time, int64_t step)
+{
+    csv_file* file = &output->bodies;
+    fd_text* text = &file->block.text;
+    char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
+    row_prefix(prefix, time, step);
+    const size_t prefix_length = strlen(prefix);
+    int count = fd_world_body_count(world);
+    fd_status status = FD_OK;
+    for (int i = 0; i < count && status == FD_OK; ++i) {
+        fd_body_id id = fd_world_body_at(world, i);
+        if (!fd_body_is_valid(world, id)) {
+            continue; /* a removed body's slot */
+        }
+        fd_body_info info = fd_body_get_info(world, id);
+        if (info.type != FD_BODY_DYNAMIC) {
+            continue;
+        }
+        fd_body_state s = fd_body_get_state(world, id);
+        fd_text_append(text, prefix, prefix_length);
+        fd_text_integer(text, fd_output_body_index(id));
+        fd_text_char(text, ',');
+        text_csv_name(text, info.name);
+        text_vec3(text, s.position);
+        text_value(text, s.orientation.w);
+        text_value(text, s.orientation.x);
+        text_value(text, s.orientation.y);
+        text_value(text, s.orientation.z);
+        text_vec3(text, s.velocity);
+        text_vec3(text, s.angular_velocity);
+        /* What a packing fraction or a mass flow needs, and what reading the
+         * frame back as a bodies_file needs to give the same bodies. */
+        text_value(text, info.shape.type == FD_SHAPE_SPHERE ? info.shape.radius : info.bounding_radius);
+        text_value(text, info.mass);
+        fd_text_char(text, ',');
+        text_csv_name(text, fd_material_name(world, info.material));
+        fd_text_char(text, '\n');
+        status = flush_rows(output, file, false);
+    }
+    return status == FD_OK ? flush_rows(output, file, true) : status;
+}
+
+/* Contacts can be written only after a force pass that recorded them. */
+fd_status fd_output_check_contacts_recorded(const fd_world* world, const char* what)
+{
+    if (fd_world_contacts_recorded(world)) {
+        return FD_OK;
+    }
+    return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                   "output: %s needs the contact details of step %lld, which the world did not record (call "
+                   "fd_world_request_contacts before a step when fd_output_wants_contacts says so)",
+                   what, (long long)fd_world_step_count(world));
+}
+
+static fd_status write_contacts_csv(fd_output* output, const fd_world* world, double time, int64_t step)
+{
+    fd_status recorded = fd_output_check_contacts_recorded(world, "contacts.csv");
+    if (recorded != FD_OK) {
+        return recorded;
+    }
+    csv_file* file = &output->contacts;
+    fd_text* text = &file->block.text;
+    char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
+    row_prefix(prefix, time, step);
+    const size_t prefix_length = strlen(prefix);
+    int count = fd_world_contact_count(world);
+    for (int k = 0; k < count; ++k) {
+        fd_contact_view c;
+        fd_status status = fd_world_get_contact(world, k, &c);
+        if (status != FD_OK) {
+            return status;
+        }
+        const fd_contact_geometry* g = &c.geometry;
+        const fd_contact_loads* l = &c.loads;
+        fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(g->point_i, g->point_j));
+        fd_text_append(text, prefix, prefix_length);
+        fd_text_integer(text, (int64_t)c.id);
+        fd_text_char(text, ',');
+        fd_text_integer(text, fd_output_body_index(c.body_i));
+        fd_text_char(text, ',');
+        fd_text_integer(text, fd_output_body_index(c.body_j));
+        fd_text_char(text, ',');
+        text_csv_name(text, fd_body_get_info(world, c.body_i).name);
+        fd_text_char(text, ',');
+        text_csv_name(text, fd_body_get_info(world, c.body_j).name);
+        text_vec3(text, point);
+        text_vec3(text, g->normal);
+        text_value(text, g->penetration);
+        text_value(text, l->normal_force);
+        text_vec3(text, l->slide_force);
+        text_vec3(text, l->roll_torque_i);
+        text_vec3(text, l->roll_torque_j);
+        text_vec3(text, l->spin_torque_i);
+        text_vec3(text, l->spin_torque_j);
+        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+            const fd_energy_books* e = &c.energy[m];
+            text_value(text, e->stored);
+            text_value(text, e->dashpot);
+            text_value(text, e->slip);
+            text_value(text, e->created);
+            text_value(text, e->work);
+        }
+        for (int m = 0; m < output->contact_column_count; ++m) {
+            text_value(text, (c.columns && m < c.column_count) ? c.columns[m] : NAN);
+        }
+        fd_text_char(text, '\n');
+        status = flush_rows(output, file, false);
+        if (status != FD_OK) {
+            return status;
+        }
+    }
+    return flush_rows(output, file, true);
+}
+
+static fd_status write_energy_csv(fd_output* output, const fd_world* world, double time, int64_t step)
+{
+    fd_world_energy e = fd_world_get_energy(world);
+    /* total: the mechanical energy plus the springs' (what dissipation lowers). */
+    double total = e.kinetic_translational + e.kinetic_rotational + e.gravitational;
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        total += e.stored[m];
+    }
+    fd_text* text = &output->energy.block.text;
+    char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
+    row_prefix(prefix, time, step);
+    fd_text_append(text, prefix, strlen(prefix) - 1); /* without its trailing comma */
+    text_value(text, e.kinetic_translational);
+    text_value(text, e.kinetic_rotational);
+    text_value(text, e.gravitational);
+    const double* books[] = {e.stored, e.dashpot, e.slip, e.created};
+    for (int k = 0; k < 4; ++k) {
+        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+            text_value(text, books[k][m]);
+        }
+    }
+    const double tail[] = {e.released, e.external_work, e.constraint_work, e.inserted, e.removed, total,
+                           e.closure_error};
+    for (int k = 0; k < COUNT_OF(tail); ++k) {
+        text_value(text, tail[k]);
+    }
+    fd_text_char(text, '\n');
+    return flush_rows(output, &output->energy, true);
+}
+
+/* A wall, for walls.csv: a static body that is not a sphere (a plane, a
+ * wall shape), or one that moves (a sphere held on a path). Fixed spheres
+ * (a rough floor of glued grains) are bodies, not walls. A wall of several
+ * bodies (a capped drum, a mesh's patches) is one row, under its first
+ * body, the others' reactions summed into it (fd_world_wall_reaction). */
+static bool is_wall(const fd_world* world, fd_body_id id)
+{
+    fd_body_info info = fd_body_get_info(world, id);
+    if (info.type != FD_BODY_STATIC || info.wall.index1 != id.index1) {
+        return false;
+    }
+    fd_body_state state = fd_body_get_state(world, id);
+    bool moves = state.velocity.x != 0.0 || state.velocity.y != 0.0 || state.velocity.z != 0.0 ||
+                 state.angular_velocity.x != 0.0 || state.angular_velocity.y != 0.0 || state.angular_velocity.z != 0.0;
+    return info.shape.type != FD_SHAPE_SPHERE || moves;
+}
+
+static int wall_count(const fd_world* world)
+{
+    int count = 0;
+    for (int b = 0; b < fd_world_body_count(world); ++b) {
+        count += is_wall(world, fd_world_body_at(world, b));
+    }
+    return count;
+}
+
+static fd_status write_walls_csv(fd_output* output, const fd_world* world, double time, int64_t step)
+{
+    fd_text* text = &output->walls.block.text;
+    char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
+    row_prefix(prefix, time, step);
+    for (int b = 0; b < fd_world_body_count(world); ++b) {
+        fd_body_id id = fd_world_body_at(world, b);
+        if (!is_wall(world, id)) {
+            continue;
+        }
+        fd_wall_reaction r = fd_world_wall_reaction(world, id);
+        fd_text_append(text, prefix, strlen(prefix));
+        text_csv_name(text, fd_body_get_info(world, id).name);
+        text_vec3(text, r.force);
+        text_vec3(text, r.torque);
+        text_value(text, r.power);
+        text_vec3(text, fd_body_get_state(world, id).position);
+        fd_text_char(text, '\n');
+        fd_status status = flush_rows(output, &output->walls, false);
+        if (status != FD_OK) {
+            return status;
+        }
+    }
+    return flush_rows(output, &output->walls, true);
+}
+
+/* Every event of the last force pass (events are not sampled: each is written once). */
+fd_status fd_output_write_events_csv(fd_output* output, const fd_world* world)
+{
+    const fd_contact_event* events = fd_world_events(world);
+    fd_text* text = &output->events.block.text;
+    for (int k = 0; k < fd_world_event_count(world); ++k) {
+        const fd_contact_event* e = &events[k];
+        char fields[256];
+        int length = snprintf(fields, sizeof fields, "%.17g,%lld,%s,%s,%llu,%d,%d,", e->time, (long long)e->step,
+                              fd_event_type_name(e->type), fd_mechanism_name(e->mechanism),
+                              (unsigned long long)e->contact_id, fd_output_body_index(e->body_i), fd_output_body_index(e->body_j));
+        fd_text_append(text, fields, (size_t)length);
+        text_csv_name(text, fd_body_get_info(world, e->body_i).name);
+        fd_text_char(text, ',');
+        text_csv_name(text, fd_body_get_info(world, e->body_j).name);
+        fd_text_char(text, '\n');
+        fd_status status = flush_rows(output, &output->events, false);
+        if (status != FD_OK) {
+            return status;
+        }
+    }
+    return flush_rows(output, &output->events, true);
+}
+
+/* One row per outlet: what it removed since the last row of this file (since
+ * t = 0 for the first row, also of a resumed run's file) and in all. */
+static fd_status write_outlets_csv(fd_output* output, const fd_world* world, double time, int64_t step)
+{
+    fd_text* text = &output->outlets.block.text;
+    char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
+    row_prefix(prefix, time, step);
+    for (int i = 0; i < fd_world_outlet_count(world); ++i) {
+        fd_outlet_info info = fd_world_get_outlet_info(world, i);
+        fd_text_append(text, prefix, strlen(prefix));
+        text_csv_name(text, info.name);
+        fd_text_char(text, ',');
+        fd_text_integer(text, info.removed - output->outlet_removed[i]);
+        text_value(text, info.removed_mass - output->outlet_mass[i]);
+        fd_text_char(text, ',');
+        fd_text_integer(text, info.removed);
+        text_value(text, info.removed_mass);
+        fd_text_char(text, '\n');
+        output->outlet_removed[i] = info.removed;
+        output->outlet_mass[i] = info.removed_mass;
+    }
+    return flush_rows(output, &output->outlets, true);
+}
+
+fd_status fd_output_write_csv_row(fd_output* output, const fd_world* world)
+{
+    double time = fd_world_time(world);
+    int64_t step = fd_world_step_count(world);
+    fd_status status = FD_OK;
+    if (output->bodies.open && status == FD_OK) {
+        status = write_bodies_csv(output, world, time, step);
+    }
+    if (output->contacts.open && status == FD_OK) {
+        status = write_contacts_csv(output, world, time, step);
+    }
+    if (output->energy.open && status == FD_OK) {
+        status = write_energy_csv(output, world, time, step);
+    }
+    if (output->walls.open && status == FD_OK) {
+        status = write_walls_csv(output, world, time, step);
+    }
+    if (output->outlets.open && status == FD_OK) {
+        status = write_outlets_csv(output, world, time, step);
+    }
+    output->csv_times += 1;
+    return status;
+}
+
+bool fd_output_open_csv_files(fd_output* output, const fd_world* world, bool any_csv, bool outlets_csv)
+{
+    const fd_output_settings* settings = &output->settings;
+    /* The CSV files, each with its header written. */
+    output->contact_column_count = settings->contacts_csv ? fd_world_contact_column_count(world) : 0;
+    if (output->contact_column_count < 0) {
+        output->contact_column_count = 0;
+    }
+    struct {
+        bool wanted;
+        csv_file* file;
+        const char* name;
+        const char* const (*columns)[2];
+        int count, model_columns;
+    } csvs[] = {
+        {settings->bodies_csv, &output->bodies, "bodies.csv", bodies_columns, COUNT_OF(bodies_columns), 0},
+        {settings->contacts_csv, &output->contacts, "contacts.csv", contacts_columns, COUNT_OF(contacts_columns),
+         output->contact_column_count},
+        {settings->energy_csv, &output->energy, "energy.csv", energy_columns, COUNT_OF(energy_columns), 0},
+        {settings->events_csv, &output->events, "events.csv", events_columns, COUNT_OF(events_columns), 0},
+        {settings->walls_csv && any_csv && wall_count(world) > 0, &output->walls, "walls.csv", walls_columns,
+         COUNT_OF(walls_columns), 0},
+        {outlets_csv, &output->outlets, "outlets.csv", outlets_columns, COUNT_OF(outlets_columns), 0},
+        {any_csv && fd_world_get_def(world).stepper == FD_STEPPER_COMPLEMENTARITY, &output->solver, "solver.csv",
+         solver_columns, COUNT_OF(solver_columns), 0},
+    };
+    for (int i = 0; i < COUNT_OF(csvs); ++i) {
+        if (!csvs[i].wanted) {
+            continue;
+        }
+        if (!open_csv(output, csvs[i].file, csvs[i].name) ||
+            write_csv_header(output, csvs[i].file, csvs[i].columns, csvs[i].count, world, csvs[i].model_columns) !=
+                FD_OK) {
+            return false;
+        }
+    }
+    return true;
+}
+
+fd_status fd_output_write_solver_row(fd_output* output, const fd_world* world, double time, int64_t step)
+{
+    fd_solver_stats stats = fd_world_solver_stats(world);
+    fd_text* text = &output->solver.block.text;
+    char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
+    row_prefix(prefix, time, step);
+    fd_text_append(text, prefix, strlen(prefix));
+    fd_text_integer(text, stats.iterations);
+    text_value(text, stats.residual);
+    fd_text_char(text, ',');
+    fd_text_integer(text, stats.contacts);
+    fd_text_char(text, '\n');
+    return flush_rows(output, &output->solver, true);
+}
