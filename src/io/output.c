@@ -246,6 +246,10 @@ static void output_free(fd_output* output)
         fd_output_close_csv(files[i]);
     }
     fd_trajectory_close(output->trajectory);
+    for (int t = 0; t < output->row_text_count; ++t) {
+        fd_text_free(&output->row_texts[t]);
+    }
+    free(output->row_texts);
     free(output->outlet_removed);
     free(output->outlet_mass);
     free(output->snapshots);

@@ -214,46 +214,133 @@ static fd_status flush_rows(fd_output* output, csv_file* file, bool last)
     return FD_OK;
 }
 
+/* ------------------------------------------------ rows in parallel batches */
+
+/* What every row of an output time shares. */
+typedef struct row_context {
+    const fd_output* output;
+    const fd_world* world;
+    char prefix[2 * FD_NUMBER_TEXT_MAX + 4]; /* "time,step," */
+    size_t prefix_length;
+} row_context;
+
+/* Appends row `index` (a body slot, or a contact) to text; an error when
+ * the world refused to give it (its message set by fd_fail, on the calling
+ * thread). */
+typedef fd_status (*row_formatter)(fd_text* text, const row_context* context, int index);
+
+/* Rows per thread and batch: a few hundred kilobytes of text each. */
+enum { ROWS_PER_THREAD = 2048 };
+
+/* Rows 0..count-1 of one file, formatted by the world's threads in batches
+ * of ROWS_PER_THREAD each (formatting is most of a CSV frame's cost: about
+ * 30 ns a number) and written in row order, so the file's bytes are the
+ * same for any thread count. */
+static fd_status write_rows(fd_output* output, csv_file* file, const row_context* context, int count,
+                            row_formatter format)
+{
+    int threads = fd_world_get_def(context->world).thread_count;
+    threads = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+    if (threads > output->row_text_count) {
+        fd_text* grown = realloc(output->row_texts, (size_t)threads * sizeof *grown);
+        if (!grown) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "output: out of memory writing %s", file->name);
+        }
+        memset(grown + output->row_text_count, 0, (size_t)(threads - output->row_text_count) * sizeof *grown);
+        output->row_texts = grown;
+        output->row_text_count = threads;
+    }
+    fd_text* texts = output->row_texts;
+    const int batch = threads * ROWS_PER_THREAD;
+    for (int first = 0; first < count; first += batch) {
+        int failed = 0;
+#pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1 && count - first > ROWS_PER_THREAD) \
+    reduction(+ : failed)
+        for (int t = 0; t < threads; ++t) {
+            fd_text* text = &texts[t];
+            text->length = 0;
+            int begin = first + t * ROWS_PER_THREAD;
+            int end = begin + ROWS_PER_THREAD < count ? begin + ROWS_PER_THREAD : count;
+            for (int index = begin; index < end && !failed; ++index) {
+                failed += format(text, context, index) != FD_OK;
+            }
+            failed += text->failed;
+        }
+        if (failed) {
+            for (int t = 0; t < threads; ++t) {
+                if (texts[t].failed) {
+                    return fd_fail(FD_ERR_OUT_OF_MEMORY, "output: out of memory writing %s", file->name);
+                }
+            }
+            /* A worker's message is on its own thread: the batch again on
+             * this one, to the row that fails, says why here. */
+            for (int index = first; index < count && index < first + batch; ++index) {
+                texts[0].length = 0;
+                fd_status status = format(&texts[0], context, index);
+                if (status != FD_OK) {
+                    return status;
+                }
+            }
+            return fd_fail(FD_ERR_INVALID_ARGUMENT, "output: a row of %s could not be written", file->name);
+        }
+        for (int t = 0; t < threads; ++t) {
+            fd_text_append(&file->block.text, texts[t].bytes, texts[t].length);
+            fd_status status = flush_rows(output, file, false);
+            if (status != FD_OK) {
+                return status;
+            }
+        }
+    }
+    return flush_rows(output, file, true);
+}
+
+static fd_status format_body_row(fd_text* text, const row_context* context, int index)
+{
+    const fd_world* world = context->world;
+    fd_body_id id = fd_world_body_at(world, index);
+    if (!fd_body_is_valid(world, id)) {
+        return FD_OK; /* a removed body's slot */
+    }
+    fd_body_info info = fd_body_get_info(world, id);
+    if (info.type != FD_BODY_DYNAMIC) {
+        return FD_OK;
+    }
+    fd_body_state s = fd_body_get_state(world, id);
+    fd_text_append(text, context->prefix, context->prefix_length);
+    fd_text_integer(text, fd_output_body_index(id));
+    fd_text_char(text, ',');
+    text_csv_name(text, info.name);
+    text_vec3(text, s.position);
+    text_value(text, s.orientation.w);
+    text_value(text, s.orientation.x);
+    text_value(text, s.orientation.y);
+    text_value(text, s.orientation.z);
+    text_vec3(text, s.velocity);
+    text_vec3(text, s.angular_velocity);
+    /* What a packing fraction or a mass flow needs, and what reading the
+     * frame back as a bodies_file needs to give the same bodies. */
+    text_value(text, info.shape.type == FD_SHAPE_SPHERE ? info.shape.radius : info.bounding_radius);
+    text_value(text, info.mass);
+    fd_text_char(text, ',');
+    text_csv_name(text, fd_material_name(world, info.material));
+    fd_text_char(text, '\n');
+    return FD_OK;
+}
+
+static void start_rows(row_context* context, const fd_output* output, const fd_world* world, double time,
+                       int64_t step)
+{
+    context->output = output;
+    context->world = world;
+    row_prefix(context->prefix, time, step);
+    context->prefix_length = strlen(context->prefix);
+}
+
 static fd_status write_bodies_csv(fd_output* output, const fd_world* world, double time, int64_t step)
 {
-    csv_file* file = &output->bodies;
-    fd_text* text = &file->block.text;
-    char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
-    row_prefix(prefix, time, step);
-    const size_t prefix_length = strlen(prefix);
-    int count = fd_world_body_count(world);
-    fd_status status = FD_OK;
-    for (int i = 0; i < count && status == FD_OK; ++i) {
-        fd_body_id id = fd_world_body_at(world, i);
-        if (!fd_body_is_valid(world, id)) {
-            continue; /* a removed body's slot */
-        }
-        fd_body_info info = fd_body_get_info(world, id);
-        if (info.type != FD_BODY_DYNAMIC) {
-            continue;
-        }
-        fd_body_state s = fd_body_get_state(world, id);
-        fd_text_append(text, prefix, prefix_length);
-        fd_text_integer(text, fd_output_body_index(id));
-        fd_text_char(text, ',');
-        text_csv_name(text, info.name);
-        text_vec3(text, s.position);
-        text_value(text, s.orientation.w);
-        text_value(text, s.orientation.x);
-        text_value(text, s.orientation.y);
-        text_value(text, s.orientation.z);
-        text_vec3(text, s.velocity);
-        text_vec3(text, s.angular_velocity);
-        /* What a packing fraction or a mass flow needs, and what reading the
-         * frame back as a bodies_file needs to give the same bodies. */
-        text_value(text, info.shape.type == FD_SHAPE_SPHERE ? info.shape.radius : info.bounding_radius);
-        text_value(text, info.mass);
-        fd_text_char(text, ',');
-        text_csv_name(text, fd_material_name(world, info.material));
-        fd_text_char(text, '\n');
-        status = flush_rows(output, file, false);
-    }
-    return status == FD_OK ? flush_rows(output, file, true) : status;
+    row_context context;
+    start_rows(&context, output, world, time, step);
+    return write_rows(output, &output->bodies, &context, fd_world_body_count(world), format_body_row);
 }
 
 /* Contacts can be written only after a force pass that recorded them. */
@@ -268,64 +355,60 @@ fd_status fd_output_check_contacts_recorded(const fd_world* world, const char* w
                    what, (long long)fd_world_step_count(world));
 }
 
+static fd_status format_contact_row(fd_text* text, const row_context* context, int index)
+{
+    const fd_world* world = context->world;
+    fd_contact_view c;
+    fd_status status = fd_world_get_contact(world, index, &c);
+    if (status != FD_OK) {
+        return status;
+    }
+    const fd_contact_geometry* g = &c.geometry;
+    const fd_contact_loads* l = &c.loads;
+    fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(g->point_i, g->point_j));
+    fd_text_append(text, context->prefix, context->prefix_length);
+    fd_text_integer(text, (int64_t)c.id);
+    fd_text_char(text, ',');
+    fd_text_integer(text, fd_output_body_index(c.body_i));
+    fd_text_char(text, ',');
+    fd_text_integer(text, fd_output_body_index(c.body_j));
+    fd_text_char(text, ',');
+    text_csv_name(text, fd_body_get_info(world, c.body_i).name);
+    fd_text_char(text, ',');
+    text_csv_name(text, fd_body_get_info(world, c.body_j).name);
+    text_vec3(text, point);
+    text_vec3(text, g->normal);
+    text_value(text, g->penetration);
+    text_value(text, l->normal_force);
+    text_vec3(text, l->slide_force);
+    text_vec3(text, l->roll_torque_i);
+    text_vec3(text, l->roll_torque_j);
+    text_vec3(text, l->spin_torque_i);
+    text_vec3(text, l->spin_torque_j);
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        const fd_energy_books* e = &c.energy[m];
+        text_value(text, e->stored);
+        text_value(text, e->dashpot);
+        text_value(text, e->slip);
+        text_value(text, e->created);
+        text_value(text, e->work);
+    }
+    for (int m = 0; m < context->output->contact_column_count; ++m) {
+        text_value(text, (c.columns && m < c.column_count) ? c.columns[m] : NAN);
+    }
+    fd_text_char(text, '\n');
+    return FD_OK;
+}
+
 static fd_status write_contacts_csv(fd_output* output, const fd_world* world, double time, int64_t step)
 {
     fd_status recorded = fd_output_check_contacts_recorded(world, "contacts.csv");
     if (recorded != FD_OK) {
         return recorded;
     }
-    csv_file* file = &output->contacts;
-    fd_text* text = &file->block.text;
-    char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
-    row_prefix(prefix, time, step);
-    const size_t prefix_length = strlen(prefix);
-    int count = fd_world_contact_count(world);
-    for (int k = 0; k < count; ++k) {
-        fd_contact_view c;
-        fd_status status = fd_world_get_contact(world, k, &c);
-        if (status != FD_OK) {
-            return status;
-        }
-        const fd_contact_geometry* g = &c.geometry;
-        const fd_contact_loads* l = &c.loads;
-        fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(g->point_i, g->point_j));
-        fd_text_append(text, prefix, prefix_length);
-        fd_text_integer(text, (int64_t)c.id);
-        fd_text_char(text, ',');
-        fd_text_integer(text, fd_output_body_index(c.body_i));
-        fd_text_char(text, ',');
-        fd_text_integer(text, fd_output_body_index(c.body_j));
-        fd_text_char(text, ',');
-        text_csv_name(text, fd_body_get_info(world, c.body_i).name);
-        fd_text_char(text, ',');
-        text_csv_name(text, fd_body_get_info(world, c.body_j).name);
-        text_vec3(text, point);
-        text_vec3(text, g->normal);
-        text_value(text, g->penetration);
-        text_value(text, l->normal_force);
-        text_vec3(text, l->slide_force);
-        text_vec3(text, l->roll_torque_i);
-        text_vec3(text, l->roll_torque_j);
-        text_vec3(text, l->spin_torque_i);
-        text_vec3(text, l->spin_torque_j);
-        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-            const fd_energy_books* e = &c.energy[m];
-            text_value(text, e->stored);
-            text_value(text, e->dashpot);
-            text_value(text, e->slip);
-            text_value(text, e->created);
-            text_value(text, e->work);
-        }
-        for (int m = 0; m < output->contact_column_count; ++m) {
-            text_value(text, (c.columns && m < c.column_count) ? c.columns[m] : NAN);
-        }
-        fd_text_char(text, '\n');
-        status = flush_rows(output, file, false);
-        if (status != FD_OK) {
-            return status;
-        }
-    }
-    return flush_rows(output, file, true);
+    row_context context;
+    start_rows(&context, output, world, time, step);
+    return write_rows(output, &output->contacts, &context, fd_world_contact_count(world), format_contact_row);
 }
 
 static fd_status write_energy_csv(fd_output* output, const fd_world* world, double time, int64_t step)

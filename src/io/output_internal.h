@@ -50,6 +50,8 @@ struct fd_output {
     int contact_column_count; /* model columns in the contacts.csv header */
     fd_write_rates write_rates; /* what the CSV, VTU and trajectory files learned of direct writes (block_file.h) */
     double write_seconds;       /* wall time inside fd_output_write */
+    fd_text* row_texts;         /* one per thread: CSV rows formatted in parallel (output_csv.c) */
+    int row_text_count;
     fd_schedule csv;
     fd_schedule vtu;
     bool walls_vtu;           /* the world had walls at the start: a walls snapshot with every snapshot */
