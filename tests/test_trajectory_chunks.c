@@ -152,3 +152,44 @@ Test(trajectory_chunks, the_stored_bytes_do_not_depend_on_the_thread_count)
     H5Dclose(datasets[1]);
     H5Fclose(file);
 }
+
+Test(trajectory_chunks, a_partial_chunk_of_zeros_is_deflated_once_for_every_dataset_of_a_frame)
+{
+    /* Rows 0-63 noise, 64-149 zeros: the last chunk is 22 rows of zeros and
+     * 42 of fill, two runs, like the books of the mechanisms a law lacks
+     * when a frame has fewer contacts than a chunk holds. Two datasets of
+     * the frame share both zero streams: two deflates in all, not four. */
+    hid_t file = H5Fcreate(temp_path("runs.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert(file >= 0);
+    hid_t datasets[2] = {create_dataset(file, "a"), create_dataset(file, "b")};
+    const double nan = NAN;
+    fd_chunk_buffers buffers = {0};
+    static double values[2][ROWS * COMPONENTS];
+    for (int d = 0; d < 2; ++d) {
+        fill_frame(values[d], d);
+        for (int k = CHUNK_ROWS * COMPONENTS; k < ROWS * COMPONENTS; ++k) {
+            values[d][k] = 0.0;
+        }
+        hsize_t dims[3] = {1, ROWS, COMPONENTS};
+        cr_assert(H5Dset_extent(datasets[d], dims) >= 0);
+        cr_assert(fd_write_frame_chunks(datasets[d], 0, ROWS, CHUNK_ROWS, COMPONENTS, sizeof(double), &nan, values[d],
+                                        1, &buffers));
+    }
+    cr_assert_eq(buffers.deflated_constants, 2, "%lld two-run chunks deflated",
+                 (long long)buffers.deflated_constants);
+    static unsigned char bytes[2][CHUNK_ROWS * COMPONENTS * sizeof(double)];
+    hsize_t size[2];
+    for (int d = 0; d < 2; ++d) {
+        static double read[ROWS * COMPONENTS];
+        cr_assert(H5Dread(datasets[d], H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, read) >= 0);
+        cr_assert(memcmp(read, values[d], sizeof read) == 0, "dataset %d reads back otherwise", d);
+        cr_assert_eq(chunk_mask(datasets[d], 0, 2, bytes[d], &size[d]), 0u); /* deflated */
+        cr_assert_lt(size[d], CHUNK_ROWS * COMPONENTS * sizeof(double) / 20);
+    }
+    cr_assert_eq(size[0], size[1]);
+    cr_assert(memcmp(bytes[0], bytes[1], size[0]) == 0, "the second dataset's last chunk is the first's stream");
+    fd_chunk_buffers_free(&buffers);
+    H5Dclose(datasets[0]);
+    H5Dclose(datasets[1]);
+    H5Fclose(file);
+}

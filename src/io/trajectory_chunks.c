@@ -102,19 +102,23 @@ static size_t deflate_runs(const unsigned char* in, size_t bytes, unsigned char*
     return written;
 }
 
-/* The deflated stream of a constant chunk whose first element is `raw`'s:
- * from the cache, or deflated now (in `work`'s buffers) and cached over the
- * oldest entry when full. NULL when out of memory. */
+/* The deflated stream of a two-run chunk (work->prefix elements like
+ * raw's first, then the fill, the last element): from the cache, or
+ * deflated now (in `work`'s buffers) and cached over the oldest entry when
+ * full. NULL when out of memory. */
 static const fd_constant_chunk* constant_stream(fd_chunk_buffers* buffers, fd_chunk_work* work,
                                                 const unsigned char* raw, size_t element_size, size_t chunk_bytes)
 {
+    const unsigned char* fill = raw + chunk_bytes - element_size;
     for (int k = 0; k < FD_CONSTANT_CHUNKS; ++k) {
         const fd_constant_chunk* c = &buffers->constants[k];
         if (c->stream && c->element_size == element_size && c->chunk_bytes == chunk_bytes &&
-            memcmp(c->element, raw, element_size) == 0) {
+            c->prefix == work->prefix && memcmp(c->element, raw, element_size) == 0 &&
+            memcmp(c->fill, fill, element_size) == 0) {
             return c;
         }
     }
+    buffers->deflated_constants += 1;
     shuffle(raw, work->shuffled, chunk_bytes / element_size, element_size);
     size_t deflated = deflate_runs(work->shuffled, chunk_bytes, work->deflated, chunk_bytes);
     if (deflated == 0) {
@@ -127,14 +131,15 @@ static const fd_constant_chunk* constant_stream(fd_chunk_buffers* buffers, fd_ch
         return NULL;
     }
     memcpy(stream, work->deflated, deflated);
-    *c = (fd_constant_chunk){.element_size = element_size, .chunk_bytes = chunk_bytes, .stream = stream,
-                             .stream_bytes = deflated};
+    *c = (fd_constant_chunk){.element_size = element_size, .chunk_bytes = chunk_bytes, .prefix = work->prefix,
+                             .stream = stream, .stream_bytes = deflated};
     memcpy(c->element, raw, element_size);
+    memcpy(c->fill, fill, element_size);
     return c;
 }
 
 /* One chunk made ready to write in `work`: rows [first, first + count) of
- * the frame copied and padded with `fill`, then classified: constant (its
+ * the frame copied and padded with `fill`, then classified: two runs (its
  * stream comes from the cache, serially), deflated, or stored as it is. */
 static void prepare_chunk(fd_chunk_work* work, const unsigned char* source, int64_t first, int64_t count,
                           size_t row_bytes, size_t chunk_bytes, size_t element_size, const void* fill)
@@ -144,14 +149,15 @@ static void prepare_chunk(fd_chunk_work* work, const unsigned char* source, int6
     for (size_t k = (size_t)count * row_bytes; k < chunk_bytes; k += element_size) {
         memcpy(raw + k, fill, element_size); /* what the library fills past the extent */
     }
-    work->constant = memcmp(raw, raw + element_size, chunk_bytes - element_size) == 0;
-    work->skipped = FILTER_SHUFFLE_SKIPPED | FILTER_DEFLATE_SKIPPED;
-    work->stored = raw;
-    work->stored_bytes = chunk_bytes;
     /* Judged on the rows that hold data: the fill of a partial chunk (at 10^4
      * bodies, 40 % of a 16384-row chunk) repeats, and would have sent the
      * noise in front of it through deflate. */
     const size_t data_bytes = (size_t)count * row_bytes;
+    work->constant = data_bytes >= element_size && memcmp(raw, raw + element_size, data_bytes - element_size) == 0;
+    work->prefix = data_bytes / element_size;
+    work->skipped = FILTER_SHUFFLE_SKIPPED | FILTER_DEFLATE_SKIPPED;
+    work->stored = raw;
+    work->stored_bytes = chunk_bytes;
     if (work->constant ||
         repeated_bytes(raw, data_bytes, element_size) < COMPRESS_REPEAT_FRACTION * (double)data_bytes) {
         return;

@@ -8,15 +8,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A constant chunk (every element the same bytes) and its deflated stream. */
+/* A chunk of two runs, `prefix` elements equal to `element` and the rest
+ * equal to `fill` (a constant chunk: prefix = every element), and its
+ * deflated stream. A partial chunk of zeros (the books and torques of the
+ * mechanisms a law lacks, with fewer contacts than a chunk holds) is one:
+ * several datasets of a frame share its stream. */
 typedef struct fd_constant_chunk {
-    unsigned char element[8];
-    size_t element_size, chunk_bytes;
+    unsigned char element[8], fill[8];
+    size_t element_size, chunk_bytes, prefix;
     unsigned char* stream;   /* NULL: the slot is free */
     size_t stream_bytes;
 } fd_constant_chunk;
 
-enum { FD_CONSTANT_CHUNKS = 8 };
+enum { FD_CONSTANT_CHUNKS = 16 };
 
 /* One chunk's workspace (one per thread): the chunk as it is, shuffled,
  * deflated, and what is to be written. */
@@ -25,7 +29,8 @@ typedef struct fd_chunk_work {
     unsigned char* shuffled;
     unsigned char* deflated;
     size_t raw_bytes, shuffled_bytes, deflated_bytes;
-    bool constant;           /* every element the same bytes */
+    bool constant;           /* two runs: the data rows' elements all the same bytes, then the fill */
+    size_t prefix;           /* elements of the first run */
     uint32_t skipped;        /* filter mask: the filters not applied */
     const void* stored;
     size_t stored_bytes;
@@ -38,6 +43,7 @@ typedef struct fd_chunk_buffers {
     int work_count;
     fd_constant_chunk constants[FD_CONSTANT_CHUNKS];
     int next_constant;       /* the slot the next new constant chunk takes */
+    int64_t deflated_constants; /* two-run chunks deflated (not found in the cache), for tests */
 } fd_chunk_buffers;
 
 /* Writes rows [0, rows) of frame `frame` of `dataset` ([frames][rows] or
