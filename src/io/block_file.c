@@ -63,9 +63,9 @@ int64_t fd_block_file_size(const fd_block_file* file)
     return file->block_start + (int64_t)file->text.length;
 }
 
-/* pwrite of the whole range (a write may take less than asked). */
-static bool write_all(int descriptor, const char* bytes, size_t length, int64_t offset)
+bool fd_write_all(int descriptor, const void* data, size_t length, int64_t offset)
 {
+    const char* bytes = data;
     while (length > 0) {
         ssize_t wrote = pwrite(descriptor, bytes, length, (off_t)offset);
         if (wrote < 0 && errno == EINTR) {
@@ -134,7 +134,7 @@ static bool write_direct(fd_block_file* file, bool* failed)
         file->direct_possible = false;
         return false;
     }
-    if (!write_all(file->descriptor, text->bytes, padded, file->block_start)) {
+    if (!fd_write_all(file->descriptor, text->bytes, padded, file->block_start)) {
         if (errno == EINVAL) {
             /* The file system took the flag but not the write: never again. */
             file->direct_possible = false;
@@ -167,7 +167,7 @@ bool fd_block_file_flush(fd_block_file* file)
     if (!direct || !write_direct(file, &failed)) {
         direct = false;
         if (!set_direct(file, false) ||
-            !write_all(file->descriptor, text->bytes + file->written, fresh,
+            !fd_write_all(file->descriptor, text->bytes + file->written, fresh,
                        file->block_start + (int64_t)file->written)) {
             return false;
         }

@@ -49,6 +49,9 @@ bool fd_write_rates_choose_direct(fd_write_rates* rates, fd_direct_io mode, size
 void fd_write_rates_record(fd_write_rates* rates, bool direct, size_t bytes, double seconds, size_t smallest);
 /* Seconds of a monotonic clock, for timing writes. */
 double fd_write_clock(void);
+/* pwrite of the whole range at `offset` (a write may take less than asked,
+ * or be interrupted); false with errno set on an error. */
+bool fd_write_all(int descriptor, const void* data, size_t length, int64_t offset);
 
 typedef struct fd_block_file {
     int descriptor;

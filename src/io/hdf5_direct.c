@@ -163,23 +163,6 @@ static herr_t direct_read(H5FD_t* public_part, H5FD_mem_t type, hid_t transfer, 
     return 0;
 }
 
-static bool write_range(int descriptor, const unsigned char* bytes, size_t size, haddr_t address)
-{
-    while (size > 0) {
-        ssize_t wrote = pwrite(descriptor, bytes, size, (off_t)address);
-        if (wrote < 0 && errno == EINTR) {
-            continue;
-        }
-        if (wrote <= 0) {
-            return false;
-        }
-        bytes += wrote;
-        size -= (size_t)wrote;
-        address += (haddr_t)wrote;
-    }
-    return true;
-}
-
 static herr_t direct_write(H5FD_t* public_part, H5FD_mem_t type, hid_t transfer, haddr_t address, size_t size,
                            const void* buffer)
 {
@@ -192,7 +175,7 @@ static herr_t direct_write(H5FD_t* public_part, H5FD_mem_t type, hid_t transfer,
                   fd_write_rates_choose_direct(file->config.rates, file->config.mode, size, DIRECT_MIN_BYTES);
     double start = fd_write_clock();
     if (direct) {
-        written = write_range(file->direct, buffer, size, address);
+        written = fd_write_all(file->direct, buffer, size, (int64_t)address);
         if (written) {
             atomic_fetch_add(&direct_total, (long long)size);
             fd_write_rates_record(file->config.rates, true, size, fd_write_clock() - start, DIRECT_MIN_BYTES);
@@ -204,7 +187,7 @@ static herr_t direct_write(H5FD_t* public_part, H5FD_mem_t type, hid_t transfer,
         }
     }
     if (!written) {
-        if (!write_range(file->descriptor, buffer, size, address)) {
+        if (!fd_write_all(file->descriptor, buffer, size, (int64_t)address)) {
             return -1;
         }
         atomic_fetch_add(&cached_total, (long long)size);
