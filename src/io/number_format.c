@@ -406,6 +406,9 @@ bool fd_text_grow(fd_text* text, size_t more)
 
 void fd_text_append(fd_text* text, const char* bytes, size_t length)
 {
+    if (length == 0) {
+        return; /* bytes may be NULL then (an empty buffer never allocated): memcpy must not see it */
+    }
     if (fd_text_reserve(text, length)) {
         memcpy(text->bytes + text->length, bytes, length);
         text->length += length;
