@@ -91,6 +91,25 @@ Test(number_format, g17_is_printf_on_exact_ties_and_binary_fractions)
     }
 }
 
+#ifdef FD_EIGHT_DIGITS
+Test(number_format, eight_digits_are_printf_in_every_lane)
+{
+    /* The word's two 4-digit halves are computed apart, so v = k (10^4 + 1)
+     * and v = k 10^4 + 9999 - k give every value to both halves. */
+    for (uint32_t k = 0; k < 10000; ++k) {
+        const uint32_t values[2] = {k * 10001u, k * 10000u + 9999u - k};
+        for (int m = 0; m < 2; ++m) {
+            uint64_t word = fd_eight_digits(values[m]);
+            char text[9], expected[16];
+            memcpy(text, &word, 8);
+            text[8] = '\0';
+            snprintf(expected, sizeof expected, "%08u", values[m]);
+            cr_assert_str_eq(text, expected);
+        }
+    }
+}
+#endif
+
 Test(number_format, integers_are_printf)
 {
     const int64_t edges[] = {0, 1, -1, 9, 10, -10, 99, 100, INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN};

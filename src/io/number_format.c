@@ -69,22 +69,6 @@ static size_t format_by_printf(double value, char* text)
 }
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/* The 8 decimal digits of v (< 10^8) as ASCII in one word, most significant
- * first in memory (little-endian), without a division loop: v splits into
- * two 4-digit halves in the word's two 32-bit lanes, each into two 2-digit
- * parts in 16-bit lanes (x 10486 >> 20 is / 100 below 10^4), each of those
- * into two digits in bytes (x 103 >> 10 is / 10 below 100). Checked on every
- * v < 10^8 against printf("%08u") when it was written. */
-static inline uint64_t eight_digits(uint32_t v)
-{
-    uint64_t merged = (uint64_t)(v / 10000u) | ((uint64_t)(v % 10000u) << 32);
-    uint64_t hundreds_high = ((merged * 10486u) >> 20) & ((0x7Full << 32) | 0x7Full);
-    uint64_t hundreds = ((merged - 100u * hundreds_high) << 16) + hundreds_high;
-    uint64_t tens = ((hundreds * 103u) >> 10) & ((0xFull << 48) | (0xFull << 32) | (0xFull << 16) | 0xFull);
-    tens += (hundreds - 10u * tens) << 8;
-    return tens + 0x3030303030303030ull;
-}
-
 /* The 17 digits of n (< 10^17) into digits[0..16], most significant first:
  * the first, then two words of eight. */
 static void seventeen_digits(uint64_t n, char* digits)
@@ -94,7 +78,7 @@ static void seventeen_digits(uint64_t n, char* digits)
     uint32_t high = (uint32_t)(rest / 100000000u);
     uint32_t low = (uint32_t)(rest - (uint64_t)high * 100000000u);
     digits[0] = (char)('0' + first);
-    uint64_t high_digits = eight_digits(high), low_digits = eight_digits(low);
+    uint64_t high_digits = fd_eight_digits(high), low_digits = fd_eight_digits(low);
     memcpy(digits + 1, &high_digits, 8);
     memcpy(digits + 9, &low_digits, 8);
 }
