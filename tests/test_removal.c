@@ -145,6 +145,8 @@ Test(removal, the_handle_and_its_copies_are_invalid_and_stay_so)
     cr_assert_eq(fd_body_set_state(world, copy, &state), FD_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(fd_last_error(), "invalid body handle"), "%s", fd_last_error());
     cr_assert_str_eq(fd_body_get_info(world, copy).name, "");
+    cr_assert_str_eq(fd_body_get_name(world, copy), "");
+    cr_assert_str_eq(fd_body_get_name(world, a), "a");
     cr_assert_eq(fd_world_remove_body(world, copy), FD_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(fd_last_error(), "removed already"), "%s", fd_last_error());
 
@@ -157,6 +159,7 @@ Test(removal, the_handle_and_its_copies_are_invalid_and_stay_so)
     cr_assert_not(fd_body_is_valid(world, copy), "a new body in the slot does not revive the old handle");
     cr_assert_eq(fd_world_find_body(world, "b").generation, d.generation);
     cr_assert_eq(fd_body_get_info(world, d).shape.radius, 0.02);
+    cr_assert_str_eq(fd_body_get_name(world, d), "b", "the new body's name, through the slot's new generation");
     cr_assert_eq(fd_world_live_body_count(world), 3);
     cr_assert_eq(fd_world_body_count(world), 3);
     run(world, 3);

@@ -205,6 +205,9 @@ fd_status fd_body_set_state(fd_world* world, fd_body_id id, const fd_body_state*
 fd_status fd_world_get_states(const fd_world* world, int first, int count, fd_body_state* out);
 fd_status fd_world_set_states(fd_world* world, int first, int count, const fd_body_state* states);
 fd_body_info fd_body_get_info(const fd_world* world, fd_body_id id);
+/* The body's name ("" when unnamed, or for an invalid handle): fd_body_get_info's
+ * name without the rest (a CSV row of contacts names two bodies). */
+const char* fd_body_get_name(const fd_world* world, fd_body_id id);
 /* Removes a body between steps (docs/outlets.md). Its handle, and every copy
  * of it, becomes invalid (fd_body_is_valid false; every call taking it
  * fails); its contacts end, their springs' energy booked as released, and

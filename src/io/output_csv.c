@@ -373,9 +373,9 @@ static fd_status format_contact_row(fd_text* text, const row_context* context, i
     fd_text_char(text, ',');
     fd_text_integer(text, fd_output_body_index(c.body_j));
     fd_text_char(text, ',');
-    text_csv_name(text, fd_body_get_info(world, c.body_i).name);
+    text_csv_name(text, fd_body_get_name(world, c.body_i));
     fd_text_char(text, ',');
-    text_csv_name(text, fd_body_get_info(world, c.body_j).name);
+    text_csv_name(text, fd_body_get_name(world, c.body_j));
     text_vec3(text, point);
     text_vec3(text, g->normal);
     text_value(text, g->penetration);
@@ -479,7 +479,7 @@ static fd_status write_walls_csv(fd_output* output, const fd_world* world, doubl
         }
         fd_wall_reaction r = fd_world_wall_reaction(world, id);
         fd_text_append(text, prefix, strlen(prefix));
-        text_csv_name(text, fd_body_get_info(world, id).name);
+        text_csv_name(text, fd_body_get_name(world, id));
         text_vec3(text, r.force);
         text_vec3(text, r.torque);
         text_value(text, r.power);

@@ -950,6 +950,11 @@ fd_status fd_body_set_state(fd_world* world, fd_body_id id, const fd_body_state*
     return FD_OK;
 }
 
+const char* fd_body_get_name(const fd_world* world, fd_body_id id)
+{
+    return fd_body_is_valid(world, id) ? world->colds[id.index1 - 1].name : "";
+}
+
 fd_body_info fd_body_get_info(const fd_world* world, fd_body_id id)
 {
     fd_body_info info;
