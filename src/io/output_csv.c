@@ -229,66 +229,98 @@ typedef struct row_context {
  * thread). */
 typedef fd_status (*row_formatter)(fd_text* text, const row_context* context, int index);
 
-/* Rows per thread and batch: a few hundred kilobytes of text each. */
-enum { ROWS_PER_THREAD = 2048 };
+/* Rows per piece (a few hundred kilobytes of text), and pieces per thread
+ * in a batch: the threads take pieces as they come free. */
+enum { ROWS_PER_PIECE = 512, PIECES_PER_THREAD = 4 };
 
-/* Rows 0..count-1 of one file, formatted by the world's threads in batches
- * of ROWS_PER_THREAD each (formatting is most of a CSV frame's cost: about
- * 30 ns a number) and written in row order, so the file's bytes are the
- * same for any thread count. */
+/* Appends a formatted batch's pieces to the file in order, writing blocks
+ * as they fill. */
+static fd_status append_batch(fd_output* output, csv_file* file, fd_text* pieces, int count)
+{
+    for (int k = 0; k < count; ++k) {
+        fd_text_append(&file->block.text, pieces[k].bytes, pieces[k].length);
+        fd_status status = flush_rows(output, file, false);
+        if (status != FD_OK) {
+            return status;
+        }
+    }
+    return FD_OK;
+}
+
+/* Rows 0..count-1 of one file, formatted by the world's threads (formatting
+ * is most of a CSV frame's cost: about 25 ns a number) and written in row
+ * order, so the file's bytes are the same for any thread count. A pipeline
+ * of batches: while the threads format batch k, one of them first appends
+ * and writes batch k - 1 (its direct writes wait for the device), then
+ * joins the others. */
 static fd_status write_rows(fd_output* output, csv_file* file, const row_context* context, int count,
                             row_formatter format)
 {
     int threads = fd_world_get_def(context->world).thread_count;
     threads = threads < 1 ? 1 : threads > 64 ? 64 : threads;
-    if (threads > output->row_text_count) {
-        fd_text* grown = realloc(output->row_texts, (size_t)threads * sizeof *grown);
+    const int pieces = threads * PIECES_PER_THREAD; /* per batch */
+    if (2 * pieces > output->row_text_count) {
+        fd_text* grown = realloc(output->row_texts, (size_t)(2 * pieces) * sizeof *grown);
         if (!grown) {
             return fd_fail(FD_ERR_OUT_OF_MEMORY, "output: out of memory writing %s", file->name);
         }
-        memset(grown + output->row_text_count, 0, (size_t)(threads - output->row_text_count) * sizeof *grown);
+        memset(grown + output->row_text_count, 0, (size_t)(2 * pieces - output->row_text_count) * sizeof *grown);
         output->row_texts = grown;
-        output->row_text_count = threads;
+        output->row_text_count = 2 * pieces;
     }
-    fd_text* texts = output->row_texts;
-    const int batch = threads * ROWS_PER_THREAD;
-    for (int first = 0; first < count; first += batch) {
+    const int batch = pieces * ROWS_PER_PIECE;
+    const int batches = (count + batch - 1) / batch;
+    for (int k = 0; k <= batches; ++k) {
+        fd_text* forming = output->row_texts + (k % 2) * pieces;   /* batch k, being formatted */
+        fd_text* ready = output->row_texts + ((k + 1) % 2) * pieces; /* batch k - 1, to write */
+        const int first = k * batch;
+        int ready_pieces = 0;
+        if (k > 0) {
+            int rows = count - (k - 1) * batch < batch ? count - (k - 1) * batch : batch;
+            ready_pieces = (rows + ROWS_PER_PIECE - 1) / ROWS_PER_PIECE;
+        }
         int failed = 0;
-#pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1 && count - first > ROWS_PER_THREAD) \
-    reduction(+ : failed)
-        for (int t = 0; t < threads; ++t) {
-            fd_text* text = &texts[t];
-            text->length = 0;
-            int begin = first + t * ROWS_PER_THREAD;
-            int end = begin + ROWS_PER_THREAD < count ? begin + ROWS_PER_THREAD : count;
-            for (int index = begin; index < end && !failed; ++index) {
-                failed += format(text, context, index) != FD_OK;
+        fd_status written = FD_OK;
+#pragma omp parallel num_threads(threads) if (threads > 1) reduction(+ : failed)
+        {
+#pragma omp single nowait
+            written = append_batch(output, file, ready, ready_pieces);
+            if (k < batches) {
+#pragma omp for schedule(dynamic, 1) nowait
+                for (int piece = 0; piece < pieces; ++piece) {
+                    fd_text* text = &forming[piece];
+                    text->length = 0;
+                    int begin = first + piece * ROWS_PER_PIECE;
+                    int end = begin + ROWS_PER_PIECE < count ? begin + ROWS_PER_PIECE : count;
+                    for (int index = begin; index < end; ++index) {
+                        if (format(text, context, index) != FD_OK) {
+                            ++failed;
+                            break;
+                        }
+                    }
+                    failed += text->failed;
+                }
             }
-            failed += text->failed;
+        }
+        if (written != FD_OK) {
+            return written;
         }
         if (failed) {
-            for (int t = 0; t < threads; ++t) {
-                if (texts[t].failed) {
+            for (int piece = 0; piece < pieces; ++piece) {
+                if (forming[piece].failed) {
                     return fd_fail(FD_ERR_OUT_OF_MEMORY, "output: out of memory writing %s", file->name);
                 }
             }
             /* A worker's message is on its own thread: the batch again on
              * this one, to the row that fails, says why here. */
             for (int index = first; index < count && index < first + batch; ++index) {
-                texts[0].length = 0;
-                fd_status status = format(&texts[0], context, index);
+                forming[0].length = 0;
+                fd_status status = format(&forming[0], context, index);
                 if (status != FD_OK) {
                     return status;
                 }
             }
             return fd_fail(FD_ERR_INVALID_ARGUMENT, "output: a row of %s could not be written", file->name);
-        }
-        for (int t = 0; t < threads; ++t) {
-            fd_text_append(&file->block.text, texts[t].bytes, texts[t].length);
-            fd_status status = flush_rows(output, file, false);
-            if (status != FD_OK) {
-                return status;
-            }
         }
     }
     return flush_rows(output, file, true);
