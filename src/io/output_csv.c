@@ -283,7 +283,9 @@ static fd_status write_rows(fd_output* output, csv_file* file, const row_context
         fd_status written = FD_OK;
 #pragma omp parallel num_threads(threads) if (threads > 1) reduction(+ : failed)
         {
-#pragma omp single nowait
+            /* The calling thread writes (master, not any thread: a write
+             * error's message must land on its thread, fd_last_error). */
+#pragma omp master
             written = append_batch(output, file, ready, ready_pieces);
             if (k < batches) {
 #pragma omp for schedule(dynamic, 1) nowait
