@@ -157,7 +157,7 @@ bool fd_block_file_flush(fd_block_file* file)
     if (text->failed) {
         return false;
     }
-    size_t fresh = text->length - file->written;
+    size_t fresh = fd_block_file_pending(file);
     if (fresh == 0) {
         return true;
     }

@@ -76,6 +76,11 @@ bool fd_block_file_open(fd_block_file* file, const char* path, fd_direct_io mode
 bool fd_block_file_flush(fd_block_file* file);
 /* Bytes appended so far (the file's length after the next flush). */
 int64_t fd_block_file_size(const fd_block_file* file);
+/* Bytes appended since the last flush. */
+static inline size_t fd_block_file_pending(const fd_block_file* file)
+{
+    return file->text.length - file->written;
+}
 /* Flushes, closes and frees; false with errno set when either fails. A file
  * never opened (or closed already) closes as a no-op. */
 bool fd_block_file_close(fd_block_file* file);

@@ -344,12 +344,14 @@ static double written_bytes(const fd_output* output, double* sampled_rows, doubl
     double written = (double)(output->snapshot_bytes + output->index_bytes);
     *sampled_rows = *stepped_rows = 0.0;
     for (int i = 0; i < 5; ++i) {
-        written += (double)sampled[i]->written;
-        *sampled_rows += (double)(sampled[i]->written - sampled[i]->header);
+        int64_t bytes = fd_block_file_size(&sampled[i]->block);
+        written += (double)bytes;
+        *sampled_rows += (double)(bytes - sampled[i]->header);
     }
     for (int i = 0; i < 2; ++i) {
-        written += (double)stepped[i]->written;
-        *stepped_rows += (double)(stepped[i]->written - stepped[i]->header);
+        int64_t bytes = fd_block_file_size(&stepped[i]->block);
+        written += (double)bytes;
+        *stepped_rows += (double)(bytes - stepped[i]->header);
     }
     return written + (double)fd_trajectory_bytes(output->trajectory);
 }

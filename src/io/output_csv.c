@@ -146,10 +146,10 @@ static void text_vec3(fd_text* text, fd_vec3 v)
 }
 
 /* Line 1: "# units: u1,u2,..."; line 2: the column names. */
-static fd_status flush_rows(fd_output* output, csv_file* file, bool last);
+static fd_status flush_rows(csv_file* file, bool last);
 
-static fd_status write_csv_header(fd_output* output, csv_file* file, const char* const (*columns)[2],
-                                  int count, const fd_world* world, int model_columns)
+static fd_status write_csv_header(csv_file* file, const char* const (*columns)[2], int count,
+                                  const fd_world* world, int model_columns)
 {
     fd_text* text = &file->block.text;
     fd_text_append(text, "# units: ", 9);
@@ -177,8 +177,8 @@ static fd_status write_csv_header(fd_output* output, csv_file* file, const char*
         text_csv_name(text, fd_world_contact_column_name(world, c));
     }
     fd_text_char(text, '\n');
-    fd_status status = flush_rows(output, file, true);
-    file->header = file->written;
+    fd_status status = flush_rows(file, true);
+    file->header = fd_block_file_size(&file->block);
     return status;
 }
 
@@ -199,18 +199,16 @@ static void row_prefix(char* prefix, double time, int64_t step)
  * time's rows. */
 enum { CSV_BLOCK_BYTES = 1 << 20 };
 
-static fd_status flush_rows(fd_output* output, csv_file* file, bool last)
+static fd_status flush_rows(csv_file* file, bool last)
 {
-    (void)output;
     fd_block_file* block = &file->block;
-    if (block->text.length - block->written < CSV_BLOCK_BYTES && !last) {
+    if (fd_block_file_pending(block) < CSV_BLOCK_BYTES && !last) {
         return FD_OK;
     }
     if (!fd_block_file_flush(block)) {
         return block->text.failed ? fd_fail(FD_ERR_OUT_OF_MEMORY, "output: out of memory writing %s", file->name)
                                   : fd_fail(FD_ERR_IO, "output: writing %s failed: %s", file->name, strerror(errno));
     }
-    file->written = fd_block_file_size(block);
     return FD_OK;
 }
 
@@ -235,11 +233,11 @@ enum { ROWS_PER_PIECE = 512, PIECES_PER_THREAD = 4 };
 
 /* Appends a formatted batch's pieces to the file in order, writing blocks
  * as they fill. */
-static fd_status append_batch(fd_output* output, csv_file* file, fd_text* pieces, int count)
+static fd_status append_batch(csv_file* file, fd_text* pieces, int count)
 {
     for (int k = 0; k < count; ++k) {
         fd_text_append(&file->block.text, pieces[k].bytes, pieces[k].length);
-        fd_status status = flush_rows(output, file, false);
+        fd_status status = flush_rows(file, false);
         if (status != FD_OK) {
             return status;
         }
@@ -286,7 +284,7 @@ static fd_status write_rows(fd_output* output, csv_file* file, const row_context
             /* The calling thread writes (master, not any thread: a write
              * error's message must land on its thread, fd_last_error). */
 #pragma omp master
-            written = append_batch(output, file, ready, ready_pieces);
+            written = append_batch(file, ready, ready_pieces);
             if (k < batches) {
 #pragma omp for schedule(dynamic, 1) nowait
                 for (int piece = 0; piece < pieces; ++piece) {
@@ -325,7 +323,7 @@ static fd_status write_rows(fd_output* output, csv_file* file, const row_context
             return fd_fail(FD_ERR_INVALID_ARGUMENT, "output: a row of %s could not be written", file->name);
         }
     }
-    return flush_rows(output, file, true);
+    return flush_rows(file, true);
 }
 
 static fd_status format_body_row(fd_text* text, const row_context* context, int index)
@@ -472,7 +470,7 @@ static fd_status write_energy_csv(fd_output* output, const fd_world* world, doub
         text_value(text, tail[k]);
     }
     fd_text_char(text, '\n');
-    return flush_rows(output, &output->energy, true);
+    return flush_rows(&output->energy, true);
 }
 
 /* A wall, for walls.csv: a static body that is not a sphere (a plane, a
@@ -519,12 +517,12 @@ static fd_status write_walls_csv(fd_output* output, const fd_world* world, doubl
         text_value(text, r.power);
         text_vec3(text, fd_body_get_state(world, id).position);
         fd_text_char(text, '\n');
-        fd_status status = flush_rows(output, &output->walls, false);
+        fd_status status = flush_rows(&output->walls, false);
         if (status != FD_OK) {
             return status;
         }
     }
-    return flush_rows(output, &output->walls, true);
+    return flush_rows(&output->walls, true);
 }
 
 /* Every event of the last force pass (events are not sampled: each is written once). */
@@ -543,12 +541,12 @@ fd_status fd_output_write_events_csv(fd_output* output, const fd_world* world)
         fd_text_char(text, ',');
         text_csv_name(text, fd_body_get_info(world, e->body_j).name);
         fd_text_char(text, '\n');
-        fd_status status = flush_rows(output, &output->events, false);
+        fd_status status = flush_rows(&output->events, false);
         if (status != FD_OK) {
             return status;
         }
     }
-    return flush_rows(output, &output->events, true);
+    return flush_rows(&output->events, true);
 }
 
 /* One row per outlet: what it removed since the last row of this file (since
@@ -572,7 +570,7 @@ static fd_status write_outlets_csv(fd_output* output, const fd_world* world, dou
         output->outlet_removed[i] = info.removed;
         output->outlet_mass[i] = info.removed_mass;
     }
-    return flush_rows(output, &output->outlets, true);
+    return flush_rows(&output->outlets, true);
 }
 
 fd_status fd_output_write_csv_row(fd_output* output, const fd_world* world)
@@ -630,8 +628,7 @@ bool fd_output_open_csv_files(fd_output* output, const fd_world* world, bool any
             continue;
         }
         if (!open_csv(output, csvs[i].file, csvs[i].name) ||
-            write_csv_header(output, csvs[i].file, csvs[i].columns, csvs[i].count, world, csvs[i].model_columns) !=
-                FD_OK) {
+            write_csv_header(csvs[i].file, csvs[i].columns, csvs[i].count, world, csvs[i].model_columns) != FD_OK) {
             return false;
         }
     }
@@ -650,5 +647,5 @@ fd_status fd_output_write_solver_row(fd_output* output, const fd_world* world, d
     fd_text_char(text, ',');
     fd_text_integer(text, stats.contacts);
     fd_text_char(text, '\n');
-    return flush_rows(output, &output->solver, true);
+    return flush_rows(&output->solver, true);
 }

@@ -30,8 +30,7 @@ typedef struct csv_file {
     bool open;
     fd_block_file block;
     const char* name;         /* "bodies.csv", for messages */
-    int64_t written;          /* bytes so far, header included */
-    int64_t header;           /* bytes of the header */
+    int64_t header;           /* bytes of the header (the bytes so far: fd_block_file_size) */
 } csv_file;
 
 struct fd_output {

@@ -83,7 +83,7 @@ static void text_printf(fd_text* text, const char* format, ...)
 /* Writes what is buffered once a block's worth is there; false on a write error. */
 static bool flush_block(fd_block_file* file)
 {
-    return file->text.length - file->written < VTU_BLOCK_BYTES || fd_block_file_flush(file);
+    return fd_block_file_pending(file) < VTU_BLOCK_BYTES || fd_block_file_flush(file);
 }
 
 static void write_array_header(fd_text* text, const vtu_array* array, bool ascii, uint64_t offset)
