@@ -3,6 +3,7 @@
  *   fricdem run SCENE [-o DIR] [--overwrite] [-j N] [-s key.path=value ...] [-q]
  *   fricdem resume CHECKPOINT [-o DIR] [--overwrite] [-j N] [-s key.path=value ...] [-q]
  *   (options: app/run_options.c)
+ *   fricdem import-lammps DECK -o SCENE [--var NAME VALUE]... [--overwrite] [-q]
  *   fricdem models
  *   fricdem scene-format
  *   fricdem --help | --version
@@ -26,6 +27,7 @@
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
 #include "io/scene_internal.h"
+#include "import_lammps.h"
 #include "run_options.h"
 
 /* ---------------------------------------------------------------- small helpers */
@@ -948,6 +950,9 @@ int main(int argc, char** argv)
     }
     if (strcmp(command, "resume") == 0) {
         return command_run(argc - 2, argv + 2, true);
+    }
+    if (strcmp(command, "import-lammps") == 0) {
+        return command_import_lammps(argc - 1, argv + 1);
     }
     if (strcmp(command, "models") == 0) {
         if (argc > 2) {

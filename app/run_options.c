@@ -12,6 +12,7 @@
 const char fricdem_usage_text[] =
     "usage: fricdem run SCENE [-o DIR] [--overwrite] [-j N] [-s key.path=value ...] [-q]\n"
     "       fricdem resume CHECKPOINT [-o DIR] [--overwrite] [-j N] [-s key.path=value ...] [-q]\n"
+    "       fricdem import-lammps DECK -o SCENE [--var NAME VALUE]... [--overwrite] [-q]\n"
     "       fricdem models\n"
     "       fricdem scene-format\n"
     "       fricdem --help | --version\n";
@@ -28,6 +29,9 @@ const char fricdem_help_text[] =
     "                   writes DIR/checkpoint.h5) to the time.duration of the scene\n"
     "                   stored in it; it ends bit for bit as the run that never\n"
     "                   stopped (docs/restart.md)\n"
+    "  import-lammps DECK -o SCENE\n"
+    "                   write a scene from a LAMMPS granular deck (docs/lammps.md;\n"
+    "                   fricdem import-lammps --help)\n"
     "  models           list the contact models of the registry with their parameters\n"
     "  scene-format     print the reference of every scene-file key (Markdown)\n"
     "\n"

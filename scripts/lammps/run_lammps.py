@@ -69,6 +69,9 @@ TOUCHINGS = ["touching_linear_history", "touching_mindlin", "touching_mass_veloc
              "touching_roll_marshall"]
 UNITS = ["unit_hooke_roll_marshall", "unit_hertz_mindlin_sds", "unit_dilute_hooke_roll_marshall",
          "unit_dilute_hertz_mindlin_sds"]
+# Case 7: the decks of scenes/lammps/decks/ that `fricdem import-lammps` translates.
+DECKS = ROOT / "scenes" / "lammps" / "decks"
+IMPORTS = ["polydisperse", "settle", "mixing"]
 FORCE_EVERY = 10  # steps between the force rows of case 4, from the first contact step
 POUR_SEEDS = [1, 2, 3]
 STOP_SPEED = 1e-3  # m/s: the rolling sphere has stopped when its speed first falls below this
@@ -103,15 +106,16 @@ def deck_variables(deck: Path) -> dict[str, str]:
     return values
 
 
-def run_deck(lmp: str, deck: str, work: Path, variables: dict[str, str], label: str = "") -> str:
-    """Runs one deck from this folder (log OUT/<label or deck>.log); returns
-    the command as run (paths of the work directory shown as OUT/)."""
+def run_deck(lmp: str, deck: str, work: Path, variables: dict[str, str], label: str = "", folder: Path = HERE) -> str:
+    """Runs one deck from folder (default: this one; log OUT/<label or
+    deck>.log); returns the command as run (paths of the work directory
+    shown as OUT/)."""
     log = work / ((label or Path(deck).stem) + ".log")
     command = [lmp, "-in", deck]
     for key, value in variables.items():
         command += ["-var", key, str(value)]
     command += ["-log", str(log), "-screen", "none"]
-    completed = subprocess.run(command, cwd=HERE, capture_output=True, text=True)
+    completed = subprocess.run(command, cwd=folder, capture_output=True, text=True)
     if completed.returncode != 0:
         tail = log.read_text().splitlines()[-10:] if log.exists() else []
         raise RuntimeError(f"{' '.join(command)} exited with {completed.returncode}:\n" + "\n".join(tail) +
@@ -480,6 +484,33 @@ def unit_case(lmp: str, name: str, work: Path):
     return rows, command
 
 
+def thermo_rows(log: Path) -> list[list[str]]:
+    """The rows of a log's thermo table (after its "Step" header, up to "Loop time")."""
+    rows, inside = [], False
+    for line in log.read_text().splitlines():
+        words = line.split()
+        if words[:1] == ["Step"]:
+            inside = True
+        elif inside and line.startswith("Loop time"):
+            inside = False
+        elif inside and words and words[0].isdigit():
+            rows.append(words)
+    return rows
+
+
+def import_case(lmp: str, name: str, work: Path):
+    """Case 7: the decks that `fricdem import-lammps` translates
+    (scenes/lammps/decks/): the kinetic energy, translational (compute ke)
+    and rotational (compute erotate/sphere), at each thermo step."""
+    command = run_deck(lmp, f"{name}.in", work, {}, folder=DECKS)
+    rows = []
+    for words in thermo_rows(work / f"{name}.log"):
+        step = int(words[0])
+        rows.append((name, step, "kinetic_translational", float(words[1]), 0.0))
+        rows.append((name, step, "kinetic_rotational", float(words[2]), 0.0))
+    return rows, command
+
+
 def run_cases(case, lmp: str, names: list[str], work: Path):
     """The golden rows and the commands of case(lmp, name, work) over names."""
     rows, commands = [], []
@@ -503,8 +534,8 @@ def write_golden(path: Path, header: list[str], columns: str, rows) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cases", default="impact,rolling,pour,mindlin,touching,unit",
-                        help="comma-separated: impact, rolling, pour, mindlin, touching, unit")
+    parser.add_argument("--cases", default="impact,rolling,pour,mindlin,touching,unit,import",
+                        help="comma-separated: impact, rolling, pour, mindlin, touching, unit, import")
     parser.add_argument("--out", default=str(ROOT / "tests" / "golden"), help="where the golden files go")
     parser.add_argument("--keep", help="keep LAMMPS's dumps and logs in this folder (default: a temporary one)")
     parser.add_argument("--lmp", default="lmp", help="the LAMMPS binary (default: lmp)")
@@ -581,6 +612,14 @@ def main() -> int:
                          "(make_unit_system.py); b<id>.Fx, .Fy, .Fz: the total force on each sphere (N), b<id>.wx, "
                          ".wy, .wz: its spin (rad/s), every 10 steps from step 0 to 200; fricdem with lammps_arms: "
                          "arm_shift 0"],
+                     "case,step,quantity,lammps,arm_shift", rows)
+    if "import" in cases:
+        rows, commands = run_cases(import_case, args.lmp, IMPORTS, work)
+        write_golden(out / "lammps_import.csv",
+                     [version, f"written by scripts/lammps/run_lammps.py on {today}; the commands below ran in "
+                      "scenes/lammps/decks/ (OUT = a scratch folder)"] + [f"command: {c}" for c in commands] + [
+                         "case 7: decks that fricdem import-lammps translates; kinetic_translational and "
+                         "kinetic_rotational (J, LAMMPS compute ke and erotate/sphere) at each thermo step"],
                      "case,step,quantity,lammps,arm_shift", rows)
     if "touching" in cases:
         rows, commands = run_cases(touching_case, args.lmp, TOUCHINGS, work)

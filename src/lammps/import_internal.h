@@ -1,0 +1,86 @@
+/* What the importer gathers from a deck (import.c reads the commands into
+ * it; write_scene.c checks it as a whole and writes the scene). */
+#ifndef FD_LAMMPS_IMPORT_INTERNAL_H
+#define FD_LAMMPS_IMPORT_INTERNAL_H
+
+#include <stdint.h>
+
+#include "lammps/deck.h"
+#include "lammps/granular.h"
+#include "lammps/lammps_import.h"
+
+enum { LMP_MAX_GROUPS = 32, LMP_MAX_REGIONS = 64, LMP_MAX_WALLS = 16, LMP_MAX_EXCLUDES = 64, LMP_NAME = 64, LMP_MAX_TYPES = 1000 };
+
+typedef struct lmp_atom {
+    long id;
+    int type;
+    double position[3], velocity[3], omega[3];
+    double radius, mass;
+    uint32_t groups; /* bit g: in group g (bit 0: all) */
+} lmp_atom;
+
+typedef struct lmp_region {
+    char name[LMP_NAME];
+    double lo[3], hi[3];
+} lmp_region;
+
+typedef enum { LMP_WALL_XPLANE, LMP_WALL_YPLANE, LMP_WALL_ZPLANE, LMP_WALL_ZCYLINDER } lmp_wall_style;
+
+typedef struct lmp_wall {
+    char id[LMP_NAME];
+    lmp_granular model;
+    lmp_wall_style style;
+    double lo, hi; /* planes: positions (has_lo, has_hi: not NULL); zcylinder: lo is the radius */
+    bool has_lo, has_hi;
+} lmp_wall;
+
+typedef struct lmp_exclude {
+    bool by_type;
+    int a, b; /* types, or group indices */
+} lmp_exclude;
+
+typedef enum { LMP_PAIR_NONE, LMP_PAIR_GRANULAR, LMP_PAIR_LEGACY } lmp_pair_style;
+
+typedef struct lmp_import {
+    const fd_lammps_import_options* options;
+    lmp_deck* deck;
+    bool units_set, units_lj, sphere_style;
+    bool periodic[3];
+    bool box_set;
+    double box_lo[3], box_hi[3];
+    int type_count;
+    lmp_atom* atoms;
+    long atom_count, atom_capacity;
+    lmp_region regions[LMP_MAX_REGIONS];
+    int region_count;
+    char groups[LMP_MAX_GROUPS][LMP_NAME];
+    int group_count;
+    lmp_pair_style pair_style;
+    char legacy_style[32];
+    lmp_granular legacy_model;
+    lmp_granular* coeffs; /* type_count^2, [(i-1) * type_count + (j-1)], set where coeff_set */
+    bool* coeff_set;
+    lmp_wall walls[LMP_MAX_WALLS];
+    int wall_count;
+    double gravity[3];
+    uint32_t integrated_groups, frozen_groups;
+    double timestep;
+    bool timestep_set;
+    long steps;
+    bool ran;
+    long thermo_every, dump_every;
+    double skin;
+    lmp_exclude excludes[LMP_MAX_EXCLUDES];
+    int exclude_count;
+} lmp_import;
+
+/* The pair (i, j) law (1-based types): its own pair_coeff or LAMMPS's mix. */
+fd_status lmp_pair_law(const lmp_import* import, int i, int j, lmp_granular* law);
+
+/* Checks the gathered deck as a whole and writes the scene file. */
+fd_status lmp_write_scene(const lmp_import* import);
+
+void lmp_note(const lmp_import* import, const lmp_command* command, const char* format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif
