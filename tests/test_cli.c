@@ -121,6 +121,42 @@ Test(cli, usage_errors_exit_2)
     cr_assert(strstr(err_text(), "missing.yaml: cannot read the scene file"), "%s", err_text());
 }
 
+/* fricdem import-lammps: a deck with --var written as a scene that runs; a
+ * deck it cannot translate exits 2 naming DECK:LINE and writes nothing; the
+ * usage. The translation itself: test_lammps_import.c, test_lammps_golden.c. */
+Test(cli, import_lammps_writes_a_scene_or_exits_2_naming_the_line)
+{
+    write_file(temp_path("deck.in"), "variable steps index 10\n"
+                                     "units si\natom_style sphere\n"
+                                     "region box block -1 1 -1 1 0 1 units box\ncreate_box 1 box\n"
+                                     "create_atoms 1 single 0 0 0.2\nset atom 1 diameter 0.1 density 2500\n"
+                                     "pair_style granular\n"
+                                     "pair_coeff * * hooke 1e5 0.5 tangential linear_history 3e4 0.5 0.5 damping velocity\n"
+                                     "fix floor all wall/gran granular hooke 1e5 0.5 tangential linear_history 3e4 0.5 "
+                                     "0.5 damping velocity zplane 0.0 NULL\n"
+                                     "fix g all gravity 9.81 vector 0 0 -1\nfix i all nve/sphere\n"
+                                     "timestep 1e-4\nrun ${steps}\n");
+    char arguments[1200];
+    snprintf(arguments, sizeof arguments, "import-lammps '%s' -o '%s' --var steps -5", temp_path("deck.in"),
+             temp_path("scene.yaml"));
+    cr_assert_eq(run_cli(arguments), 2, "a negative --var value is a value: run -5 is refused");
+    cr_assert(strstr(err_text(), "deck.in:14: run: a negative number of steps"), "%s", err_text());
+    cr_assert(!exists(temp_path("scene.yaml")));
+    snprintf(arguments, sizeof arguments, "import-lammps '%s' --var steps 2000 -o '%s'", temp_path("deck.in"),
+             temp_path("scene.yaml"));
+    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    cr_assert(strstr(err_text(), "wrote "), "%s", err_text());
+    snprintf(arguments, sizeof arguments, "run '%s' -o '%s' -q", temp_path("scene.yaml"), temp_path("out"));
+    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    /* 2000 steps of 1e-4 s: the ball fell 0.1 m onto the floor and rests on it. */
+    cr_assert(strstr(read_file(temp_path("scene.yaml")), "duration: 0.20000000000000001"));
+    snprintf(arguments, sizeof arguments, "import-lammps '%s'", temp_path("deck.in"));
+    cr_assert_eq(run_cli(arguments), 2);
+    cr_assert(strstr(err_text(), "import-lammps needs a DECK and -o SCENE"), "%s", err_text());
+    cr_assert_eq(run_cli("import-lammps --help"), 0);
+    cr_assert(strstr(out_text(), "usage: fricdem import-lammps DECK -o SCENE"));
+}
+
 Test(cli, models_lists_the_registry)
 {
     cr_assert_eq(run_cli("models"), 0);

@@ -497,14 +497,16 @@ Test(lammps_golden, imported_parity_decks_equal_lammps)
  * wall, periodic x and y, read_data with velocities, equal-style variables;
  * settle: create_atoms from an include, set, groups, a frozen base and its
  * exclusion, a cylinder wall, hertz/material + mindlin NULL + rolling and
- * twisting sds; mixing: LAMMPS's mixing of a pair without a pair_coeff line.
+ * twisting sds; mixing: LAMMPS's mixing of a pair without a pair_coeff line;
+ * legacy: gran/hooke/history and fix wall/gran hooke/history with their NULL
+ * defaults, and fix nve (spins kept) on half the spheres.
  * Observed: within 2e-12 (the rounding of the sums, grown over 1500 to 6000
  * steps of collisions); 1e-8 is the issue's bound, and a wrong law, mass,
  * mixing or wall shows as 1e-4 or more (a rolling torque lost for one step at
  * one contact moved the rotational energy by 3e-3). */
 Test(lammps_golden, imported_decks_keep_lammps_kinetic_energy)
 {
-    static const char* const cases[] = {"polydisperse", "settle", "mixing"};
+    static const char* const cases[] = {"polydisperse", "settle", "mixing", "legacy"};
     static golden_row rows[MAX_ROWS];
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         char deck[256], directory[64], scene_path[128];

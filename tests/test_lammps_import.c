@@ -233,7 +233,7 @@ Test(lammps_import, what_fricdem_cannot_move_as_lammps_does_is_refused)
      * forces and enters m_eff: no fricdem body does both. */
     expect_failure(HEADER "create_atoms 1 single 0.05 0.05 0.05\ncreate_atoms 2 single 0.02 0.02 0.02\n"
                           "group one type 1\n" ONE_LAW "fix 1 one nve/sphere\n",
-                   "atom 2 is neither integrated (fix nve/sphere) nor frozen");
+                   "atom 2 is neither integrated (fix nve/sphere or nve) nor frozen");
     expect_failure(HEADER "create_atoms 1 single 0.05 0.05 0.05\n" ONE_LAW
                           "fix 1 all nve/sphere\nneigh_modify exclude type 1 1\n",
                    "neigh_modify exclude type: atom 1 moves");

@@ -71,7 +71,7 @@ UNITS = ["unit_hooke_roll_marshall", "unit_hertz_mindlin_sds", "unit_dilute_hook
          "unit_dilute_hertz_mindlin_sds"]
 # Case 7: the decks of scenes/lammps/decks/ that `fricdem import-lammps` translates.
 DECKS = ROOT / "scenes" / "lammps" / "decks"
-IMPORTS = ["polydisperse", "settle", "mixing"]
+IMPORTS = ["polydisperse", "settle", "mixing", "legacy"]
 FORCE_EVERY = 10  # steps between the force rows of case 4, from the first contact step
 POUR_SEEDS = [1, 2, 3]
 STOP_SPEED = 1e-3  # m/s: the rolling sphere has stopped when its speed first falls below this

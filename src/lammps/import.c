@@ -903,6 +903,13 @@ static fd_status command_fix(lmp_import* import, const lmp_command* c)
         import->integrated_groups |= 1u << group;
         return FD_OK;
     }
+    if (strcmp(style, "nve") == 0) {
+        if (c->word_count != 4) {
+            return FAIL(c, "nve keywords are not supported");
+        }
+        import->translated_groups |= 1u << group; /* the scene locks these bodies' rotation */
+        return FD_OK;
+    }
     if (strcmp(style, "freeze") == 0) {
         import->frozen_groups |= 1u << group;
         return FD_OK;
@@ -916,7 +923,7 @@ static fd_status command_fix(lmp_import* import, const lmp_command* c)
     if (strcmp(style, "wall/gran") == 0) {
         return fix_wall(import, c);
     }
-    return FAIL(c, "style '%s' is not supported (nve/sphere, freeze, gravity, wall/gran are)", style);
+    return FAIL(c, "style '%s' is not supported (nve/sphere, nve, freeze, gravity, wall/gran are)", style);
 }
 
 /* ---------------------------------------------------------------- neighbours, run, outputs */

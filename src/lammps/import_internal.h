@@ -64,6 +64,7 @@ typedef struct lmp_import {
     int wall_count;
     double gravity[3];
     uint32_t integrated_groups, frozen_groups;
+    uint32_t translated_groups; /* fix nve: positions and velocities only, spins kept */
     double timestep;
     bool timestep_set;
     long steps;

@@ -50,8 +50,14 @@ static fd_status check_atoms(const lmp_import* import)
             return fd_fail(FD_ERR_INVALID_ARGUMENT, "%s: atom %ld is frozen (fix freeze) but moves: fricdem's static "
                            "bodies are at rest (set its velocity to 0)", import->options->deck, atom->id);
         }
-        if (!is_static(import, atom) && !(atom->groups & import->integrated_groups)) {
-            return fd_fail(FD_ERR_INVALID_ARGUMENT, "%s: atom %ld is neither integrated (fix nve/sphere) nor frozen "
+        bool spins = (atom->groups & import->integrated_groups) != 0;
+        bool translates = (atom->groups & import->translated_groups) != 0;
+        if (spins && translates) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT, "%s: atom %ld is integrated twice (fix nve/sphere and fix nve)",
+                           import->options->deck, atom->id);
+        }
+        if (!is_static(import, atom) && !spins && !translates) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT, "%s: atom %ld is neither integrated (fix nve/sphere or nve) nor frozen "
                            "(fix freeze): fricdem moves every body that is not static", import->options->deck,
                            atom->id);
         }
@@ -311,6 +317,9 @@ static void write_atoms(FILE* out, const lmp_import* import)
         write_vector(out, atom->velocity);
         fprintf(out, ", angular_velocity: ");
         write_vector(out, atom->omega);
+        if (atom->groups & import->translated_groups) {
+            fprintf(out, ", lock: {rotation: [x, y, z]}"); /* fix nve: the spin stays as it is */
+        }
         fprintf(out, "}\n");
     }
 }
@@ -374,6 +383,11 @@ fd_status lmp_write_scene(const lmp_import* import)
         lmp_note(import, NULL, "no run command: the scene runs 0 steps (set time.duration)");
     }
     fd_status status = check_atoms(import);
+    if (status == FD_OK && import->pair_style == LMP_PAIR_LEGACY && import->integrated_groups != 0) {
+        lmp_note(import, NULL, "gran/%s applies a pair's torques at the full radius, fricdem (world.lammps_arms) at "
+                 "R - delta/2 as pair granular does: spins differ by O(delta / R) (docs/lammps.md)",
+                 import->legacy_style);
+    }
     if (status == FD_OK) {
         status = check_excludes(import);
     }
