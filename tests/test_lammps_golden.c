@@ -496,8 +496,9 @@ Test(lammps_golden, imported_parity_decks_equal_lammps)
  * materials, a written-out 1-2 pair, mass_velocity, twisting marshall, a floor
  * wall, periodic x and y, read_data with velocities, equal-style variables;
  * settle: create_atoms from an include, set, groups, a frozen base and its
- * exclusion, a cylinder wall, hertz/material + mindlin NULL + rolling and
- * twisting sds; mixing: LAMMPS's mixing of a pair without a pair_coeff line;
+ * exclusion, plane walls (hooke + mindlin), hertz/material + mindlin NULL +
+ * rolling and twisting sds; mixing: a pair without a pair_coeff line, mixed
+ * by the importer, against LAMMPS running the manual's mixing written out;
  * legacy: gran/hooke/history and fix wall/gran hooke/history with their NULL
  * defaults, and fix nve (spins kept) on half the spheres.
  * Observed: within 2e-12 (the rounding of the sums, grown over 1500 to 6000

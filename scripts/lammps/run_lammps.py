@@ -72,6 +72,8 @@ UNITS = ["unit_hooke_roll_marshall", "unit_hertz_mindlin_sds", "unit_dilute_hook
 # Case 7: the decks of scenes/lammps/decks/ that `fricdem import-lammps` translates.
 DECKS = ROOT / "scenes" / "lammps" / "decks"
 IMPORTS = ["polydisperse", "settle", "mixing", "legacy"]
+# mixing.in's 1-2 pair written out for Debian's LAMMPS, which does not mix models (the deck says why).
+IMPORT_VARIABLES = {"mixing": {"pair12": "mixing_by_hand.lmp"}}
 FORCE_EVERY = 10  # steps between the force rows of case 4, from the first contact step
 POUR_SEEDS = [1, 2, 3]
 STOP_SPEED = 1e-3  # m/s: the rolling sphere has stopped when its speed first falls below this
@@ -502,7 +504,7 @@ def import_case(lmp: str, name: str, work: Path):
     """Case 7: the decks that `fricdem import-lammps` translates
     (scenes/lammps/decks/): the kinetic energy, translational (compute ke)
     and rotational (compute erotate/sphere), at each thermo step."""
-    command = run_deck(lmp, f"{name}.in", work, {}, folder=DECKS)
+    command = run_deck(lmp, f"{name}.in", work, IMPORT_VARIABLES.get(name, {}), folder=DECKS)
     rows = []
     for words in thermo_rows(work / f"{name}.log"):
         step = int(words[0])

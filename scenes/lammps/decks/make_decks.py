@@ -2,10 +2,12 @@
 """Writes the atoms of the two shipped LAMMPS decks (issue 18, `fricdem
 import-lammps`): polydisperse.data (read_data: 2 atom types, Atoms and
 Velocities) and settle_atoms.lmp (included: create_atoms single lines).
-Deterministic (numpy's PCG64, seed 18); rerun only to change the decks, then
+Also mixing_by_hand.lmp, the 1-2 line of mixing.in as LAMMPS's manual mixes
+it. Deterministic (numpy's PCG64, seed 18); rerun only to change the decks, then
 regenerate tests/golden/lammps_import.csv with
     /usr/bin/python3 scripts/lammps/run_lammps.py --cases import
 """
+import math
 from pathlib import Path
 
 import numpy as np
@@ -65,7 +67,21 @@ def settle(rng: np.random.Generator) -> None:
     (HERE / "settle_atoms.lmp").write_text("\n".join(lines) + "\n")
 
 
+def mixing_by_hand() -> None:
+    """mixing.in's 1-2 pair, mixed as LAMMPS's manual says (the same models,
+    each coefficient the geometric mean sqrt(a b) of the two types', as its
+    mix_geom computes it), for Debian's LAMMPS, which does not mix the models."""
+    one = {"k_n": 2.0e4, "eta": 300.0, "k_t": 6.0e3, "x_gammat": 0.5, "mu": 0.4}
+    two = {"k_n": 5.0e4, "eta": 500.0, "k_t": 1.5e4, "x_gammat": 0.3, "mu": 0.6}
+    m = {key: math.sqrt(one[key] * two[key]) for key in one}
+    line = (f"pair_coeff      1 2 hooke {m['k_n']!r} {m['eta']!r} tangential linear_history {m['k_t']!r} "
+            f"{m['x_gammat']!r} {m['mu']!r} twisting marshall damping mass_velocity limit_damping")
+    (HERE / "mixing_by_hand.lmp").write_text("# mixing.in's 1-2 pair as LAMMPS's manual mixes it (make_decks.py).\n"
+                                             + line + "\n")
+
+
 if __name__ == "__main__":
     generator = np.random.default_rng(18)
     polydisperse(generator)
     settle(generator)
+    mixing_by_hand()
