@@ -790,7 +790,18 @@ fd_status lmp_deck_next(lmp_deck* deck, lmp_command* command, int* has_command)
             free(deck->command_file);
             deck->command_file = copy;
         }
-        status = substitute(deck, deck->joined.data, &deck->substituted);
+        /* `print` changes nothing in the scene and may name computes
+         * (c_ID), which only a running LAMMPS can evaluate: its words are
+         * kept as written. */
+        const char* first = deck->joined.data + strspn(deck->joined.data, " \t");
+        bool print = strncmp(first, "print", 5) == 0 && (first[5] == ' ' || first[5] == '\t' || first[5] == '\0');
+        if (print) {
+            deck->substituted.length = 0;
+            status = append(&deck->substituted, first, strlen(first)) ? FD_OK
+                                                                       : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+        } else {
+            status = substitute(deck, deck->joined.data, &deck->substituted);
+        }
         int count = 0;
         if (status == FD_OK) {
             status = split_words(deck, deck->substituted.data, &count);

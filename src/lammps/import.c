@@ -396,7 +396,9 @@ static fd_status read_atoms(lmp_import* import, const lmp_command* c, data_file*
     return FD_OK;
 }
 
-static fd_status read_velocities(lmp_import* import, data_file* data, long count)
+/* first: the index of the file's first atom (Velocities usually list the
+ * atoms in the order of Atoms: found at once, else searched). */
+static fd_status read_velocities(lmp_import* import, data_file* data, long first, long count)
 {
     for (long k = 0; k < count; ++k) {
         char* line = data_line(data);
@@ -410,7 +412,10 @@ static fd_status read_velocities(lmp_import* import, data_file* data, long count
         if (status != FD_OK) {
             return status;
         }
-        lmp_atom* atom = atom_by_id(import, (long)v[0]);
+        long guess = first + k;
+        lmp_atom* atom = guess < import->atom_count && import->atoms[guess].id == (long)v[0]
+                             ? &import->atoms[guess]
+                             : atom_by_id(import, (long)v[0]);
         if (atom == NULL) {
             return fd_fail(FD_ERR_INVALID_ARGUMENT, "%s:%d: no atom with id %.0f", data->path, data->line, v[0]);
         }
@@ -422,7 +427,11 @@ static fd_status read_velocities(lmp_import* import, data_file* data, long count
 
 static fd_status read_data_body(lmp_import* import, const lmp_command* c, data_file* data)
 {
-    data_line(data); /* the first line is a title, whatever it says */
+    /* The first line is a title, whatever it says (even a '#'). */
+    if (getline(&data->text, &data->capacity, data->file) >= 0) {
+        data->line++;
+    }
+    long first = import->atom_count;
     long atoms = -1, types = -1;
     double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
     char* line;
@@ -461,7 +470,7 @@ static fd_status read_data_body(lmp_import* import, const lmp_command* c, data_f
             status = read_atoms(import, c, data, atoms);
             have_atoms = true;
         } else if (n >= 1 && strcmp(words[0], "Velocities") == 0) {
-            status = have_atoms ? read_velocities(import, data, atoms)
+            status = have_atoms ? read_velocities(import, data, first, atoms)
                                 : fd_fail(FD_ERR_INVALID_ARGUMENT, "%s:%d: Velocities before Atoms", data->path,
                                           data->line);
         } else {

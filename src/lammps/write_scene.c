@@ -147,20 +147,22 @@ static fd_status check_modulus(const lmp_import* import, const lmp_granular* law
 static fd_status gather_materials(const lmp_import* import, material* types, material* walls)
 {
     int n = import->type_count;
-    bool moves[LMP_MAX_TYPES + 1] = {false};
+    bool moves[LMP_MAX_TYPES + 1] = {false}, seen[LMP_MAX_TYPES + 1] = {false};
+    for (int t = 1; t <= n; ++t) {
+        types[t - 1] = (material){.density = 1000.0, .poisson_ratio = DEFAULT_POISSON_PERCENT / 100.0};
+    }
     for (long k = 0; k < import->atom_count; ++k) {
-        moves[import->atoms[k].type] |= !is_static(import, &import->atoms[k]);
+        const lmp_atom* atom = &import->atoms[k];
+        moves[atom->type] |= !is_static(import, atom);
+        if (!seen[atom->type]) {
+            /* The material's density, informational: each body's mass is written out. */
+            seen[atom->type] = true;
+            types[atom->type - 1].density =
+                atom->mass / (4.0 / 3.0 * FD_PI * atom->radius * atom->radius * atom->radius);
+        }
     }
     for (int t = 1; t <= n; ++t) {
         material* m = &types[t - 1];
-        *m = (material){.density = 1000.0, .poisson_ratio = DEFAULT_POISSON_PERCENT / 100.0};
-        for (long k = 0; k < import->atom_count; ++k) {
-            const lmp_atom* atom = &import->atoms[k];
-            if (atom->type == t) {
-                m->density = atom->mass / (4.0 / 3.0 * FD_PI * atom->radius * atom->radius * atom->radius);
-                break;
-            }
-        }
         lmp_granular law;
         fd_status status = lmp_pair_law(import, t, t, &law);
         if (status != FD_OK) {
