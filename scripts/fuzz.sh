@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Fuzzes the scene loader (fuzz/fuzz_scene.c) for FUZZ_SECONDS seconds
+# Fuzzes the scene loader (fuzz/fuzz_scene.c), or with FUZZ_TARGET=lammps
+# the LAMMPS deck importer (fuzz/fuzz_lammps.c), for FUZZ_SECONDS seconds
 # (default 600) with libFuzzer in FUZZ_JOBS processes (default 2), seeded
-# with every shipped scene. Crashes are
+# with every shipped scene (or LAMMPS deck). Crashes are
 # written to fuzz/crashes/ and make the script fail; each one found becomes a
 # regression input in tests/fuzz_inputs/ (tests/test_fuzz_inputs.c loads them).
 # Inputs that only exceed the fuzzer's memory limit (-rss_limit_mb: a scene may
@@ -22,13 +23,18 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j "${JOBS:-2}"
-corpus=build/fuzz/corpus
+target="${FUZZ_TARGET:-scene}"
+corpus=build/fuzz/corpus_$target
 mkdir -p "$corpus" fuzz/crashes
-find scenes -name '*.yaml' -exec cp {} "$corpus/" \;
-log=build/fuzz/fuzz.log
+if [ "$target" = lammps ]; then
+  find scenes/lammps/decks scripts/lammps bench/lammps -name '*.in' -exec cp {} "$corpus/" \;
+else
+  find scenes -name '*.yaml' -exec cp {} "$corpus/" \;
+fi
+log=build/fuzz/fuzz_$target.log
 # Leaks count as failures (ASan detect_leaks).
 ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
-  build/fuzz/fricdem_fuzz_scene "$corpus" -fork="${FUZZ_JOBS:-2}" -ignore_ooms=1 -ignore_timeouts=1 -rss_limit_mb=4096 \
+  "build/fuzz/fricdem_fuzz_$target" "$corpus" -fork="${FUZZ_JOBS:-2}" -ignore_ooms=1 -ignore_timeouts=1 -rss_limit_mb=4096 \
   -timeout=20 -max_len=16384 -max_total_time="$seconds" -artifact_prefix=fuzz/crashes/ 2>&1 | tee "$log" | \
   grep -E "^#[0-9]+.*(DONE|pulse)|INFO: fuzzed|crash|OOM|timeout" || true
 crashes=$(find fuzz/crashes -name 'crash-*' | wc -l)

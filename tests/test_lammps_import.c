@@ -164,7 +164,8 @@ Test(lammps_import, walls_gravity_frozen_atoms_and_periodic_axes)
                              "region box block 0 0.1 0 0.1 0 0.1 units box\ncreate_box 2 box\n"
                              "create_atoms 1 single 0.05 0.05 0.05\ncreate_atoms 2 single 0.05 0.05 0.01\n"
                              "set type 1 diameter 0.01 density 2500\nset type 2 diameter 0.02 density 2500\n"
-                             "group base type 2\ngroup moving subtract all base\n" ONE_LAW
+                             "group base type 2\ngroup first id 1\ngroup moving subtract all base\n"
+                             "velocity first set 0.5 NULL NULL\n" ONE_LAW
                              "fix w all wall/gran granular hooke 1e4 0.5 tangential linear_history 3e3 0.5 0.5 "
                              "damping velocity yplane 0.0 0.1\n"
                              "fix g all gravity 9.81 chute 26.0\nfix i moving nve/sphere\nfix f base freeze\n"
@@ -179,6 +180,7 @@ Test(lammps_import, walls_gravity_frozen_atoms_and_periodic_axes)
     cr_expect_float_eq(gravity.z, -9.81 * cos(26.0 * FD_PI / 180.0), 1e-12);
     cr_expect(is_static(world, "atom2"), "the frozen atom is static");
     cr_expect(!is_static(world, "atom1"), "the integrated atom moves");
+    cr_expect_eq(fd_body_get_state(world, fd_world_find_body(world, "atom1")).velocity.x, 0.5, "group id 1");
     cr_expect_eq(fd_body_get_state(world, fd_world_find_body(world, "w_hi")).position.y, 0.1);
     cr_expect_float_eq(fd_world_time_step(world), 1e-5, 1e-20);
     const char* text = read_text(temp_path("scene.yaml"));
@@ -212,8 +214,8 @@ Test(lammps_import, an_unsupported_command_names_the_deck_line_and_command)
 Test(lammps_import, bad_values_and_undefined_variables_name_their_line)
 {
     expect_failure(HEADER "create_atoms 1 single 0.05 zero 0.05\n", "deck.in:5: create_atoms: a coordinate 'zero'");
-    expect_failure("variable a equal 2*v_b\nunits si\nprint ${a}\n", "deck.in:3: variable 'a' = '2*v_b': variable "
-                                                                       "'b' is not defined");
+    expect_failure("variable a equal 2*v_b\nunits si\natom_style ${a}\n", "deck.in:3: variable 'a' = '2*v_b': "
+                                                                            "variable 'b' is not defined");
     expect_failure("units ${nothing}\n", "deck.in:1: variable 'nothing' is not defined");
     expect_failure("variable x loop 10\n", "deck.in:1: variable style 'loop' is not supported");
 }

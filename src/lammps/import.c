@@ -654,16 +654,22 @@ static fd_status command_group(lmp_import* import, const lmp_command* c)
     }
     const char* style = c->words[2];
     uint32_t bit = 1u << group;
-    if (strcmp(style, "type") == 0) {
+    if (strcmp(style, "type") == 0 || strcmp(style, "id") == 0) {
+        bool by_type = style[0] == 't';
+        long max_id = 0;
+        for (long k = 0; k < import->atom_count; ++k) {
+            max_id = import->atoms[k].id > max_id ? import->atoms[k].id : max_id;
+        }
         for (int w = 3; w < c->word_count; ++w) {
             long lo, hi;
-            fd_status status = range_of(c, w, import->type_count, "the type", &lo, &hi);
+            fd_status status = by_type ? range_of(c, w, import->type_count, "the type", &lo, &hi)
+                                       : range_of(c, w, max_id, "the atom id", &lo, &hi);
             if (status != FD_OK) {
                 return status;
             }
             for (long k = 0; k < import->atom_count; ++k) {
-                int type = import->atoms[k].type;
-                import->atoms[k].groups |= type >= lo && type <= hi ? bit : 0u;
+                long key = by_type ? import->atoms[k].type : import->atoms[k].id;
+                import->atoms[k].groups |= key >= lo && key <= hi ? bit : 0u;
             }
         }
         return FD_OK;
@@ -698,7 +704,7 @@ static fd_status command_group(lmp_import* import, const lmp_command* c)
         }
         return FD_OK;
     }
-    return FAIL(c, "style '%s' is not supported (type, region, subtract, union are)", style);
+    return FAIL(c, "style '%s' is not supported (type, id, region, subtract, union are)", style);
 }
 
 /* ---------------------------------------------------------------- pair styles */
