@@ -127,6 +127,33 @@ Test(normal, hooke_ball_rebounds_with_the_given_restitution)
     }
 }
 
+/* LAMMPS's `damping coeff_restitution`: c = 2 zeta sqrt(m k) with the linear
+ * oscillator's zeta = -ln e / sqrt(pi^2 + ln^2 e). Without the clamp
+ * (limit_damping 0, LAMMPS's default) the contact ends as the overlap returns
+ * to zero, after half a damped period, and the rebound is e exactly in
+ * continuous time; the scheme's O(dt / t_c) error is as above. With hertz the
+ * same keyword is Tsuji's closed form gamma = -sqrt(5) ln e / sqrt(pi^2 + ln^2 e)
+ * (LAMMPS's sqrt(3/2) 2 sqrt(5/6)), whose clamped restitution is the one the
+ * calibration table gives for that gamma. */
+Test(normal, coeff_restitution_is_lammps_linear_oscillator_damping)
+{
+    for (double e = 0.3; e < 1.0; e += 0.3) {
+        fd_contact_law_def law = normal_law("hooke", "k_n", 1000.0, "coeff_restitution", e);
+        fd_submodel_def* normal = &law.submodel[FD_MECHANISM_NORMAL];
+        normal->params[normal->param_count++] = (fd_param){"limit_damping", 0.0};
+        double rebound = measured_restitution(&law, 0.0, 0.01, 1e-5);
+        cr_assert_float_eq(rebound, e, 3e-3 * e, "hooke e = %g measured %g", e, rebound);
+        fd_contact_law_def hertz = normal_law("hertz", "coeff_restitution", e, NULL, 0.0);
+        double tsuji = -sqrt(5.0) * log(e) / sqrt(log(e) * log(e) + FD_PI * FD_PI);
+        double expected = fd_hertz_restitution_for_damping(tsuji);
+        double hertz_rebound = measured_restitution(&hertz, 2e6, 0.15, 1e-5);
+        cr_assert_float_eq(hertz_rebound, expected, 3e-3 * expected, "hertz e = %g measured %g, calibration %g", e,
+                           hertz_rebound, expected);
+        cr_assert(fabs(expected - e) > 1e-3, "e = %g: the clamp changes the restitution (so the check means something)",
+                  e);
+    }
+}
+
 Test(normal, hertz_ball_rebounds_with_the_given_restitution)
 {
     /* Paper Sec. 4.6 materials: E = 2 MPa, nu = 0.3, COR 0.4, R = 0.15 m. The

@@ -158,6 +158,26 @@ Test(lammps_import, a_pair_without_pair_coeff_mixes_by_geometric_means)
     cr_expect_not_null(strstr(roll, expected), "%s vs %s", roll, expected);
 }
 
+Test(lammps_import, damping_keywords_become_the_normal_models_dashpots)
+{
+    /* Each LAMMPS damping model is its own fricdem parameter (docs/lammps.md's table). */
+    static const char* const damping[] = {"velocity", "mass_velocity", "viscoelastic", "tsuji", "coeff_restitution"};
+    static const char* const key[] = {"eta_n", "eta_n_mass", "eta_n_visco", "tsuji", "coeff_restitution"};
+    for (int d = 0; d < 5; ++d) {
+        char deck[1024];
+        snprintf(deck, sizeof deck, HEADER "create_atoms 1 single 0.05 0.05 0.05\npair_style granular\n"
+                 "pair_coeff * * hooke 1e4 0.5 tangential linear_history 3e3 0.5 0.5 damping %s\n"
+                 "fix 1 all nve/sphere\n", damping[d]);
+        cr_assert_eq(import_text(deck, 0, NULL, NULL), FD_OK, "%s", fd_last_error());
+        cr_expect_eq(scene_value("normal:", key[d]), 0.5, "damping %s", damping[d]);
+        cr_expect_eq(scene_value("normal:", "limit_damping"), 0.0, "no limit_damping in the deck");
+        fd_scene scene = load_scene(); /* the law resolves: fricdem takes every one without the clamp */
+        cr_expect_eq(fd_world_prepare(scene.world), FD_OK, "damping %s: %s", damping[d], fd_last_error());
+        fd_scene_free(&scene);
+        remove(temp_path("scene.yaml"));
+    }
+}
+
 Test(lammps_import, walls_gravity_frozen_atoms_and_periodic_axes)
 {
     cr_assert_eq(import_text("units si\natom_style sphere\nboundary p f f\n"

@@ -120,14 +120,49 @@ static double tsuji_alpha(double e)
     return alpha;
 }
 
-/* The tsuji parameter: -1 (off) or a restitution in (0, 1]. */
-static fd_status check_tsuji(const char* model, double e)
+/* LAMMPS's `damping coeff_restitution` (LAMMPS 2023 and later,
+ * gran_sub_mod_damping.cpp): c = gamma sqrt(m_eff F_n / delta), which is
+ * gamma sqrt(m_eff k) for hooke and gamma sqrt(m_eff K) delta^(1/4) for hertz,
+ * with gamma = -2 ln e / sqrt(pi^2 + ln^2 e) for hooke (the linear
+ * oscillator's damping ratio for restitution e, exact without the clamp) and
+ * sqrt(3/2) 2 sqrt(5/6) times the same for hertz (Tsuji et al.'s closed
+ * form), in LAMMPS's order of operations. */
+static double coeff_restitution_gamma(double e, bool hertz)
+{
+    double log_e = log(e);
+    if (!hertz) {
+        return -2.0 * log_e / sqrt(FD_PI * FD_PI + log_e * log_e);
+    }
+    const double root_three_by_two = 1.22474487139158894067, two_root_five_by_six = 1.82574185835055380345;
+    return -root_three_by_two * two_root_five_by_six * log_e / sqrt(FD_PI * FD_PI + log_e * log_e);
+}
+
+/* A tsuji or coeff_restitution parameter: -1 (off) or a restitution in (0, 1]. */
+static fd_status check_lammps_restitution(const char* model, const char* name, double e)
 {
     if (e != -1.0 && !(e > 0.0 && e <= 1.0)) {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT, "normal model '%s': tsuji is -1 (off) or a restitution in (0, 1] (got %g)",
-                       model, e);
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "normal model '%s': %s is -1 (off) or a restitution in (0, 1] (got %g)",
+                       model, name, e);
     }
     return FD_OK;
+}
+
+static fd_status check_tsuji(const char* model, double tsuji, double coeff_restitution)
+{
+    fd_status status = check_lammps_restitution(model, "tsuji", tsuji);
+    return status == FD_OK ? check_lammps_restitution(model, "coeff_restitution", coeff_restitution) : status;
+}
+
+/* gamma of c = gamma sqrt(m k) (hooke) or gamma sqrt(m K) delta^(1/4) (hertz). */
+static double derived_gamma(double tsuji, double coeff_restitution, double restitution, bool hertz)
+{
+    if (tsuji > 0.0) {
+        return tsuji_alpha(tsuji);
+    }
+    if (coeff_restitution > 0.0) {
+        return coeff_restitution_gamma(coeff_restitution, hertz);
+    }
+    return hertz ? damping_for_restitution(1.5, 0.25, restitution) : damping_for_restitution(1.0, 0.0, restitution);
 }
 double fd_hertz_restitution_for_damping(double gamma) { return restitution_of_scaled_law(1.5, 0.25, gamma); }
 
@@ -143,20 +178,21 @@ static fd_status resolve_prescribed(const double* params, const fd_material* a, 
 static fd_status resolve_hooke(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
     double restitution = params[FD_HOOKE_RESTITUTION], limit = params[FD_HOOKE_LIMIT_DAMPING];
-    fd_status status = check_tsuji("hooke", params[FD_HOOKE_TSUJI]);
+    fd_status status = check_tsuji("hooke", params[FD_HOOKE_TSUJI], params[FD_HOOKE_COEFF_RESTITUTION]);
     if (status != FD_OK) {
         return status;
     }
     int dashpots = (restitution < 1.0) + (params[FD_HOOKE_ETA_N] > 0.0) + (params[FD_HOOKE_ETA_N_MASS] > 0.0) +
-                   (params[FD_HOOKE_ETA_N_VISCO] > 0.0) + (params[FD_HOOKE_TSUJI] > 0.0);
+                   (params[FD_HOOKE_ETA_N_VISCO] > 0.0) + (params[FD_HOOKE_TSUJI] > 0.0) +
+                   (params[FD_HOOKE_COEFF_RESTITUTION] > 0.0);
     if (dashpots > 1) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
                        "normal model 'hooke' takes one dashpot: restitution < 1, eta_n (LAMMPS damping velocity), "
-                       "eta_n_mass (damping mass_velocity), eta_n_visco (damping viscoelastic) or tsuji (damping "
-                       "tsuji); got restitution = %g, eta_n = %g N s/m, eta_n_mass = %g 1/s, eta_n_visco = %g "
-                       "1/(m s), tsuji = %g",
+                       "eta_n_mass (damping mass_velocity), eta_n_visco (damping viscoelastic), tsuji (damping "
+                       "tsuji) or coeff_restitution; got restitution = %g, eta_n = %g N s/m, eta_n_mass = %g 1/s, "
+                       "eta_n_visco = %g 1/(m s), tsuji = %g, coeff_restitution = %g",
                        restitution, params[FD_HOOKE_ETA_N], params[FD_HOOKE_ETA_N_MASS], params[FD_HOOKE_ETA_N_VISCO],
-                       params[FD_HOOKE_TSUJI]);
+                       params[FD_HOOKE_TSUJI], params[FD_HOOKE_COEFF_RESTITUTION]);
     }
     if (limit != 0.0 && limit != 1.0) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
@@ -168,9 +204,10 @@ static fd_status resolve_hooke(const double* params, const fd_material* a, const
                        "eta_n_visco; the "
                        "restitution calibration assumes the clamp N >= 0");
     }
-    /* c = gamma sqrt(m k): calibrated to the restitution, or Tsuji's alpha(e) (LAMMPS tsuji). */
-    derived[FD_NORMAL_DERIVED_GAMMA] = params[FD_HOOKE_TSUJI] > 0.0 ? tsuji_alpha(params[FD_HOOKE_TSUJI])
-                                                                     : damping_for_restitution(1.0, 0.0, restitution);
+    /* c = gamma sqrt(m k): calibrated to the restitution, Tsuji's alpha(e) (LAMMPS tsuji) or the linear
+     * oscillator's damping ratio (LAMMPS coeff_restitution). */
+    derived[FD_NORMAL_DERIVED_GAMMA] =
+        derived_gamma(params[FD_HOOKE_TSUJI], params[FD_HOOKE_COEFF_RESTITUTION], restitution, false);
     return FD_OK;
 }
 
@@ -185,17 +222,18 @@ static fd_status resolve_hertz(const double* params, const fd_material* a, const
     double compliance = (1.0 - a->poisson_ratio * a->poisson_ratio) / a->youngs_modulus +
                         (1.0 - b->poisson_ratio * b->poisson_ratio) / b->youngs_modulus;
     derived[FD_NORMAL_DERIVED_MODULUS] = 1.0 / compliance;
-    fd_status status = check_tsuji("hertz", params[FD_HERTZ_TSUJI]);
+    fd_status status = check_tsuji("hertz", params[FD_HERTZ_TSUJI], params[FD_HERTZ_COEFF_RESTITUTION]);
     if (status != FD_OK) {
         return status;
     }
     int dashpots = (params[FD_HERTZ_RESTITUTION] < 1.0) + (params[FD_HERTZ_ETA_N] > 0.0) +
                    (params[FD_HERTZ_ETA_N_MASS] > 0.0) + (params[FD_HERTZ_ETA_N_VISCO] > 0.0) +
-                   (params[FD_HERTZ_TSUJI] > 0.0);
+                   (params[FD_HERTZ_TSUJI] > 0.0) + (params[FD_HERTZ_COEFF_RESTITUTION] > 0.0);
     if (dashpots > 1) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
                        "normal model 'hertz' takes one dashpot: restitution < 1 (Tsuji's form), eta_n (LAMMPS damping "
-                       "velocity), eta_n_mass (mass_velocity), eta_n_visco (viscoelastic) or tsuji; got restitution = %g, "
+                       "velocity), eta_n_mass (mass_velocity), eta_n_visco (viscoelastic), tsuji or coeff_restitution; "
+                       "got restitution = %g, "
                        "eta_n = %g N s/m, eta_n_mass = %g 1/s, eta_n_visco = %g 1/(m s)",
                        params[FD_HERTZ_RESTITUTION], params[FD_HERTZ_ETA_N], params[FD_HERTZ_ETA_N_MASS],
                        params[FD_HERTZ_ETA_N_VISCO]);
@@ -208,11 +246,10 @@ static fd_status resolve_hertz(const double* params, const fd_material* a, const
     if (limit == 0.0 && params[FD_HERTZ_RESTITUTION] < 1.0) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
                        "normal model 'hertz': limit_damping = 0 is for LAMMPS's dashpots (eta_n, eta_n_mass, "
-                       "eta_n_visco, tsuji); the restitution calibration assumes the clamp N >= 0");
+                       "eta_n_visco, tsuji, coeff_restitution); the restitution calibration assumes the clamp N >= 0");
     }
-    derived[FD_NORMAL_DERIVED_GAMMA] = params[FD_HERTZ_TSUJI] > 0.0 ? tsuji_alpha(params[FD_HERTZ_TSUJI])
-                                                                     : damping_for_restitution(1.5, 0.25,
-                                                                                               params[FD_HERTZ_RESTITUTION]);
+    derived[FD_NORMAL_DERIVED_GAMMA] = derived_gamma(params[FD_HERTZ_TSUJI], params[FD_HERTZ_COEFF_RESTITUTION],
+                                                     params[FD_HERTZ_RESTITUTION], true);
     return FD_OK;
 }
 
@@ -354,6 +391,10 @@ static const fd_param_info hooke_params[] = {
      "c = alpha(e) sqrt(m_eff k_n), alpha Tsuji et al.'s (1992) polynomial of this restitution e, as LAMMPS damping "
      "tsuji (its restitution with the clamp is not exactly e: `restitution` calibrates); -1 = off",
      -1.0, -1.0, 1.0},
+    {"coeff_restitution", "-",
+     "c = -2 ln e / sqrt(pi^2 + ln^2 e) sqrt(m_eff k_n), as LAMMPS damping coeff_restitution (2023 and later): "
+     "restitution e exactly without the clamp (limit_damping 0), not quite with it; -1 = off",
+     -1.0, -1.0, 1.0},
 };
 
 static const fd_param_info hertz_params[] = {
@@ -374,6 +415,10 @@ static const fd_param_info hertz_params[] = {
      "1 = clamp the total force at N >= 0; 0 = the dashpot may pull (LAMMPS without limit_damping, its default; "
      "not with restitution)",
      1.0, 0.0, 1.0},
+    {"coeff_restitution", "-",
+     "Tsuji's dashpot with gamma = -sqrt(5) ln e / sqrt(pi^2 + ln^2 e), as LAMMPS damping coeff_restitution (2023 "
+     "and later); -1 = off",
+     -1.0, -1.0, 1.0},
 };
 
 static const char* const normal_columns[] = {"normal_elastic_force", "normal_damping_force"};
@@ -394,7 +439,7 @@ const fd_submodel fd_normal_submodels[] = {
                  "restitution, calibrated so that a head-on impact has exactly that restitution with the clamp, or "
                  "c = eta_n (LAMMPS damping velocity), eta_n_mass m_eff (damping mass_velocity) or eta_n_visco "
                  "sqrt(R_eff delta) m_eff (damping viscoelastic).",
-                 hooke_params, 7},
+                 hooke_params, 8},
         .kind = FD_KIND_NORMAL_HOOKE,
         .column_count = 2,
         .column_names = normal_columns,
@@ -407,7 +452,7 @@ const fd_submodel fd_normal_submodels[] = {
                  "poisson_ratio of both materials and R_e the effective radius of the contact geometry; "
                  "dashpot of Tsuji et al. (1992) form c ~ delta^(1/4), calibrated to the restitution, or LAMMPS's "
                  "velocity, mass_velocity or viscoelastic dashpot (eta_n, eta_n_mass, eta_n_visco); N >= 0 unless limit_damping = 0.",
-                 hertz_params, 6},
+                 hertz_params, 7},
         .kind = FD_KIND_NORMAL_HERTZ,
         .column_count = 2,
         .column_names = normal_columns,

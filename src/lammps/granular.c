@@ -106,13 +106,14 @@ fd_status lmp_granular_parse(const lmp_command* c, int* next, bool wall, lmp_gra
     while (status == FD_OK && word < c->word_count && !(wall && is_wall_style(c->words[word]))) {
         const char* keyword = c->words[word++];
         if (strcmp(keyword, "damping") == 0) {
-            static const char* const names[] = {"velocity", "mass_velocity", "viscoelastic", "tsuji"};
+            static const char* const names[] = {"velocity", "mass_velocity", "viscoelastic", "tsuji",
+                                                "coeff_restitution"};
             int found = -1;
-            for (int d = 0; d < 4 && word < c->word_count; ++d) {
+            for (int d = 0; d < 5 && word < c->word_count; ++d) {
                 found = strcmp(c->words[word], names[d]) == 0 ? d : found;
             }
             if (found < 0) {
-                return word < c->word_count ? refuse(c, word, "damping: velocity, mass_velocity, viscoelastic, tsuji")
+                return word < c->word_count ? refuse(c, word, "damping: velocity, mass_velocity, viscoelastic, tsuji, coeff_restitution")
                                             : fd_fail(FD_ERR_INVALID_ARGUMENT, "%s:%d: damping needs a model",
                                                       c->file, c->line);
             }
@@ -252,7 +253,7 @@ fd_status lmp_granular_mix(const lmp_granular* a, const lmp_granular* b, int typ
 
 static void write_normal(FILE* out, const lmp_granular* g)
 {
-    static const char* const damping_keys[] = {"eta_n", "eta_n_mass", "eta_n_visco", "tsuji"};
+    static const char* const damping_keys[] = {"eta_n", "eta_n_mass", "eta_n_visco", "tsuji", "coeff_restitution"};
     double damping = g->normal_coeffs[1];
     /* No dashpot: the clamp changes nothing, and fricdem's limit_damping = 0 wants one. */
     bool limit = g->limit_damping || !(damping > 0.0);
