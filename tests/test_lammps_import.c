@@ -178,6 +178,38 @@ Test(lammps_import, damping_keywords_become_the_normal_models_dashpots)
     }
 }
 
+Test(lammps_import, static_and_kinetic_tangential_models_of_lammps_2026)
+{
+    /* tangential linear_history/static k_t x_gammat mu_s mu_k and mindlin/static
+     * (k_t or NULL): LAMMPS's manual; the dsds and mindlin sliders' mu_s, mu_k. */
+    cr_assert_eq(import_text(HEADER "create_atoms 1 single 0.02 0.05 0.05\ncreate_atoms 2 single 0.08 0.05 0.05\n"
+                                    "pair_style granular\n"
+                                    "pair_coeff 1 1 hooke 1e4 0.5 tangential linear_history/static 3e3 0.5 0.6 0.4\n"
+                                    "pair_coeff 2 2 hooke 1e4 0.5 tangential linear_history/static 3e3 0.5 0.9 0.1\n"
+                                    "fix 1 all nve/sphere\n",
+                             0, NULL, NULL),
+                 FD_OK, "%s", fd_last_error());
+    cr_expect_eq(scene_value("slide:", "mu_s"), 0.6);
+    cr_expect_eq(scene_value("slide:", "mu_k"), 0.4);
+    const char* text = read_text(temp_path("scene.yaml"));
+    const char* mixed = strstr(text, "materials: [type1, type2]");
+    cr_assert_not_null(mixed);
+    char expected[128];
+    snprintf(expected, sizeof expected, "mu_s: %.17g, mu_k: %.17g", sqrt(0.6 * 0.9), sqrt(0.4 * 0.1));
+    cr_expect_not_null(strstr(mixed, expected), "the mixed pair: %s", mixed);
+    fd_scene scene = load_scene();
+    cr_expect_eq(fd_world_prepare(scene.world), FD_OK, "%s", fd_last_error());
+    fd_scene_free(&scene);
+    remove(temp_path("scene.yaml"));
+    cr_assert_eq(import_text(HEADER "create_atoms 1 single 0.02 0.05 0.05\npair_style granular\n"
+                                    "pair_coeff * * hertz/material 1e7 0.1 0.3 tangential mindlin/static NULL 0.5 0.7 "
+                                    "0.3\nfix 1 all nve/sphere\n",
+                             0, NULL, NULL),
+                 FD_OK, "%s", fd_last_error());
+    cr_expect_eq(scene_value("slide:", "mu_s"), 0.7);
+    cr_expect_eq(scene_value("slide:", "mu_k"), 0.3);
+}
+
 Test(lammps_import, walls_gravity_frozen_atoms_and_periodic_axes)
 {
     cr_assert_eq(import_text("units si\natom_style sphere\nboundary p f f\n"

@@ -46,16 +46,18 @@ static fd_status parse_tangential(const lmp_command* c, int* next, lmp_granular*
     static const struct {
         const char* name;
         lmp_tangential model;
-        bool legacy;
+        bool legacy, static_kinetic;
     } models[] = {
-        {"linear_nohistory", LMP_TANGENTIAL_LINEAR_NOHISTORY, false},
-        {"linear_history", LMP_TANGENTIAL_LINEAR_HISTORY, false},
-        {"linear_history_classic", LMP_TANGENTIAL_LINEAR_HISTORY, true},
-        {"mindlin", LMP_TANGENTIAL_MINDLIN, false},
-        {"mindlin_classic", LMP_TANGENTIAL_MINDLIN, true},
-        {"mindlin_rescale", LMP_TANGENTIAL_MINDLIN_RESCALE, false},
-        {"mindlin/force", LMP_TANGENTIAL_MINDLIN_FORCE, false},
-        {"mindlin_rescale/force", LMP_TANGENTIAL_MINDLIN_RESCALE_FORCE, false},
+        {"linear_nohistory", LMP_TANGENTIAL_LINEAR_NOHISTORY, false, false},
+        {"linear_history", LMP_TANGENTIAL_LINEAR_HISTORY, false, false},
+        {"linear_history_classic", LMP_TANGENTIAL_LINEAR_HISTORY, true, false},
+        {"linear_history/static", LMP_TANGENTIAL_LINEAR_HISTORY, false, true},
+        {"mindlin", LMP_TANGENTIAL_MINDLIN, false, false},
+        {"mindlin_classic", LMP_TANGENTIAL_MINDLIN, true, false},
+        {"mindlin/static", LMP_TANGENTIAL_MINDLIN, false, true},
+        {"mindlin_rescale", LMP_TANGENTIAL_MINDLIN_RESCALE, false, false},
+        {"mindlin/force", LMP_TANGENTIAL_MINDLIN_FORCE, false, false},
+        {"mindlin_rescale/force", LMP_TANGENTIAL_MINDLIN_RESCALE_FORCE, false, false},
     };
     int word = *next;
     if (word >= c->word_count) {
@@ -67,7 +69,9 @@ static fd_status parse_tangential(const lmp_command* c, int* next, lmp_granular*
         }
         g->tangential = models[m].model;
         g->legacy_projection = models[m].legacy;
+        g->static_kinetic = models[m].static_kinetic;
         *next = word + 1;
+        int frictions = g->static_kinetic ? 2 : 1; /* mu, or mu_s and mu_k */
         if (g->tangential == LMP_TANGENTIAL_LINEAR_NOHISTORY) {
             g->tangential_coeffs[0] = NAN;
             return numbers(c, next, 2, "tangential linear_nohistory", g->tangential_coeffs + 1);
@@ -76,12 +80,13 @@ static fd_status parse_tangential(const lmp_command* c, int* next, lmp_granular*
         if (mindlin && *next < c->word_count && strcmp(c->words[*next], "NULL") == 0) {
             g->tangential_coeffs[0] = NAN; /* 8 G* from the materials */
             *next += 1;
-            return numbers(c, next, 2, "tangential", g->tangential_coeffs + 1);
+            return numbers(c, next, 1 + frictions, "tangential", g->tangential_coeffs + 1);
         }
-        return numbers(c, next, 3, "tangential", g->tangential_coeffs);
+        return numbers(c, next, 2 + frictions, "tangential", g->tangential_coeffs);
     }
     return refuse(c, word, "tangential models: linear_nohistory, linear_history, mindlin, mindlin_rescale, "
-                           "mindlin/force, mindlin_rescale/force and their _classic forms");
+                           "mindlin/force, mindlin_rescale/force, their _classic forms, linear_history/static and "
+                           "mindlin/static");
 }
 
 fd_status lmp_granular_parse(const lmp_command* c, int* next, bool wall, lmp_granular* g)
@@ -231,11 +236,12 @@ fd_status lmp_granular_mix(const lmp_granular* a, const lmp_granular* b, int typ
 {
     if (a->normal != b->normal || a->damping != b->damping || a->tangential != b->tangential ||
         a->rolling != b->rolling || a->twisting != b->twisting || a->limit_damping != b->limit_damping ||
-        a->legacy_projection != b->legacy_projection) {
+        a->legacy_projection != b->legacy_projection || a->static_kinetic != b->static_kinetic) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "atom types %d and %d have granular models of different forms, which "
                        "LAMMPS cannot mix either: give pair_coeff %d %d its own model", type_a, type_b, type_a, type_b);
     }
     *out = *a;
+    out->tangential_coeffs[3] = mix_geometric(a->tangential_coeffs[3], b->tangential_coeffs[3]);
     for (int k = 0; k < 3; ++k) {
         out->normal_coeffs[k] = mix_geometric(a->normal_coeffs[k], b->normal_coeffs[k]);
         out->tangential_coeffs[k] = mix_geometric(a->tangential_coeffs[k], b->tangential_coeffs[k]);
@@ -280,8 +286,12 @@ static void write_slide(FILE* out, const lmp_granular* g)
     if (!isnan(t[0])) {
         fprintf(out, ", k_t: %.17g", t[0]);
     }
-    fprintf(out, ", x_gamma_t: %.17g, %s: %.17g", t[1], g->tangential == LMP_TANGENTIAL_LINEAR_HISTORY ? "mu" : "mu_s",
-            t[2]);
+    if (g->static_kinetic) {
+        fprintf(out, ", x_gamma_t: %.17g, mu_s: %.17g, mu_k: %.17g", t[1], t[2], t[3]);
+    } else {
+        fprintf(out, ", x_gamma_t: %.17g, %s: %.17g", t[1],
+                g->tangential == LMP_TANGENTIAL_LINEAR_HISTORY ? "mu" : "mu_s", t[2]);
+    }
     if (g->legacy_projection) {
         fprintf(out, ", legacy_projection: 1");
     }

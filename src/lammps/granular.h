@@ -34,7 +34,9 @@ typedef struct lmp_granular {
     double normal_coeffs[3]; /* hooke, hertz: k_n, damping; hertz/material: E, damping, nu */
     lmp_damping damping;
     lmp_tangential tangential;
-    double tangential_coeffs[3]; /* k_t (NAN for mindlin's NULL; none for linear_nohistory), x_gammat, mu */
+    double tangential_coeffs[4]; /* k_t (NAN for mindlin's NULL; none for linear_nohistory), x_gammat, mu (mu_s),
+                                  * and mu_k of the /static models */
+    bool static_kinetic;         /* linear_history/static, mindlin/static (LAMMPS 2026): mu_s and mu_k */
     bool rolling;
     double rolling_coeffs[3]; /* k_roll, gamma_roll, mu_roll */
     lmp_twisting twisting;
