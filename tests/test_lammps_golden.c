@@ -500,7 +500,8 @@ Test(lammps_golden, imported_parity_decks_equal_lammps)
  * rolling and twisting sds; mixing: a pair without a pair_coeff line, mixed
  * by the importer, against LAMMPS running the manual's mixing written out;
  * legacy: gran/hooke/history and fix wall/gran hooke/history with their NULL
- * defaults, and fix nve (spins kept) on half the spheres.
+ * defaults, their torque arm (lammps_legacy_torque), and fix nve (spins kept)
+ * on one type.
  * Observed: within 2e-12 (the rounding of the sums, grown over 1500 to 6000
  * steps of collisions); 1e-8 is the issue's bound, and a wrong law, mass,
  * mixing or wall shows as 1e-4 or more (a rolling torque lost for one step at

@@ -153,6 +153,10 @@ typedef struct fd_world_def {
      * (the laws LAMMPS has: hooke, hertz with the sliders); other laws keep
      * the midpoint. */
     bool lammps_arms;
+    /* With lammps_arms: a pair's torques at the full radii too, as LAMMPS's
+     * legacy gran/hooke, gran/hooke/history and gran/hertz/history apply them
+     * (pair granular applies them at R - delta/2). Default false. */
+    bool lammps_legacy_torque;
     fd_contact_output contact_output; /* default FD_CONTACT_OUTPUT_EVERY_STEP */
 } fd_world_def;
 

@@ -607,6 +607,7 @@ static fd_status build_world(fd_scene_ctx* ctx, const fd_scene_file* file, fd_wo
     /* The ledger is what energy.csv writes; events what events.csv writes. */
     def.energy_ledger = file->world.energy_ledger || file->output.energy_csv;
     def.lammps_arms = file->world.lammps_arms;
+    def.lammps_legacy_torque = file->world.lammps_legacy_torque;
     def.events = file->output.events_csv;
     def.stepper = file->world.stepper == 1 ? FD_STEPPER_COMPLEMENTARITY : FD_STEPPER_PENALTY;
     static const fd_solver_method methods[] = {FD_SOLVER_APGD, FD_SOLVER_JACOBI, FD_SOLVER_GAUSS_SEIDEL};

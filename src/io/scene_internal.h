@@ -241,6 +241,7 @@ typedef struct fd_scene_world {
     double neighbor_skin;
     bool energy_ledger;
     bool lammps_arms;
+    bool lammps_legacy_torque;
     int64_t threads;
     int stepper;
     uint32_t periodic;       /* FD_LOCK_X/Y/Z bits: the periodic axes */

@@ -125,6 +125,12 @@ static const fd_scene_key world_keys[] = {
             "midpoint of the surfaces (the contact's power balances); sphere kernels only (docs/lammps.md)",
      .offset = offsetof(fd_scene_world, lammps_arms),
      .def = {0}},
+    {.name = "lammps_legacy_torque",
+     .type = FD_SCENE_BOOL,
+     .doc = "with lammps_arms: a pair's torques at the full radii, as LAMMPS's legacy gran/hooke, gran/hooke/history "
+            "and gran/hertz/history apply them (pair granular: R - delta/2); sphere kernels only (docs/lammps.md)",
+     .offset = offsetof(fd_scene_world, lammps_legacy_torque),
+     .def = {0}},
     {.name = "threads",
      .type = FD_SCENE_INTEGER,
      .unit = "",

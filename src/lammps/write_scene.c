@@ -232,6 +232,10 @@ static void write_header(FILE* out, const lmp_import* import, const char* name)
     fprintf(out, "world:\n  gravity: ");
     write_vector(out, import->gravity);
     fprintf(out, "\n  lammps_arms: true\n");
+    if (import->pair_style == LMP_PAIR_LEGACY) {
+        fprintf(out, "  lammps_legacy_torque: true  # gran/%s: a pair's torques at the full radii\n",
+                import->legacy_style);
+    }
     if (import->skin > 0.0) {
         fprintf(out, "  neighbor_skin: %.17g\n", import->skin);
     }
@@ -385,11 +389,6 @@ fd_status lmp_write_scene(const lmp_import* import)
         lmp_note(import, NULL, "no run command: the scene runs 0 steps (set time.duration)");
     }
     fd_status status = check_atoms(import);
-    if (status == FD_OK && import->pair_style == LMP_PAIR_LEGACY && import->integrated_groups != 0) {
-        lmp_note(import, NULL, "gran/%s applies a pair's torques at the full radius, fricdem (world.lammps_arms) at "
-                 "R - delta/2 as pair granular does: spins differ by O(delta / R) (docs/lammps.md)",
-                 import->legacy_style);
-    }
     if (status == FD_OK) {
         status = check_excludes(import);
     }

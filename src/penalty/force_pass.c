@@ -100,6 +100,7 @@ fd_status fd_penalty_prepare(fd_world* world, double skin)
                              : -1;
         if (block_index[l] >= 0) {
             block_laws[block_index[l]].lammps_arms = world->def.lammps_arms;
+            block_laws[block_index[l]].legacy_torque = world->def.lammps_arms && world->def.lammps_legacy_torque;
         }
     }
     /* The ledger's books per slot: the mechanisms up to the highest any law has. */

@@ -119,7 +119,12 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
     out.force = fd_v3_mul_add(loads.slide_force, loads.normal_force, n);
     fd_vec3 roll_spin = fd_v3_mul_add(loads.roll_torque, loads.spin_torque, n);
     if (kind == FD_PAIR_SPHERE_SPHERE) {
-        /* arm_i = -a_i n, arm_j = +a_j n: arm x F = -a n x F_t for both. */
+        /* arm_i = -a_i n, arm_j = +a_j n: arm x F = -a n x F_t for both (the
+         * full radii for LAMMPS's legacy pair styles). */
+        if (world->def.lammps_arms && world->def.lammps_legacy_torque) {
+            a_i = radii[i];
+            a_j = radii[j];
+        }
         fd_vec3 turn = fd_v3_cross(n, loads.slide_force);
         out.torque_i = fd_v3_sub(roll_spin, fd_v3_scale(a_i, turn));
         out.torque_j = fd_v3_neg(fd_v3_add(roll_spin, fd_v3_scale(a_j, turn)));

@@ -209,8 +209,10 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
     /* arm_i = -a_i n, arm_j = +a_j n: arm x F = -a n x F_t on both bodies. */
     fd_vec3 roll_spin = fd_v3_mul_add(roll_torque, spin_torque, n);
     fd_vec3 turn = fd_v3_cross(n, slide_force);
-    STORE(b->torque_i, c, fd_v3_sub(roll_spin, fd_v3_scale(a_i, turn)));
-    STORE(b->torque_j, c, fd_v3_neg(fd_v3_add(roll_spin, fd_v3_scale(a_j, turn))));
+    double torque_arm_i = fd_select(law->legacy_torque, radius_i, a_i);
+    double torque_arm_j = fd_select(law->legacy_torque, radius_j, a_j);
+    STORE(b->torque_i, c, fd_v3_sub(roll_spin, fd_v3_scale(torque_arm_i, turn)));
+    STORE(b->torque_j, c, fd_v3_neg(fd_v3_add(roll_spin, fd_v3_scale(torque_arm_j, turn))));
     if (keep == KEEP_ALL) {
         b->normal_force[c] = normal_force;
         b->elastic_force[c] = elastic;

@@ -42,6 +42,7 @@ typedef struct fd_block_law {
     double k_twist, gamma_twist, mu_twist_s, mu_twist_k;                           /* spin dsds, csds */
     bool static_kinetic;
     bool lammps_arms;             /* fd_world_def.lammps_arms: sliding velocity from the full radii */
+    bool legacy_torque;           /* fd_world_def.lammps_legacy_torque: a pair's torques at the full radii too */
     double time_step;             /* s */
     double spring_time_step;      /* s the springs advance over: time_step, 0 in a set-up pass */
 } fd_block_law;
