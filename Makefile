@@ -48,11 +48,13 @@ bench-lammps: build
 bench-chute: build
 	@./bench/chute/chute_compare.sh
 
-# Fuzzes the scene loader with libFuzzer for FUZZ_SECONDS (installs clang if
+# Fuzzes the scene loader (FUZZ_TARGET=scene) or the LAMMPS deck importer
+# (FUZZ_TARGET=lammps) with libFuzzer for FUZZ_SECONDS (installs clang if
 # missing; scripts/fuzz.sh). Not part of `make test`: a campaign takes hours.
 FUZZ_SECONDS ?= 600
+FUZZ_TARGET ?= scene
 fuzz: deps
-	@FUZZ_SECONDS=$(FUZZ_SECONDS) ./scripts/fuzz.sh
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGET=$(FUZZ_TARGET) ./scripts/fuzz.sh
 
 clean:
 	rm -rf build out validation/out validation/report.md validation/figures bench/out

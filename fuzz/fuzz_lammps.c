@@ -1,14 +1,15 @@
 /* libFuzzer harness for fricdem import-lammps (src/lammps/): any deck must
  * import or fail with an error message, never crash, leak or read memory it
- * should not. Each input is a deck in an in-memory file (memfd) read back
- * through /proc/self/fd; the scene goes to a scratch directory made once
- * (and replaced each time: overwrite). Built by `make fuzz` (scripts/fuzz.sh,
+ * should not. Each input is written as deck.in into a scratch directory made
+ * once, where the scene goes too (replaced each time: overwrite); a regular
+ * file, so that `include NAME` and `read_data NAME` look for NAME in that
+ * directory (a deck under /proc/self/fd/ would include the fuzzer's own
+ * descriptors and wait on its pipes). Built by `make fuzz` (scripts/fuzz.sh,
  * FUZZ_TARGET=lammps) with Debian's clang: -fsanitize=fuzzer,address,undefined. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "fricdem/fricdem.h"
@@ -16,28 +17,27 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-    static char scene[128];
+    static char deck[128], scene[128];
     if (scene[0] == '\0') {
         char directory[] = "/tmp/fricdem_fuzz_lammps_XXXXXX";
         if (mkdtemp(directory) == NULL) {
             abort();
         }
+        snprintf(deck, sizeof deck, "%s/deck.in", directory);
         snprintf(scene, sizeof scene, "%s/scene.yaml", directory);
     }
-    int file = memfd_create("fricdem_fuzz_lammps", 0);
-    if (file < 0) {
+    FILE* file = fopen(deck, "wb");
+    if (file == NULL) {
+        abort();
+    }
+    size_t written = fwrite(data, 1, size, file);
+    fclose(file);
+    if (written != size) {
         return 0;
     }
-    if (write(file, data, size) != (ssize_t)size) {
-        close(file);
-        return 0;
-    }
-    char deck[64];
-    snprintf(deck, sizeof deck, "/proc/self/fd/%d", file);
     fd_lammps_import_options options = {.deck = deck, .scene = scene, .overwrite = true};
     if (fd_lammps_import(&options) != FD_OK && fd_last_error()[0] == '\0') {
         abort(); /* a failure must say why */
     }
-    close(file);
     return 0;
 }
