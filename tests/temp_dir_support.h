@@ -38,6 +38,19 @@ static inline const char* temp_path(const char* name)
     return path;
 }
 
+/* The whole file (up to 128 KiB), NUL-terminated, in a static buffer that
+ * the next call reuses. */
+static inline char* read_text(const char* path)
+{
+    FILE* file = fopen(path, "rb");
+    cr_assert_not_null(file, "cannot read %s", path);
+    static char text[1 << 17];
+    size_t n = fread(text, 1, sizeof text - 1, file);
+    text[n] = '\0';
+    fclose(file);
+    return text;
+}
+
 static inline void write_file(const char* path, const char* text)
 {
     FILE* file = fopen(path, "w");

@@ -21,17 +21,6 @@
 
 TestSuite(cli, .init = make_dir, .fini = remove_dir);
 
-static char* read_file(const char* path)
-{
-    FILE* file = fopen(path, "rb");
-    cr_assert_not_null(file, "cannot read %s", path);
-    static char text[1 << 16];
-    size_t n = fread(text, 1, sizeof text - 1, file);
-    text[n] = '\0';
-    fclose(file);
-    return text;
-}
-
 /* Runs FRICDEM_CLI with arguments (a shell fragment), stdout and stderr into
  * temp files; returns the exit status. */
 static int run_cli(const char* arguments)
@@ -44,8 +33,8 @@ static int run_cli(const char* arguments)
     return WEXITSTATUS(status);
 }
 
-static char* out_text(void) { return read_file(temp_path("stdout")); }
-static char* err_text(void) { return read_file(temp_path("stderr")); }
+static char* out_text(void) { return read_text(temp_path("stdout")); }
+static char* err_text(void) { return read_text(temp_path("stderr")); }
 
 static const char good_scene[] = "name: tiny\n"
                                  "time: {step: 1.0e-4, duration: 0.01}\n"
@@ -149,7 +138,7 @@ Test(cli, import_lammps_writes_a_scene_or_exits_2_naming_the_line)
     snprintf(arguments, sizeof arguments, "run '%s' -o '%s' -q", temp_path("scene.yaml"), temp_path("out"));
     cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
     /* 2000 steps of 1e-4 s: the ball fell 0.1 m onto the floor and rests on it. */
-    cr_assert(strstr(read_file(temp_path("scene.yaml")), "duration: 0.20000000000000001"));
+    cr_assert(strstr(read_text(temp_path("scene.yaml")), "duration: 0.20000000000000001"));
     snprintf(arguments, sizeof arguments, "import-lammps '%s'", temp_path("deck.in"));
     cr_assert_eq(run_cli(arguments), 2);
     cr_assert(strstr(err_text(), "import-lammps needs a DECK and -o SCENE"), "%s", err_text());
@@ -311,7 +300,7 @@ Test(cli, a_blow_up_exits_1_naming_body_contact_step_and_time_and_keeps_the_outp
     /* The outputs hold the steps before it. */
     char csv[600];
     snprintf(csv, sizeof csv, "%s/bodies.csv", temp_path("blown"));
-    char* text = read_file(csv);
+    char* text = read_text(csv);
     cr_assert(strstr(text, "low") && strstr(text, "top"), "%s", text);
     snprintf(csv, sizeof csv, "%s/energy.csv", temp_path("blown"));
     cr_assert(exists(csv));
@@ -320,7 +309,7 @@ Test(cli, a_blow_up_exits_1_naming_body_contact_step_and_time_and_keeps_the_outp
 /* The text of a file, in a buffer of its own. */
 static char* file_copy(const char* path)
 {
-    char* text = strdup(read_file(path));
+    char* text = strdup(read_text(path));
     cr_assert_not_null(text);
     return text;
 }
@@ -353,7 +342,7 @@ Test(cli, a_non_empty_output_directory_is_refused_and_left_untouched)
     cr_assert(strstr(err, "/out' is not empty (bodies.csv") && strstr(err, "events.csv") &&
                   strstr(err, "pass --overwrite"),
               "%s", err);
-    cr_assert_str_eq(read_file(out_file("bodies.csv")), before, "the refused run changed bodies.csv");
+    cr_assert_str_eq(read_text(out_file("bodies.csv")), before, "the refused run changed bodies.csv");
     cr_assert(exists(out_file("events.csv")));
     free(before);
 }
@@ -368,7 +357,7 @@ Test(cli, overwrite_removes_the_earlier_runs_outputs_that_the_new_run_does_not_w
     cr_assert_eq(run_good("--overwrite --set bodies.ball.velocity=[1,0,0]"), 0, "%s", err_text());
     cr_assert(!exists(out_file("events.csv")), "events.csv of the earlier run is still there");
     cr_assert(!exists(out_file("vtu")) && !exists(out_file("bodies.pvd")), "snapshots of the earlier run remain");
-    cr_assert(strcmp(read_file(out_file("bodies.csv")), before) != 0, "bodies.csv is the earlier run's");
+    cr_assert(strcmp(read_text(out_file("bodies.csv")), before) != 0, "bodies.csv is the earlier run's");
     free(before);
 }
 
@@ -381,8 +370,8 @@ Test(cli, overwrite_removes_nothing_when_the_directory_holds_other_files)
     char* err = err_text();
     cr_assert(strstr(err, "holds files fricdem did not write (notes.txt)") && strstr(err, "nothing was removed"),
               "%s", err);
-    cr_assert_str_eq(read_file(out_file("notes.txt")), "the user's own file\n");
-    cr_assert_str_eq(read_file(out_file("bodies.csv")), before);
+    cr_assert_str_eq(read_text(out_file("notes.txt")), "the user's own file\n");
+    cr_assert_str_eq(read_text(out_file("bodies.csv")), before);
     free(before);
 }
 
@@ -422,7 +411,7 @@ Test(cli, sigint_stops_cleanly_with_130)
     cr_assert(WIFEXITED(status), "killed by signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     cr_assert_eq(WEXITSTATUS(status), 130, "%s", err_text());
     cr_assert(strstr(err_text(), "interrupted at step"), "%s", err_text());
-    cr_assert(strstr(read_file(csv), "\n"), "bodies.csv is empty");
+    cr_assert(strstr(read_text(csv), "\n"), "bodies.csv is empty");
 }
 
 /* A run that writes 8000 bodies' rows (about 2.6 MB, over two write blocks

@@ -16,17 +16,6 @@
 
 TestSuite(lammps_import, .init = make_dir, .fini = remove_dir);
 
-static char* read_text(const char* path)
-{
-    FILE* file = fopen(path, "rb");
-    cr_assert_not_null(file, "cannot read %s", path);
-    static char text[1 << 17];
-    size_t n = fread(text, 1, sizeof text - 1, file);
-    text[n] = '\0';
-    fclose(file);
-    return text;
-}
-
 /* The deck text written to temp_dir/deck.in and imported to temp_dir/scene.yaml. */
 static fd_status import_text(const char* deck, int var_count, const char* const* names, const char* const* values)
 {
