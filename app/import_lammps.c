@@ -86,9 +86,9 @@ int command_import_lammps(int argc, char** argv)
         exit_code = usage_error("import-lammps needs a DECK and -o SCENE (fricdem import-lammps --help)");
     }
     if (exit_code == 0) {
-        fd_lammps_import_options options = {
+        fd_lammps_import_def options = {
             .deck = deck, .scene = scene, .var_count = var_count, .var_names = names, .var_values = values,
-            .overwrite = overwrite, .notes = quiet ? NULL : stderr,
+            .overwrite = overwrite, .notes = !quiet,
         };
         if (fd_lammps_import(&options) != FD_OK) {
             fprintf(stderr, "error: %s\n", fd_last_error());

@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     if (written != size) {
         return 0;
     }
-    fd_lammps_import_options options = {.deck = deck, .scene = scene, .overwrite = true};
+    fd_lammps_import_def options = {.deck = deck, .scene = scene, .overwrite = true};
     if (fd_lammps_import(&options) != FD_OK && fd_last_error()[0] == '\0') {
         abort(); /* a failure must say why */
     }

@@ -39,6 +39,7 @@ long fd_library_struct_size(const char* name)
         {"fd_material_id", sizeof(fd_material_id)},
         {"fd_complementarity_def", sizeof(fd_complementarity_def)},
         {"fd_world_def", sizeof(fd_world_def)},
+        {"fd_lammps_import_def", sizeof(fd_lammps_import_def)},
         {"fd_material_def", sizeof(fd_material_def)},
         {"fd_param", sizeof(fd_param)},
         {"fd_submodel_def", sizeof(fd_submodel_def)},

@@ -462,7 +462,7 @@ static void import_deck(const char* deck, char* directory, size_t directory_size
     snprintf(scene, size, "%s/imported.yaml", directory);
     char deck_path[4096];
     snprintf(deck_path, sizeof deck_path, "%s/%s", FRICDEM_SOURCE_DIR, deck);
-    fd_lammps_import_options options = {.deck = deck_path, .scene = scene};
+    fd_lammps_import_def options = {.deck = deck_path, .scene = scene};
     cr_assert_eq(fd_lammps_import(&options), FD_OK, "%s", fd_last_error());
 }
 

@@ -20,7 +20,7 @@ TestSuite(lammps_import, .init = make_dir, .fini = remove_dir);
 static fd_status import_text(const char* deck, int var_count, const char* const* names, const char* const* values)
 {
     write_file(temp_path("deck.in"), deck);
-    fd_lammps_import_options options = {.deck = temp_path("deck.in"), .scene = temp_path("scene.yaml"),
+    fd_lammps_import_def options = {.deck = temp_path("deck.in"), .scene = temp_path("scene.yaml"),
                                         .var_count = var_count, .var_names = names, .var_values = values};
     return fd_lammps_import(&options);
 }
@@ -295,7 +295,7 @@ Test(lammps_import, an_existing_scene_is_kept_unless_overwrite)
 {
     write_file(temp_path("scene.yaml"), "keep me\n");
     write_file(temp_path("deck.in"), HEADER "create_atoms 1 single 0.05 0.05 0.05\n" ONE_LAW "fix 1 all nve/sphere\n");
-    fd_lammps_import_options options = {.deck = temp_path("deck.in"), .scene = temp_path("scene.yaml")};
+    fd_lammps_import_def options = {.deck = temp_path("deck.in"), .scene = temp_path("scene.yaml")};
     cr_expect_neq(fd_lammps_import(&options), FD_OK);
     cr_expect_not_null(strstr(fd_last_error(), "exists; it is kept"), "%s", fd_last_error());
     cr_expect_str_eq(read_text(temp_path("scene.yaml")), "keep me\n");

@@ -80,6 +80,23 @@ fd_status fd_scene_load_with_progress(const char* path, const char* const* overr
                                       fd_scene_progress_fn progress, void* user, fd_scene* out);
 void fd_scene_free(fd_scene* scene);
 
+/* fricdem import-lammps: a scene file from a LAMMPS granular deck
+ * (docs/lammps.md, "Importing a deck"). Data and include files are read
+ * from the deck's directory; index variables are defined first, as LAMMPS's
+ * -var NAME VALUE. A command or option without a fricdem equivalent fails
+ * with "DECK:LINE: <command> ... is not supported" (fd_last_error) and writes
+ * nothing; an existing scene file is kept unless overwrite. */
+typedef struct fd_lammps_import_def {
+    const char* deck;   /* the LAMMPS input file */
+    const char* scene;  /* the scene file to write (YAML) */
+    int var_count;
+    const char* const* var_names;
+    const char* const* var_values;
+    bool overwrite;     /* replace an existing scene file */
+    bool notes;         /* print notes on stderr: commands accepted without effect, choices made */
+} fd_lammps_import_def;
+fd_status fd_lammps_import(const fd_lammps_import_def* def);
+
 /* Stages: a scene may run as a sequence of stages (fill, settle until the
  * kinetic energy is low, turn the drum), each changing wall motions, inlets
  * and gravity when it begins (docs/stages.md). */

@@ -11,6 +11,6 @@ docs/python.md has the whole tour. The package loads libfricdem.so built by
 """
 from . import analysis
 from ._library import VERSION as __version__
-from .core import FricdemError, Scene, World
+from .core import FricdemError, Scene, World, import_lammps
 
-__all__ = ["FricdemError", "Scene", "World", "analysis", "__version__"]
+__all__ = ["FricdemError", "Scene", "World", "analysis", "import_lammps", "__version__"]

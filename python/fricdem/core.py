@@ -544,6 +544,27 @@ class Scene:
         _check(lib.fd_scene_write_checkpoint(self._scene, str(path).encode()))
 
 
+def import_lammps(deck: str | Path, scene: str | Path, variables: Mapping[str, object] | None = None,
+                  overwrite: bool = False, notes: bool = False) -> Path:
+    """Writes `scene` (a fricdem scene file) from the LAMMPS granular deck
+    `deck`, as `fricdem import-lammps` does (docs/lammps.md, "Importing a
+    deck"); `variables` are index variables defined before the deck, as
+    LAMMPS's -var NAME VALUE; `notes` prints on stderr what was accepted
+    without effect. Returns the scene's path, to pass to `Scene`. A command
+    without a fricdem equivalent raises FricdemError naming DECK:LINE, and
+    nothing is written."""
+    items = [(str(name).encode(), str(value).encode()) for name, value in (variables or {}).items()]
+    keep = [ffi.new("char[]", text) for pair in items for text in pair]  # alive for the call
+    names = ffi.new("const char*[]", keep[0::2] or [ffi.NULL])
+    values = ffi.new("const char*[]", keep[1::2] or [ffi.NULL])
+    deck_text, scene_text = ffi.new("char[]", str(deck).encode()), ffi.new("char[]", str(scene).encode())
+    definition = ffi.new("fd_lammps_import_def*", {"deck": deck_text, "scene": scene_text, "var_count": len(items),
+                                                   "var_names": names, "var_values": values,
+                                                   "overwrite": overwrite, "notes": notes})
+    _check(lib.fd_lammps_import(definition))
+    return Path(scene)
+
+
 def _override_texts(overrides) -> list[str]:
     if overrides is None:
         return []

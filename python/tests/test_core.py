@@ -195,3 +195,29 @@ def test_run_with_outputs_writes_what_the_cli_writes(tmp_path):
     assert scene.output_cost["seconds"] > 0.0
     with pytest.raises(fricdem.FricdemError, match="is not empty"):
         fricdem.Scene(BALL, sets).run(out=tmp_path / "python")
+
+
+def test_import_lammps_writes_a_scene_that_runs_as_lammps_did(tmp_path):
+    # scenes/lammps/decks/mixing.in (types 1 and 2 mixed by the importer) with
+    # --var steps 500: LAMMPS's kinetic energy at step 500 is in the golden file
+    # of tests/test_lammps_golden.c; the run keeps it within 1e-8 (observed 2e-12,
+    # the same check as the C test's).
+    golden = {}
+    for line in (ROOT / "tests" / "golden" / "lammps_import.csv").read_text().splitlines():
+        parts = line.split(",")
+        if parts[0] == "mixing" and parts[1] == "500":
+            golden[parts[2]] = float(parts[3])
+    scene_path = fricdem.import_lammps(ROOT / "scenes" / "lammps" / "decks" / "mixing.in", tmp_path / "mixing.yaml",
+                                       variables={"steps": 500})
+    with fricdem.Scene(scene_path) as scene:
+        assert scene.world.time_step == 1e-5
+        scene.world.step(500)
+        energy = scene.world.energy()
+        assert energy["kinetic_translational"] == pytest.approx(golden["kinetic_translational"], rel=1e-8)
+        assert energy["kinetic_rotational"] == pytest.approx(golden["kinetic_rotational"], rel=1e-8)
+    # A deck it cannot translate names its line, and the scene file is kept.
+    bad = tmp_path / "bad.in"
+    bad.write_text("units si\natom_style sphere\nfix 1 all langevin 1 1 1 7\n")
+    with pytest.raises(fricdem.FricdemError, match=r"bad.in:3: fix: .*langevin"):
+        fricdem.import_lammps(bad, scene_path, overwrite=True)
+    assert "mixing" in scene_path.read_text()

@@ -31,10 +31,10 @@ static fd_status lmp_fail(const lmp_command* c, const char* format, ...)
 
 void lmp_note(const lmp_import* import, const lmp_command* c, const char* format, ...)
 {
-    FILE* notes = import->options->notes;
-    if (notes == NULL) {
+    if (!import->options->notes) {
         return;
     }
+    FILE* notes = stderr;
     if (c != NULL) {
         fprintf(notes, "note: %s:%d: %s: ", c->file, c->line, c->words[0]);
     } else {
@@ -1135,7 +1135,7 @@ static double box_keyword(void* context, const char* name, bool* found)
     return NAN;
 }
 
-fd_status fd_lammps_import(const fd_lammps_import_options* options)
+fd_status fd_lammps_import(const fd_lammps_import_def* options)
 {
     lmp_import import = {.options = options, .group_count = 1, .groups = {"all"}};
     fd_status status = lmp_deck_open(options->deck, options->var_count, options->var_names, options->var_values,

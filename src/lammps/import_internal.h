@@ -42,7 +42,7 @@ typedef struct lmp_exclude {
 typedef enum { LMP_PAIR_NONE, LMP_PAIR_GRANULAR, LMP_PAIR_LEGACY } lmp_pair_style;
 
 typedef struct lmp_import {
-    const fd_lammps_import_options* options;
+    const fd_lammps_import_def* options;
     lmp_deck* deck;
     bool units_set, units_lj, sphere_style;
     bool periodic[3];

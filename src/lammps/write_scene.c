@@ -373,7 +373,7 @@ static fd_status write_file(const lmp_import* import, FILE* out, const material*
 
 fd_status lmp_write_scene(const lmp_import* import)
 {
-    const fd_lammps_import_options* options = import->options;
+    const fd_lammps_import_def* options = import->options;
     if (!options->overwrite && access(options->scene, F_OK) == 0) {
         return fd_fail(FD_ERR_IO, "%s exists; it is kept (--overwrite replaces it)", options->scene);
     }
