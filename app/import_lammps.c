@@ -1,5 +1,5 @@
 /* fricdem import-lammps DECK -o SCENE [--var NAME VALUE]... [--overwrite] [-q]:
- * a fricdem scene from a LAMMPS granular deck (src/lammps/lammps_import.h,
+ * a fricdem scene from a LAMMPS granular deck (fd_lammps_import in include/fricdem/io.h,
  * docs/lammps.md "Importing a deck"). Options by getopt_long in
  * in-order mode ('-'), so that --var takes the next two words whatever they
  * look like (a negative number is a value, not an option). */
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fricdem/fricdem.h"
-#include "lammps/lammps_import.h"
+#include "fricdem/io.h"
 #include "run_options.h"
 
 static const char import_help[] =

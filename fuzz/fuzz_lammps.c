@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "fricdem/fricdem.h"
-#include "lammps/lammps_import.h"
+#include "fricdem/io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {

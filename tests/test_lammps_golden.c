@@ -56,7 +56,6 @@
 
 #include "core/math.h"
 #include "fricdem/io.h"
-#include "lammps/lammps_import.h"
 #include "support.h"
 
 #define GOLDEN(file) FRICDEM_GOLDEN_DIR "/" file

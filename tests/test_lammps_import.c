@@ -11,7 +11,6 @@
 
 #include "core/math.h"
 #include "fricdem/io.h"
-#include "lammps/lammps_import.h"
 #include "temp_dir_support.h"
 
 TestSuite(lammps_import, .init = make_dir, .fini = remove_dir);

@@ -7,7 +7,7 @@
 
 #include "lammps/deck.h"
 #include "lammps/granular.h"
-#include "lammps/lammps_import.h"
+#include "fricdem/io.h"
 
 enum { LMP_MAX_GROUPS = 32, LMP_MAX_REGIONS = 64, LMP_MAX_WALLS = 16, LMP_MAX_EXCLUDES = 64, LMP_NAME = 64, LMP_MAX_TYPES = 1000 };
 
