@@ -439,7 +439,9 @@ Test(lammps_golden, touching_pairs_equal_lammps_from_step_0)
  * the hertz case passed 1e-9 of the largest force at step 300 and the hooke
  * case 1e-8 at step 400, growing on, and the hooke case showed a jump of
  * 0.024 rad/s in one sphere's spin at step 337 (one sliding contact, no
- * state switch in fricdem: not explained yet). Compared at every step, two
+ * state switch in fricdem): LAMMPS rebuilds its neighbour list at that step
+ * and that version flips a rolling spring whose pair changes order, which
+ * later LAMMPS fixed (docs/lammps.md, "Differences that remain"). Compared at every step, two
  * single-step spikes of 1e-9 N (step 12) and 1.2e-8 N (step 43, one pair;
  * 3e-11 of the largest force) fall between these samples. */
 Test(lammps_golden, many_spinning_spheres_in_a_periodic_box_equal_lammps)
