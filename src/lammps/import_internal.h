@@ -75,6 +75,26 @@ typedef struct lmp_import {
     int exclude_count;
 } lmp_import;
 
+/* Shared by the command files (import.c, atoms.c). */
+fd_status lmp_fail(const lmp_command* command, const char* format, ...) __attribute__((format(printf, 2, 3)));
+int lmp_find_group(const lmp_import* import, const char* name);
+fd_status lmp_group_of(const lmp_import* import, const lmp_command* command, int word, int* group);
+const lmp_region* lmp_find_region(const lmp_import* import, const char* name);
+bool lmp_in_region(const lmp_region* region, const double* x);
+/* LAMMPS's "I", "*", "I*", "*J", "I*J" over 1..limit. */
+fd_status lmp_range_of(const lmp_command* command, int word, long limit, const char* what, long* lo, long* hi);
+fd_status lmp_need_box(const lmp_import* import, const lmp_command* command);
+fd_status lmp_add_atom(lmp_import* import, const lmp_command* command, lmp_atom atom);
+fd_status lmp_define_box(lmp_import* import, const lmp_command* command, const double* lo, const double* hi,
+                         long types);
+
+/* atoms.c: the commands that make and change atoms. */
+fd_status lmp_command_create_atoms(lmp_import* import, const lmp_command* command);
+fd_status lmp_command_read_data(lmp_import* import, const lmp_command* command);
+fd_status lmp_command_set(lmp_import* import, const lmp_command* command);
+fd_status lmp_command_velocity(lmp_import* import, const lmp_command* command);
+fd_status lmp_command_group(lmp_import* import, const lmp_command* command);
+
 /* The pair (i, j) law (1-based types): its own pair_coeff or LAMMPS's mix. */
 fd_status lmp_pair_law(const lmp_import* import, int i, int j, lmp_granular* law);
 
