@@ -122,7 +122,9 @@ static const fd_scene_key world_keys[] = {
      .type = FD_SCENE_BOOL,
      .doc = "LAMMPS's contact arms, for decks that must give its numbers with spinning spheres: a pair's sliding "
             "velocity from the full radii, its torques at R - delta/2, a plane's contact at R; false: both at the "
-            "midpoint of the surfaces (the contact's power balances); sphere kernels only (docs/lammps.md)",
+            "midpoint of the surfaces (the contact's power balances); sphere kernels, and a sphere against a "
+            "cylinder, disk, box or mesh wall: the contact at R, LAMMPS's R_eff = R rwall / (R + rwall), rwall = "
+            "2 / curvature (docs/lammps.md)",
      .offset = offsetof(fd_scene_world, lammps_arms),
      .def = {0}},
     {.name = "lammps_legacy_torque",

@@ -398,11 +398,6 @@ fd_status lmp_write_scene(const lmp_import* import)
             lmp_note(import, NULL, "fix %s: a hertz/material wall has E* = E / (2 (1 - nu^2)) here, as LAMMPS's manual "
                      "and LAMMPS since 2023; LAMMPS 29 Sep 2021 (Debian) uses E / (2 (1 - nu))", wall->id);
         }
-        if (wall->style == LMP_WALL_ZCYLINDER) {
-            lmp_note(import, NULL, "fix %s: LAMMPS's zcylinder takes R_eff = 2 R Rc / (2 Rc - R) (its rwall = -2 Rc) and the contact at R; "
-                     "fricdem's cylinder the Hertz equivalent radius and the midpoint of the overlap: forces differ "
-                     "by O(R / Rc) and O(delta / R) (docs/lammps.md)", wall->id);
-        }
     }
     material* types = calloc((size_t)import->type_count + (size_t)import->wall_count + 1, sizeof *types);
     if (types == NULL) {

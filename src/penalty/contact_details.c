@@ -91,9 +91,44 @@ static double radius_of(const fd_world* world, int b)
     return (world->motion[b].flags & FD_MOTION_SPHERE) ? world->bounding_radii[b] : world->colds[b].shape.radius;
 }
 
+/* LAMMPS's fix wall/gran conventions for a sphere against a curved or flat
+ * wall other than a plane (a cylinder, a disk, a box, a mesh), taken with
+ * world.lammps_arms as the plane kernels take them: the contact at the
+ * sphere's full radius R (velocity and torque arms), and the effective radius
+ * R rwall / (R + rwall) with rwall = 2 / kappa from the wall's curvature
+ * across (fix_wall_gran.cpp: rwall = -2 Rc inside a zcylinder, +2 Rc outside;
+ * R on a flat face). Returns whether it applies: a sphere and a wall. */
+static bool lammps_wall_contact(const fd_world* world, int i, int j, const fd_body_state* state_i,
+                                const fd_body_state* state_j, const fd_contact_geometry* geometry,
+                                fd_contact_geometry* lammps, fd_vec3* point)
+{
+    bool sphere_i = world->motion[i].flags & FD_MOTION_SPHERE, sphere_j = world->motion[j].flags & FD_MOTION_SPHERE;
+    if (!world->def.lammps_arms || sphere_i == sphere_j) {
+        return false;
+    }
+    int sphere = sphere_i ? i : j, wall = sphere_i ? j : i;
+    if (world->motion[wall].mass > 0.0) {
+        return false; /* a dynamic body (an ellipsoid): not a wall */
+    }
+    double radius = world->bounding_radii[sphere];
+    /* n points into body i: the contact is at x_i - R n on sphere i, x_j + R n on sphere j. */
+    *point = sphere_i ? fd_v3_mul_add(state_i->position, -radius, geometry->normal)
+                      : fd_v3_mul_add(state_j->position, radius, geometry->normal);
+    const double* curvature = sphere_i ? geometry->curvature_j : geometry->curvature_i;
+    double across = fabs(curvature[0]) >= fabs(curvature[1]) ? curvature[0] : curvature[1];
+    *lammps = *geometry;
+    if (across != 0.0) {
+        double rwall = 2.0 / across;
+        lammps->effective_radius = radius * rwall / (radius + rwall);
+    } else {
+        lammps->effective_radius = radius;
+    }
+    return true;
+}
+
 /* The registry's kernels on the full geometry: loads and the torques on both
- * bodies (arms from the midpoint of the two surface points; body j's image
- * across a periodic face). */
+ * bodies (arms from the midpoint of the two surface points, or LAMMPS's wall
+ * conventions above; body j's image across a periodic face). */
 static void evaluate_generic(const fd_world* world, const fd_contact_law* law, int i, int j,
                              const fd_generic_slot* slot, bool is_new, unsigned was_slipping, double* history,
                              double* columns,
@@ -106,6 +141,10 @@ static void evaluate_generic(const fd_world* world, const fd_contact_law* law, i
     image_j.position = fd_v3_add(image_j.position, slot->offset);
     const fd_contact_geometry* geometry = &slot->geometry;
     fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(geometry->point_i, geometry->point_j));
+    fd_contact_geometry lammps_geometry;
+    if (lammps_wall_contact(world, i, j, state_i, &image_j, geometry, &lammps_geometry, &point)) {
+        geometry = &lammps_geometry;
+    }
     fd_vec3 arm_i = fd_v3_sub(point, state_i->position);
     fd_vec3 arm_j = fd_v3_sub(point, image_j.position);
     fd_vec3 velocity_i = fd_v3_add(state_i->velocity, fd_v3_cross(state_i->angular_velocity, arm_i));
