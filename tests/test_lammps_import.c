@@ -249,6 +249,8 @@ Test(lammps_import, an_unsupported_command_names_the_deck_line_and_command)
     expect_failure(HEADER "pair_style granular\npair_coeff * * jkr 1 2 3 4 tangential linear_history 1 1 1\n",
                    "deck.in:6: pair_coeff: 'jkr' is not supported");
     expect_failure("units real\n", "deck.in:1: units: units si and lj are supported");
+    expect_failure(HEADER "pair_style granular\npair_coeff * * hertz 1e5 0.1 tangential mindlin NULL 0.5 0.5\n",
+                   "deck.in:6: mindlin's NULL k_t takes G* from the moduli: it needs hertz/material");
 }
 
 Test(lammps_import, bad_values_and_undefined_variables_name_their_line)

@@ -159,6 +159,11 @@ fd_status lmp_granular_parse(const lmp_command* c, int* next, bool wall, lmp_gra
         status = fd_fail(FD_ERR_INVALID_ARGUMENT, "%s:%d: %s: the tangential model is missing (LAMMPS requires one)",
                          c->file, c->line, c->words[0]);
     }
+    if (status == FD_OK && g->tangential >= LMP_TANGENTIAL_MINDLIN && isnan(g->tangential_coeffs[0]) &&
+        g->normal != LMP_NORMAL_HERTZ_MATERIAL) {
+        status = fd_fail(FD_ERR_INVALID_ARGUMENT, "%s:%d: mindlin's NULL k_t takes G* from the moduli: it needs "
+                         "hertz/material (LAMMPS refuses it too)", c->file, c->line);
+    }
     if (status == FD_OK && g->twisting == LMP_TWIST_MARSHALL && g->tangential != LMP_TANGENTIAL_LINEAR_HISTORY) {
         status = fd_fail(FD_ERR_INVALID_ARGUMENT, "%s:%d: twisting marshall needs tangential linear_history in fricdem "
                          "(docs/lammps.md)", c->file, c->line);
