@@ -151,9 +151,10 @@ typedef struct fd_world_def {
      * (R - delta/2), one point for the work and the spring, so the contact's
      * power balances exactly (docs/design.md). Applies to the sphere kernels
      * (the laws LAMMPS has: hooke, hertz with the sliders), and to a sphere
-     * against a cylinder, disk, box or mesh wall: the contact at R and
-     * LAMMPS's fix wall/gran R_eff = R rwall / (R + rwall), rwall = 2 / the
-     * wall's curvature across (-2 Rc inside a cylinder; R on a flat face). */
+     * against any static wall (a cylinder, disk, box or mesh; a plane under
+     * the other laws): the contact at R and LAMMPS's fix wall/gran
+     * R_eff = R rwall / (R + rwall), rwall = 2 / the wall's curvature across
+     * (-2 Rc inside a cylinder; R on a flat face). */
     bool lammps_arms;
     /* With lammps_arms: a pair's torques at the full radii too, as LAMMPS's
      * legacy gran/hooke, gran/hooke/history and gran/hertz/history apply them

@@ -91,9 +91,10 @@ static double radius_of(const fd_world* world, int b)
     return (world->motion[b].flags & FD_MOTION_SPHERE) ? world->bounding_radii[b] : world->colds[b].shape.radius;
 }
 
-/* LAMMPS's fix wall/gran conventions for a sphere against a curved or flat
- * wall other than a plane (a cylinder, a disk, a box, a mesh), taken with
- * world.lammps_arms as the plane kernels take them: the contact at the
+/* LAMMPS's fix wall/gran conventions for a sphere against a static wall on
+ * this path (a cylinder, a disk, a box, a mesh; a plane under a law without
+ * a sphere kernel), taken with world.lammps_arms as the plane kernels take
+ * them: the contact at the
  * sphere's full radius R (velocity and torque arms), and the effective radius
  * R rwall / (R + rwall) with rwall = 2 / kappa from the wall's curvature
  * across (fix_wall_gran.cpp: rwall = -2 Rc inside a zcylinder, +2 Rc outside;
