@@ -180,6 +180,10 @@ typedef struct fd_contact_input {
      * increments .dashpot, .slip, .created (>= 0 each) and .work over the
      * step that applies the loads it returns (docs/energy.md). */
     fd_energy_books* energy;
+    /* True when nobody reads these books (no ledger, no recorded contact):
+     * a kernel may then leave out the work of filling them, never anything
+     * that changes a load (the penalty stepper's generic pair sets it). */
+    bool books_unread;
     /* Slip state after this evaluation, bit (1 << mechanism) set while that
      * mechanism slips; zeroed by the caller, set by kernels with a stick/slip
      * state (the source of the slip events). */

@@ -132,9 +132,8 @@ static bool lammps_wall_contact(const fd_world* world, int i, int j, const fd_bo
  * conventions above; body j's image across a periodic face). */
 static void evaluate_generic(const fd_world* world, const fd_contact_law* law, int i, int j,
                              const fd_generic_slot* slot, bool is_new, unsigned was_slipping, double* history,
-                             double* columns,
-                             fd_energy_books* step_books, unsigned* slip_flags, fd_contact_loads* loads,
-                             fd_vec3* torque_i, fd_vec3* torque_j)
+                             double* columns, fd_energy_books* step_books, bool books_unread, unsigned* slip_flags,
+                             fd_contact_loads* loads, fd_vec3* torque_i, fd_vec3* torque_j)
 {
     const fd_body_state body_i = fd_world_state(world, i);
     const fd_body_state* state_i = &body_i;
@@ -178,13 +177,14 @@ static void evaluate_generic(const fd_world* world, const fd_contact_law* law, i
         .poisson_ratio_j = material_j->poisson_ratio,
         .history = history,
         .energy = step_books,
+        .books_unread = books_unread,
         .slip_flags = slip_flags,
         .was_slipping = was_slipping,
     };
     fd_normal_result normal = fd_normal_evaluate(law, &input);
     book_normal_energy(law, &input, &normal, &step_books[FD_MECHANISM_NORMAL]);
     const int* normal_columns = law->column_index[FD_MECHANISM_NORMAL];
-    if (law->submodel[FD_MECHANISM_NORMAL]->column_count >= 2) {
+    if (columns != NULL && law->submodel[FD_MECHANISM_NORMAL]->column_count >= 2) {
         columns[normal_columns[0]] = normal.elastic_force;
         columns[normal_columns[1]] = normal.damping_force;
     }
@@ -199,8 +199,7 @@ static void evaluate_generic(const fd_world* world, const fd_contact_law* law, i
 
 
 fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
-                              const fd_generic_slot* geometry, double* scratch_columns, bool is_new, bool ledger,
-                              bool record, int64_t index)
+                              const fd_generic_slot* geometry, bool is_new, bool ledger, bool record, int64_t index)
 {
     const fd_contact_law* law = &world->laws[list->law[e]];
     /* The registry's kernels update the springs in place: on a copy in the
@@ -208,8 +207,8 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
     int stride = world->history_stride;
     double* history = fd_springs_after(&world->penalty.pool, slot, stride);
     memcpy(history, fd_springs_before(&world->penalty.pool, slot, stride), (size_t)stride * sizeof(double));
-    double* columns =
-        record ? world->penalty.record_set->columns + (size_t)index * (size_t)world->column_count : scratch_columns;
+    /* Model columns only for a recorded contact: the kernels skip them on NULL. */
+    double* columns = record ? world->penalty.record_set->columns + (size_t)index * (size_t)world->column_count : NULL;
     if (record) {
         for (int c = 0; c < world->column_count; ++c) {
             columns[c] = NAN;
@@ -222,8 +221,8 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
     fd_pair_loads out;
     /* The last step's slip state: FD_ENTRY_SLIP_SLIDE << (m - 1) is 1 << m. */
     unsigned was_slipping = is_new ? 0u : world->penalty.pool.state[slot] & (FD_ENTRY_NOW & ~FD_ENTRY_TOUCHING);
-    evaluate_generic(world, law, i, j, geometry, is_new, was_slipping, history, columns, step_books, &flags, &loads,
-                     &out.torque_i, &out.torque_j);
+    evaluate_generic(world, law, i, j, geometry, is_new, was_slipping, history, columns, step_books, !ledger && !record,
+                     &flags, &loads, &out.torque_i, &out.torque_j);
     out.force = loads.force_on_i;
     out.slip = 0;
     for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {

@@ -56,7 +56,6 @@ void fd_penalty_free(fd_penalty* penalty)
         free(th->remote);
         free(th->ended);
         free(th->new_slots);
-        free(th->columns);
         for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {
             free(th->block[b]);
         }
@@ -152,12 +151,7 @@ static fd_status reserve_threads(fd_world* world, int threads)
             }
             blocks = blocks && th->block[b] != NULL;
         }
-        double* columns = realloc(th->columns, (size_t)(world->column_count > 0 ? world->column_count : 1) *
-                                                   sizeof(double));
-        if (columns != NULL) {
-            th->columns = columns;
-        }
-        if (!blocks || columns == NULL) {
+        if (!blocks) {
             return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the contact pass");
         }
     }

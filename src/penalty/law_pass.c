@@ -370,7 +370,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 slot_loads[s] = sphere_pair_of_pass(world, list, e, i, j, slot, ledger, record, index);
             } else if (kind == FD_PAIR_GENERIC) {
                 const fd_generic_slot* geometry = &th->slots[--generic_left];
-                slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, geometry, th->columns, is_new, ledger,
+                slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, geometry, is_new, ledger,
                                                 record, index);
             } else {
                 /* A round pair of a registry law: its geometry now, from the centres. */
@@ -380,7 +380,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 } else {
                     fd_round_pair_geometry(world, i, j, kind - FD_PAIR_GENERIC_SPHERES, &geometry);
                 }
-                slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, &geometry, th->columns, is_new, ledger,
+                slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, &geometry, is_new, ledger,
                                                 record, index);
             }
         }

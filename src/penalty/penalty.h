@@ -161,7 +161,6 @@ typedef struct fd_penalty_thread {
     int64_t new_slot_capacity;
     int64_t first_contact;        /* index of its first touching contact in key order */
     uint64_t first_id;            /* id of its first new contact */
-    double* columns;              /* scratch output columns of the generic kernels */
     /* The block kernel's lanes (sphere_block.h): one block per block law of
      * a chunk, so that a chunk mixing two such laws (grains with grains and
      * with a wall of spheres) keeps both in the kernel. */

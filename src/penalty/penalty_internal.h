@@ -70,8 +70,7 @@ void fd_law_pass(fd_world* world, fd_neighbor_list* list, fd_penalty_thread* th,
  * sphere contact; the identity part of any record; the lifetime books; the
  * events of a pass; the books of the contacts that ended. */
 fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
-                              const fd_generic_slot* geometry, double* scratch_columns, bool is_new, bool ledger,
-                              bool record, int64_t index);
+                              const fd_generic_slot* geometry, bool is_new, bool ledger, bool record, int64_t index);
 void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
                               int64_t index, fd_vec3 offset, fd_vec3 n, const fd_sphere_loads* loads,
                               const fd_energy_books* step_books, fd_vec3 force, bool ledger);
