@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "io/number_format.h"
 #include "core/math.h"
 
 enum { MAX_INCLUDE_DEPTH = 16, MAX_EXPRESSION_DEPTH = 32 };
@@ -29,11 +30,6 @@ typedef struct open_file {
     int line;
 } open_file;
 
-typedef struct text_buffer {
-    char* data;
-    size_t length, capacity;
-} text_buffer;
-
 struct lmp_deck {
     open_file files[MAX_INCLUDE_DEPTH];
     int depth;
@@ -44,7 +40,7 @@ struct lmp_deck {
     void* keyword_context;
     char* physical; /* getline's buffer */
     size_t physical_capacity;
-    text_buffer joined, substituted;
+    fd_text joined, substituted; /* NUL-terminated past their length (append below) */
     char** words;
     int word_capacity;
     char* command_file; /* the file of the command returned last */
@@ -54,34 +50,16 @@ struct lmp_deck {
 
 /* ---------------------------------------------------------------- small helpers */
 
-static bool append(text_buffer* buffer, const char* text, size_t length)
+/* fd_text's append, kept NUL-terminated for the C string calls that read
+ * the line (the terminator is not counted in its length). */
+static bool append(fd_text* buffer, const char* text, size_t length)
 {
-    if (buffer->length + length + 1 > buffer->capacity) {
-        size_t capacity = buffer->capacity ? buffer->capacity : 256;
-        while (capacity < buffer->length + length + 1) {
-            capacity *= 2;
-        }
-        char* grown = realloc(buffer->data, capacity);
-        if (grown == NULL) {
-            return false;
-        }
-        buffer->data = grown;
-        buffer->capacity = capacity;
+    fd_text_append(buffer, text, length);
+    if (!fd_text_reserve(buffer, 1)) {
+        return false;
     }
-    memcpy(buffer->data + buffer->length, text, length);
-    buffer->length += length;
-    buffer->data[buffer->length] = '\0';
+    buffer->bytes[buffer->length] = '\0';
     return true;
-}
-
-static char* copy_text(const char* text, size_t length)
-{
-    char* copy = malloc(length + 1);
-    if (copy != NULL) {
-        memcpy(copy, text, length);
-        copy[length] = '\0';
-    }
-    return copy;
 }
 
 static const char* current_file(const lmp_deck* deck) { return deck->files[deck->depth - 1].path; }
@@ -100,7 +78,7 @@ static fd_status define_variable(lmp_deck* deck, const char* name, variable_styl
 {
     lmp_variable* existing = find_variable(deck, name, strlen(name));
     if (existing != NULL) {
-        char* value = copy_text(text, strlen(text));
+        char* value = strdup(text);
         if (value == NULL) {
             return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for variable '%s'", name);
         }
@@ -119,8 +97,8 @@ static fd_status define_variable(lmp_deck* deck, const char* name, variable_styl
         deck->variable_capacity = capacity;
     }
     lmp_variable* variable = &deck->variables[deck->variable_count];
-    variable->name = copy_text(name, strlen(name));
-    variable->text = copy_text(text, strlen(text));
+    variable->name = strdup(name);
+    variable->text = strdup(text);
     variable->style = style;
     if (variable->name == NULL || variable->text == NULL) {
         free(variable->name);
@@ -416,7 +394,7 @@ static bool is_number_format(const char* format)
     return strchr("efgEFG", *format) != NULL && *format != '\0' && format[1] == '\0';
 }
 
-static fd_status substitute_value(lmp_deck* deck, text_buffer* out, const char* name, size_t length)
+static fd_status substitute_value(lmp_deck* deck, fd_text* out, const char* name, size_t length)
 {
     lmp_variable* variable = find_variable(deck, name, length);
     if (variable == NULL) {
@@ -439,9 +417,9 @@ static fd_status substitute_value(lmp_deck* deck, text_buffer* out, const char* 
     return append(out, value, strlen(value)) ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
 }
 
-static fd_status substitute_immediate(lmp_deck* deck, text_buffer* out, const char* inner, size_t length)
+static fd_status substitute_immediate(lmp_deck* deck, fd_text* out, const char* inner, size_t length)
 {
-    char* text = copy_text(inner, length);
+    char* text = strndup(inner, length);
     if (text == NULL) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
     }
@@ -474,7 +452,7 @@ static fd_status substitute_immediate(lmp_deck* deck, text_buffer* out, const ch
 
 /* Comments out (an unquoted '#'), variables in; LAMMPS 2021 substitutes
  * inside quotes too (checked with its `print`). */
-static fd_status substitute(lmp_deck* deck, const char* line, text_buffer* out)
+static fd_status substitute(lmp_deck* deck, const char* line, fd_text* out)
 {
     out->length = 0;
     if (!append(out, "", 0)) {
@@ -594,7 +572,7 @@ static fd_status push_file(lmp_deck* deck, const char* path)
         }
         return fd_fail(FD_ERR_IO, "cannot open LAMMPS deck '%s'", path);
     }
-    char* copy = copy_text(path, strlen(path));
+    char* copy = strdup(path);
     if (copy == NULL) {
         fclose(file);
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
@@ -731,7 +709,7 @@ fd_status lmp_deck_open(const char* path, int var_count, const char* const* var_
     deck->keyword = keyword;
     deck->keyword_context = keyword_context;
     const char* slash = strrchr(path, '/');
-    deck->directory = copy_text(path, slash ? (size_t)(slash - path + 1) : 0);
+    deck->directory = strndup(path, slash ? (size_t)(slash - path + 1) : 0);
     fd_status status = deck->directory ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
     for (int v = 0; status == FD_OK && v < var_count; ++v) {
         status = define_variable(deck, var_names[v], VARIABLE_INDEX, var_values[v]);
@@ -762,8 +740,8 @@ void lmp_deck_close(lmp_deck* deck)
     free(deck->variables);
     free(deck->directory);
     free(deck->physical);
-    free(deck->joined.data);
-    free(deck->substituted.data);
+    fd_text_free(&deck->joined);
+    fd_text_free(&deck->substituted);
     free(deck->words);
     free(deck->command_file);
     free(deck);
@@ -783,7 +761,7 @@ fd_status lmp_deck_next(lmp_deck* deck, lmp_command* command, int* has_command)
         /* The command's file name lives until the next command. */
         const char* file = current_file(deck);
         if (deck->command_file == NULL || strcmp(deck->command_file, file) != 0) {
-            char* copy = copy_text(file, strlen(file));
+            char* copy = strdup(file);
             if (copy == NULL) {
                 return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
             }
@@ -793,18 +771,18 @@ fd_status lmp_deck_next(lmp_deck* deck, lmp_command* command, int* has_command)
         /* `print` changes nothing in the scene and may name computes
          * (c_ID), which only a running LAMMPS can evaluate: its words are
          * kept as written. */
-        const char* first = deck->joined.data + strspn(deck->joined.data, " \t");
+        const char* first = deck->joined.bytes + strspn(deck->joined.bytes, " \t");
         bool print = strncmp(first, "print", 5) == 0 && (first[5] == ' ' || first[5] == '\t' || first[5] == '\0');
         if (print) {
             deck->substituted.length = 0;
             status = append(&deck->substituted, first, strlen(first)) ? FD_OK
                                                                        : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
         } else {
-            status = substitute(deck, deck->joined.data, &deck->substituted);
+            status = substitute(deck, deck->joined.bytes, &deck->substituted);
         }
         int count = 0;
         if (status == FD_OK) {
-            status = split_words(deck, deck->substituted.data, &count);
+            status = split_words(deck, deck->substituted.bytes, &count);
         }
         if (status != FD_OK) {
             return status;
