@@ -87,6 +87,13 @@ enum { FD_HOOKE_STIFFNESS = 0, FD_HOOKE_RESTITUTION = 1, FD_HOOKE_ETA_N = 2, FD_
 enum { FD_HERTZ_RESTITUTION = 0, FD_HERTZ_ETA_N = 1, FD_HERTZ_ETA_N_MASS = 2, FD_HERTZ_ETA_N_VISCO = 3,
        FD_HERTZ_TSUJI = 4, FD_HERTZ_LIMIT_DAMPING = 5, FD_HERTZ_COEFF_RESTITUTION = 6 };
 enum { FD_NORMAL_DERIVED_GAMMA = 0, FD_NORMAL_DERIVED_MODULUS = 1 };
+/* Hertz's effective modulus of two materials, Johnson, Contact Mechanics,
+ * Eq. (4.22): 1/E* = (1 - nu_a^2)/E_a + (1 - nu_b^2)/E_b (LAMMPS's
+ * mix_stiffnessE). */
+static inline double fd_hertz_modulus(double youngs_a, double poisson_a, double youngs_b, double poisson_b)
+{
+    return 1.0 / ((1.0 - poisson_a * poisson_a) / youngs_a + (1.0 - poisson_b * poisson_b) / youngs_b);
+}
 /* What the slide and roll spring-dashpot-sliders derive: 1/k and 1/gamma
  * (0 without a dashpot), so that an update multiplies instead of divides. */
 enum { FD_SDS_DERIVED_INVERSE_K = 0, FD_SDS_DERIVED_INVERSE_GAMMA = 1 };

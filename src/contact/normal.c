@@ -218,10 +218,8 @@ static fd_status resolve_hertz(const double* params, const fd_material* a, const
                        "normal model 'hertz' needs youngs_modulus > 0 for materials '%s' and '%s' (got %g and %g Pa)",
                        a->name, b->name, a->youngs_modulus, b->youngs_modulus);
     }
-    /* Johnson, Contact Mechanics, Eq. (4.22): 1/E* = (1 - nu1^2)/E1 + (1 - nu2^2)/E2. */
-    double compliance = (1.0 - a->poisson_ratio * a->poisson_ratio) / a->youngs_modulus +
-                        (1.0 - b->poisson_ratio * b->poisson_ratio) / b->youngs_modulus;
-    derived[FD_NORMAL_DERIVED_MODULUS] = 1.0 / compliance;
+    derived[FD_NORMAL_DERIVED_MODULUS] =
+        fd_hertz_modulus(a->youngs_modulus, a->poisson_ratio, b->youngs_modulus, b->poisson_ratio);
     fd_status status = check_tsuji("hertz", params[FD_HERTZ_TSUJI], params[FD_HERTZ_COEFF_RESTITUTION]);
     if (status != FD_OK) {
         return status;

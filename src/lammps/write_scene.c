@@ -9,11 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "contact/model.h"
 #include "core/error.h"
 #include "core/math.h"
 #include "lammps/import_internal.h"
 
-enum { DEFAULT_POISSON_PERCENT = 30 };
+/* fricdem's default poisson_ratio: the materials of a hooke or k_n hertz deck take it. */
+static const double default_poisson_ratio = 0.3;
 
 typedef struct material {
     double density, youngs_modulus, poisson_ratio;
@@ -97,15 +99,14 @@ static void own_modulus(const lmp_granular* law, material* m)
         m->youngs_modulus = law->normal_coeffs[0];
         m->poisson_ratio = law->normal_coeffs[2];
     } else if (law->normal == LMP_NORMAL_HERTZ) {
-        m->poisson_ratio = DEFAULT_POISSON_PERCENT / 100.0;
+        m->poisson_ratio = default_poisson_ratio;
         m->youngs_modulus = 1.5 * law->normal_coeffs[0] * (1.0 - m->poisson_ratio * m->poisson_ratio);
     }
 }
 
 static double fricdem_modulus(const material* a, const material* b)
 {
-    return 1.0 / ((1.0 - a->poisson_ratio * a->poisson_ratio) / a->youngs_modulus +
-                  (1.0 - b->poisson_ratio * b->poisson_ratio) / b->youngs_modulus);
+    return fd_hertz_modulus(a->youngs_modulus, a->poisson_ratio, b->youngs_modulus, b->poisson_ratio);
 }
 
 /* E* as LAMMPS forms it for a pair law (mixed == it came from lmp_granular_mix). */
@@ -149,7 +150,7 @@ static fd_status gather_materials(const lmp_import* import, material* types, mat
     int n = import->type_count;
     bool moves[LMP_MAX_TYPES + 1] = {false}, seen[LMP_MAX_TYPES + 1] = {false};
     for (int t = 1; t <= n; ++t) {
-        types[t - 1] = (material){.density = 1000.0, .poisson_ratio = DEFAULT_POISSON_PERCENT / 100.0};
+        types[t - 1] = (material){.density = 1000.0, .poisson_ratio = default_poisson_ratio};
     }
     for (long k = 0; k < import->atom_count; ++k) {
         const lmp_atom* atom = &import->atoms[k];
@@ -187,7 +188,7 @@ static fd_status gather_materials(const lmp_import* import, material* types, mat
     }
     for (int w = 0; w < import->wall_count; ++w) {
         const lmp_wall* wall = &import->walls[w];
-        walls[w] = (material){.density = 1000.0, .poisson_ratio = DEFAULT_POISSON_PERCENT / 100.0};
+        walls[w] = (material){.density = 1000.0, .poisson_ratio = default_poisson_ratio};
         own_modulus(&wall->model, &walls[w]);
         for (int t = 1; t <= n; ++t) {
             if (!moves[t]) {

@@ -103,8 +103,11 @@ static bool lammps_wall_contact(const fd_world* world, int i, int j, const fd_bo
                                 const fd_body_state* state_j, const fd_contact_geometry* geometry,
                                 fd_contact_geometry* lammps, fd_vec3* point)
 {
+    if (!world->def.lammps_arms) {
+        return false; /* the default: no per-body loads for it */
+    }
     bool sphere_i = world->motion[i].flags & FD_MOTION_SPHERE, sphere_j = world->motion[j].flags & FD_MOTION_SPHERE;
-    if (!world->def.lammps_arms || sphere_i == sphere_j) {
+    if (sphere_i == sphere_j) {
         return false;
     }
     int sphere = sphere_i ? i : j, wall = sphere_i ? j : i;
