@@ -126,10 +126,7 @@ static fd_status check_modulus(const lmp_import* import, const lmp_granular* law
                                const material* b, bool mixed, const char* pair)
 {
     if (!is_hertz(law)) {
-        bool needs_moduli = law->tangential >= LMP_TANGENTIAL_MINDLIN && isnan(law->tangential_coeffs[0]);
-        return needs_moduli ? fd_fail(FD_ERR_INVALID_ARGUMENT, "%s: %s: mindlin with k_t NULL takes G* from the "
-                                      "moduli, which a hooke model does not give", import->options->deck, pair)
-                            : FD_OK;
+        return FD_OK; /* hooke: no modulus (mindlin's NULL k_t without hertz/material is refused when parsed) */
     }
     double lammps = lammps_modulus(law, a, b, mixed), fricdem = fricdem_modulus(a, b);
     /* Both are a handful of roundings of the same numbers. */
