@@ -48,10 +48,7 @@ fd_status lmp_command_create_atoms(lmp_import* import, const lmp_command* c)
             return FAIL(c, "keyword '%s' is not supported (units box is)", c->words[w]);
         }
     }
-    for (long k = 0; k < import->atom_count; ++k) {
-        atom.id = import->atoms[k].id > atom.id ? import->atoms[k].id : atom.id;
-    }
-    atom.id++;
+    atom.id = import->max_id + 1; /* LAMMPS numbers a created atom after the largest id */
     return status == FD_OK ? lmp_add_atom(import, c, atom) : status;
 }
 
@@ -281,12 +278,8 @@ fd_status lmp_command_set(lmp_import* import, const lmp_command* c)
     atom_filter filter = {0};
     fd_status status = FD_OK;
     const char* style = c->words[1];
-    long max_id = 0;
-    for (long k = 0; k < import->atom_count; ++k) {
-        max_id = import->atoms[k].id > max_id ? import->atoms[k].id : max_id;
-    }
     if (strcmp(style, "atom") == 0) {
-        status = lmp_range_of(c, 2, max_id, "the atom id", &filter.lo, &filter.hi);
+        status = lmp_range_of(c, 2, import->max_id, "the atom id", &filter.lo, &filter.hi);
     } else if (strcmp(style, "type") == 0) {
         filter.style = 1;
         status = lmp_range_of(c, 2, import->type_count, "the type", &filter.lo, &filter.hi);
@@ -403,14 +396,10 @@ fd_status lmp_command_group(lmp_import* import, const lmp_command* c)
     uint32_t bit = 1u << group;
     if (strcmp(style, "type") == 0 || strcmp(style, "id") == 0) {
         bool by_type = style[0] == 't';
-        long max_id = 0;
-        for (long k = 0; k < import->atom_count; ++k) {
-            max_id = import->atoms[k].id > max_id ? import->atoms[k].id : max_id;
-        }
         for (int w = 3; w < c->word_count; ++w) {
             long lo, hi;
             fd_status status = by_type ? lmp_range_of(c, w, import->type_count, "the type", &lo, &hi)
-                                       : lmp_range_of(c, w, max_id, "the atom id", &lo, &hi);
+                                       : lmp_range_of(c, w, import->max_id, "the atom id", &lo, &hi);
             if (status != FD_OK) {
                 return status;
             }

@@ -131,6 +131,7 @@ fd_status lmp_add_atom(lmp_import* import, const lmp_command* c, lmp_atom atom)
     }
     atom.groups = 1u; /* group all */
     import->atoms[import->atom_count++] = atom;
+    import->max_id = atom.id > import->max_id ? atom.id : import->max_id;
     return FD_OK;
 }
 

@@ -51,6 +51,7 @@ typedef struct lmp_import {
     int type_count;
     lmp_atom* atoms;
     long atom_count, atom_capacity;
+    long max_id;             /* the largest atom id so far (lmp_add_atom keeps it) */
     lmp_region regions[LMP_MAX_REGIONS];
     int region_count;
     char groups[LMP_MAX_GROUPS][LMP_NAME];
