@@ -5,10 +5,10 @@
  * One kinematics step, three kernels. Per contact and step (t0 -> t1):
  *
  *  1. The points "painted" at t0 on each body (the cross C_i^0 on i, the dot
- *     C_j^0 on j) are kept in the bodies' own frames; at t1 they are carried
- *     to the world with the bodies' new poses.
- *  2. The contact frame (n, u, w), also kept in both bodies' frames, is
- *     continued on each body by App. B: (u1, w1) maximises
+ *     C_j^0 on j) move with their bodies: at t1 each is its body's centre
+ *     plus the arm it had at t0 turned by the body's rotation over the step.
+ *  2. The contact frame (n, u, w) of t0, turned likewise by each body's
+ *     rotation, is continued on each body by App. B: (u1, w1) maximises
  *     u0 . u + w0 . w over orthonormal pairs of the new tangent plane with
  *     w = n x u. Since w0 . (n x u) = (w0 x n) . u the maximiser is
  *     u1 = unit(P (u0 + w0 x n)), P the tangent projector: a closed form of
@@ -65,17 +65,20 @@ enum { SPIN_HERTZ_D_PSI };
 
 #define DERIVED (-1.0) /* parameter sentinel: use the paper's heuristic */
 
-/* History layout (doubles) of each mechanism's block. */
+/* History layout (doubles) of each mechanism's block. The painted points and
+ * the frame are kept in the world frame, as they stood at the end of the
+ * last step, and carried over the step by each body's own rotation
+ * (fd_contact_input.turn_i, turn_j): the same points and frame as keeping
+ * them in the bodies' frames, with one matrix product per vector instead of
+ * a rotation in and a rotation out. */
 enum {
-    H_POINT_I = 0,       /* painted cross C_i^0, body-i frame (3) */
-    H_POINT_J = 3,       /* painted dot C_j^0, body-j frame (3) */
-    H_U_I = 6,           /* frame u, w in body i's frame (3 + 3) */
-    H_W_I = 9,
-    H_U_J = 12,          /* frame u, w in body j's frame (3 + 3) */
-    H_W_J = 15,
-    H_S = 18,            /* S_ij in (u, w) components (2) */
-    H_SLIDE_MODE = 20,   /* 0 stick (static), 1 slip (kinetic) */
-    SLIDE_HISTORY = 21,
+    H_ARM_I = 0,         /* painted cross C_i^0 less body i's centre, world (3) */
+    H_ARM_J = 3,         /* painted dot C_j^0 less body j's centre, world (3) */
+    H_U = 6,             /* frame u, w common to both bodies, world (3 + 3) */
+    H_W = 9,
+    H_S = 12,            /* S_ij in (u, w) components (2) */
+    H_SLIDE_MODE = 14,   /* 0 stick (static), 1 slip (kinetic) */
+    SLIDE_HISTORY = 15,
 };
 enum { H_THETA_I = 0, H_THETA_J = 2, H_ROLL_MODE_I = 4, H_ROLL_MODE_J = 5, ROLL_HISTORY = 6 };
 enum { H_PSI = 0, H_SPIN_MODE = 1, SPIN_HISTORY = 2 };
@@ -127,7 +130,7 @@ static double arc_length(fd_shape_type shape, fd_vec3 centre, fd_vec3 from, fd_v
 {
     if (shape == FD_SHAPE_SPHERE) {
         fd_vec3 a = fd_v3_sub(from, centre), b = fd_v3_sub(to, centre);
-        double angle = atan2(fd_v3_length(fd_v3_cross(a, b)), fd_v3_dot(a, b));
+        double angle = fd_small_atan2(fd_v3_length(fd_v3_cross(a, b)), fd_v3_dot(a, b));
         return angle * fd_v3_length(b);
     }
     return fd_v3_length(fd_v3_reject(fd_v3_sub(to, from), normal));
@@ -221,6 +224,7 @@ static double damper_share(const double* elastic, const double* damping, int cou
 typedef struct fn_kinematics {
     fd_vec3 n, u, w;     /* contact frame at t1, common to both bodies after the counter-spin */
     fd_vec3 p_i, p_j;    /* world, in the tangent plane; p_j after the counter-spin */
+    fd_vec3 along_i, along_j; /* their unit directions (zero where the point did not move) */
     double psi;          /* spin angle (rad) */
 } fn_kinematics;
 
@@ -243,8 +247,15 @@ static void kinematics_start(const fd_contact_input* input, fn_kinematics* k)
     k->n = input->geometry->normal;
     k->u = fd_v3_any_orthogonal(k->n); /* arbitrary at the onset (Sec. 2.2) */
     k->w = fd_v3_cross(k->n, k->u);
-    k->p_i = k->p_j = fd_v3(0, 0, 0);
+    k->p_i = k->p_j = k->along_i = k->along_j = fd_v3(0, 0, 0);
     k->psi = 0.0;
+}
+
+/* A vector carried by a body over the step: turned by the body's rotation
+ * since the last step (NULL: it did not turn, or no time has passed). */
+static fd_vec3 carried(const fd_mat3* turn, const double* stored)
+{
+    return turn != NULL ? fd_mat3_apply(turn, load3(stored)) : load3(stored);
 }
 
 static void kinematics_step(const fd_contact_input* input, const double* history, fn_kinematics* k)
@@ -256,43 +267,38 @@ static void kinematics_step(const fd_contact_input* input, const double* history
     k->n = n;
 
     /* Sec. 2.2 / App. B: continue each body's frame into the new tangent plane. */
-    fd_vec3 u_i = continue_frame(n, fd_quat_rotate(si->orientation, load3(history + H_U_I)),
-                                 fd_quat_rotate(si->orientation, load3(history + H_W_I)));
-    fd_vec3 u_j = continue_frame(n, fd_quat_rotate(sj->orientation, load3(history + H_U_J)),
-                                 fd_quat_rotate(sj->orientation, load3(history + H_W_J)));
+    fd_vec3 u_i = continue_frame(n, carried(input->turn_i, history + H_U), carried(input->turn_i, history + H_W));
+    fd_vec3 u_j = continue_frame(n, carried(input->turn_j, history + H_U), carried(input->turn_j, history + H_W));
     k->u = u_i;
     k->w = fd_v3_cross(n, u_i);
     fd_vec3 w_j = fd_v3_cross(n, u_j);
 
     /* Spin angle: from j's frame to i's, right-handed about n. */
-    k->psi = atan2(fd_v3_dot(n, fd_v3_cross(u_j, u_i)), fd_v3_dot(u_j, u_i));
+    k->psi = fd_small_atan2(fd_v3_dot(n, fd_v3_cross(u_j, u_i)), fd_v3_dot(u_j, u_i));
 
     /* Painted points carried to t1, and the paths p_i, p_bar_j (Sec. 3.1, Fig. 2). */
-    fd_vec3 painted_i = fd_v3_add(si->position, fd_quat_rotate(si->orientation, load3(history + H_POINT_I)));
-    fd_vec3 painted_j = fd_v3_add(sj->position, fd_quat_rotate(sj->orientation, load3(history + H_POINT_J)));
+    fd_vec3 painted_i = fd_v3_add(si->position, carried(input->turn_i, history + H_ARM_I));
+    fd_vec3 painted_j = fd_v3_add(sj->position, carried(input->turn_j, history + H_ARM_J));
     fd_vec3 point = tracked_point(g);
     fd_vec3 path_i = fd_v3_normalize(fd_v3_reject(fd_v3_sub(point, painted_i), n));
     fd_vec3 path_j = fd_v3_normalize(fd_v3_reject(fd_v3_sub(point, painted_j), n));
+    k->along_i = path_i;
     k->p_i = fd_v3_scale(arc_length(input->shape_i, si->position, painted_i, point, n), path_i);
-    fd_vec3 p_bar_j =
-fd_v3_scale(arc_length(input->shape_j, sj->position, painted_j, point, n), path_j);
-    /* Counter-spin (Fig. 3): keep p_bar_j's components in j's frame, read them in i's. */
-    k->p_j = fd_v3_add(fd_v3_scale(fd_v3_dot(p_bar_j, u_j), k->u), fd_v3_scale(fd_v3_dot(p_bar_j, w_j), k->w));
+    /* Counter-spin (Fig. 3): keep p_bar_j's components in j's frame, read
+     * them in i's (a rotation about n: the direction stays a unit vector). */
+    k->along_j = fd_v3_add(fd_v3_scale(fd_v3_dot(path_j, u_j), k->u), fd_v3_scale(fd_v3_dot(path_j, w_j), k->w));
+    k->p_j = fd_v3_scale(arc_length(input->shape_j, sj->position, painted_j, point, n), k->along_j);
 }
 
-/* After the step both frames coincide: store (u, w) in both bodies' frames
- * and paint the new contact point on both. */
+/* After the step both frames coincide: store (u, w) and paint the new
+ * contact point on both bodies (as arms from their centres). */
 static void kinematics_store(const fd_contact_input* input, const fn_kinematics* k, double* history)
 {
-    const fd_body_state* si = input->state_i;
-    const fd_body_state* sj = input->state_j;
     fd_vec3 point = tracked_point(input->geometry);
-    store3(history + H_POINT_I, fd_quat_rotate_inverse(si->orientation, fd_v3_sub(point, si->position)));
-    store3(history + H_POINT_J, fd_quat_rotate_inverse(sj->orientation, fd_v3_sub(point, sj->position)));
-    store3(history + H_U_I, fd_quat_rotate_inverse(si->orientation, k->u));
-    store3(history + H_W_I, fd_quat_rotate_inverse(si->orientation, k->w));
-    store3(history + H_U_J, fd_quat_rotate_inverse(sj->orientation, k->u));
-    store3(history + H_W_J, fd_quat_rotate_inverse(sj->orientation, k->w));
+    store3(history + H_ARM_I, fd_v3_sub(point, input->state_i->position));
+    store3(history + H_ARM_J, fd_v3_sub(point, input->state_j->position));
+    store3(history + H_U, k->u);
+    store3(history + H_W, k->w);
 }
 
 /* ---------------------------------------------------------------- kernels */
@@ -419,7 +425,8 @@ static void book_roll_work(fd_energy_books* books, const fd_body_state* state, b
 
 /* Eq. (2)-(2c) for one body: returns the roll torque on it. */
 static fd_vec3 roll_one_body(const double* roll_params, const double* slide_params, const fd_contact_input* input,
-                             double normal_force, const fn_kinematics* k, fd_vec3 path, fd_vec3 outward,
+                             double normal_force, const fn_kinematics* k, fd_vec3 path, fd_vec3 path_direction,
+                             fd_vec3 outward,
                              const double own_curvature[2], const fd_vec3 own_direction[2],
                              const double other_curvature[2], const fd_vec3 other_direction[2],
                              const fd_body_state* own_state, bool own_dynamic, double* theta_total, double* mode,
@@ -428,7 +435,7 @@ static fd_vec3 roll_one_body(const double* roll_params, const double* slide_para
     *elastic_out = *damping_out = fd_v3(0, 0, 0);
     /* The direction the curvatures are taken along: the path, or the stored
      * deflection when the point did not move this step. */
-    fd_vec3 along = fd_v3_normalize(path);
+    fd_vec3 along = path_direction;
     if (fd_v3_length_squared(along) == 0.0) {
         along = fd_v3_normalize(in_frame(k, theta_total));
     }
@@ -464,7 +471,7 @@ static fd_vec3 roll_one_body(const double* roll_params, const double* slide_para
     if (*mode == 0.0) { /* stick only, as for the slide dashpot */
         double d_r = roll_params[ROLL_D_R];
         if (d_r == DERIVED) {
-            fd_vec3 axis = fd_v3_normalize(fd_v3_cross(outward, along));
+            fd_vec3 axis = fd_v3_cross(outward, along); /* unit: along lies in the tangent plane */
             double inertia = roll_params[ROLL_ROCKING] != 0.0 ? rocking_inertia(input, axis) : pair_inertia(input, axis);
             d_r = 2.0 * sqrt(inertia * k_r); /* Sec. 3.2, against the rocking inertia unless rocking = 0 */
         }
@@ -491,11 +498,11 @@ static void roll_kernel(const double* roll_params, const double* slide_params, c
 {
     const fd_contact_geometry* g = input->geometry;
     fd_vec3 elastic_i, damping_i, elastic_j, damping_j;
-    loads->roll_torque_i = roll_one_body(roll_params, slide_params, input, normal_force, k, k->p_i, fd_v3_neg(k->n),
+    loads->roll_torque_i = roll_one_body(roll_params, slide_params, input, normal_force, k, k->p_i, k->along_i, fd_v3_neg(k->n),
                                          g->curvature_i, g->principal_dir_i, g->curvature_j, g->principal_dir_j,
                                          input->state_i, input->mass_i > 0.0, history + H_THETA_I, &history[H_ROLL_MODE_I], &elastic_i, &damping_i,
                                          &input->energy[FD_MECHANISM_ROLL]);
-    loads->roll_torque_j = roll_one_body(roll_params, slide_params, input, normal_force, k, k->p_j, k->n,
+    loads->roll_torque_j = roll_one_body(roll_params, slide_params, input, normal_force, k, k->p_j, k->along_j, k->n,
                                          g->curvature_j, g->principal_dir_j, g->curvature_i, g->principal_dir_i,
                                          input->state_j, input->mass_j > 0.0, history + H_THETA_J, &history[H_ROLL_MODE_J], &elastic_j, &damping_j,
                                          &input->energy[FD_MECHANISM_ROLL]);
@@ -636,7 +643,7 @@ void fd_fang_negrut_evaluate(const fd_contact_law* law, const fd_contact_input* 
          * between steps): no time has passed, so the points travelled
          * nothing; the loads are the springs' as they stand, and the
          * points are painted anew where the contact is now. */
-        k.p_i = k.p_j = fd_v3(0, 0, 0);
+        k.p_i = k.p_j = k.along_i = k.along_j = fd_v3(0, 0, 0);
         k.psi = 0.0;
     }
     loads->slide_force = slide_kernel(slide_params, input, normal_force, &k, slide_history, columns,

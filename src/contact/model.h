@@ -177,6 +177,12 @@ typedef struct fd_contact_input {
     double spring_time_step;           /* s over which the springs advance: time_step, or 0 in a set-up pass
                                         * (fd_world_prepare: no time has passed; fd_penalty.spring_time_step) */
     bool is_new;                       /* first step of this contact */
+    /* Each body's rotation over the step, R(q(t1)) R(q(t0))^T, world frame:
+     * what carries a vector attached to the body at t0 to t1 (Fang & Negrut's
+     * painted points and frame). NULL when no time has passed (a set-up pass)
+     * or the caller does not track it (no law reads it). */
+    const fd_mat3* turn_i;
+    const fd_mat3* turn_j;
     fd_shape_type shape_i, shape_j;    /* for the geodesic arc length (Fang & Negrut Sec. 2.1, 4.5) */
     double radius_i, radius_j;         /* sphere radii, m (0 otherwise) */
     double youngs_modulus_i, youngs_modulus_j; /* Pa, for Hertz-based spin stiffness */

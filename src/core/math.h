@@ -159,6 +159,26 @@ static inline bool fd_quat_is_finite(fd_quat q)
 
 /* ---------------------------------------------------------------- 3x3 */
 
+/* m v. */
+static inline fd_vec3 fd_mat3_apply(const fd_mat3* m, fd_vec3 v)
+{
+    return fd_v3_add(fd_v3_add(fd_v3_scale(v.x, m->cx), fd_v3_scale(v.y, m->cy)), fd_v3_scale(v.z, m->cz));
+}
+
+/* atan2(y, x) for the small angles a step makes (a point's arc, a frame's
+ * spin): with x > 0 and |y| <= 2^-10 x, atan(t) of t = y / x from its
+ * series to t^7 (the first term left out, t^9 / 9, is below 2^-80 of the
+ * result: exact to round-off) with one division and no library call; other
+ * arguments take the library's atan2. */
+static inline double fd_small_atan2(double y, double x)
+{
+    if (x > 0.0 && fabs(y) <= 0x1p-10 * x) {
+        double t = y / x, t2 = t * t;
+        return t + t * t2 * (-1.0 / 3.0 + t2 * (1.0 / 5.0 - t2 * (1.0 / 7.0)));
+    }
+    return atan2(y, x);
+}
+
 static inline fd_mat3 fd_mat3_from_quat(fd_quat q)
 {
     fd_mat3 m;

@@ -170,6 +170,8 @@ static void evaluate_generic(const fd_world* world, const fd_contact_law* law, i
         .time_step = world->def.time_step,
         .spring_time_step = world->penalty.spring_time_step, /* 0 in the set-up pass */
         .is_new = is_new,
+        .turn_i = world->penalty.turns_ready ? &world->penalty.body_turns[i] : NULL,
+        .turn_j = world->penalty.turns_ready ? &world->penalty.body_turns[j] : NULL,
         .shape_i = shape_of(world, i),
         .shape_j = shape_of(world, j),
         .radius_i = radius_of(world, i),

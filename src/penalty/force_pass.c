@@ -64,6 +64,7 @@ void fd_penalty_free(fd_penalty* penalty)
     free(penalty->law_sphere_kernel);
     free(penalty->block_law_index);
     free(penalty->block_laws);
+    free(penalty->body_turns);
     memset(penalty, 0, sizeof *penalty);
 }
 
@@ -101,6 +102,11 @@ fd_status fd_penalty_prepare(fd_world* world, double skin)
             block_laws[block_index[l]].lammps_arms = world->def.lammps_arms;
             block_laws[block_index[l]].legacy_torque = world->def.lammps_arms && world->def.lammps_legacy_torque;
         }
+    }
+    p->tracks_turns = false;
+    for (int l = 0; l < world->law_count; ++l) {
+        const fd_submodel* slide = world->laws[l].submodel[FD_MECHANISM_SLIDE];
+        p->tracks_turns = p->tracks_turns || (slide != NULL && slide->kind == FD_KIND_SLIDE_FANG_NEGRUT);
     }
     /* The ledger's books per slot: the mechanisms up to the highest any law has. */
     int book_count = 0;
@@ -246,6 +252,29 @@ static bool reserve_record(fd_world* world, int64_t count)
     return true;
 }
 
+/* Each body's rotation over the step just made, R(q1) R(q0)^T = R(q1 q0*)
+ * (the stepper keeps the state before the step in the saved buffers): an
+ * unturned body gets the identity exactly. */
+static bool make_body_turns(fd_world* world, int threads)
+{
+    fd_penalty* p = &world->penalty;
+    if (!fd_penalty_grow((void**)&p->body_turns, &p->body_turn_capacity, world->body_count, sizeof *p->body_turns)) {
+        return false;
+    }
+    const fd_quat* before = world->saved_orientation;
+    const fd_quat* after = world->orientation;
+    fd_mat3* turns = p->body_turns;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+    for (int b = 0; b < world->body_count; ++b) {
+        if (memcmp(&before[b], &after[b], sizeof before[b]) == 0) {
+            turns[b] = (fd_mat3){{1.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, {0.0, 0.0, 1.0}};
+        } else {
+            turns[b] = fd_mat3_from_quat(fd_quat_mul(after[b], fd_quat_conjugate(before[b])));
+        }
+    }
+    return true;
+}
+
 fd_status fd_penalty_force_pass(fd_world* world, bool record, bool elapsed)
 {
     fd_penalty* p = &world->penalty;
@@ -265,6 +294,10 @@ fd_status fd_penalty_force_pass(fd_world* world, bool record, bool elapsed)
     status = reserve_threads(world, threads);
     if (status != FD_OK) {
         return status;
+    }
+    p->turns_ready = elapsed && p->tracks_turns;
+    if (p->turns_ready && !make_body_turns(world, threads)) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for %d body rotations", world->body_count);
     }
     double listed = fd_wall_seconds();
     profile->broad_phase += listed - start;

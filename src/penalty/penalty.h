@@ -214,6 +214,14 @@ typedef struct fd_penalty {
      * PFC's own cycle, which counts one increment at the first evaluation
      * (contact/pfc.c, pfc_cycle_time). */
     double spring_time_step;
+    /* Each body's rotation over the step (fd_contact_input.turn_i), made at
+     * the start of a pass that follows a step when a law tracks points on
+     * the bodies (Fang & Negrut): one matrix per body instead of rotations
+     * into and out of both bodies' frames per contact. */
+    bool tracks_turns;            /* some law reads them (set at prepare) */
+    bool turns_ready;             /* body_turns holds the step of the pass in progress */
+    fd_mat3* body_turns;
+    int64_t body_turn_capacity;
 } fd_penalty;
 
 void fd_penalty_free(fd_penalty* penalty);
