@@ -492,11 +492,13 @@ Test(scene, unknown_models_and_parameters_list_the_valid_names)
                            "    normal: {model: hooke, k_n: 1}\n"
                            "    roll: {model: none, mu: 1}\n",
                     8, "contacts[0].roll.mu", "takes no parameters", NULL);
-    expect_error_at("normalnone.yaml",
+    /* `none` is a normal model too (materials that never touch,
+     * tests/test_never_touch.c): listed among the valid names. */
+    expect_error_at("normalunknown.yaml",
                     HEADER "contacts:\n"
                            "  - materials: [steel, steel]\n"
-                           "    normal: {model: none}\n",
-                    7, "contacts[0].normal.model", "unknown normal model 'none'", NULL);
+                           "    normal: {model: spring}\n",
+                    7, "contacts[0].normal.model", "unknown normal model 'spring'", "none, prescribed, hooke", NULL);
     expect_error_at("nomodel.yaml",
                     HEADER "contacts:\n"
                            "  - materials: [steel, steel]\n"

@@ -71,7 +71,7 @@ UNITS = ["unit_hooke_roll_marshall", "unit_hertz_mindlin_sds", "unit_dilute_hook
          "unit_dilute_hertz_mindlin_sds"]
 # Case 7: the decks of scenes/lammps/decks/ that `fricdem import-lammps` translates.
 DECKS = ROOT / "scenes" / "lammps" / "decks"
-IMPORTS = ["polydisperse", "settle", "mixing", "legacy", "cylinder"]
+IMPORTS = ["polydisperse", "settle", "mixing", "legacy", "cylinder", "exclude"]
 # mixing.in's 1-2 pair written out for Debian's LAMMPS, which does not mix models (the deck says why).
 IMPORT_VARIABLES = {"mixing": {"pair12": "mixing_by_hand.lmp"}}
 FORCE_EVERY = 10  # steps between the force rows of case 4, from the first contact step

@@ -177,8 +177,8 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, const f
     rates r = {.coordination = coordination > 1.0 ? coordination : 1.0, .own_limit = INFINITY};
     r.result = (fd_critical_step){INFINITY, 0.0, 0.0, r.coordination, "none", 0.0, ""};
     const fd_submodel* normal = law->submodel[FD_MECHANISM_NORMAL];
-    if (normal == NULL || normal->kind == FD_KIND_NORMAL_RIGID) {
-        return r.result; /* the complementarity stepper integrates no spring */
+    if (normal == NULL || normal->kind == FD_KIND_NORMAL_RIGID || normal->kind == FD_KIND_NORMAL_NEVER) {
+        return r.result; /* the complementarity stepper integrates no spring; materials that never touch have none */
     }
     /* Geometry of the pair: R_e = 1 / (kappa_i + kappa_j), the contact radius
      * a = sqrt(R_e delta) at the reference overlap. */

@@ -48,6 +48,7 @@ typedef enum fd_submodel_kind {
     FD_KIND_SLIDE_MINDLIN_FORCE,         /* mindlin/force */
     FD_KIND_SLIDE_MINDLIN_RESCALE_FORCE, /* mindlin_rescale/force */
     FD_KIND_SLIDE_LINEAR_NOHISTORY,      /* LAMMPS tangential linear_nohistory: a capped dashpot */
+    FD_KIND_NORMAL_NEVER,                /* normal "none": the materials never touch (LAMMPS neigh_modify exclude) */
 } fd_submodel_kind;
 
 /* The four mindlin slide models: which one rescales its history when the
@@ -158,6 +159,13 @@ typedef struct fd_contact_law {
     int history_size;
     int column_index[FD_MECHANISM_COUNT][FD_MAX_SUBMODEL_COLUMNS]; /* into the world's column table */
 } fd_contact_law;
+
+/* A law whose materials never touch (normal model "none"): the steppers
+ * never pair their bodies, so no kernel ever sees it. */
+static inline bool fd_law_never_touches(const fd_contact_law* law)
+{
+    return law->submodel[FD_MECHANISM_NORMAL]->kind == FD_KIND_NORMAL_NEVER;
+}
 
 /* Checks a def against the registry and fills a law (columns not yet mapped). */
 fd_status fd_contact_law_resolve(fd_contact_law* law, const fd_contact_law_def* def, const fd_material* a,

@@ -424,6 +424,13 @@ static const char* const normal_units[] = {"N", "N"};
 
 const fd_submodel fd_normal_submodels[] = {
     {
+        .info = {"none", FD_MECHANISM_NORMAL,
+                 "The two materials never touch: their bodies pass through each other, no pair of them is ever "
+                 "tested or evaluated (LAMMPS neigh_modify exclude type); takes no slide, roll or spin model.",
+                 NULL, 0},
+        .kind = FD_KIND_NORMAL_NEVER,
+    },
+    {
         .info = {"prescribed", FD_MECHANISM_NORMAL,
                  "Constant normal force N while the bodies touch; no normal dynamics (lock the normal "
                  "translation). Fang & Negrut Sec. 4.1 to 4.4.",

@@ -134,7 +134,7 @@ fd_status fd_contact_law_resolve(fd_contact_law* law, const fd_contact_law_def* 
     for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
         const fd_submodel_def* sub = &def->submodel[m];
         const char* mechanism = fd_mechanism_name((fd_mechanism)m);
-        if (is_none(sub->model)) {
+        if (is_none(sub->model) && !(m == FD_MECHANISM_NORMAL && sub->model != NULL && strcmp(sub->model, "none") == 0)) {
             if (m == FD_MECHANISM_NORMAL) {
                 char names[512];
                 list_models(FD_MECHANISM_NORMAL, names, sizeof names);
@@ -203,6 +203,16 @@ fd_status fd_contact_law_resolve(fd_contact_law* law, const fd_contact_law_def* 
         law->submodel[m] = model;
         law->history_offset[m] = law->history_size;
         law->history_size += model->history_size;
+    }
+    if (fd_law_never_touches(law)) {
+        for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
+            if (law->submodel[m] != NULL) {
+                return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                               "normal model 'none' (the materials never touch) takes no %s model (got '%s')",
+                               fd_mechanism_name((fd_mechanism)m), law->submodel[m]->info.name);
+            }
+        }
+        return FD_OK;
     }
     return fd_friction_check_law(law);
 }

@@ -67,22 +67,57 @@ static fd_status check_atoms(const lmp_import* import)
     return FD_OK;
 }
 
-/* An exclusion is kept only where fricdem pairs nothing anyway: between
- * bodies that are all static. */
-static fd_status check_excludes(const lmp_import* import)
+/* neigh_modify exclude as pairs of types that never touch (fricdem's
+ * normal model none, a law per pair of materials): `exclude type I J` is
+ * one pair; `exclude group G1 G2` is every pair of a type in G1 with a type
+ * in G2 when each group holds whole types. A group that holds only some
+ * atoms of a type cannot be told apart by material; it is taken only where
+ * fricdem pairs nothing anyway, between atoms that are all static (frozen).
+ * excluded[(I - 1) n + (J - 1)] is set for both orders. */
+static fd_status resolve_excludes(const lmp_import* import, bool* excluded)
 {
+    int n = import->type_count;
     for (int e = 0; e < import->exclude_count; ++e) {
         const lmp_exclude* exclude = &import->excludes[e];
+        if (exclude->by_type) {
+            if (exclude->a >= 1 && exclude->a <= n && exclude->b >= 1 && exclude->b <= n) {
+                excluded[(exclude->a - 1) * n + (exclude->b - 1)] = true;
+                excluded[(exclude->b - 1) * n + (exclude->a - 1)] = true;
+            }
+            continue;
+        }
+        /* Per type: atoms in G1 (bit 0) and not (bit 1), likewise G2 (bits 2, 3). */
+        unsigned* seen = calloc((size_t)n + 1, sizeof *seen);
+        if (seen == NULL) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+        bool all_static = true;
         for (long k = 0; k < import->atom_count; ++k) {
             const lmp_atom* atom = &import->atoms[k];
-            bool side = exclude->by_type ? (atom->type == exclude->a || atom->type == exclude->b)
-                                         : (((atom->groups >> exclude->a) | (atom->groups >> exclude->b)) & 1u);
-            if (side && !is_static(import, atom)) {
-                return fd_fail(FD_ERR_INVALID_ARGUMENT, "%s: neigh_modify exclude %s: atom %ld moves; fricdem leaves "
-                               "out only pairs of static (frozen) bodies, which it never pairs",
-                               import->options->deck, exclude->by_type ? "type" : "group", atom->id);
+            bool in_a = (atom->groups >> exclude->a) & 1u, in_b = (atom->groups >> exclude->b) & 1u;
+            seen[atom->type] |= (in_a ? 1u : 2u) | (in_b ? 4u : 8u);
+            all_static = all_static && (!(in_a || in_b) || is_static(import, atom));
+        }
+        int mixed = 0;
+        for (int t = 1; t <= n && mixed == 0; ++t) {
+            mixed = ((seen[t] & 3u) == 3u || (seen[t] & 12u) == 12u) ? t : 0;
+        }
+        if (mixed != 0 && !all_static) {
+            free(seen);
+            return fd_fail(FD_ERR_INVALID_ARGUMENT, "%s: neigh_modify exclude group %s %s: a group holds only some "
+                           "atoms of type %d; fricdem excludes pairs by material (one per type), so each group must "
+                           "hold whole types, or only static (frozen) atoms", import->options->deck,
+                           import->groups[exclude->a], import->groups[exclude->b], mixed);
+        }
+        for (int s = 1; s <= n && mixed == 0; ++s) {
+            for (int t = 1; t <= n; ++t) {
+                if ((seen[s] & 1u) && (seen[t] & 4u)) {
+                    excluded[(s - 1) * n + (t - 1)] = true;
+                    excluded[(t - 1) * n + (s - 1)] = true;
+                }
             }
         }
+        free(seen);
     }
     return FD_OK;
 }
@@ -254,12 +289,17 @@ static void write_header(FILE* out, const lmp_import* import, const char* name)
     }
 }
 
-static void write_laws(FILE* out, const lmp_import* import)
+static void write_laws(FILE* out, const lmp_import* import, const bool* excluded)
 {
     int n = import->type_count;
     fprintf(out, "contacts:\n");
     for (int i = 1; i <= n; ++i) {
         for (int j = i; j <= n; ++j) {
+            if (excluded[(i - 1) * n + (j - 1)]) {
+                fprintf(out, "  - materials: [type%d, type%d]  # neigh_modify exclude\n", i, j);
+                fprintf(out, "    normal: {model: none}\n");
+                continue;
+            }
             lmp_granular law;
             lmp_pair_law(import, i, j, &law); /* checked by gather_materials */
             bool mixed = !import->coeff_set[(i - 1) * n + (j - 1)];
@@ -340,7 +380,8 @@ static void write_output(FILE* out, const lmp_import* import)
             import->dump_every > 0 ? "true" : "false", import->thermo_every > 0 ? "true" : "false");
 }
 
-static fd_status write_file(const lmp_import* import, FILE* out, const material* types, const material* walls)
+static fd_status write_file(const lmp_import* import, FILE* out, const material* types, const material* walls,
+                            const bool* excluded)
 {
     const char* slash = strrchr(import->options->deck, '/');
     char name[256];
@@ -361,7 +402,7 @@ static fd_status write_file(const lmp_import* import, FILE* out, const material*
         snprintf(material_name, sizeof material_name, "wall_%s", import->walls[w].id);
         write_material(out, material_name, &walls[w]);
     }
-    write_laws(out, import);
+    write_laws(out, import, excluded);
     fprintf(out, "bodies:\n");
     write_walls(out, import);
     write_atoms(out, import);
@@ -387,9 +428,6 @@ fd_status lmp_write_scene(const lmp_import* import)
         lmp_note(import, NULL, "no run command: the scene runs 0 steps (set time.duration)");
     }
     fd_status status = check_atoms(import);
-    if (status == FD_OK) {
-        status = check_excludes(import);
-    }
     for (int w = 0; status == FD_OK && w < import->wall_count; ++w) {
         const lmp_wall* wall = &import->walls[w];
         if (wall->model.normal == LMP_NORMAL_HERTZ_MATERIAL) {
@@ -398,15 +436,22 @@ fd_status lmp_write_scene(const lmp_import* import)
         }
     }
     material* types = calloc((size_t)import->type_count + (size_t)import->wall_count + 1, sizeof *types);
-    if (types == NULL) {
+    bool* excluded = calloc((size_t)import->type_count * (size_t)import->type_count + 1, sizeof *excluded);
+    if (types == NULL || excluded == NULL) {
+        free(types);
+        free(excluded);
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
     }
     material* walls = types + import->type_count;
+    if (status == FD_OK) {
+        status = resolve_excludes(import, excluded);
+    }
     if (status == FD_OK) {
         status = gather_materials(import, types, walls);
     }
     if (status != FD_OK) {
         free(types);
+        free(excluded);
         return status;
     }
     char temporary[4096];
@@ -414,10 +459,12 @@ fd_status lmp_write_scene(const lmp_import* import)
     FILE* out = fopen(temporary, "w");
     if (out == NULL) {
         free(types);
+        free(excluded);
         return fd_fail(FD_ERR_IO, "cannot write %s: %s", temporary, strerror(errno));
     }
-    status = write_file(import, out, types, walls);
+    status = write_file(import, out, types, walls, excluded);
     free(types);
+    free(excluded);
     if (fclose(out) != 0 && status == FD_OK) {
         status = fd_fail(FD_ERR_IO, "%s: %s", temporary, strerror(errno));
     }

@@ -6,7 +6,8 @@
  * mispredicted half the time): each entry's slot in the thread's list is
  * filled and the count advances by the test. Generic entries get the full
  * narrow phase here, and keep its geometry for the law pass; round pairs of
- * the registry's laws get fd_collide's test only (round_pair.c). */
+ * the registry's laws get fd_collide's test only (round_pair.c); pairs of
+ * materials that never touch (normal model none) are never touching. */
 #include "core/error.h"
 #include "penalty/penalty_internal.h"
 #include "world/world_internal.h"
@@ -90,7 +91,10 @@ void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_pe
             double rj = radii[j];
             bool touches;
             uint8_t pair = kind[e];
-            switch (pair >= FD_PAIR_GENERIC_SPHERES ? pair - FD_PAIR_GENERIC_SPHERES : pair) {
+            switch (pair == FD_PAIR_NEVER ? -1 : pair >= FD_PAIR_GENERIC_SPHERES ? pair - FD_PAIR_GENERIC_SPHERES : pair) {
+            case -1:
+                touches = false; /* materials that never touch */
+                break;
             case FD_PAIR_SPHERE_SPHERE: {
                 fd_vec3 d = fd_v3_sub(xi, xj);
                 if (any_periodic) {

@@ -389,7 +389,9 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
             int j = out->partner[e];
             int law_index = law_row[motion[j].material];
             out->law[e] = law_index >= 0 ? (uint16_t)law_index : FD_NO_LAW;
-            out->kind[e] = pair_kind(flags_i, motion[j].flags, law_index >= 0 && sphere_kernel[law_index]);
+            out->kind[e] = law_index >= 0 && fd_law_never_touches(&world->laws[law_index])
+                               ? FD_PAIR_NEVER
+                               : pair_kind(flags_i, motion[j].flags, law_index >= 0 && sphere_kernel[law_index]);
             while (old_e < old_end && old->partner[old_e] < j) {
                 ++old_e;
             }

@@ -72,6 +72,7 @@ enum {
     FD_PAIR_PLANE_SPHERE = 2,    /* body i a plane, body j a sphere, a law with a sphere kernel */
     FD_PAIR_GENERIC = 3,         /* other shapes (an ellipsoid) */
     FD_PAIR_GENERIC_SPHERES = 4, /* + 0, 1, 2: sphere shapes as above with a law of the registry only */
+    FD_PAIR_NEVER = 7,           /* a law whose materials never touch (normal none): never tested */
 };
 
 /* The state byte of a contact: the low nibble after the last force pass,

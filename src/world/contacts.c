@@ -199,6 +199,9 @@ static fd_status build_contact_set(fd_world* world)
                            world->materials[material_i].name, world->materials[material_j].name,
                            fd_world_body_label(world, i, a, sizeof a), fd_world_body_label(world, j, b, sizeof b));
         }
+        if (fd_law_never_touches(&world->laws[law])) {
+            continue; /* materials that never touch (normal model none) */
+        }
         while (old < before->count && before->contacts[old].key < key) {
             if (old != carried) {
                 release_stored_energy(world, &before->contacts[old]);

@@ -254,8 +254,8 @@ fd_status fd_world_estimate_critical_step(fd_world* world)
     for (int a = 0; a < materials; ++a) {
         for (int b = a; b < materials; ++b) {
             int law = world->law_table[a * materials + b];
-            if (law < 0) {
-                continue; /* the pair cannot touch (prepare checked) */
+            if (law < 0 || fd_law_never_touches(&world->laws[law])) {
+                continue; /* the pair cannot touch (prepare checked), or never does */
             }
             candidate dynamic_a, dynamic_b, static_a, static_b;
             bool has_a = dynamic_candidate(world, &extremes[a], &dynamic_a);

@@ -1156,6 +1156,9 @@ fd_status fd_world_prepare(fd_world* world)
                     break;
                 }
             }
+            if (fd_law_never_touches(&world->laws[law])) {
+                continue; /* either stepper leaves such pairs out */
+            }
             /* Each stepper takes its own contact models. */
             bool rigid = world->laws[law].submodel[FD_MECHANISM_NORMAL]->kind == FD_KIND_NORMAL_RIGID;
             bool complementarity_stepper = world->def.stepper == FD_STEPPER_COMPLEMENTARITY;
