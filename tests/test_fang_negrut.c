@@ -1,5 +1,6 @@
 /* The Fang & Negrut friction model (paper 003) against closed forms. */
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -243,4 +244,34 @@ Test(fang_negrut, parameters_are_checked)
     cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(fd_last_error(), "needs slide model 'fang_negrut'"), "%s", fd_last_error());
     fd_world_free(world);
+}
+
+/* The per-step angles of the tracking (arcs, the spin angle psi) come from
+ * fd_small_atan2: its series to t^13 for |y / x| <= 1/16, the library's atan2
+ * beyond. Its truncation error is below 2^-59 of the result, the division
+ * and the polynomial round to within 1.5 ulp, and the library's atan2 is
+ * within 1 ulp of the true value: 3 ulp between the two bounds both. */
+Test(fang_negrut, small_angle_atan2_is_the_library_s_to_round_off)
+{
+    double worst = 0.0;
+    for (int e = -40; e <= 0; ++e) {
+        for (int k = 0; k < 64; ++k) {
+            double t = ldexp(1.0 + k / 64.0, e) * 0.0625; /* |t| from 2^-44 to 1/8: both sides of 1/16 */
+            for (int sign = -1; sign <= 1; sign += 2) {
+                for (int s = 0; s < 3; ++s) {
+                    double x = (s == 0 ? 1.0 : s == 1 ? 3.7e-6 : 2.9e4) * (1.0 + k / 1000.0);
+                    double y = sign * t * x;
+                    double fast = fd_small_atan2(y, x), library = atan2(y, x);
+                    double ulps = fabs(fast - library) / (DBL_EPSILON * fabs(library));
+                    worst = ulps > worst ? ulps : worst;
+                    cr_expect_leq(ulps, 3.0, "atan2(%.17g, %.17g): %.17g against %.17g", y, x, fast, library);
+                }
+            }
+        }
+    }
+    cr_expect_gt(worst, 0.0, "the series differs from the library somewhere (else this test checks nothing)");
+    /* Beyond the series' range: the library's, bit for bit. */
+    cr_expect_eq(fd_small_atan2(1.0, 2.0), atan2(1.0, 2.0));
+    cr_expect_eq(fd_small_atan2(0.1, -1.0), atan2(0.1, -1.0));
+    cr_expect(isnan(fd_small_atan2(NAN, 1.0)));
 }

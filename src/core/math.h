@@ -166,15 +166,17 @@ static inline fd_vec3 fd_mat3_apply(const fd_mat3* m, fd_vec3 v)
 }
 
 /* atan2(y, x) for the small angles a step makes (a point's arc, a frame's
- * spin): with x > 0 and |y| <= 2^-10 x, atan(t) of t = y / x from its
- * series to t^7 (the first term left out, t^9 / 9, is below 2^-80 of the
- * result: exact to round-off) with one division and no library call; other
+ * spin): with x > 0 and |y| <= x / 16, atan(t) of t = y / x from its series
+ * to t^13 (the first term left out, t^15 / 15, is below 2^-59 of the result:
+ * exact to round-off) with one division and no library call; other
  * arguments take the library's atan2. */
 static inline double fd_small_atan2(double y, double x)
 {
-    if (x > 0.0 && fabs(y) <= 0x1p-10 * x) {
+    if (x > 0.0 && fabs(y) <= 0.0625 * x) {
         double t = y / x, t2 = t * t;
-        return t + t * t2 * (-1.0 / 3.0 + t2 * (1.0 / 5.0 - t2 * (1.0 / 7.0)));
+        double series = -1.0 / 3.0 + t2 * (1.0 / 5.0 + t2 * (-1.0 / 7.0 + t2 * (1.0 / 9.0 + t2 * (-1.0 / 11.0 +
+                        t2 * (1.0 / 13.0)))));
+        return t + t * t2 * series;
     }
     return atan2(y, x);
 }
