@@ -134,14 +134,14 @@ static bool lammps_wall_contact(const fd_world* world, int i, int j, const fd_bo
  * bodies (arms from the midpoint of the two surface points, or LAMMPS's wall
  * conventions above; body j's image across a periodic face). */
 static void evaluate_generic(const fd_world* world, const fd_contact_law* law, int i, int j,
-                             const fd_generic_slot* slot, bool is_new, unsigned was_slipping, double* history,
+                             const fd_generic_slot* slot, fd_vec3 offset, bool is_new, unsigned was_slipping, double* history,
                              double* columns, fd_energy_books* step_books, bool books_unread, unsigned* slip_flags,
                              fd_contact_loads* loads, fd_vec3* torque_i, fd_vec3* torque_j)
 {
     const fd_body_state body_i = fd_world_state(world, i);
     const fd_body_state* state_i = &body_i;
     fd_body_state image_j = fd_world_state(world, j);
-    image_j.position = fd_v3_add(image_j.position, slot->offset);
+    image_j.position = fd_v3_add(image_j.position, offset);
     const fd_contact_geometry* geometry = &slot->geometry;
     fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(geometry->point_i, geometry->point_j));
     fd_contact_geometry lammps_geometry;
@@ -204,7 +204,8 @@ static void evaluate_generic(const fd_world* world, const fd_contact_law* law, i
 
 
 fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
-                              const fd_generic_slot* geometry, bool is_new, bool ledger, bool record, int64_t index)
+                              const fd_generic_slot* geometry, fd_vec3 offset, bool is_new, bool ledger, bool record,
+                              int64_t index)
 {
     const fd_contact_law* law = &world->laws[list->law[e]];
     /* The registry's kernels update the springs in place: on a copy in the
@@ -226,7 +227,7 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
     fd_pair_loads out;
     /* The last step's slip state: FD_ENTRY_SLIP_SLIDE << (m - 1) is 1 << m. */
     unsigned was_slipping = is_new ? 0u : world->penalty.pool.state[slot] & (FD_ENTRY_NOW & ~FD_ENTRY_TOUCHING);
-    evaluate_generic(world, law, i, j, geometry, is_new, was_slipping, history, columns, step_books, !ledger && !record,
+    evaluate_generic(world, law, i, j, geometry, offset, is_new, was_slipping, history, columns, step_books, !ledger && !record,
                      &flags, &loads, &out.torque_i, &out.torque_j);
     out.force = loads.force_on_i;
     out.slip = 0;
@@ -241,7 +242,7 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
         fd_contact* contact = &world->penalty.record_set->contacts[index];
         contact->geometry = geometry->geometry;
         contact->loads = loads;
-        contact->image_offset = geometry->offset;
+        contact->image_offset = offset;
         record_books(contact, &world->penalty.pool, slot, ledger, step_books);
     }
     return out;

@@ -370,18 +370,16 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 slot_loads[s] = sphere_pair_of_pass(world, list, e, i, j, slot, ledger, record, index);
             } else if (kind == FD_PAIR_GENERIC) {
                 const fd_generic_slot* geometry = &th->slots[--generic_left];
-                slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, geometry, is_new, ledger,
+                slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, geometry, geometry->offset, is_new, ledger,
                                                 record, index);
             } else {
                 /* A round pair of a registry law: its geometry now, from the centres. */
                 fd_generic_slot geometry;
-                if (record) {
-                    fd_round_pair_record_geometry(world, i, j, kind - FD_PAIR_GENERIC_SPHERES, &geometry);
-                } else {
-                    fd_round_pair_geometry(world, i, j, kind - FD_PAIR_GENERIC_SPHERES, &geometry);
-                }
-                slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, &geometry, is_new, ledger,
-                                                record, index);
+                fd_vec3 offset = record ? fd_round_pair_record_geometry(world, i, j, kind - FD_PAIR_GENERIC_SPHERES,
+                                                                        &geometry)
+                                        : fd_round_pair_geometry(world, i, j, kind - FD_PAIR_GENERIC_SPHERES, &geometry);
+                slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, &geometry, offset, is_new, ledger, record,
+                                                index);
             }
         }
         for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {

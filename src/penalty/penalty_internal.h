@@ -56,10 +56,13 @@ fd_status fd_distance_failure(const fd_world* world, const fd_neighbor_list* lis
 /* Round pairs of the registry's laws (round_pair.c; `shapes` is the kind
  * less FD_PAIR_GENERIC_SPHERES): fd_collide's touching test and geometry
  * computed from the centres, bit for bit, without principal directions or
- * body-frame points; and fd_collide's full geometry for a record. */
+ * body-frame points; and fd_collide's full geometry for a record. Both also
+ * return body j's image offset (out->offset), which the caller hands on in
+ * registers: read back from `out` just after these stores, it stalled the
+ * load (a 16-byte load of two 8-byte stores cannot be forwarded). */
 bool fd_round_pair_touches(const fd_world* world, int i, int j, int shapes, double margin);
-void fd_round_pair_geometry(const fd_world* world, int i, int j, int shapes, fd_generic_slot* out);
-void fd_round_pair_record_geometry(const fd_world* world, int i, int j, int shapes, fd_generic_slot* out);
+fd_vec3 fd_round_pair_geometry(const fd_world* world, int i, int j, int shapes, fd_generic_slot* out);
+fd_vec3 fd_round_pair_record_geometry(const fd_world* world, int i, int j, int shapes, fd_generic_slot* out);
 
 /* Stage 3 (law_pass.c) for one thread, in each of its four forms. */
 void fd_law_pass(fd_world* world, fd_neighbor_list* list, fd_penalty_thread* th, int end_row, bool record,
@@ -70,7 +73,8 @@ void fd_law_pass(fd_world* world, fd_neighbor_list* list, fd_penalty_thread* th,
  * sphere contact; the identity part of any record; the lifetime books; the
  * events of a pass; the books of the contacts that ended. */
 fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
-                              const fd_generic_slot* geometry, bool is_new, bool ledger, bool record, int64_t index);
+                              const fd_generic_slot* geometry, fd_vec3 offset, bool is_new, bool ledger, bool record,
+                              int64_t index);
 void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
                               int64_t index, fd_vec3 offset, fd_vec3 n, const fd_sphere_loads* loads,
                               const fd_energy_books* step_books, fd_vec3 force, bool ledger);

@@ -46,15 +46,16 @@ bool fd_round_pair_touches(const fd_world* world, int i, int j, int shapes, doub
     return penetration > -margin;
 }
 
-void fd_round_pair_geometry(const fd_world* world, int i, int j, int shapes, fd_generic_slot* out)
+fd_vec3 fd_round_pair_geometry(const fd_world* world, int i, int j, int shapes, fd_generic_slot* out)
 {
     fd_contact_geometry* g = &out->geometry;
     *g = (fd_contact_geometry){0};
-    out->offset = image_offset(world, i, j);
+    fd_vec3 image = image_offset(world, i, j);
+    out->offset = image;
     if (shapes == FD_PAIR_SPHERE_SPHERE) {
         double radius_i = world->bounding_radii[i], radius_j = world->bounding_radii[j];
         fd_vec3 position_i = world->position[i];
-        fd_vec3 position_j = fd_v3_add(world->position[j], out->offset);
+        fd_vec3 position_j = fd_v3_add(world->position[j], image);
         fd_vec3 offset = fd_v3_sub(position_i, position_j);
         double distance = fd_v3_length(offset);
         fd_vec3 n = distance > 0.0 ? fd_v3_scale(1.0 / distance, offset) : fd_v3(0, 0, 1);
@@ -84,6 +85,7 @@ void fd_round_pair_geometry(const fd_world* world, int i, int j, int shapes, fd_
         g->curvature_j[0] = g->curvature_j[1] = curvature_j;
     }
     g->effective_radius = fd_effective_radius(g->curvature_i, g->principal_dir_i, g->curvature_j, g->principal_dir_j);
+    return image;
 }
 
 /* fd_collide's full geometry of a round pair, for a record: the geometry
@@ -91,9 +93,9 @@ void fd_round_pair_geometry(const fd_world* world, int i, int j, int shapes, fd_
  * directions, both points in their body's frame), with its operations, so
  * the record holds fd_collide's bits without its shape dispatch or the cold
  * body records (the cache misses that made a recorded pass slow). */
-void fd_round_pair_record_geometry(const fd_world* world, int i, int j, int shapes, fd_generic_slot* out)
+fd_vec3 fd_round_pair_record_geometry(const fd_world* world, int i, int j, int shapes, fd_generic_slot* out)
 {
-    fd_round_pair_geometry(world, i, j, shapes, out);
+    fd_vec3 offset = fd_round_pair_geometry(world, i, j, shapes, out);
     fd_contact_geometry* g = &out->geometry;
     /* The directions are round_surfaces' about the normal the canonical pair
      * (sphere first) was computed with: n into the first sphere; a plane
@@ -106,7 +108,8 @@ void fd_round_pair_record_geometry(const fd_world* world, int i, int j, int shap
     g->principal_dir_i[1] = second;
     g->principal_dir_j[0] = plane_first ? fd_v3_neg(first) : first;
     g->principal_dir_j[1] = second;
-    fd_vec3 position_j = fd_v3_add(world->position[j], out->offset);
+    fd_vec3 position_j = fd_v3_add(world->position[j], offset);
     g->local_point_i = fd_quat_rotate_inverse(world->orientation[i], fd_v3_sub(g->point_i, world->position[i]));
     g->local_point_j = fd_quat_rotate_inverse(world->orientation[j], fd_v3_sub(g->point_j, position_j));
+    return offset;
 }
