@@ -201,7 +201,7 @@ struct fd_world {
 
     /* body names: open-addressing hash of body indices (-1 = empty), so that
      * creating N named bodies costs O(N), not O(N^2) */
-    struct fd_name_block* names;  /* the name store (world.c, store_name) */
+    struct fd_name_block* names;  /* the name store (world_bodies.c, store_name) */
     struct fd_name_slot* name_slots;
     int name_slot_count;          /* power of two, > 2 x named bodies */
     int named_body_count;
@@ -345,8 +345,15 @@ void fd_world_make_tombstone(fd_world* world, int b, uint32_t generation);
  * the checks of fd_world_remove_body: the outlets, and a checkpoint's reader
  * putting the slots back. */
 fd_status fd_world_remove_slots(fd_world* world, const int32_t* bodies, int count);
-/* Takes body b's name out of the name index (world.c). */
+/* Takes body b's name out of the name index (world_bodies.c). */
 void fd_world_forget_body_name(fd_world* world, int b);
+/* The name store's blocks, freed with the world; the name index's bytes
+ * (world_bodies.c). */
+void fd_world_free_names(fd_world* world);
+size_t fd_world_name_slot_bytes(const fd_world* world);
+/* What the ledger says should stay constant: mechanical energy plus the
+ * springs' and the books' (world_prepare.c; docs/energy.md). */
+double fd_world_ledger_balance(const fd_world_energy* energy);
 /* For fd_world_prepare: adds the spheres the inlets will bring to its
  * per-material tallies (bodies_of_material, dynamic_material,
  * smallest_radius) and to the lightest dynamic mass and largest radius. */
