@@ -99,7 +99,7 @@ void fd_world_make_tombstone(fd_world* world, int b, uint32_t generation)
 }
 
 /* Books the kinetic plus gravitational energy of dynamic body b (J), as
- * world.c books a body's energy when it is inserted, and the gravitational
+ * world_bodies.c books a body's energy when it is inserted, and the gravitational
  * part apart (fd_world_get_energy: gravity's work on it until it left). */
 static void book_energy(fd_world* world, int b)
 {
