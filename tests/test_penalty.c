@@ -462,6 +462,7 @@ Test(penalty, the_straight_integration_equals_body_integrate_bit_for_bit)
  * states and slots are those of before, and the run goes on as if the pass
  * had never been made (the stepper rolls back this way after a non-finite
  * step; its body buffers are swapped back by the world). */
+#include "penalty/penalty_internal.h"
 #include "world/world_internal.h"
 
 Test(penalty, a_rolled_back_force_pass_leaves_no_trace)
@@ -581,4 +582,50 @@ Test(penalty, recording_on_request_writes_one_set_in_place_with_the_records_of_e
     cr_assert_gt(a->previous.capacity, 0);
     fd_world_free(a);
     fd_world_free(b);
+}
+
+/* Packing the pool in key order between rebuilds (force_pass.c, when many
+ * contacts began since the last packing) only relabels the slots: a world
+ * repacked after every step follows its twin, never repacked by hand, to the
+ * last bit, with the same contact ids and ledger, on the block kernel, the
+ * scalar sphere kernel and Fang & Negrut's generic path. */
+Test(penalty, packing_the_pool_between_rebuilds_changes_no_result)
+{
+    const char* slides[3] = {"dsds", "csds", "fang_negrut"};
+    for (int c = 0; c < 3; ++c) {
+        pile_options o = {.threads = 1, .slide = slides[c], .roll_and_spin = c == 1, .ledger = true,
+                          .skin = 4e-3};
+        fd_world* twin = make_pile(&o);
+        fd_world* world = make_pile(&o);
+        int64_t repacks = 0;
+        for (int s = 0; s < 1500; ++s) {
+            cr_assert_eq(fd_world_step(twin), FD_OK, "%s", fd_last_error());
+            cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
+            fd_penalty* p = &world->penalty;
+            if (p->begun_since_packed > 0) {
+                cr_assert(fd_neighbor_list_repack(world, &p->lists[p->current]));
+                repacks++;
+            }
+        }
+        cr_expect_gt(repacks, 100, "%s: the pile keeps making contacts (%lld repacks)", slides[c], (long long)repacks);
+        cr_expect_eq(fd_world_state_hash(world), fd_world_state_hash(twin), "%s", slides[c]);
+        int count = fd_world_contact_count(world);
+        cr_expect_eq(count, fd_world_contact_count(twin));
+        fd_world_request_contacts(world);
+        fd_world_request_contacts(twin);
+        cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
+        cr_assert_eq(fd_world_step(twin), FD_OK, "%s", fd_last_error());
+        for (int k = 0; k < fd_world_contact_count(world) && k < fd_world_contact_count(twin); ++k) {
+            fd_contact_view mine, theirs;
+            cr_assert_eq(fd_world_get_contact(world, k, &mine), FD_OK, "%s", fd_last_error());
+            cr_assert_eq(fd_world_get_contact(twin, k, &theirs), FD_OK, "%s", fd_last_error());
+            cr_expect_eq(mine.id, theirs.id, "%s contact %d", slides[c], k);
+            cr_expect_eq(mine.first_step, theirs.first_step, "%s contact %d", slides[c], k);
+        }
+        fd_world_energy a = fd_world_get_energy(world), b = fd_world_get_energy(twin);
+        cr_expect_eq(a.closure_error, b.closure_error, "%s: ledger %.17g vs %.17g", slides[c], a.closure_error,
+                     b.closure_error);
+        fd_world_free(world);
+        fd_world_free(twin);
+    }
 }

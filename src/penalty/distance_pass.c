@@ -91,10 +91,7 @@ void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_pe
             double rj = radii[j];
             bool touches;
             uint8_t pair = kind[e];
-            switch (pair == FD_PAIR_NEVER ? -1 : pair >= FD_PAIR_GENERIC_SPHERES ? pair - FD_PAIR_GENERIC_SPHERES : pair) {
-            case -1:
-                touches = false; /* materials that never touch */
-                break;
+            switch (pair >= FD_PAIR_GENERIC_SPHERES ? pair - FD_PAIR_GENERIC_SPHERES : pair) {
             case FD_PAIR_SPHERE_SPHERE: {
                 fd_vec3 d = fd_v3_sub(xi, xj);
                 if (any_periodic) {
@@ -111,7 +108,9 @@ void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_pe
                 touches = fd_v3_dot(fd_v3_sub(xj, xi), world->plane_normals[i]) < rj + margin;
                 break;
             default:
-                touches = true; /* other shapes: the narrow phase decides */
+                /* other shapes: the narrow phase decides; materials that
+                 * never touch (FD_PAIR_NEVER, past the round kinds) never do */
+                touches = pair != FD_PAIR_NEVER;
                 break;
             }
             if (pair == FD_PAIR_GENERIC && touches) {

@@ -179,6 +179,16 @@ static fd_status refresh_list(fd_world* world)
 {
     fd_penalty* p = &world->penalty;
     if (!list_is_stale(world)) {
+        /* A list that stands for long (a chute flows for a thousand steps
+         * between rebuilds) sees many contacts begin, each in a slot far
+         * from its key's neighbours: once they are an eighth of the pool,
+         * pack it in key order again, so that the law pass reads the
+         * springs as a stream (a copy of every contact, every few
+         * hundred steps at most). */
+        fd_neighbor_list* list = &p->lists[p->current];
+        if (p->begun_since_packed > p->pool.used / 8 + 64 && list->row_start != NULL) {
+            fd_neighbor_list_repack(world, list); /* out of memory: it stays as it is, which works */
+        }
         return FD_OK;
     }
     int next = 1 - p->current;
@@ -210,6 +220,7 @@ static bool hand_out_slots(fd_world* world, int threads, int64_t new_total)
     if (!fd_contact_pool_reserve(pool, pool->used, world->history_stride, p->constant_stride, p->book_count)) {
         return false;
     }
+    p->begun_since_packed += new_total;
     for (int t = 0; t < threads; ++t) {
         fd_penalty_thread* th = &p->threads[t];
         if (!fd_penalty_grow((void**)&th->new_slots, &th->new_slot_capacity, th->new_count + 1,

@@ -220,6 +220,10 @@ typedef struct fd_penalty {
      * the bodies (Fang & Negrut): one matrix per body instead of rotations
      * into and out of both bodies' frames per contact. */
     bool tracks_turns;            /* some law reads them (set at prepare) */
+    /* Contacts begun since the pool was last packed in key order (at a
+     * rebuild, or by fd_neighbor_list_repack): each took a free slot
+     * anywhere, or one at the end. */
+    int64_t begun_since_packed;
     bool turns_ready;             /* body_turns holds the step of the pass in progress */
     fd_mat3* body_turns;
     int64_t body_turn_capacity;

@@ -103,6 +103,10 @@ bool fd_contact_pool_reserve(fd_contact_pool* pool, int64_t count, int history_s
 /* Builds *out from the world's current state, carrying the contacts of *old
  * (NULL at the first build); resets the rebuild test. */
 fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const fd_neighbor_list* old);
+/* Packs the pool's contacts into slots 0, 1, ... in the list's key order
+ * again, between passes (the springs and books as committed); a relabelling
+ * that changes no result. False when out of memory (the pool is unchanged). */
+bool fd_neighbor_list_repack(fd_world* world, fd_neighbor_list* list);
 size_t fd_neighbor_list_memory(const fd_neighbor_list* list);
 size_t fd_contact_pool_memory(const fd_contact_pool* pool, int history_stride, int constant_stride);
 
