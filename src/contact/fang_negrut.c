@@ -185,10 +185,10 @@ static double cap_and_switch(double* value, int count, double mode, double stati
     /* Deflections are micrometres to radians: no overflow, so no need for hypot(). */
     double magnitude = count == 2 ? sqrt(value[0] * value[0] + value[1] * value[1]) : fabs(value[0]);
     double limit = mode == 0.0 ? static_limit : kinetic_limit;
-    double ratio = limit > 0.0 ? magnitude / limit : (magnitude > 0.0 ? INFINITY : 0.0);
-    if (ratio > 1.0) {
+    if (limit > 0.0 ? magnitude > limit : magnitude > 0.0) {
+        double scale = limit > 0.0 ? limit / magnitude : 0.0; /* back onto the limit (none without one) */
         for (int k = 0; k < count; ++k) {
-            value[k] = limit > 0.0 ? value[k] / ratio : 0.0;
+            value[k] *= scale;
         }
         return 1.0; /* stick -> slip, or stays in slip */
     }
@@ -225,6 +225,9 @@ typedef struct fn_kinematics {
     fd_vec3 n, u, w;     /* contact frame at t1, common to both bodies after the counter-spin */
     fd_vec3 p_i, p_j;    /* world, in the tangent plane; p_j after the counter-spin */
     fd_vec3 along_i, along_j; /* their unit directions (zero where the point did not move) */
+    /* 1 / K_E and 1 / dt, once per contact: the limits and dashpot rates
+     * below multiply by them instead of dividing a dozen times. */
+    double inverse_stiffness, inverse_time_step;
     double psi;          /* spin angle (rad) */
 } fn_kinematics;
 
@@ -321,8 +324,8 @@ static fd_vec3 slide_kernel(const double* params, const fd_contact_input* input,
     /* Energy books: the cap takes energy out of the spring (slip). */
     fd_energy_books* books = &input->energy[FD_MECHANISM_SLIDE];
     double predicted_energy = 0.5 * stiffness * squared2(s);
-    history[H_SLIDE_MODE] = cap_and_switch(s, 2, history[H_SLIDE_MODE], mu_s * normal_force / stiffness,
-                                           mu_k * normal_force / stiffness);
+    history[H_SLIDE_MODE] = cap_and_switch(s, 2, history[H_SLIDE_MODE], mu_s * normal_force * k->inverse_stiffness,
+                                           mu_k * normal_force * k->inverse_stiffness);
     books->stored = 0.5 * stiffness * squared2(s);
     books->slip = predicted_energy - books->stored;
     *input->slip_flags |= history[H_SLIDE_MODE] == 1.0 ? 1u << FD_MECHANISM_SLIDE : 0u;
@@ -336,18 +339,18 @@ static fd_vec3 slide_kernel(const double* params, const fd_contact_input* input,
             double m_ij = pair_average(input->mass_i, input->mass_i > 0.0, input->mass_j, input->mass_j > 0.0);
             damping = 2.0 * sqrt(m_ij * stiffness); /* Eq. (1c) */
         }
-        double share = 1.0;
+        double share = 1.0, damping_rate = damping * k->inverse_time_step; /* K_D / dt */
         if (params[SLIDE_CAP_TOTAL] != 0.0) {
             /* A contact born sliding has a short spring and a dashpot load of
              * K_D v_t: without this cap the force at impact is many times mu N
              * (issue 10). The dashpot gives way; the stick/slip switch stays
              * the spring's (Sec. 3.1), so the spring may still reach mu_s N. */
             double elastic_uw[2] = {stiffness * s[0], stiffness * s[1]};
-            double damping_uw[2] = {damping / input->time_step * delta_uw[0], damping / input->time_step * delta_uw[1]};
+            double damping_uw[2] = {damping_rate * delta_uw[0], damping_rate * delta_uw[1]};
             share = damper_share(elastic_uw, damping_uw, 2, mu_s * normal_force);
         }
-        viscous = fd_v3_scale(share * damping / input->time_step, in_frame(k, delta_uw));
-        books->dashpot = share * damping * squared2(delta_uw) / input->time_step; /* K_D |dS/dt|^2 dt */
+        viscous = fd_v3_scale(share * damping_rate, in_frame(k, delta_uw));
+        books->dashpot = share * damping_rate * squared2(delta_uw); /* K_D |dS/dt|^2 dt */
     }
     if (columns != NULL) {
         column3(columns, column_index, C_SLIDE_ELASTIC, elastic);
@@ -459,8 +462,9 @@ static fd_vec3 roll_one_body(const double* roll_params, const double* slide_para
     theta_total[0] += fd_v3_dot(theta, k->u);
     theta_total[1] += fd_v3_dot(theta, k->w);
     fd_vec3 theta_mid = fd_v3_scale(0.5, fd_v3_add(theta_before, in_frame(k, theta_total)));
-    double static_limit = slide_params[SLIDE_MU_S] * normal_force * kappa_sum / (2.0 * stiffness); /* Eq. (2c) */
-    double kinetic_limit = slide_params[SLIDE_MU_K] * normal_force * kappa_sum / (2.0 * stiffness);
+    double half_curvature = 0.5 * kappa_sum * k->inverse_stiffness; /* (kappa_i + kappa_j) / (2 K_E) */
+    double static_limit = slide_params[SLIDE_MU_S] * normal_force * half_curvature; /* Eq. (2c) */
+    double kinetic_limit = slide_params[SLIDE_MU_K] * normal_force * half_curvature;
     double predicted_energy = 0.5 * k_r * squared2(theta_total);
     *mode = cap_and_switch(theta_total, 2, *mode, static_limit, kinetic_limit);
     double energy = 0.5 * k_r * squared2(theta_total);
@@ -475,7 +479,7 @@ static fd_vec3 roll_one_body(const double* roll_params, const double* slide_para
             double inertia = roll_params[ROLL_ROCKING] != 0.0 ? rocking_inertia(input, axis) : pair_inertia(input, axis);
             d_r = 2.0 * sqrt(inertia * k_r); /* Sec. 3.2, against the rocking inertia unless rocking = 0 */
         }
-        damping_rate = d_r / input->time_step;
+        damping_rate = d_r * k->inverse_time_step;
         if (slide_params[SLIDE_CAP_TOTAL] != 0.0) {
             /* As for the slide: the total torque stays within the static roll
              * limit K_R Theta^s (Eq. 2c); the damper gives way. */
@@ -556,8 +560,8 @@ static void spin_kernel(const fd_submodel* model, const double* spin_params, con
     }
     double* psi_total = history + H_PSI;
     psi_total[0] += k->psi; /* Eq. (3) */
-    double static_limit = curvature * slide_params[SLIDE_MU_S] * normal_force / stiffness;
-    double kinetic_limit = curvature * slide_params[SLIDE_MU_K] * normal_force / stiffness;
+    double static_limit = curvature * slide_params[SLIDE_MU_S] * normal_force * k->inverse_stiffness;
+    double kinetic_limit = curvature * slide_params[SLIDE_MU_K] * normal_force * k->inverse_stiffness;
     if (!isfinite(static_limit)) {
         static_limit = kinetic_limit = 0.0; /* no contact patch: no spin resistance */
     }
@@ -580,7 +584,7 @@ static void spin_kernel(const fd_submodel* model, const double* spin_params, con
         if (d_psi == DERIVED) {
             d_psi = 2.0 * sqrt(pair_inertia(input, k->n) * k_psi); /* Eq. (3d) */
         }
-        double damping_rate = d_psi / input->time_step;
+        double damping_rate = d_psi * k->inverse_time_step;
         if (slide_params[SLIDE_CAP_TOTAL] != 0.0) {
             /* As for the slide: |T_E + T_D| stays within the static limit
              * K_psi K S^S (Eq. 3b); the damper gives way. */
@@ -638,6 +642,8 @@ void fd_fang_negrut_evaluate(const fd_contact_law* law, const fd_contact_input* 
         return;
     }
     kinematics_step(input, slide_history, &k);
+    k.inverse_stiffness = 1.0 / slide_params[SLIDE_K_E];
+    k.inverse_time_step = 1.0 / input->time_step;
     if (input->spring_time_step == 0.0) {
         /* A set-up pass (fd_world_prepare, e.g. after a body was moved
          * between steps): no time has passed, so the points travelled
