@@ -103,6 +103,12 @@ enum { C_LEGACY_TORQUE = 0, LEGACY_COLUMNS = 1 };
 
 /* ---------------------------------------------------------------- helpers */
 
+/* The per-contact helpers are inlined into fd_fang_negrut_evaluate: called,
+ * each fd_vec3 argument and result went through the stack (a 24-byte struct
+ * is passed in memory), and a load of two of its doubles right after their
+ * two stores is a store-forwarding stall (a third of roll_one_body's time). */
+#define FN_INLINE static inline __attribute__((always_inline))
+
 static fd_vec3 load3(const double* h) { return fd_v3(h[0], h[1], h[2]); }
 static void store3(double* h, fd_vec3 v) { h[0] = v.x; h[1] = v.y; h[2] = v.z; }
 static void column3(double* columns, const int* index, int at, fd_vec3 v)
@@ -114,7 +120,7 @@ static void column3(double* columns, const int* index, int at, fd_vec3 v)
 
 /* App. B in closed form: the unit u of the tangent plane (normal n) that
  * maximises u0 . u + w0 . (n x u). */
-static fd_vec3 continue_frame(fd_vec3 n, fd_vec3 u0, fd_vec3 w0)
+FN_INLINE fd_vec3 continue_frame(fd_vec3 n, fd_vec3 u0, fd_vec3 w0)
 {
     fd_vec3 u = fd_v3_reject(fd_v3_add(u0, fd_v3_cross(w0, n)), n);
     double length = fd_v3_length(u);
@@ -126,7 +132,7 @@ static fd_vec3 continue_frame(fd_vec3 n, fd_vec3 u0, fd_vec3 w0)
  * point's distance from it (exact, and blind to the point's motion along the
  * normal as the overlap changes); on planes and ellipsoids the chord in the
  * tangent plane (exact on planes, Sec. 4.5 on ellipsoids). */
-static double arc_length(fd_shape_type shape, fd_vec3 centre, fd_vec3 from, fd_vec3 to, fd_vec3 normal)
+FN_INLINE double arc_length(fd_shape_type shape, fd_vec3 centre, fd_vec3 from, fd_vec3 to, fd_vec3 normal)
 {
     if (shape == FD_SHAPE_SPHERE) {
         fd_vec3 a = fd_v3_sub(from, centre), b = fd_v3_sub(to, centre);
@@ -139,7 +145,7 @@ static double arc_length(fd_shape_type shape, fd_vec3 centre, fd_vec3 from, fd_v
 /* Normal curvature of a surface along the unit tangent t (Euler's formula).
  * An umbilic surface (a sphere, a plane) curves alike in every direction:
  * its curvature, whatever its (then arbitrary) principal directions. */
-static double normal_curvature(const double curvature[2], const fd_vec3 direction[2], fd_vec3 t)
+FN_INLINE double normal_curvature(const double curvature[2], const fd_vec3 direction[2], fd_vec3 t)
 {
     if (curvature[0] == curvature[1]) {
         return curvature[0];
@@ -149,7 +155,7 @@ static double normal_curvature(const double curvature[2], const fd_vec3 directio
 }
 
 /* Moment of inertia of a dynamic body about the world unit axis. */
-static double inertia_about(const fd_body_state* state, fd_vec3 inertia, fd_vec3 axis)
+FN_INLINE double inertia_about(const fd_body_state* state, fd_vec3 inertia, fd_vec3 axis)
 {
     if (inertia.x == inertia.y && inertia.y == inertia.z) {
         return inertia.x; /* isotropic (a sphere): the same about every axis, no rotation needed */
@@ -160,7 +166,7 @@ static double inertia_about(const fd_body_state* state, fd_vec3 inertia, fd_vec3
 
 /* The paper's fictitious mass and inertia m_ij, I_ij (Eq. 1c, 3d): the average
  * of the two bodies', or the dynamic body's when the other is fixed. */
-static double pair_average(double value_i, bool dynamic_i, double value_j, bool dynamic_j)
+FN_INLINE double pair_average(double value_i, bool dynamic_i, double value_j, bool dynamic_j)
 {
     if (dynamic_i && dynamic_j) {
         return 0.5 * (value_i + value_j);
@@ -168,7 +174,7 @@ static double pair_average(double value_i, bool dynamic_i, double value_j, bool 
     return dynamic_i ? value_i : value_j;
 }
 
-static double pair_inertia(const fd_contact_input* input, fd_vec3 axis)
+FN_INLINE double pair_inertia(const fd_contact_input* input, fd_vec3 axis)
 {
     bool dynamic_i = input->mass_i > 0.0, dynamic_j = input->mass_j > 0.0;
     double inertia_i = dynamic_i ? inertia_about(input->state_i, input->inertia_i, axis) : 0.0;
@@ -180,7 +186,7 @@ static double squared2(const double* v) { return v[0] * v[0] + v[1] * v[1]; }
 
 /* The a-posteriori cap of Sec. 3.1 on a micro-deflection vector of 2
  * components (or 1), with the stick/slip switch. Returns the new mode. */
-static double cap_and_switch(double* value, int count, double mode, double static_limit, double kinetic_limit)
+FN_INLINE double cap_and_switch(double* value, int count, double mode, double static_limit, double kinetic_limit)
 {
     /* Deflections are micrometres to radians: no overflow, so no need for hypot(). */
     double magnitude = count == 2 ? sqrt(value[0] * value[0] + value[1] * value[1]) : fabs(value[0]);
@@ -202,7 +208,7 @@ static double cap_and_switch(double* value, int count, double mode, double stati
  * cap of Sec. 3.1), so the root of |e + beta d|^2 = L^2 in [0, 1] exists:
  * beta = (-e.d + sqrt((e.d)^2 + |d|^2 (L^2 - |e|^2))) / |d|^2. Components in
  * the tangent plane (2) or about the normal (1). */
-static double damper_share(const double* elastic, const double* damping, int count, double limit)
+FN_INLINE double damper_share(const double* elastic, const double* damping, int count, double limit)
 {
     double ee = 0.0, ed = 0.0, dd = 0.0;
     for (int k = 0; k < count; ++k) {
@@ -240,7 +246,7 @@ typedef struct fn_kinematics {
  * books that does not shrink with the step (about 0.1% of the energy of a
  * sphere dropped on a plane at 3% overlap). With zero overlap (a prescribed
  * normal force) both are the same point. */
-static fd_vec3 tracked_point(const fd_contact_geometry* g)
+FN_INLINE fd_vec3 tracked_point(const fd_contact_geometry* g)
 {
     return fd_v3_scale(0.5, fd_v3_add(g->point_i, g->point_j));
 }
@@ -256,12 +262,12 @@ static void kinematics_start(const fd_contact_input* input, fn_kinematics* k)
 
 /* A vector carried by a body over the step: turned by the body's rotation
  * since the last step (NULL: it did not turn, or no time has passed). */
-static fd_vec3 carried(const fd_mat3* turn, const double* stored)
+FN_INLINE fd_vec3 carried(const fd_mat3* turn, const double* stored)
 {
     return turn != NULL ? fd_mat3_apply(turn, load3(stored)) : load3(stored);
 }
 
-static void kinematics_step(const fd_contact_input* input, const double* history, fn_kinematics* k)
+FN_INLINE void kinematics_step(const fd_contact_input* input, const double* history, fn_kinematics* k)
 {
     const fd_contact_geometry* g = input->geometry;
     const fd_body_state* si = input->state_i;
@@ -295,7 +301,7 @@ static void kinematics_step(const fd_contact_input* input, const double* history
 
 /* After the step both frames coincide: store (u, w) and paint the new
  * contact point on both bodies (as arms from their centres). */
-static void kinematics_store(const fd_contact_input* input, const fn_kinematics* k, double* history)
+FN_INLINE void kinematics_store(const fd_contact_input* input, const fn_kinematics* k, double* history)
 {
     fd_vec3 point = tracked_point(input->geometry);
     store3(history + H_ARM_I, fd_v3_sub(point, input->state_i->position));
@@ -306,13 +312,13 @@ static void kinematics_store(const fd_contact_input* input, const fn_kinematics*
 
 /* ---------------------------------------------------------------- kernels */
 
-static fd_vec3 in_frame(const fn_kinematics* k, const double* components)
+FN_INLINE fd_vec3 in_frame(const fn_kinematics* k, const double* components)
 {
     return fd_v3_add(fd_v3_scale(components[0], k->u), fd_v3_scale(components[1], k->w));
 }
 
 /* Eq. (1a)-(1c) with the cap and switch of Sec. 3.1; returns the force on body i. */
-static fd_vec3 slide_kernel(const double* params, const fd_contact_input* input, double normal_force,
+FN_INLINE fd_vec3 slide_kernel(const double* params, const fd_contact_input* input, double normal_force,
                             const fn_kinematics* k, double* history, double* columns, const int* column_index)
 {
     double mu_s = params[SLIDE_MU_S], mu_k = params[SLIDE_MU_K], stiffness = params[SLIDE_K_E];
@@ -371,7 +377,7 @@ static fd_vec3 slide_kernel(const double* params, const fd_contact_input* input,
  * inertia about the centre, which is about half of critical for a sphere
  * rocking on its contact point: it overshoots past the static roll limit and
  * rolls away on an incline it should hold (issue 10; docs/models/fang-negrut.md). */
-static double rocking_inertia(const fd_contact_input* input, fd_vec3 axis)
+FN_INLINE double rocking_inertia(const fd_contact_input* input, fd_vec3 axis)
 {
     bool dynamic_i = input->mass_i > 0.0, dynamic_j = input->mass_j > 0.0;
     double rocking[2] = {0.0, 0.0};
@@ -427,7 +433,7 @@ static void book_roll_work(fd_energy_books* books, const fd_body_state* state, b
 }
 
 /* Eq. (2)-(2c) for one body: returns the roll torque on it. */
-static fd_vec3 roll_one_body(const double* roll_params, const double* slide_params, const fd_contact_input* input,
+FN_INLINE fd_vec3 roll_one_body(const double* roll_params, const double* slide_params, const fd_contact_input* input,
                              double normal_force, const fn_kinematics* k, fd_vec3 path, fd_vec3 path_direction,
                              fd_vec3 outward,
                              const double own_curvature[2], const fd_vec3 own_direction[2],
@@ -496,7 +502,7 @@ static fd_vec3 roll_one_body(const double* roll_params, const double* slide_para
     return fd_v3_add(*elastic_out, *damping_out);
 }
 
-static void roll_kernel(const double* roll_params, const double* slide_params, const fd_contact_input* input,
+FN_INLINE void roll_kernel(const double* roll_params, const double* slide_params, const fd_contact_input* input,
                         double normal_force, const fn_kinematics* k, double* history, double* columns,
                         const int* column_index, fd_contact_loads* loads)
 {
@@ -535,7 +541,7 @@ static double hertz_contact_radius(const fd_contact_input* input, double normal_
 }
 
 /* Eq. (3)-(3d), or App. C for the Hertz variant. */
-static void spin_kernel(const fd_submodel* model, const double* spin_params, const double* slide_params,
+FN_INLINE void spin_kernel(const fd_submodel* model, const double* spin_params, const double* slide_params,
                         const fd_contact_input* input, double normal_force, const fn_kinematics* k, double* history,
                         double* columns, const int* column_index, fd_contact_loads* loads)
 {
