@@ -51,16 +51,21 @@ enum { CR_MOMENT, CR_SLIP_STATE = 3, CR_E_STRAIN, CR_E_SLIP, CR_COUNT };
  * evaluation; Itasca's verification of the rrlinear ball (thrown sliding on
  * a surface: docs/validation/pfc_ball.md) depends on it, which would
  * otherwise start in stick with its shear dashpot on for one step. */
-static double pfc_cycle_time(const fd_contact_input* input)
+
+/* The per-contact helpers are inlined into their callers: called, each
+ * fd_vec3 went through the stack (a 24-byte struct is passed in memory) and
+ * was read back right after its stores (store-forwarding stalls). */
+#define PFC_INLINE static inline __attribute__((always_inline))
+PFC_INLINE double pfc_cycle_time(const fd_contact_input* input)
 {
     return input->time_step;
 }
 
-static bool no_tension_normal(double dp_mode) { return dp_mode == 1.0 || dp_mode == 3.0; }
-static bool slip_cut_shear(double dp_mode) { return dp_mode == 2.0 || dp_mode == 3.0; }
+PFC_INLINE bool no_tension_normal(double dp_mode) { return dp_mode == 1.0 || dp_mode == 3.0; }
+PFC_INLINE bool slip_cut_shear(double dp_mode) { return dp_mode == 2.0 || dp_mode == 3.0; }
 
 /* Keeps a stored vector's length and turns it into the plane normal to n. */
-static fd_vec3 into_tangent_plane(fd_vec3 stored, fd_vec3 n)
+PFC_INLINE fd_vec3 into_tangent_plane(fd_vec3 stored, fd_vec3 n)
 {
     double length = fd_v3_length(stored);
     fd_vec3 projected = fd_v3_reject(stored, n);
@@ -69,7 +74,7 @@ static fd_vec3 into_tangent_plane(fd_vec3 stored, fd_vec3 n)
 }
 
 /* Caps a vector at a magnitude; returns whether the limit holds it (Eq. 6, 8). */
-static bool cap(fd_vec3* value, double limit)
+PFC_INLINE bool cap(fd_vec3* value, double limit)
 {
     double magnitude = fd_v3_length(*value);
     if (magnitude > 0.0 && magnitude >= limit) {
@@ -79,14 +84,14 @@ static bool cap(fd_vec3* value, double limit)
     return false;
 }
 
-static double surface_gap(const double* normal_params, const fd_contact_input* input)
+PFC_INLINE double surface_gap(const double* normal_params, const fd_contact_input* input)
 {
     return -input->geometry->penetration - normal_params[N_RGAP];
 }
 
 /* Contact effective radius, Eq. (5): 1/R = 1/R1 + 1/R2, R = infinity at a
  * plane; for an ellipsoid the narrow phase's effective radius. */
-static double effective_radius(const fd_contact_input* input)
+PFC_INLINE double effective_radius(const fd_contact_input* input)
 {
     if (input->shape_i == FD_SHAPE_ELLIPSOID || input->shape_j == FD_SHAPE_ELLIPSOID) {
         return input->geometry->effective_radius;
@@ -104,7 +109,7 @@ static double effective_radius(const fd_contact_input* input)
 /* Radius of one piece at the contact for the deformability method: a ball's
  * radius, infinity for a plane (a facet), 2 / (sum of principal curvatures)
  * for an ellipsoid's surface at the point. */
-static double piece_radius(fd_shape_type shape, double radius, const double curvature[2])
+PFC_INLINE double piece_radius(fd_shape_type shape, double radius, const double curvature[2])
 {
     if (shape == FD_SHAPE_SPHERE) {
         return radius;
@@ -132,7 +137,7 @@ double fd_pfc_normal_stiffness(const double* normal_params, const fd_contact_inp
 
 /* k_s of a contact: the ks property, or k_n / kratio (kratio = 0 gives
  * k_s = 0, the manual's convention). */
-static double shear_stiffness(const double* normal_params, const double* slide_params, double kn)
+PFC_INLINE double shear_stiffness(const double* normal_params, const double* slide_params, double kn)
 {
     if (slide_params[S_KS] >= 0.0) {
         return slide_params[S_KS];
