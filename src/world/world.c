@@ -253,6 +253,21 @@ const char* fd_world_warning_at(const fd_world* world, int index)
 
 /* ---------------------------------------------------------------- materials and laws */
 
+bool fd_world_reserve_law(fd_world* world)
+{
+    if (world->law_count < world->law_capacity) {
+        return true;
+    }
+    int capacity = world->law_capacity > 0 ? 2 * world->law_capacity : 8;
+    fd_contact_law* laws = realloc(world->laws, (size_t)capacity * sizeof *laws);
+    if (laws == NULL) {
+        return false;
+    }
+    world->laws = laws;
+    world->law_capacity = capacity;
+    return true;
+}
+
 fd_material_id fd_world_create_material(fd_world* world, const fd_material_def* def)
 {
     fd_material_id null_id = {0};
@@ -389,14 +404,8 @@ fd_status fd_world_set_contact_law(fd_world* world, fd_material_id a, fd_materia
     }
     int index = world->law_table[ma * world->material_count + mb];
     if (index < 0) {
-        if (world->law_count == world->law_capacity) {
-            int capacity = world->law_capacity > 0 ? 2 * world->law_capacity : 8;
-            fd_contact_law* laws = realloc(world->laws, (size_t)capacity * sizeof *laws);
-            if (laws == NULL) {
-                return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
-            }
-            world->laws = laws;
-            world->law_capacity = capacity;
+        if (!fd_world_reserve_law(world)) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
         }
         index = world->law_count++;
     }

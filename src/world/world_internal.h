@@ -345,6 +345,8 @@ void fd_world_make_tombstone(fd_world* world, int b, uint32_t generation);
  * the checks of fd_world_remove_body: the outlets, and a checkpoint's reader
  * putting the slots back. */
 fd_status fd_world_remove_slots(fd_world* world, const int32_t* bodies, int count);
+/* Room for one more contact law in world->laws (world.c); false when out of memory. */
+bool fd_world_reserve_law(fd_world* world);
 /* Takes body b's name out of the name index (world_bodies.c). */
 void fd_world_forget_body_name(fd_world* world, int b);
 /* The name store's blocks, freed with the world; the name index's bytes

@@ -85,14 +85,8 @@ static fd_status inherit_law(fd_world* world, int a, int b, int* law_index)
     }
     law.material_a = a;
     law.material_b = b;
-    if (world->law_count == world->law_capacity) {
-        int capacity = world->law_capacity > 0 ? 2 * world->law_capacity : 8;
-        fd_contact_law* laws = realloc(world->laws, (size_t)capacity * sizeof *laws);
-        if (laws == NULL) {
-            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
-        }
-        world->laws = laws;
-        world->law_capacity = capacity;
+    if (!fd_world_reserve_law(world)) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
     }
     *law_index = world->law_count++;
     world->laws[*law_index] = law;
