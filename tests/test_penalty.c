@@ -161,21 +161,28 @@ Test(penalty, the_neighbour_skin_changes_the_cost_not_a_bit_of_the_result)
 
 Test(penalty, threads_give_the_same_bits_with_every_kernel_and_periodic_faces)
 {
-    pile_options cases[3] = {
+    pile_options cases[4] = {
         {.slide = "dsds"},                                        /* block kernel */
         {.slide = "csds", .roll_and_spin = true},                 /* scalar sphere kernel */
         {.slide = "dsds", .periodic = true},                      /* images across faces */
+        {.slide = "fang_negrut"},                                 /* generic path, bodies' turns made in parallel */
     };
-    for (int c = 0; c < 3; ++c) {
+    for (int c = 0; c < 4; ++c) {
+        /* Fang & Negrut (four times the cost of a step) over the first 1000
+         * steps and 1 against 3 threads: the impacts and the first contacts
+         * of the pile, where every tracked point is painted and carried. */
+        bool tracked = c == 3;
+        int case_steps = tracked ? 1000 : steps;
         cases[c].threads = 1;
-        pile_run serial = run_pile(&cases[c], steps);
+        pile_run serial = run_pile(&cases[c], case_steps);
+        cr_assert_gt(serial.contacts, 100, "case %d: the pile must be in contact", c);
         /* 2 and 3 threads fill the list's rows in thread order, 9 (past
          * ORDERED_FILL_THREADS in pair_search.c) through atomic counters. */
         const int thread_counts[3] = {2, 3, 9};
-        for (int k = 0; k < 3; ++k) {
+        for (int k = tracked ? 1 : 0; k < (tracked ? 2 : 3); ++k) {
             int threads = thread_counts[k];
             cases[c].threads = threads;
-            pile_run threaded = run_pile(&cases[c], steps);
+            pile_run threaded = run_pile(&cases[c], case_steps);
             cr_assert_eq(threaded.hash, serial.hash, "case %d, %d threads: %016llx vs %016llx", c, threads,
                          (unsigned long long)threaded.hash, (unsigned long long)serial.hash);
         }
