@@ -439,7 +439,8 @@ FN_INLINE fd_vec3 roll_one_body(const double* roll_params, const double* slide_p
                              const double own_curvature[2], const fd_vec3 own_direction[2],
                              const double other_curvature[2], const fd_vec3 other_direction[2],
                              const fd_body_state* own_state, bool own_dynamic, double* theta_total, double* mode,
-                             fd_vec3* elastic_out, fd_vec3* damping_out, fd_energy_books* books)
+                             fd_vec3* elastic_out, fd_vec3* damping_out, fd_energy_books* books,
+                             double cached_stiffness[2])
 {
     *elastic_out = *damping_out = fd_v3(0, 0, 0);
     /* The direction the curvatures are taken along: the path, or the stored
@@ -461,8 +462,15 @@ FN_INLINE fd_vec3 roll_one_body(const double* roll_params, const double* slide_p
         return fd_v3(0, 0, 0);
     }
     double stiffness = slide_params[SLIDE_K_E];
-    double k_r = roll_params[ROLL_K_R] == DERIVED ? 4.0 * roll_params[ROLL_ETA_R] * stiffness / (kappa_sum * kappa_sum)
-                                                  : roll_params[ROLL_K_R]; /* Eq. (2b) */
+    double k_r = roll_params[ROLL_K_R];
+    if (k_r == DERIVED) {
+        /* Eq. (2b). Two round bodies give both the same curvature sum: the
+         * second takes the first one's K_R (the same bits, one division less). */
+        k_r = kappa_sum == cached_stiffness[0] ? cached_stiffness[1]
+                                               : 4.0 * roll_params[ROLL_ETA_R] * stiffness / (kappa_sum * kappa_sum);
+        cached_stiffness[0] = kappa_sum;
+        cached_stiffness[1] = k_r;
+    }
     fd_vec3 theta = fd_v3_scale(kappa_own, path);                          /* Eq. (2) */
     fd_vec3 theta_before = in_frame(k, theta_total);
     theta_total[0] += fd_v3_dot(theta, k->u);
@@ -508,14 +516,15 @@ FN_INLINE void roll_kernel(const double* roll_params, const double* slide_params
 {
     const fd_contact_geometry* g = input->geometry;
     fd_vec3 elastic_i, damping_i, elastic_j, damping_j;
+    double cached_stiffness[2] = {NAN, NAN}; /* curvature sum and K_R of the first body */
     loads->roll_torque_i = roll_one_body(roll_params, slide_params, input, normal_force, k, k->p_i, k->along_i, fd_v3_neg(k->n),
                                          g->curvature_i, g->principal_dir_i, g->curvature_j, g->principal_dir_j,
                                          input->state_i, input->mass_i > 0.0, history + H_THETA_I, &history[H_ROLL_MODE_I], &elastic_i, &damping_i,
-                                         &input->energy[FD_MECHANISM_ROLL]);
+                                         &input->energy[FD_MECHANISM_ROLL], cached_stiffness);
     loads->roll_torque_j = roll_one_body(roll_params, slide_params, input, normal_force, k, k->p_j, k->along_j, k->n,
                                          g->curvature_j, g->principal_dir_j, g->curvature_i, g->principal_dir_i,
                                          input->state_j, input->mass_j > 0.0, history + H_THETA_J, &history[H_ROLL_MODE_J], &elastic_j, &damping_j,
-                                         &input->energy[FD_MECHANISM_ROLL]);
+                                         &input->energy[FD_MECHANISM_ROLL], cached_stiffness);
     if (columns != NULL) {
         column3(columns, column_index, C_ROLL_ELASTIC_I, elastic_i);
         column3(columns, column_index, C_ROLL_DAMPING_I, damping_i);
