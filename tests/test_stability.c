@@ -147,7 +147,7 @@ static fd_world* make_cube(double dt)
                     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
                     v[a] = 0.01 * (2.0 * (double)(seed >> 11) / 9007199254740992.0 - 1.0);
                 }
-                char name[32];
+                char name[48]; /* room for three ints, which the compiler cannot bound */
                 snprintf(name, sizeof name, "g%d%d%d", i, j, k);
                 add_sphere(world, glass, name, r, fd_v3((2 * i - 3) * r, (2 * j - 3) * r, r + 2 * k * r),
                            fd_v3(v[0], v[1], v[2]));
