@@ -307,6 +307,10 @@ Test(lammps_import, what_fricdem_cannot_move_as_lammps_does_is_refused)
     expect_failure(HEADER "create_atoms 1 single 0.05 0.05 0.05\ncreate_atoms 2 single 0.02 0.02 0.02\n"
                           "group one type 1\n" ONE_LAW "fix 1 one nve/sphere\n",
                    "atom 2 is neither integrated (fix nve/sphere or nve) nor frozen");
+    /* A type the box does not have. */
+    expect_failure(HEADER "create_atoms 1 single 0.05 0.05 0.05\n" ONE_LAW
+                          "fix 1 all nve/sphere\nneigh_modify exclude type 1 3\n",
+                   "neigh_modify exclude type 1 3: the box has types 1 to 2");
     /* An exclusion by group that splits a type cannot be one by material. */
     expect_failure(HEADER "create_atoms 1 single 0.05 0.05 0.05\ncreate_atoms 1 single 0.02 0.02 0.02\n" ONE_LAW
                           "fix 1 all nve/sphere\ngroup first id 1\nneigh_modify exclude group first all\n",

@@ -80,10 +80,12 @@ static fd_status resolve_excludes(const lmp_import* import, bool* excluded)
     for (int e = 0; e < import->exclude_count; ++e) {
         const lmp_exclude* exclude = &import->excludes[e];
         if (exclude->by_type) {
-            if (exclude->a >= 1 && exclude->a <= n && exclude->b >= 1 && exclude->b <= n) {
-                excluded[(exclude->a - 1) * n + (exclude->b - 1)] = true;
-                excluded[(exclude->b - 1) * n + (exclude->a - 1)] = true;
+            if (exclude->a < 1 || exclude->a > n || exclude->b < 1 || exclude->b > n) {
+                return fd_fail(FD_ERR_INVALID_ARGUMENT, "%s: neigh_modify exclude type %d %d: the box has types 1 to %d",
+                               import->options->deck, exclude->a, exclude->b, n);
             }
+            excluded[(exclude->a - 1) * n + (exclude->b - 1)] = true;
+            excluded[(exclude->b - 1) * n + (exclude->a - 1)] = true;
             continue;
         }
         /* Per type: atoms in G1 (bit 0) and not (bit 1), likewise G2 (bits 2, 3). */
