@@ -204,24 +204,26 @@ size_t fd_format_g17(double value, char* text)
         n = 10000000000000000ull;
         ++X;
     }
-    char digits[17];
+    /* The digits padded with zeros to 32 bytes: the copies below are of a
+     * fixed length (inlined moves, no library call), with the position then
+     * advanced by what counts; text has room for the overshoot
+     * (FD_NUMBER_TEXT_MAX). */
+    char digits[32];
     seventeen_digits(n, digits);
+    memset(digits + 17, '0', 15);
     int last = 16; /* %g drops trailing zeros */
     while (last > 0 && digits[last] == '0') {
         --last;
     }
 
     char* out = text;
-    if (value < 0.0) {
-        *out++ = '-';
-    }
+    out[0] = '-';
+    out += value < 0.0;
     if (X < -4 || X >= 17) {
-        *out++ = digits[0];
-        if (last > 0) {
-            *out++ = '.';
-            memcpy(out, digits + 1, (size_t)last);
-            out += last;
-        }
+        out[0] = digits[0];
+        out[1] = '.';
+        memcpy(out + 2, digits + 1, 16);
+        out += last > 0 ? last + 2 : 1;
         *out++ = 'e';
         *out++ = X < 0 ? '-' : '+';
         int magnitude = X < 0 ? -X : X;
@@ -232,20 +234,17 @@ size_t fd_format_g17(double value, char* text)
         *out++ = digit_pairs[2 * magnitude];
         *out++ = digit_pairs[2 * magnitude + 1];
     } else if (X >= 0) {
-        memcpy(out, digits, (size_t)X + 1);
+        memcpy(out, digits, 17);
         out += X + 1;
         if (last > X) {
-            *out++ = '.';
-            memcpy(out, digits + X + 1, (size_t)(last - X));
-            out += last - X;
+            *out = '.';
+            memcpy(out + 1, digits + X + 1, 16);
+            out += last - X + 1;
         }
     } else {
-        *out++ = '0';
-        *out++ = '.';
-        for (int k = -1; k > X; --k) {
-            *out++ = '0';
-        }
-        memcpy(out, digits, (size_t)last + 1);
+        memcpy(out, "0.0000", 6); /* "0." and the -X - 1 zeros after the point */
+        out += 1 - X;
+        memcpy(out, digits, 17);
         out += last + 1;
     }
     *out = '\0';

@@ -44,9 +44,10 @@ static inline uint64_t fd_eight_digits(uint32_t v)
 #endif
 
 /* Longest text either function writes, with its terminating NUL. */
-#define FD_NUMBER_TEXT_MAX 32
+#define FD_NUMBER_TEXT_MAX 40 /* the longest %.17g (24 bytes and the NUL) and fd_format_g17's fixed-length copies */
 
-/* printf("%.17g", value) into text (FD_NUMBER_TEXT_MAX bytes); returns the length. */
+/* printf("%.17g", value) into text (FD_NUMBER_TEXT_MAX bytes: it may write
+ * scratch past the text's end within them); returns the length. */
 size_t fd_format_g17(double value, char* text);
 /* printf("%lld", value) into text; returns the length. */
 size_t fd_format_integer(int64_t value, char* text);
