@@ -198,7 +198,6 @@ FN_INLINE double cap_and_switch(double* value, int count, double mode, double st
         }
         return 1.0; /* stick -> slip, or stays in slip */
     }
-    (void)mode;
     return 0.0; /* within its limit: stays in stick, or slip -> stick below the kinetic cap */
 }
 
@@ -231,6 +230,7 @@ typedef struct fn_kinematics {
     fd_vec3 n, u, w;     /* contact frame at t1, common to both bodies after the counter-spin */
     fd_vec3 p_i, p_j;    /* world, in the tangent plane; p_j after the counter-spin */
     fd_vec3 along_i, along_j; /* their unit directions (zero where the point did not move) */
+    fd_vec3 point;       /* the tracked point at t1, painted for the next step */
     /* 1 / K_E and 1 / dt, once per contact: the limits and dashpot rates
      * below multiply by them instead of dividing a dozen times. */
     double inverse_stiffness, inverse_time_step;
@@ -254,6 +254,7 @@ FN_INLINE fd_vec3 tracked_point(const fd_contact_geometry* g)
 static void kinematics_start(const fd_contact_input* input, fn_kinematics* k)
 {
     k->n = input->geometry->normal;
+    k->point = tracked_point(input->geometry);
     k->u = fd_v3_any_orthogonal(k->n); /* arbitrary at the onset (Sec. 2.2) */
     k->w = fd_v3_cross(k->n, k->u);
     k->p_i = k->p_j = k->along_i = k->along_j = fd_v3(0, 0, 0);
@@ -288,7 +289,7 @@ FN_INLINE void kinematics_step(const fd_contact_input* input, const double* hist
     /* Painted points carried to t1, and the paths p_i, p_bar_j (Sec. 3.1, Fig. 2). */
     fd_vec3 painted_i = fd_v3_add(si->position, carried(input->turn_i, history + H_ARM_I));
     fd_vec3 painted_j = fd_v3_add(sj->position, carried(input->turn_j, history + H_ARM_J));
-    fd_vec3 point = tracked_point(g);
+    fd_vec3 point = k->point = tracked_point(g);
     fd_vec3 path_i = fd_v3_normalize(fd_v3_reject(fd_v3_sub(point, painted_i), n));
     fd_vec3 path_j = fd_v3_normalize(fd_v3_reject(fd_v3_sub(point, painted_j), n));
     k->along_i = path_i;
@@ -303,9 +304,8 @@ FN_INLINE void kinematics_step(const fd_contact_input* input, const double* hist
  * contact point on both bodies (as arms from their centres). */
 FN_INLINE void kinematics_store(const fd_contact_input* input, const fn_kinematics* k, double* history)
 {
-    fd_vec3 point = tracked_point(input->geometry);
-    store3(history + H_ARM_I, fd_v3_sub(point, input->state_i->position));
-    store3(history + H_ARM_J, fd_v3_sub(point, input->state_j->position));
+    store3(history + H_ARM_I, fd_v3_sub(k->point, input->state_i->position));
+    store3(history + H_ARM_J, fd_v3_sub(k->point, input->state_j->position));
     store3(history + H_U, k->u);
     store3(history + H_W, k->w);
 }
