@@ -186,17 +186,11 @@ static bool compact_pool(fd_world* world, fd_neighbor_list* list)
     pool->free_capacity = free_capacity;
     world->penalty.spare_pool = *pool;
     *pool = packed;
-    return true;
-}
-
-bool fd_neighbor_list_repack(fd_world* world, fd_neighbor_list* list)
-{
-    if (!compact_pool(world, list)) {
-        return false;
-    }
     world->penalty.begun_since_packed = 0;
     return true;
 }
+
+bool fd_neighbor_list_repack(fd_world* world, fd_neighbor_list* list) { return compact_pool(world, list); }
 
 bool fd_law_has_sphere_kernel(const fd_contact_law* law)
 {
@@ -411,7 +405,6 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
     if (!balance_threads(world, out, world->def.thread_count) || !compact_pool(world, out)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the neighbour list");
     }
-    penalty->begun_since_packed = 0;
     /* The rebuild test measures displacements from here. */
     if (!reserve_references(penalty, n)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the neighbour list");
