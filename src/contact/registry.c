@@ -134,7 +134,10 @@ fd_status fd_contact_law_resolve(fd_contact_law* law, const fd_contact_law_def* 
     for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
         const fd_submodel_def* sub = &def->submodel[m];
         const char* mechanism = fd_mechanism_name((fd_mechanism)m);
-        if (is_none(sub->model) && !(m == FD_MECHANISM_NORMAL && sub->model != NULL && strcmp(sub->model, "none") == 0)) {
+        /* "none" is a normal model of its own (materials that never touch):
+         * only a missing name leaves the normal mechanism out. */
+        bool absent = m == FD_MECHANISM_NORMAL ? sub->model == NULL || sub->model[0] == '\0' : is_none(sub->model);
+        if (absent) {
             if (m == FD_MECHANISM_NORMAL) {
                 char names[512];
                 list_models(FD_MECHANISM_NORMAL, names, sizeof names);
