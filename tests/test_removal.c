@@ -591,7 +591,7 @@ static void assert_same_world(const fd_world* a, const fd_world* b, const char* 
     for (int s = 0; s < a->body_count; ++s) {
         cr_assert_eq(a->is_removed[s], b->is_removed[s], "%s: slot %d", label, s);
         cr_assert_eq(a->generations[s], b->generations[s], "%s: generation of slot %d", label, s);
-        cr_assert_str_eq(a->colds[s].name, b->colds[s].name, "%s: slot %d", label, s);
+        cr_assert_str_eq(a->body_names[s], b->body_names[s], "%s: slot %d", label, s);
     }
     cr_assert_eq(a->free_slot_count, b->free_slot_count, "%s", label);
     cr_assert(a->free_slot_count == 0 ||

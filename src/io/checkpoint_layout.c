@@ -196,7 +196,7 @@ void fd_checkpoint_identity_of(const fd_world* world, int b, fd_checkpoint_ident
     id->inertia[b] = world->masses[b].inertia;
     id->locks[2 * b] = world->masses[b].lock_translation;
     id->locks[2 * b + 1] = world->masses[b].lock_rotation;
-    id->names[b] = cold->name;
+    id->names[b] = world->body_names[b];
 }
 
 void fd_checkpoint_rows_free(fd_checkpoint_rows* r)

@@ -55,8 +55,8 @@ static bool reserve_set(fd_contact_set* set, int count, int history_stride, int 
 
 const char* fd_world_body_label(const fd_world* world, int body, char* text, size_t size)
 {
-    if (world->colds[body].name[0] != '\0') {
-        snprintf(text, size, "'%s' (#%d)", world->colds[body].name, body);
+    if (world->body_names[body][0] != '\0') {
+        snprintf(text, size, "'%s' (#%d)", world->body_names[body], body);
     } else {
         snprintf(text, size, "#%d", body);
     }

@@ -205,10 +205,10 @@ static fd_status check_def(const fd_world* world, const fd_inlet_def* def, doubl
                        def->max_attempts);
     }
     for (int b = 0; b < world->body_count; ++b) {
-        if (is_sphere_name(world->colds[b].name, name)) {
+        if (is_sphere_name(world->body_names[b], name)) {
             return fd_fail(FD_ERR_INVALID_ARGUMENT,
                            "inlet '%s': body '%s' has a name of the form the inlet gives its spheres ('%s.<k>')",
-                           name, world->colds[b].name, name);
+                           name, world->body_names[b], name);
         }
     }
     return FD_OK;

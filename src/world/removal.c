@@ -75,7 +75,7 @@ void fd_world_claim_slot(fd_world* world, int b)
 void fd_world_make_tombstone(fd_world* world, int b, uint32_t generation)
 {
     fd_body_cold* cold = &world->colds[b];
-    cold->name = no_name;
+    world->body_names[b] = no_name;
     cold->type = FD_BODY_STATIC;
     cold->material = 0;
     cold->mass = 0.0;

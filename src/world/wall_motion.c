@@ -88,7 +88,7 @@ fd_status fd_world_set_wall_motion(fd_world* world, fd_body_id id, const fd_wall
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_world_set_wall_motion: invalid body handle");
     }
     int b = (int)id.index1 - 1;
-    const char* name = world->colds[b].name;
+    const char* name = world->body_names[b];
     if (world->colds[b].type != FD_BODY_STATIC) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
                        "body '%s': only a static body (a wall) takes a prescribed motion; a dynamic body moves by its "
@@ -116,7 +116,7 @@ fd_status fd_world_set_wall_motion(fd_world* world, fd_body_id id, const fd_wall
     if (world->colds[b].wall_group != b) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
                        "body '%s' is part of the wall '%s': set the motion on the wall (its parts share one pose)",
-                       name, world->colds[world->colds[b].wall_group].name);
+                       name, world->body_names[world->colds[b].wall_group]);
     }
     /* Every part of the wall (a drum's shell and caps, a mesh's patches:
      * contiguous after the first, fd_world_create_wall) takes the motion. */

@@ -194,6 +194,7 @@ void fd_world_free(fd_world* world)
     free(world->free_slots);
     fd_staggered_free(world->is_removed);
     fd_staggered_free(world->generations);
+    fd_staggered_free(world->body_names);
     free(world->name_slots);
     fd_staggered_free(world->position);
     fd_staggered_free(world->orientation);
@@ -686,7 +687,8 @@ fd_world_profile fd_world_get_profile(const fd_world* world)
 size_t fd_world_bytes_per_body(void)
 {
     return 2 * sizeof(fd_body_state) + 4 * sizeof(fd_vec3) + sizeof(fd_body_mass) + sizeof(fd_body_cold) +
-           sizeof(fd_body_motion) + sizeof(double) + 3 * sizeof(bool) + sizeof(fd_vec3) + sizeof(double);
+           sizeof(fd_body_motion) + sizeof(double) + 3 * sizeof(bool) + sizeof(fd_vec3) + sizeof(double) +
+           sizeof(uint32_t) + sizeof(char*);
 }
 
 fd_world_memory fd_world_get_memory(const fd_world* world)
@@ -696,7 +698,7 @@ fd_world_memory fd_world_get_memory(const fd_world* world)
     size_t per_body = fd_world_bytes_per_body();
     memory.bodies = capacity * per_body + fd_world_name_slot_bytes(world);
     for (int b = 0; b < world->body_count; ++b) {
-        memory.bodies += strlen(world->colds[b].name) + 1;
+        memory.bodies += strlen(world->body_names[b]) + 1;
     }
     size_t pipeline = fd_penalty_memory(world);
     const fd_penalty* p = &world->penalty;

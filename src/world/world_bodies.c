@@ -98,7 +98,7 @@ static int find_body_index(const fd_world* world, const char* name)
         if (entry.body < 0) {
             return -1;
         }
-        if (entry.hash == (uint32_t)(hash >> 32) && strcmp(world->colds[entry.body].name, name) == 0) {
+        if (entry.hash == (uint32_t)(hash >> 32) && strcmp(world->body_names[entry.body], name) == 0) {
             return entry.body;
         }
     }
@@ -117,7 +117,7 @@ static void insert_name_slot(struct fd_name_slot* slots, int slot_count, const c
 
 static bool add_body_name(fd_world* world, int body)
 {
-    const char* name = world->colds[body].name;
+    const char* name = world->body_names[body];
     if (name[0] == '\0') {
         return true;
     }
@@ -131,8 +131,8 @@ static bool add_body_name(fd_world* world, int body)
             slots[k] = (struct fd_name_slot){-1, 0};
         }
         for (int b = 0; b < world->body_count; ++b) { /* body may be a removed body's slot, below the others */
-            if (b != body && world->colds[b].name[0] != '\0') {
-                insert_name_slot(slots, slot_count, world->colds[b].name, b);
+            if (b != body && world->body_names[b][0] != '\0') {
+                insert_name_slot(slots, slot_count, world->body_names[b], b);
             }
         }
         free(world->name_slots);
@@ -150,7 +150,7 @@ static bool add_body_name(fd_world* world, int body)
  * as short as if the name had never been there. */
 void fd_world_forget_body_name(fd_world* world, int body)
 {
-    const char* name = world->colds[body].name;
+    const char* name = world->body_names[body];
     if (name[0] == '\0' || world->name_slot_count == 0) {
         return;
     }
@@ -164,7 +164,7 @@ void fd_world_forget_body_name(fd_world* world, int body)
         hole = (hole + 1) & mask;
     }
     for (uint32_t next = (hole + 1) & mask; slots[next].body >= 0; next = (next + 1) & mask) {
-        uint32_t home = (uint32_t)name_hash(world->colds[slots[next].body].name) & mask;
+        uint32_t home = (uint32_t)name_hash(world->body_names[slots[next].body]) & mask;
         /* It may fill the hole unless its home lies cyclically in (hole, next]. */
         bool stays = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next);
         if (!stays) {
@@ -213,6 +213,7 @@ static bool resize_bodies(fd_world* world, int capacity)
     FD_GROW(lock_work);
     FD_GROW(is_removed);
     FD_GROW(generations);
+    FD_GROW(body_names);
 #undef FD_GROW
     world->body_capacity = capacity;
     return true;
@@ -361,8 +362,8 @@ static fd_body_id create_body_in(fd_world* world, const fd_body_def* def, int b,
     fd_body_mass* mass = &world->masses[b];
     memset(cold, 0, sizeof *cold);
     memset(mass, 0, sizeof *mass);
-    cold->name = store_name(world, def->name);
-    if (cold->name == NULL) {
+    world->body_names[b] = store_name(world, def->name);
+    if (world->body_names[b] == NULL) {
         fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding body '%s'", label);
         return null_id;
     }
@@ -521,13 +522,13 @@ fd_status fd_body_set_state(fd_world* world, fd_body_id id, const fd_body_state*
     }
     int b = id.index1 - 1;
     if (world->colds[b].type == FD_BODY_STATIC) {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s' is static", world->colds[b].name);
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s' is static", world->body_names[b]);
     }
     if (!fd_v3_is_finite(state->position) || !fd_v3_is_finite(state->velocity) ||
         !fd_v3_is_finite(state->angular_velocity) || !fd_quat_is_finite(state->orientation) ||
         fabs(fd_quat_norm(state->orientation) - 1.0) > 1e-6) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "body '%s': state must be finite with a unit quaternion",
-                       world->colds[b].name);
+                       world->body_names[b]);
     }
     double before = body_mechanical_energy(world, b);
     fd_world_put_state(world, b, state);
@@ -543,7 +544,7 @@ fd_status fd_body_set_state(fd_world* world, fd_body_id id, const fd_body_state*
 
 const char* fd_body_get_name(const fd_world* world, fd_body_id id)
 {
-    return fd_body_is_valid(world, id) ? world->colds[id.index1 - 1].name : "";
+    return fd_body_is_valid(world, id) ? world->body_names[id.index1 - 1] : "";
 }
 
 fd_body_info fd_body_get_info(const fd_world* world, fd_body_id id)
@@ -556,7 +557,7 @@ fd_body_info fd_body_get_info(const fd_world* world, fd_body_id id)
         return info;
     }
     int b = id.index1 - 1;
-    info.name = world->colds[b].name;
+    info.name = world->body_names[b];
     info.type = world->colds[b].type;
     const fd_shape* shape = &world->colds[b].shape;
     info.shape = (fd_shape_def){.type = shape->type,

@@ -70,7 +70,6 @@ typedef struct fd_body_motion {
 } fd_body_motion;
 
 typedef struct fd_body_cold {
-    char* name;                   /* never NULL ("" when unnamed) */
     fd_body_type type;
     fd_shape shape;
     int material;
@@ -265,6 +264,8 @@ struct fd_world {
      * tombstones (is_removed), handed out again last removed first */
     bool* is_removed;             /* per body */
     uint32_t* generations;        /* per slot: its body's generation (fd_body_id), hot for the outputs' handles */
+    char** body_names;            /* per slot: its body's name, never NULL ("" when unnamed); not in the cold
+                                   * record because every contact row of the outputs reads two at random */
     int32_t* free_slots;          /* a stack: the next body takes free_slots[free_slot_count - 1] */
     int free_slot_count, free_slot_capacity;
     int64_t removed_count;        /* bodies removed so far */
