@@ -44,8 +44,10 @@ static void assert_file_is(const char* path, const char* expected, size_t length
 /* Rows of random length appended and flushed at random points, from a few
  * bytes to 1.5 MiB at a time (so both small cached flushes and large ones
  * that may go direct), the file compared with what was appended after
- * every flush. Returns the file's counters. */
-static fd_block_file write_and_compare(fd_direct_io mode, uint64_t seed)
+ * every flush. With `behind`, large blocks are written behind instead and
+ * the file compared after every fifth flush and at the end. Returns the
+ * file's counters. */
+static fd_block_file write_and_compare(fd_direct_io mode, uint64_t seed, bool behind)
 {
     const char* path = temp_path("rows.csv");
     fd_block_file file;
@@ -68,6 +70,11 @@ static fd_block_file write_and_compare(fd_direct_io mode, uint64_t seed)
             memcpy(expected + length, row, (size_t)row_length);
             length += (size_t)row_length;
             added += (size_t)row_length;
+        }
+        if (behind && flush % 5 != 4) {
+            cr_assert(fd_block_file_write_behind(&file));
+            cr_assert_eq(fd_block_file_size(&file), (int64_t)length);
+            continue;
         }
         cr_assert(fd_block_file_flush(&file));
         cr_assert_eq(fd_block_file_size(&file), (int64_t)length);
@@ -96,18 +103,18 @@ Test(block_file, every_flush_leaves_exactly_the_bytes_appended_whichever_way)
 {
     const fd_direct_io modes[] = {FD_DIRECT_IO_NEVER, FD_DIRECT_IO_ALWAYS, FD_DIRECT_IO_AUTO};
     const bool direct = direct_supported();
-    for (int m = 0; m < 3; ++m) {
-        fd_block_file counters = write_and_compare(modes[m], 0x9E3779B97F4A7C15ull + (uint64_t)m);
-        if (modes[m] == FD_DIRECT_IO_NEVER || !direct) {
+    for (int m = 0; m < 6; ++m) {
+        fd_block_file counters = write_and_compare(modes[m % 3], 0x9E3779B97F4A7C15ull + (uint64_t)m, m >= 3);
+        if (modes[m % 3] == FD_DIRECT_IO_NEVER || !direct) {
             cr_assert_eq(counters.direct_bytes, 0, "mode %d wrote directly", m);
         }
-        if (modes[m] == FD_DIRECT_IO_ALWAYS && direct) {
+        if (modes[m % 3] == FD_DIRECT_IO_ALWAYS && direct) {
             /* Large flushes went direct (rewriting each partial block and
              * padding the last), the small ones through the cache. */
             cr_assert_gt(counters.direct_bytes, 0);
             cr_assert_gt(counters.cached_bytes, 0);
         }
-        if (modes[m] == FD_DIRECT_IO_AUTO && direct) {
+        if (modes[m % 3] == FD_DIRECT_IO_AUTO && direct) {
             /* It measures each way before choosing. */
             cr_assert_gt(counters.own_rates.seconds_per_byte[0], 0.0);
             cr_assert_gt(counters.own_rates.seconds_per_byte[1], 0.0);
@@ -163,6 +170,27 @@ Test(block_file, auto_writes_the_way_measured_faster_and_tries_the_other_now_and
     struct stat info;
     cr_assert_eq(stat(temp_path("auto.csv"), &info), 0);
     cr_assert_eq(info.st_size, 130 * 512 * 1024);
+}
+
+/* A write behind that fails (a device with no space left) is reported by
+ * the next call that waits for it, with its errno. */
+Test(block_file, a_failed_write_behind_is_reported_by_the_next_flush)
+{
+    fd_block_file file;
+    if (!fd_block_file_open(&file, "/dev/full", FD_DIRECT_IO_NEVER, NULL)) {
+        cr_skip_test("/dev/full cannot be opened here");
+    }
+    char row[1024];
+    memset(row, 'a', sizeof row);
+    for (int i = 0; i < 512; ++i) {
+        fd_text_append(&file.text, row, sizeof row);
+    }
+    bool accepted = fd_block_file_write_behind(&file);
+    if (accepted) {
+        cr_assert_not(fd_block_file_flush(&file), "the failed write behind went unnoticed");
+    }
+    cr_assert_eq(errno, ENOSPC, "errno %d", errno);
+    cr_assert_not(fd_block_file_close(&file));
 }
 
 Test(block_file, a_file_that_cannot_be_created_is_an_error_with_errno)

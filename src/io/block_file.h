@@ -18,7 +18,13 @@
  * writes it again with the next flush, and pads a flush's last block with
  * newlines that an ftruncate removes at once: a process stopped between the
  * two leaves blank lines after the last whole row, never a half row
- * (docs/guarantees.md). */
+ * (docs/guarantees.md).
+ *
+ * A large block can also be written behind (fd_block_file_write_behind): a
+ * thread of the file's own sends it while the caller formats the next one,
+ * so that a frame costs its formatting, not its formatting plus the
+ * device's time. The file is exactly the bytes appended after the next
+ * fd_block_file_flush or fd_block_file_close, which wait for it. */
 #ifndef FD_IO_BLOCK_FILE_H
 #define FD_IO_BLOCK_FILE_H
 
@@ -53,6 +59,8 @@ double fd_write_clock(void);
  * or be interrupted); false with errno set on an error. */
 bool fd_write_all(int descriptor, const void* data, size_t length, int64_t offset);
 
+struct fd_block_writer; /* block_file.c: the thread that writes behind, and its job */
+
 typedef struct fd_block_file {
     int descriptor;
     fd_text text;           /* the file's bytes from block_start on; append to it, then flush */
@@ -65,15 +73,27 @@ typedef struct fd_block_file {
     fd_write_rates own_rates;
     int64_t direct_bytes;   /* bytes sent by direct writes (padding included), for tests and the summary */
     int64_t cached_bytes;   /* bytes sent through the page cache */
+    fd_text spare;          /* the other buffer: the text being written behind, or idle */
+    int write_error;        /* errno of the first write that failed (0: none); every later call fails with it */
+    struct fd_block_writer* behind; /* started by the first large write behind; NULL before */
 } fd_block_file;
 
 /* Creates (or truncates) path. rates may be NULL (the file keeps its own).
  * False with errno set when the file cannot be opened. */
 bool fd_block_file_open(fd_block_file* file, const char* path, fd_direct_io mode, fd_write_rates* rates);
-/* Writes what was appended since the last flush; afterwards the file is
- * exactly every byte appended so far. False with errno set on a write error,
- * or with file->text.failed after an out-of-memory append. */
+/* Writes what was appended since the last flush (after waiting for a write
+ * behind); afterwards the file is exactly every byte appended so far. False
+ * with errno set on a write error, this one's or an earlier one's (a file
+ * that lost bytes stays failed), or with file->text.failed after an
+ * out-of-memory append. */
 bool fd_block_file_flush(fd_block_file* file);
+/* Starts writing what was appended since the last flush and returns at
+ * once when it is a large block (DIRECT_MIN_BYTES in block_file.c; a
+ * smaller one is written here, as by fd_block_file_flush). The write behind
+ * before it is waited for first: false with errno set when that one failed
+ * (or after an out-of-memory append). Every byte is in the file after the
+ * next fd_block_file_flush or fd_block_file_close. */
+bool fd_block_file_write_behind(fd_block_file* file);
 /* Bytes appended so far (the file's length after the next flush). */
 int64_t fd_block_file_size(const fd_block_file* file);
 /* Bytes appended since the last flush. */

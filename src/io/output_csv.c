@@ -194,9 +194,10 @@ static void row_prefix(char* prefix, double time, int64_t step)
 
 /* Rows are formatted into the file's text buffer and written in blocks
  * of about a megabyte (number_format.h: ~5x faster than fprintf), directly
- * or through the page cache (block_file.h). Called after each whole row, so
- * every block ends at a row's end; `last` writes what is left of an output
- * time's rows. */
+ * or through the page cache (block_file.h), behind the formatting of the
+ * next block. Called after each whole row, so every block ends at a row's
+ * end; `last` writes what is left of an output time's rows and waits until
+ * the file holds them all. */
 enum { CSV_BLOCK_BYTES = 1 << 20 };
 
 static fd_status flush_rows(csv_file* file, bool last)
@@ -205,7 +206,7 @@ static fd_status flush_rows(csv_file* file, bool last)
     if (fd_block_file_pending(block) < CSV_BLOCK_BYTES && !last) {
         return FD_OK;
     }
-    if (!fd_block_file_flush(block)) {
+    if (!(last ? fd_block_file_flush(block) : fd_block_file_write_behind(block))) {
         return block->text.failed ? fd_fail(FD_ERR_OUT_OF_MEMORY, "output: out of memory writing %s", file->name)
                                   : fd_fail(FD_ERR_IO, "output: writing %s failed: %s", file->name, strerror(errno));
     }

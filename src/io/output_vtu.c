@@ -80,10 +80,11 @@ static void text_printf(fd_text* text, const char* format, ...)
     fd_text_append(text, line, length < 0 ? 0 : (size_t)length < sizeof line ? (size_t)length : sizeof line - 1);
 }
 
-/* Writes what is buffered once a block's worth is there; false on a write error. */
+/* Writes what is buffered once a block's worth is there, behind the next
+ * block's formatting (closing the file waits); false on a write error. */
 static bool flush_block(fd_block_file* file)
 {
-    return fd_block_file_pending(file) < VTU_BLOCK_BYTES || fd_block_file_flush(file);
+    return fd_block_file_pending(file) < VTU_BLOCK_BYTES || fd_block_file_write_behind(file);
 }
 
 static void write_array_header(fd_text* text, const vtu_array* array, bool ascii, uint64_t offset)
