@@ -91,6 +91,40 @@ Test(number_format, g17_is_printf_on_exact_ties_and_binary_fractions)
     }
 }
 
+/* The sixteen digits after the first are made in groups of four (SSE2
+ * lanes, or halves of fd_eight_digits' words), each group by its own
+ * arithmetic: values whose digits are random until every 4-digit value has
+ * been seen in each of the four places (about 10^5 values, with a
+ * probability of missing one below 10^-30 at the bound below) all give
+ * printf's text. */
+Test(number_format, g17_is_printf_for_every_four_digit_group_in_every_place)
+{
+    static bool seen[4][10000];
+    int missing = 4 * 10000;
+    uint64_t state = 0x2545F4914F6CDD1Dull;
+    for (int i = 0; i < 2000000 && missing > 0; ++i) {
+        double mantissa = 1.0 + ldexp((double)(next_random(&state) >> 11), -53) * 9.0;
+        int decade = (int)(next_random(&state) % 31) - 15;
+        double value = mantissa * pow(10.0, decade);
+        assert_as_printf(value);
+        char text[64], digits[17];
+        snprintf(text, sizeof text, "%.16e", value); /* the 17 digits, d.dddddddddddddddde... */
+        digits[0] = text[0];
+        memcpy(digits + 1, text + 2, 16);
+        for (int place = 0; place < 4; ++place) {
+            int group = 0;
+            for (int k = 0; k < 4; ++k) {
+                group = 10 * group + (digits[1 + 4 * place + k] - '0');
+            }
+            if (!seen[place][group]) {
+                seen[place][group] = true;
+                --missing;
+            }
+        }
+    }
+    cr_assert_eq(missing, 0, "%d (place, group) pairs never seen", missing);
+}
+
 #ifdef FD_EIGHT_DIGITS
 Test(number_format, eight_digits_are_printf_in_every_lane)
 {
@@ -112,10 +146,14 @@ Test(number_format, eight_digits_are_printf_in_every_lane)
 
 Test(number_format, integers_are_printf)
 {
-    const int64_t edges[] = {0, 1, -1, 9, 10, -10, 99, 100, INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN};
+    /* Below 10^8 positive values take the word of eight digits. */
+    const int64_t edges[] = {0,        1,         -1,        9,         10,        -10,       99,
+                             100,      10000000,  99999999,  100000000, 12345678,  INT32_MAX, INT32_MIN,
+                             INT64_MAX, INT64_MIN};
+    const int edge_count = (int)(sizeof edges / sizeof edges[0]);
     uint64_t state = 1234567;
     for (int i = 0; i < 200000; ++i) {
-        int64_t value = i < 12 ? edges[i] : (int64_t)next_random(&state) >> (next_random(&state) % 64);
+        int64_t value = i < edge_count ? edges[i] : (int64_t)next_random(&state) >> (next_random(&state) % 64);
         char fast[FD_NUMBER_TEXT_MAX], expected[32];
         size_t length = fd_format_integer(value, fast);
         snprintf(expected, sizeof expected, "%lld", (long long)value);

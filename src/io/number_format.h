@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define FD_EIGHT_DIGITS 1
@@ -49,6 +50,19 @@ static inline uint64_t fd_eight_digits(uint32_t v)
 /* printf("%.17g", value) into text (FD_NUMBER_TEXT_MAX bytes: it may write
  * scratch past the text's end within them); returns the length. */
 size_t fd_format_g17(double value, char* text);
+/* printf("%.17g", value) at out, which has FD_NUMBER_TEXT_MAX bytes of
+ * room, without a terminating NUL; returns the end. Zero (most of an
+ * output row's numbers: mechanisms and books a law lacks) inline. */
+static inline char* fd_put_g17(char* out, double value)
+{
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    if (bits == 0) {
+        *out = '0';
+        return out + 1;
+    }
+    return out + fd_format_g17(value, out);
+}
 /* printf("%lld", value) into text; returns the length. */
 size_t fd_format_integer(int64_t value, char* text);
 /* The double a decimal number field [text, end) spells, bitwise what strtod

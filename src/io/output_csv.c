@@ -132,6 +132,33 @@ static void text_csv_name(fd_text* text, const char* name)
     fd_text_char(text, '"');
 }
 
+/* A row's numbers go through a cursor into room reserved once for all of
+ * them (a check per row instead of two per number: most numbers are zeros,
+ * which cost less than the checks). */
+static char* reserve_numbers(fd_text* text, int count)
+{
+    size_t room = (size_t)count * (FD_NUMBER_TEXT_MAX + 1) + 1; /* each ",number", scratch past the last, '\n' */
+    return fd_text_reserve(text, room) ? text->bytes + text->length : NULL;
+}
+
+static inline char* put_value(char* out, double value)
+{
+    *out++ = ',';
+    return fd_put_g17(out, value);
+}
+
+static inline char* put_vec3(char* out, fd_vec3 v)
+{
+    out = put_value(out, v.x);
+    out = put_value(out, v.y);
+    return put_value(out, v.z);
+}
+
+static void end_numbers(fd_text* text, char* out)
+{
+    text->length = (size_t)(out - text->bytes);
+}
+
 static void text_value(fd_text* text, double value)
 {
     fd_text_char(text, ',');
@@ -343,18 +370,23 @@ static fd_status format_body_row(fd_text* text, const row_context* context, int 
     fd_text_integer(text, fd_output_body_index(id));
     fd_text_char(text, ',');
     text_csv_name(text, info.name);
-    text_vec3(text, s.position);
-    text_value(text, s.orientation.w);
-    text_value(text, s.orientation.x);
-    text_value(text, s.orientation.y);
-    text_value(text, s.orientation.z);
-    text_vec3(text, s.velocity);
-    text_vec3(text, s.angular_velocity);
+    char* out = reserve_numbers(text, 15);
+    if (!out) {
+        return FD_OK; /* text->failed: the caller reports it */
+    }
+    out = put_vec3(out, s.position);
+    out = put_value(out, s.orientation.w);
+    out = put_value(out, s.orientation.x);
+    out = put_value(out, s.orientation.y);
+    out = put_value(out, s.orientation.z);
+    out = put_vec3(out, s.velocity);
+    out = put_vec3(out, s.angular_velocity);
     /* What a packing fraction or a mass flow needs, and what reading the
      * frame back as a bodies_file needs to give the same bodies. */
-    text_value(text, info.shape.type == FD_SHAPE_SPHERE ? info.shape.radius : info.bounding_radius);
-    text_value(text, info.mass);
-    fd_text_char(text, ',');
+    out = put_value(out, info.shape.type == FD_SHAPE_SPHERE ? info.shape.radius : info.bounding_radius);
+    out = put_value(out, info.mass);
+    *out++ = ',';
+    end_numbers(text, out);
     text_csv_name(text, fd_material_name(world, info.material));
     fd_text_char(text, '\n');
     return FD_OK;
@@ -409,27 +441,33 @@ static fd_status format_contact_row(fd_text* text, const row_context* context, i
     text_csv_name(text, fd_body_get_name(world, c.body_i));
     fd_text_char(text, ',');
     text_csv_name(text, fd_body_get_name(world, c.body_j));
-    text_vec3(text, point);
-    text_vec3(text, g->normal);
-    text_value(text, g->penetration);
-    text_value(text, l->normal_force);
-    text_vec3(text, l->slide_force);
-    text_vec3(text, l->roll_torque_i);
-    text_vec3(text, l->roll_torque_j);
-    text_vec3(text, l->spin_torque_i);
-    text_vec3(text, l->spin_torque_j);
+    const int columns = context->output->contact_column_count;
+    char* out = reserve_numbers(text, 23 + 5 * FD_MECHANISM_COUNT + columns);
+    if (!out) {
+        return FD_OK; /* text->failed: the caller reports it */
+    }
+    out = put_vec3(out, point);
+    out = put_vec3(out, g->normal);
+    out = put_value(out, g->penetration);
+    out = put_value(out, l->normal_force);
+    out = put_vec3(out, l->slide_force);
+    out = put_vec3(out, l->roll_torque_i);
+    out = put_vec3(out, l->roll_torque_j);
+    out = put_vec3(out, l->spin_torque_i);
+    out = put_vec3(out, l->spin_torque_j);
     for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
         const fd_energy_books* e = &c.energy[m];
-        text_value(text, e->stored);
-        text_value(text, e->dashpot);
-        text_value(text, e->slip);
-        text_value(text, e->created);
-        text_value(text, e->work);
+        out = put_value(out, e->stored);
+        out = put_value(out, e->dashpot);
+        out = put_value(out, e->slip);
+        out = put_value(out, e->created);
+        out = put_value(out, e->work);
     }
-    for (int m = 0; m < context->output->contact_column_count; ++m) {
-        text_value(text, (c.columns && m < c.column_count) ? c.columns[m] : NAN);
+    for (int m = 0; m < columns; ++m) {
+        out = put_value(out, (c.columns && m < c.column_count) ? c.columns[m] : NAN);
     }
-    fd_text_char(text, '\n');
+    *out++ = '\n';
+    end_numbers(text, out);
     return FD_OK;
 }
 
