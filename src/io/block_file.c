@@ -19,6 +19,9 @@ enum { DIRECT_MIN_BYTES = 256 * 1024 };
  * preferred, so that the choice follows a machine whose page cache becomes
  * slower or faster as it fills (a wrong probe costs at most this share). */
 enum { PROBE_EVERY = 64 };
+/* How much faster per byte the page cache must be measured to be chosen
+ * under FD_DIRECT_IO_AUTO (fd_write_rates_choose_direct says why). */
+static const double CACHED_ADVANTAGE_NEEDED = 2.0;
 
 double fd_write_clock(void)
 {
@@ -100,7 +103,11 @@ bool fd_write_rates_choose_direct(fd_write_rates* rates, fd_direct_io mode, size
     if (rates->seconds_per_byte[0] == 0.0) {
         return false;
     }
-    bool prefer_direct = rates->seconds_per_byte[1] <= rates->seconds_per_byte[0];
+    /* The page cache is preferred only when measured clearly faster: its
+     * write's time leaves out the writeback the kernel does afterwards (its
+     * cost shows later, on the disk and a kernel thread), and copying into
+     * fresh pages takes a core that a write behind shares with the run. */
+    bool prefer_direct = rates->seconds_per_byte[1] <= CACHED_ADVANTAGE_NEEDED * rates->seconds_per_byte[0];
     rates->choices += 1;
     return rates->choices % PROBE_EVERY == 0 ? !prefer_direct : prefer_direct;
 }
