@@ -170,40 +170,31 @@ static bool scale_exactly(uint64_t m, int e2, int p, uint64_t* integer, uint64_t
     /* P = high128 2^64 + p0 */
     uint64_t p0 = (uint64_t)low_product;
     unsigned __int128 high128 = high_product + (low_product >> 64);
-    /* a 10^p = P 2^-(shift); R = P 2^-(shift - 64): the integer part above
-     * bit 64, the fraction's leading 64 bits below. */
+    /* a 10^p = P 2^-(shift); R = P 2^-(shift - 64) = P >> k: the integer
+     * part above bit 64, the fraction's leading 64 bits below. k is near 64
+     * for every normal double, on either side of it as the value goes:
+     * shifting P >> 56 (exact: P < 2^181, and k >= 56) by k - 56 is one
+     * 128-bit shift the compiler makes without a branch, where a branch on
+     * k < 64 is a coin the processor mispredicts. A small k (subnormals
+     * with few bits) goes to printf. */
     int shift = -(e2 + power->binary_exponent);
     int k = shift - 64;
-    unsigned __int128 r;
-    if (k > 0 && k < 64) {
-        if ((high128 >> (64 + k)) != 0) {
-            return false;
-        }
-        r = (high128 << (64 - k)) | (p0 >> k);
-    } else if (k >= 64 && k < 128) {
-        r = high128 >> (k - 64);
-    } else {
+    if (k < 56 || k >= 56 + 125) {
         return false;
     }
+    unsigned __int128 top = (high128 << 8) | (p0 >> 56);
+    unsigned __int128 r = top >> (k - 56);
     *integer = (uint64_t)(r >> 64);
     *fraction = (uint64_t)r;
     return true;
 }
 
-size_t fd_format_g17(double value, char* text)
+/* The rounded seventeen significant digits of a finite, nonzero value as
+ * an integer n in [10^16, 10^17) and the decimal exponent X of its first;
+ * false when printf must decide (the product's error could change the
+ * rounding, or the value lies outside what the table and shift cover). */
+static inline bool seventeen_digit_integer(double value, uint64_t* digits, int* exponent)
 {
-    if (value == 0.0) { /* common (a body at rest), so not sent to printf */
-        size_t length = 0;
-        if (signbit(value)) {
-            text[length++] = '-';
-        }
-        text[length++] = '0';
-        text[length] = '\0';
-        return length;
-    }
-    if (!isfinite(value)) {
-        return format_by_printf(value, text); /* "inf", "nan" as printf spells them */
-    }
     uint64_t bits;
     memcpy(&bits, &value, sizeof bits);
     int biased = (int)((bits >> 52) & 0x7ff);
@@ -224,7 +215,7 @@ size_t fd_format_g17(double value, char* text)
     int E = E0 + 1;
     uint64_t n = 0, fraction = 0;
     if (!scale_exactly(m, e2, 16 - E, &n, &fraction)) {
-        return format_by_printf(value, text);
+        return false;
     }
     /* One digit short: the value is below 10^(E0 + 1), so E = E0 and a 10^p
      * one power higher: ten times the product just made, as a 64.64
@@ -244,27 +235,29 @@ size_t fd_format_g17(double value, char* text)
     const uint64_t half = 1ull << 63, margin = 1ull << 12;
     if (n < 10000000000000000ull || n >= 100000000000000000ull ||
         (fraction > half - margin && fraction < half + margin)) {
-        return format_by_printf(value, text);
+        return false;
     }
-    n += fraction > half ? 1u : 0u;
-    int X = E; /* the decimal exponent of the rounded value */
-    if (n >= 100000000000000000ull) {
+    n += fraction >> 63; /* rounds up when above the half (the half itself went to printf): no branch, for a coin toss */
+    if (n >= 100000000000000000ull) { /* rounded up to the next power of ten */
         n = 10000000000000000ull;
-        ++X;
+        ++E;
     }
-    /* The digits stay in registers (the first, then two words of eight) and
-     * are stored straight into the text: a copy out of a buffer just
-     * written would load across two stores, which the processor cannot
-     * forward (a stall of a dozen cycles a number). Copies are of a fixed
-     * length, the position then advanced by what counts; text has room for
-     * the overshoot (FD_NUMBER_TEXT_MAX). */
-    char first;
-    uint64_t high, low;
-    int last = seventeen_digits(n, &first, &high, &low); /* %g drops trailing zeros after it */
+    *digits = n;
+    *exponent = E;
+    return true;
+}
 
-    char* out = text;
+/* The text of a value with digits `first`, `high`, `low` (seventeen_digits),
+ * the last significant one at `last`, decimal exponent X, at out; returns
+ * the end (no NUL). The digits stay in registers and are stored straight
+ * into the text: a copy out of a buffer just written would load across two
+ * stores, which the processor cannot forward (a stall of a dozen cycles a
+ * number). Copies are of a fixed length, the position then advanced by
+ * what counts; out has room for the overshoot (FD_NUMBER_TEXT_MAX). */
+static inline char* lay_out(char* out, bool negative, char first, uint64_t high, uint64_t low, int last, int X)
+{
     out[0] = '-';
-    out += value < 0.0;
+    out += negative;
     if (X < -4 || X >= 17) {
         out[0] = first;
         out[1] = '.';
@@ -310,6 +303,29 @@ size_t fd_format_g17(double value, char* text)
         memcpy(out + 9, &low, 8);
         out += last + 1;
     }
+    return out;
+}
+
+size_t fd_format_g17(double value, char* text)
+{
+    if (value == 0.0) { /* common (a body at rest), so not sent to printf */
+        size_t length = 0;
+        if (signbit(value)) {
+            text[length++] = '-';
+        }
+        text[length++] = '0';
+        text[length] = '\0';
+        return length;
+    }
+    uint64_t n;
+    int X;
+    if (!isfinite(value) || !seventeen_digit_integer(value, &n, &X)) {
+        return format_by_printf(value, text); /* "inf", "nan" as printf spells them, and the undecided */
+    }
+    char first;
+    uint64_t high, low;
+    int last = seventeen_digits(n, &first, &high, &low); /* %g drops trailing zeros after it */
+    char* out = lay_out(text, value < 0.0, first, high, low, last, X);
     *out = '\0';
     return (size_t)(out - text);
 }

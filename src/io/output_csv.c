@@ -284,6 +284,20 @@ static fd_status write_rows(fd_output* output, csv_file* file, const row_context
 {
     int threads = fd_world_get_def(context->world).thread_count;
     threads = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+    if (threads == 1) {
+        /* Straight into the file's text: no pieces to copy (the blocks are
+         * written behind the next ones' formatting all the same). */
+        for (int index = 0; index < count; ++index) {
+            fd_status status = format(&file->block.text, context, index);
+            if (status == FD_OK) {
+                status = flush_rows(file, false);
+            }
+            if (status != FD_OK) {
+                return status;
+            }
+        }
+        return flush_rows(file, true);
+    }
     const int pieces = threads * PIECES_PER_THREAD; /* per batch */
     if (2 * pieces > output->row_text_count) {
         fd_text* grown = realloc(output->row_texts, (size_t)(2 * pieces) * sizeof *grown);
