@@ -91,12 +91,14 @@ static void fill_law(fd_contact_law_def* law, const law_spec* spec)
  * (impact, slide, then roll), one spinning about the normal on the plane,
  * two that meet off-centre in flight (oblique impact with spin) and fall,
  * one sliding with backspin. */
-static fd_world* make_scene(const law_spec* spec, double time_step, fd_integrator integrator)
+static fd_world* make_scene_keeping(const law_spec* spec, double time_step, fd_integrator integrator,
+                                    bool contact_books)
 {
     fd_world_def def = fd_default_world_def();
     def.time_step = time_step;
     def.integrator = integrator;
     def.energy_ledger = true;
+    def.contact_energy_books = contact_books;
     fd_world* world = fd_world_create(&def);
     fd_material_def material = fd_default_material_def();
     material.name = "glass";
@@ -127,6 +129,12 @@ static fd_world* make_scene(const law_spec* spec, double time_step, fd_integrato
     test_add_ground(world, m);
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s: %s", spec->label, fd_last_error());
     return world;
+}
+
+/* The scene with each contact's own books, which the tests below examine. */
+static fd_world* make_scene(const law_spec* spec, double time_step, fd_integrator integrator)
+{
+    return make_scene_keeping(spec, time_step, integrator, true);
 }
 
 typedef struct ledger_run {
@@ -211,6 +219,49 @@ Test(energy_ledger, books_close_to_first_order_in_the_time_step_for_every_model)
     }
 }
 
+/* The world's books come from each pass's step sums whether or not each
+ * contact also keeps its own over its life (fd_world_def.contact_energy_books):
+ * the same bits at every step, and the same stored energy per contact;
+ * without them a contact's other books read 0. */
+Test(energy_ledger, the_totals_are_the_same_bits_with_or_without_the_contacts_own_books)
+{
+    for (size_t k = 0; k < sizeof every_family / sizeof every_family[0]; ++k) {
+        const law_spec* spec = &every_family[k];
+        fd_world* keeping = make_scene_keeping(spec, 1e-4, FD_INTEGRATOR_VELOCITY_VERLET, true);
+        fd_world* light = make_scene_keeping(spec, 1e-4, FD_INTEGRATOR_VELOCITY_VERLET, false);
+        int compared = 0;
+        for (int s = 0; s < 4000; ++s) {
+            cr_assert_eq(fd_world_step(keeping), FD_OK, "%s", fd_last_error());
+            cr_assert_eq(fd_world_step(light), FD_OK, "%s", fd_last_error());
+            fd_world_energy a = fd_world_get_energy(keeping), b = fd_world_get_energy(light);
+            cr_assert(memcmp(a.stored, b.stored, sizeof a.stored) == 0 &&
+                          memcmp(a.dashpot, b.dashpot, sizeof a.dashpot) == 0 &&
+                          memcmp(a.slip, b.slip, sizeof a.slip) == 0 &&
+                          memcmp(a.created, b.created, sizeof a.created) == 0 && a.released == b.released &&
+                          a.external_work == b.external_work && a.closure_error == b.closure_error,
+                      "%s, step %d: the totals differ (dashpot %.17g vs %.17g)", spec->label, s,
+                      a.dashpot[FD_MECHANISM_NORMAL], b.dashpot[FD_MECHANISM_NORMAL]);
+            cr_assert_eq(fd_world_contact_count(keeping), fd_world_contact_count(light));
+            for (int c = 0; c < fd_world_contact_count(light); ++c) {
+                fd_contact_view x, y;
+                cr_assert_eq(fd_world_get_contact(keeping, c, &x), FD_OK, "%s", fd_last_error());
+                cr_assert_eq(fd_world_get_contact(light, c, &y), FD_OK, "%s", fd_last_error());
+                for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+                    cr_assert_eq(x.energy[m].stored, y.energy[m].stored, "%s: stored energy", spec->label);
+                    cr_assert(y.energy[m].dashpot == 0.0 && y.energy[m].slip == 0.0, "%s: books without them",
+                              spec->label);
+                }
+                ++compared;
+            }
+        }
+        cr_assert_gt(compared, 1000, "%s: the comparison needs contacts", spec->label);
+        fd_world_energy a = fd_world_get_energy(keeping);
+        cr_assert_gt(a.dashpot[FD_MECHANISM_NORMAL], 0.0, "%s: the comparison needs dissipation", spec->label);
+        fd_world_free(keeping);
+        fd_world_free(light);
+    }
+}
+
 Test(energy_ledger, only_the_discontinuous_slider_and_the_tracked_roll_create_energy)
 {
     /* C-SDS paper Sec. 2: the D-SDS reset (Eq. 3) can load the spring against
@@ -252,6 +303,7 @@ static double worst_closure_rolling_off(double time_step, double* scale)
     fd_world_def def = fd_default_world_def();
     def.time_step = time_step;
     def.energy_ledger = true;
+    def.contact_energy_books = true; /* the contacts' own books are examined */
     fd_world* world = fd_world_create(&def);
     fd_material_def material = fd_default_material_def();
     material.name = "glass";
@@ -308,6 +360,7 @@ static fd_world* make_plates(const char* slide_model, double time_step)
     def.gravity = fd_v3(0, 0, 0);
     def.contact_margin = 1e-9;
     def.energy_ledger = true;
+    def.contact_energy_books = true; /* the contacts' own books are examined */
     fd_world* world = fd_world_create(&def);
     fd_material_def material = fd_default_material_def();
     material.name = "plate";

@@ -38,6 +38,7 @@ static fd_world* make_block(const mindlin_params* p, double overlap, fd_vec3 vel
     def.time_step = time_step;
     def.gravity = fd_v3(0, 0, 0);
     def.energy_ledger = true;
+    def.contact_energy_books = true; /* the contacts' own books are examined */
     fd_world* world = fd_world_create(&def);
     fd_material_def material = fd_default_material_def();
     material.name = "m";

@@ -123,6 +123,7 @@ typedef struct pile_run {
     uint64_t hash;
     int contacts;
     int64_t builds;
+    fd_world_energy energy; /* with the ledger: its books (NaN closure fields without) */
 } pile_run;
 
 static pile_run run_pile(const pile_options* o, int steps)
@@ -132,9 +133,18 @@ static pile_run run_pile(const pile_options* o, int steps)
         cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
     }
     pile_run run = {fd_world_state_hash(world), fd_world_contact_count(world),
-                    fd_world_get_profile(world).neighbor_builds};
+                    fd_world_get_profile(world).neighbor_builds, fd_world_get_energy(world)};
     fd_world_free(world);
     return run;
+}
+
+/* The ledger's books of two runs, to the bit. */
+static bool same_books(const fd_world_energy* a, const fd_world_energy* b)
+{
+    return memcmp(a->stored, b->stored, sizeof a->stored) == 0 &&
+           memcmp(a->dashpot, b->dashpot, sizeof a->dashpot) == 0 && memcmp(a->slip, b->slip, sizeof a->slip) == 0 &&
+           memcmp(a->created, b->created, sizeof a->created) == 0 && a->released == b->released &&
+           a->external_work == b->external_work;
 }
 
 static const int steps = 2500;
@@ -161,11 +171,13 @@ Test(penalty, the_neighbour_skin_changes_the_cost_not_a_bit_of_the_result)
 
 Test(penalty, threads_give_the_same_bits_with_every_kernel_and_periodic_faces)
 {
+    /* With the energy ledger: its sums over the contacts must not depend on
+     * the threads either (penalty.h, fd_book_group). */
     pile_options cases[4] = {
-        {.slide = "dsds"},                                        /* block kernel */
-        {.slide = "csds", .roll_and_spin = true},                 /* scalar sphere kernel */
-        {.slide = "dsds", .periodic = true},                      /* images across faces */
-        {.slide = "fang_negrut"},                                 /* generic path, bodies' turns made in parallel */
+        {.slide = "dsds", .ledger = true},                        /* block kernel */
+        {.slide = "csds", .roll_and_spin = true, .ledger = true}, /* scalar sphere kernel */
+        {.slide = "dsds", .periodic = true, .ledger = true},      /* images across faces */
+        {.slide = "fang_negrut", .ledger = true},                 /* generic path, bodies' turns made in parallel */
     };
     for (int c = 0; c < 4; ++c) {
         /* Fang & Negrut (four times the cost of a step) over the first 1000
@@ -185,6 +197,9 @@ Test(penalty, threads_give_the_same_bits_with_every_kernel_and_periodic_faces)
             pile_run threaded = run_pile(&cases[c], case_steps);
             cr_assert_eq(threaded.hash, serial.hash, "case %d, %d threads: %016llx vs %016llx", c, threads,
                          (unsigned long long)threaded.hash, (unsigned long long)serial.hash);
+            cr_assert(same_books(&threaded.energy, &serial.energy), "case %d, %d threads: dashpot %.17g vs %.17g", c,
+                      threads, threaded.energy.dashpot[FD_MECHANISM_NORMAL], serial.energy.dashpot[FD_MECHANISM_NORMAL]);
+            cr_assert_gt(serial.energy.dashpot[FD_MECHANISM_NORMAL], 0.0, "case %d: the ledger must have books", c);
         }
     }
 }
@@ -490,13 +505,19 @@ Test(penalty, a_rolled_back_force_pass_leaves_no_trace)
         memcpy(forces, world->forces, n * sizeof *forces);
         memcpy(torques, world->torques, n * sizeof *torques);
         uint64_t next_id = world->next_contact_id;
+        fd_energy_totals totals = world->energy_totals; /* the ledger's, which the stepper restores too */
+        double stored[FD_MECHANISM_COUNT];
+        memcpy(stored, world->stored_energy, sizeof stored);
         /* A pass at the same state changes every spring it evaluates ... */
         cr_assert_eq(fd_penalty_force_pass(world, false, true), FD_OK, "%s", fd_last_error());
         fd_penalty_rollback(world);
-        /* ... and after the rollback the world must step like its twin. */
+        /* ... and after the rollback (with what the stepper restores) the
+         * world must step like its twin. */
         memcpy(world->forces, forces, n * sizeof *forces);
         memcpy(world->torques, torques, n * sizeof *torques);
         world->next_contact_id = next_id;
+        world->energy_totals = totals;
+        memcpy(world->stored_energy, stored, sizeof stored);
         world->def.events = twin->def.events = true;
         int events = 0;
         for (int s = 0; s < 800; ++s) {

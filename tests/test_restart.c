@@ -368,6 +368,15 @@ Test(restart, resume_refuses_an_override_of_the_physics)
     cr_assert_neq(fd_scene_resume(path, ledger, 1, &scene), FD_OK);
     cr_assert(strstr(fd_last_error(), "energy ledger off"), "%s", fd_last_error());
     remove(path);
+    /* Nor start the contacts' own books (an output of contacts with the
+     * ledger) that the checkpointed run did not keep. */
+    const char* totals_only[] = {"generators.0.count=100", "output.energy_csv=true", "output.contacts_csv=false",
+                                 "output.trajectory=false"};
+    write_pour_checkpoint(path, totals_only, 4, true);
+    const char* with_contacts[] = {"output.contacts_csv=true"};
+    cr_assert_neq(fd_scene_resume(path, with_contacts, 1, &scene), FD_OK);
+    cr_assert(strstr(fd_last_error(), "contacts' own energy books"), "%s", fd_last_error());
+    remove(path);
 }
 
 Test(restart, a_checkpoint_of_another_scene_is_refused_naming_what_differs)

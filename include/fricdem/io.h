@@ -123,8 +123,9 @@ void fd_scene_stage_output_intervals(const fd_scene* scene, int stage, double* c
  * PATH is always a whole checkpoint. The world must be between steps (after
  * fd_world_prepare or a step). A run resumed from a checkpoint ends bit for
  * bit as the uninterrupted run. */
-#define FD_CHECKPOINT_FORMAT 3 /* the format version written, and the only one read (2: removed bodies, outlets;
-                                * 3: Fang & Negrut's tracked points and frame in the world frame) */
+#define FD_CHECKPOINT_FORMAT 4 /* the format version written, and the only one read (2: removed bodies, outlets;
+                                * 3: Fang & Negrut's tracked points and frame in the world frame;
+                                * 4: the penalty ledger's totals hold the live contacts' dissipation too) */
 fd_status fd_world_write_checkpoint(const fd_world* world, const char* path);
 /* Restores a checkpoint into a world freshly built as the checkpoint's was
  * (the same scene, or the same API calls; no step taken yet): bodies the run

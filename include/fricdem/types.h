@@ -137,10 +137,18 @@ typedef struct fd_world_def {
      * the last build (m; default 0 = 0.1 x the smallest bounding diameter;
      * results do not depend on it, only the cost does). */
     double neighbor_skin;
-    /* Keep the energy ledger: per-contact books and the global balance of
-     * fd_world_get_energy (docs/energy.md). Default false: without it
-     * fd_world_get_energy gives the kinetic and potential energies only. */
+    /* Keep the energy ledger: the global balance of fd_world_get_energy
+     * (docs/energy.md). Default false: without it fd_world_get_energy gives
+     * the kinetic and potential energies only. */
     bool energy_ledger;
+    /* With the ledger, the penalty stepper also keeps each contact's own
+     * books over its life (fd_contact_view.energy: dashpot, slip, created
+     * and work since the contact began), which costs reading and writing
+     * them for every contact at every step. Default false: the world's
+     * totals, and each contact's stored energy only (its other books read
+     * 0). The scene loader sets it when an output writes contacts' books
+     * (contacts.csv, the trajectory's contacts). */
+    bool contact_energy_books;
     /* Raise contact events (fd_world_events) after each force pass; default false. */
     bool events;
     /* The contact arms LAMMPS uses, for decks that must give LAMMPS's numbers

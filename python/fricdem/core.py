@@ -64,7 +64,8 @@ class World:
     and the add_* methods, or take `Scene(...).world`."""
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), time_step: float = 1e-4, *, threads: int = 1,
-                 energy_ledger: bool = False, events: bool = False, _pointer=None, _owner=None):
+                 energy_ledger: bool = False, contact_energy_books: bool = False, events: bool = False,
+                 _pointer=None, _owner=None):
         if _pointer is not None:
             self._world = _pointer
             self._owner = _owner  # the scene that owns the world
@@ -75,6 +76,10 @@ class World:
         definition.time_step = time_step
         definition.thread_count = threads
         definition.energy_ledger = energy_ledger
+        # With the ledger, each contact's own books over its life (contact
+        # records' dashpot, slip, created, work); without, the world's totals
+        # and each contact's stored energy only (fd_world_def).
+        definition.contact_energy_books = contact_energy_books
         definition.events = events
         pointer = lib.fd_world_create(ffi.addressof(definition))
         if pointer == ffi.NULL:

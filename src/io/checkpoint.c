@@ -28,7 +28,8 @@
  *                     stepper's contacts with their history (the warm
  *                     start), the penalty stepper's last recorded details
  *   /penalty          the penalty stepper's contacts: pair, id, first step,
- *                     state byte, springs, lifetime books
+ *                     state byte, springs, books (lifetime_books: each
+ *                     contact's own over its life, else stored energies only)
  *   /inlets           each inlet's progress (its Philox counters) and pause
  *   /outlets          each outlet's bodies and mass removed so far
  *   /walls            the walls under a prescribed motion: body, motion,
@@ -252,6 +253,7 @@ static fd_status write_penalty(writer* w)
             books[3] = {rows, (hsize_t)c.book_count, FD_CHECKPOINT_BOOK_DOUBLES};
     if (s == FD_OK) s = fd_h5_set_i64(f, group, "history_stride", c.history_stride);
     if (s == FD_OK) s = fd_h5_set_i64(f, group, "book_count", c.book_count);
+    if (s == FD_OK) s = fd_h5_set_i64(f, group, "lifetime_books", c.lifetime_books);
     if (s == FD_OK) s = fd_h5_write(f, group, "pair", H5T_NATIVE_INT32, 2, two, c.pairs);
     if (s == FD_OK) s = fd_h5_write(f, group, "id", H5T_NATIVE_UINT64, 1, one, c.id);
     if (s == FD_OK) s = fd_h5_write(f, group, "first_step", H5T_NATIVE_INT64, 1, one, c.first_step);

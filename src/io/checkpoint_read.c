@@ -583,13 +583,16 @@ static fd_status read_penalty(reader* r)
     int64_t stride = 0, book_count = 0;
     c.count = fd_h5_rows(f, group, "id");
     fd_status s = c.count < 0 ? FD_ERR_PARSE : fd_h5_get_i64(f, group, "history_stride", &stride);
+    int64_t lifetime_books = 0;
     if (s == FD_OK) s = fd_h5_get_i64(f, group, "book_count", &book_count);
+    if (s == FD_OK) s = fd_h5_get_i64(f, group, "lifetime_books", &lifetime_books);
     if (s == FD_OK && (stride < 0 || stride > 4096 || book_count < 0 || book_count > FD_MECHANISM_COUNT)) {
         s = fd_fail(FD_ERR_PARSE, "checkpoint '%s': penalty contacts with %lld history values and %lld books each "
                     "(a damaged checkpoint)", f->path, (long long)stride, (long long)book_count);
     }
     c.history_stride = (int)stride;
     c.book_count = (int)book_count;
+    c.lifetime_books = lifetime_books != 0;
     size_t n = (size_t)(c.count > 0 ? c.count : 1);
     if (s == FD_OK) {
         c.pairs = malloc(2 * n * sizeof *c.pairs);

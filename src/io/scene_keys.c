@@ -98,8 +98,8 @@ static const fd_scene_key world_keys[] = {
      .def_text = "0 (auto)"},
     {.name = "energy_ledger",
      .type = FD_SCENE_BOOL,
-     .doc = "keep the energy ledger (docs/energy.md): per-contact books and the global balance; on whenever "
-            "output.energy_csv is",
+     .doc = "keep the energy ledger (docs/energy.md): the global balance, and each contact's books when an output "
+            "writes contacts; on whenever output.energy_csv is",
      .offset = offsetof(fd_scene_world, energy_ledger),
      .def = {0}},
     {.name = "lammps_arms",

@@ -20,13 +20,13 @@
 #include "penalty/penalty_internal.h"
 #include "world/world_internal.h"
 
-/* A record's books: with the ledger the pool's lifetime books (zero for
- * mechanisms it keeps none of), without it the step's stored energies only. */
+/* A record's books: with the ledger's lifetime books the pool's (zero for
+ * mechanisms it keeps none of), else the step's stored energies only. */
 static void record_books(fd_contact* contact, const fd_contact_pool* pool, int32_t slot, bool ledger,
                          const fd_energy_books* step_books)
 {
     memset(contact->energy, 0, sizeof contact->energy);
-    if (ledger) {
+    if (ledger && pool->lifetime_books) {
         memcpy(contact->energy, fd_books_after(pool, slot), (size_t)pool->book_count * sizeof(fd_energy_books));
         return;
     }
@@ -205,7 +205,7 @@ static void evaluate_generic(const fd_world* world, const fd_contact_law* law, i
 
 fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
                               const fd_generic_slot* geometry, fd_vec3 offset, bool is_new, bool ledger, bool record,
-                              int64_t index)
+                              int64_t index, fd_energy_books* step_books_out)
 {
     const fd_contact_law* law = &world->laws[list->law[e]];
     /* The registry's kernels update the springs in place: on a copy in the
@@ -235,8 +235,8 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
         out.slip |= (flags & (1u << m)) ? (unsigned)FD_ENTRY_SLIP_SLIDE << (m - 1) : 0u;
     }
     if (ledger) {
-        const fd_contact_pool* pool = &world->penalty.pool;
-        fd_book_lifetime(fd_books_after(pool, slot), fd_books_before(pool, slot), step_books, 0xfu, pool->book_count);
+        fd_book_slot(&world->penalty.pool, slot, step_books, 0xfu);
+        memcpy(step_books_out, step_books, sizeof step_books);
     }
     if (record) {
         fd_contact* contact = &world->penalty.record_set->contacts[index];
@@ -357,8 +357,9 @@ fd_status fd_raise_events(fd_world* world, const fd_neighbor_list* list)
     return FD_OK;
 }
 
-/* A contact that ended takes its lifetime books to the world's totals, and
- * its springs' energy leaves as `released` (a spring cut at separation). */
+/* A contact that ended takes its springs' energy along as `released` (a
+ * spring cut at separation); what it dissipated, created and worked is in
+ * the world's totals already, step by step (fd_book_step_sums). */
 void fd_retire_books(fd_world* world, const fd_neighbor_list* list)
 {
     const fd_penalty* p = &world->penalty;
@@ -366,14 +367,41 @@ void fd_retire_books(fd_world* world, const fd_neighbor_list* list)
     for (int t = 0; t < list->thread_count; ++t) {
         const fd_penalty_thread* th = &p->threads[t];
         for (int64_t k = 0; k < th->ended_count; ++k) {
-            const fd_energy_books* books = fd_books_before(&p->pool, list->contact[th->ended[k]]);
             for (int m = 0; m < p->pool.book_count; ++m) {
-                totals->dashpot[m] += books[m].dashpot;
-                totals->slip[m] += books[m].slip;
-                totals->created[m] += books[m].created;
-                totals->external_work += books[m].work;
-                totals->released += books[m].stored;
+                totals->released += fd_slot_stored_before(&p->pool, list->contact[th->ended[k]], m);
             }
         }
+    }
+}
+
+/* The pass's step books into the world's ledger: the row groups' sums
+ * (fd_book_group) added in the order of their rows, each thread's groups
+ * having come in reverse; the stored energies are the springs' now, the
+ * rest adds to the totals. The same sums for any thread count: a group is
+ * summed by one thread in key order, and the groups in order here. */
+void fd_book_step_sums(fd_world* world, const fd_neighbor_list* list)
+{
+    const fd_penalty* p = &world->penalty;
+    fd_energy_books step[FD_MECHANISM_COUNT] = {{0}};
+    for (int t = 0; t < list->thread_count; ++t) {
+        const fd_penalty_thread* th = &p->threads[t];
+        for (int64_t g = th->book_group_count - 1; g >= 0; --g) {
+            const fd_energy_books* sums = th->book_groups[g].books;
+            for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+                step[m].stored += sums[m].stored;
+                step[m].dashpot += sums[m].dashpot;
+                step[m].slip += sums[m].slip;
+                step[m].created += sums[m].created;
+                step[m].work += sums[m].work;
+            }
+        }
+    }
+    fd_energy_totals* totals = &world->energy_totals;
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        world->stored_energy[m] = step[m].stored;
+        totals->dashpot[m] += step[m].dashpot;
+        totals->slip[m] += step[m].slip;
+        totals->created[m] += step[m].created;
+        totals->external_work += step[m].work;
     }
 }

@@ -115,10 +115,13 @@ fd_status fd_penalty_prepare(fd_world* world, double skin)
             book_count = world->laws[l].submodel[m] != NULL && m + 1 > book_count ? m + 1 : book_count;
         }
     }
-    if (skin != p->skin || stride != p->constant_stride || book_count != p->book_count) {
+    bool lifetime_books = book_count > 0 && world->def.contact_energy_books;
+    if (skin != p->skin || stride != p->constant_stride || book_count != p->book_count ||
+        lifetime_books != p->lifetime_books) {
         p->dirty = true;
     }
-    if ((stride != p->constant_stride || book_count != p->book_count) && p->pool.used > 0) {
+    if ((stride != p->constant_stride || book_count != p->book_count || lifetime_books != p->lifetime_books) &&
+        p->pool.used > 0) {
         /* The pool's slots hold constant_stride constants each: a law change
          * (only before the first step) starts it afresh. */
         fd_contact_pool_free(&p->pool);
@@ -129,6 +132,7 @@ fd_status fd_penalty_prepare(fd_world* world, double skin)
     p->skin = skin;
     p->constant_stride = stride;
     p->book_count = book_count;
+    p->lifetime_books = lifetime_books;
     /* A list built before this prepare carries over: a rebuild decides. */
     if (p->lists[p->current].row_start != NULL && p->lists[p->current].body_count != world->body_count) {
         p->dirty = true;
@@ -214,10 +218,11 @@ static bool hand_out_slots(fd_world* world, int threads, int64_t new_total)
     fd_contact_pool* pool = &p->pool;
     int64_t fresh = new_total - pool->free_count;
     if (fresh > 0 && !fd_contact_pool_reserve(pool, pool->used + fresh, world->history_stride, p->constant_stride,
-                                              p->book_count)) {
+                                              p->book_count, p->lifetime_books)) {
         return false;
     }
-    if (!fd_contact_pool_reserve(pool, pool->used, world->history_stride, p->constant_stride, p->book_count)) {
+    if (!fd_contact_pool_reserve(pool, pool->used, world->history_stride, p->constant_stride, p->book_count,
+                                 p->lifetime_books)) {
         return false;
     }
     p->begun_since_packed += new_total;
@@ -372,6 +377,7 @@ fd_status fd_penalty_force_pass(fd_world* world, bool record, bool elapsed)
     }
     if (ledger) {
         fd_retire_books(world, list);
+        fd_book_step_sums(world, list);
     }
     p->pass_touching_count = total;
     p->pass_recorded = record;
@@ -450,29 +456,6 @@ void fd_penalty_rollback(fd_world* world)
 }
 
 /* ---------------------------------------------------------------- queries */
-
-void fd_penalty_sum_books(const fd_world* world, fd_energy_books totals[FD_MECHANISM_COUNT])
-{
-    memset(totals, 0, FD_MECHANISM_COUNT * sizeof *totals);
-    const fd_penalty* p = &world->penalty;
-    const fd_neighbor_list* list = &p->lists[p->current];
-    if (p->pool.books[0] == NULL || list->row_start == NULL) {
-        return;
-    }
-    for (int64_t e = 0; e < list->count; ++e) {
-        if (list->contact[e] == FD_NO_CONTACT) {
-            continue;
-        }
-        const fd_energy_books* books = fd_books_before(&p->pool, list->contact[e]);
-        for (int m = 0; m < p->pool.book_count; ++m) {
-            totals[m].stored += books[m].stored;
-            totals[m].dashpot += books[m].dashpot;
-            totals[m].slip += books[m].slip;
-            totals[m].created += books[m].created;
-            totals[m].work += books[m].work;
-        }
-    }
-}
 
 size_t fd_penalty_memory(const fd_world* world)
 {

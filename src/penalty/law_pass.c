@@ -32,10 +32,13 @@ static __attribute__((noinline)) void begin_contact(fd_world* world, fd_neighbor
                           pool->constants + (size_t)slot * (size_t)constant_stride);
     }
     memset(fd_springs_before(pool, slot, stride), 0, (size_t)stride * sizeof(double));
-    if (world->def.energy_ledger) {
+    if (world->def.energy_ledger && pool->lifetime_books) {
         /* Both buffers: a mechanism the law lacks is never written again. */
         memset(fd_books_before(pool, slot), 0, (size_t)pool->book_count * sizeof(fd_energy_books));
         memset(fd_books_after(pool, slot), 0, (size_t)pool->book_count * sizeof(fd_energy_books));
+    } else if (world->def.energy_ledger) {
+        memset(fd_stored_before(pool, slot), 0, (size_t)pool->book_count * sizeof(double));
+        memset(fd_stored_after(pool, slot), 0, (size_t)pool->book_count * sizeof(double));
     }
     pool->id[slot] = id;
     pool->first_step[slot] = world->step_count;
@@ -46,7 +49,8 @@ static __attribute__((noinline)) void begin_contact(fd_world* world, fd_neighbor
  * (sphere_kernel.h): its geometry from the centres, the law, the loads. */
 static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world* world, const fd_neighbor_list* list,
                                                                       int32_t e, int i, int j, int32_t slot,
-                                                                      bool ledger, bool record, int64_t index)
+                                                                      bool ledger, bool record, int64_t index,
+                                                                      fd_energy_books* step_books_out)
 {
     const fd_body_state state_i = fd_world_state(world, i), state_j = fd_world_state(world, j);
     const fd_body_state* si = &state_i;
@@ -107,9 +111,12 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
         arm_i = plane_first ? arm_p : arm_s;
         arm_j = plane_first ? arm_s : arm_p;
     }
-    fd_energy_books step_books[FD_MECHANISM_COUNT];
+    /* With the ledger the step books go straight to the caller's (its
+     * chunk's sums take them from there). */
+    fd_energy_books record_books[FD_MECHANISM_COUNT];
+    fd_energy_books* step_books = ledger ? step_books_out : record_books;
     if (ledger || record) {
-        memset(step_books, 0, sizeof step_books);
+        memset(step_books, 0, FD_MECHANISM_COUNT * sizeof *step_books);
     }
     fd_sphere_loads loads = fd_sphere_kernel(law, constants, world->def.time_step, world->penalty.spring_time_step, n, overlap,
                                              relative,
@@ -134,7 +141,7 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
     }
     out.slip = loads.slip;
     if (ledger) {
-        fd_book_lifetime(fd_books_after(pool, slot), fd_books_before(pool, slot), step_books, 0xfu, pool->book_count);
+        fd_book_slot(pool, slot, step_books, 0xfu);
     }
     if (record) {
         fd_record_sphere_contact(world, list, e, i, j, slot, index, offset, n, &loads, step_books, out.force, ledger);
@@ -146,21 +153,23 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
  * take it in a ledger run (sphere-plane, wide turns) do not widen the chunk
  * loops, which then stay the plain pass's. */
 static __attribute__((noinline)) fd_pair_loads sphere_pair_booked(fd_world* world, const fd_neighbor_list* list,
-                                                                 int32_t e, int i, int j, int32_t slot, int64_t index)
+                                                                 int32_t e, int i, int j, int32_t slot, int64_t index,
+                                                                 fd_energy_books* step_books_out)
 {
-    return sphere_pair(world, list, e, i, j, slot, true, false, index);
+    return sphere_pair(world, list, e, i, j, slot, true, false, index, step_books_out);
 }
 
 /* sphere_pair for a pass's instantiation (record and ledger constants). */
 static inline __attribute__((always_inline)) fd_pair_loads sphere_pair_of_pass(fd_world* world,
                                                                               const fd_neighbor_list* list, int32_t e,
                                                                               int i, int j, int32_t slot, bool ledger,
-                                                                              bool record, int64_t index)
+                                                                              bool record, int64_t index,
+                                                                              fd_energy_books* step_books_out)
 {
     if (ledger && !record) {
-        return sphere_pair_booked(world, list, e, i, j, slot, index);
+        return sphere_pair_booked(world, list, e, i, j, slot, index, step_books_out);
     }
-    return sphere_pair(world, list, e, i, j, slot, ledger, record, index);
+    return sphere_pair(world, list, e, i, j, slot, ledger, record, index, step_books_out);
 }
 
 /* The mechanisms a law has (bit 1 << mechanism). */
@@ -193,6 +202,21 @@ static inline __attribute__((always_inline)) void book_lane_of_block(fd_contact_
                                                                     const fd_sphere_block* block,
                                                                     const fd_block_law* law, int c, int32_t slot)
 {
+    if (!pool->lifetime_books) {
+        /* The stored energies only (a mechanism the law lacks keeps its 0). */
+        double* stored = fd_stored_after(pool, slot);
+        stored[FD_MECHANISM_NORMAL] = block->books[FD_MECHANISM_NORMAL][0][c];
+        if (law->slide != FD_KIND_NONE) {
+            stored[FD_MECHANISM_SLIDE] = block->books[FD_MECHANISM_SLIDE][0][c];
+        }
+        if (law->roll != FD_KIND_NONE) {
+            stored[FD_MECHANISM_ROLL] = block->books[FD_MECHANISM_ROLL][0][c];
+        }
+        if (law->spin != FD_KIND_NONE) {
+            stored[FD_MECHANISM_SPIN] = block->books[FD_MECHANISM_SPIN][0][c];
+        }
+        return;
+    }
     const fd_energy_books* before = fd_books_before(pool, slot);
     fd_energy_books* after = fd_books_after(pool, slot);
     after[FD_MECHANISM_NORMAL].stored = block->books[FD_MECHANISM_NORMAL][0][c];
@@ -221,9 +245,7 @@ static __attribute__((noinline)) void block_lane_details(fd_world* world, const 
     }
     unsigned mechanisms = block_mechanisms(&world->laws[list->law[e]]);
     if (ledger) {
-        const fd_contact_pool* pool = &world->penalty.pool;
-        fd_book_lifetime(fd_books_after(pool, slot), fd_books_before(pool, slot), step_books, mechanisms,
-                         pool->book_count);
+        fd_book_slot(&world->penalty.pool, slot, step_books, mechanisms);
     }
     if (record) {
         for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
@@ -243,6 +265,55 @@ static __attribute__((noinline)) void block_lane_details(fd_world* world, const 
             .slip = slip,
         };
         fd_record_sphere_contact(world, list, e, i, j, slot, index, offset, n, &loads, step_books, force, ledger);
+    }
+}
+
+/* A group's sums into the thread's list (penalty.h, fd_book_group); false
+ * when out of memory. */
+static bool store_book_group(fd_penalty_thread* th, int32_t index, const fd_energy_books* sums)
+{
+    if (th->book_group_count == th->book_group_capacity &&
+        !fd_penalty_grow((void**)&th->book_groups, &th->book_group_capacity, th->book_group_count + 1,
+                         sizeof *th->book_groups)) {
+        return false;
+    }
+    fd_book_group* group = &th->book_groups[th->book_group_count++];
+    group->group = index;
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        group->books[m] = sums[m];
+    }
+    return true;
+}
+
+/* A contact's step books into its group's sums (every mechanism: the
+ * step books of those a law lacks are zero; a loop of constant length, so
+ * that the sums stay in registers). */
+static inline void add_books(fd_energy_books* sums, const fd_energy_books* step)
+{
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        sums[m].stored += step[m].stored;
+        sums[m].dashpot += step[m].dashpot;
+        sums[m].slip += step[m].slip;
+        sums[m].created += step[m].created;
+        sums[m].work += step[m].work;
+    }
+}
+
+/* A block lane's step books (its mechanisms only; the normal spring has
+ * no slip and nothing created, no block law does work) into the sums. */
+static inline void add_block_books(fd_energy_books* sums, const fd_sphere_block* block, const fd_block_law* law,
+                                   int c)
+{
+    sums[FD_MECHANISM_NORMAL].stored += block->books[FD_MECHANISM_NORMAL][0][c];
+    sums[FD_MECHANISM_NORMAL].dashpot += block->books[FD_MECHANISM_NORMAL][1][c];
+    const fd_submodel_kind kinds[FD_MECHANISM_COUNT] = {FD_KIND_NONE, law->slide, law->roll, law->spin};
+    for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
+        if (kinds[m] != FD_KIND_NONE) {
+            sums[m].stored += block->books[m][0][c];
+            sums[m].dashpot += block->books[m][1][c];
+            sums[m].slip += block->books[m][2][c];
+            sums[m].created += block->books[m][3][c];
+        }
     }
 }
 
@@ -272,7 +343,15 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
     int32_t slot_contact[FD_BLOCK];
     int32_t slot_i[FD_BLOCK], slot_j[FD_BLOCK];
     fd_pair_loads slot_loads[FD_BLOCK];
+    fd_energy_books slot_books[FD_BLOCK][FD_MECHANISM_COUNT]; /* the ledger's step books of the scalar paths */
     fd_vec3 lane_offset[FD_BLOCKS_PER_CHUNK][FD_BLOCK];
+    th->book_group_count = 0;
+    /* The sums of the group of rows being summed (fd_book_group), kept here
+     * rather than in the list: each contact adds to them, and a sum in
+     * memory would wait for the store of the one before. */
+    int32_t running_group = -1;
+    fd_energy_books running[FD_MECHANISM_COUNT];
+    memset(running, 0, sizeof running);
     for (int64_t top = th->touching_count - 1; top >= 0; top -= FD_BLOCK) {
         int chunk = top + 1 < FD_BLOCK ? (int)(top + 1) : FD_BLOCK;
         int block_law[FD_BLOCKS_PER_CHUNK];
@@ -367,11 +446,11 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             }
             slot_lane[s] = -1;
             if (kind < FD_PAIR_GENERIC) {
-                slot_loads[s] = sphere_pair_of_pass(world, list, e, i, j, slot, ledger, record, index);
+                slot_loads[s] = sphere_pair_of_pass(world, list, e, i, j, slot, ledger, record, index, slot_books[s]);
             } else if (kind == FD_PAIR_GENERIC) {
                 const fd_generic_slot* geometry = &th->slots[--generic_left];
                 slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, geometry, geometry->offset, is_new, ledger,
-                                                record, index);
+                                                record, index, slot_books[s]);
             } else {
                 /* A round pair of a registry law: its geometry now, from the centres. */
                 fd_generic_slot geometry;
@@ -379,7 +458,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                                                                         &geometry)
                                         : fd_round_pair_geometry(world, i, j, kind - FD_PAIR_GENERIC_SPHERES, &geometry);
                 slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, &geometry, offset, is_new, ledger, record,
-                                                index);
+                                                index, slot_books[s]);
             }
         }
         for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {
@@ -411,7 +490,8 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 /* The rolling spring turns too far for the block: the scalar
                  * kernel, with the library's sine and cosine. */
                 int32_t e = th->touching[k].entry;
-                slot_loads[s] = sphere_pair_of_pass(world, list, e, i, j, slot, ledger, record, th->first_contact + k);
+                slot_loads[s] = sphere_pair_of_pass(world, list, e, i, j, slot, ledger, record, th->first_contact + k,
+                                                    slot_books[s]);
                 c = -1;
             }
             if (c >= 0) {
@@ -449,6 +529,22 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 torque_j = slot_loads[s].torque_j;
                 slip = slot_loads[s].slip;
             }
+            if (ledger) {
+                int32_t row_group = i / FD_BOOK_GROUP_ROWS;
+                if (row_group != running_group) {
+                    if (running_group >= 0 && !store_book_group(th, running_group, running)) {
+                        th->failure = FD_PASS_OUT_OF_MEMORY;
+                        return;
+                    }
+                    running_group = row_group;
+                    memset(running, 0, sizeof running);
+                }
+                if (c >= 0) {
+                    add_block_books(running, block, law, c);
+                } else {
+                    add_books(running, slot_books[s]);
+                }
+            }
             unsigned state = pool->state[slot];
             if (record) {
                 fd_record_identity(world, list, th->touching[k].entry, i, j, slot, th->first_contact + k, state, slip);
@@ -469,6 +565,9 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 th->remote[th->remote_count++] = (fd_remote_load){fd_v3_neg(force), torque_j, j};
             }
         }
+    }
+    if (ledger && running_group >= 0 && !store_book_group(th, running_group, running)) {
+        th->failure = FD_PASS_OUT_OF_MEMORY;
     }
 }
 

@@ -50,6 +50,8 @@ void fd_contact_pool_free(fd_contact_pool* pool)
     free(pool->state);
     free(pool->books[0]);
     free(pool->books[1]);
+    free(pool->stored[0]);
+    free(pool->stored[1]);
     free(pool->free_slots);
     memset(pool, 0, sizeof *pool);
 }
@@ -74,15 +76,19 @@ static bool reserve_entries(fd_neighbor_list* list, int64_t count)
 
 /* The pool's arrays for `capacity` slots (their contents kept). */
 static bool resize_pool(fd_contact_pool* pool, int64_t capacity, int history_stride, int constant_stride,
-                        int book_count)
+                        int book_count, bool lifetime_books)
 {
-    if (book_count != pool->book_count) {
+    if (book_count != pool->book_count || lifetime_books != pool->lifetime_books) {
         /* The books' layout changes (only while the pool is empty: a law
          * change before the first step): start them afresh. */
-        free(pool->books[0]);
-        free(pool->books[1]);
-        pool->books[0] = pool->books[1] = NULL;
+        for (int k = 0; k < 2; ++k) {
+            free(pool->books[k]);
+            free(pool->stored[k]);
+            pool->books[k] = NULL;
+            pool->stored[k] = NULL;
+        }
         pool->book_count = book_count;
+        pool->lifetime_books = lifetime_books;
     }
     size_t n = (size_t)(capacity > 0 ? capacity : 1);
     size_t springs = n * (size_t)(history_stride > 0 ? history_stride : 1);
@@ -93,8 +99,11 @@ static bool resize_pool(fd_contact_pool* pool, int64_t capacity, int history_str
               grow_array((void**)&pool->first_step, n, sizeof *pool->first_step) &&
               grow_array((void**)&pool->state, n, sizeof *pool->state) &&
               (book_count == 0 ||
-               (grow_array((void**)&pool->books[0], n * (size_t)book_count, sizeof *pool->books[0]) &&
-                grow_array((void**)&pool->books[1], n * (size_t)book_count, sizeof *pool->books[1])));
+               (lifetime_books
+                    ? grow_array((void**)&pool->books[0], n * (size_t)book_count, sizeof *pool->books[0]) &&
+                          grow_array((void**)&pool->books[1], n * (size_t)book_count, sizeof *pool->books[1])
+                    : grow_array((void**)&pool->stored[0], n * (size_t)book_count, sizeof *pool->stored[0]) &&
+                          grow_array((void**)&pool->stored[1], n * (size_t)book_count, sizeof *pool->stored[1])));
     if (ok) {
         pool->capacity = capacity;
     }
@@ -102,13 +111,14 @@ static bool resize_pool(fd_contact_pool* pool, int64_t capacity, int history_str
 }
 
 bool fd_contact_pool_reserve(fd_contact_pool* pool, int64_t count, int history_stride, int constant_stride,
-                             int book_count)
+                             int book_count, bool lifetime_books)
 {
-    if (count <= pool->capacity && book_count == pool->book_count && (book_count == 0 || pool->books[0] != NULL)) {
+    if (count <= pool->capacity && book_count == pool->book_count && lifetime_books == pool->lifetime_books &&
+        (book_count == 0 || (lifetime_books ? pool->books[0] != NULL : pool->stored[0] != NULL))) {
         return true;
     }
     return resize_pool(pool, (count > pool->capacity ? count : pool->capacity) + count / 4 + 1024, history_stride,
-                       constant_stride, book_count);
+                       constant_stride, book_count, lifetime_books);
 }
 
 /* Moves the contacts of the new list's entries into slots 0, 1, ... in key
@@ -120,6 +130,7 @@ static bool compact_pool(fd_world* world, fd_neighbor_list* list)
     int stride = world->history_stride;
     int constant_stride = world->penalty.constant_stride;
     int book_count = world->penalty.book_count;
+    bool lifetime_books = world->penalty.lifetime_books;
     /* Each thread numbers the contacts of its share of the entries from the
      * count of the shares before it: the same slots for any thread count. */
     int threads = world->def.thread_count > 1 ? world->def.thread_count : 1;
@@ -140,9 +151,9 @@ static bool compact_pool(fd_world* world, fd_neighbor_list* list)
     /* Into the spare pool (kept from build to build: no page faults), which
      * then becomes the pool. */
     fd_contact_pool packed = world->penalty.spare_pool;
-    if ((packed.capacity < live + 256 || packed.book_count != book_count ||
-         (book_count > 0 && packed.books[0] == NULL)) &&
-        !resize_pool(&packed, live + live / 4 + 256, stride, constant_stride, book_count)) {
+    if ((packed.capacity < live + 256 || packed.book_count != book_count || packed.lifetime_books != lifetime_books ||
+         (book_count > 0 && (lifetime_books ? (void*)packed.books[0] : (void*)packed.stored[0]) == NULL)) &&
+        !resize_pool(&packed, live + live / 4 + 256, stride, constant_stride, book_count, lifetime_books)) {
         world->penalty.spare_pool = packed;
         return false;
     }
@@ -165,13 +176,18 @@ static bool compact_pool(fd_world* world, fd_neighbor_list* list)
             packed.id[slot] = pool->id[old];
             packed.first_step[slot] = pool->first_step[old];
             packed.state[slot] = pool->state[old];
-            if (book_count > 0) {
+            if (book_count > 0 && lifetime_books) {
                 /* Both buffers: what a pass never changes (a mechanism the
                  * law lacks, the block's untouched fields) is never written again. */
                 memcpy(packed.books[0] + (size_t)slot * (size_t)book_count, fd_books_before(pool, old),
                        (size_t)book_count * sizeof(fd_energy_books));
                 memcpy(packed.books[1] + (size_t)slot * (size_t)book_count, fd_books_before(pool, old),
                        (size_t)book_count * sizeof(fd_energy_books));
+            } else if (book_count > 0) {
+                memcpy(packed.stored[0] + (size_t)slot * (size_t)book_count, fd_stored_before(pool, old),
+                       (size_t)book_count * sizeof(double));
+                memcpy(packed.stored[1] + (size_t)slot * (size_t)book_count, fd_stored_before(pool, old),
+                       (size_t)book_count * sizeof(double));
             }
             list->contact[e] = slot++;
         }
@@ -294,7 +310,9 @@ static bool balance_threads(const fd_world* world, fd_neighbor_list* list, int t
     int t = 1;
     for (int i = 0; i < n && t < threads; ++i) {
         while (t < threads && done >= total * t / threads) {
-            list->thread_row[t++] = i;
+            /* At a multiple of the ledger's row groups: a group is one
+             * thread's, so its sums are the same for any thread count. */
+            list->thread_row[t++] = i / FD_BOOK_GROUP_ROWS * FD_BOOK_GROUP_ROWS;
         }
         double entries = (double)(list->row_start[i + 1] - list->row_start[i]);
         done += 1.0 + entries * ((world->motion[i].flags & FD_MOTION_WALL) ? PLANE_ENTRY_WEIGHT : 1);
@@ -474,6 +492,7 @@ size_t fd_contact_pool_memory(const fd_contact_pool* pool, int history_stride, i
 {
     size_t per_slot = (size_t)(history_stride + constant_stride) * sizeof(double) + sizeof(uint64_t) +
                       sizeof(int64_t) + sizeof(uint8_t) +
-                      (pool->books[0] != NULL ? 2 * (size_t)pool->book_count * sizeof(fd_energy_books) : 0);
+                      (pool->books[0] != NULL ? 2 * (size_t)pool->book_count * sizeof(fd_energy_books) : 0) +
+                      (pool->stored[0] != NULL ? 2 * (size_t)pool->book_count * sizeof(double) : 0);
     return (size_t)pool->capacity * per_slot + (size_t)pool->free_capacity * sizeof(int32_t);
 }

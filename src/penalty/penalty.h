@@ -119,14 +119,19 @@ typedef struct fd_contact_pool {
     uint64_t* id;
     int64_t* first_step;          /* step the contact began at */
     uint8_t* state;               /* FD_ENTRY_* bits */
-    /* book_count per slot with the ledger on (mechanisms 0 .. book_count - 1:
-     * up to the highest any law has), else NULL; two buffers with the
-     * springs' parity (a pass adds its increments to the books it read and
-     * writes the sums to the other buffer). Books are read and written for
-     * every contact every step, so they take no room for mechanisms no law
-     * has: hooke + dsds keeps 2 of the 4, half the memory traffic. */
-    fd_energy_books* books[2];
+    /* With the ledger on, book_count per slot (mechanisms 0 .. book_count -
+     * 1: up to the highest any law has), two buffers with the springs'
+     * parity: the lifetime books when the world keeps them
+     * (fd_world_def.contact_energy_books: a pass adds its increments to the
+     * books it read and writes the sums to the other buffer, read and
+     * written for every contact every step), else only the springs' stored
+     * energy, written by each pass and read when the contact ends (the
+     * world's totals take the step sums directly, fd_book_group). Only the
+     * mechanisms some law has take room: hooke + dsds keeps 2 of the 4. */
+    fd_energy_books* books[2];    /* lifetime_books, else NULL */
+    double* stored[2];            /* without lifetime_books, else NULL */
     int book_count;
+    bool lifetime_books;
     int32_t* free_slots;          /* slots of contacts that ended, to be handed out again */
     int64_t free_count, free_capacity;
 } fd_contact_pool;
@@ -139,6 +144,18 @@ typedef struct fd_touch {
 
 /* The geometry of a generic pair, found by the distance pass. */
 typedef struct fd_generic_slot fd_generic_slot;
+
+/* The ledger's step sums of a group of FD_BOOK_GROUP_ROWS rows: each
+ * contact's step books (stored energies and the step's increments) added in
+ * key order within the group, the groups then summed in order after the
+ * pass (fd_penalty_book_step). Thread ranges start at multiples of
+ * FD_BOOK_GROUP_ROWS, so a group is one thread's, and every sum is the same
+ * for any thread count; nothing per contact is read or written for it. */
+enum { FD_BOOK_GROUP_ROWS = 64 };
+typedef struct fd_book_group {
+    int32_t group;                /* rows group * FD_BOOK_GROUP_ROWS ... */
+    fd_energy_books books[FD_MECHANISM_COUNT];
+} fd_book_group;
 
 /* A load on a body of a later thread's range. */
 typedef struct fd_remote_load {
@@ -166,6 +183,8 @@ typedef struct fd_penalty_thread {
      * a chunk, so that a chunk mixing two such laws (grains with grains and
      * with a wall of spheres) keeps both in the kernel. */
     struct fd_sphere_block* block[FD_BLOCKS_PER_CHUNK];
+    fd_book_group* book_groups;   /* the ledger's step sums of its groups, in the order met (rows descending) */
+    int64_t book_group_count, book_group_capacity;
     int32_t failed_entry;         /* first entry whose pair is unsupported or has no law, or -1 */
     int failure;                  /* 0, 1 unsupported pair, 2 no law, 3 out of memory */
 } fd_penalty_thread;
@@ -186,6 +205,7 @@ typedef struct fd_penalty {
     int64_t appended;             /* bodies taken into a standing list (fd_penalty_append_isolated) */
     int constant_stride;          /* pair constants per entry */
     int book_count;               /* ledger books per slot (0: ledger off); see fd_contact_pool */
+    bool lifetime_books;          /* and whether they are each contact's lifetime books, or stored energies */
     bool* law_sphere_kernel;      /* per law of the world: has a sphere kernel (sphere_kernel.h) */
     int* block_law_index;         /* per law of the world: its block law (sphere_block.h), or -1 */
     struct fd_block_law* block_laws;
@@ -276,10 +296,6 @@ double fd_penalty_isolation_clearance(const fd_world* world);
  * world's contact set. */
 void fd_penalty_commit(fd_world* world);
 
-/* The lifetime energy books of the live contacts, summed in key order, per
- * mechanism into totals[m] (dashpot, slip, created, work added; stored the
- * springs' energy now). */
-void fd_penalty_sum_books(const fd_world* world, fd_energy_books totals[FD_MECHANISM_COUNT]);
 
 /* Bytes the pipeline holds now (the neighbour lists and the scratch). */
 size_t fd_penalty_memory(const fd_world* world);
@@ -295,6 +311,7 @@ typedef struct fd_penalty_contacts {
     double* springs;              /* history_stride per contact */
     fd_energy_books* books;       /* book_count per contact; NULL when 0 (ledger off) */
     int history_stride, book_count;
+    bool lifetime_books;          /* the books are lifetime books (else their stored energies only, the rest 0) */
 } fd_penalty_contacts;
 /* Copies the live contacts out (between steps); *out owns its arrays. */
 fd_status fd_penalty_gather(const fd_world* world, fd_penalty_contacts* out);

@@ -41,6 +41,41 @@ static inline fd_energy_books* fd_books_after(const fd_contact_pool* pool, int32
 {
     return pool->books[1 - pool->parity] + (size_t)slot * (size_t)pool->book_count;
 }
+/* after = before + this step's increments (stored: the step's), for the
+ * mechanisms in `mechanisms` (bit 1 << mechanism); the others keep zero
+ * (contact_details.c). */
+void fd_book_lifetime(fd_energy_books* after, const fd_energy_books* before, const fd_energy_books* step,
+                      unsigned mechanisms, int book_count);
+/* Without lifetime books, a slot's stored energies, the same way. */
+static inline double* fd_stored_before(const fd_contact_pool* pool, int32_t slot)
+{
+    return pool->stored[pool->parity] + (size_t)slot * (size_t)pool->book_count;
+}
+static inline double* fd_stored_after(const fd_contact_pool* pool, int32_t slot)
+{
+    return pool->stored[1 - pool->parity] + (size_t)slot * (size_t)pool->book_count;
+}
+/* A slot's stored energy of mechanism m as the pass found it, either way. */
+static inline double fd_slot_stored_before(const fd_contact_pool* pool, int32_t slot, int m)
+{
+    return pool->lifetime_books ? fd_books_before(pool, slot)[m].stored : fd_stored_before(pool, slot)[m];
+}
+/* A contact's books after the pass: its lifetime books from the step's
+ * (fd_book_lifetime), or its stored energies. */
+static inline void fd_book_slot(const fd_contact_pool* pool, int32_t slot, const fd_energy_books* step,
+                                unsigned mechanisms)
+{
+    if (pool->lifetime_books) {
+        fd_book_lifetime(fd_books_after(pool, slot), fd_books_before(pool, slot), step, mechanisms, pool->book_count);
+        return;
+    }
+    double* stored = fd_stored_after(pool, slot);
+    for (int m = 0; m < pool->book_count; ++m) {
+        if (mechanisms & (1u << m)) {
+            stored[m] = step[m].stored;
+        }
+    }
+}
 
 /* Grows *array (of *capacity elements) to hold `needed`; false when out of memory. */
 bool fd_penalty_grow(void** array, int64_t* capacity, int64_t needed, size_t element_size);
@@ -69,23 +104,22 @@ void fd_law_pass(fd_world* world, fd_neighbor_list* list, fd_penalty_thread* th,
                  bool ledger);
 
 /* Contact details (contact_details.c). A generic pair through the
- * registry's kernels (with its record and books); the record and books of a
- * sphere contact; the identity part of any record; the lifetime books; the
- * events of a pass; the books of the contacts that ended. */
+ * registry's kernels (with its record and books; with the ledger its step
+ * books also into step_books_out, FD_MECHANISM_COUNT of them); the record
+ * and books of a sphere contact; the identity part of any record; the
+ * lifetime books; the events of a pass; the springs' energy of the contacts
+ * that ended. */
 fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
                               const fd_generic_slot* geometry, fd_vec3 offset, bool is_new, bool ledger, bool record,
-                              int64_t index);
+                              int64_t index, fd_energy_books* step_books_out);
 void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
                               int64_t index, fd_vec3 offset, fd_vec3 n, const fd_sphere_loads* loads,
                               const fd_energy_books* step_books, fd_vec3 force, bool ledger);
 void fd_record_identity(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
                         int64_t index, unsigned state, unsigned slip);
-/* after = before + this step's increments (stored: the step's), for the
- * mechanisms in `mechanisms` (bit 1 << mechanism); the others keep zero. */
-void fd_book_lifetime(fd_energy_books* after, const fd_energy_books* before, const fd_energy_books* step,
-                      unsigned mechanisms, int book_count);
 fd_status fd_raise_events(fd_world* world, const fd_neighbor_list* list);
 void fd_retire_books(fd_world* world, const fd_neighbor_list* list);
+void fd_book_step_sums(fd_world* world, const fd_neighbor_list* list);
 
 void fd_neighbor_list_free(fd_neighbor_list* list);
 /* Room for `entries` entries and the rows of `body_count` bodies. */
@@ -99,7 +133,7 @@ size_t fd_pair_scratch_memory(const struct fd_pair_scratch* scratch);
 void fd_contact_pool_free(fd_contact_pool* pool);
 /* Room for `count` slots (false when out of memory). */
 bool fd_contact_pool_reserve(fd_contact_pool* pool, int64_t count, int history_stride, int constant_stride,
-                             int book_count);
+                             int book_count, bool lifetime_books);
 /* Builds *out from the world's current state, carrying the contacts of *old
  * (NULL at the first build); resets the rebuild test. */
 fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const fd_neighbor_list* old);

@@ -14,7 +14,7 @@ void fd_penalty_release_removed(fd_world* world)
     fd_contact_pool* pool = &p->pool;
     fd_energy_totals* totals = &world->energy_totals;
     const bool* removed = world->is_removed;
-    bool books = world->def.energy_ledger && pool->books[0] != NULL;
+    bool books = world->def.energy_ledger && pool->book_count > 0 && (pool->books[0] != NULL || pool->stored[0] != NULL);
     /* One pass in key order over the entries: the books reach the totals in
      * the same order for any thread count. A slot removed earlier has no
      * contacts left, so every contact of a marked slot is one to end. */
@@ -25,12 +25,11 @@ void fd_penalty_release_removed(fd_world* world)
                 continue;
             }
             for (int m = 0; books && m < pool->book_count; ++m) {
-                const fd_energy_books* book = &fd_books_before(pool, slot)[m];
-                totals->dashpot[m] += book->dashpot;
-                totals->slip[m] += book->slip;
-                totals->created[m] += book->created;
-                totals->external_work += book->work;
-                totals->released += book->stored;
+                /* Its springs' energy leaves with it; what it dissipated is
+                 * in the totals already (fd_book_step_sums). */
+                double stored = fd_slot_stored_before(pool, slot, m);
+                totals->released += stored;
+                world->stored_energy[m] -= stored;
             }
             if (fd_penalty_grow((void**)&pool->free_slots, &pool->free_capacity, pool->free_count + 1,
                                 sizeof *pool->free_slots)) {

@@ -47,7 +47,8 @@ fd_status fd_penalty_gather(const fd_world* world, fd_penalty_contacts* out)
     const fd_neighbor_list* list = &p->lists[p->current];
     const fd_contact_pool* pool = &p->pool;
     out->history_stride = world->history_stride;
-    out->book_count = pool->books[0] != NULL ? pool->book_count : 0;
+    out->book_count = pool->books[0] != NULL || pool->stored[0] != NULL ? pool->book_count : 0;
+    out->lifetime_books = pool->lifetime_books;
     int64_t count = 0;
     for (int64_t e = 0; list->row_start != NULL && e < list->count; ++e) {
         count += list->contact[e] != FD_NO_CONTACT;
@@ -71,9 +72,14 @@ fd_status fd_penalty_gather(const fd_world* world, fd_penalty_contacts* out)
             out->state[k] = pool->state[slot];
             memcpy(out->springs + (size_t)k * (size_t)stride, fd_springs_before(pool, slot, stride),
                    (size_t)stride * sizeof(double));
-            if (out->book_count > 0) {
+            if (out->book_count > 0 && out->lifetime_books) {
                 memcpy(out->books + (size_t)k * (size_t)out->book_count, fd_books_before(pool, slot),
                        (size_t)out->book_count * sizeof(fd_energy_books));
+            } else if (out->book_count > 0) {
+                fd_energy_books* books = out->books + (size_t)k * (size_t)out->book_count;
+                for (int m = 0; m < out->book_count; ++m) {
+                    books[m] = (fd_energy_books){.stored = fd_stored_before(pool, slot)[m]};
+                }
             }
             ++k;
         }
@@ -112,6 +118,13 @@ fd_status fd_penalty_install(fd_world* world, const fd_penalty_contacts* in)
                        "switch the ledger on (its books before the checkpoint are unknown)",
                        in->book_count == 0 ? "off" : "on for other mechanisms");
     }
+    if (p->lifetime_books && !in->lifetime_books) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                       "checkpoint: written without the contacts' own energy books, and this world keeps them "
+                       "(world.contact_energy_books, set when an output writes contacts with the ledger on): a "
+                       "resumed run cannot start them (the contacts' books before the checkpoint are unknown); "
+                       "resume with the same outputs, or start the run again with them");
+    }
     /* A fresh list at this state, with no contacts; then the contacts into it. */
     int next = 1 - p->current;
     fd_status status = fd_neighbor_list_build(world, &p->lists[next], NULL);
@@ -123,7 +136,7 @@ fd_status fd_penalty_install(fd_world* world, const fd_penalty_contacts* in)
     fd_neighbor_list* list = &p->lists[p->current];
     fd_contact_pool* pool = &p->pool;
     int stride = world->history_stride;
-    if (!fd_contact_pool_reserve(pool, in->count, stride, p->constant_stride, p->book_count)) {
+    if (!fd_contact_pool_reserve(pool, in->count, stride, p->constant_stride, p->book_count, p->lifetime_books)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory for %lld contacts", (long long)in->count);
     }
     uint64_t previous_key = 0;
@@ -153,11 +166,16 @@ fd_status fd_penalty_install(fd_world* world, const fd_penalty_contacts* in)
         const double* springs = in->springs + (size_t)k * (size_t)stride;
         memcpy(fd_springs_before(pool, slot, stride), springs, (size_t)stride * sizeof(double));
         memcpy(fd_springs_after(pool, slot, stride), springs, (size_t)stride * sizeof(double));
-        if (p->book_count > 0) {
+        if (p->book_count > 0 && p->lifetime_books) {
             /* Both buffers, as a rebuild does: what a pass never changes is never written again. */
             const fd_energy_books* books = in->books + (size_t)k * (size_t)in->book_count;
             memcpy(fd_books_before(pool, slot), books, (size_t)p->book_count * sizeof(fd_energy_books));
             memcpy(fd_books_after(pool, slot), books, (size_t)p->book_count * sizeof(fd_energy_books));
+        } else if (p->book_count > 0) {
+            const fd_energy_books* books = in->books + (size_t)k * (size_t)in->book_count;
+            for (int m = 0; m < p->book_count; ++m) {
+                fd_stored_before(pool, slot)[m] = fd_stored_after(pool, slot)[m] = books[m].stored;
+            }
         }
         pool->id[slot] = in->id[k];
         pool->first_step[slot] = in->first_step[k];

@@ -410,6 +410,8 @@ fd_status fd_penalty_step(fd_world* world)
 {
     uint64_t saved_next_id = world->next_contact_id;
     fd_energy_totals saved_totals = world->energy_totals;
+    double saved_stored[FD_MECHANISM_COUNT];
+    memcpy(saved_stored, world->stored_energy, sizeof saved_stored);
     double saved_time = world->time;
     int64_t saved_step = world->step_count;
     if (world->has_locks) {
@@ -459,6 +461,7 @@ fd_status fd_penalty_step(fd_world* world)
         fd_penalty_rollback(world);
         world->next_contact_id = saved_next_id;
         world->energy_totals = saved_totals;
+        memcpy(world->stored_energy, saved_stored, sizeof saved_stored);
         world->time = saved_time;
         world->step_count = saved_step;
         return status;

@@ -557,24 +557,19 @@ fd_world_energy fd_world_get_energy(const fd_world* world)
         energy.entered = NAN;
         return energy;
     }
+    /* Both steppers keep the totals up to the last step and the springs'
+     * energy now (the penalty stepper's from each pass's step sums,
+     * src/penalty/contact_details.c, fd_book_step_sums). */
     const fd_energy_totals* totals = &world->energy_totals;
-    /* Penalty stepper: the totals hold the books of contacts that ended; the
-     * live contacts keep theirs (src/penalty/). */
-    fd_energy_books live[FD_MECHANISM_COUNT] = {{0}};
-    if (penalty) {
-        fd_penalty_sum_books(world, live);
-    }
-    double live_work = 0.0;
     for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-        energy.stored[m] = penalty ? live[m].stored : world->stored_energy[m];
-        energy.dashpot[m] = totals->dashpot[m] + live[m].dashpot;
-        energy.slip[m] = totals->slip[m] + live[m].slip;
-        energy.created[m] = totals->created[m] + live[m].created;
-        live_work += live[m].work;
+        energy.stored[m] = world->stored_energy[m];
+        energy.dashpot[m] = totals->dashpot[m];
+        energy.slip[m] = totals->slip[m];
+        energy.created[m] = totals->created[m];
     }
     energy.normal_elastic = energy.stored[FD_MECHANISM_NORMAL];
     energy.released = totals->released;
-    energy.external_work = totals->external_work + live_work;
+    energy.external_work = totals->external_work;
     energy.constraint_work = totals->constraint_work;
     energy.inserted = totals->inserted;
     energy.removed = totals->removed;

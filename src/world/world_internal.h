@@ -227,10 +227,10 @@ struct fd_world {
     signed char* candidate_touching;
     int candidate_capacity;
 
-    /* energy ledger: totals so far (a force pass books its contacts' books
-     * at the state it evaluates), the springs' energy now, per-contact
-     * scratch of the last pass, and the balance when the world was first
-     * prepared */
+    /* energy ledger: totals so far (a force pass adds its contacts' step
+     * books, summed in key order: src/penalty/contact_details.c,
+     * fd_book_step_sums), the springs' energy now, per-contact scratch of
+     * the last pass, and the balance when the world was first prepared */
     fd_energy_totals energy_totals;
     double stored_energy[FD_MECHANISM_COUNT];
     fd_energy_books* contact_energy;   /* FD_MECHANISM_COUNT per contact of the last pass */
