@@ -213,7 +213,9 @@ static bool start_job(fd_block_file* file, block_job* job)
     if (!fd_text_reserve(spare, length - whole)) {
         return false;
     }
-    memcpy(spare->bytes, text->bytes + whole, length - whole);
+    if (length > whole) {
+        memcpy(spare->bytes, text->bytes + whole, length - whole); /* spare->bytes may be NULL otherwise */
+    }
     spare->length = length - whole;
     *job = (block_job){.buffer = *text, .from = file->written, .length = length, .padded = padded,
                        .block_start = file->block_start, .direct = direct};

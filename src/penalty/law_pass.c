@@ -270,7 +270,8 @@ static __attribute__((noinline)) void block_lane_details(fd_world* world, const 
 
 /* A group's sums into the thread's list (penalty.h, fd_book_group); false
  * when out of memory. */
-static bool store_book_group(fd_penalty_thread* th, int32_t index, const fd_energy_books* sums)
+static inline __attribute__((always_inline)) bool store_book_group(fd_penalty_thread* th, int32_t index,
+                                                                     const fd_energy_books* sums)
 {
     if (th->book_group_count == th->book_group_capacity &&
         !fd_penalty_grow((void**)&th->book_groups, &th->book_group_capacity, th->book_group_count + 1,
