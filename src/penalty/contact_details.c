@@ -134,14 +134,18 @@ static bool lammps_wall_contact(const fd_world* world, int i, int j, const fd_bo
  * bodies (arms from the midpoint of the two surface points, or LAMMPS's wall
  * conventions above; body j's image across a periodic face). */
 static void evaluate_generic(const fd_world* world, const fd_contact_law* law, int i, int j,
-                             const fd_generic_slot* slot, fd_vec3 offset, bool is_new, unsigned was_slipping, double* history,
+                             const fd_generic_slot* slot, const double offset[3], bool is_new, unsigned was_slipping, double* history,
                              double* columns, fd_energy_books* step_books, bool books_unread, unsigned* slip_flags,
                              fd_contact_loads* loads, fd_vec3* torque_i, fd_vec3* torque_j)
 {
     const fd_body_state body_i = fd_world_state(world, i);
     const fd_body_state* state_i = &body_i;
+    /* Body j's image from the world's arrays and the offset's components
+     * (in registers): adding to the copy just made would read it back
+     * across the stores that made it, a forwarding stall. */
     fd_body_state image_j = fd_world_state(world, j);
-    image_j.position = fd_v3_add(image_j.position, offset);
+    const fd_vec3 position_j = world->position[j];
+    image_j.position = (fd_vec3){position_j.x + offset[0], position_j.y + offset[1], position_j.z + offset[2]};
     const fd_contact_geometry* geometry = &slot->geometry;
     fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(geometry->point_i, geometry->point_j));
     fd_contact_geometry lammps_geometry;
@@ -210,9 +214,10 @@ static void evaluate_generic(const fd_world* world, const fd_contact_law* law, i
 
 
 fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
-                              const fd_generic_slot* geometry, fd_vec3 offset, bool is_new, bool ledger, bool record,
-                              int64_t index, fd_energy_books* step_books_out)
+                              const fd_generic_slot* geometry, double offset_x, double offset_y, double offset_z,
+                              bool is_new, bool ledger, bool record, int64_t index, fd_energy_books* step_books_out)
 {
+    const double offset[3] = {offset_x, offset_y, offset_z};
     const fd_contact_law* law = &world->laws[list->law[e]];
     /* The registry's kernels update the springs in place: on a copy in the
      * pass's output buffer. */
@@ -253,7 +258,7 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
         fd_contact* contact = &world->penalty.record_set->contacts[index];
         contact->geometry = geometry->geometry;
         contact->loads = loads;
-        contact->image_offset = offset;
+        contact->image_offset = (fd_vec3){offset_x, offset_y, offset_z};
         record_books(contact, &world->penalty.pool, slot, ledger, step_books);
     }
     return out;

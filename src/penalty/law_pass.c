@@ -450,16 +450,17 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 slot_loads[s] = sphere_pair_of_pass(world, list, e, i, j, slot, ledger, record, index, slot_books[s]);
             } else if (kind == FD_PAIR_GENERIC) {
                 const fd_generic_slot* geometry = &th->slots[--generic_left];
-                slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, geometry, geometry->offset, is_new, ledger,
-                                                record, index, slot_books[s]);
+                slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, geometry, geometry->offset.x,
+                                                geometry->offset.y, geometry->offset.z, is_new, ledger, record, index,
+                                                slot_books[s]);
             } else {
                 /* A round pair of a registry law: its geometry now, from the centres. */
                 fd_generic_slot geometry;
                 fd_vec3 offset = record ? fd_round_pair_record_geometry(world, i, j, kind - FD_PAIR_GENERIC_SPHERES,
                                                                         &geometry)
                                         : fd_round_pair_geometry(world, i, j, kind - FD_PAIR_GENERIC_SPHERES, &geometry);
-                slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, &geometry, offset, is_new, ledger, record,
-                                                index, slot_books[s]);
+                slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, &geometry, offset.x, offset.y, offset.z,
+                                                is_new, ledger, record, index, slot_books[s]);
             }
         }
         for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {

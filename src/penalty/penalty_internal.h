@@ -105,13 +105,16 @@ void fd_law_pass(fd_world* world, fd_neighbor_list* list, fd_penalty_thread* th,
 
 /* Contact details (contact_details.c). A generic pair through the
  * registry's kernels (with its record and books; with the ledger its step
- * books also into step_books_out, FD_MECHANISM_COUNT of them); the record
+ * books also into step_books_out, FD_MECHANISM_COUNT of them; the image
+ * offset of body j as three doubles, passed in registers: an fd_vec3
+ * argument goes through the stack and is read back across the stores that
+ * wrote it); the record
  * and books of a sphere contact; the identity part of any record; the
  * lifetime books; the events of a pass; the springs' energy of the contacts
  * that ended. */
 fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
-                              const fd_generic_slot* geometry, fd_vec3 offset, bool is_new, bool ledger, bool record,
-                              int64_t index, fd_energy_books* step_books_out);
+                              const fd_generic_slot* geometry, double offset_x, double offset_y, double offset_z,
+                              bool is_new, bool ledger, bool record, int64_t index, fd_energy_books* step_books_out);
 void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
                               int64_t index, fd_vec3 offset, fd_vec3 n, const fd_sphere_loads* loads,
                               const fd_energy_books* step_books, fd_vec3 force, bool ledger);
