@@ -116,7 +116,11 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
     fd_energy_books record_books[FD_MECHANISM_COUNT];
     fd_energy_books* step_books = ledger ? step_books_out : record_books;
     if (ledger || record) {
-        memset(step_books, 0, FD_MECHANISM_COUNT * sizeof *step_books);
+        /* Book by book: a memset of the 160 bytes is a slow `rep stos`. */
+        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+            step_books[m].stored = step_books[m].dashpot = step_books[m].slip = 0.0;
+            step_books[m].created = step_books[m].work = 0.0;
+        }
     }
     fd_sphere_loads loads = fd_sphere_kernel(law, constants, world->def.time_step, world->penalty.spring_time_step, n, overlap,
                                              relative,
