@@ -56,6 +56,7 @@ void fd_penalty_free(fd_penalty* penalty)
         free(th->remote);
         free(th->ended);
         free(th->new_slots);
+        free(th->book_groups);
         for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {
             free(th->block[b]);
         }
@@ -469,7 +470,8 @@ size_t fd_penalty_memory(const fd_world* world)
         const fd_penalty_thread* th = &p->threads[t];
         bytes += (size_t)th->touching_capacity * sizeof(fd_touch) + (size_t)th->slot_capacity * sizeof(fd_generic_slot) +
                  (size_t)th->remote_capacity * sizeof(fd_remote_load) + (size_t)th->ended_capacity * sizeof(int32_t) +
-                 (size_t)th->new_slot_capacity * sizeof(int32_t) + FD_BLOCKS_PER_CHUNK * sizeof(fd_sphere_block);
+                 (size_t)th->new_slot_capacity * sizeof(int32_t) + FD_BLOCKS_PER_CHUNK * sizeof(fd_sphere_block) +
+                 (size_t)th->book_group_capacity * sizeof(fd_book_group);
     }
     return bytes;
 }
