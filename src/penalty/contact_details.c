@@ -402,14 +402,7 @@ void fd_book_step_sums(fd_world* world, const fd_neighbor_list* list)
     for (int t = 0; t < list->thread_count; ++t) {
         const fd_penalty_thread* th = &p->threads[t];
         for (int64_t g = th->book_group_count - 1; g >= 0; --g) {
-            const fd_energy_books* sums = th->book_groups[g].books;
-            for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-                step[m].stored += sums[m].stored;
-                step[m].dashpot += sums[m].dashpot;
-                step[m].slip += sums[m].slip;
-                step[m].created += sums[m].created;
-                step[m].work += sums[m].work;
-            }
+            fd_add_books(step, th->book_groups[g].books);
         }
     }
     fd_energy_totals* totals = &world->energy_totals;

@@ -290,20 +290,6 @@ static inline __attribute__((always_inline)) bool store_book_group(fd_penalty_th
     return true;
 }
 
-/* A contact's step books into its group's sums (every mechanism: the
- * step books of those a law lacks are zero; a loop of constant length, so
- * that the sums stay in registers). */
-static inline void add_books(fd_energy_books* sums, const fd_energy_books* step)
-{
-    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-        sums[m].stored += step[m].stored;
-        sums[m].dashpot += step[m].dashpot;
-        sums[m].slip += step[m].slip;
-        sums[m].created += step[m].created;
-        sums[m].work += step[m].work;
-    }
-}
-
 /* A block lane's step books (its mechanisms only; the normal spring has
  * no slip and nothing created, no block law does work) into the sums. */
 static inline void add_block_books(fd_energy_books* sums, const fd_sphere_block* block, const fd_block_law* law,
@@ -548,7 +534,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 if (c >= 0) {
                     add_block_books(running, block, law, c);
                 } else {
-                    add_books(running, slot_books[s]);
+                    fd_add_books(running, slot_books[s]);
                 }
             }
             unsigned state = pool->state[slot];

@@ -46,6 +46,19 @@ static inline fd_energy_books* fd_books_after(const fd_contact_pool* pool, int32
  * (contact_details.c). */
 void fd_book_lifetime(fd_energy_books* after, const fd_energy_books* before, const fd_energy_books* step,
                       unsigned mechanisms, int book_count);
+/* step's books added to sums, every mechanism (the books of a mechanism
+ * a law lacks are zero; a loop of constant length, so that sums kept in a
+ * caller's locals stay in registers). */
+static inline void fd_add_books(fd_energy_books* sums, const fd_energy_books* step)
+{
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        sums[m].stored += step[m].stored;
+        sums[m].dashpot += step[m].dashpot;
+        sums[m].slip += step[m].slip;
+        sums[m].created += step[m].created;
+        sums[m].work += step[m].work;
+    }
+}
 /* Without lifetime books, a slot's stored energies, the same way. */
 static inline double* fd_stored_before(const fd_contact_pool* pool, int32_t slot)
 {
