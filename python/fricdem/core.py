@@ -59,6 +59,12 @@ def _struct_dict(value) -> dict:
     return out
 
 
+# The mechanisms in fd_mechanism's order and the books of fd_energy_books,
+# as contacts.csv names their columns (book_mechanism).
+_MECHANISMS = ("normal", "slide", "roll", "spin")
+_BOOKS = ("stored", "dashpot", "slip", "created", "work")
+
+
 class World:
     """A simulation world. Build one with `World(gravity=..., time_step=...)`
     and the add_* methods, or take `Scene(...).world`."""
@@ -349,9 +355,12 @@ class World:
         body_j (body indices, i < j), point_i, point_j (k, 3) m, normal (k,
         3) into body i, penetration (m), normal_force (N), slide_force,
         force_on_i, roll_torque_i, roll_torque_j, spin_torque_i,
-        spin_torque_j (k, 3; N, N m; world frame), and each model output
-        column by its name (NaN where a contact's law lacks it). Fails unless
-        the last step recorded them (request_contacts)."""
+        spin_torque_j (k, 3; N, N m; world frame), the energy books (J)
+        stored_normal ... work_spin as contacts.csv names them (with the
+        ledger: stored always, the others over the contact's life when the
+        world keeps them, World(contact_energy_books=True); else 0), and each
+        model output column by its name (NaN where a contact's law lacks it).
+        Fails unless the last step recorded them (request_contacts)."""
         count = lib.fd_world_contact_count(self._world)
         names = [_text(lib.fd_world_contact_column_name(self._world, c))
                  for c in range(lib.fd_world_contact_column_count(self._world))]
@@ -361,6 +370,8 @@ class World:
                "body_j": np.zeros(count, dtype=int), "penetration": np.zeros(count),
                "normal_force": np.zeros(count)}
         out.update({name: np.zeros((count, 3)) for name in vectors})
+        books = [(book, m, f"{book}_{mechanism}") for m, mechanism in enumerate(_MECHANISMS) for book in _BOOKS]
+        out.update({name: np.zeros(count) for _, _, name in books})
         columns = np.full((count, len(names)), np.nan)
         view = ffi.new("fd_contact_view*")
         for k in range(count):
@@ -374,6 +385,8 @@ class World:
                 source = view.geometry if name in ("point_i", "point_j", "normal") else view.loads
                 v = getattr(source, name)
                 out[name][k] = (v.x, v.y, v.z)
+            for book, m, name in books:
+                out[name][k] = getattr(view.energy[m], book)
             for c in range(min(view.column_count, len(names))):
                 columns[k, c] = view.columns[c]
         for c, name in enumerate(names):

@@ -59,6 +59,24 @@ def make_world(**options):
     return world, steel
 
 
+def test_a_contacts_own_books_are_kept_on_request_and_the_totals_do_not_change():
+    # A ball dropped on a floor, with and without each contact's lifetime
+    # books (World(contact_energy_books=...)): the world's totals are the same
+    # bits; the contact's dashpot book holds what it dissipated only when kept.
+    runs = {}
+    for keep in (False, True):
+        world, steel = make_world(energy_ledger=True, contact_energy_books=keep)
+        world.add_plane((0, 0, 0), (0, 0, 1), steel, name="floor")
+        world.add_sphere(0.005, (0, 0, 0.0052), steel, name="ball", velocity=(0.01, 0, -0.2))
+        world.step(2000)  # 20 ms: the impact is over, the ball rests on the floor
+        runs[keep] = (world.energy(), world.contacts())
+    (light, light_contacts), (kept, kept_contacts) = runs[False], runs[True]
+    assert light == kept
+    assert kept["dashpot"][0] > 0.0
+    assert kept_contacts["dashpot_normal"][0] > 0.0 and light_contacts["dashpot_normal"][0] == 0.0
+    assert kept_contacts["stored_normal"][0] == light_contacts["stored_normal"][0] > 0.0
+
+
 def test_a_world_built_in_python_carries_the_weight_of_a_resting_sphere():
     world, steel = make_world(energy_ledger=True)
     world.add_plane((0, 0, 0), (0, 0, 1), steel, name="floor")
