@@ -159,17 +159,22 @@ static void end_numbers(fd_text* text, char* out)
     text->length = (size_t)(out - text->bytes);
 }
 
+/* The same for the few numbers of a small row (energy, walls, outlets,
+ * solver). */
 static void text_value(fd_text* text, double value)
 {
-    fd_text_char(text, ',');
-    fd_text_g17(text, value);
+    char* out = reserve_numbers(text, 1);
+    if (out) {
+        end_numbers(text, put_value(out, value));
+    }
 }
 
 static void text_vec3(fd_text* text, fd_vec3 v)
 {
-    text_value(text, v.x);
-    text_value(text, v.y);
-    text_value(text, v.z);
+    char* out = reserve_numbers(text, 3);
+    if (out) {
+        end_numbers(text, put_vec3(out, v));
+    }
 }
 
 /* Line 1: "# units: u1,u2,..."; line 2: the column names. */

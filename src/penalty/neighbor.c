@@ -335,11 +335,7 @@ static fd_status rows_from_broadphase(fd_world* world, double margin, fd_neighbo
     fd_broadphase* bp = &world->broadphase;
     bp->body_count = world->body_count;
     bp->positions = world->position;
-    bp->radii = world->bounding_radii;
-    bp->is_static = world->is_static;
-    bp->is_wall = world->is_wall;
-    bp->plane_normals = world->plane_normals;
-    bp->is_removed = world->is_removed;
+    fd_world_bind_broadphase(world);
     bp->margin = margin;
     if (!fd_broadphase_update(bp)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory in the broad phase");

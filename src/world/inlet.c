@@ -658,12 +658,7 @@ static void adopt_body(fd_world* world, int b)
     const fd_body_extra* extra = fd_body_extras(&world->masses[b]);
     world->forces[b] = fd_v3_mul_add(extra->external_force, world->colds[b].mass, world->def.gravity);
     world->torques[b] = extra->external_torque;
-    fd_broadphase* bp = &world->broadphase;
-    bp->radii = world->bounding_radii;
-    bp->is_static = world->is_static;
-    bp->is_wall = world->is_wall;
-    bp->plane_normals = world->plane_normals;
-    bp->is_removed = world->is_removed;
+    fd_world_bind_broadphase(world);
     world->prepared = true;
 }
 

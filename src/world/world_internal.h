@@ -366,6 +366,18 @@ void fd_world_inlet_extents(const fd_world* world, int* bodies_of_material, bool
 /* "'name' (#index)", or "#index" for an unnamed body, for messages. */
 const char* fd_world_body_label(const fd_world* world, int body, char* text, size_t size);
 
+/* The broad phase's views of the per-body arrays, set again wherever the
+ * arrays may have moved (they grow with the bodies). */
+static inline void fd_world_bind_broadphase(fd_world* world)
+{
+    fd_broadphase* bp = &world->broadphase;
+    bp->radii = world->bounding_radii;
+    bp->is_static = world->is_static;
+    bp->is_wall = world->is_wall;
+    bp->plane_normals = world->plane_normals;
+    bp->is_removed = world->is_removed;
+}
+
 /* Body b's state, from the arrays per field, and back. */
 static inline fd_body_state fd_world_state(const fd_world* world, int b)
 {

@@ -225,11 +225,7 @@ fd_status fd_world_prepare(fd_world* world)
 
     fd_broadphase* bp = &world->broadphase;
     bp->periodic = world->periodic;
-    bp->radii = world->bounding_radii;
-    bp->is_static = world->is_static;
-    bp->is_wall = world->is_wall;
-    bp->plane_normals = world->plane_normals;
-    bp->is_removed = world->is_removed;
+    fd_world_bind_broadphase(world);
     bool complementarity = world->def.stepper == FD_STEPPER_COMPLEMENTARITY;
     double margin = world->def.contact_margin;
     if (complementarity && margin == 0.0 && isfinite(smallest_body_radius)) {
