@@ -2,7 +2,13 @@
 granular` (hooke, hertz/material, linear_history, mindlin, mindlin_rescale,
 mindlin/force, mindlin_rescale/force, rolling sds, twisting sds / marshall,
 damping velocity / tsuji, limit_damping) and `fix nve/sphere`, for two spheres
-or one sphere on a plane, with a switch for the contact arm:
+or one sphere on a plane, with a switch for the contact arm. Also the static
+and kinetic sliders of LAMMPS 2026, tangential `linear_history/static` and
+`mindlin/static` (src/GRANULAR/gran_sub_mod_tangential.cpp,
+GranSubModTangentialLinearHistoryStatic and ...MindlinStatic::calculate_forces),
+which Debian's LAMMPS (29 Sep 2021) predates: for those the transcription is
+the only LAMMPS there is to compare with here (docs/validation/
+lammps_crosscheck.md, case 8).
 
   arm="lammps"    relative sliding velocity from the full radii (v_i - v_j -
                   (R_i w_i + R_j w_j) x n); slide torque on a sphere from a
@@ -35,6 +41,11 @@ def _norm(a):
 
 
 MINDLIN = ("mindlin", "mindlin_rescale", "mindlin/force", "mindlin_rescale/force")
+# The sliders with a static and a dynamic coefficient (LAMMPS 2026): history[3]
+# is the contact's state, 0 static (Fscrit = mu_s Fncrit) or 1 dynamic
+# (mu_d Fncrit); the force exceeding Fscrit makes it dynamic, a force within
+# it static again.
+STATIC = ("linear_history/static", "mindlin/static")
 
 
 class Law:
@@ -46,11 +57,13 @@ class Law:
     Pa, the Hertz force kn a delta, a = sqrt(R_eff delta)); damping: "velocity"
     (eta_n in N s/m) or "tsuji" (eta_n = alpha(e'), the dashpot eta_n
     sqrt(m_eff kn a)); tangential: "linear_history" (kt in N/m) or one of
-    MINDLIN (kt in Pa: the stiffness kt a)."""
+    MINDLIN (kt in Pa: the stiffness kt a), or one of STATIC (mu is then
+    mu_static, and mu_dynamic the dynamic one)."""
 
     def __init__(self, kn, eta_n, kt, xgammat, mu, roll=None, twist=None, normal="hooke", damping="velocity",
-                 tangential="linear_history"):
+                 tangential="linear_history", mu_dynamic=None):
         self.kn, self.eta_n, self.kt, self.xgammat, self.mu = kn, eta_n, kt, xgammat, mu
+        self.mu_dynamic = mu if mu_dynamic is None else mu_dynamic
         self.roll, self.twist = roll, twist
         self.normal, self.damping, self.tangential = normal, damping, tangential
 
@@ -131,13 +144,15 @@ def contact(law, hist, n, delta, radi, radj, reff, vi, vj, wi, wj, dt, update, a
            vt[1] - (n[0] * wr[2] - n[2] * wr[0]),
            vt[2] - (n[1] * wr[0] - n[0] * wr[1])]
     fncrit = abs(fntot)
-    fscrit = law.mu * fncrit
+    static = law.tangential in STATIC
+    dynamic = static and hist.get("dynamic", 0) != 0
+    fscrit = fncrit * (law.mu_dynamic if dynamic else law.mu)
     kt = law.kt
     dampt = law.xgammat * damp
     force_history = law.tangential in ("mindlin/force", "mindlin_rescale/force")
     rescale = law.tangential in ("mindlin_rescale", "mindlin_rescale/force")
     h = hist.setdefault("slide", [0.0, 0.0, 0.0])
-    if law.tangential in MINDLIN:
+    if law.tangential in MINDLIN or law.tangential == "mindlin/static":
         kt *= a
         if rescale and a < hist.get("radius", 0.0):  # on unloading, LAMMPS's history[3]
             factor = a / hist["radius"]
@@ -156,7 +171,20 @@ def contact(law, hist, n, delta, radi, radj, reff, vi, vj, wi, wj, dt, update, a
         fs = [-kt * h[k] - dampt * vtr[k] for k in range(3)]
     fsm = _norm(fs)
     hist["slipping"] = fsm > fscrit
-    if fsm > fscrit:
+    if static:
+        # calculate_forces of the static models: the rescale through 1 / |fs|,
+        # and the state switch.
+        if fsm > fscrit:
+            if _norm(h) != 0.0:
+                ratio = fscrit * (1.0 / fsm)
+                h = [-1.0 / kt * (ratio * fs[k] + dampt * vtr[k]) for k in range(3)]
+                fs = [ratio * fs[k] for k in range(3)]
+            else:
+                fs = [0.0, 0.0, 0.0]
+            hist["dynamic"] = 1
+        else:
+            hist["dynamic"] = 0
+    elif fsm > fscrit:
         if _norm(h) != 0.0:
             if force_history:
                 h = [fscrit * fs[k] / fsm + dampt * vtr[k] for k in range(3)]

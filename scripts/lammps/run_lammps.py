@@ -21,8 +21,16 @@ scripts/validation/lammps_crosscheck.py; docs/validation/lammps_crosscheck.md):
                                    force on sphere one at every step of
                                    contact from step 0 (issue 18: a contact's
                                    history holds the elapsed time only)
+  tests/golden/lammps_static.csv   case 8: case 4's rows for LAMMPS 2026's
+                                   static/dynamic sliders (impact_*_static.in,
+                                   tangential linear_history/static and
+                                   mindlin/static); a LAMMPS that predates
+                                   them (Debian's 2021) refuses the decks, and
+                                   the numbers are then reference.py's
+                                   transcription of LAMMPS's source, run with
+                                   LAMMPS's arms
 
-Cases 1, 2 and 4 carry, next to each LAMMPS number, `arm_shift`: how much
+Cases 1, 2, 4 and 8 carry, next to each LAMMPS number, `arm_shift`: how much
 fricdem's contact-arm convention moves that number (scripts/lammps/reference.py
 run with fricdem's convention minus run with LAMMPS's). The script first checks
 that the reference run with LAMMPS's convention reproduces LAMMPS to round-off
@@ -33,7 +41,7 @@ Needs `lmp` (scripts/install-lammps.sh) and, for case 3, build/release
 (make build: bench/lammps_data.c writes fricdem's initial lattice as LAMMPS
 data). Usage:
 
-    /usr/bin/python3 scripts/lammps/run_lammps.py [--cases impact,rolling,pour,mindlin] [--out DIR] [--keep DIR]
+    /usr/bin/python3 scripts/lammps/run_lammps.py [--cases impact,rolling,pour,mindlin,static] [--out DIR] [--keep DIR]
 """
 from __future__ import annotations
 
@@ -62,6 +70,7 @@ IMPACTS = ["impact_elastic_slide", "impact_damped_slide", "impact_damped_stick",
 ROLLINGS = ["rolling_slide", "rolling_resist"]
 MINDLINS = ["impact_mindlin", "impact_mindlin_rescale", "impact_mindlin_force", "impact_mindlin_rescale_force",
             "impact_hooke_mindlin"]
+STATICS = ["impact_linear_history_static", "impact_mindlin_static"]
 TOUCHINGS = ["touching_linear_history", "touching_mindlin", "touching_mass_velocity", "touching_viscoelastic",
              "touching_nohistory", "touching_hertz_viscoelastic", "touching_tsuji",
              "touching_legacy_hooke_history", "touching_legacy_hooke",
@@ -252,11 +261,13 @@ def mindlin_law(v: dict) -> reference.Law:
         eta_n = float(normal[2])
     else:
         raise ValueError(f"damping '{damping}' is not transcribed")
-    if tangential[0] not in reference.MINDLIN:
-        raise ValueError(f"tangential model '{tangential[0]}' is not a Mindlin one")
+    if tangential[0] not in reference.MINDLIN + reference.STATIC:
+        raise ValueError(f"tangential model '{tangential[0]}' is not a Mindlin or a static one")
     kt = reference.mindlin_null_kt(e_mod, poisson) if tangential[1] == "NULL" else float(tangential[1])
+    # The static sliders (case 8) take mu_s and mu_d.
+    mu_dynamic = float(tangential[4]) if tangential[0] in reference.STATIC else None
     return reference.Law(law["kn"], eta_n, kt, float(tangential[2]), float(tangential[3]), normal=law["normal"],
-                         damping=damping, tangential=tangential[0])
+                         damping=damping, tangential=tangential[0], mu_dynamic=mu_dynamic)
 
 
 def mindlin_reference(v: dict, arm: str):
@@ -334,6 +345,76 @@ def mindlin_case(lmp: str, name: str, work: Path):
              reference_value(as_fricdem, forces_fricdem, step, key) - reference_value(as_lammps, forces_lammps, step, key))
             for (step, key), value in sorted(lammps.items(), key=lambda item: item[0][0])]
     return rows, command, worst, force_scale
+
+
+# ---------------------------------------------------------------- case 8
+
+def static_case(lmp: str, name: str, work: Path):
+    """Case 4's rows for a deck of LAMMPS 2026's static sliders. A LAMMPS that
+    has them runs the deck and the reference is checked against it as in
+    case 4 (source "LAMMPS"); one that refuses the tangential model (Debian's
+    29 Sep 2021) leaves the reference with LAMMPS's arms as the numbers
+    (source "reference.py"): a transcription of the models'
+    calculate_forces, in a reference that reproduces that LAMMPS to
+    round-off on every model it has (cases 1 and 4)."""
+    try:
+        rows, command, worst, force_scale = mindlin_case(lmp, name, work)
+        return rows, command, worst, force_scale, "LAMMPS"
+    except RuntimeError as error:
+        if "tangential model not recognized" not in str(error):
+            raise
+    v = deck_variables(HERE / f"{name}.in")
+    twin_error = static_twin_error(lmp, name, v, work)
+    as_lammps, forces_lammps = mindlin_reference(v, "lammps")
+    as_fricdem, forces_fricdem = mindlin_reference(v, "midpoint")
+    touching = list(range(as_lammps["contact_first_step"], as_lammps["contact_last_step"] + 1))
+    if len(touching) != as_lammps["contact_steps"]:
+        raise RuntimeError(f"{name}: the contact breaks and begins again; case 4's rows assume one contact")
+    steps = int(v["steps"])
+    force_steps = [s for s in touching if (s - touching[0]) % FORCE_EVERY == 0] + [touching[-1]]
+    rows = []
+    for step in force_steps:
+        for k, axis in enumerate("xyz"):
+            lammps = forces_lammps[step][k]
+            rows.append((name, step, f"one.f{axis}", lammps, forces_fricdem[step][k] - lammps))
+    for key, value in as_lammps.items():
+        rows.append((name, steps, key, value, as_fricdem[key] - value))
+    force_scale = max(abs(row[3]) for row in rows if ".f" in row[2])
+    return rows, f"(none: {lmp} refuses the deck's tangential model) {name}.in", twin_error, force_scale, \
+        "reference.py"
+
+
+def static_twin_error(lmp: str, name: str, v: dict, work: Path) -> float:
+    """What this LAMMPS can check of the transcription: the deck's twin with
+    the static slider's base model (linear_history or mindlin, mu = mu_s),
+    run by LAMMPS, against the reference's static model with mu_d = mu_s (the
+    same forces in exact arithmetic: the state never changes the cap). The
+    largest difference over the force at every step and the final velocities
+    and spins, as a fraction of case 4's scales; an error above
+    REFERENCE_TOLERANCE stops the script."""
+    words = v["tangential"].split()
+    base = words[0].removesuffix("/static")
+    deck = (HERE / f"{name}.in").read_text()
+    twin = work / f"{name}_twin.in"
+    twin.write_text(re.sub(r'variable tangential string ".*"',
+                           f'variable tangential string "{" ".join([base] + words[1:4])}"', deck))
+    dump = work / f"{name}_twin.dump"
+    run_deck(lmp, str(twin), work, {"dump": str(dump)}, label=f"{name}_twin")
+    frames = dict(read_dump(dump))
+    as_reference, forces = mindlin_reference(dict(v, tangential=" ".join(words[:4] + [words[3]])), "lammps")
+    steps = int(v["steps"])
+    force_scale = max(abs(value) for f in frames.values() for value in (f["fx"][0], f["fy"][0], f["fz"][0]))
+    worst = max(abs(forces[step][k] - float(frames[step][f"f{axis}"][0])) / force_scale
+                for step in frames for k, axis in enumerate("xyz"))
+    for k, body in enumerate(("one", "two")):
+        for axis in "xyz":
+            worst = max(worst, abs(as_reference[f"{body}.v{axis}"] - float(frames[steps][f"v{axis}"][k])),
+                        abs(as_reference[f"{body}.w{axis}"] - float(frames[steps][f"omega{axis}"][k])) / 100.0)
+    if worst > REFERENCE_TOLERANCE:
+        raise RuntimeError(f"{name}: scripts/lammps/reference.py's {words[0]} with mu_d = mu_s no longer "
+                           f"reproduces LAMMPS {base} (error {worst:.3g} of the scale)")
+    print(f"run_lammps: {name}: the transcription with mu_d = mu_s vs LAMMPS {base}: {worst:.2g} of the scale")
+    return worst
 
 
 # ---------------------------------------------------------------- case 2
@@ -536,8 +617,8 @@ def write_golden(path: Path, header: list[str], columns: str, rows) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cases", default="impact,rolling,pour,mindlin,touching,unit,import",
-                        help="comma-separated: impact, rolling, pour, mindlin, touching, unit, import")
+    parser.add_argument("--cases", default="impact,rolling,pour,mindlin,static,touching,unit,import",
+                        help="comma-separated: impact, rolling, pour, mindlin, static, touching, unit, import")
     parser.add_argument("--out", default=str(ROOT / "tests" / "golden"), help="where the golden files go")
     parser.add_argument("--keep", help="keep LAMMPS's dumps and logs in this folder (default: a temporary one)")
     parser.add_argument("--lmp", default="lmp", help="the LAMMPS binary (default: lmp)")
@@ -604,6 +685,28 @@ def main() -> int:
                          "spheres one and two (atom 2); contact steps",
                          shift_note + f"; reference vs LAMMPS: at most {worst:.2g} of the scale (the largest force "
                          "row of the case, 1 m/s, 100 rad/s)",
+                         "largest force row per case: " + ", ".join(scales)],
+                     "case,step,quantity,lammps,arm_shift", rows)
+    if "static" in cases:
+        rows, commands, sources, scales, worst = [], [], [], [], 0.0
+        for name in STATICS:
+            r, c, w, force_scale, source = static_case(args.lmp, name, work)
+            rows += r
+            commands.append(c)
+            sources.append(f"{name}: {source}")
+            scales.append(f"{name} {force_scale:.6g} N")
+            worst = max(worst, w)
+            print(f"run_lammps: {name}: numbers from {source}")
+        write_golden(out / "lammps_static.csv",
+                     common + [f"command: {c}" for c in commands] + [
+                         "case 8: case 4's rows for LAMMPS 2026's static/dynamic sliders, tangential "
+                         "linear_history/static and mindlin/static (k_t xgammat mu_s mu_d); where the LAMMPS above "
+                         "refuses them, the numbers (column lammps) are scripts/lammps/reference.py's transcription "
+                         "of their calculate_forces (src/GRANULAR/gran_sub_mod_tangential.cpp) with LAMMPS's arms",
+                         "source of the numbers: " + ", ".join(sources),
+                         shift_note + "; where LAMMPS refuses a deck, its twin with the base model (linear_history, "
+                         "mindlin) checks the transcription with mu_d = mu_s against LAMMPS: "
+                         f"at most {worst:.2g} of the scale (the largest force of the run, 1 m/s, 100 rad/s)",
                          "largest force row per case: " + ", ".join(scales)],
                      "case,step,quantity,lammps,arm_shift", rows)
     if "unit" in cases:
