@@ -6,9 +6,14 @@ or one sphere on a plane, with a switch for the contact arm. Also the static
 and kinetic sliders of LAMMPS 2026, tangential `linear_history/static` and
 `mindlin/static` (src/GRANULAR/gran_sub_mod_tangential.cpp,
 GranSubModTangentialLinearHistoryStatic and ...MindlinStatic::calculate_forces),
-which Debian's LAMMPS (29 Sep 2021) predates: for those the transcription is
-the only LAMMPS there is to compare with here (docs/validation/
-lammps_crosscheck.md, case 8).
+which Debian's LAMMPS (29 Sep 2021) predates, and two more options of LAMMPS
+2023 and later it lacks: `damping coeff_restitution`
+(gran_sub_mod_damping.cpp: Tsuji's prefactor damp sqrt(m_eff F_n / delta)
+with damp from the restitution) and the tangential `linear_history_classic`
+and `mindlin_classic` (the legacy pair styles' update inside pair granular:
+the history advanced, then projected without rescaling). For those the
+transcription is the only LAMMPS there is to compare with here
+(docs/validation/lammps_crosscheck.md, case 8).
 
   arm="lammps"    relative sliding velocity from the full radii (v_i - v_j -
                   (R_i w_i + R_j w_j) x n); slide torque on a sphere from a
@@ -46,6 +51,9 @@ MINDLIN = ("mindlin", "mindlin_rescale", "mindlin/force", "mindlin_rescale/force
 # (mu_d Fncrit); the force exceeding Fscrit makes it dynamic, a force within
 # it static again.
 STATIC = ("linear_history/static", "mindlin/static")
+# LAMMPS 2023 and later: the legacy gran/hooke/history and gran/hertz/history
+# tangential update (GranSubModTangentialLinearHistoryClassic, ...MindlinClassic).
+CLASSIC = ("linear_history_classic", "mindlin_classic")
 
 
 class Law:
@@ -55,9 +63,11 @@ class Law:
 
     normal: "hooke" (kn in N/m) or "hertz" (hertz/material: kn = 4/3 E_eff in
     Pa, the Hertz force kn a delta, a = sqrt(R_eff delta)); damping: "velocity"
-    (eta_n in N s/m) or "tsuji" (eta_n = alpha(e'), the dashpot eta_n
-    sqrt(m_eff kn a)); tangential: "linear_history" (kt in N/m) or one of
-    MINDLIN (kt in Pa: the stiffness kt a), or one of STATIC (mu is then
+    (eta_n in N s/m), "mass_velocity" (eta_n m_eff), "tsuji" (eta_n = alpha(e'),
+    the dashpot eta_n sqrt(m_eff kn a)) or "coeff_restitution" (eta_n =
+    coeff_restitution_damp(e), the dashpot eta_n sqrt(m_eff F_n / delta),
+    LAMMPS 2023 and later); tangential: "linear_history" (kt in N/m) or one of
+    MINDLIN (kt in Pa: the stiffness kt a), one of CLASSIC, or one of STATIC (mu is then
     mu_static, and mu_dynamic the dynamic one)."""
 
     def __init__(self, kn, eta_n, kt, xgammat, mu, roll=None, twist=None, normal="hooke", damping="velocity",
@@ -90,6 +100,16 @@ def tsuji_alpha(cor):
             - 18.022 * powint(cor, 5) + 4.8218 * powint(cor, 6))
 
 
+def coeff_restitution_damp(cor, normal):
+    """GranSubModDampingCoeffRestitution::init(): damp from the restitution,
+    hooke's or (any other normal model) Hertz's."""
+    logcor = math.log(cor)
+    if normal == "hooke":
+        return -2 * logcor / math.sqrt(math.pi * math.pi + logcor * logcor)
+    damp = -1.22474487139158894067 * 1.82574185835055380345 * logcor  # ROOTTHREEBYTWO * TWOROOTFIVEBYSIX
+    return damp / math.sqrt(math.pi * math.pi + logcor * logcor)
+
+
 def hertz_material_kn(e_mod, poisson):
     """pair_granular.cpp coeff(): FOURTHIRDS mix_stiffnessE(E, E, nu, nu)."""
     return (4.0 / 3.0) * (1 / ((1 - poisson * poisson) / e_mod + (1 - poisson * poisson) / e_mod))
@@ -113,6 +133,30 @@ def _project(h, n, k, limit):
     return list(h)
 
 
+def _classic_slide(h, n, vtr, kt, dampt, fscrit, dt, update):
+    """LinearHistoryClassic::calculate_forces (LAMMPS 2023 and later; the
+    legacy gran/hooke/history update): the history advanced, then projected
+    without rescaling, the zero test on its length before the projection.
+    Returns (history, force, slipping)."""
+    if update:
+        h = [h[k] + vtr[k] * dt for k in range(3)]
+    shrmag = _norm(h)
+    if update:
+        rsht = _dot(h, n)
+        h = [h[k] - rsht * n[k] for k in range(3)]
+    fdamp = [-dampt * vtr[k] for k in range(3)]
+    fs = [-kt * h[k] + fdamp[k] for k in range(3)]
+    fsm = _norm(fs)
+    if fsm > fscrit:
+        if shrmag != 0.0:
+            ratio = fscrit / fsm
+            fs = [ratio * fs[k] for k in range(3)]
+            h = [-1.0 / kt * (fs[k] - fdamp[k]) for k in range(3)]
+        else:
+            fs = [0.0, 0.0, 0.0]
+    return h, fs, fsm > fscrit
+
+
 def contact(law, hist, n, delta, radi, radj, reff, vi, vj, wi, wj, dt, update, arm, wall, meff=None):
     """Forces and torques of one contact (n from j to i); returns (f_i,
     torque_i, torque_j) and updates hist (dict). meff: the pair's effective
@@ -125,8 +169,12 @@ def contact(law, hist, n, delta, radi, radj, reff, vi, vj, wi, wj, dt, update, a
     if law.normal == "hertz":
         fne *= a
         knfac *= a
-    damp_normal = 1.0 if law.damping == "velocity" else math.sqrt(meff * knfac)
-    damp = law.eta_n * damp_normal  # damp_normal_prefactor
+    if law.damping == "coeff_restitution":
+        # gran_damping_tsuji_prefactor (LAMMPS 2023 and later): of the elastic force over the overlap
+        damp = law.eta_n * math.sqrt(max(0.0, meff * fne / delta)) if delta > 0.0 else 0.0
+    else:
+        damp_normal = {"velocity": 1.0, "mass_velocity": meff}.get(law.damping) or math.sqrt(meff * knfac)
+        damp = law.eta_n * damp_normal  # damp_normal_prefactor
     fdamp = -damp * vnnr
     fntot = fne + fdamp
     if fntot < 0.0:  # limit_damping
@@ -152,47 +200,50 @@ def contact(law, hist, n, delta, radi, radj, reff, vi, vj, wi, wj, dt, update, a
     force_history = law.tangential in ("mindlin/force", "mindlin_rescale/force")
     rescale = law.tangential in ("mindlin_rescale", "mindlin_rescale/force")
     h = hist.setdefault("slide", [0.0, 0.0, 0.0])
-    if law.tangential in MINDLIN or law.tangential == "mindlin/static":
+    if law.tangential in MINDLIN or law.tangential in ("mindlin/static", "mindlin_classic"):
         kt *= a
         if rescale and a < hist.get("radius", 0.0):  # on unloading, LAMMPS's history[3]
             factor = a / hist["radius"]
             h = [h[k] * factor for k in range(3)]
-    if update:
-        h = _project(h, n, 1.0 if force_history else kt, fscrit)
-        if force_history:
-            h = [h[k] - kt * vtr[k] * dt for k in range(3)]
-        else:
-            h = [h[k] + vtr[k] * dt for k in range(3)]
-        if rescale:
-            hist["radius"] = a
-    if force_history:
-        fs = [h[k] - dampt * vtr[k] for k in range(3)]
+    if law.tangential in CLASSIC:
+        h, fs, hist["slipping"] = _classic_slide(h, n, vtr, kt, dampt, fscrit, dt, update)
     else:
-        fs = [-kt * h[k] - dampt * vtr[k] for k in range(3)]
-    fsm = _norm(fs)
-    hist["slipping"] = fsm > fscrit
-    if static:
-        # calculate_forces of the static models: the rescale through 1 / |fs|,
-        # and the state switch.
-        if fsm > fscrit:
+        if update:
+            h = _project(h, n, 1.0 if force_history else kt, fscrit)
+            if force_history:
+                h = [h[k] - kt * vtr[k] * dt for k in range(3)]
+            else:
+                h = [h[k] + vtr[k] * dt for k in range(3)]
+            if rescale:
+                hist["radius"] = a
+        if force_history:
+            fs = [h[k] - dampt * vtr[k] for k in range(3)]
+        else:
+            fs = [-kt * h[k] - dampt * vtr[k] for k in range(3)]
+        fsm = _norm(fs)
+        hist["slipping"] = fsm > fscrit
+        if static:
+            # calculate_forces of the static models: the rescale through 1 / |fs|,
+            # and the state switch.
+            if fsm > fscrit:
+                if _norm(h) != 0.0:
+                    ratio = fscrit * (1.0 / fsm)
+                    h = [-1.0 / kt * (ratio * fs[k] + dampt * vtr[k]) for k in range(3)]
+                    fs = [ratio * fs[k] for k in range(3)]
+                else:
+                    fs = [0.0, 0.0, 0.0]
+                hist["dynamic"] = 1
+            else:
+                hist["dynamic"] = 0
+        elif fsm > fscrit:
             if _norm(h) != 0.0:
-                ratio = fscrit * (1.0 / fsm)
-                h = [-1.0 / kt * (ratio * fs[k] + dampt * vtr[k]) for k in range(3)]
-                fs = [ratio * fs[k] for k in range(3)]
+                if force_history:
+                    h = [fscrit * fs[k] / fsm + dampt * vtr[k] for k in range(3)]
+                else:
+                    h = [-1.0 / kt * (fscrit * fs[k] / fsm + dampt * vtr[k]) for k in range(3)]
+                fs = [fs[k] * fscrit / fsm for k in range(3)]
             else:
                 fs = [0.0, 0.0, 0.0]
-            hist["dynamic"] = 1
-        else:
-            hist["dynamic"] = 0
-    elif fsm > fscrit:
-        if _norm(h) != 0.0:
-            if force_history:
-                h = [fscrit * fs[k] / fsm + dampt * vtr[k] for k in range(3)]
-            else:
-                h = [-1.0 / kt * (fscrit * fs[k] / fsm + dampt * vtr[k]) for k in range(3)]
-            fs = [fs[k] * fscrit / fsm for k in range(3)]
-        else:
-            fs = [0.0, 0.0, 0.0]
     hist["slide"] = h
     relrot = [wi[k] - wj[k] for k in range(3)]
     tor_roll = [0.0, 0.0, 0.0]

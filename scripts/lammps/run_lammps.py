@@ -21,11 +21,14 @@ scripts/validation/lammps_crosscheck.py; docs/validation/lammps_crosscheck.md):
                                    force on sphere one at every step of
                                    contact from step 0 (issue 18: a contact's
                                    history holds the elapsed time only)
-  tests/golden/lammps_static.csv   case 8: case 4's rows for LAMMPS 2026's
-                                   static/dynamic sliders (impact_*_static.in,
+  tests/golden/lammps_newer.csv    case 8: case 4's rows for options newer
+                                   than Debian's LAMMPS: the static/dynamic
+                                   sliders of LAMMPS 2026 (impact_*_static.in,
                                    tangential linear_history/static and
-                                   mindlin/static); a LAMMPS that predates
-                                   them (Debian's 2021) refuses the decks, and
+                                   mindlin/static), damping coeff_restitution
+                                   and tangential linear_history_classic and
+                                   mindlin_classic (LAMMPS 2023); a LAMMPS
+                                   that predates them refuses the decks, and
                                    the numbers are then reference.py's
                                    transcription of LAMMPS's source, run with
                                    LAMMPS's arms
@@ -41,7 +44,7 @@ Needs `lmp` (scripts/install-lammps.sh) and, for case 3, build/release
 (make build: bench/lammps_data.c writes fricdem's initial lattice as LAMMPS
 data). Usage:
 
-    /usr/bin/python3 scripts/lammps/run_lammps.py [--cases impact,rolling,pour,mindlin,static] [--out DIR] [--keep DIR]
+    /usr/bin/python3 scripts/lammps/run_lammps.py [--cases impact,rolling,pour,mindlin,newer] [--out DIR] [--keep DIR]
 """
 from __future__ import annotations
 
@@ -70,7 +73,8 @@ IMPACTS = ["impact_elastic_slide", "impact_damped_slide", "impact_damped_stick",
 ROLLINGS = ["rolling_slide", "rolling_resist"]
 MINDLINS = ["impact_mindlin", "impact_mindlin_rescale", "impact_mindlin_force", "impact_mindlin_rescale_force",
             "impact_hooke_mindlin"]
-STATICS = ["impact_linear_history_static", "impact_mindlin_static"]
+NEWER = ["impact_linear_history_static", "impact_mindlin_static", "impact_coeff_restitution",
+         "impact_hertz_coeff_restitution", "impact_linear_history_classic", "impact_mindlin_classic"]
 TOUCHINGS = ["touching_linear_history", "touching_mindlin", "touching_mass_velocity", "touching_viscoelastic",
              "touching_nohistory", "touching_hertz_viscoelastic", "touching_tsuji",
              "touching_legacy_hooke_history", "touching_legacy_hooke",
@@ -257,12 +261,15 @@ def mindlin_law(v: dict) -> reference.Law:
         raise ValueError(f"normal model '{normal[0]}' is not transcribed")
     if damping == "tsuji":
         eta_n = reference.tsuji_alpha(float(normal[2]))
-    elif damping == "velocity":
+    elif damping == "coeff_restitution":
+        eta_n = reference.coeff_restitution_damp(float(normal[2]), law["normal"])
+    elif damping in ("velocity", "mass_velocity"):
         eta_n = float(normal[2])
     else:
         raise ValueError(f"damping '{damping}' is not transcribed")
-    if tangential[0] not in reference.MINDLIN + reference.STATIC:
-        raise ValueError(f"tangential model '{tangential[0]}' is not a Mindlin or a static one")
+    known = reference.MINDLIN + reference.STATIC + reference.CLASSIC + ("linear_history",)
+    if tangential[0] not in known:
+        raise ValueError(f"tangential model '{tangential[0]}' is not transcribed")
     kt = reference.mindlin_null_kt(e_mod, poisson) if tangential[1] == "NULL" else float(tangential[1])
     # The static sliders (case 8) take mu_s and mu_d.
     mu_dynamic = float(tangential[4]) if tangential[0] in reference.STATIC else None
@@ -349,22 +356,23 @@ def mindlin_case(lmp: str, name: str, work: Path):
 
 # ---------------------------------------------------------------- case 8
 
-def static_case(lmp: str, name: str, work: Path):
-    """Case 4's rows for a deck of LAMMPS 2026's static sliders. A LAMMPS that
-    has them runs the deck and the reference is checked against it as in
-    case 4 (source "LAMMPS"); one that refuses the tangential model (Debian's
-    29 Sep 2021) leaves the reference with LAMMPS's arms as the numbers
-    (source "reference.py"): a transcription of the models'
-    calculate_forces, in a reference that reproduces that LAMMPS to
-    round-off on every model it has (cases 1 and 4)."""
+def newer_case(lmp: str, name: str, work: Path):
+    """Case 4's rows for a deck of an option newer than Debian's LAMMPS. A
+    LAMMPS that has it runs the deck and the reference is checked against it
+    as in case 4 (source "LAMMPS"); one that refuses the model (Debian's 29
+    Sep 2021) leaves the reference with LAMMPS's arms as the numbers (source
+    "reference.py"): a transcription of the option's source, in a reference
+    that reproduces that LAMMPS to round-off on every model it has (cases 1
+    and 4), and for the static sliders checked against their base models."""
     try:
         rows, command, worst, force_scale = mindlin_case(lmp, name, work)
         return rows, command, worst, force_scale, "LAMMPS"
     except RuntimeError as error:
-        if "tangential model not recognized" not in str(error):
+        if "not recognized" not in str(error) and "unrecognized" not in str(error):
             raise
     v = deck_variables(HERE / f"{name}.in")
-    twin_error = static_twin_error(lmp, name, v, work)
+    static = v["tangential"].split()[0] in reference.STATIC
+    twin_error = static_twin_error(lmp, name, v, work) if static else 0.0
     as_lammps, forces_lammps = mindlin_reference(v, "lammps")
     as_fricdem, forces_fricdem = mindlin_reference(v, "midpoint")
     touching = list(range(as_lammps["contact_first_step"], as_lammps["contact_last_step"] + 1))
@@ -380,8 +388,7 @@ def static_case(lmp: str, name: str, work: Path):
     for key, value in as_lammps.items():
         rows.append((name, steps, key, value, as_fricdem[key] - value))
     force_scale = max(abs(row[3]) for row in rows if ".f" in row[2])
-    return rows, f"(none: {lmp} refuses the deck's tangential model) {name}.in", twin_error, force_scale, \
-        "reference.py"
+    return rows, f"(none: {lmp} refuses the deck's model) {name}.in", twin_error, force_scale, "reference.py"
 
 
 def static_twin_error(lmp: str, name: str, v: dict, work: Path) -> float:
@@ -617,8 +624,8 @@ def write_golden(path: Path, header: list[str], columns: str, rows) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cases", default="impact,rolling,pour,mindlin,static,touching,unit,import",
-                        help="comma-separated: impact, rolling, pour, mindlin, static, touching, unit, import")
+    parser.add_argument("--cases", default="impact,rolling,pour,mindlin,newer,touching,unit,import",
+                        help="comma-separated: impact, rolling, pour, mindlin, newer, touching, unit, import")
     parser.add_argument("--out", default=str(ROOT / "tests" / "golden"), help="where the golden files go")
     parser.add_argument("--keep", help="keep LAMMPS's dumps and logs in this folder (default: a temporary one)")
     parser.add_argument("--lmp", default="lmp", help="the LAMMPS binary (default: lmp)")
@@ -687,22 +694,24 @@ def main() -> int:
                          "row of the case, 1 m/s, 100 rad/s)",
                          "largest force row per case: " + ", ".join(scales)],
                      "case,step,quantity,lammps,arm_shift", rows)
-    if "static" in cases:
+    if "newer" in cases:
         rows, commands, sources, scales, worst = [], [], [], [], 0.0
-        for name in STATICS:
-            r, c, w, force_scale, source = static_case(args.lmp, name, work)
+        for name in NEWER:
+            r, c, w, force_scale, source = newer_case(args.lmp, name, work)
             rows += r
             commands.append(c)
             sources.append(f"{name}: {source}")
             scales.append(f"{name} {force_scale:.6g} N")
             worst = max(worst, w)
             print(f"run_lammps: {name}: numbers from {source}")
-        write_golden(out / "lammps_static.csv",
+        write_golden(out / "lammps_newer.csv",
                      common + [f"command: {c}" for c in commands] + [
-                         "case 8: case 4's rows for LAMMPS 2026's static/dynamic sliders, tangential "
-                         "linear_history/static and mindlin/static (k_t xgammat mu_s mu_d); where the LAMMPS above "
-                         "refuses them, the numbers (column lammps) are scripts/lammps/reference.py's transcription "
-                         "of their calculate_forces (src/GRANULAR/gran_sub_mod_tangential.cpp) with LAMMPS's arms",
+                         "case 8: case 4's rows for options newer than Debian's LAMMPS: LAMMPS 2026's static/dynamic "
+                         "sliders, tangential linear_history/static and mindlin/static (k_t xgammat mu_s mu_d); "
+                         "LAMMPS 2023's damping coeff_restitution and tangential linear_history_classic and "
+                         "mindlin_classic; where the LAMMPS above refuses them, the numbers (column lammps) are "
+                         "scripts/lammps/reference.py's transcription of their source (src/GRANULAR/"
+                         "gran_sub_mod_tangential.cpp, gran_sub_mod_damping.cpp) with LAMMPS's arms",
                          "source of the numbers: " + ", ".join(sources),
                          shift_note + "; where LAMMPS refuses a deck, its twin with the base model (linear_history, "
                          "mindlin) checks the transcription with mu_d = mu_s against LAMMPS: "
