@@ -154,6 +154,48 @@ Test(normal, coeff_restitution_is_lammps_linear_oscillator_damping)
     }
 }
 
+/* LAMMPS's `damping tsuji` on hooke: c = gamma sqrt(m k) with gamma Tsuji et
+ * al.'s alpha(e) (LAMMPS 29 Sep 2021), or sqrt(2) alpha(e) (newer LAMMPS's
+ * "effective mass convention", tsuji_sqrt2: 1). Without the clamp the
+ * contact is a damped linear oscillator whose rebound is exp(-pi zeta /
+ * sqrt(1 - zeta^2)) with zeta = gamma / 2 (c = 2 zeta sqrt(m k)); the scheme's
+ * 3e-3 as above. The two conventions rebound 20 % apart at e = 0.5, so each
+ * checks that its factor is applied, and only where asked. */
+static double tsuji_polynomial(double e)
+{
+    return 1.2728 - 4.2783 * e + 11.087 * e * e - 22.348 * pow(e, 3) + 27.467 * pow(e, 4) - 18.022 * pow(e, 5) +
+           4.8218 * pow(e, 6);
+}
+
+Test(normal, tsuji_sqrt2_is_newer_lammps_tsuji_damping)
+{
+    for (double e = 0.3; e < 0.8; e += 0.2) {
+        for (int sqrt2 = 0; sqrt2 <= 1; ++sqrt2) {
+            fd_contact_law_def law = normal_law("hooke", "k_n", 1000.0, "tsuji", e);
+            fd_submodel_def* normal = &law.submodel[FD_MECHANISM_NORMAL];
+            normal->params[normal->param_count++] = (fd_param){"limit_damping", 0.0};
+            normal->params[normal->param_count++] = (fd_param){"tsuji_sqrt2", (double)sqrt2};
+            double zeta = 0.5 * tsuji_polynomial(e) * (sqrt2 ? sqrt(2.0) : 1.0);
+            double expected = exp(-FD_PI * zeta / sqrt(1.0 - zeta * zeta));
+            double rebound = measured_restitution(&law, 0.0, 0.01, 1e-5);
+            cr_assert_float_eq(rebound, expected, 3e-3 * expected, "e = %g, tsuji_sqrt2 %d: rebound %g, closed form %g",
+                               e, sqrt2, rebound, expected);
+        }
+    }
+    /* 0 or 1, and only with tsuji. */
+    fd_world* world = make_world(1e-5, fd_v3(0, 0, 0));
+    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    fd_contact_law_def bad = normal_law("hooke", "k_n", 1000.0, "tsuji_sqrt2", 1.0);
+    cr_assert_neq(fd_world_set_contact_law(world, m, m, &bad), FD_OK);
+    cr_expect_not_null(strstr(fd_last_error(), "tsuji_sqrt2"), "%s", fd_last_error());
+    bad = normal_law("hooke", "k_n", 1000.0, "tsuji", 0.5);
+    bad.submodel[FD_MECHANISM_NORMAL].params[bad.submodel[FD_MECHANISM_NORMAL].param_count++] =
+        (fd_param){"tsuji_sqrt2", 0.5};
+    cr_assert_neq(fd_world_set_contact_law(world, m, m, &bad), FD_OK);
+    cr_expect_not_null(strstr(fd_last_error(), "0 or 1"), "%s", fd_last_error());
+    fd_world_free(world);
+}
+
 Test(normal, hertz_ball_rebounds_with_the_given_restitution)
 {
     /* Paper Sec. 4.6 materials: E = 2 MPa, nu = 0.3, COR 0.4, R = 0.15 m. The

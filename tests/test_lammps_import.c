@@ -159,6 +159,9 @@ Test(lammps_import, damping_keywords_become_the_normal_models_dashpots)
         cr_assert_eq(import_text(deck, 0, NULL, NULL), FD_OK, "%s", fd_last_error());
         cr_expect_eq(scene_value("normal:", key[d]), 0.5, "damping %s", damping[d]);
         cr_expect_eq(scene_value("normal:", "limit_damping"), 0.0, "no limit_damping in the deck");
+        if (d == 3) { /* tsuji: LAMMPS 2021's alpha(e), written out so that a newer deck's user sees the switch */
+            cr_expect_eq(scene_value("normal:", "tsuji_sqrt2"), 0.0);
+        }
         fd_scene scene = load_scene(); /* the law resolves: fricdem takes every one without the clamp */
         cr_expect_eq(fd_world_prepare(scene.world), FD_OK, "damping %s: %s", damping[d], fd_last_error());
         fd_scene_free(&scene);

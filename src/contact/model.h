@@ -81,12 +81,14 @@ enum { FD_MINDLIN_DERIVED_K_T = 0, FD_MINDLIN_DERIVED_MU_K = 1 };
  * constants hooke and hertz derive (restitution-calibrated gamma, E*); the
  * penalty stepper's sphere kernels read them. */
 enum { FD_HOOKE_STIFFNESS = 0, FD_HOOKE_RESTITUTION = 1, FD_HOOKE_ETA_N = 2, FD_HOOKE_ETA_N_MASS = 3,
-       FD_HOOKE_LIMIT_DAMPING = 4, FD_HOOKE_ETA_N_VISCO = 5, FD_HOOKE_TSUJI = 6, FD_HOOKE_COEFF_RESTITUTION = 7 };
+       FD_HOOKE_LIMIT_DAMPING = 4, FD_HOOKE_ETA_N_VISCO = 5, FD_HOOKE_TSUJI = 6, FD_HOOKE_COEFF_RESTITUTION = 7,
+       FD_HOOKE_TSUJI_SQRT2 = 8 };
 /* hertz's parameters: the restitution (Tsuji's dashpot), or one of LAMMPS's
  * dashpots: eta_n (damping velocity), eta_n_mass (mass_velocity), eta_n_visco
  * (viscoelastic). */
 enum { FD_HERTZ_RESTITUTION = 0, FD_HERTZ_ETA_N = 1, FD_HERTZ_ETA_N_MASS = 2, FD_HERTZ_ETA_N_VISCO = 3,
-       FD_HERTZ_TSUJI = 4, FD_HERTZ_LIMIT_DAMPING = 5, FD_HERTZ_COEFF_RESTITUTION = 6 };
+       FD_HERTZ_TSUJI = 4, FD_HERTZ_LIMIT_DAMPING = 5, FD_HERTZ_COEFF_RESTITUTION = 6,
+       FD_HERTZ_TSUJI_SQRT2 = 7 };
 enum { FD_NORMAL_DERIVED_GAMMA = 0, FD_NORMAL_DERIVED_MODULUS = 1 };
 /* Hertz's effective modulus of two materials, Johnson, Contact Mechanics,
  * Eq. (4.22): 1/E* = (1 - nu_a^2)/E_a + (1 - nu_b^2)/E_b (LAMMPS's

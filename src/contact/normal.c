@@ -137,6 +137,21 @@ static double coeff_restitution_gamma(double e, bool hertz)
     return -root_three_by_two * two_root_five_by_six * log_e / sqrt(FD_PI * FD_PI + log_e * log_e);
 }
 
+/* tsuji_sqrt2: 0 (LAMMPS 2021's alpha(e)) or 1 (sqrt(2) alpha(e), the
+ * "effective mass convention" of newer LAMMPS, gran_sub_mod_damping.cpp), and
+ * only with tsuji. */
+static fd_status check_tsuji_sqrt2(const char* model, double tsuji, double sqrt2)
+{
+    if (sqrt2 != 0.0 && sqrt2 != 1.0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "normal model '%s': tsuji_sqrt2 is 0 or 1 (got %g)", model, sqrt2);
+    }
+    if (sqrt2 == 1.0 && !(tsuji > 0.0)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "normal model '%s': tsuji_sqrt2 = 1 scales the tsuji dashpot, "
+                       "which is off (tsuji = %g)", model, tsuji);
+    }
+    return FD_OK;
+}
+
 /* A tsuji or coeff_restitution parameter: -1 (off) or a restitution in (0, 1]. */
 static fd_status check_lammps_restitution(const char* model, const char* name, double e)
 {
@@ -154,10 +169,12 @@ static fd_status check_tsuji(const char* model, double tsuji, double coeff_resti
 }
 
 /* gamma of c = gamma sqrt(m k) (hooke) or gamma sqrt(m K) delta^(1/4) (hertz). */
-static double derived_gamma(double tsuji, double coeff_restitution, double restitution, bool hertz)
+static double derived_gamma(double tsuji, double tsuji_sqrt2, double coeff_restitution, double restitution,
+                            bool hertz)
 {
     if (tsuji > 0.0) {
-        return tsuji_alpha(tsuji);
+        /* Newer LAMMPS multiplies alpha by sqrt(2) after the polynomial (MY_SQRT2: the same double). */
+        return tsuji_sqrt2 == 1.0 ? tsuji_alpha(tsuji) * 1.41421356237309504880 : tsuji_alpha(tsuji);
     }
     if (coeff_restitution > 0.0) {
         return coeff_restitution_gamma(coeff_restitution, hertz);
@@ -179,6 +196,7 @@ static fd_status resolve_hooke(const double* params, const fd_material* a, const
 {
     double restitution = params[FD_HOOKE_RESTITUTION], limit = params[FD_HOOKE_LIMIT_DAMPING];
     fd_status status = check_tsuji("hooke", params[FD_HOOKE_TSUJI], params[FD_HOOKE_COEFF_RESTITUTION]);
+    status = status == FD_OK ? check_tsuji_sqrt2("hooke", params[FD_HOOKE_TSUJI], params[FD_HOOKE_TSUJI_SQRT2]) : status;
     if (status != FD_OK) {
         return status;
     }
@@ -207,7 +225,8 @@ static fd_status resolve_hooke(const double* params, const fd_material* a, const
     /* c = gamma sqrt(m k): calibrated to the restitution, Tsuji's alpha(e) (LAMMPS tsuji) or the linear
      * oscillator's damping ratio (LAMMPS coeff_restitution). */
     derived[FD_NORMAL_DERIVED_GAMMA] =
-        derived_gamma(params[FD_HOOKE_TSUJI], params[FD_HOOKE_COEFF_RESTITUTION], restitution, false);
+        derived_gamma(params[FD_HOOKE_TSUJI], params[FD_HOOKE_TSUJI_SQRT2], params[FD_HOOKE_COEFF_RESTITUTION],
+                      restitution, false);
     return FD_OK;
 }
 
@@ -221,6 +240,7 @@ static fd_status resolve_hertz(const double* params, const fd_material* a, const
     derived[FD_NORMAL_DERIVED_MODULUS] =
         fd_hertz_modulus(a->youngs_modulus, a->poisson_ratio, b->youngs_modulus, b->poisson_ratio);
     fd_status status = check_tsuji("hertz", params[FD_HERTZ_TSUJI], params[FD_HERTZ_COEFF_RESTITUTION]);
+    status = status == FD_OK ? check_tsuji_sqrt2("hertz", params[FD_HERTZ_TSUJI], params[FD_HERTZ_TSUJI_SQRT2]) : status;
     if (status != FD_OK) {
         return status;
     }
@@ -246,8 +266,9 @@ static fd_status resolve_hertz(const double* params, const fd_material* a, const
                        "normal model 'hertz': limit_damping = 0 is for LAMMPS's dashpots (eta_n, eta_n_mass, "
                        "eta_n_visco, tsuji, coeff_restitution); the restitution calibration assumes the clamp N >= 0");
     }
-    derived[FD_NORMAL_DERIVED_GAMMA] = derived_gamma(params[FD_HERTZ_TSUJI], params[FD_HERTZ_COEFF_RESTITUTION],
-                                                     params[FD_HERTZ_RESTITUTION], true);
+    derived[FD_NORMAL_DERIVED_GAMMA] = derived_gamma(params[FD_HERTZ_TSUJI], params[FD_HERTZ_TSUJI_SQRT2],
+                                                     params[FD_HERTZ_COEFF_RESTITUTION], params[FD_HERTZ_RESTITUTION],
+                                                     true);
     return FD_OK;
 }
 
@@ -393,6 +414,10 @@ static const fd_param_info hooke_params[] = {
      "c = -2 ln e / sqrt(pi^2 + ln^2 e) sqrt(m_eff k_n), as LAMMPS damping coeff_restitution (2023 and later): "
      "restitution e exactly without the clamp (limit_damping 0), not quite with it; -1 = off",
      -1.0, -1.0, 1.0},
+    {"tsuji_sqrt2", "-",
+     "with tsuji: 1 = c = sqrt(2) alpha(e) sqrt(m_eff k_n), newer LAMMPS's damping tsuji (its \"effective mass "
+     "convention\", gran_sub_mod_damping.cpp); 0 = alpha(e), LAMMPS 29 Sep 2021's (Debian)",
+     0.0, 0.0, 1.0},
 };
 
 static const fd_param_info hertz_params[] = {
@@ -417,6 +442,10 @@ static const fd_param_info hertz_params[] = {
      "Tsuji's dashpot with gamma = -sqrt(5) ln e / sqrt(pi^2 + ln^2 e), as LAMMPS damping coeff_restitution (2023 "
      "and later); -1 = off",
      -1.0, -1.0, 1.0},
+    {"tsuji_sqrt2", "-",
+     "with tsuji: 1 = Tsuji's dashpot with sqrt(2) alpha(e), newer LAMMPS's damping tsuji (its \"effective mass "
+     "convention\", gran_sub_mod_damping.cpp); 0 = alpha(e), LAMMPS 29 Sep 2021's (Debian)",
+     0.0, 0.0, 1.0},
 };
 
 static const char* const normal_columns[] = {"normal_elastic_force", "normal_damping_force"};
@@ -444,7 +473,7 @@ const fd_submodel fd_normal_submodels[] = {
                  "restitution, calibrated so that a head-on impact has exactly that restitution with the clamp, or "
                  "c = eta_n (LAMMPS damping velocity), eta_n_mass m_eff (damping mass_velocity) or eta_n_visco "
                  "sqrt(R_eff delta) m_eff (damping viscoelastic).",
-                 hooke_params, 8},
+                 hooke_params, sizeof hooke_params / sizeof hooke_params[0]},
         .kind = FD_KIND_NORMAL_HOOKE,
         .column_count = 2,
         .column_names = normal_columns,
@@ -457,7 +486,7 @@ const fd_submodel fd_normal_submodels[] = {
                  "poisson_ratio of both materials and R_e the effective radius of the contact geometry; "
                  "dashpot of Tsuji et al. (1992) form c ~ delta^(1/4), calibrated to the restitution, or LAMMPS's "
                  "velocity, mass_velocity or viscoelastic dashpot (eta_n, eta_n_mass, eta_n_visco); N >= 0 unless limit_damping = 0.",
-                 hertz_params, 7},
+                 hertz_params, sizeof hertz_params / sizeof hertz_params[0]},
         .kind = FD_KIND_NORMAL_HERTZ,
         .column_count = 2,
         .column_names = normal_columns,

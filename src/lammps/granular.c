@@ -275,6 +275,10 @@ static void write_normal(FILE* out, const lmp_granular* g)
     if (damping > 0.0) {
         fprintf(out, ", %s: %.17g", damping_keys[g->damping], damping);
     }
+    if (damping > 0.0 && g->damping == LMP_DAMPING_TSUJI) {
+        /* LAMMPS 29 Sep 2021's alpha(e); newer LAMMPS's sqrt(2) alpha(e) is tsuji_sqrt2: 1 (the import's note). */
+        fprintf(out, ", tsuji_sqrt2: 0");
+    }
     fprintf(out, ", limit_damping: %d}", limit ? 1 : 0);
 }
 

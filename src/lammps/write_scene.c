@@ -430,6 +430,21 @@ fd_status lmp_write_scene(const lmp_import* import)
         lmp_note(import, NULL, "no run command: the scene runs 0 steps (set time.duration)");
     }
     fd_status status = check_atoms(import);
+    bool tsuji = false;
+    for (int i = 1; i <= import->type_count; ++i) {
+        for (int j = i; j <= import->type_count; ++j) {
+            lmp_granular law;
+            tsuji = tsuji || (lmp_pair_law(import, i, j, &law) == FD_OK && law.damping == LMP_DAMPING_TSUJI);
+        }
+    }
+    for (int w = 0; w < import->wall_count; ++w) {
+        tsuji = tsuji || import->walls[w].model.damping == LMP_DAMPING_TSUJI;
+    }
+    if (tsuji) {
+        lmp_note(import, NULL, "damping tsuji: alpha(e) as LAMMPS 29 Sep 2021 (Debian), tsuji_sqrt2: 0 in the scene; "
+                 "newer LAMMPS multiplies it by sqrt(2) (gran_sub_mod_damping.cpp, \"effective mass convention\"): "
+                 "set tsuji_sqrt2: 1 for a deck of such a version");
+    }
     for (int w = 0; status == FD_OK && w < import->wall_count; ++w) {
         const lmp_wall* wall = &import->walls[w];
         if (wall->model.normal == LMP_NORMAL_HERTZ_MATERIAL) {
