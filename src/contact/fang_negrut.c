@@ -52,36 +52,14 @@ bodies' torques differ in general (App. A.2, last paragraph).
 #include <math.h>
 #include <string.h>
 
+#include "contact/fang_negrut_lane.h"
 #include "contact/model.h"
 #include "core/error.h"
 
 /* ---------------------------------------------------------------- parameters */
 
-enum { SLIDE_MU_S, SLIDE_MU_K, SLIDE_K_E, SLIDE_K_D, SLIDE_CAP_TOTAL };
-enum { ROLL_ETA_R, ROLL_K_R, ROLL_D_R, ROLL_ROCKING };
-enum { LEGACY_MU_R };
-enum { SPIN_ETA_PSI, SPIN_CURVATURE, SPIN_K_PSI, SPIN_D_PSI };
-enum { SPIN_HERTZ_D_PSI };
-
-#define DERIVED (-1.0) /* parameter sentinel: use the paper's heuristic */
-
-/* History layout (doubles) of each mechanism's block. The painted points and
- * the frame are kept in the world frame, as they stood at the end of the
- * last step, and carried over the step by each body's own rotation
- * (fd_contact_input.turn_i, turn_j): the same points and frame as keeping
- * them in the bodies' frames, with one matrix product per vector instead of
- * a rotation in and a rotation out. */
-enum {
-    H_ARM_I = 0,         /* painted cross C_i^0 less body i's centre, world (3) */
-    H_ARM_J = 3,         /* painted dot C_j^0 less body j's centre, world (3) */
-    H_U = 6,             /* frame u, w common to both bodies, world (3 + 3) */
-    H_W = 9,
-    H_S = 12,            /* S_ij in (u, w) components (2) */
-    H_SLIDE_MODE = 14,   /* 0 stick (static), 1 slip (kinetic) */
-    SLIDE_HISTORY = 15,
-};
-enum { H_THETA_I = 0, H_THETA_J = 2, H_ROLL_MODE_I = 4, H_ROLL_MODE_J = 5, ROLL_HISTORY = 6 };
-enum { H_PSI = 0, H_SPIN_MODE = 1, SPIN_HISTORY = 2 };
+/* Parameter and history layouts, FD_FN_DERIVED: contact/fang_negrut_lane.h (the
+ * sphere lane of the penalty stepper reads them too). */
 
 /* Output columns. */
 enum {
@@ -277,8 +255,8 @@ FN_INLINE void kinematics_step(const fd_contact_input* input, const double* hist
     k->n = n;
 
     /* Sec. 2.2 / App. B: continue each body's frame into the new tangent plane. */
-    fd_vec3 u_i = continue_frame(n, carried(input->turn_i, history + H_U), carried(input->turn_i, history + H_W));
-    fd_vec3 u_j = continue_frame(n, carried(input->turn_j, history + H_U), carried(input->turn_j, history + H_W));
+    fd_vec3 u_i = continue_frame(n, carried(input->turn_i, history + FD_FN_H_U), carried(input->turn_i, history + FD_FN_H_W));
+    fd_vec3 u_j = continue_frame(n, carried(input->turn_j, history + FD_FN_H_U), carried(input->turn_j, history + FD_FN_H_W));
     k->u = u_i;
     k->w = fd_v3_cross(n, u_i);
     fd_vec3 w_j = fd_v3_cross(n, u_j);
@@ -287,8 +265,8 @@ FN_INLINE void kinematics_step(const fd_contact_input* input, const double* hist
     k->psi = fd_small_atan2(fd_v3_dot(n, fd_v3_cross(u_j, u_i)), fd_v3_dot(u_j, u_i));
 
     /* Painted points carried to t1, and the paths p_i, p_bar_j (Sec. 3.1, Fig. 2). */
-    fd_vec3 painted_i = fd_v3_add(si->position, carried(input->turn_i, history + H_ARM_I));
-    fd_vec3 painted_j = fd_v3_add(sj->position, carried(input->turn_j, history + H_ARM_J));
+    fd_vec3 painted_i = fd_v3_add(si->position, carried(input->turn_i, history + FD_FN_H_ARM_I));
+    fd_vec3 painted_j = fd_v3_add(sj->position, carried(input->turn_j, history + FD_FN_H_ARM_J));
     fd_vec3 point = k->point = tracked_point(g);
     fd_vec3 path_i = fd_v3_normalize(fd_v3_reject(fd_v3_sub(point, painted_i), n));
     fd_vec3 path_j = fd_v3_normalize(fd_v3_reject(fd_v3_sub(point, painted_j), n));
@@ -304,10 +282,10 @@ FN_INLINE void kinematics_step(const fd_contact_input* input, const double* hist
  * contact point on both bodies (as arms from their centres). */
 FN_INLINE void kinematics_store(const fd_contact_input* input, const fn_kinematics* k, double* history)
 {
-    store3(history + H_ARM_I, fd_v3_sub(k->point, input->state_i->position));
-    store3(history + H_ARM_J, fd_v3_sub(k->point, input->state_j->position));
-    store3(history + H_U, k->u);
-    store3(history + H_W, k->w);
+    store3(history + FD_FN_H_ARM_I, fd_v3_sub(k->point, input->state_i->position));
+    store3(history + FD_FN_H_ARM_J, fd_v3_sub(k->point, input->state_j->position));
+    store3(history + FD_FN_H_U, k->u);
+    store3(history + FD_FN_H_W, k->w);
 }
 
 /* ---------------------------------------------------------------- kernels */
@@ -321,32 +299,32 @@ FN_INLINE fd_vec3 in_frame(const fn_kinematics* k, const double* components)
 FN_INLINE fd_vec3 slide_kernel(const double* params, const fd_contact_input* input, double normal_force,
                             const fn_kinematics* k, double* history, double* columns, const int* column_index)
 {
-    double mu_s = params[SLIDE_MU_S], mu_k = params[SLIDE_MU_K], stiffness = params[SLIDE_K_E];
+    double mu_s = params[FD_FN_SLIDE_MU_S], mu_k = params[FD_FN_SLIDE_MU_K], stiffness = params[FD_FN_SLIDE_K_E];
     fd_vec3 delta = fd_v3_sub(k->p_i, k->p_j); /* Eq. (1a) */
     double delta_uw[2] = {fd_v3_dot(delta, k->u), fd_v3_dot(delta, k->w)};
-    double* s = history + H_S;
+    double* s = history + FD_FN_H_S;
     s[0] += delta_uw[0];
     s[1] += delta_uw[1];
     /* Energy books: the cap takes energy out of the spring (slip). */
     fd_energy_books* books = &input->energy[FD_MECHANISM_SLIDE];
     double predicted_energy = 0.5 * stiffness * squared2(s);
-    history[H_SLIDE_MODE] = cap_and_switch(s, 2, history[H_SLIDE_MODE], mu_s * normal_force * k->inverse_stiffness,
+    history[FD_FN_H_SLIDE_MODE] = cap_and_switch(s, 2, history[FD_FN_H_SLIDE_MODE], mu_s * normal_force * k->inverse_stiffness,
                                            mu_k * normal_force * k->inverse_stiffness);
     books->stored = 0.5 * stiffness * squared2(s);
     books->slip = predicted_energy - books->stored;
-    *input->slip_flags |= history[H_SLIDE_MODE] == 1.0 ? 1u << FD_MECHANISM_SLIDE : 0u;
+    *input->slip_flags |= history[FD_FN_H_SLIDE_MODE] == 1.0 ? 1u << FD_MECHANISM_SLIDE : 0u;
     fd_vec3 elastic = fd_v3_scale(stiffness, in_frame(k, s));
     /* Eq. (1b); the dashpot acts in stick mode only (Sec. 5: "damping acting
      * during stick mode only"): in slip the force is the capped elastic part. */
     fd_vec3 viscous = fd_v3(0, 0, 0);
-    if (history[H_SLIDE_MODE] == 0.0) {
-        double damping = params[SLIDE_K_D];
-        if (damping == DERIVED) {
+    if (history[FD_FN_H_SLIDE_MODE] == 0.0) {
+        double damping = params[FD_FN_SLIDE_K_D];
+        if (damping == FD_FN_DERIVED) {
             double m_ij = pair_average(input->mass_i, input->mass_i > 0.0, input->mass_j, input->mass_j > 0.0);
             damping = 2.0 * sqrt(m_ij * stiffness); /* Eq. (1c) */
         }
         double share = 1.0, damping_rate = damping * k->inverse_time_step; /* K_D / dt */
-        if (params[SLIDE_CAP_TOTAL] != 0.0) {
+        if (params[FD_FN_SLIDE_CAP_TOTAL] != 0.0) {
             /* A contact born sliding has a short spring and a dashpot load of
              * K_D v_t: without this cap the force at impact is many times mu N
              * (issue 10). The dashpot gives way; the stick/slip switch stays
@@ -361,7 +339,7 @@ FN_INLINE fd_vec3 slide_kernel(const double* params, const fd_contact_input* inp
     if (columns != NULL) {
         column3(columns, column_index, C_SLIDE_ELASTIC, elastic);
         column3(columns, column_index, C_SLIDE_DAMPING, viscous);
-        columns[column_index[C_SLIDE_MODE]] = history[H_SLIDE_MODE];
+        columns[column_index[C_SLIDE_MODE]] = history[FD_FN_H_SLIDE_MODE];
         column3(columns, column_index, C_S, in_frame(k, s));
         column3(columns, column_index, C_P_I, k->p_i);
         column3(columns, column_index, C_P_J, k->p_j);
@@ -461,13 +439,13 @@ FN_INLINE fd_vec3 roll_one_body(const double* roll_params, const double* slide_p
         theta_total[0] = theta_total[1] = 0.0;
         return fd_v3(0, 0, 0);
     }
-    double stiffness = slide_params[SLIDE_K_E];
-    double k_r = roll_params[ROLL_K_R];
-    if (k_r == DERIVED) {
+    double stiffness = slide_params[FD_FN_SLIDE_K_E];
+    double k_r = roll_params[FD_FN_ROLL_K_R];
+    if (k_r == FD_FN_DERIVED) {
         /* Eq. (2b). Two round bodies give both the same curvature sum: the
          * second takes the first one's K_R (the same bits, one division less). */
         k_r = kappa_sum == cached_stiffness[0] ? cached_stiffness[1]
-                                               : 4.0 * roll_params[ROLL_ETA_R] * stiffness / (kappa_sum * kappa_sum);
+                                               : 4.0 * roll_params[FD_FN_ROLL_ETA_R] * stiffness / (kappa_sum * kappa_sum);
         cached_stiffness[0] = kappa_sum;
         cached_stiffness[1] = k_r;
     }
@@ -477,8 +455,8 @@ FN_INLINE fd_vec3 roll_one_body(const double* roll_params, const double* slide_p
     theta_total[1] += fd_v3_dot(theta, k->w);
     fd_vec3 theta_mid = fd_v3_scale(0.5, fd_v3_add(theta_before, in_frame(k, theta_total)));
     double half_curvature = 0.5 * kappa_sum * k->inverse_stiffness; /* (kappa_i + kappa_j) / (2 K_E) */
-    double static_limit = slide_params[SLIDE_MU_S] * normal_force * half_curvature; /* Eq. (2c) */
-    double kinetic_limit = slide_params[SLIDE_MU_K] * normal_force * half_curvature;
+    double static_limit = slide_params[FD_FN_SLIDE_MU_S] * normal_force * half_curvature; /* Eq. (2c) */
+    double kinetic_limit = slide_params[FD_FN_SLIDE_MU_K] * normal_force * half_curvature;
     double predicted_energy = 0.5 * k_r * squared2(theta_total);
     *mode = cap_and_switch(theta_total, 2, *mode, static_limit, kinetic_limit);
     double energy = 0.5 * k_r * squared2(theta_total);
@@ -487,14 +465,14 @@ FN_INLINE fd_vec3 roll_one_body(const double* roll_params, const double* slide_p
     *elastic_out = fd_v3_cross(outward, fd_v3_scale(k_r, in_frame(k, theta_total)));
     double damping_rate = 0.0; /* D_R / dt as applied, N m / rad */
     if (*mode == 0.0) { /* stick only, as for the slide dashpot */
-        double d_r = roll_params[ROLL_D_R];
-        if (d_r == DERIVED) {
+        double d_r = roll_params[FD_FN_ROLL_D_R];
+        if (d_r == FD_FN_DERIVED) {
             fd_vec3 axis = fd_v3_cross(outward, along); /* unit: along lies in the tangent plane */
-            double inertia = roll_params[ROLL_ROCKING] != 0.0 ? rocking_inertia(input, axis) : pair_inertia(input, axis);
+            double inertia = roll_params[FD_FN_ROLL_ROCKING] != 0.0 ? rocking_inertia(input, axis) : pair_inertia(input, axis);
             d_r = 2.0 * sqrt(inertia * k_r); /* Sec. 3.2, against the rocking inertia unless rocking = 0 */
         }
         damping_rate = d_r * k->inverse_time_step;
-        if (slide_params[SLIDE_CAP_TOTAL] != 0.0) {
+        if (slide_params[FD_FN_SLIDE_CAP_TOTAL] != 0.0) {
             /* As for the slide: the total torque stays within the static roll
              * limit K_R Theta^s (Eq. 2c); the damper gives way. */
             double elastic_uw[2] = {k_r * theta_total[0], k_r * theta_total[1]};
@@ -519,21 +497,21 @@ FN_INLINE void roll_kernel(const double* roll_params, const double* slide_params
     double cached_stiffness[2] = {NAN, NAN}; /* curvature sum and K_R of the first body */
     loads->roll_torque_i = roll_one_body(roll_params, slide_params, input, normal_force, k, k->p_i, k->along_i, fd_v3_neg(k->n),
                                          g->curvature_i, g->principal_dir_i, g->curvature_j, g->principal_dir_j,
-                                         input->state_i, input->mass_i > 0.0, history + H_THETA_I, &history[H_ROLL_MODE_I], &elastic_i, &damping_i,
+                                         input->state_i, input->mass_i > 0.0, history + FD_FN_H_THETA_I, &history[FD_FN_H_ROLL_MODE_I], &elastic_i, &damping_i,
                                          &input->energy[FD_MECHANISM_ROLL], cached_stiffness);
     loads->roll_torque_j = roll_one_body(roll_params, slide_params, input, normal_force, k, k->p_j, k->along_j, k->n,
                                          g->curvature_j, g->principal_dir_j, g->curvature_i, g->principal_dir_i,
-                                         input->state_j, input->mass_j > 0.0, history + H_THETA_J, &history[H_ROLL_MODE_J], &elastic_j, &damping_j,
+                                         input->state_j, input->mass_j > 0.0, history + FD_FN_H_THETA_J, &history[FD_FN_H_ROLL_MODE_J], &elastic_j, &damping_j,
                                          &input->energy[FD_MECHANISM_ROLL], cached_stiffness);
     if (columns != NULL) {
         column3(columns, column_index, C_ROLL_ELASTIC_I, elastic_i);
         column3(columns, column_index, C_ROLL_DAMPING_I, damping_i);
         column3(columns, column_index, C_ROLL_ELASTIC_J, elastic_j);
         column3(columns, column_index, C_ROLL_DAMPING_J, damping_j);
-        columns[column_index[C_ROLL_MODE_I]] = history[H_ROLL_MODE_I];
-        columns[column_index[C_ROLL_MODE_J]] = history[H_ROLL_MODE_J];
-        column3(columns, column_index, C_THETA_I, in_frame(k, history + H_THETA_I));
-        column3(columns, column_index, C_THETA_J, in_frame(k, history + H_THETA_J));
+        columns[column_index[C_ROLL_MODE_I]] = history[FD_FN_H_ROLL_MODE_I];
+        columns[column_index[C_ROLL_MODE_J]] = history[FD_FN_H_ROLL_MODE_J];
+        column3(columns, column_index, C_THETA_I, in_frame(k, history + FD_FN_H_THETA_I));
+        column3(columns, column_index, C_THETA_J, in_frame(k, history + FD_FN_H_THETA_J));
     }
 }
 
@@ -555,34 +533,34 @@ FN_INLINE void spin_kernel(const fd_submodel* model, const double* spin_params, 
                         double* columns, const int* column_index, fd_contact_loads* loads)
 {
     const fd_contact_geometry* g = input->geometry;
-    double stiffness = slide_params[SLIDE_K_E];
+    double stiffness = slide_params[FD_FN_SLIDE_K_E];
     double curvature, k_psi, d_psi;
     if (model->kind == FD_KIND_SPIN_FANG_NEGRUT_HERTZ) {
         double a = hertz_contact_radius(input, normal_force);
         curvature = a > 0.0 ? 1.0 / a : INFINITY; /* App. C: K = 1/a */
         k_psi = 0.5 * a * a * stiffness;          /* Eq. (13) */
-        d_psi = spin_params[SPIN_HERTZ_D_PSI];
+        d_psi = spin_params[FD_FN_SPIN_HERTZ_D_PSI];
     } else {
-        curvature = spin_params[SPIN_CURVATURE];
-        if (curvature == DERIVED) {
+        curvature = spin_params[FD_FN_SPIN_CURVATURE];
+        if (curvature == FD_FN_DERIVED) {
             /* Mean curvature of the contact (App. C, Fig. 19: mean of the principal curvatures;
              * summed over both surfaces, so a sphere on a plane gives 1/R). */
             curvature = 0.5 * (g->curvature_i[0] + g->curvature_i[1] + g->curvature_j[0] + g->curvature_j[1]);
         }
-        k_psi = spin_params[SPIN_K_PSI] == DERIVED ? spin_params[SPIN_ETA_PSI] * stiffness / (curvature * curvature)
-                                                   : spin_params[SPIN_K_PSI]; /* Eq. (3c) */
-        d_psi = spin_params[SPIN_D_PSI];
+        k_psi = spin_params[FD_FN_SPIN_K_PSI] == FD_FN_DERIVED ? spin_params[FD_FN_SPIN_ETA_PSI] * stiffness / (curvature * curvature)
+                                                   : spin_params[FD_FN_SPIN_K_PSI]; /* Eq. (3c) */
+        d_psi = spin_params[FD_FN_SPIN_D_PSI];
     }
-    double* psi_total = history + H_PSI;
+    double* psi_total = history + FD_FN_H_PSI;
     psi_total[0] += k->psi; /* Eq. (3) */
-    double static_limit = curvature * slide_params[SLIDE_MU_S] * normal_force * k->inverse_stiffness;
-    double kinetic_limit = curvature * slide_params[SLIDE_MU_K] * normal_force * k->inverse_stiffness;
+    double static_limit = curvature * slide_params[FD_FN_SLIDE_MU_S] * normal_force * k->inverse_stiffness;
+    double kinetic_limit = curvature * slide_params[FD_FN_SLIDE_MU_K] * normal_force * k->inverse_stiffness;
     if (!isfinite(static_limit)) {
         static_limit = kinetic_limit = 0.0; /* no contact patch: no spin resistance */
     }
     double predicted_energy = 0.5 * k_psi * psi_total[0] * psi_total[0];
-    history[H_SPIN_MODE] = cap_and_switch(psi_total, 1, history[H_SPIN_MODE], static_limit, kinetic_limit);
-    *input->slip_flags |= history[H_SPIN_MODE] == 1.0 ? 1u << FD_MECHANISM_SPIN : 0u;
+    history[FD_FN_H_SPIN_MODE] = cap_and_switch(psi_total, 1, history[FD_FN_H_SPIN_MODE], static_limit, kinetic_limit);
+    *input->slip_flags |= history[FD_FN_H_SPIN_MODE] == 1.0 ? 1u << FD_MECHANISM_SPIN : 0u;
     double elastic = k_psi * psi_total[0];
     fd_energy_books* books = &input->energy[FD_MECHANISM_SPIN];
     double energy = 0.5 * k_psi * psi_total[0] * psi_total[0];
@@ -595,12 +573,12 @@ FN_INLINE void spin_kernel(const fd_submodel* model, const double* spin_params, 
     if (!isfinite(elastic)) {
         elastic = 0.0;
     }
-    if (history[H_SPIN_MODE] == 0.0) {
-        if (d_psi == DERIVED) {
+    if (history[FD_FN_H_SPIN_MODE] == 0.0) {
+        if (d_psi == FD_FN_DERIVED) {
             d_psi = 2.0 * sqrt(pair_inertia(input, k->n) * k_psi); /* Eq. (3d) */
         }
         double damping_rate = d_psi * k->inverse_time_step;
-        if (slide_params[SLIDE_CAP_TOTAL] != 0.0) {
+        if (slide_params[FD_FN_SLIDE_CAP_TOTAL] != 0.0) {
             /* As for the slide: |T_E + T_D| stays within the static limit
              * K_psi K S^S (Eq. 3b); the damper gives way. */
             double damping = damping_rate * k->psi;
@@ -615,7 +593,7 @@ FN_INLINE void spin_kernel(const fd_submodel* model, const double* spin_params, 
     if (columns != NULL) {
         columns[column_index[C_SPIN_ELASTIC]] = elastic;
         columns[column_index[C_SPIN_DAMPING]] = viscous;
-        columns[column_index[C_SPIN_MODE]] = history[H_SPIN_MODE];
+        columns[column_index[C_SPIN_MODE]] = history[FD_FN_H_SPIN_MODE];
         columns[column_index[C_PSI_TOTAL]] = psi_total[0];
     }
 }
@@ -629,7 +607,7 @@ static void legacy_roll_kernel(const double* params, const fd_contact_input* inp
     fd_vec3 relative = fd_v3_sub(input->state_i->angular_velocity, input->state_j->angular_velocity);
     double speed = fd_v3_length(relative);
     double radius = input->geometry->effective_radius;
-    double magnitude = speed > 0.0 && isfinite(radius) ? params[LEGACY_MU_R] * radius * normal_force : 0.0;
+    double magnitude = speed > 0.0 && isfinite(radius) ? params[FD_FN_LEGACY_MU_R] * radius * normal_force : 0.0;
     fd_vec3 torque = speed > 0.0 ? fd_v3_scale(-magnitude / speed, relative) : fd_v3(0, 0, 0);
     loads->roll_torque_i = torque;
     loads->roll_torque_j = fd_v3_neg(torque);
@@ -657,7 +635,7 @@ void fd_fang_negrut_evaluate(const fd_contact_law* law, const fd_contact_input* 
         return;
     }
     kinematics_step(input, slide_history, &k);
-    k.inverse_stiffness = 1.0 / slide_params[SLIDE_K_E];
+    k.inverse_stiffness = 1.0 / slide_params[FD_FN_SLIDE_K_E];
     k.inverse_time_step = 1.0 / input->time_step;
     if (input->spring_time_step == 0.0) {
         /* A set-up pass (fd_world_prepare, e.g. after a body was moved
@@ -707,21 +685,21 @@ fd_status fd_fang_negrut_check_law(const fd_contact_law* law)
     }
     const fd_submodel* roll = law->submodel[FD_MECHANISM_ROLL];
     if (roll != NULL && roll->kind == FD_KIND_ROLL_FANG_NEGRUT) {
-        double rocking = law->params[FD_MECHANISM_ROLL][ROLL_ROCKING];
+        double rocking = law->params[FD_MECHANISM_ROLL][FD_FN_ROLL_ROCKING];
         if (rocking != 0.0 && rocking != 1.0) {
             return fd_fail(FD_ERR_INVALID_ARGUMENT, "roll model 'fang_negrut': rocking is 0 or 1 (got %g)", rocking);
         }
     }
     if (tracked) {
         const double* p = law->params[FD_MECHANISM_SLIDE];
-        if (p[SLIDE_CAP_TOTAL] != 0.0 && p[SLIDE_CAP_TOTAL] != 1.0) {
+        if (p[FD_FN_SLIDE_CAP_TOTAL] != 0.0 && p[FD_FN_SLIDE_CAP_TOTAL] != 1.0) {
             return fd_fail(FD_ERR_INVALID_ARGUMENT, "slide model 'fang_negrut': cap_total is 0 or 1 (got %g)",
-                           p[SLIDE_CAP_TOTAL]);
+                           p[FD_FN_SLIDE_CAP_TOTAL]);
         }
-        if (!(p[SLIDE_MU_S] >= p[SLIDE_MU_K] && p[SLIDE_MU_K] > 0.0)) {
+        if (!(p[FD_FN_SLIDE_MU_S] >= p[FD_FN_SLIDE_MU_K] && p[FD_FN_SLIDE_MU_K] > 0.0)) {
             return fd_fail(FD_ERR_INVALID_ARGUMENT,
                            "slide model 'fang_negrut' needs mu_s >= mu_k > 0 (Sec. 3.1; got mu_s = %g, mu_k = %g)",
-                           p[SLIDE_MU_S], p[SLIDE_MU_K]);
+                           p[FD_FN_SLIDE_MU_S], p[FD_FN_SLIDE_MU_K]);
         }
     }
     return FD_OK;
@@ -746,7 +724,7 @@ static const fd_param_info slide_params_table[] = {
     {"mu_s", "-", "static friction coefficient (mu_s >= mu_k > 0)", NAN, 0.0, INFINITY},
     {"mu_k", "-", "kinetic friction coefficient", NAN, 0.0, INFINITY},
     {"K_E", "N/m", "slide stiffness of the micro-deformation (Eq. 1b)", NAN, 1e-300, INFINITY},
-    {"K_D", "N s/m", "slide damping; -1 = 2 sqrt(m_ij K_E), Eq. (1c)", DERIVED, DERIVED, INFINITY},
+    {"K_D", "N s/m", "slide damping; -1 = 2 sqrt(m_ij K_E), Eq. (1c)", FD_FN_DERIVED, FD_FN_DERIVED, INFINITY},
     {"cap_total", "-",
      "1: spring plus stick damper never exceed the static limit of each mechanism (slide mu_s N, roll and spin "
      "as Eq. 2c, 3b); 0: the paper's form, dampers uncapped on top of the capped springs",
@@ -754,12 +732,12 @@ static const fd_param_info slide_params_table[] = {
 };
 static const fd_param_info roll_params_table[] = {
     {"eta_r", "-", "roll energy ratio of Eq. (2b)", NAN, 0.0, INFINITY},
-    {"K_R", "N m/rad", "roll stiffness; -1 = 4 eta_r K_E / (kappa_i + kappa_j)^2, Eq. (2b)", DERIVED, DERIVED,
+    {"K_R", "N m/rad", "roll stiffness; -1 = 4 eta_r K_E / (kappa_i + kappa_j)^2, Eq. (2b)", FD_FN_DERIVED, FD_FN_DERIVED,
      INFINITY},
     {"D_R", "N m s/rad",
      "roll damping; -1 = 2 sqrt(I K_R), I the bodies' mean inertia about the rolling axis (Sec. 3.2), through "
      "the contact point unless rocking = 0",
-     DERIVED, DERIVED, INFINITY},
+     FD_FN_DERIVED, FD_FN_DERIVED, INFINITY},
     {"rocking", "-",
      "1: the derived D_R uses the inertia about the contact point, I + m d^2 (7/5 m R^2 for a sphere), critical "
      "for rocking; 0: the paper's I_ij about the centre, about half of critical",
@@ -771,12 +749,12 @@ static const fd_param_info legacy_params_table[] = {
 static const fd_param_info spin_params_table[] = {
     {"eta_psi", "-", "spin energy ratio of Eq. (3c)", NAN, 0.0, INFINITY},
     {"curvature", "1/m", "spin curvature K of the thresholds K S^S; -1 = mean curvature of the contact",
-     DERIVED, DERIVED, INFINITY},
-    {"K_psi", "N m/rad", "spin stiffness; -1 = eta_psi K_E / K^2, Eq. (3c)", DERIVED, DERIVED, INFINITY},
-    {"D_psi", "N m s/rad", "spin damping; -1 = 2 sqrt(I_ij K_psi), Eq. (3d)", DERIVED, DERIVED, INFINITY},
+     FD_FN_DERIVED, FD_FN_DERIVED, INFINITY},
+    {"K_psi", "N m/rad", "spin stiffness; -1 = eta_psi K_E / K^2, Eq. (3c)", FD_FN_DERIVED, FD_FN_DERIVED, INFINITY},
+    {"D_psi", "N m s/rad", "spin damping; -1 = 2 sqrt(I_ij K_psi), Eq. (3d)", FD_FN_DERIVED, FD_FN_DERIVED, INFINITY},
 };
 static const fd_param_info spin_hertz_params_table[] = {
-    {"D_psi", "N m s/rad", "spin damping; -1 = 2 sqrt(I_ij K_psi), Eq. (3d)", DERIVED, DERIVED, INFINITY},
+    {"D_psi", "N m s/rad", "spin damping; -1 = 2 sqrt(I_ij K_psi), Eq. (3d)", FD_FN_DERIVED, FD_FN_DERIVED, INFINITY},
 };
 
 static const char* const slide_columns[SLIDE_COLUMNS] = {
@@ -809,7 +787,7 @@ const fd_submodel fd_friction_submodels[] = {
                  "switch of Sec. 3.1, damping K_D dS/dt in stick; spring plus damper within mu_s N unless cap_total = 0.",
                  slide_params_table, 5},
         .kind = FD_KIND_SLIDE_FANG_NEGRUT,
-        .history_size = SLIDE_HISTORY,
+        .history_size = FD_FN_SLIDE_HISTORY,
         .column_count = SLIDE_COLUMNS,
         .column_names = slide_columns,
         .column_units = slide_units,
@@ -821,7 +799,7 @@ const fd_submodel fd_friction_submodels[] = {
                  "slide model fang_negrut (mu_s, mu_k, K_E).",
                  roll_params_table, 4},
         .kind = FD_KIND_ROLL_FANG_NEGRUT,
-        .history_size = ROLL_HISTORY,
+        .history_size = FD_FN_ROLL_HISTORY,
         .column_count = ROLL_COLUMNS,
         .column_names = roll_columns,
         .column_units = roll_units,
@@ -842,7 +820,7 @@ const fd_submodel fd_friction_submodels[] = {
                  "K mu N / K_E; needs slide model fang_negrut.",
                  spin_params_table, 4},
         .kind = FD_KIND_SPIN_FANG_NEGRUT,
-        .history_size = SPIN_HISTORY,
+        .history_size = FD_FN_SPIN_HISTORY,
         .column_count = SPIN_COLUMNS,
         .column_names = spin_columns,
         .column_units = spin_units,
@@ -853,7 +831,7 @@ const fd_submodel fd_friction_submodels[] = {
                  "a = (3 N R_eff / (4 E_eff))^(1/3) from youngs_modulus and poisson_ratio of both materials.",
                  spin_hertz_params_table, 1},
         .kind = FD_KIND_SPIN_FANG_NEGRUT_HERTZ,
-        .history_size = SPIN_HISTORY,
+        .history_size = FD_FN_SPIN_HISTORY,
         .column_count = SPIN_COLUMNS,
         .column_names = spin_columns,
         .column_units = spin_units,

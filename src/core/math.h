@@ -170,15 +170,19 @@ static inline fd_vec3 fd_mat3_apply(const fd_mat3* m, fd_vec3 v)
  * to t^13 (the first term left out, t^15 / 15, is below 2^-59 of the result:
  * exact to round-off) with one division and no library call; other
  * arguments take the library's atan2. */
+static inline bool fd_small_atan2_in_range(double y, double x) { return (x > 0.0) & (fabs(y) <= 0.0625 * x); }
+/* The series itself, for arguments in range (a vector lane computes it
+ * everywhere and keeps it where in range: the same bits as below). */
+static inline double fd_small_atan2_series(double y, double x)
+{
+    double t = y / x, t2 = t * t;
+    double series = -1.0 / 3.0 + t2 * (1.0 / 5.0 + t2 * (-1.0 / 7.0 + t2 * (1.0 / 9.0 + t2 * (-1.0 / 11.0 +
+                    t2 * (1.0 / 13.0)))));
+    return t + t * t2 * series;
+}
 static inline double fd_small_atan2(double y, double x)
 {
-    if (x > 0.0 && fabs(y) <= 0.0625 * x) {
-        double t = y / x, t2 = t * t;
-        double series = -1.0 / 3.0 + t2 * (1.0 / 5.0 + t2 * (-1.0 / 7.0 + t2 * (1.0 / 9.0 + t2 * (-1.0 / 11.0 +
-                        t2 * (1.0 / 13.0)))));
-        return t + t * t2 * series;
-    }
-    return atan2(y, x);
+    return fd_small_atan2_in_range(y, x) ? fd_small_atan2_series(y, x) : atan2(y, x);
 }
 
 static inline fd_mat3 fd_mat3_from_quat(fd_quat q)

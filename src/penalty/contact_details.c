@@ -69,17 +69,6 @@ static void book_normal_energy(const fd_contact_law* law, const fd_contact_input
     }
 }
 
-static double effective_mass(double mass_i, double mass_j)
-{
-    if (mass_i <= 0.0) {
-        return mass_j;
-    }
-    if (mass_j <= 0.0) {
-        return mass_i;
-    }
-    return mass_i * mass_j / (mass_i + mass_j);
-}
-
 /* A body's shape and radius from the hot per-body arrays when it is a sphere
  * (the cold record is a cache miss per contact at 10^4 bodies and more). */
 static fd_shape_type shape_of(const fd_world* world, int b)
@@ -167,7 +156,7 @@ static void evaluate_generic(const fd_world* world, const fd_contact_law* law, i
         .mass_j = mass_j,
         .inertia_i = world->masses[i].inertia,
         .inertia_j = world->masses[j].inertia,
-        .effective_mass = effective_mass(mass_i, mass_j),
+        .effective_mass = fd_pair_effective_mass(mass_i, mass_j),
         /* n points into body i: the overlap grows when j moves along n faster than i. */
         .penetration_rate = fd_v3_dot(fd_v3_sub(velocity_j, velocity_i), geometry->normal),
         .relative_velocity = fd_v3_sub(velocity_i, velocity_j),

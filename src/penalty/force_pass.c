@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact/fang_negrut_lane.h"
 #include "core/error.h"
 #include "penalty/penalty_internal.h"
 #include "penalty/sphere_block.h"
@@ -60,11 +61,15 @@ void fd_penalty_free(fd_penalty* penalty)
         for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {
             free(th->block[b]);
         }
+        free(th->fn_block);
+        free(th->fn_single);
     }
     free(penalty->threads);
     free(penalty->law_sphere_kernel);
     free(penalty->block_law_index);
     free(penalty->block_laws);
+    free(penalty->fn_lane_index);
+    free(penalty->fn_lane_laws);
     free(penalty->body_turns);
     memset(penalty, 0, sizeof *penalty);
 }
@@ -85,8 +90,22 @@ fd_status fd_penalty_prepare(fd_world* world, double skin)
     if (block_laws != NULL) {
         p->block_laws = block_laws;
     }
-    if (flags == NULL || block_index == NULL || block_laws == NULL) {
+    int* fn_index = realloc(p->fn_lane_index, laws * sizeof *fn_index);
+    if (fn_index != NULL) {
+        p->fn_lane_index = fn_index;
+    }
+    fd_fn_lane_law* fn_laws = realloc(p->fn_lane_laws, laws * sizeof *fn_laws);
+    if (fn_laws != NULL) {
+        p->fn_lane_laws = fn_laws;
+    }
+    if (flags == NULL || block_index == NULL || block_laws == NULL || fn_index == NULL || fn_laws == NULL) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    p->fn_lane_law_count = 0;
+    for (int l = 0; l < world->law_count; ++l) {
+        fn_index[l] = fd_fn_lane_law_of(&world->laws[l], l, world->def.time_step, &fn_laws[p->fn_lane_law_count])
+                          ? p->fn_lane_law_count++
+                          : -1;
     }
     p->block_law_count = 0;
     int stride = 1;
@@ -162,6 +181,13 @@ static fd_status reserve_threads(fd_world* world, int threads)
             }
             blocks = blocks && th->block[b] != NULL;
         }
+        if (th->fn_block == NULL) {
+            th->fn_block = aligned_alloc(64, (sizeof(fd_fn_block) + 63) / 64 * 64);
+        }
+        if (th->fn_single == NULL) {
+            th->fn_single = aligned_alloc(64, (sizeof(fd_fn_block) + 63) / 64 * 64);
+        }
+        blocks = blocks && th->fn_block != NULL && th->fn_single != NULL;
         if (!blocks) {
             return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the contact pass");
         }
@@ -305,6 +331,9 @@ fd_status fd_penalty_force_pass(fd_world* world, bool record, bool elapsed)
     p->spring_time_step = elapsed ? world->def.time_step : 0.0;
     for (int b = 0; b < p->block_law_count; ++b) {
         p->block_laws[b].spring_time_step = p->spring_time_step;
+    }
+    for (int l = 0; l < p->fn_lane_law_count; ++l) {
+        p->fn_lane_laws[l].time_step = world->def.time_step;
     }
     fd_neighbor_list* list = &p->lists[p->current];
     int threads = list->thread_count;
@@ -471,6 +500,7 @@ size_t fd_penalty_memory(const fd_world* world)
         bytes += (size_t)th->touching_capacity * sizeof(fd_touch) + (size_t)th->slot_capacity * sizeof(fd_generic_slot) +
                  (size_t)th->remote_capacity * sizeof(fd_remote_load) + (size_t)th->ended_capacity * sizeof(int32_t) +
                  (size_t)th->new_slot_capacity * sizeof(int32_t) + FD_BLOCKS_PER_CHUNK * sizeof(fd_sphere_block) +
+                 2 * sizeof(fd_fn_block) +
                  (size_t)th->book_group_capacity * sizeof(fd_book_group);
     }
     return bytes;

@@ -16,9 +16,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "contact/fang_negrut_lane.h"
 #include "penalty/penalty_internal.h"
 #include "penalty/sphere_block.h"
 #include "world/world_internal.h"
+
+_Static_assert(FD_FN_BLOCK >= FD_BLOCK, "a chunk's Fang & Negrut contacts fit one lane block");
 
 /* A contact that begins: its slot, springs, books, constants and identity. */
 static __attribute__((noinline)) void begin_contact(fd_world* world, fd_neighbor_list* list, int32_t e, int i, int j,
@@ -30,6 +33,8 @@ static __attribute__((noinline)) void begin_contact(fd_world* world, fd_neighbor
     if (list->kind[e] < FD_PAIR_GENERIC) {
         fd_pair_constants(world, &world->laws[list->law[e]], i, j,
                           pool->constants + (size_t)slot * (size_t)constant_stride);
+    } else if (fd_fn_lane_pair(world, list, e)) {
+        pool->constants[(size_t)slot * (size_t)constant_stride] = fd_fn_pair_dashpot(world, &world->laws[list->law[e]], i, j);
     }
     memset(fd_springs_before(pool, slot, stride), 0, (size_t)stride * sizeof(double));
     if (world->def.energy_ledger && pool->lifetime_books) {
@@ -331,6 +336,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
     int32_t generic_left = th->slot_count;    /* generic geometries, counted down */
     const int* block_law_index = p->block_law_index;
     int32_t slot_lane[FD_BLOCK];                 /* which * FD_BLOCK + lane, or -1: not in a block */
+    int32_t slot_fn[FD_BLOCK];                   /* its lane in th->fn_block, or -1 */
     int32_t slot_contact[FD_BLOCK];
     int32_t slot_i[FD_BLOCK], slot_j[FD_BLOCK];
     fd_pair_loads slot_loads[FD_BLOCK];
@@ -350,6 +356,9 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             th->block[b]->count = 0;
             block_law[b] = -1;
         }
+        fd_fn_block* fn_block = th->fn_block;
+        fn_block->count = 0;
+        int fn_block_law = -1;
         for (int s = 0; s < chunk; ++s) {
             int64_t k = top - s;
             const fd_touch touch = th->touching[k];
@@ -365,6 +374,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             slot_contact[s] = slot;
             slot_i[s] = i;
             slot_j[s] = j;
+            slot_fn[s] = -1;
             const double* history = fd_springs_before(pool, slot, stride);
             uint8_t kind = list->kind[e];
             int law_block = kind == FD_PAIR_SPHERE_SPHERE ? block_law_index[list->law[e]] : -1;
@@ -444,6 +454,15 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                                                 geometry->offset.y, geometry->offset.z, is_new, ledger, record, index,
                                                 slot_books[s]);
             } else {
+                /* Fang & Negrut's sphere lanes take a plain pass's contacts
+                 * of one lane law, a chunk at a time (fn_lanes.c). */
+                int fn = fd_fn_lane_law_of_entry(world, list, e, is_new);
+                if (fn >= 0 && !record && !ledger && (fn_block_law < 0 || fn_block_law == fn) &&
+                    fd_fn_gather(world, fn_block, fn_block->count, i, j, slot, &p->fn_lane_laws[fn])) {
+                    fn_block_law = fn;
+                    slot_fn[s] = fn_block->count++;
+                    continue;
+                }
                 /* A round pair of a registry law: its geometry now, from the centres. */
                 fd_generic_slot geometry;
                 fd_vec3 offset = record ? fd_round_pair_record_geometry(world, i, j, kind - FD_PAIR_GENERIC_SPHERES,
@@ -451,6 +470,14 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                                         : fd_round_pair_geometry(world, i, j, kind - FD_PAIR_GENERIC_SPHERES, &geometry);
                 slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, &geometry, offset.x, offset.y, offset.z,
                                                 is_new, ledger, record, index, slot_books[s]);
+                /* A lane's contact on a pass that records or keeps books
+                 * (which the registry's path just did): its loads and
+                 * springs from the lane all the same, so that the motion
+                 * does not depend on what is written when. */
+                fd_pair_loads lane_loads;
+                if (fn >= 0 && fd_fn_single(world, &p->fn_lane_laws[fn], th->fn_single, i, j, slot, &lane_loads)) {
+                    slot_loads[s] = lane_loads;
+                }
             }
         }
         for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {
@@ -465,6 +492,27 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 fd_sphere_block_run_books(block, law);
             } else {
                 fd_sphere_block_run(block, law);
+            }
+        }
+        if (fn_block->count > 0) {
+            fd_fn_block_run(fn_block, &p->fn_lane_laws[fn_block_law]);
+            for (int s = 0; s < chunk; ++s) {
+                int c = slot_fn[s];
+                if (c < 0) {
+                    continue;
+                }
+                int32_t slot = slot_contact[s];
+                if (fn_block->fallback[c] == 0.0) {
+                    slot_loads[s] = fd_fn_scatter(world, fn_block, c, &p->fn_lane_laws[fn_block_law], slot);
+                    continue;
+                }
+                /* What the lanes leave to the registry (fang_negrut_lane.h). */
+                int32_t e = th->touching[top - s].entry;
+                int i = slot_i[s], j = slot_j[s];
+                fd_generic_slot geometry;
+                fd_vec3 offset = fd_round_pair_geometry(world, i, j, list->kind[e] - FD_PAIR_GENERIC_SPHERES, &geometry);
+                slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, &geometry, offset.x, offset.y, offset.z,
+                                                false, false, false, th->first_contact + top - s, slot_books[s]);
             }
         }
         /* The chunk's loads onto the bodies, slot by slot. */

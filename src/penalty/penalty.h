@@ -183,6 +183,12 @@ typedef struct fd_penalty_thread {
      * a chunk, so that a chunk mixing two such laws (grains with grains and
      * with a wall of spheres) keeps both in the kernel. */
     struct fd_sphere_block* block[FD_BLOCKS_PER_CHUNK];
+    /* Fang & Negrut's sphere lanes (contact/fang_negrut_lane.h): a chunk's
+     * contacts of one lane law, and one contact alone (another law's, or
+     * the lane that a pass recording or keeping books takes after the
+     * registry's path). */
+    struct fd_fn_block* fn_block;
+    struct fd_fn_block* fn_single;
     fd_book_group* book_groups;   /* the ledger's step sums of its groups, in the order met (rows descending) */
     int64_t book_group_count, book_group_capacity;
     int32_t failed_entry;         /* first entry whose pair is unsupported or has no law, or -1 */
@@ -210,6 +216,9 @@ typedef struct fd_penalty {
     int* block_law_index;         /* per law of the world: its block law (sphere_block.h), or -1 */
     struct fd_block_law* block_laws;
     int block_law_count;
+    int* fn_lane_index;           /* per law of the world: its Fang & Negrut lane law, or -1 */
+    struct fd_fn_lane_law* fn_lane_laws;
+    int fn_lane_law_count;
     fd_penalty_thread* threads;
     int thread_count;
     int64_t touching_count;       /* contacts after the last committed pass */

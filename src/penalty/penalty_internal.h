@@ -109,8 +109,43 @@ fd_status fd_distance_failure(const fd_world* world, const fd_neighbor_list* lis
  * registers: read back from `out` just after these stores, it stalled the
  * load (a 16-byte load of two 8-byte stores cannot be forwarded). */
 bool fd_round_pair_touches(const fd_world* world, int i, int j, int shapes, double margin);
+/* Body j's image offset as fd_collide sees the pair: across a periodic face for two non-wall bodies. */
+fd_vec3 fd_round_pair_image_offset(const fd_world* world, int i, int j);
 fd_vec3 fd_round_pair_geometry(const fd_world* world, int i, int j, int shapes, fd_generic_slot* out);
 fd_vec3 fd_round_pair_record_geometry(const fd_world* world, int i, int j, int shapes, fd_generic_slot* out);
+
+/* The effective mass of a pair, a static body (mass 0) counting as infinite. */
+static inline double fd_pair_effective_mass(double mass_i, double mass_j)
+{
+    if (mass_i <= 0.0) {
+        return mass_j;
+    }
+    if (mass_j <= 0.0) {
+        return mass_i;
+    }
+    return mass_i * mass_j / (mass_i + mass_j);
+}
+
+/* Fang & Negrut's sphere lanes (fn_lanes.c; contact/fang_negrut_lane.h):
+ * the law of an entry that takes them (or -1): two spheres of a round pair,
+ * a lane law, a contact that has begun before, an elapsed pass; lane c of a
+ * block filled from the world and the slot's springs (false: a body whose
+ * inertia is not isotropic, which the lanes do not take); the lane's loads
+ * and springs into the pass's buffers; and one contact through a lane
+ * alone (false where it falls back: the caller's registry path stands). */
+int fd_fn_lane_law_of_entry(const fd_world* world, const fd_neighbor_list* list, int32_t e, bool is_new);
+/* An entry whose contacts the lanes may take (whatever the pass), and the
+ * pair constant they read: its normal dashpot (N s/m), which a contact keeps
+ * in its pool constants from its first step on (law_pass.c begin_contact,
+ * snapshot.c). */
+bool fd_fn_lane_pair(const fd_world* world, const fd_neighbor_list* list, int32_t e);
+double fd_fn_pair_dashpot(const fd_world* world, const fd_contact_law* law, int i, int j);
+bool fd_fn_gather(const fd_world* world, struct fd_fn_block* block, int c, int i, int j, int32_t slot,
+                  const struct fd_fn_lane_law* law);
+fd_pair_loads fd_fn_scatter(fd_world* world, const struct fd_fn_block* block, int c, const struct fd_fn_lane_law* law,
+                            int32_t slot);
+bool fd_fn_single(fd_world* world, const struct fd_fn_lane_law* law, struct fd_fn_block* block, int i, int j,
+                  int32_t slot, fd_pair_loads* out);
 
 /* Stage 3 (law_pass.c) for one thread, in each of its four forms. */
 void fd_law_pass(fd_world* world, fd_neighbor_list* list, fd_penalty_thread* th, int end_row, bool record,

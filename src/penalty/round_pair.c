@@ -24,7 +24,7 @@
 
 /* Body j's position as fd_collide sees it: its image across a periodic face
  * for two non-wall bodies (distance_pass.c, generic_distance). */
-static fd_vec3 image_offset(const fd_world* world, int i, int j)
+fd_vec3 fd_round_pair_image_offset(const fd_world* world, int i, int j)
 {
     if (!world->periodic.any || world->is_wall[i] || world->is_wall[j]) {
         return fd_v3(0.0, 0.0, 0.0);
@@ -35,7 +35,7 @@ static fd_vec3 image_offset(const fd_world* world, int i, int j)
 bool fd_round_pair_touches(const fd_world* world, int i, int j, int shapes, double margin)
 {
     if (shapes == FD_PAIR_SPHERE_SPHERE) {
-        fd_vec3 image_j = fd_v3_add(world->position[j], image_offset(world, i, j));
+        fd_vec3 image_j = fd_v3_add(world->position[j], fd_round_pair_image_offset(world, i, j));
         double distance = fd_v3_length(fd_v3_sub(world->position[i], image_j));
         double penetration = world->bounding_radii[i] + world->bounding_radii[j] - distance;
         return penetration > -margin;
@@ -55,7 +55,7 @@ fd_vec3 fd_round_pair_geometry(const fd_world* world, int i, int j, int shapes, 
     const fd_vec3 zero = {0.0, 0.0, 0.0};
     g->local_point_i = g->local_point_j = zero;
     g->principal_dir_i[0] = g->principal_dir_i[1] = g->principal_dir_j[0] = g->principal_dir_j[1] = zero;
-    fd_vec3 image = image_offset(world, i, j);
+    fd_vec3 image = fd_round_pair_image_offset(world, i, j);
     out->offset = image;
     if (shapes == FD_PAIR_SPHERE_SPHERE) {
         double radius_i = world->bounding_radii[i], radius_j = world->bounding_radii[j];

@@ -1,0 +1,148 @@
+/* Fang & Negrut's sphere lanes in the force pass (penalty_internal.h): which
+ * contacts take them, their inputs gathered from the world and the pool,
+ * their loads and springs put back. The lanes themselves are the model's
+ * (contact/fang_negrut_lane.h); law_pass.c decides when.
+ *
+ * Must not: change what a contact computes (the lanes give the registry
+ * path's bits), or read a body's cold record. */
+#include <string.h>
+
+#include "collide/collide.h"
+#include "contact/fang_negrut_lane.h"
+#include "penalty/penalty_internal.h"
+#include "world/world_internal.h"
+
+int fd_fn_lane_law_of_entry(const fd_world* world, const fd_neighbor_list* list, int32_t e, bool is_new)
+{
+    const fd_penalty* p = &world->penalty;
+    if (is_new || !p->turns_ready || list->kind[e] != FD_PAIR_GENERIC_SPHERES + FD_PAIR_SPHERE_SPHERE ||
+        list->law[e] == FD_NO_LAW) {
+        return -1;
+    }
+    return p->fn_lane_index[list->law[e]];
+}
+
+bool fd_fn_lane_pair(const fd_world* world, const fd_neighbor_list* list, int32_t e)
+{
+    return list->kind[e] == FD_PAIR_GENERIC_SPHERES + FD_PAIR_SPHERE_SPHERE && list->law[e] != FD_NO_LAW &&
+           world->penalty.fn_lane_index[list->law[e]] >= 0;
+}
+
+double fd_fn_pair_dashpot(const fd_world* world, const fd_contact_law* law, int i, int j)
+{
+    /* As normal.c forms it, with the effective radius round_pair.c gives two
+     * spheres (the factor is 1 for the lanes' laws). */
+    double radius_i = world->bounding_radii[i], radius_j = world->bounding_radii[j];
+    const fd_vec3 zero = {0.0, 0.0, 0.0};
+    const fd_vec3 directions[2] = {zero, zero};
+    const double curvature_i[2] = {1.0 / radius_i, 1.0 / radius_i}, curvature_j[2] = {1.0 / radius_j, 1.0 / radius_j};
+    double effective_radius = fd_effective_radius(curvature_i, directions, curvature_j, directions);
+    double mass = fd_pair_effective_mass(world->motion[i].mass, world->motion[j].mass);
+    return fd_normal_dashpot_prefactor(law, mass, effective_radius) *
+           fd_normal_dashpot_factor(law, effective_radius, 0.0);
+}
+
+#define PUT3(array, c, v)                                                                                              \
+    do {                                                                                                               \
+        fd_vec3 value_ = (v);                                                                                          \
+        (array)[0][c] = value_.x;                                                                                      \
+        (array)[1][c] = value_.y;                                                                                      \
+        (array)[2][c] = value_.z;                                                                                      \
+    } while (0)
+
+static void put_turn(double (*turn)[FD_FN_BLOCK], int c, const fd_mat3* m)
+{
+    const fd_vec3 columns[3] = {m->cx, m->cy, m->cz};
+    for (int k = 0; k < 3; ++k) {
+        turn[3 * k][c] = columns[k].x;
+        turn[3 * k + 1][c] = columns[k].y;
+        turn[3 * k + 2][c] = columns[k].z;
+    }
+}
+
+static bool isotropic(fd_vec3 inertia) { return inertia.x == inertia.y && inertia.y == inertia.z; }
+
+bool fd_fn_gather(const fd_world* world, fd_fn_block* b, int c, int i, int j, int32_t slot, const fd_fn_lane_law* law)
+{
+    fd_vec3 inertia_i = world->masses[i].inertia, inertia_j = world->masses[j].inertia;
+    if (!isotropic(inertia_i) || !isotropic(inertia_j)) {
+        return false; /* fang_negrut.c turns the axis into the body's frame: the registry path */
+    }
+    const fd_penalty* p = &world->penalty;
+    double radius_i = world->bounding_radii[i], radius_j = world->bounding_radii[j];
+    PUT3(b->position_i, c, world->position[i]);
+    PUT3(b->position_j, c, fd_v3_add(world->position[j], fd_round_pair_image_offset(world, i, j)));
+    PUT3(b->velocity_i, c, world->velocity[i]);
+    PUT3(b->velocity_j, c, world->velocity[j]);
+    PUT3(b->spin_i, c, world->angular_velocity[i]);
+    PUT3(b->spin_j, c, world->angular_velocity[j]);
+    put_turn(b->turn_i, c, &p->body_turns[i]);
+    put_turn(b->turn_j, c, &p->body_turns[j]);
+    b->radius_i[c] = radius_i;
+    b->radius_j[c] = radius_j;
+    double mass_i = world->motion[i].mass, mass_j = world->motion[j].mass;
+    b->mass_i[c] = mass_i;
+    b->mass_j[c] = mass_j;
+    b->inertia_i[c] = inertia_i.x;
+    b->inertia_j[c] = inertia_j.x;
+    /* The pair's dashpot, kept with the contact since it began (fd_fn_pair_dashpot). */
+    b->dashpot[c] = p->pool.constants[(size_t)slot * (size_t)p->constant_stride];
+    const double* history = fd_springs_before(&p->pool, slot, world->history_stride);
+    for (int k = 0; k < FD_FN_SLIDE_HISTORY; ++k) {
+        b->slide[k][c] = history[law->slide_offset + k];
+    }
+    for (int k = 0; law->has_roll && k < FD_FN_ROLL_HISTORY; ++k) {
+        b->roll[k][c] = history[law->roll_offset + k];
+    }
+    for (int k = 0; law->has_spin && k < FD_FN_SPIN_HISTORY; ++k) {
+        b->spin[k][c] = history[law->spin_offset + k];
+    }
+    return true;
+}
+
+fd_pair_loads fd_fn_scatter(fd_world* world, const fd_fn_block* b, int c, const fd_fn_lane_law* law, int32_t slot)
+{
+    fd_contact_pool* pool = &world->penalty.pool;
+    int stride = world->history_stride;
+    const double* before = fd_springs_before(pool, slot, stride);
+    double* after = fd_springs_after(pool, slot, stride);
+    /* The whole block as the registry path leaves it: what the law keeps
+     * nothing in carried over, the law's own springs from the lane. */
+    for (int k = 0; k < stride; ++k) {
+        after[k] = before[k];
+    }
+    for (int k = 0; k < FD_FN_SLIDE_HISTORY; ++k) {
+        after[law->slide_offset + k] = b->slide[k][c];
+    }
+    for (int k = 0; law->has_roll && k < FD_FN_ROLL_HISTORY; ++k) {
+        after[law->roll_offset + k] = b->roll[k][c];
+    }
+    for (int k = 0; law->has_spin && k < FD_FN_SPIN_HISTORY; ++k) {
+        after[law->spin_offset + k] = b->spin[k][c];
+    }
+    fd_pair_loads out;
+    out.force = fd_v3(b->force[0][c], b->force[1][c], b->force[2][c]);
+    out.torque_i = fd_v3(b->torque_i[0][c], b->torque_i[1][c], b->torque_i[2][c]);
+    out.torque_j = fd_v3(b->torque_j[0][c], b->torque_j[1][c], b->torque_j[2][c]);
+    unsigned flags = (unsigned)b->slip[c];
+    out.slip = 0;
+    for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
+        out.slip |= (flags & (1u << m)) ? (unsigned)FD_ENTRY_SLIP_SLIDE << (m - 1) : 0u;
+    }
+    return out;
+}
+
+bool fd_fn_single(fd_world* world, const fd_fn_lane_law* law, fd_fn_block* block, int i, int j, int32_t slot,
+                  fd_pair_loads* out)
+{
+    if (!fd_fn_gather(world, block, 0, i, j, slot, law)) {
+        return false;
+    }
+    block->count = 1;
+    fd_fn_block_run(block, law);
+    if (block->fallback[0] != 0.0) {
+        return false;
+    }
+    *out = fd_fn_scatter(world, block, 0, law, slot);
+    return true;
+}

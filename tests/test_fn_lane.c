@@ -1,0 +1,358 @@
+/* Fang & Negrut's sphere lanes (src/contact/fang_negrut_lane.h) against the
+ * model's registry kernels, bit for bit. The penalty stepper takes every
+ * sphere-sphere contact of a lane law through the lanes, and a contact a
+ * lane marks for the registry through fang_negrut.c: the two must give the
+ * same bits, or the motion would depend on how a contact was evaluated (and
+ * on what was written when: a pass that records runs the registry's path
+ * for the record). On random contacts (sticking and slipping in every
+ * mechanism, turned bodies, a static body, every law option the lanes
+ * take), each lane's force, torques, springs and slip states equal what
+ * fd_normal_evaluate and fd_friction_evaluate give with the geometry and
+ * torque arms the stepper's registry path builds (round_pair.c,
+ * contact_details.c), exactly. End to end, tests/test_penalty.c's piles with
+ * Fang & Negrut check that threads, records and the ledger change no bit. */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "collide/collide.h"
+#include "contact/fang_negrut_lane.h"
+#include "contact/model.h"
+#include "core/math.h"
+
+static fd_submodel_def model_def(const char* model, const char* const* names, const double* values, int count)
+{
+    fd_submodel_def def;
+    memset(&def, 0, sizeof def);
+    def.model = model;
+    for (int k = 0; k < count; ++k) {
+        def.params[def.param_count++] = (fd_param){names[k], values[k]};
+    }
+    return def;
+}
+
+typedef struct lane_case {
+    const char* name;
+    int normal_count;
+    const char* normal_names[3];
+    double normal_values[3];
+    int slide_count;
+    const char* slide_names[6];
+    double slide_values[6];
+    int roll_count;               /* -1: no roll model */
+    const char* roll_names[4];
+    double roll_values[4];
+    int spin_count;               /* -1: no spin model */
+    const char* spin_names[4];
+    double spin_values[4];
+} lane_case;
+
+static const lane_case cases[] = {
+    {"the benchmark's law: K_D, D_R given, the spin derived",
+     2, {"k_n", "restitution"}, {1e4, 0.3},
+     5, {"mu_s", "mu_k", "K_E", "K_D", "cap_total"}, {0.5, 0.4, 1e4, 1.0, 1.0},
+     2, {"eta_r", "D_R"}, {0.3, 0.0},
+     1, {"eta_psi"}, {0.006}},
+    {"every damper derived, rocking inertia",
+     2, {"k_n", "eta_n"}, {1e4, 2.0},
+     3, {"mu_s", "mu_k", "K_E"}, {0.3, 0.2, 5e3},
+     1, {"eta_r"}, {0.5},
+     1, {"eta_psi"}, {0.01}},
+    {"the paper's dampers: uncapped, inertia about the centre, stiffnesses given",
+     3, {"k_n", "restitution", "limit_damping"}, {2e4, 0.5, 1.0},
+     4, {"mu_s", "mu_k", "K_E", "cap_total"}, {0.6, 0.3, 2e4, 0.0},
+     3, {"eta_r", "K_R", "rocking"}, {0.2, 1e-3, 0.0},
+     4, {"eta_psi", "curvature", "K_psi", "D_psi"}, {0.01, 150.0, 2e-4, -1.0}},
+    {"slide alone, LAMMPS's dashpot that may pull",
+     3, {"k_n", "eta_n", "limit_damping"}, {1e4, 5.0, 0.0},
+     4, {"mu_s", "mu_k", "K_E", "K_D"}, {0.4, 0.4, 1e4, 0.5},
+     -1, {0}, {0},
+     -1, {0}, {0}},
+    {"roll without spin, mass-scaled dashpot",
+     2, {"k_n", "eta_n_mass"}, {1e4, 300.0},
+     3, {"mu_s", "mu_k", "K_E"}, {0.5, 0.35, 1e4},
+     2, {"eta_r", "D_R"}, {0.3, 1e-4},
+     -1, {0}, {0}},
+};
+
+/* A small random rotation's matrix (a body's turn over a step). */
+static fd_mat3 random_turn(double (*random)(void), double size)
+{
+    fd_vec3 v = {size * (random() - 0.5), size * (random() - 0.5), size * (random() - 0.5)};
+    return fd_mat3_from_quat(fd_quat_from_rotation_vector(v));
+}
+
+static unsigned seed;
+static double uniform(void)
+{
+    seed = seed * 1103515245u + 12345u;
+    return seed / 4294967296.0;
+}
+
+static fd_vec3 unit(fd_vec3 a) { return fd_v3_scale(1.0 / fd_v3_length(a), a); }
+
+Test(fn_lane, every_lane_equals_the_registry_kernels_bit_for_bit)
+{
+    int slipping[FD_MECHANISM_COUNT] = {0}, sticking = 0, lanes = 0;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        const lane_case* lc = &cases[k];
+        fd_contact_law_def def;
+        memset(&def, 0, sizeof def);
+        def.submodel[FD_MECHANISM_NORMAL] = model_def("hooke", lc->normal_names, lc->normal_values, lc->normal_count);
+        def.submodel[FD_MECHANISM_SLIDE] = model_def("fang_negrut", lc->slide_names, lc->slide_values, lc->slide_count);
+        if (lc->roll_count >= 0) {
+            def.submodel[FD_MECHANISM_ROLL] = model_def("fang_negrut", lc->roll_names, lc->roll_values, lc->roll_count);
+        }
+        if (lc->spin_count >= 0) {
+            def.submodel[FD_MECHANISM_SPIN] = model_def("fang_negrut", lc->spin_names, lc->spin_values, lc->spin_count);
+        }
+        fd_contact_law law;
+        fd_material material = {"m", 2500.0, 0.0, 0.3};
+        cr_assert_eq(fd_contact_law_resolve(&law, &def, &material, &material, 0, 0), FD_OK, "%s: %s", lc->name,
+                     fd_last_error());
+        fd_fn_lane_law lane_law;
+        const double dt = 5e-5;
+        cr_assert(fd_fn_lane_law_of(&law, 0, dt, &lane_law), "%s: the lanes should take this law", lc->name);
+        static fd_fn_block block;
+        memset(&block, 0, sizeof block);
+        block.count = FD_FN_BLOCK;
+        seed = 2024u + 77u * (unsigned)k;
+        fd_mat3 turns[FD_FN_BLOCK][2];
+        for (int c = 0; c < FD_FN_BLOCK; ++c) {
+            double radius_i = 0.005 * (1.0 + 0.1 * (uniform() - 0.5)), radius_j = 0.005 * (1.0 + 0.1 * (uniform() - 0.5));
+            fd_vec3 n_before = unit(fd_v3(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5));
+            fd_vec3 tilt = fd_v3_scale(0.02, fd_v3(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5));
+            fd_vec3 n = unit(fd_v3_add(n_before, tilt));
+            double overlap = 1e-4 + 4e-4 * uniform();
+            fd_vec3 position_i = fd_v3(0.1 * uniform(), 0.1 * uniform(), 0.1 * uniform());
+            fd_vec3 position_j = fd_v3_mul_add(position_i, -(radius_i + radius_j - overlap), n);
+            for (int a = 0; a < 3; ++a) {
+                block.position_i[a][c] = fd_v3_component(position_i, a);
+                block.position_j[a][c] = fd_v3_component(position_j, a);
+                block.velocity_i[a][c] = 0.2 * (uniform() - 0.5);
+                block.velocity_j[a][c] = 0.2 * (uniform() - 0.5);
+                block.spin_i[a][c] = 40.0 * (uniform() - 0.5);
+                block.spin_j[a][c] = 40.0 * (uniform() - 0.5);
+            }
+            block.radius_i[c] = radius_i;
+            block.radius_j[c] = radius_j;
+            bool static_j = c % 7 == 3; /* a static sphere: no mass, no inertia */
+            double mass_i = 2500.0 * 4.0 / 3.0 * FD_PI * radius_i * radius_i * radius_i;
+            double mass_j = static_j ? 0.0 : 2500.0 * 4.0 / 3.0 * FD_PI * radius_j * radius_j * radius_j;
+            block.mass_i[c] = mass_i;
+            block.mass_j[c] = mass_j;
+            block.inertia_i[c] = 0.4 * mass_i * radius_i * radius_i;
+            block.inertia_j[c] = 0.4 * mass_j * radius_j * radius_j;
+            turns[c][0] = random_turn(uniform, 0.01);
+            turns[c][1] = static_j ? (fd_mat3){{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} : random_turn(uniform, 0.01);
+            for (int b = 0; b < 2; ++b) {
+                const fd_vec3 columns[3] = {turns[c][b].cx, turns[c][b].cy, turns[c][b].cz};
+                for (int a = 0; a < 9; ++a) {
+                    (b == 0 ? block.turn_i : block.turn_j)[a][c] = fd_v3_component(columns[a / 3], a % 3);
+                }
+            }
+            /* The pair's dashpot as fd_fn_pair_dashpot forms it. */
+            const double ci[2] = {1.0 / radius_i, 1.0 / radius_i}, cj[2] = {1.0 / radius_j, 1.0 / radius_j};
+            const fd_vec3 none[2] = {{0, 0, 0}, {0, 0, 0}};
+            double effective_radius = fd_effective_radius(ci, none, cj, none);
+            double effective_mass = mass_j <= 0.0 ? mass_i : mass_i * mass_j / (mass_i + mass_j);
+            block.dashpot[c] = fd_normal_dashpot_prefactor(&law, effective_mass, effective_radius) *
+                               fd_normal_dashpot_factor(&law, effective_radius, 0.0);
+            /* The last step's springs: a frame in the old tangent plane,
+             * painted points near the old contact point, deflections that
+             * stick or slip (the largest exceed any cap). */
+            fd_vec3 u_before = unit(fd_v3_reject(fd_v3(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5), n_before));
+            fd_vec3 w_before = fd_v3_cross(n_before, u_before);
+            fd_vec3 arm_i = fd_v3_add(fd_v3_scale(-(radius_i - 0.5 * overlap), n_before),
+                                      fd_v3_scale(1e-5, fd_v3(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5)));
+            fd_vec3 arm_j = fd_v3_add(fd_v3_scale(radius_j - 0.5 * overlap, n_before),
+                                      fd_v3_scale(1e-5, fd_v3(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5)));
+            double scale = c % 3 == 0 ? 1e-3 : 1e-6; /* a third far past the caps: they slip */
+            double slide[FD_FN_SLIDE_HISTORY] = {arm_i.x, arm_i.y, arm_i.z, arm_j.x, arm_j.y, arm_j.z,
+                                                 u_before.x, u_before.y, u_before.z, w_before.x, w_before.y, w_before.z,
+                                                 scale * (uniform() - 0.5), scale * (uniform() - 0.5), (double)(c % 2)};
+            double roll[FD_FN_ROLL_HISTORY] = {scale * 10.0 * (uniform() - 0.5), scale * 10.0 * (uniform() - 0.5),
+                                               scale * 10.0 * (uniform() - 0.5), scale * 10.0 * (uniform() - 0.5),
+                                               (double)(c % 2), (double)((c / 2) % 2)};
+            double spin[FD_FN_SPIN_HISTORY] = {scale * 100.0 * (uniform() - 0.5), (double)((c / 4) % 2)};
+            for (int a = 0; a < FD_FN_SLIDE_HISTORY; ++a) {
+                block.slide[a][c] = slide[a];
+            }
+            for (int a = 0; a < FD_FN_ROLL_HISTORY; ++a) {
+                block.roll[a][c] = roll[a];
+            }
+            for (int a = 0; a < FD_FN_SPIN_HISTORY; ++a) {
+                block.spin[a][c] = spin[a];
+            }
+        }
+        static fd_fn_block before;
+        before = block;
+        fd_fn_block_run(&block, &lane_law);
+        for (int c = 0; c < FD_FN_BLOCK; ++c) {
+            cr_assert_eq(block.fallback[c], 0.0, "%s lane %d: these contacts need no fallback", lc->name, c);
+            /* The registry path, as contact_details.c's evaluate_generic
+             * builds it from round_pair.c's geometry. */
+            fd_vec3 position_i = fd_v3(before.position_i[0][c], before.position_i[1][c], before.position_i[2][c]);
+            fd_vec3 position_j = fd_v3(before.position_j[0][c], before.position_j[1][c], before.position_j[2][c]);
+            double radius_i = before.radius_i[c], radius_j = before.radius_j[c];
+            fd_contact_geometry g;
+            memset(&g, 0, sizeof g);
+            fd_vec3 offset = fd_v3_sub(position_i, position_j);
+            double distance = fd_v3_length(offset);
+            g.normal = fd_v3_scale(1.0 / distance, offset);
+            g.penetration = radius_i + radius_j - distance;
+            g.point_i = fd_v3_mul_add(position_i, -radius_i, g.normal);
+            g.point_j = fd_v3_mul_add(position_j, radius_j, g.normal);
+            g.curvature_i[0] = g.curvature_i[1] = 1.0 / radius_i;
+            g.curvature_j[0] = g.curvature_j[1] = 1.0 / radius_j;
+            g.effective_radius = fd_effective_radius(g.curvature_i, g.principal_dir_i, g.curvature_j, g.principal_dir_j);
+            fd_body_state state_i = {position_i, {1, 0, 0, 0},
+                                     fd_v3(before.velocity_i[0][c], before.velocity_i[1][c], before.velocity_i[2][c]),
+                                     fd_v3(before.spin_i[0][c], before.spin_i[1][c], before.spin_i[2][c])};
+            fd_body_state state_j = {position_j, {1, 0, 0, 0},
+                                     fd_v3(before.velocity_j[0][c], before.velocity_j[1][c], before.velocity_j[2][c]),
+                                     fd_v3(before.spin_j[0][c], before.spin_j[1][c], before.spin_j[2][c])};
+            fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(g.point_i, g.point_j));
+            fd_vec3 arm_i = fd_v3_sub(point, position_i), arm_j = fd_v3_sub(point, position_j);
+            fd_vec3 velocity_i = fd_v3_add(state_i.velocity, fd_v3_cross(state_i.angular_velocity, arm_i));
+            fd_vec3 velocity_j = fd_v3_add(state_j.velocity, fd_v3_cross(state_j.angular_velocity, arm_j));
+            double mass_i = before.mass_i[c], mass_j = before.mass_j[c];
+            double history[64] = {0};
+            for (int a = 0; a < FD_FN_SLIDE_HISTORY; ++a) {
+                history[law.history_offset[FD_MECHANISM_SLIDE] + a] = before.slide[a][c];
+            }
+            for (int a = 0; lane_law.has_roll && a < FD_FN_ROLL_HISTORY; ++a) {
+                history[law.history_offset[FD_MECHANISM_ROLL] + a] = before.roll[a][c];
+            }
+            for (int a = 0; lane_law.has_spin && a < FD_FN_SPIN_HISTORY; ++a) {
+                history[law.history_offset[FD_MECHANISM_SPIN] + a] = before.spin[a][c];
+            }
+            fd_energy_books books[FD_MECHANISM_COUNT];
+            memset(books, 0, sizeof books);
+            unsigned flags = 0;
+            fd_contact_input input = {
+                .geometry = &g,
+                .state_i = &state_i,
+                .state_j = &state_j,
+                .mass_i = mass_i,
+                .mass_j = mass_j,
+                .inertia_i = fd_v3(before.inertia_i[c], before.inertia_i[c], before.inertia_i[c]),
+                .inertia_j = fd_v3(before.inertia_j[c], before.inertia_j[c], before.inertia_j[c]),
+                .effective_mass = mass_j <= 0.0 ? mass_i : mass_i * mass_j / (mass_i + mass_j),
+                .penetration_rate = fd_v3_dot(fd_v3_sub(velocity_j, velocity_i), g.normal),
+                .relative_velocity = fd_v3_sub(velocity_i, velocity_j),
+                .time_step = dt,
+                .spring_time_step = dt,
+                .is_new = false,
+                .turn_i = &turns[c][0],
+                .turn_j = &turns[c][1],
+                .shape_i = FD_SHAPE_SPHERE,
+                .shape_j = FD_SHAPE_SPHERE,
+                .radius_i = radius_i,
+                .radius_j = radius_j,
+                .history = history,
+                .energy = books,
+                .books_unread = true,
+                .slip_flags = &flags,
+            };
+            fd_normal_result normal = fd_normal_evaluate(&law, &input);
+            fd_contact_loads loads;
+            memset(&loads, 0, sizeof loads);
+            loads.normal_force = normal.force;
+            fd_friction_evaluate(&law, &input, normal.force, history, NULL, &loads);
+            fd_vec3 force = fd_v3_add(fd_v3_scale(normal.force, g.normal), loads.slide_force);
+            fd_vec3 torque_i = fd_v3_add(fd_v3_cross(arm_i, force), fd_v3_add(loads.roll_torque_i, loads.spin_torque_i));
+            fd_vec3 torque_j = fd_v3_add(fd_v3_cross(arm_j, fd_v3_neg(force)),
+                                         fd_v3_add(loads.roll_torque_j, loads.spin_torque_j));
+            for (int a = 0; a < 3; ++a) {
+                cr_assert(fd_v3_component(force, a) == block.force[a][c], "%s lane %d: force %d: %.17g, lane %.17g",
+                          lc->name, c, a, fd_v3_component(force, a), block.force[a][c]);
+                cr_assert(fd_v3_component(torque_i, a) == block.torque_i[a][c] &&
+                              fd_v3_component(torque_j, a) == block.torque_j[a][c],
+                          "%s lane %d: torque %d: %.17g %.17g, lane %.17g %.17g", lc->name, c, a,
+                          fd_v3_component(torque_i, a), fd_v3_component(torque_j, a), block.torque_i[a][c],
+                          block.torque_j[a][c]);
+            }
+            for (int a = 0; a < FD_FN_SLIDE_HISTORY; ++a) {
+                cr_assert(history[law.history_offset[FD_MECHANISM_SLIDE] + a] == block.slide[a][c],
+                          "%s lane %d: slide history %d: %.17g, lane %.17g", lc->name, c, a,
+                          history[law.history_offset[FD_MECHANISM_SLIDE] + a], block.slide[a][c]);
+            }
+            for (int a = 0; lane_law.has_roll && a < FD_FN_ROLL_HISTORY; ++a) {
+                cr_assert(history[law.history_offset[FD_MECHANISM_ROLL] + a] == block.roll[a][c],
+                          "%s lane %d: roll history %d", lc->name, c, a);
+            }
+            for (int a = 0; lane_law.has_spin && a < FD_FN_SPIN_HISTORY; ++a) {
+                cr_assert(history[law.history_offset[FD_MECHANISM_SPIN] + a] == block.spin[a][c],
+                          "%s lane %d: spin history %d", lc->name, c, a);
+            }
+            cr_assert_eq((unsigned)block.slip[c], flags, "%s lane %d: slip states", lc->name, c);
+            for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
+                slipping[m] += (flags >> m) & 1u;
+            }
+            sticking += flags == 0;
+            ++lanes;
+        }
+    }
+    /* What the comparison covered: slip and stick in each mechanism. */
+    cr_assert_gt(slipping[FD_MECHANISM_SLIDE], 5, "sliding slips in %d lanes", slipping[FD_MECHANISM_SLIDE]);
+    cr_assert_gt(slipping[FD_MECHANISM_ROLL], 5, "rolling slips in %d lanes", slipping[FD_MECHANISM_ROLL]);
+    cr_assert_gt(slipping[FD_MECHANISM_SPIN], 5, "spinning slips in %d lanes", slipping[FD_MECHANISM_SPIN]);
+    cr_assert_gt(sticking, 5, "%d of %d lanes stick in every mechanism", sticking, lanes);
+}
+
+/* What the lanes leave to the registry: a contact point that has not moved
+ * over a body (no path to take the roll direction from), and an angle past
+ * fd_small_atan2's series (the library's atan2); a contact with neither
+ * passes. */
+Test(fn_lane, lanes_the_blends_do_not_cover_are_marked)
+{
+    const char* names[3] = {"mu_s", "mu_k", "K_E"};
+    const double values[3] = {0.5, 0.4, 1e4};
+    const char* roll_names[1] = {"eta_r"};
+    const double roll_values[1] = {0.3};
+    const char* normal_names[2] = {"k_n", "restitution"};
+    const double normal_values[2] = {1e4, 0.5};
+    fd_contact_law_def def;
+    memset(&def, 0, sizeof def);
+    def.submodel[FD_MECHANISM_NORMAL] = model_def("hooke", normal_names, normal_values, 2);
+    def.submodel[FD_MECHANISM_SLIDE] = model_def("fang_negrut", names, values, 3);
+    def.submodel[FD_MECHANISM_ROLL] = model_def("fang_negrut", roll_names, roll_values, 1);
+    fd_contact_law law;
+    fd_material material = {"m", 2500.0, 0.0, 0.3};
+    cr_assert_eq(fd_contact_law_resolve(&law, &def, &material, &material, 0, 0), FD_OK, "%s", fd_last_error());
+    fd_fn_lane_law lane_law;
+    cr_assert(fd_fn_lane_law_of(&law, 0, 1e-5, &lane_law));
+    static fd_fn_block block;
+    memset(&block, 0, sizeof block);
+    block.count = 4;
+    for (int c = 0; c < 4; ++c) {
+        block.position_j[2][c] = -0.0099; /* two spheres of 5 mm, 0.1 mm overlap, j below i */
+        block.radius_i[c] = block.radius_j[c] = 0.005;
+        block.mass_i[c] = block.mass_j[c] = 1e-3;
+        block.inertia_i[c] = block.inertia_j[c] = 1e-8;
+        block.dashpot[c] = 0.1;
+        for (int a = 0; a < 9; a += 4) {
+            block.turn_i[a][c] = block.turn_j[a][c] = 1.0; /* no turn */
+        }
+        block.slide[FD_FN_H_U][c] = 1.0;       /* u = x, w = y: the tangent plane of n = z */
+        block.slide[FD_FN_H_W + 1][c] = 1.0;
+        /* painted exactly at the contact point (z = -0.00495 from i, +0.00495 from j) */
+        block.slide[FD_FN_H_ARM_I + 2][c] = -0.00495;
+        block.slide[FD_FN_H_ARM_J + 2][c] = 0.00495;
+        block.slide[FD_FN_H_ARM_I][c] = c >= 1 ? 1e-5 : 0.0; /* lanes 1-3: i's point moved */
+        block.slide[FD_FN_H_ARM_J][c] = c >= 2 ? 1e-5 : 0.0; /* lanes 2, 3: j's too */
+    }
+    /* lane 3: j turned a quarter turn about n over the step, a spin angle
+     * far outside the series */
+    block.turn_j[0][3] = 0.0;
+    block.turn_j[1][3] = 1.0;
+    block.turn_j[3][3] = -1.0;
+    block.turn_j[4][3] = 0.0;
+    fd_fn_block_run(&block, &lane_law);
+    cr_assert_eq(block.fallback[0], 1.0, "neither point moved: the roll direction is the registry's");
+    cr_assert_eq(block.fallback[1], 1.0, "j's point did not move");
+    cr_assert_eq(block.fallback[2], 0.0, "both points moved: the lane takes it");
+    cr_assert_eq(block.fallback[3], 1.0, "a quarter turn: the library's atan2");
+}
