@@ -234,6 +234,21 @@ Test(restart, fang_negrut_slide_roll_spin_with_the_ledger)
     fd_scene_free(&resumed);
 }
 
+Test(restart, fang_negrut_sphere_lanes_without_the_ledger)
+{
+    /* The same heap without the ledger or contact output: a plain pass takes
+     * the sphere pairs through the vectorised lanes (src/contact/
+     * fang_negrut_lane.h), which read each contact's dashpot from the pool's
+     * constants, set again when the checkpoint's contacts are restored. */
+    const char* overrides[] = {"contacts.0.spin={model: fang_negrut, eta_psi: 0.2}", "generators.0.count=150",
+                               "generators.0.velocity=[0, 0, -1.5]", "output.energy_csv=false",
+                               "output.contacts_csv=false", "time.step=4e-5"};
+    restart_case c = {"fang_negrut_lanes", "demo.yaml", overrides, 6, 1400, 600, NULL, 0};
+    fd_scene resumed = check_restart(&c);
+    cr_assert(!resumed.world->def.energy_ledger);
+    fd_scene_free(&resumed);
+}
+
 Test(restart, dsds_with_rolling_and_twisting)
 {
     /* LAMMPS's pour with rolling and twisting sds added (the scalar sphere
