@@ -23,11 +23,20 @@ bool fd_fn_lane_law_of(const fd_contact_law* law, int index, double time_step, f
         (spin != NULL && spin->kind != FD_KIND_SPIN_FANG_NEGRUT)) {
         return false;
     }
+    /* The scatter writes the law's springs and carries only what lies past
+     * them: the blocks must fill the law's history from its start. */
+    int size = FD_FN_SLIDE_HISTORY + (roll != NULL ? FD_FN_ROLL_HISTORY : 0) + (spin != NULL ? FD_FN_SPIN_HISTORY : 0);
+    if (law->history_size != size || law->history_offset[FD_MECHANISM_SLIDE] + FD_FN_SLIDE_HISTORY > size ||
+        (roll != NULL && law->history_offset[FD_MECHANISM_ROLL] + FD_FN_ROLL_HISTORY > size) ||
+        (spin != NULL && law->history_offset[FD_MECHANISM_SPIN] + FD_FN_SPIN_HISTORY > size)) {
+        return false;
+    }
     *out = (fd_fn_lane_law){
         .law = index,
         .slide_offset = law->history_offset[FD_MECHANISM_SLIDE],
         .roll_offset = law->history_offset[FD_MECHANISM_ROLL],
         .spin_offset = law->history_offset[FD_MECHANISM_SPIN],
+        .history_size = law->history_size,
         .has_roll = roll != NULL,
         .has_spin = spin != NULL,
         .clamp = law->params[FD_MECHANISM_NORMAL][FD_HOOKE_LIMIT_DAMPING] != 0.0,

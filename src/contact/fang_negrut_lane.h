@@ -63,6 +63,7 @@ enum { FD_FN_H_PSI = 0, FD_FN_H_SPIN_MODE = 1, FD_FN_SPIN_HISTORY = 2 };
 typedef struct fd_fn_lane_law {
     int law;                      /* index in the world's laws */
     int slide_offset, roll_offset, spin_offset; /* into the contact's history block */
+    int history_size;             /* the law's doubles of it (fd_contact_law.history_size) */
     bool has_roll, has_spin;
     bool clamp;                   /* hooke limit_damping: N >= 0 */
     double k_n;                   /* N/m */

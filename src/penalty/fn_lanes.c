@@ -10,6 +10,7 @@
 #include "collide/collide.h"
 #include "contact/fang_negrut_lane.h"
 #include "penalty/penalty_internal.h"
+#include "penalty/round_pair.h"
 #include "world/world_internal.h"
 
 int fd_fn_lane_law_of_entry(const fd_world* world, const fd_neighbor_list* list, int32_t e, bool is_new)
@@ -107,8 +108,9 @@ fd_pair_loads fd_fn_scatter(fd_world* world, const fd_fn_block* b, int c, const 
     const double* before = fd_springs_before(pool, slot, stride);
     double* after = fd_springs_after(pool, slot, stride);
     /* The whole block as the registry path leaves it: what the law keeps
-     * nothing in carried over, the law's own springs from the lane. */
-    for (int k = 0; k < stride; ++k) {
+     * nothing in (another law's room) carried over, the law's own springs
+     * from the lane. */
+    for (int k = law->history_size; k < stride; ++k) {
         after[k] = before[k];
     }
     for (int k = 0; k < FD_FN_SLIDE_HISTORY; ++k) {

@@ -107,10 +107,8 @@ fd_status fd_distance_failure(const fd_world* world, const fd_neighbor_list* lis
  * body-frame points; and fd_collide's full geometry for a record. Both also
  * return body j's image offset (out->offset), which the caller hands on in
  * registers: read back from `out` just after these stores, it stalled the
- * load (a 16-byte load of two 8-byte stores cannot be forwarded). */
-bool fd_round_pair_touches(const fd_world* world, int i, int j, int shapes, double margin);
-/* Body j's image offset as fd_collide sees the pair: across a periodic face for two non-wall bodies. */
-fd_vec3 fd_round_pair_image_offset(const fd_world* world, int i, int j);
+ * load (a 16-byte load of two 8-byte stores cannot be forwarded). The
+ * touching test and the image offset: round_pair.h. */
 fd_vec3 fd_round_pair_geometry(const fd_world* world, int i, int j, int shapes, fd_generic_slot* out);
 fd_vec3 fd_round_pair_record_geometry(const fd_world* world, int i, int j, int shapes, fd_generic_slot* out);
 

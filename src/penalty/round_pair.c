@@ -19,32 +19,7 @@
  * Must not: decide anything a law decides, or read a contact's history. */
 #include <math.h>
 
-#include "penalty/penalty_internal.h"
-#include "world/world_internal.h"
-
-/* Body j's position as fd_collide sees it: its image across a periodic face
- * for two non-wall bodies (distance_pass.c, generic_distance). */
-fd_vec3 fd_round_pair_image_offset(const fd_world* world, int i, int j)
-{
-    if (!world->periodic.any || world->is_wall[i] || world->is_wall[j]) {
-        return fd_v3(0.0, 0.0, 0.0);
-    }
-    return fd_periodic_near_offset(&world->periodic, fd_v3_sub(world->position[i], world->position[j]));
-}
-
-bool fd_round_pair_touches(const fd_world* world, int i, int j, int shapes, double margin)
-{
-    if (shapes == FD_PAIR_SPHERE_SPHERE) {
-        fd_vec3 image_j = fd_v3_add(world->position[j], fd_round_pair_image_offset(world, i, j));
-        double distance = fd_v3_length(fd_v3_sub(world->position[i], image_j));
-        double penetration = world->bounding_radii[i] + world->bounding_radii[j] - distance;
-        return penetration > -margin;
-    }
-    int sphere = shapes == FD_PAIR_SPHERE_PLANE ? i : j, plane = shapes == FD_PAIR_SPHERE_PLANE ? j : i;
-    double height = fd_v3_dot(fd_v3_sub(world->position[sphere], world->position[plane]), world->plane_normals[plane]);
-    double penetration = world->bounding_radii[sphere] - height;
-    return penetration > -margin;
-}
+#include "penalty/round_pair.h"
 
 fd_vec3 fd_round_pair_geometry(const fd_world* world, int i, int j, int shapes, fd_generic_slot* out)
 {
