@@ -76,11 +76,11 @@ static const lane_case cases[] = {
      -1, {0}, {0}},
 };
 
-/* A small random rotation's matrix (a body's turn over a step). */
-static fd_mat3 random_turn(double (*random)(void), double size)
+/* A small random rotation (a body's turn over a step). */
+static fd_quat random_turn(double (*random)(void), double size)
 {
     fd_vec3 v = {size * (random() - 0.5), size * (random() - 0.5), size * (random() - 0.5)};
-    return fd_mat3_from_quat(fd_quat_from_rotation_vector(v));
+    return fd_quat_from_rotation_vector(v);
 }
 
 static unsigned seed;
@@ -118,7 +118,7 @@ Test(fn_lane, every_lane_equals_the_registry_kernels_bit_for_bit)
         memset(&block, 0, sizeof block);
         block.count = FD_FN_BLOCK;
         seed = 2024u + 77u * (unsigned)k;
-        fd_mat3 turns[FD_FN_BLOCK][2];
+        fd_quat turns[FD_FN_BLOCK][2];
         for (int c = 0; c < FD_FN_BLOCK; ++c) {
             double radius_i = 0.005 * (1.0 + 0.1 * (uniform() - 0.5)), radius_j = 0.005 * (1.0 + 0.1 * (uniform() - 0.5));
             fd_vec3 n_before = unit(fd_v3(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5));
@@ -145,11 +145,11 @@ Test(fn_lane, every_lane_equals_the_registry_kernels_bit_for_bit)
             block.inertia_i[c] = 0.4 * mass_i * radius_i * radius_i;
             block.inertia_j[c] = 0.4 * mass_j * radius_j * radius_j;
             turns[c][0] = random_turn(uniform, 0.01);
-            turns[c][1] = static_j ? (fd_mat3){{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} : random_turn(uniform, 0.01);
+            turns[c][1] = static_j ? (fd_quat){1, 0, 0, 0} : random_turn(uniform, 0.01);
             for (int b = 0; b < 2; ++b) {
-                const fd_vec3 columns[3] = {turns[c][b].cx, turns[c][b].cy, turns[c][b].cz};
-                for (int a = 0; a < 9; ++a) {
-                    (b == 0 ? block.turn_i : block.turn_j)[a][c] = fd_v3_component(columns[a / 3], a % 3);
+                const double q[4] = {turns[c][b].w, turns[c][b].x, turns[c][b].y, turns[c][b].z};
+                for (int a = 0; a < 4; ++a) {
+                    (b == 0 ? block.turn_i : block.turn_j)[a][c] = q[a];
                 }
             }
             /* The pair's dashpot as fd_fn_pair_dashpot forms it. */
@@ -228,6 +228,8 @@ Test(fn_lane, every_lane_equals_the_registry_kernels_bit_for_bit)
             for (int a = 0; lane_law.has_spin && a < FD_FN_SPIN_HISTORY; ++a) {
                 history[law.history_offset[FD_MECHANISM_SPIN] + a] = before.spin[a][c];
             }
+            /* The turns as contact_details.c hands them to the model. */
+            fd_mat3 turn_i = fd_mat3_from_quat(turns[c][0]), turn_j = fd_mat3_from_quat(turns[c][1]);
             fd_energy_books books[FD_MECHANISM_COUNT];
             memset(books, 0, sizeof books);
             unsigned flags = 0;
@@ -245,8 +247,8 @@ Test(fn_lane, every_lane_equals_the_registry_kernels_bit_for_bit)
                 .time_step = dt,
                 .spring_time_step = dt,
                 .is_new = false,
-                .turn_i = &turns[c][0],
-                .turn_j = &turns[c][1],
+                .turn_i = &turn_i,
+                .turn_j = &turn_j,
                 .shape_i = FD_SHAPE_SPHERE,
                 .shape_j = FD_SHAPE_SPHERE,
                 .radius_i = radius_i,
@@ -333,9 +335,7 @@ Test(fn_lane, lanes_the_blends_do_not_cover_are_marked)
         block.mass_i[c] = block.mass_j[c] = 1e-3;
         block.inertia_i[c] = block.inertia_j[c] = 1e-8;
         block.dashpot[c] = 0.1;
-        for (int a = 0; a < 9; a += 4) {
-            block.turn_i[a][c] = block.turn_j[a][c] = 1.0; /* no turn */
-        }
+        block.turn_i[0][c] = block.turn_j[0][c] = 1.0; /* no turn: (1, 0, 0, 0) */
         block.slide[FD_FN_H_U][c] = 1.0;       /* u = x, w = y: the tangent plane of n = z */
         block.slide[FD_FN_H_W + 1][c] = 1.0;
         /* painted exactly at the contact point (z = -0.00495 from i, +0.00495 from j) */
@@ -346,10 +346,8 @@ Test(fn_lane, lanes_the_blends_do_not_cover_are_marked)
     }
     /* lane 3: j turned a quarter turn about n over the step, a spin angle
      * far outside the series */
-    block.turn_j[0][3] = 0.0;
-    block.turn_j[1][3] = 1.0;
-    block.turn_j[3][3] = -1.0;
-    block.turn_j[4][3] = 0.0;
+    block.turn_j[0][3] = sqrt(0.5);
+    block.turn_j[3][3] = sqrt(0.5);
     fd_fn_block_run(&block, &lane_law);
     cr_assert_eq(block.fallback[0], 1.0, "neither point moved: the roll direction is the registry's");
     cr_assert_eq(block.fallback[1], 1.0, "j's point did not move");

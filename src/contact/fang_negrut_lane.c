@@ -61,11 +61,16 @@ bool fd_fn_lane_law_of(const fd_contact_law* law, int index, double time_step, f
     } while (0)
 #define LANE static inline __attribute__((always_inline))
 
-/* fd_mat3_apply of a turn stored as its three columns. */
-LANE fd_vec3 turned(const double (*turn)[B], int c, fd_vec3 v)
+/* The matrix of a body's turn (fd_mat3_from_quat, as the registry path makes it). */
+LANE fd_mat3 turn_matrix(const double (*turn)[B], int c)
 {
-    fd_vec3 cx = LOAD_AT(turn, 0, c), cy = LOAD_AT(turn, 3, c), cz = LOAD_AT(turn, 6, c);
-    return fd_v3_add(fd_v3_add(fd_v3_scale(v.x, cx), fd_v3_scale(v.y, cy)), fd_v3_scale(v.z, cz));
+    return fd_mat3_from_quat((fd_quat){turn[0][c], turn[1][c], turn[2][c], turn[3][c]});
+}
+
+/* fd_mat3_apply. */
+LANE fd_vec3 turned(const fd_mat3* m, fd_vec3 v)
+{
+    return fd_v3_add(fd_v3_add(fd_v3_scale(v.x, m->cx), fd_v3_scale(v.y, m->cy)), fd_v3_scale(v.z, m->cz));
 }
 
 /* fd_v3_normalize. */
@@ -252,14 +257,15 @@ LANE void lane(fd_fn_block* restrict b, int c, const fd_fn_lane_law* law, bool h
     };
     /* fang_negrut.c, kinematics_step. */
     fd_vec3 u0 = LOAD_AT(b->slide, FD_FN_H_U, c), w0 = LOAD_AT(b->slide, FD_FN_H_W, c);
-    fd_vec3 u_i = continued_frame(n, turned(b->turn_i, c, u0), turned(b->turn_i, c, w0), &fallback);
-    fd_vec3 u_j = continued_frame(n, turned(b->turn_j, c, u0), turned(b->turn_j, c, w0), &fallback);
+    fd_mat3 turn_i = turn_matrix(b->turn_i, c), turn_j = turn_matrix(b->turn_j, c);
+    fd_vec3 u_i = continued_frame(n, turned(&turn_i, u0), turned(&turn_i, w0), &fallback);
+    fd_vec3 u_j = continued_frame(n, turned(&turn_j, u0), turned(&turn_j, w0), &fallback);
     k.u = u_i;
     k.w = fd_v3_cross(n, u_i);
     fd_vec3 w_j = fd_v3_cross(n, u_j);
     double psi = small_atan2(fd_v3_dot(n, fd_v3_cross(u_j, u_i)), fd_v3_dot(u_j, u_i), &fallback);
-    fd_vec3 painted_i = fd_v3_add(position_i, turned(b->turn_i, c, LOAD_AT(b->slide, FD_FN_H_ARM_I, c)));
-    fd_vec3 painted_j = fd_v3_add(position_j, turned(b->turn_j, c, LOAD_AT(b->slide, FD_FN_H_ARM_J, c)));
+    fd_vec3 painted_i = fd_v3_add(position_i, turned(&turn_i, LOAD_AT(b->slide, FD_FN_H_ARM_I, c)));
+    fd_vec3 painted_j = fd_v3_add(position_j, turned(&turn_j, LOAD_AT(b->slide, FD_FN_H_ARM_J, c)));
     fd_vec3 path_i = normalized(fd_v3_reject(fd_v3_sub(point, painted_i), n));
     fd_vec3 path_j = normalized(fd_v3_reject(fd_v3_sub(point, painted_j), n));
     fd_vec3 along_i = path_i;

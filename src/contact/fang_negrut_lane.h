@@ -81,7 +81,7 @@ typedef struct fd_fn_block {
     double position_i[3][FD_FN_BLOCK], position_j[3][FD_FN_BLOCK]; /* m; j's image across a periodic face */
     double velocity_i[3][FD_FN_BLOCK], velocity_j[3][FD_FN_BLOCK];
     double spin_i[3][FD_FN_BLOCK], spin_j[3][FD_FN_BLOCK];
-    double turn_i[9][FD_FN_BLOCK], turn_j[9][FD_FN_BLOCK];         /* each body's rotation over the step, columns */
+    double turn_i[4][FD_FN_BLOCK], turn_j[4][FD_FN_BLOCK];         /* each body's turn over the step: w, x, y, z */
     double radius_i[FD_FN_BLOCK], radius_j[FD_FN_BLOCK];
     double mass_i[FD_FN_BLOCK], mass_j[FD_FN_BLOCK];               /* kg, 0 for a static body */
     double inertia_i[FD_FN_BLOCK], inertia_j[FD_FN_BLOCK];         /* kg m^2 about any axis */

@@ -148,6 +148,12 @@ static void evaluate_generic(const fd_world* world, const fd_contact_law* law, i
     const fd_material* material_i = &world->materials[world->motion[i].material];
     const fd_material* material_j = &world->materials[world->motion[j].material];
     double mass_i = world->motion[i].mass, mass_j = world->motion[j].mass;
+    /* Each body's turn over the step as the matrix fang_negrut.c carries its vectors with. */
+    fd_mat3 turn_i, turn_j;
+    if (world->penalty.turns_ready) {
+        turn_i = fd_mat3_from_quat(world->penalty.body_turns[i]);
+        turn_j = fd_mat3_from_quat(world->penalty.body_turns[j]);
+    }
     fd_contact_input input = {
         .geometry = geometry,
         .state_i = state_i,
@@ -163,8 +169,8 @@ static void evaluate_generic(const fd_world* world, const fd_contact_law* law, i
         .time_step = world->def.time_step,
         .spring_time_step = world->penalty.spring_time_step, /* 0 in the set-up pass */
         .is_new = is_new,
-        .turn_i = world->penalty.turns_ready ? &world->penalty.body_turns[i] : NULL,
-        .turn_j = world->penalty.turns_ready ? &world->penalty.body_turns[j] : NULL,
+        .turn_i = world->penalty.turns_ready ? &turn_i : NULL,
+        .turn_j = world->penalty.turns_ready ? &turn_j : NULL,
         .shape_i = shape_of(world, i),
         .shape_j = shape_of(world, j),
         .radius_i = radius_of(world, i),

@@ -51,14 +51,12 @@ double fd_fn_pair_dashpot(const fd_world* world, const fd_contact_law* law, int 
         (array)[2][c] = value_.z;                                                                                      \
     } while (0)
 
-static void put_turn(double (*turn)[FD_FN_BLOCK], int c, const fd_mat3* m)
+static void put_turn(double (*turn)[FD_FN_BLOCK], int c, fd_quat q)
 {
-    const fd_vec3 columns[3] = {m->cx, m->cy, m->cz};
-    for (int k = 0; k < 3; ++k) {
-        turn[3 * k][c] = columns[k].x;
-        turn[3 * k + 1][c] = columns[k].y;
-        turn[3 * k + 2][c] = columns[k].z;
-    }
+    turn[0][c] = q.w;
+    turn[1][c] = q.x;
+    turn[2][c] = q.y;
+    turn[3][c] = q.z;
 }
 
 static bool isotropic(fd_vec3 inertia) { return inertia.x == inertia.y && inertia.y == inertia.z; }
@@ -77,8 +75,8 @@ bool fd_fn_gather(const fd_world* world, fd_fn_block* b, int c, int i, int j, in
     PUT3(b->velocity_j, c, world->velocity[j]);
     PUT3(b->spin_i, c, world->angular_velocity[i]);
     PUT3(b->spin_j, c, world->angular_velocity[j]);
-    put_turn(b->turn_i, c, &p->body_turns[i]);
-    put_turn(b->turn_j, c, &p->body_turns[j]);
+    put_turn(b->turn_i, c, p->body_turns[i]);
+    put_turn(b->turn_j, c, p->body_turns[j]);
     b->radius_i[c] = radius_i;
     b->radius_j[c] = radius_j;
     double mass_i = world->motion[i].mass, mass_j = world->motion[j].mass;

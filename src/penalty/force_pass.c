@@ -295,9 +295,10 @@ static bool reserve_record(fd_world* world, int64_t count)
     return true;
 }
 
-/* Each body's rotation over the step just made, R(q1) R(q0)^T = R(q1 q0*)
- * (the stepper keeps the state before the step in the saved buffers): an
- * unturned body gets the identity exactly. */
+/* Each body's rotation over the step just made, q1 q0* (R(q1) R(q0)^T is
+ * its matrix; the stepper keeps the state before the step in the saved
+ * buffers): an unturned body gets (1, 0, 0, 0), whose fd_mat3_from_quat is
+ * the identity to the bit. */
 static bool make_body_turns(fd_world* world, int threads)
 {
     fd_penalty* p = &world->penalty;
@@ -306,13 +307,13 @@ static bool make_body_turns(fd_world* world, int threads)
     }
     const fd_quat* before = world->saved_orientation;
     const fd_quat* after = world->orientation;
-    fd_mat3* turns = p->body_turns;
+    fd_quat* turns = p->body_turns;
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
     for (int b = 0; b < world->body_count; ++b) {
         if (memcmp(&before[b], &after[b], sizeof before[b]) == 0) {
-            turns[b] = (fd_mat3){{1.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, {0.0, 0.0, 1.0}};
+            turns[b] = (fd_quat){1.0, 0.0, 0.0, 0.0};
         } else {
-            turns[b] = fd_mat3_from_quat(fd_quat_mul(after[b], fd_quat_conjugate(before[b])));
+            turns[b] = fd_quat_mul(after[b], fd_quat_conjugate(before[b]));
         }
     }
     return true;
@@ -494,7 +495,7 @@ size_t fd_penalty_memory(const fd_world* world)
                    fd_contact_pool_memory(&p->pool, world->history_stride, p->constant_stride) +
                    fd_contact_pool_memory(&p->spare_pool, world->history_stride, p->constant_stride) +
                    fd_pair_scratch_memory(p->search);
-    bytes += (size_t)p->reference_capacity * sizeof(fd_vec3) + (size_t)p->body_turn_capacity * sizeof(fd_mat3);
+    bytes += (size_t)p->reference_capacity * sizeof(fd_vec3) + (size_t)p->body_turn_capacity * sizeof(fd_quat);
     for (int t = 0; t < p->thread_count; ++t) {
         const fd_penalty_thread* th = &p->threads[t];
         bytes += (size_t)th->touching_capacity * sizeof(fd_touch) + (size_t)th->slot_capacity * sizeof(fd_generic_slot) +

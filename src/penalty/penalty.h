@@ -254,7 +254,8 @@ typedef struct fd_penalty {
      * anywhere, or one at the end. */
     int64_t begun_since_packed;
     bool turns_ready;             /* body_turns holds the step of the pass in progress */
-    fd_mat3* body_turns;
+    fd_quat* body_turns;          /* each body's turn over the step, q1 q0* ((1, 0, 0, 0) unturned): the
+                                   * Fang & Negrut paths make the matrices they carry vectors with */
     int64_t body_turn_capacity;
 } fd_penalty;
 
