@@ -24,9 +24,11 @@
  *  - One kernel per pair kind: sphere-sphere and sphere-plane pairs whose law
  *    has a sphere kernel (hooke or hertz with the spring-dashpot-slider
  *    family) take a straight path that computes the normal, the overlap and
- *    the contact point and nothing else; every other pair (ellipsoids, Fang &
- *    Negrut, PFC, prescribed normal force) takes the generic path, the full
- *    narrow phase and the registry's kernels.
+ *    the contact point and nothing else; sphere-sphere pairs of a Fang &
+ *    Negrut law take its vector lanes (contact/fang_negrut_lane.h, the
+ *    registry path's bits); every other pair (ellipsoids, the other Fang &
+ *    Negrut pairs, PFC, prescribed normal force) takes the generic path, the
+ *    full narrow phase and the registry's kernels.
  *
  *  - Results do not depend on the thread count. Each thread owns a range of
  *    rows (balanced by entries) and walks its touching contacts in DESCENDING
