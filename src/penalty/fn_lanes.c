@@ -5,6 +5,7 @@
  *
  * Must not: change what a contact computes (the lanes give the registry
  * path's bits), or read a body's cold record. */
+#include <math.h>
 #include <string.h>
 
 #include "collide/collide.h"
@@ -13,34 +14,35 @@
 #include "penalty/round_pair.h"
 #include "world/world_internal.h"
 
-int fd_fn_lane_law_of_entry(const fd_world* world, const fd_neighbor_list* list, int32_t e, bool is_new)
-{
-    const fd_penalty* p = &world->penalty;
-    if (is_new || !p->turns_ready || list->kind[e] != FD_PAIR_GENERIC_SPHERES + FD_PAIR_SPHERE_SPHERE ||
-        list->law[e] == FD_NO_LAW) {
-        return -1;
-    }
-    return p->fn_lane_index[list->law[e]];
-}
-
 bool fd_fn_lane_pair(const fd_world* world, const fd_neighbor_list* list, int32_t e)
 {
     return list->kind[e] == FD_PAIR_GENERIC_SPHERES + FD_PAIR_SPHERE_SPHERE && list->law[e] != FD_NO_LAW &&
            world->penalty.fn_lane_index[list->law[e]] >= 0;
 }
 
-double fd_fn_pair_dashpot(const fd_world* world, const fd_contact_law* law, int i, int j)
+static bool isotropic(fd_vec3 inertia) { return inertia.x == inertia.y && inertia.y == inertia.z; }
+
+void fd_fn_pair_constants(const fd_world* world, const fd_contact_law* law, int i, int j, double* out)
 {
-    /* As normal.c forms it, with the effective radius round_pair.c gives two
-     * spheres (the factor is 1 for the lanes' laws). */
+    /* The dashpot as normal.c forms it, with the effective radius
+     * round_pair.c gives two spheres (the factor is 1 for the lanes' laws). */
     double radius_i = world->bounding_radii[i], radius_j = world->bounding_radii[j];
     const fd_vec3 zero = {0.0, 0.0, 0.0};
     const fd_vec3 directions[2] = {zero, zero};
     const double curvature_i[2] = {1.0 / radius_i, 1.0 / radius_i}, curvature_j[2] = {1.0 / radius_j, 1.0 / radius_j};
     double effective_radius = fd_effective_radius(curvature_i, directions, curvature_j, directions);
-    double mass = fd_pair_effective_mass(world->motion[i].mass, world->motion[j].mass);
-    return fd_normal_dashpot_prefactor(law, mass, effective_radius) *
-           fd_normal_dashpot_factor(law, effective_radius, 0.0);
+    double mass_i = world->motion[i].mass, mass_j = world->motion[j].mass;
+    out[FD_FN_PAIR_DASHPOT] = fd_normal_dashpot_prefactor(law, fd_pair_effective_mass(mass_i, mass_j), effective_radius) *
+                              fd_normal_dashpot_factor(law, effective_radius, 0.0);
+    out[FD_FN_PAIR_RADIUS] = radius_i;
+    out[FD_FN_PAIR_RADIUS + 1] = radius_j;
+    out[FD_FN_PAIR_MASS] = mass_i;
+    out[FD_FN_PAIR_MASS + 1] = mass_j;
+    /* fang_negrut.c turns the axis into a body's frame unless its moments
+     * are equal: such a pair takes the registry path (fd_fn_gather). */
+    fd_vec3 inertia_i = world->masses[i].inertia, inertia_j = world->masses[j].inertia;
+    out[FD_FN_PAIR_INERTIA] = isotropic(inertia_i) ? inertia_i.x : NAN;
+    out[FD_FN_PAIR_INERTIA + 1] = isotropic(inertia_j) ? inertia_j.x : NAN;
 }
 
 #define PUT3(array, c, v)                                                                                              \
@@ -59,16 +61,14 @@ static void put_turn(double (*turn)[FD_FN_BLOCK], int c, fd_quat q)
     turn[3][c] = q.z;
 }
 
-static bool isotropic(fd_vec3 inertia) { return inertia.x == inertia.y && inertia.y == inertia.z; }
-
 bool fd_fn_gather(const fd_world* world, fd_fn_block* b, int c, int i, int j, int32_t slot, const fd_fn_lane_law* law)
 {
-    fd_vec3 inertia_i = world->masses[i].inertia, inertia_j = world->masses[j].inertia;
-    if (!isotropic(inertia_i) || !isotropic(inertia_j)) {
-        return false; /* fang_negrut.c turns the axis into the body's frame: the registry path */
-    }
     const fd_penalty* p = &world->penalty;
-    double radius_i = world->bounding_radii[i], radius_j = world->bounding_radii[j];
+    const double* constants = p->pool.constants + (size_t)slot * (size_t)p->constant_stride;
+    double inertia_i = constants[FD_FN_PAIR_INERTIA], inertia_j = constants[FD_FN_PAIR_INERTIA + 1];
+    if (isnan(inertia_i) || isnan(inertia_j)) {
+        return false; /* a body whose moments differ: the registry path */
+    }
     PUT3(b->position_i, c, world->position[i]);
     PUT3(b->position_j, c, fd_v3_add(world->position[j], fd_round_pair_image_offset(world, i, j)));
     PUT3(b->velocity_i, c, world->velocity[i]);
@@ -77,15 +77,13 @@ bool fd_fn_gather(const fd_world* world, fd_fn_block* b, int c, int i, int j, in
     PUT3(b->spin_j, c, world->angular_velocity[j]);
     put_turn(b->turn_i, c, p->body_turns[i]);
     put_turn(b->turn_j, c, p->body_turns[j]);
-    b->radius_i[c] = radius_i;
-    b->radius_j[c] = radius_j;
-    double mass_i = world->motion[i].mass, mass_j = world->motion[j].mass;
-    b->mass_i[c] = mass_i;
-    b->mass_j[c] = mass_j;
-    b->inertia_i[c] = inertia_i.x;
-    b->inertia_j[c] = inertia_j.x;
-    /* The pair's dashpot, kept with the contact since it began (fd_fn_pair_dashpot). */
-    b->dashpot[c] = p->pool.constants[(size_t)slot * (size_t)p->constant_stride];
+    b->radius_i[c] = constants[FD_FN_PAIR_RADIUS];
+    b->radius_j[c] = constants[FD_FN_PAIR_RADIUS + 1];
+    b->mass_i[c] = constants[FD_FN_PAIR_MASS];
+    b->mass_j[c] = constants[FD_FN_PAIR_MASS + 1];
+    b->inertia_i[c] = inertia_i;
+    b->inertia_j[c] = inertia_j;
+    b->dashpot[c] = constants[FD_FN_PAIR_DASHPOT];
     const double* history = fd_springs_before(&p->pool, slot, world->history_stride);
     for (int k = 0; k < FD_FN_SLIDE_HISTORY; ++k) {
         b->slide[k][c] = history[law->slide_offset + k];

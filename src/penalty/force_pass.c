@@ -123,6 +123,9 @@ fd_status fd_penalty_prepare(fd_world* world, double skin)
             block_laws[block_index[l]].legacy_torque = world->def.lammps_arms && world->def.lammps_legacy_torque;
         }
     }
+    if (p->fn_lane_law_count > 0 && stride < FD_FN_PAIR_CONSTANTS) {
+        stride = FD_FN_PAIR_CONSTANTS; /* the lanes' pair constants (penalty_internal.h) */
+    }
     p->tracks_turns = false;
     for (int l = 0; l < world->law_count; ++l) {
         const fd_submodel* slide = world->laws[l].submodel[FD_MECHANISM_SLIDE];

@@ -34,7 +34,8 @@ static __attribute__((noinline)) void begin_contact(fd_world* world, fd_neighbor
         fd_pair_constants(world, &world->laws[list->law[e]], i, j,
                           pool->constants + (size_t)slot * (size_t)constant_stride);
     } else if (fd_fn_lane_pair(world, list, e)) {
-        pool->constants[(size_t)slot * (size_t)constant_stride] = fd_fn_pair_dashpot(world, &world->laws[list->law[e]], i, j);
+        fd_fn_pair_constants(world, &world->laws[list->law[e]], i, j,
+                             pool->constants + (size_t)slot * (size_t)constant_stride);
     }
     memset(fd_springs_before(pool, slot, stride), 0, (size_t)stride * sizeof(double));
     if (world->def.energy_ledger && pool->lifetime_books) {
@@ -456,7 +457,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             } else {
                 /* Fang & Negrut's sphere lanes take a plain pass's contacts
                  * of one lane law, a chunk at a time (fn_lanes.c). */
-                int fn = fd_fn_lane_law_of_entry(world, list, e, is_new);
+                int fn = fd_fn_lane_law_of_entry(p, list, e, is_new);
                 if (fn >= 0 && !record && !ledger && (fn_block_law < 0 || fn_block_law == fn) &&
                     fd_fn_gather(world, fn_block, fn_block->count, i, j, slot, &p->fn_lane_laws[fn])) {
                     fn_block_law = fn;

@@ -254,7 +254,7 @@ static void pair_constants(const fd_contact_law* law, double mass_i, double mass
                                 ? 4.0 / 3.0 * derived[FD_NORMAL_DERIVED_MODULUS] * sqrt(effective_radius)
                                 : 0.0;
     double values[3] = {c0, effective_radius, hertz_constant};
-    for (int k = 0; k < stride; ++k) {
+    for (int k = 0; k < stride && k < 3; ++k) {
         out[k] = values[k];
     }
 }

@@ -131,13 +131,27 @@ static inline double fd_pair_effective_mass(double mass_i, double mass_j)
  * inertia is not isotropic, which the lanes do not take); the lane's loads
  * and springs into the pass's buffers; and one contact through a lane
  * alone (false where it falls back: the caller's registry path stands). */
-int fd_fn_lane_law_of_entry(const fd_world* world, const fd_neighbor_list* list, int32_t e, bool is_new);
+static inline int fd_fn_lane_law_of_entry(const fd_penalty* p, const fd_neighbor_list* list, int32_t e, bool is_new)
+{
+    if (is_new || !p->turns_ready || list->kind[e] != FD_PAIR_GENERIC_SPHERES + FD_PAIR_SPHERE_SPHERE ||
+        list->law[e] == FD_NO_LAW) {
+        return -1;
+    }
+    return p->fn_lane_index[list->law[e]];
+}
 /* An entry whose contacts the lanes may take (whatever the pass), and the
- * pair constant they read: its normal dashpot (N s/m), which a contact keeps
- * in its pool constants from its first step on (law_pass.c begin_contact,
- * snapshot.c). */
+ * pair's constants they read, which a contact keeps in its pool constants
+ * from its first step on (law_pass.c begin_contact, snapshot.c): read in
+ * slot order, where the bodies' would be read at random. */
+enum {
+    FD_FN_PAIR_DASHPOT = 0,       /* the normal dashpot, N s/m */
+    FD_FN_PAIR_RADIUS = 1,        /* + 0, 1: the radii, m */
+    FD_FN_PAIR_MASS = 3,          /* + 0, 1: the masses, kg (0: static) */
+    FD_FN_PAIR_INERTIA = 5,       /* + 0, 1: the moments of inertia, kg m^2 (NaN: not isotropic) */
+    FD_FN_PAIR_CONSTANTS = 7,
+};
 bool fd_fn_lane_pair(const fd_world* world, const fd_neighbor_list* list, int32_t e);
-double fd_fn_pair_dashpot(const fd_world* world, const fd_contact_law* law, int i, int j);
+void fd_fn_pair_constants(const fd_world* world, const fd_contact_law* law, int i, int j, double* out);
 bool fd_fn_gather(const fd_world* world, struct fd_fn_block* block, int c, int i, int j, int32_t slot,
                   const struct fd_fn_lane_law* law);
 fd_pair_loads fd_fn_scatter(fd_world* world, const struct fd_fn_block* block, int c, const struct fd_fn_lane_law* law,
