@@ -5,8 +5,8 @@
  * same bits, or the motion would depend on how a contact was evaluated (and
  * on what was written when: a pass that records runs the registry's path
  * for the record). On random contacts (sticking and slipping in every
- * mechanism, turned bodies, a static body, every law option the lanes
- * take), each lane's force, torques, springs and slip states equal what
+ * mechanism, turned bodies, a static body, a sphere on a plane either way
+ * round, every law option the lanes take), each lane's force, torques, springs and slip states equal what
  * fd_normal_evaluate and fd_friction_evaluate give with the geometry and
  * torque arms the stepper's registry path builds (round_pair.c,
  * contact_details.c), exactly. End to end, tests/test_penalty.c's piles with
@@ -92,6 +92,8 @@ static double uniform(void)
 
 static fd_vec3 unit(fd_vec3 a) { return fd_v3_scale(1.0 / fd_v3_length(a), a); }
 
+static const char* const shape_names[3] = {"two spheres", "a sphere on a plane", "a plane under a sphere"};
+
 Test(fn_lane, every_lane_equals_the_registry_kernels_bit_for_bit)
 {
     int slipping[FD_MECHANISM_COUNT] = {0}, sticking = 0, lanes = 0;
@@ -114,187 +116,234 @@ Test(fn_lane, every_lane_equals_the_registry_kernels_bit_for_bit)
         fd_fn_lane_law lane_law;
         const double dt = 5e-5;
         cr_assert(fd_fn_lane_law_of(&law, 0, dt, &lane_law), "%s: the lanes should take this law", lc->name);
-        static fd_fn_block block;
-        memset(&block, 0, sizeof block);
-        block.count = FD_FN_BLOCK;
-        seed = 2024u + 77u * (unsigned)k;
-        fd_quat turns[FD_FN_BLOCK][2];
-        for (int c = 0; c < FD_FN_BLOCK; ++c) {
-            double radius_i = 0.005 * (1.0 + 0.1 * (uniform() - 0.5)), radius_j = 0.005 * (1.0 + 0.1 * (uniform() - 0.5));
-            fd_vec3 n_before = unit(fd_v3(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5));
-            fd_vec3 tilt = fd_v3_scale(0.02, fd_v3(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5));
-            fd_vec3 n = unit(fd_v3_add(n_before, tilt));
-            double overlap = 1e-4 + 4e-4 * uniform();
-            fd_vec3 position_i = fd_v3(0.1 * uniform(), 0.1 * uniform(), 0.1 * uniform());
-            fd_vec3 position_j = fd_v3_mul_add(position_i, -(radius_i + radius_j - overlap), n);
-            for (int a = 0; a < 3; ++a) {
-                block.position_i[a][c] = fd_v3_component(position_i, a);
-                block.position_j[a][c] = fd_v3_component(position_j, a);
-                block.velocity_i[a][c] = 0.2 * (uniform() - 0.5);
-                block.velocity_j[a][c] = 0.2 * (uniform() - 0.5);
-                block.spin_i[a][c] = 40.0 * (uniform() - 0.5);
-                block.spin_j[a][c] = 40.0 * (uniform() - 0.5);
-            }
-            block.radius_i[c] = radius_i;
-            block.radius_j[c] = radius_j;
-            bool static_j = c % 7 == 3; /* a static sphere: no mass, no inertia */
-            double mass_i = 2500.0 * 4.0 / 3.0 * FD_PI * radius_i * radius_i * radius_i;
-            double mass_j = static_j ? 0.0 : 2500.0 * 4.0 / 3.0 * FD_PI * radius_j * radius_j * radius_j;
-            block.mass_i[c] = mass_i;
-            block.mass_j[c] = mass_j;
-            block.inertia_i[c] = 0.4 * mass_i * radius_i * radius_i;
-            block.inertia_j[c] = 0.4 * mass_j * radius_j * radius_j;
-            turns[c][0] = random_turn(uniform, 0.01);
-            turns[c][1] = static_j ? (fd_quat){1, 0, 0, 0} : random_turn(uniform, 0.01);
-            for (int b = 0; b < 2; ++b) {
-                const double q[4] = {turns[c][b].w, turns[c][b].x, turns[c][b].y, turns[c][b].z};
-                for (int a = 0; a < 4; ++a) {
-                    (b == 0 ? block.turn_i : block.turn_j)[a][c] = q[a];
+        for (int shapes = FD_FN_SPHERES; shapes <= FD_FN_PLANE_I; ++shapes) {
+            bool plane_i = shapes == FD_FN_PLANE_I, plane_j = shapes == FD_FN_PLANE_J;
+            static fd_fn_block block;
+            memset(&block, 0, sizeof block);
+            block.count = FD_FN_BLOCK;
+            seed = 2024u + 77u * (unsigned)k + 1000u * (unsigned)shapes;
+            fd_quat turns[FD_FN_BLOCK][2];
+            for (int c = 0; c < FD_FN_BLOCK; ++c) {
+                double radius_i = plane_i ? 0.0 : 0.005 * (1.0 + 0.1 * (uniform() - 0.5));
+                double radius_j = plane_j ? 0.0 : 0.005 * (1.0 + 0.1 * (uniform() - 0.5));
+                fd_vec3 n_before = unit(fd_v3(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5));
+                fd_vec3 tilt = fd_v3_scale(0.02, fd_v3(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5));
+                fd_vec3 n = unit(fd_v3_add(n_before, tilt)); /* into body i */
+                double overlap = 1e-4 + 4e-4 * uniform();
+                fd_vec3 position_i = fd_v3(0.1 * uniform(), 0.1 * uniform(), 0.1 * uniform());
+                fd_vec3 along_plane = fd_v3_scale(0.05, fd_v3_reject(fd_v3(uniform() - 0.5, uniform() - 0.5,
+                                                                           uniform() - 0.5), n));
+                fd_vec3 position_j;
+                fd_vec3 point; /* the contact point, near enough */
+                if (shapes == FD_FN_SPHERES) {
+                    position_j = fd_v3_mul_add(position_i, -(radius_i + radius_j - overlap), n);
+                    point = fd_v3_mul_add(position_i, -(radius_i - 0.5 * overlap), n);
+                } else if (plane_j) {
+                    /* the plane's origin anywhere on it, its outward normal n */
+                    point = fd_v3_mul_add(position_i, -(radius_i - overlap), n);
+                    position_j = fd_v3_add(point, along_plane);
+                } else {
+                    /* body i the plane, outward normal -n; sphere j above it */
+                    position_j = fd_v3_mul_add(fd_v3_add(position_i, along_plane), -(radius_j - overlap), n);
+                    point = fd_v3_mul_add(position_j, radius_j - overlap, n);
+                }
+                for (int a = 0; a < 3; ++a) {
+                    block.position_i[a][c] = fd_v3_component(position_i, a);
+                    block.position_j[a][c] = fd_v3_component(position_j, a);
+                    block.plane_normal[a][c] = fd_v3_component(plane_i ? fd_v3_neg(n) : n, a);
+                    block.velocity_i[a][c] = plane_i ? 0.0 : 0.2 * (uniform() - 0.5);
+                    block.velocity_j[a][c] = plane_j ? 0.0 : 0.2 * (uniform() - 0.5);
+                    block.spin_i[a][c] = plane_i ? 0.0 : 40.0 * (uniform() - 0.5);
+                    block.spin_j[a][c] = plane_j ? 0.0 : 40.0 * (uniform() - 0.5);
+                }
+                block.radius_i[c] = radius_i;
+                block.radius_j[c] = radius_j;
+                bool static_j = plane_j || c % 7 == 3; /* a static sphere, or the plane: no mass, no inertia */
+                double mass_i = plane_i ? 0.0 : 2500.0 * 4.0 / 3.0 * FD_PI * radius_i * radius_i * radius_i;
+                double mass_j = static_j ? 0.0 : 2500.0 * 4.0 / 3.0 * FD_PI * radius_j * radius_j * radius_j;
+                block.mass_i[c] = mass_i;
+                block.mass_j[c] = mass_j;
+                block.inertia_i[c] = 0.4 * mass_i * radius_i * radius_i;
+                block.inertia_j[c] = 0.4 * mass_j * radius_j * radius_j;
+                /* a plane turns when it is a moving wall (every other one here) */
+                turns[c][0] = plane_i && c % 2 == 0 ? (fd_quat){1, 0, 0, 0} : random_turn(uniform, 0.01);
+                turns[c][1] = static_j && c % 2 == 0 ? (fd_quat){1, 0, 0, 0} : random_turn(uniform, 0.01);
+                for (int b = 0; b < 2; ++b) {
+                    const double q[4] = {turns[c][b].w, turns[c][b].x, turns[c][b].y, turns[c][b].z};
+                    for (int a = 0; a < 4; ++a) {
+                        (b == 0 ? block.turn_i : block.turn_j)[a][c] = q[a];
+                    }
+                }
+                /* The pair's dashpot as fd_fn_pair_constants forms it. */
+                double kappa_i = plane_i ? 0.0 : 1.0 / radius_i, kappa_j = plane_j ? 0.0 : 1.0 / radius_j;
+                const double ci[2] = {kappa_i, kappa_i}, cj[2] = {kappa_j, kappa_j};
+                const fd_vec3 none[2] = {{0, 0, 0}, {0, 0, 0}};
+                double effective_radius = fd_effective_radius(ci, none, cj, none);
+                double effective_mass = mass_i <= 0.0 ? mass_j : (mass_j <= 0.0 ? mass_i : mass_i * mass_j / (mass_i + mass_j));
+                block.dashpot[c] = fd_normal_dashpot_prefactor(&law, effective_mass, effective_radius) *
+                                   fd_normal_dashpot_factor(&law, effective_radius, 0.0);
+                /* The last step's springs: a frame in the old tangent plane,
+                 * painted points near the old contact point, deflections that
+                 * stick or slip (the largest exceed any cap). */
+                fd_vec3 u_before = unit(fd_v3_reject(fd_v3(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5), n_before));
+                fd_vec3 w_before = fd_v3_cross(n_before, u_before);
+                fd_vec3 arm_i = fd_v3_sub(fd_v3_add(point, fd_v3_scale(1e-5, fd_v3(uniform() - 0.5, uniform() - 0.5,
+                                                                                    uniform() - 0.5))),
+                                          position_i);
+                fd_vec3 arm_j = fd_v3_sub(fd_v3_add(point, fd_v3_scale(1e-5, fd_v3(uniform() - 0.5, uniform() - 0.5,
+                                                                                    uniform() - 0.5))),
+                                          position_j);
+                double scale = c % 3 == 0 ? 1e-3 : 1e-6; /* a third far past the caps: they slip */
+                double slide[FD_FN_SLIDE_HISTORY] = {arm_i.x, arm_i.y, arm_i.z, arm_j.x, arm_j.y, arm_j.z,
+                                                     u_before.x, u_before.y, u_before.z, w_before.x, w_before.y,
+                                                     w_before.z, scale * (uniform() - 0.5), scale * (uniform() - 0.5),
+                                                     (double)(c % 2)};
+                double roll[FD_FN_ROLL_HISTORY] = {scale * 10.0 * (uniform() - 0.5), scale * 10.0 * (uniform() - 0.5),
+                                                   scale * 10.0 * (uniform() - 0.5), scale * 10.0 * (uniform() - 0.5),
+                                                   (double)(c % 2), (double)((c / 2) % 2)};
+                double spin[FD_FN_SPIN_HISTORY] = {scale * 100.0 * (uniform() - 0.5), (double)((c / 4) % 2)};
+                for (int a = 0; a < FD_FN_SLIDE_HISTORY; ++a) {
+                    block.slide[a][c] = slide[a];
+                }
+                for (int a = 0; a < FD_FN_ROLL_HISTORY; ++a) {
+                    block.roll[a][c] = roll[a];
+                }
+                for (int a = 0; a < FD_FN_SPIN_HISTORY; ++a) {
+                    block.spin[a][c] = spin[a];
                 }
             }
-            /* The pair's dashpot as fd_fn_pair_dashpot forms it. */
-            const double ci[2] = {1.0 / radius_i, 1.0 / radius_i}, cj[2] = {1.0 / radius_j, 1.0 / radius_j};
-            const fd_vec3 none[2] = {{0, 0, 0}, {0, 0, 0}};
-            double effective_radius = fd_effective_radius(ci, none, cj, none);
-            double effective_mass = mass_j <= 0.0 ? mass_i : mass_i * mass_j / (mass_i + mass_j);
-            block.dashpot[c] = fd_normal_dashpot_prefactor(&law, effective_mass, effective_radius) *
-                               fd_normal_dashpot_factor(&law, effective_radius, 0.0);
-            /* The last step's springs: a frame in the old tangent plane,
-             * painted points near the old contact point, deflections that
-             * stick or slip (the largest exceed any cap). */
-            fd_vec3 u_before = unit(fd_v3_reject(fd_v3(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5), n_before));
-            fd_vec3 w_before = fd_v3_cross(n_before, u_before);
-            fd_vec3 arm_i = fd_v3_add(fd_v3_scale(-(radius_i - 0.5 * overlap), n_before),
-                                      fd_v3_scale(1e-5, fd_v3(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5)));
-            fd_vec3 arm_j = fd_v3_add(fd_v3_scale(radius_j - 0.5 * overlap, n_before),
-                                      fd_v3_scale(1e-5, fd_v3(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5)));
-            double scale = c % 3 == 0 ? 1e-3 : 1e-6; /* a third far past the caps: they slip */
-            double slide[FD_FN_SLIDE_HISTORY] = {arm_i.x, arm_i.y, arm_i.z, arm_j.x, arm_j.y, arm_j.z,
-                                                 u_before.x, u_before.y, u_before.z, w_before.x, w_before.y, w_before.z,
-                                                 scale * (uniform() - 0.5), scale * (uniform() - 0.5), (double)(c % 2)};
-            double roll[FD_FN_ROLL_HISTORY] = {scale * 10.0 * (uniform() - 0.5), scale * 10.0 * (uniform() - 0.5),
-                                               scale * 10.0 * (uniform() - 0.5), scale * 10.0 * (uniform() - 0.5),
-                                               (double)(c % 2), (double)((c / 2) % 2)};
-            double spin[FD_FN_SPIN_HISTORY] = {scale * 100.0 * (uniform() - 0.5), (double)((c / 4) % 2)};
-            for (int a = 0; a < FD_FN_SLIDE_HISTORY; ++a) {
-                block.slide[a][c] = slide[a];
+            static fd_fn_block before;
+            before = block;
+            fd_fn_block_run(&block, &lane_law, (fd_fn_shapes)shapes);
+            for (int c = 0; c < FD_FN_BLOCK; ++c) {
+                cr_assert_eq(block.fallback[c], 0.0, "%s, %s, lane %d: these contacts need no fallback", lc->name,
+                             shape_names[shapes], c);
+                /* The registry path, as contact_details.c's evaluate_generic
+                 * builds it from round_pair.c's geometry. */
+                fd_vec3 position_i = fd_v3(before.position_i[0][c], before.position_i[1][c], before.position_i[2][c]);
+                fd_vec3 position_j = fd_v3(before.position_j[0][c], before.position_j[1][c], before.position_j[2][c]);
+                fd_contact_geometry g;
+                memset(&g, 0, sizeof g);
+                if (shapes == FD_FN_SPHERES) {
+                    double radius_i = before.radius_i[c], radius_j = before.radius_j[c];
+                    fd_vec3 offset = fd_v3_sub(position_i, position_j);
+                    double distance = fd_v3_length(offset);
+                    g.normal = fd_v3_scale(1.0 / distance, offset);
+                    g.penetration = radius_i + radius_j - distance;
+                    g.point_i = fd_v3_mul_add(position_i, -radius_i, g.normal);
+                    g.point_j = fd_v3_mul_add(position_j, radius_j, g.normal);
+                    g.curvature_i[0] = g.curvature_i[1] = 1.0 / radius_i;
+                    g.curvature_j[0] = g.curvature_j[1] = 1.0 / radius_j;
+                } else {
+                    fd_vec3 outward = fd_v3(before.plane_normal[0][c], before.plane_normal[1][c],
+                                            before.plane_normal[2][c]);
+                    fd_vec3 centre = plane_i ? position_j : position_i, plane = plane_i ? position_i : position_j;
+                    double radius = plane_i ? before.radius_j[c] : before.radius_i[c];
+                    double height = fd_v3_dot(fd_v3_sub(centre, plane), outward);
+                    fd_vec3 sphere_point = fd_v3_mul_add(centre, -radius, outward);
+                    fd_vec3 plane_point = fd_v3_mul_add(centre, -height, outward);
+                    g.penetration = radius - height;
+                    g.normal = plane_i ? fd_v3_neg(outward) : outward;
+                    g.point_i = plane_i ? plane_point : sphere_point;
+                    g.point_j = plane_i ? sphere_point : plane_point;
+                    double ci = plane_i ? 0.0 : 1.0 / radius, cj = plane_i ? 1.0 / radius : 0.0;
+                    g.curvature_i[0] = g.curvature_i[1] = ci;
+                    g.curvature_j[0] = g.curvature_j[1] = cj;
+                    position_j = fd_v3_add(position_j, fd_v3(0.0, 0.0, 0.0)); /* evaluate_generic's image of j */
+                }
+                g.effective_radius =
+                    fd_effective_radius(g.curvature_i, g.principal_dir_i, g.curvature_j, g.principal_dir_j);
+                fd_body_state state_i = {position_i, {1, 0, 0, 0},
+                                         fd_v3(before.velocity_i[0][c], before.velocity_i[1][c], before.velocity_i[2][c]),
+                                         fd_v3(before.spin_i[0][c], before.spin_i[1][c], before.spin_i[2][c])};
+                fd_body_state state_j = {position_j, {1, 0, 0, 0},
+                                         fd_v3(before.velocity_j[0][c], before.velocity_j[1][c], before.velocity_j[2][c]),
+                                         fd_v3(before.spin_j[0][c], before.spin_j[1][c], before.spin_j[2][c])};
+                fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(g.point_i, g.point_j));
+                fd_vec3 arm_i = fd_v3_sub(point, position_i), arm_j = fd_v3_sub(point, position_j);
+                fd_vec3 velocity_i = fd_v3_add(state_i.velocity, fd_v3_cross(state_i.angular_velocity, arm_i));
+                fd_vec3 velocity_j = fd_v3_add(state_j.velocity, fd_v3_cross(state_j.angular_velocity, arm_j));
+                double mass_i = before.mass_i[c], mass_j = before.mass_j[c];
+                double history[64] = {0};
+                for (int a = 0; a < FD_FN_SLIDE_HISTORY; ++a) {
+                    history[law.history_offset[FD_MECHANISM_SLIDE] + a] = before.slide[a][c];
+                }
+                for (int a = 0; lane_law.has_roll && a < FD_FN_ROLL_HISTORY; ++a) {
+                    history[law.history_offset[FD_MECHANISM_ROLL] + a] = before.roll[a][c];
+                }
+                for (int a = 0; lane_law.has_spin && a < FD_FN_SPIN_HISTORY; ++a) {
+                    history[law.history_offset[FD_MECHANISM_SPIN] + a] = before.spin[a][c];
+                }
+                /* The turns as contact_details.c hands them to the model. */
+                fd_mat3 turn_i = fd_mat3_from_quat(turns[c][0]), turn_j = fd_mat3_from_quat(turns[c][1]);
+                fd_energy_books books[FD_MECHANISM_COUNT];
+                memset(books, 0, sizeof books);
+                unsigned flags = 0;
+                fd_contact_input input = {
+                    .geometry = &g,
+                    .state_i = &state_i,
+                    .state_j = &state_j,
+                    .mass_i = mass_i,
+                    .mass_j = mass_j,
+                    .inertia_i = fd_v3(before.inertia_i[c], before.inertia_i[c], before.inertia_i[c]),
+                    .inertia_j = fd_v3(before.inertia_j[c], before.inertia_j[c], before.inertia_j[c]),
+                    .effective_mass = mass_i <= 0.0 ? mass_j : (mass_j <= 0.0 ? mass_i : mass_i * mass_j / (mass_i + mass_j)),
+                    .penetration_rate = fd_v3_dot(fd_v3_sub(velocity_j, velocity_i), g.normal),
+                    .relative_velocity = fd_v3_sub(velocity_i, velocity_j),
+                    .time_step = dt,
+                    .spring_time_step = dt,
+                    .is_new = false,
+                    .turn_i = &turn_i,
+                    .turn_j = &turn_j,
+                    .shape_i = plane_i ? FD_SHAPE_PLANE : FD_SHAPE_SPHERE,
+                    .shape_j = plane_j ? FD_SHAPE_PLANE : FD_SHAPE_SPHERE,
+                    .radius_i = before.radius_i[c],
+                    .radius_j = before.radius_j[c],
+                    .history = history,
+                    .energy = books,
+                    .books_unread = true,
+                    .slip_flags = &flags,
+                };
+                fd_normal_result normal = fd_normal_evaluate(&law, &input);
+                fd_contact_loads loads;
+                memset(&loads, 0, sizeof loads);
+                loads.normal_force = normal.force;
+                fd_friction_evaluate(&law, &input, normal.force, history, NULL, &loads);
+                fd_vec3 force = fd_v3_add(fd_v3_scale(normal.force, g.normal), loads.slide_force);
+                fd_vec3 torque_i = fd_v3_add(fd_v3_cross(arm_i, force), fd_v3_add(loads.roll_torque_i, loads.spin_torque_i));
+                fd_vec3 torque_j = fd_v3_add(fd_v3_cross(arm_j, fd_v3_neg(force)),
+                                             fd_v3_add(loads.roll_torque_j, loads.spin_torque_j));
+                const char* what = shape_names[shapes];
+                for (int a = 0; a < 3; ++a) {
+                    cr_assert(fd_v3_component(force, a) == block.force[a][c],
+                              "%s, %s, lane %d: force %d: %.17g, lane %.17g", lc->name, what, c, a,
+                              fd_v3_component(force, a), block.force[a][c]);
+                    cr_assert(fd_v3_component(torque_i, a) == block.torque_i[a][c] &&
+                                  fd_v3_component(torque_j, a) == block.torque_j[a][c],
+                              "%s, %s, lane %d: torque %d: %.17g %.17g, lane %.17g %.17g", lc->name, what, c, a,
+                              fd_v3_component(torque_i, a), fd_v3_component(torque_j, a), block.torque_i[a][c],
+                              block.torque_j[a][c]);
+                }
+                for (int a = 0; a < FD_FN_SLIDE_HISTORY; ++a) {
+                    cr_assert(history[law.history_offset[FD_MECHANISM_SLIDE] + a] == block.slide[a][c],
+                              "%s, %s, lane %d: slide history %d: %.17g, lane %.17g", lc->name, what, c, a,
+                              history[law.history_offset[FD_MECHANISM_SLIDE] + a], block.slide[a][c]);
+                }
+                for (int a = 0; lane_law.has_roll && a < FD_FN_ROLL_HISTORY; ++a) {
+                    cr_assert(history[law.history_offset[FD_MECHANISM_ROLL] + a] == block.roll[a][c],
+                              "%s, %s, lane %d: roll history %d", lc->name, what, c, a);
+                }
+                for (int a = 0; lane_law.has_spin && a < FD_FN_SPIN_HISTORY; ++a) {
+                    cr_assert(history[law.history_offset[FD_MECHANISM_SPIN] + a] == block.spin[a][c],
+                              "%s, %s, lane %d: spin history %d", lc->name, what, c, a);
+                }
+                cr_assert_eq((unsigned)block.slip[c], flags, "%s, %s, lane %d: slip states", lc->name, what, c);
+                for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
+                    slipping[m] += (flags >> m) & 1u;
+                }
+                sticking += flags == 0;
+                ++lanes;
             }
-            for (int a = 0; a < FD_FN_ROLL_HISTORY; ++a) {
-                block.roll[a][c] = roll[a];
-            }
-            for (int a = 0; a < FD_FN_SPIN_HISTORY; ++a) {
-                block.spin[a][c] = spin[a];
-            }
-        }
-        static fd_fn_block before;
-        before = block;
-        fd_fn_block_run(&block, &lane_law);
-        for (int c = 0; c < FD_FN_BLOCK; ++c) {
-            cr_assert_eq(block.fallback[c], 0.0, "%s lane %d: these contacts need no fallback", lc->name, c);
-            /* The registry path, as contact_details.c's evaluate_generic
-             * builds it from round_pair.c's geometry. */
-            fd_vec3 position_i = fd_v3(before.position_i[0][c], before.position_i[1][c], before.position_i[2][c]);
-            fd_vec3 position_j = fd_v3(before.position_j[0][c], before.position_j[1][c], before.position_j[2][c]);
-            double radius_i = before.radius_i[c], radius_j = before.radius_j[c];
-            fd_contact_geometry g;
-            memset(&g, 0, sizeof g);
-            fd_vec3 offset = fd_v3_sub(position_i, position_j);
-            double distance = fd_v3_length(offset);
-            g.normal = fd_v3_scale(1.0 / distance, offset);
-            g.penetration = radius_i + radius_j - distance;
-            g.point_i = fd_v3_mul_add(position_i, -radius_i, g.normal);
-            g.point_j = fd_v3_mul_add(position_j, radius_j, g.normal);
-            g.curvature_i[0] = g.curvature_i[1] = 1.0 / radius_i;
-            g.curvature_j[0] = g.curvature_j[1] = 1.0 / radius_j;
-            g.effective_radius = fd_effective_radius(g.curvature_i, g.principal_dir_i, g.curvature_j, g.principal_dir_j);
-            fd_body_state state_i = {position_i, {1, 0, 0, 0},
-                                     fd_v3(before.velocity_i[0][c], before.velocity_i[1][c], before.velocity_i[2][c]),
-                                     fd_v3(before.spin_i[0][c], before.spin_i[1][c], before.spin_i[2][c])};
-            fd_body_state state_j = {position_j, {1, 0, 0, 0},
-                                     fd_v3(before.velocity_j[0][c], before.velocity_j[1][c], before.velocity_j[2][c]),
-                                     fd_v3(before.spin_j[0][c], before.spin_j[1][c], before.spin_j[2][c])};
-            fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(g.point_i, g.point_j));
-            fd_vec3 arm_i = fd_v3_sub(point, position_i), arm_j = fd_v3_sub(point, position_j);
-            fd_vec3 velocity_i = fd_v3_add(state_i.velocity, fd_v3_cross(state_i.angular_velocity, arm_i));
-            fd_vec3 velocity_j = fd_v3_add(state_j.velocity, fd_v3_cross(state_j.angular_velocity, arm_j));
-            double mass_i = before.mass_i[c], mass_j = before.mass_j[c];
-            double history[64] = {0};
-            for (int a = 0; a < FD_FN_SLIDE_HISTORY; ++a) {
-                history[law.history_offset[FD_MECHANISM_SLIDE] + a] = before.slide[a][c];
-            }
-            for (int a = 0; lane_law.has_roll && a < FD_FN_ROLL_HISTORY; ++a) {
-                history[law.history_offset[FD_MECHANISM_ROLL] + a] = before.roll[a][c];
-            }
-            for (int a = 0; lane_law.has_spin && a < FD_FN_SPIN_HISTORY; ++a) {
-                history[law.history_offset[FD_MECHANISM_SPIN] + a] = before.spin[a][c];
-            }
-            /* The turns as contact_details.c hands them to the model. */
-            fd_mat3 turn_i = fd_mat3_from_quat(turns[c][0]), turn_j = fd_mat3_from_quat(turns[c][1]);
-            fd_energy_books books[FD_MECHANISM_COUNT];
-            memset(books, 0, sizeof books);
-            unsigned flags = 0;
-            fd_contact_input input = {
-                .geometry = &g,
-                .state_i = &state_i,
-                .state_j = &state_j,
-                .mass_i = mass_i,
-                .mass_j = mass_j,
-                .inertia_i = fd_v3(before.inertia_i[c], before.inertia_i[c], before.inertia_i[c]),
-                .inertia_j = fd_v3(before.inertia_j[c], before.inertia_j[c], before.inertia_j[c]),
-                .effective_mass = mass_j <= 0.0 ? mass_i : mass_i * mass_j / (mass_i + mass_j),
-                .penetration_rate = fd_v3_dot(fd_v3_sub(velocity_j, velocity_i), g.normal),
-                .relative_velocity = fd_v3_sub(velocity_i, velocity_j),
-                .time_step = dt,
-                .spring_time_step = dt,
-                .is_new = false,
-                .turn_i = &turn_i,
-                .turn_j = &turn_j,
-                .shape_i = FD_SHAPE_SPHERE,
-                .shape_j = FD_SHAPE_SPHERE,
-                .radius_i = radius_i,
-                .radius_j = radius_j,
-                .history = history,
-                .energy = books,
-                .books_unread = true,
-                .slip_flags = &flags,
-            };
-            fd_normal_result normal = fd_normal_evaluate(&law, &input);
-            fd_contact_loads loads;
-            memset(&loads, 0, sizeof loads);
-            loads.normal_force = normal.force;
-            fd_friction_evaluate(&law, &input, normal.force, history, NULL, &loads);
-            fd_vec3 force = fd_v3_add(fd_v3_scale(normal.force, g.normal), loads.slide_force);
-            fd_vec3 torque_i = fd_v3_add(fd_v3_cross(arm_i, force), fd_v3_add(loads.roll_torque_i, loads.spin_torque_i));
-            fd_vec3 torque_j = fd_v3_add(fd_v3_cross(arm_j, fd_v3_neg(force)),
-                                         fd_v3_add(loads.roll_torque_j, loads.spin_torque_j));
-            for (int a = 0; a < 3; ++a) {
-                cr_assert(fd_v3_component(force, a) == block.force[a][c], "%s lane %d: force %d: %.17g, lane %.17g",
-                          lc->name, c, a, fd_v3_component(force, a), block.force[a][c]);
-                cr_assert(fd_v3_component(torque_i, a) == block.torque_i[a][c] &&
-                              fd_v3_component(torque_j, a) == block.torque_j[a][c],
-                          "%s lane %d: torque %d: %.17g %.17g, lane %.17g %.17g", lc->name, c, a,
-                          fd_v3_component(torque_i, a), fd_v3_component(torque_j, a), block.torque_i[a][c],
-                          block.torque_j[a][c]);
-            }
-            for (int a = 0; a < FD_FN_SLIDE_HISTORY; ++a) {
-                cr_assert(history[law.history_offset[FD_MECHANISM_SLIDE] + a] == block.slide[a][c],
-                          "%s lane %d: slide history %d: %.17g, lane %.17g", lc->name, c, a,
-                          history[law.history_offset[FD_MECHANISM_SLIDE] + a], block.slide[a][c]);
-            }
-            for (int a = 0; lane_law.has_roll && a < FD_FN_ROLL_HISTORY; ++a) {
-                cr_assert(history[law.history_offset[FD_MECHANISM_ROLL] + a] == block.roll[a][c],
-                          "%s lane %d: roll history %d", lc->name, c, a);
-            }
-            for (int a = 0; lane_law.has_spin && a < FD_FN_SPIN_HISTORY; ++a) {
-                cr_assert(history[law.history_offset[FD_MECHANISM_SPIN] + a] == block.spin[a][c],
-                          "%s lane %d: spin history %d", lc->name, c, a);
-            }
-            cr_assert_eq((unsigned)block.slip[c], flags, "%s lane %d: slip states", lc->name, c);
-            for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
-                slipping[m] += (flags >> m) & 1u;
-            }
-            sticking += flags == 0;
-            ++lanes;
         }
     }
     /* What the comparison covered: slip and stick in each mechanism. */
@@ -348,7 +397,7 @@ Test(fn_lane, lanes_the_blends_do_not_cover_are_marked)
      * far outside the series */
     block.turn_j[0][3] = sqrt(0.5);
     block.turn_j[3][3] = sqrt(0.5);
-    fd_fn_block_run(&block, &lane_law);
+    fd_fn_block_run(&block, &lane_law, FD_FN_SPHERES);
     cr_assert_eq(block.fallback[0], 1.0, "neither point moved: the roll direction is the registry's");
     cr_assert_eq(block.fallback[1], 1.0, "j's point did not move");
     cr_assert_eq(block.fallback[2], 0.0, "both points moved: the lane takes it");

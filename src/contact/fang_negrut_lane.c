@@ -96,12 +96,15 @@ LANE fd_vec3 continued_frame(fd_vec3 n, fd_vec3 u0, fd_vec3 w0, bool* degenerate
     return fd_v3_scale(1.0 / length, u);
 }
 
-/* arc_length on a sphere. */
-LANE double sphere_arc(fd_vec3 centre, fd_vec3 from, fd_vec3 to, bool* outside)
+/* arc_length: on a sphere, or on a plane (the chord in the tangent plane). */
+LANE double arc(bool sphere, fd_vec3 centre, fd_vec3 from, fd_vec3 to, fd_vec3 normal, bool* outside)
 {
-    fd_vec3 a = fd_v3_sub(from, centre), b = fd_v3_sub(to, centre);
-    double angle = small_atan2(fd_v3_length(fd_v3_cross(a, b)), fd_v3_dot(a, b), outside);
-    return angle * fd_v3_length(b);
+    if (sphere) {
+        fd_vec3 a = fd_v3_sub(from, centre), b = fd_v3_sub(to, centre);
+        double angle = small_atan2(fd_v3_length(fd_v3_cross(a, b)), fd_v3_dot(a, b), outside);
+        return angle * fd_v3_length(b);
+    }
+    return fd_v3_length(fd_v3_reject(fd_v3_sub(to, from), normal));
 }
 
 /* pair_average. */
@@ -215,21 +218,46 @@ LANE fd_vec3 roll_one(const fd_fn_lane_law* law, const lane_contact* k, fd_fn_bl
 }
 
 /* One contact. */
-LANE void lane(fd_fn_block* restrict b, int c, const fd_fn_lane_law* law, bool has_roll, bool has_spin)
+LANE void lane(fd_fn_block* restrict b, int c, const fd_fn_lane_law* law, bool has_roll, bool has_spin,
+               fd_fn_shapes shapes)
 {
     const double* slide = law->slide;
     bool fallback = false;
     unsigned slip = 0u;
-    /* round_pair.c, fd_round_pair_geometry: body j's image already in position_j. */
+    /* round_pair.c, fd_round_pair_geometry. */
     fd_vec3 position_i = LOAD(b->position_i, c), position_j = LOAD(b->position_j, c);
-    double radius_i = b->radius_i[c], radius_j = b->radius_j[c];
-    fd_vec3 offset = fd_v3_sub(position_i, position_j);
-    double distance = fd_v3_length(offset);
-    fd_vec3 n = fd_v3_select(distance > 0.0, fd_v3_scale(1.0 / distance, offset), fd_v3(0, 0, 1));
-    double penetration = radius_i + radius_j - distance;
-    fd_vec3 point_i = fd_v3_mul_add(position_i, -radius_i, n);
-    fd_vec3 point_j = fd_v3_mul_add(position_j, radius_j, n);
-    double curvature_i = 1.0 / radius_i, curvature_j = 1.0 / radius_j;
+    fd_vec3 n, point_i, point_j;
+    double penetration, curvature_i, curvature_j;
+    if (shapes == FD_FN_SPHERES) {
+        /* body j's image already in position_j */
+        double radius_i = b->radius_i[c], radius_j = b->radius_j[c];
+        fd_vec3 offset = fd_v3_sub(position_i, position_j);
+        double distance = fd_v3_length(offset);
+        n = fd_v3_select(distance > 0.0, fd_v3_scale(1.0 / distance, offset), fd_v3(0, 0, 1));
+        penetration = radius_i + radius_j - distance;
+        point_i = fd_v3_mul_add(position_i, -radius_i, n);
+        point_j = fd_v3_mul_add(position_j, radius_j, n);
+        curvature_i = 1.0 / radius_i;
+        curvature_j = 1.0 / radius_j;
+    } else {
+        /* the sphere as "i", turned round when the plane is body i */
+        bool plane_first = shapes == FD_FN_PLANE_I;
+        double radius = plane_first ? b->radius_j[c] : b->radius_i[c];
+        fd_vec3 centre = plane_first ? position_j : position_i;
+        fd_vec3 plane = plane_first ? position_i : position_j;
+        fd_vec3 outward = LOAD(b->plane_normal, c);
+        double height = fd_v3_dot(fd_v3_sub(centre, plane), outward);
+        fd_vec3 sphere_point = fd_v3_mul_add(centre, -radius, outward);
+        fd_vec3 plane_point = fd_v3_mul_add(centre, -height, outward);
+        penetration = radius - height;
+        n = plane_first ? fd_v3_neg(outward) : outward;
+        point_i = plane_first ? plane_point : sphere_point;
+        point_j = plane_first ? sphere_point : plane_point;
+        curvature_i = plane_first ? 0.0 : 1.0 / radius;
+        curvature_j = plane_first ? 1.0 / radius : 0.0;
+        /* evaluate_generic adds body j's image offset, 0 beside a wall */
+        position_j = fd_v3_add(position_j, fd_v3(0.0, 0.0, 0.0));
+    }
     /* contact_details.c, evaluate_generic: the midpoint, the arms, the overlap's rate. */
     fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(point_i, point_j));
     fd_vec3 arm_i = fd_v3_sub(point, position_i), arm_j = fd_v3_sub(point, position_j);
@@ -269,9 +297,9 @@ LANE void lane(fd_fn_block* restrict b, int c, const fd_fn_lane_law* law, bool h
     fd_vec3 path_i = normalized(fd_v3_reject(fd_v3_sub(point, painted_i), n));
     fd_vec3 path_j = normalized(fd_v3_reject(fd_v3_sub(point, painted_j), n));
     fd_vec3 along_i = path_i;
-    fd_vec3 p_i = fd_v3_scale(sphere_arc(position_i, painted_i, point, &fallback), path_i);
+    fd_vec3 p_i = fd_v3_scale(arc(shapes != FD_FN_PLANE_I, position_i, painted_i, point, n, &fallback), path_i);
     fd_vec3 along_j = fd_v3_add(fd_v3_scale(fd_v3_dot(path_j, u_j), k.u), fd_v3_scale(fd_v3_dot(path_j, w_j), k.w));
-    fd_vec3 p_j = fd_v3_scale(sphere_arc(position_j, painted_j, point, &fallback), along_j);
+    fd_vec3 p_j = fd_v3_scale(arc(shapes != FD_FN_PLANE_J, position_j, painted_j, point, n, &fallback), along_j);
     /* fd_fang_negrut_evaluate. */
     k.inverse_stiffness = 1.0 / slide[FD_FN_SLIDE_K_E];
     k.inverse_time_step = 1.0 / law->time_step;
@@ -369,23 +397,38 @@ LANE void lane(fd_fn_block* restrict b, int c, const fd_fn_lane_law* law, bool h
 #define FD_FN_CLONES
 #endif
 
-#define FD_FN_LOOP(has_roll, has_spin)                                                                                 \
+#define FD_FN_LOOP(has_roll, has_spin, shapes)                                                                         \
     do {                                                                                                               \
         _Pragma("omp simd") for (int c = 0; c < count; ++c) {                                                          \
-            lane(block, c, law, has_roll, has_spin);                                                                   \
+            lane(block, c, law, has_roll, has_spin, shapes);                                                           \
         }                                                                                                              \
     } while (0)
 
-FD_FN_CLONES void fd_fn_block_run(fd_fn_block* restrict block, const fd_fn_lane_law* law)
+#define FD_FN_MODELS(shapes)                                                                                           \
+    do {                                                                                                               \
+        if (law->has_roll && law->has_spin) {                                                                          \
+            FD_FN_LOOP(true, true, shapes);                                                                            \
+        } else if (law->has_roll) {                                                                                    \
+            FD_FN_LOOP(true, false, shapes);                                                                           \
+        } else if (law->has_spin) {                                                                                    \
+            FD_FN_LOOP(false, true, shapes);                                                                           \
+        } else {                                                                                                       \
+            FD_FN_LOOP(false, false, shapes);                                                                          \
+        }                                                                                                              \
+    } while (0)
+
+FD_FN_CLONES void fd_fn_block_run(fd_fn_block* restrict block, const fd_fn_lane_law* law, fd_fn_shapes shapes)
 {
     int count = block->count;
-    if (law->has_roll && law->has_spin) {
-        FD_FN_LOOP(true, true);
-    } else if (law->has_roll) {
-        FD_FN_LOOP(true, false);
-    } else if (law->has_spin) {
-        FD_FN_LOOP(false, true);
-    } else {
-        FD_FN_LOOP(false, false);
+    switch (shapes) {
+    case FD_FN_SPHERES:
+        FD_FN_MODELS(FD_FN_SPHERES);
+        break;
+    case FD_FN_PLANE_J:
+        FD_FN_MODELS(FD_FN_PLANE_J);
+        break;
+    default:
+        FD_FN_MODELS(FD_FN_PLANE_I);
+        break;
     }
 }

@@ -1,9 +1,10 @@
-/* Fang & Negrut for two spheres, a vector lane at a time: the penalty
- * stepper's fast path for the model's most common pair (paper 003's
- * experiments and every pile of spheres).
+/* Fang & Negrut for two spheres, or a sphere and a plane, a vector lane at
+ * a time: the penalty stepper's fast path for the model's most common pairs
+ * (every pile of spheres on its floor).
  *
- * fd_fn_block_run evaluates FD_FN_BLOCK sphere-sphere contacts of one law
- * from arrays per field: the geometry from the centres (as round_pair.c),
+ * fd_fn_block_run evaluates FD_FN_BLOCK contacts of one law and one pairing
+ * (fd_fn_shapes) from arrays per field: the geometry from the centres and
+ * the plane (as round_pair.c),
  * the hooke normal force (normal.c), the tracked points, slide, roll and
  * spin loads of fang_negrut.c and the torques on both bodies (as
  * penalty/contact_details.c assembles them), with the same operations in
@@ -57,6 +58,13 @@ enum { FD_FN_H_PSI = 0, FD_FN_H_SPIN_MODE = 1, FD_FN_SPIN_HISTORY = 2 };
 
 #define FD_FN_BLOCK 32
 
+/* The pairings, as the penalty stepper's pair kinds number them. */
+typedef enum fd_fn_shapes {
+    FD_FN_SPHERES = 0,            /* two spheres */
+    FD_FN_PLANE_J = 1,            /* body i a sphere, body j a plane */
+    FD_FN_PLANE_I = 2,            /* body i a plane, body j a sphere */
+} fd_fn_shapes;
+
 /* A law the lanes take (fd_fn_lane_law_of): slide fang_negrut, roll
  * fang_negrut or none, spin fang_negrut or none, normal hooke without the
  * viscoelastic dashpot (whose factor grows with the overlap). */
@@ -78,11 +86,12 @@ bool fd_fn_lane_law_of(const fd_contact_law* law, int index, double time_step, f
 typedef struct fd_fn_block {
     int count;
     /* inputs */
-    double position_i[3][FD_FN_BLOCK], position_j[3][FD_FN_BLOCK]; /* m; j's image across a periodic face */
+    double position_i[3][FD_FN_BLOCK], position_j[3][FD_FN_BLOCK]; /* m; two spheres: j's image across a periodic face */
+    double plane_normal[3][FD_FN_BLOCK];                           /* a plane's outward unit normal (plane pairings) */
     double velocity_i[3][FD_FN_BLOCK], velocity_j[3][FD_FN_BLOCK];
     double spin_i[3][FD_FN_BLOCK], spin_j[3][FD_FN_BLOCK];
     double turn_i[4][FD_FN_BLOCK], turn_j[4][FD_FN_BLOCK];         /* each body's turn over the step: w, x, y, z */
-    double radius_i[FD_FN_BLOCK], radius_j[FD_FN_BLOCK];
+    double radius_i[FD_FN_BLOCK], radius_j[FD_FN_BLOCK];            /* m, a sphere's (a plane's is not read) */
     double mass_i[FD_FN_BLOCK], mass_j[FD_FN_BLOCK];               /* kg, 0 for a static body */
     double inertia_i[FD_FN_BLOCK], inertia_j[FD_FN_BLOCK];         /* kg m^2 about any axis */
     double dashpot[FD_FN_BLOCK];                                   /* the pair's normal dashpot, N s/m */
@@ -97,6 +106,6 @@ typedef struct fd_fn_block {
     double fallback[FD_FN_BLOCK];                                  /* 1: evaluate this one through the registry */
 } fd_fn_block;
 
-void fd_fn_block_run(fd_fn_block* block, const fd_fn_lane_law* law);
+void fd_fn_block_run(fd_fn_block* block, const fd_fn_lane_law* law, fd_fn_shapes shapes);
 
 #endif

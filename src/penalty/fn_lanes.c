@@ -16,20 +16,24 @@
 
 bool fd_fn_lane_pair(const fd_world* world, const fd_neighbor_list* list, int32_t e)
 {
-    return list->kind[e] == FD_PAIR_GENERIC_SPHERES + FD_PAIR_SPHERE_SPHERE && list->law[e] != FD_NO_LAW &&
+    return fd_fn_lane_kind(&world->penalty, list->kind[e]) && list->law[e] != FD_NO_LAW &&
            world->penalty.fn_lane_index[list->law[e]] >= 0;
 }
 
 static bool isotropic(fd_vec3 inertia) { return inertia.x == inertia.y && inertia.y == inertia.z; }
 
-void fd_fn_pair_constants(const fd_world* world, const fd_contact_law* law, int i, int j, double* out)
+void fd_fn_pair_constants(const fd_world* world, const fd_contact_law* law, int shapes, int i, int j, double* out)
 {
     /* The dashpot as normal.c forms it, with the effective radius
-     * round_pair.c gives two spheres (the factor is 1 for the lanes' laws). */
-    double radius_i = world->bounding_radii[i], radius_j = world->bounding_radii[j];
+     * round_pair.c gives the pair (a plane curves nowhere; the factor is 1
+     * for the lanes' laws). A plane's radius is not read. */
+    double radius_i = shapes == FD_FN_PLANE_I ? 0.0 : world->bounding_radii[i];
+    double radius_j = shapes == FD_FN_PLANE_J ? 0.0 : world->bounding_radii[j];
     const fd_vec3 zero = {0.0, 0.0, 0.0};
     const fd_vec3 directions[2] = {zero, zero};
-    const double curvature_i[2] = {1.0 / radius_i, 1.0 / radius_i}, curvature_j[2] = {1.0 / radius_j, 1.0 / radius_j};
+    double kappa_i = shapes == FD_FN_PLANE_I ? 0.0 : 1.0 / radius_i;
+    double kappa_j = shapes == FD_FN_PLANE_J ? 0.0 : 1.0 / radius_j;
+    const double curvature_i[2] = {kappa_i, kappa_i}, curvature_j[2] = {kappa_j, kappa_j};
     double effective_radius = fd_effective_radius(curvature_i, directions, curvature_j, directions);
     double mass_i = world->motion[i].mass, mass_j = world->motion[j].mass;
     out[FD_FN_PAIR_DASHPOT] = fd_normal_dashpot_prefactor(law, fd_pair_effective_mass(mass_i, mass_j), effective_radius) *
@@ -61,7 +65,8 @@ static void put_turn(double (*turn)[FD_FN_BLOCK], int c, fd_quat q)
     turn[3][c] = q.z;
 }
 
-bool fd_fn_gather(const fd_world* world, fd_fn_block* b, int c, int i, int j, int32_t slot, const fd_fn_lane_law* law)
+bool fd_fn_gather(const fd_world* world, fd_fn_block* b, int c, int shapes, int i, int j, int32_t slot,
+                  const fd_fn_lane_law* law)
 {
     const fd_penalty* p = &world->penalty;
     const double* constants = p->pool.constants + (size_t)slot * (size_t)p->constant_stride;
@@ -70,7 +75,12 @@ bool fd_fn_gather(const fd_world* world, fd_fn_block* b, int c, int i, int j, in
         return false; /* a body whose moments differ: the registry path */
     }
     PUT3(b->position_i, c, world->position[i]);
-    PUT3(b->position_j, c, fd_v3_add(world->position[j], fd_round_pair_image_offset(world, i, j)));
+    if (shapes == FD_FN_SPHERES) {
+        PUT3(b->position_j, c, fd_v3_add(world->position[j], fd_round_pair_image_offset(world, i, j)));
+    } else {
+        PUT3(b->position_j, c, world->position[j]); /* a wall's pair has no image */
+        PUT3(b->plane_normal, c, world->plane_normals[shapes == FD_FN_PLANE_I ? i : j]);
+    }
     PUT3(b->velocity_i, c, world->velocity[i]);
     PUT3(b->velocity_j, c, world->velocity[j]);
     PUT3(b->spin_i, c, world->angular_velocity[i]);
@@ -130,14 +140,14 @@ fd_pair_loads fd_fn_scatter(fd_world* world, const fd_fn_block* b, int c, const 
     return out;
 }
 
-bool fd_fn_single(fd_world* world, const fd_fn_lane_law* law, fd_fn_block* block, int i, int j, int32_t slot,
-                  fd_pair_loads* out)
+bool fd_fn_single(fd_world* world, const fd_fn_lane_law* law, fd_fn_block* block, int shapes, int i, int j,
+                  int32_t slot, fd_pair_loads* out)
 {
-    if (!fd_fn_gather(world, block, 0, i, j, slot, law)) {
+    if (!fd_fn_gather(world, block, 0, shapes, i, j, slot, law)) {
         return false;
     }
     block->count = 1;
-    fd_fn_block_run(block, law);
+    fd_fn_block_run(block, law, (fd_fn_shapes)shapes);
     if (block->fallback[0] != 0.0) {
         return false;
     }

@@ -61,7 +61,9 @@ void fd_penalty_free(fd_penalty* penalty)
         for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {
             free(th->block[b]);
         }
-        free(th->fn_block);
+        for (int s = 0; s < 3; ++s) {
+            free(th->fn_block[s]);
+        }
         free(th->fn_single);
     }
     free(penalty->threads);
@@ -102,6 +104,9 @@ fd_status fd_penalty_prepare(fd_world* world, double skin)
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
     }
     p->fn_lane_law_count = 0;
+    /* LAMMPS's wall conventions (world.lammps_arms) put a plane's contact
+     * elsewhere (contact_details.c): those pairs keep the registry path. */
+    p->fn_planes = !world->def.lammps_arms;
     for (int l = 0; l < world->law_count; ++l) {
         fn_index[l] = fd_fn_lane_law_of(&world->laws[l], l, world->def.time_step, &fn_laws[p->fn_lane_law_count])
                           ? p->fn_lane_law_count++
@@ -184,13 +189,16 @@ static fd_status reserve_threads(fd_world* world, int threads)
             }
             blocks = blocks && th->block[b] != NULL;
         }
-        if (th->fn_block == NULL) {
-            th->fn_block = aligned_alloc(64, (sizeof(fd_fn_block) + 63) / 64 * 64);
+        for (int s = 0; s < 3; ++s) {
+            if (th->fn_block[s] == NULL) {
+                th->fn_block[s] = aligned_alloc(64, (sizeof(fd_fn_block) + 63) / 64 * 64);
+            }
+            blocks = blocks && th->fn_block[s] != NULL;
         }
         if (th->fn_single == NULL) {
             th->fn_single = aligned_alloc(64, (sizeof(fd_fn_block) + 63) / 64 * 64);
         }
-        blocks = blocks && th->fn_block != NULL && th->fn_single != NULL;
+        blocks = blocks && th->fn_single != NULL;
         if (!blocks) {
             return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the contact pass");
         }
@@ -504,7 +512,7 @@ size_t fd_penalty_memory(const fd_world* world)
         bytes += (size_t)th->touching_capacity * sizeof(fd_touch) + (size_t)th->slot_capacity * sizeof(fd_generic_slot) +
                  (size_t)th->remote_capacity * sizeof(fd_remote_load) + (size_t)th->ended_capacity * sizeof(int32_t) +
                  (size_t)th->new_slot_capacity * sizeof(int32_t) + FD_BLOCKS_PER_CHUNK * sizeof(fd_sphere_block) +
-                 2 * sizeof(fd_fn_block) +
+                 4 * sizeof(fd_fn_block) +
                  (size_t)th->book_group_capacity * sizeof(fd_book_group);
     }
     return bytes;

@@ -34,7 +34,7 @@ static __attribute__((noinline)) void begin_contact(fd_world* world, fd_neighbor
         fd_pair_constants(world, &world->laws[list->law[e]], i, j,
                           pool->constants + (size_t)slot * (size_t)constant_stride);
     } else if (fd_fn_lane_pair(world, list, e)) {
-        fd_fn_pair_constants(world, &world->laws[list->law[e]], i, j,
+        fd_fn_pair_constants(world, &world->laws[list->law[e]], list->kind[e] - FD_PAIR_GENERIC_SPHERES, i, j,
                              pool->constants + (size_t)slot * (size_t)constant_stride);
     }
     memset(fd_springs_before(pool, slot, stride), 0, (size_t)stride * sizeof(double));
@@ -357,9 +357,10 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             th->block[b]->count = 0;
             block_law[b] = -1;
         }
-        fd_fn_block* fn_block = th->fn_block;
-        fn_block->count = 0;
-        int fn_block_law = -1;
+        int fn_block_law[3] = {-1, -1, -1}; /* per pairing (fd_fn_shapes) */
+        for (int f = 0; f < 3; ++f) {
+            th->fn_block[f]->count = 0;
+        }
         for (int s = 0; s < chunk; ++s) {
             int64_t k = top - s;
             const fd_touch touch = th->touching[k];
@@ -458,10 +459,12 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 /* Fang & Negrut's sphere lanes take a plain pass's contacts
                  * of one lane law, a chunk at a time (fn_lanes.c). */
                 int fn = fd_fn_lane_law_of_entry(p, list, e, is_new);
-                if (fn >= 0 && !record && !ledger && (fn_block_law < 0 || fn_block_law == fn) &&
-                    fd_fn_gather(world, fn_block, fn_block->count, i, j, slot, &p->fn_lane_laws[fn])) {
-                    fn_block_law = fn;
-                    slot_fn[s] = fn_block->count++;
+                int shapes = kind - FD_PAIR_GENERIC_SPHERES;
+                fd_fn_block* fn_block = th->fn_block[shapes < 3 ? shapes : 0];
+                if (fn >= 0 && !record && !ledger && (fn_block_law[shapes] < 0 || fn_block_law[shapes] == fn) &&
+                    fd_fn_gather(world, fn_block, fn_block->count, shapes, i, j, slot, &p->fn_lane_laws[fn])) {
+                    fn_block_law[shapes] = fn;
+                    slot_fn[s] = shapes * FD_FN_BLOCK + fn_block->count++;
                     continue;
                 }
                 /* A round pair of a registry law: its geometry now, from the centres. */
@@ -476,7 +479,8 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                  * springs from the lane all the same, so that the motion
                  * does not depend on what is written when. */
                 fd_pair_loads lane_loads;
-                if (fn >= 0 && fd_fn_single(world, &p->fn_lane_laws[fn], th->fn_single, i, j, slot, &lane_loads)) {
+                if (fn >= 0 &&
+                    fd_fn_single(world, &p->fn_lane_laws[fn], th->fn_single, shapes, i, j, slot, &lane_loads)) {
                     slot_loads[s] = lane_loads;
                 }
             }
@@ -495,26 +499,31 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 fd_sphere_block_run(block, law);
             }
         }
-        if (fn_block->count > 0) {
-            fd_fn_block_run(fn_block, &p->fn_lane_laws[fn_block_law]);
-            for (int s = 0; s < chunk; ++s) {
-                int c = slot_fn[s];
-                if (c < 0) {
-                    continue;
-                }
-                int32_t slot = slot_contact[s];
-                if (fn_block->fallback[c] == 0.0) {
-                    slot_loads[s] = fd_fn_scatter(world, fn_block, c, &p->fn_lane_laws[fn_block_law], slot);
-                    continue;
-                }
-                /* What the lanes leave to the registry (fang_negrut_lane.h). */
-                int32_t e = th->touching[top - s].entry;
-                int i = slot_i[s], j = slot_j[s];
-                fd_generic_slot geometry;
-                fd_vec3 offset = fd_round_pair_geometry(world, i, j, list->kind[e] - FD_PAIR_GENERIC_SPHERES, &geometry);
-                slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, &geometry, offset.x, offset.y, offset.z,
-                                                false, false, false, th->first_contact + top - s, slot_books[s]);
+        bool fn_lanes = false;
+        for (int f = 0; f < 3; ++f) {
+            if (th->fn_block[f]->count > 0) {
+                fd_fn_block_run(th->fn_block[f], &p->fn_lane_laws[fn_block_law[f]], (fd_fn_shapes)f);
+                fn_lanes = true;
             }
+        }
+        for (int s = 0; s < chunk && fn_lanes; ++s) {
+            if (slot_fn[s] < 0) {
+                continue;
+            }
+            int f = slot_fn[s] / FD_FN_BLOCK, c = slot_fn[s] % FD_FN_BLOCK;
+            const fd_fn_block* fn_block = th->fn_block[f];
+            int32_t slot = slot_contact[s];
+            if (fn_block->fallback[c] == 0.0) {
+                slot_loads[s] = fd_fn_scatter(world, fn_block, c, &p->fn_lane_laws[fn_block_law[f]], slot);
+                continue;
+            }
+            /* What the lanes leave to the registry (fang_negrut_lane.h). */
+            int32_t e = th->touching[top - s].entry;
+            int i = slot_i[s], j = slot_j[s];
+            fd_generic_slot geometry;
+            fd_vec3 offset = fd_round_pair_geometry(world, i, j, list->kind[e] - FD_PAIR_GENERIC_SPHERES, &geometry);
+            slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, &geometry, offset.x, offset.y, offset.z,
+                                            false, false, false, th->first_contact + top - s, slot_books[s]);
         }
         /* The chunk's loads onto the bodies, slot by slot. */
         for (int s = 0; s < chunk; ++s) {

@@ -189,7 +189,7 @@ typedef struct fd_penalty_thread {
      * contacts of one lane law, and one contact alone (another law's, or
      * the lane that a pass recording or keeping books takes after the
      * registry's path). */
-    struct fd_fn_block* fn_block;
+    struct fd_fn_block* fn_block[3]; /* per pairing: spheres, sphere-plane, plane-sphere */
     struct fd_fn_block* fn_single;
     fd_book_group* book_groups;   /* the ledger's step sums of its groups, in the order met (rows descending) */
     int64_t book_group_count, book_group_capacity;
@@ -221,6 +221,7 @@ typedef struct fd_penalty {
     int* fn_lane_index;           /* per law of the world: its Fang & Negrut lane law, or -1 */
     struct fd_fn_lane_law* fn_lane_laws;
     int fn_lane_law_count;
+    bool fn_planes;               /* sphere-plane pairs take the lanes too (not under LAMMPS's wall conventions) */
     fd_penalty_thread* threads;
     int thread_count;
     int64_t touching_count;       /* contacts after the last committed pass */

@@ -131,10 +131,15 @@ static inline double fd_pair_effective_mass(double mass_i, double mass_j)
  * inertia is not isotropic, which the lanes do not take); the lane's loads
  * and springs into the pass's buffers; and one contact through a lane
  * alone (false where it falls back: the caller's registry path stands). */
+static inline bool fd_fn_lane_kind(const fd_penalty* p, uint8_t kind)
+{
+    return kind == FD_PAIR_GENERIC_SPHERES + FD_PAIR_SPHERE_SPHERE ||
+           (p->fn_planes && (kind == FD_PAIR_GENERIC_SPHERES + FD_PAIR_SPHERE_PLANE ||
+                             kind == FD_PAIR_GENERIC_SPHERES + FD_PAIR_PLANE_SPHERE));
+}
 static inline int fd_fn_lane_law_of_entry(const fd_penalty* p, const fd_neighbor_list* list, int32_t e, bool is_new)
 {
-    if (is_new || !p->turns_ready || list->kind[e] != FD_PAIR_GENERIC_SPHERES + FD_PAIR_SPHERE_SPHERE ||
-        list->law[e] == FD_NO_LAW) {
+    if (is_new || !p->turns_ready || !fd_fn_lane_kind(p, list->kind[e]) || list->law[e] == FD_NO_LAW) {
         return -1;
     }
     return p->fn_lane_index[list->law[e]];
@@ -151,13 +156,13 @@ enum {
     FD_FN_PAIR_CONSTANTS = 7,
 };
 bool fd_fn_lane_pair(const fd_world* world, const fd_neighbor_list* list, int32_t e);
-void fd_fn_pair_constants(const fd_world* world, const fd_contact_law* law, int i, int j, double* out);
-bool fd_fn_gather(const fd_world* world, struct fd_fn_block* block, int c, int i, int j, int32_t slot,
+void fd_fn_pair_constants(const fd_world* world, const fd_contact_law* law, int shapes, int i, int j, double* out);
+bool fd_fn_gather(const fd_world* world, struct fd_fn_block* block, int c, int shapes, int i, int j, int32_t slot,
                   const struct fd_fn_lane_law* law);
 fd_pair_loads fd_fn_scatter(fd_world* world, const struct fd_fn_block* block, int c, const struct fd_fn_lane_law* law,
                             int32_t slot);
-bool fd_fn_single(fd_world* world, const struct fd_fn_lane_law* law, struct fd_fn_block* block, int i, int j,
-                  int32_t slot, fd_pair_loads* out);
+bool fd_fn_single(fd_world* world, const struct fd_fn_lane_law* law, struct fd_fn_block* block, int shapes, int i,
+                  int j, int32_t slot, fd_pair_loads* out);
 
 /* Stage 3 (law_pass.c) for one thread, in each of its four forms. */
 void fd_law_pass(fd_world* world, fd_neighbor_list* list, fd_penalty_thread* th, int end_row, bool record,
