@@ -50,15 +50,6 @@ bool fd_fn_lane_law_of(const fd_contact_law* law, int index, double time_step, f
 }
 
 #define B FD_FN_BLOCK
-#define LOAD(array, c) fd_v3((array)[0][c], (array)[1][c], (array)[2][c])
-#define LOAD_AT(array, at, c) fd_v3((array)[(at)][c], (array)[(at) + 1][c], (array)[(at) + 2][c])
-#define STORE_AT(array, at, c, v)                                                                                      \
-    do {                                                                                                               \
-        fd_vec3 value_ = (v);                                                                                          \
-        (array)[(at)][c] = value_.x;                                                                                   \
-        (array)[(at) + 1][c] = value_.y;                                                                               \
-        (array)[(at) + 2][c] = value_.z;                                                                               \
-    } while (0)
 #define LANE static inline __attribute__((always_inline))
 
 /* The matrix of a body's turn (fd_mat3_from_quat, as the registry path makes it). */
@@ -225,7 +216,7 @@ LANE void lane(fd_fn_block* restrict b, int c, const fd_fn_lane_law* law, bool h
     bool fallback = false;
     unsigned slip = 0u;
     /* round_pair.c, fd_round_pair_geometry. */
-    fd_vec3 position_i = LOAD(b->position_i, c), position_j = LOAD(b->position_j, c);
+    fd_vec3 position_i = FD_LANE_LOAD3(b->position_i, c), position_j = FD_LANE_LOAD3(b->position_j, c);
     fd_vec3 n, point_i, point_j;
     double penetration, curvature_i, curvature_j;
     if (shapes == FD_FN_SPHERES) {
@@ -245,7 +236,7 @@ LANE void lane(fd_fn_block* restrict b, int c, const fd_fn_lane_law* law, bool h
         double radius = plane_first ? b->radius_j[c] : b->radius_i[c];
         fd_vec3 centre = plane_first ? position_j : position_i;
         fd_vec3 plane = plane_first ? position_i : position_j;
-        fd_vec3 outward = LOAD(b->plane_normal, c);
+        fd_vec3 outward = FD_LANE_LOAD3(b->plane_normal, c);
         double height = fd_v3_dot(fd_v3_sub(centre, plane), outward);
         fd_vec3 sphere_point = fd_v3_mul_add(centre, -radius, outward);
         fd_vec3 plane_point = fd_v3_mul_add(centre, -height, outward);
@@ -261,8 +252,8 @@ LANE void lane(fd_fn_block* restrict b, int c, const fd_fn_lane_law* law, bool h
     /* contact_details.c, evaluate_generic: the midpoint, the arms, the overlap's rate. */
     fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(point_i, point_j));
     fd_vec3 arm_i = fd_v3_sub(point, position_i), arm_j = fd_v3_sub(point, position_j);
-    fd_vec3 velocity_i = fd_v3_add(LOAD(b->velocity_i, c), fd_v3_cross(LOAD(b->spin_i, c), arm_i));
-    fd_vec3 velocity_j = fd_v3_add(LOAD(b->velocity_j, c), fd_v3_cross(LOAD(b->spin_j, c), arm_j));
+    fd_vec3 velocity_i = fd_v3_add(FD_LANE_LOAD3(b->velocity_i, c), fd_v3_cross(FD_LANE_LOAD3(b->spin_i, c), arm_i));
+    fd_vec3 velocity_j = fd_v3_add(FD_LANE_LOAD3(b->velocity_j, c), fd_v3_cross(FD_LANE_LOAD3(b->spin_j, c), arm_j));
     double penetration_rate = fd_v3_dot(fd_v3_sub(velocity_j, velocity_i), n);
     /* normal.c, fd_normal_evaluate, hooke. */
     double overlap = fd_select(penetration > 0.0, penetration, 0.0);
@@ -284,7 +275,7 @@ LANE void lane(fd_fn_block* restrict b, int c, const fd_fn_lane_law* law, bool h
         .normal_force = fabs(normal_force),
     };
     /* fang_negrut.c, kinematics_step. */
-    fd_vec3 u0 = LOAD_AT(b->slide, FD_FN_H_U, c), w0 = LOAD_AT(b->slide, FD_FN_H_W, c);
+    fd_vec3 u0 = FD_LANE_LOAD3(b->slide + FD_FN_H_U, c), w0 = FD_LANE_LOAD3(b->slide + FD_FN_H_W, c);
     fd_mat3 turn_i = turn_matrix(b->turn_i, c), turn_j = turn_matrix(b->turn_j, c);
     fd_vec3 u_i = continued_frame(n, turned(&turn_i, u0), turned(&turn_i, w0), &fallback);
     fd_vec3 u_j = continued_frame(n, turned(&turn_j, u0), turned(&turn_j, w0), &fallback);
@@ -292,8 +283,8 @@ LANE void lane(fd_fn_block* restrict b, int c, const fd_fn_lane_law* law, bool h
     k.w = fd_v3_cross(n, u_i);
     fd_vec3 w_j = fd_v3_cross(n, u_j);
     double psi = small_atan2(fd_v3_dot(n, fd_v3_cross(u_j, u_i)), fd_v3_dot(u_j, u_i), &fallback);
-    fd_vec3 painted_i = fd_v3_add(position_i, turned(&turn_i, LOAD_AT(b->slide, FD_FN_H_ARM_I, c)));
-    fd_vec3 painted_j = fd_v3_add(position_j, turned(&turn_j, LOAD_AT(b->slide, FD_FN_H_ARM_J, c)));
+    fd_vec3 painted_i = fd_v3_add(position_i, turned(&turn_i, FD_LANE_LOAD3(b->slide + FD_FN_H_ARM_I, c)));
+    fd_vec3 painted_j = fd_v3_add(position_j, turned(&turn_j, FD_LANE_LOAD3(b->slide + FD_FN_H_ARM_J, c)));
     fd_vec3 path_i = normalized(fd_v3_reject(fd_v3_sub(point, painted_i), n));
     fd_vec3 path_j = normalized(fd_v3_reject(fd_v3_sub(point, painted_j), n));
     fd_vec3 along_i = path_i;
@@ -377,16 +368,16 @@ LANE void lane(fd_fn_block* restrict b, int c, const fd_fn_lane_law* law, bool h
     }
 
     /* kinematics_store. */
-    STORE_AT(b->slide, FD_FN_H_ARM_I, c, fd_v3_sub(point, position_i));
-    STORE_AT(b->slide, FD_FN_H_ARM_J, c, fd_v3_sub(point, position_j));
-    STORE_AT(b->slide, FD_FN_H_U, c, k.u);
-    STORE_AT(b->slide, FD_FN_H_W, c, k.w);
+    FD_LANE_STORE3(b->slide + FD_FN_H_ARM_I, c, fd_v3_sub(point, position_i));
+    FD_LANE_STORE3(b->slide + FD_FN_H_ARM_J, c, fd_v3_sub(point, position_j));
+    FD_LANE_STORE3(b->slide + FD_FN_H_U, c, k.u);
+    FD_LANE_STORE3(b->slide + FD_FN_H_W, c, k.w);
 
     /* evaluate_generic: the force on i and the torques about both centres. */
     fd_vec3 force = fd_v3_add(fd_v3_scale(normal_force, n), slide_force);
-    STORE_AT(b->force, 0, c, force);
-    STORE_AT(b->torque_i, 0, c, fd_v3_add(fd_v3_cross(arm_i, force), fd_v3_add(roll_i, spin_i)));
-    STORE_AT(b->torque_j, 0, c, fd_v3_add(fd_v3_cross(arm_j, fd_v3_neg(force)), fd_v3_add(roll_j, spin_j)));
+    FD_LANE_STORE3(b->force, c, force);
+    FD_LANE_STORE3(b->torque_i, c, fd_v3_add(fd_v3_cross(arm_i, force), fd_v3_add(roll_i, spin_i)));
+    FD_LANE_STORE3(b->torque_j, c, fd_v3_add(fd_v3_cross(arm_j, fd_v3_neg(force)), fd_v3_add(roll_j, spin_j)));
     b->slip[c] = (double)slip;
     b->fallback[c] = fd_select(fallback, 1.0, 0.0);
 }

@@ -55,6 +55,17 @@ static inline fd_vec3 fd_v3_normalize(fd_vec3 a)
     double length = fd_v3_length(a);
     return length > 0.0 ? fd_v3_scale(1.0 / length, a) : a;
 }
+/* A vector in lane c of arrays per component (array[3][lanes], or a pointer
+ * to its first row): the block kernels' loads and stores. */
+#define FD_LANE_LOAD3(array, c) fd_v3((array)[0][c], (array)[1][c], (array)[2][c])
+#define FD_LANE_STORE3(array, c, v)                                                                                    \
+    do {                                                                                                               \
+        fd_vec3 lane_value_ = (v);                                                                                     \
+        (array)[0][c] = lane_value_.x;                                                                                 \
+        (array)[1][c] = lane_value_.y;                                                                                 \
+        (array)[2][c] = lane_value_.z;                                                                                 \
+    } while (0)
+
 static inline fd_vec3 fd_v3_select(bool c, fd_vec3 a, fd_vec3 b)
 {
     return (fd_vec3){fd_select(c, a.x, b.x), fd_select(c, a.y, b.y), fd_select(c, a.z, b.z)};

@@ -49,14 +49,6 @@ void fd_fn_pair_constants(const fd_world* world, const fd_contact_law* law, int 
     out[FD_FN_PAIR_INERTIA + 1] = isotropic(inertia_j) ? inertia_j.x : NAN;
 }
 
-#define PUT3(array, c, v)                                                                                              \
-    do {                                                                                                               \
-        fd_vec3 value_ = (v);                                                                                          \
-        (array)[0][c] = value_.x;                                                                                      \
-        (array)[1][c] = value_.y;                                                                                      \
-        (array)[2][c] = value_.z;                                                                                      \
-    } while (0)
-
 static void put_turn(double (*turn)[FD_FN_BLOCK], int c, fd_quat q)
 {
     turn[0][c] = q.w;
@@ -74,17 +66,17 @@ bool fd_fn_gather(const fd_world* world, fd_fn_block* b, int c, int shapes, int 
     if (isnan(inertia_i) || isnan(inertia_j)) {
         return false; /* a body whose moments differ: the registry path */
     }
-    PUT3(b->position_i, c, world->position[i]);
+    FD_LANE_STORE3(b->position_i, c, world->position[i]);
     if (shapes == FD_FN_SPHERES) {
-        PUT3(b->position_j, c, fd_v3_add(world->position[j], fd_round_pair_image_offset(world, i, j)));
+        FD_LANE_STORE3(b->position_j, c, fd_v3_add(world->position[j], fd_round_pair_image_offset(world, i, j)));
     } else {
-        PUT3(b->position_j, c, world->position[j]); /* a wall's pair has no image */
-        PUT3(b->plane_normal, c, world->plane_normals[shapes == FD_FN_PLANE_I ? i : j]);
+        FD_LANE_STORE3(b->position_j, c, world->position[j]); /* a wall's pair has no image */
+        FD_LANE_STORE3(b->plane_normal, c, world->plane_normals[shapes == FD_FN_PLANE_I ? i : j]);
     }
-    PUT3(b->velocity_i, c, world->velocity[i]);
-    PUT3(b->velocity_j, c, world->velocity[j]);
-    PUT3(b->spin_i, c, world->angular_velocity[i]);
-    PUT3(b->spin_j, c, world->angular_velocity[j]);
+    FD_LANE_STORE3(b->velocity_i, c, world->velocity[i]);
+    FD_LANE_STORE3(b->velocity_j, c, world->velocity[j]);
+    FD_LANE_STORE3(b->spin_i, c, world->angular_velocity[i]);
+    FD_LANE_STORE3(b->spin_j, c, world->angular_velocity[j]);
     put_turn(b->turn_i, c, p->body_turns[i]);
     put_turn(b->turn_j, c, p->body_turns[j]);
     b->radius_i[c] = constants[FD_FN_PAIR_RADIUS];

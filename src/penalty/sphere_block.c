@@ -76,15 +76,6 @@ bool fd_block_law_of(const fd_contact_law* law, int index, double time_step, fd_
     return true;
 }
 
-#define LOAD(array, c) fd_v3((array)[0][c], (array)[1][c], (array)[2][c])
-#define STORE(array, c, v)                                                                                             \
-    do {                                                                                                               \
-        fd_vec3 value_ = (v);                                                                                          \
-        (array)[0][c] = value_.x;                                                                                      \
-        (array)[1][c] = value_.y;                                                                                      \
-        (array)[2][c] = value_.z;                                                                                      \
-    } while (0)
-
 /* What a run keeps beyond the loads: nothing, the books (the ledger), or
  * the books and everything a record shows. */
 enum { KEEP_LOADS = 0, KEEP_BOOKS = 1, KEEP_ALL = 2 };
@@ -107,7 +98,7 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
      * coefficients differ (a loop of its own: the others pay nothing). */
     unsigned slipped = two_coefficients ? (unsigned)b->was_slipping[c] : 0u;
     double dt = law->time_step, advance = law->spring_time_step;
-    fd_vec3 d = LOAD(b->separation, c);
+    fd_vec3 d = FD_LANE_LOAD3(b->separation, c);
     double distance = sqrt(fd_v3_dot(d, d));
     /* Coincident centres: +z, deterministically (narrowphase.c). */
     fd_vec3 n = fd_v3_select(distance > 0.0, fd_v3_scale(1.0 / distance, d), fd_v3(0.0, 0.0, 1.0));
@@ -118,8 +109,8 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
     double a_i = radius_i - 0.5 * overlap, a_j = radius_j - 0.5 * overlap;
     /* The sliding velocity's arms: the same point, or LAMMPS's full radii. */
     double arm_i = fd_select(law->lammps_arms, radius_i, a_i), arm_j = fd_select(law->lammps_arms, radius_j, a_j);
-    fd_vec3 omega_i = LOAD(b->spin_i, c), omega_j = LOAD(b->spin_j, c);
-    fd_vec3 relative = fd_v3_sub(fd_v3_sub(LOAD(b->velocity_i, c), LOAD(b->velocity_j, c)),
+    fd_vec3 omega_i = FD_LANE_LOAD3(b->spin_i, c), omega_j = FD_LANE_LOAD3(b->spin_j, c);
+    fd_vec3 relative = fd_v3_sub(fd_v3_sub(FD_LANE_LOAD3(b->velocity_i, c), FD_LANE_LOAD3(b->velocity_j, c)),
                                  fd_v3_cross(fd_v3_add(fd_v3_scale(arm_i, omega_i), fd_v3_scale(arm_j, omega_j)), n));
     /* hooke (normal.c): the overlap grows when j's surface moves towards i's. */
     double normal_velocity = fd_v3_dot(relative, n);
@@ -136,13 +127,13 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
     if (slide != FD_KIND_NONE) {
         double limit = fd_static_kinetic((slipped & FD_ENTRY_SLIP_SLIDE) != 0, law->mu_s, law->mu_k) * critical;
         fd_vec3 tangential = fd_v3_mul_add(relative, -normal_velocity, n);
-        fd_vec3 xi = fd_sds_into_plane(LOAD(b->spring, c), n);
+        fd_vec3 xi = fd_sds_into_plane(FD_LANE_LOAD3(b->spring, c), n);
         fd_sds_vector_step s =
             slide == FD_KIND_SLIDE_DSDS
                 ? fd_dsds_vector_step(law->k_t, law->inverse_k_t, law->gamma_t, limit, dt, advance, xi, tangential)
                 : fd_csds_vector_step(law->k_t, law->gamma_t, law->inverse_gamma_t, limit, dt, advance, xi, tangential);
         slide_force = s.force;
-        STORE(b->spring_after, c, s.spring);
+        FD_LANE_STORE3(b->spring_after, c, s.spring);
         slip += fd_select(s.slipping, (double)FD_ENTRY_SLIP_SLIDE, 0.0);
         if (keep != KEEP_LOADS) {
             keep_books(b, c, FD_MECHANISM_SLIDE, &s);
@@ -160,7 +151,7 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
             fd_vec3 velocity = fd_v3_scale(radius, fd_v3_cross(relative_spin, n));
             double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * advance;
             b->wide_turn[c] = fd_select(fd_small_turn(twist), 0.0, 1.0);
-            fd_vec3 xi = fd_roll_spring_carried_with(LOAD(b->roll_spring, c), LOAD(b->roll_normal, c), n,
+            fd_vec3 xi = fd_roll_spring_carried_with(FD_LANE_LOAD3(b->roll_spring, c), FD_LANE_LOAD3(b->roll_normal, c), n,
                                                      law->lammps_transport, twist, fd_small_turn_cos(twist),
                                                      fd_small_turn_sin(twist), law->k_roll, limit);
             fd_sds_vector_step s =
@@ -168,7 +159,7 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
                     ? fd_dsds_vector_step(law->k_roll, law->inverse_k_roll, law->gamma_roll, limit, dt, advance, xi, velocity)
                     : fd_csds_vector_step(law->k_roll, law->gamma_roll, law->inverse_gamma_roll, limit, dt, advance, xi,
                                           velocity);
-            STORE(b->roll_spring_after, c, s.spring);
+            FD_LANE_STORE3(b->roll_spring_after, c, s.spring);
             roll_torque = fd_v3_scale(radius, fd_v3_cross(n, s.force));
             slip += fd_select(s.slipping, (double)FD_ENTRY_SLIP_ROLL, 0.0);
             if (keep != KEEP_LOADS) {
@@ -203,22 +194,22 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
         }
     }
     b->slip[c] = slip;
-    STORE(b->normal, c, n);
+    FD_LANE_STORE3(b->normal, c, n);
     fd_vec3 force = fd_v3_mul_add(slide_force, normal_force, n);
-    STORE(b->force, c, force);
+    FD_LANE_STORE3(b->force, c, force);
     /* arm_i = -a_i n, arm_j = +a_j n: arm x F = -a n x F_t on both bodies. */
     fd_vec3 roll_spin = fd_v3_mul_add(roll_torque, spin_torque, n);
     fd_vec3 turn = fd_v3_cross(n, slide_force);
     double torque_arm_i = fd_select(law->legacy_torque, radius_i, a_i);
     double torque_arm_j = fd_select(law->legacy_torque, radius_j, a_j);
-    STORE(b->torque_i, c, fd_v3_sub(roll_spin, fd_v3_scale(torque_arm_i, turn)));
-    STORE(b->torque_j, c, fd_v3_neg(fd_v3_add(roll_spin, fd_v3_scale(torque_arm_j, turn))));
+    FD_LANE_STORE3(b->torque_i, c, fd_v3_sub(roll_spin, fd_v3_scale(torque_arm_i, turn)));
+    FD_LANE_STORE3(b->torque_j, c, fd_v3_neg(fd_v3_add(roll_spin, fd_v3_scale(torque_arm_j, turn))));
     if (keep == KEEP_ALL) {
         b->normal_force[c] = normal_force;
         b->elastic_force[c] = elastic;
         b->damping_force[c] = damping;
-        STORE(b->slide_force, c, slide_force);
-        STORE(b->roll_torque, c, roll_torque);
+        FD_LANE_STORE3(b->slide_force, c, slide_force);
+        FD_LANE_STORE3(b->roll_torque, c, roll_torque);
         b->twist_torque[c] = spin_torque;
     }
     if (keep != KEEP_LOADS) {
