@@ -34,6 +34,7 @@ static fd_submodel_def model_def(const char* model, const char* const* names, co
 
 typedef struct lane_case {
     const char* name;
+    const char* normal;           /* hooke or hertz */
     int normal_count;
     const char* normal_names[3];
     double normal_values[3];
@@ -49,31 +50,51 @@ typedef struct lane_case {
 } lane_case;
 
 static const lane_case cases[] = {
-    {"the benchmark's law: K_D, D_R given, the spin derived",
+    {"the benchmark's law: K_D, D_R given, the spin derived", "hooke",
      2, {"k_n", "restitution"}, {1e4, 0.3},
      5, {"mu_s", "mu_k", "K_E", "K_D", "cap_total"}, {0.5, 0.4, 1e4, 1.0, 1.0},
      2, {"eta_r", "D_R"}, {0.3, 0.0},
      1, {"eta_psi"}, {0.006}},
-    {"every damper derived, rocking inertia",
+    {"every damper derived, rocking inertia", "hooke",
      2, {"k_n", "eta_n"}, {1e4, 2.0},
      3, {"mu_s", "mu_k", "K_E"}, {0.3, 0.2, 5e3},
      1, {"eta_r"}, {0.5},
      1, {"eta_psi"}, {0.01}},
-    {"the paper's dampers: uncapped, inertia about the centre, stiffnesses given",
+    {"the paper's dampers: uncapped, inertia about the centre, stiffnesses given", "hooke",
      3, {"k_n", "restitution", "limit_damping"}, {2e4, 0.5, 1.0},
      4, {"mu_s", "mu_k", "K_E", "cap_total"}, {0.6, 0.3, 2e4, 0.0},
      3, {"eta_r", "K_R", "rocking"}, {0.2, 1e-3, 0.0},
      4, {"eta_psi", "curvature", "K_psi", "D_psi"}, {0.01, 150.0, 2e-4, -1.0}},
-    {"slide alone, LAMMPS's dashpot that may pull",
+    {"slide alone, LAMMPS's dashpot that may pull", "hooke",
      3, {"k_n", "eta_n", "limit_damping"}, {1e4, 5.0, 0.0},
      4, {"mu_s", "mu_k", "K_E", "K_D"}, {0.4, 0.4, 1e4, 0.5},
      -1, {0}, {0},
      -1, {0}, {0}},
-    {"roll without spin, mass-scaled dashpot",
+    {"roll without spin, mass-scaled dashpot", "hooke",
      2, {"k_n", "eta_n_mass"}, {1e4, 300.0},
      3, {"mu_s", "mu_k", "K_E"}, {0.5, 0.35, 1e4},
      2, {"eta_r", "D_R"}, {0.3, 1e-4},
      -1, {0}, {0}},
+    {"hooke's viscoelastic dashpot", "hooke",
+     2, {"k_n", "eta_n_visco"}, {1e4, 3e3},
+     3, {"mu_s", "mu_k", "K_E"}, {0.5, 0.4, 1e4},
+     1, {"eta_r"}, {0.3},
+     1, {"eta_psi"}, {0.006}},
+    {"hertz with Tsuji's dashpot from the restitution", "hertz",
+     1, {"restitution"}, {0.5},
+     3, {"mu_s", "mu_k", "K_E"}, {0.5, 0.4, 1e4},
+     1, {"eta_r"}, {0.3},
+     1, {"eta_psi"}, {0.006}},
+    {"hertz with a plain dashpot that may pull", "hertz",
+     2, {"eta_n", "limit_damping"}, {3.0, 0.0},
+     3, {"mu_s", "mu_k", "K_E"}, {0.5, 0.4, 1e4},
+     2, {"eta_r", "D_R"}, {0.3, 0.0},
+     -1, {0}, {0}},
+    {"hertz with the viscoelastic dashpot", "hertz",
+     1, {"eta_n_visco"}, {2e3},
+     3, {"mu_s", "mu_k", "K_E"}, {0.5, 0.4, 1e4},
+     -1, {0}, {0},
+     1, {"eta_psi"}, {0.006}},
 };
 
 /* A small random rotation (a body's turn over a step). */
@@ -101,7 +122,7 @@ Test(fn_lane, every_lane_equals_the_registry_kernels_bit_for_bit)
         const lane_case* lc = &cases[k];
         fd_contact_law_def def;
         memset(&def, 0, sizeof def);
-        def.submodel[FD_MECHANISM_NORMAL] = model_def("hooke", lc->normal_names, lc->normal_values, lc->normal_count);
+        def.submodel[FD_MECHANISM_NORMAL] = model_def(lc->normal, lc->normal_names, lc->normal_values, lc->normal_count);
         def.submodel[FD_MECHANISM_SLIDE] = model_def("fang_negrut", lc->slide_names, lc->slide_values, lc->slide_count);
         if (lc->roll_count >= 0) {
             def.submodel[FD_MECHANISM_ROLL] = model_def("fang_negrut", lc->roll_names, lc->roll_values, lc->roll_count);
@@ -110,7 +131,7 @@ Test(fn_lane, every_lane_equals_the_registry_kernels_bit_for_bit)
             def.submodel[FD_MECHANISM_SPIN] = model_def("fang_negrut", lc->spin_names, lc->spin_values, lc->spin_count);
         }
         fd_contact_law law;
-        fd_material material = {"m", 2500.0, 0.0, 0.3};
+        fd_material material = {"m", 2500.0, 1e7, 0.3}; /* E for hertz: overlaps of 1e-4 m give forces of a few N */
         cr_assert_eq(fd_contact_law_resolve(&law, &def, &material, &material, 0, 0), FD_OK, "%s: %s", lc->name,
                      fd_last_error());
         fd_fn_lane_law lane_law;
@@ -174,14 +195,18 @@ Test(fn_lane, every_lane_equals_the_registry_kernels_bit_for_bit)
                         (b == 0 ? block.turn_i : block.turn_j)[a][c] = q[a];
                     }
                 }
-                /* The pair's dashpot as fd_fn_pair_constants forms it. */
+                /* The pair's constants as fd_fn_pair_constants forms them. */
                 double kappa_i = plane_i ? 0.0 : 1.0 / radius_i, kappa_j = plane_j ? 0.0 : 1.0 / radius_j;
                 const double ci[2] = {kappa_i, kappa_i}, cj[2] = {kappa_j, kappa_j};
                 const fd_vec3 none[2] = {{0, 0, 0}, {0, 0, 0}};
                 double effective_radius = fd_effective_radius(ci, none, cj, none);
                 double effective_mass = mass_i <= 0.0 ? mass_j : (mass_j <= 0.0 ? mass_i : mass_i * mass_j / (mass_i + mass_j));
-                block.dashpot[c] = fd_normal_dashpot_prefactor(&law, effective_mass, effective_radius) *
-                                   fd_normal_dashpot_factor(&law, effective_radius, 0.0);
+                block.dashpot[c] = fd_normal_dashpot_prefactor(&law, effective_mass, effective_radius);
+                block.effective_radius[c] = effective_radius;
+                block.hertz_constant[c] = strcmp(lc->normal, "hertz") == 0
+                                              ? 4.0 / 3.0 * law.derived[FD_MECHANISM_NORMAL][FD_NORMAL_DERIVED_MODULUS] *
+                                                    sqrt(effective_radius)
+                                              : 0.0;
                 /* The last step's springs: a frame in the old tangent plane,
                  * painted points near the old contact point, deflections that
                  * stick or slip (the largest exceed any cap). */

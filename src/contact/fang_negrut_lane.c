@@ -17,8 +17,7 @@ bool fd_fn_lane_law_of(const fd_contact_law* law, int index, double time_step, f
     const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
     const fd_submodel* roll = law->submodel[FD_MECHANISM_ROLL];
     const fd_submodel* spin = law->submodel[FD_MECHANISM_SPIN];
-    if (normal == NULL || normal->kind != FD_KIND_NORMAL_HOOKE ||
-        law->params[FD_MECHANISM_NORMAL][FD_HOOKE_ETA_N_VISCO] > 0.0 || slide == NULL ||
+    if (normal == NULL || (normal->kind != FD_KIND_NORMAL_HOOKE && normal->kind != FD_KIND_NORMAL_HERTZ) || slide == NULL ||
         slide->kind != FD_KIND_SLIDE_FANG_NEGRUT || (roll != NULL && roll->kind != FD_KIND_ROLL_FANG_NEGRUT) ||
         (spin != NULL && spin->kind != FD_KIND_SPIN_FANG_NEGRUT)) {
         return false;
@@ -31,6 +30,11 @@ bool fd_fn_lane_law_of(const fd_contact_law* law, int index, double time_step, f
         (spin != NULL && law->history_offset[FD_MECHANISM_SPIN] + FD_FN_SPIN_HISTORY > size)) {
         return false;
     }
+    const double* p = law->params[FD_MECHANISM_NORMAL];
+    bool hertz = normal->kind == FD_KIND_NORMAL_HERTZ;
+    /* fd_normal_dashpot_factor's cases, fixed by the law */
+    int factor = hertz ? (p[FD_HERTZ_ETA_N] > 0.0 || p[FD_HERTZ_ETA_N_MASS] > 0.0 ? 0 : (p[FD_HERTZ_ETA_N_VISCO] > 0.0 ? 1 : 2))
+                       : (p[FD_HOOKE_ETA_N_VISCO] > 0.0 ? 1 : 0);
     *out = (fd_fn_lane_law){
         .law = index,
         .slide_offset = law->history_offset[FD_MECHANISM_SLIDE],
@@ -39,8 +43,10 @@ bool fd_fn_lane_law_of(const fd_contact_law* law, int index, double time_step, f
         .history_size = law->history_size,
         .has_roll = roll != NULL,
         .has_spin = spin != NULL,
-        .clamp = law->params[FD_MECHANISM_NORMAL][FD_HOOKE_LIMIT_DAMPING] != 0.0,
-        .k_n = law->params[FD_MECHANISM_NORMAL][FD_HOOKE_STIFFNESS],
+        .clamp = p[hertz ? FD_HERTZ_LIMIT_DAMPING : FD_HOOKE_LIMIT_DAMPING] != 0.0,
+        .hertz = hertz,
+        .dashpot_factor = factor,
+        .k_n = hertz ? 0.0 : p[FD_HOOKE_STIFFNESS],
         .slide = law->params[FD_MECHANISM_SLIDE],
         .roll = law->params[FD_MECHANISM_ROLL],
         .spin = law->params[FD_MECHANISM_SPIN],
@@ -255,10 +261,16 @@ LANE void lane(fd_fn_block* restrict b, int c, const fd_fn_lane_law* law, bool h
     fd_vec3 velocity_i = fd_v3_add(FD_LANE_LOAD3(b->velocity_i, c), fd_v3_cross(FD_LANE_LOAD3(b->spin_i, c), arm_i));
     fd_vec3 velocity_j = fd_v3_add(FD_LANE_LOAD3(b->velocity_j, c), fd_v3_cross(FD_LANE_LOAD3(b->spin_j, c), arm_j));
     double penetration_rate = fd_v3_dot(fd_v3_sub(velocity_j, velocity_i), n);
-    /* normal.c, fd_normal_evaluate, hooke. */
+    /* normal.c, fd_normal_evaluate: hooke or hertz, the dashpot's prefactor
+     * times fd_normal_dashpot_factor. */
     double overlap = fd_select(penetration > 0.0, penetration, 0.0);
-    double elastic_force = law->k_n * overlap;
-    double damping_force = fd_select(overlap > 0.0, b->dashpot[c] * penetration_rate, 0.0);
+    /* (both forms and every factor are formed and one kept: a loop per
+     * form measured no faster at twice the code) */
+    double elastic_force = fd_select(law->hertz, b->hertz_constant[c] * overlap * sqrt(overlap), law->k_n * overlap);
+    double factor = fd_select(law->dashpot_factor == 0, 1.0,
+                              fd_select(law->dashpot_factor == 1, sqrt(b->effective_radius[c] * overlap),
+                                        sqrt(sqrt(overlap))));
+    double damping_force = fd_select(overlap > 0.0, b->dashpot[c] * factor * penetration_rate, 0.0);
     double total = elastic_force + damping_force;
     double normal_force = fd_select(law->clamp & !(total > 0.0), 0.0, total);
     /* friction.c: the limits scale with |N|. */

@@ -66,15 +66,17 @@ typedef enum fd_fn_shapes {
 } fd_fn_shapes;
 
 /* A law the lanes take (fd_fn_lane_law_of): slide fang_negrut, roll
- * fang_negrut or none, spin fang_negrut or none, normal hooke without the
- * viscoelastic dashpot (whose factor grows with the overlap). */
+ * fang_negrut or none, spin fang_negrut or none, normal hooke or hertz with
+ * any of their dashpots. */
 typedef struct fd_fn_lane_law {
     int law;                      /* index in the world's laws */
     int slide_offset, roll_offset, spin_offset; /* into the contact's history block */
     int history_size;             /* the law's doubles of it (fd_contact_law.history_size) */
     bool has_roll, has_spin;
-    bool clamp;                   /* hooke limit_damping: N >= 0 */
-    double k_n;                   /* N/m */
+    bool clamp;                   /* limit_damping: N >= 0 */
+    bool hertz;                   /* normal hertz (else hooke) */
+    int dashpot_factor;           /* normal.c fd_normal_dashpot_factor: 0 one, 1 sqrt(R_eff delta), 2 delta^(1/4) */
+    double k_n;                   /* hooke's N/m */
     const double* slide;          /* the slide, roll and spin parameters (FD_FN_SLIDE_*, ...) */
     const double* roll;
     const double* spin;
@@ -94,7 +96,9 @@ typedef struct fd_fn_block {
     double radius_i[FD_FN_BLOCK], radius_j[FD_FN_BLOCK];            /* m, a sphere's (a plane's is not read) */
     double mass_i[FD_FN_BLOCK], mass_j[FD_FN_BLOCK];               /* kg, 0 for a static body */
     double inertia_i[FD_FN_BLOCK], inertia_j[FD_FN_BLOCK];         /* kg m^2 about any axis */
-    double dashpot[FD_FN_BLOCK];                                   /* the pair's normal dashpot, N s/m */
+    double dashpot[FD_FN_BLOCK];                                   /* the pair's dashpot prefactor (fd_normal_dashpot_prefactor) */
+    double effective_radius[FD_FN_BLOCK];                          /* m (the viscoelastic dashpot's factor) */
+    double hertz_constant[FD_FN_BLOCK];                            /* hertz's K = 4/3 E* sqrt(R_eff), N/m^(3/2) */
     /* the history, read and written in place */
     double slide[FD_FN_SLIDE_HISTORY][FD_FN_BLOCK];
     double roll[FD_FN_ROLL_HISTORY][FD_FN_BLOCK];

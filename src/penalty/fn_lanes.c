@@ -36,8 +36,13 @@ void fd_fn_pair_constants(const fd_world* world, const fd_contact_law* law, int 
     const double curvature_i[2] = {kappa_i, kappa_i}, curvature_j[2] = {kappa_j, kappa_j};
     double effective_radius = fd_effective_radius(curvature_i, directions, curvature_j, directions);
     double mass_i = world->motion[i].mass, mass_j = world->motion[j].mass;
-    out[FD_FN_PAIR_DASHPOT] = fd_normal_dashpot_prefactor(law, fd_pair_effective_mass(mass_i, mass_j), effective_radius) *
-                              fd_normal_dashpot_factor(law, effective_radius, 0.0);
+    out[FD_FN_PAIR_DASHPOT] = fd_normal_dashpot_prefactor(law, fd_pair_effective_mass(mass_i, mass_j), effective_radius);
+    out[FD_FN_PAIR_EFFECTIVE_RADIUS] = effective_radius;
+    /* normal.c hertz_constant_of's operations */
+    out[FD_FN_PAIR_HERTZ] = law->submodel[FD_MECHANISM_NORMAL]->kind == FD_KIND_NORMAL_HERTZ
+                                ? 4.0 / 3.0 * law->derived[FD_MECHANISM_NORMAL][FD_NORMAL_DERIVED_MODULUS] *
+                                      sqrt(effective_radius)
+                                : 0.0;
     out[FD_FN_PAIR_RADIUS] = radius_i;
     out[FD_FN_PAIR_RADIUS + 1] = radius_j;
     out[FD_FN_PAIR_MASS] = mass_i;
@@ -86,6 +91,8 @@ bool fd_fn_gather(const fd_world* world, fd_fn_block* b, int c, int shapes, int 
     b->inertia_i[c] = inertia_i;
     b->inertia_j[c] = inertia_j;
     b->dashpot[c] = constants[FD_FN_PAIR_DASHPOT];
+    b->effective_radius[c] = constants[FD_FN_PAIR_EFFECTIVE_RADIUS];
+    b->hertz_constant[c] = constants[FD_FN_PAIR_HERTZ];
     const double* history = fd_springs_before(&p->pool, slot, world->history_stride);
     for (int k = 0; k < FD_FN_SLIDE_HISTORY; ++k) {
         b->slide[k][c] = history[law->slide_offset + k];

@@ -149,11 +149,13 @@ static inline int fd_fn_lane_law_of_entry(const fd_penalty* p, const fd_neighbor
  * from its first step on (law_pass.c begin_contact, snapshot.c): read in
  * slot order, where the bodies' would be read at random. */
 enum {
-    FD_FN_PAIR_DASHPOT = 0,       /* the normal dashpot, N s/m */
+    FD_FN_PAIR_DASHPOT = 0,       /* the normal dashpot's prefactor (fd_normal_dashpot_prefactor) */
     FD_FN_PAIR_RADIUS = 1,        /* + 0, 1: the radii, m */
     FD_FN_PAIR_MASS = 3,          /* + 0, 1: the masses, kg (0: static) */
     FD_FN_PAIR_INERTIA = 5,       /* + 0, 1: the moments of inertia, kg m^2 (NaN: not isotropic) */
-    FD_FN_PAIR_CONSTANTS = 7,
+    FD_FN_PAIR_EFFECTIVE_RADIUS = 7, /* m */
+    FD_FN_PAIR_HERTZ = 8,         /* hertz's K = 4/3 E* sqrt(R_eff) (0 for hooke) */
+    FD_FN_PAIR_CONSTANTS = 9,
 };
 bool fd_fn_lane_pair(const fd_world* world, const fd_neighbor_list* list, int32_t e);
 void fd_fn_pair_constants(const fd_world* world, const fd_contact_law* law, int shapes, int i, int j, double* out);
