@@ -4,9 +4,9 @@
  *
  * fd_fn_block_run evaluates FD_FN_BLOCK contacts of one law and one pairing
  * (fd_fn_shapes) from arrays per field: the geometry from the centres and
- * the plane (as round_pair.c),
- * the hooke normal force (normal.c), the tracked points, slide, roll and
- * spin loads of fang_negrut.c and the torques on both bodies (as
+ * the plane (as round_pair.c), the hooke or hertz normal force with its
+ * dashpot (normal.c), the tracked points, slide, roll and spin loads of
+ * fang_negrut.c and the torques on both bodies (as
  * penalty/contact_details.c assembles them), with the same operations in
  * the same order, so a lane's results are those bits whatever its block,
  * thread count or instruction set (no contraction into fused multiply-adds;
