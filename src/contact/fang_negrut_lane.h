@@ -63,6 +63,7 @@ typedef enum fd_fn_shapes {
     FD_FN_SPHERES = 0,            /* two spheres */
     FD_FN_PLANE_J = 1,            /* body i a sphere, body j a plane */
     FD_FN_PLANE_I = 2,            /* body i a plane, body j a sphere */
+    FD_FN_PAIRINGS = 3,
 } fd_fn_shapes;
 
 /* A law the lanes take (fd_fn_lane_law_of): slide fang_negrut, roll

@@ -90,6 +90,13 @@ enum { FD_HERTZ_RESTITUTION = 0, FD_HERTZ_ETA_N = 1, FD_HERTZ_ETA_N_MASS = 2, FD
        FD_HERTZ_TSUJI = 4, FD_HERTZ_LIMIT_DAMPING = 5, FD_HERTZ_COEFF_RESTITUTION = 6,
        FD_HERTZ_TSUJI_SQRT2 = 7 };
 enum { FD_NORMAL_DERIVED_GAMMA = 0, FD_NORMAL_DERIVED_MODULUS = 1 };
+/* Hertz's K of F = K delta^(3/2), Johnson Eq. (4.23): K = 4/3 E* sqrt(R_eff),
+ * from hertz's derived constants (N/m^(3/2)); normal.c's force and dashpot,
+ * the sphere kernels' and the Fang & Negrut lanes' pair constants. */
+static inline double fd_hertz_constant(const double* derived, double effective_radius)
+{
+    return 4.0 / 3.0 * derived[FD_NORMAL_DERIVED_MODULUS] * sqrt(effective_radius);
+}
 /* Hertz's effective modulus of two materials, Johnson, Contact Mechanics,
  * Eq. (4.22): 1/E* = (1 - nu_a^2)/E_a + (1 - nu_b^2)/E_b (LAMMPS's
  * mix_stiffnessE). */

@@ -274,12 +274,6 @@ static fd_status resolve_hertz(const double* params, const fd_material* a, const
 
 /* ---------------------------------------------------------------- kernels */
 
-static double hertz_constant_of(const double* derived, double effective_radius)
-{
-    /* Johnson Eq. (4.23): F = K delta^(3/2), K = 4/3 E* sqrt(R). */
-    return 4.0 / 3.0 * derived[FD_NORMAL_DERIVED_MODULUS] * sqrt(effective_radius);
-}
-
 /* A LAMMPS dashpot's prefactor, the same for hooke and hertz: eta_n
  * (damping velocity), eta_n_mass m (mass_velocity) or eta_n_visco m
  * (viscoelastic, times a per contact); -1 when the law has none of them. */
@@ -304,7 +298,7 @@ double fd_normal_dashpot_prefactor(const fd_contact_law* law, double effective_m
         /* Otherwise Tsuji et al. (1992): gamma sqrt(m K), times delta^(1/4) per contact. */
         return lammps >= 0.0 ? lammps
                              : derived[FD_NORMAL_DERIVED_GAMMA] *
-                                   sqrt(effective_mass * hertz_constant_of(derived, effective_radius));
+                                   sqrt(effective_mass * fd_hertz_constant(derived, effective_radius));
     }
     double lammps = lammps_dashpot_prefactor(p[FD_HOOKE_ETA_N], p[FD_HOOKE_ETA_N_MASS], p[FD_HOOKE_ETA_N_VISCO],
                                              effective_mass);
@@ -361,7 +355,7 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
     case FD_KIND_NORMAL_HERTZ: {
         double overlap = delta > 0.0 ? delta : 0.0;
         /* Johnson Eq. (4.23): F = 4/3 E* sqrt(R) delta^(3/2); stored energy 2/5 K delta^(5/2). */
-        double hertz_constant = hertz_constant_of(derived, input->geometry->effective_radius);
+        double hertz_constant = fd_hertz_constant(derived, input->geometry->effective_radius);
         double root_overlap = sqrt(overlap);
         result.elastic_force = hertz_constant * overlap * root_overlap;
         result.damping_force = overlap > 0.0 ? normal_dashpot(law, input, overlap) * input->penetration_rate : 0.0;

@@ -241,10 +241,7 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
     evaluate_generic(world, law, i, j, geometry, offset, is_new, was_slipping, history, columns, step_books, !ledger && !record,
                      &flags, &loads, &out.torque_i, &out.torque_j);
     out.force = loads.force_on_i;
-    out.slip = 0;
-    for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
-        out.slip |= (flags & (1u << m)) ? (unsigned)FD_ENTRY_SLIP_SLIDE << (m - 1) : 0u;
-    }
+    out.slip = fd_entry_slip_of_flags(flags);
     if (ledger) {
         fd_book_slot(&world->penalty.pool, slot, step_books, 0xfu);
         memcpy(step_books_out, step_books, sizeof step_books);

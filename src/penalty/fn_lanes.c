@@ -14,12 +14,6 @@
 #include "penalty/round_pair.h"
 #include "world/world_internal.h"
 
-bool fd_fn_lane_pair(const fd_world* world, const fd_neighbor_list* list, int32_t e)
-{
-    return fd_fn_lane_kind(&world->penalty, list->kind[e]) && list->law[e] != FD_NO_LAW &&
-           world->penalty.fn_lane_index[list->law[e]] >= 0;
-}
-
 static bool isotropic(fd_vec3 inertia) { return inertia.x == inertia.y && inertia.y == inertia.z; }
 
 void fd_fn_pair_constants(const fd_world* world, const fd_contact_law* law, int shapes, int i, int j, double* out)
@@ -38,10 +32,8 @@ void fd_fn_pair_constants(const fd_world* world, const fd_contact_law* law, int 
     double mass_i = world->motion[i].mass, mass_j = world->motion[j].mass;
     out[FD_FN_PAIR_DASHPOT] = fd_normal_dashpot_prefactor(law, fd_pair_effective_mass(mass_i, mass_j), effective_radius);
     out[FD_FN_PAIR_EFFECTIVE_RADIUS] = effective_radius;
-    /* normal.c hertz_constant_of's operations */
     out[FD_FN_PAIR_HERTZ] = law->submodel[FD_MECHANISM_NORMAL]->kind == FD_KIND_NORMAL_HERTZ
-                                ? 4.0 / 3.0 * law->derived[FD_MECHANISM_NORMAL][FD_NORMAL_DERIVED_MODULUS] *
-                                      sqrt(effective_radius)
+                                ? fd_hertz_constant(law->derived[FD_MECHANISM_NORMAL], effective_radius)
                                 : 0.0;
     out[FD_FN_PAIR_RADIUS] = radius_i;
     out[FD_FN_PAIR_RADIUS + 1] = radius_j;
@@ -131,11 +123,7 @@ fd_pair_loads fd_fn_scatter(fd_world* world, const fd_fn_block* b, int c, const 
     out.force = fd_v3(b->force[0][c], b->force[1][c], b->force[2][c]);
     out.torque_i = fd_v3(b->torque_i[0][c], b->torque_i[1][c], b->torque_i[2][c]);
     out.torque_j = fd_v3(b->torque_j[0][c], b->torque_j[1][c], b->torque_j[2][c]);
-    unsigned flags = (unsigned)b->slip[c];
-    out.slip = 0;
-    for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
-        out.slip |= (flags & (1u << m)) ? (unsigned)FD_ENTRY_SLIP_SLIDE << (m - 1) : 0u;
-    }
+    out.slip = fd_entry_slip_of_flags((unsigned)b->slip[c]);
     return out;
 }
 

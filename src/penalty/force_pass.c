@@ -61,7 +61,7 @@ void fd_penalty_free(fd_penalty* penalty)
         for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {
             free(th->block[b]);
         }
-        for (int s = 0; s < 3; ++s) {
+        for (int s = 0; s < FD_FN_PAIRINGS; ++s) {
             free(th->fn_block[s]);
         }
         free(th->fn_single);
@@ -76,33 +76,35 @@ void fd_penalty_free(fd_penalty* penalty)
     memset(penalty, 0, sizeof *penalty);
 }
 
+/* *array resized to `laws` elements; false (the old block kept) when out of memory. */
+static bool resize_per_law(void** array, size_t laws, size_t element_size)
+{
+    void* resized = realloc(*array, laws * element_size);
+    if (resized == NULL) {
+        return false;
+    }
+    *array = resized;
+    return true;
+}
+
 fd_status fd_penalty_prepare(fd_world* world, double skin)
 {
     fd_penalty* p = &world->penalty;
     size_t laws = (size_t)(world->law_count > 0 ? world->law_count : 1);
-    bool* flags = realloc(p->law_sphere_kernel, laws * sizeof *flags);
-    if (flags != NULL) {
-        p->law_sphere_kernel = flags;
-    }
-    int* block_index = realloc(p->block_law_index, laws * sizeof *block_index);
-    if (block_index != NULL) {
-        p->block_law_index = block_index;
-    }
-    fd_block_law* block_laws = realloc(p->block_laws, laws * sizeof *block_laws);
-    if (block_laws != NULL) {
-        p->block_laws = block_laws;
-    }
-    int* fn_index = realloc(p->fn_lane_index, laws * sizeof *fn_index);
-    if (fn_index != NULL) {
-        p->fn_lane_index = fn_index;
-    }
-    fd_fn_lane_law* fn_laws = realloc(p->fn_lane_laws, laws * sizeof *fn_laws);
-    if (fn_laws != NULL) {
-        p->fn_lane_laws = fn_laws;
-    }
-    if (flags == NULL || block_index == NULL || block_laws == NULL || fn_index == NULL || fn_laws == NULL) {
+    /* Each array stays valid (its old block) where another's growth fails. */
+    bool grown = resize_per_law((void**)&p->law_sphere_kernel, laws, sizeof *p->law_sphere_kernel);
+    grown = resize_per_law((void**)&p->block_law_index, laws, sizeof *p->block_law_index) && grown;
+    grown = resize_per_law((void**)&p->block_laws, laws, sizeof *p->block_laws) && grown;
+    grown = resize_per_law((void**)&p->fn_lane_index, laws, sizeof *p->fn_lane_index) && grown;
+    grown = resize_per_law((void**)&p->fn_lane_laws, laws, sizeof *p->fn_lane_laws) && grown;
+    if (!grown) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
     }
+    bool* flags = p->law_sphere_kernel;
+    int* block_index = p->block_law_index;
+    fd_block_law* block_laws = p->block_laws;
+    int* fn_index = p->fn_lane_index;
+    fd_fn_lane_law* fn_laws = p->fn_lane_laws;
     p->fn_lane_law_count = 0;
     /* LAMMPS's wall conventions (world.lammps_arms) put a plane's contact
      * elsewhere (contact_details.c): those pairs keep the registry path. */
@@ -189,7 +191,7 @@ static fd_status reserve_threads(fd_world* world, int threads)
             }
             blocks = blocks && th->block[b] != NULL;
         }
-        for (int s = 0; s < 3; ++s) {
+        for (int s = 0; s < FD_FN_PAIRINGS; ++s) {
             if (th->fn_block[s] == NULL) {
                 th->fn_block[s] = aligned_alloc(64, (sizeof(fd_fn_block) + 63) / 64 * 64);
             }
@@ -512,7 +514,7 @@ size_t fd_penalty_memory(const fd_world* world)
         bytes += (size_t)th->touching_capacity * sizeof(fd_touch) + (size_t)th->slot_capacity * sizeof(fd_generic_slot) +
                  (size_t)th->remote_capacity * sizeof(fd_remote_load) + (size_t)th->ended_capacity * sizeof(int32_t) +
                  (size_t)th->new_slot_capacity * sizeof(int32_t) + FD_BLOCKS_PER_CHUNK * sizeof(fd_sphere_block) +
-                 4 * sizeof(fd_fn_block) +
+                 (FD_FN_PAIRINGS + 1) * sizeof(fd_fn_block) +
                  (size_t)th->book_group_capacity * sizeof(fd_book_group);
     }
     return bytes;

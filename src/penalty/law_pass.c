@@ -22,6 +22,8 @@
 #include "world/world_internal.h"
 
 _Static_assert(FD_FN_BLOCK >= FD_BLOCK, "a chunk's Fang & Negrut contacts fit one lane block");
+_Static_assert(FD_FN_PAIRINGS == sizeof((fd_penalty_thread){0}.fn_block) / sizeof(fd_fn_block*),
+               "a lane block per pairing");
 
 /* A contact that begins: its slot, springs, books, constants and identity. */
 static __attribute__((noinline)) void begin_contact(fd_world* world, fd_neighbor_list* list, int32_t e, int i, int j,
@@ -33,7 +35,7 @@ static __attribute__((noinline)) void begin_contact(fd_world* world, fd_neighbor
     if (list->kind[e] < FD_PAIR_GENERIC) {
         fd_pair_constants(world, &world->laws[list->law[e]], i, j,
                           pool->constants + (size_t)slot * (size_t)constant_stride);
-    } else if (fd_fn_lane_pair(world, list, e)) {
+    } else if (fd_fn_lane_law_of_pair(&world->penalty, list, e) >= 0) {
         fd_fn_pair_constants(world, &world->laws[list->law[e]], list->kind[e] - FD_PAIR_GENERIC_SPHERES, i, j,
                              pool->constants + (size_t)slot * (size_t)constant_stride);
     }
@@ -357,9 +359,10 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             th->block[b]->count = 0;
             block_law[b] = -1;
         }
-        int fn_block_law[3] = {-1, -1, -1}; /* per pairing (fd_fn_shapes) */
-        for (int f = 0; f < 3; ++f) {
+        int fn_block_law[FD_FN_PAIRINGS]; /* per pairing (fd_fn_shapes) */
+        for (int f = 0; f < FD_FN_PAIRINGS; ++f) {
             th->fn_block[f]->count = 0;
+            fn_block_law[f] = -1;
         }
         for (int s = 0; s < chunk; ++s) {
             int64_t k = top - s;
@@ -459,12 +462,12 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 /* Fang & Negrut's sphere lanes take a plain pass's contacts
                  * of one lane law, a chunk at a time (fn_lanes.c). */
                 int fn = fd_fn_lane_law_of_entry(p, list, e, is_new);
-                int shapes = kind - FD_PAIR_GENERIC_SPHERES;
-                fd_fn_block* fn_block = th->fn_block[shapes < 3 ? shapes : 0];
+                int shapes = kind - FD_PAIR_GENERIC_SPHERES; /* an fd_fn_shapes where fn >= 0 */
                 if (fn >= 0 && !record && !ledger && (fn_block_law[shapes] < 0 || fn_block_law[shapes] == fn) &&
-                    fd_fn_gather(world, fn_block, fn_block->count, shapes, i, j, slot, &p->fn_lane_laws[fn])) {
+                    fd_fn_gather(world, th->fn_block[shapes], th->fn_block[shapes]->count, shapes, i, j, slot,
+                                 &p->fn_lane_laws[fn])) {
                     fn_block_law[shapes] = fn;
-                    slot_fn[s] = shapes * FD_FN_BLOCK + fn_block->count++;
+                    slot_fn[s] = shapes * FD_FN_BLOCK + th->fn_block[shapes]->count++;
                     continue;
                 }
                 /* A round pair of a registry law: its geometry now, from the centres. */
@@ -500,7 +503,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             }
         }
         bool fn_lanes = false;
-        for (int f = 0; f < 3; ++f) {
+        for (int f = 0; f < FD_FN_PAIRINGS; ++f) {
             if (th->fn_block[f]->count > 0) {
                 fd_fn_block_run(th->fn_block[f], &p->fn_lane_laws[fn_block_law[f]], (fd_fn_shapes)f);
                 fn_lanes = true;

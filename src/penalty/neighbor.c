@@ -251,7 +251,7 @@ static void pair_constants(const fd_contact_law* law, double mass_i, double mass
     const double* derived = law->derived[FD_MECHANISM_NORMAL];
     double c0 = fd_normal_dashpot_prefactor(law, effective_mass, effective_radius);
     double hertz_constant = law->submodel[FD_MECHANISM_NORMAL]->kind == FD_KIND_NORMAL_HERTZ
-                                ? 4.0 / 3.0 * derived[FD_NORMAL_DERIVED_MODULUS] * sqrt(effective_radius)
+                                ? fd_hertz_constant(derived, effective_radius)
                                 : 0.0;
     double values[3] = {c0, effective_radius, hertz_constant};
     for (int k = 0; k < stride && k < 3; ++k) {

@@ -189,7 +189,7 @@ typedef struct fd_penalty_thread {
      * contacts of one lane law, and one contact alone (another law's, or
      * the lane that a pass recording or keeping books takes after the
      * registry's path). */
-    struct fd_fn_block* fn_block[3]; /* per pairing: spheres, sphere-plane, plane-sphere */
+    struct fd_fn_block* fn_block[3]; /* per pairing (FD_FN_PAIRINGS): spheres, sphere-plane, plane-sphere */
     struct fd_fn_block* fn_single;
     fd_book_group* book_groups;   /* the ledger's step sums of its groups, in the order met (rows descending) */
     int64_t book_group_count, book_group_capacity;

@@ -124,28 +124,39 @@ static inline double fd_pair_effective_mass(double mass_i, double mass_j)
     return mass_i * mass_j / (mass_i + mass_j);
 }
 
+/* A contact's slip states (FD_ENTRY_SLIP_*) from a kernel's slip flags
+ * (1 << mechanism): the same bits, the normal mechanism's left out. */
+_Static_assert(FD_ENTRY_SLIP_SLIDE == 1u << FD_MECHANISM_SLIDE && FD_ENTRY_SLIP_ROLL == 1u << FD_MECHANISM_ROLL &&
+                   FD_ENTRY_SLIP_SPIN == 1u << FD_MECHANISM_SPIN,
+               "FD_ENTRY_SLIP_* are the mechanisms' bits");
+static inline unsigned fd_entry_slip_of_flags(unsigned flags)
+{
+    return flags & (FD_ENTRY_SLIP_SLIDE | FD_ENTRY_SLIP_ROLL | FD_ENTRY_SLIP_SPIN);
+}
+
 /* Fang & Negrut's sphere lanes (fn_lanes.c; contact/fang_negrut_lane.h):
- * the law of an entry that takes them (or -1): two spheres of a round pair,
- * a lane law, a contact that has begun before, an elapsed pass; lane c of a
+ * the lane law of an entry whose contacts the lanes may take, whatever the
+ * pass (or -1): a round pair of a lane law, sphere-sphere or, outside
+ * LAMMPS's wall conventions, sphere-plane; the lane law of an entry the
+ * pass in progress takes through them: besides, a contact that has begun
+ * before and an elapsed pass; lane c of a
  * block filled from the world and the slot's springs (false: a body whose
  * inertia is not isotropic, which the lanes do not take); the lane's loads
  * and springs into the pass's buffers; and one contact through a lane
  * alone (false where it falls back: the caller's registry path stands). */
-static inline bool fd_fn_lane_kind(const fd_penalty* p, uint8_t kind)
+static inline int fd_fn_lane_law_of_pair(const fd_penalty* p, const fd_neighbor_list* list, int32_t e)
 {
-    return kind == FD_PAIR_GENERIC_SPHERES + FD_PAIR_SPHERE_SPHERE ||
-           (p->fn_planes && (kind == FD_PAIR_GENERIC_SPHERES + FD_PAIR_SPHERE_PLANE ||
-                             kind == FD_PAIR_GENERIC_SPHERES + FD_PAIR_PLANE_SPHERE));
+    uint8_t kind = list->kind[e];
+    bool lane_kind = kind == FD_PAIR_GENERIC_SPHERES + FD_PAIR_SPHERE_SPHERE ||
+                     (p->fn_planes && (kind == FD_PAIR_GENERIC_SPHERES + FD_PAIR_SPHERE_PLANE ||
+                                       kind == FD_PAIR_GENERIC_SPHERES + FD_PAIR_PLANE_SPHERE));
+    return lane_kind && list->law[e] != FD_NO_LAW ? p->fn_lane_index[list->law[e]] : -1;
 }
 static inline int fd_fn_lane_law_of_entry(const fd_penalty* p, const fd_neighbor_list* list, int32_t e, bool is_new)
 {
-    if (is_new || !p->turns_ready || !fd_fn_lane_kind(p, list->kind[e]) || list->law[e] == FD_NO_LAW) {
-        return -1;
-    }
-    return p->fn_lane_index[list->law[e]];
+    return is_new || !p->turns_ready ? -1 : fd_fn_lane_law_of_pair(p, list, e);
 }
-/* An entry whose contacts the lanes may take (whatever the pass), and the
- * pair's constants they read, which a contact keeps in its pool constants
+/* The pair's constants the lanes read, which a contact keeps in its pool constants
  * from its first step on (law_pass.c begin_contact, snapshot.c): read in
  * slot order, where the bodies' would be read at random. */
 enum {
@@ -157,7 +168,6 @@ enum {
     FD_FN_PAIR_HERTZ = 8,         /* hertz's K = 4/3 E* sqrt(R_eff) (0 for hooke) */
     FD_FN_PAIR_CONSTANTS = 9,
 };
-bool fd_fn_lane_pair(const fd_world* world, const fd_neighbor_list* list, int32_t e);
 void fd_fn_pair_constants(const fd_world* world, const fd_contact_law* law, int shapes, int i, int j, double* out);
 bool fd_fn_gather(const fd_world* world, struct fd_fn_block* block, int c, int shapes, int i, int j, int32_t slot,
                   const struct fd_fn_lane_law* law);

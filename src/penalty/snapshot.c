@@ -162,7 +162,7 @@ fd_status fd_penalty_install(fd_world* world, const fd_penalty_contacts* in)
         if (list->kind[e] < FD_PAIR_GENERIC) {
             fd_pair_constants(world, &world->laws[list->law[e]], i, j,
                               pool->constants + (size_t)slot * (size_t)p->constant_stride);
-        } else if (fd_fn_lane_pair(world, list, e)) {
+        } else if (fd_fn_lane_law_of_pair(&world->penalty, list, e) >= 0) {
             fd_fn_pair_constants(world, &world->laws[list->law[e]], list->kind[e] - FD_PAIR_GENERIC_SPHERES, i, j,
                                  pool->constants + (size_t)slot * (size_t)p->constant_stride);
         }
