@@ -15,7 +15,9 @@
  * cpu_seconds_per_step is the process's CPU time per step (all threads): with
  * one thread, the step's cost without the time other jobs took from it on a
  * shared machine (bench/lammps_compare.sh compares engines by it).
- * FRICDEM_BENCH_KINETIC=1 adds the kinetic energy at the end on stderr;
+ * FRICDEM_BENCH_KINETIC=1 adds the kinetic energy at the end on stderr, and
+ * the state's hash (fd_world_state_hash: two builds that should give the
+ * same bits must print the same hash);
  * FRICDEM_BENCH_VERBOSE=1 the time per stage and the neighbour-list builds. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +83,7 @@ int main(int argc, char** argv)
         fprintf(stderr, "kinetic energy %.10g translational %.10g rotational %.10g\n",
                 energy.kinetic_translational + energy.kinetic_rotational, energy.kinetic_translational,
                 energy.kinetic_rotational);
+        fprintf(stderr, "state hash %016llx\n", (unsigned long long)fd_world_state_hash(world));
     }
     if (getenv("FRICDEM_BENCH_VERBOSE")) {
         fprintf(stderr, "per step [us]: neighbour list %.1f, distance %.1f, laws %.1f, accumulate %.1f, integrate %.1f\n",
