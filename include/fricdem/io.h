@@ -167,6 +167,9 @@ void fd_output_set_intervals(fd_output* output, const fd_world* world, double cs
 /* Writes whatever is due at the world's current time (call after every step,
  * and once before the first). */
 fd_status fd_output_write(fd_output* output, const fd_world* world);
+/* Whether fd_output_write would write a row, snapshot or frame of the world
+ * as it is now (a domain-decomposed run gathers its bodies only then). */
+bool fd_output_due(const fd_output* output, const fd_world* world);
 /* Whether what is due at the next step needs the contact details (contacts.csv
  * rows, VTU snapshots): a caller whose world records them on request
  * (FD_CONTACT_OUTPUT_ON_REQUEST) calls fd_world_request_contacts before that

@@ -443,6 +443,17 @@ bool fd_output_writes_contacts(const fd_output* output)
                       fd_trajectory_writes_contacts(output->trajectory));
 }
 
+bool fd_output_due(const fd_output* output, const fd_world* world)
+{
+    if (!output || !world) {
+        return false;
+    }
+    double time = fd_world_time(world), dt = fd_world_time_step(world);
+    int64_t step = fd_world_step_count(world);
+    return schedule_due(&output->csv, time, step, dt) || schedule_due(&output->vtu, time, step, dt) ||
+           schedule_due(&output->trajectory_schedule, time, step, dt);
+}
+
 bool fd_output_wants_contacts(const fd_output* output, const fd_world* world)
 {
     if (!output || !world) {

@@ -148,6 +148,9 @@ static range_result advance_straight(fd_world* world, int begin, int end, double
         k.count = 0;
         for (; b < end && k.count < FD_BODY_BLOCK; ++b) {
             const fd_body_motion m = motion[b];
+            if (m.flags & FD_MOTION_DORMANT) {
+                continue; /* held by another rank: its state here is never read */
+            }
             if ((m.flags & (FD_MOTION_SIMPLE | FD_MOTION_LOADED)) != FD_MOTION_SIMPLE) {
                 /* Static: kept, with no load. Others: fix_up. */
                 x1[b] = x0[b];

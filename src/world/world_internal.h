@@ -60,6 +60,8 @@ enum {
     FD_MOTION_WALL = 1u << 6,     /* a plane or a finite wall: searched apart from the grid (fd_wall_in_reach) */
     FD_MOTION_SPHERE = 1u << 4,   /* a sphere */
     FD_MOTION_REMOVED = 1u << 5,  /* a removed body's slot (the only flag it has): left out of the pair search */
+    FD_MOTION_DORMANT = 1u << 7,  /* with FD_MOTION_REMOVED: a body another rank holds (src/parallel/partition.h),
+                                   * whose state nobody reads: not even copied into the new buffers */
 };
 typedef struct fd_body_motion {
     double inverse_mass;          /* 1/kg */

@@ -1,0 +1,596 @@
+/* Domain decomposition of the penalty stepper: the slabs, each rank's roles,
+ * and what ranks send each other (partition.h explains why the result is
+ * the one process's to the bit). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "parallel/partition.h"
+#include "penalty/penalty_internal.h"
+#include "world/world_internal.h"
+
+/* ---------------------------------------------------------------- slabs */
+
+static int compare_doubles(const void* a, const void* b)
+{
+    double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+static double component(fd_vec3 v, int axis) { return axis == 0 ? v.x : (axis == 1 ? v.y : v.z); }
+
+fd_status fd_domain_plan(const fd_world* world, int ranks, fd_domain* out)
+{
+    memset(out, 0, sizeof *out);
+    if (ranks < 1) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "domain decomposition: %d ranks (at least 1)", ranks);
+    }
+    /* The bodies that are not walls: their extent, and the largest reach. */
+    int n = world->body_count, count = 0;
+    double low[3] = {INFINITY, INFINITY, INFINITY}, high[3] = {-INFINITY, -INFINITY, -INFINITY};
+    double largest = 0.0;
+    for (int b = 0; b < n; ++b) {
+        if (world->is_wall[b] || world->is_removed[b]) {
+            continue;
+        }
+        for (int a = 0; a < 3; ++a) {
+            low[a] = fmin(low[a], component(world->position[b], a));
+            high[a] = fmax(high[a], component(world->position[b], a));
+        }
+        largest = fmax(largest, world->bounding_radii[b]);
+        ++count;
+    }
+    int axis = -1;
+    for (int a = 0; a < 3; ++a) {
+        if (!world->periodic.axis[a] && (axis < 0 || high[a] - low[a] > high[axis] - low[axis])) {
+            axis = a;
+        }
+    }
+    if (axis < 0) {
+        return fd_fail(FD_ERR_UNSUPPORTED, "domain decomposition: every axis is periodic; the slabs need one that "
+                       "is not (decomposition across a periodic axis is not implemented yet)");
+    }
+    double* coordinates = malloc((size_t)(count > 0 ? count : 1) * sizeof *coordinates);
+    out->cuts = malloc((size_t)(ranks + 1) * sizeof *out->cuts);
+    if (coordinates == NULL || out->cuts == NULL) {
+        free(coordinates);
+        fd_domain_free(out);
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+    }
+    count = 0;
+    for (int b = 0; b < n; ++b) {
+        if (!world->is_wall[b] && !world->is_removed[b]) {
+            coordinates[count++] = component(world->position[b], axis);
+        }
+    }
+    qsort(coordinates, (size_t)count, sizeof *coordinates, compare_doubles);
+    out->ranks = ranks;
+    out->axis = axis;
+    out->cuts[0] = -INFINITY;
+    out->cuts[ranks] = INFINITY;
+    for (int r = 1; r < ranks; ++r) {
+        int64_t k = (int64_t)count * r / ranks;
+        /* between the last body of rank r - 1 and the first of rank r */
+        out->cuts[r] = count == 0 ? 0.0 : (k == 0 ? coordinates[0] : 0.5 * (coordinates[k - 1] + coordinates[k]));
+    }
+    free(coordinates);
+    double skin = world->penalty.skin;
+    /* Every body that a held body touches before the next migration: the
+     * pair search's reach plus the skin, as both may move half of it. */
+    out->halo = 2.0 * largest + world->def.contact_margin + skin;
+    out->migrate_after = 0.25 * skin * skin;
+    return FD_OK;
+}
+
+void fd_domain_free(fd_domain* domain)
+{
+    free(domain->cuts);
+    memset(domain, 0, sizeof *domain);
+}
+
+int fd_domain_owner(const fd_domain* domain, fd_vec3 x)
+{
+    double c = component(x, domain->axis);
+    int r = 0;
+    while (r + 1 < domain->ranks && !(c < domain->cuts[r + 1])) {
+        ++r;
+    }
+    return r;
+}
+
+bool fd_domain_near(const fd_domain* domain, int rank, fd_vec3 x)
+{
+    double c = component(x, domain->axis);
+    return c >= domain->cuts[rank] - domain->halo && c < domain->cuts[rank + 1] + domain->halo;
+}
+
+/* ---------------------------------------------------------------- roles */
+
+/* Body b held again, with the motion flags it had, or set dormant. */
+static void hold(fd_partition* part, int b, bool held)
+{
+    fd_world* world = part->world;
+    bool was_held = part->role[b] != FD_ROLE_DORMANT;
+    if (held == was_held) {
+        return;
+    }
+    if (held) {
+        world->motion[b].flags = part->held_flags[b];
+        world->is_removed[b] = false;
+    } else {
+        part->held_flags[b] = world->motion[b].flags;
+        /* A removed body's flag: every loop that skips static bodies or
+         * removed slots skips it (src/world/removal.c); the integration
+         * does not even copy its state (FD_MOTION_DORMANT). */
+        world->motion[b].flags = FD_MOTION_REMOVED | FD_MOTION_DORMANT;
+        world->is_removed[b] = true;
+    }
+    world->special_listed = -1;
+    world->penalty.dirty = true;
+}
+
+/* The ranks that hold body b next: its owner's, and those within the halo. */
+static bool held_by(const fd_partition* part, int b, int rank)
+{
+    return part->role[b] == FD_ROLE_SHARED || fd_domain_near(part->domain, rank, part->world->position[b]);
+}
+
+/* The owned bodies each rank holds as ghosts, and the reference positions. */
+static bool list_ghosts(fd_partition* part)
+{
+    const fd_world* world = part->world;
+    for (int r = 0; r < part->domain->ranks; ++r) {
+        part->ghost_count[r] = 0;
+    }
+    for (int b = 0; b < world->body_count; ++b) {
+        part->reference[b] = world->position[b];
+        if (part->role[b] != FD_ROLE_OWNED) {
+            continue;
+        }
+        for (int r = 0; r < part->domain->ranks; ++r) {
+            if (r == part->rank || !fd_domain_near(part->domain, r, world->position[b])) {
+                continue;
+            }
+            if (!fd_penalty_grow((void**)&part->ghost_of[r], &part->ghost_capacity[r], part->ghost_count[r] + 1,
+                                 sizeof(int32_t))) {
+                return false;
+            }
+            part->ghost_of[r][part->ghost_count[r]++] = b;
+        }
+    }
+    return true;
+}
+
+static fd_status unsupported(const char* what)
+{
+    return fd_fail(FD_ERR_UNSUPPORTED, "domain decomposition (more than one process): %s is not supported yet", what);
+}
+
+fd_status fd_partition_init(fd_partition* part, fd_world* world, const fd_domain* domain, int rank)
+{
+    memset(part, 0, sizeof *part);
+    if (world->def.stepper != FD_STEPPER_PENALTY) {
+        return unsupported("the complementarity stepper");
+    }
+    if (world->inlet_count > 0 || world->outlet_count > 0) {
+        return unsupported("an inlet or an outlet");
+    }
+    if (world->def.energy_ledger) {
+        return unsupported("the energy ledger (world.energy)");
+    }
+    if (world->def.events) {
+        return unsupported("contact events");
+    }
+    for (int b = 0; b < world->body_count; ++b) {
+        if (world->is_removed[b]) {
+            return unsupported("a world with removed bodies");
+        }
+    }
+    if (!world->prepared) {
+        fd_status status = fd_world_prepare(world);
+        if (status != FD_OK) {
+            return status;
+        }
+    }
+    int n = world->body_count, ranks = domain->ranks;
+    part->world = world;
+    part->domain = domain;
+    part->rank = rank;
+    part->role = calloc((size_t)(n > 0 ? n : 1), sizeof *part->role);
+    part->held_flags = calloc((size_t)(n > 0 ? n : 1), sizeof *part->held_flags);
+    part->reference = calloc((size_t)(n > 0 ? n : 1), sizeof *part->reference);
+    part->ghost_of = calloc((size_t)ranks, sizeof *part->ghost_of);
+    part->ghost_count = calloc((size_t)ranks, sizeof *part->ghost_count);
+    part->ghost_capacity = calloc((size_t)ranks, sizeof *part->ghost_capacity);
+    if (!part->role || !part->held_flags || !part->reference || !part->ghost_of || !part->ghost_count ||
+        !part->ghost_capacity) {
+        fd_partition_free(part);
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for %d bodies", n);
+    }
+    /* Every body is held as the world was made; then each takes its role. */
+    for (int b = 0; b < n; ++b) {
+        part->role[b] = FD_ROLE_GHOST;
+        part->held_flags[b] = world->motion[b].flags;
+    }
+    for (int b = 0; b < n; ++b) {
+        if (world->is_wall[b]) {
+            part->role[b] = FD_ROLE_SHARED;
+        } else if (fd_domain_owner(domain, world->position[b]) == rank) {
+            part->role[b] = FD_ROLE_OWNED;
+        } else if (!fd_domain_near(domain, rank, world->position[b])) {
+            hold(part, b, false);
+            part->role[b] = FD_ROLE_DORMANT;
+        }
+    }
+    /* The whole world's contacts are exact here: keep those of held pairs. */
+    fd_penalty_contacts contacts;
+    fd_status status = fd_penalty_gather(world, &contacts);
+    if (status != FD_OK) {
+        fd_partition_free(part);
+        return status;
+    }
+    int stride = contacts.history_stride;
+    int64_t kept = 0;
+    for (int64_t k = 0; k < contacts.count; ++k) {
+        int i = contacts.pairs[2 * k], j = contacts.pairs[2 * k + 1];
+        if (part->role[i] == FD_ROLE_DORMANT || part->role[j] == FD_ROLE_DORMANT) {
+            continue;
+        }
+        contacts.pairs[2 * kept] = i;
+        contacts.pairs[2 * kept + 1] = j;
+        contacts.id[kept] = contacts.id[k];
+        contacts.first_step[kept] = contacts.first_step[k];
+        contacts.state[kept] = contacts.state[k];
+        memmove(contacts.springs + (size_t)kept * (size_t)stride, contacts.springs + (size_t)k * (size_t)stride,
+                (size_t)stride * sizeof(double));
+        ++kept;
+    }
+    contacts.count = kept;
+    status = fd_penalty_install(world, &contacts);
+    fd_penalty_contacts_free(&contacts);
+    if (status != FD_OK || !list_ghosts(part)) {
+        fd_partition_free(part);
+        return status != FD_OK ? status : fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+    }
+    return FD_OK;
+}
+
+void fd_partition_free(fd_partition* part)
+{
+    if (part->ghost_of != NULL) {
+        for (int r = 0; r < part->domain->ranks; ++r) {
+            free(part->ghost_of[r]);
+        }
+    }
+    free(part->ghost_of);
+    free(part->ghost_count);
+    free(part->ghost_capacity);
+    free(part->role);
+    free(part->held_flags);
+    free(part->reference);
+    memset(part, 0, sizeof *part);
+}
+
+double fd_partition_largest_move(const fd_partition* part)
+{
+    const fd_world* world = part->world;
+    double largest = 0.0;
+    for (int b = 0; b < world->body_count; ++b) {
+        if (part->role[b] != FD_ROLE_OWNED) {
+            continue;
+        }
+        fd_vec3 moved = fd_v3_sub(world->position[b], part->reference[b]);
+        if (world->periodic.any) {
+            moved = fd_v3_sub(moved, fd_periodic_near_offset(&world->periodic, moved));
+        }
+        largest = fmax(largest, fd_v3_dot(moved, moved));
+    }
+    return largest;
+}
+
+/* ---------------------------------------------------------------- records */
+
+static fd_body_record record_of(const fd_world* world, int b, fd_role role)
+{
+    fd_vec3 x = world->position[b], v = world->velocity[b], w = world->angular_velocity[b];
+    fd_vec3 f = world->forces[b], t = world->torques[b];
+    fd_quat q = world->orientation[b];
+    return (fd_body_record){
+        .body = b,
+        .role = (int32_t)role,
+        .position = {x.x, x.y, x.z},
+        .orientation = {q.w, q.x, q.y, q.z},
+        .velocity = {v.x, v.y, v.z},
+        .angular_velocity = {w.x, w.y, w.z},
+        .force = {f.x, f.y, f.z},
+        .torque = {t.x, t.y, t.z},
+    };
+}
+
+static void put_record(fd_world* world, const fd_body_record* r)
+{
+    int b = r->body;
+    world->position[b] = fd_v3(r->position[0], r->position[1], r->position[2]);
+    world->orientation[b] = (fd_quat){r->orientation[0], r->orientation[1], r->orientation[2], r->orientation[3]};
+    world->velocity[b] = fd_v3(r->velocity[0], r->velocity[1], r->velocity[2]);
+    world->angular_velocity[b] = fd_v3(r->angular_velocity[0], r->angular_velocity[1], r->angular_velocity[2]);
+    world->forces[b] = fd_v3(r->force[0], r->force[1], r->force[2]);
+    world->torques[b] = fd_v3(r->torque[0], r->torque[1], r->torque[2]);
+}
+
+int64_t fd_partition_ghost_count(const fd_partition* part, int to) { return part->ghost_count[to]; }
+
+void fd_partition_pack_ghosts(const fd_partition* part, int to, fd_body_record* out)
+{
+    for (int64_t k = 0; k < part->ghost_count[to]; ++k) {
+        out[k] = record_of(part->world, part->ghost_of[to][k], FD_ROLE_GHOST);
+    }
+}
+
+void fd_partition_put_bodies(fd_partition* part, const fd_body_record* records, int64_t count)
+{
+    for (int64_t k = 0; k < count; ++k) {
+        put_record(part->world, &records[k]);
+    }
+}
+
+int64_t fd_partition_owned_count(const fd_partition* part)
+{
+    int64_t count = 0;
+    for (int b = 0; b < part->world->body_count; ++b) {
+        count += part->role[b] == FD_ROLE_OWNED;
+    }
+    return count;
+}
+
+void fd_partition_pack_owned(const fd_partition* part, fd_body_record* out)
+{
+    int64_t k = 0;
+    for (int b = 0; b < part->world->body_count; ++b) {
+        if (part->role[b] == FD_ROLE_OWNED) {
+            out[k++] = record_of(part->world, b, FD_ROLE_OWNED);
+        }
+    }
+}
+
+void fd_partition_hold_everything(fd_partition* part, bool everything)
+{
+    fd_world* world = part->world;
+    for (int b = 0; b < world->body_count; ++b) {
+        if (part->role[b] != FD_ROLE_DORMANT) {
+            continue;
+        }
+        if (everything) {
+            world->motion[b].flags = part->held_flags[b];
+            world->is_removed[b] = false;
+        } else {
+            part->held_flags[b] = world->motion[b].flags;
+            world->motion[b].flags = FD_MOTION_REMOVED | FD_MOTION_DORMANT;
+            world->is_removed[b] = true;
+        }
+    }
+    world->special_listed = -1;
+    world->penalty.dirty = true;
+}
+
+/* ---------------------------------------------------------------- migration */
+
+int fd_partition_contact_words(const fd_partition* part) { return 4 + part->world->history_stride; }
+
+static bool add_body(fd_parcel* parcel, fd_body_record record)
+{
+    if (!fd_penalty_grow((void**)&parcel->bodies, &parcel->body_capacity, parcel->body_count + 1,
+                         sizeof *parcel->bodies)) {
+        return false;
+    }
+    parcel->bodies[parcel->body_count++] = record;
+    return true;
+}
+
+static bool add_contact(fd_parcel* parcel, const fd_penalty_contacts* contacts, int64_t k, int words)
+{
+    if (!fd_penalty_grow((void**)&parcel->words, &parcel->word_capacity, parcel->word_count + words,
+                         sizeof *parcel->words)) {
+        return false;
+    }
+    uint64_t* out = parcel->words + parcel->word_count;
+    int stride = contacts->history_stride;
+    out[0] = (uint64_t)(uint32_t)contacts->pairs[2 * k] << 32 | (uint32_t)contacts->pairs[2 * k + 1];
+    out[1] = contacts->id[k];
+    out[2] = (uint64_t)contacts->first_step[k];
+    out[3] = contacts->state[k];
+    memcpy(out + 4, contacts->springs + (size_t)k * (size_t)stride, (size_t)stride * sizeof(double));
+    parcel->word_count += words;
+    return true;
+}
+
+fd_status fd_partition_pack_migration(const fd_partition* part, fd_parcel* parcels)
+{
+    const fd_world* world = part->world;
+    int ranks = part->domain->ranks;
+    for (int r = 0; r < ranks; ++r) {
+        parcels[r].body_count = parcels[r].word_count = 0;
+    }
+    /* Each owned body to the ranks that hold it next, with its role there. */
+    for (int b = 0; b < world->body_count; ++b) {
+        if (part->role[b] != FD_ROLE_OWNED) {
+            continue;
+        }
+        int owner = fd_domain_owner(part->domain, world->position[b]);
+        for (int r = 0; r < ranks; ++r) {
+            if (held_by(part, b, r) &&
+                !add_body(&parcels[r], record_of(world, b, r == owner ? FD_ROLE_OWNED : FD_ROLE_GHOST))) {
+                return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+            }
+        }
+    }
+    /* Each contact whose first non-wall body this rank owns (its springs are
+     * exact) to the ranks that hold both bodies next. */
+    fd_penalty_contacts contacts;
+    fd_status status = fd_penalty_gather(world, &contacts);
+    if (status != FD_OK) {
+        return status;
+    }
+    int words = fd_partition_contact_words(part);
+    for (int64_t k = 0; k < contacts.count && status == FD_OK; ++k) {
+        int i = contacts.pairs[2 * k], j = contacts.pairs[2 * k + 1];
+        int first = part->role[i] == FD_ROLE_SHARED ? j : i;
+        if (part->role[first] != FD_ROLE_OWNED) {
+            continue;
+        }
+        for (int r = 0; r < ranks; ++r) {
+            if (held_by(part, i, r) && held_by(part, j, r) && !add_contact(&parcels[r], &contacts, k, words)) {
+                status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+                break;
+            }
+        }
+    }
+    fd_penalty_contacts_free(&contacts);
+    return status;
+}
+
+/* Contacts in key order (the first word). */
+static int compare_contacts(const void* a, const void* b)
+{
+    uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+    return (x > y) - (x < y);
+}
+
+fd_status fd_partition_unpack_migration(fd_partition* part, const fd_body_record* bodies, int64_t body_count,
+                                        const uint64_t* words, int64_t word_count)
+{
+    fd_world* world = part->world;
+    int n = world->body_count;
+    /* The roles sent; what nobody sent is no longer held. */
+    uint8_t* next = malloc((size_t)(n > 0 ? n : 1));
+    if (next == NULL) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+    }
+    for (int b = 0; b < n; ++b) {
+        next[b] = part->role[b] == FD_ROLE_SHARED ? FD_ROLE_SHARED : FD_ROLE_DORMANT;
+    }
+    for (int64_t k = 0; k < body_count; ++k) {
+        next[bodies[k].body] = (uint8_t)bodies[k].role;
+        put_record(world, &bodies[k]);
+    }
+    for (int b = 0; b < n; ++b) {
+        hold(part, b, next[b] != FD_ROLE_DORMANT);
+        part->role[b] = next[b];
+    }
+    free(next);
+    /* The contacts, sorted by key, into the world (a fresh list there). */
+    int stride = world->history_stride, per = fd_partition_contact_words(part);
+    int64_t count = word_count / per;
+    uint64_t* sorted = malloc((size_t)(word_count > 0 ? word_count : 1) * sizeof *sorted);
+    fd_penalty_contacts contacts = {.history_stride = stride};
+    contacts.pairs = malloc((size_t)(count > 0 ? count : 1) * 2 * sizeof *contacts.pairs);
+    contacts.id = malloc((size_t)(count > 0 ? count : 1) * sizeof *contacts.id);
+    contacts.first_step = malloc((size_t)(count > 0 ? count : 1) * sizeof *contacts.first_step);
+    contacts.state = malloc((size_t)(count > 0 ? count : 1) * sizeof *contacts.state);
+    contacts.springs = malloc((size_t)(count > 0 ? count : 1) * (size_t)(stride > 0 ? stride : 1) * sizeof(double));
+    fd_status status = FD_OK;
+    if (sorted == NULL || !contacts.pairs || !contacts.id || !contacts.first_step || !contacts.state ||
+        !contacts.springs) {
+        status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for %lld contacts",
+                         (long long)count);
+    } else {
+        if (word_count > 0) {
+            memcpy(sorted, words, (size_t)word_count * sizeof *sorted);
+        }
+        qsort(sorted, (size_t)count, (size_t)per * sizeof *sorted, compare_contacts);
+        for (int64_t k = 0; k < count; ++k) {
+            const uint64_t* in = sorted + k * per;
+            contacts.pairs[2 * k] = (int32_t)(in[0] >> 32);
+            contacts.pairs[2 * k + 1] = (int32_t)(in[0] & 0xffffffffu);
+            contacts.id[k] = in[1];
+            contacts.first_step[k] = (int64_t)in[2];
+            contacts.state[k] = (uint8_t)in[3];
+            memcpy(contacts.springs + (size_t)k * (size_t)stride, in + 4, (size_t)stride * sizeof(double));
+        }
+        contacts.count = count;
+        status = fd_penalty_install(world, &contacts);
+    }
+    free(sorted);
+    fd_penalty_contacts_free(&contacts);
+    if (status == FD_OK && !list_ghosts(part)) {
+        status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+    }
+    part->migrations++;
+    return status;
+}
+
+void fd_parcel_free(fd_parcel* parcel)
+{
+    free(parcel->bodies);
+    free(parcel->words);
+    memset(parcel, 0, sizeof *parcel);
+}
+
+/* ---------------------------------------------------------------- in one process */
+
+fd_status fd_partition_step_together(fd_partition* parts, int ranks)
+{
+    for (int r = 0; r < ranks; ++r) {
+        fd_status status = fd_world_step(parts[r].world);
+        if (status != FD_OK) {
+            return status;
+        }
+    }
+    /* The ghosts, from their owners (each rank writes only ghosts: the
+     * order of the copies does not matter). */
+    double largest = 0.0;
+    for (int r = 0; r < ranks; ++r) {
+        for (int to = 0; to < ranks; ++to) {
+            const fd_partition* from = &parts[r];
+            for (int64_t k = 0; k < from->ghost_count[to]; ++k) {
+                fd_body_record record = record_of(from->world, from->ghost_of[to][k], FD_ROLE_GHOST);
+                put_record(parts[to].world, &record);
+            }
+        }
+        largest = fmax(largest, fd_partition_largest_move(&parts[r]));
+    }
+    if (!(largest > parts[0].domain->migrate_after)) {
+        return FD_OK;
+    }
+    fd_parcel* parcels = calloc((size_t)ranks * (size_t)ranks, sizeof *parcels);
+    if (parcels == NULL) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+    }
+    fd_status status = FD_OK;
+    for (int r = 0; r < ranks && status == FD_OK; ++r) {
+        status = fd_partition_pack_migration(&parts[r], parcels + (size_t)r * (size_t)ranks);
+    }
+    /* Each rank's intake: what every rank sent it, in rank order. */
+    for (int to = 0; to < ranks && status == FD_OK; ++to) {
+        fd_parcel intake = {0};
+        for (int r = 0; r < ranks && status == FD_OK; ++r) {
+            const fd_parcel* sent = &parcels[(size_t)r * (size_t)ranks + (size_t)to];
+            if (!fd_penalty_grow((void**)&intake.bodies, &intake.body_capacity, intake.body_count + sent->body_count,
+                                 sizeof *intake.bodies) ||
+                !fd_penalty_grow((void**)&intake.words, &intake.word_capacity, intake.word_count + sent->word_count,
+                                 sizeof *intake.words)) {
+                status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+                break;
+            }
+            if (sent->body_count > 0) {
+                memcpy(intake.bodies + intake.body_count, sent->bodies, (size_t)sent->body_count * sizeof *sent->bodies);
+            }
+            if (sent->word_count > 0) {
+                memcpy(intake.words + intake.word_count, sent->words, (size_t)sent->word_count * sizeof *sent->words);
+            }
+            intake.body_count += sent->body_count;
+            intake.word_count += sent->word_count;
+        }
+        if (status == FD_OK) {
+            status = fd_partition_unpack_migration(&parts[to], intake.bodies, intake.body_count, intake.words,
+                                                   intake.word_count);
+        }
+        fd_parcel_free(&intake);
+    }
+    for (size_t k = 0; k < (size_t)ranks * (size_t)ranks; ++k) {
+        fd_parcel_free(&parcels[k]);
+    }
+    free(parcels);
+    return status;
+}

@@ -1,0 +1,135 @@
+/* Domain decomposition of the penalty stepper (issue 14): what each rank
+ * holds and what ranks tell each other, whatever carries the bytes (MPI in
+ * src/parallel/mpi_run.c; one process, for the tests, in
+ * fd_partition_step_together).
+ *
+ * The domain is cut into slabs along one axis, one per rank, at the
+ * quantiles of the bodies' coordinates. A rank owns the bodies in its slab
+ * and holds as ghosts those within the halo of it (twice the largest
+ * bounding radius, the contact margin and the neighbour skin: every body a
+ * body it owns can touch before the next migration). Walls (planes, meshes)
+ * are on every rank.
+ *
+ * Bit-identical to one process by construction:
+ *   - every rank's world is the whole scene's world, with the bodies it does
+ *     not hold dormant (left out of the pair search and the integration):
+ *     a body's index is the one it has in one process, so its contacts have
+ *     the same keys and the loads on it are summed in the same order
+ *     (src/penalty/penalty.h);
+ *   - a body and every body it touches are on its owner, with exact states:
+ *     the loads on it, its contacts' springs and its motion are those of
+ *     one process;
+ *   - after each step the owners send their ghosts' states and loads
+ *     (fd_partition_pack_ghosts): a ghost's own step would miss the
+ *     contacts of bodies beyond the halo, and with the owner's loads its
+ *     next drift is the owner's to the bit;
+ *   - when a body has moved half the skin since the last migration (the
+ *     largest over all ranks), bodies and contacts migrate: each owner sends
+ *     its bodies to the ranks that hold them next, and the contacts whose
+ *     first non-wall body it owned (those have exact springs) to the ranks
+ *     that hold both bodies next, where they replace the old set
+ *     (fd_penalty_install).
+ * Contact ids of contacts that begin on several ranks are each rank's own
+ * (a contact's id does not enter the motion). Storage is not yet split: each
+ * rank keeps the arrays of every body (issue 14 asks for ghosts only). */
+#ifndef FD_PARTITION_H
+#define FD_PARTITION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/math.h"
+#include "fricdem/fricdem.h"
+
+/* The slabs: rank r owns cuts[r] <= x[axis] < cuts[r + 1] (the ends are
+ * infinite), and holds bodies within `halo` of its slab. */
+typedef struct fd_domain {
+    int ranks;
+    int axis;
+    double* cuts;                 /* m, ranks + 1 */
+    double halo;                  /* m */
+    double migrate_after;         /* m^2: the largest displacement squared that triggers a migration */
+} fd_domain;
+
+/* Slabs along the widest non-periodic axis of a prepared world's bodies,
+ * with about as many bodies each. */
+fd_status fd_domain_plan(const fd_world* world, int ranks, fd_domain* out);
+void fd_domain_free(fd_domain* domain);
+int fd_domain_owner(const fd_domain* domain, fd_vec3 x);
+bool fd_domain_near(const fd_domain* domain, int rank, fd_vec3 x);
+
+typedef enum fd_role {
+    FD_ROLE_DORMANT = 0,          /* not held: left out of the search and the integration */
+    FD_ROLE_OWNED = 1,
+    FD_ROLE_GHOST = 2,
+    FD_ROLE_SHARED = 3,           /* a wall: on every rank, stepped by each */
+} fd_role;
+
+/* A body's state and loads, as an owner sends them. */
+typedef struct fd_body_record {
+    int32_t body;
+    int32_t role;                 /* the receiver's role for it (FD_ROLE_GHOST in an exchange) */
+    double position[3], orientation[4], velocity[3], angular_velocity[3], force[3], torque[3];
+} fd_body_record;
+
+/* What one rank sends another at a migration: body records and contacts
+ * (fd_partition_contact_words words each: the pair, id, first step, state,
+ * springs). */
+typedef struct fd_parcel {
+    fd_body_record* bodies;
+    int64_t body_count, body_capacity;
+    uint64_t* words;
+    int64_t word_count, word_capacity;
+} fd_parcel;
+
+typedef struct fd_partition {
+    fd_world* world;
+    const fd_domain* domain;
+    int rank;
+    uint8_t* role;                /* fd_role per body */
+    uint32_t* held_flags;         /* a dormant body's motion flags, for when it is held again */
+    fd_vec3* reference;           /* each held body's position at the last migration */
+    int32_t** ghost_of;           /* per rank: the owned bodies it holds as ghosts */
+    int64_t* ghost_count;
+    int64_t* ghost_capacity;
+    int64_t migrations;
+} fd_partition;
+
+/* Rank `rank`'s part of a world that holds the whole scene at its start
+ * (prepared here if it is not): its roles, and its contacts with both bodies
+ * held. Refuses what the decomposition does not support yet (the
+ * complementarity stepper, inlets, outlets, the energy ledger, events). */
+fd_status fd_partition_init(fd_partition* part, fd_world* world, const fd_domain* domain, int rank);
+void fd_partition_free(fd_partition* part);
+
+/* The largest displacement squared of a body this rank owns since the last
+ * migration (m^2); the ranks' largest decides a migration. */
+double fd_partition_largest_move(const fd_partition* part);
+
+/* After a step: the ghosts this rank owns for rank `to`, and their intake. */
+int64_t fd_partition_ghost_count(const fd_partition* part, int to);
+void fd_partition_pack_ghosts(const fd_partition* part, int to, fd_body_record* out);
+void fd_partition_put_bodies(fd_partition* part, const fd_body_record* records, int64_t count);
+
+/* The bodies this rank owns, for the outputs that one rank writes; and
+ * every body held (everything = true: the states just put there are all
+ * exact) or back to the roles (false), around that write. */
+int64_t fd_partition_owned_count(const fd_partition* part);
+void fd_partition_pack_owned(const fd_partition* part, fd_body_record* out);
+void fd_partition_hold_everything(fd_partition* part, bool everything);
+
+/* A migration: parcels[r] for every rank r (this one too), then the intake
+ * of everything sent to this rank (bodies in any order, contacts in any
+ * order). */
+int fd_partition_contact_words(const fd_partition* part);
+fd_status fd_partition_pack_migration(const fd_partition* part, fd_parcel* parcels);
+fd_status fd_partition_unpack_migration(fd_partition* part, const fd_body_record* bodies, int64_t body_count,
+                                        const uint64_t* words, int64_t word_count);
+void fd_parcel_free(fd_parcel* parcel);
+
+/* One step of `ranks` partitions of the same scene in one process, as that
+ * many MPI ranks would take it: each steps, the ghosts are exchanged, and
+ * bodies migrate when one has moved half the skin. */
+fd_status fd_partition_step_together(fd_partition* parts, int ranks);
+
+#endif

@@ -1,0 +1,136 @@
+/* Domain decomposition (src/parallel/partition.h) in one process: 2 and 3
+ * ranks, each a world of the same pile with the bodies it does not hold
+ * dormant, exchange ghosts after each step and migrate bodies and contacts
+ * when one has moved half the skin. Every body its owner computes must equal
+ * the one-process body to the last bit (state and loads), for every law
+ * family the sphere kernels take and across periodic faces; the test also
+ * checks that what it relies on happens (bodies migrate, each rank holds
+ * only part of the pile, contacts form). */
+#include <criterion/criterion.h>
+
+#include <string.h>
+
+#include "fricdem/fricdem.h"
+#include "parallel/partition.h"
+#include "world/world_internal.h"
+
+#include "pile_support.h"
+
+/* Body b of `world` and of `reference`, state and loads, to the bit. */
+static bool same_body(const fd_world* world, const fd_world* reference, int b)
+{
+    return memcmp(&world->position[b], &reference->position[b], sizeof(fd_vec3)) == 0 &&
+           memcmp(&world->orientation[b], &reference->orientation[b], sizeof(fd_quat)) == 0 &&
+           memcmp(&world->velocity[b], &reference->velocity[b], sizeof(fd_vec3)) == 0 &&
+           memcmp(&world->angular_velocity[b], &reference->angular_velocity[b], sizeof(fd_vec3)) == 0 &&
+           memcmp(&world->forces[b], &reference->forces[b], sizeof(fd_vec3)) == 0 &&
+           memcmp(&world->torques[b], &reference->torques[b], sizeof(fd_vec3)) == 0;
+}
+
+/* Every body that is not a wall has exactly one owner, whose copy is the
+ * reference's. */
+static void assert_owners_match(const fd_partition* parts, int ranks, const fd_world* reference, int step,
+                                const char* label)
+{
+    for (int b = 0; b < reference->body_count; ++b) {
+        if (reference->is_wall[b]) {
+            continue;
+        }
+        int owners = 0;
+        for (int r = 0; r < ranks; ++r) {
+            if (parts[r].role[b] != FD_ROLE_OWNED) {
+                continue;
+            }
+            ++owners;
+            cr_assert(same_body(parts[r].world, reference, b),
+                      "%s, %d ranks, step %d: body %d on rank %d differs from one process (x %.17g vs %.17g)", label,
+                      ranks, step, b, r, parts[r].world->position[b].x, reference->position[b].x);
+        }
+        cr_assert_eq(owners, 1, "%s, %d ranks, step %d: body %d has %d owners", label, ranks, step, b, owners);
+    }
+}
+
+static void run_case(const pile_options* o, const char* label, int steps)
+{
+    for (int ranks = 2; ranks <= 3; ++ranks) {
+        fd_world* worlds[3];
+        fd_partition parts[3];
+        fd_domain domain;
+        for (int r = 0; r < ranks; ++r) {
+            worlds[r] = make_pile(o);
+            cr_assert_eq(fd_world_prepare(worlds[r]), FD_OK, "%s", fd_last_error());
+        }
+        cr_assert_eq(fd_domain_plan(worlds[0], ranks, &domain), FD_OK, "%s", fd_last_error());
+        for (int r = 0; r < ranks; ++r) {
+            cr_assert_eq(fd_partition_init(&parts[r], worlds[r], &domain, r), FD_OK, "%s", fd_last_error());
+        }
+        fd_world* one = make_pile(o);
+        cr_assert_eq(fd_world_prepare(one), FD_OK, "%s", fd_last_error());
+        int held_most = 0;
+        for (int s = 1; s <= steps; ++s) {
+            cr_assert_eq(fd_world_step(one), FD_OK, "%s", fd_last_error());
+            cr_assert_eq(fd_partition_step_together(parts, ranks), FD_OK, "%s, step %d: %s", label, s,
+                         fd_last_error());
+            if (s % 250 == 0 || s == steps) {
+                assert_owners_match(parts, ranks, one, s, label);
+                for (int r = 0; r < ranks; ++r) {
+                    int held = 0;
+                    for (int b = 0; b < one->body_count; ++b) {
+                        held += parts[r].role[b] == FD_ROLE_OWNED || parts[r].role[b] == FD_ROLE_GHOST;
+                    }
+                    held_most = held > held_most ? held : held_most;
+                }
+            }
+        }
+        /* What the comparison relies on: the pile settles into contacts,
+         * bodies migrate, and no rank holds the whole pile. */
+        cr_assert_gt(fd_world_contact_count(one), 300, "%s: the pile must settle into contacts", label);
+        cr_assert_gt(parts[0].migrations, 2, "%s, %d ranks: bodies must migrate (%lld migrations)", label, ranks,
+                     (long long)parts[0].migrations);
+        cr_assert_lt(held_most, 400, "%s, %d ranks: a rank holds all %d spheres", label, ranks, held_most);
+        for (int r = 0; r < ranks; ++r) {
+            fd_partition_free(&parts[r]);
+            fd_world_free(worlds[r]);
+        }
+        fd_domain_free(&domain);
+        fd_world_free(one);
+    }
+}
+
+Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_dsds)
+{
+    pile_options o = {.threads = 1, .slide = "dsds"};
+    run_case(&o, "hooke + dsds", 2500);
+}
+
+Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_rolling_and_twisting)
+{
+    pile_options o = {.threads = 2, .slide = "dsds", .roll_and_spin = true, .materials = 3};
+    run_case(&o, "dsds + rolling + twisting, 3 materials, 2 threads", 2500);
+}
+
+Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_fang_negrut)
+{
+    pile_options o = {.threads = 1, .slide = "fang_negrut"};
+    run_case(&o, "Fang & Negrut", 2000);
+}
+
+Test(partition, two_and_three_ranks_give_the_bits_of_one_process_across_periodic_faces)
+{
+    pile_options o = {.threads = 1, .slide = "csds", .periodic = true};
+    run_case(&o, "csds, periodic x and y", 2500);
+}
+
+Test(partition, what_is_not_supported_yet_is_refused_by_name)
+{
+    pile_options o = {.threads = 1, .slide = "dsds", .ledger = true};
+    fd_world* world = make_pile(&o);
+    cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
+    fd_domain domain;
+    cr_assert_eq(fd_domain_plan(world, 2, &domain), FD_OK, "%s", fd_last_error());
+    fd_partition part;
+    cr_assert_eq(fd_partition_init(&part, world, &domain, 0), FD_ERR_UNSUPPORTED);
+    cr_assert(strstr(fd_last_error(), "energy ledger") != NULL, "%s", fd_last_error());
+    fd_domain_free(&domain);
+    fd_world_free(world);
+}
