@@ -28,6 +28,7 @@
 #include "fricdem/io.h"
 #include "io/scene_internal.h"
 #include "import_lammps.h"
+#include "mpi_run.h"
 #include "run_options.h"
 
 /* ---------------------------------------------------------------- small helpers */
@@ -570,6 +571,18 @@ static int command_run(int argc, char** argv, bool resume)
         printf("%s%s", fricdem_usage_text, fricdem_help_text);
         run_options_free(&options);
         return 0;
+    }
+    if (launched_on_ranks()) {
+#ifdef FRICDEM_HAVE_MPI
+        int code = run_on_ranks(&options, resume);
+        run_options_free(&options);
+        return code;
+#else
+        run_options_free(&options);
+        fprintf(stderr, "error: started by mpirun, but this fricdem was built without MPI (install libopenmpi-dev, "
+                        "then build again)\n");
+        return EXIT_USAGE;
+#endif
     }
     const char* scene_path = options.scene_path;
     const char* out_dir = options.out_dir;

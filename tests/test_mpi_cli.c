@@ -1,0 +1,160 @@
+/* `mpirun -np N fricdem run` (app/mpi_run.c, src/parallel/partition.h):
+ * with 2 and 3 ranks, bodies.csv is the one-process file byte for byte, on
+ * a pile with walls (rolling and twisting sds, two threads a rank) and
+ * across periodic faces (Fang & Negrut); bodies migrate in both (the
+ * summary says how often), and an output the ranks cannot write yet is
+ * refused by the key to switch off. Without MPI in the build the tests say
+ * so and are skipped: scripts/install-deps.sh installs it for `make test`. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "temp_dir_support.h"
+
+TestSuite(mpi_cli, .init = make_dir, .fini = remove_dir);
+
+#ifndef FRICDEM_MPIEXEC
+#define FRICDEM_MPIEXEC ""
+#endif
+
+/* FRICDEM_CLI on `ranks` ranks (0: without mpirun), stdout and stderr into
+ * temp files; returns the exit status. Open MPI's own allocations are not
+ * this project's leaks: the sanitizer build checks ours in test_partition.
+ * Three ranks of two threads on two cores: OpenMP threads that spin while
+ * they wait would take the cores from the ranks they wait for (35 s against
+ * half a second), so they sleep. Shared memory without the kernel's
+ * cross-process copy, which containers often forbid. */
+static int run_ranks(int ranks, const char* arguments)
+{
+    char launcher[512] = "";
+    if (ranks > 0) {
+        snprintf(launcher, sizeof launcher, "'%s' --allow-run-as-root --oversubscribe -np %d", FRICDEM_MPIEXEC, ranks);
+    }
+    char command[4096];
+    snprintf(command, sizeof command,
+             "ASAN_OPTIONS=detect_leaks=0 OMP_WAIT_POLICY=passive OMPI_MCA_btl_vader_single_copy_mechanism=none %s '%s' %s >'%s/stdout' 2>'%s/stderr' </dev/null", launcher, FRICDEM_CLI,
+             arguments, temp_dir, temp_dir);
+    int status = system(command);
+    cr_assert(status != -1 && WIFEXITED(status), "%s did not exit normally", command);
+    return WEXITSTATUS(status);
+}
+
+/* Two files, byte for byte. */
+static bool same_file(const char* a, const char* b)
+{
+    FILE* fa = fopen(a, "rb");
+    FILE* fb = fopen(b, "rb");
+    cr_assert(fa != NULL && fb != NULL, "%s or %s is missing", a, b);
+    bool same = true;
+    int ca, cb;
+    do {
+        ca = fgetc(fa);
+        cb = fgetc(fb);
+        same = ca == cb;
+    } while (same && ca != EOF);
+    fclose(fa);
+    fclose(fb);
+    return same;
+}
+
+static void skip_without_mpi(void)
+{
+    if (FRICDEM_MPIEXEC[0] == '\0') {
+        cr_skip_test("fricdem was built without MPI (scripts/install-deps.sh installs libopenmpi-dev)");
+    }
+}
+
+/* The pile: 900 spheres poured sideways into a box of planes. */
+static const char pile_scene[] =
+    "name: ranks_pile\n"
+    "time: {step: 5.0e-5, duration: 0.04, integrator: velocity_verlet}\n"
+    "world: {threads: 2}\n"
+    "materials:\n"
+    "  - {name: grain, density: 2500.0}\n"
+    "contacts:\n"
+    "  - materials: [grain, grain]\n"
+    "    normal: {model: hooke, k_n: 1.0e4, restitution: 0.3}\n"
+    "    slide: {model: dsds, k_t: 1.0e4, gamma_t: 1.0, mu: 0.5}\n"
+    "    roll: {model: dsds, k_roll: 1.0, gamma_roll: 1.0e-4, mu_roll: 0.1}\n"
+    "    spin: {model: dsds, k_twist: 1.0, gamma_twist: 1.0e-4, mu_twist: 0.1}\n"
+    "output: {csv_interval: 0.004, contacts_csv: false, energy_csv: false, walls_csv: false}\n"
+    "bodies:\n"
+    "  - {name: floor, static: true, material: grain, shape: {type: plane, normal: [0, 0, 1]}, position: [0, 0, 0]}\n"
+    "  - {static: true, material: grain, shape: {type: plane, normal: [1, 0, 0]}, position: [-0.05, 0, 0]}\n"
+    "  - {static: true, material: grain, shape: {type: plane, normal: [-1, 0, 0]}, position: [0.05, 0, 0]}\n"
+    "  - {static: true, material: grain, shape: {type: plane, normal: [0, 1, 0]}, position: [0, -0.05, 0]}\n"
+    "  - {static: true, material: grain, shape: {type: plane, normal: [0, -1, 0]}, position: [0, 0.05, 0]}\n"
+    "generators:\n"
+    "  - {type: lattice, count: 900, material: grain, radius: 0.005, radius_spread: 0.05,\n"
+    "     region: {min: [-0.05, -0.05, 0.0], max: [0.05, 0.05, 0.2]}, velocity: [0.4, 0.1, -0.5]}\n";
+
+/* The same grains in a box periodic along x and y, Fang & Negrut's law. */
+static const char periodic_scene[] =
+    "name: ranks_periodic\n"
+    "time: {step: 5.0e-5, duration: 0.03, integrator: velocity_verlet}\n"
+    "world: {periodic: [x, y], box: {min: [-0.05, -0.05, 0.0], max: [0.05, 0.05, 1.0]}}\n"
+    "materials:\n"
+    "  - {name: grain, density: 2500.0}\n"
+    "contacts:\n"
+    "  - materials: [grain, grain]\n"
+    "    normal: {model: hooke, k_n: 1.0e4, restitution: 0.3}\n"
+    "    slide: {model: fang_negrut, mu_s: 0.5, mu_k: 0.4, K_E: 1.0e4, K_D: 1.0}\n"
+    "    roll: {model: fang_negrut, eta_r: 0.3}\n"
+    "    spin: {model: fang_negrut, eta_psi: 0.006}\n"
+    "output: {csv_interval: 0.003, contacts_csv: false, energy_csv: false, walls_csv: false}\n"
+    "bodies:\n"
+    "  - {name: floor, static: true, material: grain, shape: {type: plane, normal: [0, 0, 1]}, position: [0, 0, 0]}\n"
+    "generators:\n"
+    "  - {type: lattice, count: 900, material: grain, radius: 0.005, radius_spread: 0.05,\n"
+    "     region: {min: [-0.05, -0.05, 0.0], max: [0.05, 0.05, 0.2]}, velocity: [0.4, 0.1, -0.5]}\n";
+
+/* The scene on 1, 2 and 3 ranks: the same bodies.csv, and migrations. */
+static void assert_ranks_match_one_process(const char* scene)
+{
+    skip_without_mpi();
+    const char* path = temp_path("scene.yaml");
+    write_file(path, scene);
+    char arguments[1024];
+    snprintf(arguments, sizeof arguments, "run '%s' --quiet --out '%s'", path, temp_path("one"));
+    cr_assert_eq(run_ranks(0, arguments), 0, "one process: %s", read_text(temp_path("stderr")));
+    for (int ranks = 2; ranks <= 3; ++ranks) {
+        char out[64];
+        snprintf(out, sizeof out, "ranks%d", ranks);
+        snprintf(arguments, sizeof arguments, "run '%s' --out '%s'", path, temp_path(out));
+        cr_assert_eq(run_ranks(ranks, arguments), 0, "%d ranks: %s", ranks, read_text(temp_path("stderr")));
+        char* summary = read_text(temp_path("stdout"));
+        long long migrations = -1;
+        const char* done = strstr(summary, "ranks, ");
+        cr_assert(done != NULL && sscanf(done, "ranks, %lld migrations", &migrations) == 1, "%s", summary);
+        cr_assert_gt(migrations, 0, "%d ranks: no body migrated, the test would not test it:\n%s", ranks, summary);
+        char one[600], many[600];
+        snprintf(one, sizeof one, "%s/bodies.csv", temp_path("one"));
+        snprintf(many, sizeof many, "%s/bodies.csv", temp_path(out));
+        cr_assert(same_file(one, many), "%d ranks: bodies.csv differs from one process's", ranks);
+    }
+}
+
+Test(mpi_cli, two_and_three_ranks_write_the_bodies_of_one_process_with_walls_and_rolling)
+{
+    assert_ranks_match_one_process(pile_scene);
+}
+
+Test(mpi_cli, two_and_three_ranks_write_the_bodies_of_one_process_across_periodic_faces)
+{
+    assert_ranks_match_one_process(periodic_scene);
+}
+
+Test(mpi_cli, an_output_the_ranks_cannot_write_yet_is_refused_by_its_key)
+{
+    skip_without_mpi();
+    const char* path = temp_path("scene.yaml");
+    write_file(path, pile_scene);
+    char arguments[1024];
+    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set output.contacts_csv=true", path,
+             temp_path("refused"));
+    cr_assert_eq(run_ranks(2, arguments), 2);
+    char* err = read_text(temp_path("stderr"));
+    cr_assert(strstr(err, "--set output.contacts_csv=false") != NULL, "%s", err);
+}
