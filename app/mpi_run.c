@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/error.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
 #include "mpi_run.h"
@@ -30,6 +31,14 @@ static double now_seconds(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The process's CPU time, all its threads. */
+static double cpu_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -59,160 +68,200 @@ static bool refuse_outputs(const fd_scene* scene, char* text, size_t size)
     return text[0] != '\0';
 }
 
+/* The buffers of the messages, kept from one step to the next (allocated
+ * and freed each step, a few hundred kilobytes each were fresh pages every
+ * time: a sixth of a step at 10^5 bodies went to page faults). */
+typedef struct transport {
+    int ranks;
+    int* counts;                  /* 4 x ranks: sent, their offsets, received, their offsets */
+    fd_body_record* out;
+    fd_body_record* in;
+    uint64_t* words_out;
+    uint64_t* words_in;
+    int64_t out_capacity, in_capacity, words_out_capacity, words_in_capacity;
+    fd_parcel* parcels;           /* per rank */
+    MPI_Datatype record;          /* one fd_body_record */
+} transport;
+
+/* Room for `count` elements of `size` bytes (the contents are not kept). */
+static bool room(void** buffer, int64_t* capacity, int64_t count, size_t size)
+{
+    if (count <= *capacity) {
+        return true;
+    }
+    int64_t grown = count + count / 2 + 64;
+    void* fresh = malloc((size_t)grown * size);
+    if (fresh == NULL) {
+        return false;
+    }
+    free(*buffer);
+    *buffer = fresh;
+    *capacity = grown;
+    return true;
+}
+
+static void transport_free(transport* t)
+{
+    if (t->parcels != NULL) {
+        for (int r = 0; r < t->ranks; ++r) {
+            fd_parcel_free(&t->parcels[r]);
+        }
+    }
+    free(t->parcels);
+    free(t->counts);
+    free(t->out);
+    free(t->in);
+    free(t->words_out);
+    free(t->words_in);
+    if (t->record != MPI_DATATYPE_NULL) {
+        MPI_Type_free(&t->record);
+    }
+    memset(t, 0, sizeof *t);
+}
+
+static bool transport_init(transport* t, int ranks)
+{
+    memset(t, 0, sizeof *t);
+    t->ranks = ranks;
+    t->counts = calloc(4 * (size_t)ranks, sizeof *t->counts);
+    t->parcels = calloc((size_t)ranks, sizeof *t->parcels);
+    MPI_Type_contiguous((int)sizeof(fd_body_record), MPI_BYTE, &t->record);
+    MPI_Type_commit(&t->record);
+    return t->counts != NULL && t->parcels != NULL;
+}
+
+/* An all-to-all of `out` (counts and offsets in elements of `type`, set by
+ * the caller in t->counts) into *in: the counts first, then the data.
+ * Returns the elements received, or -1 (out of memory on some rank). */
+static bool any_rank_failed(bool failed);
+
+static int64_t all_to_all(transport* t, const void* out, MPI_Datatype type, size_t size, void** in,
+                          int64_t* in_capacity)
+{
+    int ranks = t->ranks;
+    int* send = t->counts;
+    int* send_offsets = send + ranks;
+    int* receive = send + 2 * ranks;
+    int* receive_offsets = send + 3 * ranks;
+    MPI_Alltoall(send, 1, MPI_INT, receive, 1, MPI_INT, MPI_COMM_WORLD);
+    int64_t total = 0;
+    for (int r = 0; r < ranks; ++r) {
+        receive_offsets[r] = (int)total;
+        total += receive[r];
+    }
+    bool ok = room(in, in_capacity, total > 0 ? total : 1, size);
+    if (!any_rank_failed(!ok)) {
+        MPI_Alltoallv(out, send, send_offsets, type, *in, receive, receive_offsets, type, MPI_COMM_WORLD);
+        return total;
+    }
+    return -1;
+}
+
 /* Rank 0 gathers the owned bodies of every rank, holds every body with
  * them, and writes (close: the last rows); the others only send. */
-static fd_status gather_and_write(fd_partition* part, fd_output* output, int rank, int ranks, bool closing)
+static fd_status gather_and_write(transport* t, fd_partition* part, fd_output* output, int rank, bool closing)
 {
+    int ranks = t->ranks;
     int64_t owned = fd_partition_owned_count(part);
-    int bytes = (int)(owned * (int64_t)sizeof(fd_body_record));
-    int* counts = NULL;
-    int* offsets = NULL;
-    fd_body_record* all = NULL;
-    fd_body_record* mine = malloc((size_t)(owned > 0 ? owned : 1) * sizeof *mine);
-    fd_partition_pack_owned(part, mine);
-    int total = 0;
-    if (rank == 0) {
-        counts = malloc((size_t)ranks * sizeof *counts);
-        offsets = malloc((size_t)ranks * sizeof *offsets);
+    fd_status status = FD_OK;
+    bool ok = room((void**)&t->out, &t->out_capacity, owned > 0 ? owned : 1, sizeof *t->out);
+    if (ok) {
+        fd_partition_pack_owned(part, t->out);
     }
-    MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int sending = ok ? (int)owned : 0;
+    int* counts = t->counts;
+    int* offsets = t->counts + ranks;
+    MPI_Gather(&sending, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int64_t total = 0;
     if (rank == 0) {
         for (int r = 0; r < ranks; ++r) {
-            offsets[r] = total;
+            offsets[r] = (int)total;
             total += counts[r];
         }
-        all = malloc((size_t)(total > 0 ? total : 1));
+        ok = ok && room((void**)&t->in, &t->in_capacity, total + 1, sizeof *t->in);
     }
-    MPI_Gatherv(mine, bytes, MPI_BYTE, all, counts, offsets, MPI_BYTE, 0, MPI_COMM_WORLD);
-    fd_status status = FD_OK;
+    if (any_rank_failed(!ok)) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory gathering %lld bodies", (long long)total);
+    }
+    MPI_Gatherv(t->out, sending, t->record, t->in, counts, offsets, t->record, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-        fd_partition_put_bodies(part, all, total / (int64_t)sizeof(fd_body_record));
+        fd_partition_put_bodies(part, t->in, total);
         fd_partition_hold_everything(part, true);
         status = closing ? fd_output_close(output, part->world) : fd_output_write(output, part->world);
         fd_partition_hold_everything(part, false);
     }
-    free(mine);
-    free(all);
-    free(counts);
-    free(offsets);
     return status;
 }
 
 /* The ghosts each rank owns for each other rank, all to all. */
-static void exchange_ghosts(fd_partition* part, int ranks)
+static fd_status exchange_ghosts(transport* t, fd_partition* part)
 {
-    int* send_counts = calloc((size_t)ranks, sizeof *send_counts);
-    int* send_offsets = calloc((size_t)ranks, sizeof *send_offsets);
-    int* receive_counts = calloc((size_t)ranks, sizeof *receive_counts);
-    int* receive_offsets = calloc((size_t)ranks, sizeof *receive_offsets);
+    int ranks = t->ranks;
     int64_t sending = 0;
     for (int r = 0; r < ranks; ++r) {
         sending += fd_partition_ghost_count(part, r);
     }
-    fd_body_record* out = malloc((size_t)(sending > 0 ? sending : 1) * sizeof *out);
+    bool ok = room((void**)&t->out, &t->out_capacity, sending > 0 ? sending : 1, sizeof *t->out);
     int64_t at = 0;
     for (int r = 0; r < ranks; ++r) {
-        fd_partition_pack_ghosts(part, r, out + at);
-        send_counts[r] = (int)(fd_partition_ghost_count(part, r) * (int64_t)sizeof *out);
-        send_offsets[r] = (int)(at * (int64_t)sizeof *out);
-        at += fd_partition_ghost_count(part, r);
+        int64_t count = ok ? fd_partition_ghost_count(part, r) : 0;
+        if (count > 0) {
+            fd_partition_pack_ghosts(part, r, t->out + at);
+        }
+        t->counts[r] = (int)count;
+        t->counts[ranks + r] = (int)at;
+        at += count;
     }
-    MPI_Alltoall(send_counts, 1, MPI_INT, receive_counts, 1, MPI_INT, MPI_COMM_WORLD);
-    int total = 0;
-    for (int r = 0; r < ranks; ++r) {
-        receive_offsets[r] = total;
-        total += receive_counts[r];
+    int64_t received = all_to_all(t, t->out, t->record, sizeof *t->in, (void**)&t->in, &t->in_capacity);
+    if (!ok || received < 0) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory exchanging %lld ghosts", (long long)sending);
     }
-    fd_body_record* in = malloc((size_t)(total > 0 ? total : 1));
-    MPI_Alltoallv(out, send_counts, send_offsets, MPI_BYTE, in, receive_counts, receive_offsets, MPI_BYTE,
-                  MPI_COMM_WORLD);
-    fd_partition_put_bodies(part, in, total / (int64_t)sizeof *in);
-    free(out);
-    free(in);
-    free(send_counts);
-    free(send_offsets);
-    free(receive_counts);
-    free(receive_offsets);
+    fd_partition_put_bodies(part, t->in, received);
+    return FD_OK;
 }
 
 /* Bodies and contacts to the ranks that hold them next. */
-static fd_status migrate(fd_partition* part, int ranks)
+static fd_status migrate(transport* t, fd_partition* part)
 {
-    fd_parcel* parcels = calloc((size_t)ranks, sizeof *parcels);
-    int* send = calloc(4 * (size_t)ranks, sizeof *send);
-    if (parcels == NULL || send == NULL) {
-        free(parcels);
-        free(send);
-        return FD_ERR_OUT_OF_MEMORY;
-    }
-    fd_status status = fd_partition_pack_migration(part, parcels);
-    int* send_offsets = send + ranks;
-    int* receive = send + 2 * ranks;
-    int* receive_offsets = send + 3 * ranks;
-    /* the bodies, then the contacts' words */
+    int ranks = t->ranks;
+    fd_status status = fd_partition_pack_migration(part, t->parcels);
+    bool ok = status == FD_OK;
     int64_t body_total = 0, word_total = 0;
     for (int r = 0; r < ranks; ++r) {
-        body_total += parcels[r].body_count;
-        word_total += parcels[r].word_count;
+        body_total += ok ? t->parcels[r].body_count : 0;
+        word_total += ok ? t->parcels[r].word_count : 0;
     }
-    fd_body_record* bodies = malloc((size_t)(body_total > 0 ? body_total : 1) * sizeof *bodies);
-    uint64_t* words = malloc((size_t)(word_total > 0 ? word_total : 1) * sizeof *words);
-    int64_t b = 0, w = 0;
-    for (int r = 0; r < ranks; ++r) {
-        if (parcels[r].body_count > 0) {
-            memcpy(bodies + b, parcels[r].bodies, (size_t)parcels[r].body_count * sizeof *bodies);
-        }
-        if (parcels[r].word_count > 0) {
-            memcpy(words + w, parcels[r].words, (size_t)parcels[r].word_count * sizeof *words);
-        }
-        b += parcels[r].body_count;
-        w += parcels[r].word_count;
-    }
-    /* bodies */
+    ok = ok && room((void**)&t->out, &t->out_capacity, body_total > 0 ? body_total : 1, sizeof *t->out) &&
+         room((void**)&t->words_out, &t->words_out_capacity, word_total > 0 ? word_total : 1, sizeof *t->words_out);
+    /* the bodies */
     int64_t at = 0;
     for (int r = 0; r < ranks; ++r) {
-        send[r] = (int)(parcels[r].body_count * (int64_t)sizeof *bodies);
-        send_offsets[r] = (int)(at * (int64_t)sizeof *bodies);
-        at += parcels[r].body_count;
+        int64_t count = ok ? t->parcels[r].body_count : 0;
+        if (count > 0) {
+            memcpy(t->out + at, t->parcels[r].bodies, (size_t)count * sizeof *t->out);
+        }
+        t->counts[r] = (int)count;
+        t->counts[ranks + r] = (int)at;
+        at += count;
     }
-    MPI_Alltoall(send, 1, MPI_INT, receive, 1, MPI_INT, MPI_COMM_WORLD);
-    int total = 0;
-    for (int r = 0; r < ranks; ++r) {
-        receive_offsets[r] = total;
-        total += receive[r];
-    }
-    fd_body_record* bodies_in = malloc((size_t)(total > 0 ? total : 1));
-    MPI_Alltoallv(bodies, send, send_offsets, MPI_BYTE, bodies_in, receive, receive_offsets, MPI_BYTE, MPI_COMM_WORLD);
-    int64_t bodies_received = total / (int64_t)sizeof *bodies;
-    /* contacts */
+    int64_t bodies = all_to_all(t, t->out, t->record, sizeof *t->in, (void**)&t->in, &t->in_capacity);
+    /* the contacts */
     at = 0;
     for (int r = 0; r < ranks; ++r) {
-        send[r] = (int)parcels[r].word_count;
-        send_offsets[r] = (int)at;
-        at += parcels[r].word_count;
+        int64_t count = ok && bodies >= 0 ? t->parcels[r].word_count : 0;
+        if (count > 0) {
+            memcpy(t->words_out + at, t->parcels[r].words, (size_t)count * sizeof *t->words_out);
+        }
+        t->counts[r] = (int)count;
+        t->counts[ranks + r] = (int)at;
+        at += count;
     }
-    MPI_Alltoall(send, 1, MPI_INT, receive, 1, MPI_INT, MPI_COMM_WORLD);
-    total = 0;
-    for (int r = 0; r < ranks; ++r) {
-        receive_offsets[r] = total;
-        total += receive[r];
+    int64_t words = all_to_all(t, t->words_out, MPI_UINT64_T, sizeof *t->words_in, (void**)&t->words_in,
+                               &t->words_in_capacity);
+    if (!ok || bodies < 0 || words < 0) {
+        return status != FD_OK ? status : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory migrating bodies");
     }
-    uint64_t* words_in = malloc((size_t)(total > 0 ? total : 1) * sizeof *words_in);
-    MPI_Alltoallv(words, send, send_offsets, MPI_UINT64_T, words_in, receive, receive_offsets, MPI_UINT64_T,
-                  MPI_COMM_WORLD);
-    if (status == FD_OK) {
-        status = fd_partition_unpack_migration(part, bodies_in, bodies_received, words_in, total);
-    }
-    for (int r = 0; r < ranks; ++r) {
-        fd_parcel_free(&parcels[r]);
-    }
-    free(parcels);
-    free(send);
-    free(bodies);
-    free(words);
-    free(bodies_in);
-    free(words_in);
-    return status;
+    return fd_partition_unpack_migration(part, t->in, bodies, t->words_in, words);
 }
 
 /* Every rank's verdict: 0 when all agree that nothing failed. */
@@ -301,7 +350,9 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     if (failed) {
         fprintf(stderr, "error: %s\n", fd_last_error());
     }
-    if (!any_rank_failed(failed) && gather_and_write(&part, output, rank, ranks, false) != FD_OK) {
+    transport t;
+    failed = !transport_init(&t, ranks) || failed;
+    if (!any_rank_failed(failed) && gather_and_write(&t, &part, output, rank, false) != FD_OK) {
         fprintf(stderr, "error: %s\n", fd_last_error());
         failed = true;
     }
@@ -315,7 +366,7 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
         printf("  outputs  %s\n", scene.output.directory);
         fflush(stdout);
     }
-    double loop_start = now_seconds();
+    double loop_start = now_seconds(), loop_cpu = cpu_seconds();
     long long done = 0;
     int next_tenth = 1;
     for (; done < steps; ++done) {
@@ -335,12 +386,12 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
             failed = true;
             break;
         }
-        exchange_ghosts(&part, ranks);
-        if (all[1] > domain.migrate_after && migrate(&part, ranks) != FD_OK) {
+        if (exchange_ghosts(&t, &part) != FD_OK ||
+            (all[1] > domain.migrate_after && migrate(&t, &part) != FD_OK)) {
             fprintf(stderr, "error (rank %d): %s\n", rank, fd_last_error());
             failed = true;
         }
-        if (all[2] != 0.0 && gather_and_write(&part, output, rank, ranks, false) != FD_OK) {
+        if (all[2] != 0.0 && gather_and_write(&t, &part, output, rank, false) != FD_OK) {
             fprintf(stderr, "error: %s\n", fd_last_error());
             failed = true;
         }
@@ -352,7 +403,7 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     }
     failed = any_rank_failed(failed); /* the last step's writing or migrating too */
     double wall = now_seconds() - loop_start;
-    if (!failed && gather_and_write(&part, output, rank, ranks, true) != FD_OK) {
+    if (!failed && gather_and_write(&t, &part, output, rank, true) != FD_OK) {
         fprintf(stderr, "error: %s\n", fd_last_error());
         failed = true;
     } else if (failed && leader) {
@@ -360,23 +411,25 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
         fprintf(stderr, "stopped at step %lld of %lld; outputs so far are in %s\n", done, steps,
                 scene.output.directory);
     }
-    /* What each rank held: owned and ghosts. */
-    int64_t held[2] = {fd_partition_owned_count(&part), 0};
+    /* What each rank held (owned and ghosts) and the CPU time its process
+     * took in the loop (a rank's share of the wall time it did not wait). */
+    double held[3] = {(double)fd_partition_owned_count(&part), 0.0, cpu_seconds() - loop_cpu};
     for (int b = 0; b < fd_world_body_count(world); ++b) {
         held[1] += part.role[b] == FD_ROLE_GHOST;
     }
-    int64_t* every = leader ? malloc((size_t)ranks * 2 * sizeof *every) : NULL;
-    MPI_Gather(held, 2, MPI_INT64_T, every, 2, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    double* every = leader ? malloc((size_t)ranks * 3 * sizeof *every) : NULL;
+    MPI_Gather(held, 3, MPI_DOUBLE, every, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (leader && !options->quiet && !failed) {
         printf("done: %lld steps in %.2f s wall (%.3g ms a step) on %d ranks, %lld migrations; load and set-up "
                "%.2f s\n", done, wall, done > 0 ? 1e3 * wall / (double)done : 0.0, ranks, (long long)part.migrations,
                loop_start - start);
         for (int r = 0; r < ranks; ++r) {
-            printf("  rank %d: %lld bodies owned, %lld ghosts\n", r, (long long)every[2 * r],
-                   (long long)every[2 * r + 1]);
+            printf("  rank %d: %.0f bodies owned, %.0f ghosts, %.3g ms of CPU a step\n", r, every[3 * r],
+                   every[3 * r + 1], done > 0 ? 1e3 * every[3 * r + 2] / (double)done : 0.0);
         }
     }
     free(every);
+    transport_free(&t);
     fd_partition_free(&part);
     fd_domain_free(&domain);
     fd_scene_free(&scene);

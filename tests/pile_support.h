@@ -20,6 +20,7 @@ typedef struct pile_options {
     bool periodic;                /* x and y periodic instead of side walls */
     double cell_size;             /* m; 0 = automatic */
     int materials;                /* 1 (0 too) or 3 materials of equal properties, the spheres taking them in turn */
+    bool gas;                     /* no gravity, and the spheres fly at up to 1.5 m/s every way */
 } pile_options;
 
 static fd_submodel_def submodel(const char* model, const char* a, double va, const char* b, double vb,
@@ -47,6 +48,9 @@ static fd_world* make_pile(const pile_options* o)
     def.energy_ledger = o->ledger;
     def.contact_output = o->output;
     def.integrator = FD_INTEGRATOR_VELOCITY_VERLET;
+    if (o->gas) {
+        def.gravity = (fd_vec3){0.0, 0.0, 0.0};
+    }
     def.cell_size = o->cell_size;
     if (o->periodic) {
         def.periodic[0] = def.periodic[1] = true;
@@ -106,6 +110,9 @@ static fd_world* make_pile(const pile_options* o)
         ball.position = (fd_vec3){-0.042 + 0.012 * x + 0.0007 * (z % 3), -0.042 + 0.012 * y + 0.0005 * (z % 2),
                                   0.008 + 0.012 * z};
         ball.velocity = (fd_vec3){0.05 * ((k * 7) % 5 - 2), 0.05 * ((k * 3) % 5 - 2), -0.3};
+        if (o->gas) {
+            ball.velocity = (fd_vec3){0.3 * ((k * 7) % 11 - 5), 0.25 * ((k * 3) % 13 - 6), 0.375 * ((k * 5) % 9 - 4)};
+        }
         ball.angular_velocity = (fd_vec3){(double)((k * 11) % 7 - 3), 0.0, (double)((k * 5) % 3 - 1)};
         cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ball)), "%s", fd_last_error());
     }

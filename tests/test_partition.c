@@ -84,7 +84,7 @@ static void run_case(const pile_options* o, const char* label, int steps)
         }
         /* What the comparison relies on: the pile settles into contacts,
          * bodies migrate, and no rank holds the whole pile. */
-        cr_assert_gt(fd_world_contact_count(one), 300, "%s: the pile must settle into contacts", label);
+        cr_assert_gt(fd_world_contact_count(one), o->gas ? 10 : 300, "%s: the pile must settle into contacts", label);
         cr_assert_gt(parts[0].migrations, 2, "%s, %d ranks: bodies must migrate (%lld migrations)", label, ranks,
                      (long long)parts[0].migrations);
         cr_assert_lt(held_most, 400, "%s, %d ranks: a rank holds all %d spheres", label, ranks, held_most);
@@ -119,6 +119,17 @@ Test(partition, two_and_three_ranks_give_the_bits_of_one_process_across_periodic
 {
     pile_options o = {.threads = 1, .slide = "csds", .periodic = true};
     run_case(&o, "csds, periodic x and y", 2500);
+}
+
+Test(partition, two_and_three_ranks_give_the_bits_of_one_process_in_a_gas_crossing_the_slabs)
+{
+    /* Spheres flying at up to 1.5 m/s every way collide across the slabs'
+     * faces at every speed and migrate often, whole contacts with them. (A
+     * halo one drift short of partition.c's bound is not caught here: a
+     * pair would have to close head-on from beyond it within one migration;
+     * the bound is proved in fd_domain_plan's comment, not sampled.) */
+    pile_options o = {.threads = 1, .slide = "dsds", .gas = true};
+    run_case(&o, "a gas, hooke + dsds", 2000);
 }
 
 Test(partition, what_is_not_supported_yet_is_refused_by_name)
