@@ -4,7 +4,7 @@
  * rank whether a step failed, how far a body has moved since the last
  * migration and whether rank 0 writes output now; the owners then send
  * their ghosts (an all-to-all), bodies and contacts migrate when a body has
- * moved half the skin, and rank 0 gathers the owned bodies when it writes.
+ * moved a whole skin, and rank 0 gathers the owned bodies when it writes.
  * The bodies are those of one process to the bit (partition.h), so the
  * files are too.
  *

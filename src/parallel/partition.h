@@ -1,14 +1,14 @@
 /* Domain decomposition of the penalty stepper (issue 14): what each rank
  * holds and what ranks tell each other, whatever carries the bytes (MPI in
- * src/parallel/mpi_run.c; one process, for the tests, in
+ * app/mpi_run.c; one process, for the tests, in
  * fd_partition_step_together).
  *
  * The domain is cut into slabs along one axis, one per rank, at the
  * quantiles of the bodies' coordinates. A rank owns the bodies in its slab
  * and holds as ghosts those within the halo of it (twice the largest
- * bounding radius, the contact margin and the neighbour skin: every body a
- * body it owns can touch before the next migration). Walls (planes, meshes)
- * are on every rank.
+ * bounding radius, the contact margin and twice the neighbour skin: every
+ * body a body it owns can touch before the next migration). Walls (planes,
+ * meshes) are on every rank.
  *
  * Bit-identical to one process by construction:
  *   - every rank's world is the whole scene's world, with the bodies it does
@@ -23,7 +23,7 @@
  *     (fd_partition_pack_ghosts): a ghost's own step would miss the
  *     contacts of bodies beyond the halo, and with the owner's loads its
  *     next drift is the owner's to the bit;
- *   - when a body has moved half the skin since the last migration (the
+ *   - when a body has moved a whole skin since the last migration (the
  *     largest over all ranks), bodies and contacts migrate: each owner sends
  *     its bodies to the ranks that hold them next, and the contacts whose
  *     first non-wall body it owned (those have exact springs) to the ranks
@@ -129,7 +129,7 @@ void fd_parcel_free(fd_parcel* parcel);
 
 /* One step of `ranks` partitions of the same scene in one process, as that
  * many MPI ranks would take it: each steps, the ghosts are exchanged, and
- * bodies migrate when one has moved half the skin. */
+ * bodies migrate when one has moved a whole skin. */
 fd_status fd_partition_step_together(fd_partition* parts, int ranks);
 
 #endif
