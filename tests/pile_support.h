@@ -15,7 +15,8 @@ typedef struct pile_options {
     double skin;                  /* m; 0 = automatic */
     bool ledger;
     fd_contact_output output;
-    const char* slide;            /* "dsds", "csds", "fang_negrut" (with its roll and spin) or NULL (frictionless) */
+    const char* slide;            /* "dsds", "csds", "fang_negrut" (with its roll and spin), "pfc" (linear and
+                                   * rrlinear) or NULL (frictionless) */
     bool roll_and_spin;           /* rolling and twisting sds (the scalar kernel) */
     bool periodic;                /* x and y periodic instead of side walls */
     double cell_size;             /* m; 0 = automatic */
@@ -73,7 +74,12 @@ static fd_world* make_pile(const pile_options* o)
     fd_contact_law_def law;
     memset(&law, 0, sizeof law);
     law.submodel[FD_MECHANISM_NORMAL] = submodel("hooke", "k_n", 3e3, "restitution", 0.4, NULL, 0.0);
-    if (o->slide != NULL && strcmp(o->slide, "fang_negrut") == 0) {
+    if (o->slide != NULL && strcmp(o->slide, "pfc") == 0) {
+        /* PFC's linear model with its dashpots, and rrlinear rolling resistance */
+        law.submodel[FD_MECHANISM_NORMAL] = submodel("pfc_linear", "kn", 3e3, "dp_nratio", 0.2, NULL, 0.0);
+        law.submodel[FD_MECHANISM_SLIDE] = submodel("pfc_linear", "ks", 2e3, "fric", 0.4, "dp_sratio", 0.1);
+        law.submodel[FD_MECHANISM_ROLL] = submodel("pfc_rrlinear", "rr_fric", 0.1, NULL, 0.0, NULL, 0.0);
+    } else if (o->slide != NULL && strcmp(o->slide, "fang_negrut") == 0) {
         /* the generic path on spheres (no sphere kernel) */
         law.submodel[FD_MECHANISM_SLIDE] = submodel("fang_negrut", "mu_s", 0.5, "mu_k", 0.4, "K_E", 2e3);
         law.submodel[FD_MECHANISM_ROLL] = submodel("fang_negrut", "eta_r", 0.3, NULL, 0.0, NULL, 0.0);

@@ -1,9 +1,10 @@
 /* Domain decomposition (src/parallel/partition.h) in one process: 2 and 3
  * ranks, each a world of the same pile with the bodies it does not hold
  * dormant, exchange ghosts after each step and migrate bodies and contacts
- * when one has moved half the skin. Every body its owner computes must equal
+ * when one has moved a whole skin. Every body its owner computes must equal
  * the one-process body to the last bit (state and loads), for every law
- * family the sphere kernels take and across periodic faces; the test also
+ * family of the penalty stepper (D-SDS with rolling and twisting, C-SDS,
+ * Fang & Negrut, PFC) and across periodic faces; the test also
  * checks that what it relies on happens (bodies migrate, each rank holds
  * only part of the pile, contacts form). */
 #include <criterion/criterion.h>
@@ -113,6 +114,12 @@ Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_fang_negru
 {
     pile_options o = {.threads = 1, .slide = "fang_negrut"};
     run_case(&o, "Fang & Negrut", 2000);
+}
+
+Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_pfc_rrlinear)
+{
+    pile_options o = {.threads = 1, .slide = "pfc"};
+    run_case(&o, "PFC linear + rrlinear", 2500);
 }
 
 Test(partition, two_and_three_ranks_give_the_bits_of_one_process_across_periodic_faces)
