@@ -220,6 +220,41 @@ static fd_status exchange_ghosts(transport* t, fd_partition* part)
     return FD_OK;
 }
 
+/* When a rank owns too many: the boxes cut again from every rank's owned
+ * bodies (gathered on every rank: each cuts the same boxes). */
+static fd_status rebalance(transport* t, fd_partition* part)
+{
+    int ranks = t->ranks;
+    int64_t owned = fd_partition_owned_count(part), most = 0, total = 0;
+    MPI_Allreduce(&owned, &most, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&owned, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (!fd_domain_unbalanced(part->domain, most, total)) {
+        return FD_OK;
+    }
+    /* every rank's owned positions, 3 doubles each */
+    int* counts = t->counts;
+    int* offsets = t->counts + ranks;
+    int mine = (int)(3 * owned);
+    MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+    int64_t at = 0;
+    for (int r = 0; r < ranks; ++r) {
+        offsets[r] = (int)at;
+        at += counts[r];
+    }
+    fd_vec3* local = malloc((size_t)(owned > 0 ? owned : 1) * sizeof *local);
+    fd_vec3* points = malloc((size_t)(total > 0 ? total : 1) * sizeof *points);
+    bool ok = local != NULL && points != NULL;
+    if (!any_rank_failed(!ok)) {
+        fd_partition_owned_positions(part, local);
+        MPI_Allgatherv(local, mine, MPI_DOUBLE, points, counts, offsets, MPI_DOUBLE, MPI_COMM_WORLD);
+        fd_domain_cut(part->domain, points, total);
+        part->domain->rebalances++;
+    }
+    free(local);
+    free(points);
+    return ok ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory cutting the boxes again");
+}
+
 /* Bodies and contacts to the ranks that hold them next. */
 static fd_status migrate(transport* t, fd_partition* part)
 {
@@ -335,6 +370,7 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
         status = fd_domain_plan(world, ranks, &domain);
     }
     if (status == FD_OK) {
+        domain.rebalance_above = options->balance;
         status = fd_partition_init(&part, world, &domain, rank);
     }
     if (status != FD_OK && leader) {
@@ -360,8 +396,8 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     long long steps = llround(scene.duration / dt);
     if (leader && !options->quiet) {
         printf("fricdem %s: scene %s (%s)\n", FRICDEM_VERSION_STRING, scene.name, scene.path);
-        printf("  ranks    %d, slabs along %c, halo %.3g m (bodies held by each rank in the summary)\n", ranks,
-               "xyz"[domain.axis], domain.halo);
+        printf("  ranks    %d, boxes by coordinate bisection, halo %.3g m (bodies held by each rank in the "
+               "summary)\n", ranks, domain.halo);
         printf("  steps    %lld x %g s = %g s\n", steps, dt, (double)steps * dt);
         printf("  outputs  %s\n", scene.output.directory);
         fflush(stdout);
@@ -387,7 +423,8 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
             break;
         }
         if (exchange_ghosts(&t, &part) != FD_OK ||
-            (all[1] > domain.migrate_after && migrate(&t, &part) != FD_OK)) {
+            (all[1] > domain.migrate_after &&
+             (rebalance(&t, &part) != FD_OK || migrate(&t, &part) != FD_OK))) {
             fprintf(stderr, "error (rank %d): %s\n", rank, fd_last_error());
             failed = true;
         }
@@ -420,9 +457,9 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     double* every = leader ? malloc((size_t)ranks * 3 * sizeof *every) : NULL;
     MPI_Gather(held, 3, MPI_DOUBLE, every, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (leader && !options->quiet && !failed) {
-        printf("done: %lld steps in %.2f s wall (%.3g ms a step) on %d ranks, %lld migrations; load and set-up "
-               "%.2f s\n", done, wall, done > 0 ? 1e3 * wall / (double)done : 0.0, ranks, (long long)part.migrations,
-               loop_start - start);
+        printf("done: %lld steps in %.2f s wall (%.3g ms a step) on %d ranks, %lld migrations (%lld with the boxes "
+               "cut again); load and set-up %.2f s\n", done, wall, done > 0 ? 1e3 * wall / (double)done : 0.0, ranks,
+               (long long)part.migrations, (long long)domain.rebalances, loop_start - start);
         for (int r = 0; r < ranks; ++r) {
             printf("  rank %d: %.0f bodies owned, %.0f ghosts, %.3g ms of CPU a step\n", r, every[3 * r],
                    every[3 * r + 1], done > 0 ? 1e3 * every[3 * r + 2] / (double)done : 0.0);

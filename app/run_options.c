@@ -4,6 +4,7 @@
 #include "run_options.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,9 @@ const char fricdem_help_text[] =
     "                   --set time.step=1e-5  --set bodies.ball.velocity=[1,0,0]\n"
     "                   --set contacts.0.normal.restitution=0.5 (repeatable)\n"
     "  -q, --quiet      no header, progress or summary (warnings and errors still show)\n"
+    "      --balance R  under mpirun: cut the ranks' boxes again, at a migration, when a rank\n"
+    "                   owns more than R times the mean of the bodies (default 1.1, at\n"
+    "                   least 1; docs/parallel.md). The results do not depend on it\n"
     "  -h, --help       this text\n"
     "  resume takes the same options; --set may change only time.duration (the total\n"
     "  simulated time), output.* and world.threads\n"
@@ -64,7 +68,7 @@ int usage_error(const char* format, ...)
     return EXIT_USAGE;
 }
 
-enum { OPTION_OVERWRITE = 256 };
+enum { OPTION_OVERWRITE = 256, OPTION_BALANCE };
 
 int run_options_parse(int argc, char** argv, bool resume, run_options* out)
 {
@@ -78,7 +82,7 @@ int run_options_parse(int argc, char** argv, bool resume, run_options* out)
         {"out", required_argument, NULL, 'o'},   {"set", required_argument, NULL, 's'},
         {"threads", required_argument, NULL, 'j'}, {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},        {"overwrite", no_argument, NULL, OPTION_OVERWRITE},
-        {NULL, 0, NULL, 0},
+        {"balance", required_argument, NULL, OPTION_BALANCE}, {NULL, 0, NULL, 0},
     };
     /* getopt_long reads from argv[1]: give it a program name in front. */
     char** words = calloc((size_t)argc + 2, sizeof *words);
@@ -89,6 +93,8 @@ int run_options_parse(int argc, char** argv, bool resume, run_options* out)
     words[0] = (char*)(resume ? "fricdem resume" : "fricdem run");
     memcpy(words + 1, argv, (size_t)argc * sizeof *argv);
     const char* threads = NULL;
+    const char* balance = NULL;
+    out->balance = 1.1;
     optind = 0; /* a fresh scan (glibc: 0 also resets its state) */
     opterr = 0; /* the messages are ours */
     int status = 0;
@@ -112,10 +118,15 @@ int run_options_parse(int argc, char** argv, bool resume, run_options* out)
         case OPTION_OVERWRITE:
             out->overwrite = true;
             break;
+        case OPTION_BALANCE:
+            balance = optarg;
+            break;
         case ':':
         case '?':
         default:
-            if (optopt == 'o' || optopt == 's' || optopt == 'j') {
+            if (optopt == OPTION_BALANCE) {
+                status = usage_error("--balance needs a ratio (at least 1, e.g. 1.1)");
+            } else if (optopt == 'o' || optopt == 's' || optopt == 'j') {
                 status = usage_error("-%c needs %s", optopt,
                                      optopt == 'o' ? "a directory" : optopt == 's' ? "key.path=value" : "a count");
             } else if (optopt != 0) {
@@ -150,6 +161,13 @@ int run_options_parse(int argc, char** argv, bool resume, run_options* out)
             /* Through the scene's own key, so that its checks (and a resume's rules) apply. */
             snprintf(out->threads_override, sizeof out->threads_override, "world.threads=%ld", count);
             out->overrides[out->override_count++] = out->threads_override;
+        }
+    }
+    if (status == 0 && balance != NULL) {
+        char* end = NULL;
+        out->balance = strtod(balance, &end);
+        if (end == balance || *end != '\0' || !(out->balance >= 1.0) || !isfinite(out->balance)) {
+            status = usage_error("--balance: expected a ratio of at least 1 (e.g. 1.1), got '%s'", balance);
         }
     }
     free(words);

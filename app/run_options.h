@@ -19,6 +19,7 @@ typedef struct run_options {
     const char** overrides;   /* --set values, then world.threads=N for --threads (owned) */
     int override_count;
     char threads_override[64];
+    double balance;           /* --balance: under mpirun, cut the boxes again above this imbalance (1.1) */
 } run_options;
 
 /* Parses argv[0..argc) (the words after `run` or `resume`). Returns 0, or

@@ -69,6 +69,19 @@ Test(cli, bad_scene_exits_2_with_the_message)
     cr_assert(strstr(err, expected), "stderr\n%s\nlacks\n%s", err, expected);
 }
 
+Test(cli, a_balance_below_one_exits_2_naming_the_option)
+{
+    /* --balance takes the imbalance a run of several ranks tolerates: a
+     * ratio of at least 1, checked with or without mpirun. */
+    const char* path = temp_path("good.yaml");
+    write_file(path, good_scene);
+    char arguments[1024];
+    snprintf(arguments, sizeof arguments, "run '%s' --balance 0.5", path);
+    cr_assert_eq(run_cli(arguments), 2);
+    char* err = err_text();
+    cr_assert(strstr(err, "--balance: expected a ratio of at least 1 (e.g. 1.1), got '0.5'"), "%s", err);
+}
+
 Test(cli, bad_override_exits_2_naming_the_argument)
 {
     const char* path = temp_path("good.yaml");

@@ -3,9 +3,10 @@
  * app/mpi_run.c; one process, for the tests, in
  * fd_partition_step_together).
  *
- * The domain is cut into slabs along one axis, one per rank, at the
- * quantiles of the bodies' coordinates. A rank owns the bodies in its slab
- * and holds as ghosts those within the halo of it (twice the largest
+ * The domain is cut into boxes, one per rank, by recursive coordinate
+ * bisection of the bodies (again at a migration when a rank owns more than
+ * its share by a margin). A rank owns the bodies in its box and holds as
+ * ghosts those within the halo of it (twice the largest
  * bounding radius, the contact margin and twice the neighbour skin: every
  * body a body it owns can touch before the next migration). Walls (planes,
  * meshes) are on every rank.
@@ -41,22 +42,32 @@
 #include "core/math.h"
 #include "fricdem/fricdem.h"
 
-/* The slabs: rank r owns cuts[r] <= x[axis] < cuts[r + 1] (the ends are
- * infinite), and holds bodies within `halo` of its slab. */
+/* The boxes: rank r owns the bodies in [low[r], high[r]) (the outer faces
+ * are infinite, the boxes tile space), and holds those within `halo` of its
+ * box. Periodic axes are never cut: a box spans their whole period. */
 typedef struct fd_domain {
     int ranks;
-    int axis;
-    double* cuts;                 /* m, ranks + 1 */
+    double (*low)[3], (*high)[3]; /* m, per rank */
+    bool periodic[3];
     double halo;                  /* m */
     double migrate_after;         /* m^2: the largest displacement squared that triggers a migration */
+    double rebalance_above;       /* cut the boxes again at a migration when a rank owns more than this times the
+                                   * mean (1.1) */
+    int64_t rebalances;
 } fd_domain;
 
-/* Slabs along the widest non-periodic axis of a prepared world's bodies,
- * with about as many bodies each. */
+/* Boxes by recursive coordinate bisection of a prepared world's bodies
+ * (each cut across the widest axis that is not periodic, with as many
+ * bodies on each side as ranks), and the halo and drift for its skin. */
 fd_status fd_domain_plan(const fd_world* world, int ranks, fd_domain* out);
+/* The boxes cut again for these points (reordered), the rest kept. Every
+ * rank with the same points, in any order, cuts the same boxes. */
+fd_status fd_domain_cut(fd_domain* domain, fd_vec3* points, int64_t count);
 void fd_domain_free(fd_domain* domain);
 int fd_domain_owner(const fd_domain* domain, fd_vec3 x);
 bool fd_domain_near(const fd_domain* domain, int rank, fd_vec3 x);
+/* Whether the rank that owns the most (of `total_owned`) owns too many. */
+bool fd_domain_unbalanced(const fd_domain* domain, int64_t most_owned, int64_t total_owned);
 
 typedef enum fd_role {
     FD_ROLE_DORMANT = 0,          /* not held: left out of the search and the integration */
@@ -84,7 +95,7 @@ typedef struct fd_parcel {
 
 typedef struct fd_partition {
     fd_world* world;
-    const fd_domain* domain;
+    fd_domain* domain;            /* shared by the partitions of one process's ranks (the tests) */
     int rank;
     uint8_t* role;                /* fd_role per body */
     uint32_t* held_flags;         /* a dormant body's motion flags, for when it is held again */
@@ -99,7 +110,7 @@ typedef struct fd_partition {
  * (prepared here if it is not): its roles, and its contacts with both bodies
  * held. Refuses what the decomposition does not support yet (the
  * complementarity stepper, inlets, outlets, the energy ledger, events). */
-fd_status fd_partition_init(fd_partition* part, fd_world* world, const fd_domain* domain, int rank);
+fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* domain, int rank);
 void fd_partition_free(fd_partition* part);
 
 /* The largest displacement squared of a body this rank owns since the last
@@ -116,6 +127,7 @@ void fd_partition_put_bodies(fd_partition* part, const fd_body_record* records, 
  * exact) or back to the roles (false), around that write. */
 int64_t fd_partition_owned_count(const fd_partition* part);
 void fd_partition_pack_owned(const fd_partition* part, fd_body_record* out);
+void fd_partition_owned_positions(const fd_partition* part, fd_vec3* out);
 void fd_partition_hold_everything(fd_partition* part, bool everything);
 
 /* A migration: parcels[r] for every rank r (this one too), then the intake
@@ -129,7 +141,8 @@ void fd_parcel_free(fd_parcel* parcel);
 
 /* One step of `ranks` partitions of the same scene in one process, as that
  * many MPI ranks would take it: each steps, the ghosts are exchanged, and
- * bodies migrate when one has moved a whole skin. */
+ * bodies migrate when one has moved a whole skin, into boxes cut again
+ * first when a rank owns too many. */
 fd_status fd_partition_step_together(fd_partition* parts, int ranks);
 
 #endif
