@@ -1,15 +1,16 @@
 /* `mpirun -np N fricdem run SCENE`: the domain decomposition of
  * src/parallel/partition.h with MPI carrying its messages. Every rank loads
- * the scene and takes its slab; after each step one reduction tells every
+ * the scene and takes its box; after each step one reduction tells every
  * rank whether a step failed, how far a body has moved since the last
- * migration and whether rank 0 writes output now; the owners then send
+ * migration and whether rank 0 writes output now; the contacts that began
+ * are numbered as one process numbers them; the owners then send
  * their ghosts (an all-to-all), bodies and contacts migrate when a body has
  * moved a whole skin, and rank 0 gathers the owned bodies when it writes.
  * The bodies are those of one process to the bit (partition.h), so the
  * files are too.
  *
- * Not yet with more than one process (each refused by name): resume and
- * checkpoints, stages, inlets and outlets, the ledger and events, and the
+ * Not yet with more than one process (each refused by name): stages,
+ * inlets and outlets, the ledger and events, and the
  * outputs that read contacts or their sums (contacts.csv, energy.csv,
  * walls.csv, VTU snapshots, a trajectory with contacts). */
 #include <limits.h>
@@ -57,7 +58,6 @@ static bool refuse_outputs(const fd_scene* scene, char* text, size_t size)
         {o->events_csv, "output.events_csv=false"},
         {o->vtu_interval > 0.0, "output.vtu_interval=0"},
         {o->trajectory && o->trajectory_contacts, "output.trajectory_contacts=false"},
-        {o->checkpoint_interval > 0.0, "output.checkpoint_interval=0"},
     };
     for (size_t k = 0; k < sizeof refused / sizeof refused[0]; ++k) {
         if (refused[k].on) {
@@ -157,13 +157,12 @@ static int64_t all_to_all(transport* t, const void* out, MPI_Datatype type, size
     return -1;
 }
 
-/* Rank 0 gathers the owned bodies of every rank, holds every body with
- * them, and writes (close: the last rows); the others only send. */
-static fd_status gather_and_write(transport* t, fd_partition* part, fd_output* output, int rank, bool closing)
+/* Rank 0 gathers the owned bodies of every rank into t->in (*total of
+ * them); the others only send. */
+static fd_status gather_bodies(transport* t, fd_partition* part, int rank, int64_t* total)
 {
     int ranks = t->ranks;
     int64_t owned = fd_partition_owned_count(part);
-    fd_status status = FD_OK;
     bool ok = room((void**)&t->out, &t->out_capacity, owned > 0 ? owned : 1, sizeof *t->out);
     if (ok) {
         fd_partition_pack_owned(part, t->out);
@@ -172,22 +171,77 @@ static fd_status gather_and_write(transport* t, fd_partition* part, fd_output* o
     int* counts = t->counts;
     int* offsets = t->counts + ranks;
     MPI_Gather(&sending, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    int64_t total = 0;
+    *total = 0;
     if (rank == 0) {
         for (int r = 0; r < ranks; ++r) {
-            offsets[r] = (int)total;
-            total += counts[r];
+            offsets[r] = (int)*total;
+            *total += counts[r];
         }
-        ok = ok && room((void**)&t->in, &t->in_capacity, total + 1, sizeof *t->in);
+        ok = ok && room((void**)&t->in, &t->in_capacity, *total + 1, sizeof *t->in);
     }
     if (any_rank_failed(!ok)) {
-        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory gathering %lld bodies", (long long)total);
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory gathering %lld bodies", (long long)*total);
     }
     MPI_Gatherv(t->out, sending, t->record, t->in, counts, offsets, t->record, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
+    return FD_OK;
+}
+
+/* Rank 0 holds every body with the gathered states and writes (close: the
+ * last rows), then gives its dormant bodies back. */
+static fd_status gather_and_write(transport* t, fd_partition* part, fd_output* output, int rank, bool closing,
+                                  uint64_t* hash)
+{
+    int64_t total = 0;
+    fd_status status = gather_bodies(t, part, rank, &total);
+    if (status == FD_OK && rank == 0) {
         fd_partition_put_bodies(part, t->in, total);
         fd_partition_hold_everything(part, true);
         status = closing ? fd_output_close(output, part->world) : fd_output_write(output, part->world);
+        if (hash != NULL) {
+            *hash = fd_world_state_hash(part->world); /* one process's, every body held */
+        }
+        fd_partition_hold_everything(part, false);
+    }
+    return status;
+}
+
+/* A checkpoint of the whole world on rank 0 (docs/restart.md): every owned
+ * body, and every contact from the rank that answers for it, gathered and
+ * installed there; the file is the one one process writes at this step. */
+static fd_status write_checkpoint(transport* t, fd_partition* part, const fd_scene* scene, int rank)
+{
+    int ranks = t->ranks;
+    int64_t bodies = 0;
+    fd_status status = gather_bodies(t, part, rank, &bodies);
+    if (status != FD_OK) {
+        return status;
+    }
+    fd_parcel* mine = &t->parcels[0];
+    status = fd_partition_pack_answered(part, mine);
+    int sending = status == FD_OK ? (int)mine->word_count : 0;
+    int* counts = t->counts;
+    int* offsets = t->counts + ranks;
+    MPI_Gather(&sending, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int64_t words = 0;
+    bool ok = status == FD_OK;
+    if (rank == 0) {
+        for (int r = 0; r < ranks; ++r) {
+            offsets[r] = (int)words;
+            words += counts[r];
+        }
+        ok = ok && room((void**)&t->words_in, &t->words_in_capacity, words + 1, sizeof *t->words_in);
+    }
+    if (any_rank_failed(!ok)) {
+        return status != FD_OK ? status : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory gathering the contacts");
+    }
+    MPI_Gatherv(mine->words, sending, MPI_UINT64_T, t->words_in, counts, offsets, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        status = fd_partition_install_everything(part, t->in, bodies, t->words_in, words);
+        if (status == FD_OK) {
+            char path[FD_PATH_MAX + 32];
+            snprintf(path, sizeof path, "%s/checkpoint.h5", scene->output.directory);
+            status = fd_scene_write_checkpoint(scene, path);
+        }
         fd_partition_hold_everything(part, false);
     }
     return status;
@@ -217,6 +271,35 @@ static fd_status exchange_ghosts(transport* t, fd_partition* part)
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory exchanging %lld ghosts", (long long)sending);
     }
     fd_partition_put_bodies(part, t->in, received);
+    return FD_OK;
+}
+
+/* The contacts that began in the step, numbered in key order over all
+ * ranks as one process numbers them: every rank's keys to every rank. */
+static fd_status number_contacts(transport* t, fd_partition* part)
+{
+    int ranks = t->ranks;
+    uint64_t* keys = NULL;
+    int64_t count = fd_partition_new_keys(part, &keys);
+    int mine = count > 0 ? (int)count : 0;
+    int* counts = t->counts;
+    int* offsets = t->counts + ranks;
+    MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+    int64_t total = 0;
+    for (int r = 0; r < ranks; ++r) {
+        offsets[r] = (int)total;
+        total += counts[r];
+    }
+    bool ok = count >= 0 && room((void**)&t->words_in, &t->words_in_capacity, total > 0 ? total : 1,
+                                 sizeof *t->words_in);
+    if (any_rank_failed(!ok)) {
+        free(keys);
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory numbering %lld new contacts", (long long)total);
+    }
+    MPI_Allgatherv(keys, mine, MPI_UINT64_T, t->words_in, counts, offsets, MPI_UINT64_T, MPI_COMM_WORLD);
+    qsort(t->words_in, (size_t)total, sizeof *t->words_in, fd_compare_keys);
+    fd_partition_number_new_contacts(part, t->words_in, total);
+    free(keys);
     return FD_OK;
 }
 
@@ -310,15 +393,10 @@ static bool any_rank_failed(bool failed)
 static int run(const run_options* options, bool resume, int rank, int ranks)
 {
     bool leader = rank == 0;
-    if (resume) {
-        if (leader) {
-            fprintf(stderr, "error: resume with %d processes: not supported yet (resume with one process)\n", ranks);
-        }
-        return EXIT_USAGE;
-    }
     fd_scene scene;
     double start = now_seconds();
-    fd_status status = fd_scene_load(options->scene_path, options->overrides, options->override_count, &scene);
+    fd_status status = (resume ? fd_scene_resume : fd_scene_load)(options->scene_path, options->overrides,
+                                                                   options->override_count, &scene);
     if (status != FD_OK) {
         if (leader) {
             fprintf(stderr, "error: %s\n", fd_last_error());
@@ -388,12 +466,18 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     }
     transport t;
     failed = !transport_init(&t, ranks) || failed;
-    if (!any_rank_failed(failed) && gather_and_write(&t, &part, output, rank, false) != FD_OK) {
+    if (!any_rank_failed(failed) && gather_and_write(&t, &part, output, rank, false, NULL) != FD_OK) {
         fprintf(stderr, "error: %s\n", fd_last_error());
         failed = true;
     }
     double dt = fd_world_time_step(world);
-    long long steps = llround(scene.duration / dt);
+    /* A resumed run goes on to the scene's duration, counted from t = 0. */
+    long long resumed_at = fd_world_step_count(world);
+    long long steps = llround(scene.duration / dt) > resumed_at ? llround(scene.duration / dt) - resumed_at : 0;
+    double interval = scene.output.checkpoint_interval;
+    double next_checkpoint = interval > 0.0 ? interval * (floor((fd_world_time(world) + 0.5 * dt) / interval) + 1.0)
+                                            : INFINITY;
+    long long checkpoint_step = -1;
     if (leader && !options->quiet) {
         printf("fricdem %s: scene %s (%s)\n", FRICDEM_VERSION_STRING, scene.name, scene.path);
         printf("  ranks    %d, boxes by coordinate bisection, halo %.3g m (bodies held by each rank in the "
@@ -422,15 +506,25 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
             failed = true;
             break;
         }
-        if (exchange_ghosts(&t, &part) != FD_OK ||
+        if (number_contacts(&t, &part) != FD_OK || exchange_ghosts(&t, &part) != FD_OK ||
             (all[1] > domain.migrate_after &&
              (rebalance(&t, &part) != FD_OK || migrate(&t, &part) != FD_OK))) {
             fprintf(stderr, "error (rank %d): %s\n", rank, fd_last_error());
             failed = true;
         }
-        if (all[2] != 0.0 && gather_and_write(&t, &part, output, rank, false) != FD_OK) {
+        if (all[2] != 0.0 && gather_and_write(&t, &part, output, rank, false, NULL) != FD_OK) {
             fprintf(stderr, "error: %s\n", fd_last_error());
             failed = true;
+        }
+        /* The checkpoints at the times one process writes them (every rank
+         * knows the time: no message decides it). */
+        if (interval > 0.0 && fd_world_time(world) + 0.5 * dt >= next_checkpoint) {
+            next_checkpoint = interval * (floor((fd_world_time(world) + 0.5 * dt) / interval) + 1.0);
+            if (write_checkpoint(&t, &part, &scene, rank) != FD_OK) {
+                fprintf(stderr, "error: %s\n", fd_last_error());
+                failed = true;
+            }
+            checkpoint_step = fd_world_step_count(world);
         }
         if (leader && !options->quiet && steps >= 10 && (done + 1) * 10 >= steps * next_tenth) {
             fprintf(stderr, "step %lld of %lld (%d%%), t = %.6g s, %.1f s\n", done + 1, steps, 10 * next_tenth,
@@ -440,7 +534,15 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     }
     failed = any_rank_failed(failed); /* the last step's writing or migrating too */
     double wall = now_seconds() - loop_start;
-    if (!failed && gather_and_write(&t, &part, output, rank, true) != FD_OK) {
+    uint64_t state_hash = 0;
+    /* The end state too, so that the run can go on (as one process does). */
+    if (!failed && interval > 0.0 && checkpoint_step != fd_world_step_count(world) &&
+        write_checkpoint(&t, &part, &scene, rank) != FD_OK) {
+        fprintf(stderr, "error: %s\n", fd_last_error());
+        failed = true;
+    }
+    failed = any_rank_failed(failed);
+    if (!failed && gather_and_write(&t, &part, output, rank, true, &state_hash) != FD_OK) {
         fprintf(stderr, "error: %s\n", fd_last_error());
         failed = true;
     } else if (failed && leader) {
@@ -464,6 +566,7 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
             printf("  rank %d: %.0f bodies owned, %.0f ghosts, %.3g ms of CPU a step\n", r, every[3 * r],
                    every[3 * r + 1], done > 0 ? 1e3 * every[3 * r + 2] / (double)done : 0.0);
         }
+        printf("  state hash   0x%016llx\n", (unsigned long long)state_hash);
     }
     free(every);
     transport_free(&t);

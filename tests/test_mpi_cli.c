@@ -2,8 +2,9 @@
  * with 2 and 3 ranks, bodies.csv is the one-process file byte for byte, on
  * a pile with walls (rolling and twisting sds, two threads a rank) and
  * across periodic faces (Fang & Negrut); bodies migrate in both (the
- * summary says how often), and an output the ranks cannot write yet is
- * refused by the key to switch off. Without MPI in the build the tests say
+ * summary says how often); a checkpoint written by two ranks and resumed
+ * on three, or on one process, ends as the run that never stopped; and an
+ * output the ranks cannot write yet is refused by the key to switch off. Without MPI in the build the tests say
  * so and are skipped: scripts/install-deps.sh installs it for `make test`. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -150,6 +151,45 @@ Test(mpi_cli, two_and_three_ranks_write_the_bodies_of_one_process_with_walls_and
 Test(mpi_cli, two_and_three_ranks_write_the_bodies_of_one_process_across_periodic_faces)
 {
     assert_ranks_match_one_process(periodic_scene);
+}
+
+/* The state hash a run's summary ends with (one process's or rank 0's). */
+static unsigned long long summary_hash(void)
+{
+    char* summary = read_text(temp_path("stdout"));
+    const char* line = strstr(summary, "state hash   0x");
+    unsigned long long hash = 0;
+    cr_assert(line != NULL && sscanf(line, "state hash   0x%llx", &hash) == 1, "no state hash in\n%s", summary);
+    return hash;
+}
+
+Test(mpi_cli, a_checkpoint_of_two_ranks_resumed_on_three_or_one_ends_as_one_process_run)
+{
+    skip_without_mpi();
+    const char* path = temp_path("scene.yaml");
+    write_file(path, pile_scene);
+    char arguments[1024];
+    snprintf(arguments, sizeof arguments, "run '%s' --out '%s'", path, temp_path("whole"));
+    cr_assert_eq(run_ranks(0, arguments), 0, "%s", read_text(temp_path("stderr")));
+    unsigned long long whole = summary_hash();
+    /* half the run on two ranks, a checkpoint at its end */
+    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.duration=0.02 --set "
+             "output.checkpoint_interval=0.01", path, temp_path("first"));
+    cr_assert_eq(run_ranks(2, arguments), 0, "%s", read_text(temp_path("stderr")));
+    cr_assert_neq(summary_hash(), whole, "the first half must end before the whole run does");
+    char checkpoint[600];
+    snprintf(checkpoint, sizeof checkpoint, "%s/checkpoint.h5", temp_path("first"));
+    const int ranks[2] = {3, 0};
+    for (int k = 0; k < 2; ++k) {
+        char out[32];
+        snprintf(out, sizeof out, "rest%d", k);
+        /* the first half's --set time.duration is in the checkpoint: the whole duration again */
+        snprintf(arguments, sizeof arguments, "resume '%s' --out '%s' --set time.duration=0.04", checkpoint,
+                 temp_path(out));
+        cr_assert_eq(run_ranks(ranks[k], arguments), 0, "%s", read_text(temp_path("stderr")));
+        cr_assert_eq(summary_hash(), whole, "resumed on %d ranks: %016llx, the whole run %016llx", ranks[k] ? ranks[k] : 1,
+                     summary_hash(), whole);
+    }
 }
 
 Test(mpi_cli, an_output_the_ranks_cannot_write_yet_is_refused_by_its_key)

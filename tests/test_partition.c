@@ -2,17 +2,20 @@
  * ranks, each a world of the same pile with the bodies it does not hold
  * dormant, exchange ghosts after each step and migrate bodies and contacts
  * when one has moved a whole skin. Every body its owner computes must equal
- * the one-process body to the last bit (state and loads), for every law
+ * the one-process body to the last bit (state and loads), and every
+ * contact the one-process contact (id, springs, slip state), for every law
  * family of the penalty stepper (D-SDS with rolling and twisting, C-SDS,
  * Fang & Negrut, PFC) and across periodic faces; the test also
  * checks that what it relies on happens (bodies migrate, the boxes are cut
  * again on the way, each rank holds only part of the pile, contacts form). */
 #include <criterion/criterion.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "fricdem/fricdem.h"
 #include "parallel/partition.h"
+#include "penalty/penalty.h"
 #include "world/world_internal.h"
 
 #include "pile_support.h"
@@ -51,6 +54,50 @@ static void assert_owners_match(const fd_partition* parts, int ranks, const fd_w
     }
 }
 
+/* Every contact of one process is answered for by one rank (the owner of
+ * its first body that is not a wall), whose copy has the same id, first
+ * step, state and springs to the bit. */
+static void assert_contacts_match(const fd_partition* parts, int ranks, const fd_world* reference, int step,
+                                  const char* label)
+{
+    fd_penalty_contacts want;
+    cr_assert_eq(fd_penalty_gather(reference, &want), FD_OK, "%s", fd_last_error());
+    uint64_t* keys = malloc((size_t)(want.count > 0 ? want.count : 1) * sizeof *keys);
+    cr_assert_not_null(keys);
+    for (int64_t k = 0; k < want.count; ++k) {
+        keys[k] = (uint64_t)(uint32_t)want.pairs[2 * k] << 32 | (uint32_t)want.pairs[2 * k + 1];
+    }
+    int stride = want.history_stride;
+    int64_t answered = 0;
+    for (int r = 0; r < ranks; ++r) {
+        fd_penalty_contacts got;
+        cr_assert_eq(fd_penalty_gather(parts[r].world, &got), FD_OK, "%s", fd_last_error());
+        for (int64_t k = 0; k < got.count; ++k) {
+            int i = got.pairs[2 * k], j = got.pairs[2 * k + 1];
+            int first = reference->is_wall[i] ? j : i;
+            if (parts[r].role[first] != FD_ROLE_OWNED) {
+                continue;
+            }
+            ++answered;
+            uint64_t key = (uint64_t)(uint32_t)i << 32 | (uint32_t)j;
+            const uint64_t* found = bsearch(&key, keys, (size_t)want.count, sizeof key, fd_compare_keys);
+            cr_assert_not_null(found, "%s, %d ranks, step %d: contact (%d, %d) on rank %d is not one process's", label,
+                               ranks, step, i, j, r);
+            int64_t w = found - keys;
+            cr_assert(got.id[k] == want.id[w] && got.first_step[k] == want.first_step[w] &&
+                          got.state[k] == want.state[w] &&
+                          memcmp(got.springs + k * stride, want.springs + w * stride, (size_t)stride * sizeof(double)) == 0,
+                      "%s, %d ranks, step %d: contact (%d, %d) on rank %d: id %llu vs %llu, or its springs differ", label,
+                      ranks, step, i, j, r, (unsigned long long)got.id[k], (unsigned long long)want.id[w]);
+        }
+        fd_penalty_contacts_free(&got);
+    }
+    cr_assert_eq(answered, want.count, "%s, %d ranks, step %d: %lld contacts answered for, one process has %lld", label,
+                 ranks, step, (long long)answered, (long long)want.count);
+    free(keys);
+    fd_penalty_contacts_free(&want);
+}
+
 static void run_case(const pile_options* o, const char* label, int steps)
 {
     for (int ranks = 2; ranks <= 3; ++ranks) {
@@ -77,6 +124,7 @@ static void run_case(const pile_options* o, const char* label, int steps)
                          fd_last_error());
             if (s % 250 == 0 || s == steps) {
                 assert_owners_match(parts, ranks, one, s, label);
+                assert_contacts_match(parts, ranks, one, s, label);
                 for (int r = 0; r < ranks; ++r) {
                     int held = 0;
                     for (int b = 0; b < one->body_count; ++b) {

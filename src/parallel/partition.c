@@ -265,6 +265,7 @@ fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* doma
     }
     int n = world->body_count, ranks = domain->ranks;
     part->world = world;
+    part->next_id = world->next_contact_id;
     part->domain = domain;
     part->rank = rank;
     part->role = calloc((size_t)(n > 0 ? n : 1), sizeof *part->role);
@@ -454,6 +455,78 @@ void fd_partition_hold_everything(fd_partition* part, bool everything)
     world->penalty.dirty = true;
 }
 
+/* ---------------------------------------------------------------- contact ids */
+
+int fd_compare_keys(const void* a, const void* b)
+{
+    uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+    return (x > y) - (x < y);
+}
+
+/* The live contacts that began in the step just made (those this rank
+ * answers for, or all): their count, and their keys into `keys` unless
+ * NULL. */
+static int64_t each_new_contact(const fd_partition* part, bool answered_here_only, uint64_t* keys)
+{
+    const fd_world* world = part->world;
+    const fd_penalty* p = &world->penalty;
+    const fd_neighbor_list* list = &p->lists[p->current];
+    int64_t count = 0;
+    for (int i = 0; list->row_start != NULL && i < list->body_count; ++i) {
+        for (int64_t e = list->row_start[i]; e < list->row_start[i + 1]; ++e) {
+            int32_t slot = list->contact[e];
+            if (slot == FD_NO_CONTACT || p->pool.first_step[slot] != world->step_count) {
+                continue;
+            }
+            int j = list->partner[e];
+            int first = part->role[i] == FD_ROLE_SHARED ? j : i;
+            if (answered_here_only && part->role[first] != FD_ROLE_OWNED) {
+                continue;
+            }
+            if (keys != NULL) {
+                keys[count] = (uint64_t)(uint32_t)i << 32 | (uint32_t)j;
+            }
+            ++count;
+        }
+    }
+    return count;
+}
+
+int64_t fd_partition_new_keys(const fd_partition* part, uint64_t** keys)
+{
+    int64_t count = each_new_contact(part, true, NULL);
+    *keys = malloc((size_t)(count > 0 ? count : 1) * sizeof **keys);
+    if (*keys == NULL) {
+        return -1;
+    }
+    each_new_contact(part, true, *keys);
+    return count;
+}
+
+void fd_partition_number_new_contacts(fd_partition* part, const uint64_t* sorted_keys, int64_t count)
+{
+    fd_world* world = part->world;
+    fd_penalty* p = &world->penalty;
+    const fd_neighbor_list* list = &p->lists[p->current];
+    for (int i = 0; list->row_start != NULL && i < list->body_count; ++i) {
+        for (int64_t e = list->row_start[i]; e < list->row_start[i + 1]; ++e) {
+            int32_t slot = list->contact[e];
+            if (slot == FD_NO_CONTACT || p->pool.first_step[slot] != world->step_count) {
+                continue;
+            }
+            uint64_t key = (uint64_t)(uint32_t)i << 32 | (uint32_t)list->partner[e];
+            const uint64_t* found = bsearch(&key, sorted_keys, (size_t)count, sizeof key, fd_compare_keys);
+            /* A contact no rank answers for begins between two ghosts whose
+             * owners hold them apart: it loads only ghosts, and keeps its id. */
+            if (found != NULL) {
+                p->pool.id[slot] = part->next_id + (uint64_t)(found - sorted_keys);
+            }
+        }
+    }
+    part->next_id += (uint64_t)count;
+    world->next_contact_id = part->next_id;
+}
+
 /* ---------------------------------------------------------------- migration */
 
 int fd_partition_contact_words(const fd_partition* part) { return 4 + part->world->history_stride; }
@@ -530,11 +603,45 @@ fd_status fd_partition_pack_migration(const fd_partition* part, fd_parcel* parce
     return status;
 }
 
-/* Contacts in key order (the first word). */
-static int compare_contacts(const void* a, const void* b)
+/* Contacts in the words of parcels, sorted by key, into the world (a fresh
+ * list there, at the bodies' current state). */
+static fd_status install_words(fd_partition* part, const uint64_t* words, int64_t word_count)
 {
-    uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
-    return (x > y) - (x < y);
+    fd_world* world = part->world;
+    int stride = world->history_stride, per = fd_partition_contact_words(part);
+    int64_t count = word_count / per;
+    uint64_t* sorted = malloc((size_t)(word_count > 0 ? word_count : 1) * sizeof *sorted);
+    fd_penalty_contacts contacts = {.history_stride = stride};
+    contacts.pairs = malloc((size_t)(count > 0 ? count : 1) * 2 * sizeof *contacts.pairs);
+    contacts.id = malloc((size_t)(count > 0 ? count : 1) * sizeof *contacts.id);
+    contacts.first_step = malloc((size_t)(count > 0 ? count : 1) * sizeof *contacts.first_step);
+    contacts.state = malloc((size_t)(count > 0 ? count : 1) * sizeof *contacts.state);
+    contacts.springs = malloc((size_t)(count > 0 ? count : 1) * (size_t)(stride > 0 ? stride : 1) * sizeof(double));
+    fd_status status = FD_OK;
+    if (sorted == NULL || !contacts.pairs || !contacts.id || !contacts.first_step || !contacts.state ||
+        !contacts.springs) {
+        status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for %lld contacts",
+                         (long long)count);
+    } else {
+        if (word_count > 0) {
+            memcpy(sorted, words, (size_t)word_count * sizeof *sorted);
+        }
+        qsort(sorted, (size_t)count, (size_t)per * sizeof *sorted, fd_compare_keys); /* by the first word: the key */
+        for (int64_t k = 0; k < count; ++k) {
+            const uint64_t* in = sorted + k * per;
+            contacts.pairs[2 * k] = (int32_t)(in[0] >> 32);
+            contacts.pairs[2 * k + 1] = (int32_t)(in[0] & 0xffffffffu);
+            contacts.id[k] = in[1];
+            contacts.first_step[k] = (int64_t)in[2];
+            contacts.state[k] = (uint8_t)in[3];
+            memcpy(contacts.springs + (size_t)k * (size_t)stride, in + 4, (size_t)stride * sizeof(double));
+        }
+        contacts.count = count;
+        status = fd_penalty_install(world, &contacts);
+    }
+    free(sorted);
+    fd_penalty_contacts_free(&contacts);
+    return status;
 }
 
 fd_status fd_partition_unpack_migration(fd_partition* part, const fd_body_record* bodies, int64_t body_count,
@@ -559,40 +666,7 @@ fd_status fd_partition_unpack_migration(fd_partition* part, const fd_body_record
         part->role[b] = next[b];
     }
     free(next);
-    /* The contacts, sorted by key, into the world (a fresh list there). */
-    int stride = world->history_stride, per = fd_partition_contact_words(part);
-    int64_t count = word_count / per;
-    uint64_t* sorted = malloc((size_t)(word_count > 0 ? word_count : 1) * sizeof *sorted);
-    fd_penalty_contacts contacts = {.history_stride = stride};
-    contacts.pairs = malloc((size_t)(count > 0 ? count : 1) * 2 * sizeof *contacts.pairs);
-    contacts.id = malloc((size_t)(count > 0 ? count : 1) * sizeof *contacts.id);
-    contacts.first_step = malloc((size_t)(count > 0 ? count : 1) * sizeof *contacts.first_step);
-    contacts.state = malloc((size_t)(count > 0 ? count : 1) * sizeof *contacts.state);
-    contacts.springs = malloc((size_t)(count > 0 ? count : 1) * (size_t)(stride > 0 ? stride : 1) * sizeof(double));
-    fd_status status = FD_OK;
-    if (sorted == NULL || !contacts.pairs || !contacts.id || !contacts.first_step || !contacts.state ||
-        !contacts.springs) {
-        status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for %lld contacts",
-                         (long long)count);
-    } else {
-        if (word_count > 0) {
-            memcpy(sorted, words, (size_t)word_count * sizeof *sorted);
-        }
-        qsort(sorted, (size_t)count, (size_t)per * sizeof *sorted, compare_contacts);
-        for (int64_t k = 0; k < count; ++k) {
-            const uint64_t* in = sorted + k * per;
-            contacts.pairs[2 * k] = (int32_t)(in[0] >> 32);
-            contacts.pairs[2 * k + 1] = (int32_t)(in[0] & 0xffffffffu);
-            contacts.id[k] = in[1];
-            contacts.first_step[k] = (int64_t)in[2];
-            contacts.state[k] = (uint8_t)in[3];
-            memcpy(contacts.springs + (size_t)k * (size_t)stride, in + 4, (size_t)stride * sizeof(double));
-        }
-        contacts.count = count;
-        status = fd_penalty_install(world, &contacts);
-    }
-    free(sorted);
-    fd_penalty_contacts_free(&contacts);
+    fd_status status = install_words(part, words, word_count);
     if (status == FD_OK && !list_ghosts(part)) {
         status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
     }
@@ -607,6 +681,34 @@ void fd_parcel_free(fd_parcel* parcel)
     memset(parcel, 0, sizeof *parcel);
 }
 
+fd_status fd_partition_pack_answered(const fd_partition* part, fd_parcel* out)
+{
+    out->word_count = 0;
+    fd_penalty_contacts contacts;
+    fd_status status = fd_penalty_gather(part->world, &contacts);
+    if (status != FD_OK) {
+        return status;
+    }
+    int words = fd_partition_contact_words(part);
+    for (int64_t k = 0; k < contacts.count && status == FD_OK; ++k) {
+        int i = contacts.pairs[2 * k], j = contacts.pairs[2 * k + 1];
+        int first = part->role[i] == FD_ROLE_SHARED ? j : i;
+        if (part->role[first] == FD_ROLE_OWNED && !add_contact(out, &contacts, k, words)) {
+            status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+        }
+    }
+    fd_penalty_contacts_free(&contacts);
+    return status;
+}
+
+fd_status fd_partition_install_everything(fd_partition* part, const fd_body_record* bodies, int64_t body_count,
+                                          const uint64_t* words, int64_t word_count)
+{
+    fd_partition_put_bodies(part, bodies, body_count);
+    fd_partition_hold_everything(part, true);
+    return install_words(part, words, word_count);
+}
+
 /* ---------------------------------------------------------------- in one process */
 
 fd_status fd_partition_step_together(fd_partition* parts, int ranks)
@@ -617,6 +719,28 @@ fd_status fd_partition_step_together(fd_partition* parts, int ranks)
             return status;
         }
     }
+    /* The contacts that began, numbered in key order over all ranks. */
+    int64_t new_total = 0;
+    uint64_t* all_keys = NULL;
+    for (int r = 0; r < ranks; ++r) {
+        uint64_t* keys = NULL;
+        int64_t count = fd_partition_new_keys(&parts[r], &keys);
+        uint64_t* grown = count >= 0 ? realloc(all_keys, (size_t)(new_total + count + 1) * sizeof *all_keys) : NULL;
+        if (grown == NULL) {
+            free(keys);
+            free(all_keys);
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+        }
+        all_keys = grown;
+        memcpy(all_keys + new_total, keys, (size_t)count * sizeof *keys);
+        new_total += count;
+        free(keys);
+    }
+    qsort(all_keys, (size_t)new_total, sizeof *all_keys, fd_compare_keys);
+    for (int r = 0; r < ranks; ++r) {
+        fd_partition_number_new_contacts(&parts[r], all_keys, new_total);
+    }
+    free(all_keys);
     /* The ghosts, from their owners (each rank writes only ghosts: the
      * order of the copies does not matter). */
     double largest = 0.0;

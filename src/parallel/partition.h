@@ -30,9 +30,10 @@
  *     first non-wall body it owned (those have exact springs) to the ranks
  *     that hold both bodies next, where they replace the old set
  *     (fd_penalty_install).
- * Contact ids of contacts that begin on several ranks are each rank's own
- * (a contact's id does not enter the motion). Storage is not yet split: each
- * rank keeps the arrays of every body (issue 14 asks for ghosts only). */
+ * Contact ids are one process's too: each step's new contacts are numbered
+ * in key order over all ranks (fd_partition_number_new_contacts). Storage
+ * is not yet split: each rank keeps the arrays of every body (issue 14 asks
+ * for ghosts only). */
 #ifndef FD_PARTITION_H
 #define FD_PARTITION_H
 
@@ -104,6 +105,7 @@ typedef struct fd_partition {
     int64_t* ghost_count;
     int64_t* ghost_capacity;
     int64_t migrations;
+    uint64_t next_id;             /* the id the next contact to begin takes, as in one process */
 } fd_partition;
 
 /* Rank `rank`'s part of a world that holds the whole scene at its start
@@ -129,6 +131,24 @@ int64_t fd_partition_owned_count(const fd_partition* part);
 void fd_partition_pack_owned(const fd_partition* part, fd_body_record* out);
 void fd_partition_owned_positions(const fd_partition* part, fd_vec3* out);
 void fd_partition_hold_everything(fd_partition* part, bool everything);
+
+/* Contact ids as one process numbers them: the contacts that began in the
+ * step are numbered in key order over all ranks from the world's next id.
+ * A rank gives the keys of those it answers for (its first body that is not
+ * a wall is owned here; fd_partition_new_keys allocates *keys, the caller
+ * frees it), and numbers its own from every rank's keys, sorted. */
+int64_t fd_partition_new_keys(const fd_partition* part, uint64_t** keys);
+void fd_partition_number_new_contacts(fd_partition* part, const uint64_t* sorted_keys, int64_t count);
+int fd_compare_keys(const void* a, const void* b);
+
+/* For a checkpoint that one rank writes: the contacts this rank answers for
+ * (in a parcel's words), and, on the writing rank, every body held with the
+ * states sent and every contact installed (the world is then one process's
+ * whole world; fd_partition_hold_everything(part, false) after the write
+ * gives the rank back its roles, its own contacts staying exact). */
+fd_status fd_partition_pack_answered(const fd_partition* part, fd_parcel* out);
+fd_status fd_partition_install_everything(fd_partition* part, const fd_body_record* bodies, int64_t body_count,
+                                          const uint64_t* words, int64_t word_count);
 
 /* A migration: parcels[r] for every rank r (this one too), then the intake
  * of everything sent to this rank (bodies in any order, contacts in any
