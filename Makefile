@@ -1,6 +1,6 @@
 # The two commands of the README, plus validation and benchmarks.
 # Every target installs missing Debian packages first (scripts/install-deps.sh).
-.PHONY: demo test validate bench bench-fricdem bench-lammps bench-chute build deps clean fuzz
+.PHONY: demo test validate bench bench-fricdem bench-lammps bench-chute bench-ranks build deps clean fuzz
 
 JOBS ?= 2
 
@@ -37,6 +37,7 @@ bench: build
 	@./bench/run.sh
 	@./bench/lammps_compare.sh
 	@./bench/chute/chute_compare.sh
+	@./bench/ranks_compare.sh
 	@./bench/trajectory_cost.sh
 
 bench-fricdem: build
@@ -47,6 +48,9 @@ bench-lammps: build
 
 bench-chute: build
 	@./bench/chute/chute_compare.sh
+
+bench-ranks: build
+	@./bench/ranks_compare.sh
 
 # Fuzzes the scene loader (FUZZ_TARGET=scene) or the LAMMPS deck importer
 # (FUZZ_TARGET=lammps) with libFuzzer for FUZZ_SECONDS (installs clang if

@@ -340,6 +340,7 @@ void fd_partition_free(fd_partition* part)
     free(part->role);
     free(part->held_flags);
     free(part->reference);
+    free(part->new_contacts);
     memset(part, 0, sizeof *part);
 }
 
@@ -463,64 +464,66 @@ int fd_compare_keys(const void* a, const void* b)
     return (x > y) - (x < y);
 }
 
-/* The live contacts that began in the step just made (those this rank
- * answers for, or all): their count, and their keys into `keys` unless
- * NULL. */
-static int64_t each_new_contact(const fd_partition* part, bool answered_here_only, uint64_t* keys)
+/* The live contacts that began in the step just made: their keys and
+ * slots, and whether this rank answers for them, from the force pass's
+ * lists of touching pairs (a new contact touches; the lists hold a rank's
+ * touching pairs only, where a scan of every listed pair cost a quarter of
+ * a step at 10^5 bodies). False when out of memory. */
+static bool collect_new_contacts(fd_partition* part)
 {
     const fd_world* world = part->world;
     const fd_penalty* p = &world->penalty;
     const fd_neighbor_list* list = &p->lists[p->current];
-    int64_t count = 0;
-    for (int i = 0; list->row_start != NULL && i < list->body_count; ++i) {
-        for (int64_t e = list->row_start[i]; e < list->row_start[i + 1]; ++e) {
-            int32_t slot = list->contact[e];
+    part->new_count = 0;
+    for (int t = 0; list->row_start != NULL && t < list->thread_count; ++t) { /* the last pass's threads */
+        const fd_penalty_thread* th = &p->threads[t];
+        for (int64_t k = 0; k < th->touching_count; ++k) {
+            int32_t e = th->touching[k].entry, slot = list->contact[e];
             if (slot == FD_NO_CONTACT || p->pool.first_step[slot] != world->step_count) {
                 continue;
             }
-            int j = list->partner[e];
+            int i = th->touching[k].row, j = list->partner[e];
+            if (!fd_penalty_grow((void**)&part->new_contacts, &part->new_capacity, part->new_count + 1,
+                                 sizeof *part->new_contacts)) {
+                return false;
+            }
             int first = part->role[i] == FD_ROLE_SHARED ? j : i;
-            if (answered_here_only && part->role[first] != FD_ROLE_OWNED) {
-                continue;
-            }
-            if (keys != NULL) {
-                keys[count] = (uint64_t)(uint32_t)i << 32 | (uint32_t)j;
-            }
-            ++count;
+            part->new_contacts[part->new_count++] = (fd_new_contact){
+                (uint64_t)(uint32_t)i << 32 | (uint32_t)j, slot, part->role[first] == FD_ROLE_OWNED};
         }
     }
-    return count;
+    return true;
 }
 
-int64_t fd_partition_new_keys(const fd_partition* part, uint64_t** keys)
+int64_t fd_partition_new_keys(fd_partition* part, uint64_t** keys)
 {
-    int64_t count = each_new_contact(part, true, NULL);
-    *keys = malloc((size_t)(count > 0 ? count : 1) * sizeof **keys);
+    *keys = NULL;
+    if (!collect_new_contacts(part)) {
+        return -1;
+    }
+    *keys = malloc((size_t)(part->new_count > 0 ? part->new_count : 1) * sizeof **keys);
     if (*keys == NULL) {
         return -1;
     }
-    each_new_contact(part, true, *keys);
+    int64_t count = 0;
+    for (int64_t k = 0; k < part->new_count; ++k) {
+        if (part->new_contacts[k].answered) {
+            (*keys)[count++] = part->new_contacts[k].key;
+        }
+    }
     return count;
 }
 
 void fd_partition_number_new_contacts(fd_partition* part, const uint64_t* sorted_keys, int64_t count)
 {
     fd_world* world = part->world;
-    fd_penalty* p = &world->penalty;
-    const fd_neighbor_list* list = &p->lists[p->current];
-    for (int i = 0; list->row_start != NULL && i < list->body_count; ++i) {
-        for (int64_t e = list->row_start[i]; e < list->row_start[i + 1]; ++e) {
-            int32_t slot = list->contact[e];
-            if (slot == FD_NO_CONTACT || p->pool.first_step[slot] != world->step_count) {
-                continue;
-            }
-            uint64_t key = (uint64_t)(uint32_t)i << 32 | (uint32_t)list->partner[e];
-            const uint64_t* found = bsearch(&key, sorted_keys, (size_t)count, sizeof key, fd_compare_keys);
-            /* A contact no rank answers for begins between two ghosts whose
-             * owners hold them apart: it loads only ghosts, and keeps its id. */
-            if (found != NULL) {
-                p->pool.id[slot] = part->next_id + (uint64_t)(found - sorted_keys);
-            }
+    for (int64_t k = 0; k < part->new_count; ++k) {
+        const fd_new_contact* fresh = &part->new_contacts[k];
+        const uint64_t* found = bsearch(&fresh->key, sorted_keys, (size_t)count, sizeof fresh->key, fd_compare_keys);
+        /* A contact no rank answers for begins between two ghosts whose
+         * owners hold them apart: it loads only ghosts, and keeps its id. */
+        if (found != NULL) {
+            world->penalty.pool.id[fresh->slot] = part->next_id + (uint64_t)(found - sorted_keys);
         }
     }
     part->next_id += (uint64_t)count;

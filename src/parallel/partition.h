@@ -94,6 +94,13 @@ typedef struct fd_parcel {
     int64_t word_count, word_capacity;
 } fd_parcel;
 
+/* A contact that began in the step just made. */
+typedef struct fd_new_contact {
+    uint64_t key;                 /* (i << 32) | j */
+    int32_t slot;
+    bool answered;                /* this rank answers for it */
+} fd_new_contact;
+
 typedef struct fd_partition {
     fd_world* world;
     fd_domain* domain;            /* shared by the partitions of one process's ranks (the tests) */
@@ -106,6 +113,8 @@ typedef struct fd_partition {
     int64_t* ghost_capacity;
     int64_t migrations;
     uint64_t next_id;             /* the id the next contact to begin takes, as in one process */
+    fd_new_contact* new_contacts; /* the step's, between fd_partition_new_keys and the numbering */
+    int64_t new_count, new_capacity;
 } fd_partition;
 
 /* Rank `rank`'s part of a world that holds the whole scene at its start
@@ -137,7 +146,7 @@ void fd_partition_hold_everything(fd_partition* part, bool everything);
  * A rank gives the keys of those it answers for (its first body that is not
  * a wall is owned here; fd_partition_new_keys allocates *keys, the caller
  * frees it), and numbers its own from every rank's keys, sorted. */
-int64_t fd_partition_new_keys(const fd_partition* part, uint64_t** keys);
+int64_t fd_partition_new_keys(fd_partition* part, uint64_t** keys);
 void fd_partition_number_new_contacts(fd_partition* part, const uint64_t* sorted_keys, int64_t count);
 int fd_compare_keys(const void* a, const void* b);
 
