@@ -9,10 +9,13 @@
  * The bodies are those of one process to the bit (partition.h), so the
  * files are too.
  *
+ * When an output reads contacts, every rank records the step's and rank 0
+ * gathers the records of the ranks that answer for them.
+ *
  * Not yet with more than one process (each refused by name): stages,
- * inlets and outlets, the ledger and events, and the
- * outputs that read contacts or their sums (contacts.csv, energy.csv,
- * walls.csv, VTU snapshots, a trajectory with contacts). */
+ * inlets and outlets, the ledger and events, and the outputs that read sums
+ * over contacts (energy.csv; walls.csv and the VTU snapshots of a scene
+ * with walls, whose reactions each rank sums in part). */
 #include <limits.h>
 #include <math.h>
 #include <mpi.h>
@@ -27,6 +30,7 @@
 #include "mpi_run.h"
 #include "parallel/partition.h"
 #include "run_options.h"
+#include "world/world_internal.h"
 
 static double now_seconds(void)
 {
@@ -47,17 +51,20 @@ static double cpu_seconds(void)
 static bool refuse_outputs(const fd_scene* scene, char* text, size_t size)
 {
     const fd_output_settings* o = &scene->output;
+    /* VTU snapshots write the walls' reactions beside bodies and contacts */
+    bool walls = false;
+    for (int b = 0; b < scene->world->body_count; ++b) {
+        walls = walls || scene->world->is_wall[b];
+    }
     text[0] = '\0';
     const struct {
         bool on;
         const char* set;
     } refused[] = {
-        {o->contacts_csv, "output.contacts_csv=false"},
         {o->energy_csv, "output.energy_csv=false"},
         {o->walls_csv, "output.walls_csv=false"},
         {o->events_csv, "output.events_csv=false"},
-        {o->vtu_interval > 0.0, "output.vtu_interval=0"},
-        {o->trajectory && o->trajectory_contacts, "output.trajectory_contacts=false"},
+        {o->vtu_interval > 0.0 && walls, "output.vtu_interval=0"},
     };
     for (size_t k = 0; k < sizeof refused / sizeof refused[0]; ++k) {
         if (refused[k].on) {
@@ -186,19 +193,59 @@ static fd_status gather_bodies(transport* t, fd_partition* part, int rank, int64
     return FD_OK;
 }
 
-/* Rank 0 holds every body with the gathered states and writes (close: the
- * last rows), then gives its dormant bodies back. */
-static fd_status gather_and_write(transport* t, fd_partition* part, fd_output* output, int rank, bool closing,
-                                  uint64_t* hash)
+/* Every rank's parcel of words to rank 0, into t->words_in (*total). */
+static fd_status gather_words(transport* t, const fd_parcel* mine, int rank, int64_t* total)
 {
-    int64_t total = 0;
+    int ranks = t->ranks;
+    int sending = (int)mine->word_count;
+    int* counts = t->counts;
+    int* offsets = t->counts + ranks;
+    MPI_Gather(&sending, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    *total = 0;
+    bool ok = true;
+    if (rank == 0) {
+        for (int r = 0; r < ranks; ++r) {
+            offsets[r] = (int)*total;
+            *total += counts[r];
+        }
+        ok = room((void**)&t->words_in, &t->words_in_capacity, *total + 1, sizeof *t->words_in);
+    }
+    if (any_rank_failed(!ok)) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory gathering %lld words", (long long)*total);
+    }
+    MPI_Gatherv(mine->words, sending, MPI_UINT64_T, t->words_in, counts, offsets, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    return FD_OK;
+}
+
+/* Rank 0 holds every body with the gathered states (and, when the step was
+ * recorded, the contacts' records from the ranks that answer for them) and
+ * writes (close: the last rows), then gives its dormant bodies back. */
+static fd_status gather_and_write(transport* t, fd_partition* part, fd_output* output, int rank, bool closing,
+                                  bool records, uint64_t* hash)
+{
+    int64_t total = 0, words = 0, own_count = 0;
     fd_status status = gather_bodies(t, part, rank, &total);
+    fd_status packed = records && status == FD_OK ? fd_partition_pack_records(part, &t->parcels[0]) : FD_OK;
+    if (any_rank_failed(packed != FD_OK)) {
+        return packed != FD_OK ? packed : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the contacts' records");
+    }
+    if (records && status == FD_OK) {
+        status = gather_words(t, &t->parcels[0], rank, &words);
+    }
     if (status == FD_OK && rank == 0) {
         fd_partition_put_bodies(part, t->in, total);
         fd_partition_hold_everything(part, true);
-        status = closing ? fd_output_close(output, part->world) : fd_output_write(output, part->world);
+        if (records) {
+            status = fd_partition_put_records(part, t->words_in, words, &own_count);
+        }
+        if (status == FD_OK) {
+            status = closing ? fd_output_close(output, part->world) : fd_output_write(output, part->world);
+        }
         if (hash != NULL) {
             *hash = fd_world_state_hash(part->world); /* one process's, every body held */
+        }
+        if (records) {
+            fd_partition_end_records(part, own_count);
         }
         fd_partition_hold_everything(part, false);
     }
@@ -210,7 +257,6 @@ static fd_status gather_and_write(transport* t, fd_partition* part, fd_output* o
  * installed there; the file is the one one process writes at this step. */
 static fd_status write_checkpoint(transport* t, fd_partition* part, const fd_scene* scene, int rank)
 {
-    int ranks = t->ranks;
     int64_t bodies = 0;
     fd_status status = gather_bodies(t, part, rank, &bodies);
     if (status != FD_OK) {
@@ -218,23 +264,14 @@ static fd_status write_checkpoint(transport* t, fd_partition* part, const fd_sce
     }
     fd_parcel* mine = &t->parcels[0];
     status = fd_partition_pack_answered(part, mine);
-    int sending = status == FD_OK ? (int)mine->word_count : 0;
-    int* counts = t->counts;
-    int* offsets = t->counts + ranks;
-    MPI_Gather(&sending, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    int64_t words = 0;
-    bool ok = status == FD_OK;
-    if (rank == 0) {
-        for (int r = 0; r < ranks; ++r) {
-            offsets[r] = (int)words;
-            words += counts[r];
-        }
-        ok = ok && room((void**)&t->words_in, &t->words_in_capacity, words + 1, sizeof *t->words_in);
-    }
-    if (any_rank_failed(!ok)) {
+    if (any_rank_failed(status != FD_OK)) {
         return status != FD_OK ? status : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory gathering the contacts");
     }
-    MPI_Gatherv(mine->words, sending, MPI_UINT64_T, t->words_in, counts, offsets, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    int64_t words = 0;
+    status = gather_words(t, mine, rank, &words);
+    if (status != FD_OK) {
+        return status;
+    }
     if (rank == 0) {
         status = fd_partition_install_everything(part, t->in, bodies, t->words_in, words);
         if (status == FD_OK) {
@@ -412,8 +449,8 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
             if (scene.stages != NULL) {
                 fprintf(stderr, "error: %s: stages with %d processes: not supported yet\n", scene.path, ranks);
             } else {
-                fprintf(stderr, "error: %s: with %d processes fricdem writes bodies.csv (and a trajectory without "
-                        "contacts) only, not yet the outputs that read contacts; switch them off:%s\n",
+                fprintf(stderr, "error: %s: with %d processes fricdem does not write yet the outputs that read sums "
+                        "over contacts (the energy ledger, wall reactions, events); switch them off:%s\n",
                         scene.path, ranks, refused);
             }
         }
@@ -443,6 +480,12 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     }
     fd_domain domain = {0};
     fd_partition part = {0};
+    /* The contacts' records of the first state, for the outputs that read them. */
+    const bool writes_contacts = scene.output.contacts_csv || scene.output.vtu_interval > 0.0 ||
+                                 (scene.output.trajectory && scene.output.trajectory_contacts);
+    if (writes_contacts) {
+        fd_world_request_contacts(world);
+    }
     status = fd_world_prepare(world);
     if (status == FD_OK) {
         status = fd_domain_plan(world, ranks, &domain);
@@ -466,7 +509,7 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     }
     transport t;
     failed = !transport_init(&t, ranks) || failed;
-    if (!any_rank_failed(failed) && gather_and_write(&t, &part, output, rank, false, NULL) != FD_OK) {
+    if (!any_rank_failed(failed) && gather_and_write(&t, &part, output, rank, false, writes_contacts, NULL) != FD_OK) {
         fprintf(stderr, "error: %s\n", fd_last_error());
         failed = true;
     }
@@ -489,7 +532,16 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     double loop_start = now_seconds(), loop_cpu = cpu_seconds();
     long long done = 0;
     int next_tenth = 1;
+    /* Whether the next step records its contacts (rank 0's outputs say;
+     * then every rank records, and rank 0 gathers the records). */
+    int record_next = leader && fd_output_wants_contacts(output, world) ? 1 : 0;
+    MPI_Bcast(&record_next, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    bool recorded = writes_contacts;
     for (; done < steps; ++done) {
+        recorded = record_next != 0 || (done + 1 == steps && writes_contacts); /* the last: for the close */
+        if (recorded) {
+            fd_world_request_contacts(world);
+        }
         status = fd_world_step(world);
         if (status != FD_OK) {
             fprintf(stderr, "error (rank %d): %s\n", rank, fd_last_error());
@@ -497,11 +549,14 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
         }
         /* One reduction a step: a failure anywhere (this step's, or the
          * last one's writing or migrating), the largest move since the
-         * last migration, and whether rank 0 writes now. */
-        double mine[3] = {failed ? 1.0 : 0.0, fd_partition_largest_move(&part),
-                          leader && fd_output_due(output, world) ? 1.0 : 0.0};
-        double all[3];
-        MPI_Allreduce(mine, all, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+         * last migration, whether rank 0 writes now, and whether the next
+         * step records its contacts for it. */
+        double mine[4] = {failed ? 1.0 : 0.0, fd_partition_largest_move(&part),
+                          leader && fd_output_due(output, world) ? 1.0 : 0.0,
+                          leader && fd_output_wants_contacts(output, world) ? 1.0 : 0.0};
+        double all[4];
+        MPI_Allreduce(mine, all, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        record_next = all[3] != 0.0;
         if (all[0] != 0.0) {
             failed = true;
             break;
@@ -512,7 +567,7 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
             fprintf(stderr, "error (rank %d): %s\n", rank, fd_last_error());
             failed = true;
         }
-        if (all[2] != 0.0 && gather_and_write(&t, &part, output, rank, false, NULL) != FD_OK) {
+        if (all[2] != 0.0 && gather_and_write(&t, &part, output, rank, false, recorded, NULL) != FD_OK) {
             fprintf(stderr, "error: %s\n", fd_last_error());
             failed = true;
         }
@@ -542,7 +597,7 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
         failed = true;
     }
     failed = any_rank_failed(failed);
-    if (!failed && gather_and_write(&t, &part, output, rank, true, &state_hash) != FD_OK) {
+    if (!failed && gather_and_write(&t, &part, output, rank, true, recorded, &state_hash) != FD_OK) {
         fprintf(stderr, "error: %s\n", fd_last_error());
         failed = true;
     } else if (failed && leader) {

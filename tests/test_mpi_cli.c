@@ -1,5 +1,6 @@
 /* `mpirun -np N fricdem run` (app/mpi_run.c, src/parallel/partition.h):
- * with 2 and 3 ranks, bodies.csv is the one-process file byte for byte, on
+ * with 2 and 3 ranks, bodies.csv and contacts.csv are the one-process files
+ * byte for byte, on
  * a pile with walls (rolling and twisting sds, two threads a rank) and
  * across periodic faces (Fang & Negrut); bodies migrate in both (the
  * summary says how often); a checkpoint written by two ranks and resumed
@@ -80,7 +81,7 @@ static const char pile_scene[] =
     "    slide: {model: dsds, k_t: 1.0e4, gamma_t: 1.0, mu: 0.5}\n"
     "    roll: {model: dsds, k_roll: 1.0, gamma_roll: 1.0e-4, mu_roll: 0.1}\n"
     "    spin: {model: dsds, k_twist: 1.0, gamma_twist: 1.0e-4, mu_twist: 0.1}\n"
-    "output: {csv_interval: 0.004, contacts_csv: false, energy_csv: false, walls_csv: false}\n"
+    "output: {csv_interval: 0.004, contacts_csv: true, energy_csv: false, walls_csv: false}\n"
     "bodies:\n"
     "  - {name: floor, static: true, material: grain, shape: {type: plane, normal: [0, 0, 1]}, position: [0, 0, 0]}\n"
     "  - {static: true, material: grain, shape: {type: plane, normal: [1, 0, 0]}, position: [-0.05, 0, 0]}\n"
@@ -104,7 +105,7 @@ static const char periodic_scene[] =
     "    slide: {model: fang_negrut, mu_s: 0.5, mu_k: 0.4, K_E: 1.0e4, K_D: 1.0}\n"
     "    roll: {model: fang_negrut, eta_r: 0.3}\n"
     "    spin: {model: fang_negrut, eta_psi: 0.006}\n"
-    "output: {csv_interval: 0.003, contacts_csv: false, energy_csv: false, walls_csv: false}\n"
+    "output: {csv_interval: 0.003, contacts_csv: true, energy_csv: false, walls_csv: false}\n"
     "bodies:\n"
     "  - {name: floor, static: true, material: grain, shape: {type: plane, normal: [0, 0, 1]}, position: [0, 0, 0]}\n"
     "generators:\n"
@@ -115,7 +116,8 @@ static const char periodic_scene[] =
 static void assert_ranks_match_one_process(const char* scene)
 {
     skip_without_mpi();
-    const char* path = temp_path("scene.yaml");
+    char path[600]; /* temp_path's buffers rotate */
+    snprintf(path, sizeof path, "%s", temp_path("scene.yaml"));
     write_file(path, scene);
     char arguments[1024];
     snprintf(arguments, sizeof arguments, "run '%s' --quiet --out '%s'", path, temp_path("one"));
@@ -136,10 +138,13 @@ static void assert_ranks_match_one_process(const char* scene)
         const char* cut = strstr(summary, "migrations (");
         cr_assert(cut != NULL && sscanf(cut, "migrations (%lld", &rebalances) == 1, "%s", summary);
         cr_assert(ranks == 2 || rebalances > 0, "3 ranks: the boxes were never cut again:\n%s", summary);
-        char one[600], many[600];
-        snprintf(one, sizeof one, "%s/bodies.csv", temp_path("one"));
-        snprintf(many, sizeof many, "%s/bodies.csv", temp_path(out));
-        cr_assert(same_file(one, many), "%d ranks: bodies.csv differs from one process's", ranks);
+        const char* files[2] = {"bodies.csv", "contacts.csv"};
+        for (int f = 0; f < 2; ++f) {
+            char one[600], many[600];
+            snprintf(one, sizeof one, "%s/%s", temp_path("one"), files[f]);
+            snprintf(many, sizeof many, "%s/%s", temp_path(out), files[f]);
+            cr_assert(same_file(one, many), "%d ranks: %s differs from one process's", ranks, files[f]);
+        }
     }
 }
 
@@ -198,9 +203,9 @@ Test(mpi_cli, an_output_the_ranks_cannot_write_yet_is_refused_by_its_key)
     const char* path = temp_path("scene.yaml");
     write_file(path, pile_scene);
     char arguments[1024];
-    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set output.contacts_csv=true", path,
+    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set output.energy_csv=true", path,
              temp_path("refused"));
     cr_assert_eq(run_ranks(2, arguments), 2);
     char* err = read_text(temp_path("stderr"));
-    cr_assert(strstr(err, "--set output.contacts_csv=false") != NULL, "%s", err);
+    cr_assert(strstr(err, "--set output.energy_csv=false") != NULL, "%s", err);
 }

@@ -526,6 +526,19 @@ void fd_partition_number_new_contacts(fd_partition* part, const uint64_t* sorted
             world->penalty.pool.id[fresh->slot] = part->next_id + (uint64_t)(found - sorted_keys);
         }
     }
+    /* A step that recorded its contacts wrote the rank's own numbers into
+     * the records: those of its new contacts take the same ids. */
+    fd_contact_set* set = &world->contacts;
+    for (int c = 0; !world->penalty.unrecorded && c < set->count; ++c) {
+        fd_contact* record = &set->contacts[c];
+        if (record->first_step != world->step_count) {
+            continue;
+        }
+        const uint64_t* found = bsearch(&record->key, sorted_keys, (size_t)count, sizeof record->key, fd_compare_keys);
+        if (found != NULL) {
+            record->id = part->next_id + (uint64_t)(found - sorted_keys);
+        }
+    }
     part->next_id += (uint64_t)count;
     world->next_contact_id = part->next_id;
 }
@@ -710,6 +723,82 @@ fd_status fd_partition_install_everything(fd_partition* part, const fd_body_reco
     fd_partition_put_bodies(part, bodies, body_count);
     fd_partition_hold_everything(part, true);
     return install_words(part, words, word_count);
+}
+
+int fd_partition_record_words(const fd_partition* part)
+{
+    return (int)((sizeof(fd_contact) + sizeof(uint64_t) - 1) / sizeof(uint64_t)) + part->world->column_count;
+}
+
+fd_status fd_partition_pack_records(const fd_partition* part, fd_parcel* out)
+{
+    const fd_world* world = part->world;
+    const fd_contact_set* set = &world->contacts;
+    int words = fd_partition_record_words(part), columns = world->column_count;
+    out->word_count = 0;
+    for (int c = 0; c < set->count; ++c) {
+        const fd_contact* contact = &set->contacts[c];
+        int first = part->role[contact->body_i] == FD_ROLE_SHARED ? contact->body_j : contact->body_i;
+        if (part->role[first] != FD_ROLE_OWNED) {
+            continue;
+        }
+        if (!fd_penalty_grow((void**)&out->words, &out->word_capacity, out->word_count + words, sizeof *out->words)) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for the contacts' records");
+        }
+        uint64_t* at = out->words + out->word_count;
+        memset(at, 0, (size_t)words * sizeof *at);
+        memcpy(at, contact, sizeof *contact); /* the key first: the words sort by it */
+        memcpy(at + words - columns, set->columns + (size_t)c * (size_t)columns, (size_t)columns * sizeof(double));
+        out->word_count += words;
+    }
+    return FD_OK;
+}
+
+fd_status fd_partition_put_records(fd_partition* part, const uint64_t* words, int64_t word_count, int64_t* own_count)
+{
+    fd_world* world = part->world;
+    fd_contact_set* set = &world->contacts;
+    int per = fd_partition_record_words(part), columns = world->column_count;
+    int64_t count = word_count / per;
+    if (count > set->capacity) {
+        fd_contact* contacts = realloc(set->contacts, (size_t)count * sizeof *contacts);
+        if (contacts != NULL) {
+            set->contacts = contacts;
+        }
+        double* values = realloc(set->columns, (size_t)count * (size_t)(columns > 0 ? columns : 1) * sizeof(double));
+        if (values != NULL) {
+            set->columns = values;
+        }
+        if (contacts == NULL || values == NULL) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for %lld records",
+                           (long long)count);
+        }
+        set->capacity = (int)count;
+    }
+    uint64_t* sorted = malloc((size_t)(word_count > 0 ? word_count : 1) * sizeof *sorted);
+    if (sorted == NULL) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for %lld records", (long long)count);
+    }
+    if (word_count > 0) {
+        memcpy(sorted, words, (size_t)word_count * sizeof *sorted);
+    }
+    qsort(sorted, (size_t)count, (size_t)per * sizeof *sorted, fd_compare_keys);
+    for (int64_t c = 0; c < count; ++c) {
+        memcpy(&set->contacts[c], sorted + c * per, sizeof set->contacts[c]);
+        memcpy(set->columns + (size_t)c * (size_t)columns, sorted + c * per + per - columns,
+               (size_t)columns * sizeof(double));
+    }
+    free(sorted);
+    set->count = (int)count;
+    *own_count = world->penalty.touching_count;
+    world->penalty.touching_count = count;
+    world->penalty.unrecorded = false;
+    return FD_OK;
+}
+
+void fd_partition_end_records(fd_partition* part, int64_t own_count)
+{
+    part->world->penalty.touching_count = own_count;
 }
 
 /* ---------------------------------------------------------------- in one process */

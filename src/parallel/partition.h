@@ -159,6 +159,17 @@ fd_status fd_partition_pack_answered(const fd_partition* part, fd_parcel* out);
 fd_status fd_partition_install_everything(fd_partition* part, const fd_body_record* bodies, int64_t body_count,
                                           const uint64_t* words, int64_t word_count);
 
+/* For the outputs that read contacts (contacts.csv, VTU, the trajectory's
+ * contacts) at a step every rank recorded: the records this rank answers
+ * for (words of fd_partition_record_words), and on the writing rank the
+ * world's contact set made of every rank's, in key order (its contact count
+ * with it: *own_count keeps the rank's, for fd_partition_end_records after
+ * the write). */
+int fd_partition_record_words(const fd_partition* part);
+fd_status fd_partition_pack_records(const fd_partition* part, fd_parcel* out);
+fd_status fd_partition_put_records(fd_partition* part, const uint64_t* words, int64_t word_count, int64_t* own_count);
+void fd_partition_end_records(fd_partition* part, int64_t own_count);
+
 /* A migration: parcels[r] for every rank r (this one too), then the intake
  * of everything sent to this rank (bodies in any order, contacts in any
  * order). */
