@@ -177,27 +177,36 @@ bool fd_domain_unbalanced(const fd_domain* domain, int64_t most_owned, int64_t t
 
 /* ---------------------------------------------------------------- roles */
 
-/* Body b held again, with the motion flags it had, or set dormant. */
-static void hold(fd_partition* part, int b, bool held)
+/* Body b's flags: held (the motion flags it had) or dormant. A dormant body
+ * carries a removed body's flag: every loop that skips static bodies or
+ * removed slots skips it (src/world/removal.c), and the integration does
+ * not even copy its state (FD_MOTION_DORMANT). */
+static void set_held(fd_world* world, const fd_partition* part, int b, bool held)
 {
-    fd_world* world = part->world;
-    bool was_held = part->role[b] != FD_ROLE_DORMANT;
-    if (held == was_held) {
-        return;
-    }
     if (held) {
         world->motion[b].flags = part->held_flags[b];
         world->is_removed[b] = false;
     } else {
         part->held_flags[b] = world->motion[b].flags;
-        /* A removed body's flag: every loop that skips static bodies or
-         * removed slots skips it (src/world/removal.c); the integration
-         * does not even copy its state (FD_MOTION_DORMANT). */
         world->motion[b].flags = FD_MOTION_REMOVED | FD_MOTION_DORMANT;
         world->is_removed[b] = true;
     }
+}
+
+/* The world's lists made again at the next force pass (after flags changed). */
+static void flags_changed(fd_world* world)
+{
     world->special_listed = -1;
     world->penalty.dirty = true;
+}
+
+/* Body b held again, or set dormant, by its role now. */
+static void hold(fd_partition* part, int b, bool held)
+{
+    if (held != (part->role[b] != FD_ROLE_DORMANT)) {
+        set_held(part->world, part, b, held);
+        flags_changed(part->world);
+    }
 }
 
 /* The ranks that hold body b next: its owner's, and those within the halo. */
@@ -438,22 +447,12 @@ void fd_partition_owned_positions(const fd_partition* part, fd_vec3* out)
 
 void fd_partition_hold_everything(fd_partition* part, bool everything)
 {
-    fd_world* world = part->world;
-    for (int b = 0; b < world->body_count; ++b) {
-        if (part->role[b] != FD_ROLE_DORMANT) {
-            continue;
-        }
-        if (everything) {
-            world->motion[b].flags = part->held_flags[b];
-            world->is_removed[b] = false;
-        } else {
-            part->held_flags[b] = world->motion[b].flags;
-            world->motion[b].flags = FD_MOTION_REMOVED | FD_MOTION_DORMANT;
-            world->is_removed[b] = true;
+    for (int b = 0; b < part->world->body_count; ++b) {
+        if (part->role[b] == FD_ROLE_DORMANT) {
+            set_held(part->world, part, b, everything);
         }
     }
-    world->special_listed = -1;
-    world->penalty.dirty = true;
+    flags_changed(part->world);
 }
 
 /* ---------------------------------------------------------------- contact ids */
