@@ -12,10 +12,11 @@
  * When an output reads contacts, every rank records the step's and rank 0
  * gathers the records of the ranks that answer for them.
  *
+ * The walls' reactions, which every rank sums in part, rank 0 sums again
+ * from the records (fd_partition_sum_wall_loads).
+ *
  * Not yet with more than one process (each refused by name): stages,
- * inlets and outlets, the ledger and events, and the outputs that read sums
- * over contacts (energy.csv; walls.csv and the VTU snapshots of a scene
- * with walls, whose reactions each rank sums in part). */
+ * inlets and outlets, the energy ledger (energy.csv) and events. */
 #include <limits.h>
 #include <math.h>
 #include <mpi.h>
@@ -51,20 +52,13 @@ static double cpu_seconds(void)
 static bool refuse_outputs(const fd_scene* scene, char* text, size_t size)
 {
     const fd_output_settings* o = &scene->output;
-    /* VTU snapshots write the walls' reactions beside bodies and contacts */
-    bool walls = false;
-    for (int b = 0; b < scene->world->body_count; ++b) {
-        walls = walls || scene->world->is_wall[b];
-    }
     text[0] = '\0';
     const struct {
         bool on;
         const char* set;
     } refused[] = {
         {o->energy_csv, "output.energy_csv=false"},
-        {o->walls_csv, "output.walls_csv=false"},
         {o->events_csv, "output.events_csv=false"},
-        {o->vtu_interval > 0.0 && walls, "output.vtu_interval=0"},
     };
     for (size_t k = 0; k < sizeof refused / sizeof refused[0]; ++k) {
         if (refused[k].on) {
@@ -237,6 +231,7 @@ static fd_status gather_and_write(transport* t, fd_partition* part, fd_output* o
         fd_partition_hold_everything(part, true);
         if (records) {
             status = fd_partition_put_records(part, t->words_in, words, &own_count);
+            fd_partition_sum_wall_loads(part);
         }
         if (status == FD_OK) {
             status = closing ? fd_output_close(output, part->world) : fd_output_write(output, part->world);
@@ -255,19 +250,31 @@ static fd_status gather_and_write(transport* t, fd_partition* part, fd_output* o
 /* A checkpoint of the whole world on rank 0 (docs/restart.md): every owned
  * body, and every contact from the rank that answers for it, gathered and
  * installed there; the file is the one one process writes at this step. */
-static fd_status write_checkpoint(transport* t, fd_partition* part, const fd_scene* scene, int rank)
+static fd_status write_checkpoint(transport* t, fd_partition* part, const fd_scene* scene, int rank, bool records)
 {
-    int64_t bodies = 0;
+    int64_t bodies = 0, words = 0, own_count = 0;
     fd_status status = gather_bodies(t, part, rank, &bodies);
-    if (status != FD_OK) {
-        return status;
-    }
     fd_parcel* mine = &t->parcels[0];
+    /* the step's records (as one process keeps them in its checkpoints),
+     * put in place before the words are gathered again for the contacts */
+    fd_status packed = records && status == FD_OK ? fd_partition_pack_records(part, mine) : FD_OK;
+    if (any_rank_failed(status != FD_OK || packed != FD_OK)) {
+        return status != FD_OK ? status : (packed != FD_OK ? packed : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory"));
+    }
+    if (records) {
+        status = gather_words(t, mine, rank, &words);
+        if (status == FD_OK && rank == 0) {
+            status = fd_partition_put_records(part, t->words_in, words, &own_count);
+            fd_partition_sum_wall_loads(part);
+        }
+        if (any_rank_failed(status != FD_OK)) {
+            return status != FD_OK ? status : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+    }
     status = fd_partition_pack_answered(part, mine);
     if (any_rank_failed(status != FD_OK)) {
         return status != FD_OK ? status : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory gathering the contacts");
     }
-    int64_t words = 0;
     status = gather_words(t, mine, rank, &words);
     if (status != FD_OK) {
         return status;
@@ -278,6 +285,9 @@ static fd_status write_checkpoint(transport* t, fd_partition* part, const fd_sce
             char path[FD_PATH_MAX + 32];
             snprintf(path, sizeof path, "%s/checkpoint.h5", scene->output.directory);
             status = fd_scene_write_checkpoint(scene, path);
+        }
+        if (records) {
+            fd_partition_end_records(part, own_count);
         }
         fd_partition_hold_everything(part, false);
     }
@@ -449,8 +459,8 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
             if (scene.stages != NULL) {
                 fprintf(stderr, "error: %s: stages with %d processes: not supported yet\n", scene.path, ranks);
             } else {
-                fprintf(stderr, "error: %s: with %d processes fricdem does not write yet the outputs that read sums "
-                        "over contacts (the energy ledger, wall reactions, events); switch them off:%s\n",
+                fprintf(stderr, "error: %s: with %d processes fricdem does not write yet the outputs that read the "
+                        "energy ledger or the contact events; switch them off:%s\n",
                         scene.path, ranks, refused);
             }
         }
@@ -481,8 +491,15 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     fd_domain domain = {0};
     fd_partition part = {0};
     /* The contacts' records of the first state, for the outputs that read them. */
+    bool walls = false;
+    for (int b = 0; b < world->body_count; ++b) {
+        walls = walls || world->is_wall[b];
+    }
+    /* Records are gathered for the outputs that read contacts, and for the
+     * walls' reactions (summed again from them: each rank has a share). */
     const bool writes_contacts = scene.output.contacts_csv || scene.output.vtu_interval > 0.0 ||
-                                 (scene.output.trajectory && scene.output.trajectory_contacts);
+                                 (scene.output.trajectory && scene.output.trajectory_contacts) ||
+                                 (walls && scene.output.walls_csv);
     if (writes_contacts) {
         fd_world_request_contacts(world);
     }
@@ -502,7 +519,14 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
         fd_scene_free(&scene);
         return EXIT_USAGE;
     }
-    fd_output* output = leader ? fd_output_open(world, &scene.output) : NULL;
+    /* Opened on the whole world, as one process opens it (the planes' VTU
+     * squares are sized by every body). */
+    fd_output* output = NULL;
+    if (leader) {
+        fd_partition_hold_everything(&part, true);
+        output = fd_output_open(world, &scene.output);
+        fd_partition_hold_everything(&part, false);
+    }
     failed = leader && output == NULL;
     if (failed) {
         fprintf(stderr, "error: %s\n", fd_last_error());
@@ -534,11 +558,16 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     int next_tenth = 1;
     /* Whether the next step records its contacts (rank 0's outputs say;
      * then every rank records, and rank 0 gathers the records). */
-    int record_next = leader && fd_output_wants_contacts(output, world) ? 1 : 0;
+    int record_next =
+        leader && (fd_output_wants_contacts(output, world) || fd_output_wants_wall_reactions(output, world)) ? 1 : 0;
     MPI_Bcast(&record_next, 1, MPI_INT, 0, MPI_COMM_WORLD);
     bool recorded = writes_contacts;
     for (; done < steps; ++done) {
-        recorded = record_next != 0 || (done + 1 == steps && writes_contacts); /* the last: for the close */
+        /* The last step's for the close; a checkpoint's (its records are
+         * in it, as in one process's). */
+        bool checkpoint_next = interval > 0.0 &&
+                               (done + 1 == steps || fd_world_time(world) + 1.5 * dt >= next_checkpoint);
+        recorded = record_next != 0 || (done + 1 == steps && writes_contacts) || checkpoint_next;
         if (recorded) {
             fd_world_request_contacts(world);
         }
@@ -553,7 +582,8 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
          * step records its contacts for it. */
         double mine[4] = {failed ? 1.0 : 0.0, fd_partition_largest_move(&part),
                           leader && fd_output_due(output, world) ? 1.0 : 0.0,
-                          leader && fd_output_wants_contacts(output, world) ? 1.0 : 0.0};
+                          leader && (fd_output_wants_contacts(output, world) ||
+                                     fd_output_wants_wall_reactions(output, world)) ? 1.0 : 0.0};
         double all[4];
         MPI_Allreduce(mine, all, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         record_next = all[3] != 0.0;
@@ -575,7 +605,7 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
          * knows the time: no message decides it). */
         if (interval > 0.0 && fd_world_time(world) + 0.5 * dt >= next_checkpoint) {
             next_checkpoint = interval * (floor((fd_world_time(world) + 0.5 * dt) / interval) + 1.0);
-            if (write_checkpoint(&t, &part, &scene, rank) != FD_OK) {
+            if (write_checkpoint(&t, &part, &scene, rank, recorded) != FD_OK) {
                 fprintf(stderr, "error: %s\n", fd_last_error());
                 failed = true;
             }
@@ -592,7 +622,7 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     uint64_t state_hash = 0;
     /* The end state too, so that the run can go on (as one process does). */
     if (!failed && interval > 0.0 && checkpoint_step != fd_world_step_count(world) &&
-        write_checkpoint(&t, &part, &scene, rank) != FD_OK) {
+        write_checkpoint(&t, &part, &scene, rank, recorded) != FD_OK) {
         fprintf(stderr, "error: %s\n", fd_last_error());
         failed = true;
     }

@@ -1,6 +1,6 @@
 /* `mpirun -np N fricdem run` (app/mpi_run.c, src/parallel/partition.h):
- * with 2 and 3 ranks, bodies.csv and contacts.csv are the one-process files
- * byte for byte, on
+ * with 2 and 3 ranks, bodies.csv, contacts.csv, walls.csv and the VTU
+ * snapshots are the one-process files byte for byte, on
  * a pile with walls (rolling and twisting sds, two threads a rank) and
  * across periodic faces (Fang & Negrut); bodies migrate in both (the
  * summary says how often); a checkpoint written by two ranks and resumed
@@ -81,7 +81,7 @@ static const char pile_scene[] =
     "    slide: {model: dsds, k_t: 1.0e4, gamma_t: 1.0, mu: 0.5}\n"
     "    roll: {model: dsds, k_roll: 1.0, gamma_roll: 1.0e-4, mu_roll: 0.1}\n"
     "    spin: {model: dsds, k_twist: 1.0, gamma_twist: 1.0e-4, mu_twist: 0.1}\n"
-    "output: {csv_interval: 0.004, contacts_csv: true, energy_csv: false, walls_csv: false}\n"
+    "output: {csv_interval: 0.004, contacts_csv: true, energy_csv: false, walls_csv: true, vtu_interval: 0.02}\n"
     "bodies:\n"
     "  - {name: floor, static: true, material: grain, shape: {type: plane, normal: [0, 0, 1]}, position: [0, 0, 0]}\n"
     "  - {static: true, material: grain, shape: {type: plane, normal: [1, 0, 0]}, position: [-0.05, 0, 0]}\n"
@@ -105,7 +105,7 @@ static const char periodic_scene[] =
     "    slide: {model: fang_negrut, mu_s: 0.5, mu_k: 0.4, K_E: 1.0e4, K_D: 1.0}\n"
     "    roll: {model: fang_negrut, eta_r: 0.3}\n"
     "    spin: {model: fang_negrut, eta_psi: 0.006}\n"
-    "output: {csv_interval: 0.003, contacts_csv: true, energy_csv: false, walls_csv: false}\n"
+    "output: {csv_interval: 0.003, contacts_csv: true, energy_csv: false, walls_csv: true}\n"
     "bodies:\n"
     "  - {name: floor, static: true, material: grain, shape: {type: plane, normal: [0, 0, 1]}, position: [0, 0, 0]}\n"
     "generators:\n"
@@ -145,6 +145,23 @@ static void assert_ranks_match_one_process(const char* scene)
             snprintf(many, sizeof many, "%s/%s", temp_path(out), files[f]);
             cr_assert(same_file(one, many), "%d ranks: %s differs from one process's", ranks, files[f]);
         }
+        /* The walls' reactions (every rank sums a share; rank 0 sums them
+         * again from the records) and the VTU snapshots, where written. */
+        const char* more[4] = {"walls.csv", "vtu/bodies_000001.vtu", "vtu/contacts_000001.vtu", "vtu/walls_000001.vtu"};
+        int compared = 0;
+        for (int f = 0; f < 4; ++f) {
+            char one[600], many[600];
+            snprintf(one, sizeof one, "%s/%s", temp_path("one"), more[f]);
+            snprintf(many, sizeof many, "%s/%s", temp_path(out), more[f]);
+            FILE* there = fopen(one, "rb");
+            if (there == NULL) {
+                continue; /* this scene writes no walls or no snapshots */
+            }
+            fclose(there);
+            cr_assert(same_file(one, many), "%d ranks: %s differs from one process's", ranks, more[f]);
+            ++compared;
+        }
+        cr_assert_geq(compared, 1, "both scenes have a floor: walls.csv at least must be compared");
     }
 }
 

@@ -175,6 +175,10 @@ bool fd_output_due(const fd_output* output, const fd_world* world);
  * (FD_CONTACT_OUTPUT_ON_REQUEST) calls fd_world_request_contacts before that
  * step. */
 bool fd_output_wants_contacts(const fd_output* output, const fd_world* world);
+/* Whether what is due at the next step writes the walls' reactions
+ * (walls.csv rows, the walls' VTU): a run of several ranks sums them again
+ * from that step's contact records (docs/parallel.md). */
+bool fd_output_wants_wall_reactions(const fd_output* output, const fd_world* world);
 /* Whether any output writes contacts (fd_output_close writes the final
  * state: its step needs them recorded too). */
 bool fd_output_writes_contacts(const fd_output* output);

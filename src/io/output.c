@@ -454,6 +454,18 @@ bool fd_output_due(const fd_output* output, const fd_world* world)
            schedule_due(&output->trajectory_schedule, time, step, dt);
 }
 
+bool fd_output_wants_wall_reactions(const fd_output* output, const fd_world* world)
+{
+    if (!output || !world) {
+        return false;
+    }
+    double dt = fd_world_time_step(world);
+    double time = fd_world_time(world) + dt;
+    int64_t step = fd_world_step_count(world) + 1;
+    return (output->walls.open && schedule_due(&output->csv, time, step, dt)) ||
+           (output->walls_vtu && schedule_due(&output->vtu, time, step, dt));
+}
+
 bool fd_output_wants_contacts(const fd_output* output, const fd_world* world)
 {
     if (!output || !world) {

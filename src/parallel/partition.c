@@ -800,6 +800,31 @@ void fd_partition_end_records(fd_partition* part, int64_t own_count)
     part->world->penalty.touching_count = own_count;
 }
 
+void fd_partition_sum_wall_loads(fd_partition* part)
+{
+    fd_world* world = part->world;
+    const fd_contact_set* set = &world->contacts;
+    for (int b = 0; b < world->body_count; ++b) {
+        if (part->role[b] == FD_ROLE_SHARED) {
+            /* a wall's step starts from no load (stepper.c: a static body's) */
+            world->forces[b] = fd_v3(0.0, 0.0, 0.0);
+            world->torques[b] = fd_v3(0.0, 0.0, 0.0);
+        }
+    }
+    for (int c = set->count - 1; c >= 0; --c) {
+        const fd_contact* record = &set->contacts[c];
+        int i = record->body_i, j = record->body_j;
+        if (part->role[i] == FD_ROLE_SHARED) {
+            world->forces[i] = fd_v3_add(world->forces[i], record->applied_force);
+            world->torques[i] = fd_v3_add(world->torques[i], record->applied_torque_i);
+        }
+        if (part->role[j] == FD_ROLE_SHARED) {
+            world->forces[j] = fd_v3_sub(world->forces[j], record->applied_force);
+            world->torques[j] = fd_v3_add(world->torques[j], record->applied_torque_j);
+        }
+    }
+}
+
 /* ---------------------------------------------------------------- in one process */
 
 fd_status fd_partition_step_together(fd_partition* parts, int ranks)

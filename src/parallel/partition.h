@@ -169,6 +169,10 @@ int fd_partition_record_words(const fd_partition* part);
 fd_status fd_partition_pack_records(const fd_partition* part, fd_parcel* out);
 fd_status fd_partition_put_records(fd_partition* part, const uint64_t* words, int64_t word_count, int64_t* own_count);
 void fd_partition_end_records(fd_partition* part, int64_t own_count);
+/* On the writing rank, after fd_partition_put_records: the walls' loads
+ * (every rank adds its contacts' share) summed again from every record, in
+ * descending key order from zero, as one process adds them. */
+void fd_partition_sum_wall_loads(fd_partition* part);
 
 /* A migration: parcels[r] for every rank r (this one too), then the intake
  * of everything sent to this rank (bodies in any order, contacts in any

@@ -286,7 +286,7 @@ static bool reserve_record(fd_world* world, int64_t count)
     if (count <= set->capacity) {
         return true;
     }
-    /* An eighth to spare, not a doubling: a record is 648 bytes, and at 10^6
+    /* An eighth to spare, not a doubling: a record is 720 bytes, and at 10^6
      * spheres a doubled set held 0.6 GB it never used. */
     int64_t wanted = count + count / 8 + 64;
     int capacity = wanted < INT32_MAX ? (int)wanted : INT32_MAX;

@@ -601,6 +601,10 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             unsigned state = pool->state[slot];
             if (record) {
                 fd_record_identity(world, list, th->touching[k].entry, i, j, slot, th->first_contact + k, state, slip);
+                fd_contact* recorded = &p->record_set->contacts[th->first_contact + k];
+                recorded->applied_force = force;
+                recorded->applied_torque_i = torque_i;
+                recorded->applied_torque_j = torque_j;
             }
             pool->state[slot] = (uint8_t)((state << 4) | slip | FD_ENTRY_TOUCHING);
             forces[i] = fd_v3_add(forces[i], force);

@@ -91,6 +91,11 @@ typedef struct fd_contact {
     unsigned slip_flags;          /* bit (1 << mechanism): slipping after the last evaluation */
     unsigned previous_slip_flags; /* the same before it (0 for a new contact) */
     fd_vec3 image_offset;         /* m; body j's image x_j + image_offset touches body i (periodic) */
+    /* The loads the pass added to the bodies, as it added them: force on i
+     * (minus it on j) and the whole torques (arms included), so that a
+     * body's sums can be made again from the records in key order (the
+     * walls' reactions of several ranks, src/parallel/partition.h). */
+    fd_vec3 applied_force, applied_torque_i, applied_torque_j;
 } fd_contact;
 
 /* The global energy ledger's running totals (docs/energy.md). */
