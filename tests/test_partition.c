@@ -10,6 +10,7 @@
  * again on the way, each rank holds only part of the pile, contacts form). */
 #include <criterion/criterion.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -191,6 +192,59 @@ Test(partition, two_and_three_ranks_give_the_bits_of_one_process_in_a_gas_crossi
      * the bound is proved in fd_domain_plan's comment, not sampled.) */
     pile_options o = {.threads = 1, .slide = "dsds", .gas = true};
     run_case(&o, "a gas, hooke + dsds", 2000);
+}
+
+Test(partition, bisection_cuts_balanced_boxes_that_tile_space_whatever_the_order_of_the_points)
+{
+    /* 1000 points in a slab periodic along y: every rank count from 1 to 7
+     * gets boxes that hold each point exactly once (fd_domain_owner's box
+     * contains it, no other does), as many points as its share to within
+     * one per cut on the way down, no box cut across y, and the same boxes
+     * from the points in reverse order. */
+    enum { POINTS = 1000 };
+    fd_vec3 points[POINTS], reversed[POINTS];
+    uint64_t state = 12345;
+    for (int k = 0; k < POINTS; ++k) {
+        double u[3];
+        for (int a = 0; a < 3; ++a) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            u[a] = (double)(state >> 11) / 9007199254740992.0;
+        }
+        points[k] = (fd_vec3){4.0 * u[0], 1.0 * u[1], 2.0 * u[2] * u[2]}; /* denser near z = 0 */
+        reversed[POINTS - 1 - k] = points[k];
+    }
+    for (int ranks = 1; ranks <= 7; ++ranks) {
+        fd_domain a = {.ranks = ranks, .periodic = {false, true, false}}, b = a;
+        a.low = malloc((size_t)ranks * sizeof *a.low), a.high = malloc((size_t)ranks * sizeof *a.high);
+        b.low = malloc((size_t)ranks * sizeof *b.low), b.high = malloc((size_t)ranks * sizeof *b.high);
+        fd_vec3 scratch[POINTS];
+        memcpy(scratch, points, sizeof scratch);
+        cr_assert_eq(fd_domain_cut(&a, scratch, POINTS), FD_OK);
+        memcpy(scratch, reversed, sizeof scratch);
+        cr_assert_eq(fd_domain_cut(&b, scratch, POINTS), FD_OK);
+        cr_assert(memcmp(a.low, b.low, (size_t)ranks * sizeof *a.low) == 0 &&
+                      memcmp(a.high, b.high, (size_t)ranks * sizeof *a.high) == 0,
+                  "%d ranks: the order of the points changed the boxes", ranks);
+        int owned[7] = {0};
+        for (int k = 0; k < POINTS; ++k) {
+            int holders = 0, owner = fd_domain_owner(&a, points[k]);
+            for (int r = 0; r < ranks; ++r) {
+                bool inside = points[k].x >= a.low[r][0] && points[k].x < a.high[r][0] && points[k].y >= a.low[r][1] &&
+                              points[k].y < a.high[r][1] && points[k].z >= a.low[r][2] && points[k].z < a.high[r][2];
+                holders += inside;
+                cr_assert(!inside || r == owner, "%d ranks: point %d in box %d, owner %d", ranks, k, r, owner);
+            }
+            cr_assert_eq(holders, 1, "%d ranks: point %d in %d boxes", ranks, k, holders);
+            ++owned[owner];
+        }
+        for (int r = 0; r < ranks; ++r) {
+            cr_assert(isinf(a.low[r][1]) && isinf(a.high[r][1]), "%d ranks: box %d cut across periodic y", ranks, r);
+            /* each halving may leave one point off its share */
+            cr_assert(abs(owned[r] * ranks - POINTS) <= 3 * ranks, "%d ranks: box %d owns %d of %d", ranks, r,
+                      owned[r], POINTS);
+        }
+        free(a.low), free(a.high), free(b.low), free(b.high);
+    }
 }
 
 Test(partition, what_is_not_supported_yet_is_refused_by_name)
