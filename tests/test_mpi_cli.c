@@ -1,12 +1,13 @@
 /* `mpirun -np N fricdem run` (app/mpi_run.c, src/parallel/partition.h):
  * with 2 and 3 ranks, bodies.csv, contacts.csv, walls.csv and the VTU
- * snapshots are the one-process files byte for byte, on
- * a pile with walls (rolling and twisting sds, two threads a rank) and
- * across periodic faces (Fang & Negrut); bodies migrate in both (the
- * summary says how often); a checkpoint written by two ranks and resumed
- * on three, or on one process, ends as the run that never stopped; and an
- * output the ranks cannot write yet is refused by the key to switch off. Without MPI in the build the tests say
- * so and are skipped: scripts/install-deps.sh installs it for `make test`. */
+ * snapshots are the one-process files byte for byte, on a pile with walls
+ * (rolling and twisting sds, two threads a rank), across periodic faces
+ * (Fang & Negrut) and in a turning drum (a moving finite wall); bodies
+ * migrate in each (the summary says how often); a checkpoint written by two
+ * ranks and resumed on three, or on one process, ends as the run that never
+ * stopped; and an output the ranks cannot write yet is refused by the key to
+ * switch off. Without MPI in the build the tests say so and are skipped:
+ * scripts/install-deps.sh installs it for `make test`. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,33 @@ static const char periodic_scene[] =
     "  - {type: lattice, count: 900, material: grain, radius: 0.005, radius_spread: 0.05,\n"
     "     region: {min: [-0.05, -0.05, 0.0], max: [0.05, 0.05, 0.2]}, velocity: [0.4, 0.1, -0.5]}\n";
 
+/* Beads in a turning drum: a capped cylinder under a prescribed motion
+ * (a finite wall that moves, its reaction in walls.csv). */
+static const char drum_scene[] =
+    "name: ranks_drum\n"
+    "time: {step: 2.0e-5, duration: 0.04, integrator: velocity_verlet}\n"
+    "materials:\n"
+    "  - {name: glass, density: 2500.0}\n"
+    "  - {name: steel, density: 7800.0}\n"
+    "contacts:\n"
+    "  - materials: [glass, glass]\n"
+    "    normal: {model: hooke, k_n: 200.0, restitution: 0.53}\n"
+    "    slide: {model: dsds, k_t: 200.0, gamma_t: 4.0e-4, mu: 0.4}\n"
+    "    roll: {model: dsds, k_roll: 200.0, mu_roll: 0.05}\n"
+    "  - materials: [glass, steel]\n"
+    "    normal: {model: hooke, k_n: 200.0, restitution: 0.53}\n"
+    "    slide: {model: dsds, k_t: 200.0, gamma_t: 4.0e-4, mu: 0.4}\n"
+    "    roll: {model: dsds, k_roll: 200.0, mu_roll: 0.05}\n"
+    "bodies:\n"
+    "  - {name: drum, static: true, material: steel, position: [0, 0, 0],\n"
+    "     rotation: {axis: [1, 0, 0], angle: 1.5707963267948966},\n"
+    "     shape: {type: cylinder, radius: 0.03, length: 0.008, capped: true},\n"
+    "     motion: {angular_velocity: [0.0, 3.0, 0.0]}}\n"
+    "generators:\n"
+    "  - {type: lattice, count: 450, material: glass, radius: 0.001, radius_spread: 0.1,\n"
+    "     region: {min: [-0.02, -0.0035, -0.02], max: [0.02, 0.0035, 0.0]}, velocity: [0.0, 0.0, -0.1]}\n"
+    "output: {csv_interval: 0.004, contacts_csv: true, energy_csv: false, walls_csv: true}\n";
+
 /* The scene on 1, 2 and 3 ranks: the same bodies.csv, and migrations. */
 static void assert_ranks_match_one_process(const char* scene)
 {
@@ -183,6 +211,11 @@ static unsigned long long summary_hash(void)
     unsigned long long hash = 0;
     cr_assert(line != NULL && sscanf(line, "state hash   0x%llx", &hash) == 1, "no state hash in\n%s", summary);
     return hash;
+}
+
+Test(mpi_cli, two_and_three_ranks_write_the_files_of_one_process_in_a_turning_drum)
+{
+    assert_ranks_match_one_process(drum_scene);
 }
 
 Test(mpi_cli, a_checkpoint_of_two_ranks_resumed_on_three_or_one_ends_as_one_process_run)
