@@ -468,7 +468,8 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
         return EXIT_USAGE;
     }
     fd_world* world = scene.world;
-    fd_world_set_contact_output(world, FD_CONTACT_OUTPUT_ON_REQUEST); /* no output here reads them */
+    /* The contacts' details are recorded only for the steps whose outputs read them. */
+    fd_world_set_contact_output(world, FD_CONTACT_OUTPUT_ON_REQUEST);
     if ((int64_t)fd_world_body_count(world) > INT_MAX / (int64_t)sizeof(fd_body_record)) {
         /* MPI's counts are ints: rank 0's gather of every body must fit. */
         if (leader) {
@@ -490,13 +491,13 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     }
     fd_domain domain = {0};
     fd_partition part = {0};
-    /* The contacts' records of the first state, for the outputs that read them. */
+    /* Records are gathered for the outputs that read contacts, and for the
+     * walls' reactions (summed again from them: each rank has a share);
+     * the first state's are recorded by the set-up pass. */
     bool walls = false;
     for (int b = 0; b < world->body_count; ++b) {
         walls = walls || world->is_wall[b];
     }
-    /* Records are gathered for the outputs that read contacts, and for the
-     * walls' reactions (summed again from them: each rank has a share). */
     const bool writes_contacts = scene.output.contacts_csv || scene.output.vtu_interval > 0.0 ||
                                  (scene.output.trajectory && scene.output.trajectory_contacts) ||
                                  (walls && scene.output.walls_csv);
