@@ -1,0 +1,173 @@
+/* The ranks' boxes: recursive coordinate bisection of the bodies, each
+ * box's owner and halo (domain.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "parallel/domain.h"
+#include "world/world_internal.h"
+
+static double component(fd_vec3 v, int axis) { return axis == 0 ? v.x : (axis == 1 ? v.y : v.z); }
+
+static int sort_axis; /* the axis compare_points sorts by (qsort has no context) */
+
+static int compare_points(const void* a, const void* b)
+{
+    double x = component(*(const fd_vec3*)a, sort_axis), y = component(*(const fd_vec3*)b, sort_axis);
+    return (x > y) - (x < y);
+}
+
+/* Ranks [first, first + count) share the box [low, high) and the points:
+ * cut the box across its widest axis that is not periodic, at the
+ * coordinate that leaves as many points to each half as it has ranks
+ * (recursive coordinate bisection). Which points go where depends on
+ * their coordinates only, never on their order, so every rank that has
+ * the same points cuts the same boxes. */
+static void bisect(fd_domain* domain, fd_vec3* points, int64_t count, int first, int ranks, const double low[3],
+                   const double high[3])
+{
+    if (ranks == 1) {
+        for (int a = 0; a < 3; ++a) {
+            domain->low[first][a] = low[a];
+            domain->high[first][a] = high[a];
+        }
+        return;
+    }
+    double lowest[3] = {INFINITY, INFINITY, INFINITY}, highest[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int64_t k = 0; k < count; ++k) {
+        for (int a = 0; a < 3; ++a) {
+            lowest[a] = fmin(lowest[a], component(points[k], a));
+            highest[a] = fmax(highest[a], component(points[k], a));
+        }
+    }
+    int axis = -1;
+    for (int a = 0; a < 3; ++a) {
+        double extent = count > 0 ? highest[a] - lowest[a] : 0.0;
+        double widest = axis < 0 ? -1.0 : (count > 0 ? highest[axis] - lowest[axis] : 0.0);
+        if (!domain->periodic[a] && extent > widest) {
+            axis = a;
+        }
+    }
+    int left_ranks = ranks / 2;
+    double cut = 0.0;
+    if (count > 0) {
+        sort_axis = axis;
+        qsort(points, (size_t)count, sizeof *points, compare_points);
+        int64_t k = count * left_ranks / ranks;
+        cut = k == 0 ? component(points[0], axis) : 0.5 * (component(points[k - 1], axis) + component(points[k], axis));
+    } else {
+        /* no points: halve the box where it is finite, else cut at 0 */
+        cut = isfinite(low[axis]) && isfinite(high[axis]) ? 0.5 * (low[axis] + high[axis]) : 0.0;
+    }
+    /* The points below the cut first (their coordinates decide, not k). */
+    int64_t below = 0;
+    for (int64_t k = 0; k < count; ++k) {
+        if (component(points[k], axis) < cut) {
+            fd_vec3 held = points[below];
+            points[below++] = points[k];
+            points[k] = held;
+        }
+    }
+    double left_high[3] = {high[0], high[1], high[2]}, right_low[3] = {low[0], low[1], low[2]};
+    left_high[axis] = cut;
+    right_low[axis] = cut;
+    bisect(domain, points, below, first, left_ranks, low, left_high);
+    bisect(domain, points + below, count - below, first + left_ranks, ranks - left_ranks, right_low, high);
+}
+
+fd_status fd_domain_cut(fd_domain* domain, fd_vec3* points, int64_t count)
+{
+    const double low[3] = {-INFINITY, -INFINITY, -INFINITY}, high[3] = {INFINITY, INFINITY, INFINITY};
+    bisect(domain, points, count, 0, domain->ranks, low, high);
+    return FD_OK;
+}
+
+fd_status fd_domain_plan(const fd_world* world, int ranks, fd_domain* out)
+{
+    memset(out, 0, sizeof *out);
+    if (ranks < 1) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "domain decomposition: %d ranks (at least 1)", ranks);
+    }
+    if (ranks > 1 && world->periodic.axis[0] && world->periodic.axis[1] && world->periodic.axis[2]) {
+        return fd_fail(FD_ERR_UNSUPPORTED, "domain decomposition: every axis is periodic; the boxes are cut across "
+                       "axes that are not (cuts across a periodic axis are not implemented yet)");
+    }
+    /* The bodies that are not walls, and the largest reach. */
+    int n = world->body_count;
+    fd_vec3* points = malloc((size_t)(n > 0 ? n : 1) * sizeof *points);
+    out->low = malloc((size_t)ranks * sizeof *out->low);
+    out->high = malloc((size_t)ranks * sizeof *out->high);
+    if (points == NULL || out->low == NULL || out->high == NULL) {
+        free(points);
+        fd_domain_free(out);
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+    }
+    int64_t count = 0;
+    double largest = 0.0;
+    for (int b = 0; b < n; ++b) {
+        if (!world->is_wall[b] && !world->is_removed[b]) {
+            points[count++] = world->position[b];
+            largest = fmax(largest, world->bounding_radii[b]);
+        }
+    }
+    out->ranks = ranks;
+    for (int a = 0; a < 3; ++a) {
+        out->periodic[a] = world->periodic.axis[a];
+    }
+    fd_domain_cut(out, points, count);
+    free(points);
+    /* Bodies migrate once one has moved `drift` since the last migration;
+     * a body an owned body touches before then is within the contact reach
+     * plus twice that of the owner's box at the migration (both moved).
+     * The drift is a whole skin: twice as many ghosts' worth of halo as
+     * half a skin would need, for half the migrations (at 10^5 bodies on 2
+     * ranks a migration costs about two steps' exchanges, and one every
+     * 15 steps was 8 % of a step). */
+    double drift = world->penalty.skin;
+    out->halo = 2.0 * largest + world->def.contact_margin + 2.0 * drift;
+    out->migrate_after = drift * drift;
+    out->rebalance_above = 1.1;
+    return FD_OK;
+}
+
+void fd_domain_free(fd_domain* domain)
+{
+    free(domain->low);
+    free(domain->high);
+    memset(domain, 0, sizeof *domain);
+}
+
+/* The boxes tile space (half-open, infinite at the outside): the one that
+ * holds x. A point in none (a NaN coordinate) goes to the last rank. */
+int fd_domain_owner(const fd_domain* domain, fd_vec3 x)
+{
+    for (int r = 0; r < domain->ranks; ++r) {
+        bool inside = true;
+        for (int a = 0; a < 3; ++a) {
+            double c = component(x, a);
+            inside = inside && c >= domain->low[r][a] && c < domain->high[r][a];
+        }
+        if (inside) {
+            return r;
+        }
+    }
+    return domain->ranks - 1;
+}
+
+bool fd_domain_near(const fd_domain* domain, int rank, fd_vec3 x)
+{
+    for (int a = 0; a < 3; ++a) {
+        double c = component(x, a);
+        if (!(c >= domain->low[rank][a] - domain->halo && c < domain->high[rank][a] + domain->halo)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool fd_domain_unbalanced(const fd_domain* domain, int64_t most_owned, int64_t total_owned)
+{
+    return domain->ranks > 1 && (double)most_owned > domain->rebalance_above * (double)total_owned / domain->ranks;
+}
+

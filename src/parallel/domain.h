@@ -1,0 +1,39 @@
+/* The ranks' boxes (issue 14): recursive coordinate bisection of the
+ * bodies, each box's owner and halo (src/parallel/partition.h uses them). */
+#ifndef FD_DOMAIN_H
+#define FD_DOMAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/math.h"
+#include "fricdem/fricdem.h"
+
+/* The boxes: rank r owns the bodies in [low[r], high[r]) (the outer faces
+ * are infinite, the boxes tile space), and holds those within `halo` of its
+ * box. Periodic axes are never cut: a box spans their whole period. */
+typedef struct fd_domain {
+    int ranks;
+    double (*low)[3], (*high)[3]; /* m, per rank */
+    bool periodic[3];
+    double halo;                  /* m */
+    double migrate_after;         /* m^2: the largest displacement squared that triggers a migration */
+    double rebalance_above;       /* cut the boxes again at a migration when a rank owns more than this times the
+                                   * mean (1.1) */
+    int64_t rebalances;
+} fd_domain;
+
+/* Boxes by recursive coordinate bisection of a prepared world's bodies
+ * (each cut across the widest axis that is not periodic, with as many
+ * bodies on each side as ranks), and the halo and drift for its skin. */
+fd_status fd_domain_plan(const fd_world* world, int ranks, fd_domain* out);
+/* The boxes cut again for these points (reordered), the rest kept. Every
+ * rank with the same points, in any order, cuts the same boxes. */
+fd_status fd_domain_cut(fd_domain* domain, fd_vec3* points, int64_t count);
+void fd_domain_free(fd_domain* domain);
+int fd_domain_owner(const fd_domain* domain, fd_vec3 x);
+bool fd_domain_near(const fd_domain* domain, int rank, fd_vec3 x);
+/* Whether the rank that owns the most (of `total_owned`) owns too many. */
+bool fd_domain_unbalanced(const fd_domain* domain, int64_t most_owned, int64_t total_owned);
+
+#endif
