@@ -57,11 +57,16 @@ static bool list_ghosts(fd_partition* part)
     for (int r = 0; r < part->domain->ranks; ++r) {
         part->ghost_count[r] = 0;
     }
+    part->owned_count = 0;
     for (int b = 0; b < world->body_count; ++b) {
         part->reference[b] = world->position[b];
         if (part->role[b] != FD_ROLE_OWNED) {
             continue;
         }
+        if (!fd_penalty_grow((void**)&part->owned, &part->owned_capacity, part->owned_count + 1, sizeof(int32_t))) {
+            return false;
+        }
+        part->owned[part->owned_count++] = b;
         for (int r = 0; r < part->domain->ranks; ++r) {
             if (r == part->rank || !fd_domain_near(part->domain, r, world->position[b])) {
                 continue;
@@ -185,6 +190,7 @@ void fd_partition_free(fd_partition* part)
     free(part->held_flags);
     free(part->reference);
     free(part->new_contacts);
+    free(part->owned);
     memset(part, 0, sizeof *part);
 }
 
@@ -192,15 +198,14 @@ double fd_partition_largest_move(const fd_partition* part)
 {
     const fd_world* world = part->world;
     double largest = 0.0;
-    for (int b = 0; b < world->body_count; ++b) {
-        if (part->role[b] != FD_ROLE_OWNED) {
-            continue;
-        }
+    for (int64_t k = 0; k < part->owned_count; ++k) {
+        int b = part->owned[k];
         fd_vec3 moved = fd_v3_sub(world->position[b], part->reference[b]);
         if (world->periodic.any) {
             moved = fd_v3_sub(moved, fd_periodic_near_offset(&world->periodic, moved));
         }
-        largest = fmax(largest, fd_v3_dot(moved, moved));
+        double squared = fd_v3_dot(moved, moved);
+        largest = squared > largest ? squared : largest; /* fmax is a call to libm */
     }
     return largest;
 }
@@ -251,32 +256,19 @@ void fd_partition_put_bodies(fd_partition* part, const fd_body_record* records, 
     }
 }
 
-int64_t fd_partition_owned_count(const fd_partition* part)
-{
-    int64_t count = 0;
-    for (int b = 0; b < part->world->body_count; ++b) {
-        count += part->role[b] == FD_ROLE_OWNED;
-    }
-    return count;
-}
+int64_t fd_partition_owned_count(const fd_partition* part) { return part->owned_count; }
 
 void fd_partition_pack_owned(const fd_partition* part, fd_body_record* out)
 {
-    int64_t k = 0;
-    for (int b = 0; b < part->world->body_count; ++b) {
-        if (part->role[b] == FD_ROLE_OWNED) {
-            out[k++] = record_of(part->world, b, FD_ROLE_OWNED);
-        }
+    for (int64_t k = 0; k < part->owned_count; ++k) {
+        out[k] = record_of(part->world, part->owned[k], FD_ROLE_OWNED);
     }
 }
 
 void fd_partition_owned_positions(const fd_partition* part, fd_vec3* out)
 {
-    int64_t k = 0;
-    for (int b = 0; b < part->world->body_count; ++b) {
-        if (part->role[b] == FD_ROLE_OWNED) {
-            out[k++] = part->world->position[b];
-        }
+    for (int64_t k = 0; k < part->owned_count; ++k) {
+        out[k] = part->world->position[part->owned[k]];
     }
 }
 
@@ -298,11 +290,11 @@ int fd_compare_keys(const void* a, const void* b)
     return (x > y) - (x < y);
 }
 
-/* The live contacts that began in the step just made: their keys and
- * slots, and whether this rank answers for them, from the force pass's
- * lists of touching pairs (a new contact touches; the lists hold a rank's
- * touching pairs only, where a scan of every listed pair cost a quarter of
- * a step at 10^5 bodies). False when out of memory. */
+/* The contacts that began in the step just made: their keys and slots (the
+ * force pass keeps both for its new contacts), and whether this rank
+ * answers for them. (A scan of every listed pair cost a quarter of a step
+ * at 10^5 bodies, one of the touching pairs 2 %.) False when out of
+ * memory. */
 static bool collect_new_contacts(fd_partition* part)
 {
     const fd_world* world = part->world;
@@ -311,19 +303,16 @@ static bool collect_new_contacts(fd_partition* part)
     part->new_count = 0;
     for (int t = 0; list->row_start != NULL && t < list->thread_count; ++t) { /* the last pass's threads */
         const fd_penalty_thread* th = &p->threads[t];
-        for (int64_t k = 0; k < th->touching_count; ++k) {
-            int32_t e = th->touching[k].entry, slot = list->contact[e];
-            if (slot == FD_NO_CONTACT || p->pool.first_step[slot] != world->step_count) {
-                continue;
-            }
-            int i = th->touching[k].row, j = list->partner[e];
-            if (!fd_penalty_grow((void**)&part->new_contacts, &part->new_capacity, part->new_count + 1,
-                                 sizeof *part->new_contacts)) {
-                return false;
-            }
+        if (!fd_penalty_grow((void**)&part->new_contacts, &part->new_capacity, part->new_count + th->new_count,
+                             sizeof *part->new_contacts)) {
+            return false;
+        }
+        for (int64_t k = 0; k < th->new_count; ++k) {
+            uint64_t key = th->new_keys[k];
+            int i = (int)(key >> 32), j = (int)(key & 0xffffffffu);
             int first = part->role[i] == FD_ROLE_SHARED ? j : i;
-            part->new_contacts[part->new_count++] = (fd_new_contact){
-                (uint64_t)(uint32_t)i << 32 | (uint32_t)j, slot, part->role[first] == FD_ROLE_OWNED};
+            part->new_contacts[part->new_count++] =
+                (fd_new_contact){key, th->new_slots[k], part->role[first] == FD_ROLE_OWNED};
         }
     }
     return true;

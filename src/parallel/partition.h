@@ -82,6 +82,8 @@ typedef struct fd_partition {
     uint8_t* role;                /* fd_role per body */
     uint32_t* held_flags;         /* a dormant body's motion flags, for when it is held again */
     fd_vec3* reference;           /* each held body's position at the last migration */
+    int32_t* owned;               /* the bodies this rank owns, ascending */
+    int64_t owned_count, owned_capacity;
     int32_t** ghost_of;           /* per rank: the owned bodies it holds as ghosts */
     int64_t* ghost_count;
     int64_t* ghost_capacity;

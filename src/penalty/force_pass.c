@@ -57,6 +57,7 @@ void fd_penalty_free(fd_penalty* penalty)
         free(th->remote);
         free(th->ended);
         free(th->new_slots);
+        free(th->new_keys);
         free(th->book_groups);
         for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {
             free(th->block[b]);
@@ -269,7 +270,8 @@ static bool hand_out_slots(fd_world* world, int threads, int64_t new_total)
     for (int t = 0; t < threads; ++t) {
         fd_penalty_thread* th = &p->threads[t];
         if (!fd_penalty_grow((void**)&th->new_slots, &th->new_slot_capacity, th->new_count + 1,
-                             sizeof *th->new_slots)) {
+                             sizeof *th->new_slots) ||
+            !fd_penalty_grow((void**)&th->new_keys, &th->new_key_capacity, th->new_count + 1, sizeof *th->new_keys)) {
             return false;
         }
         for (int64_t k = 0; k < th->new_count; ++k) {

@@ -374,6 +374,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             bool is_new = slot == FD_NO_CONTACT;
             if (is_new) {
                 slot = th->new_slots[--new_left];
+                th->new_keys[new_left] = (uint64_t)(uint32_t)i << 32 | (uint32_t)j;
                 begin_contact(world, list, e, i, j, slot, --next_id);
             }
             slot_contact[s] = slot;

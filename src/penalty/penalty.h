@@ -178,7 +178,8 @@ typedef struct fd_penalty_thread {
     int64_t ended_count, ended_capacity;
     int64_t new_count;            /* contacts that began in this pass */
     int32_t* new_slots;           /* their pool slots, in key order */
-    int64_t new_slot_capacity;
+    uint64_t* new_keys;           /* their keys (i << 32 | j), the same order (the ranks number them, src/parallel) */
+    int64_t new_slot_capacity, new_key_capacity;
     int64_t first_contact;        /* index of its first touching contact in key order */
     uint64_t first_id;            /* id of its first new contact */
     /* The block kernel's lanes (sphere_block.h): one block per block law of
