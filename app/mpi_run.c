@@ -15,8 +15,10 @@
  * The walls' reactions, which every rank sums in part, rank 0 sums again
  * from the records (fd_partition_sum_wall_loads).
  *
+ * The outlets' bodies are found by their owners and removed on every rank.
+ *
  * Not yet with more than one process (each refused by name): stages,
- * inlets and outlets, the energy ledger (energy.csv) and events. */
+ * inlets, the energy ledger (energy.csv) and events. */
 #include <limits.h>
 #include <math.h>
 #include <mpi.h>
@@ -350,6 +352,40 @@ static fd_status number_contacts(transport* t, fd_partition* part)
     return FD_OK;
 }
 
+/* The bodies the outlets take: each owner's, to every rank, removed on
+ * every rank in ascending index as one process removes them. */
+static fd_status run_outlets(transport* t, fd_partition* part)
+{
+    if (part->world->outlet_count == 0) {
+        return FD_OK;
+    }
+    int ranks = t->ranks;
+    uint64_t* words = NULL;
+    int64_t count = fd_partition_leaving(part, &words);
+    int mine = count > 0 ? (int)count : 0;
+    int* counts = t->counts;
+    int* offsets = t->counts + ranks;
+    MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+    int64_t total = 0;
+    for (int r = 0; r < ranks; ++r) {
+        offsets[r] = (int)total;
+        total += counts[r];
+    }
+    if (total == 0) {
+        free(words);
+        return any_rank_failed(count < 0) ? fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory at the outlets") : FD_OK;
+    }
+    bool ok = count >= 0 && room((void**)&t->words_in, &t->words_in_capacity, total, sizeof *t->words_in);
+    if (any_rank_failed(!ok)) {
+        free(words);
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory at the outlets");
+    }
+    MPI_Allgatherv(words, mine, MPI_UINT64_T, t->words_in, counts, offsets, MPI_UINT64_T, MPI_COMM_WORLD);
+    free(words);
+    qsort(t->words_in, (size_t)total, sizeof *t->words_in, fd_compare_keys);
+    return fd_partition_remove(part, t->words_in, total);
+}
+
 /* When a rank owns too many: the boxes cut again from every rank's owned
  * bodies (gathered on every rank: each cuts the same boxes). */
 static fd_status rebalance(transport* t, fd_partition* part)
@@ -592,7 +628,8 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
             failed = true;
             break;
         }
-        if (number_contacts(&t, &part) != FD_OK || exchange_ghosts(&t, &part) != FD_OK ||
+        if (number_contacts(&t, &part) != FD_OK || run_outlets(&t, &part) != FD_OK ||
+            exchange_ghosts(&t, &part) != FD_OK ||
             (all[1] > domain.migrate_after &&
              (rebalance(&t, &part) != FD_OK || migrate(&t, &part) != FD_OK))) {
             fprintf(stderr, "error (rank %d): %s\n", rank, fd_last_error());

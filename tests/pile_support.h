@@ -22,6 +22,7 @@ typedef struct pile_options {
     double cell_size;             /* m; 0 = automatic */
     int materials;                /* 1 (0 too) or 3 materials of equal properties, the spheres taking them in turn */
     bool gas;                     /* no gravity, and the spheres fly at up to 1.5 m/s every way */
+    bool outlet;                  /* an outlet takes the spheres of the strip x > 0.025 m from t = 0.01 s */
 } pile_options;
 
 static fd_submodel_def submodel(const char* model, const char* a, double va, const char* b, double vb,
@@ -107,6 +108,14 @@ static fd_world* make_pile(const pile_options* o)
         plane.position = points[p];
         plane.material = m;
         cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &plane)), "%s", fd_last_error());
+    }
+    if (o->outlet) {
+        fd_outlet_def outlet = fd_default_outlet_def();
+        outlet.name = "strip";
+        outlet.box_min = (fd_vec3){0.025, -1.0, -1.0};
+        outlet.box_max = (fd_vec3){1.0, 1.0, 1.0};
+        outlet.start_time = 0.01;
+        cr_assert_eq(fd_world_add_outlet(world, &outlet), FD_OK, "%s", fd_last_error());
     }
     for (int k = 0; k < 400; ++k) {
         int x = k % 8, y = (k / 8) % 8, z = k / 64;

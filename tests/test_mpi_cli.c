@@ -1,13 +1,14 @@
 /* `mpirun -np N fricdem run` (app/mpi_run.c, src/parallel/partition.h):
- * with 2 and 3 ranks, bodies.csv, contacts.csv, walls.csv and the VTU
- * snapshots are the one-process files byte for byte, on a pile with walls
- * (rolling and twisting sds, two threads a rank), across periodic faces
- * (Fang & Negrut) and in a turning drum (a moving finite wall); bodies
- * migrate in each (the summary says how often); a checkpoint written by two
- * ranks and resumed on three, or on one process, ends as the run that never
- * stopped; and an output the ranks cannot write yet is refused by the key to
- * switch off. Without MPI in the build the tests say so and are skipped:
- * scripts/install-deps.sh installs it for `make test`. */
+ * with 2 and 3 ranks, bodies.csv, contacts.csv, walls.csv, outlets.csv and
+ * the VTU snapshots are the one-process files byte for byte, on a pile with
+ * walls (rolling and twisting sds, two threads a rank), across periodic
+ * faces (Fang & Negrut), in a turning drum (a moving finite wall) and with
+ * an outlet; bodies migrate in each (the summary says how often); a
+ * checkpoint written by two ranks and resumed on three, or on one process,
+ * ends as the run that never stopped; and an output the ranks cannot write
+ * yet is refused by the key to switch off. Without MPI in the build the
+ * tests say so and are skipped: scripts/install-deps.sh installs it for
+ * `make test`. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,9 +176,10 @@ static void assert_ranks_match_one_process(const char* scene)
         }
         /* The walls' reactions (every rank sums a share; rank 0 sums them
          * again from the records) and the VTU snapshots, where written. */
-        const char* more[4] = {"walls.csv", "vtu/bodies_000001.vtu", "vtu/contacts_000001.vtu", "vtu/walls_000001.vtu"};
+        const char* more[5] = {"walls.csv", "outlets.csv", "vtu/bodies_000001.vtu", "vtu/contacts_000001.vtu",
+                               "vtu/walls_000001.vtu"};
         int compared = 0;
-        for (int f = 0; f < 4; ++f) {
+        for (int f = 0; f < 5; ++f) {
             char one[600], many[600];
             snprintf(one, sizeof one, "%s/%s", temp_path("one"), more[f]);
             snprintf(many, sizeof many, "%s/%s", temp_path(out), more[f]);
@@ -216,6 +218,17 @@ static unsigned long long summary_hash(void)
 Test(mpi_cli, two_and_three_ranks_write_the_files_of_one_process_in_a_turning_drum)
 {
     assert_ranks_match_one_process(drum_scene);
+}
+
+Test(mpi_cli, two_and_three_ranks_write_the_files_of_one_process_with_an_outlet)
+{
+    /* The pile with an outlet that takes the strip x > 0.03 m from t = 0.01 s
+     * and the spheres that roll into it (outlets.csv compared too). */
+    char scene[sizeof pile_scene + 256];
+    snprintf(scene, sizeof scene, "%soutlets:\n"
+             "  - {name: strip, region: {box: {min: [0.03, -1.0, -1.0], max: [1.0, 1.0, 1.0]}}, start: 0.01}\n",
+             pile_scene);
+    assert_ranks_match_one_process(scene);
 }
 
 Test(mpi_cli, a_checkpoint_of_two_ranks_resumed_on_three_or_one_ends_as_one_process_run)

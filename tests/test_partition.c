@@ -38,6 +38,15 @@ static void assert_owners_match(const fd_partition* parts, int ranks, const fd_w
                                 const char* label)
 {
     for (int b = 0; b < reference->body_count; ++b) {
+        if (reference->is_removed[b]) {
+            /* an outlet's: a tombstone on every rank */
+            for (int r = 0; r < ranks; ++r) {
+                cr_assert(parts[r].role[b] == FD_ROLE_GONE && parts[r].world->is_removed[b],
+                          "%s, %d ranks, step %d: body %d, removed in one process, is not on rank %d", label, ranks,
+                          step, b, r);
+            }
+            continue;
+        }
         if (reference->is_wall[b]) {
             continue;
         }
@@ -52,6 +61,17 @@ static void assert_owners_match(const fd_partition* parts, int ranks, const fd_w
                       ranks, step, b, r, parts[r].world->position[b].x, reference->position[b].x);
         }
         cr_assert_eq(owners, 1, "%s, %d ranks, step %d: body %d has %d owners", label, ranks, step, b, owners);
+    }
+    for (int r = 0; r < ranks; ++r) {
+        for (int i = 0; i < reference->outlet_count; ++i) {
+            const fd_outlet* mine = &parts[r].world->outlets[i];
+            const fd_outlet* want = &reference->outlets[i];
+            cr_assert(mine->removed == want->removed &&
+                          memcmp(&mine->removed_mass, &want->removed_mass, sizeof want->removed_mass) == 0,
+                      "%s, %d ranks, step %d: outlet %d on rank %d removed %lld (%.17g kg), one process %lld (%.17g kg)",
+                      label, ranks, step, i, r, (long long)mine->removed, mine->removed_mass, (long long)want->removed,
+                      want->removed_mass);
+        }
     }
 }
 
@@ -137,10 +157,14 @@ static void run_case(const pile_options* o, const char* label, int steps)
         }
         /* What the comparison relies on: the pile settles into contacts,
          * bodies migrate, and no rank holds the whole pile. */
-        cr_assert_gt(fd_world_contact_count(one), o->gas ? 10 : 300, "%s: the pile must settle into contacts", label);
+        cr_assert_gt(fd_world_contact_count(one), o->gas ? 10 : (o->outlet ? 150 : 300),
+                     "%s: the pile must settle into contacts", label);
         cr_assert_gt(parts[0].migrations, 2, "%s, %d ranks: bodies must migrate (%lld migrations)", label, ranks,
                      (long long)parts[0].migrations);
         cr_assert_lt(held_most, 400, "%s, %d ranks: a rank holds all %d spheres", label, ranks, held_most);
+        if (o->outlet) {
+            cr_assert_gt(one->outlets[0].removed, 50, "%s: the outlet must take spheres", label);
+        }
         if (ranks == 3) {
             cr_assert_gt(domain.rebalances, 0, "%s, 3 ranks: the boxes were never cut again", label);
         }
@@ -192,6 +216,15 @@ Test(partition, two_and_three_ranks_give_the_bits_of_one_process_in_a_gas_crossi
      * the bound is proved in fd_domain_plan's comment, not sampled.) */
     pile_options o = {.threads = 1, .slide = "dsds", .gas = true};
     run_case(&o, "a gas, hooke + dsds", 2000);
+}
+
+Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_an_outlet)
+{
+    /* The outlet takes a strip of the pile at once, then the spheres that
+     * roll into it: owned, ghost and dormant copies alike become
+     * tombstones on every rank, with the outlet's count and mass. */
+    pile_options o = {.threads = 1, .slide = "dsds", .outlet = true};
+    run_case(&o, "hooke + dsds, an outlet", 2500);
 }
 
 Test(partition, bisection_cuts_balanced_boxes_that_tile_space_whatever_the_order_of_the_points)

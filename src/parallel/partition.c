@@ -92,19 +92,14 @@ fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* doma
     if (world->def.stepper != FD_STEPPER_PENALTY) {
         return unsupported("the complementarity stepper");
     }
-    if (world->inlet_count > 0 || world->outlet_count > 0) {
-        return unsupported("an inlet or an outlet");
+    if (world->inlet_count > 0) {
+        return unsupported("an inlet");
     }
     if (world->def.energy_ledger) {
         return unsupported("the energy ledger (world.energy)");
     }
     if (world->def.events) {
         return unsupported("contact events");
-    }
-    for (int b = 0; b < world->body_count; ++b) {
-        if (world->is_removed[b]) {
-            return unsupported("a world with removed bodies");
-        }
     }
     if (!world->prepared) {
         fd_status status = fd_world_prepare(world);
@@ -113,6 +108,7 @@ fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* doma
         }
     }
     int n = world->body_count, ranks = domain->ranks;
+    world->outlets_by_caller = true; /* fd_partition_remove does them, on every rank alike */
     part->world = world;
     part->next_id = world->next_contact_id;
     part->domain = domain;
@@ -134,7 +130,9 @@ fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* doma
         part->held_flags[b] = world->motion[b].flags;
     }
     for (int b = 0; b < n; ++b) {
-        if (world->is_wall[b]) {
+        if (world->is_removed[b]) {
+            part->role[b] = FD_ROLE_GONE; /* an outlet's tombstone (a resumed run) */
+        } else if (world->is_wall[b]) {
             part->role[b] = FD_ROLE_SHARED;
         } else if (fd_domain_owner(domain, world->position[b]) == rank) {
             part->role[b] = FD_ROLE_OWNED;
@@ -154,7 +152,8 @@ fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* doma
     int64_t kept = 0;
     for (int64_t k = 0; k < contacts.count; ++k) {
         int i = contacts.pairs[2 * k], j = contacts.pairs[2 * k + 1];
-        if (part->role[i] == FD_ROLE_DORMANT || part->role[j] == FD_ROLE_DORMANT) {
+        if (part->role[i] == FD_ROLE_DORMANT || part->role[j] == FD_ROLE_DORMANT || part->role[i] == FD_ROLE_GONE ||
+            part->role[j] == FD_ROLE_GONE) {
             continue;
         }
         contacts.pairs[2 * kept] = i;
@@ -366,6 +365,65 @@ void fd_partition_number_new_contacts(fd_partition* part, const uint64_t* sorted
     world->next_contact_id = part->next_id;
 }
 
+/* ---------------------------------------------------------------- outlets */
+
+int64_t fd_partition_leaving(const fd_partition* part, uint64_t** words)
+{
+    int64_t count = 0;
+    for (int64_t k = 0; k < part->owned_count; ++k) {
+        count += fd_world_outlet_of(part->world, part->owned[k]) >= 0;
+    }
+    *words = malloc((size_t)(count > 0 ? count : 1) * sizeof **words);
+    if (*words == NULL) {
+        return -1;
+    }
+    count = 0;
+    for (int64_t k = 0; k < part->owned_count; ++k) {
+        int b = part->owned[k], outlet = fd_world_outlet_of(part->world, b);
+        if (outlet >= 0) {
+            (*words)[count++] = (uint64_t)(uint32_t)b << 32 | (uint32_t)outlet;
+        }
+    }
+    return count;
+}
+
+fd_status fd_partition_remove(fd_partition* part, const uint64_t* sorted_words, int64_t count)
+{
+    if (count == 0) {
+        return FD_OK;
+    }
+    fd_world* world = part->world;
+    int32_t* bodies = count <= INT32_MAX ? calloc((size_t)count, sizeof *bodies) : NULL;
+    double* mass = count <= INT32_MAX ? calloc((size_t)count, sizeof *mass) : NULL;
+    if (bodies == NULL || mass == NULL) {
+        free(bodies);
+        free(mass);
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory removing %lld bodies at the outlets", (long long)count);
+    }
+    for (int64_t k = 0; k < count; ++k) {
+        int b = (int)(sorted_words[k] >> 32);
+        bodies[k] = b;
+        mass[k] = world->colds[b].mass; /* the removal zeroes it */
+        if (part->role[b] == FD_ROLE_DORMANT) {
+            set_held(world, part, b, true); /* a live body to the removal, as it is in one process */
+        }
+    }
+    fd_status status = fd_world_remove_slots(world, bodies, (int)count);
+    for (int64_t k = 0; status == FD_OK && k < count; ++k) {
+        fd_outlet* outlet = &world->outlets[sorted_words[k] & 0xffffffffu];
+        outlet->removed++;
+        outlet->removed_mass += mass[k];
+        part->role[bodies[k]] = FD_ROLE_GONE;
+    }
+    free(bodies);
+    free(mass);
+    flags_changed(world);
+    if (status == FD_OK && !list_ghosts(part)) {
+        status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+    }
+    return status;
+}
+
 /* ---------------------------------------------------------------- migration */
 
 int fd_partition_contact_words(const fd_partition* part) { return 4 + part->world->history_stride; }
@@ -494,14 +552,17 @@ fd_status fd_partition_unpack_migration(fd_partition* part, const fd_body_record
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
     }
     for (int b = 0; b < n; ++b) {
-        next[b] = part->role[b] == FD_ROLE_SHARED ? FD_ROLE_SHARED : FD_ROLE_DORMANT;
+        bool kept = part->role[b] == FD_ROLE_SHARED || part->role[b] == FD_ROLE_GONE;
+        next[b] = kept ? part->role[b] : FD_ROLE_DORMANT;
     }
     for (int64_t k = 0; k < body_count; ++k) {
         next[bodies[k].body] = (uint8_t)bodies[k].role;
         put_record(world, &bodies[k]);
     }
     for (int b = 0; b < n; ++b) {
-        hold(part, b, next[b] != FD_ROLE_DORMANT);
+        if (part->role[b] != FD_ROLE_GONE) {
+            hold(part, b, next[b] != FD_ROLE_DORMANT);
+        }
         part->role[b] = next[b];
     }
     free(next);
@@ -681,6 +742,32 @@ fd_status fd_partition_step_together(fd_partition* parts, int ranks)
         fd_partition_number_new_contacts(&parts[r], all_keys, new_total);
     }
     free(all_keys);
+    /* The bodies the outlets take, found by their owners, removed on every rank. */
+    int64_t leaving_total = 0;
+    uint64_t* leaving = NULL;
+    for (int r = 0; r < ranks; ++r) {
+        uint64_t* words = NULL;
+        int64_t count = fd_partition_leaving(&parts[r], &words);
+        uint64_t* grown = count >= 0 ? realloc(leaving, (size_t)(leaving_total + count + 1) * sizeof *leaving) : NULL;
+        if (grown == NULL) {
+            free(words);
+            free(leaving);
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+        }
+        leaving = grown;
+        memcpy(leaving + leaving_total, words, (size_t)count * sizeof *words);
+        leaving_total += count;
+        free(words);
+    }
+    qsort(leaving, (size_t)leaving_total, sizeof *leaving, fd_compare_keys);
+    for (int r = 0; r < ranks; ++r) {
+        fd_status removed = fd_partition_remove(&parts[r], leaving, leaving_total);
+        if (removed != FD_OK) {
+            free(leaving);
+            return removed;
+        }
+    }
+    free(leaving);
     /* The ghosts, from their owners (each rank writes only ghosts: the
      * order of the copies does not matter). */
     double largest = 0.0;

@@ -49,6 +49,7 @@ typedef enum fd_role {
     FD_ROLE_OWNED = 1,
     FD_ROLE_GHOST = 2,
     FD_ROLE_SHARED = 3,           /* a wall: on every rank, stepped by each */
+    FD_ROLE_GONE = 4,             /* removed by an outlet: a tombstone on every rank */
 } fd_role;
 
 /* A body's state and loads, as an owner sends them. */
@@ -96,7 +97,7 @@ typedef struct fd_partition {
 /* Rank `rank`'s part of a world that holds the whole scene at its start
  * (prepared here if it is not): its roles, and its contacts with both bodies
  * held. Refuses what the decomposition does not support yet (the
- * complementarity stepper, inlets, outlets, the energy ledger, events). */
+ * complementarity stepper, inlets, the energy ledger, events). */
 fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* domain, int rank);
 void fd_partition_free(fd_partition* part);
 
@@ -149,6 +150,15 @@ void fd_partition_end_records(fd_partition* part, int64_t own_count);
  * (every rank adds its contacts' share) summed again from every record, in
  * descending key order from zero, as one process adds them. */
 void fd_partition_sum_wall_loads(fd_partition* part);
+
+/* Outlets (src/world/outlet.c): a rank's world leaves them to these. After
+ * a step (its new contacts numbered), the bodies this rank owns in an open
+ * outlet's region, as words (body << 32 | outlet) in ascending body order
+ * (fd_partition_leaving allocates *words); then every rank removes every
+ * rank's, sorted, as one process removes its step's: in ascending index,
+ * with the outlets' counts and masses added in that order. */
+int64_t fd_partition_leaving(const fd_partition* part, uint64_t** words);
+fd_status fd_partition_remove(fd_partition* part, const uint64_t* sorted_words, int64_t count);
 
 /* A migration: parcels[r] for every rank r (this one too), then the intake
  * of everything sent to this rank (bodies in any order, contacts in any

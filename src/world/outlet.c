@@ -176,8 +176,13 @@ static int outlet_of(const fd_world* world, int b)
     return -1;
 }
 
+int fd_world_outlet_of(const fd_world* world, int b) { return outlet_of(world, b); }
+
 fd_status fd_world_run_outlets(fd_world* world)
 {
+    if (world->outlets_by_caller) {
+        return FD_OK; /* every rank removes the bodies their owners found (src/parallel/partition.c) */
+    }
     bool any_open = false;
     for (int i = 0; i < world->outlet_count; ++i) {
         any_open = any_open || is_open(world, i);

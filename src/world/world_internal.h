@@ -244,6 +244,7 @@ struct fd_world {
     int contact_energy_capacity;
     double* lock_work;                 /* per body, the last kick or drift */
     bool has_locks;
+    bool outlets_by_caller;       /* the step leaves the outlets to its caller (a rank of several, src/parallel) */
     bool has_energy_reference;
     double energy_reference;
     bool forces_current;               /* forces belong to the current state (else prepare computes them) */
@@ -341,6 +342,9 @@ void fd_world_free_inlets(fd_world* world);
 /* Removes, after a successful step and before the inlets insert, the
  * dynamic bodies in the outlets' regions (src/world/outlet.c). */
 fd_status fd_world_run_outlets(fd_world* world);
+/* The first open outlet whose region holds body b's centre, or -1 (for a
+ * caller that runs the outlets itself: world->outlets_by_caller). */
+int fd_world_outlet_of(const fd_world* world, int b);
 void fd_world_free_outlets(fd_world* world);
 
 /* Slots of removed bodies (src/world/removal.c). The slot the next body
