@@ -323,67 +323,52 @@ static fd_status exchange_ghosts(transport* t, fd_partition* part)
     return FD_OK;
 }
 
-/* The contacts that began in the step, numbered in key order over all
- * ranks as one process numbers them: every rank's keys to every rank. */
-static fd_status number_contacts(transport* t, fd_partition* part)
+/* Every rank's words from `collect` to every rank, sorted, in t->words_in
+ * (*total of them). */
+static fd_status everyone_sorted(transport* t, fd_partition* part, int64_t (*collect)(fd_partition*, uint64_t**),
+                                 int64_t* total)
 {
     int ranks = t->ranks;
-    uint64_t* keys = NULL;
-    int64_t count = fd_partition_new_keys(part, &keys);
+    uint64_t* words = NULL;
+    int64_t count = collect(part, &words);
     int mine = count > 0 ? (int)count : 0;
     int* counts = t->counts;
     int* offsets = t->counts + ranks;
     MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
-    int64_t total = 0;
+    *total = 0;
     for (int r = 0; r < ranks; ++r) {
-        offsets[r] = (int)total;
-        total += counts[r];
+        offsets[r] = (int)*total;
+        *total += counts[r];
     }
-    bool ok = count >= 0 && room((void**)&t->words_in, &t->words_in_capacity, total > 0 ? total : 1,
+    bool ok = count >= 0 && room((void**)&t->words_in, &t->words_in_capacity, *total > 0 ? *total : 1,
                                  sizeof *t->words_in);
     if (any_rank_failed(!ok)) {
-        free(keys);
-        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory numbering %lld new contacts", (long long)total);
+        free(words);
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory gathering %lld words", (long long)*total);
     }
-    MPI_Allgatherv(keys, mine, MPI_UINT64_T, t->words_in, counts, offsets, MPI_UINT64_T, MPI_COMM_WORLD);
-    qsort(t->words_in, (size_t)total, sizeof *t->words_in, fd_compare_keys);
-    fd_partition_number_new_contacts(part, t->words_in, total);
-    free(keys);
+    MPI_Allgatherv(words, mine, MPI_UINT64_T, t->words_in, counts, offsets, MPI_UINT64_T, MPI_COMM_WORLD);
+    qsort(t->words_in, (size_t)*total, sizeof *t->words_in, fd_compare_keys);
+    free(words);
     return FD_OK;
 }
 
-/* The bodies the outlets take: each owner's, to every rank, removed on
- * every rank in ascending index as one process removes them. */
-static fd_status run_outlets(transport* t, fd_partition* part)
+/* The contacts that began in the step, numbered in key order over all
+ * ranks as one process numbers them; then the bodies the outlets take,
+ * found by their owners, removed on every rank in ascending index as one
+ * process removes them. */
+static fd_status number_contacts_and_run_outlets(transport* t, fd_partition* part)
 {
+    int64_t total = 0;
+    fd_status status = everyone_sorted(t, part, fd_partition_new_keys, &total);
+    if (status != FD_OK) {
+        return status;
+    }
+    fd_partition_number_new_contacts(part, t->words_in, total);
     if (part->world->outlet_count == 0) {
         return FD_OK;
     }
-    int ranks = t->ranks;
-    uint64_t* words = NULL;
-    int64_t count = fd_partition_leaving(part, &words);
-    int mine = count > 0 ? (int)count : 0;
-    int* counts = t->counts;
-    int* offsets = t->counts + ranks;
-    MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
-    int64_t total = 0;
-    for (int r = 0; r < ranks; ++r) {
-        offsets[r] = (int)total;
-        total += counts[r];
-    }
-    if (total == 0) {
-        free(words);
-        return any_rank_failed(count < 0) ? fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory at the outlets") : FD_OK;
-    }
-    bool ok = count >= 0 && room((void**)&t->words_in, &t->words_in_capacity, total, sizeof *t->words_in);
-    if (any_rank_failed(!ok)) {
-        free(words);
-        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory at the outlets");
-    }
-    MPI_Allgatherv(words, mine, MPI_UINT64_T, t->words_in, counts, offsets, MPI_UINT64_T, MPI_COMM_WORLD);
-    free(words);
-    qsort(t->words_in, (size_t)total, sizeof *t->words_in, fd_compare_keys);
-    return fd_partition_remove(part, t->words_in, total);
+    status = everyone_sorted(t, part, fd_partition_leaving, &total);
+    return status == FD_OK ? fd_partition_remove(part, t->words_in, total) : status;
 }
 
 /* When a rank owns too many: the boxes cut again from every rank's owned
@@ -628,8 +613,7 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
             failed = true;
             break;
         }
-        if (number_contacts(&t, &part) != FD_OK || run_outlets(&t, &part) != FD_OK ||
-            exchange_ghosts(&t, &part) != FD_OK ||
+        if (number_contacts_and_run_outlets(&t, &part) != FD_OK || exchange_ghosts(&t, &part) != FD_OK ||
             (all[1] > domain.migrate_after &&
              (rebalance(&t, &part) != FD_OK || migrate(&t, &part) != FD_OK))) {
             fprintf(stderr, "error (rank %d): %s\n", rank, fd_last_error());

@@ -44,6 +44,13 @@ static void hold(fd_partition* part, int b, bool held)
     }
 }
 
+/* Whether this rank answers for contact (i, j): it owns the first of its
+ * bodies that is not a wall (that copy's springs are exact). */
+static bool answers_for(const fd_partition* part, int i, int j)
+{
+    return part->role[part->role[i] == FD_ROLE_SHARED ? j : i] == FD_ROLE_OWNED;
+}
+
 /* The ranks that hold body b next: its owner's, and those within the halo. */
 static bool held_by(const fd_partition* part, int b, int rank)
 {
@@ -309,9 +316,7 @@ static bool collect_new_contacts(fd_partition* part)
         for (int64_t k = 0; k < th->new_count; ++k) {
             uint64_t key = th->new_keys[k];
             int i = (int)(key >> 32), j = (int)(key & 0xffffffffu);
-            int first = part->role[i] == FD_ROLE_SHARED ? j : i;
-            part->new_contacts[part->new_count++] =
-                (fd_new_contact){key, th->new_slots[k], part->role[first] == FD_ROLE_OWNED};
+            part->new_contacts[part->new_count++] = (fd_new_contact){key, th->new_slots[k], answers_for(part, i, j)};
         }
     }
     return true;
@@ -367,7 +372,7 @@ void fd_partition_number_new_contacts(fd_partition* part, const uint64_t* sorted
 
 /* ---------------------------------------------------------------- outlets */
 
-int64_t fd_partition_leaving(const fd_partition* part, uint64_t** words)
+int64_t fd_partition_leaving(fd_partition* part, uint64_t** words)
 {
     int64_t count = 0;
     for (int64_t k = 0; k < part->owned_count; ++k) {
@@ -485,8 +490,7 @@ fd_status fd_partition_pack_migration(const fd_partition* part, fd_parcel* parce
     int words = fd_partition_contact_words(part);
     for (int64_t k = 0; k < contacts.count && status == FD_OK; ++k) {
         int i = contacts.pairs[2 * k], j = contacts.pairs[2 * k + 1];
-        int first = part->role[i] == FD_ROLE_SHARED ? j : i;
-        if (part->role[first] != FD_ROLE_OWNED) {
+        if (!answers_for(part, i, j)) {
             continue;
         }
         for (int r = 0; r < ranks; ++r) {
@@ -592,8 +596,7 @@ fd_status fd_partition_pack_answered(const fd_partition* part, fd_parcel* out)
     int words = fd_partition_contact_words(part);
     for (int64_t k = 0; k < contacts.count && status == FD_OK; ++k) {
         int i = contacts.pairs[2 * k], j = contacts.pairs[2 * k + 1];
-        int first = part->role[i] == FD_ROLE_SHARED ? j : i;
-        if (part->role[first] == FD_ROLE_OWNED && !add_contact(out, &contacts, k, words)) {
+        if (answers_for(part, i, j) && !add_contact(out, &contacts, k, words)) {
             status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
         }
     }
@@ -622,8 +625,7 @@ fd_status fd_partition_pack_records(const fd_partition* part, fd_parcel* out)
     out->word_count = 0;
     for (int c = 0; c < set->count; ++c) {
         const fd_contact* contact = &set->contacts[c];
-        int first = part->role[contact->body_i] == FD_ROLE_SHARED ? contact->body_j : contact->body_i;
-        if (part->role[first] != FD_ROLE_OWNED) {
+        if (!answers_for(part, contact->body_i, contact->body_j)) {
             continue;
         }
         if (!fd_penalty_grow((void**)&out->words, &out->word_capacity, out->word_count + words, sizeof *out->words)) {
@@ -712,6 +714,33 @@ void fd_partition_sum_wall_loads(fd_partition* part)
 
 /* ---------------------------------------------------------------- in one process */
 
+/* What every partition's `collect` gives, together and sorted (as the
+ * ranks of MPI each get it); *total of them; NULL when out of memory. */
+static uint64_t* everyone_sorted(fd_partition* parts, int ranks, int64_t (*collect)(fd_partition*, uint64_t**),
+                                 int64_t* total)
+{
+    *total = 0;
+    uint64_t* all = malloc(sizeof *all);
+    for (int r = 0; r < ranks && all != NULL; ++r) {
+        uint64_t* words = NULL;
+        int64_t count = collect(&parts[r], &words);
+        uint64_t* grown = count >= 0 ? realloc(all, (size_t)(*total + count + 1) * sizeof *all) : NULL;
+        if (grown == NULL) {
+            free(all);
+            all = NULL;
+        } else {
+            all = grown;
+            memcpy(all + *total, words, (size_t)count * sizeof *words);
+            *total += count;
+        }
+        free(words);
+    }
+    if (all != NULL) {
+        qsort(all, (size_t)*total, sizeof *all, fd_compare_keys);
+    }
+    return all;
+}
+
 fd_status fd_partition_step_together(fd_partition* parts, int ranks)
 {
     for (int r = 0; r < ranks; ++r) {
@@ -720,48 +749,24 @@ fd_status fd_partition_step_together(fd_partition* parts, int ranks)
             return status;
         }
     }
-    /* The contacts that began, numbered in key order over all ranks. */
-    int64_t new_total = 0;
-    uint64_t* all_keys = NULL;
-    for (int r = 0; r < ranks; ++r) {
-        uint64_t* keys = NULL;
-        int64_t count = fd_partition_new_keys(&parts[r], &keys);
-        uint64_t* grown = count >= 0 ? realloc(all_keys, (size_t)(new_total + count + 1) * sizeof *all_keys) : NULL;
-        if (grown == NULL) {
-            free(keys);
-            free(all_keys);
-            return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
-        }
-        all_keys = grown;
-        memcpy(all_keys + new_total, keys, (size_t)count * sizeof *keys);
-        new_total += count;
-        free(keys);
+    /* The contacts that began, numbered in key order over all ranks; then
+     * the bodies the outlets take, found by their owners, removed on every
+     * rank. */
+    int64_t count = 0;
+    uint64_t* keys = everyone_sorted(parts, ranks, fd_partition_new_keys, &count);
+    if (keys == NULL) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
     }
-    qsort(all_keys, (size_t)new_total, sizeof *all_keys, fd_compare_keys);
     for (int r = 0; r < ranks; ++r) {
-        fd_partition_number_new_contacts(&parts[r], all_keys, new_total);
+        fd_partition_number_new_contacts(&parts[r], keys, count);
     }
-    free(all_keys);
-    /* The bodies the outlets take, found by their owners, removed on every rank. */
-    int64_t leaving_total = 0;
-    uint64_t* leaving = NULL;
-    for (int r = 0; r < ranks; ++r) {
-        uint64_t* words = NULL;
-        int64_t count = fd_partition_leaving(&parts[r], &words);
-        uint64_t* grown = count >= 0 ? realloc(leaving, (size_t)(leaving_total + count + 1) * sizeof *leaving) : NULL;
-        if (grown == NULL) {
-            free(words);
-            free(leaving);
-            return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
-        }
-        leaving = grown;
-        memcpy(leaving + leaving_total, words, (size_t)count * sizeof *words);
-        leaving_total += count;
-        free(words);
+    free(keys);
+    uint64_t* leaving = everyone_sorted(parts, ranks, fd_partition_leaving, &count);
+    if (leaving == NULL) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
     }
-    qsort(leaving, (size_t)leaving_total, sizeof *leaving, fd_compare_keys);
     for (int r = 0; r < ranks; ++r) {
-        fd_status removed = fd_partition_remove(&parts[r], leaving, leaving_total);
+        fd_status removed = fd_partition_remove(&parts[r], leaving, count);
         if (removed != FD_OK) {
             free(leaving);
             return removed;

@@ -157,7 +157,7 @@ void fd_partition_sum_wall_loads(fd_partition* part);
  * (fd_partition_leaving allocates *words); then every rank removes every
  * rank's, sorted, as one process removes its step's: in ascending index,
  * with the outlets' counts and masses added in that order. */
-int64_t fd_partition_leaving(const fd_partition* part, uint64_t** words);
+int64_t fd_partition_leaving(fd_partition* part, uint64_t** words);
 fd_status fd_partition_remove(fd_partition* part, const uint64_t* sorted_words, int64_t count);
 
 /* A migration: parcels[r] for every rank r (this one too), then the intake
