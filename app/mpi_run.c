@@ -17,8 +17,11 @@
  *
  * The outlets' bodies are found by their owners and removed on every rank.
  *
- * Not yet with more than one process (each refused by name): stages,
- * inlets, the energy ledger (energy.csv) and events. */
+ * Every rank holds the bodies around an inlet's region, so every rank's
+ * inlet inserts the same spheres.
+ *
+ * Not yet with more than one process (each refused by name): stages, the
+ * energy ledger (energy.csv) and events. */
 #include <limits.h>
 #include <math.h>
 #include <mpi.h>
@@ -594,6 +597,9 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
             fd_world_request_contacts(world);
         }
         status = fd_world_step(world);
+        if (status == FD_OK) {
+            status = fd_partition_adopt_new_bodies(&part); /* an inlet's spheres */
+        }
         if (status != FD_OK) {
             fprintf(stderr, "error (rank %d): %s\n", rank, fd_last_error());
             failed = true;

@@ -23,6 +23,7 @@ typedef struct pile_options {
     int materials;                /* 1 (0 too) or 3 materials of equal properties, the spheres taking them in turn */
     bool gas;                     /* no gravity, and the spheres fly at up to 1.5 m/s every way */
     bool outlet;                  /* an outlet takes the spheres of the strip x > 0.025 m from t = 0.01 s */
+    bool inlet;                   /* an inlet pours 150 more spheres from a box above the pile */
 } pile_options;
 
 static fd_submodel_def submodel(const char* model, const char* a, double va, const char* b, double vb,
@@ -108,6 +109,20 @@ static fd_world* make_pile(const pile_options* o)
         plane.position = points[p];
         plane.material = m;
         cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &plane)), "%s", fd_last_error());
+    }
+    if (o->inlet) {
+        fd_inlet_def inlet = fd_default_inlet_def();
+        inlet.name = "pour";
+        inlet.material = m;
+        inlet.radius = 0.005;
+        inlet.radius_spread = 0.05;
+        inlet.shape = FD_INLET_BOX;
+        inlet.box_min = (fd_vec3){-0.04, -0.04, 0.10};
+        inlet.box_max = (fd_vec3){0.04, 0.04, 0.13};
+        inlet.rate = 5000.0;
+        inlet.count = 150;
+        inlet.velocity = (fd_vec3){0.0, 0.0, -0.5};
+        cr_assert_eq(fd_world_add_inlet(world, &inlet), FD_OK, "%s", fd_last_error());
     }
     if (o->outlet) {
         fd_outlet_def outlet = fd_default_outlet_def();

@@ -2,8 +2,8 @@
  * with 2 and 3 ranks, bodies.csv, contacts.csv, walls.csv, outlets.csv and
  * the VTU snapshots are the one-process files byte for byte, on a pile with
  * walls (rolling and twisting sds, two threads a rank), across periodic
- * faces (Fang & Negrut), in a turning drum (a moving finite wall) and with
- * an outlet; bodies migrate in each (the summary says how often); a
+ * faces (Fang & Negrut), in a turning drum (a moving finite wall), with an
+ * outlet and with an inlet; bodies migrate in each (the summary says how often); a
  * checkpoint written by two ranks and resumed on three, or on one process,
  * ends as the run that never stopped; and an output the ranks cannot write
  * yet is refused by the key to switch off. Without MPI in the build the
@@ -227,6 +227,19 @@ Test(mpi_cli, two_and_three_ranks_write_the_files_of_one_process_with_an_outlet)
     char scene[sizeof pile_scene + 256];
     snprintf(scene, sizeof scene, "%soutlets:\n"
              "  - {name: strip, region: {box: {min: [0.03, -1.0, -1.0], max: [1.0, 1.0, 1.0]}}, start: 0.01}\n",
+             pile_scene);
+    assert_ranks_match_one_process(scene);
+}
+
+Test(mpi_cli, two_and_three_ranks_write_the_files_of_one_process_with_an_inlet)
+{
+    /* The pile with an inlet pouring 150 spheres onto it from above (some
+     * late: its region fills); every rank's inlet inserts the same. */
+    char scene[sizeof pile_scene + 512];
+    snprintf(scene, sizeof scene, "%sinlets:\n"
+             "  - {name: pour, material: grain, radius: 0.005, radius_spread: 0.05,\n"
+             "     region: {box: {min: [-0.04, -0.04, 0.22], max: [0.04, 0.04, 0.26]}}, rate: 5000, count: 150,\n"
+             "     velocity: [0, 0, -0.5]}\n",
              pile_scene);
     assert_ranks_match_one_process(scene);
 }

@@ -51,14 +51,31 @@ static bool answers_for(const fd_partition* part, int i, int j)
     return part->role[part->role[i] == FD_ROLE_SHARED ? j : i] == FD_ROLE_OWNED;
 }
 
+static bool in_zone(const fd_partition* part, fd_vec3 x)
+{
+    for (int z = 0; z < part->zone_count; ++z) {
+        if (x.x >= part->zone_low[z][0] && x.x <= part->zone_high[z][0] && x.y >= part->zone_low[z][1] &&
+            x.y <= part->zone_high[z][1] && x.z >= part->zone_low[z][2] && x.z <= part->zone_high[z][2]) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether rank r holds a body at x: near its box, or in an inlet's zone. */
+static bool rank_holds(const fd_partition* part, int rank, fd_vec3 x)
+{
+    return fd_domain_near(part->domain, rank, x) || in_zone(part, x);
+}
+
 /* The ranks that hold body b next: its owner's, and those within the halo. */
 static bool held_by(const fd_partition* part, int b, int rank)
 {
-    return part->role[b] == FD_ROLE_SHARED || fd_domain_near(part->domain, rank, part->world->position[b]);
+    return part->role[b] == FD_ROLE_SHARED || rank_holds(part, rank, part->world->position[b]);
 }
 
 /* The owned bodies each rank holds as ghosts, and the reference positions. */
-static bool list_ghosts(fd_partition* part)
+static bool list_ghosts(fd_partition* part, bool migrated)
 {
     const fd_world* world = part->world;
     for (int r = 0; r < part->domain->ranks; ++r) {
@@ -66,7 +83,9 @@ static bool list_ghosts(fd_partition* part)
     }
     part->owned_count = 0;
     for (int b = 0; b < world->body_count; ++b) {
-        part->reference[b] = world->position[b];
+        if (migrated) {
+            part->reference[b] = world->position[b]; /* the drift counts from here */
+        }
         if (part->role[b] != FD_ROLE_OWNED) {
             continue;
         }
@@ -75,7 +94,7 @@ static bool list_ghosts(fd_partition* part)
         }
         part->owned[part->owned_count++] = b;
         for (int r = 0; r < part->domain->ranks; ++r) {
-            if (r == part->rank || !fd_domain_near(part->domain, r, world->position[b])) {
+            if (r == part->rank || !rank_holds(part, r, world->position[b])) {
                 continue;
             }
             if (!fd_penalty_grow((void**)&part->ghost_of[r], &part->ghost_capacity[r], part->ghost_count[r] + 1,
@@ -99,11 +118,15 @@ fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* doma
     if (world->def.stepper != FD_STEPPER_PENALTY) {
         return unsupported("the complementarity stepper");
     }
-    if (world->inlet_count > 0) {
-        return unsupported("an inlet");
-    }
+
     if (world->def.energy_ledger) {
         return unsupported("the energy ledger (world.energy)");
+    }
+    if (world->inlet_count > 0 && world->outlet_count > 0) {
+        /* One process removes the outlets' bodies before the inlets insert
+         * (into the slots just freed); the ranks remove theirs after the
+         * step, once the owners have said which. */
+        return unsupported("an inlet together with an outlet");
     }
     if (world->def.events) {
         return unsupported("contact events");
@@ -117,6 +140,32 @@ fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* doma
     int n = world->body_count, ranks = domain->ranks;
     world->outlets_by_caller = true; /* fd_partition_remove does them, on every rank alike */
     part->world = world;
+    part->body_count = n;
+    /* Each inlet's zone: its region's box widened by every reach its
+     * placement test may look (a body's and a sphere's radius, the contact
+     * margin, the inlet's clearance or the isolation clearance, at most 1.5
+     * skins) plus a migration's drift (a skin) with room to spare. */
+    double largest = 0.0;
+    for (int b = 0; b < n; ++b) {
+        largest = world->is_wall[b] ? largest : fmax(largest, world->bounding_radii[b]);
+    }
+    part->zone_count = world->inlet_count;
+    part->zone_low = calloc((size_t)(world->inlet_count > 0 ? world->inlet_count : 1), sizeof *part->zone_low);
+    part->zone_high = calloc((size_t)(world->inlet_count > 0 ? world->inlet_count : 1), sizeof *part->zone_high);
+    if (part->zone_low == NULL || part->zone_high == NULL) {
+        fd_partition_free(part);
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+    }
+    for (int i = 0; i < world->inlet_count; ++i) {
+        double radius_max = 0.0;
+        fd_world_inlet_bounds(world, i, part->zone_low[i], part->zone_high[i], &radius_max);
+        double pad = 2.0 * fmax(largest, radius_max) + world->def.contact_margin +
+                     fmax(world->inlets[i].def.clearance, 0.0) + 3.0 * world->penalty.skin;
+        for (int a = 0; a < 3; ++a) {
+            part->zone_low[i][a] -= pad;
+            part->zone_high[i][a] += pad;
+        }
+    }
     part->next_id = world->next_contact_id;
     part->domain = domain;
     part->rank = rank;
@@ -143,7 +192,7 @@ fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* doma
             part->role[b] = FD_ROLE_SHARED;
         } else if (fd_domain_owner(domain, world->position[b]) == rank) {
             part->role[b] = FD_ROLE_OWNED;
-        } else if (!fd_domain_near(domain, rank, world->position[b])) {
+        } else if (!rank_holds(part, rank, world->position[b])) {
             hold(part, b, false);
             part->role[b] = FD_ROLE_DORMANT;
         }
@@ -175,7 +224,7 @@ fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* doma
     contacts.count = kept;
     status = fd_penalty_install(world, &contacts);
     fd_penalty_contacts_free(&contacts);
-    if (status != FD_OK || !list_ghosts(part)) {
+    if (status != FD_OK || !list_ghosts(part, true)) {
         fd_partition_free(part);
         return status != FD_OK ? status : fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
     }
@@ -197,6 +246,8 @@ void fd_partition_free(fd_partition* part)
     free(part->reference);
     free(part->new_contacts);
     free(part->owned);
+    free(part->zone_low);
+    free(part->zone_high);
     memset(part, 0, sizeof *part);
 }
 
@@ -370,6 +421,59 @@ void fd_partition_number_new_contacts(fd_partition* part, const uint64_t* sorted
     world->next_contact_id = part->next_id;
 }
 
+/* ---------------------------------------------------------------- inlets */
+
+fd_status fd_partition_adopt_new_bodies(fd_partition* part)
+{
+    fd_world* world = part->world;
+    int n = world->body_count;
+    if (n > part->body_count) {
+        uint8_t* role = realloc(part->role, (size_t)n * sizeof *role);
+        if (role != NULL) {
+            part->role = role;
+        }
+        uint32_t* flags = realloc(part->held_flags, (size_t)n * sizeof *flags);
+        if (flags != NULL) {
+            part->held_flags = flags;
+        }
+        fd_vec3* reference = realloc(part->reference, (size_t)n * sizeof *reference);
+        if (reference != NULL) {
+            part->reference = reference;
+        }
+        if (role == NULL || flags == NULL || reference == NULL) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for %d bodies", n);
+        }
+        for (int b = part->body_count; b < n; ++b) {
+            part->role[b] = FD_ROLE_GONE; /* taken below, as a filled slot is */
+        }
+    }
+    bool adopted = false;
+    for (int b = 0; b < n; ++b) {
+        if (part->role[b] != FD_ROLE_GONE || world->is_removed[b]) {
+            continue;
+        }
+        /* A new body, held everywhere (it is in its inlet's zone); its
+         * drift counts from where it went in. */
+        part->held_flags[b] = world->motion[b].flags;
+        part->reference[b] = world->position[b];
+        bool owned = fd_domain_owner(part->domain, world->position[b]) == part->rank;
+        part->role[b] = owned ? FD_ROLE_OWNED : FD_ROLE_GHOST;
+        if (!owned && !rank_holds(part, part->rank, world->position[b])) {
+            set_held(world, part, b, false);
+            part->role[b] = FD_ROLE_DORMANT;
+        }
+        adopted = true;
+    }
+    part->body_count = n;
+    if (adopted) {
+        flags_changed(world);
+        if (!list_ghosts(part, false)) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+        }
+    }
+    return FD_OK;
+}
+
 /* ---------------------------------------------------------------- outlets */
 
 int64_t fd_partition_leaving(fd_partition* part, uint64_t** words)
@@ -423,7 +527,7 @@ fd_status fd_partition_remove(fd_partition* part, const uint64_t* sorted_words, 
     free(bodies);
     free(mass);
     flags_changed(world);
-    if (status == FD_OK && !list_ghosts(part)) {
+    if (status == FD_OK && !list_ghosts(part, false)) {
         status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
     }
     return status;
@@ -571,7 +675,7 @@ fd_status fd_partition_unpack_migration(fd_partition* part, const fd_body_record
     }
     free(next);
     fd_status status = install_words(part, words, word_count);
-    if (status == FD_OK && !list_ghosts(part)) {
+    if (status == FD_OK && !list_ghosts(part, true)) {
         status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
     }
     part->migrations++;
@@ -745,6 +849,9 @@ fd_status fd_partition_step_together(fd_partition* parts, int ranks)
 {
     for (int r = 0; r < ranks; ++r) {
         fd_status status = fd_world_step(parts[r].world);
+        if (status == FD_OK) {
+            status = fd_partition_adopt_new_bodies(&parts[r]);
+        }
         if (status != FD_OK) {
             return status;
         }

@@ -89,6 +89,13 @@ typedef struct fd_partition {
     int64_t* ghost_count;
     int64_t* ghost_capacity;
     int64_t migrations;
+    int body_count;               /* the world's bodies the roles cover (inlets add more) */
+    /* Around each inlet's region, a zone every rank holds whole: an inlet
+     * places a sphere where it overlaps no body, so every rank's inlet
+     * decides the same (and inserts the same spheres) when every body that
+     * can reach its region is held exactly everywhere. */
+    int zone_count;
+    double (*zone_low)[3], (*zone_high)[3];
     uint64_t next_id;             /* the id the next contact to begin takes, as in one process */
     fd_new_contact* new_contacts; /* the step's, between fd_partition_new_keys and the numbering */
     int64_t new_count, new_capacity;
@@ -97,7 +104,7 @@ typedef struct fd_partition {
 /* Rank `rank`'s part of a world that holds the whole scene at its start
  * (prepared here if it is not): its roles, and its contacts with both bodies
  * held. Refuses what the decomposition does not support yet (the
- * complementarity stepper, inlets, the energy ledger, events). */
+ * complementarity stepper, the energy ledger, events). */
 fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* domain, int rank);
 void fd_partition_free(fd_partition* part);
 
@@ -159,6 +166,11 @@ void fd_partition_sum_wall_loads(fd_partition* part);
  * with the outlets' counts and masses added in that order. */
 int64_t fd_partition_leaving(fd_partition* part, uint64_t** words);
 fd_status fd_partition_remove(fd_partition* part, const uint64_t* sorted_words, int64_t count);
+
+/* After a step: the bodies an inlet added (appended, or in an outlet's
+ * slot), held by every rank (they are in its zone), owned by the rank whose
+ * box holds them. */
+fd_status fd_partition_adopt_new_bodies(fd_partition* part);
 
 /* A migration: parcels[r] for every rank r (this one too), then the intake
  * of everything sent to this rank (bodies in any order, contacts in any

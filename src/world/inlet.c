@@ -437,6 +437,12 @@ static void place_bounds(const fd_inlet* inlet, double lo[3], double hi[3])
     }
 }
 
+void fd_world_inlet_bounds(const fd_world* world, int i, double lo[3], double hi[3], double* radius_max)
+{
+    place_bounds(&world->inlets[i], lo, hi);
+    *radius_max = world->inlets[i].radius_max;
+}
+
 /* The bodies that can touch a sphere of the inlet anywhere in its region, in
  * a cell grid over the region's box (bounded by the region, never by the
  * world): cells at least 2 r_max + contact_margin (+ clearance) wide, so

@@ -345,6 +345,8 @@ fd_status fd_world_run_outlets(fd_world* world);
 /* The first open outlet whose region holds body b's centre, or -1 (for a
  * caller that runs the outlets itself: world->outlets_by_caller). */
 int fd_world_outlet_of(const fd_world* world, int b);
+/* Inlet i's region's box (m) and its largest sphere radius (m). */
+void fd_world_inlet_bounds(const fd_world* world, int i, double lo[3], double hi[3], double* radius_max);
 void fd_world_free_outlets(fd_world* world);
 
 /* Slots of removed bodies (src/world/removal.c). The slot the next body
