@@ -106,6 +106,17 @@ static bool room(void** buffer, int64_t* capacity, int64_t count, size_t size)
     return true;
 }
 
+/* Each rank's offset in a gathered buffer from the counts; the total. */
+static int64_t offsets_of(const int* counts, int* offsets, int ranks)
+{
+    int64_t total = 0;
+    for (int r = 0; r < ranks; ++r) {
+        offsets[r] = (int)total;
+        total += counts[r];
+    }
+    return total;
+}
+
 static void transport_free(transport* t)
 {
     if (t->parcels != NULL) {
@@ -150,11 +161,7 @@ static int64_t all_to_all(transport* t, const void* out, MPI_Datatype type, size
     int* receive = send + 2 * ranks;
     int* receive_offsets = send + 3 * ranks;
     MPI_Alltoall(send, 1, MPI_INT, receive, 1, MPI_INT, MPI_COMM_WORLD);
-    int64_t total = 0;
-    for (int r = 0; r < ranks; ++r) {
-        receive_offsets[r] = (int)total;
-        total += receive[r];
-    }
+    int64_t total = offsets_of(receive, receive_offsets, ranks);
     bool ok = room(in, in_capacity, total > 0 ? total : 1, size);
     if (!any_rank_failed(!ok)) {
         MPI_Alltoallv(out, send, send_offsets, type, *in, receive, receive_offsets, type, MPI_COMM_WORLD);
@@ -179,10 +186,7 @@ static fd_status gather_bodies(transport* t, fd_partition* part, int rank, int64
     MPI_Gather(&sending, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
     *total = 0;
     if (rank == 0) {
-        for (int r = 0; r < ranks; ++r) {
-            offsets[r] = (int)*total;
-            *total += counts[r];
-        }
+        *total = offsets_of(counts, offsets, ranks);
         ok = ok && room((void**)&t->in, &t->in_capacity, *total + 1, sizeof *t->in);
     }
     if (any_rank_failed(!ok)) {
@@ -203,10 +207,7 @@ static fd_status gather_words(transport* t, const fd_parcel* mine, int rank, int
     *total = 0;
     bool ok = true;
     if (rank == 0) {
-        for (int r = 0; r < ranks; ++r) {
-            offsets[r] = (int)*total;
-            *total += counts[r];
-        }
+        *total = offsets_of(counts, offsets, ranks);
         ok = room((void**)&t->words_in, &t->words_in_capacity, *total + 1, sizeof *t->words_in);
     }
     if (any_rank_failed(!ok)) {
@@ -338,11 +339,7 @@ static fd_status everyone_sorted(transport* t, fd_partition* part, int64_t (*col
     int* counts = t->counts;
     int* offsets = t->counts + ranks;
     MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
-    *total = 0;
-    for (int r = 0; r < ranks; ++r) {
-        offsets[r] = (int)*total;
-        *total += counts[r];
-    }
+    *total = offsets_of(counts, offsets, ranks);
     bool ok = count >= 0 && room((void**)&t->words_in, &t->words_in_capacity, *total > 0 ? *total : 1,
                                  sizeof *t->words_in);
     if (any_rank_failed(!ok)) {
@@ -390,11 +387,7 @@ static fd_status rebalance(transport* t, fd_partition* part)
     int* offsets = t->counts + ranks;
     int mine = (int)(3 * owned);
     MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
-    int64_t at = 0;
-    for (int r = 0; r < ranks; ++r) {
-        offsets[r] = (int)at;
-        at += counts[r];
-    }
+    offsets_of(counts, offsets, ranks);
     fd_vec3* local = malloc((size_t)(owned > 0 ? owned : 1) * sizeof *local);
     fd_vec3* points = malloc((size_t)(total > 0 ? total : 1) * sizeof *points);
     bool ok = local != NULL && points != NULL;

@@ -211,9 +211,9 @@ Test(partition, two_and_three_ranks_give_the_bits_of_one_process_across_periodic
     run_case(&o, "csds, periodic x and y", 2500);
 }
 
-Test(partition, two_and_three_ranks_give_the_bits_of_one_process_in_a_gas_crossing_the_slabs)
+Test(partition, two_and_three_ranks_give_the_bits_of_one_process_in_a_gas_crossing_the_boxes)
 {
-    /* Spheres flying at up to 1.5 m/s every way collide across the slabs'
+    /* Spheres flying at up to 1.5 m/s every way collide across the boxes'
      * faces at every speed and migrate often, whole contacts with them. (A
      * halo one drift short of partition.c's bound is not caught here: a
      * pair would have to close head-on from beyond it within one migration;

@@ -608,6 +608,18 @@ fd_status fd_partition_pack_migration(const fd_partition* part, fd_parcel* parce
     return status;
 }
 
+/* A copy of `count` records of `per` words, sorted by their first word (a
+ * contact's key); NULL when out of memory. */
+static uint64_t* sorted_copy(const uint64_t* words, int64_t count, int per)
+{
+    uint64_t* sorted = malloc((size_t)(count > 0 ? count * per : 1) * sizeof *sorted);
+    if (sorted != NULL && count > 0) {
+        memcpy(sorted, words, (size_t)(count * per) * sizeof *sorted);
+        qsort(sorted, (size_t)count, (size_t)per * sizeof *sorted, fd_compare_keys);
+    }
+    return sorted;
+}
+
 /* Contacts in the words of parcels, sorted by key, into the world (a fresh
  * list there, at the bodies' current state). */
 static fd_status install_words(fd_partition* part, const uint64_t* words, int64_t word_count)
@@ -615,7 +627,7 @@ static fd_status install_words(fd_partition* part, const uint64_t* words, int64_
     fd_world* world = part->world;
     int stride = world->history_stride, per = fd_partition_contact_words(part);
     int64_t count = word_count / per;
-    uint64_t* sorted = malloc((size_t)(word_count > 0 ? word_count : 1) * sizeof *sorted);
+    uint64_t* sorted = sorted_copy(words, count, per);
     fd_penalty_contacts contacts = {.history_stride = stride};
     contacts.pairs = malloc((size_t)(count > 0 ? count : 1) * 2 * sizeof *contacts.pairs);
     contacts.id = malloc((size_t)(count > 0 ? count : 1) * sizeof *contacts.id);
@@ -628,10 +640,6 @@ static fd_status install_words(fd_partition* part, const uint64_t* words, int64_
         status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for %lld contacts",
                          (long long)count);
     } else {
-        if (word_count > 0) {
-            memcpy(sorted, words, (size_t)word_count * sizeof *sorted);
-        }
-        qsort(sorted, (size_t)count, (size_t)per * sizeof *sorted, fd_compare_keys); /* by the first word: the key */
         for (int64_t k = 0; k < count; ++k) {
             const uint64_t* in = sorted + k * per;
             contacts.pairs[2 * k] = (int32_t)(in[0] >> 32);
@@ -750,29 +758,11 @@ fd_status fd_partition_put_records(fd_partition* part, const uint64_t* words, in
     fd_contact_set* set = &world->contacts;
     int per = fd_partition_record_words(part), columns = world->column_count;
     int64_t count = word_count / per;
-    if (count > set->capacity) {
-        fd_contact* contacts = realloc(set->contacts, (size_t)count * sizeof *contacts);
-        if (contacts != NULL) {
-            set->contacts = contacts;
-        }
-        double* values = realloc(set->columns, (size_t)count * (size_t)(columns > 0 ? columns : 1) * sizeof(double));
-        if (values != NULL) {
-            set->columns = values;
-        }
-        if (contacts == NULL || values == NULL) {
-            return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for %lld records",
-                           (long long)count);
-        }
-        set->capacity = (int)count;
-    }
-    uint64_t* sorted = malloc((size_t)(word_count > 0 ? word_count : 1) * sizeof *sorted);
-    if (sorted == NULL) {
+    uint64_t* sorted = sorted_copy(words, count, per);
+    if (sorted == NULL || !fd_contact_set_reserve(world, set, count)) {
+        free(sorted);
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for %lld records", (long long)count);
     }
-    if (word_count > 0) {
-        memcpy(sorted, words, (size_t)word_count * sizeof *sorted);
-    }
-    qsort(sorted, (size_t)count, (size_t)per * sizeof *sorted, fd_compare_keys);
     for (int64_t c = 0; c < count; ++c) {
         memcpy(&set->contacts[c], sorted + c * per, sizeof set->contacts[c]);
         memcpy(set->columns + (size_t)c * (size_t)columns, sorted + c * per + per - columns,

@@ -281,10 +281,8 @@ static bool hand_out_slots(fd_world* world, int threads, int64_t new_total)
     return true;
 }
 
-/* The pass records into p->record_set (penalty.h says which). */
-static bool reserve_record(fd_world* world, int64_t count)
+bool fd_contact_set_reserve(const fd_world* world, fd_contact_set* set, int64_t count)
 {
-    fd_contact_set* set = world->penalty.record_set;
     if (count <= set->capacity) {
         return true;
     }
@@ -391,7 +389,7 @@ fd_status fd_penalty_force_pass(fd_world* world, bool record, bool elapsed)
     if (p->pass_in_place) {
         p->unrecorded = true; /* until the commit: the set is being written over */
     }
-    if (!hand_out_slots(world, threads, new_total) || (record && !reserve_record(world, total))) {
+    if (!hand_out_slots(world, threads, new_total) || (record && !fd_contact_set_reserve(world, p->record_set, total))) {
         p->pool.used = p->pool_used_before;
         p->pool.free_count = p->pool_free_before;
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for %lld contacts", (long long)total);

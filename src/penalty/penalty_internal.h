@@ -92,6 +92,10 @@ static inline void fd_book_slot(const fd_contact_pool* pool, int32_t slot, const
 
 /* Grows *array (of *capacity elements) to hold `needed`; false when out of memory. */
 bool fd_penalty_grow(void** array, int64_t* capacity, int64_t needed, size_t element_size);
+/* Room for `count` records in a contact set (the pass records into
+ * p->record_set, penalty.h says which; a rank of several gathers every
+ * rank's there, src/parallel). */
+bool fd_contact_set_reserve(const fd_world* world, struct fd_contact_set* set, int64_t count);
 
 /* Stage 1 (distance_pass.c): the touching entries of rows [first_row,
  * end_row) into the thread's list (`record`: the pass records contact
