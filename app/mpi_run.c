@@ -572,6 +572,12 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
         fflush(stdout);
     }
     double loop_start = now_seconds(), loop_cpu = cpu_seconds();
+    int64_t builds_before = fd_world_get_profile(world).neighbor_builds;
+    /* Wall time of each part of a step on this rank: its own step, the wait
+     * for the slowest rank (the step's one reduction), the ghosts (and new
+     * contacts' numbers, outlets), the migrations (and rebalancing). */
+    enum { PHASE_STEP, PHASE_WAIT, PHASE_GHOSTS, PHASE_MIGRATE, PHASE_COUNT };
+    double phase[PHASE_COUNT] = {0.0};
     long long done = 0;
     int next_tenth = 1;
     /* Whether the next step records its contacts (rank 0's outputs say;
@@ -589,10 +595,13 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
         if (recorded) {
             fd_world_request_contacts(world);
         }
+        double phase_start = now_seconds();
         status = fd_world_step(world);
         if (status == FD_OK) {
             status = fd_partition_adopt_new_bodies(&part); /* an inlet's spheres */
         }
+        double stepped = now_seconds();
+        phase[PHASE_STEP] += stepped - phase_start;
         if (status != FD_OK) {
             fprintf(stderr, "error (rank %d): %s\n", rank, fd_last_error());
             failed = true;
@@ -601,23 +610,26 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
          * last one's writing or migrating), the largest move since the
          * last migration, whether rank 0 writes now, and whether the next
          * step records its contacts for it. */
-        double mine[4] = {failed ? 1.0 : 0.0, fd_partition_largest_move(&part),
+        double mine[5] = {failed ? 1.0 : 0.0, fd_partition_largest_move(&part),
                           leader && fd_output_due(output, world) ? 1.0 : 0.0,
                           leader && (fd_output_wants_contacts(output, world) ||
-                                     fd_output_wants_wall_reactions(output, world)) ? 1.0 : 0.0};
-        double all[4];
-        MPI_Allreduce(mine, all, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+                                     fd_output_wants_wall_reactions(output, world)) ? 1.0 : 0.0,
+                          fd_partition_list_drift(&part)};
+        double all[5];
+        MPI_Allreduce(mine, all, 5, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        double reduced = now_seconds();
+        phase[PHASE_WAIT] += reduced - stepped;
         record_next = all[3] != 0.0;
         if (all[0] != 0.0) {
             failed = true;
             break;
         }
-        if (number_contacts_and_run_outlets(&t, &part) != FD_OK || exchange_ghosts(&t, &part) != FD_OK ||
-            (all[1] > domain.migrate_after &&
-             (rebalance(&t, &part) != FD_OK || migrate(&t, &part) != FD_OK))) {
+        if (number_contacts_and_run_outlets(&t, &part) != FD_OK || exchange_ghosts(&t, &part) != FD_OK) {
             fprintf(stderr, "error (rank %d): %s\n", rank, fd_last_error());
             failed = true;
         }
+        double exchanged = now_seconds();
+        phase[PHASE_GHOSTS] += exchanged - reduced;
         if (all[2] != 0.0 && gather_and_write(&t, &part, output, rank, false, recorded, NULL) != FD_OK) {
             fprintf(stderr, "error: %s\n", fd_last_error());
             failed = true;
@@ -632,6 +644,22 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
             }
             checkpoint_step = fd_world_step_count(world);
         }
+        /* Every rank's list is rebuilt at the next step, or at a migration:
+         * then also when a body has moved half the way to the migration's
+         * limit (the next rebuild is half a skin away), so that a migration
+         * seldom costs a rebuild of its own. After the outputs (their
+         * records are those of the contacts' owners before it), and never
+         * after the last step (the final files gather from those owners). */
+        double written = now_seconds();
+        bool rebuild_next = fd_partition_share_list_drift(&part, all[4]);
+        bool migrate_now = all[1] > domain.migrate_after || (rebuild_next && all[1] > 0.25 * domain.migrate_after) ||
+                           (options->migrate_every > 0 && (done + 1) % options->migrate_every == 0);
+        if (!failed && done + 1 < steps && migrate_now &&
+            (rebalance(&t, &part) != FD_OK || migrate(&t, &part) != FD_OK)) {
+            fprintf(stderr, "error (rank %d): %s\n", rank, fd_last_error());
+            failed = true;
+        }
+        phase[PHASE_MIGRATE] += now_seconds() - written;
         if (leader && !options->quiet && steps >= 10 && (done + 1) * 10 >= steps * next_tenth) {
             fprintf(stderr, "step %lld of %lld (%d%%), t = %.6g s, %.1f s\n", done + 1, steps, 10 * next_tenth,
                     fd_world_time(world), now_seconds() - loop_start);
@@ -658,19 +686,27 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     }
     /* What each rank held (owned and ghosts) and the CPU time its process
      * took in the loop (a rank's share of the wall time it did not wait). */
-    double held[3] = {(double)fd_partition_owned_count(&part), 0.0, cpu_seconds() - loop_cpu};
+    enum { HELD_OWNED, HELD_GHOSTS, HELD_CPU, HELD_BUILDS, HELD_PHASES, HELD_COUNT = HELD_PHASES + PHASE_COUNT };
+    double held[HELD_COUNT] = {(double)fd_partition_owned_count(&part), 0.0, cpu_seconds() - loop_cpu,
+                               (double)(fd_world_get_profile(world).neighbor_builds - builds_before)};
+    memcpy(held + HELD_PHASES, phase, sizeof phase);
     for (int b = 0; b < fd_world_body_count(world); ++b) {
-        held[1] += part.role[b] == FD_ROLE_GHOST;
+        held[HELD_GHOSTS] += part.role[b] == FD_ROLE_GHOST;
     }
-    double* every = leader ? malloc((size_t)ranks * 3 * sizeof *every) : NULL;
-    MPI_Gather(held, 3, MPI_DOUBLE, every, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    double* every = leader ? malloc((size_t)ranks * HELD_COUNT * sizeof *every) : NULL;
+    MPI_Gather(held, HELD_COUNT, MPI_DOUBLE, every, HELD_COUNT, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (leader && !options->quiet && !failed) {
         printf("done: %lld steps in %.2f s wall (%.3g ms a step) on %d ranks, %lld migrations (%lld with the boxes "
                "cut again); load and set-up %.2f s\n", done, wall, done > 0 ? 1e3 * wall / (double)done : 0.0, ranks,
                (long long)part.migrations, (long long)domain.rebalances, loop_start - start);
         for (int r = 0; r < ranks; ++r) {
-            printf("  rank %d: %.0f bodies owned, %.0f ghosts, %.3g ms of CPU a step\n", r, every[3 * r],
-                   every[3 * r + 1], done > 0 ? 1e3 * every[3 * r + 2] / (double)done : 0.0);
+            const double* its = every + (size_t)r * HELD_COUNT;
+            double per_step = done > 0 ? 1e3 / (double)done : 0.0;
+            printf("  rank %d: %.0f bodies owned, %.0f ghosts, %.3g ms of CPU a step, neighbour lists built %.0f "
+                   "times\n", r, its[HELD_OWNED], its[HELD_GHOSTS], per_step * its[HELD_CPU], its[HELD_BUILDS]);
+            printf("          ms a step: own step %.3g, waiting for the others %.3g, ghosts %.3g, migrations %.3g\n",
+                   per_step * its[HELD_PHASES + PHASE_STEP], per_step * its[HELD_PHASES + PHASE_WAIT],
+                   per_step * its[HELD_PHASES + PHASE_GHOSTS], per_step * its[HELD_PHASES + PHASE_MIGRATE]);
         }
         printf("  state hash   0x%016llx\n", (unsigned long long)state_hash);
     }

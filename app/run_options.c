@@ -50,6 +50,9 @@ const char fricdem_help_text[] =
     "      --balance R  under mpirun: cut the ranks' boxes again, at a migration, when a rank\n"
     "                   owns more than R times the mean of the bodies (default 1.1, at\n"
     "                   least 1; docs/parallel.md). The results do not depend on it\n"
+    "      --migrate-every N  under mpirun: migrate bodies at least every N steps (default:\n"
+    "                   only when a body has moved far enough); for tests of the\n"
+    "                   decomposition. The results do not depend on it\n"
     "  -h, --help       this text\n"
     "  resume takes the same options; --set may change only time.duration (the total\n"
     "  simulated time), output.* and world.threads\n"
@@ -68,7 +71,7 @@ int usage_error(const char* format, ...)
     return EXIT_USAGE;
 }
 
-enum { OPTION_OVERWRITE = 256, OPTION_BALANCE };
+enum { OPTION_OVERWRITE = 256, OPTION_BALANCE, OPTION_MIGRATE_EVERY };
 
 int run_options_parse(int argc, char** argv, bool resume, run_options* out)
 {
@@ -82,7 +85,8 @@ int run_options_parse(int argc, char** argv, bool resume, run_options* out)
         {"out", required_argument, NULL, 'o'},   {"set", required_argument, NULL, 's'},
         {"threads", required_argument, NULL, 'j'}, {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},        {"overwrite", no_argument, NULL, OPTION_OVERWRITE},
-        {"balance", required_argument, NULL, OPTION_BALANCE}, {NULL, 0, NULL, 0},
+        {"balance", required_argument, NULL, OPTION_BALANCE},
+        {"migrate-every", required_argument, NULL, OPTION_MIGRATE_EVERY}, {NULL, 0, NULL, 0},
     };
     /* getopt_long reads from argv[1]: give it a program name in front. */
     char** words = calloc((size_t)argc + 2, sizeof *words);
@@ -94,7 +98,9 @@ int run_options_parse(int argc, char** argv, bool resume, run_options* out)
     memcpy(words + 1, argv, (size_t)argc * sizeof *argv);
     const char* threads = NULL;
     const char* balance = NULL;
+    const char* migrate_every = NULL;
     out->balance = 1.1;
+    out->migrate_every = 0;
     optind = 0; /* a fresh scan (glibc: 0 also resets its state) */
     opterr = 0; /* the messages are ours */
     int status = 0;
@@ -121,11 +127,16 @@ int run_options_parse(int argc, char** argv, bool resume, run_options* out)
         case OPTION_BALANCE:
             balance = optarg;
             break;
+        case OPTION_MIGRATE_EVERY:
+            migrate_every = optarg;
+            break;
         case ':':
         case '?':
         default:
             if (optopt == OPTION_BALANCE) {
                 status = usage_error("--balance needs a ratio (at least 1, e.g. 1.1)");
+            } else if (optopt == OPTION_MIGRATE_EVERY) {
+                status = usage_error("--migrate-every needs a step count (at least 1)");
             } else if (optopt == 'o' || optopt == 's' || optopt == 'j') {
                 status = usage_error("-%c needs %s", optopt,
                                      optopt == 'o' ? "a directory" : optopt == 's' ? "key.path=value" : "a count");
@@ -169,6 +180,15 @@ int run_options_parse(int argc, char** argv, bool resume, run_options* out)
         if (end == balance || *end != '\0' || !(out->balance >= 1.0) || !isfinite(out->balance)) {
             status = usage_error("--balance: expected a ratio of at least 1 (e.g. 1.1), got '%s'", balance);
         }
+    }
+    if (status == 0 && migrate_every != NULL) {
+        char* end = NULL;
+        long every = strtol(migrate_every, &end, 10);
+        if (end == migrate_every || *end != '\0' || every < 1 || every > 1000000000) {
+            status = usage_error("--migrate-every: expected a whole number of steps of at least 1, got '%s'",
+                                 migrate_every);
+        }
+        out->migrate_every = every;
     }
     free(words);
     if (status != 0) {

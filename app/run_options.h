@@ -20,6 +20,7 @@ typedef struct run_options {
     int override_count;
     char threads_override[64];
     double balance;           /* --balance: under mpirun, cut the boxes again above this imbalance (1.1) */
+    long migrate_every;       /* --migrate-every: under mpirun, migrate at least every so many steps (0: by moves only) */
 } run_options;
 
 /* Parses argv[0..argc) (the words after `run` or `resume`). Returns 0, or

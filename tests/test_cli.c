@@ -82,6 +82,23 @@ Test(cli, a_balance_below_one_exits_2_naming_the_option)
     cr_assert(strstr(err, "--balance: expected a ratio of at least 1 (e.g. 1.1), got '0.5'"), "%s", err);
 }
 
+Test(cli, a_migration_interval_that_is_not_a_step_count_exits_2_naming_the_option)
+{
+    const char* path = temp_path("good.yaml");
+    write_file(path, good_scene);
+    const char* bad[2] = {"0", "2.5"};
+    for (int k = 0; k < 2; ++k) {
+        char arguments[1024];
+        snprintf(arguments, sizeof arguments, "run '%s' --migrate-every %s", path, bad[k]);
+        cr_assert_eq(run_cli(arguments), 2, "--migrate-every %s", bad[k]);
+        char expected[128];
+        snprintf(expected, sizeof expected, "--migrate-every: expected a whole number of steps of at least 1, got '%s'",
+                 bad[k]);
+        char* err = err_text();
+        cr_assert(strstr(err, expected), "%s", err);
+    }
+}
+
 Test(cli, bad_override_exits_2_naming_the_argument)
 {
     const char* path = temp_path("good.yaml");

@@ -115,6 +115,7 @@ static fd_status unsupported(const char* what)
 fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* domain, int rank)
 {
     memset(part, 0, sizeof *part);
+    part->builds_seen = -1; /* the first measure of the moves is body by body */
     if (world->def.stepper != FD_STEPPER_PENALTY) {
         return unsupported("the complementarity stepper");
     }
@@ -251,7 +252,8 @@ void fd_partition_free(fd_partition* part)
     memset(part, 0, sizeof *part);
 }
 
-double fd_partition_largest_move(const fd_partition* part)
+/* The largest displacement squared since the last migration, body by body. */
+static double exact_largest_move(const fd_partition* part)
 {
     const fd_world* world = part->world;
     double largest = 0.0;
@@ -265,6 +267,37 @@ double fd_partition_largest_move(const fd_partition* part)
         largest = squared > largest ? squared : largest; /* fmax is a call to libm */
     }
     return largest;
+}
+
+double fd_partition_largest_move(fd_partition* part)
+{
+    /* Measured body by body only when the neighbour list was built (every
+     * dozen steps or so): the positions are the list's references then, so
+     * a body's move since the migration is at most that measure plus the
+     * list's largest displacement since (the triangle inequality). */
+    const fd_penalty* p = &part->world->penalty;
+    if (p->rebuilds != part->builds_seen) {
+        part->builds_seen = p->rebuilds;
+        part->move_at_build = sqrt(exact_largest_move(part));
+    }
+    double bound = part->move_at_build + sqrt(p->max_displacement_squared);
+    return bound * bound;
+}
+
+double fd_partition_list_drift(const fd_partition* part) { return part->world->penalty.max_displacement_squared; }
+
+bool fd_partition_share_list_drift(fd_partition* part, double largest_squared)
+{
+    fd_penalty* p = &part->world->penalty;
+    double drift = sqrt(largest_squared), grown = drift - part->list_drift;
+    part->list_drift = drift;
+    /* The maximum over all bodies, as one process's rebuild test has it. */
+    p->max_displacement_squared = fmax(p->max_displacement_squared, largest_squared);
+    bool rebuild = drift + 2.0 * fmax(grown, 0.0) > 0.5 * p->skin;
+    if (rebuild) {
+        p->dirty = true;
+    }
+    return rebuild;
 }
 
 /* ---------------------------------------------------------------- records */
@@ -427,6 +460,9 @@ fd_status fd_partition_adopt_new_bodies(fd_partition* part)
 {
     fd_world* world = part->world;
     int n = world->body_count;
+    if (world->inlet_count == 0) {
+        return FD_OK; /* only an inlet adds bodies, or fills a freed slot, during a step */
+    }
     if (n > part->body_count) {
         uint8_t* role = realloc(part->role, (size_t)n * sizeof *role);
         if (role != NULL) {
@@ -564,6 +600,29 @@ static bool add_contact(fd_parcel* parcel, const fd_penalty_contacts* contacts, 
     return true;
 }
 
+/* Whether another rank holds both bodies of contact (i, j) next. */
+static bool held_elsewhere(const fd_partition* part, int i, int j)
+{
+    for (int r = 0; r < part->domain->ranks; ++r) {
+        if (r != part->rank && held_by(part, i, r) && held_by(part, j, r)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The contacts this rank answers for that another rank holds next. */
+static bool sent_elsewhere(const void* context, int i, int j)
+{
+    const fd_partition* part = context;
+    return answers_for(part, i, j) && held_elsewhere(part, i, j);
+}
+
+/* The contacts this rank keeps through a migration: those it answers for
+ * (its bodies' exact copies). The others come from the ranks that answer
+ * for them, or go (a copy between two ghosts may be wrong). */
+static bool kept_here(const void* context, int i, int j) { return answers_for(context, i, j); }
+
 fd_status fd_partition_pack_migration(const fd_partition* part, fd_parcel* parcels)
 {
     const fd_world* world = part->world;
@@ -571,34 +630,31 @@ fd_status fd_partition_pack_migration(const fd_partition* part, fd_parcel* parce
     for (int r = 0; r < ranks; ++r) {
         parcels[r].body_count = parcels[r].word_count = 0;
     }
-    /* Each owned body to the ranks that hold it next, with its role there. */
-    for (int b = 0; b < world->body_count; ++b) {
-        if (part->role[b] != FD_ROLE_OWNED) {
-            continue;
-        }
+    /* Each owned body to the other ranks that hold it next, with its role
+     * there (this rank keeps its own copy: unpack sets its role). */
+    for (int64_t k = 0; k < part->owned_count; ++k) {
+        int b = part->owned[k];
         int owner = fd_domain_owner(part->domain, world->position[b]);
         for (int r = 0; r < ranks; ++r) {
-            if (held_by(part, b, r) &&
+            if (r != part->rank && held_by(part, b, r) &&
                 !add_body(&parcels[r], record_of(world, b, r == owner ? FD_ROLE_OWNED : FD_ROLE_GHOST))) {
                 return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
             }
         }
     }
     /* Each contact whose first non-wall body this rank owns (its springs are
-     * exact) to the ranks that hold both bodies next. */
+     * exact) to the other ranks that hold both bodies next. */
     fd_penalty_contacts contacts;
-    fd_status status = fd_penalty_gather(world, &contacts);
+    fd_status status = fd_penalty_gather_where(world, sent_elsewhere, part, &contacts);
     if (status != FD_OK) {
         return status;
     }
     int words = fd_partition_contact_words(part);
     for (int64_t k = 0; k < contacts.count && status == FD_OK; ++k) {
         int i = contacts.pairs[2 * k], j = contacts.pairs[2 * k + 1];
-        if (!answers_for(part, i, j)) {
-            continue;
-        }
         for (int r = 0; r < ranks; ++r) {
-            if (held_by(part, i, r) && held_by(part, j, r) && !add_contact(&parcels[r], &contacts, k, words)) {
+            if (r != part->rank && held_by(part, i, r) && held_by(part, j, r) &&
+                !add_contact(&parcels[r], &contacts, k, words)) {
                 status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
                 break;
             }
@@ -620,9 +676,10 @@ static uint64_t* sorted_copy(const uint64_t* words, int64_t count, int per)
     return sorted;
 }
 
-/* Contacts in the words of parcels, sorted by key, into the world (a fresh
- * list there, at the bodies' current state). */
-static fd_status install_words(fd_partition* part, const uint64_t* words, int64_t word_count)
+/* Contacts in the words of parcels, sorted by key, into the world: a fresh
+ * list at the bodies' current state with only them (`fresh`), or the
+ * list rebuilt carrying the contacts the world keeps, them added. */
+static fd_status install_words(fd_partition* part, const uint64_t* words, int64_t word_count, bool fresh)
 {
     fd_world* world = part->world;
     int stride = world->history_stride, per = fd_partition_contact_words(part);
@@ -650,7 +707,7 @@ static fd_status install_words(fd_partition* part, const uint64_t* words, int64_
             memcpy(contacts.springs + (size_t)k * (size_t)stride, in + 4, (size_t)stride * sizeof(double));
         }
         contacts.count = count;
-        status = fd_penalty_install(world, &contacts);
+        status = fresh ? fd_penalty_install(world, &contacts) : fd_penalty_rebuild_adding(world, &contacts);
     }
     free(sorted);
     fd_penalty_contacts_free(&contacts);
@@ -671,10 +728,18 @@ fd_status fd_partition_unpack_migration(fd_partition* part, const fd_body_record
         bool kept = part->role[b] == FD_ROLE_SHARED || part->role[b] == FD_ROLE_GONE;
         next[b] = kept ? part->role[b] : FD_ROLE_DORMANT;
     }
+    for (int64_t k = 0; k < part->owned_count; ++k) { /* what pack sent the others, for this rank */
+        int b = part->owned[k];
+        bool owned = fd_domain_owner(part->domain, world->position[b]) == part->rank;
+        next[b] = owned ? FD_ROLE_OWNED : (held_by(part, b, part->rank) ? FD_ROLE_GHOST : FD_ROLE_DORMANT);
+    }
     for (int64_t k = 0; k < body_count; ++k) {
         next[bodies[k].body] = (uint8_t)bodies[k].role;
         put_record(world, &bodies[k]);
     }
+    /* The contacts it answered for stay (by the roles before); the others
+     * come from the ranks that answer for them. */
+    fd_penalty_drop_contacts(world, kept_here, part);
     for (int b = 0; b < n; ++b) {
         if (part->role[b] != FD_ROLE_GONE) {
             hold(part, b, next[b] != FD_ROLE_DORMANT);
@@ -682,11 +747,12 @@ fd_status fd_partition_unpack_migration(fd_partition* part, const fd_body_record
         part->role[b] = next[b];
     }
     free(next);
-    fd_status status = install_words(part, words, word_count);
+    fd_status status = install_words(part, words, word_count, false);
     if (status == FD_OK && !list_ghosts(part, true)) {
         status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
     }
     part->migrations++;
+    part->list_drift = 0.0; /* the list was built again */
     return status;
 }
 
@@ -721,7 +787,7 @@ fd_status fd_partition_install_everything(fd_partition* part, const fd_body_reco
 {
     fd_partition_put_bodies(part, bodies, body_count);
     fd_partition_hold_everything(part, true);
-    return install_words(part, words, word_count);
+    return install_words(part, words, word_count, true);
 }
 
 int fd_partition_record_words(const fd_partition* part)
@@ -872,7 +938,7 @@ fd_status fd_partition_step_together(fd_partition* parts, int ranks)
     free(leaving);
     /* The ghosts, from their owners (each rank writes only ghosts: the
      * order of the copies does not matter). */
-    double largest = 0.0;
+    double largest = 0.0, list_drift = 0.0;
     for (int r = 0; r < ranks; ++r) {
         for (int to = 0; to < ranks; ++to) {
             const fd_partition* from = &parts[r];
@@ -882,8 +948,16 @@ fd_status fd_partition_step_together(fd_partition* parts, int ranks)
             }
         }
         largest = fmax(largest, fd_partition_largest_move(&parts[r]));
+        list_drift = fmax(list_drift, fd_partition_list_drift(&parts[r]));
     }
-    if (!(largest > parts[0].domain->migrate_after)) {
+    /* The lists rebuilt at the same steps, and migrations with them (the
+     * MPI runner's rule). */
+    bool rebuild_next = false;
+    for (int r = 0; r < ranks; ++r) {
+        rebuild_next = fd_partition_share_list_drift(&parts[r], list_drift);
+    }
+    double limit = parts[0].domain->migrate_after;
+    if (!(largest > limit || (rebuild_next && largest > 0.25 * limit))) {
         return FD_OK;
     }
     /* A rank that owns too many: the boxes cut again from every owned body

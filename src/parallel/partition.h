@@ -89,6 +89,9 @@ typedef struct fd_partition {
     int64_t* ghost_count;
     int64_t* ghost_capacity;
     int64_t migrations;
+    double list_drift;            /* m: the ranks' largest displacement since their lists' build, last step */
+    int64_t builds_seen;          /* the world's neighbour-list builds when move_at_build was measured */
+    double move_at_build;         /* m: the largest move of an owned body since the migration, then */
     int body_count;               /* the world's bodies the roles cover (inlets add more) */
     /* Around each inlet's region, a zone every rank holds whole: an inlet
      * places a sphere where it overlaps no body, so every rank's inlet
@@ -108,9 +111,21 @@ typedef struct fd_partition {
 fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* domain, int rank);
 void fd_partition_free(fd_partition* part);
 
-/* The largest displacement squared of a body this rank owns since the last
- * migration (m^2); the ranks' largest decides a migration. */
-double fd_partition_largest_move(const fd_partition* part);
+/* At most the largest displacement squared of a body this rank owns since
+ * the last migration, and no less (m^2); the ranks' largest decides a
+ * migration. */
+double fd_partition_largest_move(fd_partition* part);
+
+/* The neighbour lists of all ranks rebuilt at the same steps: a rank that
+ * rebuilds alone makes the others wait for it at the step's reduction.
+ * After a step, this rank's largest displacement squared since its list
+ * was built (m^2), for the ranks' maximum; then that maximum, from which
+ * every rank decides alike whether its next step rebuilds (when the largest
+ * displacement, grown as much again as in the last step twice over, would
+ * pass half the skin). Returns that verdict, the same on every rank. The
+ * results do not depend on when lists are rebuilt, only the cost. */
+double fd_partition_list_drift(const fd_partition* part);
+bool fd_partition_share_list_drift(fd_partition* part, double largest_squared);
 
 /* After a step: the ghosts this rank owns for rank `to`, and their intake. */
 int64_t fd_partition_ghost_count(const fd_partition* part, int to);

@@ -329,6 +329,19 @@ typedef struct fd_penalty_contacts {
 } fd_penalty_contacts;
 /* Copies the live contacts out (between steps); *out owns its arrays. */
 fd_status fd_penalty_gather(const fd_world* world, fd_penalty_contacts* out);
+/* Which contacts, by pair (i < j), a caller wants (the ranks' migrations). */
+typedef bool (*fd_pair_filter)(const void* context, int i, int j);
+/* The live contacts whose pairs `wanted` accepts, in key order. */
+fd_status fd_penalty_gather_where(const fd_world* world, fd_pair_filter wanted, const void* context,
+                                  fd_penalty_contacts* out);
+/* Between steps: forgets the contacts whose pairs `kept` refuses (the next
+ * list build leaves them behind). */
+void fd_penalty_drop_contacts(fd_world* world, fd_pair_filter kept, const void* context);
+/* Builds the neighbour list at the current state, carrying the contacts
+ * still held, and adds those of `in` (key order; their pairs within reach
+ * and without a contact): a migration's, without a checkpoint's fresh
+ * install of every contact. */
+fd_status fd_penalty_rebuild_adding(fd_world* world, const fd_penalty_contacts* in);
 void fd_penalty_contacts_free(fd_penalty_contacts* contacts);
 /* Into a prepared world whose bodies hold the checkpoint's state: builds
  * the neighbour list there and puts the contacts in it. */

@@ -42,6 +42,12 @@ static bool allocate(fd_penalty_contacts* c, int64_t count)
 
 fd_status fd_penalty_gather(const fd_world* world, fd_penalty_contacts* out)
 {
+    return fd_penalty_gather_where(world, NULL, NULL, out);
+}
+
+fd_status fd_penalty_gather_where(const fd_world* world, fd_pair_filter wanted, const void* context,
+                                  fd_penalty_contacts* out)
+{
     memset(out, 0, sizeof *out);
     const fd_penalty* p = &world->penalty;
     const fd_neighbor_list* list = &p->lists[p->current];
@@ -50,8 +56,10 @@ fd_status fd_penalty_gather(const fd_world* world, fd_penalty_contacts* out)
     out->book_count = pool->books[0] != NULL || pool->stored[0] != NULL ? pool->book_count : 0;
     out->lifetime_books = pool->lifetime_books;
     int64_t count = 0;
-    for (int64_t e = 0; list->row_start != NULL && e < list->count; ++e) {
-        count += list->contact[e] != FD_NO_CONTACT;
+    for (int i = 0; list->row_start != NULL && i < list->body_count; ++i) {
+        for (int64_t e = list->row_start[i]; e < list->row_start[i + 1]; ++e) {
+            count += list->contact[e] != FD_NO_CONTACT && (wanted == NULL || wanted(context, i, list->partner[e]));
+        }
     }
     if (!allocate(out, count)) {
         fd_penalty_contacts_free(out);
@@ -62,7 +70,7 @@ fd_status fd_penalty_gather(const fd_world* world, fd_penalty_contacts* out)
     for (int i = 0; list->row_start != NULL && i < list->body_count; ++i) {
         for (int64_t e = list->row_start[i]; e < list->row_start[i + 1]; ++e) {
             int32_t slot = list->contact[e];
-            if (slot == FD_NO_CONTACT) {
+            if (slot == FD_NO_CONTACT || (wanted != NULL && !wanted(context, i, list->partner[e]))) {
                 continue;
             }
             out->pairs[2 * k] = i;
@@ -104,6 +112,72 @@ static int64_t find_entry(const fd_neighbor_list* list, int i, int j)
     return low < list->row_start[i + 1] && list->partner[low] == j ? low : -1;
 }
 
+/* Contact k of `in` into slot `slot` of the pool, at entry e of the list:
+ * its pair constants made again (the same bits as when it began), its
+ * springs and books in both buffers, as a rebuild leaves them. */
+static void put_contact(fd_world* world, fd_neighbor_list* list, int64_t e, int32_t slot,
+                        const fd_penalty_contacts* in, int64_t k)
+{
+    fd_penalty* p = &world->penalty;
+    fd_contact_pool* pool = &p->pool;
+    int stride = world->history_stride;
+    int i = in->pairs[2 * k], j = in->pairs[2 * k + 1];
+    list->contact[e] = slot;
+    if (list->kind[e] < FD_PAIR_GENERIC) {
+        fd_pair_constants(world, &world->laws[list->law[e]], i, j,
+                          pool->constants + (size_t)slot * (size_t)p->constant_stride);
+    } else if (fd_fn_lane_law_of_pair(&world->penalty, list, e) >= 0) {
+        fd_fn_pair_constants(world, &world->laws[list->law[e]], list->kind[e] - FD_PAIR_GENERIC_SPHERES, i, j,
+                             pool->constants + (size_t)slot * (size_t)p->constant_stride);
+    }
+    const double* springs = in->springs + (size_t)k * (size_t)stride;
+    memcpy(fd_springs_before(pool, slot, stride), springs, (size_t)stride * sizeof(double));
+    memcpy(fd_springs_after(pool, slot, stride), springs, (size_t)stride * sizeof(double));
+    if (p->book_count > 0 && p->lifetime_books) {
+        /* Both buffers, as a rebuild does: what a pass never changes is never written again. */
+        const fd_energy_books* books = in->books + (size_t)k * (size_t)in->book_count;
+        memcpy(fd_books_before(pool, slot), books, (size_t)p->book_count * sizeof(fd_energy_books));
+        memcpy(fd_books_after(pool, slot), books, (size_t)p->book_count * sizeof(fd_energy_books));
+    } else if (p->book_count > 0) {
+        const fd_energy_books* books = in->books + (size_t)k * (size_t)in->book_count;
+        for (int m = 0; m < p->book_count; ++m) {
+            fd_stored_before(pool, slot)[m] = fd_stored_after(pool, slot)[m] = books[m].stored;
+        }
+    }
+    pool->id[slot] = in->id[k];
+    pool->first_step[slot] = in->first_step[k];
+    pool->state[slot] = in->state[k];
+}
+
+/* The contacts of `in` (pairs in key order) into the entries of their
+ * pairs, in slots first_slot, first_slot + 1, ...; `what` and `why` name
+ * the source in the messages. */
+static fd_status place_contacts(fd_world* world, fd_neighbor_list* list, const fd_penalty_contacts* in,
+                                int64_t first_slot, const char* what, const char* why)
+{
+    uint64_t previous_key = 0;
+    for (int64_t k = 0; k < in->count; ++k) {
+        int i = in->pairs[2 * k], j = in->pairs[2 * k + 1];
+        uint64_t key = (uint64_t)(uint32_t)i << 32 | (uint32_t)j;
+        if (i < 0 || j <= i || j >= world->body_count || (k > 0 && key <= previous_key)) {
+            return fd_fail(FD_ERR_PARSE, "%s: contact %lld names bodies %d and %d: not a pair i < j of this "
+                           "world's bodies in key order %s", what, (long long)k, i, j, why);
+        }
+        previous_key = key;
+        int64_t e = find_entry(list, i, j);
+        if (e < 0 || list->law[e] == FD_NO_LAW || list->contact[e] != FD_NO_CONTACT) {
+            char a[300], b[300];
+            return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                           "%s: contact %llu between bodies %s and %s is not a pair within reach without a contact "
+                           "at this state %s", what, (unsigned long long)in->id[k],
+                           fd_world_body_label(world, i, a, sizeof a), fd_world_body_label(world, j, b, sizeof b),
+                           why);
+        }
+        put_contact(world, list, e, (int32_t)(first_slot + k), in, k);
+    }
+    return FD_OK;
+}
+
 fd_status fd_penalty_install(fd_world* world, const fd_penalty_contacts* in)
 {
     fd_penalty* p = &world->penalty;
@@ -139,54 +213,66 @@ fd_status fd_penalty_install(fd_world* world, const fd_penalty_contacts* in)
     if (!fd_contact_pool_reserve(pool, in->count, stride, p->constant_stride, p->book_count, p->lifetime_books)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory for %lld contacts", (long long)in->count);
     }
-    uint64_t previous_key = 0;
-    for (int64_t k = 0; k < in->count; ++k) {
-        int i = in->pairs[2 * k], j = in->pairs[2 * k + 1];
-        uint64_t key = (uint64_t)(uint32_t)i << 32 | (uint32_t)j;
-        if (i < 0 || j <= i || j >= world->body_count || (k > 0 && key <= previous_key)) {
-            return fd_fail(FD_ERR_PARSE, "checkpoint: contact %lld names bodies %d and %d: not a pair i < j of this "
-                           "world's bodies in key order (a damaged checkpoint)", (long long)k, i, j);
-        }
-        previous_key = key;
-        int64_t e = find_entry(list, i, j);
-        if (e < 0 || list->law[e] == FD_NO_LAW) {
-            char a[300], b[300];
-            return fd_fail(FD_ERR_INVALID_ARGUMENT,
-                           "checkpoint: contact %llu between bodies %s and %s is not a pair within reach at the "
-                           "checkpoint's state (a damaged checkpoint, or one from a different scene)",
-                           (unsigned long long)in->id[k], fd_world_body_label(world, i, a, sizeof a),
-                           fd_world_body_label(world, j, b, sizeof b));
-        }
-        int32_t slot = (int32_t)k;
-        list->contact[e] = slot;
-        if (list->kind[e] < FD_PAIR_GENERIC) {
-            fd_pair_constants(world, &world->laws[list->law[e]], i, j,
-                              pool->constants + (size_t)slot * (size_t)p->constant_stride);
-        } else if (fd_fn_lane_law_of_pair(&world->penalty, list, e) >= 0) {
-            fd_fn_pair_constants(world, &world->laws[list->law[e]], list->kind[e] - FD_PAIR_GENERIC_SPHERES, i, j,
-                                 pool->constants + (size_t)slot * (size_t)p->constant_stride);
-        }
-        const double* springs = in->springs + (size_t)k * (size_t)stride;
-        memcpy(fd_springs_before(pool, slot, stride), springs, (size_t)stride * sizeof(double));
-        memcpy(fd_springs_after(pool, slot, stride), springs, (size_t)stride * sizeof(double));
-        if (p->book_count > 0 && p->lifetime_books) {
-            /* Both buffers, as a rebuild does: what a pass never changes is never written again. */
-            const fd_energy_books* books = in->books + (size_t)k * (size_t)in->book_count;
-            memcpy(fd_books_before(pool, slot), books, (size_t)p->book_count * sizeof(fd_energy_books));
-            memcpy(fd_books_after(pool, slot), books, (size_t)p->book_count * sizeof(fd_energy_books));
-        } else if (p->book_count > 0) {
-            const fd_energy_books* books = in->books + (size_t)k * (size_t)in->book_count;
-            for (int m = 0; m < p->book_count; ++m) {
-                fd_stored_before(pool, slot)[m] = fd_stored_after(pool, slot)[m] = books[m].stored;
-            }
-        }
-        pool->id[slot] = in->id[k];
-        pool->first_step[slot] = in->first_step[k];
-        pool->state[slot] = in->state[k];
+    fd_status placed = place_contacts(world, list, in, 0, "checkpoint", "(a damaged checkpoint, or one from a different scene)");
+    if (placed != FD_OK) {
+        return placed;
     }
     pool->used = in->count;
     pool->free_count = 0;
     p->touching_count = in->count;
+    p->stage = 0;
+    return FD_OK;
+}
+
+void fd_penalty_drop_contacts(fd_world* world, fd_pair_filter kept, const void* context)
+{
+    fd_penalty* p = &world->penalty;
+    fd_neighbor_list* list = &p->lists[p->current];
+    for (int i = 0; list->row_start != NULL && i < list->body_count; ++i) {
+        for (int64_t e = list->row_start[i]; e < list->row_start[i + 1]; ++e) {
+            if (list->contact[e] != FD_NO_CONTACT && !kept(context, i, list->partner[e])) {
+                /* Its slot is left to no entry: the rebuild's packing of
+                 * the pool drops it. */
+                list->contact[e] = FD_NO_CONTACT;
+            }
+        }
+    }
+    p->dirty = true;
+}
+
+fd_status fd_penalty_rebuild_adding(fd_world* world, const fd_penalty_contacts* in)
+{
+    fd_penalty* p = &world->penalty;
+    if (in->history_stride != world->history_stride || (p->book_count > 0 && in->book_count != p->book_count)) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "migration: contacts with %d history values and %d books each, this "
+                       "world's laws keep %d and %d", in->history_stride, in->book_count, world->history_stride,
+                       p->book_count);
+    }
+    int next = 1 - p->current;
+    const fd_neighbor_list* old = p->lists[p->current].row_start != NULL && p->lists[p->current].body_count >= 0
+                                      ? &p->lists[p->current]
+                                      : NULL;
+    fd_status status = fd_neighbor_list_build(world, &p->lists[next], old);
+    if (status != FD_OK) {
+        return status;
+    }
+    p->current = next;
+    p->dirty = false;
+    fd_contact_pool* pool = &p->pool;
+    int64_t carried = pool->used;
+    if (!fd_contact_pool_reserve(pool, carried + in->count, world->history_stride, p->constant_stride,
+                                 p->book_count, p->lifetime_books)) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "migration: out of memory for %lld contacts",
+                       (long long)(carried + in->count));
+    }
+    status = place_contacts(world, &p->lists[p->current], in, carried, "migration",
+                            "(the ranks disagree on which bodies they hold)");
+    if (status != FD_OK) {
+        return status;
+    }
+    pool->used = carried + in->count;
+    p->begun_since_packed += in->count; /* out of key order in the pool: a later pass packs it again */
+    p->touching_count = pool->used;
     p->stage = 0;
     return FD_OK;
 }
