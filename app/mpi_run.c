@@ -597,9 +597,6 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
         }
         double phase_start = now_seconds();
         status = fd_world_step(world);
-        if (status == FD_OK) {
-            status = fd_partition_adopt_new_bodies(&part); /* an inlet's spheres */
-        }
         double stepped = now_seconds();
         phase[PHASE_STEP] += stepped - phase_start;
         if (status != FD_OK) {
@@ -624,7 +621,8 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
             failed = true;
             break;
         }
-        if (number_contacts_and_run_outlets(&t, &part) != FD_OK || exchange_ghosts(&t, &part) != FD_OK) {
+        if (number_contacts_and_run_outlets(&t, &part) != FD_OK || exchange_ghosts(&t, &part) != FD_OK ||
+            fd_partition_run_inlets(&part) != FD_OK) {
             fprintf(stderr, "error (rank %d): %s\n", rank, fd_last_error());
             failed = true;
         }

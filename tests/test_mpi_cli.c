@@ -252,6 +252,25 @@ Test(mpi_cli, two_and_three_ranks_write_the_files_of_one_process_with_an_inlet)
     assert_ranks_match_one_process(scene);
 }
 
+Test(mpi_cli, two_and_three_ranks_write_the_files_of_one_process_with_an_inlet_and_an_outlet)
+{
+    /* The pour goes on after the outlet opens: the inlet fills the slots the
+     * outlet freed, on every rank after every rank removed them. */
+    char scene[sizeof pile_scene + 768];
+    write_inlet_scene(scene, sizeof scene);
+    size_t length = strlen(scene);
+    snprintf(scene + length, sizeof scene - length, "outlets:\n"
+             "  - {name: strip, region: {box: {min: [0.03, -1.0, -1.0], max: [1.0, 1.0, 1.0]}}, start: 0.002}\n");
+    assert_ranks_match_one_process(scene);
+    /* What the case relies on: the outlet takes spheres while the inlet
+     * still pours (it pours until t = 0.03 s). */
+    char* outlets = read_text(temp_path("one/outlets.csv"));
+    const char* row = strstr(outlets, "\n0.0080");
+    long long step = 0, removed = 0;
+    cr_assert(row != NULL && sscanf(row, "\n%*[^,],%lld,strip,%lld", &step, &removed) == 2, "%s", outlets);
+    cr_assert_gt(removed, 0, "no sphere left by the outlet before the pour ended:\n%s", outlets);
+}
+
 Test(mpi_cli, a_migration_after_every_step_leaves_the_files_of_one_process)
 {
     /* Every output step is then a migration's step too: the files gather

@@ -123,12 +123,6 @@ fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* doma
     if (world->def.energy_ledger) {
         return unsupported("the energy ledger (world.energy)");
     }
-    if (world->inlet_count > 0 && world->outlet_count > 0) {
-        /* One process removes the outlets' bodies before the inlets insert
-         * (into the slots just freed); the ranks remove theirs after the
-         * step, once the owners have said which. */
-        return unsupported("an inlet together with an outlet");
-    }
     if (world->def.events) {
         return unsupported("contact events");
     }
@@ -140,6 +134,10 @@ fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* doma
     }
     int n = world->body_count, ranks = domain->ranks;
     world->outlets_by_caller = true; /* fd_partition_remove does them, on every rank alike */
+    /* One process's inlets insert after its outlets removed (into the slots
+     * just freed): the ranks' inlets wait for the removals, which the
+     * owners find after the step (fd_partition_run_inlets). */
+    world->inlets_by_caller = true;
     part->world = world;
     part->body_count = n;
     /* Each inlet's zone: its region's box widened by every reach its
@@ -456,13 +454,12 @@ void fd_partition_number_new_contacts(fd_partition* part, const uint64_t* sorted
 
 /* ---------------------------------------------------------------- inlets */
 
-fd_status fd_partition_adopt_new_bodies(fd_partition* part)
+/* The bodies the inlets just inserted: held by every rank (they are in
+ * their inlet's zone), owned by the rank whose box holds them. */
+static fd_status adopt_new_bodies(fd_partition* part)
 {
     fd_world* world = part->world;
     int n = world->body_count;
-    if (world->inlet_count == 0) {
-        return FD_OK; /* only an inlet adds bodies, or fills a freed slot, during a step */
-    }
     if (n > part->body_count) {
         uint8_t* role = realloc(part->role, (size_t)n * sizeof *role);
         if (role != NULL) {
@@ -483,7 +480,7 @@ fd_status fd_partition_adopt_new_bodies(fd_partition* part)
             part->role[b] = FD_ROLE_GONE; /* taken below, as a filled slot is */
         }
     }
-    bool adopted = false;
+    bool adopted = false, set_dormant = false;
     for (int b = 0; b < n; ++b) {
         if (part->role[b] != FD_ROLE_GONE || world->is_removed[b]) {
             continue;
@@ -497,17 +494,29 @@ fd_status fd_partition_adopt_new_bodies(fd_partition* part)
         if (!owned && !rank_holds(part, part->rank, world->position[b])) {
             set_held(world, part, b, false);
             part->role[b] = FD_ROLE_DORMANT;
+            set_dormant = true;
         }
         adopted = true;
     }
     part->body_count = n;
+    if (set_dormant) {
+        flags_changed(world); /* a held body's flags are as the inlet made them: the list took it */
+    }
     if (adopted) {
-        flags_changed(world);
         if (!list_ghosts(part, false)) {
             return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
         }
     }
     return FD_OK;
+}
+
+fd_status fd_partition_run_inlets(fd_partition* part)
+{
+    if (part->world->inlet_count == 0) {
+        return FD_OK;
+    }
+    fd_status status = fd_world_insert_from_inlets(part->world);
+    return status == FD_OK ? adopt_new_bodies(part) : status;
 }
 
 /* ---------------------------------------------------------------- outlets */
@@ -905,9 +914,6 @@ fd_status fd_partition_step_together(fd_partition* parts, int ranks)
 {
     for (int r = 0; r < ranks; ++r) {
         fd_status status = fd_world_step(parts[r].world);
-        if (status == FD_OK) {
-            status = fd_partition_adopt_new_bodies(&parts[r]);
-        }
         if (status != FD_OK) {
             return status;
         }
@@ -949,6 +955,12 @@ fd_status fd_partition_step_together(fd_partition* parts, int ranks)
         }
         largest = fmax(largest, fd_partition_largest_move(&parts[r]));
         list_drift = fmax(list_drift, fd_partition_list_drift(&parts[r]));
+    }
+    for (int r = 0; r < ranks; ++r) {
+        fd_status status = fd_partition_run_inlets(&parts[r]);
+        if (status != FD_OK) {
+            return status;
+        }
     }
     /* The lists rebuilt at the same steps, and migrations with them (the
      * MPI runner's rule). */

@@ -182,10 +182,12 @@ void fd_partition_sum_wall_loads(fd_partition* part);
 int64_t fd_partition_leaving(fd_partition* part, uint64_t** words);
 fd_status fd_partition_remove(fd_partition* part, const uint64_t* sorted_words, int64_t count);
 
-/* After a step: the bodies an inlet added (appended, or in an outlet's
- * slot), held by every rank (they are in its zone), owned by the rank whose
- * box holds them. */
-fd_status fd_partition_adopt_new_bodies(fd_partition* part);
+/* After a step, once the outlets' bodies are removed on every rank and the
+ * ghosts exchanged: the inlets' spheres due now (one process inserts them
+ * after its outlets' removals too, into the slots just freed), held by
+ * every rank (they are in the inlet's zone, whose bodies every rank holds
+ * exactly), each owned by the rank whose box holds it. */
+fd_status fd_partition_run_inlets(fd_partition* part);
 
 /* A migration: parcels[r] for every rank r (this one too), then the intake
  * of everything sent to this rank (bodies in any order, contacts in any

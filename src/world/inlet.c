@@ -758,6 +758,11 @@ static fd_status place_due(fd_world* world, fd_inlet* inlet, int64_t due, int64_
 
 fd_status fd_world_run_inlets(fd_world* world)
 {
+    return world->inlets_by_caller ? FD_OK : fd_world_insert_from_inlets(world);
+}
+
+fd_status fd_world_insert_from_inlets(fd_world* world)
+{
     /* Spheres placed clear of everything by more than the clearance join
      * the standing neighbour list as empty rows; otherwise the next pass
      * rebuilds it (its body count no longer matches). Only the cost differs. */

@@ -245,6 +245,7 @@ struct fd_world {
     double* lock_work;                 /* per body, the last kick or drift */
     bool has_locks;
     bool outlets_by_caller;       /* the step leaves the outlets to its caller (a rank of several, src/parallel) */
+    bool inlets_by_caller;        /* and the inlets: fd_world_insert_from_inlets, after the outlets' removals */
     bool has_energy_reference;
     double energy_reference;
     bool forces_current;               /* forces belong to the current state (else prepare computes them) */
@@ -314,6 +315,10 @@ void fd_complementarity_set_stats(fd_world* world, fd_solver_stats stats);
  * after the contact pass: the new spheres touch nothing, get gravity and their
  * external load as their force, and the world stays prepared. */
 fd_status fd_world_run_inlets(fd_world* world);
+/* The inlets' spheres due now, whoever runs them (fd_world_run_inlets does
+ * unless world->inlets_by_caller: a rank of several inserts them once the
+ * bodies the outlets take are removed on every rank, src/parallel). */
+fd_status fd_world_insert_from_inlets(fd_world* world);
 
 /* Moving walls (src/world/wall_motion.c). fd_world_move_walls puts each
  * moving wall at its pose and velocities of the world's time, into the
