@@ -49,7 +49,7 @@ const char fricdem_help_text[] =
     "  -q, --quiet      no header, progress or summary (warnings and errors still show)\n"
     "      --balance R  under mpirun: cut the ranks' boxes again, at a migration, when a rank\n"
     "                   owns more than R times the mean of the bodies (default 1.1, at\n"
-    "                   least 1; docs/parallel.md). The results do not depend on it\n"
+    "                   least 1; docs/mpi.md). The results do not depend on it\n"
     "      --migrate-every N  under mpirun: migrate bodies at least every N steps (default:\n"
     "                   only when a body has moved far enough); for tests of the\n"
     "                   decomposition. The results do not depend on it\n"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make bench-ranks` (and `make bench`): the settled pile of N spheres run by
 # the command line on one process, on THREADS OpenMP threads and on RANKS MPI
-# ranks (docs/parallel.md), hooke + dsds, velocity Verlet, outputs off. The
+# ranks (docs/mpi.md), hooke + dsds, velocity Verlet, outputs off. The
 # wall time per step comes from each run's summary; the ranks' state hash
 # must be one process's (the script stops if it is not). Writes
 # bench/out/ranks_compare.csv and prints a table (bench/README.md, "two

@@ -177,7 +177,7 @@ bool fd_output_due(const fd_output* output, const fd_world* world);
 bool fd_output_wants_contacts(const fd_output* output, const fd_world* world);
 /* Whether what is due at the next step writes the walls' reactions
  * (walls.csv rows, the walls' VTU): a run of several ranks sums them again
- * from that step's contact records (docs/parallel.md). */
+ * from that step's contact records (docs/mpi.md). */
 bool fd_output_wants_wall_reactions(const fd_output* output, const fd_world* world);
 /* Whether any output writes contacts (fd_output_close writes the final
  * state: its step needs them recorded too). */
