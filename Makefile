@@ -31,13 +31,15 @@ validate: build
 # fricdem's own benchmarks, then fricdem against LAMMPS and LIGGGHTS on the
 # same settled pile, then the chute flow of LAMMPS's bench/in.chute in both,
 # in the same session (installs the peers from Debian if missing;
-# bench/README.md), then what the HDF5 trajectory costs per frame.
+# bench/README.md), two MPI ranks against one process and the communication
+# model of docs/mpi.md, then what the HDF5 trajectory costs per frame.
 # `make bench-fricdem` skips the peer engines.
 bench: build
 	@./bench/run.sh
 	@./bench/lammps_compare.sh
 	@./bench/chute/chute_compare.sh
 	@./bench/ranks_compare.sh
+	@./bench/mpi_model.py
 	@./bench/trajectory_cost.sh
 
 bench-fricdem: build
@@ -51,6 +53,7 @@ bench-chute: build
 
 bench-ranks: build
 	@./bench/ranks_compare.sh
+	@./bench/mpi_model.py
 
 # Fuzzes the scene loader (FUZZ_TARGET=scene) or the LAMMPS deck importer
 # (FUZZ_TARGET=lammps) with libFuzzer for FUZZ_SECONDS (installs clang if

@@ -24,6 +24,7 @@ bench/out/mpi_model.csv.
 import csv
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -104,6 +105,11 @@ def main():
     scene = sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, "bench/out/lammps/pile_100000_settled.yaml")
     max_ranks = int(sys.argv[2]) if len(sys.argv) > 2 else 4
     steps = int(sys.argv[3]) if len(sys.argv) > 3 else 100
+    if shutil.which("mpirun") is None:
+        print("mpi_model: mpirun is missing (scripts/install-deps.sh installs openmpi-bin): skipped", file=sys.stderr)
+        return
+    if not os.path.exists(CLI):
+        sys.exit(f"mpi_model: {CLI} is missing; build it first (make build)")
     if not os.path.exists(scene):
         sys.exit(f"mpi_model: {scene} is missing (make bench-ranks settles it)")
     low, high, count = pile_extent(scene)
