@@ -30,6 +30,7 @@
 #include "import_lammps.h"
 #include "mpi_run.h"
 #include "run_options.h"
+#include "stage_start.h"
 
 /* ---------------------------------------------------------------- small helpers */
 
@@ -520,17 +521,6 @@ static bool write_checkpoint(const fd_scene* scene, char* path, size_t size)
     return true;
 }
 
-/* The output intervals of the stage under way (a stage's `output`), from
- * now on; nothing before the output is open or without stages. */
-static void apply_stage_output(const fd_scene* scene, fd_output* output)
-{
-    if (output != NULL && fd_scene_stage_count(scene) > 0) {
-        double csv_interval, vtu_interval;
-        fd_scene_stage_output_intervals(scene, scene->stage, &csv_interval, &vtu_interval);
-        fd_output_set_intervals(output, scene->world, csv_interval, vtu_interval);
-    }
-}
-
 /* Stages (docs/stages.md): the first begins before the first output, each
  * later one after the step that finished the one before it, once that step's
  * outputs are written (so a checkpoint of that step holds the new stage).
@@ -538,26 +528,10 @@ static void apply_stage_output(const fd_scene* scene, fd_output* output)
 static bool advance_stage(fd_scene* scene, fd_output* output, bool quiet, bool* over)
 {
     *over = false;
-    int count = fd_scene_stage_count(scene);
-    if (count == 0 || (scene->stage >= 0 && !fd_scene_stage_finished(scene))) {
+    if (fd_scene_stage_count(scene) == 0 || (scene->stage >= 0 && !fd_scene_stage_finished(scene))) {
         return true;
     }
-    int next = scene->stage + 1;
-    if (next >= count) {
-        *over = true;
-        return true;
-    }
-    if (fd_scene_begin_stage(scene, next) != FD_OK) {
-        fprintf(stderr, "error: %s\n", fd_last_error());
-        return false;
-    }
-    apply_stage_output(scene, output);
-    if (!quiet) {
-        printf("  stage    %d of %d '%s' from t = %.9g s (at most %g s)\n", next + 1, count,
-               fd_scene_stage_name(scene, next), fd_world_time(scene->world), fd_scene_stage_duration(scene, next));
-        fflush(stdout);
-    }
-    return true;
+    return stage_begin_next(scene, output, !quiet, NULL, over);
 }
 
 static int command_run(int argc, char** argv, bool resume)
@@ -725,7 +699,7 @@ static int command_run(int argc, char** argv, bool resume)
         fd_scene_free(&scene);
         return EXIT_RUN_FAILED;
     }
-    apply_stage_output(&scene, output); /* the first stage's, or the one a resumed run is in */
+    stage_apply_output(&scene, output); /* the first stage's, or the one a resumed run is in */
     int exit_code = 0;
     if (fd_output_write(output, world) != FD_OK) {
         fprintf(stderr, "error: %s\n", fd_last_error());

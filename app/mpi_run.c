@@ -20,8 +20,12 @@
  * Every rank holds the bodies around an inlet's region, so every rank's
  * inlet inserts the same spheres.
  *
- * Not yet with more than one process (each refused by name): stages, the
- * energy ledger (energy.csv) and events. */
+ * Stages begin at the same step on every rank (a stage that ends by its
+ * kinetic energy sums it over the ranks as one process would decide).
+ *
+ * Not yet with more than one process (each refused by name): the energy
+ * ledger (energy.csv) and events. */
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <mpi.h>
@@ -36,6 +40,7 @@
 #include "mpi_run.h"
 #include "parallel/partition.h"
 #include "run_options.h"
+#include "stage_start.h"
 #include "world/world_internal.h"
 
 static double now_seconds(void)
@@ -454,6 +459,107 @@ static bool any_rank_failed(bool failed)
     return any != 0;
 }
 
+/* Triples of doubles by their first (a body's index). */
+static int compare_first_double(const void* a, const void* b)
+{
+    double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether the dynamic bodies' kinetic energy is below `threshold` (J), as
+ * one process decides it (fd_scene_stage_finished: the translational and
+ * the rotational terms each summed in index order). Any two orders of
+ * summing n terms of one sign differ by at most 2 (n - 1) u times their
+ * sum (u = 2^-53; Higham, Accuracy and Stability of Numerical Algorithms,
+ * Eq. 4.4): outside a band of 8 n u around the threshold the ranks' sum
+ * decides as one process's; inside it rank 0 gathers the terms and sums
+ * them as one process does (FRICDEM_TEST_EXACT_KINETIC=1 takes that path
+ * always, for tests). */
+static bool kinetic_energy_below(fd_partition* part, double threshold, int rank, int ranks, bool* failed)
+{
+    int64_t owned = fd_partition_owned_count(part);
+    double* terms = malloc((size_t)(owned > 0 ? owned : 1) * 3 * sizeof *terms);
+    if (any_rank_failed(terms == NULL)) {
+        free(terms);
+        *failed = true;
+        return false;
+    }
+    int64_t count = fd_partition_kinetic_terms(part, terms);
+    double mine[3] = {0.0, 0.0, (double)count}, all[3];
+    for (int64_t k = 0; k < count; ++k) {
+        mine[0] += terms[3 * k + 1];
+        mine[1] += terms[3 * k + 2];
+    }
+    MPI_Allreduce(mine, all, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    double kinetic = all[0] + all[1];
+    const char* forced = getenv("FRICDEM_TEST_EXACT_KINETIC");
+    bool exact = forced != NULL && strcmp(forced, "1") == 0;
+    if (!exact && fabs(kinetic - threshold) > 4.0 * all[2] * DBL_EPSILON * kinetic) {
+        free(terms);
+        return kinetic < threshold;
+    }
+    int mine_words = (int)(3 * count), total = 0;
+    int* counts = rank == 0 ? calloc((size_t)ranks * 2, sizeof *counts) : NULL;
+    MPI_Gather(&mine_words, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    double* every = NULL;
+    if (rank == 0 && counts != NULL) {
+        total = (int)offsets_of(counts, counts + ranks, ranks);
+        every = malloc((size_t)(total > 0 ? total : 1) * sizeof *every);
+    }
+    bool ok = rank != 0 || (counts != NULL && every != NULL);
+    if (any_rank_failed(!ok)) {
+        free(counts);
+        free(every);
+        free(terms);
+        *failed = true;
+        return false;
+    }
+    MPI_Gatherv(terms, mine_words, MPI_DOUBLE, every, counts, counts + ranks, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    int below = 0;
+    if (rank == 0) {
+        qsort(every, (size_t)(total / 3), 3 * sizeof *every, compare_first_double);
+        double translational = 0.0, rotational = 0.0;
+        for (int k = 0; k < total / 3; ++k) {
+            translational += every[3 * k + 1];
+            rotational += every[3 * k + 2];
+        }
+        below = translational + rotational < threshold;
+    }
+    MPI_Bcast(&below, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    free(counts);
+    free(every);
+    free(terms);
+    return below != 0;
+}
+
+/* The stage under way, if finished, gives way to the next on every rank at
+ * the same step (docs/stages.md; each rank's scene applies the changes to
+ * its world: walls, inlets and outlets are on every rank). */
+static bool advance_stage(fd_partition* part, fd_scene* scene, fd_output* output, bool announce, int rank,
+                          int ranks, bool* over)
+{
+    *over = false;
+    if (fd_scene_stage_count(scene) == 0) {
+        return true;
+    }
+    if (scene->stage >= 0) {
+        double kinetic_below = 0.0;
+        bool failed = false;
+        bool finished = fd_scene_stage_time_up(scene, &kinetic_below) ||
+                        (kinetic_below > 0.0 && kinetic_energy_below(part, kinetic_below, rank, ranks, &failed));
+        if (failed) {
+            fprintf(stderr, "error (rank %d): out of memory summing the kinetic energy\n", rank);
+            return false;
+        }
+        if (!finished) {
+            return true;
+        }
+    }
+    char who[32];
+    snprintf(who, sizeof who, "(rank %d)", rank);
+    return stage_begin_next(scene, output, announce, who, over);
+}
+
 static int run(const run_options* options, bool resume, int rank, int ranks)
 {
     bool leader = rank == 0;
@@ -471,15 +577,10 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
         snprintf(scene.output.directory, sizeof scene.output.directory, "%s", options->out_dir);
     }
     char refused[512];
-    if (refuse_outputs(&scene, refused, sizeof refused) || scene.stages != NULL) {
+    if (refuse_outputs(&scene, refused, sizeof refused)) {
         if (leader) {
-            if (scene.stages != NULL) {
-                fprintf(stderr, "error: %s: stages with %d processes: not supported yet\n", scene.path, ranks);
-            } else {
-                fprintf(stderr, "error: %s: with %d processes fricdem does not write yet the outputs that read the "
-                        "energy ledger or the contact events; switch them off:%s\n",
-                        scene.path, ranks, refused);
-            }
+            fprintf(stderr, "error: %s: with %d processes fricdem does not write yet the outputs that read the "
+                    "energy ledger or the contact events; switch them off:%s\n", scene.path, ranks, refused);
         }
         fd_scene_free(&scene);
         return EXIT_USAGE;
@@ -537,6 +638,15 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
         fd_scene_free(&scene);
         return EXIT_USAGE;
     }
+    /* The first stage, unless resumed within one (every rank alike). */
+    bool stages_over = false;
+    int stage_before = scene.stage;
+    if (!advance_stage(&part, &scene, NULL, false, rank, ranks, &stages_over)) {
+        fd_partition_free(&part);
+        fd_domain_free(&domain);
+        fd_scene_free(&scene);
+        return EXIT_RUN_FAILED;
+    }
     /* Opened on the whole world, as one process opens it (the planes' VTU
      * squares are sized by every body). */
     fd_output* output = NULL;
@@ -544,6 +654,7 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
         fd_partition_hold_everything(&part, true);
         output = fd_output_open(world, &scene.output);
         fd_partition_hold_everything(&part, false);
+        stage_apply_output(&scene, output); /* the first stage's, or the one a resumed run is in */
     }
     failed = leader && output == NULL;
     if (failed) {
@@ -569,6 +680,9 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
                "summary)\n", ranks, domain.halo);
         printf("  steps    %lld x %g s = %g s\n", steps, dt, (double)steps * dt);
         printf("  outputs  %s\n", scene.output.directory);
+        if (scene.stage != stage_before) {
+            stage_announce(&scene); /* after the header, as one process prints it */
+        }
         fflush(stdout);
     }
     double loop_start = now_seconds(), loop_cpu = cpu_seconds();
@@ -631,6 +745,17 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
         if (all[2] != 0.0 && gather_and_write(&t, &part, output, rank, false, recorded, NULL) != FD_OK) {
             fprintf(stderr, "error: %s\n", fd_last_error());
             failed = true;
+        }
+        /* The next stage, once this step's outputs are written (a
+         * checkpoint of this step holds it), as one process begins it. */
+        if (!advance_stage(&part, &scene, output, leader && !options->quiet, rank, ranks, &stages_over)) {
+            failed = true;
+        }
+        if (stages_over && steps > done + 2) {
+            /* The last stage ended before the longest it may run (its kinetic
+             * energy fell): one more step, whose contacts are recorded for
+             * the final rows, ends the run. */
+            steps = done + 2;
         }
         /* The checkpoints at the times one process writes them (every rank
          * knows the time: no message decides it). */

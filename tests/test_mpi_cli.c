@@ -271,6 +271,49 @@ Test(mpi_cli, two_and_three_ranks_write_the_files_of_one_process_with_an_inlet_a
     cr_assert_gt(removed, 0, "no sphere left by the outlet before the pour ended:\n%s", outlets);
 }
 
+/* The pile poured by the inlet and emptied by the outlet in three stages:
+ * fill (the outlet closed), settle until the kinetic energy falls below
+ * 0.05 J (the inlet paused), discharge (the outlet open, gravity tilted,
+ * finer rows); then the ranks' files, and the stage that ended early. */
+static void assert_stages_match_one_process(void)
+{
+    char scene[sizeof pile_scene + 2048];
+    write_inlet_scene(scene, sizeof scene);
+    size_t length = strlen(scene);
+    snprintf(scene + length, sizeof scene - length, "outlets:\n"
+             "  - {name: strip, region: {box: {min: [0.03, -1.0, -1.0], max: [1.0, 1.0, 1.0]}}}\n"
+             "stages:\n"
+             "  - {name: fill, duration: 0.012, outlets: [{outlet: strip, active: false}]}\n"
+             "  - {name: settle, duration: 0.02, until_kinetic_energy: 0.05, min_duration: 0.002,\n"
+             "     inlets: [{inlet: pour, active: false}]}\n"
+             "  - {name: discharge, duration: 0.01, outlets: [{outlet: strip, active: true}],\n"
+             "     gravity: [2.0, 0, -9.81], output: {csv_interval: 0.002}}\n");
+    assert_ranks_match_one_process(scene);
+    /* What the case relies on: the settling ended by its kinetic energy
+     * (the pile's falls through 0.05 J near t = 0.021 s), before its 0.02 s. */
+    char* summary = read_text(temp_path("stdout"));
+    const char* line = strstr(summary, "'discharge' from t = ");
+    double begun = 0.0;
+    cr_assert(line != NULL && sscanf(line, "'discharge' from t = %lf", &begun) == 1, "%s", summary);
+    cr_assert(begun > 0.014 && begun < 0.031, "the settling must end by its kinetic energy: discharge from %g s\n%s",
+              begun, summary);
+}
+
+Test(mpi_cli, stages_begin_at_the_same_step_on_every_rank_as_in_one_process)
+{
+    assert_stages_match_one_process();
+}
+
+Test(mpi_cli, stages_ended_by_the_kinetic_energy_summed_in_one_process_order)
+{
+    /* The ranks' sum decides unless the energy is within round-off of the
+     * threshold; then rank 0 sums the bodies' terms in index order. That
+     * path, taken at every step here. */
+    setenv("FRICDEM_TEST_EXACT_KINETIC", "1", 1);
+    assert_stages_match_one_process();
+    unsetenv("FRICDEM_TEST_EXACT_KINETIC");
+}
+
 Test(mpi_cli, a_migration_after_every_step_leaves_the_files_of_one_process)
 {
     /* Every output step is then a migration's step too: the files gather

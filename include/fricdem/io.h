@@ -110,6 +110,12 @@ fd_status fd_scene_begin_stage(fd_scene* scene, int stage);
  * duration is over, or its kinetic-energy condition holds (after its
  * min_duration). */
 bool fd_scene_stage_finished(const fd_scene* scene);
+/* The part of fd_scene_stage_finished that needs no sum over the bodies:
+ * true when the stage's duration is over; otherwise *kinetic_below is the
+ * kinetic energy (J) under which it ends now (past its min_duration), or 0
+ * when it does not end now whatever the energy. (Several processes sum the
+ * energy over their ranks, docs/mpi.md.) */
+bool fd_scene_stage_time_up(const fd_scene* scene, double* kinetic_below);
 /* The output intervals in effect during `stage` (s): the scene's output
  * settings, changed by the `output` of that stage and the ones before it
  * (docs/stages.md). The caller passes them to fd_output_set_intervals when

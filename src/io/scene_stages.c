@@ -426,8 +426,9 @@ fd_status fd_scene_begin_stage(fd_scene* scene, int stage)
     return FD_OK;
 }
 
-bool fd_scene_stage_finished(const fd_scene* scene)
+bool fd_scene_stage_time_up(const fd_scene* scene, double* kinetic_below)
 {
+    *kinetic_below = 0.0;
     if (scene->stage < 0 || scene->stage >= fd_scene_stage_count(scene)) {
         return true;
     }
@@ -438,8 +439,20 @@ bool fd_scene_stage_finished(const fd_scene* scene)
         return true; /* the step nearest the duration, as the run's own step count rounds */
     }
     if (b->until_kinetic_energy > 0.0 && elapsed + 0.5 * dt >= b->min_duration) {
+        *kinetic_below = b->until_kinetic_energy;
+    }
+    return false;
+}
+
+bool fd_scene_stage_finished(const fd_scene* scene)
+{
+    double kinetic_below = 0.0;
+    if (fd_scene_stage_time_up(scene, &kinetic_below)) {
+        return true;
+    }
+    if (kinetic_below > 0.0) {
         fd_world_energy e = fd_world_get_energy(scene->world);
-        return e.kinetic_translational + e.kinetic_rotational < b->until_kinetic_energy;
+        return e.kinetic_translational + e.kinetic_rotational < kinetic_below;
     }
     return false;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "body/body.h"
 #include "core/error.h"
 #include "parallel/partition.h"
 #include "penalty/penalty_internal.h"
@@ -296,6 +297,24 @@ bool fd_partition_share_list_drift(fd_partition* part, double largest_squared)
         p->dirty = true;
     }
     return rebuild;
+}
+
+int64_t fd_partition_kinetic_terms(const fd_partition* part, double* out)
+{
+    const fd_world* world = part->world;
+    int64_t count = 0;
+    for (int64_t k = 0; k < part->owned_count; ++k) {
+        int b = part->owned[k];
+        if (world->colds[b].type != FD_BODY_DYNAMIC) {
+            continue;
+        }
+        fd_body_state state = fd_world_state(world, b);
+        out[3 * count] = (double)b;
+        out[3 * count + 1] = 0.5 * world->colds[b].mass * fd_v3_length_squared(state.velocity);
+        out[3 * count + 2] = fd_body_kinetic_rotational(&state, &world->masses[b]);
+        ++count;
+    }
+    return count;
 }
 
 /* ---------------------------------------------------------------- records */

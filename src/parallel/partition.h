@@ -127,6 +127,12 @@ double fd_partition_largest_move(fd_partition* part);
 double fd_partition_list_drift(const fd_partition* part);
 bool fd_partition_share_list_drift(fd_partition* part, double largest_squared);
 
+/* The kinetic energy of each dynamic body this rank owns, as
+ * fd_world_get_energy computes it: out[3 k] its index, out[3 k + 1] its
+ * translational and out[3 k + 2] its rotational energy (J), in ascending
+ * index (out holds 3 per owned body). Returns the count. */
+int64_t fd_partition_kinetic_terms(const fd_partition* part, double* out);
+
 /* After a step: the ghosts this rank owns for rank `to`, and their intake. */
 int64_t fd_partition_ghost_count(const fd_partition* part, int to);
 void fd_partition_pack_ghosts(const fd_partition* part, int to, fd_body_record* out);
