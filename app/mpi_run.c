@@ -23,8 +23,9 @@
  * Stages begin at the same step on every rank (a stage that ends by its
  * kinetic energy sums it over the ranks as one process would decide).
  *
- * Not yet with more than one process (each refused by name): the energy
- * ledger (energy.csv) and events. */
+ * Contact events come from the ranks that answer for their contacts, every
+ * step, to rank 0. Not yet with more than one process (refused by name):
+ * the energy ledger (energy.csv). */
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -68,7 +69,6 @@ static bool refuse_outputs(const fd_scene* scene, char* text, size_t size)
         const char* set;
     } refused[] = {
         {o->energy_csv, "output.energy_csv=false"},
-        {o->events_csv, "output.events_csv=false"},
     };
     for (size_t k = 0; k < sizeof refused / sizeof refused[0]; ++k) {
         if (refused[k].on) {
@@ -222,6 +222,33 @@ static fd_status gather_words(transport* t, const fd_parcel* mine, int rank, int
     return FD_OK;
 }
 
+/* The step's contact events on rank 0, from the ranks that answer for
+ * their contacts (after the step's numbering: their ids are one
+ * process's), in one process's order. */
+static fd_status gather_events(transport* t, fd_partition* part, int rank)
+{
+    fd_status status = fd_partition_pack_events(part, &t->parcels[0]);
+    if (any_rank_failed(status != FD_OK)) {
+        return status != FD_OK ? status : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the contact events");
+    }
+    int64_t words = 0;
+    status = gather_words(t, &t->parcels[0], rank, &words);
+    if (status == FD_OK && rank == 0) {
+        status = fd_partition_put_events(part, t->words_in, words);
+    }
+    return status;
+}
+
+/* Rank 0, at a step whose only output is its events: written with every
+ * body held (the rows name both bodies). */
+static fd_status write_events_alone(fd_partition* part, fd_output* output)
+{
+    fd_partition_hold_everything(part, true);
+    fd_status status = fd_output_write(output, part->world);
+    fd_partition_hold_everything(part, false);
+    return status;
+}
+
 /* Rank 0 holds every body with the gathered states (and, when the step was
  * recorded, the contacts' records from the ranks that answer for them) and
  * writes (close: the last rows), then gives its dormant bodies back. */
@@ -361,7 +388,7 @@ static fd_status everyone_sorted(transport* t, fd_partition* part, int64_t (*col
  * ranks as one process numbers them; then the bodies the outlets take,
  * found by their owners, removed on every rank in ascending index as one
  * process removes them. */
-static fd_status number_contacts_and_run_outlets(transport* t, fd_partition* part)
+static fd_status number_contacts_and_run_outlets(transport* t, fd_partition* part, bool events, int rank)
 {
     int64_t total = 0;
     fd_status status = everyone_sorted(t, part, fd_partition_new_keys, &total);
@@ -369,6 +396,12 @@ static fd_status number_contacts_and_run_outlets(transport* t, fd_partition* par
         return status;
     }
     fd_partition_number_new_contacts(part, t->words_in, total);
+    /* The events, numbered now, before an outlet takes their bodies (one
+     * process raises them before its outlets run too). */
+    status = events ? gather_events(t, part, rank) : FD_OK;
+    if (status != FD_OK) {
+        return status;
+    }
     if (part->world->outlet_count == 0) {
         return FD_OK;
     }
@@ -580,7 +613,7 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     if (refuse_outputs(&scene, refused, sizeof refused)) {
         if (leader) {
             fprintf(stderr, "error: %s: with %d processes fricdem does not write yet the outputs that read the "
-                    "energy ledger or the contact events; switch them off:%s\n", scene.path, ranks, refused);
+                    "energy ledger; switch them off:%s\n", scene.path, ranks, refused);
         }
         fd_scene_free(&scene);
         return EXIT_USAGE;
@@ -662,7 +695,9 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     }
     transport t;
     failed = !transport_init(&t, ranks) || failed;
-    if (!any_rank_failed(failed) && gather_and_write(&t, &part, output, rank, false, writes_contacts, NULL) != FD_OK) {
+    const bool events = scene.output.events_csv;
+    if (!any_rank_failed(failed) && ((events && gather_events(&t, &part, rank) != FD_OK) ||
+                                     gather_and_write(&t, &part, output, rank, false, writes_contacts, NULL) != FD_OK)) {
         fprintf(stderr, "error: %s\n", fd_last_error());
         failed = true;
     }
@@ -735,14 +770,19 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
             failed = true;
             break;
         }
-        if (number_contacts_and_run_outlets(&t, &part) != FD_OK || exchange_ghosts(&t, &part) != FD_OK ||
+        if (number_contacts_and_run_outlets(&t, &part, events, rank) != FD_OK || exchange_ghosts(&t, &part) != FD_OK ||
             fd_partition_run_inlets(&part) != FD_OK) {
             fprintf(stderr, "error (rank %d): %s\n", rank, fd_last_error());
             failed = true;
         }
         double exchanged = now_seconds();
         phase[PHASE_GHOSTS] += exchanged - reduced;
+        /* The outputs due; rank 0 writes the step's events alone between
+         * them (every step: events.csv is not sampled). */
         if (all[2] != 0.0 && gather_and_write(&t, &part, output, rank, false, recorded, NULL) != FD_OK) {
+            fprintf(stderr, "error: %s\n", fd_last_error());
+            failed = true;
+        } else if (all[2] == 0.0 && events && leader && write_events_alone(&part, output) != FD_OK) {
             fprintf(stderr, "error: %s\n", fd_last_error());
             failed = true;
         }

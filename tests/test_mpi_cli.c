@@ -150,7 +150,7 @@ static void assert_ranks_match_one_process_with(const char* scene, const char* o
     snprintf(path, sizeof path, "%s", temp_path("scene.yaml"));
     write_file(path, scene);
     char arguments[1024];
-    snprintf(arguments, sizeof arguments, "run '%s' --quiet --out '%s'", path, temp_path("one"));
+    snprintf(arguments, sizeof arguments, "run '%s' --quiet --out '%s' %s", path, temp_path("one"), options);
     cr_assert_eq(run_ranks(0, arguments), 0, "one process: %s", read_text(temp_path("stderr")));
     for (int ranks = 2; ranks <= 3; ++ranks) {
         char out[64];
@@ -177,10 +177,10 @@ static void assert_ranks_match_one_process_with(const char* scene, const char* o
         }
         /* The walls' reactions (every rank sums a share; rank 0 sums them
          * again from the records) and the VTU snapshots, where written. */
-        const char* more[5] = {"walls.csv", "outlets.csv", "vtu/bodies_000001.vtu", "vtu/contacts_000001.vtu",
-                               "vtu/walls_000001.vtu"};
+        const char* more[6] = {"walls.csv", "outlets.csv", "events.csv", "vtu/bodies_000001.vtu",
+                               "vtu/contacts_000001.vtu", "vtu/walls_000001.vtu"};
         int compared = 0;
-        for (int f = 0; f < 5; ++f) {
+        for (int f = 0; f < 6; ++f) {
             char one[600], many[600];
             snprintf(one, sizeof one, "%s/%s", temp_path("one"), more[f]);
             snprintf(many, sizeof many, "%s/%s", temp_path(out), more[f]);
@@ -275,7 +275,7 @@ Test(mpi_cli, two_and_three_ranks_write_the_files_of_one_process_with_an_inlet_a
  * fill (the outlet closed), settle until the kinetic energy falls below
  * 0.05 J (the inlet paused), discharge (the outlet open, gravity tilted,
  * finer rows); then the ranks' files, and the stage that ended early. */
-static void assert_stages_match_one_process(void)
+static void assert_stages_match_one_process(const char* options)
 {
     char scene[sizeof pile_scene + 2048];
     write_inlet_scene(scene, sizeof scene);
@@ -288,7 +288,7 @@ static void assert_stages_match_one_process(void)
              "     inlets: [{inlet: pour, active: false}]}\n"
              "  - {name: discharge, duration: 0.01, outlets: [{outlet: strip, active: true}],\n"
              "     gravity: [2.0, 0, -9.81], output: {csv_interval: 0.002}}\n");
-    assert_ranks_match_one_process(scene);
+    assert_ranks_match_one_process_with(scene, options);
     /* What the case relies on: the settling ended by its kinetic energy
      * (the pile's falls through 0.05 J near t = 0.021 s), before its 0.02 s. */
     char* summary = read_text(temp_path("stdout"));
@@ -301,7 +301,18 @@ static void assert_stages_match_one_process(void)
 
 Test(mpi_cli, stages_begin_at_the_same_step_on_every_rank_as_in_one_process)
 {
-    assert_stages_match_one_process();
+    assert_stages_match_one_process("");
+}
+
+Test(mpi_cli, the_contact_events_are_those_of_one_process)
+{
+    /* events.csv through the stages (slips of the rolling and twisting
+     * springs, contacts beginning, and at the discharge's first step the
+     * events of the spheres the outlet takes after the force pass). */
+    assert_stages_match_one_process("--set output.events_csv=true");
+    char* events = read_text(temp_path("ranks3/events.csv"));
+    cr_assert(strstr(events, "slip_started,roll") != NULL && strstr(events, "contact_activated") != NULL, "%.400s",
+              events);
 }
 
 Test(mpi_cli, stages_ended_by_the_kinetic_energy_summed_in_one_process_order)
@@ -310,7 +321,7 @@ Test(mpi_cli, stages_ended_by_the_kinetic_energy_summed_in_one_process_order)
      * threshold; then rank 0 sums the bodies' terms in index order. That
      * path, taken at every step here. */
     setenv("FRICDEM_TEST_EXACT_KINETIC", "1", 1);
-    assert_stages_match_one_process();
+    assert_stages_match_one_process("");
     unsetenv("FRICDEM_TEST_EXACT_KINETIC");
 }
 

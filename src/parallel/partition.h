@@ -188,6 +188,16 @@ void fd_partition_sum_wall_loads(fd_partition* part);
 int64_t fd_partition_leaving(fd_partition* part, uint64_t** words);
 fd_status fd_partition_remove(fd_partition* part, const uint64_t* sorted_words, int64_t count);
 
+/* Contact events (world.events, events.csv): after the step's numbering,
+ * the events this rank raised for the contacts it answers for, in words
+ * (FD_PARTITION_EVENT_WORDS each: key, order, type and mechanism, id, both
+ * bodies' ids, step, time); on rank 0 every rank's words become the world's
+ * events, in one process's order (key order; a contact's in the order it
+ * raised them). */
+enum { FD_PARTITION_EVENT_WORDS = 8 };
+fd_status fd_partition_pack_events(const fd_partition* part, fd_parcel* out);
+fd_status fd_partition_put_events(fd_partition* part, const uint64_t* words, int64_t word_count);
+
 /* After a step, once the outlets' bodies are removed on every rank and the
  * ghosts exchanged: the inlets' spheres due now (one process inserts them
  * after its outlets' removals too, into the slots just freed), held by
