@@ -47,7 +47,7 @@ static void hold(fd_partition* part, int b, bool held)
 
 /* Whether this rank answers for contact (i, j): it owns the first of its
  * bodies that is not a wall (that copy's springs are exact). */
-static bool answers_for(const fd_partition* part, int i, int j)
+bool fd_partition_answers_for(const fd_partition* part, int i, int j)
 {
     return part->role[part->role[i] == FD_ROLE_SHARED ? j : i] == FD_ROLE_OWNED;
 }
@@ -414,7 +414,7 @@ static bool collect_new_contacts(fd_partition* part)
         for (int64_t k = 0; k < th->new_count; ++k) {
             uint64_t key = th->new_keys[k];
             int i = (int)(key >> 32), j = (int)(key & 0xffffffffu);
-            part->new_contacts[part->new_count++] = (fd_new_contact){key, th->new_slots[k], answers_for(part, i, j)};
+            part->new_contacts[part->new_count++] = (fd_new_contact){key, th->new_slots[k], fd_partition_answers_for(part, i, j)};
         }
     }
     return true;
@@ -479,87 +479,6 @@ void fd_partition_number_new_contacts(fd_partition* part, const uint64_t* sorted
     }
     part->next_id += (uint64_t)count;
     world->next_contact_id = part->next_id;
-}
-
-/* ---------------------------------------------------------------- events */
-
-static uint64_t body_id_word(fd_body_id id) { return (uint64_t)(uint32_t)id.index1 << 32 | id.generation; }
-
-static fd_body_id body_id_of(uint64_t word)
-{
-    return (fd_body_id){.index1 = (int32_t)(uint32_t)(word >> 32), .generation = (uint32_t)(word & 0xffffffffu)};
-}
-
-fd_status fd_partition_pack_events(const fd_partition* part, fd_parcel* out)
-{
-    const fd_world* world = part->world;
-    out->word_count = 0;
-    for (int k = 0; k < world->event_count; ++k) {
-        const fd_contact_event* event = &world->events[k];
-        int i = event->body_i.index1 - 1, j = event->body_j.index1 - 1;
-        if (!answers_for(part, i, j)) {
-            continue;
-        }
-        if (!fd_penalty_grow((void**)&out->words, &out->word_capacity, out->word_count + FD_PARTITION_EVENT_WORDS,
-                             sizeof *out->words)) {
-            return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for the contact events");
-        }
-        uint64_t* at = out->words + out->word_count;
-        at[0] = (uint64_t)(uint32_t)i << 32 | (uint32_t)j;
-        at[1] = (uint64_t)k; /* a contact's events in the order raised */
-        at[2] = (uint64_t)event->type | (uint64_t)event->mechanism << 8;
-        at[3] = event->contact_id;
-        at[4] = body_id_word(event->body_i);
-        at[5] = body_id_word(event->body_j);
-        at[6] = (uint64_t)event->step;
-        memcpy(&at[7], &event->time, sizeof event->time);
-        out->word_count += FD_PARTITION_EVENT_WORDS;
-    }
-    return FD_OK;
-}
-
-/* Events' words by key, then by the order their rank raised them. */
-static int compare_event_words(const void* a, const void* b)
-{
-    const uint64_t* x = a;
-    const uint64_t* y = b;
-    if (x[0] != y[0]) {
-        return x[0] < y[0] ? -1 : 1;
-    }
-    return (x[1] > y[1]) - (x[1] < y[1]);
-}
-
-fd_status fd_partition_put_events(fd_partition* part, const uint64_t* words, int64_t word_count)
-{
-    fd_world* world = part->world;
-    int64_t count = word_count / FD_PARTITION_EVENT_WORDS;
-    uint64_t* sorted = malloc((size_t)(count > 0 ? word_count : 1) * sizeof *sorted);
-    if (sorted == NULL || count > INT32_MAX) {
-        free(sorted);
-        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for %lld contact events",
-                       (long long)count);
-    }
-    if (count > 0) {
-        memcpy(sorted, words, (size_t)word_count * sizeof *sorted);
-        qsort(sorted, (size_t)count, FD_PARTITION_EVENT_WORDS * sizeof *sorted, compare_event_words);
-    }
-    world->event_count = 0;
-    for (int64_t k = 0; k < count; ++k) {
-        const uint64_t* at = sorted + k * FD_PARTITION_EVENT_WORDS;
-        fd_body_id body_i = body_id_of(at[4]), body_j = body_id_of(at[5]);
-        if (!fd_world_push_event(world, (fd_event_type)(at[2] & 0xff), (fd_mechanism)(at[2] >> 8), at[3],
-                                 body_i.index1 - 1, body_j.index1 - 1)) {
-            free(sorted);
-            return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for the contact events");
-        }
-        fd_contact_event* event = &world->events[world->event_count - 1];
-        event->body_i = body_i; /* the ids the raising rank gave (a body an outlet took since keeps its old one) */
-        event->body_j = body_j;
-        event->step = (int64_t)at[6];
-        memcpy(&event->time, &at[7], sizeof event->time);
-    }
-    free(sorted);
-    return FD_OK;
 }
 
 /* ---------------------------------------------------------------- inlets */
@@ -734,13 +653,13 @@ static bool held_elsewhere(const fd_partition* part, int i, int j)
 static bool sent_elsewhere(const void* context, int i, int j)
 {
     const fd_partition* part = context;
-    return answers_for(part, i, j) && held_elsewhere(part, i, j);
+    return fd_partition_answers_for(part, i, j) && held_elsewhere(part, i, j);
 }
 
 /* The contacts this rank keeps through a migration: those it answers for
  * (its bodies' exact copies). The others come from the ranks that answer
  * for them, or go (a copy between two ghosts may be wrong). */
-static bool kept_here(const void* context, int i, int j) { return answers_for(context, i, j); }
+static bool kept_here(const void* context, int i, int j) { return fd_partition_answers_for(context, i, j); }
 
 fd_status fd_partition_pack_migration(const fd_partition* part, fd_parcel* parcels)
 {
@@ -893,7 +812,7 @@ fd_status fd_partition_pack_answered(const fd_partition* part, fd_parcel* out)
     int words = fd_partition_contact_words(part);
     for (int64_t k = 0; k < contacts.count && status == FD_OK; ++k) {
         int i = contacts.pairs[2 * k], j = contacts.pairs[2 * k + 1];
-        if (answers_for(part, i, j) && !add_contact(out, &contacts, k, words)) {
+        if (fd_partition_answers_for(part, i, j) && !add_contact(out, &contacts, k, words)) {
             status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
         }
     }
@@ -922,7 +841,7 @@ fd_status fd_partition_pack_records(const fd_partition* part, fd_parcel* out)
     out->word_count = 0;
     for (int c = 0; c < set->count; ++c) {
         const fd_contact* contact = &set->contacts[c];
-        if (!answers_for(part, contact->body_i, contact->body_j)) {
+        if (!fd_partition_answers_for(part, contact->body_i, contact->body_j)) {
             continue;
         }
         if (!fd_penalty_grow((void**)&out->words, &out->word_capacity, out->word_count + words, sizeof *out->words)) {
@@ -989,160 +908,4 @@ void fd_partition_sum_wall_loads(fd_partition* part)
             world->torques[j] = fd_v3_add(world->torques[j], record->applied_torque_j);
         }
     }
-}
-
-/* ---------------------------------------------------------------- in one process */
-
-/* What every partition's `collect` gives, together and sorted (as the
- * ranks of MPI each get it); *total of them; NULL when out of memory. */
-static uint64_t* everyone_sorted(fd_partition* parts, int ranks, int64_t (*collect)(fd_partition*, uint64_t**),
-                                 int64_t* total)
-{
-    *total = 0;
-    uint64_t* all = malloc(sizeof *all);
-    for (int r = 0; r < ranks && all != NULL; ++r) {
-        uint64_t* words = NULL;
-        int64_t count = collect(&parts[r], &words);
-        uint64_t* grown = count >= 0 ? realloc(all, (size_t)(*total + count + 1) * sizeof *all) : NULL;
-        if (grown == NULL) {
-            free(all);
-            all = NULL;
-        } else {
-            all = grown;
-            memcpy(all + *total, words, (size_t)count * sizeof *words);
-            *total += count;
-        }
-        free(words);
-    }
-    if (all != NULL) {
-        qsort(all, (size_t)*total, sizeof *all, fd_compare_keys);
-    }
-    return all;
-}
-
-fd_status fd_partition_step_together(fd_partition* parts, int ranks)
-{
-    for (int r = 0; r < ranks; ++r) {
-        fd_status status = fd_world_step(parts[r].world);
-        if (status != FD_OK) {
-            return status;
-        }
-    }
-    /* The contacts that began, numbered in key order over all ranks; then
-     * the bodies the outlets take, found by their owners, removed on every
-     * rank. */
-    int64_t count = 0;
-    uint64_t* keys = everyone_sorted(parts, ranks, fd_partition_new_keys, &count);
-    if (keys == NULL) {
-        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
-    }
-    for (int r = 0; r < ranks; ++r) {
-        fd_partition_number_new_contacts(&parts[r], keys, count);
-    }
-    free(keys);
-    uint64_t* leaving = everyone_sorted(parts, ranks, fd_partition_leaving, &count);
-    if (leaving == NULL) {
-        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
-    }
-    for (int r = 0; r < ranks; ++r) {
-        fd_status removed = fd_partition_remove(&parts[r], leaving, count);
-        if (removed != FD_OK) {
-            free(leaving);
-            return removed;
-        }
-    }
-    free(leaving);
-    /* The ghosts, from their owners (each rank writes only ghosts: the
-     * order of the copies does not matter). */
-    double largest = 0.0, list_drift = 0.0;
-    for (int r = 0; r < ranks; ++r) {
-        for (int to = 0; to < ranks; ++to) {
-            const fd_partition* from = &parts[r];
-            for (int64_t k = 0; k < from->ghost_count[to]; ++k) {
-                fd_body_record record = record_of(from->world, from->ghost_of[to][k], FD_ROLE_GHOST);
-                put_record(parts[to].world, &record);
-            }
-        }
-        largest = fmax(largest, fd_partition_largest_move(&parts[r]));
-        list_drift = fmax(list_drift, fd_partition_list_drift(&parts[r]));
-    }
-    for (int r = 0; r < ranks; ++r) {
-        fd_status status = fd_partition_run_inlets(&parts[r]);
-        if (status != FD_OK) {
-            return status;
-        }
-    }
-    /* The lists rebuilt at the same steps, and migrations with them (the
-     * MPI runner's rule). */
-    bool rebuild_next = false;
-    for (int r = 0; r < ranks; ++r) {
-        rebuild_next = fd_partition_share_list_drift(&parts[r], list_drift);
-    }
-    double limit = parts[0].domain->migrate_after;
-    if (!(largest > limit || (rebuild_next && largest > 0.25 * limit))) {
-        return FD_OK;
-    }
-    /* A rank that owns too many: the boxes cut again from every owned body
-     * (the ranks of MPI gather the same points). */
-    fd_domain* domain = parts[0].domain;
-    int64_t most = 0, total = 0;
-    for (int r = 0; r < ranks; ++r) {
-        int64_t owned = fd_partition_owned_count(&parts[r]);
-        most = owned > most ? owned : most;
-        total += owned;
-    }
-    if (fd_domain_unbalanced(domain, most, total)) {
-        fd_vec3* points = malloc((size_t)(total > 0 ? total : 1) * sizeof *points);
-        if (points == NULL) {
-            return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
-        }
-        int64_t k = 0;
-        for (int r = 0; r < ranks; ++r) {
-            fd_partition_owned_positions(&parts[r], points + k);
-            k += fd_partition_owned_count(&parts[r]);
-        }
-        fd_domain_cut(domain, points, total);
-        domain->rebalances++;
-        free(points);
-    }
-    fd_parcel* parcels = calloc((size_t)ranks * (size_t)ranks, sizeof *parcels);
-    if (parcels == NULL) {
-        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
-    }
-    fd_status status = FD_OK;
-    for (int r = 0; r < ranks && status == FD_OK; ++r) {
-        status = fd_partition_pack_migration(&parts[r], parcels + (size_t)r * (size_t)ranks);
-    }
-    /* Each rank's intake: what every rank sent it, in rank order. */
-    for (int to = 0; to < ranks && status == FD_OK; ++to) {
-        fd_parcel intake = {0};
-        for (int r = 0; r < ranks && status == FD_OK; ++r) {
-            const fd_parcel* sent = &parcels[(size_t)r * (size_t)ranks + (size_t)to];
-            if (!fd_penalty_grow((void**)&intake.bodies, &intake.body_capacity, intake.body_count + sent->body_count,
-                                 sizeof *intake.bodies) ||
-                !fd_penalty_grow((void**)&intake.words, &intake.word_capacity, intake.word_count + sent->word_count,
-                                 sizeof *intake.words)) {
-                status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
-                break;
-            }
-            if (sent->body_count > 0) {
-                memcpy(intake.bodies + intake.body_count, sent->bodies, (size_t)sent->body_count * sizeof *sent->bodies);
-            }
-            if (sent->word_count > 0) {
-                memcpy(intake.words + intake.word_count, sent->words, (size_t)sent->word_count * sizeof *sent->words);
-            }
-            intake.body_count += sent->body_count;
-            intake.word_count += sent->word_count;
-        }
-        if (status == FD_OK) {
-            status = fd_partition_unpack_migration(&parts[to], intake.bodies, intake.body_count, intake.words,
-                                                   intake.word_count);
-        }
-        fd_parcel_free(&intake);
-    }
-    for (size_t k = 0; k < (size_t)ranks * (size_t)ranks; ++k) {
-        fd_parcel_free(&parcels[k]);
-    }
-    free(parcels);
-    return status;
 }

@@ -188,6 +188,11 @@ void fd_partition_sum_wall_loads(fd_partition* part);
 int64_t fd_partition_leaving(fd_partition* part, uint64_t** words);
 fd_status fd_partition_remove(fd_partition* part, const uint64_t* sorted_words, int64_t count);
 
+/* Whether this rank answers for contact (i, j): it owns the first of its
+ * bodies that is not a wall (that copy's springs are exact); the contact's
+ * records, events and migrations come from this rank. */
+bool fd_partition_answers_for(const fd_partition* part, int i, int j);
+
 /* Contact events (world.events, events.csv): after the step's numbering,
  * the events this rank raised for the contacts it answers for, in words
  * (FD_PARTITION_EVENT_WORDS each: key, order, type and mechanism, id, both

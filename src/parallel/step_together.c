@@ -1,0 +1,172 @@
+/* The ranks of a decomposition stepped together in one process (partition.h,
+ * fd_partition_step_together): the MPI runner's messages (app/mpi_run.c)
+ * as copies between the partitions, through partition.h's functions only,
+ * so that the tests compare every rank's bits with one process without MPI. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "parallel/partition.h"
+#include "penalty/penalty_internal.h"
+
+/* What every partition's `collect` gives, together and sorted (as the
+ * ranks of MPI each get it); *total of them; NULL when out of memory. */
+static uint64_t* everyone_sorted(fd_partition* parts, int ranks, int64_t (*collect)(fd_partition*, uint64_t**),
+                                 int64_t* total)
+{
+    *total = 0;
+    uint64_t* all = malloc(sizeof *all);
+    for (int r = 0; r < ranks && all != NULL; ++r) {
+        uint64_t* words = NULL;
+        int64_t count = collect(&parts[r], &words);
+        uint64_t* grown = count >= 0 ? realloc(all, (size_t)(*total + count + 1) * sizeof *all) : NULL;
+        if (grown == NULL) {
+            free(all);
+            all = NULL;
+        } else {
+            all = grown;
+            memcpy(all + *total, words, (size_t)count * sizeof *words);
+            *total += count;
+        }
+        free(words);
+    }
+    if (all != NULL) {
+        qsort(all, (size_t)*total, sizeof *all, fd_compare_keys);
+    }
+    return all;
+}
+
+fd_status fd_partition_step_together(fd_partition* parts, int ranks)
+{
+    for (int r = 0; r < ranks; ++r) {
+        fd_status status = fd_world_step(parts[r].world);
+        if (status != FD_OK) {
+            return status;
+        }
+    }
+    /* The contacts that began, numbered in key order over all ranks; then
+     * the bodies the outlets take, found by their owners, removed on every
+     * rank. */
+    int64_t count = 0;
+    uint64_t* keys = everyone_sorted(parts, ranks, fd_partition_new_keys, &count);
+    if (keys == NULL) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+    }
+    for (int r = 0; r < ranks; ++r) {
+        fd_partition_number_new_contacts(&parts[r], keys, count);
+    }
+    free(keys);
+    uint64_t* leaving = everyone_sorted(parts, ranks, fd_partition_leaving, &count);
+    if (leaving == NULL) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+    }
+    for (int r = 0; r < ranks; ++r) {
+        fd_status removed = fd_partition_remove(&parts[r], leaving, count);
+        if (removed != FD_OK) {
+            free(leaving);
+            return removed;
+        }
+    }
+    free(leaving);
+    /* The ghosts, from their owners (each rank writes only ghosts: the
+     * order of the copies does not matter). */
+    double largest = 0.0, list_drift = 0.0;
+    for (int r = 0; r < ranks; ++r) {
+        largest = fmax(largest, fd_partition_largest_move(&parts[r]));
+        list_drift = fmax(list_drift, fd_partition_list_drift(&parts[r]));
+    }
+    fd_body_record* records = NULL;
+    int64_t capacity = 0;
+    for (int r = 0; r < ranks; ++r) {
+        for (int to = 0; to < ranks; ++to) {
+            int64_t ghosts = fd_partition_ghost_count(&parts[r], to);
+            if (!fd_penalty_grow((void**)&records, &capacity, ghosts + 1, sizeof *records)) {
+                free(records);
+                return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+            }
+            fd_partition_pack_ghosts(&parts[r], to, records);
+            fd_partition_put_bodies(&parts[to], records, ghosts);
+        }
+    }
+    free(records);
+    for (int r = 0; r < ranks; ++r) {
+        fd_status status = fd_partition_run_inlets(&parts[r]);
+        if (status != FD_OK) {
+            return status;
+        }
+    }
+    /* The lists rebuilt at the same steps, and migrations with them (the
+     * MPI runner's rule). */
+    bool rebuild_next = false;
+    for (int r = 0; r < ranks; ++r) {
+        rebuild_next = fd_partition_share_list_drift(&parts[r], list_drift);
+    }
+    double limit = parts[0].domain->migrate_after;
+    if (!(largest > limit || (rebuild_next && largest > 0.25 * limit))) {
+        return FD_OK;
+    }
+    /* A rank that owns too many: the boxes cut again from every owned body
+     * (the ranks of MPI gather the same points). */
+    fd_domain* domain = parts[0].domain;
+    int64_t most = 0, total = 0;
+    for (int r = 0; r < ranks; ++r) {
+        int64_t owned = fd_partition_owned_count(&parts[r]);
+        most = owned > most ? owned : most;
+        total += owned;
+    }
+    if (fd_domain_unbalanced(domain, most, total)) {
+        fd_vec3* points = malloc((size_t)(total > 0 ? total : 1) * sizeof *points);
+        if (points == NULL) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+        }
+        int64_t k = 0;
+        for (int r = 0; r < ranks; ++r) {
+            fd_partition_owned_positions(&parts[r], points + k);
+            k += fd_partition_owned_count(&parts[r]);
+        }
+        fd_domain_cut(domain, points, total);
+        domain->rebalances++;
+        free(points);
+    }
+    fd_parcel* parcels = calloc((size_t)ranks * (size_t)ranks, sizeof *parcels);
+    if (parcels == NULL) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+    }
+    fd_status status = FD_OK;
+    for (int r = 0; r < ranks && status == FD_OK; ++r) {
+        status = fd_partition_pack_migration(&parts[r], parcels + (size_t)r * (size_t)ranks);
+    }
+    /* Each rank's intake: what every rank sent it, in rank order. */
+    for (int to = 0; to < ranks && status == FD_OK; ++to) {
+        fd_parcel intake = {0};
+        for (int r = 0; r < ranks && status == FD_OK; ++r) {
+            const fd_parcel* sent = &parcels[(size_t)r * (size_t)ranks + (size_t)to];
+            if (!fd_penalty_grow((void**)&intake.bodies, &intake.body_capacity, intake.body_count + sent->body_count,
+                                 sizeof *intake.bodies) ||
+                !fd_penalty_grow((void**)&intake.words, &intake.word_capacity, intake.word_count + sent->word_count,
+                                 sizeof *intake.words)) {
+                status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+                break;
+            }
+            if (sent->body_count > 0) {
+                memcpy(intake.bodies + intake.body_count, sent->bodies, (size_t)sent->body_count * sizeof *sent->bodies);
+            }
+            if (sent->word_count > 0) {
+                memcpy(intake.words + intake.word_count, sent->words, (size_t)sent->word_count * sizeof *sent->words);
+            }
+            intake.body_count += sent->body_count;
+            intake.word_count += sent->word_count;
+        }
+        if (status == FD_OK) {
+            status = fd_partition_unpack_migration(&parts[to], intake.bodies, intake.body_count, intake.words,
+                                                   intake.word_count);
+        }
+        fd_parcel_free(&intake);
+    }
+    for (size_t k = 0; k < (size_t)ranks * (size_t)ranks; ++k) {
+        fd_parcel_free(&parcels[k]);
+    }
+    free(parcels);
+    return status;
+}
