@@ -236,17 +236,7 @@ static fd_status refresh_list(fd_world* world)
         }
         return FD_OK;
     }
-    int next = 1 - p->current;
-    const fd_neighbor_list* old = p->lists[p->current].row_start != NULL && p->lists[p->current].body_count >= 0
-                                      ? &p->lists[p->current]
-                                      : NULL;
-    fd_status status = fd_neighbor_list_build(world, &p->lists[next], old);
-    if (status != FD_OK) {
-        return status;
-    }
-    p->current = next;
-    p->dirty = false;
-    return FD_OK;
+    return fd_penalty_rebuild_list(world);
 }
 
 /* ---------------------------------------------------------------- stage 2 */

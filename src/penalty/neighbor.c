@@ -431,6 +431,22 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
     return FD_OK;
 }
 
+fd_status fd_penalty_rebuild_list(fd_world* world)
+{
+    fd_penalty* p = &world->penalty;
+    int next = 1 - p->current;
+    const fd_neighbor_list* old = p->lists[p->current].row_start != NULL && p->lists[p->current].body_count >= 0
+                                      ? &p->lists[p->current]
+                                      : NULL;
+    fd_status status = fd_neighbor_list_build(world, &p->lists[next], old);
+    if (status != FD_OK) {
+        return status;
+    }
+    p->current = next;
+    p->dirty = false;
+    return FD_OK;
+}
+
 /* A list that stands and may take bodies appended after it was built
  * (periodic images are not searched for an appended body's gap). */
 static bool list_stands(const fd_world* world)

@@ -248,16 +248,10 @@ fd_status fd_penalty_rebuild_adding(fd_world* world, const fd_penalty_contacts* 
                        "world's laws keep %d and %d", in->history_stride, in->book_count, world->history_stride,
                        p->book_count);
     }
-    int next = 1 - p->current;
-    const fd_neighbor_list* old = p->lists[p->current].row_start != NULL && p->lists[p->current].body_count >= 0
-                                      ? &p->lists[p->current]
-                                      : NULL;
-    fd_status status = fd_neighbor_list_build(world, &p->lists[next], old);
+    fd_status status = fd_penalty_rebuild_list(world);
     if (status != FD_OK) {
         return status;
     }
-    p->current = next;
-    p->dirty = false;
     fd_contact_pool* pool = &p->pool;
     int64_t carried = pool->used;
     if (!fd_contact_pool_reserve(pool, carried + in->count, world->history_stride, p->constant_stride,
