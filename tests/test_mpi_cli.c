@@ -275,12 +275,11 @@ Test(mpi_cli, two_and_three_ranks_write_the_files_of_one_process_with_an_inlet_a
  * fill (the outlet closed), settle until the kinetic energy falls below
  * 0.05 J (the inlet paused), discharge (the outlet open, gravity tilted,
  * finer rows); then the ranks' files, and the stage that ended early. */
-static void assert_stages_match_one_process(const char* options)
+static void write_stages_scene(char* scene, size_t size)
 {
-    char scene[sizeof pile_scene + 2048];
-    write_inlet_scene(scene, sizeof scene);
+    write_inlet_scene(scene, size);
     size_t length = strlen(scene);
-    snprintf(scene + length, sizeof scene - length, "outlets:\n"
+    snprintf(scene + length, size - length, "outlets:\n"
              "  - {name: strip, region: {box: {min: [0.03, -1.0, -1.0], max: [1.0, 1.0, 1.0]}}}\n"
              "stages:\n"
              "  - {name: fill, duration: 0.012, outlets: [{outlet: strip, active: false}]}\n"
@@ -288,6 +287,12 @@ static void assert_stages_match_one_process(const char* options)
              "     inlets: [{inlet: pour, active: false}]}\n"
              "  - {name: discharge, duration: 0.01, outlets: [{outlet: strip, active: true}],\n"
              "     gravity: [2.0, 0, -9.81], output: {csv_interval: 0.002}}\n");
+}
+
+static void assert_stages_match_one_process(const char* options)
+{
+    char scene[sizeof pile_scene + 2048];
+    write_stages_scene(scene, sizeof scene);
     assert_ranks_match_one_process_with(scene, options);
     /* What the case relies on: the settling ended by its kinetic energy
      * (the pile's falls through 0.05 J near t = 0.021 s), before its 0.02 s. */
@@ -336,18 +341,21 @@ Test(mpi_cli, a_migration_after_every_step_leaves_the_files_of_one_process)
     assert_ranks_match_one_process_with(scene, "--migrate-every 1");
 }
 
-Test(mpi_cli, a_checkpoint_of_two_ranks_resumed_on_three_or_one_ends_as_one_process_run)
+/* The scene run whole by one process, and run on two ranks up to `part`
+ * seconds with checkpoints, then resumed on three ranks and on one up to
+ * `whole` seconds: every run ends on the whole run's state hash. */
+static void assert_resumed_runs_end_as_one_process(const char* scene, double part, double whole_duration)
 {
     skip_without_mpi();
     const char* path = temp_path("scene.yaml");
-    write_file(path, pile_scene);
+    write_file(path, scene);
     char arguments[1024];
     snprintf(arguments, sizeof arguments, "run '%s' --out '%s'", path, temp_path("whole"));
     cr_assert_eq(run_ranks(0, arguments), 0, "%s", read_text(temp_path("stderr")));
     unsigned long long whole = summary_hash();
-    /* half the run on two ranks, a checkpoint at its end */
-    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.duration=0.02 --set "
-             "output.checkpoint_interval=0.01", path, temp_path("first"));
+    /* part of the run on two ranks, a checkpoint at its end */
+    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.duration=%g --set "
+             "output.checkpoint_interval=%g", path, temp_path("first"), part, 0.5 * part);
     cr_assert_eq(run_ranks(2, arguments), 0, "%s", read_text(temp_path("stderr")));
     cr_assert_neq(summary_hash(), whole, "the first half must end before the whole run does");
     char checkpoint[600];
@@ -356,13 +364,28 @@ Test(mpi_cli, a_checkpoint_of_two_ranks_resumed_on_three_or_one_ends_as_one_proc
     for (int k = 0; k < 2; ++k) {
         char out[32];
         snprintf(out, sizeof out, "rest%d", k);
-        /* the first half's --set time.duration is in the checkpoint: the whole duration again */
-        snprintf(arguments, sizeof arguments, "resume '%s' --out '%s' --set time.duration=0.04", checkpoint,
-                 temp_path(out));
+        /* the first part's --set time.duration is in the checkpoint: the whole duration again */
+        snprintf(arguments, sizeof arguments, "resume '%s' --out '%s' --set time.duration=%g", checkpoint,
+                 temp_path(out), whole_duration);
         cr_assert_eq(run_ranks(ranks[k], arguments), 0, "%s", read_text(temp_path("stderr")));
         cr_assert_eq(summary_hash(), whole, "resumed on %d ranks: %016llx, the whole run %016llx", ranks[k] ? ranks[k] : 1,
                      summary_hash(), whole);
     }
+}
+
+Test(mpi_cli, a_checkpoint_of_two_ranks_resumed_on_three_or_one_ends_as_one_process_run)
+{
+    assert_resumed_runs_end_as_one_process(pile_scene, 0.02, 0.04);
+}
+
+Test(mpi_cli, a_checkpoint_inside_a_stage_resumed_on_other_rank_counts_ends_as_one_process_run)
+{
+    /* Inside the settling (which ends by its kinetic energy after the
+     * resume), with the inlet paused and the outlet closed by the stages;
+     * the stages, not the duration, end the resumed runs. */
+    char scene[sizeof pile_scene + 2048];
+    write_stages_scene(scene, sizeof scene);
+    assert_resumed_runs_end_as_one_process(scene, 0.016, 1.0);
 }
 
 Test(mpi_cli, an_output_the_ranks_cannot_write_yet_is_refused_by_its_key)
