@@ -19,6 +19,7 @@ typedef struct pile_options {
                                    * rrlinear) or NULL (frictionless) */
     bool roll_and_spin;           /* rolling and twisting sds (the scalar kernel) */
     bool periodic;                /* x and y periodic instead of side walls */
+    bool periodic_all;            /* x, y and z periodic (0.1 m each way), no walls at all */
     double cell_size;             /* m; 0 = automatic */
     int materials;                /* 1 (0 too) or 3 materials of equal properties, the spheres taking them in turn */
     bool gas;                     /* no gravity, and the spheres fly at up to 1.5 m/s every way */
@@ -55,10 +56,11 @@ static fd_world* make_pile(const pile_options* o)
         def.gravity = (fd_vec3){0.0, 0.0, 0.0};
     }
     def.cell_size = o->cell_size;
-    if (o->periodic) {
+    if (o->periodic || o->periodic_all) {
         def.periodic[0] = def.periodic[1] = true;
+        def.periodic[2] = o->periodic_all;
         def.box_min = (fd_vec3){-0.05, -0.05, 0.0};
-        def.box_max = (fd_vec3){0.05, 0.05, 1.0};
+        def.box_max = (fd_vec3){0.05, 0.05, o->periodic_all ? 0.1 : 1.0};
     }
     fd_world* world = fd_world_create(&def);
     cr_assert_not_null(world, "%s", fd_last_error());
@@ -101,7 +103,7 @@ static fd_world* make_pile(const pile_options* o)
     }
     fd_vec3 normals[5] = {{0, 0, 1}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
     fd_vec3 points[5] = {{0, 0, 0}, {-0.05, 0, 0}, {0.05, 0, 0}, {0, -0.05, 0}, {0, 0.05, 0}};
-    for (int p = 0; p < (o->periodic ? 1 : 5); ++p) {
+    for (int p = 0; p < (o->periodic_all ? 0 : (o->periodic ? 1 : 5)); ++p) {
         fd_body_def plane = fd_default_body_def();
         plane.type = FD_BODY_STATIC;
         plane.shape.type = FD_SHAPE_PLANE;

@@ -136,6 +136,15 @@ static void run_case(const pile_options* o, const char* label, int steps)
         for (int r = 0; r < ranks; ++r) {
             cr_assert_eq(fd_partition_init(&parts[r], worlds[r], &domain, r), FD_OK, "%s", fd_last_error());
         }
+        /* A box periodic every way is cut across a periodic axis: the halo
+         * then reaches across the periodic face. */
+        bool periodic_cut = false;
+        for (int r = 0; r < ranks; ++r) {
+            for (int a = 0; a < 3; ++a) {
+                periodic_cut = periodic_cut || (domain.periodic[a] && domain.low[r][a] > domain.period_low[a]);
+            }
+        }
+        cr_assert(!o->periodic_all || periodic_cut, "%s, %d ranks: no box cut across a periodic axis", label, ranks);
         fd_world* one = make_pile(o);
         cr_assert_eq(fd_world_prepare(one), FD_OK, "%s", fd_last_error());
         int held_most = 0;
@@ -211,6 +220,15 @@ Test(partition, two_and_three_ranks_give_the_bits_of_one_process_across_periodic
     run_case(&o, "csds, periodic x and y", 2500);
 }
 
+Test(partition, two_and_three_ranks_give_the_bits_of_one_process_in_a_gas_periodic_every_way)
+{
+    /* The gas in a box periodic along x, y and z: every cut crosses a
+     * periodic axis, and spheres leave one box through a periodic face
+     * into another. */
+    pile_options o = {.threads = 1, .slide = "csds", .gas = true, .periodic_all = true};
+    run_case(&o, "a gas periodic every way, hooke + csds", 2000);
+}
+
 Test(partition, two_and_three_ranks_give_the_bits_of_one_process_in_a_gas_crossing_the_boxes)
 {
     /* Spheres flying at up to 1.5 m/s every way collide across the boxes'
@@ -245,8 +263,8 @@ Test(partition, bisection_cuts_balanced_boxes_that_tile_space_whatever_the_order
     /* 1000 points in a slab periodic along y: every rank count from 1 to 7
      * gets boxes that hold each point exactly once (fd_domain_owner's box
      * contains it, no other does), as many points as its share to within
-     * one per cut on the way down, no box cut across y, and the same boxes
-     * from the points in reverse order. */
+     * one per cut on the way down, boxes within the period along y, and the
+     * same boxes from the points in reverse order. */
     enum { POINTS = 1000 };
     fd_vec3 points[POINTS], reversed[POINTS];
     uint64_t state = 12345;
@@ -260,7 +278,7 @@ Test(partition, bisection_cuts_balanced_boxes_that_tile_space_whatever_the_order
         reversed[POINTS - 1 - k] = points[k];
     }
     for (int ranks = 1; ranks <= 7; ++ranks) {
-        fd_domain a = {.ranks = ranks, .periodic = {false, true, false}}, b = a;
+        fd_domain a = {.ranks = ranks, .periodic = {false, true, false}, .period = {0.0, 1.0, 0.0}}, b = a;
         a.low = malloc((size_t)ranks * sizeof *a.low), a.high = malloc((size_t)ranks * sizeof *a.high);
         b.low = malloc((size_t)ranks * sizeof *b.low), b.high = malloc((size_t)ranks * sizeof *b.high);
         fd_vec3 scratch[POINTS];
@@ -284,13 +302,39 @@ Test(partition, bisection_cuts_balanced_boxes_that_tile_space_whatever_the_order
             ++owned[owner];
         }
         for (int r = 0; r < ranks; ++r) {
-            cr_assert(isinf(a.low[r][1]) && isinf(a.high[r][1]), "%d ranks: box %d cut across periodic y", ranks, r);
+            cr_assert(a.low[r][1] >= 0.0 && a.high[r][1] <= 1.0, "%d ranks: box %d leaves the period along y: "
+                      "[%g, %g)", ranks, r, a.low[r][1], a.high[r][1]);
             /* each halving may leave one point off its share */
             cr_assert(abs(owned[r] * ranks - POINTS) <= 3 * ranks, "%d ranks: box %d owns %d of %d", ranks, r,
                       owned[r], POINTS);
         }
         free(a.low), free(a.high), free(b.low), free(b.high);
     }
+}
+
+Test(partition, a_box_holds_the_bodies_within_its_halo_across_a_periodic_face)
+{
+    /* Points spread along x, periodic over [0, 4): two boxes cut across x
+     * near x = 2; a body near one end of the period is near the box at the
+     * other end (its image is), one in the middle of the other box is not,
+     * and a position outside the period belongs to the box of its image. */
+    enum { POINTS = 400 };
+    fd_vec3 points[POINTS];
+    for (int k = 0; k < POINTS; ++k) {
+        points[k] = (fd_vec3){4.0 * (k + 0.5) / POINTS, 0.1 * (k % 7), 0.2 * (k % 5)};
+    }
+    fd_domain d = {.ranks = 2, .periodic = {true, false, false}, .period = {4.0, 0.0, 0.0}, .halo = 0.1};
+    d.low = malloc(2 * sizeof *d.low), d.high = malloc(2 * sizeof *d.high);
+    cr_assert_eq(fd_domain_cut(&d, points, POINTS), FD_OK);
+    cr_assert(fabs(d.high[0][0] - 2.0) < 0.02 && d.low[0][0] == 0.0 && d.high[1][0] == 4.0, "boxes [%g, %g), [%g, %g)",
+              d.low[0][0], d.high[0][0], d.low[1][0], d.high[1][0]);
+    cr_assert(fd_domain_near(&d, 0, (fd_vec3){3.95, 0.3, 0.4}), "across the face at x = 4 = 0");
+    cr_assert(fd_domain_near(&d, 1, (fd_vec3){0.05, 0.3, 0.4}), "across the face at x = 0 = 4");
+    cr_assert(!fd_domain_near(&d, 0, (fd_vec3){3.0, 0.3, 0.4}), "the middle of the other box");
+    cr_assert(!fd_domain_near(&d, 1, (fd_vec3){0.5, 0.3, 0.4}), "the middle of the other box");
+    cr_assert_eq(fd_domain_owner(&d, (fd_vec3){4.01, 0.3, 0.4}), 0, "x = 4.01 is x = 0.01");
+    cr_assert_eq(fd_domain_owner(&d, (fd_vec3){-0.01, 0.3, 0.4}), 1, "x = -0.01 is x = 3.99");
+    free(d.low), free(d.high);
 }
 
 Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_an_inlet_and_an_outlet)

@@ -10,6 +10,18 @@
 
 static double component(fd_vec3 v, int axis) { return axis == 0 ? v.x : (axis == 1 ? v.y : v.z); }
 
+/* Coordinate c along `axis` wrapped into its period (unchanged along an
+ * axis that is not periodic). */
+static double wrapped(const fd_domain* domain, int axis, double c)
+{
+    if (!domain->periodic[axis]) {
+        return c;
+    }
+    double low = domain->period_low[axis], length = domain->period[axis];
+    double w = c - length * floor((c - low) / length);
+    return w < low + length ? w : low; /* floor's rounding may leave w at the top end */
+}
+
 static int sort_axis; /* the axis compare_points sorts by (qsort has no context) */
 
 static int compare_points(const void* a, const void* b)
@@ -41,12 +53,23 @@ static void bisect(fd_domain* domain, fd_vec3* points, int64_t count, int first,
             highest[a] = fmax(highest[a], component(points[k], a));
         }
     }
+    /* The axis whose cut adds the least face for the ghosts: the widest,
+     * but a periodic axis the box spans whole gets two faces from one cut
+     * (the cut and the periodic one), so it counts half as wide; and a
+     * quarter less again, since a cut across the order the bodies were
+     * made in (a lattice's rows) splits each rank's share of the arrays,
+     * which every rank still keeps whole (docs/mpi.md): the chute, 40 m
+     * periodic along x against 18 m deep, cut across x held the same 1600
+     * ghosts as cut across z but stepped 20 % slower. */
     int axis = -1;
+    double best = -1.0;
     for (int a = 0; a < 3; ++a) {
         double extent = count > 0 ? highest[a] - lowest[a] : 0.0;
-        double widest = axis < 0 ? -1.0 : (count > 0 ? highest[axis] - lowest[axis] : 0.0);
-        if (!domain->periodic[a] && extent > widest) {
+        bool whole_period = domain->periodic[a] && high[a] - low[a] >= domain->period[a];
+        double score = whole_period ? extent / 2.5 : extent;
+        if (score > best) {
             axis = a;
+            best = score;
         }
     }
     int left_ranks = ranks / 2;
@@ -78,7 +101,17 @@ static void bisect(fd_domain* domain, fd_vec3* points, int64_t count, int first,
 
 fd_status fd_domain_cut(fd_domain* domain, fd_vec3* points, int64_t count)
 {
-    const double low[3] = {-INFINITY, -INFINITY, -INFINITY}, high[3] = {INFINITY, INFINITY, INFINITY};
+    double low[3] = {-INFINITY, -INFINITY, -INFINITY}, high[3] = {INFINITY, INFINITY, INFINITY};
+    for (int a = 0; a < 3; ++a) {
+        if (domain->periodic[a]) {
+            low[a] = domain->period_low[a];
+            high[a] = domain->period_low[a] + domain->period[a];
+        }
+    }
+    for (int64_t k = 0; k < count; ++k) { /* the cuts fall within the periods */
+        points[k] = fd_v3(wrapped(domain, 0, points[k].x), wrapped(domain, 1, points[k].y),
+                          wrapped(domain, 2, points[k].z));
+    }
     bisect(domain, points, count, 0, domain->ranks, low, high);
     return FD_OK;
 }
@@ -88,10 +121,6 @@ fd_status fd_domain_plan(const fd_world* world, int ranks, fd_domain* out)
     memset(out, 0, sizeof *out);
     if (ranks < 1) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "domain decomposition: %d ranks (at least 1)", ranks);
-    }
-    if (ranks > 1 && world->periodic.axis[0] && world->periodic.axis[1] && world->periodic.axis[2]) {
-        return fd_fail(FD_ERR_UNSUPPORTED, "domain decomposition: every axis is periodic; the boxes are cut across "
-                       "axes that are not (cuts across a periodic axis are not implemented yet)");
     }
     /* The bodies that are not walls, and the largest reach. */
     int n = world->body_count;
@@ -114,6 +143,8 @@ fd_status fd_domain_plan(const fd_world* world, int ranks, fd_domain* out)
     out->ranks = ranks;
     for (int a = 0; a < 3; ++a) {
         out->periodic[a] = world->periodic.axis[a];
+        out->period_low[a] = world->periodic.axis[a] ? world->periodic.low[a] : 0.0;
+        out->period[a] = world->periodic.axis[a] ? world->periodic.length[a] : 0.0;
     }
     fd_domain_cut(out, points, count);
     free(points);
@@ -138,14 +169,15 @@ void fd_domain_free(fd_domain* domain)
     memset(domain, 0, sizeof *domain);
 }
 
-/* The boxes tile space (half-open, infinite at the outside): the one that
- * holds x. A point in none (a NaN coordinate) goes to the last rank. */
+/* The boxes tile the space of wrapped positions (half-open, infinite at
+ * the outside of an axis that is not periodic): the one that holds x. A
+ * point in none (a NaN coordinate) goes to the last rank. */
 int fd_domain_owner(const fd_domain* domain, fd_vec3 x)
 {
     for (int r = 0; r < domain->ranks; ++r) {
         bool inside = true;
         for (int a = 0; a < 3; ++a) {
-            double c = component(x, a);
+            double c = wrapped(domain, a, component(x, a));
             inside = inside && c >= domain->low[r][a] && c < domain->high[r][a];
         }
         if (inside) {
@@ -158,8 +190,15 @@ int fd_domain_owner(const fd_domain* domain, fd_vec3 x)
 bool fd_domain_near(const fd_domain* domain, int rank, fd_vec3 x)
 {
     for (int a = 0; a < 3; ++a) {
-        double c = component(x, a);
-        if (!(c >= domain->low[rank][a] - domain->halo && c < domain->high[rank][a] + domain->halo)) {
+        double c = wrapped(domain, a, component(x, a));
+        double low = domain->low[rank][a] - domain->halo, high = domain->high[rank][a] + domain->halo;
+        bool near = c >= low && c < high;
+        if (domain->periodic[a]) {
+            /* the images one period away: across the periodic face */
+            double length = domain->period[a];
+            near = near || (c - length >= low && c - length < high) || (c + length >= low && c + length < high);
+        }
+        if (!near) {
             return false;
         }
     }

@@ -10,12 +10,15 @@
 #include "fricdem/fricdem.h"
 
 /* The boxes: rank r owns the bodies in [low[r], high[r]) (the outer faces
- * are infinite, the boxes tile space), and holds those within `halo` of its
- * box. Periodic axes are never cut: a box spans their whole period. */
+ * are infinite along an axis that is not periodic, the period's along one
+ * that is: the boxes tile the space of the wrapped positions), and holds
+ * those within `halo` of its box, across a periodic face too (the nearest
+ * image decides). */
 typedef struct fd_domain {
     int ranks;
     double (*low)[3], (*high)[3]; /* m, per rank */
     bool periodic[3];
+    double period_low[3], period[3]; /* m: a periodic axis's box [period_low, period_low + period) */
     double halo;                  /* m */
     double migrate_after;         /* m^2: the largest displacement squared that triggers a migration */
     double rebalance_above;       /* cut the boxes again at a migration when a rank owns more than this times the
@@ -24,8 +27,8 @@ typedef struct fd_domain {
 } fd_domain;
 
 /* Boxes by recursive coordinate bisection of a prepared world's bodies
- * (each cut across the widest axis that is not periodic, with as many
- * bodies on each side as ranks), and the halo and drift for its skin. */
+ * (each cut across the widest axis, with as many bodies on each side as
+ * ranks), and the halo and drift for its skin. */
 fd_status fd_domain_plan(const fd_world* world, int ranks, fd_domain* out);
 /* The boxes cut again for these points (reordered), the rest kept. Every
  * rank with the same points, in any order, cuts the same boxes. */
