@@ -37,9 +37,11 @@ static int run_ranks(int ranks, const char* arguments)
         snprintf(launcher, sizeof launcher, "'%s' --allow-run-as-root --oversubscribe -np %d", FRICDEM_MPIEXEC, ranks);
     }
     char command[4096];
+    /* timeout: a rank left waiting for a message would hang the suite; 124 then fails the caller's check */
     snprintf(command, sizeof command,
-             "ASAN_OPTIONS=detect_leaks=0 OMP_WAIT_POLICY=passive OMPI_MCA_btl_vader_single_copy_mechanism=none %s '%s' %s >'%s/stdout' 2>'%s/stderr' </dev/null", launcher, FRICDEM_CLI,
-             arguments, temp_dir, temp_dir);
+             "ASAN_OPTIONS=detect_leaks=0 OMP_WAIT_POLICY=passive OMPI_MCA_btl_vader_single_copy_mechanism=none "
+             "timeout 300 %s '%s' %s >'%s/stdout' 2>'%s/stderr' </dev/null", launcher, FRICDEM_CLI, arguments,
+             temp_dir, temp_dir);
     int status = system(command);
     cr_assert(status != -1 && WIFEXITED(status), "%s did not exit normally", command);
     return WEXITSTATUS(status);
@@ -413,6 +415,29 @@ Test(mpi_cli, a_checkpoint_inside_a_stage_resumed_on_other_rank_counts_ends_as_o
     char scene[sizeof pile_scene + 2048];
     write_stages_scene(scene, sizeof scene);
     assert_resumed_runs_end_as_one_process(scene, 0.016, 1.0);
+}
+
+Test(mpi_cli, a_step_that_fails_on_one_rank_stops_every_rank_with_its_message)
+{
+    /* A normal spring 10^5 times stiffer: the time step is far above the
+     * critical one and the pile blows up within a few steps on one rank or
+     * the other; every rank stops (no rank left waiting for a message),
+     * the failure is named and the exit status is 1, as for one process. */
+    skip_without_mpi();
+    char scene[sizeof pile_scene + 64];
+    snprintf(scene, sizeof scene, "%s", pile_scene);
+    char* spring = strstr(scene, "k_n: 1.0e4");
+    cr_assert_not_null(spring);
+    memcpy(spring, "k_n: 1.0e9", strlen("k_n: 1.0e9"));
+    const char* path = temp_path("scene.yaml");
+    write_file(path, scene);
+    char arguments[1024];
+    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' -q", path, temp_path("one"));
+    cr_assert_eq(run_ranks(0, arguments), 1, "one process: %s", read_text(temp_path("stderr")));
+    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' -q", path, temp_path("two"));
+    cr_assert_eq(run_ranks(2, arguments), 1, "two ranks must fail: %s", read_text(temp_path("stderr")));
+    char* err = read_text(temp_path("stderr"));
+    cr_assert(strstr(err, "blow-up at step") != NULL && strstr(err, "stopped at step") != NULL, "%s", err);
 }
 
 Test(mpi_cli, an_output_the_ranks_cannot_write_yet_is_refused_by_its_key)
