@@ -378,12 +378,23 @@ void fd_partition_owned_positions(const fd_partition* part, fd_vec3* out)
 
 void fd_partition_hold_everything(fd_partition* part, bool everything)
 {
+    fd_penalty* p = &part->world->penalty;
+    bool was_dirty = p->dirty;
     for (int b = 0; b < part->world->body_count; ++b) {
         if (part->role[b] == FD_ROLE_DORMANT) {
             set_held(part->world, part, b, everything);
         }
     }
     flags_changed(part->world);
+    if (everything) {
+        part->dirty_before_holding = was_dirty;
+        part->builds_before_holding = p->rebuilds;
+    } else if (p->rebuilds == part->builds_before_holding) {
+        /* The flags are back as they were and no list was built meanwhile
+         * (an output only reads): the list stands, as it did (a rebuild of
+         * rank 0's alone at every output made the others wait for it). */
+        p->dirty = part->dirty_before_holding;
+    }
 }
 
 /* ---------------------------------------------------------------- contact ids */

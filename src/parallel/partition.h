@@ -91,6 +91,8 @@ typedef struct fd_partition {
     int64_t migrations;
     double list_drift;            /* m: the ranks' largest displacement since their lists' build, last step */
     int64_t builds_seen;          /* the world's neighbour-list builds when move_at_build was measured */
+    bool dirty_before_holding;    /* fd_partition_hold_everything: the list's state before holding all, */
+    int64_t builds_before_holding; /* and the builds then */
     double move_at_build;         /* m: the largest move of an owned body since the migration, then */
     int body_count;               /* the world's bodies the roles cover (inlets add more) */
     /* Around each inlet's region, a zone every rank holds whole: an inlet
