@@ -696,8 +696,9 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     transport t;
     failed = !transport_init(&t, ranks) || failed;
     const bool events = scene.output.events_csv;
-    if (!any_rank_failed(failed) && ((events && gather_events(&t, &part, rank) != FD_OK) ||
-                                     gather_and_write(&t, &part, output, rank, false, writes_contacts, NULL) != FD_OK)) {
+    if (!any_rank_failed(failed) &&
+        ((events && gather_events(&t, &part, rank) != FD_OK) ||
+         gather_and_write(&t, &part, output, rank, false, writes_contacts, NULL) != FD_OK)) {
         fprintf(stderr, "error: %s\n", fd_last_error());
         failed = true;
     }

@@ -334,6 +334,16 @@ Test(cli, a_blow_up_exits_1_naming_body_contact_step_and_time_and_keeps_the_outp
     cr_assert(strstr(text, "low") && strstr(text, "top"), "%s", text);
     snprintf(csv, sizeof csv, "%s/energy.csv", temp_path("blown"));
     cr_assert(exists(csv));
+    /* With contacts.csv, whose rows the last good step cannot have (its
+     * contacts were not recorded): a plain note, not an error about the
+     * library's calls, and exit 1 still. */
+    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.step=%.17g --set time.duration=1 --set "
+             "output.contacts_csv=true --set output.csv_interval=1", path, temp_path("blown_contacts"),
+             20.0 * critical);
+    cr_assert_eq(run_cli(arguments), 1, "%s", err_text());
+    err = err_text();
+    cr_assert(strstr(err, "note: no rows of the last good step") != NULL, "%s", err);
+    cr_assert_null(strstr(err, "did not record"), "%s", err);
 }
 
 /* The text of a file, in a buffer of its own. */

@@ -425,7 +425,8 @@ static bool collect_new_contacts(fd_partition* part)
         for (int64_t k = 0; k < th->new_count; ++k) {
             uint64_t key = th->new_keys[k];
             int i = (int)(key >> 32), j = (int)(key & 0xffffffffu);
-            part->new_contacts[part->new_count++] = (fd_new_contact){key, th->new_slots[k], fd_partition_answers_for(part, i, j)};
+            part->new_contacts[part->new_count++] =
+                (fd_new_contact){key, th->new_slots[k], fd_partition_answers_for(part, i, j)};
         }
     }
     return true;

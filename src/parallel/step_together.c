@@ -150,7 +150,8 @@ fd_status fd_partition_step_together(fd_partition* parts, int ranks)
                 break;
             }
             if (sent->body_count > 0) {
-                memcpy(intake.bodies + intake.body_count, sent->bodies, (size_t)sent->body_count * sizeof *sent->bodies);
+                memcpy(intake.bodies + intake.body_count, sent->bodies,
+                       (size_t)sent->body_count * sizeof *sent->bodies);
             }
             if (sent->word_count > 0) {
                 memcpy(intake.words + intake.word_count, sent->words, (size_t)sent->word_count * sizeof *sent->words);
