@@ -1,11 +1,13 @@
 /* `mpirun -np N fricdem run SCENE`: the domain decomposition of
  * src/parallel/partition.h with MPI carrying its messages. Every rank loads
  * the scene and takes its box; after each step one reduction tells every
- * rank whether a step failed, how far a body has moved since the last
- * migration and whether rank 0 writes output now; the contacts that began
- * are numbered as one process numbers them; the owners then send
- * their ghosts (an all-to-all), bodies and contacts migrate when a body has
- * moved a whole skin, and rank 0 gathers the owned bodies when it writes.
+ * rank whether a step failed, how far a body may have moved since the last
+ * migration and since the lists were built (every rank rebuilds at the
+ * same step) and whether rank 0 writes output now; the contacts that began
+ * are numbered as one process numbers them; the owners then send their
+ * ghosts (an all-to-all); rank 0 gathers the owned bodies when it writes;
+ * bodies and contacts migrate at a rebuild once a body may have moved half
+ * a skin (at once past a whole one), after the outputs.
  * The bodies are those of one process to the bit (partition.h), so the
  * files are too.
  *
