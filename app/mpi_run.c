@@ -535,13 +535,16 @@ static bool kinetic_energy_below(fd_partition* part, double threshold, int rank,
     }
     int mine_words = (int)(3 * count), total = 0;
     int* counts = rank == 0 ? calloc((size_t)ranks * 2, sizeof *counts) : NULL;
-    MPI_Gather(&mine_words, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
     double* every = NULL;
-    if (rank == 0 && counts != NULL) {
-        total = (int)offsets_of(counts, counts + ranks, ranks);
-        every = malloc((size_t)(total > 0 ? total : 1) * sizeof *every);
+    bool ok = !any_rank_failed(rank == 0 && counts == NULL);
+    if (ok) {
+        MPI_Gather(&mine_words, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (rank == 0) {
+            total = (int)offsets_of(counts, counts + ranks, ranks);
+            every = malloc((size_t)(total > 0 ? total : 1) * sizeof *every);
+            ok = every != NULL;
+        }
     }
-    bool ok = rank != 0 || (counts != NULL && every != NULL);
     if (any_rank_failed(!ok)) {
         free(counts);
         free(every);
