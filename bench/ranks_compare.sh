@@ -12,7 +12,10 @@
 #                      settled here the same way when it is missing)
 #   BENCH_RANKS_STEPS  steps (default 300)
 #   BENCH_RANKS        MPI ranks (default 2) and BENCH_RANKS_THREADS threads (default 2)
-#   BENCH_REPEAT       runs of each configuration, the fastest kept (default 1)
+#   BENCH_REPEAT       runs of each configuration (default 1): the fastest of
+#                      each is kept, and the ratio of each repeat's pair (one
+#                      process, then the ranks, minutes apart at most) gives
+#                      the median ratio, which the machine's spread moves less
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -75,7 +78,7 @@ run() {
 }
 
 echo "configuration,n,steps,ms_per_step,state_hash,machine" > bench/out/ranks_compare.csv
-best_one=""; best_threads=""; best_ranks=""; hash_one=""; hash_ranks=""
+best_one=""; best_threads=""; best_ranks=""; hash_one=""; hash_ranks=""; pair_ratios=""
 for r in $(seq "$repeat"); do
   echo "bench-ranks: run $r of $repeat: one process, $threads threads, $ranks ranks ..." >&2
   read -r one hash_one < <(run "$out/one.log" "$cli" run "$settled" --out "$out/one" "${common[@]}")
@@ -86,6 +89,7 @@ for r in $(seq "$repeat"); do
     echo "bench-ranks: $ranks ranks ended on state hash $hash_ranks, one process on $hash_one" >&2
     exit 1
   fi
+  pair_ratios="$pair_ratios $($python -c "print($one / $many)")"
   best_one=$($python -c "print(min(x for x in [$one, ${best_one:-1e300}]))")
   best_threads=$($python -c "print(min(x for x in [$two, ${best_threads:-1e300}]))")
   best_ranks=$($python -c "print(min(x for x in [$many, ${best_ranks:-1e300}]))")
@@ -95,12 +99,16 @@ done
   echo "$threads threads,$n,$steps,$best_threads,$hash_one,\"$machine\""
   echo "$ranks ranks,$n,$steps,$best_ranks,$hash_ranks,\"$machine\""
 } >> bench/out/ranks_compare.csv
-$python - "$best_one" "$best_threads" "$best_ranks" "$threads" "$ranks" "$n" <<'EOF'
+$python - "$best_one" "$best_threads" "$best_ranks" "$threads" "$ranks" "$n" "$pair_ratios" <<'EOF'
+import statistics
 import sys
 one, threads, ranks = (float(x) for x in sys.argv[1:4])
 t, r, n = sys.argv[4:7]
+pairs = [float(x) for x in sys.argv[7].split()]
 print(f"settled pile of {n} spheres, hooke + dsds, wall time per step (the fastest of the runs)")
 print(f"  one process  {one:8.3f} ms")
 print(f"  {t} threads    {threads:8.3f} ms   {one / threads:.2f}x")
 print(f"  {r} ranks      {ranks:8.3f} ms   {one / ranks:.2f}x   (issue 14 asks 1.8x; same state hash as one process)")
+print(f"  one process / {r} ranks, each repeat's pair: {', '.join(f'{x:.2f}' for x in pairs)}; "
+      f"median {statistics.median(pairs):.2f}x")
 EOF
