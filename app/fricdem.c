@@ -777,13 +777,14 @@ static int command_run(int argc, char** argv, bool resume)
     /* What the outputs cost, for the summary: before the close (which
      * frees the writer and writes at most the final state). */
     const fd_output_cost output_cost = fd_output_get_cost(output);
-    /* A failed step leaves the last good state, whose bodies the close
-     * writes; not when that step's contacts, which its rows need, were not
-     * recorded (the files then end at the last output, every one alike). */
-    bool final_rows = exit_code == 0 || interrupted || fd_world_contacts_recorded(world) || !writes_contacts;
+    /* A failed step leaves the last good state, an interrupt the last step
+     * made, whose rows the close writes; not when that step's contacts,
+     * which its rows need, were not recorded (the files then end at the
+     * last output, every one alike). */
+    bool final_rows = (exit_code == 0 && !interrupted) || fd_world_contacts_recorded(world) || !writes_contacts;
     if (!final_rows) {
-        fprintf(stderr, "note: no rows of the last good step (its contact details were not recorded): the files end "
-                        "at the last output\n");
+        fprintf(stderr, "note: no rows of the %s step (its contact details were not recorded): the files end at the "
+                        "last output\n", interrupted && exit_code == 0 ? "interrupted" : "last good");
     }
     if (fd_output_close(output, final_rows ? world : NULL) != FD_OK) {
         fprintf(stderr, "error: %s\n", fd_last_error());

@@ -84,9 +84,9 @@ static char* last_rows(const char* path)
 
 /* The demo heap, small, falling fast, with a checkpoint every 250 steps
  * (0.01 s at 4e-5 s) and CSV rows every 1250. Without contacts.csv in the
- * interrupted run: fd_output_close would write the contacts of the step
- * Ctrl-C stopped at, which were not recorded (an error of the run, not of
- * the restart). */
+ * interrupted run: the step Ctrl-C stopped at did not record its contacts,
+ * so with contacts.csv neither its rows nor its checkpoint would be written
+ * (the CLI says so), and the test wants the interrupted step's checkpoint. */
 /* time.step 4e-5 s: the demo's former step, fine for this short pour (the demo
  * itself now steps 1.2e-5 s for its settled heap); the step counts below
  * (1500 steps to 0.06 s) assume it. */
