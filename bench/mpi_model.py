@@ -78,7 +78,7 @@ def pile_extent(scene):
     radius, centres = data[:, 0], data[:, 1:4]
     low = (centres - radius[:, None]).min(axis=0)
     high = (centres + radius[:, None]).max(axis=0)
-    return low, high, len(data)
+    return low, high, len(data), 2.0 * float(radius.mean())
 
 
 def run(scene, ranks, steps):
@@ -112,7 +112,8 @@ def main():
         sys.exit(f"mpi_model: {CLI} is missing; build it first (make build)")
     if not os.path.exists(scene):
         sys.exit(f"mpi_model: {scene} is missing (make bench-ranks settles it)")
-    low, high, count = pile_extent(scene)
+    low, high, count, diameter = pile_extent(scene)
+    halo = None
     rows = []
     print(f"{count} bodies in [{low.round(4)}, {high.round(4)}] m; {steps} steps")
     print(" P  rank  ghosts predicted  measured  pred/meas   bytes a step (measured ghosts)  "
@@ -152,10 +153,10 @@ def main():
         writer.writerows(rows)
     # The same model at scale: cubic boxes of N/P bodies of diameter d hold
     # 6 faces x (N/P)^(2/3) x (h/d) ghosts (plus edges, small for h << box).
-    diameter = 2.0 * 0.005
-    halo = 0.0122
-    print("\nextrapolated (cubic boxes, the pile's diameter and halo): bodies a rank, ghosts a rank, "
-          "ghost bytes a rank a step")
+    if halo is None:
+        return
+    print(f"\nextrapolated (cubic boxes, the pile's mean diameter {diameter:.4g} m and halo {halo:.4g} m): bodies a "
+          "rank, ghosts a rank, ghost bytes a rank a step")
     for bodies, ranks in ((1e6, 8), (1e7, 100), (1e8, 1000), (1e9, 10000)):
         per_rank = bodies / ranks
         ghosts = 6.0 * per_rank ** (2.0 / 3.0) * halo / diameter
