@@ -50,6 +50,7 @@
 # without LAMMPS this prints why and exits 0. No timing is asserted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/require_built.sh
 root=$(pwd)
 
 sizes=${BENCH_LAMMPS_SIZES:-"10000 100000 1000000"}
@@ -65,12 +66,7 @@ export_tool=build/release/fricdem_lammps_data
 cores=$(nproc)  # before OMP_NUM_THREADS=1, which nproc honours
 export OMP_NUM_THREADS=1
 
-for tool in "$bench" "$export_tool"; do
-  if [ ! -x "$tool" ]; then
-    echo "bench-lammps: $tool is missing; build it first (make build)" >&2
-    exit 1
-  fi
-done
+require_built bench-lammps "$bench" "$export_tool"
 if ! scripts/install-lammps.sh --liggghts; then
   if ! command -v lmp >/dev/null; then
     echo "bench-lammps: LAMMPS is not installed and scripts/install-lammps.sh could not install it: skipped" >&2

@@ -18,6 +18,7 @@
 #                      the median ratio, which the machine's spread moves less
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/require_built.sh
 
 n=${BENCH_RANKS_N:-100000}
 steps=${BENCH_RANKS_STEPS:-300}
@@ -34,12 +35,7 @@ dsds='contacts.0.slide={model: dsds, k_t: 1.0e4, gamma_t: 1.0, mu: 0.5}'
 vv='time.integrator=velocity_verlet'
 machine=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
 
-for tool in "$cli" "$export_tool"; do
-  if [ ! -x "$tool" ]; then
-    echo "bench-ranks: $tool is missing; build it first (make build)" >&2
-    exit 1
-  fi
-done
+require_built bench-ranks "$cli" "$export_tool"
 if ! command -v mpirun >/dev/null; then
   echo "bench-ranks: mpirun is missing (scripts/install-deps.sh installs openmpi-bin): skipped" >&2
   exit 0

@@ -14,6 +14,7 @@
 # (bench/lammps_compare.sh), apart because it installs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/require_built.sh
 
 cli=build/release/fricdem
 sizes=${BENCH_SIZES:-"10000:200 100000:200 1000000:100"}
@@ -22,10 +23,7 @@ repeat=${BENCH_REPEAT:-1}
 out=bench/out
 python=/usr/bin/python3
 
-if [ ! -x "$cli" ]; then
-  echo "bench: $cli is missing; build it first (make build)" >&2
-  exit 1
-fi
+require_built bench "$cli"
 mkdir -p "$out/scenes" "$out/logs"
 results=$out/results.csv
 candidates=$out/candidates.csv

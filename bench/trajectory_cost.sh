@@ -31,6 +31,7 @@
 # No timing is asserted anywhere: this reports, it does not judge.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/require_built.sh
 
 cli=build/release/fricdem
 sizes=${BENCH_TRAJECTORY_SIZES:-"10000:200 100000:200"}
@@ -39,10 +40,7 @@ repeat=${BENCH_REPEAT:-1}
 out=bench/out
 python=/usr/bin/python3
 
-if [ ! -x "$cli" ]; then
-  echo "bench: $cli is missing; build it first (make build)" >&2
-  exit 1
-fi
+require_built bench "$cli"
 mkdir -p "$out/scenes" "$out/logs"
 results=$out/trajectory_cost.csv
 machine=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)

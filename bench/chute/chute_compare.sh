@@ -27,6 +27,7 @@
 # Without LAMMPS (scripts/install-lammps.sh) the LAMMPS row is left out.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source bench/require_built.sh
 
 steps=${BENCH_CHUTE_STEPS:-1000}
 settle=${BENCH_CHUTE_SETTLE:-5000}
@@ -40,12 +41,7 @@ out=bench/out/chute
 cores=$(nproc)
 machine=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
 
-for tool in "$bench" "$export_tool"; do
-  if [ ! -x "$tool" ]; then
-    echo "bench-chute: $tool is missing; build it first (make build)" >&2
-    exit 1
-  fi
-done
+require_built bench-chute "$bench" "$export_tool"
 have_lammps=1
 if ! scripts/install-lammps.sh >/dev/null && ! command -v lmp >/dev/null; then
   echo "bench-chute: LAMMPS is not installed and scripts/install-lammps.sh could not install it: fricdem only" >&2
