@@ -813,15 +813,13 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
             }
             checkpoint_step = fd_world_step_count(world);
         }
-        /* Every rank's list is rebuilt at the next step, or at a migration:
-         * then also when a body has moved half the way to the migration's
-         * limit (the next rebuild is half a skin away), so that a migration
-         * seldom costs a rebuild of its own. After the outputs (their
+        /* Every rank's list is rebuilt at the same steps, and migrations
+         * come with them (fd_domain_migrates). After the outputs (their
          * records are those of the contacts' owners before it), and never
          * after the last step (the final files gather from those owners). */
         double written = now_seconds();
         bool rebuild_next = fd_partition_share_list_drift(&part, all[4]);
-        bool migrate_now = all[1] > domain.migrate_after || (rebuild_next && all[1] > 0.25 * domain.migrate_after) ||
+        bool migrate_now = fd_domain_migrates(&domain, all[1], rebuild_next) ||
                            (options->migrate_every > 0 && (done + 1) % options->migrate_every == 0);
         if (!failed && done + 1 < steps && migrate_now &&
             (rebalance(&t, &part) != FD_OK || migrate(&t, &part) != FD_OK)) {

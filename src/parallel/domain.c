@@ -205,6 +205,11 @@ bool fd_domain_near(const fd_domain* domain, int rank, fd_vec3 x)
     return true;
 }
 
+bool fd_domain_migrates(const fd_domain* domain, double largest_squared, bool rebuild_next)
+{
+    return largest_squared > domain->migrate_after || (rebuild_next && largest_squared > 0.25 * domain->migrate_after);
+}
+
 bool fd_domain_unbalanced(const fd_domain* domain, int64_t most_owned, int64_t total_owned)
 {
     return domain->ranks > 1 && (double)most_owned > domain->rebalance_above * (double)total_owned / domain->ranks;

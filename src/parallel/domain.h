@@ -36,6 +36,12 @@ fd_status fd_domain_cut(fd_domain* domain, fd_vec3* points, int64_t count);
 void fd_domain_free(fd_domain* domain);
 int fd_domain_owner(const fd_domain* domain, fd_vec3 x);
 bool fd_domain_near(const fd_domain* domain, int rank, fd_vec3 x);
+/* Whether the ranks migrate now, from the largest displacement squared
+ * since the last migration (m^2, over all ranks) and whether every rank's
+ * list is rebuilt at the next step: past the whole drift at once, and at a
+ * rebuild from half of it (the next rebuild is half a skin away), so that
+ * a migration seldom costs a rebuild of its own. */
+bool fd_domain_migrates(const fd_domain* domain, double largest_squared, bool rebuild_next);
 /* Whether the rank that owns the most (of `total_owned`) owns too many. */
 bool fd_domain_unbalanced(const fd_domain* domain, int64_t most_owned, int64_t total_owned);
 

@@ -96,14 +96,12 @@ fd_status fd_partition_step_together(fd_partition* parts, int ranks)
             return status;
         }
     }
-    /* The lists rebuilt at the same steps, and migrations with them (the
-     * MPI runner's rule). */
+    /* The lists rebuilt at the same steps, and migrations with them. */
     bool rebuild_next = false;
     for (int r = 0; r < ranks; ++r) {
         rebuild_next = fd_partition_share_list_drift(&parts[r], list_drift);
     }
-    double limit = parts[0].domain->migrate_after;
-    if (!(largest > limit || (rebuild_next && largest > 0.25 * limit))) {
+    if (!fd_domain_migrates(parts[0].domain, largest, rebuild_next)) {
         return FD_OK;
     }
     /* A rank that owns too many: the boxes cut again from every owned body
