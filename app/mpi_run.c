@@ -494,13 +494,6 @@ static bool any_rank_failed(bool failed)
     return any != 0;
 }
 
-/* Triples of doubles by their first (a body's index). */
-static int compare_first_double(const void* a, const void* b)
-{
-    double x = *(const double*)a, y = *(const double*)b;
-    return (x > y) - (x < y);
-}
-
 /* Whether the dynamic bodies' kinetic energy is below `threshold` (J), as
  * one process decides it (fd_scene_stage_finished: the translational and
  * the rotational terms each summed in index order). Any two orders of
@@ -510,71 +503,51 @@ static int compare_first_double(const void* a, const void* b)
  * decides as one process's; inside it rank 0 gathers the terms and sums
  * them as one process does (FRICDEM_TEST_EXACT_KINETIC=1 takes that path
  * always, for tests). */
-static bool kinetic_energy_below(fd_partition* part, double threshold, int rank, int ranks, bool* failed)
+static bool kinetic_energy_below(transport* t, fd_partition* part, double threshold, int rank, bool* failed)
 {
-    int64_t owned = fd_partition_owned_count(part);
-    double* terms = malloc((size_t)(owned > 0 ? owned : 1) * 3 * sizeof *terms);
-    if (any_rank_failed(terms == NULL)) {
-        free(terms);
+    fd_parcel* mine = &t->parcels[0];
+    double sum[2];
+    fd_status status = fd_partition_pack_kinetic_terms(part, mine, sum);
+    if (any_rank_failed(status != FD_OK)) {
         *failed = true;
         return false;
     }
-    int64_t count = fd_partition_kinetic_terms(part, terms);
-    double mine[3] = {0.0, 0.0, (double)count}, all[3];
-    for (int64_t k = 0; k < count; ++k) {
-        mine[0] += terms[3 * k + 1];
-        mine[1] += terms[3 * k + 2];
-    }
-    MPI_Allreduce(mine, all, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    double local[3] = {sum[0], sum[1], (double)(mine->word_count / FD_PARTITION_KINETIC_WORDS)}, all[3];
+    MPI_Allreduce(local, all, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     double kinetic = all[0] + all[1];
     const char* forced = getenv("FRICDEM_TEST_EXACT_KINETIC");
     bool exact = forced != NULL && strcmp(forced, "1") == 0;
     if (!exact && fabs(kinetic - threshold) > 4.0 * all[2] * DBL_EPSILON * kinetic) {
-        free(terms);
         return kinetic < threshold;
     }
-    int mine_words = (int)(3 * count), total = 0;
-    int* counts = rank == 0 ? calloc((size_t)ranks * 2, sizeof *counts) : NULL;
-    double* every = NULL;
-    bool ok = !any_rank_failed(rank == 0 && counts == NULL);
-    if (ok) {
-        MPI_Gather(&mine_words, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (rank == 0) {
-            total = (int)offsets_of(counts, counts + ranks, ranks);
-            every = malloc((size_t)(total > 0 ? total : 1) * sizeof *every);
-            ok = every != NULL;
-        }
-    }
-    if (any_rank_failed(!ok)) {
-        free(counts);
-        free(every);
-        free(terms);
+    int64_t words = 0;
+    if (gather_words(t, mine, rank, &words) != FD_OK) {
         *failed = true;
         return false;
     }
-    MPI_Gatherv(terms, mine_words, MPI_DOUBLE, every, counts, counts + ranks, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     int below = 0;
     if (rank == 0) {
-        qsort(every, (size_t)(total / 3), 3 * sizeof *every, compare_first_double);
+        /* By index (each term's first word), then summed as one process does. */
+        int64_t count = words / FD_PARTITION_KINETIC_WORDS;
+        qsort(t->words_in, (size_t)count, FD_PARTITION_KINETIC_WORDS * sizeof *t->words_in, fd_compare_keys);
         double translational = 0.0, rotational = 0.0;
-        for (int k = 0; k < total / 3; ++k) {
-            translational += every[3 * k + 1];
-            rotational += every[3 * k + 2];
+        for (int64_t k = 0; k < count; ++k) {
+            double energy[2];
+            memcpy(energy, t->words_in + FD_PARTITION_KINETIC_WORDS * k + 1, sizeof energy);
+            translational += energy[0];
+            rotational += energy[1];
         }
         below = translational + rotational < threshold;
     }
     MPI_Bcast(&below, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    free(counts);
-    free(every);
-    free(terms);
     return below != 0;
 }
 
 /* The stage under way, if finished, gives way to the next on every rank at
  * the same step (docs/stages.md; each rank's scene applies the changes to
  * its world: walls, inlets and outlets are on every rank). */
-static bool advance_stage(fd_partition* part, fd_scene* scene, fd_output* output, bool announce, int rank,
-                          int ranks, bool* over)
+static bool advance_stage(transport* t, fd_partition* part, fd_scene* scene, fd_output* output, bool announce,
+                          int rank, bool* over)
 {
     *over = false;
     if (fd_scene_stage_count(scene) == 0) {
@@ -584,7 +557,7 @@ static bool advance_stage(fd_partition* part, fd_scene* scene, fd_output* output
         double kinetic_below = 0.0;
         bool failed = false;
         bool finished = fd_scene_stage_time_up(scene, &kinetic_below) ||
-                        (kinetic_below > 0.0 && kinetic_energy_below(part, kinetic_below, rank, ranks, &failed));
+                        (kinetic_below > 0.0 && kinetic_energy_below(t, part, kinetic_below, rank, &failed));
         if (failed) {
             fprintf(stderr, "error (rank %d): out of memory summing the kinetic energy\n", rank);
             return false;
@@ -676,10 +649,18 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
         fd_scene_free(&scene);
         return EXIT_USAGE;
     }
-    /* The first stage, unless resumed within one (every rank alike). */
+    /* The messages' buffers; then the first stage, unless resumed within
+     * one (every rank alike: a resumed stage may end by the ranks'
+     * kinetic energy at once). */
+    transport t;
     bool stages_over = false;
     int stage_before = scene.stage;
-    if (!advance_stage(&part, &scene, NULL, false, rank, ranks, &stages_over)) {
+    bool buffers = transport_init(&t, ranks);
+    if (any_rank_failed(!buffers) || !advance_stage(&t, &part, &scene, NULL, false, rank, &stages_over)) {
+        if (!buffers) {
+            fprintf(stderr, "error (rank %d): out of memory for the messages' buffers\n", rank);
+        }
+        transport_free(&t);
         fd_partition_free(&part);
         fd_domain_free(&domain);
         fd_scene_free(&scene);
@@ -698,8 +679,6 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     if (failed) {
         fprintf(stderr, "error: %s\n", fd_last_error());
     }
-    transport t;
-    failed = !transport_init(&t, ranks) || failed;
     const bool events = scene.output.events_csv;
     if (!any_rank_failed(failed) &&
         ((events && gather_events(&t, &part, rank) != FD_OK) ||
@@ -794,7 +773,7 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
         }
         /* The next stage, once this step's outputs are written (a
          * checkpoint of this step holds it), as one process begins it. */
-        if (!advance_stage(&part, &scene, output, leader && !options->quiet, rank, ranks, &stages_over)) {
+        if (!advance_stage(&t, &part, &scene, output, leader && !options->quiet, rank, &stages_over)) {
             failed = true;
         }
         if (stages_over && steps > done + 2) {

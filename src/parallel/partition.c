@@ -296,22 +296,31 @@ bool fd_partition_share_list_drift(fd_partition* part, double largest_squared)
     return rebuild;
 }
 
-int64_t fd_partition_kinetic_terms(const fd_partition* part, double* out)
+fd_status fd_partition_pack_kinetic_terms(const fd_partition* part, fd_parcel* out, double sum[2])
 {
     const fd_world* world = part->world;
-    int64_t count = 0;
+    out->word_count = 0;
+    sum[0] = sum[1] = 0.0;
+    if (!fd_penalty_grow((void**)&out->words, &out->word_capacity,
+                         FD_PARTITION_KINETIC_WORDS * part->owned_count + 1, sizeof *out->words)) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for the kinetic energy");
+    }
     for (int64_t k = 0; k < part->owned_count; ++k) {
         int b = part->owned[k];
         if (world->colds[b].type != FD_BODY_DYNAMIC) {
             continue;
         }
         fd_body_state state = fd_world_state(world, b);
-        out[3 * count] = (double)b;
-        out[3 * count + 1] = 0.5 * world->colds[b].mass * fd_v3_length_squared(state.velocity);
-        out[3 * count + 2] = fd_body_kinetic_rotational(&state, &world->masses[b]);
-        ++count;
+        double energy[2] = {0.5 * world->colds[b].mass * fd_v3_length_squared(state.velocity),
+                            fd_body_kinetic_rotational(&state, &world->masses[b])};
+        uint64_t* at = out->words + out->word_count;
+        at[0] = (uint64_t)b;
+        memcpy(at + 1, energy, sizeof energy);
+        sum[0] += energy[0];
+        sum[1] += energy[1];
+        out->word_count += FD_PARTITION_KINETIC_WORDS;
     }
-    return count;
+    return FD_OK;
 }
 
 /* ---------------------------------------------------------------- records */

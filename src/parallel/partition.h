@@ -130,10 +130,11 @@ double fd_partition_list_drift(const fd_partition* part);
 bool fd_partition_share_list_drift(fd_partition* part, double largest_squared);
 
 /* The kinetic energy of each dynamic body this rank owns, as
- * fd_world_get_energy computes it: out[3 k] its index, out[3 k + 1] its
- * translational and out[3 k + 2] its rotational energy (J), in ascending
- * index (out holds 3 per owned body). Returns the count. */
-int64_t fd_partition_kinetic_terms(const fd_partition* part, double* out);
+ * fd_world_get_energy computes it, in words (ascending index, 3 a body: its
+ * index, then the bits of its translational and of its rotational energy,
+ * J), so that they travel as the other words do; *sum gets both sums. */
+enum { FD_PARTITION_KINETIC_WORDS = 3 };
+fd_status fd_partition_pack_kinetic_terms(const fd_partition* part, fd_parcel* out, double sum[2]);
 
 /* After a step: the ghosts this rank owns for rank `to`, and their intake. */
 int64_t fd_partition_ghost_count(const fd_partition* part, int to);
