@@ -390,7 +390,7 @@ static fd_status everyone_sorted(transport* t, fd_partition* part, int64_t (*col
  * ranks as one process numbers them; then the bodies the outlets take,
  * found by their owners, removed on every rank in ascending index as one
  * process removes them. */
-static fd_status number_contacts_and_run_outlets(transport* t, fd_partition* part, bool events, int rank)
+static fd_status number_contacts_send_events_run_outlets(transport* t, fd_partition* part, bool events, int rank)
 {
     int64_t total = 0;
     fd_status status = everyone_sorted(t, part, fd_partition_new_keys, &total);
@@ -755,7 +755,7 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
             failed = true;
             break;
         }
-        if (number_contacts_and_run_outlets(&t, &part, events, rank) != FD_OK || exchange_ghosts(&t, &part) != FD_OK ||
+        if (number_contacts_send_events_run_outlets(&t, &part, events, rank) != FD_OK || exchange_ghosts(&t, &part) != FD_OK ||
             fd_partition_run_inlets(&part) != FD_OK) {
             fprintf(stderr, "error (rank %d): %s\n", rank, fd_last_error());
             failed = true;
