@@ -26,8 +26,8 @@
  * kinetic energy sums it over the ranks as one process would decide).
  *
  * Contact events come from the ranks that answer for their contacts, every
- * step, to rank 0. Not yet with more than one process (refused by name):
- * the energy ledger (energy.csv). */
+ * step, to rank 0, and so do the energy ledger's books (rank 0 sums them in
+ * one process's order and writes energy.csv). */
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -59,26 +59,6 @@ static double cpu_seconds(void)
     struct timespec t;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* What the decomposed run cannot write yet, as the keys to switch off. */
-static bool refuse_outputs(const fd_scene* scene, char* text, size_t size)
-{
-    const fd_output_settings* o = &scene->output;
-    text[0] = '\0';
-    const struct {
-        bool on;
-        const char* set;
-    } refused[] = {
-        {o->energy_csv, "output.energy_csv=false"},
-    };
-    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; ++k) {
-        if (refused[k].on) {
-            size_t used = strlen(text);
-            snprintf(text + used, size - used, " --set %s", refused[k].set);
-        }
-    }
-    return text[0] != '\0';
 }
 
 /* The buffers of the messages, kept from one step to the next (allocated
@@ -543,6 +523,22 @@ static bool kinetic_energy_below(transport* t, fd_partition* part, double thresh
     return below != 0;
 }
 
+/* The energy ledger's books of the step just made, every rank's, summed on
+ * rank 0 in one process's order (partition.h); rank 0 writes the ledger. */
+static fd_status sum_ledger(transport* t, fd_partition* part, int rank)
+{
+    fd_status status = fd_partition_pack_ledger(part, &t->parcels[0]);
+    if (any_rank_failed(status != FD_OK)) {
+        return status != FD_OK ? status : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the ledger's books");
+    }
+    int64_t words = 0;
+    status = gather_words(t, &t->parcels[0], rank, &words);
+    if (status == FD_OK && rank == 0) {
+        status = fd_partition_book_ledger(part, t->words_in, words);
+    }
+    return status;
+}
+
 /* The stage under way, if finished, gives way to the next on every rank at
  * the same step (docs/stages.md; each rank's scene applies the changes to
  * its world: walls, inlets and outlets are on every rank). */
@@ -568,7 +564,25 @@ static bool advance_stage(transport* t, fd_partition* part, fd_scene* scene, fd_
     }
     char who[32];
     snprintf(who, sizeof who, "(rank %d)", rank);
-    return stage_begin_next(scene, output, announce, who, over);
+    if (!fd_world_get_def(scene->world).energy_ledger || fd_scene_stage_count(scene) <= scene->stage + 1) {
+        return stage_begin_next(scene, output, announce, who, over);
+    }
+    /* With the ledger, rank 0 begins the stage holding every body where it
+     * is: a change of gravity books its work on every body (run_changes.c). */
+    int64_t total = 0;
+    if (gather_bodies(t, part, rank, &total) != FD_OK) {
+        fprintf(stderr, "error %s: %s\n", who, fd_last_error());
+        return false;
+    }
+    if (rank == 0) {
+        fd_partition_put_bodies(part, t->in, total);
+        fd_partition_hold_everything(part, true);
+    }
+    bool begun = stage_begin_next(scene, output, announce, who, over);
+    if (rank == 0) {
+        fd_partition_hold_everything(part, false);
+    }
+    return begun;
 }
 
 static int run(const run_options* options, bool resume, int rank, int ranks)
@@ -586,15 +600,6 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     }
     if (options->out_dir != NULL) {
         snprintf(scene.output.directory, sizeof scene.output.directory, "%s", options->out_dir);
-    }
-    char refused[512];
-    if (refuse_outputs(&scene, refused, sizeof refused)) {
-        if (leader) {
-            fprintf(stderr, "error: %s: with %d processes fricdem does not write yet the outputs that read the "
-                    "energy ledger; switch them off:%s\n", scene.path, ranks, refused);
-        }
-        fd_scene_free(&scene);
-        return EXIT_USAGE;
     }
     fd_world* world = scene.world;
     /* The contacts' details are recorded only for the steps whose outputs read them. */
@@ -680,6 +685,7 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
         fprintf(stderr, "error: %s\n", fd_last_error());
     }
     const bool events = scene.output.events_csv;
+    const bool ledger = fd_world_get_def(world).energy_ledger;
     if (!any_rank_failed(failed) &&
         ((events && gather_events(&t, &part, rank) != FD_OK) ||
          gather_and_write(&t, &part, output, rank, false, writes_contacts, NULL) != FD_OK)) {
@@ -730,7 +736,10 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
             fd_world_request_contacts(world);
         }
         double phase_start = now_seconds();
-        status = fd_world_step(world);
+        status = ledger ? fd_partition_ledger_rows(&part) : FD_OK;
+        if (status == FD_OK) {
+            status = fd_world_step(world);
+        }
         double stepped = now_seconds();
         phase[PHASE_STEP] += stepped - phase_start;
         if (status != FD_OK) {
@@ -755,7 +764,8 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
             failed = true;
             break;
         }
-        if (number_contacts_send_events_run_outlets(&t, &part, events, rank) != FD_OK || exchange_ghosts(&t, &part) != FD_OK ||
+        if ((ledger && sum_ledger(&t, &part, rank) != FD_OK) ||
+            number_contacts_send_events_run_outlets(&t, &part, events, rank) != FD_OK || exchange_ghosts(&t, &part) != FD_OK ||
             fd_partition_run_inlets(&part) != FD_OK) {
             fprintf(stderr, "error (rank %d): %s\n", rank, fd_last_error());
             failed = true;

@@ -5,8 +5,9 @@
  * faces (Fang & Negrut), in a turning drum (a moving finite wall), with an
  * outlet and with an inlet; bodies migrate in each (the summary says how often); a
  * checkpoint written by two ranks and resumed on three, or on one process,
- * ends as the run that never stopped; and an output the ranks cannot write
- * yet is refused by the key to switch off. Without MPI in the build the
+ * ends as the run that never stopped; the energy ledger's energy.csv too
+ * (through stages that tilt gravity, and resumed); and the ledger with an
+ * outlet, which the ranks cannot book yet, is refused by name. Without MPI in the build the
  * tests say so and are skipped: scripts/install-deps.sh installs it for
  * `make test`. */
 #include <criterion/criterion.h>
@@ -197,10 +198,10 @@ static void assert_ranks_match_one_process_with(const char* scene, const char* o
         }
         /* The walls' reactions (every rank sums a share; rank 0 sums them
          * again from the records) and the VTU snapshots, where written. */
-        const char* more[6] = {"walls.csv", "outlets.csv", "events.csv", "vtu/bodies_000001.vtu",
+        const char* more[7] = {"walls.csv", "outlets.csv", "events.csv", "energy.csv", "vtu/bodies_000001.vtu",
                                "vtu/contacts_000001.vtu", "vtu/walls_000001.vtu"};
         int compared = 0;
-        for (int f = 0; f < 6; ++f) {
+        for (int f = 0; f < 7; ++f) {
             char one[600], many[600];
             snprintf(one, sizeof one, "%s/%s", temp_path("one"), more[f]);
             snprintf(many, sizeof many, "%s/%s", temp_path(out), more[f]);
@@ -440,15 +441,73 @@ Test(mpi_cli, a_step_that_fails_on_one_rank_stops_every_rank_with_its_message)
     cr_assert(strstr(err, "blow-up at step") != NULL && strstr(err, "stopped at step") != NULL, "%s", err);
 }
 
-Test(mpi_cli, an_output_the_ranks_cannot_write_yet_is_refused_by_its_key)
+/* The energy ledger (energy.csv, and the contacts' own books in
+ * contacts.csv): every rank books the contacts it answers for, rank 0 sums
+ * them in one process's order. */
+Test(mpi_cli, the_energy_ledger_of_two_and_three_ranks_is_one_process_s_with_rolling_and_twisting)
 {
+    assert_ranks_match_one_process_with(pile_scene, "--set output.energy_csv=true");
+    char* energy = read_text(temp_path("ranks3/energy.csv"));
+    cr_assert(strstr(energy, "released") != NULL && strstr(energy, "dashpot_spin") != NULL, "%.300s", energy);
+}
+
+Test(mpi_cli, the_energy_ledger_of_two_and_three_ranks_is_one_process_s_with_fang_negrut_across_periodic_faces)
+{
+    assert_ranks_match_one_process_with(periodic_scene, "--set output.energy_csv=true");
+}
+
+Test(mpi_cli, the_energy_ledger_through_stages_that_tilt_gravity_is_one_process_s)
+{
+    /* The inlet pours, the pile settles until its kinetic energy is low, then
+     * gravity tilts: rank 0 books the change of potential energy of every
+     * body (it holds them all while the stage begins). */
+    char scene[sizeof pile_scene + 2048];
+    write_inlet_scene(scene, sizeof scene);
+    size_t length = strlen(scene);
+    snprintf(scene + length, sizeof scene - length, "stages:\n"
+             "  - {name: fill, duration: 0.012}\n"
+             "  - {name: settle, duration: 0.02, until_kinetic_energy: 0.05, min_duration: 0.002,\n"
+             "     inlets: [{inlet: pour, active: false}]}\n"
+             "  - {name: tilt, duration: 0.01, gravity: [2.0, 0, -9.81]}\n");
+    assert_ranks_match_one_process_with(scene, "--set output.energy_csv=true");
+    char* summary = read_text(temp_path("stdout"));
+    cr_assert(strstr(summary, "'tilt' from t = ") != NULL, "the stage that tilts gravity must begin:\n%s", summary);
+}
+
+Test(mpi_cli, the_energy_ledger_resumed_on_other_rank_counts_ends_as_one_process_run)
+{
+    /* Checkpoints keep the contacts' books; migrations carry them. */
+    char scene[sizeof pile_scene + 64];
+    snprintf(scene, sizeof scene, "%s", pile_scene);
+    char* energy = strstr(scene, "energy_csv: false");
+    cr_assert_not_null(energy);
+    memcpy(energy, "energy_csv: true ", strlen("energy_csv: true "));
+    assert_resumed_runs_end_as_one_process(scene, 0.02, 0.04);
+    char* whole = read_text(temp_path("whole/energy.csv"));
+    const char* last = strstr(whole, "\n0.040000000000000001,800,");
+    cr_assert_not_null(last, "%s", whole);
+    for (int k = 0; k < 2; ++k) {
+        char path[64];
+        snprintf(path, sizeof path, "rest%d/energy.csv", k);
+        char* rest = read_text(temp_path(path));
+        cr_assert(strstr(rest, last) != NULL, "resumed (%s): the last row differs from the whole run's:\n%s\n%s",
+                  path, last, rest);
+    }
+}
+
+Test(mpi_cli, the_energy_ledger_with_an_outlet_is_refused_by_name)
+{
+    /* The energy an outlet takes is a sum over bodies no one rank holds. */
     skip_without_mpi();
+    char scene[sizeof pile_scene + 256];
+    snprintf(scene, sizeof scene, "%soutlets:\n"
+             "  - {name: strip, region: {box: {min: [0.03, -1.0, -1.0], max: [1.0, 1.0, 1.0]}}}\n", pile_scene);
     const char* path = temp_path("scene.yaml");
-    write_file(path, pile_scene);
+    write_file(path, scene);
     char arguments[1024];
     snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set output.energy_csv=true", path,
              temp_path("refused"));
     cr_assert_eq(run_ranks(2, arguments), 2);
     char* err = read_text(temp_path("stderr"));
-    cr_assert(strstr(err, "--set output.energy_csv=false") != NULL, "%s", err);
+    cr_assert(strstr(err, "energy ledger") != NULL && strstr(err, "outlets") != NULL, "%s", err);
 }

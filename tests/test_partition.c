@@ -119,6 +119,22 @@ static void assert_contacts_match(const fd_partition* parts, int ranks, const fd
     fd_penalty_contacts_free(&want);
 }
 
+/* With the energy ledger: rank 0's totals (every rank's books summed in
+ * one process's order) are one process's to the bit. */
+static void assert_ledger_matches(const fd_partition* summing, int ranks, const fd_world* reference, int step,
+                                  const char* label)
+{
+    const fd_world* world = summing->world;
+    cr_assert(memcmp(&world->energy_totals, &reference->energy_totals, sizeof reference->energy_totals) == 0 &&
+                  memcmp(world->stored_energy, reference->stored_energy, sizeof reference->stored_energy) == 0,
+              "%s, %d ranks, step %d: the ledger's totals on rank 0 differ from one process's (dissipated by the "
+              "slide dashpot %.17g J vs %.17g J, released %.17g J vs %.17g J, stored in the normal springs %.17g J "
+              "vs %.17g J)", label, ranks, step, world->energy_totals.dashpot[FD_MECHANISM_SLIDE],
+              reference->energy_totals.dashpot[FD_MECHANISM_SLIDE], world->energy_totals.released,
+              reference->energy_totals.released, world->stored_energy[FD_MECHANISM_NORMAL],
+              reference->stored_energy[FD_MECHANISM_NORMAL]);
+}
+
 static void run_case(const pile_options* o, const char* label, int steps)
 {
     for (int ranks = 2; ranks <= 3; ++ranks) {
@@ -155,6 +171,9 @@ static void run_case(const pile_options* o, const char* label, int steps)
             if (s % 250 == 0 || s == steps) {
                 assert_owners_match(parts, ranks, one, s, label);
                 assert_contacts_match(parts, ranks, one, s, label);
+                if (o->ledger) {
+                    assert_ledger_matches(&parts[0], ranks, one, s, label);
+                }
                 for (int r = 0; r < ranks; ++r) {
                     int held = 0;
                     for (int b = 0; b < one->body_count; ++b) {
@@ -172,6 +191,11 @@ static void run_case(const pile_options* o, const char* label, int steps)
                      (long long)parts[0].migrations);
         cr_assert_lt(held_most, one->body_count - 5, "%s, %d ranks: a rank holds all %d spheres", label, ranks,
                      held_most);
+        if (o->ledger) {
+            /* contacts ended (their springs' energy released) and dissipated */
+            cr_assert(one->energy_totals.released > 0.0 && one->energy_totals.dashpot[FD_MECHANISM_NORMAL] > 0.0,
+                      "%s: the ledger must have books to compare", label);
+        }
         if (o->inlet) {
             cr_assert_eq(fd_world_get_inlet_info(one, 0).inserted, 150, "%s: the inlet must pour", label);
         }
@@ -198,20 +222,20 @@ Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_dsds)
 
 Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_rolling_and_twisting)
 {
-    pile_options o = {.threads = 2, .slide = "dsds", .roll_and_spin = true, .materials = 3};
-    run_case(&o, "dsds + rolling + twisting, 3 materials, 2 threads", 2500);
+    pile_options o = {.threads = 2, .slide = "dsds", .roll_and_spin = true, .materials = 3, .ledger = true};
+    run_case(&o, "dsds + rolling + twisting, 3 materials, 2 threads, the energy ledger", 2500);
 }
 
 Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_fang_negrut)
 {
-    pile_options o = {.threads = 1, .slide = "fang_negrut"};
-    run_case(&o, "Fang & Negrut", 2000);
+    pile_options o = {.threads = 1, .slide = "fang_negrut", .ledger = true};
+    run_case(&o, "Fang & Negrut, the energy ledger", 2000);
 }
 
 Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_pfc_rrlinear)
 {
-    pile_options o = {.threads = 1, .slide = "pfc"};
-    run_case(&o, "PFC linear + rrlinear", 2500);
+    pile_options o = {.threads = 1, .slide = "pfc", .ledger = true};
+    run_case(&o, "PFC linear + rrlinear, the energy ledger", 2500);
 }
 
 Test(partition, two_and_three_ranks_give_the_bits_of_one_process_across_periodic_faces)
@@ -254,8 +278,8 @@ Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_an_inlet)
     /* An inlet pours 150 spheres onto the pile: every rank's inlet inserts
      * the same spheres (every rank holds the bodies around its region),
      * each owned by the rank whose box holds it. */
-    pile_options o = {.threads = 1, .slide = "dsds", .inlet = true};
-    run_case(&o, "hooke + dsds, an inlet", 2500);
+    pile_options o = {.threads = 1, .slide = "dsds", .inlet = true, .ledger = true};
+    run_case(&o, "hooke + dsds, an inlet, the energy ledger", 2500);
 }
 
 Test(partition, bisection_cuts_balanced_boxes_that_tile_space_whatever_the_order_of_the_points)
@@ -356,14 +380,17 @@ Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_an_inlet_a
 
 Test(partition, what_is_not_supported_yet_is_refused_by_name)
 {
-    pile_options o = {.threads = 1, .slide = "dsds", .ledger = true};
+    /* The ledger with an outlet: the kinetic energy the outlet takes is a
+     * sum over bodies that no one rank holds. */
+    pile_options o = {.threads = 1, .slide = "dsds", .ledger = true, .outlet = true};
     fd_world* world = make_pile(&o);
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     fd_domain domain;
     cr_assert_eq(fd_domain_plan(world, 2, &domain), FD_OK, "%s", fd_last_error());
     fd_partition part;
     cr_assert_eq(fd_partition_init(&part, world, &domain, 0), FD_ERR_UNSUPPORTED);
-    cr_assert(strstr(fd_last_error(), "energy ledger") != NULL, "%s", fd_last_error());
+    cr_assert(strstr(fd_last_error(), "energy ledger") != NULL && strstr(fd_last_error(), "outlets") != NULL, "%s",
+              fd_last_error());
     fd_world_free(world);
     fd_domain_free(&domain);
 }

@@ -120,9 +120,9 @@ fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* doma
     if (world->def.stepper != FD_STEPPER_PENALTY) {
         return unsupported("the complementarity stepper");
     }
-
-    if (world->def.energy_ledger) {
-        return unsupported("the energy ledger (world.energy)");
+    fd_status refused = fd_partition_ledger_supported(world);
+    if (refused != FD_OK) {
+        return refused;
     }
     if (!world->prepared) {
         fd_status status = fd_world_prepare(world);
@@ -216,6 +216,11 @@ fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* doma
         contacts.state[kept] = contacts.state[k];
         memmove(contacts.springs + (size_t)kept * (size_t)stride, contacts.springs + (size_t)k * (size_t)stride,
                 (size_t)stride * sizeof(double));
+        if (contacts.book_count > 0) { /* the ledger's books (a resumed run's are the checkpoint's) */
+            memmove(contacts.books + (size_t)kept * (size_t)contacts.book_count,
+                    contacts.books + (size_t)k * (size_t)contacts.book_count,
+                    (size_t)contacts.book_count * sizeof *contacts.books);
+        }
         ++kept;
     }
     contacts.count = kept;
@@ -245,6 +250,10 @@ void fd_partition_free(fd_partition* part)
     free(part->owned);
     free(part->zone_low);
     free(part->zone_high);
+    if (part->world != NULL && part->world->penalty.book_rows == part->book_rows) {
+        part->world->penalty.book_rows = NULL; /* the world books alone again (free the partition first) */
+    }
+    free(part->book_rows);
     memset(part, 0, sizeof *part);
 }
 
@@ -630,7 +639,17 @@ fd_status fd_partition_remove(fd_partition* part, const uint64_t* sorted_words, 
 
 /* ---------------------------------------------------------------- migration */
 
-int fd_partition_contact_words(const fd_partition* part) { return 4 + part->world->history_stride; }
+/* The ledger's books a contact carries (book_count of them, 5 words each):
+ * every rank's world keeps the same (the same laws). */
+static int contact_books(const fd_partition* part)
+{
+    return part->world->def.energy_ledger ? part->world->penalty.book_count : 0;
+}
+
+int fd_partition_contact_words(const fd_partition* part)
+{
+    return 4 + part->world->history_stride + FD_PARTITION_BOOK_WORDS * contact_books(part);
+}
 
 static bool add_body(fd_parcel* parcel, fd_body_record record)
 {
@@ -642,7 +661,7 @@ static bool add_body(fd_parcel* parcel, fd_body_record record)
     return true;
 }
 
-static bool add_contact(fd_parcel* parcel, const fd_penalty_contacts* contacts, int64_t k, int words)
+static bool add_contact(fd_parcel* parcel, const fd_penalty_contacts* contacts, int64_t k, int words, int books)
 {
     if (!fd_penalty_grow((void**)&parcel->words, &parcel->word_capacity, parcel->word_count + words,
                          sizeof *parcel->words)) {
@@ -655,6 +674,13 @@ static bool add_contact(fd_parcel* parcel, const fd_penalty_contacts* contacts, 
     out[2] = (uint64_t)contacts->first_step[k];
     out[3] = contacts->state[k];
     memcpy(out + 4, contacts->springs + (size_t)k * (size_t)stride, (size_t)stride * sizeof(double));
+    /* The ledger's books: a contact's lifetime books, or its springs'
+     * stored energies (the rest zero), which it releases when it ends. */
+    memset(out + 4 + stride, 0, (size_t)(FD_PARTITION_BOOK_WORDS * books) * sizeof *out);
+    for (int m = 0; m < books && m < contacts->book_count && contacts->books != NULL; ++m) {
+        memcpy(out + 4 + stride + FD_PARTITION_BOOK_WORDS * m,
+               &contacts->books[(size_t)k * (size_t)contacts->book_count + (size_t)m], sizeof(fd_energy_books));
+    }
     parcel->word_count += words;
     return true;
 }
@@ -713,7 +739,7 @@ fd_status fd_partition_pack_migration(const fd_partition* part, fd_parcel* parce
         int i = contacts.pairs[2 * k], j = contacts.pairs[2 * k + 1];
         for (int r = 0; r < ranks; ++r) {
             if (r != part->rank && held_by(part, i, r) && held_by(part, j, r) &&
-                !add_contact(&parcels[r], &contacts, k, words)) {
+                !add_contact(&parcels[r], &contacts, k, words, contact_books(part))) {
                 status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
                 break;
             }
@@ -744,15 +770,19 @@ static fd_status install_words(fd_partition* part, const uint64_t* words, int64_
     int stride = world->history_stride, per = fd_partition_contact_words(part);
     int64_t count = word_count / per;
     uint64_t* sorted = sorted_copy(words, count, per);
-    fd_penalty_contacts contacts = {.history_stride = stride};
+    int books = contact_books(part);
+    fd_penalty_contacts contacts = {.history_stride = stride, .book_count = books,
+                                    .lifetime_books = world->penalty.lifetime_books};
     contacts.pairs = malloc((size_t)(count > 0 ? count : 1) * 2 * sizeof *contacts.pairs);
     contacts.id = malloc((size_t)(count > 0 ? count : 1) * sizeof *contacts.id);
     contacts.first_step = malloc((size_t)(count > 0 ? count : 1) * sizeof *contacts.first_step);
     contacts.state = malloc((size_t)(count > 0 ? count : 1) * sizeof *contacts.state);
     contacts.springs = malloc((size_t)(count > 0 ? count : 1) * (size_t)(stride > 0 ? stride : 1) * sizeof(double));
+    contacts.books = books > 0 ? malloc((size_t)(count > 0 ? count : 1) * (size_t)books * sizeof *contacts.books)
+                               : NULL;
     fd_status status = FD_OK;
     if (sorted == NULL || !contacts.pairs || !contacts.id || !contacts.first_step || !contacts.state ||
-        !contacts.springs) {
+        !contacts.springs || (books > 0 && !contacts.books)) {
         status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for %lld contacts",
                          (long long)count);
     } else {
@@ -764,6 +794,10 @@ static fd_status install_words(fd_partition* part, const uint64_t* words, int64_
             contacts.first_step[k] = (int64_t)in[2];
             contacts.state[k] = (uint8_t)in[3];
             memcpy(contacts.springs + (size_t)k * (size_t)stride, in + 4, (size_t)stride * sizeof(double));
+            if (books > 0) {
+                memcpy(contacts.books + (size_t)k * (size_t)books, in + 4 + stride,
+                       (size_t)books * sizeof *contacts.books);
+            }
         }
         contacts.count = count;
         status = fresh ? fd_penalty_install(world, &contacts) : fd_penalty_rebuild_adding(world, &contacts);
@@ -833,7 +867,7 @@ fd_status fd_partition_pack_answered(const fd_partition* part, fd_parcel* out)
     int words = fd_partition_contact_words(part);
     for (int64_t k = 0; k < contacts.count && status == FD_OK; ++k) {
         int i = contacts.pairs[2 * k], j = contacts.pairs[2 * k + 1];
-        if (fd_partition_answers_for(part, i, j) && !add_contact(out, &contacts, k, words)) {
+        if (fd_partition_answers_for(part, i, j) && !add_contact(out, &contacts, k, words, contact_books(part))) {
             status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
         }
     }

@@ -104,12 +104,15 @@ typedef struct fd_partition {
     uint64_t next_id;             /* the id the next contact to begin takes, as in one process */
     fd_new_contact* new_contacts; /* the step's, between fd_partition_new_keys and the numbering */
     int64_t new_count, new_capacity;
+    uint8_t* book_rows;           /* with the ledger: fd_book_row per body (src/penalty/penalty.h) */
+    int64_t book_row_capacity;
 } fd_partition;
 
 /* Rank `rank`'s part of a world that holds the whole scene at its start
  * (prepared here if it is not): its roles, and its contacts with both bodies
  * held. Refuses what the decomposition does not support yet (the
- * complementarity stepper, the energy ledger, events). */
+ * complementarity stepper; outlets, moving walls, external loads and locks
+ * with the energy ledger). */
 fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* domain, int rank);
 void fd_partition_free(fd_partition* part);
 
@@ -205,6 +208,28 @@ bool fd_partition_answers_for(const fd_partition* part, int i, int j);
 enum { FD_PARTITION_EVENT_WORDS = 8 };
 fd_status fd_partition_pack_events(const fd_partition* part, fd_parcel* out);
 fd_status fd_partition_put_events(fd_partition* part, const uint64_t* words, int64_t word_count);
+
+/* The energy ledger (world.energy_ledger) on several ranks
+ * (src/parallel/partition_ledger.c): one process books a step's contacts
+ * in groups of rows, each summed in key order, then the groups in order,
+ * and a contact that ends releases its springs' energy in key order. Each
+ * rank books the contacts it answers for: a group of rows it answers for
+ * whole as one sum, the others' contacts one by one; the rank that writes
+ * the ledger sums every rank's in one process's order, to the bit.
+ * Before each step, fd_partition_ledger_rows says which rows this rank
+ * books how; after it, fd_partition_pack_ledger gives its books as words
+ * (records of fd_partition_ledger_words), and on the summing rank
+ * fd_partition_book_ledger adds every rank's to its world's totals (the
+ * other ranks' totals stand still). Refused with the ledger (each is a
+ * sum over bodies that no one rank holds): outlets, moving walls, external
+ * loads, locks; gravity changed by a stage is summed on the writing rank
+ * holding every body (fd_partition_hold_everything). */
+enum { FD_PARTITION_BOOK_WORDS = 5 }; /* one fd_energy_books */
+fd_status fd_partition_ledger_supported(const fd_world* world);
+fd_status fd_partition_ledger_rows(fd_partition* part);
+int fd_partition_ledger_words(const fd_partition* part);
+fd_status fd_partition_pack_ledger(const fd_partition* part, fd_parcel* out);
+fd_status fd_partition_book_ledger(fd_partition* part, const uint64_t* words, int64_t word_count);
 
 /* After a step, once the outlets' bodies are removed on every rank and the
  * ghosts exchanged: the inlets' spheres due now (one process inserts them

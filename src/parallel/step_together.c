@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "parallel/partition.h"
 #include "penalty/penalty_internal.h"
+#include "world/world_internal.h"
 
 /* What every partition's `collect` gives, together and sorted (as the
  * ranks of MPI each get it); *total of them; NULL when out of memory. */
@@ -37,10 +38,44 @@ static uint64_t* everyone_sorted(fd_partition* parts, int ranks, int64_t (*colle
     return all;
 }
 
+/* The ledger's books of every rank, summed on rank 0 (partition.h). */
+static fd_status sum_ledger(fd_partition* parts, int ranks)
+{
+    fd_parcel all = {0}, mine = {0};
+    fd_status status = FD_OK;
+    for (int r = 0; r < ranks && status == FD_OK; ++r) {
+        status = fd_partition_pack_ledger(&parts[r], &mine);
+        if (status == FD_OK && !fd_penalty_grow((void**)&all.words, &all.word_capacity,
+                                                all.word_count + mine.word_count + 1, sizeof *all.words)) {
+            status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+        }
+        if (status == FD_OK && mine.word_count > 0) {
+            memcpy(all.words + all.word_count, mine.words, (size_t)mine.word_count * sizeof *mine.words);
+            all.word_count += mine.word_count;
+        }
+    }
+    if (status == FD_OK) {
+        status = fd_partition_book_ledger(&parts[0], all.words, all.word_count);
+    }
+    fd_parcel_free(&all);
+    fd_parcel_free(&mine);
+    return status;
+}
+
 fd_status fd_partition_step_together(fd_partition* parts, int ranks)
 {
+    bool ledger = parts[0].world->def.energy_ledger;
     for (int r = 0; r < ranks; ++r) {
-        fd_status status = fd_world_step(parts[r].world);
+        fd_status status = ledger ? fd_partition_ledger_rows(&parts[r]) : FD_OK;
+        if (status == FD_OK) {
+            status = fd_world_step(parts[r].world);
+        }
+        if (status != FD_OK) {
+            return status;
+        }
+    }
+    if (ledger) {
+        fd_status status = sum_ledger(parts, ranks);
         if (status != FD_OK) {
             return status;
         }

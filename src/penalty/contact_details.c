@@ -368,18 +368,61 @@ fd_status fd_raise_events(fd_world* world, const fd_neighbor_list* list)
 /* A contact that ended takes its springs' energy along as `released` (a
  * spring cut at separation); what it dissipated, created and worked is in
  * the world's totals already, step by step (fd_book_step_sums). */
-void fd_retire_books(fd_world* world, const fd_neighbor_list* list)
+/* The row (body i) of entry e: the last row starting at or before it. */
+static int row_of_entry(const fd_neighbor_list* list, int64_t e)
 {
-    const fd_penalty* p = &world->penalty;
+    int low = 0, high = list->body_count; /* row_start[low] <= e < row_start[high] */
+    while (high - low > 1) {
+        int middle = low + (high - low) / 2;
+        if (list->row_start[middle] <= e) {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    return low;
+}
+
+fd_status fd_retire_books(fd_world* world, const fd_neighbor_list* list)
+{
+    fd_penalty* p = &world->penalty;
     fd_energy_totals* totals = &world->energy_totals;
+    p->released_count = 0;
     for (int t = 0; t < list->thread_count; ++t) {
         const fd_penalty_thread* th = &p->threads[t];
         for (int64_t k = 0; k < th->ended_count; ++k) {
+            int32_t e = th->ended[k];
+            if (p->book_rows == NULL) {
+                for (int m = 0; m < p->pool.book_count; ++m) {
+                    totals->released += fd_slot_stored_before(&p->pool, list->contact[e], m);
+                }
+                continue;
+            }
+            /* A rank of several: the contacts it answers for, kept for the
+             * rank that sums every rank's in key order (one process's: the
+             * threads' rows ascending). */
+            int i = row_of_entry(list, e), j = list->partner[e];
+            int row = p->book_rows[i];
+            bool answered = row == FD_BOOK_ROW_WALL
+                                ? p->book_rows[j] == FD_BOOK_ROW_GROUP || p->book_rows[j] == FD_BOOK_ROW_EACH
+                                : row != FD_BOOK_ROW_NONE;
+            if (!answered) {
+                continue;
+            }
+            if (p->released_count == p->released_capacity &&
+                !fd_penalty_grow((void**)&p->released, &p->released_capacity, p->released_count + 1,
+                                 sizeof *p->released)) {
+                return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the ledger's released energies");
+            }
+            fd_book_entry* entry = &p->released[p->released_count++];
+            memset(entry, 0, sizeof *entry);
+            entry->key = (uint64_t)(uint32_t)i << 32 | (uint32_t)j;
             for (int m = 0; m < p->pool.book_count; ++m) {
-                totals->released += fd_slot_stored_before(&p->pool, list->contact[th->ended[k]], m);
+                entry->books[m].stored = fd_slot_stored_before(&p->pool, list->contact[e], m);
             }
         }
     }
+    return FD_OK;
 }
 
 /* The pass's step books into the world's ledger: the row groups' sums
@@ -390,6 +433,9 @@ void fd_retire_books(fd_world* world, const fd_neighbor_list* list)
 void fd_book_step_sums(fd_world* world, const fd_neighbor_list* list)
 {
     const fd_penalty* p = &world->penalty;
+    if (p->book_rows != NULL) {
+        return; /* a rank of several: its share waits for the others' (fd_book_step) */
+    }
     fd_energy_books step[FD_MECHANISM_COUNT] = {{0}};
     for (int t = 0; t < list->thread_count; ++t) {
         const fd_penalty_thread* th = &p->threads[t];
@@ -397,6 +443,11 @@ void fd_book_step_sums(fd_world* world, const fd_neighbor_list* list)
             fd_add_books(step, th->book_groups[g].books);
         }
     }
+    fd_book_step(world, step);
+}
+
+void fd_book_step(fd_world* world, const fd_energy_books step[FD_MECHANISM_COUNT])
+{
     fd_energy_totals* totals = &world->energy_totals;
     for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
         world->stored_energy[m] = step[m].stored;

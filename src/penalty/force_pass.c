@@ -59,6 +59,7 @@ void fd_penalty_free(fd_penalty* penalty)
         free(th->new_slots);
         free(th->new_keys);
         free(th->book_groups);
+        free(th->book_entries);
         for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {
             free(th->block[b]);
         }
@@ -74,6 +75,7 @@ void fd_penalty_free(fd_penalty* penalty)
     free(penalty->fn_lane_index);
     free(penalty->fn_lane_laws);
     free(penalty->body_turns);
+    free(penalty->released);
     memset(penalty, 0, sizeof *penalty);
 }
 
@@ -410,7 +412,10 @@ fd_status fd_penalty_force_pass(fd_world* world, bool record, bool elapsed)
         }
     }
     if (ledger) {
-        fd_retire_books(world, list);
+        status = fd_retire_books(world, list);
+        if (status != FD_OK) {
+            return status;
+        }
         fd_book_step_sums(world, list);
     }
     p->pass_touching_count = total;

@@ -316,6 +316,40 @@ static inline void add_block_books(fd_energy_books* sums, const fd_sphere_block*
     }
 }
 
+/* Under a decomposition, how this rank books contact (i, j) (penalty.h,
+ * fd_book_row): a wall's contacts by the owner of the other body. */
+static inline int book_row_of(const uint8_t* book_rows, int i, int j)
+{
+    int row = book_rows[i];
+    if (row != FD_BOOK_ROW_WALL) {
+        return row;
+    }
+    int other = book_rows[j];
+    return other == FD_BOOK_ROW_GROUP || other == FD_BOOK_ROW_EACH ? FD_BOOK_ROW_EACH : FD_BOOK_ROW_NONE;
+}
+
+/* A contact's step books, one by one (fd_book_entry): a block lane's as
+ * add_block_books adds them (the books it leaves out are zeros, which add
+ * nothing), else the scalar path's. False when out of memory. */
+static bool store_book_entry(fd_penalty_thread* th, int i, int j, const fd_sphere_block* block,
+                             const fd_block_law* law, int c, const fd_energy_books* scalar_books)
+{
+    if (th->book_entry_count == th->book_entry_capacity &&
+        !fd_penalty_grow((void**)&th->book_entries, &th->book_entry_capacity, th->book_entry_count + 1,
+                         sizeof *th->book_entries)) {
+        return false;
+    }
+    fd_book_entry* entry = &th->book_entries[th->book_entry_count++];
+    entry->key = (uint64_t)(uint32_t)i << 32 | (uint32_t)j;
+    if (block == NULL) {
+        memcpy(entry->books, scalar_books, sizeof entry->books);
+    } else {
+        memset(entry->books, 0, sizeof entry->books);
+        add_block_books(entry->books, block, law, c);
+    }
+    return true;
+}
+
 /* `record` and `ledger` are constants in each instantiation below, so the
  * hot one carries no record or book code. */
 static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_neighbor_list* list,
@@ -346,6 +380,8 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
     fd_energy_books slot_books[FD_BLOCK][FD_MECHANISM_COUNT]; /* the ledger's step books of the scalar paths */
     fd_vec3 lane_offset[FD_BLOCKS_PER_CHUNK][FD_BLOCK];
     th->book_group_count = 0;
+    th->book_entry_count = 0;
+    const uint8_t* book_rows = p->book_rows;
     /* The sums of the group of rows being summed (fd_book_group), kept here
      * rather than in the list: each contact adds to them, and a sum in
      * memory would wait for the store of the one before. */
@@ -583,7 +619,8 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 torque_j = slot_loads[s].torque_j;
                 slip = slot_loads[s].slip;
             }
-            if (ledger) {
+            int book_row = ledger && book_rows != NULL ? book_row_of(book_rows, i, j) : FD_BOOK_ROW_GROUP;
+            if (ledger && book_row == FD_BOOK_ROW_GROUP) {
                 int32_t row_group = i / FD_BOOK_GROUP_ROWS;
                 if (row_group != running_group) {
                     if (running_group >= 0 && !store_book_group(th, running_group, running)) {
@@ -598,6 +635,10 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 } else {
                     fd_add_books(running, slot_books[s]);
                 }
+            } else if (ledger && book_row == FD_BOOK_ROW_EACH &&
+                       !store_book_entry(th, i, j, c >= 0 ? block : NULL, law, c, slot_books[s])) {
+                th->failure = FD_PASS_OUT_OF_MEMORY;
+                return;
             }
             unsigned state = pool->state[slot];
             if (record) {

@@ -159,6 +159,28 @@ typedef struct fd_book_group {
     fd_energy_books books[FD_MECHANISM_COUNT];
 } fd_book_group;
 
+/* Under a domain decomposition (src/parallel/partition.h), which of a
+ * row's contacts a rank books (fd_penalty.book_rows, per body i of the
+ * row): one rank answers for each contact, and the ledger's step sums are
+ * one process's only when every contact is booked once, in one process's
+ * order. A group of rows that one rank answers for whole is summed as in one
+ * process; the contacts of a group shared between ranks are booked one by
+ * one (fd_book_entry) and summed on the rank that writes the ledger. */
+typedef enum fd_book_row {
+    FD_BOOK_ROW_GROUP = 0,        /* its group is this rank's whole: summed here */
+    FD_BOOK_ROW_NONE = 1,         /* another rank answers for its contacts */
+    FD_BOOK_ROW_EACH = 2,         /* this rank answers for them, in a shared group: one by one */
+    FD_BOOK_ROW_WALL = 3,         /* a wall: the owner of the other body answers, one by one */
+} fd_book_row;
+
+/* One contact's step books (stored energies and the step's increments, as
+ * the pass adds them to its group's sums), or the stored energies a
+ * contact that ended released, with its key. */
+typedef struct fd_book_entry {
+    uint64_t key;                 /* (i << 32) | j */
+    fd_energy_books books[FD_MECHANISM_COUNT];
+} fd_book_entry;
+
 /* A load on a body of a later thread's range. */
 typedef struct fd_remote_load {
     fd_vec3 force;
@@ -194,6 +216,8 @@ typedef struct fd_penalty_thread {
     struct fd_fn_block* fn_single;
     fd_book_group* book_groups;   /* the ledger's step sums of its groups, in the order met (rows descending) */
     int64_t book_group_count, book_group_capacity;
+    fd_book_entry* book_entries;  /* with book_rows: the contacts booked one by one, in the order met */
+    int64_t book_entry_count, book_entry_capacity;
     int32_t failed_entry;         /* first entry whose pair is unsupported or has no law, or -1 */
     int failure;                  /* 0, 1 unsupported pair, 2 no law, 3 out of memory */
 } fd_penalty_thread;
@@ -261,6 +285,15 @@ typedef struct fd_penalty {
     fd_quat* body_turns;          /* each body's turn over the step, q1 q0* ((1, 0, 0, 0) unturned): the
                                    * Fang & Negrut paths make the matrices they carry vectors with */
     int64_t body_turn_capacity;
+    /* Under a domain decomposition (NULL in one process): an fd_book_row
+     * per body, set by the rank before each step; then a pass leaves the
+     * world's ledger totals alone, its books staying in the threads'
+     * book_groups and book_entries and the released energies of the
+     * contacts that ended, this rank's, in `released` (key order), for the
+     * rank that sums them (src/parallel/partition_ledger.c). */
+    const uint8_t* book_rows;
+    fd_book_entry* released;
+    int64_t released_count, released_capacity;
 } fd_penalty;
 
 void fd_penalty_free(fd_penalty* penalty);

@@ -202,8 +202,10 @@ void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int
 void fd_record_identity(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
                         int64_t index, unsigned state, unsigned slip);
 fd_status fd_raise_events(fd_world* world, const fd_neighbor_list* list);
-void fd_retire_books(fd_world* world, const fd_neighbor_list* list);
+fd_status fd_retire_books(fd_world* world, const fd_neighbor_list* list);
 void fd_book_step_sums(fd_world* world, const fd_neighbor_list* list);
+/* A step's books, summed, into the world's totals and stored energies. */
+void fd_book_step(fd_world* world, const fd_energy_books step[FD_MECHANISM_COUNT]);
 
 void fd_neighbor_list_free(fd_neighbor_list* list);
 /* Room for `entries` entries and the rows of `body_count` bodies. */
