@@ -23,6 +23,7 @@ _Static_assert(sizeof(fd_energy_books) == FD_PARTITION_BOOK_WORDS * sizeof(uint6
                "a book travels as FD_PARTITION_BOOK_WORDS words");
 
 enum { LEDGER_RELEASED = 0, LEDGER_GROUP = 1, LEDGER_CONTACT = 2 };
+enum { FD_LEDGER_MERGE_RUNS = 16 }; /* a shared group's runs merged; more are sorted */
 
 fd_status fd_partition_ledger_supported(const fd_world* world)
 {
@@ -112,25 +113,13 @@ fd_status fd_partition_pack_ledger(const fd_partition* part, fd_parcel* out)
     return ok ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for the ledger's books");
 }
 
-/* A record's place in one process's order: released energies first, by
- * ascending key; then the groups ascending, a shared group's contacts by
- * descending key. */
-typedef struct ledger_place {
-    uint64_t order[3];
-    const uint64_t* record;
-} ledger_place;
-
-static int compare_places(const void* a, const void* b)
+/* Records by their second word (a key): ascending, or descending. */
+static int ascending_keys(const void* a, const void* b)
 {
-    const ledger_place* x = a;
-    const ledger_place* y = b;
-    for (int k = 0; k < 3; ++k) {
-        if (x->order[k] != y->order[k]) {
-            return x->order[k] < y->order[k] ? -1 : 1;
-        }
-    }
-    return 0;
+    uint64_t x = (*(const uint64_t* const*)a)[1], y = (*(const uint64_t* const*)b)[1];
+    return (x > y) - (x < y);
 }
+static int descending_keys(const void* a, const void* b) { return ascending_keys(b, a); }
 
 static void books_of(const uint64_t* record, int book_count, fd_energy_books books[FD_MECHANISM_COUNT])
 {
@@ -138,64 +127,123 @@ static void books_of(const uint64_t* record, int book_count, fd_energy_books boo
     memcpy(books, record + 2, (size_t)book_count * sizeof *books);
 }
 
+/* The group of rows of a group's or a contact's record. */
+static int64_t group_of(const uint64_t* record)
+{
+    return record[0] == LEDGER_GROUP ? (int64_t)record[1] : (int64_t)(record[1] >> 32) / FD_BOOK_GROUP_ROWS;
+}
+
 fd_status fd_partition_book_ledger(fd_partition* part, const uint64_t* words, int64_t word_count)
 {
     fd_world* world = part->world;
     int per = fd_partition_ledger_words(part), book_count = world->penalty.book_count;
     int64_t count = word_count / per;
-    ledger_place* places = malloc((size_t)(count > 0 ? count : 1) * sizeof *places);
-    if (places == NULL) {
+    int64_t groups = ((int64_t)world->body_count + FD_BOOK_GROUP_ROWS - 1) / FD_BOOK_GROUP_ROWS;
+    /* The records bucketed by group (a counting sort: the groups are few
+     * and known), the released ones first in bucket 0. */
+    int64_t* start = calloc((size_t)groups + 2, sizeof *start);
+    const uint64_t** sorted = malloc((size_t)(count > 0 ? count : 1) * sizeof *sorted);
+    if (start == NULL || sorted == NULL) {
+        free(start);
+        free(sorted);
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory summing the ledger");
     }
-    for (int64_t k = 0; k < count; ++k) {
+    fd_status status = FD_OK;
+    for (int64_t k = 0; k < count && status == FD_OK; ++k) {
         const uint64_t* record = words + k * per;
-        ledger_place* place = &places[k];
-        place->record = record;
-        if (record[0] == LEDGER_RELEASED) {
-            place->order[0] = 0;
-            place->order[1] = record[1];
-            place->order[2] = 0;
-        } else {
-            uint64_t row = record[0] == LEDGER_GROUP ? record[1] * FD_BOOK_GROUP_ROWS : record[1] >> 32;
-            place->order[0] = 1 + row / FD_BOOK_GROUP_ROWS;
-            place->order[1] = record[0];
-            place->order[2] = ~record[1]; /* contacts by descending key */
+        int64_t bucket = record[0] == LEDGER_RELEASED ? 0 : 1 + group_of(record);
+        if (record[0] > LEDGER_CONTACT || bucket > groups) {
+            status = fd_fail(FD_ERR_INVALID_ARGUMENT, "domain decomposition: a ledger record of kind %llu names "
+                             "group %lld of %lld", (unsigned long long)record[0], (long long)bucket - 1,
+                             (long long)groups);
+            break;
         }
+        start[bucket + 1]++;
     }
-    qsort(places, (size_t)count, sizeof *places, compare_places);
+    for (int64_t g = 0; g <= groups; ++g) {
+        start[g + 1] += start[g];
+    }
+    for (int64_t k = 0; k < count && status == FD_OK; ++k) {
+        const uint64_t* record = words + k * per;
+        int64_t bucket = record[0] == LEDGER_RELEASED ? 0 : 1 + group_of(record);
+        sorted[start[bucket]++] = record; /* start[b] ends at the next bucket's start */
+    }
     fd_energy_totals* totals = &world->energy_totals;
     fd_energy_books step[FD_MECHANISM_COUNT] = {{0}};
     fd_energy_books books[FD_MECHANISM_COUNT];
-    int64_t k = 0;
-    for (; k < count && places[k].order[0] == 0; ++k) {
-        books_of(places[k].record, book_count, books);
-        for (int m = 0; m < book_count; ++m) {
-            totals->released += books[m].stored;
-        }
-    }
-    fd_status status = FD_OK;
-    while (k < count) {
-        uint64_t group = places[k].order[0];
-        if (places[k].record[0] == LEDGER_GROUP) {
-            /* A group one rank answered for whole: its sum, alone. */
-            if (k + 1 < count && places[k + 1].order[0] == group) {
-                status = fd_fail(FD_ERR_INVALID_ARGUMENT, "domain decomposition: the ledger's group %llu came from two "
-                                 "ranks", (unsigned long long)(group - 1));
-                break;
-            }
-            books_of(places[k].record, book_count, books);
-            fd_add_books(step, books);
-            ++k;
+    int64_t begin = 0;
+    for (int64_t bucket = 0; bucket <= groups && status == FD_OK; ++bucket) {
+        int64_t end = start[bucket], size = end - begin;
+        const uint64_t** records = sorted + begin;
+        begin = end;
+        if (size == 0) {
             continue;
         }
+        if (bucket == 0) {
+            /* The released energies, by ascending key. */
+            qsort(records, (size_t)size, sizeof *records, ascending_keys);
+            for (int64_t k = 0; k < size; ++k) {
+                books_of(records[k], book_count, books);
+                for (int m = 0; m < book_count; ++m) {
+                    totals->released += books[m].stored;
+                }
+            }
+            continue;
+        }
+        if (records[0][0] == LEDGER_GROUP || (size > 1 && records[size - 1][0] == LEDGER_GROUP)) {
+            /* A group one rank answered for whole: its sum, alone. */
+            if (size > 1) {
+                status = fd_fail(FD_ERR_INVALID_ARGUMENT, "domain decomposition: the ledger's group %lld came from "
+                                 "two ranks", (long long)bucket - 1);
+                break;
+            }
+            books_of(records[0], book_count, books);
+            fd_add_books(step, books);
+            continue;
+        }
+        /* A shared group: its contacts by descending key, from zero. Each
+         * rank's come in that order already (its law pass met them so), one
+         * run after another: merged. */
+        int64_t run_start[FD_LEDGER_MERGE_RUNS + 1];
+        int runs = 0;
+        run_start[runs++] = 0;
+        for (int64_t k = 1; k < size && runs <= FD_LEDGER_MERGE_RUNS; ++k) {
+            if (records[k][1] > records[k - 1][1]) {
+                if (runs == FD_LEDGER_MERGE_RUNS) {
+                    runs++; /* too many runs: sorted instead */
+                    break;
+                }
+                run_start[runs++] = k;
+            }
+        }
+        if (runs > FD_LEDGER_MERGE_RUNS) {
+            qsort(records, (size_t)size, sizeof *records, descending_keys);
+            runs = 1;
+        }
+        run_start[runs] = size;
+        int64_t head[FD_LEDGER_MERGE_RUNS];
+        memcpy(head, run_start, (size_t)runs * sizeof *head);
         fd_energy_books running[FD_MECHANISM_COUNT] = {{0}};
-        for (; k < count && places[k].order[0] == group; ++k) {
-            books_of(places[k].record, book_count, books);
+        for (int64_t k = 0; k < size; ++k) {
+            int pick = -1;
+            for (int r = 0; r < runs; ++r) {
+                if (head[r] < run_start[r + 1] && (pick < 0 || records[head[r]][1] > records[head[pick]][1])) {
+                    pick = r;
+                }
+            }
+            const uint64_t* record = records[head[pick]++];
+            if (record[0] != LEDGER_CONTACT) {
+                status = fd_fail(FD_ERR_INVALID_ARGUMENT, "domain decomposition: the ledger's group %lld came from "
+                                 "two ranks", (long long)bucket - 1);
+                break;
+            }
+            books_of(record, book_count, books);
             fd_add_books(running, books);
         }
         fd_add_books(step, running);
     }
-    free(places);
+    free(start);
+    free(sorted);
     if (status == FD_OK) {
         fd_book_step(world, step);
     }
