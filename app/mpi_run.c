@@ -645,6 +645,8 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
     if (status == FD_OK) {
         domain.rebalance_above = options->balance;
         status = fd_partition_init(&part, world, &domain, rank);
+        /* a stage may set a wall moving: its work needs its reaction from the step before */
+        part.track_walls = fd_scene_stage_count(&scene) > 0;
     }
     if (status != FD_OK && leader) {
         fprintf(stderr, "error: %s: %s\n", scene.path, fd_last_error());

@@ -6,7 +6,8 @@
  * outlet and with an inlet; bodies migrate in each (the summary says how often); a
  * checkpoint written by two ranks and resumed on three, or on one process,
  * ends as the run that never stopped; the energy ledger's energy.csv too
- * (through stages that tilt gravity, and resumed); and the ledger with an
+ * (in the turning drum, through stages that tilt gravity, and resumed); and
+ * the ledger with an
  * outlet, which the ranks cannot book yet, is refused by name. Without MPI in the build the
  * tests say so and are skipped: scripts/install-deps.sh installs it for
  * `make test`. */
@@ -454,6 +455,25 @@ Test(mpi_cli, the_energy_ledger_of_two_and_three_ranks_is_one_process_s_with_rol
 Test(mpi_cli, the_energy_ledger_of_two_and_three_ranks_is_one_process_s_with_fang_negrut_across_periodic_faces)
 {
     assert_ranks_match_one_process_with(periodic_scene, "--set output.energy_csv=true");
+}
+
+Test(mpi_cli, the_energy_ledger_of_a_turning_drum_is_one_process_s)
+{
+    /* The drum's work on the beads needs its whole reaction each step:
+     * every rank's loads on it, added on rank 0 as one process adds them. */
+    assert_ranks_match_one_process_with(drum_scene, "--set output.energy_csv=true");
+    char* energy = read_text(temp_path("one/energy.csv"));
+    const char* last = strrchr(energy, '\n');
+    cr_assert(last != NULL);
+    while (last > energy && last[-1] != '\n') {
+        --last;
+    }
+    /* the columns up to external_work: the drum has done work */
+    double external = 0.0;
+    cr_assert(sscanf(last, "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],"
+                     "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%lf", &external) == 1,
+              "%s", last);
+    cr_assert_neq(external, 0.0, "the turning drum must do work on the beads: %s", last);
 }
 
 Test(mpi_cli, the_energy_ledger_through_stages_that_tilt_gravity_is_one_process_s)

@@ -254,6 +254,7 @@ void fd_partition_free(fd_partition* part)
         part->world->penalty.book_rows = NULL; /* the world books alone again (free the partition first) */
     }
     free(part->book_rows);
+    free(part->wall_loads);
     memset(part, 0, sizeof *part);
 }
 

@@ -106,12 +106,17 @@ typedef struct fd_partition {
     int64_t new_count, new_capacity;
     uint8_t* book_rows;           /* with the ledger: fd_book_row per body (src/penalty/penalty.h) */
     int64_t book_row_capacity;
+    bool track_walls;             /* with the ledger: the walls' reactions summed on the writing rank each
+                                   * step, for a moving wall's work (set before the first step: a stage may
+                                   * set a wall moving; tracked anyway when one moves at the first step) */
+    fd_vec3* wall_loads;          /* on the writing rank: per body, 4 vectors of a tracked wall: force and
+                                   * torque at the last step, then now (NULL until tracked) */
 } fd_partition;
 
 /* Rank `rank`'s part of a world that holds the whole scene at its start
  * (prepared here if it is not): its roles, and its contacts with both bodies
  * held. Refuses what the decomposition does not support yet (the
- * complementarity stepper; outlets, moving walls, external loads and locks
+ * complementarity stepper; outlets, external loads and locks
  * with the energy ledger). */
 fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* domain, int rank);
 void fd_partition_free(fd_partition* part);
@@ -220,8 +225,10 @@ fd_status fd_partition_put_events(fd_partition* part, const uint64_t* words, int
  * books how; after it, fd_partition_pack_ledger gives its books as words
  * (records of fd_partition_ledger_words), and on the summing rank
  * fd_partition_book_ledger adds every rank's to its world's totals (the
- * other ranks' totals stand still). Refused with the ledger (each is a
- * sum over bodies that no one rank holds): outlets, moving walls, external
+ * other ranks' totals stand still). A moving wall's work needs its whole
+ * reaction: each rank sends the loads its contacts put on the walls, and
+ * the summing rank adds them as one process does. Refused with the ledger
+ * (each is a sum over bodies that no one rank holds): outlets, external
  * loads, locks; gravity changed by a stage is summed on the writing rank
  * holding every body (fd_partition_hold_everything). */
 enum { FD_PARTITION_BOOK_WORDS = 5 }; /* one fd_energy_books */

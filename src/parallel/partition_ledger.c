@@ -22,7 +22,8 @@
 _Static_assert(sizeof(fd_energy_books) == FD_PARTITION_BOOK_WORDS * sizeof(uint64_t),
                "a book travels as FD_PARTITION_BOOK_WORDS words");
 
-enum { LEDGER_RELEASED = 0, LEDGER_GROUP = 1, LEDGER_CONTACT = 2 };
+enum { LEDGER_RELEASED = 0, LEDGER_GROUP = 1, LEDGER_CONTACT = 2, LEDGER_WALL = 3 };
+enum { WALL_LOAD_WORDS = 9 };     /* force, torque_i, torque_j */
 enum { FD_LEDGER_MERGE_RUNS = 16 }; /* a shared group's runs merged; more are sorted */
 
 fd_status fd_partition_ledger_supported(const fd_world* world)
@@ -31,7 +32,6 @@ fd_status fd_partition_ledger_supported(const fd_world* world)
         return FD_OK;
     }
     const char* what = world->outlet_count > 0          ? "outlets"
-                       : world->moving_wall_count > 0   ? "moving walls"
                        : world->has_external_loads      ? "external loads on bodies"
                        : world->has_locks               ? "locked degrees of freedom"
                                                         : NULL;
@@ -70,16 +70,38 @@ fd_status fd_partition_ledger_rows(fd_partition* part)
                                                             : FD_BOOK_ROW_NONE;
         }
     }
+    /* The walls whose reactions the writing rank sums: from the state the
+     * world was prepared in (every body held: its walls' loads are one
+     * process's), the loads of the last step. */
+    bool track = part->track_walls || world->moving_wall_count > 0;
+    if (track && part->wall_loads == NULL) {
+        part->wall_loads = calloc((size_t)(n > 0 ? n : 1) * 4, sizeof *part->wall_loads);
+        if (part->wall_loads == NULL) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for the walls' loads");
+        }
+        for (int b = 0; b < n && b < part->body_count; ++b) {
+            if (part->role[b] == FD_ROLE_SHARED) {
+                part->wall_loads[4 * b] = world->forces[b];
+                part->wall_loads[4 * b + 1] = world->torques[b];
+            }
+        }
+    }
+    for (int b = 0; track && b < n && b < part->body_count; ++b) {
+        if (part->role[b] == FD_ROLE_SHARED) {
+            part->book_rows[b] |= FD_BOOK_ROW_TRACKED;
+        }
+    }
     world->penalty.book_rows = part->book_rows;
     return FD_OK;
 }
 
 int fd_partition_ledger_words(const fd_partition* part)
 {
-    return 2 + FD_PARTITION_BOOK_WORDS * part->world->penalty.book_count;
+    int books = 2 + FD_PARTITION_BOOK_WORDS * part->world->penalty.book_count;
+    return books > 2 + WALL_LOAD_WORDS ? books : 2 + WALL_LOAD_WORDS;
 }
 
-static bool add_record(fd_parcel* out, int per, uint64_t kind, uint64_t which, const fd_energy_books* books)
+static bool add_record(fd_parcel* out, int per, int part_books, uint64_t kind, uint64_t which, const void* books)
 {
     if (!fd_penalty_grow((void**)&out->words, &out->word_capacity, out->word_count + per, sizeof *out->words)) {
         return false;
@@ -87,7 +109,10 @@ static bool add_record(fd_parcel* out, int per, uint64_t kind, uint64_t which, c
     uint64_t* at = out->words + out->word_count;
     at[0] = kind;
     at[1] = which;
-    memcpy(at + 2, books, (size_t)(per - 2) * sizeof *at);
+    size_t bytes = kind == LEDGER_WALL ? WALL_LOAD_WORDS * sizeof *at
+                                       : (size_t)part_books * sizeof(fd_energy_books);
+    memset(at + 2, 0, (size_t)(per - 2) * sizeof *at);
+    memcpy(at + 2, books, bytes);
     out->word_count += per;
     return true;
 }
@@ -95,19 +120,27 @@ static bool add_record(fd_parcel* out, int per, uint64_t kind, uint64_t which, c
 fd_status fd_partition_pack_ledger(const fd_partition* part, fd_parcel* out)
 {
     const fd_penalty* p = &part->world->penalty;
-    int per = fd_partition_ledger_words(part);
+    int per = fd_partition_ledger_words(part), books = p->book_count;
     out->word_count = 0;
     bool ok = true;
     for (int64_t k = 0; k < p->released_count && ok; ++k) {
-        ok = add_record(out, per, LEDGER_RELEASED, p->released[k].key, p->released[k].books);
+        ok = add_record(out, per, books, LEDGER_RELEASED, p->released[k].key, p->released[k].books);
     }
     for (int t = 0; t < p->thread_count && ok; ++t) {
         const fd_penalty_thread* th = &p->threads[t];
         for (int64_t g = 0; g < th->book_group_count && ok; ++g) {
-            ok = add_record(out, per, LEDGER_GROUP, (uint64_t)th->book_groups[g].group, th->book_groups[g].books);
+            ok = add_record(out, per, books, LEDGER_GROUP, (uint64_t)th->book_groups[g].group,
+                            th->book_groups[g].books);
         }
         for (int64_t k = 0; k < th->book_entry_count && ok; ++k) {
-            ok = add_record(out, per, LEDGER_CONTACT, th->book_entries[k].key, th->book_entries[k].books);
+            ok = add_record(out, per, books, LEDGER_CONTACT, th->book_entries[k].key, th->book_entries[k].books);
+        }
+        for (int64_t k = 0; k < th->wall_load_count && ok; ++k) {
+            const fd_wall_load* load = &th->wall_loads[k];
+            double vectors[WALL_LOAD_WORDS] = {load->force.x,    load->force.y,    load->force.z,
+                                               load->torque_i.x, load->torque_i.y, load->torque_i.z,
+                                               load->torque_j.x, load->torque_j.y, load->torque_j.z};
+            ok = add_record(out, per, books, LEDGER_WALL, load->key, vectors);
         }
     }
     return ok ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for the ledger's books");
@@ -133,6 +166,64 @@ static int64_t group_of(const uint64_t* record)
     return record[0] == LEDGER_GROUP ? (int64_t)record[1] : (int64_t)(record[1] >> 32) / FD_BOOK_GROUP_ROWS;
 }
 
+static int64_t bucket_of(const uint64_t* record, int64_t groups)
+{
+    return record[0] == LEDGER_RELEASED ? 0 : record[0] == LEDGER_WALL ? groups + 1 : 1 + group_of(record);
+}
+
+static fd_vec3 vector_at(const uint64_t* record, int k)
+{
+    double v[3];
+    memcpy(v, record + 2 + 3 * k, sizeof v);
+    return fd_v3(v[0], v[1], v[2]);
+}
+
+/* The moving walls' work over the step (src/world/wall_motion.c,
+ * fd_world_book_wall_work: trapezoidal in the reaction and the wall's
+ * velocities), from their whole reactions: every rank's loads on the walls
+ * added from zero in descending key order, as one process adds them
+ * (fd_partition_sum_wall_loads). */
+static void book_wall_work(fd_partition* part, const uint64_t** records, int64_t count)
+{
+    fd_world* world = part->world;
+    fd_vec3* loads = part->wall_loads;
+    if (loads == NULL) {
+        return;
+    }
+    for (int b = 0; b < world->body_count && b < part->body_count; ++b) {
+        if (part->role[b] == FD_ROLE_SHARED) {
+            loads[4 * b + 2] = loads[4 * b + 3] = fd_v3(0.0, 0.0, 0.0);
+        }
+    }
+    qsort(records, (size_t)count, sizeof *records, descending_keys);
+    for (int64_t k = 0; k < count; ++k) {
+        int i = (int)(records[k][1] >> 32), j = (int)(records[k][1] & 0xffffffffu);
+        if (part->role[i] == FD_ROLE_SHARED) {
+            loads[4 * i + 2] = fd_v3_add(loads[4 * i + 2], vector_at(records[k], 0));
+            loads[4 * i + 3] = fd_v3_add(loads[4 * i + 3], vector_at(records[k], 1));
+        }
+        if (part->role[j] == FD_ROLE_SHARED) {
+            loads[4 * j + 2] = fd_v3_sub(loads[4 * j + 2], vector_at(records[k], 0));
+            loads[4 * j + 3] = fd_v3_add(loads[4 * j + 3], vector_at(records[k], 2));
+        }
+    }
+    double h = world->def.time_step;
+    for (int k = 0; k < world->moving_wall_count; ++k) {
+        int b = world->moving_walls[k].body;
+        double power_before = fd_v3_dot(loads[4 * b], world->saved_velocity[b]) +
+                              fd_v3_dot(loads[4 * b + 1], world->saved_angular_velocity[b]);
+        double power_after = fd_v3_dot(loads[4 * b + 2], world->velocity[b]) +
+                             fd_v3_dot(loads[4 * b + 3], world->angular_velocity[b]);
+        world->energy_totals.external_work -= 0.5 * h * (power_before + power_after);
+    }
+    for (int b = 0; b < world->body_count && b < part->body_count; ++b) {
+        if (part->role[b] == FD_ROLE_SHARED) {
+            loads[4 * b] = loads[4 * b + 2];
+            loads[4 * b + 1] = loads[4 * b + 3];
+        }
+    }
+}
+
 fd_status fd_partition_book_ledger(fd_partition* part, const uint64_t* words, int64_t word_count)
 {
     fd_world* world = part->world;
@@ -140,8 +231,9 @@ fd_status fd_partition_book_ledger(fd_partition* part, const uint64_t* words, in
     int64_t count = word_count / per;
     int64_t groups = ((int64_t)world->body_count + FD_BOOK_GROUP_ROWS - 1) / FD_BOOK_GROUP_ROWS;
     /* The records bucketed by group (a counting sort: the groups are few
-     * and known), the released ones first in bucket 0. */
-    int64_t* start = calloc((size_t)groups + 2, sizeof *start);
+     * and known), the released ones first in bucket 0, the walls' loads
+     * last. */
+    int64_t* start = calloc((size_t)groups + 3, sizeof *start);
     const uint64_t** sorted = malloc((size_t)(count > 0 ? count : 1) * sizeof *sorted);
     if (start == NULL || sorted == NULL) {
         free(start);
@@ -151,8 +243,8 @@ fd_status fd_partition_book_ledger(fd_partition* part, const uint64_t* words, in
     fd_status status = FD_OK;
     for (int64_t k = 0; k < count && status == FD_OK; ++k) {
         const uint64_t* record = words + k * per;
-        int64_t bucket = record[0] == LEDGER_RELEASED ? 0 : 1 + group_of(record);
-        if (record[0] > LEDGER_CONTACT || bucket > groups) {
+        int64_t bucket = bucket_of(record, groups);
+        if (record[0] > LEDGER_WALL || (record[0] != LEDGER_WALL && bucket > groups)) {
             status = fd_fail(FD_ERR_INVALID_ARGUMENT, "domain decomposition: a ledger record of kind %llu names "
                              "group %lld of %lld", (unsigned long long)record[0], (long long)bucket - 1,
                              (long long)groups);
@@ -160,12 +252,12 @@ fd_status fd_partition_book_ledger(fd_partition* part, const uint64_t* words, in
         }
         start[bucket + 1]++;
     }
-    for (int64_t g = 0; g <= groups; ++g) {
+    for (int64_t g = 0; g <= groups + 1; ++g) {
         start[g + 1] += start[g];
     }
     for (int64_t k = 0; k < count && status == FD_OK; ++k) {
         const uint64_t* record = words + k * per;
-        int64_t bucket = record[0] == LEDGER_RELEASED ? 0 : 1 + group_of(record);
+        int64_t bucket = bucket_of(record, groups);
         sorted[start[bucket]++] = record; /* start[b] ends at the next bucket's start */
     }
     fd_energy_totals* totals = &world->energy_totals;
@@ -242,10 +334,11 @@ fd_status fd_partition_book_ledger(fd_partition* part, const uint64_t* words, in
         }
         fd_add_books(step, running);
     }
-    free(start);
-    free(sorted);
     if (status == FD_OK) {
         fd_book_step(world, step);
+        book_wall_work(part, sorted + begin, start[groups + 1] - begin);
     }
+    free(start);
+    free(sorted);
     return status;
 }

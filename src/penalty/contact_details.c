@@ -402,11 +402,7 @@ fd_status fd_retire_books(fd_world* world, const fd_neighbor_list* list)
              * rank that sums every rank's in key order (one process's: the
              * threads' rows ascending). */
             int i = row_of_entry(list, e), j = list->partner[e];
-            int row = p->book_rows[i];
-            bool answered = row == FD_BOOK_ROW_WALL
-                                ? p->book_rows[j] == FD_BOOK_ROW_GROUP || p->book_rows[j] == FD_BOOK_ROW_EACH
-                                : row != FD_BOOK_ROW_NONE;
-            if (!answered) {
+            if (fd_book_row_of(p->book_rows, i, j) == FD_BOOK_ROW_NONE) {
                 continue;
             }
             if (p->released_count == p->released_capacity &&

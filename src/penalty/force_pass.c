@@ -60,6 +60,7 @@ void fd_penalty_free(fd_penalty* penalty)
         free(th->new_keys);
         free(th->book_groups);
         free(th->book_entries);
+        free(th->wall_loads);
         for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {
             free(th->block[b]);
         }

@@ -316,16 +316,18 @@ static inline void add_block_books(fd_energy_books* sums, const fd_sphere_block*
     }
 }
 
-/* Under a decomposition, how this rank books contact (i, j) (penalty.h,
- * fd_book_row): a wall's contacts by the owner of the other body. */
-static inline int book_row_of(const uint8_t* book_rows, int i, int j)
+/* The load of a contact this rank answers for on a tracked wall (penalty.h,
+ * fd_wall_load); false when out of memory. */
+static bool store_wall_load(fd_penalty_thread* th, int i, int j, fd_vec3 force, fd_vec3 torque_i, fd_vec3 torque_j)
 {
-    int row = book_rows[i];
-    if (row != FD_BOOK_ROW_WALL) {
-        return row;
+    if (th->wall_load_count == th->wall_load_capacity &&
+        !fd_penalty_grow((void**)&th->wall_loads, &th->wall_load_capacity, th->wall_load_count + 1,
+                         sizeof *th->wall_loads)) {
+        return false;
     }
-    int other = book_rows[j];
-    return other == FD_BOOK_ROW_GROUP || other == FD_BOOK_ROW_EACH ? FD_BOOK_ROW_EACH : FD_BOOK_ROW_NONE;
+    th->wall_loads[th->wall_load_count++] =
+        (fd_wall_load){(uint64_t)(uint32_t)i << 32 | (uint32_t)j, force, torque_i, torque_j};
+    return true;
 }
 
 /* A contact's step books, one by one (fd_book_entry): a block lane's as
@@ -381,6 +383,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
     fd_vec3 lane_offset[FD_BLOCKS_PER_CHUNK][FD_BLOCK];
     th->book_group_count = 0;
     th->book_entry_count = 0;
+    th->wall_load_count = 0;
     const uint8_t* book_rows = p->book_rows;
     /* The sums of the group of rows being summed (fd_book_group), kept here
      * rather than in the list: each contact adds to them, and a sum in
@@ -619,7 +622,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 torque_j = slot_loads[s].torque_j;
                 slip = slot_loads[s].slip;
             }
-            int book_row = ledger && book_rows != NULL ? book_row_of(book_rows, i, j) : FD_BOOK_ROW_GROUP;
+            int book_row = ledger && book_rows != NULL ? fd_book_row_of(book_rows, i, j) : FD_BOOK_ROW_GROUP;
             if (ledger && book_row == FD_BOOK_ROW_GROUP) {
                 int32_t row_group = i / FD_BOOK_GROUP_ROWS;
                 if (row_group != running_group) {
@@ -637,6 +640,12 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 }
             } else if (ledger && book_row == FD_BOOK_ROW_EACH &&
                        !store_book_entry(th, i, j, c >= 0 ? block : NULL, law, c, slot_books[s])) {
+                th->failure = FD_PASS_OUT_OF_MEMORY;
+                return;
+            }
+            if (ledger && book_rows != NULL && book_row != FD_BOOK_ROW_NONE &&
+                ((book_rows[i] | book_rows[j]) & FD_BOOK_ROW_TRACKED) &&
+                !store_wall_load(th, i, j, force, torque_i, torque_j)) {
                 th->failure = FD_PASS_OUT_OF_MEMORY;
                 return;
             }

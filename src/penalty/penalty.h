@@ -171,7 +171,18 @@ typedef enum fd_book_row {
     FD_BOOK_ROW_NONE = 1,         /* another rank answers for its contacts */
     FD_BOOK_ROW_EACH = 2,         /* this rank answers for them, in a shared group: one by one */
     FD_BOOK_ROW_WALL = 3,         /* a wall: the owner of the other body answers, one by one */
+    FD_BOOK_ROW_KIND = 3,         /* the bits above */
+    FD_BOOK_ROW_TRACKED = 4,      /* a flag: a wall whose reaction the rank that writes the ledger sums
+                                   * (a moving wall's work: fd_wall_load) */
 } fd_book_row;
+
+/* The load a contact this rank answers for put on a tracked wall, as the
+ * pass added it (the force on body i, minus it on j, and each body's
+ * torque), with its key. */
+typedef struct fd_wall_load {
+    uint64_t key;                 /* (i << 32) | j */
+    fd_vec3 force, torque_i, torque_j;
+} fd_wall_load;
 
 /* One contact's step books (stored energies and the step's increments, as
  * the pass adds them to its group's sums), or the stored energies a
@@ -218,6 +229,8 @@ typedef struct fd_penalty_thread {
     int64_t book_group_count, book_group_capacity;
     fd_book_entry* book_entries;  /* with book_rows: the contacts booked one by one, in the order met */
     int64_t book_entry_count, book_entry_capacity;
+    fd_wall_load* wall_loads;     /* with book_rows: the loads on tracked walls, in the order met */
+    int64_t wall_load_count, wall_load_capacity;
     int32_t failed_entry;         /* first entry whose pair is unsupported or has no law, or -1 */
     int failure;                  /* 0, 1 unsupported pair, 2 no law, 3 out of memory */
 } fd_penalty_thread;

@@ -204,6 +204,18 @@ void fd_record_identity(fd_world* world, const fd_neighbor_list* list, int32_t e
 fd_status fd_raise_events(fd_world* world, const fd_neighbor_list* list);
 fd_status fd_retire_books(fd_world* world, const fd_neighbor_list* list);
 void fd_book_step_sums(fd_world* world, const fd_neighbor_list* list);
+/* Under a decomposition, how this rank books contact (i, j) (penalty.h,
+ * fd_book_row: GROUP, NONE or EACH): a wall's contacts by the owner of the
+ * other body. */
+static inline int fd_book_row_of(const uint8_t* book_rows, int i, int j)
+{
+    int row = book_rows[i] & FD_BOOK_ROW_KIND;
+    if (row != FD_BOOK_ROW_WALL) {
+        return row;
+    }
+    int other = book_rows[j] & FD_BOOK_ROW_KIND;
+    return other == FD_BOOK_ROW_GROUP || other == FD_BOOK_ROW_EACH ? FD_BOOK_ROW_EACH : FD_BOOK_ROW_NONE;
+}
 /* A step's books, summed, into the world's totals and stored energies. */
 void fd_book_step(fd_world* world, const fd_energy_books step[FD_MECHANISM_COUNT]);
 

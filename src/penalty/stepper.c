@@ -455,15 +455,19 @@ fd_status fd_penalty_step(fd_world* world)
         }
     }
     if (status == FD_OK && world->def.energy_ledger && world->penalty.book_rows != NULL &&
-        (world->moving_wall_count > 0 || world->has_external_loads || world->has_locks)) {
-        /* A rank of several holds a share of a wall's reaction and of the
-         * loaded bodies: their work is not yet summed over the ranks. */
+        (world->has_external_loads || world->has_locks)) {
+        /* A rank of several holds a share of the loaded bodies: their work
+         * is not yet summed over the ranks. */
         status = fd_fail(FD_ERR_UNSUPPORTED, "domain decomposition (more than one process): the energy ledger with "
-                         "moving walls, external loads or locks is not supported yet (step %lld)",
-                         (long long)world->step_count);
+                         "external loads or locks is not supported yet (step %lld)", (long long)world->step_count);
     } else if (status == FD_OK && world->def.energy_ledger) {
         fd_world_book_step_work(world, dt);
-        fd_world_book_wall_work(world, dt);
+        if (world->penalty.book_rows == NULL) {
+            /* (a rank of several holds a share of a wall's reaction: the
+             * rank that writes the ledger books the walls' work from every
+             * rank's share, src/parallel/partition_ledger.c) */
+            fd_world_book_wall_work(world, dt);
+        }
     }
     if (status != FD_OK) {
         /* Back to the last good step: the caller can still write it out. */
