@@ -388,7 +388,19 @@ static fd_status number_contacts_send_events_run_outlets(transport* t, fd_partit
         return FD_OK;
     }
     status = everyone_sorted(t, part, fd_partition_leaving, &total);
-    return status == FD_OK ? fd_partition_remove(part, t->words_in, total) : status;
+    status = status == FD_OK ? fd_partition_remove(part, t->words_in, total) : status;
+    if (status != FD_OK || total == 0 || !fd_world_get_def(part->world).energy_ledger) {
+        return status;
+    }
+    /* The energy the removed bodies took, to rank 0 (every rank knows that
+     * some were: the same list). */
+    status = fd_partition_pack_removals(part, &t->parcels[0]);
+    if (any_rank_failed(status != FD_OK)) {
+        return status != FD_OK ? status : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the ledger's books");
+    }
+    int64_t words = 0;
+    status = gather_words(t, &t->parcels[0], rank, &words);
+    return status == FD_OK && rank == 0 ? fd_partition_book_removals(part, t->words_in, words) : status;
 }
 
 /* When a rank owns too many: the boxes cut again from every rank's owned

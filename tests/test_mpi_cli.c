@@ -6,9 +6,9 @@
  * outlet and with an inlet; bodies migrate in each (the summary says how often); a
  * checkpoint written by two ranks and resumed on three, or on one process,
  * ends as the run that never stopped; the energy ledger's energy.csv too
- * (in the turning drum, through stages that tilt gravity, and resumed); and
- * the ledger with an
- * outlet, which the ranks cannot book yet, is refused by name. Without MPI in the build the
+ * (in the turning drum, through a fill, a settling and a discharge by an
+ * outlet with gravity tilted, and resumed); and the ledger with an
+ * external load, which the ranks cannot book yet, is refused by name. Without MPI in the build the
  * tests say so and are skipped: scripts/install-deps.sh installs it for
  * `make test`. */
 #include <criterion/criterion.h>
@@ -515,19 +515,44 @@ Test(mpi_cli, the_energy_ledger_resumed_on_other_rank_counts_ends_as_one_process
     }
 }
 
-Test(mpi_cli, the_energy_ledger_with_an_outlet_is_refused_by_name)
+Test(mpi_cli, the_energy_ledger_through_a_fill_a_settling_and_a_discharge_is_one_process_s)
 {
-    /* The energy an outlet takes is a sum over bodies no one rank holds. */
+    /* The inlet, the stages that end by the kinetic energy and tilt
+     * gravity, and the outlet: the energy the removed spheres take (their
+     * owners' states) and their contacts' springs, summed on rank 0 in one
+     * process's order. */
+    assert_stages_match_one_process("--set output.energy_csv=true");
+    char* energy = read_text(temp_path("one/energy.csv"));
+    const char* last = strrchr(energy, '\n');
+    cr_assert(last != NULL);
+    while (last > energy && last[-1] != '\n') {
+        --last;
+    }
+    double removed = 0.0; /* the column after inserted */
+    cr_assert(sscanf(last, "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],"
+                     "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%lf",
+                     &removed) == 1, "%s", last);
+    cr_assert_neq(removed, 0.0, "the outlet must take spheres and their energy: %s", last);
+}
+
+Test(mpi_cli, the_energy_ledger_with_an_external_load_is_refused_by_name)
+{
+    /* The work of a body's external load is a sum over bodies no one rank
+     * holds. */
     skip_without_mpi();
     char scene[sizeof pile_scene + 256];
-    snprintf(scene, sizeof scene, "%soutlets:\n"
-             "  - {name: strip, region: {box: {min: [0.03, -1.0, -1.0], max: [1.0, 1.0, 1.0]}}}\n", pile_scene);
+    const char* bodies = strstr(pile_scene, "bodies:\n");
+    cr_assert_not_null(bodies);
+    snprintf(scene, sizeof scene, "%.*s"
+             "  - {name: pushed, material: grain, shape: {type: sphere, radius: 0.005}, position: [0, 0, 0.3],\n"
+             "     external_force: [0.01, 0, 0]}\n%s", (int)(bodies + strlen("bodies:\n") - pile_scene), pile_scene,
+             bodies + strlen("bodies:\n"));
     const char* path = temp_path("scene.yaml");
     write_file(path, scene);
     char arguments[1024];
     snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set output.energy_csv=true", path,
              temp_path("refused"));
-    cr_assert_eq(run_ranks(2, arguments), 2);
+    cr_assert_eq(run_ranks(2, arguments), 2, "%s", read_text(temp_path("stderr")));
     char* err = read_text(temp_path("stderr"));
-    cr_assert(strstr(err, "energy ledger") != NULL && strstr(err, "outlets") != NULL, "%s", err);
+    cr_assert(strstr(err, "energy ledger") != NULL && strstr(err, "external loads") != NULL, "%s", err);
 }

@@ -269,8 +269,8 @@ Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_an_outlet)
     /* The outlet takes a strip of the pile at once, then the spheres that
      * roll into it: owned, ghost and dormant copies alike become
      * tombstones on every rank, with the outlet's count and mass. */
-    pile_options o = {.threads = 1, .slide = "dsds", .outlet = true};
-    run_case(&o, "hooke + dsds, an outlet", 2500);
+    pile_options o = {.threads = 1, .slide = "dsds", .outlet = true, .ledger = true};
+    run_case(&o, "hooke + dsds, an outlet, the energy ledger", 2500);
 }
 
 Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_an_inlet)
@@ -380,17 +380,23 @@ Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_an_inlet_a
 
 Test(partition, what_is_not_supported_yet_is_refused_by_name)
 {
-    /* The ledger with an outlet: the kinetic energy the outlet takes is a
-     * sum over bodies that no one rank holds. */
-    pile_options o = {.threads = 1, .slide = "dsds", .ledger = true, .outlet = true};
+    /* The ledger with an external load: its work is a sum over bodies
+     * that no one rank holds. */
+    pile_options o = {.threads = 1, .slide = "dsds", .ledger = true};
     fd_world* world = make_pile(&o);
+    fd_body_def pushed = fd_default_body_def();
+    pushed.shape.radius = 0.005;
+    pushed.material = fd_world_find_material(world, "grain");
+    pushed.position = (fd_vec3){0.0, 0.0, 0.3};
+    pushed.external_force = (fd_vec3){0.01, 0.0, 0.0};
+    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &pushed)), "%s", fd_last_error());
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     fd_domain domain;
     cr_assert_eq(fd_domain_plan(world, 2, &domain), FD_OK, "%s", fd_last_error());
     fd_partition part;
     cr_assert_eq(fd_partition_init(&part, world, &domain, 0), FD_ERR_UNSUPPORTED);
-    cr_assert(strstr(fd_last_error(), "energy ledger") != NULL && strstr(fd_last_error(), "outlets") != NULL, "%s",
-              fd_last_error());
+    cr_assert(strstr(fd_last_error(), "energy ledger") != NULL && strstr(fd_last_error(), "external loads") != NULL,
+              "%s", fd_last_error());
     fd_world_free(world);
     fd_domain_free(&domain);
 }

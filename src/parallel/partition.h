@@ -227,9 +227,10 @@ fd_status fd_partition_put_events(fd_partition* part, const uint64_t* words, int
  * fd_partition_book_ledger adds every rank's to its world's totals (the
  * other ranks' totals stand still). A moving wall's work needs its whole
  * reaction: each rank sends the loads its contacts put on the walls, and
- * the summing rank adds them as one process does. Refused with the ledger
- * (each is a sum over bodies that no one rank holds): outlets, external
- * loads, locks; gravity changed by a stage is summed on the writing rank
+ * the summing rank adds them as one process does; so do the bodies an
+ * outlet takes (their owners' energies) and their contacts' springs.
+ * Refused with the ledger (each is a sum over bodies that no one rank
+ * holds): external loads, locks; gravity changed by a stage is summed on the writing rank
  * holding every body (fd_partition_hold_everything). */
 enum { FD_PARTITION_BOOK_WORDS = 5 }; /* one fd_energy_books */
 fd_status fd_partition_ledger_supported(const fd_world* world);
@@ -237,6 +238,12 @@ fd_status fd_partition_ledger_rows(fd_partition* part);
 int fd_partition_ledger_words(const fd_partition* part);
 fd_status fd_partition_pack_ledger(const fd_partition* part, fd_parcel* out);
 fd_status fd_partition_book_ledger(fd_partition* part, const uint64_t* words, int64_t word_count);
+/* After the outlets removed bodies (fd_partition_remove, every rank the
+ * same ones): the energy each rank's owned bodies took and the springs'
+ * energy of the contacts it answered for, as words; on the summing rank,
+ * every rank's booked in one process's order. */
+fd_status fd_partition_pack_removals(const fd_partition* part, fd_parcel* out);
+fd_status fd_partition_book_removals(fd_partition* part, const uint64_t* words, int64_t word_count);
 
 /* After a step, once the outlets' bodies are removed on every rank and the
  * ghosts exchanged: the inlets' spheres due now (one process inserts them

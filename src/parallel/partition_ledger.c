@@ -22,7 +22,7 @@
 _Static_assert(sizeof(fd_energy_books) == FD_PARTITION_BOOK_WORDS * sizeof(uint64_t),
                "a book travels as FD_PARTITION_BOOK_WORDS words");
 
-enum { LEDGER_RELEASED = 0, LEDGER_GROUP = 1, LEDGER_CONTACT = 2, LEDGER_WALL = 3 };
+enum { LEDGER_RELEASED = 0, LEDGER_GROUP = 1, LEDGER_CONTACT = 2, LEDGER_WALL = 3, LEDGER_REMOVED = 4 };
 enum { WALL_LOAD_WORDS = 9 };     /* force, torque_i, torque_j */
 enum { FD_LEDGER_MERGE_RUNS = 16 }; /* a shared group's runs merged; more are sorted */
 
@@ -31,8 +31,7 @@ fd_status fd_partition_ledger_supported(const fd_world* world)
     if (!world->def.energy_ledger) {
         return FD_OK;
     }
-    const char* what = world->outlet_count > 0          ? "outlets"
-                       : world->has_external_loads      ? "external loads on bodies"
+    const char* what = world->has_external_loads        ? "external loads on bodies"
                        : world->has_locks               ? "locked degrees of freedom"
                                                         : NULL;
     if (what == NULL) {
@@ -109,8 +108,9 @@ static bool add_record(fd_parcel* out, int per, int part_books, uint64_t kind, u
     uint64_t* at = out->words + out->word_count;
     at[0] = kind;
     at[1] = which;
-    size_t bytes = kind == LEDGER_WALL ? WALL_LOAD_WORDS * sizeof *at
-                                       : (size_t)part_books * sizeof(fd_energy_books);
+    size_t bytes = kind == LEDGER_WALL      ? WALL_LOAD_WORDS * sizeof *at
+                   : kind == LEDGER_REMOVED ? 2 * sizeof *at
+                                            : (size_t)part_books * sizeof(fd_energy_books);
     memset(at + 2, 0, (size_t)(per - 2) * sizeof *at);
     memcpy(at + 2, books, bytes);
     out->word_count += per;
@@ -341,4 +341,64 @@ fd_status fd_partition_book_ledger(fd_partition* part, const uint64_t* words, in
     free(start);
     free(sorted);
     return status;
+}
+
+/* ---------------------------------------------------------------- removals */
+
+fd_status fd_partition_pack_removals(const fd_partition* part, fd_parcel* out)
+{
+    const fd_penalty* p = &part->world->penalty;
+    int per = fd_partition_ledger_words(part), books = p->book_count;
+    out->word_count = 0;
+    bool ok = true;
+    for (int64_t k = 0; k < p->removed_energy_count && ok; ++k) {
+        const fd_removed_energy* removed = &p->removed_energies[k];
+        double energies[2] = {removed->energy, removed->gravitational};
+        ok = add_record(out, per, 0, LEDGER_REMOVED, (uint64_t)removed->body, energies);
+    }
+    for (int64_t k = 0; k < p->released_count && ok; ++k) {
+        ok = add_record(out, per, books, LEDGER_RELEASED, p->released[k].key, p->released[k].books);
+    }
+    return ok ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for the ledger's books");
+}
+
+/* One process's removal (src/world/removal.c): the bodies' energies in
+ * ascending index, then their contacts' springs in ascending key. */
+fd_status fd_partition_book_removals(fd_partition* part, const uint64_t* words, int64_t word_count)
+{
+    fd_world* world = part->world;
+    int per = fd_partition_ledger_words(part), book_count = world->penalty.book_count;
+    int64_t count = word_count / per;
+    const uint64_t** sorted = malloc((size_t)(count > 0 ? count : 1) * sizeof *sorted);
+    if (sorted == NULL) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory summing the ledger");
+    }
+    int64_t bodies = 0;
+    for (int64_t k = 0; k < count; ++k) {
+        bodies += words[k * per] == LEDGER_REMOVED;
+    }
+    int64_t next_body = 0, next_contact = bodies;
+    for (int64_t k = 0; k < count; ++k) {
+        const uint64_t* record = words + k * per;
+        sorted[record[0] == LEDGER_REMOVED ? next_body++ : next_contact++] = record;
+    }
+    qsort(sorted, (size_t)bodies, sizeof *sorted, ascending_keys);
+    qsort(sorted + bodies, (size_t)(count - bodies), sizeof *sorted, ascending_keys);
+    fd_energy_totals* totals = &world->energy_totals;
+    for (int64_t k = 0; k < bodies; ++k) {
+        double energies[2];
+        memcpy(energies, sorted[k] + 2, sizeof energies);
+        totals->removed += energies[0];
+        totals->removed_gravitational += energies[1];
+    }
+    fd_energy_books books[FD_MECHANISM_COUNT];
+    for (int64_t k = bodies; k < count; ++k) {
+        books_of(sorted[k], book_count, books);
+        for (int m = 0; m < book_count; ++m) {
+            totals->released += books[m].stored;
+            world->stored_energy[m] -= books[m].stored;
+        }
+    }
+    free(sorted);
+    return FD_OK;
 }

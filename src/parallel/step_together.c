@@ -38,13 +38,16 @@ static uint64_t* everyone_sorted(fd_partition* parts, int ranks, int64_t (*colle
     return all;
 }
 
-/* The ledger's books of every rank, summed on rank 0 (partition.h). */
-static fd_status sum_ledger(fd_partition* parts, int ranks)
+/* The ledger's books of every rank (`pack`), summed on rank 0 (`book`,
+ * partition.h). */
+static fd_status gather_on_rank_0(fd_partition* parts, int ranks,
+                                  fd_status (*pack)(const fd_partition*, fd_parcel*),
+                                  fd_status (*book)(fd_partition*, const uint64_t*, int64_t))
 {
     fd_parcel all = {0}, mine = {0};
     fd_status status = FD_OK;
     for (int r = 0; r < ranks && status == FD_OK; ++r) {
-        status = fd_partition_pack_ledger(&parts[r], &mine);
+        status = pack(&parts[r], &mine);
         if (status == FD_OK && !fd_penalty_grow((void**)&all.words, &all.word_capacity,
                                                 all.word_count + mine.word_count + 1, sizeof *all.words)) {
             status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
@@ -55,7 +58,7 @@ static fd_status sum_ledger(fd_partition* parts, int ranks)
         }
     }
     if (status == FD_OK) {
-        status = fd_partition_book_ledger(&parts[0], all.words, all.word_count);
+        status = book(&parts[0], all.words, all.word_count);
     }
     fd_parcel_free(&all);
     fd_parcel_free(&mine);
@@ -75,7 +78,7 @@ fd_status fd_partition_step_together(fd_partition* parts, int ranks)
         }
     }
     if (ledger) {
-        fd_status status = sum_ledger(parts, ranks);
+        fd_status status = gather_on_rank_0(parts, ranks, fd_partition_pack_ledger, fd_partition_book_ledger);
         if (status != FD_OK) {
             return status;
         }
@@ -104,6 +107,12 @@ fd_status fd_partition_step_together(fd_partition* parts, int ranks)
         }
     }
     free(leaving);
+    if (ledger && count > 0) {
+        fd_status status = gather_on_rank_0(parts, ranks, fd_partition_pack_removals, fd_partition_book_removals);
+        if (status != FD_OK) {
+            return status;
+        }
+    }
     /* The ghosts, from their owners (each rank writes only ghosts: the
      * order of the copies does not matter). */
     double largest = 0.0, list_drift = 0.0;

@@ -77,6 +77,7 @@ void fd_penalty_free(fd_penalty* penalty)
     free(penalty->fn_lane_laws);
     free(penalty->body_turns);
     free(penalty->released);
+    free(penalty->removed_energies);
     memset(penalty, 0, sizeof *penalty);
 }
 

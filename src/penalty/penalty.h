@@ -307,7 +307,19 @@ typedef struct fd_penalty {
     const uint8_t* book_rows;
     fd_book_entry* released;
     int64_t released_count, released_capacity;
+    /* And when bodies are removed (an outlet's), the energy each body this
+     * rank owns takes away (src/world/removal.c; `released` then holds the
+     * springs' energy of its contacts that this rank answers for). */
+    struct fd_removed_energy* removed_energies;
+    int64_t removed_energy_count, removed_energy_capacity;
 } fd_penalty;
+
+/* A removed body's kinetic plus gravitational energy and the gravitational
+ * part (J), as the ledger books them (src/world/removal.c). */
+typedef struct fd_removed_energy {
+    int32_t body;
+    double energy, gravitational;
+} fd_removed_energy;
 
 void fd_penalty_free(fd_penalty* penalty);
 
@@ -334,7 +346,7 @@ void fd_penalty_rollback(fd_world* world);
  * world's totals, the springs' energy released, their pool slots free), in
  * key order, and has the next pass build the list without them
  * (src/penalty/release.c; src/world/removal.c says why). */
-void fd_penalty_release_removed(fd_world* world);
+fd_status fd_penalty_release_removed(fd_world* world);
 
 /* Between steps, after bodies were appended (an inlet's spheres), each with
  * a gap larger than contact_margin + fd_penalty_isolation_clearance to every

@@ -1,15 +1,40 @@
 /* The contacts of removed bodies end (penalty.h, fd_penalty_release_removed;
  * src/world/removal.c gives the design). */
+#include <string.h>
+
+#include "core/error.h"
 #include "penalty/penalty_internal.h"
 #include "world/world_internal.h"
 
-void fd_penalty_release_removed(fd_world* world)
+/* A rank of several keeps the springs' energy of the contacts it answers
+ * for, for the rank that writes the ledger (penalty.h, `released`); false
+ * when out of memory. */
+static bool keep_released(fd_penalty* p, int i, int j, int32_t slot)
+{
+    if (fd_book_row_of(p->book_rows, i, j) == FD_BOOK_ROW_NONE) {
+        return true;
+    }
+    if (p->released_count == p->released_capacity &&
+        !fd_penalty_grow((void**)&p->released, &p->released_capacity, p->released_count + 1, sizeof *p->released)) {
+        return false;
+    }
+    fd_book_entry* entry = &p->released[p->released_count++];
+    memset(entry, 0, sizeof *entry);
+    entry->key = (uint64_t)(uint32_t)i << 32 | (uint32_t)j;
+    for (int m = 0; m < p->pool.book_count; ++m) {
+        entry->books[m].stored = fd_slot_stored_before(&p->pool, slot, m);
+    }
+    return true;
+}
+
+fd_status fd_penalty_release_removed(fd_world* world)
 {
     fd_penalty* p = &world->penalty;
+    p->released_count = 0;
     p->dirty = true; /* the next pass builds the list without the removed bodies' entries */
     fd_neighbor_list* list = &p->lists[p->current];
     if (list->row_start == NULL) {
-        return;
+        return FD_OK;
     }
     fd_contact_pool* pool = &p->pool;
     fd_energy_totals* totals = &world->energy_totals;
@@ -24,7 +49,12 @@ void fd_penalty_release_removed(fd_world* world)
             if (slot == FD_NO_CONTACT || (!removed[i] && !removed[list->partner[e]])) {
                 continue;
             }
-            for (int m = 0; books && m < pool->book_count; ++m) {
+            if (books && p->book_rows != NULL) {
+                if (!keep_released(p, i, list->partner[e], slot)) {
+                    return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the ledger's released energies");
+                }
+            }
+            for (int m = 0; books && p->book_rows == NULL && m < pool->book_count; ++m) {
                 /* Its springs' energy leaves with it; what it dissipated is
                  * in the totals already (fd_book_step_sums). */
                 double stored = fd_slot_stored_before(pool, slot, m);
@@ -39,4 +69,5 @@ void fd_penalty_release_removed(fd_world* world)
             p->touching_count--;
         }
     }
+    return FD_OK;
 }

@@ -101,14 +101,35 @@ void fd_world_make_tombstone(fd_world* world, int b, uint32_t generation)
 /* Books the kinetic plus gravitational energy of dynamic body b (J), as
  * world_bodies.c books a body's energy when it is inserted, and the gravitational
  * part apart (fd_world_get_energy: gravity's work on it until it left). */
-static void book_energy(fd_world* world, int b)
+static bool book_energy(fd_world* world, int b)
 {
     fd_body_state state = fd_world_state(world, b);
     double m = world->colds[b].mass;
     double gravitational = -m * fd_v3_dot(world->def.gravity, state.position);
-    world->energy_totals.removed += 0.5 * m * fd_v3_length_squared(state.velocity) +
-                                    fd_body_kinetic_rotational(&state, &world->masses[b]) + gravitational;
-    world->energy_totals.removed_gravitational += gravitational;
+    double energy = 0.5 * m * fd_v3_length_squared(state.velocity) +
+                    fd_body_kinetic_rotational(&state, &world->masses[b]) + gravitational;
+    fd_penalty* p = &world->penalty;
+    if (p->book_rows == NULL) {
+        world->energy_totals.removed += energy;
+        world->energy_totals.removed_gravitational += gravitational;
+        return true;
+    }
+    /* A rank of several: its owner's state is exact; the rank that writes
+     * the ledger adds every owner's in ascending index (src/parallel). */
+    if ((p->book_rows[b] & FD_BOOK_ROW_KIND) == FD_BOOK_ROW_NONE) {
+        return true;
+    }
+    if (p->removed_energy_count == p->removed_energy_capacity) {
+        int64_t capacity = p->removed_energy_capacity > 0 ? 2 * p->removed_energy_capacity : 64;
+        fd_removed_energy* grown = realloc(p->removed_energies, (size_t)capacity * sizeof *grown);
+        if (grown == NULL) {
+            return false;
+        }
+        p->removed_energies = grown;
+        p->removed_energy_capacity = capacity;
+    }
+    p->removed_energies[p->removed_energy_count++] = (fd_removed_energy){b, energy, gravitational};
+    return true;
 }
 
 /* The world's contact set without the contacts of removed bodies, the
@@ -163,10 +184,11 @@ fd_status fd_world_remove_slots(fd_world* world, const int32_t* bodies, int coun
         world->free_slots = grown;
         world->free_slot_capacity = capacity;
     }
+    world->penalty.removed_energy_count = 0;
     for (int k = 0; k < count; ++k) {
         int b = bodies[k];
-        if (world->has_energy_reference && world->colds[b].type == FD_BODY_DYNAMIC) {
-            book_energy(world, b);
+        if (world->has_energy_reference && world->colds[b].type == FD_BODY_DYNAMIC && !book_energy(world, b)) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory booking the energy of %d removed bodies", count);
         }
     }
     /* Marked first: the contacts' pass below ends those of every marked body at once. */
@@ -174,7 +196,10 @@ fd_status fd_world_remove_slots(fd_world* world, const int32_t* bodies, int coun
         world->is_removed[bodies[k]] = true;
     }
     if (world->def.stepper == FD_STEPPER_PENALTY) {
-        fd_penalty_release_removed(world);
+        fd_status released = fd_penalty_release_removed(world);
+        if (released != FD_OK) {
+            return released;
+        }
     }
     drop_removed_contacts(world);
     for (int k = 0; k < count; ++k) {
