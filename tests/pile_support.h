@@ -25,6 +25,8 @@ typedef struct pile_options {
     bool gas;                     /* no gravity, and the spheres fly at up to 1.5 m/s every way */
     bool outlet;                  /* an outlet takes the spheres of the strip x > 0.025 m from t = 0.01 s */
     bool inlet;                   /* an inlet pours 150 more spheres from a box above the pile */
+    bool pushed;                  /* every 50th sphere under an external force and torque */
+    bool complementarity;         /* the complementarity stepper instead of the penalty one */
 } pile_options;
 
 static fd_submodel_def submodel(const char* model, const char* a, double va, const char* b, double vb,
@@ -51,6 +53,9 @@ static fd_world* make_pile(const pile_options* o)
     def.neighbor_skin = o->skin;
     def.energy_ledger = o->ledger;
     def.contact_output = o->output;
+    if (o->complementarity) {
+        def.stepper = FD_STEPPER_COMPLEMENTARITY;
+    }
     def.integrator = FD_INTEGRATOR_VELOCITY_VERLET;
     if (o->gas) {
         def.gravity = (fd_vec3){0.0, 0.0, 0.0};
@@ -146,6 +151,10 @@ static fd_world* make_pile(const pile_options* o)
             ball.velocity = (fd_vec3){0.3 * ((k * 7) % 11 - 5), 0.25 * ((k * 3) % 13 - 6), 0.375 * ((k * 5) % 9 - 4)};
         }
         ball.angular_velocity = (fd_vec3){(double)((k * 11) % 7 - 3), 0.0, (double)((k * 5) % 3 - 1)};
+        if (o->pushed && k % 50 == 0) {
+            ball.external_force = (fd_vec3){0.02, -0.01, 0.0};
+            ball.external_torque = (fd_vec3){0.0, 0.0, 1.0e-6};
+        }
         cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ball)), "%s", fd_last_error());
     }
     return world;

@@ -378,25 +378,26 @@ Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_an_inlet_a
     fd_world_free(one);
 }
 
+Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_external_loads_and_the_ledger)
+{
+    /* Eight spheres pushed and twisted: their owners book the loads' work,
+     * rank 0 adds it in ascending index with the contacts' books. */
+    pile_options o = {.threads = 1, .slide = "dsds", .pushed = true, .ledger = true};
+    run_case(&o, "hooke + dsds, external loads, the energy ledger", 1500);
+}
+
 Test(partition, what_is_not_supported_yet_is_refused_by_name)
 {
-    /* The ledger with an external load: its work is a sum over bodies
-     * that no one rank holds. */
-    pile_options o = {.threads = 1, .slide = "dsds", .ledger = true};
+    /* The complementarity stepper: its solver couples every contact (the
+     * refusal comes before the world is prepared, which the pile's
+     * penalty law would fail for that stepper). */
+    pile_options o = {.threads = 1, .slide = "dsds", .complementarity = true};
     fd_world* world = make_pile(&o);
-    fd_body_def pushed = fd_default_body_def();
-    pushed.shape.radius = 0.005;
-    pushed.material = fd_world_find_material(world, "grain");
-    pushed.position = (fd_vec3){0.0, 0.0, 0.3};
-    pushed.external_force = (fd_vec3){0.01, 0.0, 0.0};
-    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &pushed)), "%s", fd_last_error());
-    cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     fd_domain domain;
     cr_assert_eq(fd_domain_plan(world, 2, &domain), FD_OK, "%s", fd_last_error());
     fd_partition part;
     cr_assert_eq(fd_partition_init(&part, world, &domain, 0), FD_ERR_UNSUPPORTED);
-    cr_assert(strstr(fd_last_error(), "energy ledger") != NULL && strstr(fd_last_error(), "external loads") != NULL,
-              "%s", fd_last_error());
+    cr_assert(strstr(fd_last_error(), "complementarity") != NULL, "%s", fd_last_error());
     fd_world_free(world);
     fd_domain_free(&domain);
 }

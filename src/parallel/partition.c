@@ -120,10 +120,6 @@ fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* doma
     if (world->def.stepper != FD_STEPPER_PENALTY) {
         return unsupported("the complementarity stepper");
     }
-    fd_status refused = fd_partition_ledger_supported(world);
-    if (refused != FD_OK) {
-        return refused;
-    }
     if (!world->prepared) {
         fd_status status = fd_world_prepare(world);
         if (status != FD_OK) {

@@ -116,8 +116,7 @@ typedef struct fd_partition {
 /* Rank `rank`'s part of a world that holds the whole scene at its start
  * (prepared here if it is not): its roles, and its contacts with both bodies
  * held. Refuses what the decomposition does not support yet (the
- * complementarity stepper; outlets, external loads and locks
- * with the energy ledger). */
+ * complementarity stepper). */
 fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* domain, int rank);
 void fd_partition_free(fd_partition* part);
 
@@ -227,13 +226,12 @@ fd_status fd_partition_put_events(fd_partition* part, const uint64_t* words, int
  * fd_partition_book_ledger adds every rank's to its world's totals (the
  * other ranks' totals stand still). A moving wall's work needs its whole
  * reaction: each rank sends the loads its contacts put on the walls, and
- * the summing rank adds them as one process does; so do the bodies an
- * outlet takes (their owners' energies) and their contacts' springs.
- * Refused with the ledger (each is a sum over bodies that no one rank
- * holds): external loads, locks; gravity changed by a stage is summed on the writing rank
- * holding every body (fd_partition_hold_everything). */
+ * the summing rank adds them as one process does; so travel the work of
+ * the external loads and locks on the bodies each rank owns, and the
+ * energy of the bodies an outlet takes (their owners') and of their
+ * contacts' springs. Gravity changed by a stage is booked on the writing rank holding
+ * every body (fd_partition_hold_everything). */
 enum { FD_PARTITION_BOOK_WORDS = 5 }; /* one fd_energy_books */
-fd_status fd_partition_ledger_supported(const fd_world* world);
 fd_status fd_partition_ledger_rows(fd_partition* part);
 int fd_partition_ledger_words(const fd_partition* part);
 fd_status fd_partition_pack_ledger(const fd_partition* part, fd_parcel* out);

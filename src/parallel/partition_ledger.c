@@ -22,26 +22,10 @@
 _Static_assert(sizeof(fd_energy_books) == FD_PARTITION_BOOK_WORDS * sizeof(uint64_t),
                "a book travels as FD_PARTITION_BOOK_WORDS words");
 
-enum { LEDGER_RELEASED = 0, LEDGER_GROUP = 1, LEDGER_CONTACT = 2, LEDGER_WALL = 3, LEDGER_REMOVED = 4 };
+enum { LEDGER_RELEASED = 0, LEDGER_GROUP = 1, LEDGER_CONTACT = 2, LEDGER_WALL = 3, LEDGER_REMOVED = 4,
+       LEDGER_BODY_WORK = 5 };
 enum { WALL_LOAD_WORDS = 9 };     /* force, torque_i, torque_j */
 enum { FD_LEDGER_MERGE_RUNS = 16 }; /* a shared group's runs merged; more are sorted */
-
-fd_status fd_partition_ledger_supported(const fd_world* world)
-{
-    if (!world->def.energy_ledger) {
-        return FD_OK;
-    }
-    const char* what = world->has_external_loads        ? "external loads on bodies"
-                       : world->has_locks               ? "locked degrees of freedom"
-                                                        : NULL;
-    if (what == NULL) {
-        return FD_OK;
-    }
-    return fd_fail(FD_ERR_UNSUPPORTED,
-                   "domain decomposition (more than one process): the energy ledger (world.energy_ledger, "
-                   "output.energy_csv) with %s is not supported yet: their energy is a sum over bodies that no one "
-                   "rank holds (docs/mpi.md); run it in one process, or without the ledger", what);
-}
 
 fd_status fd_partition_ledger_rows(fd_partition* part)
 {
@@ -109,7 +93,7 @@ static bool add_record(fd_parcel* out, int per, int part_books, uint64_t kind, u
     at[0] = kind;
     at[1] = which;
     size_t bytes = kind == LEDGER_WALL      ? WALL_LOAD_WORDS * sizeof *at
-                   : kind == LEDGER_REMOVED ? 2 * sizeof *at
+                   : kind == LEDGER_REMOVED || kind == LEDGER_BODY_WORK ? 2 * sizeof *at
                                             : (size_t)part_books * sizeof(fd_energy_books);
     memset(at + 2, 0, (size_t)(per - 2) * sizeof *at);
     memcpy(at + 2, books, bytes);
@@ -143,6 +127,10 @@ fd_status fd_partition_pack_ledger(const fd_partition* part, fd_parcel* out)
             ok = add_record(out, per, books, LEDGER_WALL, load->key, vectors);
         }
     }
+    for (int64_t k = 0; k < p->body_work_count && ok; ++k) {
+        double work[2] = {p->body_work[k].external, p->body_work[k].constraint};
+        ok = add_record(out, per, books, LEDGER_BODY_WORK, (uint64_t)p->body_work[k].body, work);
+    }
     return ok ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for the ledger's books");
 }
 
@@ -168,7 +156,25 @@ static int64_t group_of(const uint64_t* record)
 
 static int64_t bucket_of(const uint64_t* record, int64_t groups)
 {
-    return record[0] == LEDGER_RELEASED ? 0 : record[0] == LEDGER_WALL ? groups + 1 : 1 + group_of(record);
+    return record[0] == LEDGER_RELEASED    ? 0
+           : record[0] == LEDGER_WALL      ? groups + 1
+           : record[0] == LEDGER_BODY_WORK ? groups + 2
+                                           : 1 + group_of(record);
+}
+
+/* The external loads' and locks' work of the bodies (fd_world_book_step_work:
+ * every dynamic body in ascending index; those not sent added zero). */
+static void book_body_work(fd_world* world, const uint64_t** records, int64_t count)
+{
+    qsort(records, (size_t)count, sizeof *records, ascending_keys);
+    for (int64_t k = 0; k < count; ++k) {
+        double work[2];
+        memcpy(work, records[k] + 2, sizeof work);
+        world->energy_totals.external_work += work[0];
+        if (world->has_locks) {
+            world->energy_totals.constraint_work += work[1];
+        }
+    }
 }
 
 static fd_vec3 vector_at(const uint64_t* record, int k)
@@ -231,9 +237,9 @@ fd_status fd_partition_book_ledger(fd_partition* part, const uint64_t* words, in
     int64_t count = word_count / per;
     int64_t groups = ((int64_t)world->body_count + FD_BOOK_GROUP_ROWS - 1) / FD_BOOK_GROUP_ROWS;
     /* The records bucketed by group (a counting sort: the groups are few
-     * and known), the released ones first in bucket 0, the walls' loads
-     * last. */
-    int64_t* start = calloc((size_t)groups + 3, sizeof *start);
+     * and known), the released ones first in bucket 0, then the walls'
+     * loads and the bodies' work. */
+    int64_t* start = calloc((size_t)groups + 4, sizeof *start);
     const uint64_t** sorted = malloc((size_t)(count > 0 ? count : 1) * sizeof *sorted);
     if (start == NULL || sorted == NULL) {
         free(start);
@@ -244,7 +250,8 @@ fd_status fd_partition_book_ledger(fd_partition* part, const uint64_t* words, in
     for (int64_t k = 0; k < count && status == FD_OK; ++k) {
         const uint64_t* record = words + k * per;
         int64_t bucket = bucket_of(record, groups);
-        if (record[0] > LEDGER_WALL || (record[0] != LEDGER_WALL && bucket > groups)) {
+        bool apart = record[0] == LEDGER_WALL || record[0] == LEDGER_BODY_WORK;
+        if (record[0] > LEDGER_BODY_WORK || record[0] == LEDGER_REMOVED || (!apart && bucket > groups)) {
             status = fd_fail(FD_ERR_INVALID_ARGUMENT, "domain decomposition: a ledger record of kind %llu names "
                              "group %lld of %lld", (unsigned long long)record[0], (long long)bucket - 1,
                              (long long)groups);
@@ -252,7 +259,7 @@ fd_status fd_partition_book_ledger(fd_partition* part, const uint64_t* words, in
         }
         start[bucket + 1]++;
     }
-    for (int64_t g = 0; g <= groups + 1; ++g) {
+    for (int64_t g = 0; g <= groups + 2; ++g) {
         start[g + 1] += start[g];
     }
     for (int64_t k = 0; k < count && status == FD_OK; ++k) {
@@ -335,7 +342,10 @@ fd_status fd_partition_book_ledger(fd_partition* part, const uint64_t* words, in
         fd_add_books(step, running);
     }
     if (status == FD_OK) {
+        /* fd_penalty_step's order: the pass's books, the loads' and locks'
+         * work, the walls' */
         fd_book_step(world, step);
+        book_body_work(world, sorted + start[groups + 1], start[groups + 2] - start[groups + 1]);
         book_wall_work(part, sorted + begin, start[groups + 1] - begin);
     }
     free(start);

@@ -78,6 +78,7 @@ void fd_penalty_free(fd_penalty* penalty)
     free(penalty->body_turns);
     free(penalty->released);
     free(penalty->removed_energies);
+    free(penalty->body_work);
     memset(penalty, 0, sizeof *penalty);
 }
 

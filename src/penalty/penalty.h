@@ -312,7 +312,18 @@ typedef struct fd_penalty {
      * springs' energy of its contacts that this rank answers for). */
     struct fd_removed_energy* removed_energies;
     int64_t removed_energy_count, removed_energy_capacity;
+    /* And after each step, the work of the external loads and locks on each
+     * dynamic body this rank owns, where not zero (src/world/world_prepare.c,
+     * fd_world_book_step_work: a zero adds nothing to the totals). */
+    struct fd_body_work* body_work;
+    int64_t body_work_count, body_work_capacity;
 } fd_penalty;
+
+/* A body's external loads' and locks' work over a step (J). */
+typedef struct fd_body_work {
+    int32_t body;
+    double external, constraint;
+} fd_body_work;
 
 /* A removed body's kinetic plus gravitational energy and the gravitational
  * part (J), as the ledger books them (src/world/removal.c). */

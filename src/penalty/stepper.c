@@ -454,15 +454,9 @@ fd_status fd_penalty_step(fd_world* world)
                              "good step)", (long long)world->step_count, world->time);
         }
     }
-    if (status == FD_OK && world->def.energy_ledger && world->penalty.book_rows != NULL &&
-        (world->has_external_loads || world->has_locks)) {
-        /* A rank of several holds a share of the loaded bodies: their work
-         * is not yet summed over the ranks. */
-        status = fd_fail(FD_ERR_UNSUPPORTED, "domain decomposition (more than one process): the energy ledger with "
-                         "external loads or locks is not supported yet (step %lld)", (long long)world->step_count);
-    } else if (status == FD_OK && world->def.energy_ledger) {
-        fd_world_book_step_work(world, dt);
-        if (world->penalty.book_rows == NULL) {
+    if (status == FD_OK && world->def.energy_ledger) {
+        status = fd_world_book_step_work(world, dt);
+        if (status == FD_OK && world->penalty.book_rows == NULL) {
             /* (a rank of several holds a share of a wall's reaction: the
              * rank that writes the ledger books the walls' work from every
              * rank's share, src/parallel/partition_ledger.c) */

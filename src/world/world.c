@@ -489,7 +489,7 @@ fd_status fd_world_step(fd_world* world)
         status = fd_world_check_finite(world);
     }
     if (status == FD_OK) {
-        fd_world_book_step_work(world, dt);
+        status = fd_world_book_step_work(world, dt);
     }
     if (status != FD_OK) {
         /* Roll back to the last good step: the caller can still write it out. */

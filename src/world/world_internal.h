@@ -434,8 +434,10 @@ fd_status fd_world_check_blow_up(const fd_world* world);
  * twice what entered (docs/models/critical-step.md), naming the body that
  * holds most of it; else FD_OK (always with gravity along a periodic axis). */
 fd_status fd_world_check_energy_gain(const fd_world* world);
-/* Ledger: the work of external loads and locks over the step just taken. */
-void fd_world_book_step_work(fd_world* world, double h);
+/* Ledger: the work of external loads and locks over the step just taken
+ * (on a rank of several, its bodies' terms, kept for the rank that writes
+ * the ledger: fd_penalty.body_work). FD_ERR_OUT_OF_MEMORY only there. */
+fd_status fd_world_book_step_work(fd_world* world, double h);
 
 /* The penalty stepper's step (src/penalty/stepper.c). */
 fd_status fd_penalty_step(fd_world* world);

@@ -38,11 +38,13 @@ static double ledger_balance(const fd_world* world)
 
 /* Work of the external loads over a step, from the displacement (exact for a
  * constant force) and the rotation omega_1 h of the drift; and of the locks. */
-void fd_world_book_step_work(fd_world* world, double h)
+fd_status fd_world_book_step_work(fd_world* world, double h)
 {
     fd_energy_totals* totals = &world->energy_totals;
+    fd_penalty* p = &world->penalty;
+    p->body_work_count = 0;
     if (!world->has_external_loads && !world->has_locks) {
-        return;
+        return FD_OK;
     }
     for (int b = 0; b < world->body_count; ++b) {
         if (world->colds[b].type != FD_BODY_DYNAMIC) {
@@ -51,12 +53,34 @@ void fd_world_book_step_work(fd_world* world, double h)
         const fd_body_mass* mass = &world->masses[b];
         fd_vec3 moved = fd_v3_sub(world->position[b], world->saved_position[b]);
         const fd_body_extra* extra = fd_body_extras(mass);
-        totals->external_work += fd_v3_dot(extra->external_force, moved) +
-                                 h * fd_v3_dot(extra->external_torque, world->angular_velocity[b]);
-        if (world->has_locks) {
-            totals->constraint_work += world->lock_work[b];
+        double external = fd_v3_dot(extra->external_force, moved) +
+                          h * fd_v3_dot(extra->external_torque, world->angular_velocity[b]);
+        double constraint = world->has_locks ? world->lock_work[b] : 0.0;
+        if (p->book_rows == NULL) {
+            totals->external_work += external;
+            if (world->has_locks) {
+                totals->constraint_work += constraint;
+            }
+            continue;
         }
+        /* A rank of several: its own bodies' work, for the rank that writes
+         * the ledger (in ascending index; a zero never changes a total, which
+         * is never -0). */
+        if ((p->book_rows[b] & FD_BOOK_ROW_KIND) == FD_BOOK_ROW_NONE || (external == 0.0 && constraint == 0.0)) {
+            continue;
+        }
+        if (p->body_work_count == p->body_work_capacity) {
+            int64_t capacity = p->body_work_capacity > 0 ? 2 * p->body_work_capacity : 64;
+            fd_body_work* grown = realloc(p->body_work, (size_t)capacity * sizeof *grown);
+            if (grown == NULL) {
+                return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the ledger's work of external loads");
+            }
+            p->body_work = grown;
+            p->body_work_capacity = capacity;
+        }
+        p->body_work[p->body_work_count++] = (fd_body_work){b, external, constraint};
     }
+    return FD_OK;
 }
 
 /* ---------------------------------------------------------------- prepare */
