@@ -43,6 +43,7 @@
 
 #include "body/body.h"
 #include "core/error.h"
+#include "penalty/penalty_internal.h"
 #include "world/world_internal.h"
 
 static char no_name[1] = "";
@@ -119,14 +120,9 @@ static bool book_energy(fd_world* world, int b)
     if ((p->book_rows[b] & FD_BOOK_ROW_KIND) == FD_BOOK_ROW_NONE) {
         return true;
     }
-    if (p->removed_energy_count == p->removed_energy_capacity) {
-        int64_t capacity = p->removed_energy_capacity > 0 ? 2 * p->removed_energy_capacity : 64;
-        fd_removed_energy* grown = realloc(p->removed_energies, (size_t)capacity * sizeof *grown);
-        if (grown == NULL) {
-            return false;
-        }
-        p->removed_energies = grown;
-        p->removed_energy_capacity = capacity;
+    if (!fd_penalty_grow((void**)&p->removed_energies, &p->removed_energy_capacity, p->removed_energy_count + 1,
+                         sizeof *p->removed_energies)) {
+        return false;
     }
     p->removed_energies[p->removed_energy_count++] = (fd_removed_energy){b, energy, gravitational};
     return true;

@@ -13,6 +13,7 @@
 #include "body/body.h"
 #include "core/error.h"
 #include "core/staggered.h"
+#include "penalty/penalty_internal.h"
 #include "world/world_internal.h"
 
 /* ---------------------------------------------------------------- energy ledger */
@@ -69,14 +70,9 @@ fd_status fd_world_book_step_work(fd_world* world, double h)
         if ((p->book_rows[b] & FD_BOOK_ROW_KIND) == FD_BOOK_ROW_NONE || (external == 0.0 && constraint == 0.0)) {
             continue;
         }
-        if (p->body_work_count == p->body_work_capacity) {
-            int64_t capacity = p->body_work_capacity > 0 ? 2 * p->body_work_capacity : 64;
-            fd_body_work* grown = realloc(p->body_work, (size_t)capacity * sizeof *grown);
-            if (grown == NULL) {
-                return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the ledger's work of external loads");
-            }
-            p->body_work = grown;
-            p->body_work_capacity = capacity;
+        if (!fd_penalty_grow((void**)&p->body_work, &p->body_work_capacity, p->body_work_count + 1,
+                             sizeof *p->body_work)) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the ledger's work of external loads");
         }
         p->body_work[p->body_work_count++] = (fd_body_work){b, external, constraint};
     }
