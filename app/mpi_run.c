@@ -551,6 +551,36 @@ static fd_status sum_ledger(transport* t, fd_partition* part, int rank)
     return status;
 }
 
+/* Every 64 steps with the ledger, its test of the kinetic energy against
+ * what entered (fd_world_check_energy_gain in one process): every rank's
+ * sums over its bodies to rank 0, which judges with the ledger's totals and
+ * tells every rank. True when the run must stop (rank 0 says why). */
+static bool energy_gained(fd_partition* part, int rank)
+{
+    fd_world* world = part->world;
+    if (world->step_count % 64 != 0 || !fd_world_energy_gain_checked(world)) {
+        return false;
+    }
+    fd_energy_gain_parts mine = fd_partition_energy_gain_parts(part);
+    double sums[4] = {mine.kinetic_translational, mine.kinetic_rotational, mine.gravitational, mine.mass}, all[4];
+    MPI_Reduce(sums, all, 4, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    struct {
+        double value;
+        int index;
+    } largest = {mine.largest, mine.fastest}, most;
+    MPI_Reduce(&largest, &most, 1, MPI_DOUBLE_INT, MPI_MAXLOC, 0, MPI_COMM_WORLD);
+    int verdict = 0;
+    if (rank == 0) {
+        fd_energy_gain_parts parts = {all[0], all[1], all[2], all[3], most.value, most.index};
+        if (fd_world_judge_energy_gain(world, &parts, false) != FD_OK) {
+            fprintf(stderr, "error (rank 0): %s\n", fd_last_error());
+            verdict = 1;
+        }
+    }
+    MPI_Bcast(&verdict, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return verdict != 0;
+}
+
 /* The stage under way, if finished, gives way to the next on every rank at
  * the same step (docs/stages.md; each rank's scene applies the changes to
  * its world: walls, inlets and outlets are on every rank). */
@@ -778,8 +808,17 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
             failed = true;
             break;
         }
-        if ((ledger && sum_ledger(&t, &part, rank) != FD_OK) ||
-            number_contacts_send_events_run_outlets(&t, &part, events, rank) != FD_OK || exchange_ghosts(&t, &part) != FD_OK ||
+        /* The ledger's books to rank 0 (its sum may fail there alone: one
+         * more reduction), then its test of the energy every 64 steps. */
+        if (ledger && sum_ledger(&t, &part, rank) != FD_OK) {
+            fprintf(stderr, "error (rank %d): %s\n", rank, fd_last_error());
+            failed = true;
+        }
+        if (ledger && (any_rank_failed(failed) || energy_gained(&part, rank))) {
+            failed = true;
+            break;
+        }
+        if (number_contacts_send_events_run_outlets(&t, &part, events, rank) != FD_OK || exchange_ghosts(&t, &part) != FD_OK ||
             fd_partition_run_inlets(&part) != FD_OK) {
             fprintf(stderr, "error (rank %d): %s\n", rank, fd_last_error());
             failed = true;

@@ -386,6 +386,56 @@ Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_external_l
     run_case(&o, "hooke + dsds, external loads, the energy ledger", 1500);
 }
 
+Test(partition, the_ledger_s_test_of_the_energy_stops_two_ranks_as_one_process)
+{
+    /* As in test_stability: a sphere's speed set behind the books' back
+     * (as an unstable integration would) after step 63, on its owner; the
+     * ledger's test at step 64 sums the ranks' kinetic energies and stops
+     * the run, naming the sphere, as one process stops. */
+    pile_options o = {.threads = 1, .slide = "dsds", .ledger = true};
+    fd_world* one = make_pile(&o);
+    cr_assert_eq(fd_world_prepare(one), FD_OK, "%s", fd_last_error());
+    fd_world* worlds[2];
+    fd_partition parts[2];
+    fd_domain domain;
+    for (int r = 0; r < 2; ++r) {
+        worlds[r] = make_pile(&o);
+        cr_assert_eq(fd_world_prepare(worlds[r]), FD_OK, "%s", fd_last_error());
+    }
+    cr_assert_eq(fd_domain_plan(worlds[0], 2, &domain), FD_OK, "%s", fd_last_error());
+    for (int r = 0; r < 2; ++r) {
+        cr_assert_eq(fd_partition_init(&parts[r], worlds[r], &domain, r), FD_OK, "%s", fd_last_error());
+    }
+    for (int s = 1; s <= 63; ++s) {
+        cr_assert_eq(fd_world_step(one), FD_OK, "%s", fd_last_error());
+        cr_assert_eq(fd_partition_step_together(parts, 2), FD_OK, "%s", fd_last_error());
+    }
+    int b = one->body_count - 1; /* a sphere of the lattice's top layer */
+    int owner = parts[1].role[b] == FD_ROLE_OWNED ? 1 : 0;
+    cr_assert_eq(parts[owner].role[b], FD_ROLE_OWNED);
+    /* 6.5 J from nowhere, beyond the test's floor (the pile's mass moving a hundredth of a
+     * blow-up radius a step: 1.6 J) */
+    one->velocity[b] = worlds[owner]->velocity[b] = fd_v3(100.0, 0.0, 0.0);
+    cr_assert_eq(fd_world_step(one), FD_ERR_UNSTABLE, "one process must stop");
+    char expected[200];
+    const char* message = fd_last_error();
+    const char* named = strstr(message, "body ");
+    cr_assert(strstr(message, "blow-up at step 64") != NULL && named != NULL && strstr(message, "more than twice"),
+              "%s", message);
+    snprintf(expected, sizeof expected, "%.40s", named);
+    cr_assert_eq(fd_partition_step_together(parts, 2), FD_ERR_UNSTABLE, "two ranks must stop as one process");
+    message = fd_last_error();
+    cr_assert(strstr(message, "blow-up at step 64") != NULL && strstr(message, expected) != NULL &&
+                  strstr(message, "more than twice"),
+              "%s\n(one process: %s)", message, expected);
+    for (int r = 0; r < 2; ++r) {
+        fd_partition_free(&parts[r]);
+        fd_world_free(worlds[r]);
+    }
+    fd_domain_free(&domain);
+    fd_world_free(one);
+}
+
 Test(partition, what_is_not_supported_yet_is_refused_by_name)
 {
     /* The complementarity stepper: its solver couples every contact (the

@@ -43,6 +43,7 @@
 #include "core/math.h"
 #include "fricdem/fricdem.h"
 #include "parallel/domain.h"
+#include "world/world_internal.h"
 
 typedef enum fd_role {
     FD_ROLE_DORMANT = 0,          /* not held: left out of the search and the integration */
@@ -242,6 +243,13 @@ fd_status fd_partition_book_ledger(fd_partition* part, const uint64_t* words, in
  * every rank's booked in one process's order. */
 fd_status fd_partition_pack_removals(const fd_partition* part, fd_parcel* out);
 fd_status fd_partition_book_removals(fd_partition* part, const uint64_t* words, int64_t word_count);
+/* The ledger's test of the kinetic energy against what entered (one
+ * process makes it every 64 steps, fd_world_check_energy_gain): each
+ * rank's sums over the bodies it owns; the rank that keeps the ledger
+ * judges the ranks' sums (fd_world_judge_energy_gain). Summed over the
+ * ranks in another order than one process's, the verdict could differ
+ * only within round-off of the test's factor of 2. */
+fd_energy_gain_parts fd_partition_energy_gain_parts(const fd_partition* part);
 
 /* After a step, once the outlets' bodies are removed on every rank and the
  * ghosts exchanged: the inlets' spheres due now (one process inserts them

@@ -412,3 +412,10 @@ fd_status fd_partition_book_removals(fd_partition* part, const uint64_t* words, 
     free(sorted);
     return FD_OK;
 }
+
+/* ---------------------------------------------------------------- energy gain */
+
+fd_energy_gain_parts fd_partition_energy_gain_parts(const fd_partition* part)
+{
+    return fd_world_energy_gain_parts(part->world, part->role, FD_ROLE_OWNED);
+}

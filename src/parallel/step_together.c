@@ -82,6 +82,27 @@ fd_status fd_partition_step_together(fd_partition* parts, int ranks)
         if (status != FD_OK) {
             return status;
         }
+        /* Every 64 steps, the ledger's test of the energy from every rank's
+         * sums (the ranks of MPI reduce them the same way). */
+        const fd_world* world = parts[0].world;
+        if (world->step_count % 64 == 0 && fd_world_energy_gain_checked(world)) {
+            fd_energy_gain_parts all = {.fastest = -1};
+            for (int r = 0; r < ranks; ++r) {
+                fd_energy_gain_parts mine = fd_partition_energy_gain_parts(&parts[r]);
+                all.kinetic_translational += mine.kinetic_translational;
+                all.kinetic_rotational += mine.kinetic_rotational;
+                all.gravitational += mine.gravitational;
+                all.mass += mine.mass;
+                if (mine.largest > all.largest) {
+                    all.largest = mine.largest;
+                    all.fastest = mine.fastest;
+                }
+            }
+            status = fd_world_judge_energy_gain(world, &all, false);
+            if (status != FD_OK) {
+                return status;
+            }
+        }
     }
     /* The contacts that began, numbered in key order over all ranks; then
      * the bodies the outlets take, found by their owners, removed on every

@@ -333,9 +333,10 @@ static double overlap_at(const fd_world* world, const fd_vec3* x, int b, int j)
  * one whose overlap changed most; -1 when it touches none. O(N): for the
  * rare body that moved far, and for messages. */
 typedef struct step_contact {
-    int partner;
+    int partner;                  /* -1: none; STEP_CONTACT_ELSEWHERE: on another rank */
     double before, after;         /* overlaps, m */
 } step_contact;
+enum { STEP_CONTACT_ELSEWHERE = -2 };
 
 static step_contact contact_over_step(const fd_world* world, int b)
 {
@@ -357,6 +358,10 @@ static step_contact contact_over_step(const fd_world* world, int b)
 
 static void describe_contact(const fd_world* world, step_contact contact, char* text, size_t size)
 {
+    if (contact.partner == STEP_CONTACT_ELSEWHERE) {
+        snprintf(text, size, "its contacts on the rank that owns it");
+        return;
+    }
     if (contact.partner < 0) {
         snprintf(text, size, "touching nothing");
         return;
@@ -368,13 +373,20 @@ static void describe_contact(const fd_world* world, step_contact contact, char* 
 
 /* ---------------------------------------------------------------- checks */
 
+/* A body this world steps: not one another rank holds (src/parallel: its
+ * buffers here are never written, so their values mean nothing). */
+static bool stepped_here(const fd_world* world, int b)
+{
+    return world->colds[b].type == FD_BODY_DYNAMIC && !(world->motion[b].flags & FD_MOTION_DORMANT);
+}
+
 fd_status fd_world_check_finite(fd_world* world)
 {
     char label[300], contact[400];
     /* A body whose own state is not finite: it ran off (a tiny mass, an
      * infinite acceleration). Static bodies never change. */
     for (int b = 0; b < world->body_count; ++b) {
-        if (world->colds[b].type == FD_BODY_DYNAMIC &&
+        if (stepped_here(world, b) &&
             (!fd_v3_is_finite(world->position[b]) || !fd_quat_is_finite(world->orientation[b]) ||
              !fd_v3_is_finite(world->velocity[b]) || !fd_v3_is_finite(world->angular_velocity[b]))) {
             return fd_fail(FD_ERR_NON_FINITE,
@@ -389,7 +401,7 @@ fd_status fd_world_check_finite(fd_world* world)
      * (m g, the dashpots' sqrt(m k), m v^2): the heaviest of them. */
     int culprit = -1;
     for (int b = 0; b < world->body_count; ++b) {
-        if (world->colds[b].type == FD_BODY_DYNAMIC &&
+        if (stepped_here(world, b) &&
             (!fd_v3_is_finite(world->forces[b]) || !fd_v3_is_finite(world->torques[b])) &&
             (culprit < 0 || world->colds[b].mass > world->colds[culprit].mass)) {
             culprit = b;
@@ -446,7 +458,7 @@ fd_status fd_world_check_blow_up(const fd_world* world)
     double worst_ratio = BLOW_UP_FRACTION, moved_worst = 0.0, turned_worst = 0.0;
     step_contact worst_contact = {-1, 0.0, 0.0};
     for (int b = 0; b < world->body_count; ++b) {
-        if (world->colds[b].type != FD_BODY_DYNAMIC || world->is_wall[b]) {
+        if (!stepped_here(world, b) || world->is_wall[b]) {
             continue;
         }
         double radius = fd_shape_inner_radius(&world->colds[b].shape);
@@ -485,37 +497,52 @@ fd_status fd_world_check_blow_up(const fd_world* world)
     return fail_blow_up(world, worst, what, worst_contact, "state kept at the last good step");
 }
 
-fd_status fd_world_check_energy_gain(const fd_world* world)
+bool fd_world_energy_gain_checked(const fd_world* world)
 {
     for (int a = 0; a < 3; ++a) {
         if (world->periodic.axis[a] && fd_v3_component(world->def.gravity, a) != 0.0) {
-            return FD_OK; /* a chute: the gravitational energy jumps when a body wraps, nothing to compare with */
+            return false; /* a chute: the gravitational energy jumps when a body wraps, nothing to compare with */
         }
     }
-    fd_world_energy e = fd_world_get_energy(world);
-    /* What entered: the initial kinetic and stored energy plus what gravity,
-     * the loads, the locks, the inlets and the models have given since. */
-    double entered = e.entered;
-    double kinetic = e.kinetic_translational + e.kinetic_rotational;
-    /* A floor for a world at rest (nothing entered): every body moving a
-     * hundredth of the blow-up radius per step. */
-    double total_mass = 0.0, largest = 0.0;
-    int fastest = -1;
+    return true;
+}
+
+fd_energy_gain_parts fd_world_energy_gain_parts(const fd_world* world, const uint8_t* roles, int mine)
+{
+    /* The sums of fd_world_get_energy, in its order, and the body that
+     * holds most of the kinetic energy. */
+    fd_energy_gain_parts parts = {.fastest = -1};
     for (int b = 0; b < world->body_count; ++b) {
-        if (world->colds[b].type != FD_BODY_DYNAMIC) {
+        if (world->colds[b].type != FD_BODY_DYNAMIC || (roles != NULL && roles[b] != mine)) {
             continue;
         }
-        total_mass += world->colds[b].mass;
         fd_body_state state = fd_world_state(world, b);
-        double energy = 0.5 * world->colds[b].mass * fd_v3_length_squared(state.velocity) +
-                        fd_body_kinetic_rotational(&state, &world->masses[b]);
-        if (energy > largest) {
-            largest = energy;
-            fastest = b;
+        double m = world->colds[b].mass;
+        double translational = 0.5 * m * fd_v3_length_squared(state.velocity);
+        double rotational = fd_body_kinetic_rotational(&state, &world->masses[b]);
+        parts.kinetic_translational += translational;
+        parts.kinetic_rotational += rotational;
+        parts.gravitational -= m * fd_v3_dot(world->def.gravity, state.position);
+        parts.mass += m;
+        if (translational + rotational > parts.largest) {
+            parts.largest = translational + rotational;
+            parts.fastest = b;
         }
     }
+    return parts;
+}
+
+fd_status fd_world_judge_energy_gain(const fd_world* world, const fd_energy_gain_parts* parts, bool whole)
+{
+    /* What entered: the initial kinetic and stored energy plus what gravity,
+     * the loads, the locks, the inlets and the models have given since. */
+    double entered = fd_world_entered_energy(world, parts->gravitational);
+    double kinetic = parts->kinetic_translational + parts->kinetic_rotational;
+    /* A floor for a world at rest (nothing entered): every body moving a
+     * hundredth of the blow-up radius per step. */
     double speed = isfinite(world->blow_up_radius) ? 0.01 * world->blow_up_radius / world->def.time_step : 0.0;
-    double floor = 0.5 * total_mass * speed * speed;
+    double floor = 0.5 * parts->mass * speed * speed;
+    int fastest = parts->fastest;
     if (!(kinetic > 2.0 * entered + floor) || fastest < 0) {
         return FD_OK;
     }
@@ -523,6 +550,17 @@ fd_status fd_world_check_energy_gain(const fd_world* world)
     snprintf(what, sizeof what,
              "holds %.3g J of the kinetic energy %.3g J, more than twice the %.3g J that entered (the energy "
              "ledger)",
-             largest, kinetic, entered);
-    return fail_blow_up(world, fastest, what, contact_over_step(world, fastest), "state kept at this step");
+             parts->largest, kinetic, entered);
+    step_contact elsewhere = {STEP_CONTACT_ELSEWHERE, 0.0, 0.0};
+    return fail_blow_up(world, fastest, what, whole ? contact_over_step(world, fastest) : elsewhere,
+                        "state kept at this step");
+}
+
+fd_status fd_world_check_energy_gain(const fd_world* world)
+{
+    if (!fd_world_energy_gain_checked(world)) {
+        return FD_OK;
+    }
+    fd_energy_gain_parts parts = fd_world_energy_gain_parts(world, NULL, 0);
+    return fd_world_judge_energy_gain(world, &parts, true);
 }

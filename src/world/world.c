@@ -578,13 +578,20 @@ fd_world_energy fd_world_get_energy(const fd_world* world)
         /* The reference is the kinetic + gravitational + stored energy at
          * prepare; less the gravitational energy now (of the bodies there
          * are, and of those removed when they left), the rest is gravity's work. */
-        energy.entered = world->energy_reference - energy.gravitational - totals->removed_gravitational +
-                         energy.external_work + energy.constraint_work + energy.inserted;
-        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-            energy.entered += energy.created[m];
-        }
+        energy.entered = fd_world_entered_energy(world, energy.gravitational);
     }
     return energy;
+}
+
+double fd_world_entered_energy(const fd_world* world, double gravitational)
+{
+    const fd_energy_totals* totals = &world->energy_totals;
+    double entered = world->energy_reference - gravitational - totals->removed_gravitational + totals->external_work +
+                     totals->constraint_work + totals->inserted;
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        entered += totals->created[m];
+    }
+    return entered;
 }
 
 int fd_world_contact_count(const fd_world* world)

@@ -434,6 +434,22 @@ fd_status fd_world_check_blow_up(const fd_world* world);
  * twice what entered (docs/models/critical-step.md), naming the body that
  * holds most of it; else FD_OK (always with gravity along a periodic axis). */
 fd_status fd_world_check_energy_gain(const fd_world* world);
+/* The same test in two parts, for ranks that each hold some bodies
+ * (src/parallel): the sums over the dynamic bodies whose `roles` entry is
+ * `mine` (roles NULL: all), in index order; then, on the rank that keeps the ledger, the
+ * verdict from every rank's sums (`whole`: the world holds the fastest
+ * body's state and contacts, for the message). */
+typedef struct fd_energy_gain_parts {
+    double kinetic_translational, kinetic_rotational, gravitational, mass; /* J, J, J, kg */
+    double largest;               /* J: the kinetic energy of the body that holds most */
+    int fastest;                  /* that body, or -1 */
+} fd_energy_gain_parts;
+bool fd_world_energy_gain_checked(const fd_world* world);
+fd_energy_gain_parts fd_world_energy_gain_parts(const fd_world* world, const uint8_t* roles, int mine);
+fd_status fd_world_judge_energy_gain(const fd_world* world, const fd_energy_gain_parts* parts, bool whole);
+/* What entered the world since it was prepared (J, fd_world_energy.entered)
+ * with the bodies' gravitational energy now `gravitational`. */
+double fd_world_entered_energy(const fd_world* world, double gravitational);
 /* Ledger: the work of external loads and locks over the step just taken
  * (on a rank of several, its bodies' terms, kept for the rank that writes
  * the ledger: fd_penalty.body_work). FD_ERR_OUT_OF_MEMORY only there. */
