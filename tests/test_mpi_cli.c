@@ -2,8 +2,8 @@
  * with 2 and 3 ranks, bodies.csv, contacts.csv, walls.csv, outlets.csv and
  * the VTU snapshots are the one-process files byte for byte, on a pile with
  * walls (rolling and twisting sds, two threads a rank), across periodic
- * faces (Fang & Negrut), in a turning drum (a moving finite wall), with an
- * outlet and with an inlet; bodies migrate in each (the summary says how often); a
+ * faces (Fang & Negrut), with PFC's linear + rrlinear laws, in a turning
+ * drum (a moving finite wall), with an outlet and with an inlet; bodies migrate in each (the summary says how often); a
  * checkpoint written by two ranks and resumed on three, or on one process,
  * ends as the run that never stopped; the energy ledger's energy.csv too
  * (in the turning drum, through a fill, a settling and a discharge by an
@@ -454,6 +454,24 @@ Test(mpi_cli, the_energy_ledger_of_two_and_three_ranks_is_one_process_s_with_rol
 Test(mpi_cli, the_energy_ledger_of_two_and_three_ranks_is_one_process_s_with_fang_negrut_across_periodic_faces)
 {
     assert_ranks_match_one_process_with(periodic_scene, "--set output.energy_csv=true");
+}
+
+Test(mpi_cli, two_and_three_ranks_write_the_files_of_one_process_with_pfc_rrlinear_and_the_ledger)
+{
+    /* The pile with PFC's linear contact and rrlinear rolling resistance
+     * (its moment's slip state and energy partitions travel with the
+     * contacts), energy.csv included. */
+    const char* contacts = strstr(pile_scene, "contacts:\n");
+    const char* output = strstr(pile_scene, "output:");
+    cr_assert(contacts != NULL && output != NULL);
+    char scene[sizeof pile_scene + 512];
+    snprintf(scene, sizeof scene, "%.*scontacts:\n"
+             "  - materials: [grain, grain]\n"
+             "    normal: {model: pfc_linear, kn: 1.0e4, dp_nratio: 0.3, dp_mode: 3}\n"
+             "    slide: {model: pfc_linear, ks: 5.0e3, fric: 0.5, dp_sratio: 0.2}\n"
+             "    roll: {model: pfc_rrlinear, rr_fric: 0.05}\n%s",
+             (int)(contacts - pile_scene), pile_scene, output);
+    assert_ranks_match_one_process_with(scene, "--set output.energy_csv=true");
 }
 
 Test(mpi_cli, the_energy_ledger_of_a_turning_drum_is_one_process_s)
