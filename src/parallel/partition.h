@@ -112,6 +112,7 @@ typedef struct fd_partition {
                                    * set a wall moving; tracked anyway when one moves at the first step) */
     fd_vec3* wall_loads;          /* on the writing rank: per body, 4 vectors of a tracked wall: force and
                                    * torque at the last step, then now (NULL until tracked) */
+    int wall_load_bodies;         /* the bodies wall_loads covers */
 } fd_partition;
 
 /* Rank `rank`'s part of a world that holds the whole scene at its start

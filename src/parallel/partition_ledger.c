@@ -10,7 +10,13 @@
  * adds the groups in ascending order. Floating-point sums depend on their
  * order, so the summing rank repeats exactly these additions: a group one
  * rank answers for whole comes as its sum, a shared group as its
- * contacts. */
+ * contacts. The step's other books follow in fd_penalty_step's order: the
+ * external loads' and locks' work of each rank's bodies (ascending index),
+ * then a moving wall's work from its whole reaction (every rank's loads on
+ * it added from zero in descending key order). An outlet's removals come
+ * in a second message: the bodies' energies in ascending index, then their
+ * contacts' springs in ascending key. Last, every 64 steps, each rank's
+ * sums for the ledger's test of the kinetic energy. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +68,7 @@ fd_status fd_partition_ledger_rows(fd_partition* part)
         if (part->wall_loads == NULL) {
             return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for the walls' loads");
         }
+        part->wall_load_bodies = n; /* walls come with the scene: bodies added later are spheres */
         for (int b = 0; b < n && b < part->body_count; ++b) {
             if (part->role[b] == FD_ROLE_SHARED) {
                 part->wall_loads[4 * b] = world->forces[b];
@@ -69,7 +76,7 @@ fd_status fd_partition_ledger_rows(fd_partition* part)
             }
         }
     }
-    for (int b = 0; track && b < n && b < part->body_count; ++b) {
+    for (int b = 0; track && b < part->wall_load_bodies && b < part->body_count; ++b) {
         if (part->role[b] == FD_ROLE_SHARED) {
             part->book_rows[b] |= FD_BOOK_ROW_TRACKED;
         }
@@ -196,7 +203,7 @@ static void book_wall_work(fd_partition* part, const uint64_t** records, int64_t
     if (loads == NULL) {
         return;
     }
-    for (int b = 0; b < world->body_count && b < part->body_count; ++b) {
+    for (int b = 0; b < part->wall_load_bodies && b < part->body_count; ++b) {
         if (part->role[b] == FD_ROLE_SHARED) {
             loads[4 * b + 2] = loads[4 * b + 3] = fd_v3(0.0, 0.0, 0.0);
         }
@@ -222,7 +229,7 @@ static void book_wall_work(fd_partition* part, const uint64_t** records, int64_t
                              fd_v3_dot(loads[4 * b + 3], world->angular_velocity[b]);
         world->energy_totals.external_work -= 0.5 * h * (power_before + power_after);
     }
-    for (int b = 0; b < world->body_count && b < part->body_count; ++b) {
+    for (int b = 0; b < part->wall_load_bodies && b < part->body_count; ++b) {
         if (part->role[b] == FD_ROLE_SHARED) {
             loads[4 * b] = loads[4 * b + 2];
             loads[4 * b + 1] = loads[4 * b + 3];
