@@ -25,7 +25,8 @@ typedef struct pile_options {
     bool gas;                     /* no gravity, and the spheres fly at up to 1.5 m/s every way */
     bool outlet;                  /* an outlet takes the spheres of the strip x > 0.025 m from t = 0.01 s */
     bool inlet;                   /* an inlet pours 150 more spheres from a box above the pile */
-    bool pushed;                  /* every 50th sphere under an external force and torque */
+    bool pushed;                  /* every 50th sphere under an external force and torque, every 50th
+                                   * from the 25th with locked degrees of freedom */
     bool complementarity;         /* the complementarity stepper instead of the penalty one */
 } pile_options;
 
@@ -154,6 +155,10 @@ static fd_world* make_pile(const pile_options* o)
         if (o->pushed && k % 50 == 0) {
             ball.external_force = (fd_vec3){0.02, -0.01, 0.0};
             ball.external_torque = (fd_vec3){0.0, 0.0, 1.0e-6};
+        }
+        if (o->pushed && k % 50 == 25) {
+            ball.lock_translation = FD_LOCK_Y;
+            ball.lock_rotation = FD_LOCK_X | FD_LOCK_Z;
         }
         cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ball)), "%s", fd_last_error());
     }

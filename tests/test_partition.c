@@ -378,12 +378,13 @@ Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_an_inlet_a
     fd_world_free(one);
 }
 
-Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_external_loads_and_the_ledger)
+Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_external_loads_locks_and_the_ledger)
 {
-    /* Eight spheres pushed and twisted: their owners book the loads' work,
-     * rank 0 adds it in ascending index with the contacts' books. */
+    /* Eight spheres pushed and twisted, eight with locked degrees of
+     * freedom: their owners book the loads' and the locks' work, rank 0
+     * adds it in ascending index with the contacts' books. */
     pile_options o = {.threads = 1, .slide = "dsds", .pushed = true, .ledger = true};
-    run_case(&o, "hooke + dsds, external loads, the energy ledger", 1500);
+    run_case(&o, "hooke + dsds, external loads and locks, the energy ledger", 1500);
 }
 
 Test(partition, the_ledger_s_test_of_the_energy_stops_two_ranks_as_one_process)
