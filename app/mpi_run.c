@@ -204,21 +204,30 @@ static fd_status gather_words(transport* t, const fd_parcel* mine, int rank, int
     return FD_OK;
 }
 
+/* What every rank packs (`pack`), gathered and taken in on rank 0 (`put`);
+ * `what` names it when a rank runs out of memory packing. */
+static fd_status gather_on_rank_0(transport* t, fd_partition* part, int rank,
+                                  fd_status (*pack)(const fd_partition*, fd_parcel*),
+                                  fd_status (*put)(fd_partition*, const uint64_t*, int64_t), const char* what)
+{
+    fd_status status = pack(part, &t->parcels[0]);
+    if (any_rank_failed(status != FD_OK)) {
+        return status != FD_OK ? status : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for %s", what);
+    }
+    int64_t words = 0;
+    status = gather_words(t, &t->parcels[0], rank, &words);
+    if (status == FD_OK && rank == 0) {
+        status = put(part, t->words_in, words);
+    }
+    return status;
+}
+
 /* The step's contact events on rank 0, from the ranks that answer for
  * their contacts (after the step's numbering: their ids are one
  * process's), in one process's order. */
 static fd_status gather_events(transport* t, fd_partition* part, int rank)
 {
-    fd_status status = fd_partition_pack_events(part, &t->parcels[0]);
-    if (any_rank_failed(status != FD_OK)) {
-        return status != FD_OK ? status : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the contact events");
-    }
-    int64_t words = 0;
-    status = gather_words(t, &t->parcels[0], rank, &words);
-    if (status == FD_OK && rank == 0) {
-        status = fd_partition_put_events(part, t->words_in, words);
-    }
-    return status;
+    return gather_on_rank_0(t, part, rank, fd_partition_pack_events, fd_partition_put_events, "the contact events");
 }
 
 /* Rank 0, at a step whose only output is its events: written with every
@@ -394,13 +403,8 @@ static fd_status number_contacts_send_events_run_outlets(transport* t, fd_partit
     }
     /* The energy the removed bodies took, to rank 0 (every rank knows that
      * some were: the same list). */
-    status = fd_partition_pack_removals(part, &t->parcels[0]);
-    if (any_rank_failed(status != FD_OK)) {
-        return status != FD_OK ? status : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the ledger's books");
-    }
-    int64_t words = 0;
-    status = gather_words(t, &t->parcels[0], rank, &words);
-    return status == FD_OK && rank == 0 ? fd_partition_book_removals(part, t->words_in, words) : status;
+    return gather_on_rank_0(t, part, rank, fd_partition_pack_removals, fd_partition_book_removals,
+                            "the ledger's books");
 }
 
 /* When a rank owns too many: the boxes cut again from every rank's owned
@@ -539,16 +543,7 @@ static bool kinetic_energy_below(transport* t, fd_partition* part, double thresh
  * rank 0 in one process's order (partition.h); rank 0 writes the ledger. */
 static fd_status sum_ledger(transport* t, fd_partition* part, int rank)
 {
-    fd_status status = fd_partition_pack_ledger(part, &t->parcels[0]);
-    if (any_rank_failed(status != FD_OK)) {
-        return status != FD_OK ? status : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the ledger's books");
-    }
-    int64_t words = 0;
-    status = gather_words(t, &t->parcels[0], rank, &words);
-    if (status == FD_OK && rank == 0) {
-        status = fd_partition_book_ledger(part, t->words_in, words);
-    }
-    return status;
+    return gather_on_rank_0(t, part, rank, fd_partition_pack_ledger, fd_partition_book_ledger, "the ledger's books");
 }
 
 /* Every 64 steps with the ledger, its test of the kinetic energy against

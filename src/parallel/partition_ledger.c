@@ -108,15 +108,23 @@ static bool add_record(fd_parcel* out, int per, int part_books, uint64_t kind, u
     return true;
 }
 
+/* The springs' energies of the contacts that ended (a pass's, or an
+ * outlet's removal's), this rank's. */
+static bool add_released(fd_parcel* out, int per, const fd_penalty* p)
+{
+    bool ok = true;
+    for (int64_t k = 0; k < p->released_count && ok; ++k) {
+        ok = add_record(out, per, p->book_count, LEDGER_RELEASED, p->released[k].key, p->released[k].books);
+    }
+    return ok;
+}
+
 fd_status fd_partition_pack_ledger(const fd_partition* part, fd_parcel* out)
 {
     const fd_penalty* p = &part->world->penalty;
     int per = fd_partition_ledger_words(part), books = p->book_count;
     out->word_count = 0;
-    bool ok = true;
-    for (int64_t k = 0; k < p->released_count && ok; ++k) {
-        ok = add_record(out, per, books, LEDGER_RELEASED, p->released[k].key, p->released[k].books);
-    }
+    bool ok = add_released(out, per, p);
     for (int t = 0; t < p->thread_count && ok; ++t) {
         const fd_penalty_thread* th = &p->threads[t];
         for (int64_t g = 0; g < th->book_group_count && ok; ++g) {
@@ -365,7 +373,7 @@ fd_status fd_partition_book_ledger(fd_partition* part, const uint64_t* words, in
 fd_status fd_partition_pack_removals(const fd_partition* part, fd_parcel* out)
 {
     const fd_penalty* p = &part->world->penalty;
-    int per = fd_partition_ledger_words(part), books = p->book_count;
+    int per = fd_partition_ledger_words(part);
     out->word_count = 0;
     bool ok = true;
     for (int64_t k = 0; k < p->removed_energy_count && ok; ++k) {
@@ -373,9 +381,7 @@ fd_status fd_partition_pack_removals(const fd_partition* part, fd_parcel* out)
         double energies[2] = {removed->energy, removed->gravitational};
         ok = add_record(out, per, 0, LEDGER_REMOVED, (uint64_t)removed->body, energies);
     }
-    for (int64_t k = 0; k < p->released_count && ok; ++k) {
-        ok = add_record(out, per, books, LEDGER_RELEASED, p->released[k].key, p->released[k].books);
-    }
+    ok = ok && add_released(out, per, p);
     return ok ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for the ledger's books");
 }
 

@@ -401,20 +401,8 @@ fd_status fd_retire_books(fd_world* world, const fd_neighbor_list* list)
             /* A rank of several: the contacts it answers for, kept for the
              * rank that sums every rank's in key order (one process's: the
              * threads' rows ascending). */
-            int i = row_of_entry(list, e), j = list->partner[e];
-            if (fd_book_row_of(p->book_rows, i, j) == FD_BOOK_ROW_NONE) {
-                continue;
-            }
-            if (p->released_count == p->released_capacity &&
-                !fd_penalty_grow((void**)&p->released, &p->released_capacity, p->released_count + 1,
-                                 sizeof *p->released)) {
+            if (!fd_keep_released(p, row_of_entry(list, e), list->partner[e], list->contact[e])) {
                 return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the ledger's released energies");
-            }
-            fd_book_entry* entry = &p->released[p->released_count++];
-            memset(entry, 0, sizeof *entry);
-            entry->key = (uint64_t)(uint32_t)i << 32 | (uint32_t)j;
-            for (int m = 0; m < p->pool.book_count; ++m) {
-                entry->books[m].stored = fd_slot_stored_before(&p->pool, list->contact[e], m);
             }
         }
     }

@@ -203,6 +203,11 @@ void fd_record_identity(fd_world* world, const fd_neighbor_list* list, int32_t e
                         int64_t index, unsigned state, unsigned slip);
 fd_status fd_raise_events(fd_world* world, const fd_neighbor_list* list);
 fd_status fd_retire_books(fd_world* world, const fd_neighbor_list* list);
+/* On a rank of several (book_rows set): the springs' energy of contact (i,
+ * j) in `slot`, which ends, kept in `released` when this rank answers for it
+ * (for the rank that writes the ledger); false when out of memory
+ * (release.c). */
+bool fd_keep_released(fd_penalty* p, int i, int j, int32_t slot);
 void fd_book_step_sums(fd_world* world, const fd_neighbor_list* list);
 /* Under a decomposition, how this rank books contact (i, j) (penalty.h,
  * fd_book_row: GROUP, NONE or EACH): a wall's contacts by the owner of the

@@ -6,10 +6,7 @@
 #include "penalty/penalty_internal.h"
 #include "world/world_internal.h"
 
-/* A rank of several keeps the springs' energy of the contacts it answers
- * for, for the rank that writes the ledger (penalty.h, `released`); false
- * when out of memory. */
-static bool keep_released(fd_penalty* p, int i, int j, int32_t slot)
+bool fd_keep_released(fd_penalty* p, int i, int j, int32_t slot)
 {
     if (fd_book_row_of(p->book_rows, i, j) == FD_BOOK_ROW_NONE) {
         return true;
@@ -50,7 +47,7 @@ fd_status fd_penalty_release_removed(fd_world* world)
                 continue;
             }
             if (books && p->book_rows != NULL) {
-                if (!keep_released(p, i, list->partner[e], slot)) {
+                if (!fd_keep_released(p, i, list->partner[e], slot)) {
                     return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the ledger's released energies");
                 }
             }
