@@ -1,6 +1,6 @@
 # The two commands of the README, plus validation and benchmarks.
 # Every target installs missing Debian packages first (scripts/install-deps.sh).
-.PHONY: demo test validate bench bench-fricdem bench-lammps bench-chute bench-ranks build deps clean fuzz
+.PHONY: demo test docs validate bench bench-fricdem bench-lammps bench-chute bench-ranks build deps clean fuzz
 
 JOBS ?= 2
 
@@ -14,10 +14,18 @@ build: deps
 demo: build
 	@./scripts/demo.sh
 
-# The suite twice: optimised (the test preset), then under AddressSanitizer and
+# The API reference of the public headers (Doxygen, docs/api/Doxyfile) in
+# build/docs/api/html; a header without its comments is an error.
+docs: deps
+	@mkdir -p build/docs/api
+	@doxygen docs/api/Doxyfile
+	@echo "docs: build/docs/api/html/index.html"
+
+# The API reference first (warnings are errors), then the suite twice:
+# optimised (the test preset), then under AddressSanitizer and
 # UndefinedBehaviorSanitizer (the sanitize preset, -O1, float-cast-overflow,
 # no recovery): every source file runs under both (issue 11).
-test: deps
+test: docs
 	@cmake --preset test >/dev/null
 	@cmake --build --preset test -j $(JOBS)
 	@ctest --preset test -j $(JOBS)

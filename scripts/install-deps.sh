@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(cmake ninja-build gcc pkg-config libyaml-dev libcyaml-dev libcriterion-dev
           libhdf5-dev zlib1g-dev librandom123-dev python3-matplotlib python3-numpy python3-h5py python3-pandas
-          python3-cffi python3-pytest libopenmpi-dev openmpi-bin)
+          python3-cffi python3-pytest libopenmpi-dev openmpi-bin doxygen)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
