@@ -1,5 +1,6 @@
 #include "body/body.h"
-#include "world/world_internal.h"
+
+const fd_body_extra fd_no_extra = {.lock_frame = {1.0, 0.0, 0.0, 0.0}};
 
 static fd_vec3 lock_components(fd_vec3 value, uint32_t locks, fd_quat frame, fd_vec3 locked)
 {

@@ -28,8 +28,6 @@
 
 /* ---------------------------------------------------------------- defaults */
 
-const fd_body_extra fd_no_extra = {.lock_frame = {1.0, 0.0, 0.0, 0.0}};
-
 fd_world_def fd_default_world_def(void)
 {
     return (fd_world_def){

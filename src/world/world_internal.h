@@ -13,42 +13,12 @@
 #ifndef FD_WORLD_INTERNAL_H
 #define FD_WORLD_INTERNAL_H
 
+#include "body/body.h"
 #include "broadphase/broadphase.h"
 #include "collide/collide.h"
 #include "contact/model.h"
 #include "fricdem/fricdem.h"
 #include "penalty/penalty.h"
-
-/* What few bodies have: axis locks, external loads, seal friction. Kept
- * apart (one allocation per such body) so that a plain body's mass data
- * stays small. */
-typedef struct fd_body_extra {
-    fd_quat lock_frame;
-    fd_vec3 locked_velocity;      /* lock-frame components held fixed */
-    fd_vec3 locked_angular_velocity;
-    fd_vec3 external_force;
-    fd_vec3 external_torque;
-    fd_vec3 friction_axis;        /* complementarity stepper: generalized friction on this translation */
-    double friction_force;        /* N, its limit; 0 = none */
-} fd_body_extra;
-
-/* The extras of a body without any: identity lock frame, zero loads. */
-extern const fd_body_extra fd_no_extra;
-
-typedef struct fd_body_mass {
-    double inverse_mass;          /* 1/kg; 0 for static bodies */
-    fd_vec3 inertia;              /* principal, body frame, kg m^2 */
-    fd_vec3 inverse_inertia;      /* 0 for static bodies */
-    bool isotropic;               /* all three moments equal: the free rotation is an exact exponential map */
-    uint8_t lock_translation;     /* FD_LOCK_* bits */
-    uint8_t lock_rotation;
-    fd_body_extra* extra;         /* NULL when the body has none (fd_body_extras) */
-} fd_body_mass;
-
-static inline const fd_body_extra* fd_body_extras(const fd_body_mass* mass)
-{
-    return mass->extra != NULL ? mass->extra : &fd_no_extra;
-}
 
 /* What the penalty stepper's integration loops read per body, packed (a
  * loop that streams few arrays stays in cache; PERFORMANCE.md). */
