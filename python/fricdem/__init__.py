@@ -12,5 +12,7 @@ docs/python.md has the whole tour. The package loads libfricdem.so built by
 from . import analysis
 from ._library import VERSION as __version__
 from .core import FricdemError, Scene, World, import_lammps
+from .models import Model, Parameter, model, models
 
-__all__ = ["FricdemError", "Scene", "World", "analysis", "import_lammps", "__version__"]
+__all__ = ["FricdemError", "Model", "Parameter", "Scene", "World", "analysis", "import_lammps", "model", "models",
+           "__version__"]

@@ -114,7 +114,8 @@ class World:
         """The law between two materials, one mapping per mechanism:
         normal={"model": "hooke", "k_n": 1e5, "restitution": 0.5},
         slide={"model": "dsds", "k_t": 4e4, "mu": 0.5}, roll=..., spin=...
-        (parameters by name, as in scenes; `fricdem models` lists them)."""
+        (parameters by name, as in scenes; fricdem.models() and `fricdem models` list them with
+        their units, defaults and ranges, docs/parameters.md too)."""
         definition = lib.fd_default_contact_law_def()
         keep = []
         for mechanism, spec in mechanisms.items():

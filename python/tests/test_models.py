@@ -1,0 +1,46 @@
+"""The registry's parameter tables seen from Python (python/fricdem/models.py):
+the same tables the library checks a law against and docs/parameters.md is
+generated from."""
+import math
+
+import pytest
+
+import fricdem
+
+
+def test_every_model_of_the_registry_is_listed_once_by_mechanism():
+    models = fricdem.models()
+    names = [(m.mechanism, m.name) for m in models]
+    assert len(names) == len(set(names))
+    # The four papers' models are there (a law leaves out a friction
+    # mechanism by giving it no model; the normal "none" never touches).
+    for expected in [("normal", "none"), ("normal", "hooke"), ("normal", "pfc_linear"), ("slide", "fang_negrut"), ("slide", "dsds"),
+                     ("slide", "csds"), ("roll", "pfc_rrlinear"), ("roll", "rolling_cone")]:
+        assert expected in names
+    # Grouped by mechanism in that order, as `fricdem models` prints them.
+    order = [("normal", "slide", "roll", "spin").index(m.mechanism) for m in models]
+    assert order == sorted(order)
+
+
+def test_a_parameter_carries_its_unit_default_and_range():
+    hooke = fricdem.model("normal", "hooke")
+    k_n = hooke.parameters["k_n"]
+    assert (k_n.unit, k_n.default, k_n.minimum, math.isinf(k_n.maximum)) == ("N/m", None, 0.0, True)
+    assert k_n.range_text() == "[0, inf)"
+    restitution = hooke.parameters["restitution"]
+    assert (restitution.default, restitution.range_text()) == (1.0, "[0.01, 1]")
+    assert "k_n [N/m] = required, in [0, inf)" in hooke.help_text()
+    with pytest.raises(KeyError, match="no slide model 'slippery'"):
+        fricdem.model("slide", "slippery")
+
+
+def test_the_library_refuses_a_value_outside_the_tables_range():
+    # The bound the table states is the one the law's check applies: just
+    # inside is taken, just outside is refused with the parameter's name.
+    restitution = fricdem.model("normal", "hooke").parameters["restitution"]
+    world = fricdem.World(time_step=1e-5)
+    steel = world.add_material("steel", density=7800.0)
+    world.set_contact_law(steel, steel, normal={"model": "hooke", "k_n": 1e5, "restitution": restitution.minimum})
+    with pytest.raises(fricdem.FricdemError, match="restitution"):
+        world.set_contact_law(steel, steel, normal={"model": "hooke", "k_n": 1e5,
+                                                    "restitution": restitution.minimum * 0.5})
