@@ -6,7 +6,7 @@
  *   |tau_n| <= sigma gamma_n,
  *
  * each with an optional compliance (the Tikhonov regularisation N + C of
- * Sec. 6.2). They hold no kernel: the stepper of src/world/complementarity.c
+ * Sec. 6.2). They hold no kernel: the stepper of src/complementarity/
  * reads their parameters and solves for the reactions. A law of these models
  * works only with that stepper, and that stepper only with them. */
 #include <math.h>

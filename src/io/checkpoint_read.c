@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "complementarity/complementarity.h"
 #include "core/error.h"
 #include "io/checkpoint.h"
 #include "io/checkpoint_hdf5.h"

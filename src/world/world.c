@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "body/body.h"
+#include "complementarity/complementarity.h"
 #include "core/error.h"
 #include "core/staggered.h"
 #include "world/world_internal.h"

@@ -272,14 +272,6 @@ fd_status fd_world_raise_events(fd_world* world);
 bool fd_world_push_event(fd_world* world, fd_event_type type, fd_mechanism mechanism, uint64_t id, int body_i,
                          int body_j);
 
-/* The complementarity stepper (src/world/complementarity.c): one step of
- * Tasora & Anitescu Eq. (18) via the CCP Eq. (40). */
-fd_complementarity* fd_complementarity_create(void);
-void fd_complementarity_free(fd_complementarity* workspace);
-fd_status fd_world_step_complementarity(fd_world* world);
-/* The statistics of the last solve, as a checkpoint restores them (src/io/checkpoint.c). */
-void fd_complementarity_set_stats(fd_world* world, fd_solver_stats stats);
-
 /* Inserts the spheres the inlets owe at the world's current time
  * (src/world/inlet.c). Called by a stepper at the end of a successful step,
  * after the contact pass: the new spheres touch nothing, get gravity and their
