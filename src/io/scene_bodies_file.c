@@ -14,14 +14,10 @@
  * at once (fd_scene_bodies_file_rows counts the rows first: a pass of memchr
  * over the file, which costs a few percent of the parse).
  *
- * The CSV reader is written here rather than taken from a library (libcsv),
- * for three reasons: an error must name its exact line, also past quoted
- * fields that hold line breaks (libcsv reports fields and records, not
- * lines); a field is parsed where it lies in the buffer, with no copy per
- * field; and the costly part, decimal to double, is no library's business
- * anyway. It accepts RFC 4180 (quoted fields with "" for a quote, as
- * bodies.csv writes names), LF or CRLF line ends, '#' comment lines and blank
- * lines before the header, blank lines anywhere, a UTF-8 byte-order mark.
+ * The CSV reader is src/io/csv_reader.c (why it is not a library's: there).
+ * This file accepts what it reads (RFC 4180 quoting, as bodies.csv writes
+ * names; LF or CRLF), '#' comment lines and blank lines before the header,
+ * blank lines anywhere, a UTF-8 byte-order mark.
  *
  * Numbers: fd_parse_double (src/io/number_format.c, where a comment says
  * why its fast paths are exact) gives bitwise what strtod gives (the YAML
@@ -54,6 +50,7 @@
 
 #include "core/error.h"
 #include "core/math.h"
+#include "io/csv_reader.h"
 #include "io/number_format.h"
 #include "io/scene_internal.h"
 
@@ -366,190 +363,6 @@ static int file_format(const fd_scene_bodies_file* bf)
 
 /* ---------------------------------------------------------------- CSV */
 
-enum { CSV_BLOCK = 1 << 20, CSV_MAX_FIELDS = 64 };
-
-typedef struct csv_reader {
-    FILE* file;
-    char* buffer; /* capacity + 1 bytes: a NUL always follows the data */
-    size_t capacity, begin, end;
-    bool eof, error;
-    long long line; /* line of the next record */
-} csv_reader;
-
-static bool csv_open(csv_reader* r, const char* path)
-{
-    memset(r, 0, sizeof *r);
-    r->file = fopen(path, "rb");
-    r->capacity = CSV_BLOCK;
-    r->buffer = r->file ? malloc(r->capacity + 1) : NULL;
-    r->line = 1;
-    if (r->buffer) {
-        r->buffer[0] = '\0';
-    }
-    return r->file && r->buffer;
-}
-
-static void csv_close(csv_reader* r)
-{
-    if (r->file) {
-        fclose(r->file);
-    }
-    free(r->buffer);
-    memset(r, 0, sizeof *r);
-}
-
-/* Moves the unread bytes to the front and reads more (growing the buffer
- * when one record fills it). */
-static bool csv_fill(csv_reader* r)
-{
-    size_t left = r->end - r->begin;
-    if (r->begin > 0) {
-        memmove(r->buffer, r->buffer + r->begin, left);
-    } else if (left == r->capacity) {
-        char* grown = realloc(r->buffer, 2 * r->capacity + 1);
-        if (!grown) {
-            r->error = true;
-            return false;
-        }
-        r->buffer = grown;
-        r->capacity *= 2;
-    }
-    r->begin = 0;
-    r->end = left;
-    size_t n = fread(r->buffer + r->end, 1, r->capacity - r->end, r->file);
-    r->end += n;
-    r->buffer[r->end] = '\0';
-    if (n == 0) {
-        r->eof = true;
-        r->error = ferror(r->file) != 0;
-    }
-    return true;
-}
-
-typedef struct csv_record {
-    char* start;
-    char* end; /* the line break (or the end of the data); a CR before it is excluded */
-    bool quoted;
-    bool unterminated; /* a quote still open at the end of the file */
-    long long line;
-} csv_record;
-
-/* The next record; false at the end of the file or on a read error. */
-static bool csv_next(csv_reader* r, csv_record* out)
-{
-    for (;;) {
-        char* s = r->buffer + r->begin;
-        char* e = r->buffer + r->end;
-        char* stop = memchr(s, '\n', (size_t)(e - s));
-        int breaks = 0;
-        bool quoted = false, open = false;
-        if (stop && memchr(s, '"', (size_t)(stop - s))) {
-            quoted = true; /* a line break inside quotes does not end the record */
-            for (stop = s; stop < e; ++stop) {
-                if (*stop == '"') {
-                    open = !open;
-                } else if (*stop == '\n') {
-                    if (!open) {
-                        break;
-                    }
-                    ++breaks;
-                }
-            }
-            stop = stop < e ? stop : NULL;
-        }
-        if (!stop && r->eof) {
-            if (s == e) {
-                return false;
-            }
-            if (!quoted) {
-                for (const char* c = s; c < e; ++c) {
-                    quoted |= *c == '"';
-                    open ^= *c == '"';
-                    breaks += *c == '\n';
-                }
-            }
-            stop = e; /* the last record has no line break */
-        }
-        if (stop) {
-            *out = (csv_record){s, stop, quoted, open, r->line};
-            r->line += 1 + breaks;
-            r->begin = (size_t)(stop - r->buffer) + (stop < e);
-            if (out->end > s && out->end[-1] == '\r') {
-                --out->end;
-            }
-            return true;
-        }
-        if (!csv_fill(r) || r->error) {
-            return false;
-        }
-    }
-}
-
-typedef struct csv_field {
-    char* start;
-    char* end;
-} csv_field;
-
-/* Splits a record into fields (at most max), trimmed of blanks and unquoted
- * in place; the byte after each field's end is made a NUL. Returns the
- * number of fields (max + 1 when there are more). */
-static int csv_split(const csv_record* record, csv_field* fields, int max)
-{
-    int count = 0;
-    char* p = record->start;
-    char* stop = record->end;
-    for (;;) {
-        char* field_end;
-        if (!record->quoted) {
-            field_end = memchr(p, ',', (size_t)(stop - p));
-            field_end = field_end ? field_end : stop;
-        } else {
-            bool open = false;
-            for (field_end = p; field_end < stop && (open || *field_end != ','); ++field_end) {
-                open ^= *field_end == '"';
-            }
-        }
-        if (count == max) {
-            return max + 1;
-        }
-        char* a = p;
-        char* b = field_end;
-        while (a < b && (*a == ' ' || *a == '\t')) {
-            ++a;
-        }
-        while (b > a && (b[-1] == ' ' || b[-1] == '\t')) {
-            --b;
-        }
-        if (record->quoted && b - a >= 2 && *a == '"' && b[-1] == '"') {
-            char* w = a;
-            for (char* c = a + 1; c < b - 1; ++c) {
-                *w++ = *c;
-                if (*c == '"' && c + 1 < b - 1 && c[1] == '"') {
-                    ++c;
-                }
-            }
-            b = w;
-        }
-        bool last = field_end == stop;
-        *b = '\0';
-        fields[count++] = (csv_field){a, b};
-        if (last) {
-            return count;
-        }
-        p = field_end + 1;
-    }
-}
-
-static bool csv_blank(const csv_record* record)
-{
-    for (const char* c = record->start; c < record->end; ++c) {
-        if (*c != ' ' && *c != '\t') {
-            return false;
-        }
-    }
-    return true;
-}
-
 static const char* shorten(const char* text, char* buffer, size_t size)
 {
     size_t n = strlen(text);
@@ -560,12 +373,12 @@ static const char* shorten(const char* text, char* buffer, size_t size)
     return buffer;
 }
 
-static fd_status csv_header(loader* l, csv_reader* r, int* columns, int* count)
+static fd_status csv_header(loader* l, fd_csv_reader* r, int* columns, int* count)
 {
-    csv_record record;
+    fd_csv_record record;
     bool first = true;
     for (;;) {
-        if (!csv_next(r, &record)) {
+        if (!fd_csv_next(r, &record)) {
             if (r->error) {
                 return entry_fail(l, "path", "cannot read %s: %s", l->path, strerror(errno));
             }
@@ -578,15 +391,15 @@ static fd_status csv_header(loader* l, csv_reader* r, int* columns, int* count)
         if (record.start < record.end && record.start[0] == '#') {
             continue;
         }
-        if (!csv_blank(&record)) {
+        if (!fd_csv_blank(&record)) {
             break;
         }
     }
     l->where = record.line;
-    csv_field fields[CSV_MAX_FIELDS];
-    int n = csv_split(&record, fields, CSV_MAX_FIELDS);
-    if (n > CSV_MAX_FIELDS) {
-        return row_fail(l, -1, "more than %d columns", CSV_MAX_FIELDS);
+    fd_csv_field fields[FD_CSV_MAX_FIELDS];
+    int n = fd_csv_split(&record, fields, FD_CSV_MAX_FIELDS);
+    if (n > FD_CSV_MAX_FIELDS) {
+        return row_fail(l, -1, "more than %d columns", FD_CSV_MAX_FIELDS);
     }
     for (int i = 0; i < n; ++i) {
         const char* name = fields[i].start;
@@ -612,12 +425,12 @@ static fd_status csv_header(loader* l, csv_reader* r, int* columns, int* count)
     return check_columns(l);
 }
 
-static fd_status csv_row(loader* l, const csv_field* fields, const int* columns, int count, body_row* row)
+static fd_status csv_row(loader* l, const fd_csv_field* fields, const int* columns, int count, body_row* row)
 {
     char text[64];
     for (int i = 0; i < count; ++i) {
         int c = columns[i];
-        const csv_field* f = &fields[i];
+        const fd_csv_field* f = &fields[i];
         if (c == COL_NAME) {
             row->name = f->start;
         } else if (c == COL_MATERIAL) {
@@ -644,29 +457,29 @@ static fd_status csv_row(loader* l, const csv_field* fields, const int* columns,
 
 static fd_status load_csv(loader* l)
 {
-    csv_reader reader;
-    if (!csv_open(&reader, l->path)) {
+    fd_csv_reader reader;
+    if (!fd_csv_open(&reader, l->path)) {
         fd_status status = entry_fail(l, "path", "cannot read %s: %s", l->path, strerror(errno));
-        csv_close(&reader);
+        fd_csv_close(&reader);
         return status;
     }
-    int columns[CSV_MAX_FIELDS];
+    int columns[FD_CSV_MAX_FIELDS];
     int count = 0;
     fd_status status = csv_header(l, &reader, columns, &count);
-    csv_field fields[CSV_MAX_FIELDS];
+    fd_csv_field fields[FD_CSV_MAX_FIELDS];
     body_row row;
     memset(&row, 0, sizeof row);
-    csv_record record;
-    while (status == FD_OK && csv_next(&reader, &record)) {
+    fd_csv_record record;
+    while (status == FD_OK && fd_csv_next(&reader, &record)) {
         l->where = record.line;
         if (record.unterminated) {
             status = row_fail(l, -1, "a quoted field is not closed before the end of the file");
             break;
         }
-        if (csv_blank(&record)) {
+        if (fd_csv_blank(&record)) {
             continue;
         }
-        int n = csv_split(&record, fields, count);
+        int n = fd_csv_split(&record, fields, count);
         if (n != count) {
             status = n > count ? row_fail(l, -1, "more fields than the %d columns of the header", count)
                                : row_fail(l, -1, "%d field%s, the header has %d columns", n, n == 1 ? "" : "s", count);
@@ -680,7 +493,7 @@ static fd_status load_csv(loader* l)
     if (status == FD_OK && reader.error) {
         status = entry_fail(l, "path", "cannot read %s: %s", l->path, strerror(errno));
     }
-    csv_close(&reader);
+    fd_csv_close(&reader);
     return status;
 }
 
@@ -688,46 +501,46 @@ static fd_status load_csv(loader* l)
  * not found. Reads the file again: an error path only. */
 static long long csv_name_line(const loader* l, const char* name)
 {
-    csv_reader reader;
+    fd_csv_reader reader;
     long long line = 0;
     int name_field = -1, count = 0;
-    csv_field fields[CSV_MAX_FIELDS];
-    csv_record record;
+    fd_csv_field fields[FD_CSV_MAX_FIELDS];
+    fd_csv_record record;
     bool header = true;
-    if (!csv_open(&reader, l->path)) {
-        csv_close(&reader);
+    if (!fd_csv_open(&reader, l->path)) {
+        fd_csv_close(&reader);
         return 0;
     }
-    while (line == 0 && csv_next(&reader, &record)) {
+    while (line == 0 && fd_csv_next(&reader, &record)) {
         if (header && record.end - record.start >= 3 && memcmp(record.start, "\xEF\xBB\xBF", 3) == 0) {
             record.start += 3;
         }
-        if (csv_blank(&record) || (header && record.start[0] == '#')) {
+        if (fd_csv_blank(&record) || (header && record.start[0] == '#')) {
             continue;
         }
-        int n = csv_split(&record, fields, CSV_MAX_FIELDS);
+        int n = fd_csv_split(&record, fields, FD_CSV_MAX_FIELDS);
         if (header) {
             header = false;
             count = n;
-            for (int i = 0; i < n && i < CSV_MAX_FIELDS; ++i) {
+            for (int i = 0; i < n && i < FD_CSV_MAX_FIELDS; ++i) {
                 name_field = strcmp(fields[i].start, "name") == 0 ? i : name_field;
             }
         } else if (name_field >= 0 && n == count && strcmp(fields[name_field].start, name) == 0) {
             line = record.line;
         }
     }
-    csv_close(&reader);
+    fd_csv_close(&reader);
     return line;
 }
 
 static int64_t csv_count_rows(const char* path)
 {
     FILE* file = fopen(path, "rb");
-    char* block = file ? malloc(CSV_BLOCK) : NULL;
+    char* block = file ? malloc(FD_CSV_BLOCK) : NULL;
     int64_t breaks = 0;
     size_t n = 0;
     char last = '\n';
-    while (block && (n = fread(block, 1, CSV_BLOCK, file)) > 0) {
+    while (block && (n = fread(block, 1, FD_CSV_BLOCK, file)) > 0) {
         for (const char* p = block; (p = memchr(p, '\n', (size_t)(block + n - p))) != NULL; ++p) {
             ++breaks;
         }
