@@ -1,3 +1,6 @@
+/* The broad phase's grid and spatial hash (broadphase.h gives the design):
+ * candidate pairs of bounding spheres in ascending key order. Owns its
+ * cells and buffers; reads positions and radii, never the world. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

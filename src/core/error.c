@@ -1,3 +1,5 @@
+/* The error of the last failed call, per thread (error.h): fd_fail writes
+ * it, fd_last_error reads it. Knows nothing of what failed. */
 #include "core/error.h"
 
 #include <stdarg.h>

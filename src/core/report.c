@@ -1,3 +1,6 @@
+/* The numbers of the run summaries and of the checks before a run (report.h):
+ * percentages that add up to 100, the memory and disk space free, sizes in
+ * words. No state. */
 #include "core/report.h"
 
 #include <math.h>
