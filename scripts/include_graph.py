@@ -14,11 +14,12 @@ each, and the loops (two folders whose files include each other's headers).
 `make test` runs the check (ctest `include_graph_current`), so the page in
 docs/ cannot drift from the code; docs/architecture.md explains it.
 """
-import argparse
 import collections
 import re
 import sys
 from pathlib import Path
+
+from generated_page import write_or_check
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "include-graph.md"
@@ -105,19 +106,7 @@ def page() -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 when docs/include-graph.md is stale")
-    args = parser.parse_args()
-    text = page()
-    if args.check:
-        if not PAGE.is_file() or PAGE.read_text() != text:
-            print(f"{PAGE.relative_to(ROOT)} is stale: run scripts/include_graph.py and commit the page",
-                  file=sys.stderr)
-            return 1
-        return 0
-    PAGE.write_text(text)
-    print(f"wrote {PAGE.relative_to(ROOT)}")
-    return 0
+    return write_or_check(PAGE, page(), __doc__.splitlines()[0], ROOT)
 
 
 if __name__ == "__main__":

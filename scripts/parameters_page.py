@@ -12,7 +12,6 @@ the Python package (fricdem.models()):
 It loads libfricdem.so as the package does (FRICDEM_LIBRARY, else build/);
 `make test` runs the check (ctest `parameters_page_current`).
 """
-import argparse
 import sys
 from pathlib import Path
 
@@ -21,6 +20,7 @@ PAGE = ROOT / "docs" / "parameters.md"
 sys.path.insert(0, str(ROOT / "python"))
 
 import fricdem  # noqa: E402  (after the path to the package)
+from generated_page import write_or_check  # noqa: E402
 
 
 def cell(text: str) -> str:
@@ -57,19 +57,7 @@ def page() -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 when docs/parameters.md is stale")
-    args = parser.parse_args()
-    text = page()
-    if args.check:
-        if not PAGE.is_file() or PAGE.read_text() != text:
-            print(f"{PAGE.relative_to(ROOT)} is stale: run scripts/parameters_page.py and commit the page",
-                  file=sys.stderr)
-            return 1
-        return 0
-    PAGE.write_text(text)
-    print(f"wrote {PAGE.relative_to(ROOT)}")
-    return 0
+    return write_or_check(PAGE, page(), __doc__.splitlines()[0], ROOT)
 
 
 if __name__ == "__main__":
