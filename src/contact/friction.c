@@ -111,34 +111,3 @@ fd_status fd_friction_check_law(const fd_contact_law* law)
     }
     return status != FD_OK ? status : fd_cone_check_law(law);
 }
-
-/* ---------------------------------------------------------------- static and kinetic coefficients */
-
-/* model.h: one for the sliders (sds.c, sds_torque.c) and PFC (pfc.c). */
-fd_status fd_resolve_static_kinetic(const char* model, const char* mu_name, double mu, double mu_s, double mu_k,
-                                    double* out_static, double* out_kinetic)
-{
-    bool single = mu != -1.0, split = mu_s != -1.0;
-    if (single && (split || mu_k != -1.0)) {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT,
-                       "%s: give %s (static = kinetic) or %s_s with an optional %s_k, not both (got %s = %g, %s_s = "
-                       "%g, %s_k = %g; -1 = not given)",
-                       model, mu_name, mu_name, mu_name, mu_name, mu, mu_name, mu_s, mu_name, mu_k);
-    }
-    if (!single && !split) {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT,
-                       "%s needs %s (one friction coefficient, static = kinetic), or %s_s and optionally %s_k (the "
-                       "static and kinetic coefficients)",
-                       model, mu_name, mu_name, mu_name);
-    }
-    double static_coefficient = single ? mu : mu_s;
-    double kinetic = mu_k == -1.0 ? static_coefficient : mu_k;
-    if (!(static_coefficient >= 0.0) || !(kinetic >= 0.0) || kinetic > static_coefficient) {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT,
-                       "%s: the friction coefficients must satisfy 0 <= %s_k <= %s_s (got static %g, kinetic %g)",
-                       model, mu_name, mu_name, static_coefficient, kinetic);
-    }
-    *out_static = static_coefficient;
-    *out_kinetic = kinetic;
-    return FD_OK;
-}

@@ -88,12 +88,6 @@ const fd_model_info* fd_model_find(fd_mechanism mechanism, const char* name)
     return model != NULL ? &model->info : NULL;
 }
 
-const char* fd_mechanism_name(fd_mechanism mechanism)
-{
-    static const char* const names[FD_MECHANISM_COUNT] = {"normal", "slide", "roll", "spin"};
-    return (unsigned)mechanism < FD_MECHANISM_COUNT ? names[mechanism] : "unknown";
-}
-
 static bool is_none(const char* name) { return name == NULL || name[0] == '\0' || strcmp(name, "none") == 0; }
 
 /* "a, b, c" list of the models of a mechanism, for error messages. */
