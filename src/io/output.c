@@ -40,7 +40,6 @@
  * output_csv.c, the trajectory in output_trajectory.c. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +54,7 @@
 #include "fricdem/io.h"
 #include "io/block_file.h"
 #include "io/number_format.h"
-#include "io/output_internal.h"
+#include "io/run_outputs.h"
 #include "io/output_trajectory.h"
 #include "io/output_vtu.h"
 
@@ -92,17 +91,6 @@ static fd_status make_directories(const char* path)
         return fd_fail(FD_ERR_IO, "output: '%s' exists and is not a directory", path);
     }
     return FD_OK;
-}
-
-/* Formats directory/name into the scratch buffer and returns it. */
-const char* fd_output_path(fd_output* output, const char* format, ...)
-{
-    size_t used = (size_t)snprintf(output->path, output->path_size, "%s/", output->settings.directory);
-    va_list args;
-    va_start(args, format);
-    vsnprintf(output->path + used, output->path_size - used, format, args);
-    va_end(args);
-    return output->path;
 }
 
 /* ---------------------------------------------------------------- helpers */

@@ -10,7 +10,7 @@
 
 #include "core/error.h"
 #include "core/math.h"
-#include "io/output_internal.h"
+#include "io/run_outputs.h"
 
 static bool open_csv(fd_output* output, csv_file* file, const char* name)
 {

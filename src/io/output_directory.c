@@ -11,9 +11,13 @@
  * table below) and the folder vtu/ when it holds only snapshot files. Any
  * other entry (a user's notes, a plot, a checkpoint of another tool) makes
  * the whole call fail before anything is removed, so a mistyped --out never
- * costs a file that fricdem did not write. docs/guarantees.md documents it. */
+ * costs a file that fricdem did not write. docs/guarantees.md documents it.
+ *
+ * Also the paths of the files inside it (fd_output_path), for every writer
+ * of the outputs. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +26,7 @@
 
 #include "core/error.h"
 #include "fricdem/io.h"
+#include "io/run_outputs.h"
 
 /* The files fd_output_open and its writers create at the top level (the
  * .pvd.tmp files exist between a snapshot's write and its rename), and the
@@ -248,4 +253,15 @@ fd_status fd_output_claim_directory(const char* directory, bool overwrite)
                        directory, found.foreign);
     }
     return remove_own_outputs(directory, &found);
+}
+
+/* Formats directory/name into the scratch buffer and returns it. */
+const char* fd_output_path(fd_output* output, const char* format, ...)
+{
+    size_t used = (size_t)snprintf(output->path, output->path_size, "%s/", output->settings.directory);
+    va_list args;
+    va_start(args, format);
+    vsnprintf(output->path + used, output->path_size - used, format, args);
+    va_end(args);
+    return output->path;
 }

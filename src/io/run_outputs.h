@@ -1,8 +1,9 @@
-/* What output.c and output_csv.c share: the writer's state and the CSV
- * functions output.c calls. Private to the two (the rest of fricdem sees
- * fricdem/io.h). */
-#ifndef FD_IO_OUTPUT_INTERNAL_H
-#define FD_IO_OUTPUT_INTERNAL_H
+/* What the writers of a run's outputs share: the writer's state (fd_output),
+ * the CSV functions output.c calls (output_csv.c) and the paths inside the
+ * output directory (output_directory.c). Private to them (the rest of
+ * fricdem sees fricdem/io.h). */
+#ifndef FD_IO_RUN_OUTPUTS_H
+#define FD_IO_RUN_OUTPUTS_H
 
 #include <stdbool.h>
 #include <stdint.h>
