@@ -75,193 +75,12 @@
 #include "io/checkpoint_hdf5.h"
 #include "io/hdf5_direct.h"
 #include "io/number_format.h"
-#include "io/output_trajectory_parts.h"
+#include "io/h5md_series.h"
 
 static const char* const H5_NAME = "trajectory.h5";
 static const char* const BODIES_INDEX = "trajectory.xdmf";
 static const char* const CONTACTS_INDEX = "trajectory_contacts.xdmf";
 
-
-/* ---------------------------------------------------------------- HDF5 helpers */
-
-/* Closes any HDF5 identifier (file, group, dataset, dataspace, type,
- * property list, attribute); nothing for -1. */
-static void release(hid_t id)
-{
-    if (id >= 0) {
-        H5Idec_ref(id);
-    }
-}
-
-static fd_status fail(const fd_trajectory* t, const char* what, const char* name)
-{
-    return fd_fail(FD_ERR_IO, "trajectory '%s': %s '%s'", t->h5_path, what, name);
-}
-
-static hid_t memory_type(series_type type)
-{
-    return type == SERIES_F64 ? H5T_NATIVE_DOUBLE : type == SERIES_I32 ? H5T_NATIVE_INT32 : H5T_NATIVE_INT64;
-}
-
-static hid_t file_type(series_type type)
-{
-    return type == SERIES_F64 ? H5T_IEEE_F64LE : type == SERIES_I32 ? H5T_STD_I32LE : H5T_STD_I64LE;
-}
-
-static size_t element_size(series_type type) { return type == SERIES_I32 ? sizeof(int32_t) : sizeof(int64_t); }
-
-/* The fill value of a series: NaN for reals, -1 (H5MD: "does not exist") for
- * integers; what a dataset reads where nothing was written. */
-static const void* fill_value(series_type type)
-{
-    static const double nan = NAN;
-    static const int32_t minus_one_32 = -1;
-    static const int64_t minus_one_64 = -1;
-    return type == SERIES_F64 ? (const void*)&nan
-           : type == SERIES_I32 ? (const void*)&minus_one_32
-                                : (const void*)&minus_one_64;
-}
-
-/* A string attribute: variable-length ASCII (the H5MD units module's `unit`)
- * or fixed-length (the h5md group's metadata, as H5MD asks). */
-static bool set_string(hid_t object, const char* name, const char* value, bool variable)
-{
-    hid_t type = H5Tcopy(H5T_C_S1);
-    hid_t space = H5Screate(H5S_SCALAR);
-    bool ok = type >= 0 && space >= 0 && H5Tset_size(type, variable ? H5T_VARIABLE : strlen(value) + 1) >= 0 &&
-              H5Tset_cset(type, H5T_CSET_ASCII) >= 0;
-    hid_t attribute = ok ? H5Acreate2(object, name, type, space, H5P_DEFAULT, H5P_DEFAULT) : -1;
-    ok = attribute >= 0 && H5Awrite(attribute, type, variable ? (const void*)&value : (const void*)value) >= 0;
-    release(attribute);
-    release(space);
-    release(type);
-    return ok;
-}
-
-/* A String[count] dataset of variable-length strings, with unit "1". */
-static bool write_names(hid_t group, const char* name, const char* const* names, int count)
-{
-    hsize_t dims = (hsize_t)count;
-    hid_t type = H5Tcopy(H5T_C_S1);
-    hid_t space = H5Screate_simple(1, &dims, NULL);
-    bool ok = type >= 0 && space >= 0 && H5Tset_size(type, H5T_VARIABLE) >= 0 && H5Tset_cset(type, H5T_CSET_UTF8) >= 0;
-    hid_t dataset = ok ? H5Dcreate2(group, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
-    ok = dataset >= 0 && (count == 0 || H5Dwrite(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, names) >= 0) &&
-         set_string(dataset, "unit", "1", true);
-    release(dataset);
-    release(space);
-    release(type);
-    return ok;
-}
-
-/* An Integer[count] attribute. */
-static bool set_integers(hid_t object, const char* name, const int32_t* values, hsize_t count, bool scalar)
-{
-    hid_t space = scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &count, NULL);
-    hid_t attribute = space < 0 ? -1 : H5Acreate2(object, name, H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT);
-    bool ok = attribute >= 0 && H5Awrite(attribute, H5T_NATIVE_INT32, values) >= 0;
-    release(attribute);
-    release(space);
-    return ok;
-}
-
-/* An empty, extendible, chunked and compressed dataset `name` in group, with
- * its unit: [0] (frames), [0][0] (frames, rows) or [0][0][components]. */
-static bool create_series(fd_trajectory* t, hid_t group, const char* name, const char* path, series_type type,
-                          bool per_row, int components, int64_t chunk_rows, const char* unit, series* out)
-{
-    *out = (series){.value = -1, .type = type, .per_row = per_row, .components = components, .chunk_rows = chunk_rows};
-    snprintf(out->path, sizeof out->path, "%s", path);
-    hsize_t dims[3], max[3], chunk[3];
-    int rank = 0;
-    dims[rank] = 0, max[rank] = H5S_UNLIMITED, chunk[rank++] = per_row ? 1 : FRAMES_CHUNK;
-    if (per_row) {
-        dims[rank] = 0, max[rank] = H5S_UNLIMITED, chunk[rank++] = (hsize_t)chunk_rows;
-    }
-    if (components > 0) {
-        dims[rank] = max[rank] = chunk[rank] = (hsize_t)components, ++rank;
-    }
-    hid_t space = H5Screate_simple(rank, dims, max);
-    hid_t properties = H5Pcreate(H5P_DATASET_CREATE);
-    bool ok = space >= 0 && properties >= 0 && H5Pset_chunk(properties, rank, chunk) >= 0 &&
-              (!t->compressed ||
-               (H5Pset_shuffle(properties) >= 0 && H5Pset_deflate(properties, DEFLATE_LEVEL) >= 0)) &&
-              H5Pset_fill_value(properties, memory_type(type), fill_value(type)) >= 0;
-    out->value = ok ? H5Dcreate2(group, name, file_type(type), space, H5P_DEFAULT, properties, H5P_DEFAULT) : -1;
-    ok = out->value >= 0 && set_string(out->value, "unit", unit, true);
-    release(properties);
-    release(space);
-    if (!ok) {
-        fail(t, "cannot create the dataset", path);
-    }
-    return ok;
-}
-
-/* An H5MD time-dependent element: group PARENT/NAME with `value` and hard
- * links `step` and `time` to the shared ones. */
-static bool create_element(fd_trajectory* t, hid_t parent, const char* parent_path, const element_spec* spec,
-                           bool per_row, int64_t chunk_rows, series* out)
-{
-    char path[192];
-    snprintf(path, sizeof path, "%s/%s/value", parent_path, spec->name);
-    hid_t properties = H5Pcreate(H5P_LINK_CREATE);
-    bool ok = properties >= 0 && H5Pset_create_intermediate_group(properties, 1) >= 0;
-    hid_t group = ok ? H5Gcreate2(parent, spec->name, properties, H5P_DEFAULT, H5P_DEFAULT) : -1;
-    release(properties);
-    ok = group >= 0 && H5Lcreate_hard(t->file, t->step.path, group, "step", H5P_DEFAULT, H5P_DEFAULT) >= 0 &&
-         H5Lcreate_hard(t->file, t->time.path, group, "time", H5P_DEFAULT, H5P_DEFAULT) >= 0;
-    if (!ok) {
-        release(group);
-        fail(t, "cannot create the element", path);
-        return false;
-    }
-    ok = create_series(t, group, "value", path, spec->type, per_row, spec->components, chunk_rows, spec->unit, out);
-    H5Gclose(group);
-    return ok;
-}
-
-static void close_series(series* s)
-{
-    release(s->value);
-    s->value = -1;
-}
-
-/* Appends a frame to a series: extends it to frame + 1 frames (and `rows`
- * rows) and writes the n rows of `data` (one value per frame when not
- * per row). */
-fd_status fd_trajectory_append(fd_trajectory* t, series* s, int64_t frame, int64_t rows, int64_t n, const void* data)
-{
-    hsize_t dims[3], start[3] = {(hsize_t)frame, 0, 0}, count[3];
-    int rank = 0;
-    dims[rank] = (hsize_t)frame + 1, count[rank++] = 1;
-    if (s->per_row) {
-        dims[rank] = (hsize_t)rows, count[rank++] = (hsize_t)n;
-    }
-    if (s->components > 0) {
-        dims[rank] = count[rank] = (hsize_t)s->components, ++rank;
-    }
-    if (H5Dset_extent(s->value, dims) < 0) {
-        return fail(t, "cannot extend the dataset", s->path);
-    }
-    if (n == 0) {
-        return FD_OK;
-    }
-    if (t->compressed && s->per_row) {
-        /* Chunk by chunk, each compressed only where it pays (trajectory_chunks.c). */
-        return fd_write_frame_chunks(s->value, frame, n, s->chunk_rows, s->components, element_size(s->type),
-                                     fill_value(s->type), data, t->threads, &t->chunks)
-                   ? FD_OK
-                   : fail(t, "cannot write a frame of", s->path);
-    }
-    hid_t file_space = H5Dget_space(s->value);
-    hid_t memory_space = H5Screate_simple(rank, count, NULL);
-    bool ok = file_space >= 0 && memory_space >= 0 &&
-              H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
-              H5Dwrite(s->value, memory_type(s->type), memory_space, file_space, H5P_DEFAULT, data) >= 0;
-    release(memory_space);
-    release(file_space);
-    return ok ? FD_OK : fail(t, "cannot write a frame of", s->path);
-}
 
 /* ---------------------------------------------------------------- creating the file */
 
@@ -281,20 +100,20 @@ static bool write_metadata(fd_trajectory* t, const fd_world* world)
     hid_t h5md = H5Gcreate2(t->file, "h5md", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     const int32_t version[2] = {1, 1}, units_version[2] = {1, 0};
     const char* user = getenv("USER");
-    bool ok = h5md >= 0 && set_integers(h5md, "version", version, 2, false);
+    bool ok = h5md >= 0 && fd_h5md_set_integers(h5md, "version", version, 2, false);
     hid_t author = ok ? H5Gcreate2(h5md, "author", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
-    ok = author >= 0 && set_string(author, "name", user && *user ? user : "unknown", false);
+    ok = author >= 0 && fd_h5md_set_string(author, "name", user && *user ? user : "unknown", false);
     hid_t creator = ok ? H5Gcreate2(h5md, "creator", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
-    ok = creator >= 0 && set_string(creator, "name", "fricdem", false) &&
-         set_string(creator, "version", FRICDEM_VERSION_STRING, false);
+    ok = creator >= 0 && fd_h5md_set_string(creator, "name", "fricdem", false) &&
+         fd_h5md_set_string(creator, "version", FRICDEM_VERSION_STRING, false);
     hid_t properties = H5Pcreate(H5P_LINK_CREATE);
     ok = ok && properties >= 0 && H5Pset_create_intermediate_group(properties, 1) >= 0;
     hid_t units = ok ? H5Gcreate2(h5md, "modules/units", properties, H5P_DEFAULT, H5P_DEFAULT) : -1;
-    ok = units >= 0 && set_integers(units, "version", units_version, 2, false) &&
-         set_string(units, "system", "SI", true);
+    ok = units >= 0 && fd_h5md_set_integers(units, "version", units_version, 2, false) &&
+         fd_h5md_set_string(units, "system", "SI", true);
     hid_t groups[] = {units, creator, author, h5md};
     for (int i = 0; i < 4; ++i) {
-        release(groups[i]);
+        fd_h5md_release(groups[i]);
     }
     /* /parameters: species index -> material name, shape code -> shape name. */
     hid_t parameters = ok ? H5Gcreate2(t->file, "parameters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
@@ -307,13 +126,13 @@ static bool write_metadata(fd_trajectory* t, const fd_world* world)
         names[m] = name ? name : "";
     }
     static const char* const shape_names[] = {"sphere", "plane", "ellipsoid", "cylinder", "disk", "mesh"};
-    ok = ok && write_names(parameters, "materials", names, materials) &&
-         write_names(parameters, "shapes", shape_names, 6);
+    ok = ok && fd_h5md_write_names(parameters, "materials", names, materials) &&
+         fd_h5md_write_names(parameters, "shapes", shape_names, 6);
     free(names);
-    release(parameters);
-    release(properties);
+    fd_h5md_release(parameters);
+    fd_h5md_release(properties);
     if (!ok) {
-        fail(t, "cannot write the metadata", "/h5md");
+        fd_trajectory_fail(t, "cannot write the metadata", "/h5md");
     }
     return ok;
 }
@@ -325,7 +144,7 @@ static bool write_box(fd_trajectory* t, hid_t all, const fd_world* world)
     fd_world_def def = fd_world_get_def(world);
     hid_t box = H5Gcreate2(all, "box", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     const int32_t dimension = 3;
-    bool ok = box >= 0 && set_integers(box, "dimension", &dimension, 1, true);
+    bool ok = box >= 0 && fd_h5md_set_integers(box, "dimension", &dimension, 1, true);
     /* boundary: String[3], fixed length. */
     char boundary[3][9];
     bool periodic = false;
@@ -339,24 +158,24 @@ static bool write_box(fd_trajectory* t, hid_t all, const fd_world* world)
     ok = ok && type >= 0 && space >= 0 && H5Tset_size(type, sizeof boundary[0]) >= 0;
     hid_t attribute = ok ? H5Acreate2(box, "boundary", type, space, H5P_DEFAULT, H5P_DEFAULT) : -1;
     ok = attribute >= 0 && H5Awrite(attribute, type, boundary) >= 0;
-    release(attribute);
-    release(type);
+    fd_h5md_release(attribute);
+    fd_h5md_release(type);
     if (ok && periodic) {
         double edges[3] = {def.box_max.x - def.box_min.x, def.box_max.y - def.box_min.y, def.box_max.z - def.box_min.z};
         double minimum[3] = {def.box_min.x, def.box_min.y, def.box_min.z};
         hid_t dataset = H5Dcreate2(box, "edges", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         ok = dataset >= 0 && H5Dwrite(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, edges) >= 0 &&
-             set_string(dataset, "unit", "m", true);
+             fd_h5md_set_string(dataset, "unit", "m", true);
         hid_t minimum_attribute =
             ok ? H5Acreate2(dataset, "box_min", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT) : -1;
         ok = minimum_attribute >= 0 && H5Awrite(minimum_attribute, H5T_NATIVE_DOUBLE, minimum) >= 0;
-        release(minimum_attribute);
-        release(dataset);
+        fd_h5md_release(minimum_attribute);
+        fd_h5md_release(dataset);
     }
-    release(space);
-    release(box);
+    fd_h5md_release(space);
+    fd_h5md_release(box);
     if (!ok) {
-        fail(t, "cannot write the box", "/particles/all/box");
+        fd_trajectory_fail(t, "cannot write the box", "/particles/all/box");
     }
     return ok;
 }
@@ -369,20 +188,22 @@ static bool create_bodies(fd_trajectory* t, const fd_world* world, int64_t rows)
     bool ok = properties >= 0 && H5Pset_create_intermediate_group(properties, 1) >= 0;
     hid_t all = ok ? H5Gcreate2(t->file, "particles/all", properties, H5P_DEFAULT, H5P_DEFAULT) : -1;
     hid_t position = all >= 0 ? H5Gcreate2(all, "position", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
-    release(properties);
+    fd_h5md_release(properties);
     ok = position >= 0 &&
-         create_series(t, position, "step", "/particles/all/position/step", SERIES_I64, false, 0, 0, "1", &t->step) &&
-         create_series(t, position, "time", "/particles/all/position/time", SERIES_F64, false, 0, 0, "s", &t->time) &&
-         create_series(t, position, "value", "/particles/all/position/value", SERIES_F64, true, 3, rows, "m",
+         fd_h5md_create_series(t, position, "step", "/particles/all/position/step", SERIES_I64, false, 0, 0, "1",
+                               &t->step) &&
+         fd_h5md_create_series(t, position, "time", "/particles/all/position/time", SERIES_F64, false, 0, 0, "s",
+                               &t->time) &&
+         fd_h5md_create_series(t, position, "value", "/particles/all/position/value", SERIES_F64, true, 3, rows, "m",
                        &t->bodies[BODY_POSITION]) &&
          write_box(t, all, world);
     for (int e = 1; ok && e < BODY_ELEMENT_COUNT; ++e) {
-        ok = create_element(t, all, "/particles/all", &body_elements[e], true, rows, &t->bodies[e]);
+        ok = fd_h5md_create_element(t, all, "/particles/all", &body_elements[e], true, rows, &t->bodies[e]);
     }
-    release(position);
-    release(all);
+    fd_h5md_release(position);
+    fd_h5md_release(all);
     if (!ok && position < 0) {
-        fail(t, "cannot create the group", "/particles/all");
+        fd_trajectory_fail(t, "cannot create the group", "/particles/all");
     }
     return ok;
 }
@@ -395,7 +216,8 @@ static bool create_contacts(fd_trajectory* t, const fd_world* world, int64_t row
     bool ok = contacts >= 0 && H5Lcreate_hard(t->file, "/particles/all/box", contacts, "box", H5P_DEFAULT,
                                               H5P_DEFAULT) >= 0;
     for (int e = 0; ok && e < CONTACT_ELEMENT_COUNT; ++e) {
-        ok = create_element(t, contacts, "/particles/contacts", &contact_elements[e], true, rows, &t->contact[e]);
+        ok = fd_h5md_create_element(t, contacts, "/particles/contacts", &contact_elements[e], true, rows,
+                                    &t->contact[e]);
     }
     int columns = fd_world_contact_column_count(world);
     columns = columns > 0 ? columns : 0;
@@ -416,27 +238,27 @@ static bool create_contacts(fd_trajectory* t, const fd_world* world, int64_t row
             strcpy(t->model_names[c], name ? name : "");
             element_spec spec = {element, SERIES_F64, 0, unit && *unit && strcmp(unit, "-") != 0 ? unit : "1",
                                  "Scalar", NULL};
-            ok = create_element(t, contacts, "/particles/contacts", &spec, true, rows, &t->model[c]);
+            ok = fd_h5md_create_element(t, contacts, "/particles/contacts", &spec, true, rows, &t->model[c]);
             t->model_count = c + 1;
         }
     }
-    release(contacts);
+    fd_h5md_release(contacts);
     /* The pairs, H5MD's time-dependent list of tuples, pointing at the bodies. */
     hid_t connectivity = ok ? H5Gcreate2(t->file, "connectivity", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
     const element_spec pairs = {"contacts", SERIES_I32, 2, "1", NULL, NULL};
-    ok = connectivity >= 0 && create_element(t, connectivity, "/connectivity", &pairs, true, rows, &t->pairs);
+    ok = connectivity >= 0 && fd_h5md_create_element(t, connectivity, "/connectivity", &pairs, true, rows, &t->pairs);
     hid_t group = ok ? H5Gopen2(connectivity, "contacts", H5P_DEFAULT) : -1;
     hobj_ref_t reference;
     hid_t space = H5Screate(H5S_SCALAR);
     ok = group >= 0 && space >= 0 && H5Rcreate(&reference, t->file, "/particles/all", H5R_OBJECT, -1) >= 0;
     hid_t attribute = ok ? H5Acreate2(group, "particles_group", H5T_STD_REF_OBJ, space, H5P_DEFAULT, H5P_DEFAULT) : -1;
     ok = attribute >= 0 && H5Awrite(attribute, H5T_STD_REF_OBJ, &reference) >= 0;
-    release(attribute);
-    release(space);
-    release(group);
-    release(connectivity);
+    fd_h5md_release(attribute);
+    fd_h5md_release(space);
+    fd_h5md_release(group);
+    fd_h5md_release(connectivity);
     if (!ok) {
-        fail(t, "cannot create the contacts' groups in", t->h5_path);
+        fd_trajectory_fail(t, "cannot create the contacts' groups in", t->h5_path);
     }
     return ok;
 }
@@ -446,29 +268,30 @@ static bool create_observables(fd_trajectory* t)
     hid_t observables = H5Gcreate2(t->file, "observables", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     bool ok = observables >= 0;
     for (int o = 0; ok && o < OBSERVABLE_COUNT; ++o) {
-        ok = create_element(t, observables, "/observables", &observable_elements[o], false, 0, &t->observables[o]);
+        ok = fd_h5md_create_element(t, observables, "/observables", &observable_elements[o], false, 0,
+                                    &t->observables[o]);
     }
-    release(observables);
+    fd_h5md_release(observables);
     return ok;
 }
 
 /* Every dataset of the file (close_series leaves a closed one closed). */
 static void close_all_series(fd_trajectory* t)
 {
-    close_series(&t->step);
-    close_series(&t->time);
-    close_series(&t->pairs);
+    fd_h5md_close_series(&t->step);
+    fd_h5md_close_series(&t->time);
+    fd_h5md_close_series(&t->pairs);
     for (int e = 0; e < BODY_ELEMENT_COUNT; ++e) {
-        close_series(&t->bodies[e]);
+        fd_h5md_close_series(&t->bodies[e]);
     }
     for (int e = 0; e < CONTACT_ELEMENT_COUNT; ++e) {
-        close_series(&t->contact[e]);
+        fd_h5md_close_series(&t->contact[e]);
     }
     for (int o = 0; o < OBSERVABLE_COUNT; ++o) {
-        close_series(&t->observables[o]);
+        fd_h5md_close_series(&t->observables[o]);
     }
     for (int c = 0; c < t->model_count; ++c) {
-        close_series(&t->model[c]);
+        fd_h5md_close_series(&t->model[c]);
     }
 }
 
@@ -483,7 +306,7 @@ static void trajectory_free(fd_trajectory* t)
     }
     free(t->model_names);
     free(t->model);
-    release(t->file);
+    fd_h5md_release(t->file);
     free(t->times);
     free(t->body_counts);
     free(t->contact_counts);
@@ -671,7 +494,7 @@ static fd_trajectory* trajectory_open(const fd_world* world, const char* directo
     if (access >= 0 && H5Pset_libver_bounds(access, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0) {
         t->file = H5Fcreate(t->h5_path, H5F_ACC_TRUNC, H5P_DEFAULT, access);
     }
-    release(access);
+    fd_h5md_release(access);
     if (t->file < 0) {
         fd_fail(FD_ERR_IO, "trajectory: cannot create '%s'", t->h5_path);
         trajectory_free(t);
@@ -730,7 +553,7 @@ static fd_status trajectory_write(fd_trajectory* t, const fd_world* world)
         status = fd_trajectory_append(t, &t->time, frame, 0, 1, &time);
     }
     if (status == FD_OK && H5Fflush(t->file, H5F_SCOPE_LOCAL) < 0) {
-        status = fail(t, "cannot flush", t->h5_path);
+        status = fd_trajectory_fail(t, "cannot flush", t->h5_path);
     }
     if (status != FD_OK) {
         return status;

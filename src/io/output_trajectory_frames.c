@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "io/output_trajectory_parts.h"
+#include "io/h5md_series.h"
 
 static void* grow(fd_trajectory* t, scratch* s, size_t bytes)
 {
@@ -162,7 +162,8 @@ fd_status fd_trajectory_write_contacts(fd_trajectory* t, const fd_world* world, 
     t->contact_rows = n > t->contact_rows ? n : t->contact_rows;
     fd_status status = FD_OK;
     for (int e = 0; e < CONTACT_ELEMENT_COUNT && status == FD_OK; ++e) {
-        status = fd_trajectory_append(t, &t->contact[e], frame, t->contact_rows, n, e == CONTACT_ID ? (const void*)ids : field[e]);
+        status = fd_trajectory_append(t, &t->contact[e], frame, t->contact_rows, n,
+                                      e == CONTACT_ID ? (const void*)ids : field[e]);
     }
     for (int m = 0; m < t->model_count && status == FD_OK; ++m) {
         status = fd_trajectory_append(t, &t->model[m], frame, t->contact_rows, n, model + m * n);

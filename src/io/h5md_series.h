@@ -1,8 +1,10 @@
-/* What output_trajectory.c and output_trajectory_frames.c share: the
- * trajectory's series, element indices and state. Private to those two
- * files (the rest of fricdem sees output_trajectory.h). */
-#ifndef FD_IO_OUTPUT_TRAJECTORY_PARTS_H
-#define FD_IO_OUTPUT_TRAJECTORY_PARTS_H
+/* The trajectory's layout in H5MD series, shared by its three files:
+ * h5md_series.c (series made and appended to), output_trajectory.c (the
+ * file, its datasets, the indexes and the API) and
+ * output_trajectory_frames.c (a frame's values). Private to them (the rest
+ * of fricdem sees output_trajectory.h). */
+#ifndef FD_IO_H5MD_SERIES_H
+#define FD_IO_H5MD_SERIES_H
 
 #include <hdf5.h>
 #include <stdbool.h>
@@ -197,10 +199,35 @@ static const element_spec observable_elements[OBSERVABLE_COUNT] = {
     [OBSERVE_CLOSURE_ERROR] = {"energy/closure_error", SERIES_F64, 0, "J", NULL, NULL},
 };
 
+/* ---------------------------------------------------------------- h5md_series.c */
+
+/* Closes any HDF5 identifier (file, group, dataset, dataspace, type,
+ * property list, attribute); nothing for -1. */
+void fd_h5md_release(hid_t id);
+/* FD_ERR_IO: "trajectory 'PATH': WHAT 'NAME'". */
+fd_status fd_trajectory_fail(const fd_trajectory* t, const char* what, const char* name);
+/* A string attribute: variable-length ASCII or fixed-length. */
+bool fd_h5md_set_string(hid_t object, const char* name, const char* value, bool variable);
+/* A String[count] dataset of variable-length strings, with unit "1". */
+bool fd_h5md_write_names(hid_t group, const char* name, const char* const* names, int count);
+/* An Integer[count] attribute (a scalar one when scalar). */
+bool fd_h5md_set_integers(hid_t object, const char* name, const int32_t* values, hsize_t count, bool scalar);
+/* An empty, extendible, chunked (and compressed when the trajectory is)
+ * dataset `name` in group, with its unit. */
+bool fd_h5md_create_series(fd_trajectory* t, hid_t group, const char* name, const char* path, series_type type,
+                           bool per_row, int components, int64_t chunk_rows, const char* unit, series* out);
+/* An H5MD time-dependent element: group PARENT/NAME with `value` and hard
+ * links `step` and `time` to the shared ones. */
+bool fd_h5md_create_element(fd_trajectory* t, hid_t parent, const char* parent_path, const element_spec* spec,
+                            bool per_row, int64_t chunk_rows, series* out);
+void fd_h5md_close_series(series* s);
 /* Appends a frame to a series: extends it to frame + 1 frames (and `rows`
  * rows) and writes the n rows of `data` (one value per frame when not
  * per row). */
 fd_status fd_trajectory_append(fd_trajectory* t, series* s, int64_t frame, int64_t rows, int64_t n, const void* data);
+
+/* ---------------------------------------------------------------- output_trajectory_frames.c */
+
 /* The frame's n body rows (the world's slots), contact rows and observables. */
 fd_status fd_trajectory_write_bodies(fd_trajectory* t, const fd_world* world, int64_t frame, int64_t n);
 fd_status fd_trajectory_write_contacts(fd_trajectory* t, const fd_world* world, int64_t frame, int64_t n);
