@@ -26,7 +26,7 @@
 #include "core/report.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
-#include "io/scene_internal.h"
+#include "io/scene_loader.h"
 #include "import_lammps.h"
 #include "mpi_run.h"
 #include "run_options.h"

@@ -22,7 +22,7 @@
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
 #include "io/number_format.h"
-#include "io/scene_internal.h"
+#include "io/scene_loader.h"
 
 /* ---------------------------------------------------------------- fixtures */
 

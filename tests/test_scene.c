@@ -16,7 +16,7 @@
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
 #include "file_support.h"
-#include "io/scene_internal.h"
+#include "io/scene_loader.h"
 
 static const double PI = 3.14159265358979323846;
 

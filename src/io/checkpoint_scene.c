@@ -19,7 +19,7 @@
 
 #include "core/error.h"
 #include "io/checkpoint.h"
-#include "io/scene_internal.h"
+#include "io/scene_loader.h"
 
 /* Override keys a resumed run may change. */
 static bool changes_no_physics(const char* arg)

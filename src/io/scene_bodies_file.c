@@ -52,7 +52,7 @@
 #include "core/math.h"
 #include "io/csv_reader.h"
 #include "io/number_format.h"
-#include "io/scene_internal.h"
+#include "io/scene_loader.h"
 
 /* ---------------------------------------------------------------- columns */
 
@@ -329,16 +329,6 @@ static fd_status check_columns(loader* l)
         return entry_fail(l, NULL, "%s has no 'radius' column: give bodies_file.radius", l->path);
     }
     return FD_OK;
-}
-
-/* ---------------------------------------------------------------- paths */
-
-bool fd_scene_resolve_path(const fd_scene_ctx* ctx, const char* path, char* out, size_t size)
-{
-    const char* slash = strrchr(ctx->file, '/');
-    int n = path[0] == '/' || !slash ? snprintf(out, size, "%s", path)
-                                     : snprintf(out, size, "%.*s/%s", (int)(slash - ctx->file), ctx->file, path);
-    return n >= 0 && (size_t)n < size;
 }
 
 static bool has_extension(const char* path, const char* extension)

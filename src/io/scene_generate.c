@@ -67,7 +67,7 @@
 
 #include "core/error.h"
 #include "core/math.h"
-#include "io/scene_internal.h"
+#include "io/scene_loader.h"
 
 /* Above this estimated packing fraction a random fill is refused up front:
  * random sequential addition jams near 0.38 and needs many tries per sphere

@@ -9,7 +9,7 @@
 
 #include "core/error.h"
 #include "core/math.h"
-#include "io/scene_internal.h"
+#include "io/scene_loader.h"
 
 static fd_status fail_at(fd_scene_ctx* ctx, const yaml_node_t* node, int index, const char* key, const char* format,
                          const char* detail)

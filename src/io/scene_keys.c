@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "io/scene_internal.h"
+#include "io/scene_loader.h"
 
-/* KEYS, CHECK_KEYS and the ranges ANY, GT0, ... are in scene_internal.h. */
+/* KEYS, CHECK_KEYS and the ranges ANY, GT0, ... are in scene_loader.h. */
 
 static const char* const integrator_names[] = {"symplectic_euler", "velocity_verlet", NULL};
 static const char* const stepper_names[] = {"penalty", "complementarity", NULL};

@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "io/scene_internal.h"
+#include "io/scene_loader.h"
 
-/* KEYS, CHECK_KEYS and the ranges ANY, GT0, ... are in scene_internal.h. */
+/* KEYS, CHECK_KEYS and the ranges ANY, GT0, ... are in scene_loader.h. */
 
 static const char* const vtu_format_names[] = {"binary", "ascii", NULL};
 static const char* const trajectory_compression_names[] = {"deflate", "none", NULL};

@@ -11,7 +11,7 @@
 
 #include "core/error.h"
 #include "core/math.h"
-#include "io/scene_internal.h"
+#include "io/scene_loader.h"
 
 /* ---------------------------------------------------------------- tables */
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/scene_internal.h"
+#include "io/scene_loader.h"
 
 /* ---------------------------------------------------------------- helpers */
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "io/scene_internal.h"
+#include "io/scene_loader.h"
 
 /* ---------------------------------------------------------------- keys */
 

@@ -1,6 +1,6 @@
-/* The scene file's YAML into libyaml node trees built from parser events,
- * every node keeping its line, with the top-level `bodies:` list read as a
- * stream rather than as one tree.
+/* The scene file read (fd_scene_doc_load) and its YAML into libyaml node
+ * trees built from parser events, every node keeping its line, with the
+ * top-level `bodies:` list read as a stream rather than as one tree.
  *
  * Why not yaml_parser_load: it builds one tree for the whole file, about
  * twenty nodes per listed body, and libyaml refuses a node stack past
@@ -26,12 +26,14 @@
  * alias to the list must see its items.
  * libyaml's add functions may move the node array: indices, not pointers,
  * are kept across them. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/error.h"
-#include "io/scene_internal.h"
+#include "io/scene_loader.h"
 
 /* A sequence or mapping whose items are still being read. */
 typedef struct open_node {
@@ -55,8 +57,6 @@ typedef struct builder {
     open_node* stack;
     int depth, capacity;
 } builder;
-
-static int doc_node_count(const yaml_document_t* doc) { return (int)(doc->nodes.top - doc->nodes.start); }
 
 static fd_status out_of_memory(const fd_scene_ctx* ctx)
 {
@@ -219,12 +219,6 @@ static fd_status attach(builder* b, int node, bool is_bodies_scalar)
     return yaml_document_append_mapping_pair(b->doc, parent->node, key, node) ? FD_OK : out_of_memory(b->ctx);
 }
 
-static void set_marks(yaml_document_t* doc, int node, yaml_mark_t start, yaml_mark_t end)
-{
-    doc->nodes.start[node - 1].start_mark = start;
-    doc->nodes.start[node - 1].end_mark = end;
-}
-
 /* The node that starts with event (taken over, and deleted), and everything
  * in it, into b->doc; its index, or 0 after reporting an error. Reentrant:
  * skip_items calls it for an anchored node while the root is still open. */
@@ -247,7 +241,7 @@ static int build_node(builder* b, yaml_event_t* first)
             node = yaml_document_add_scalar(b->doc, tag_of(event.data.scalar.tag), event.data.scalar.value,
                                             (int)event.data.scalar.length, event.data.scalar.style);
             if (node) {
-                set_marks(b->doc, node, event.start_mark, event.end_mark);
+                fd_scene_set_marks(b->doc, node, event.start_mark, event.end_mark);
                 status = register_anchor(b, event.data.scalar.anchor, node, event.start_mark);
                 is_bodies_scalar = strcmp((const char*)event.data.scalar.value, "bodies") == 0;
             }
@@ -258,7 +252,7 @@ static int build_node(builder* b, yaml_event_t* first)
             if (!node) {
                 break;
             }
-            set_marks(b->doc, node, event.start_mark, event.end_mark);
+            fd_scene_set_marks(b->doc, node, event.start_mark, event.end_mark);
             if (!b->is_item && !b->bodies_found && base == 0 && b->depth == 1 && b->stack[0].bodies_key &&
                 !event.data.sequence_start.anchor) {
                 /* The root mapping's bodies list: an empty node here, its
@@ -277,7 +271,7 @@ static int build_node(builder* b, yaml_event_t* first)
             node = yaml_document_add_mapping(b->doc, tag_of(event.data.mapping_start.tag),
                                              event.data.mapping_start.style);
             if (node) {
-                set_marks(b->doc, node, event.start_mark, event.end_mark);
+                fd_scene_set_marks(b->doc, node, event.start_mark, event.end_mark);
                 status = register_anchor(b, event.data.mapping_start.anchor, node, event.start_mark);
                 opened = true;
             }
@@ -417,7 +411,7 @@ fd_status fd_scene_doc_build(fd_scene_ctx* ctx)
     }
     builder_free(&b);
     yaml_parser_delete(&parser);
-    ctx->file_node_count = doc_node_count(&ctx->doc);
+    ctx->file_node_count = fd_scene_doc_node_count(&ctx->doc);
     return status;
 }
 
@@ -526,7 +520,7 @@ fd_status fd_scene_stream_bodies(fd_scene_ctx* ctx, fd_scene_item_fn build_item,
         status = root ? FD_OK : FD_ERR_PARSE;
         if (status == FD_OK) {
             ctx->item_doc = &item;
-            ctx->item_file_node_count = doc_node_count(&item);
+            ctx->item_file_node_count = fd_scene_doc_node_count(&item);
             status = fd_scene_apply_item_overrides(ctx, &item, &root, count);
         }
         if (status == FD_OK) {
@@ -545,53 +539,53 @@ fd_status fd_scene_stream_bodies(fd_scene_ctx* ctx, fd_scene_item_fn build_item,
     return status == FD_OK ? fd_scene_check_item_overrides(ctx) : status;
 }
 
-/* ---------------------------------------------------------------- copies */
+/* ---------------------------------------------------------------- the file */
 
-/* src and dst are different documents (a node pointer into src stays put
- * while dst grows). */
-static int copy_node(yaml_document_t* dst, const yaml_document_t* src, int index, int depth)
+fd_status fd_scene_doc_load(fd_scene_ctx* ctx, const char* path)
 {
-    const yaml_node_t* node = index >= 1 && index <= doc_node_count(src) ? src->nodes.start + index - 1 : NULL;
-    if (!node || depth > 64) {
-        return 0;
+    ctx->file = path;
+    struct stat info;
+    if (stat(path, &info) != 0) {
+        return fd_fail(FD_ERR_IO, "%s: cannot read the scene file: %s", path, strerror(errno));
     }
-    int copy = 0;
-    switch (node->type) {
-    case YAML_SCALAR_NODE:
-        copy = yaml_document_add_scalar(dst, node->tag, node->data.scalar.value, (int)node->data.scalar.length,
-                                        node->data.scalar.style);
-        break;
-    case YAML_SEQUENCE_NODE:
-        copy = yaml_document_add_sequence(dst, node->tag, node->data.sequence.style);
-        for (yaml_node_item_t* item = node->data.sequence.items.start; copy && item < node->data.sequence.items.top;
-             ++item) {
-            int child = copy_node(dst, src, *item, depth + 1);
-            if (!child || !yaml_document_append_sequence_item(dst, copy, child)) {
-                return 0;
+    if (S_ISDIR(info.st_mode)) {
+        return fd_fail(FD_ERR_IO, "%s: is a directory, not a scene file", path);
+    }
+    FILE* file = fopen(path, "rb");
+    if (!file) {
+        return fd_fail(FD_ERR_IO, "%s: cannot read the scene file: %s", path, strerror(errno));
+    }
+    size_t capacity = 4096, size = 0;
+    char* text = malloc(capacity);
+    while (text) {
+        if (size == capacity) {
+            char* grown = realloc(text, 2 * capacity);
+            if (!grown) {
+                free(text);
+                text = NULL;
+                break;
             }
+            text = grown;
+            capacity *= 2;
         }
-        break;
-    case YAML_MAPPING_NODE:
-        copy = yaml_document_add_mapping(dst, node->tag, node->data.mapping.style);
-        for (yaml_node_pair_t* pair = node->data.mapping.pairs.start; copy && pair < node->data.mapping.pairs.top;
-             ++pair) {
-            int key = copy_node(dst, src, pair->key, depth + 1);
-            int value = key ? copy_node(dst, src, pair->value, depth + 1) : 0;
-            if (!value || !yaml_document_append_mapping_pair(dst, copy, key, value)) {
-                return 0;
-            }
+        size_t n = fread(text + size, 1, capacity - size, file);
+        size += n;
+        if (n == 0) {
+            break;
         }
-        break;
-    default:
-        return 0;
     }
-    if (copy) {
-        set_marks(dst, copy, node->start_mark, node->end_mark);
+    bool failed = ferror(file) != 0;
+    int read_errno = errno;
+    fclose(file);
+    if (!text) {
+        return fd_fail(FD_ERR_IO, "%s: out of memory reading the scene file", path);
     }
-    return copy;
-}
+    if (failed) {
+        free(text);
+        return fd_fail(FD_ERR_IO, "%s: cannot read the scene file: %s", path, strerror(read_errno));
+    }
+    ctx->text = text;
+    ctx->text_size = size;
 
-int fd_scene_copy_node(yaml_document_t* dst, const yaml_document_t* src, int index)
-{
-    return copy_node(dst, src, index, 0);
+    return fd_scene_doc_build(ctx);
 }

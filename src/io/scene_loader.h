@@ -14,8 +14,8 @@
  *      and build the world (scene.c, scene_generate.c).
  * Every error names the node it is about, so it can say FILE:LINE (or the
  * --set argument for a node that came from an override) and the key path. */
-#ifndef FD_IO_SCENE_INTERNAL_H
-#define FD_IO_SCENE_INTERNAL_H
+#ifndef FD_IO_SCENE_LOADER_H
+#define FD_IO_SCENE_LOADER_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -94,8 +94,27 @@ fd_status fd_scene_load_text(const char* path, const char* text, size_t size, co
 fd_status fd_scene_doc_load(fd_scene_ctx* ctx, const char* path);
 /* ctx->text into ctx->doc, the root's bodies list left to be streamed (scene_stream.c). */
 fd_status fd_scene_doc_build(fd_scene_ctx* ctx);
-/* Reports libyaml's parser error for the file's text. */
+/* Reports libyaml's parser error for the file's text (scene_yaml.c); for an
+ * override's value (text, size) naming the --set argument o. */
 fd_status fd_scene_yaml_problem(const fd_scene_ctx* ctx, const yaml_parser_t* parser);
+fd_status fd_scene_override_problem(const fd_scene_ctx* ctx, const yaml_parser_t* parser, const fd_scene_override* o,
+                                    const char* text, size_t size);
+/* The nodes of a libyaml document: how many, and node index (1-based; NULL
+ * out of range). */
+static inline int fd_scene_doc_node_count(const yaml_document_t* doc)
+{
+    return (int)(doc->nodes.top - doc->nodes.start);
+}
+static inline yaml_node_t* fd_scene_doc_node(const yaml_document_t* doc, int index)
+{
+    return index >= 1 && index <= fd_scene_doc_node_count(doc) ? doc->nodes.start + index - 1 : NULL;
+}
+/* Node `node` (1-based) of doc spans [start, end] of the text: its line for messages. */
+static inline void fd_scene_set_marks(yaml_document_t* doc, int node, yaml_mark_t start, yaml_mark_t end)
+{
+    doc->nodes.start[node - 1].start_mark = start;
+    doc->nodes.start[node - 1].end_mark = end;
+}
 /* Copies node index of src, and everything under it, into dst (a different
  * document), lines kept; the copy's index, or 0 (nested too deeply, or out
  * of memory). */
