@@ -1,6 +1,6 @@
 /* fricdem import-lammps: the commands that make and change atoms
  * (create_atoms, read_data, set, velocity, group), into the lmp_import of
- * import_internal.h. LAMMPS 2021's behaviour where the manual is silent,
+ * lmp_import.h. LAMMPS 2021's behaviour where the manual is silent,
  * checked with Debian's lmp: `set diameter` keeps the mass, `set density`
  * sets it from the current diameter. Must not write the scene
  * (write_scene.c) or read commands (import.c dispatches them). */
@@ -11,9 +11,7 @@
 
 #include "core/error.h"
 #include "core/math.h"
-#include "lammps/import_internal.h"
-
-#define FAIL(c, ...) lmp_fail(c, __VA_ARGS__)
+#include "lammps/lmp_import.h"
 
 /* LAMMPS's sphere mass from a diameter and a density, in its own order of
  * operations (atom_vec_sphere.cpp, set.cpp), so masses agree to the bit. */

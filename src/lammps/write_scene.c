@@ -12,7 +12,7 @@
 #include "contact/model.h"
 #include "core/error.h"
 #include "core/math.h"
-#include "lammps/import_internal.h"
+#include "lammps/lmp_import.h"
 
 /* fricdem's default poisson_ratio: the materials of a hooke or k_n hertz deck take it. */
 static const double default_poisson_ratio = 0.3;

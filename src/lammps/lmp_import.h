@@ -1,7 +1,8 @@
-/* What the importer gathers from a deck (import.c reads the commands into
- * it; write_scene.c checks it as a whole and writes the scene). */
-#ifndef FD_LAMMPS_IMPORT_INTERNAL_H
-#define FD_LAMMPS_IMPORT_INTERNAL_H
+/* What the importer gathers from a deck (import.c and atoms.c read the
+ * commands into it, lmp_import.c answers its lookups; write_scene.c checks
+ * it as a whole and writes the scene). */
+#ifndef FD_LAMMPS_LMP_IMPORT_H
+#define FD_LAMMPS_LMP_IMPORT_H
 
 #include <stdint.h>
 
@@ -76,8 +77,10 @@ typedef struct lmp_import {
     int exclude_count;
 } lmp_import;
 
-/* Shared by the command files (import.c, atoms.c). */
+/* Shared by the command files (import.c, atoms.c); lmp_import.c. */
 fd_status lmp_fail(const lmp_command* command, const char* format, ...) __attribute__((format(printf, 2, 3)));
+/* The handlers' shorthand for lmp_fail. */
+#define FAIL(c, ...) lmp_fail(c, __VA_ARGS__)
 int lmp_find_group(const lmp_import* import, const char* name);
 fd_status lmp_group_of(const lmp_import* import, const lmp_command* command, int word, int* group);
 const lmp_region* lmp_find_region(const lmp_import* import, const char* name);
