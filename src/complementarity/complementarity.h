@@ -12,8 +12,9 @@ typedef struct fd_complementarity fd_complementarity;
 
 fd_complementarity* fd_complementarity_create(void);
 void fd_complementarity_free(fd_complementarity* workspace);
-/* One step of Tasora & Anitescu Eq. (18) via the CCP Eq. (40). */
-fd_status fd_world_step_complementarity(fd_world* world);
+/* One step of Tasora & Anitescu Eq. (18) via the CCP Eq. (40); a step
+ * that fails leaves the world at the last good step. */
+fd_status fd_complementarity_step(fd_world* world);
 /* The statistics of the last solve, as a checkpoint restores them (src/io/checkpoint.c). */
 void fd_complementarity_set_stats(fd_world* world, fd_solver_stats stats);
 

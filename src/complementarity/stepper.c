@@ -440,7 +440,7 @@ static void store_reactions(fd_world* world, fd_complementarity* s, double toler
     }
 }
 
-fd_status fd_world_step_complementarity(fd_world* world)
+static fd_status step(fd_world* world)
 {
     fd_complementarity* s = world->complementarity;
     fd_complementarity_def settings = settings_of(world);
@@ -514,6 +514,64 @@ fd_status fd_world_step_complementarity(fd_world* world)
         world->events[k].time = world->time;
     }
     return status;
+}
+
+/* One step with its rollback: the state copied first, and put back when
+ * the step fails (a non-finite state, the ledger's books), so that the
+ * caller can still write out the last good step. */
+fd_status fd_complementarity_step(fd_world* world)
+{
+    /* Copies of the state for rollback. */
+    if (world->body_capacity == 0 && fd_world_reserve_bodies(world, 1) != FD_OK) {
+        /* No bodies yet (an inlet may bring them), so no arrays: the copies
+         * below must not hand memcpy null pointers, even for zero bytes. */
+        return FD_ERR_OUT_OF_MEMORY;
+    }
+    size_t n = (size_t)world->body_count;
+    memcpy(world->saved_position, world->position, n * sizeof *world->position);
+    memcpy(world->saved_orientation, world->orientation, n * sizeof *world->orientation);
+    memcpy(world->saved_velocity, world->velocity, n * sizeof *world->velocity);
+    memcpy(world->saved_angular_velocity, world->angular_velocity, n * sizeof *world->angular_velocity);
+    memcpy(world->saved_forces, world->forces, n * sizeof *world->forces);
+    memcpy(world->saved_torques, world->torques, n * sizeof *world->torques);
+    uint64_t saved_next_id = world->next_contact_id;
+    fd_energy_totals saved_totals = world->energy_totals;
+    double saved_stored[FD_MECHANISM_COUNT];
+    memcpy(saved_stored, world->stored_energy, sizeof saved_stored);
+    if (world->has_locks) {
+        memset(world->lock_work, 0, n * sizeof *world->lock_work);
+    }
+    double dt = world->def.time_step;
+    double saved_time = world->time;
+    int64_t saved_step = world->step_count;
+    fd_status status = step(world);
+    if (status == FD_OK) {
+        status = fd_world_check_finite(world);
+    }
+    if (status == FD_OK) {
+        status = fd_world_book_step_work(world, dt);
+    }
+    if (status != FD_OK) {
+        /* Roll back to the last good step: the caller can still write it out. */
+        memcpy(world->position, world->saved_position, n * sizeof *world->position);
+        memcpy(world->orientation, world->saved_orientation, n * sizeof *world->orientation);
+        memcpy(world->velocity, world->saved_velocity, n * sizeof *world->velocity);
+        memcpy(world->angular_velocity, world->saved_angular_velocity, n * sizeof *world->angular_velocity);
+        memcpy(world->forces, world->saved_forces, n * sizeof *world->forces);
+        memcpy(world->torques, world->saved_torques, n * sizeof *world->torques);
+        if (status == FD_ERR_NON_FINITE) {
+            fd_contact_set swap = world->contacts;
+            world->contacts = world->previous;
+            world->previous = swap;
+        }
+        world->next_contact_id = saved_next_id;
+        world->energy_totals = saved_totals;
+        memcpy(world->stored_energy, saved_stored, sizeof saved_stored);
+        world->time = saved_time;
+        world->step_count = saved_step;
+        return status;
+    }
+    return FD_OK;
 }
 
 fd_status fd_world_set_complementarity(fd_world* world, const fd_complementarity_def* def)

@@ -15,8 +15,8 @@
  *      since the list was built and the widest turn, both kept anyway, say
  *      when to look; src/world/stability.c);
  *   6. the ledger's external and lock work (when on), every 64 steps its
- *      test of the kinetic energy against what entered, the outlets, the
- *      inlets.
+ *      test of the kinetic energy against what entered.
+ * (The outlets and inlets follow in fd_world_step, src/world/world.c.)
  *
  * Bodies with isotropic inertia and no locks (spheres, the common case) take
  * the straight kick and drift of body/integrate.c written inline, the same
@@ -483,8 +483,5 @@ fd_status fd_penalty_step(fd_world* world)
             return status;
         }
     }
-    /* Bodies in the outlets leave, then spheres due from inlets join the
-     * finished state (src/world/outlet.c, inlet.c). */
-    status = fd_world_run_outlets(world);
-    return status == FD_OK ? fd_world_run_inlets(world) : status;
+    return FD_OK;
 }

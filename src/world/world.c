@@ -457,61 +457,15 @@ fd_status fd_world_step(fd_world* world)
             return status;
         }
     }
-    if (world->def.stepper == FD_STEPPER_PENALTY) {
-        return fd_penalty_step(world); /* src/penalty/stepper.c */
-    }
-    /* The complementarity stepper: copies of the state for rollback. */
-    if (world->body_capacity == 0 && fd_world_reserve_bodies(world, 1) != FD_OK) {
-        /* No bodies yet (an inlet may bring them), so no arrays: the copies
-         * below must not hand memcpy null pointers, even for zero bytes. */
-        return FD_ERR_OUT_OF_MEMORY;
-    }
-    size_t n = (size_t)world->body_count;
-    memcpy(world->saved_position, world->position, n * sizeof *world->position);
-    memcpy(world->saved_orientation, world->orientation, n * sizeof *world->orientation);
-    memcpy(world->saved_velocity, world->velocity, n * sizeof *world->velocity);
-    memcpy(world->saved_angular_velocity, world->angular_velocity, n * sizeof *world->angular_velocity);
-    memcpy(world->saved_forces, world->forces, n * sizeof *world->forces);
-    memcpy(world->saved_torques, world->torques, n * sizeof *world->torques);
-    uint64_t saved_next_id = world->next_contact_id;
-    fd_energy_totals saved_totals = world->energy_totals;
-    double saved_stored[FD_MECHANISM_COUNT];
-    memcpy(saved_stored, world->stored_energy, sizeof saved_stored);
-    if (world->has_locks) {
-        memset(world->lock_work, 0, n * sizeof *world->lock_work);
-    }
-    double dt = world->def.time_step;
-    double saved_time = world->time;
-    int64_t saved_step = world->step_count;
-    fd_status status = fd_world_step_complementarity(world);
-    if (status == FD_OK) {
-        status = fd_world_check_finite(world);
-    }
-    if (status == FD_OK) {
-        status = fd_world_book_step_work(world, dt);
-    }
+    /* The step of the world's stepper (each rolls back a failed step to the
+     * last good one), then, on the finished state, bodies in the outlets
+     * leave and spheres due from inlets join (src/world/outlet.c, inlet.c). */
+    fd_status status = world->def.stepper == FD_STEPPER_PENALTY
+                           ? fd_penalty_step(world)           /* src/penalty/stepper.c */
+                           : fd_complementarity_step(world);  /* src/complementarity/stepper.c */
     if (status != FD_OK) {
-        /* Roll back to the last good step: the caller can still write it out. */
-        memcpy(world->position, world->saved_position, n * sizeof *world->position);
-        memcpy(world->orientation, world->saved_orientation, n * sizeof *world->orientation);
-        memcpy(world->velocity, world->saved_velocity, n * sizeof *world->velocity);
-        memcpy(world->angular_velocity, world->saved_angular_velocity, n * sizeof *world->angular_velocity);
-        memcpy(world->forces, world->saved_forces, n * sizeof *world->forces);
-        memcpy(world->torques, world->saved_torques, n * sizeof *world->torques);
-        if (status == FD_ERR_NON_FINITE) {
-            fd_contact_set swap = world->contacts;
-            world->contacts = world->previous;
-            world->previous = swap;
-        }
-        world->next_contact_id = saved_next_id;
-        world->energy_totals = saved_totals;
-        memcpy(world->stored_energy, saved_stored, sizeof saved_stored);
-        world->time = saved_time;
-        world->step_count = saved_step;
         return status;
     }
-    /* Bodies in the outlets leave, then spheres due from inlets join the
-     * finished state (src/world/outlet.c, inlet.c). */
     status = fd_world_run_outlets(world);
     return status == FD_OK ? fd_world_run_inlets(world) : status;
 }
