@@ -18,6 +18,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
+#include "penalty/penalty.h"
 #include "world/world_internal.h"
 #include "fricdem/io.h"
 #include "support.h"
@@ -469,7 +470,7 @@ static pour_run pour_into_a_standing_list(int threads, bool rebuild_every_step, 
     int checked = fd_world_body_count(world);
     for (int n = 0; n < 3000; ++n) {
         if (rebuild_every_step) {
-            world->penalty.dirty = true;
+            world->penalty->dirty = true;
         }
         step(world);
         for (; clearance > 0.0 && checked < fd_world_body_count(world); ++checked) {
@@ -477,7 +478,7 @@ static pour_run pour_into_a_standing_list(int threads, bool rebuild_every_step, 
         }
     }
     cr_assert_eq(fd_world_get_inlet_info(world, 0).inserted, 1000);
-    pour_run run = {fd_world_state_hash(world), world->penalty.rebuilds, world->penalty.appended,
+    pour_run run = {fd_world_state_hash(world), world->penalty->rebuilds, world->penalty->appended,
                     fd_world_contact_count(world)};
     fd_world_free(world);
     return run;
@@ -538,10 +539,10 @@ static void place_one_near(double distance, int64_t* appended, int64_t* builds)
     add_inlet(s.world, &def);
     step(s.world);
     cr_assert_eq(fd_world_get_inlet_info(s.world, 0).inserted, 1);
-    *appended = s.world->penalty.appended;
-    int64_t before = s.world->penalty.rebuilds;
+    *appended = s.world->penalty->appended;
+    int64_t before = s.world->penalty->rebuilds;
     step(s.world);
-    *builds = s.world->penalty.rebuilds - before;
+    *builds = s.world->penalty->rebuilds - before;
     fd_world_free(s.world);
 }
 

@@ -527,7 +527,7 @@ Test(penalty, packing_the_pool_between_rebuilds_changes_no_result)
         for (int s = 0; s < 1500; ++s) {
             cr_assert_eq(fd_world_step(twin), FD_OK, "%s", fd_last_error());
             cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
-            fd_penalty* p = &world->penalty;
+            fd_penalty* p = world->penalty;
             if (p->begun_since_packed > 0) {
                 cr_assert(fd_neighbor_list_repack(world, &p->lists[p->current]));
                 repacks++;

@@ -394,7 +394,7 @@ fd_status fd_checkpoint_write(const fd_world* world, const char* path, const fd_
     if (world == NULL || path == NULL || path[0] == '\0') {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "checkpoint: world and path are required");
     }
-    if (!world->prepared || !world->forces_current || world->penalty.stage != 0) {
+    if (!world->prepared || !world->forces_current || world->penalty->stage != 0) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
                        "checkpoint '%s': the world must be between steps, prepared and with its forces computed "
                        "(fd_world_prepare or fd_world_step first; not after a body was moved by hand)",

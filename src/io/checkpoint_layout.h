@@ -8,6 +8,7 @@
 
 #include <hdf5.h>
 
+#include "penalty/penalty.h"
 #include "world/world_internal.h"
 
 #define FD_CHECKPOINT_FORMAT_NAME "fricdem checkpoint"

@@ -776,7 +776,7 @@ static fd_status read_checkpoint(reader* r)
     if (s == FD_OK) s = read_contact_set(r, &recorded);
     if (s == FD_OK && world->def.stepper == FD_STEPPER_PENALTY) {
         s = read_penalty(r);
-        world->penalty.unrecorded = !recorded;
+        world->penalty->unrecorded = !recorded;
     }
     world->event_count = 0;
     uint64_t stored_hash = 0;

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "parallel/domain.h"
+#include "penalty/penalty.h"
 #include "world/world_internal.h"
 
 static double component(fd_vec3 v, int axis) { return axis == 0 ? v.x : (axis == 1 ? v.y : v.z); }
@@ -155,7 +156,7 @@ fd_status fd_domain_plan(const fd_world* world, int ranks, fd_domain* out)
      * half a skin would need, for half the migrations (at 10^5 bodies on 2
      * ranks a migration costs about two steps' exchanges, and one every
      * 15 steps was 8 % of a step). */
-    double drift = world->penalty.skin;
+    double drift = world->penalty->skin;
     out->halo = 2.0 * largest + world->def.contact_margin + 2.0 * drift;
     out->migrate_after = drift * drift;
     out->rebalance_above = 1.1;

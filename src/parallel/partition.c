@@ -33,7 +33,7 @@ static void set_held(fd_world* world, const fd_partition* part, int b, bool held
 static void flags_changed(fd_world* world)
 {
     world->special_listed = -1;
-    world->penalty.dirty = true;
+    world->penalty->dirty = true;
 }
 
 /* Body b held again, or set dormant, by its role now. */
@@ -153,7 +153,7 @@ fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* doma
         double radius_max = 0.0;
         fd_world_inlet_bounds(world, i, part->zone_low[i], part->zone_high[i], &radius_max);
         double pad = 2.0 * fmax(largest, radius_max) + world->def.contact_margin +
-                     fmax(world->inlets[i].def.clearance, 0.0) + 3.0 * world->penalty.skin;
+                     fmax(world->inlets[i].def.clearance, 0.0) + 3.0 * world->penalty->skin;
         for (int a = 0; a < 3; ++a) {
             part->zone_low[i][a] -= pad;
             part->zone_high[i][a] += pad;
@@ -246,8 +246,8 @@ void fd_partition_free(fd_partition* part)
     free(part->owned);
     free(part->zone_low);
     free(part->zone_high);
-    if (part->world != NULL && part->world->penalty.book_rows == part->book_rows) {
-        part->world->penalty.book_rows = NULL; /* the world books alone again (free the partition first) */
+    if (part->world != NULL && part->world->penalty->book_rows == part->book_rows) {
+        part->world->penalty->book_rows = NULL; /* the world books alone again (free the partition first) */
     }
     free(part->book_rows);
     free(part->wall_loads);
@@ -277,7 +277,7 @@ double fd_partition_largest_move(fd_partition* part)
      * dozen steps or so): the positions are the list's references then, so
      * a body's move since the migration is at most that measure plus the
      * list's largest displacement since (the triangle inequality). */
-    const fd_penalty* p = &part->world->penalty;
+    const fd_penalty* p = part->world->penalty;
     if (p->rebuilds != part->builds_seen) {
         part->builds_seen = p->rebuilds;
         part->move_at_build = sqrt(exact_largest_move(part));
@@ -286,11 +286,11 @@ double fd_partition_largest_move(fd_partition* part)
     return bound * bound;
 }
 
-double fd_partition_list_drift(const fd_partition* part) { return part->world->penalty.max_displacement_squared; }
+double fd_partition_list_drift(const fd_partition* part) { return part->world->penalty->max_displacement_squared; }
 
 bool fd_partition_share_list_drift(fd_partition* part, double largest_squared)
 {
-    fd_penalty* p = &part->world->penalty;
+    fd_penalty* p = part->world->penalty;
     double drift = sqrt(largest_squared), grown = drift - part->list_drift;
     part->list_drift = drift;
     /* The maximum over all bodies, as one process's rebuild test has it. */
@@ -393,7 +393,7 @@ void fd_partition_owned_positions(const fd_partition* part, fd_vec3* out)
 
 void fd_partition_hold_everything(fd_partition* part, bool everything)
 {
-    fd_penalty* p = &part->world->penalty;
+    fd_penalty* p = part->world->penalty;
     bool was_dirty = p->dirty;
     for (int b = 0; b < part->world->body_count; ++b) {
         if (part->role[b] == FD_ROLE_DORMANT) {
@@ -428,7 +428,7 @@ int fd_compare_keys(const void* a, const void* b)
 static bool collect_new_contacts(fd_partition* part)
 {
     const fd_world* world = part->world;
-    const fd_penalty* p = &world->penalty;
+    const fd_penalty* p = world->penalty;
     const fd_neighbor_list* list = &p->lists[p->current];
     part->new_count = 0;
     for (int t = 0; list->row_start != NULL && t < list->thread_count; ++t) { /* the last pass's threads */
@@ -475,13 +475,13 @@ void fd_partition_number_new_contacts(fd_partition* part, const uint64_t* sorted
         /* A contact no rank answers for begins between two ghosts whose
          * owners hold them apart: it loads only ghosts, and keeps its id. */
         if (found != NULL) {
-            world->penalty.pool.id[fresh->slot] = part->next_id + (uint64_t)(found - sorted_keys);
+            world->penalty->pool.id[fresh->slot] = part->next_id + (uint64_t)(found - sorted_keys);
         }
     }
     /* A step that recorded its contacts wrote the rank's own numbers into
      * the records: those of its new contacts take the same ids. */
     fd_contact_set* set = &world->contacts;
-    for (int c = 0; !world->penalty.unrecorded && c < set->count; ++c) {
+    for (int c = 0; !world->penalty->unrecorded && c < set->count; ++c) {
         fd_contact* record = &set->contacts[c];
         if (record->first_step != world->step_count) {
             continue;
@@ -640,7 +640,7 @@ fd_status fd_partition_remove(fd_partition* part, const uint64_t* sorted_words, 
  * every rank's world keeps the same (the same laws). */
 static int contact_books(const fd_partition* part)
 {
-    return part->world->def.energy_ledger ? part->world->penalty.book_count : 0;
+    return part->world->def.energy_ledger ? part->world->penalty->book_count : 0;
 }
 
 int fd_partition_contact_words(const fd_partition* part)
@@ -769,7 +769,7 @@ static fd_status install_words(fd_partition* part, const uint64_t* words, int64_
     uint64_t* sorted = sorted_copy(words, count, per);
     int books = contact_books(part);
     fd_penalty_contacts contacts = {.history_stride = stride, .book_count = books,
-                                    .lifetime_books = world->penalty.lifetime_books};
+                                    .lifetime_books = world->penalty->lifetime_books};
     contacts.pairs = malloc((size_t)(count > 0 ? count : 1) * 2 * sizeof *contacts.pairs);
     contacts.id = malloc((size_t)(count > 0 ? count : 1) * sizeof *contacts.id);
     contacts.first_step = malloc((size_t)(count > 0 ? count : 1) * sizeof *contacts.first_step);
@@ -926,15 +926,15 @@ fd_status fd_partition_put_records(fd_partition* part, const uint64_t* words, in
     }
     free(sorted);
     set->count = (int)count;
-    *own_count = world->penalty.touching_count;
-    world->penalty.touching_count = count;
-    world->penalty.unrecorded = false;
+    *own_count = world->penalty->touching_count;
+    world->penalty->touching_count = count;
+    world->penalty->unrecorded = false;
     return FD_OK;
 }
 
 void fd_partition_end_records(fd_partition* part, int64_t own_count)
 {
-    part->world->penalty.touching_count = own_count;
+    part->world->penalty->touching_count = own_count;
 }
 
 void fd_partition_sum_wall_loads(fd_partition* part)

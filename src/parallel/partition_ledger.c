@@ -81,13 +81,13 @@ fd_status fd_partition_ledger_rows(fd_partition* part)
             part->book_rows[b] |= FD_BOOK_ROW_TRACKED;
         }
     }
-    world->penalty.book_rows = part->book_rows;
+    world->penalty->book_rows = part->book_rows;
     return FD_OK;
 }
 
 int fd_partition_ledger_words(const fd_partition* part)
 {
-    int books = 2 + FD_PARTITION_BOOK_WORDS * part->world->penalty.book_count;
+    int books = 2 + FD_PARTITION_BOOK_WORDS * part->world->penalty->book_count;
     return books > 2 + WALL_LOAD_WORDS ? books : 2 + WALL_LOAD_WORDS;
 }
 
@@ -121,7 +121,7 @@ static bool add_released(fd_parcel* out, int per, const fd_penalty* p)
 
 fd_status fd_partition_pack_ledger(const fd_partition* part, fd_parcel* out)
 {
-    const fd_penalty* p = &part->world->penalty;
+    const fd_penalty* p = part->world->penalty;
     int per = fd_partition_ledger_words(part), books = p->book_count;
     out->word_count = 0;
     bool ok = add_released(out, per, p);
@@ -248,7 +248,7 @@ static void book_wall_work(fd_partition* part, const uint64_t** records, int64_t
 fd_status fd_partition_book_ledger(fd_partition* part, const uint64_t* words, int64_t word_count)
 {
     fd_world* world = part->world;
-    int per = fd_partition_ledger_words(part), book_count = world->penalty.book_count;
+    int per = fd_partition_ledger_words(part), book_count = world->penalty->book_count;
     int64_t count = word_count / per;
     int64_t groups = ((int64_t)world->body_count + FD_BOOK_GROUP_ROWS - 1) / FD_BOOK_GROUP_ROWS;
     /* The records bucketed by group (a counting sort: the groups are few
@@ -372,7 +372,7 @@ fd_status fd_partition_book_ledger(fd_partition* part, const uint64_t* words, in
 
 fd_status fd_partition_pack_removals(const fd_partition* part, fd_parcel* out)
 {
-    const fd_penalty* p = &part->world->penalty;
+    const fd_penalty* p = part->world->penalty;
     int per = fd_partition_ledger_words(part);
     out->word_count = 0;
     bool ok = true;
@@ -390,7 +390,7 @@ fd_status fd_partition_pack_removals(const fd_partition* part, fd_parcel* out)
 fd_status fd_partition_book_removals(fd_partition* part, const uint64_t* words, int64_t word_count)
 {
     fd_world* world = part->world;
-    int per = fd_partition_ledger_words(part), book_count = world->penalty.book_count;
+    int per = fd_partition_ledger_words(part), book_count = world->penalty->book_count;
     int64_t count = word_count / per;
     const uint64_t** sorted = malloc((size_t)(count > 0 ? count : 1) * sizeof *sorted);
     if (sorted == NULL) {

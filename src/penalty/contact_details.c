@@ -150,9 +150,9 @@ static void evaluate_generic(const fd_world* world, const fd_contact_law* law, i
     double mass_i = world->motion[i].mass, mass_j = world->motion[j].mass;
     /* Each body's turn over the step as the matrix fang_negrut.c carries its vectors with. */
     fd_mat3 turn_i, turn_j;
-    if (world->penalty.turns_ready) {
-        turn_i = fd_mat3_from_quat(world->penalty.body_turns[i]);
-        turn_j = fd_mat3_from_quat(world->penalty.body_turns[j]);
+    if (world->penalty->turns_ready) {
+        turn_i = fd_mat3_from_quat(world->penalty->body_turns[i]);
+        turn_j = fd_mat3_from_quat(world->penalty->body_turns[j]);
     }
     fd_contact_input input = {
         .geometry = geometry,
@@ -167,10 +167,10 @@ static void evaluate_generic(const fd_world* world, const fd_contact_law* law, i
         .penetration_rate = fd_v3_dot(fd_v3_sub(velocity_j, velocity_i), geometry->normal),
         .relative_velocity = fd_v3_sub(velocity_i, velocity_j),
         .time_step = world->def.time_step,
-        .spring_time_step = world->penalty.spring_time_step, /* 0 in the set-up pass */
+        .spring_time_step = world->penalty->spring_time_step, /* 0 in the set-up pass */
         .is_new = is_new,
-        .turn_i = world->penalty.turns_ready ? &turn_i : NULL,
-        .turn_j = world->penalty.turns_ready ? &turn_j : NULL,
+        .turn_i = world->penalty->turns_ready ? &turn_i : NULL,
+        .turn_j = world->penalty->turns_ready ? &turn_j : NULL,
         .shape_i = shape_of(world, i),
         .shape_j = shape_of(world, j),
         .radius_i = radius_of(world, i),
@@ -217,10 +217,10 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
     /* The registry's kernels update the springs in place: on a copy in the
      * pass's output buffer. */
     int stride = world->history_stride;
-    double* history = fd_springs_after(&world->penalty.pool, slot, stride);
-    memcpy(history, fd_springs_before(&world->penalty.pool, slot, stride), (size_t)stride * sizeof(double));
+    double* history = fd_springs_after(&world->penalty->pool, slot, stride);
+    memcpy(history, fd_springs_before(&world->penalty->pool, slot, stride), (size_t)stride * sizeof(double));
     /* Model columns only for a recorded contact: the kernels skip them on NULL. */
-    double* columns = record ? world->penalty.record_set->columns + (size_t)index * (size_t)world->column_count : NULL;
+    double* columns = record ? world->penalty->record_set->columns + (size_t)index * (size_t)world->column_count : NULL;
     if (record) {
         for (int c = 0; c < world->column_count; ++c) {
             columns[c] = NAN;
@@ -237,21 +237,21 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
     unsigned flags = 0;
     fd_pair_loads out;
     /* The last step's slip state: FD_ENTRY_SLIP_SLIDE << (m - 1) is 1 << m. */
-    unsigned was_slipping = is_new ? 0u : world->penalty.pool.state[slot] & (FD_ENTRY_NOW & ~FD_ENTRY_TOUCHING);
+    unsigned was_slipping = is_new ? 0u : world->penalty->pool.state[slot] & (FD_ENTRY_NOW & ~FD_ENTRY_TOUCHING);
     evaluate_generic(world, law, i, j, geometry, offset, is_new, was_slipping, history, columns, step_books, !ledger && !record,
                      &flags, &loads, &out.torque_i, &out.torque_j);
     out.force = loads.force_on_i;
     out.slip = fd_entry_slip_of_flags(flags);
     if (ledger) {
-        fd_book_slot(&world->penalty.pool, slot, step_books, 0xfu);
+        fd_book_slot(&world->penalty->pool, slot, step_books, 0xfu);
         memcpy(step_books_out, step_books, sizeof step_books);
     }
     if (record) {
-        fd_contact* contact = &world->penalty.record_set->contacts[index];
+        fd_contact* contact = &world->penalty->record_set->contacts[index];
         contact->geometry = geometry->geometry;
         contact->loads = loads;
         contact->image_offset = (fd_vec3){offset_x, offset_y, offset_z};
-        record_books(contact, &world->penalty.pool, slot, ledger, step_books);
+        record_books(contact, &world->penalty->pool, slot, ledger, step_books);
     }
     return out;
 }
@@ -264,9 +264,9 @@ void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int
                               const fd_energy_books* step_books, fd_vec3 force, bool ledger)
 {
     const fd_contact_law* law = &world->laws[list->law[e]];
-    const double* history = fd_springs_after(&world->penalty.pool, slot, world->history_stride);
-    fd_contact* contact = &world->penalty.record_set->contacts[index];
-    double* columns = world->penalty.record_set->columns + (size_t)index * (size_t)world->column_count;
+    const double* history = fd_springs_after(&world->penalty->pool, slot, world->history_stride);
+    fd_contact* contact = &world->penalty->record_set->contacts[index];
+    double* columns = world->penalty->record_set->columns + (size_t)index * (size_t)world->column_count;
     for (int c = 0; c < world->column_count; ++c) {
         columns[c] = NAN;
     }
@@ -306,14 +306,14 @@ void fd_record_sphere_contact(fd_world* world, const fd_neighbor_list* list, int
         .spin_torque_j = spins ? fd_v3_scale(-loads->spin_torque, n) : zero,
         .force_on_i = force,
     };
-    record_books(contact, &world->penalty.pool, slot, ledger, step_books);
+    record_books(contact, &world->penalty->pool, slot, ledger, step_books);
 }
 
 void fd_record_identity(fd_world* world, const fd_neighbor_list* list, int32_t e, int i, int j, int32_t slot,
                         int64_t index, unsigned state, unsigned slip)
 {
-    const fd_contact_pool* pool = &world->penalty.pool;
-    fd_contact* contact = &world->penalty.record_set->contacts[index];
+    const fd_contact_pool* pool = &world->penalty->pool;
+    fd_contact* contact = &world->penalty->record_set->contacts[index];
     contact->key = (uint64_t)i << 32 | (uint32_t)j;
     contact->id = pool->id[slot];
     contact->first_step = pool->first_step[slot];
@@ -334,7 +334,7 @@ void fd_record_identity(fd_world* world, const fd_neighbor_list* list, int32_t e
 fd_status fd_raise_events(fd_world* world, const fd_neighbor_list* list)
 {
     world->event_count = 0;
-    const fd_penalty* p = &world->penalty;
+    const fd_penalty* p = world->penalty;
     for (int t = 0; t < list->thread_count; ++t) {
         const fd_penalty_thread* th = &p->threads[t];
         for (int64_t k = 0; k < th->touching_count; ++k) {
@@ -385,7 +385,7 @@ static int row_of_entry(const fd_neighbor_list* list, int64_t e)
 
 fd_status fd_retire_books(fd_world* world, const fd_neighbor_list* list)
 {
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     fd_energy_totals* totals = &world->energy_totals;
     p->released_count = 0;
     for (int t = 0; t < list->thread_count; ++t) {
@@ -416,7 +416,7 @@ fd_status fd_retire_books(fd_world* world, const fd_neighbor_list* list)
  * summed by one thread in key order, and the groups in order here. */
 void fd_book_step_sums(fd_world* world, const fd_neighbor_list* list)
 {
-    const fd_penalty* p = &world->penalty;
+    const fd_penalty* p = world->penalty;
     if (p->book_rows != NULL) {
         return; /* a rank of several: its share waits for the others' (fd_book_step) */
     }

@@ -57,7 +57,7 @@ static void put_turn(double (*turn)[FD_FN_BLOCK], int c, fd_quat q)
 bool fd_fn_gather(const fd_world* world, fd_fn_block* b, int c, int shapes, int i, int j, int32_t slot,
                   const fd_fn_lane_law* law)
 {
-    const fd_penalty* p = &world->penalty;
+    const fd_penalty* p = world->penalty;
     const double* constants = p->pool.constants + (size_t)slot * (size_t)p->constant_stride;
     double inertia_i = constants[FD_FN_PAIR_INERTIA], inertia_j = constants[FD_FN_PAIR_INERTIA + 1];
     if (isnan(inertia_i) || isnan(inertia_j)) {
@@ -100,7 +100,7 @@ bool fd_fn_gather(const fd_world* world, fd_fn_block* b, int c, int shapes, int 
 
 fd_pair_loads fd_fn_scatter(fd_world* world, const fd_fn_block* b, int c, const fd_fn_lane_law* law, int32_t slot)
 {
-    fd_contact_pool* pool = &world->penalty.pool;
+    fd_contact_pool* pool = &world->penalty->pool;
     int stride = world->history_stride;
     const double* before = fd_springs_before(pool, slot, stride);
     double* after = fd_springs_after(pool, slot, stride);

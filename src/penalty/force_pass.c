@@ -95,7 +95,7 @@ static bool resize_per_law(void** array, size_t laws, size_t element_size)
 
 fd_status fd_penalty_prepare(fd_world* world, double skin)
 {
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     size_t laws = (size_t)(world->law_count > 0 ? world->law_count : 1);
     /* Each array stays valid (its old block) where another's growth fails. */
     bool grown = resize_per_law((void**)&p->law_sphere_kernel, laws, sizeof *p->law_sphere_kernel);
@@ -178,7 +178,7 @@ fd_status fd_penalty_prepare(fd_world* world, double skin)
 
 static fd_status reserve_threads(fd_world* world, int threads)
 {
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     if (threads > p->thread_count) {
         fd_penalty_thread* grown = realloc(p->threads, (size_t)threads * sizeof *grown);
         if (grown == NULL) {
@@ -218,16 +218,16 @@ static fd_status reserve_threads(fd_world* world, int threads)
 
 static bool list_is_stale(const fd_world* world)
 {
-    const fd_penalty* p = &world->penalty;
+    const fd_penalty* p = world->penalty;
     const fd_neighbor_list* list = &p->lists[p->current];
     double half_skin = 0.5 * p->skin;
-    return p->dirty || list->row_start == NULL || list->body_count != world->body_count ||
+    return p->dirty || world->list_stale || list->row_start == NULL || list->body_count != world->body_count ||
            list->thread_count != world->def.thread_count || !(p->max_displacement_squared <= half_skin * half_skin);
 }
 
 static fd_status refresh_list(fd_world* world)
 {
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     if (!list_is_stale(world)) {
         /* A list that stands for long (a chute flows for a thousand steps
          * between rebuilds) sees many contacts begin, each in a slot far
@@ -250,7 +250,7 @@ static fd_status refresh_list(fd_world* world)
  * order: slots freed by earlier passes first, then new ones at the end. */
 static bool hand_out_slots(fd_world* world, int threads, int64_t new_total)
 {
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     fd_contact_pool* pool = &p->pool;
     int64_t fresh = new_total - pool->free_count;
     if (fresh > 0 && !fd_contact_pool_reserve(pool, pool->used + fresh, world->history_stride, p->constant_stride,
@@ -309,7 +309,7 @@ bool fd_contact_set_reserve(const fd_world* world, fd_contact_set* set, int64_t 
  * the identity to the bit. */
 static bool make_body_turns(fd_world* world, int threads)
 {
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     if (!fd_penalty_grow((void**)&p->body_turns, &p->body_turn_capacity, world->body_count, sizeof *p->body_turns)) {
         return false;
     }
@@ -329,7 +329,7 @@ static bool make_body_turns(fd_world* world, int threads)
 
 fd_status fd_penalty_force_pass(fd_world* world, bool record, bool elapsed)
 {
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     fd_world_profile* profile = &world->profile;
     double start = fd_wall_seconds();
     p->stage = 0;
@@ -438,7 +438,7 @@ fd_status fd_penalty_force_pass(fd_world* world, bool record, bool elapsed)
 
 void fd_penalty_commit(fd_world* world)
 {
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     if (p->stage == 1) {
         p->pool.parity ^= 1; /* the springs the pass wrote are the springs now */
         /* Contacts that ended give their slots back, for later passes. */
@@ -469,7 +469,7 @@ void fd_penalty_commit(fd_world* world)
 
 void fd_penalty_rollback(fd_world* world)
 {
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     world->event_count = 0;
     p->dirty = true; /* a fresh list for the restored state */
     p->pass_in_place = false; /* its records, if any, stay unreadable (p->unrecorded) */
@@ -501,7 +501,7 @@ void fd_penalty_rollback(fd_world* world)
 
 size_t fd_penalty_memory(const fd_world* world)
 {
-    const fd_penalty* p = &world->penalty;
+    const fd_penalty* p = world->penalty;
     size_t bytes = fd_neighbor_list_memory(&p->lists[0]) + fd_neighbor_list_memory(&p->lists[1]) +
                    fd_contact_pool_memory(&p->pool, world->history_stride, p->constant_stride) +
                    fd_contact_pool_memory(&p->spare_pool, world->history_stride, p->constant_stride) +

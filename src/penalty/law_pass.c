@@ -29,13 +29,13 @@ _Static_assert(FD_FN_PAIRINGS == sizeof((fd_penalty_thread){0}.fn_block) / sizeo
 static __attribute__((noinline)) void begin_contact(fd_world* world, fd_neighbor_list* list, int32_t e, int i, int j,
                                                     int32_t slot, uint64_t id)
 {
-    fd_contact_pool* pool = &world->penalty.pool;
-    int stride = world->history_stride, constant_stride = world->penalty.constant_stride;
+    fd_contact_pool* pool = &world->penalty->pool;
+    int stride = world->history_stride, constant_stride = world->penalty->constant_stride;
     list->contact[e] = slot;
     if (list->kind[e] < FD_PAIR_GENERIC) {
         fd_pair_constants(world, &world->laws[list->law[e]], i, j,
                           pool->constants + (size_t)slot * (size_t)constant_stride);
-    } else if (fd_fn_lane_law_of_pair(&world->penalty, list, e) >= 0) {
+    } else if (fd_fn_lane_law_of_pair(world->penalty, list, e) >= 0) {
         fd_fn_pair_constants(world, &world->laws[list->law[e]], list->kind[e] - FD_PAIR_GENERIC_SPHERES, i, j,
                              pool->constants + (size_t)slot * (size_t)constant_stride);
     }
@@ -64,9 +64,9 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
     const fd_body_state* si = &state_i;
     const fd_body_state* sj = &state_j;
     const double* radii = world->bounding_radii;
-    fd_contact_pool* pool = &world->penalty.pool;
+    fd_contact_pool* pool = &world->penalty->pool;
     const fd_contact_law* law = &world->laws[list->law[e]];
-    const double* constants = pool->constants + (size_t)slot * (size_t)world->penalty.constant_stride;
+    const double* constants = pool->constants + (size_t)slot * (size_t)world->penalty->constant_stride;
     int stride = world->history_stride;
     double* history = fd_springs_after(pool, slot, stride); /* the kernel updates it in place: on a copy */
     memcpy(history, fd_springs_before(pool, slot, stride), (size_t)stride * sizeof(double));
@@ -130,7 +130,7 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
             step_books[m].created = step_books[m].work = 0.0;
         }
     }
-    fd_sphere_loads loads = fd_sphere_kernel(law, constants, world->def.time_step, world->penalty.spring_time_step, n, overlap,
+    fd_sphere_loads loads = fd_sphere_kernel(law, constants, world->def.time_step, world->penalty->spring_time_step, n, overlap,
                                              relative,
                                              si->angular_velocity, sj->angular_velocity,
                                              pool->state[slot] & (FD_ENTRY_NOW & ~FD_ENTRY_TOUCHING), history,
@@ -257,7 +257,7 @@ static __attribute__((noinline)) void block_lane_details(fd_world* world, const 
     }
     unsigned mechanisms = block_mechanisms(&world->laws[list->law[e]]);
     if (ledger) {
-        fd_book_slot(&world->penalty.pool, slot, step_books, mechanisms);
+        fd_book_slot(&world->penalty->pool, slot, step_books, mechanisms);
     }
     if (record) {
         for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
@@ -358,7 +358,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                                                             fd_penalty_thread* th, int end_row, bool record,
                                                             bool ledger)
 {
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     fd_contact_pool* pool = &p->pool;
     fd_vec3* forces = world->forces;
     fd_vec3* torques = world->torques;

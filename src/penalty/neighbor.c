@@ -126,11 +126,11 @@ bool fd_contact_pool_reserve(fd_contact_pool* pool, int64_t count, int history_s
  * array. Slots no entry holds are free again. */
 static bool compact_pool(fd_world* world, fd_neighbor_list* list)
 {
-    fd_contact_pool* pool = &world->penalty.pool;
+    fd_contact_pool* pool = &world->penalty->pool;
     int stride = world->history_stride;
-    int constant_stride = world->penalty.constant_stride;
-    int book_count = world->penalty.book_count;
-    bool lifetime_books = world->penalty.lifetime_books;
+    int constant_stride = world->penalty->constant_stride;
+    int book_count = world->penalty->book_count;
+    bool lifetime_books = world->penalty->lifetime_books;
     /* Each thread numbers the contacts of its share of the entries from the
      * count of the shares before it: the same slots for any thread count. */
     int threads = world->def.thread_count > 1 ? world->def.thread_count : 1;
@@ -150,11 +150,11 @@ static bool compact_pool(fd_world* world, fd_neighbor_list* list)
     int64_t live = share_live[threads];
     /* Into the spare pool (kept from build to build: no page faults), which
      * then becomes the pool. */
-    fd_contact_pool packed = world->penalty.spare_pool;
+    fd_contact_pool packed = world->penalty->spare_pool;
     if ((packed.capacity < live + 256 || packed.book_count != book_count || packed.lifetime_books != lifetime_books ||
          (book_count > 0 && (lifetime_books ? (void*)packed.books[0] : (void*)packed.stored[0]) == NULL)) &&
         !resize_pool(&packed, live + live / 4 + 256, stride, constant_stride, book_count, lifetime_books)) {
-        world->penalty.spare_pool = packed;
+        world->penalty->spare_pool = packed;
         return false;
     }
     packed.parity = 0;
@@ -200,9 +200,9 @@ static bool compact_pool(fd_world* world, fd_neighbor_list* list)
     packed.free_count = 0;
     pool->free_slots = free_slots;
     pool->free_capacity = free_capacity;
-    world->penalty.spare_pool = *pool;
+    world->penalty->spare_pool = *pool;
     *pool = packed;
-    world->penalty.begun_since_packed = 0;
+    world->penalty->begun_since_packed = 0;
     return true;
 }
 
@@ -265,7 +265,7 @@ void fd_pair_constants(const fd_world* world, const fd_contact_law* law, int i, 
     /* per (sphere, other): the order of the pair does not matter for them */
     int sphere = plane_i ? j : i, other = plane_i ? i : j;
     pair_constants(law, world->motion[sphere].mass, world->motion[other].mass, world->bounding_radii[sphere],
-                   world->bounding_radii[other], plane_i || plane_j, world->penalty.constant_stride, out);
+                   world->bounding_radii[other], plane_i || plane_j, world->penalty->constant_stride, out);
 }
 
 static uint8_t pair_kind(uint32_t flags_i, uint32_t flags_j, bool sphere_kernel)
@@ -378,7 +378,7 @@ static bool reserve_references(fd_penalty* penalty, int n)
 
 fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const fd_neighbor_list* old)
 {
-    fd_penalty* penalty = &world->penalty;
+    fd_penalty* penalty = world->penalty;
     double margin = world->def.contact_margin + penalty->skin;
     int searched = fd_pair_search(world, margin, out);
     if (searched < 0) {
@@ -433,7 +433,7 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
 
 fd_status fd_penalty_rebuild_list(fd_world* world)
 {
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     int next = 1 - p->current;
     const fd_neighbor_list* old = p->lists[p->current].row_start != NULL && p->lists[p->current].body_count >= 0
                                       ? &p->lists[p->current]
@@ -444,6 +444,7 @@ fd_status fd_penalty_rebuild_list(fd_world* world)
     }
     p->current = next;
     p->dirty = false;
+    world->list_stale = false;
     return FD_OK;
 }
 
@@ -451,15 +452,15 @@ fd_status fd_penalty_rebuild_list(fd_world* world)
  * (periodic images are not searched for an appended body's gap). */
 static bool list_stands(const fd_world* world)
 {
-    const fd_penalty* p = &world->penalty;
+    const fd_penalty* p = world->penalty;
     const fd_neighbor_list* list = &p->lists[p->current];
-    return world->def.stepper == FD_STEPPER_PENALTY && !world->periodic.any && !p->dirty && list->row_start != NULL &&
-           list->body_count >= 0 && list->thread_count == world->def.thread_count;
+    return world->def.stepper == FD_STEPPER_PENALTY && !world->periodic.any && !p->dirty && !world->list_stale &&
+           list->row_start != NULL && list->body_count >= 0 && list->thread_count == world->def.thread_count;
 }
 
 double fd_penalty_isolation_clearance(const fd_world* world)
 {
-    const fd_penalty* p = &world->penalty;
+    const fd_penalty* p = world->penalty;
     if (!list_stands(world) || p->lists[p->current].body_count != world->body_count) {
         return -1.0;
     }
@@ -477,7 +478,7 @@ double fd_penalty_isolation_clearance(const fd_world* world)
  * its rebuild, which is all it must hold. */
 bool fd_penalty_append_isolated(fd_world* world)
 {
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     fd_neighbor_list* list = &p->lists[p->current];
     const int old = list->body_count, n = world->body_count;
     if (!list_stands(world) || n <= old || !reserve_references(p, n) ||

@@ -359,9 +359,9 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
         return 0;
     }
     int64_t cell_count = (int64_t)cells;
-    struct fd_pair_scratch* scratch = world->penalty.search;
+    struct fd_pair_scratch* scratch = world->penalty->search;
     if (scratch == NULL) {
-        scratch = world->penalty.search = calloc(1, sizeof *scratch);
+        scratch = world->penalty->search = calloc(1, sizeof *scratch);
         if (scratch == NULL) {
             return -1;
         }

@@ -334,6 +334,12 @@ typedef struct fd_removed_energy {
 
 void fd_penalty_free(fd_penalty* penalty);
 
+/* The penalty stepper's step (stepper.c): the world one time step on,
+ * or at the last good step with an error. */
+fd_status fd_penalty_step(fd_world* world);
+/* Its force pass at the current state (external loads, then contacts);
+ * prepare runs it for the initial state. */
+fd_status fd_penalty_forces(fd_world* world);
 /* Set-up at fd_world_prepare: the skin (m) and the pair constants the laws
  * need; the list is rebuilt at the next pass. */
 fd_status fd_penalty_prepare(fd_world* world, double skin);

@@ -26,7 +26,7 @@ bool fd_keep_released(fd_penalty* p, int i, int j, int32_t slot)
 
 fd_status fd_penalty_release_removed(fd_world* world)
 {
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     p->released_count = 0;
     p->dirty = true; /* the next pass builds the list without the removed bodies' entries */
     fd_neighbor_list* list = &p->lists[p->current];

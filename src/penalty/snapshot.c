@@ -49,7 +49,7 @@ fd_status fd_penalty_gather_where(const fd_world* world, fd_pair_filter wanted, 
                                   fd_penalty_contacts* out)
 {
     memset(out, 0, sizeof *out);
-    const fd_penalty* p = &world->penalty;
+    const fd_penalty* p = world->penalty;
     const fd_neighbor_list* list = &p->lists[p->current];
     const fd_contact_pool* pool = &p->pool;
     out->history_stride = world->history_stride;
@@ -118,7 +118,7 @@ static int64_t find_entry(const fd_neighbor_list* list, int i, int j)
 static void put_contact(fd_world* world, fd_neighbor_list* list, int64_t e, int32_t slot,
                         const fd_penalty_contacts* in, int64_t k)
 {
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     fd_contact_pool* pool = &p->pool;
     int stride = world->history_stride;
     int i = in->pairs[2 * k], j = in->pairs[2 * k + 1];
@@ -126,7 +126,7 @@ static void put_contact(fd_world* world, fd_neighbor_list* list, int64_t e, int3
     if (list->kind[e] < FD_PAIR_GENERIC) {
         fd_pair_constants(world, &world->laws[list->law[e]], i, j,
                           pool->constants + (size_t)slot * (size_t)p->constant_stride);
-    } else if (fd_fn_lane_law_of_pair(&world->penalty, list, e) >= 0) {
+    } else if (fd_fn_lane_law_of_pair(world->penalty, list, e) >= 0) {
         fd_fn_pair_constants(world, &world->laws[list->law[e]], list->kind[e] - FD_PAIR_GENERIC_SPHERES, i, j,
                              pool->constants + (size_t)slot * (size_t)p->constant_stride);
     }
@@ -180,7 +180,7 @@ static fd_status place_contacts(fd_world* world, fd_neighbor_list* list, const f
 
 fd_status fd_penalty_install(fd_world* world, const fd_penalty_contacts* in)
 {
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     if (in->history_stride != world->history_stride) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
                        "checkpoint: its contacts have %d history values each, this world's laws %d: the checkpoint "
@@ -207,6 +207,7 @@ fd_status fd_penalty_install(fd_world* world, const fd_penalty_contacts* in)
     }
     p->current = next;
     p->dirty = false;
+    world->list_stale = false;
     fd_neighbor_list* list = &p->lists[p->current];
     fd_contact_pool* pool = &p->pool;
     int stride = world->history_stride;
@@ -226,7 +227,7 @@ fd_status fd_penalty_install(fd_world* world, const fd_penalty_contacts* in)
 
 void fd_penalty_drop_contacts(fd_world* world, fd_pair_filter kept, const void* context)
 {
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     fd_neighbor_list* list = &p->lists[p->current];
     for (int i = 0; list->row_start != NULL && i < list->body_count; ++i) {
         for (int64_t e = list->row_start[i]; e < list->row_start[i + 1]; ++e) {
@@ -242,7 +243,7 @@ void fd_penalty_drop_contacts(fd_world* world, fd_pair_filter kept, const void* 
 
 fd_status fd_penalty_rebuild_adding(fd_world* world, const fd_penalty_contacts* in)
 {
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     if (in->history_stride != world->history_stride || (p->book_count > 0 && in->book_count != p->book_count)) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "migration: contacts with %d history values and %d books each, this "
                        "world's laws keep %d and %d", in->history_stride, in->book_count, world->history_stride,

@@ -123,7 +123,7 @@ straight_block(body_block* restrict k, double drift)
 static range_result advance_straight(fd_world* world, int begin, int end, double kick, double drift,
                                      bool* needs_fix_up)
 {
-    const fd_penalty* p = &world->penalty;
+    const fd_penalty* p = world->penalty;
     const fd_vec3* restrict x0 = world->saved_position;
     const fd_quat* restrict q0 = world->saved_orientation;
     const fd_vec3* restrict v0 = world->saved_velocity;
@@ -214,7 +214,7 @@ static range_result advance_straight(fd_world* world, int begin, int end, double
 static range_result fix_up(fd_world* world, int begin, int end, double kick, double drift, range_result r,
                            bool all_straight)
 {
-    const fd_penalty* p = &world->penalty;
+    const fd_penalty* p = world->penalty;
     const fd_vec3* reference = p->reference_position;
     int referenced = p->lists[p->current].row_start != NULL ? p->lists[p->current].body_count : 0;
     const fd_periodic* periodic = &world->periodic;
@@ -382,7 +382,7 @@ static bool advance_bodies(fd_world* world, double kick, double drift, bool* sus
 {
     double start = fd_wall_seconds();
     range_result r = over_bodies(world, true, kick, drift);
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     p->max_displacement_squared = r.largest > p->max_displacement_squared ? r.largest : p->max_displacement_squared;
     *suspect = fd_world_blow_up_suspected(world, p->max_displacement_squared, r.widest_turn);
     world->profile.integrate += fd_wall_seconds() - start;
@@ -409,6 +409,27 @@ fd_status fd_penalty_forces(fd_world* world)
     return status;
 }
 
+/* A moving wall that has moved half the skin since the list was built, or
+ * a turning plane (its range test changes everywhere), makes the list
+ * stale: the wall's range test of the last build no longer holds. */
+static void check_walls_in_reach(fd_world* world)
+{
+    fd_penalty* p = world->penalty;
+    double half_skin = 0.5 * p->skin;
+    int referenced = p->lists[p->current].row_start != NULL ? p->lists[p->current].body_count : 0;
+    for (int k = 0; k < world->moving_wall_count; ++k) {
+        const fd_moving_wall* wall = &world->moving_walls[k];
+        int b = wall->body;
+        if (b < referenced) {
+            fd_vec3 moved = fd_v3_sub(world->position[b], p->reference_position[b]);
+            double tau = world->time - wall->start_time;
+            if (!(fd_v3_dot(moved, moved) <= half_skin * half_skin) || (wall->turns_a_plane && tau > 0.0)) {
+                p->dirty = true;
+            }
+        }
+    }
+}
+
 fd_status fd_penalty_step(fd_world* world)
 {
     uint64_t saved_next_id = world->next_contact_id;
@@ -433,6 +454,7 @@ fd_status fd_penalty_step(fd_world* world)
     world->step_count++;
     if (world->moving_wall_count > 0) {
         fd_world_move_walls(world); /* at the new time, before the contacts read them */
+        check_walls_in_reach(world);
     }
     bool record = world->def.contact_output == FD_CONTACT_OUTPUT_EVERY_STEP || world->contacts_requested;
     fd_status status = FD_OK;
@@ -456,7 +478,7 @@ fd_status fd_penalty_step(fd_world* world)
     }
     if (status == FD_OK && world->def.energy_ledger) {
         status = fd_world_book_step_work(world, dt);
-        if (status == FD_OK && world->penalty.book_rows == NULL) {
+        if (status == FD_OK && world->penalty->book_rows == NULL) {
             /* (a rank of several holds a share of a wall's reaction: the
              * rank that writes the ledger books the walls' work from every
              * rank's share, src/parallel/partition_ledger.c) */
@@ -475,7 +497,7 @@ fd_status fd_penalty_step(fd_world* world)
         return status;
     }
     fd_penalty_commit(world);
-    if (world->def.energy_ledger && world->penalty.book_rows == NULL && world->step_count % 64 == 0) {
+    if (world->def.energy_ledger && world->penalty->book_rows == NULL && world->step_count % 64 == 0) {
         /* (On several ranks no rank holds the kinetic energy: docs/mpi.md.) */
         /* The books are the committed ones now; the state stays this step's. */
         status = fd_world_check_energy_gain(world);

@@ -46,6 +46,7 @@
 #include <Random123/philox.h>
 
 #include "core/error.h"
+#include "penalty/penalty.h"
 #include "world/world_internal.h"
 
 static const double PI = 3.14159265358979323846;

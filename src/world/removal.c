@@ -66,10 +66,10 @@ void fd_world_claim_slot(fd_world* world, int b)
     /* Below body_count nothing notices a new body by the count: the
      * neighbour list and the integrator's list of special bodies are made
      * again, and the rebuild test measures from the new body's place. */
-    world->penalty.dirty = true;
+    world->penalty->dirty = true;
     world->special_listed = -1;
-    if (world->penalty.reference_position != NULL && b < world->penalty.reference_capacity) {
-        world->penalty.reference_position[b] = world->position[b];
+    if (world->penalty->reference_position != NULL && b < world->penalty->reference_capacity) {
+        world->penalty->reference_position[b] = world->position[b];
     }
 }
 
@@ -109,7 +109,7 @@ static bool book_energy(fd_world* world, int b)
     double gravitational = -m * fd_v3_dot(world->def.gravity, state.position);
     double energy = 0.5 * m * fd_v3_length_squared(state.velocity) +
                     fd_body_kinetic_rotational(&state, &world->masses[b]) + gravitational;
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     if (p->book_rows == NULL) {
         world->energy_totals.removed += energy;
         world->energy_totals.removed_gravitational += gravitational;
@@ -180,7 +180,7 @@ fd_status fd_world_remove_slots(fd_world* world, const int32_t* bodies, int coun
         world->free_slots = grown;
         world->free_slot_capacity = capacity;
     }
-    world->penalty.removed_energy_count = 0;
+    world->penalty->removed_energy_count = 0;
     for (int k = 0; k < count; ++k) {
         int b = bodies[k];
         if (world->has_energy_reference && world->colds[b].type == FD_BODY_DYNAMIC && !book_energy(world, b)) {

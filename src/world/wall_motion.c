@@ -10,7 +10,6 @@
 
 #include "collide/collide.h"
 #include "core/error.h"
-#include "penalty/penalty.h"
 #include "world/world_internal.h"
 
 static bool vec_is_zero(fd_vec3 v) { return v.x == 0.0 && v.y == 0.0 && v.z == 0.0; }
@@ -127,16 +126,13 @@ fd_status fd_world_set_wall_motion(fd_world* world, fd_body_id id, const fd_wall
     }
     /* The list's range test of a turning wall depends on its motion
      * (fd_world_wall_reach): a new motion gets a new list. */
-    world->penalty.dirty = true;
+    world->list_stale = true;
     fd_world_move_walls(world);
     return FD_OK;
 }
 
 void fd_world_move_walls(fd_world* world)
 {
-    fd_penalty* p = &world->penalty;
-    double half_skin = 0.5 * p->skin;
-    int referenced = p->lists[p->current].row_start != NULL ? p->lists[p->current].body_count : 0;
     for (int k = 0; k < world->moving_wall_count; ++k) {
         const fd_moving_wall* wall = &world->moving_walls[k];
         const fd_wall_motion* m = &wall->motion;
@@ -164,12 +160,6 @@ void fd_world_move_walls(fd_world* world)
         world->angular_velocity[b] = w;
         if (world->colds[b].shape.type == FD_SHAPE_PLANE) {
             world->plane_normals[b] = fd_quat_rotate(q, world->colds[b].shape.plane_normal);
-        }
-        if (b < referenced) {
-            fd_vec3 moved = fd_v3_sub(x, p->reference_position[b]);
-            if (!(fd_v3_dot(moved, moved) <= half_skin * half_skin) || (wall->turns_a_plane && tau > 0.0)) {
-                p->dirty = true; /* the wall's range test of the last build no longer holds */
-            }
         }
     }
 }

@@ -25,6 +25,7 @@
 #include "complementarity/complementarity.h"
 #include "core/error.h"
 #include "core/staggered.h"
+#include "penalty/penalty.h"
 #include "world/world_internal.h"
 
 /* ---------------------------------------------------------------- defaults */
@@ -155,13 +156,18 @@ fd_world* fd_world_create(const fd_world_def* def)
         periodic.inverse_length[a] = 1.0 / (high - low);
     }
     fd_world* world = calloc(1, sizeof *world);
-    if (world == NULL) {
+    fd_penalty* penalty = calloc(1, sizeof *penalty);
+    if (world == NULL || penalty == NULL) {
+        free(world);
+        free(penalty);
         fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory creating the world");
         return NULL;
     }
+    world->penalty = penalty; /* zeroed: no list, no pool yet (fd_penalty_prepare) */
     if (def->stepper == FD_STEPPER_COMPLEMENTARITY) {
         world->complementarity = fd_complementarity_create();
         if (world->complementarity == NULL) {
+            free(world->penalty);
             free(world);
             fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory creating the world");
             return NULL;
@@ -227,7 +233,8 @@ void fd_world_free(fd_world* world)
         free(sets[s]->columns);
     }
     fd_broadphase_free(&world->broadphase);
-    fd_penalty_free(&world->penalty);
+    fd_penalty_free(world->penalty);
+    free(world->penalty);
     free(world->candidate_geometry);
     free(world->candidate_offset);
     free(world->candidate_touching);
@@ -416,7 +423,7 @@ fd_status fd_world_set_contact_law(fd_world* world, fd_material_id a, fd_materia
         world->history_stride = law.history_size;
     }
     free_contact_sets(world);
-    fd_penalty_free(&world->penalty); /* its history blocks change with the laws */
+    fd_penalty_free(world->penalty); /* its history blocks change with the laws */
     world->prepared = false;
     world->forces_current = false;
     return FD_OK;
@@ -549,12 +556,12 @@ double fd_world_entered_energy(const fd_world* world, double gravitational)
 
 int fd_world_contact_count(const fd_world* world)
 {
-    return world->def.stepper == FD_STEPPER_PENALTY ? (int)world->penalty.touching_count : world->contacts.count;
+    return world->def.stepper == FD_STEPPER_PENALTY ? (int)world->penalty->touching_count : world->contacts.count;
 }
 
 bool fd_world_contacts_recorded(const fd_world* world)
 {
-    return world->def.stepper != FD_STEPPER_PENALTY || !world->penalty.unrecorded;
+    return world->def.stepper != FD_STEPPER_PENALTY || !world->penalty->unrecorded;
 }
 
 void fd_world_request_contacts(fd_world* world) { world->contacts_requested = true; }
@@ -633,9 +640,9 @@ int fd_world_find_contact_column(const fd_world* world, const char* name)
 fd_world_profile fd_world_get_profile(const fd_world* world)
 {
     fd_world_profile profile = world->profile;
-    profile.neighbor_builds = world->penalty.rebuilds;
-    profile.neighbor_appended = world->penalty.appended;
-    profile.neighbor_entries = world->penalty.lists[world->penalty.current].count;
+    profile.neighbor_builds = world->penalty->rebuilds;
+    profile.neighbor_appended = world->penalty->appended;
+    profile.neighbor_entries = world->penalty->lists[world->penalty->current].count;
     return profile;
 }
 
@@ -656,7 +663,7 @@ fd_world_memory fd_world_get_memory(const fd_world* world)
         memory.bodies += strlen(world->body_names[b]) + 1;
     }
     size_t pipeline = fd_penalty_memory(world);
-    const fd_penalty* p = &world->penalty;
+    const fd_penalty* p = world->penalty;
     size_t lists = (size_t)(p->lists[0].capacity + p->lists[1].capacity) *
                        (sizeof(int32_t) + sizeof(uint8_t) + sizeof(uint16_t) + sizeof(int32_t)) +
                    (size_t)p->reference_capacity * sizeof(fd_vec3);

@@ -538,7 +538,7 @@ fd_status fd_body_set_state(fd_world* world, fd_body_id id, const fd_body_state*
     }
     world->prepared = false;
     world->forces_current = false; /* forces belong to the old state */
-    world->penalty.dirty = true;   /* a body moved by hand may meet pairs the neighbour list does not hold */
+    world->list_stale = true; /* a body moved by hand may meet pairs the neighbour list does not hold */
     return FD_OK;
 }
 

@@ -18,7 +18,6 @@
 #include "collide/collide.h"
 #include "contact/model.h"
 #include "fricdem/fricdem.h"
-#include "penalty/penalty.h"
 
 /* What the penalty stepper's integration loops read per body, packed (a
  * loop that streams few arrays stays in cache; PERFORMANCE.md). */
@@ -95,6 +94,7 @@ typedef struct fd_column {
 } fd_column;
 
 typedef struct fd_complementarity fd_complementarity;
+typedef struct fd_penalty fd_penalty;
 /* An inlet and its progress (src/world/inlet.c). */
 typedef struct fd_inlet {
     fd_inlet_def def;             /* name points to `name` below */
@@ -220,7 +220,9 @@ struct fd_world {
     double energy_reference;
     bool forces_current;               /* forces belong to the current state (else prepare computes them) */
     fd_complementarity* complementarity; /* the non-smooth stepper's workspace (NULL for the penalty one) */
-    fd_penalty penalty;                /* the penalty stepper's neighbour list and contact pass */
+    fd_penalty* penalty;               /* the penalty stepper's state (src/penalty/penalty.h), owned */
+    bool list_stale;                   /* a body moved by hand, or a wall's motion changed: the penalty stepper
+                                        * builds its neighbour list again before its next pass */
     bool contacts_requested;           /* fd_world_request_contacts: the next pass records */
     bool has_external_loads;           /* some body has an external force or torque (ledger: their work) */
     fd_contact_event* events;          /* of the last force pass */
@@ -284,9 +286,9 @@ fd_status fd_world_insert_from_inlets(fd_world* world);
 
 /* Moving walls (src/world/wall_motion.c). fd_world_move_walls puts each
  * moving wall at its pose and velocities of the world's time, into the
- * current state buffers (a stepper calls it after its drift, and prepare at
- * t = 0); it marks the penalty stepper's neighbour list stale once a wall has
- * moved half the skin since the list was built. fd_world_book_wall_work
+ * current state buffers (a stepper calls it after its drift; the penalty
+ * stepper then checks its neighbour list against the walls' moves).
+ * fd_world_book_wall_work
  * books the work the walls did on the bodies over the step just taken
  * (trapezoidal in the reaction, which the force pass left in forces and
  * torques, the step's start in saved_forces and saved_torques). */
@@ -416,12 +418,6 @@ double fd_world_entered_energy(const fd_world* world, double gravitational);
  * (on a rank of several, its bodies' terms, kept for the rank that writes
  * the ledger: fd_penalty.body_work). FD_ERR_OUT_OF_MEMORY only there. */
 fd_status fd_world_book_step_work(fd_world* world, double h);
-
-/* The penalty stepper's step (src/penalty/stepper.c). */
-fd_status fd_penalty_step(fd_world* world);
-/* Its force pass at the current state (external loads, then contacts);
- * prepare runs it for the initial state. */
-fd_status fd_penalty_forces(fd_world* world);
 
 /* Monotonic wall clock (s), for the profile. */
 double fd_wall_seconds(void);

@@ -42,7 +42,7 @@ static double ledger_balance(const fd_world* world)
 fd_status fd_world_book_step_work(fd_world* world, double h)
 {
     fd_energy_totals* totals = &world->energy_totals;
-    fd_penalty* p = &world->penalty;
+    fd_penalty* p = world->penalty;
     p->body_work_count = 0;
     if (!world->has_external_loads && !world->has_locks) {
         return FD_OK;
