@@ -517,7 +517,7 @@ static fd_status step(fd_world* world)
 }
 
 /* One step with its rollback: the state copied first, and put back when
- * the step fails (a non-finite state, the ledger's books), so that the
+ * the step fails (a non-finite state), so that the
  * caller can still write out the last good step. */
 fd_status fd_complementarity_step(fd_world* world)
 {
@@ -549,7 +549,7 @@ fd_status fd_complementarity_step(fd_world* world)
         status = fd_world_check_finite(world);
     }
     if (status == FD_OK) {
-        status = fd_world_book_step_work(world, dt);
+        fd_world_book_step_work(world, dt);
     }
     if (status != FD_OK) {
         /* Roll back to the last good step: the caller can still write it out. */

@@ -409,6 +409,40 @@ fd_status fd_penalty_forces(fd_world* world)
     return status;
 }
 
+/* The ledger's work of external loads and locks over the step: in one
+ * process booked as every stepper books it (fd_world_book_step_work); on a
+ * rank of several, its own bodies' terms kept for the rank that writes the
+ * ledger (in ascending index; a zero never changes a total, which is never
+ * -0; src/parallel/partition_ledger.c). */
+static fd_status book_step_work(fd_world* world, double h)
+{
+    fd_penalty* p = world->penalty;
+    p->body_work_count = 0;
+    if (p->book_rows == NULL) {
+        fd_world_book_step_work(world, h);
+        return FD_OK;
+    }
+    if (!world->has_external_loads && !world->has_locks) {
+        return FD_OK;
+    }
+    for (int b = 0; b < world->body_count; ++b) {
+        if (world->colds[b].type != FD_BODY_DYNAMIC) {
+            continue;
+        }
+        double external, constraint;
+        fd_world_body_step_work(world, b, h, &external, &constraint);
+        if ((p->book_rows[b] & FD_BOOK_ROW_KIND) == FD_BOOK_ROW_NONE || (external == 0.0 && constraint == 0.0)) {
+            continue;
+        }
+        if (!fd_penalty_grow((void**)&p->body_work, &p->body_work_capacity, p->body_work_count + 1,
+                             sizeof *p->body_work)) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the ledger's work of external loads");
+        }
+        p->body_work[p->body_work_count++] = (fd_body_work){b, external, constraint};
+    }
+    return FD_OK;
+}
+
 /* A moving wall that has moved half the skin since the list was built, or
  * a turning plane (its range test changes everywhere), makes the list
  * stale: the wall's range test of the last build no longer holds. */
@@ -477,7 +511,7 @@ fd_status fd_penalty_step(fd_world* world)
         }
     }
     if (status == FD_OK && world->def.energy_ledger) {
-        status = fd_world_book_step_work(world, dt);
+        status = book_step_work(world, dt);
         if (status == FD_OK && world->penalty->book_rows == NULL) {
             /* (a rank of several holds a share of a wall's reaction: the
              * rank that writes the ledger books the walls' work from every

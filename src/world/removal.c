@@ -46,58 +46,8 @@
 #include "penalty/penalty_internal.h"
 #include "world/world_internal.h"
 
-static char no_name[1] = "";
-
 int fd_world_live_body_count(const fd_world* world) { return world->body_count - world->free_slot_count; }
 
-int fd_world_next_slot(const fd_world* world)
-{
-    return world->free_slot_count > 0 ? world->free_slots[world->free_slot_count - 1] : world->body_count;
-}
-
-void fd_world_claim_slot(fd_world* world, int b)
-{
-    world->is_removed[b] = false;
-    if (b == world->body_count) {
-        world->body_count++;
-        return;
-    }
-    world->free_slot_count--; /* b was the top of the stack (fd_world_next_slot) */
-    /* Below body_count nothing notices a new body by the count: the
-     * neighbour list and the integrator's list of special bodies are made
-     * again, and the rebuild test measures from the new body's place. */
-    world->penalty->dirty = true;
-    world->special_listed = -1;
-    if (world->penalty->reference_position != NULL && b < world->penalty->reference_capacity) {
-        world->penalty->reference_position[b] = world->position[b];
-    }
-}
-
-void fd_world_make_tombstone(fd_world* world, int b, uint32_t generation)
-{
-    fd_body_cold* cold = &world->colds[b];
-    world->body_names[b] = no_name;
-    cold->type = FD_BODY_STATIC;
-    cold->material = 0;
-    cold->mass = 0.0;
-    world->generations[b] = generation;
-    /* The extras were freed by the removal, or never kept by a failed creation. */
-    world->masses[b] = (fd_body_mass){.inverse_mass = 0.0};
-    world->motion[b] = (fd_body_motion){.flags = FD_MOTION_REMOVED};
-    fd_vec3 zero = fd_v3(0.0, 0.0, 0.0);
-    world->velocity[b] = world->saved_velocity[b] = zero;
-    world->angular_velocity[b] = world->saved_angular_velocity[b] = zero;
-    world->forces[b] = world->saved_forces[b] = zero;
-    world->torques[b] = world->saved_torques[b] = zero;
-    world->bounding_radii[b] = 0.0;
-    world->is_static[b] = true;
-    world->is_wall[b] = false;
-    world->plane_normals[b] = zero;
-    world->lock_work[b] = 0.0;
-    world->is_removed[b] = true;
-    cold->wall_group = b;
-    fd_world_forget_wall_motion(world, b); /* a tombstone never moves */
-}
 
 /* Books the kinetic plus gravitational energy of dynamic body b (J), as
  * world_bodies.c books a body's energy when it is inserted, and the gravitational

@@ -564,3 +564,10 @@ fd_status fd_world_check_energy_gain(const fd_world* world)
     fd_energy_gain_parts parts = fd_world_energy_gain_parts(world, NULL, 0);
     return fd_world_judge_energy_gain(world, &parts, true);
 }
+
+void fd_world_add_warning(fd_world* world, const char* text)
+{
+    if (world->warning_count < (int)(sizeof world->warnings / sizeof world->warnings[0])) {
+        snprintf(world->warnings[world->warning_count++], sizeof world->warnings[0], "%s", text);
+    }
+}

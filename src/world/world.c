@@ -543,17 +543,6 @@ fd_world_energy fd_world_get_energy(const fd_world* world)
     return energy;
 }
 
-double fd_world_entered_energy(const fd_world* world, double gravitational)
-{
-    const fd_energy_totals* totals = &world->energy_totals;
-    double entered = world->energy_reference - gravitational - totals->removed_gravitational + totals->external_work +
-                     totals->constraint_work + totals->inserted;
-    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-        entered += totals->created[m];
-    }
-    return entered;
-}
-
 int fd_world_contact_count(const fd_world* world)
 {
     return world->def.stepper == FD_STEPPER_PENALTY ? (int)world->penalty->touching_count : world->contacts.count;

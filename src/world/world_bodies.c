@@ -176,6 +176,58 @@ void fd_world_forget_body_name(fd_world* world, int body)
     world->named_body_count--;
 }
 
+/* ---------------------------------------------------------------- slots
+ * A removed body's slot is a tombstone until a new body takes it (the last
+ * removed first; docs/outlets.md). */
+
+static char no_name[1] = "";
+
+int fd_world_next_slot(const fd_world* world)
+{
+    return world->free_slot_count > 0 ? world->free_slots[world->free_slot_count - 1] : world->body_count;
+}
+
+void fd_world_claim_slot(fd_world* world, int b)
+{
+    world->is_removed[b] = false;
+    if (b == world->body_count) {
+        world->body_count++;
+        return;
+    }
+    world->free_slot_count--; /* b was the top of the stack (fd_world_next_slot) */
+    /* Below body_count nothing notices a new body by the count: the
+     * neighbour list and the integrator's list of special bodies are made
+     * again. */
+    world->list_stale = true;
+    world->special_listed = -1;
+}
+
+void fd_world_make_tombstone(fd_world* world, int b, uint32_t generation)
+{
+    fd_body_cold* cold = &world->colds[b];
+    world->body_names[b] = no_name;
+    cold->type = FD_BODY_STATIC;
+    cold->material = 0;
+    cold->mass = 0.0;
+    world->generations[b] = generation;
+    /* The extras were freed by the removal, or never kept by a failed creation. */
+    world->masses[b] = (fd_body_mass){.inverse_mass = 0.0};
+    world->motion[b] = (fd_body_motion){.flags = FD_MOTION_REMOVED};
+    fd_vec3 zero = fd_v3(0.0, 0.0, 0.0);
+    world->velocity[b] = world->saved_velocity[b] = zero;
+    world->angular_velocity[b] = world->saved_angular_velocity[b] = zero;
+    world->forces[b] = world->saved_forces[b] = zero;
+    world->torques[b] = world->saved_torques[b] = zero;
+    world->bounding_radii[b] = 0.0;
+    world->is_static[b] = true;
+    world->is_wall[b] = false;
+    world->plane_normals[b] = zero;
+    world->lock_work[b] = 0.0;
+    world->is_removed[b] = true;
+    cold->wall_group = b;
+    fd_world_forget_wall_motion(world, b); /* a tombstone never moves */
+}
+
 /* ---------------------------------------------------------------- bodies */
 
 /* Room for `needed` bodies in every per-body array: exactly that many when

@@ -414,10 +414,13 @@ fd_status fd_world_judge_energy_gain(const fd_world* world, const fd_energy_gain
 /* What entered the world since it was prepared (J, fd_world_energy.entered)
  * with the bodies' gravitational energy now `gravitational`. */
 double fd_world_entered_energy(const fd_world* world, double gravitational);
-/* Ledger: the work of external loads and locks over the step just taken
- * (on a rank of several, its bodies' terms, kept for the rank that writes
- * the ledger: fd_penalty.body_work). FD_ERR_OUT_OF_MEMORY only there. */
-fd_status fd_world_book_step_work(fd_world* world, double h);
+/* Ledger (src/world/ledger.c): the work over the step just taken of body
+ * b's external load and of its locks (J); and their sum over the dynamic
+ * bodies booked into the totals, as one process books them (a rank of
+ * several keeps its bodies' terms instead: the penalty stepper's
+ * book_step_work). */
+void fd_world_body_step_work(const fd_world* world, int b, double h, double* external, double* constraint);
+void fd_world_book_step_work(fd_world* world, double h);
 
 /* Monotonic wall clock (s), for the profile. */
 double fd_wall_seconds(void);

@@ -37,48 +37,6 @@ static double ledger_balance(const fd_world* world)
     return fd_world_ledger_balance(&energy);
 }
 
-/* Work of the external loads over a step, from the displacement (exact for a
- * constant force) and the rotation omega_1 h of the drift; and of the locks. */
-fd_status fd_world_book_step_work(fd_world* world, double h)
-{
-    fd_energy_totals* totals = &world->energy_totals;
-    fd_penalty* p = world->penalty;
-    p->body_work_count = 0;
-    if (!world->has_external_loads && !world->has_locks) {
-        return FD_OK;
-    }
-    for (int b = 0; b < world->body_count; ++b) {
-        if (world->colds[b].type != FD_BODY_DYNAMIC) {
-            continue;
-        }
-        const fd_body_mass* mass = &world->masses[b];
-        fd_vec3 moved = fd_v3_sub(world->position[b], world->saved_position[b]);
-        const fd_body_extra* extra = fd_body_extras(mass);
-        double external = fd_v3_dot(extra->external_force, moved) +
-                          h * fd_v3_dot(extra->external_torque, world->angular_velocity[b]);
-        double constraint = world->has_locks ? world->lock_work[b] : 0.0;
-        if (p->book_rows == NULL) {
-            totals->external_work += external;
-            if (world->has_locks) {
-                totals->constraint_work += constraint;
-            }
-            continue;
-        }
-        /* A rank of several: its own bodies' work, for the rank that writes
-         * the ledger (in ascending index; a zero never changes a total, which
-         * is never -0). */
-        if ((p->book_rows[b] & FD_BOOK_ROW_KIND) == FD_BOOK_ROW_NONE || (external == 0.0 && constraint == 0.0)) {
-            continue;
-        }
-        if (!fd_penalty_grow((void**)&p->body_work, &p->body_work_capacity, p->body_work_count + 1,
-                             sizeof *p->body_work)) {
-            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the ledger's work of external loads");
-        }
-        p->body_work[p->body_work_count++] = (fd_body_work){b, external, constraint};
-    }
-    return FD_OK;
-}
-
 /* ---------------------------------------------------------------- prepare */
 
 /* A pair of materials without a law of its own inherits one from the laws of
@@ -113,13 +71,6 @@ static fd_status inherit_law(fd_world* world, int a, int b, int* law_index)
     world->law_table[a * materials + b] = *law_index;
     world->law_table[b * materials + a] = *law_index;
     return FD_OK;
-}
-
-void fd_world_add_warning(fd_world* world, const char* text)
-{
-    if (world->warning_count < (int)(sizeof world->warnings / sizeof world->warnings[0])) {
-        snprintf(world->warnings[world->warning_count++], sizeof world->warnings[0], "%s", text);
-    }
 }
 
 /* Bodies back into the periodic box (after a drift; at prepare for bodies
