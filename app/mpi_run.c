@@ -44,7 +44,7 @@
 #include "parallel/partition.h"
 #include "run_options.h"
 #include "stage_start.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 static double now_seconds(void)
 {

@@ -1,4 +1,4 @@
-/* Inlets (src/world/inlet.c, src/io/scene_inlet.c): the schedule
+/* Inlets (src/engine/inlet.c, src/io/scene_inlet.c): the schedule
  * min(count, floor(rate (t - start))); no sphere overlaps a body when it
  * appears; every sphere lies in its region with a radius of its distribution;
  * a full region delays spheres and the shortfall is reported; the same seed
@@ -19,7 +19,7 @@
 #include "core/math.h"
 #include "fricdem/fricdem.h"
 #include "penalty/penalty.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 #include "fricdem/io.h"
 #include "support.h"
 

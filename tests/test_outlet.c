@@ -1,4 +1,4 @@
-/* Outlets (src/world/outlet.c, src/io/scene_outlet.c, outlets.csv): a
+/* Outlets (src/engine/outlet.c, src/io/scene_outlet.c, outlets.csv): a
  * half-space below a column of falling spheres removes exactly those that
  * cross it, at the step they cross, with their mass, and the energy ledger
  * still closes, to the integrator's known error; boxes and balls take the

@@ -17,7 +17,7 @@
 #include "fricdem/fricdem.h"
 #include "parallel/partition.h"
 #include "penalty/penalty.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 #include "pile_support.h"
 

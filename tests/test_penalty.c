@@ -383,7 +383,7 @@ Test(penalty, the_straight_integration_equals_body_integrate_bit_for_bit)
  * had never been made (the stepper rolls back this way after a non-finite
  * step; its body buffers are swapped back by the world). */
 #include "penalty/penalty_internal.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 Test(penalty, a_rolled_back_force_pass_leaves_no_trace)
 {

@@ -1,4 +1,4 @@
-/* Removing bodies (src/world/removal.c, fd_world_remove_body): the handle
+/* Removing bodies (src/engine/removal.c, fd_world_remove_body): the handle
  * and every copy of it become invalid, and a new body that takes the slot
  * does not revive them; names leave the name index; the removed body's
  * contacts end while every other contact keeps its springs and books to the
@@ -19,7 +19,8 @@
 #include "fricdem/io.h"
 #include "penalty/penalty.h"
 #include "support.h"
-#include "world/world_internal.h"
+#include "engine/engine.h"
+#include "world/world_store.h"
 
 /* ---------------------------------------------------------------- helpers */
 

@@ -24,7 +24,7 @@
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
 #include "penalty/penalty.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 static void scene_path(const char* relative, char* path, size_t size)
 {

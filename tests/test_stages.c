@@ -127,7 +127,7 @@ Test(stages, each_stage_begins_at_the_end_of_the_last_and_applies_its_changes)
 
 /* An outlet closed by the first stage keeps the spheres in its region; the
  * stage that opens it removes them after its first step (outlets act after
- * each step, src/world/outlet.c). */
+ * each step, src/engine/outlet.c). */
 Test(stages, a_stage_closes_and_opens_an_outlet)
 {
     static const char text[] =

@@ -140,7 +140,7 @@ typedef struct fd_broadphase {
     const bool* is_static;
     const bool* is_wall;
     const fd_vec3* plane_normals; /* world outward normal of plane bodies */
-    const bool* is_removed;       /* slots of removed bodies, left out (src/world/removal.c); NULL: none */
+    const bool* is_removed;       /* slots of removed bodies, left out (src/engine/removal.c); NULL: none */
     double margin;                /* pairs within this gap are candidates */
     double cell_size;             /* > 0 */
     fd_periodic periodic;         /* pairs across periodic faces are found by their minimum image */

@@ -2,7 +2,7 @@
  * with sliding, rolling and spinning friction cones, one step as the cone
  * complementarity problem Eq. (40) (stepper.c says how). The door of
  * src/complementarity/: the world creates its workspace and hands it the
- * step (src/world/world.c); a checkpoint restores its statistics. */
+ * step (src/engine/world.c); a checkpoint restores its statistics. */
 #ifndef FD_COMPLEMENTARITY_H
 #define FD_COMPLEMENTARITY_H
 

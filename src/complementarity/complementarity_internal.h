@@ -8,7 +8,7 @@
 
 #include "complementarity/complementarity.h"
 #include "contact/cone_projection.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 enum { ROWS = 6 };
 

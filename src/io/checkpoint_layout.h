@@ -9,7 +9,7 @@
 #include <hdf5.h>
 
 #include "penalty/penalty.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 #define FD_CHECKPOINT_FORMAT_NAME "fricdem checkpoint"
 

@@ -16,6 +16,7 @@
 
 #include "complementarity/complementarity.h"
 #include "core/error.h"
+#include "engine/engine.h"
 #include "io/checkpoint.h"
 #include "io/checkpoint_hdf5.h"
 #include "io/checkpoint_layout.h"

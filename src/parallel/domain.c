@@ -7,7 +7,7 @@
 #include "core/error.h"
 #include "parallel/domain.h"
 #include "penalty/penalty.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 static double component(fd_vec3 v, int axis) { return axis == 0 ? v.x : (axis == 1 ? v.y : v.z); }
 

@@ -9,13 +9,14 @@
 #include "core/error.h"
 #include "parallel/partition.h"
 #include "penalty/penalty_internal.h"
-#include "world/world_internal.h"
+#include "engine/engine.h"
+#include "world/world_store.h"
 
 /* ---------------------------------------------------------------- roles */
 
 /* Body b's flags: held (the motion flags it had) or dormant. A dormant body
  * carries a removed body's flag: every loop that skips static bodies or
- * removed slots skips it (src/world/removal.c), and the integration does
+ * removed slots skips it (src/engine/removal.c), and the integration does
  * not even copy its state (FD_MOTION_DORMANT). */
 static void set_held(fd_world* world, const fd_partition* part, int b, bool held)
 {
@@ -90,7 +91,7 @@ static bool list_ghosts(fd_partition* part, bool migrated)
         if (part->role[b] != FD_ROLE_OWNED) {
             continue;
         }
-        if (!fd_penalty_grow((void**)&part->owned, &part->owned_capacity, part->owned_count + 1, sizeof(int32_t))) {
+        if (!fd_grow((void**)&part->owned, &part->owned_capacity, part->owned_count + 1, sizeof(int32_t))) {
             return false;
         }
         part->owned[part->owned_count++] = b;
@@ -98,7 +99,7 @@ static bool list_ghosts(fd_partition* part, bool migrated)
             if (r == part->rank || !rank_holds(part, r, world->position[b])) {
                 continue;
             }
-            if (!fd_penalty_grow((void**)&part->ghost_of[r], &part->ghost_capacity[r], part->ghost_count[r] + 1,
+            if (!fd_grow((void**)&part->ghost_of[r], &part->ghost_capacity[r], part->ghost_count[r] + 1,
                                  sizeof(int32_t))) {
                 return false;
             }
@@ -307,7 +308,7 @@ fd_status fd_partition_pack_kinetic_terms(const fd_partition* part, fd_parcel* o
     const fd_world* world = part->world;
     out->word_count = 0;
     sum[0] = sum[1] = 0.0;
-    if (!fd_penalty_grow((void**)&out->words, &out->word_capacity,
+    if (!fd_grow((void**)&out->words, &out->word_capacity,
                          FD_PARTITION_KINETIC_WORDS * part->owned_count + 1, sizeof *out->words)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for the kinetic energy");
     }
@@ -433,7 +434,7 @@ static bool collect_new_contacts(fd_partition* part)
     part->new_count = 0;
     for (int t = 0; list->row_start != NULL && t < list->thread_count; ++t) { /* the last pass's threads */
         const fd_penalty_thread* th = &p->threads[t];
-        if (!fd_penalty_grow((void**)&part->new_contacts, &part->new_capacity, part->new_count + th->new_count,
+        if (!fd_grow((void**)&part->new_contacts, &part->new_capacity, part->new_count + th->new_count,
                              sizeof *part->new_contacts)) {
             return false;
         }
@@ -650,7 +651,7 @@ int fd_partition_contact_words(const fd_partition* part)
 
 static bool add_body(fd_parcel* parcel, fd_body_record record)
 {
-    if (!fd_penalty_grow((void**)&parcel->bodies, &parcel->body_capacity, parcel->body_count + 1,
+    if (!fd_grow((void**)&parcel->bodies, &parcel->body_capacity, parcel->body_count + 1,
                          sizeof *parcel->bodies)) {
         return false;
     }
@@ -660,7 +661,7 @@ static bool add_body(fd_parcel* parcel, fd_body_record record)
 
 static bool add_contact(fd_parcel* parcel, const fd_penalty_contacts* contacts, int64_t k, int words, int books)
 {
-    if (!fd_penalty_grow((void**)&parcel->words, &parcel->word_capacity, parcel->word_count + words,
+    if (!fd_grow((void**)&parcel->words, &parcel->word_capacity, parcel->word_count + words,
                          sizeof *parcel->words)) {
         return false;
     }
@@ -896,7 +897,7 @@ fd_status fd_partition_pack_records(const fd_partition* part, fd_parcel* out)
         if (!fd_partition_answers_for(part, contact->body_i, contact->body_j)) {
             continue;
         }
-        if (!fd_penalty_grow((void**)&out->words, &out->word_capacity, out->word_count + words, sizeof *out->words)) {
+        if (!fd_grow((void**)&out->words, &out->word_capacity, out->word_count + words, sizeof *out->words)) {
             return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for the contacts' records");
         }
         uint64_t* at = out->words + out->word_count;

@@ -43,7 +43,7 @@
 #include "core/math.h"
 #include "fricdem/fricdem.h"
 #include "parallel/domain.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 typedef enum fd_role {
     FD_ROLE_DORMANT = 0,          /* not held: left out of the search and the integration */
@@ -191,7 +191,7 @@ void fd_partition_end_records(fd_partition* part, int64_t own_count);
  * descending key order from zero, as one process adds them. */
 void fd_partition_sum_wall_loads(fd_partition* part);
 
-/* Outlets (src/world/outlet.c): a rank's world leaves them to these. After
+/* Outlets (src/engine/outlet.c): a rank's world leaves them to these. After
  * a step (its new contacts numbered), the bodies this rank owns in an open
  * outlet's region, as words (body << 32 | outlet) in ascending body order
  * (fd_partition_leaving allocates *words); then every rank removes every

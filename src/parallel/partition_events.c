@@ -8,7 +8,7 @@
 #include "core/error.h"
 #include "parallel/partition.h"
 #include "penalty/penalty_internal.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 static uint64_t body_id_word(fd_body_id id) { return (uint64_t)(uint32_t)id.index1 << 32 | id.generation; }
 
@@ -27,7 +27,7 @@ fd_status fd_partition_pack_events(const fd_partition* part, fd_parcel* out)
         if (!fd_partition_answers_for(part, i, j)) {
             continue;
         }
-        if (!fd_penalty_grow((void**)&out->words, &out->word_capacity, out->word_count + FD_PARTITION_EVENT_WORDS,
+        if (!fd_grow((void**)&out->words, &out->word_capacity, out->word_count + FD_PARTITION_EVENT_WORDS,
                              sizeof *out->words)) {
             return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for the contact events");
         }

@@ -23,7 +23,7 @@
 #include "core/error.h"
 #include "parallel/partition.h"
 #include "penalty/penalty_internal.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 _Static_assert(sizeof(fd_energy_books) == FD_PARTITION_BOOK_WORDS * sizeof(uint64_t),
                "a book travels as FD_PARTITION_BOOK_WORDS words");
@@ -37,7 +37,7 @@ fd_status fd_partition_ledger_rows(fd_partition* part)
 {
     fd_world* world = part->world;
     int n = world->body_count;
-    if (!fd_penalty_grow((void**)&part->book_rows, &part->book_row_capacity, n > 0 ? n : 1,
+    if (!fd_grow((void**)&part->book_rows, &part->book_row_capacity, n > 0 ? n : 1,
                          sizeof *part->book_rows)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for the ledger's rows");
     }
@@ -93,7 +93,7 @@ int fd_partition_ledger_words(const fd_partition* part)
 
 static bool add_record(fd_parcel* out, int per, int part_books, uint64_t kind, uint64_t which, const void* books)
 {
-    if (!fd_penalty_grow((void**)&out->words, &out->word_capacity, out->word_count + per, sizeof *out->words)) {
+    if (!fd_grow((void**)&out->words, &out->word_capacity, out->word_count + per, sizeof *out->words)) {
         return false;
     }
     uint64_t* at = out->words + out->word_count;
@@ -385,7 +385,7 @@ fd_status fd_partition_pack_removals(const fd_partition* part, fd_parcel* out)
     return ok ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for the ledger's books");
 }
 
-/* One process's removal (src/world/removal.c): the bodies' energies in
+/* One process's removal (src/engine/removal.c): the bodies' energies in
  * ascending index, then their contacts' springs in ascending key. */
 fd_status fd_partition_book_removals(fd_partition* part, const uint64_t* words, int64_t word_count)
 {

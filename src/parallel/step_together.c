@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "parallel/partition.h"
 #include "penalty/penalty_internal.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 /* What every partition's `collect` gives, together and sorted (as the
  * ranks of MPI each get it); *total of them; NULL when out of memory. */
@@ -48,7 +48,7 @@ static fd_status gather_on_rank_0(fd_partition* parts, int ranks,
     fd_status status = FD_OK;
     for (int r = 0; r < ranks && status == FD_OK; ++r) {
         status = pack(&parts[r], &mine);
-        if (status == FD_OK && !fd_penalty_grow((void**)&all.words, &all.word_capacity,
+        if (status == FD_OK && !fd_grow((void**)&all.words, &all.word_capacity,
                                                 all.word_count + mine.word_count + 1, sizeof *all.words)) {
             status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
         }
@@ -146,7 +146,7 @@ fd_status fd_partition_step_together(fd_partition* parts, int ranks)
     for (int r = 0; r < ranks; ++r) {
         for (int to = 0; to < ranks; ++to) {
             int64_t ghosts = fd_partition_ghost_count(&parts[r], to);
-            if (!fd_penalty_grow((void**)&records, &capacity, ghosts + 1, sizeof *records)) {
+            if (!fd_grow((void**)&records, &capacity, ghosts + 1, sizeof *records)) {
                 free(records);
                 return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
             }
@@ -205,9 +205,9 @@ fd_status fd_partition_step_together(fd_partition* parts, int ranks)
         fd_parcel intake = {0};
         for (int r = 0; r < ranks && status == FD_OK; ++r) {
             const fd_parcel* sent = &parcels[(size_t)r * (size_t)ranks + (size_t)to];
-            if (!fd_penalty_grow((void**)&intake.bodies, &intake.body_capacity, intake.body_count + sent->body_count,
+            if (!fd_grow((void**)&intake.bodies, &intake.body_capacity, intake.body_count + sent->body_count,
                                  sizeof *intake.bodies) ||
-                !fd_penalty_grow((void**)&intake.words, &intake.word_capacity, intake.word_count + sent->word_count,
+                !fd_grow((void**)&intake.words, &intake.word_capacity, intake.word_count + sent->word_count,
                                  sizeof *intake.words)) {
                 status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
                 break;

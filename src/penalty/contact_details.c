@@ -18,7 +18,7 @@
 
 #include "core/error.h"
 #include "penalty/penalty_internal.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 /* A record's books: with the ledger's lifetime books the pool's (zero for
  * mechanisms it keeps none of), else the step's stored energies only. */
@@ -32,20 +32,6 @@ static void record_books(fd_contact* contact, const fd_contact_pool* pool, int32
     }
     for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
         contact->energy[m].stored = step_books[m].stored;
-    }
-}
-
-void fd_book_lifetime(fd_energy_books* after, const fd_energy_books* before, const fd_energy_books* step,
-                      unsigned mechanisms, int book_count)
-{
-    for (int m = 0; m < book_count; ++m) {
-        if (mechanisms & (1u << m)) {
-            after[m].stored = step[m].stored;
-            after[m].dashpot = before[m].dashpot + step[m].dashpot;
-            after[m].slip = before[m].slip + step[m].slip;
-            after[m].created = before[m].created + step[m].created;
-            after[m].work = before[m].work + step[m].work;
-        }
     }
 }
 

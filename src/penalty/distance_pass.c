@@ -11,7 +11,7 @@
 #include "core/error.h"
 #include "penalty/penalty_internal.h"
 #include "penalty/round_pair.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 /* A generic entry: fd_collide into the thread's next geometry slot (without
  * the principal frames of round surfaces unless the pass records them: no
@@ -20,7 +20,7 @@ static __attribute__((noinline)) bool generic_distance(const fd_world* world, fd
                                                        int i, int j, bool record)
 {
     int64_t capacity = th->slot_capacity;
-    if (!fd_penalty_grow((void**)&th->slots, &capacity, th->slot_count + 1, sizeof *th->slots)) {
+    if (!fd_grow((void**)&th->slots, &capacity, th->slot_count + 1, sizeof *th->slots)) {
         th->failure = FD_PASS_OUT_OF_MEMORY;
         return false;
     }
@@ -49,7 +49,7 @@ static __attribute__((noinline)) bool generic_distance(const fd_world* world, fd
 
 static __attribute__((noinline)) void note_ended(fd_penalty_thread* th, int32_t e)
 {
-    if (!fd_penalty_grow((void**)&th->ended, &th->ended_capacity, th->ended_count + 1, sizeof *th->ended)) {
+    if (!fd_grow((void**)&th->ended, &th->ended_capacity, th->ended_count + 1, sizeof *th->ended)) {
         th->failure = FD_PASS_OUT_OF_MEMORY;
         return;
     }
@@ -67,7 +67,7 @@ void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_pe
     th->failure = FD_PASS_OK;
     th->failed_entry = -1;
     int64_t entries = list->row_start[end_row] - list->row_start[first_row];
-    if (!fd_penalty_grow((void**)&th->touching, &th->touching_capacity, entries + 1, sizeof *th->touching)) {
+    if (!fd_grow((void**)&th->touching, &th->touching_capacity, entries + 1, sizeof *th->touching)) {
         th->failure = FD_PASS_OUT_OF_MEMORY;
         return;
     }

@@ -12,7 +12,7 @@
 #include "contact/fang_negrut_lane.h"
 #include "penalty/penalty_internal.h"
 #include "penalty/round_pair.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 static bool isotropic(fd_vec3 inertia) { return inertia.x == inertia.y && inertia.y == inertia.z; }
 

@@ -24,23 +24,7 @@
 #include "core/error.h"
 #include "penalty/penalty_internal.h"
 #include "penalty/sphere_block.h"
-#include "world/world_internal.h"
-
-bool fd_penalty_grow(void** array, int64_t* capacity, int64_t needed, size_t element_size)
-{
-    if (needed <= *capacity) {
-        return true;
-    }
-    /* A quarter to spare: these buffers follow the contact count, which drifts. */
-    int64_t grown_capacity = needed + needed / 4 + 256;
-    void* grown = realloc(*array, (size_t)grown_capacity * element_size);
-    if (grown == NULL) {
-        return false;
-    }
-    *array = grown;
-    *capacity = grown_capacity;
-    return true;
-}
+#include "world/world_store.h"
 
 void fd_penalty_free(fd_penalty* penalty)
 {
@@ -264,9 +248,9 @@ static bool hand_out_slots(fd_world* world, int threads, int64_t new_total)
     p->begun_since_packed += new_total;
     for (int t = 0; t < threads; ++t) {
         fd_penalty_thread* th = &p->threads[t];
-        if (!fd_penalty_grow((void**)&th->new_slots, &th->new_slot_capacity, th->new_count + 1,
+        if (!fd_grow((void**)&th->new_slots, &th->new_slot_capacity, th->new_count + 1,
                              sizeof *th->new_slots) ||
-            !fd_penalty_grow((void**)&th->new_keys, &th->new_key_capacity, th->new_count + 1, sizeof *th->new_keys)) {
+            !fd_grow((void**)&th->new_keys, &th->new_key_capacity, th->new_count + 1, sizeof *th->new_keys)) {
             return false;
         }
         for (int64_t k = 0; k < th->new_count; ++k) {
@@ -310,7 +294,7 @@ bool fd_contact_set_reserve(const fd_world* world, fd_contact_set* set, int64_t 
 static bool make_body_turns(fd_world* world, int threads)
 {
     fd_penalty* p = world->penalty;
-    if (!fd_penalty_grow((void**)&p->body_turns, &p->body_turn_capacity, world->body_count, sizeof *p->body_turns)) {
+    if (!fd_grow((void**)&p->body_turns, &p->body_turn_capacity, world->body_count, sizeof *p->body_turns)) {
         return false;
     }
     const fd_quat* before = world->saved_orientation;
@@ -448,7 +432,7 @@ void fd_penalty_commit(fd_world* world)
             const fd_penalty_thread* th = &p->threads[t];
             for (int64_t k = 0; k < th->ended_count; ++k) {
                 int32_t e = th->ended[k];
-                if (fd_penalty_grow((void**)&pool->free_slots, &pool->free_capacity, pool->free_count + 1,
+                if (fd_grow((void**)&pool->free_slots, &pool->free_capacity, pool->free_count + 1,
                                     sizeof *pool->free_slots)) {
                     pool->free_slots[pool->free_count++] = list->contact[e];
                 }

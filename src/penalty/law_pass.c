@@ -19,7 +19,7 @@
 #include "contact/fang_negrut_lane.h"
 #include "penalty/penalty_internal.h"
 #include "penalty/sphere_block.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 _Static_assert(FD_FN_BLOCK >= FD_BLOCK, "a chunk's Fang & Negrut contacts fit one lane block");
 _Static_assert(FD_FN_PAIRINGS == sizeof((fd_penalty_thread){0}.fn_block) / sizeof(fd_fn_block*),
@@ -286,7 +286,7 @@ static inline __attribute__((always_inline)) bool store_book_group(fd_penalty_th
                                                                      const fd_energy_books* sums)
 {
     if (th->book_group_count == th->book_group_capacity &&
-        !fd_penalty_grow((void**)&th->book_groups, &th->book_group_capacity, th->book_group_count + 1,
+        !fd_grow((void**)&th->book_groups, &th->book_group_capacity, th->book_group_count + 1,
                          sizeof *th->book_groups)) {
         return false;
     }
@@ -321,7 +321,7 @@ static inline void add_block_books(fd_energy_books* sums, const fd_sphere_block*
 static bool store_wall_load(fd_penalty_thread* th, int i, int j, fd_vec3 force, fd_vec3 torque_i, fd_vec3 torque_j)
 {
     if (th->wall_load_count == th->wall_load_capacity &&
-        !fd_penalty_grow((void**)&th->wall_loads, &th->wall_load_capacity, th->wall_load_count + 1,
+        !fd_grow((void**)&th->wall_loads, &th->wall_load_capacity, th->wall_load_count + 1,
                          sizeof *th->wall_loads)) {
         return false;
     }
@@ -337,7 +337,7 @@ static bool store_book_entry(fd_penalty_thread* th, int i, int j, const fd_spher
                              const fd_block_law* law, int c, const fd_energy_books* scalar_books)
 {
     if (th->book_entry_count == th->book_entry_capacity &&
-        !fd_penalty_grow((void**)&th->book_entries, &th->book_entry_capacity, th->book_entry_count + 1,
+        !fd_grow((void**)&th->book_entries, &th->book_entry_capacity, th->book_entry_count + 1,
                          sizeof *th->book_entries)) {
         return false;
     }
@@ -665,7 +665,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 torques[j] = fd_v3_add(torques[j], torque_j);
             } else {
                 if (th->remote_count == th->remote_capacity &&
-                    !fd_penalty_grow((void**)&th->remote, &th->remote_capacity, th->remote_count + 1,
+                    !fd_grow((void**)&th->remote, &th->remote_capacity, th->remote_count + 1,
                                      sizeof *th->remote)) {
                     th->failure = FD_PASS_OUT_OF_MEMORY;
                     return;

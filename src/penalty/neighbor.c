@@ -17,17 +17,7 @@
 
 #include "core/error.h"
 #include "penalty/penalty_internal.h"
-#include "world/world_internal.h"
-
-static bool grow_array(void** array, size_t count, size_t element_size)
-{
-    void* grown = realloc(*array, (count > 0 ? count : 1) * element_size);
-    if (grown == NULL) {
-        return false;
-    }
-    *array = grown;
-    return true;
-}
+#include "world/world_store.h"
 
 void fd_neighbor_list_free(fd_neighbor_list* list)
 {
@@ -56,24 +46,6 @@ void fd_contact_pool_free(fd_contact_pool* pool)
     memset(pool, 0, sizeof *pool);
 }
 
-static bool reserve_entries(fd_neighbor_list* list, int64_t count)
-{
-    if (count <= list->capacity) {
-        return true;
-    }
-    /* A list grows little between builds: an eighth to spare. */
-    int64_t capacity = count + count / 8 + 1024;
-    size_t n = (size_t)capacity;
-    bool ok = grow_array((void**)&list->partner, n, sizeof *list->partner) &&
-              grow_array((void**)&list->kind, n, sizeof *list->kind) &&
-              grow_array((void**)&list->law, n, sizeof *list->law) &&
-              grow_array((void**)&list->contact, n, sizeof *list->contact);
-    if (ok) {
-        list->capacity = capacity;
-    }
-    return ok;
-}
-
 /* The pool's arrays for `capacity` slots (their contents kept). */
 static bool resize_pool(fd_contact_pool* pool, int64_t capacity, int history_stride, int constant_stride,
                         int book_count, bool lifetime_books)
@@ -92,18 +64,18 @@ static bool resize_pool(fd_contact_pool* pool, int64_t capacity, int history_str
     }
     size_t n = (size_t)(capacity > 0 ? capacity : 1);
     size_t springs = n * (size_t)(history_stride > 0 ? history_stride : 1);
-    bool ok = grow_array((void**)&pool->history[0], springs, sizeof *pool->history[0]) &&
-              grow_array((void**)&pool->history[1], springs, sizeof *pool->history[1]) &&
-              grow_array((void**)&pool->constants, n * (size_t)constant_stride, sizeof *pool->constants) &&
-              grow_array((void**)&pool->id, n, sizeof *pool->id) &&
-              grow_array((void**)&pool->first_step, n, sizeof *pool->first_step) &&
-              grow_array((void**)&pool->state, n, sizeof *pool->state) &&
+    bool ok = fd_resize((void**)&pool->history[0], springs, sizeof *pool->history[0]) &&
+              fd_resize((void**)&pool->history[1], springs, sizeof *pool->history[1]) &&
+              fd_resize((void**)&pool->constants, n * (size_t)constant_stride, sizeof *pool->constants) &&
+              fd_resize((void**)&pool->id, n, sizeof *pool->id) &&
+              fd_resize((void**)&pool->first_step, n, sizeof *pool->first_step) &&
+              fd_resize((void**)&pool->state, n, sizeof *pool->state) &&
               (book_count == 0 ||
                (lifetime_books
-                    ? grow_array((void**)&pool->books[0], n * (size_t)book_count, sizeof *pool->books[0]) &&
-                          grow_array((void**)&pool->books[1], n * (size_t)book_count, sizeof *pool->books[1])
-                    : grow_array((void**)&pool->stored[0], n * (size_t)book_count, sizeof *pool->stored[0]) &&
-                          grow_array((void**)&pool->stored[1], n * (size_t)book_count, sizeof *pool->stored[1])));
+                    ? fd_resize((void**)&pool->books[0], n * (size_t)book_count, sizeof *pool->books[0]) &&
+                          fd_resize((void**)&pool->books[1], n * (size_t)book_count, sizeof *pool->books[1])
+                    : fd_resize((void**)&pool->stored[0], n * (size_t)book_count, sizeof *pool->stored[0]) &&
+                          fd_resize((void**)&pool->stored[1], n * (size_t)book_count, sizeof *pool->stored[1])));
     if (ok) {
         pool->capacity = capacity;
     }
@@ -290,7 +262,7 @@ static uint8_t pair_kind(uint32_t flags_i, uint32_t flags_j, bool sphere_kernel)
  * as much as four sphere-sphere entries. */
 static bool balance_threads(const fd_world* world, fd_neighbor_list* list, int threads)
 {
-    if (!grow_array((void**)&list->thread_row, (size_t)threads + 1, sizeof *list->thread_row)) {
+    if (!fd_resize((void**)&list->thread_row, (size_t)threads + 1, sizeof *list->thread_row)) {
         return false;
     }
     list->thread_count = threads;
@@ -321,12 +293,6 @@ static bool balance_threads(const fd_world* world, fd_neighbor_list* list, int t
         list->thread_row[t++] = n;
     }
     return true;
-}
-
-bool fd_neighbor_list_reserve(fd_neighbor_list* list, int64_t entries, int body_count)
-{
-    return grow_array((void**)&list->row_start, (size_t)body_count + 1, sizeof *list->row_start) &&
-           reserve_entries(list, entries);
 }
 
 /* The rows from the general broad phase (periodic or sparse worlds). */
@@ -369,7 +335,7 @@ static bool reserve_references(fd_penalty* penalty, int n)
         return true;
     }
     int capacity = n + n / 8 + 64;
-    if (!grow_array((void**)&penalty->reference_position, (size_t)capacity, sizeof(fd_vec3))) {
+    if (!fd_resize((void**)&penalty->reference_position, (size_t)capacity, sizeof(fd_vec3))) {
         return false;
     }
     penalty->reference_capacity = capacity;
@@ -482,7 +448,7 @@ bool fd_penalty_append_isolated(fd_world* world)
     fd_neighbor_list* list = &p->lists[p->current];
     const int old = list->body_count, n = world->body_count;
     if (!list_stands(world) || n <= old || !reserve_references(p, n) ||
-        !grow_array((void**)&list->row_start, (size_t)n + 1, sizeof *list->row_start)) {
+        !fd_resize((void**)&list->row_start, (size_t)n + 1, sizeof *list->row_start)) {
         return false;
     }
     for (int i = old + 1; i <= n; ++i) {

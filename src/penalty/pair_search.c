@@ -13,7 +13,7 @@
  * Walls (planes, and finite walls: mesh patches, cylinders, disks) are
  * tested against every dynamic body apart (they are few, and large or
  * unbounded: fd_wall_in_reach). Pairs of two static bodies are left out, and
- * so are the slots of removed bodies (src/world/removal.c).
+ * so are the slots of removed bodies (src/engine/removal.c).
  *
  * Along a periodic axis the grid spans the box, its cells a whole fraction
  * of the period, and the stencil wraps: a cell past the last is the first,
@@ -29,7 +29,7 @@
 
 #include "core/error.h"
 #include "penalty/penalty_internal.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 typedef struct placed_body {
     double x, y, z, reach;        /* reach: bounding radius + margin / 2 each, so a pair touches below the sum */
@@ -99,7 +99,7 @@ size_t fd_pair_scratch_memory(const struct fd_pair_scratch* scratch)
 static bool push_pair(found_pairs* buffer, int a, int b)
 {
     if (buffer->count == buffer->capacity &&
-        !fd_penalty_grow((void**)&buffer->pairs, &buffer->capacity, buffer->count + 1, 2 * sizeof(uint32_t))) {
+        !fd_grow((void**)&buffer->pairs, &buffer->capacity, buffer->count + 1, 2 * sizeof(uint32_t))) {
         return false;
     }
     int row = a < b ? a : b, partner = a < b ? b : a;
@@ -113,7 +113,7 @@ static bool push_pair(found_pairs* buffer, int a, int b)
 static bool reserve_pairs(found_pairs* buffer, int64_t extra)
 {
     return buffer->capacity - buffer->count >= extra ||
-           fd_penalty_grow((void**)&buffer->pairs, &buffer->capacity, buffer->count + extra, 2 * sizeof(uint32_t));
+           fd_grow((void**)&buffer->pairs, &buffer->capacity, buffer->count + extra, 2 * sizeof(uint32_t));
 }
 
 /* Body a against the bodies [from, to) of `placed` seen shifted by `shift`
@@ -366,11 +366,11 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
             return -1;
         }
     }
-    if (!fd_penalty_grow((void**)&scratch->cell_of, &scratch->cell_of_capacity, n + 1, sizeof(int32_t)) ||
-        !fd_penalty_grow((void**)&scratch->cell_start, &scratch->cell_start_capacity, cell_count + 2,
+    if (!fd_grow((void**)&scratch->cell_of, &scratch->cell_of_capacity, n + 1, sizeof(int32_t)) ||
+        !fd_grow((void**)&scratch->cell_start, &scratch->cell_start_capacity, cell_count + 2,
                          sizeof(int32_t)) ||
-        !fd_penalty_grow((void**)&scratch->placed, &scratch->placed_capacity, gridded + 1, sizeof(placed_body)) ||
-        !fd_penalty_grow((void**)&scratch->row_fill, &scratch->row_fill_capacity, n + 1, sizeof(int64_t))) {
+        !fd_grow((void**)&scratch->placed, &scratch->placed_capacity, gridded + 1, sizeof(placed_body)) ||
+        !fd_grow((void**)&scratch->row_fill, &scratch->row_fill_capacity, n + 1, sizeof(int64_t))) {
         return -1;
     }
     if (threads > scratch->buffer_count) {
@@ -439,7 +439,7 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
 #pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1) reduction(+ : failures)
     for (int t = 0; t < threads; ++t) {
         found_pairs* found = &buffers[t];
-        if (!fd_penalty_grow((void**)&found->pairs, &found->capacity, 4 * (int64_t)n / threads + 64,
+        if (!fd_grow((void**)&found->pairs, &found->capacity, 4 * (int64_t)n / threads + 64,
                              2 * sizeof(uint32_t))) {
             ++failures;
             continue;
@@ -490,7 +490,7 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
     }
     const bool ordered = threads > 1 && threads <= ORDERED_FILL_THREADS;
     const size_t stride = (size_t)n + 1;
-    if (ordered && !fd_penalty_grow((void**)&scratch->thread_rows, &scratch->thread_rows_capacity,
+    if (ordered && !fd_grow((void**)&scratch->thread_rows, &scratch->thread_rows_capacity,
                                     (int64_t)threads * (int64_t)stride, sizeof(int32_t))) {
         return -1;
     }
@@ -581,4 +581,30 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
     out->count = total;
     out->body_count = n;
     return 1;
+}
+
+/* ---------------------------------------------------------------- the list's rows */
+
+static bool reserve_entries(fd_neighbor_list* list, int64_t count)
+{
+    if (count <= list->capacity) {
+        return true;
+    }
+    /* A list grows little between builds: an eighth to spare. */
+    int64_t capacity = count + count / 8 + 1024;
+    size_t n = (size_t)capacity;
+    bool ok = fd_resize((void**)&list->partner, n, sizeof *list->partner) &&
+              fd_resize((void**)&list->kind, n, sizeof *list->kind) &&
+              fd_resize((void**)&list->law, n, sizeof *list->law) &&
+              fd_resize((void**)&list->contact, n, sizeof *list->contact);
+    if (ok) {
+        list->capacity = capacity;
+    }
+    return ok;
+}
+
+bool fd_neighbor_list_reserve(fd_neighbor_list* list, int64_t entries, int body_count)
+{
+    return fd_resize((void**)&list->row_start, (size_t)body_count + 1, sizeof *list->row_start) &&
+           reserve_entries(list, entries);
 }

@@ -308,12 +308,12 @@ typedef struct fd_penalty {
     fd_book_entry* released;
     int64_t released_count, released_capacity;
     /* And when bodies are removed (an outlet's), the energy each body this
-     * rank owns takes away (src/world/removal.c; `released` then holds the
+     * rank owns takes away (src/engine/removal.c; `released` then holds the
      * springs' energy of its contacts that this rank answers for). */
     struct fd_removed_energy* removed_energies;
     int64_t removed_energy_count, removed_energy_capacity;
     /* And after each step, the work of the external loads and locks on each
-     * dynamic body this rank owns, where not zero (src/world/world_prepare.c,
+     * dynamic body this rank owns, where not zero (src/engine/world_prepare.c,
      * fd_world_book_step_work: a zero adds nothing to the totals). */
     struct fd_body_work* body_work;
     int64_t body_work_count, body_work_capacity;
@@ -326,7 +326,7 @@ typedef struct fd_body_work {
 } fd_body_work;
 
 /* A removed body's kinetic plus gravitational energy and the gravitational
- * part (J), as the ledger books them (src/world/removal.c). */
+ * part (J), as the ledger books them (src/engine/removal.c). */
 typedef struct fd_removed_energy {
     int32_t body;
     double energy, gravitational;
@@ -362,7 +362,7 @@ void fd_penalty_rollback(fd_world* world);
  * (world->is_removed), as contacts that part end (their books into the
  * world's totals, the springs' energy released, their pool slots free), in
  * key order, and has the next pass build the list without them
- * (src/penalty/release.c; src/world/removal.c says why). */
+ * (src/penalty/release.c; src/engine/removal.c says why). */
 fd_status fd_penalty_release_removed(fd_world* world);
 
 /* Between steps, after bodies were appended (an inlet's spheres), each with

@@ -4,6 +4,7 @@
 
 #include "broadphase/broadphase.h"
 #include "contact/model.h"
+#include "core/grow.h"
 #include "penalty/penalty.h"
 #include "penalty/sphere_kernel.h"
 
@@ -42,10 +43,20 @@ static inline fd_energy_books* fd_books_after(const fd_contact_pool* pool, int32
     return pool->books[1 - pool->parity] + (size_t)slot * (size_t)pool->book_count;
 }
 /* after = before + this step's increments (stored: the step's), for the
- * mechanisms in `mechanisms` (bit 1 << mechanism); the others keep zero
- * (contact_details.c). */
-void fd_book_lifetime(fd_energy_books* after, const fd_energy_books* before, const fd_energy_books* step,
-                      unsigned mechanisms, int book_count);
+ * mechanisms in `mechanisms` (bit 1 << mechanism); the others keep zero. */
+static inline void fd_book_lifetime(fd_energy_books* after, const fd_energy_books* before,
+                                    const fd_energy_books* step, unsigned mechanisms, int book_count)
+{
+    for (int m = 0; m < book_count; ++m) {
+        if (mechanisms & (1u << m)) {
+            after[m].stored = step[m].stored;
+            after[m].dashpot = before[m].dashpot + step[m].dashpot;
+            after[m].slip = before[m].slip + step[m].slip;
+            after[m].created = before[m].created + step[m].created;
+            after[m].work = before[m].work + step[m].work;
+        }
+    }
+}
 /* step's books added to sums, every mechanism (the books of a mechanism
  * a law lacks are zero; a loop of constant length, so that sums kept in a
  * caller's locals stay in registers). */
@@ -90,8 +101,6 @@ static inline void fd_book_slot(const fd_contact_pool* pool, int32_t slot, const
     }
 }
 
-/* Grows *array (of *capacity elements) to hold `needed`; false when out of memory. */
-bool fd_penalty_grow(void** array, int64_t* capacity, int64_t needed, size_t element_size);
 /* Room for `count` records in a contact set (the pass records into
  * p->record_set, penalty.h says which; a rank of several gathers every
  * rank's there, src/parallel). */

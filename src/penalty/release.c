@@ -1,10 +1,10 @@
 /* The contacts of removed bodies end (penalty.h, fd_penalty_release_removed;
- * src/world/removal.c gives the design). */
+ * src/engine/removal.c gives the design). */
 #include <string.h>
 
 #include "core/error.h"
 #include "penalty/penalty_internal.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 bool fd_keep_released(fd_penalty* p, int i, int j, int32_t slot)
 {
@@ -12,7 +12,7 @@ bool fd_keep_released(fd_penalty* p, int i, int j, int32_t slot)
         return true;
     }
     if (p->released_count == p->released_capacity &&
-        !fd_penalty_grow((void**)&p->released, &p->released_capacity, p->released_count + 1, sizeof *p->released)) {
+        !fd_grow((void**)&p->released, &p->released_capacity, p->released_count + 1, sizeof *p->released)) {
         return false;
     }
     fd_book_entry* entry = &p->released[p->released_count++];
@@ -58,7 +58,7 @@ fd_status fd_penalty_release_removed(fd_world* world)
                 totals->released += stored;
                 world->stored_energy[m] -= stored;
             }
-            if (fd_penalty_grow((void**)&pool->free_slots, &pool->free_capacity, pool->free_count + 1,
+            if (fd_grow((void**)&pool->free_slots, &pool->free_capacity, pool->free_count + 1,
                                 sizeof *pool->free_slots)) {
                 pool->free_slots[pool->free_count++] = slot;
             }

@@ -5,7 +5,7 @@
 #define FD_PENALTY_ROUND_PAIR_H
 
 #include "penalty/penalty_internal.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 /* Body j's position as fd_collide sees it: its image across a periodic face
  * for two non-wall bodies (distance_pass.c, generic_distance). */

@@ -15,7 +15,7 @@
 
 #include "core/error.h"
 #include "penalty/penalty_internal.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 void fd_penalty_contacts_free(fd_penalty_contacts* contacts)
 {

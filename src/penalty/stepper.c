@@ -16,7 +16,7 @@
  *      when to look; src/world/stability.c);
  *   6. the ledger's external and lock work (when on), every 64 steps its
  *      test of the kinetic energy against what entered.
- * (The outlets and inlets follow in fd_world_step, src/world/world.c.)
+ * (The outlets and inlets follow in fd_world_step, src/engine/world.c.)
  *
  * Bodies with isotropic inertia and no locks (spheres, the common case) take
  * the straight kick and drift of body/integrate.c written inline, the same
@@ -28,7 +28,7 @@
 #include "body/body.h"
 #include "core/error.h"
 #include "penalty/penalty_internal.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 /* 0 for finite x, NaN for infinities and NaN (so a sum of probes is 0 only
  * when every value is finite). */
@@ -434,7 +434,7 @@ static fd_status book_step_work(fd_world* world, double h)
         if ((p->book_rows[b] & FD_BOOK_ROW_KIND) == FD_BOOK_ROW_NONE || (external == 0.0 && constraint == 0.0)) {
             continue;
         }
-        if (!fd_penalty_grow((void**)&p->body_work, &p->body_work_capacity, p->body_work_count + 1,
+        if (!fd_grow((void**)&p->body_work, &p->body_work_capacity, p->body_work_count + 1,
                              sizeof *p->body_work)) {
             return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the ledger's work of external loads");
         }

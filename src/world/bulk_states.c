@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "core/error.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 static bool range_is_valid(const fd_world* world, int first, int count)
 {

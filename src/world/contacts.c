@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "core/error.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 static bool reserve_set(fd_contact_set* set, int count, int history_stride, int column_count)
 {

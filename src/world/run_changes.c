@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "core/error.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 fd_status fd_world_set_gravity(fd_world* world, fd_vec3 gravity)
 {

@@ -33,7 +33,7 @@
 
 #include "body/body.h"
 #include "core/error.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 /* Half a radius per step: a blow-up. */
 static const double BLOW_UP_FRACTION = 0.5;
@@ -210,7 +210,7 @@ fd_status fd_world_estimate_critical_step(fd_world* world)
         const fd_body_cold* cold = &world->colds[b];
         material_extremes* e = &extremes[cold->material];
         if (world->is_removed[b]) {
-            continue; /* a removed body's slot (src/world/removal.c) */
+            continue; /* a removed body's slot (src/engine/removal.c) */
         }
         if (cold->type != FD_BODY_DYNAMIC) {
             static_total++;

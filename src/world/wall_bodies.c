@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 fd_status fd_world_adopt_mesh(fd_world* world, fd_mesh* mesh)
 {

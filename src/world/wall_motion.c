@@ -10,7 +10,7 @@
 
 #include "collide/collide.h"
 #include "core/error.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 static bool vec_is_zero(fd_vec3 v) { return v.x == 0.0 && v.y == 0.0 && v.z == 0.0; }
 
@@ -83,7 +83,7 @@ fd_status fd_world_set_wall_motion(fd_world* world, fd_body_id id, const fd_wall
     if (world == NULL || motion == NULL) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_world_set_wall_motion: null argument");
     }
-    if (!fd_body_is_valid(world, id)) {
+    if (!fd_world_holds(world, id)) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_world_set_wall_motion: invalid body handle");
     }
     int b = (int)id.index1 - 1;
@@ -202,7 +202,7 @@ void fd_world_free_walls(fd_world* world)
 fd_wall_reaction fd_body_get_reaction(const fd_world* world, fd_body_id id)
 {
     fd_wall_reaction reaction = {0};
-    if (world == NULL || !fd_body_is_valid(world, id)) {
+    if (world == NULL || !fd_world_holds(world, id)) {
         return reaction;
     }
     int b = (int)id.index1 - 1;

@@ -12,7 +12,7 @@
 #include "body/body.h"
 #include "core/error.h"
 #include "core/staggered.h"
-#include "world/world_internal.h"
+#include "world/world_store.h"
 
 /* ---------------------------------------------------------------- body names */
 
@@ -174,6 +174,18 @@ void fd_world_forget_body_name(fd_world* world, int body)
     }
     slots[hole] = (struct fd_name_slot){-1, 0};
     world->named_body_count--;
+}
+
+fd_body_def fd_default_body_def(void)
+{
+    fd_body_def def;
+    memset(&def, 0, sizeof def);
+    def.type = FD_BODY_DYNAMIC;
+    def.shape.type = FD_SHAPE_SPHERE;
+    def.shape.plane_normal = fd_v3(0, 0, 1);
+    def.orientation = fd_quat_identity();
+    def.lock_frame = fd_quat_identity();
+    return def;
 }
 
 /* ---------------------------------------------------------------- slots
@@ -522,7 +534,7 @@ static fd_body_id create_body_in(fd_world* world, const fd_body_def* def, int b,
 fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
 {
     /* A removed body's slot goes on with the tombstone's generation, which
-     * no handle of the removed body has (src/world/removal.c). */
+     * no handle of the removed body has (src/engine/removal.c). */
     int b = fd_world_next_slot(world);
     bool reused = b < world->body_count;
     uint32_t generation = reused ? world->generations[b] : 1;
@@ -552,11 +564,7 @@ fd_body_id fd_world_find_body(const fd_world* world, const char* name)
     return fd_world_body_at(world, find_body_index(world, name));
 }
 
-bool fd_body_is_valid(const fd_world* world, fd_body_id id)
-{
-    return id.index1 >= 1 && id.index1 <= world->body_count &&
-           world->generations[id.index1 - 1] == id.generation && !world->is_removed[id.index1 - 1];
-}
+bool fd_body_is_valid(const fd_world* world, fd_body_id id) { return fd_world_holds(world, id); }
 
 fd_body_state fd_body_get_state(const fd_world* world, fd_body_id id)
 {

@@ -10,7 +10,7 @@
  *   forces at t1 (contact pass)               forces at t1
  *                                             kick(dt/2)
  *   check: every value finite, else roll back and report.
- *   inlets: the spheres due by the new time join the state (src/world/inlet.c).
+ *   inlets: the spheres due by the new time join the state (src/engine/inlet.c).
  *
  * Forces are computed at the end of a step, for the new state, so that the
  * contacts and loads reported after a step belong to the state reported with
@@ -26,7 +26,8 @@
 #include "core/error.h"
 #include "core/staggered.h"
 #include "penalty/penalty.h"
-#include "world/world_internal.h"
+#include "engine/engine.h"
+#include "world/world_store.h"
 
 /* ---------------------------------------------------------------- defaults */
 
@@ -55,20 +56,7 @@ fd_contact_law_def fd_default_contact_law_def(void)
     return def;
 }
 
-fd_body_def fd_default_body_def(void)
-{
-    fd_body_def def;
-    memset(&def, 0, sizeof def);
-    def.type = FD_BODY_DYNAMIC;
-    def.shape.type = FD_SHAPE_SPHERE;
-    def.shape.plane_normal = fd_v3(0, 0, 1);
-    def.orientation = fd_quat_identity();
-    def.lock_frame = fd_quat_identity();
-    return def;
-}
-
 /* ---------------------------------------------------------------- world */
-
 
 static char* copy_string(const char* text)
 {
@@ -259,21 +247,6 @@ const char* fd_world_warning_at(const fd_world* world, int index)
 }
 
 /* ---------------------------------------------------------------- materials and laws */
-
-bool fd_world_reserve_law(fd_world* world)
-{
-    if (world->law_count < world->law_capacity) {
-        return true;
-    }
-    int capacity = world->law_capacity > 0 ? 2 * world->law_capacity : 8;
-    fd_contact_law* laws = realloc(world->laws, (size_t)capacity * sizeof *laws);
-    if (laws == NULL) {
-        return false;
-    }
-    world->laws = laws;
-    world->law_capacity = capacity;
-    return true;
-}
 
 fd_material_id fd_world_create_material(fd_world* world, const fd_material_def* def)
 {
@@ -466,7 +439,7 @@ fd_status fd_world_step(fd_world* world)
     }
     /* The step of the world's stepper (each rolls back a failed step to the
      * last good one), then, on the finished state, bodies in the outlets
-     * leave and spheres due from inlets join (src/world/outlet.c, inlet.c). */
+     * leave and spheres due from inlets join (src/engine/outlet.c, inlet.c). */
     fd_status status = world->def.stepper == FD_STEPPER_PENALTY
                            ? fd_penalty_step(world)           /* src/penalty/stepper.c */
                            : fd_complementarity_step(world);  /* src/complementarity/stepper.c */
@@ -496,51 +469,6 @@ uint64_t fd_world_state_hash(const fd_world* world)
         }
     }
     return hash;
-}
-
-fd_world_energy fd_world_get_energy(const fd_world* world)
-{
-    fd_world_energy energy = {0};
-    for (int b = 0; b < world->body_count; ++b) {
-        if (world->colds[b].type != FD_BODY_DYNAMIC) {
-            continue;
-        }
-        fd_body_state state = fd_world_state(world, b);
-        double m = world->colds[b].mass;
-        energy.kinetic_translational += 0.5 * m * fd_v3_length_squared(state.velocity);
-        energy.kinetic_rotational += fd_body_kinetic_rotational(&state, &world->masses[b]);
-        energy.gravitational -= m * fd_v3_dot(world->def.gravity, state.position);
-    }
-    bool penalty = world->def.stepper == FD_STEPPER_PENALTY;
-    if (penalty && !world->def.energy_ledger) {
-        energy.closure_error = NAN;
-        energy.entered = NAN;
-        return energy;
-    }
-    /* Both steppers keep the totals up to the last step and the springs'
-     * energy now (the penalty stepper's from each pass's step sums,
-     * src/penalty/contact_details.c, fd_book_step_sums). */
-    const fd_energy_totals* totals = &world->energy_totals;
-    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-        energy.stored[m] = world->stored_energy[m];
-        energy.dashpot[m] = totals->dashpot[m];
-        energy.slip[m] = totals->slip[m];
-        energy.created[m] = totals->created[m];
-    }
-    energy.normal_elastic = energy.stored[FD_MECHANISM_NORMAL];
-    energy.released = totals->released;
-    energy.external_work = totals->external_work;
-    energy.constraint_work = totals->constraint_work;
-    energy.inserted = totals->inserted;
-    energy.removed = totals->removed;
-    if (world->has_energy_reference) {
-        energy.closure_error = fd_world_ledger_balance(&energy) - world->energy_reference;
-        /* The reference is the kinetic + gravitational + stored energy at
-         * prepare; less the gravitational energy now (of the bodies there
-         * are, and of those removed when they left), the rest is gravity's work. */
-        energy.entered = fd_world_entered_energy(world, energy.gravitational);
-    }
-    return energy;
 }
 
 int fd_world_contact_count(const fd_world* world)

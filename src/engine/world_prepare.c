@@ -14,22 +14,10 @@
 #include "core/error.h"
 #include "core/staggered.h"
 #include "penalty/penalty_internal.h"
-#include "world/world_internal.h"
+#include "engine/engine.h"
+#include "world/world_store.h"
 
 /* ---------------------------------------------------------------- energy ledger */
-
-/* What the books say should stay constant: mechanical energy plus springs
- * plus what left (dissipated, released) minus what came in (created, work,
- * inserted). docs/energy.md. */
-double fd_world_ledger_balance(const fd_world_energy* e)
-{
-    double balance = e->kinetic_translational + e->kinetic_rotational + e->gravitational + e->released +
-                     e->removed - e->external_work - e->constraint_work - e->inserted;
-    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-        balance += e->stored[m] + e->dashpot[m] + e->slip[m] - e->created[m];
-    }
-    return balance;
-}
 
 static double ledger_balance(const fd_world* world)
 {
@@ -38,6 +26,21 @@ static double ledger_balance(const fd_world* world)
 }
 
 /* ---------------------------------------------------------------- prepare */
+
+bool fd_world_reserve_law(fd_world* world)
+{
+    if (world->law_count < world->law_capacity) {
+        return true;
+    }
+    int capacity = world->law_capacity > 0 ? 2 * world->law_capacity : 8;
+    fd_contact_law* laws = realloc(world->laws, (size_t)capacity * sizeof *laws);
+    if (laws == NULL) {
+        return false;
+    }
+    world->laws = laws;
+    world->law_capacity = capacity;
+    return true;
+}
 
 /* A pair of materials without a law of its own inherits one from the laws of
  * each material with itself where the models define inheritance (PFC). */

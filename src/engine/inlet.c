@@ -47,7 +47,8 @@
 
 #include "core/error.h"
 #include "penalty/penalty.h"
-#include "world/world_internal.h"
+#include "engine/engine.h"
+#include "world/world_store.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -562,7 +563,7 @@ static bool grid_build(fd_world* world, const fd_inlet* inlet, int64_t due_now, 
     int near_count = 0;
     for (int b = 0; b < world->body_count; ++b) {
         if (world->is_removed[b]) {
-            continue; /* a removed body's slot (src/world/removal.c) */
+            continue; /* a removed body's slot (src/engine/removal.c) */
         }
         if (world->is_wall[b]) {
             world->inlet_near[near_count++] = b;

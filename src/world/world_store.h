@@ -1,4 +1,8 @@
-/* The world's internal layout. The door of src/world/.
+/* The world's storage, below the steppers: its layout, and the services
+ * every stepper calls (contact search of the complementarity stepper,
+ * stability checks, walls' motion, the ledger's shared books). The door of
+ * src/world/; the world's lifecycle and step are src/engine/'s (engine.h),
+ * which this folder never calls.
  *
  * Bodies are stored as parallel arrays split by use (Box2D's hot/cold split):
  * the kinematic state that the integrator and the kernels read every step,
@@ -10,8 +14,8 @@
  * the new array from the broad phase (already in key order) and merges it
  * with the previous one to carry identity and history; nothing depends on
  * memory addresses, so two runs give bitwise the same result. */
-#ifndef FD_WORLD_INTERNAL_H
-#define FD_WORLD_INTERNAL_H
+#ifndef FD_WORLD_STORE_H
+#define FD_WORLD_STORE_H
 
 #include "body/body.h"
 #include "broadphase/broadphase.h"
@@ -76,7 +80,7 @@ typedef struct fd_energy_totals {
     double external_work;
     double constraint_work;
     double inserted;
-    double removed;               /* kinetic + gravitational energy of the bodies removed (src/world/removal.c) */
+    double removed;               /* kinetic + gravitational energy of the bodies removed (src/engine/removal.c) */
     double removed_gravitational; /* the gravitational part of it (fd_world_energy.entered counts gravity's work
                                    * on those bodies up to their removal) */
 } fd_energy_totals;
@@ -95,7 +99,7 @@ typedef struct fd_column {
 
 typedef struct fd_complementarity fd_complementarity;
 typedef struct fd_penalty fd_penalty;
-/* An inlet and its progress (src/world/inlet.c). */
+/* An inlet and its progress (src/engine/inlet.c). */
 typedef struct fd_inlet {
     fd_inlet_def def;             /* name points to `name` below */
     char* name;
@@ -127,7 +131,7 @@ typedef struct fd_moving_wall {
     double start_time;            /* s, t0: the later of motion.start_time and the time it was set */
     bool turns_a_plane;           /* a rotating plane: its range test changes everywhere, so the list is rebuilt */
 } fd_moving_wall;
-/* An outlet and what it has removed (src/world/outlet.c). */
+/* An outlet and what it has removed (src/engine/outlet.c). */
 typedef struct fd_outlet {
     fd_outlet_def def;            /* name points to `name` below; normal normalised */
     char* name;
@@ -241,7 +245,7 @@ struct fd_world {
     /* walls under a prescribed motion, in ascending body order */
     fd_moving_wall* moving_walls;
     int moving_wall_count, moving_wall_capacity;
-    /* removed bodies (src/world/removal.c): their slots stay as inert
+    /* removed bodies (src/engine/removal.c): their slots stay as inert
      * tombstones (is_removed), handed out again last removed first */
     bool* is_removed;             /* per body */
     uint32_t* generations;        /* per slot: its body's generation (fd_body_id), hot for the outputs' handles */
@@ -274,15 +278,6 @@ fd_status fd_world_raise_events(fd_world* world);
 bool fd_world_push_event(fd_world* world, fd_event_type type, fd_mechanism mechanism, uint64_t id, int body_i,
                          int body_j);
 
-/* Inserts the spheres the inlets owe at the world's current time
- * (src/world/inlet.c). Called by a stepper at the end of a successful step,
- * after the contact pass: the new spheres touch nothing, get gravity and their
- * external load as their force, and the world stays prepared. */
-fd_status fd_world_run_inlets(fd_world* world);
-/* The inlets' spheres due now, whoever runs them (fd_world_run_inlets does
- * unless world->inlets_by_caller: a rank of several inserts them once the
- * bodies the outlets take are removed on every rank, src/parallel). */
-fd_status fd_world_insert_from_inlets(fd_world* world);
 
 /* Moving walls (src/world/wall_motion.c). fd_world_move_walls puts each
  * moving wall at its pose and velocities of the world's time, into the
@@ -305,45 +300,27 @@ void fd_world_forget_wall_motion(fd_world* world, int b);
 /* The neighbour list's range test of wall body `wall` (fd_wall_reach_test). */
 fd_wall_reach fd_world_wall_reach(const fd_world* world, int wall);
 void fd_world_free_meshes(fd_world* world); /* src/world/wall_bodies.c */
-/* Frees the inlets (fd_world_free). */
-void fd_world_free_inlets(fd_world* world);
 
-/* Removes, after a successful step and before the inlets insert, the
- * dynamic bodies in the outlets' regions (src/world/outlet.c). */
-fd_status fd_world_run_outlets(fd_world* world);
-/* The first open outlet whose region holds body b's centre, or -1 (for a
- * caller that runs the outlets itself: world->outlets_by_caller). */
-int fd_world_outlet_of(const fd_world* world, int b);
-/* Inlet i's region's box (m) and its largest sphere radius (m). */
-void fd_world_inlet_bounds(const fd_world* world, int i, double lo[3], double hi[3], double* radius_max);
-void fd_world_free_outlets(fd_world* world);
 
-/* Slots of removed bodies (src/world/removal.c). The slot the next body
+/* Slots of removed bodies (src/world/world_bodies.c). The slot the next body
  * takes (a removed body's, or body_count); fd_world_create_body fills it and
  * claims it on success, or puts the tombstone back on failure. */
 int fd_world_next_slot(const fd_world* world);
 void fd_world_claim_slot(fd_world* world, int b);
 void fd_world_make_tombstone(fd_world* world, int b, uint32_t generation);
-/* Removes the bodies of these live slots (ascending, no repeats) without
- * the checks of fd_world_remove_body: the outlets, and a checkpoint's reader
- * putting the slots back. */
-fd_status fd_world_remove_slots(fd_world* world, const int32_t* bodies, int count);
-/* Room for one more contact law in world->laws (world.c); false when out of memory. */
-bool fd_world_reserve_law(fd_world* world);
 /* Takes body b's name out of the name index (world_bodies.c). */
 void fd_world_forget_body_name(fd_world* world, int b);
 /* The name store's blocks, freed with the world; the name index's bytes
  * (world_bodies.c). */
 void fd_world_free_names(fd_world* world);
 size_t fd_world_name_slot_bytes(const fd_world* world);
-/* What the ledger says should stay constant: mechanical energy plus the
- * springs' and the books' (world_prepare.c; docs/energy.md). */
-double fd_world_ledger_balance(const fd_world_energy* energy);
-/* For fd_world_prepare: adds the spheres the inlets will bring to its
- * per-material tallies (bodies_of_material, dynamic_material,
- * smallest_radius) and to the lightest dynamic mass and largest radius. */
-void fd_world_inlet_extents(const fd_world* world, int* bodies_of_material, bool* dynamic_material,
-                            double* smallest_radius, double* lightest, double* largest_radius);
+
+/* fd_body_is_valid, for the files of src/world/ beside world_bodies.c. */
+static inline bool fd_world_holds(const fd_world* world, fd_body_id id)
+{
+    return id.index1 >= 1 && id.index1 <= world->body_count && world->generations[id.index1 - 1] == id.generation &&
+           !world->is_removed[id.index1 - 1];
+}
 
 /* "'name' (#index)", or "#index" for an unnamed body, for messages. */
 const char* fd_world_body_label(const fd_world* world, int body, char* text, size_t size);
@@ -421,6 +398,9 @@ double fd_world_entered_energy(const fd_world* world, double gravitational);
  * book_step_work). */
 void fd_world_body_step_work(const fd_world* world, int b, double h, double* external, double* constraint);
 void fd_world_book_step_work(fd_world* world, double h);
+/* What the ledger says should stay constant: mechanical energy plus the
+ * springs' and the books' (ledger.c; docs/energy.md). */
+double fd_world_ledger_balance(const fd_world_energy* energy);
 
 /* Monotonic wall clock (s), for the profile. */
 double fd_wall_seconds(void);

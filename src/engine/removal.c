@@ -44,7 +44,8 @@
 #include "body/body.h"
 #include "core/error.h"
 #include "penalty/penalty_internal.h"
-#include "world/world_internal.h"
+#include "engine/engine.h"
+#include "world/world_store.h"
 
 int fd_world_live_body_count(const fd_world* world) { return world->body_count - world->free_slot_count; }
 
@@ -70,7 +71,7 @@ static bool book_energy(fd_world* world, int b)
     if ((p->book_rows[b] & FD_BOOK_ROW_KIND) == FD_BOOK_ROW_NONE) {
         return true;
     }
-    if (!fd_penalty_grow((void**)&p->removed_energies, &p->removed_energy_capacity, p->removed_energy_count + 1,
+    if (!fd_grow((void**)&p->removed_energies, &p->removed_energy_capacity, p->removed_energy_count + 1,
                          sizeof *p->removed_energies)) {
         return false;
     }

@@ -17,7 +17,8 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "world/world_internal.h"
+#include "engine/engine.h"
+#include "world/world_store.h"
 
 fd_outlet_def fd_default_outlet_def(void)
 {

@@ -1,0 +1,18 @@
+/* Growing heap arrays, the two ways fricdem's buffers grow. No state. */
+#ifndef FD_CORE_GROW_H
+#define FD_CORE_GROW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Room for `needed` elements in *array (capacity *capacity, updated), with a
+ * quarter and 256 to spare: for buffers that follow a count that drifts
+ * (contacts, a step's records). Contents kept; false when out of memory
+ * (*array untouched). */
+bool fd_grow(void** array, int64_t* capacity, int64_t needed, size_t element_size);
+/* *array reallocated to exactly `count` elements (at least one), contents
+ * kept; false when out of memory (*array untouched). */
+bool fd_resize(void** array, size_t count, size_t element_size);
+
+#endif
