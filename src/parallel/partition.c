@@ -247,6 +247,7 @@ void fd_partition_free(fd_partition* part)
     free(part->owned);
     free(part->zone_low);
     free(part->zone_high);
+    free(part->holders);
     if (part->world != NULL && part->world->penalty->book_rows == part->book_rows) {
         part->world->penalty->book_rows = NULL; /* the world books alone again (free the partition first) */
     }
@@ -686,6 +687,9 @@ static bool add_contact(fd_parcel* parcel, const fd_penalty_contacts* contacts, 
 /* Whether another rank holds both bodies of contact (i, j) next. */
 static bool held_elsewhere(const fd_partition* part, int i, int j)
 {
+    if (part->holders_ready) {
+        return (part->holders[i] & part->holders[j] & ~(UINT64_C(1) << part->rank)) != 0;
+    }
     for (int r = 0; r < part->domain->ranks; ++r) {
         if (r != part->rank && held_by(part, i, r) && held_by(part, j, r)) {
             return true;
@@ -706,21 +710,48 @@ static bool sent_elsewhere(const void* context, int i, int j)
  * for them, or go (a copy between two ghosts may be wrong). */
 static bool kept_here(const void* context, int i, int j) { return fd_partition_answers_for(context, i, j); }
 
-fd_status fd_partition_pack_migration(const fd_partition* part, fd_parcel* parcels)
+/* holders[b] for every body this rank holds (fd_partition.holders); false
+ * (and the per-rank tests stay) with more than 64 ranks or out of memory. */
+static bool find_holders(fd_partition* part)
+{
+    const fd_world* world = part->world;
+    int ranks = part->domain->ranks;
+    part->holders_ready = false;
+    if (ranks > 64 || !fd_grow((void**)&part->holders, &part->holders_capacity, world->body_count,
+                               sizeof *part->holders)) {
+        return false;
+    }
+    for (int b = 0; b < world->body_count; ++b) {
+        uint64_t mask = 0;
+        if (part->role[b] != FD_ROLE_DORMANT && part->role[b] != FD_ROLE_GONE) {
+            for (int r = 0; r < ranks; ++r) {
+                mask |= held_by(part, b, r) ? UINT64_C(1) << r : 0;
+            }
+        }
+        part->holders[b] = mask;
+    }
+    part->holders_ready = true;
+    return true;
+}
+
+fd_status fd_partition_pack_migration(fd_partition* part, fd_parcel* parcels)
 {
     const fd_world* world = part->world;
     int ranks = part->domain->ranks;
     for (int r = 0; r < ranks; ++r) {
         parcels[r].body_count = parcels[r].word_count = 0;
     }
+    find_holders(part);
     /* Each owned body to the other ranks that hold it next, with its role
      * there (this rank keeps its own copy: unpack sets its role). */
     for (int64_t k = 0; k < part->owned_count; ++k) {
         int b = part->owned[k];
         int owner = fd_domain_owner(part->domain, world->position[b]);
         for (int r = 0; r < ranks; ++r) {
-            if (r != part->rank && held_by(part, b, r) &&
+            bool held = part->holders_ready ? (part->holders[b] >> r) & 1u : held_by(part, b, r);
+            if (r != part->rank && held &&
                 !add_body(&parcels[r], record_of(world, b, r == owner ? FD_ROLE_OWNED : FD_ROLE_GHOST))) {
+                part->holders_ready = false;
                 return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
             }
         }
@@ -736,15 +767,16 @@ fd_status fd_partition_pack_migration(const fd_partition* part, fd_parcel* parce
     for (int64_t k = 0; k < contacts.count && status == FD_OK; ++k) {
         int i = contacts.pairs[2 * k], j = contacts.pairs[2 * k + 1];
         for (int r = 0; r < ranks; ++r) {
-            if (r != part->rank && held_by(part, i, r) && held_by(part, j, r) &&
-                !add_contact(&parcels[r], &contacts, k, words, contact_books(part))) {
+            bool both = part->holders_ready ? ((part->holders[i] & part->holders[j]) >> r) & 1u
+                                            : held_by(part, i, r) && held_by(part, j, r);
+            if (r != part->rank && both && !add_contact(&parcels[r], &contacts, k, words, contact_books(part))) {
                 status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
                 break;
             }
         }
     }
     fd_penalty_contacts_free(&contacts);
-    return status;
+    return status; /* holders stay ready for the unpacking, which ends them */
 }
 
 /* A copy of `count` records of `per` words, sorted by their first word (a
@@ -822,7 +854,8 @@ fd_status fd_partition_unpack_migration(fd_partition* part, const fd_body_record
     for (int64_t k = 0; k < part->owned_count; ++k) { /* what pack sent the others, for this rank */
         int b = part->owned[k];
         bool owned = fd_domain_owner(part->domain, world->position[b]) == part->rank;
-        next[b] = owned ? FD_ROLE_OWNED : (held_by(part, b, part->rank) ? FD_ROLE_GHOST : FD_ROLE_DORMANT);
+        bool held = part->holders_ready ? (part->holders[b] >> part->rank) & 1u : held_by(part, b, part->rank);
+        next[b] = owned ? FD_ROLE_OWNED : (held ? FD_ROLE_GHOST : FD_ROLE_DORMANT);
     }
     for (int64_t k = 0; k < body_count; ++k) {
         next[bodies[k].body] = (uint8_t)bodies[k].role;
@@ -831,6 +864,7 @@ fd_status fd_partition_unpack_migration(fd_partition* part, const fd_body_record
     /* The contacts it answered for stay (by the roles before); the others
      * come from the ranks that answer for them. */
     fd_penalty_drop_contacts(world, kept_here, part);
+    part->holders_ready = false; /* the roles change now */
     for (int b = 0; b < n; ++b) {
         if (part->role[b] != FD_ROLE_GONE) {
             hold(part, b, next[b] != FD_ROLE_DORMANT);
