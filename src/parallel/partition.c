@@ -705,6 +705,15 @@ static bool sent_elsewhere(const void* context, int i, int j)
     return fd_partition_answers_for(part, i, j) && held_elsewhere(part, i, j);
 }
 
+/* The rows that may hold such a contact: a wall's (held everywhere: its
+ * partner decides), and those of bodies another rank holds next. */
+static bool row_sent_elsewhere(const void* context, int i)
+{
+    const fd_partition* part = context;
+    return !part->holders_ready || part->role[i] == FD_ROLE_SHARED ||
+           (part->holders[i] & ~(UINT64_C(1) << part->rank)) != 0;
+}
+
 /* The contacts this rank keeps through a migration: those it answers for
  * (its bodies' exact copies). The others come from the ranks that answer
  * for them, or go (a copy between two ghosts may be wrong). */
@@ -759,7 +768,7 @@ fd_status fd_partition_pack_migration(fd_partition* part, fd_parcel* parcels)
     /* Each contact whose first non-wall body this rank owns (its springs are
      * exact) to the other ranks that hold both bodies next. */
     fd_penalty_contacts contacts;
-    fd_status status = fd_penalty_gather_where(world, sent_elsewhere, part, &contacts);
+    fd_status status = fd_penalty_gather_where(world, row_sent_elsewhere, sent_elsewhere, part, &contacts);
     if (status != FD_OK) {
         return status;
     }

@@ -406,9 +406,13 @@ typedef struct fd_penalty_contacts {
 fd_status fd_penalty_gather(const fd_world* world, fd_penalty_contacts* out);
 /* Which contacts, by pair (i < j), a caller wants (the ranks' migrations). */
 typedef bool (*fd_pair_filter)(const void* context, int i, int j);
-/* The live contacts whose pairs `wanted` accepts, in key order. */
-fd_status fd_penalty_gather_where(const fd_world* world, fd_pair_filter wanted, const void* context,
-                                  fd_penalty_contacts* out);
+/* Whether row i (the contacts (i, j), j > i) may hold a contact a caller
+ * wants: a cheap test that spares the rows that hold none. */
+typedef bool (*fd_row_filter)(const void* context, int i);
+/* The live contacts whose pairs `wanted` accepts, in key order; `rows`
+ * (NULL: every row) skips the rows it refuses. */
+fd_status fd_penalty_gather_where(const fd_world* world, fd_row_filter rows, fd_pair_filter wanted,
+                                  const void* context, fd_penalty_contacts* out);
 /* Between steps: forgets the contacts whose pairs `kept` refuses (the next
  * list build leaves them behind). */
 void fd_penalty_drop_contacts(fd_world* world, fd_pair_filter kept, const void* context);

@@ -42,11 +42,11 @@ static bool allocate(fd_penalty_contacts* c, int64_t count)
 
 fd_status fd_penalty_gather(const fd_world* world, fd_penalty_contacts* out)
 {
-    return fd_penalty_gather_where(world, NULL, NULL, out);
+    return fd_penalty_gather_where(world, NULL, NULL, NULL, out);
 }
 
-fd_status fd_penalty_gather_where(const fd_world* world, fd_pair_filter wanted, const void* context,
-                                  fd_penalty_contacts* out)
+fd_status fd_penalty_gather_where(const fd_world* world, fd_row_filter rows, fd_pair_filter wanted,
+                                  const void* context, fd_penalty_contacts* out)
 {
     memset(out, 0, sizeof *out);
     const fd_penalty* p = world->penalty;
@@ -57,6 +57,9 @@ fd_status fd_penalty_gather_where(const fd_world* world, fd_pair_filter wanted, 
     out->lifetime_books = pool->lifetime_books;
     int64_t count = 0;
     for (int i = 0; list->row_start != NULL && i < list->body_count; ++i) {
+        if (rows != NULL && !rows(context, i)) {
+            continue;
+        }
         for (int64_t e = list->row_start[i]; e < list->row_start[i + 1]; ++e) {
             count += list->contact[e] != FD_NO_CONTACT && (wanted == NULL || wanted(context, i, list->partner[e]));
         }
@@ -68,6 +71,9 @@ fd_status fd_penalty_gather_where(const fd_world* world, fd_pair_filter wanted, 
     int stride = out->history_stride;
     int64_t k = 0;
     for (int i = 0; list->row_start != NULL && i < list->body_count; ++i) {
+        if (rows != NULL && !rows(context, i)) {
+            continue;
+        }
         for (int64_t e = list->row_start[i]; e < list->row_start[i + 1]; ++e) {
             int32_t slot = list->contact[e];
             if (slot == FD_NO_CONTACT || (wanted != NULL && !wanted(context, i, list->partner[e]))) {
