@@ -718,6 +718,13 @@ static bool row_sent_elsewhere(const void* context, int i)
  * (its bodies' exact copies). The others come from the ranks that answer
  * for them, or go (a copy between two ghosts may be wrong). */
 static bool kept_here(const void* context, int i, int j) { return fd_partition_answers_for(context, i, j); }
+/* The rows that may hold a contact this rank does not keep: every row but
+ * those of the bodies it owns (it answers for all of their contacts). */
+static bool row_not_owned(const void* context, int i)
+{
+    const fd_partition* part = context;
+    return part->role[i] != FD_ROLE_OWNED;
+}
 
 /* holders[b] for every body this rank holds (fd_partition.holders); false
  * (and the per-rank tests stay) with more than 64 ranks or out of memory. */
@@ -872,7 +879,7 @@ fd_status fd_partition_unpack_migration(fd_partition* part, const fd_body_record
     }
     /* The contacts it answered for stay (by the roles before); the others
      * come from the ranks that answer for them. */
-    fd_penalty_drop_contacts(world, kept_here, part);
+    fd_penalty_drop_contacts(world, row_not_owned, kept_here, part);
     part->holders_ready = false; /* the roles change now */
     for (int b = 0; b < n; ++b) {
         if (part->role[b] != FD_ROLE_GONE) {

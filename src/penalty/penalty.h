@@ -414,8 +414,9 @@ typedef bool (*fd_row_filter)(const void* context, int i);
 fd_status fd_penalty_gather_where(const fd_world* world, fd_row_filter rows, fd_pair_filter wanted,
                                   const void* context, fd_penalty_contacts* out);
 /* Between steps: forgets the contacts whose pairs `kept` refuses (the next
- * list build leaves them behind). */
-void fd_penalty_drop_contacts(fd_world* world, fd_pair_filter kept, const void* context);
+ * list build leaves them behind), in the rows `rows` accepts (NULL: all;
+ * a row it refuses keeps every contact). */
+void fd_penalty_drop_contacts(fd_world* world, fd_row_filter rows, fd_pair_filter kept, const void* context);
 /* Builds the neighbour list at the current state, carrying the contacts
  * still held, and adds those of `in` (key order; their pairs within reach
  * and without a contact): a migration's, without a checkpoint's fresh

@@ -231,11 +231,14 @@ fd_status fd_penalty_install(fd_world* world, const fd_penalty_contacts* in)
     return FD_OK;
 }
 
-void fd_penalty_drop_contacts(fd_world* world, fd_pair_filter kept, const void* context)
+void fd_penalty_drop_contacts(fd_world* world, fd_row_filter rows, fd_pair_filter kept, const void* context)
 {
     fd_penalty* p = world->penalty;
     fd_neighbor_list* list = &p->lists[p->current];
     for (int i = 0; list->row_start != NULL && i < list->body_count; ++i) {
+        if (rows != NULL && !rows(context, i)) {
+            continue;
+        }
         for (int64_t e = list->row_start[i]; e < list->row_start[i + 1]; ++e) {
             if (list->contact[e] != FD_NO_CONTACT && !kept(context, i, list->partner[e])) {
                 /* Its slot is left to no entry: the rebuild's packing of
