@@ -55,7 +55,8 @@ static __attribute__((noinline)) void begin_contact(fd_world* world, fd_neighbor
 
 /* A sphere-sphere or sphere-plane contact through the scalar sphere kernel
  * (sphere_kernel.h): its geometry from the centres, the law, the loads. */
-static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world* world, const fd_neighbor_list* list,
+static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world* world, fd_penalty* penalty,
+                                                                      const fd_neighbor_list* list,
                                                                       int32_t e, int i, int j, int32_t slot,
                                                                       bool ledger, bool record, int64_t index,
                                                                       fd_energy_books* step_books_out)
@@ -64,9 +65,9 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
     const fd_body_state* si = &state_i;
     const fd_body_state* sj = &state_j;
     const double* radii = world->bounding_radii;
-    fd_contact_pool* pool = &world->penalty->pool;
+    fd_contact_pool* pool = &penalty->pool;
     const fd_contact_law* law = &world->laws[list->law[e]];
-    const double* constants = pool->constants + (size_t)slot * (size_t)world->penalty->constant_stride;
+    const double* constants = pool->constants + (size_t)slot * (size_t)penalty->constant_stride;
     int stride = world->history_stride;
     double* history = fd_springs_after(pool, slot, stride); /* the kernel updates it in place: on a copy */
     memcpy(history, fd_springs_before(pool, slot, stride), (size_t)stride * sizeof(double));
@@ -130,8 +131,8 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
             step_books[m].created = step_books[m].work = 0.0;
         }
     }
-    fd_sphere_loads loads = fd_sphere_kernel(law, constants, world->def.time_step, world->penalty->spring_time_step, n, overlap,
-                                             relative,
+    fd_sphere_loads loads = fd_sphere_kernel(law, constants, world->def.time_step, penalty->spring_time_step, n,
+                                             overlap, relative,
                                              si->angular_velocity, sj->angular_velocity,
                                              pool->state[slot] & (FD_ENTRY_NOW & ~FD_ENTRY_TOUCHING), history,
                                              ledger || record ? step_books : NULL);
@@ -164,24 +165,25 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
 /* The scalar sphere kernel with books, out of line: the few contacts that
  * take it in a ledger run (sphere-plane, wide turns) do not widen the chunk
  * loops, which then stay the plain pass's. */
-static __attribute__((noinline)) fd_pair_loads sphere_pair_booked(fd_world* world, const fd_neighbor_list* list,
+static __attribute__((noinline)) fd_pair_loads sphere_pair_booked(fd_world* world, fd_penalty* penalty,
+                                                                 const fd_neighbor_list* list,
                                                                  int32_t e, int i, int j, int32_t slot, int64_t index,
                                                                  fd_energy_books* step_books_out)
 {
-    return sphere_pair(world, list, e, i, j, slot, true, false, index, step_books_out);
+    return sphere_pair(world, penalty, list, e, i, j, slot, true, false, index, step_books_out);
 }
 
 /* sphere_pair for a pass's instantiation (record and ledger constants). */
-static inline __attribute__((always_inline)) fd_pair_loads sphere_pair_of_pass(fd_world* world,
+static inline __attribute__((always_inline)) fd_pair_loads sphere_pair_of_pass(fd_world* world, fd_penalty* penalty,
                                                                               const fd_neighbor_list* list, int32_t e,
                                                                               int i, int j, int32_t slot, bool ledger,
                                                                               bool record, int64_t index,
                                                                               fd_energy_books* step_books_out)
 {
     if (ledger && !record) {
-        return sphere_pair_booked(world, list, e, i, j, slot, index, step_books_out);
+        return sphere_pair_booked(world, penalty, list, e, i, j, slot, index, step_books_out);
     }
-    return sphere_pair(world, list, e, i, j, slot, ledger, record, index, step_books_out);
+    return sphere_pair(world, penalty, list, e, i, j, slot, ledger, record, index, step_books_out);
 }
 
 /* The mechanisms a law has (bit 1 << mechanism). */
@@ -492,7 +494,8 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             }
             slot_lane[s] = -1;
             if (kind < FD_PAIR_GENERIC) {
-                slot_loads[s] = sphere_pair_of_pass(world, list, e, i, j, slot, ledger, record, index, slot_books[s]);
+                slot_loads[s] =
+                    sphere_pair_of_pass(world, p, list, e, i, j, slot, ledger, record, index, slot_books[s]);
             } else if (kind == FD_PAIR_GENERIC) {
                 const fd_generic_slot* geometry = &th->slots[--generic_left];
                 slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, geometry, geometry->offset.x,
@@ -583,7 +586,8 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 /* The rolling spring turns too far for the block: the scalar
                  * kernel, with the library's sine and cosine. */
                 int32_t e = th->touching[k].entry;
-                slot_loads[s] = sphere_pair_of_pass(world, list, e, i, j, slot, ledger, record, th->first_contact + k,
+                slot_loads[s] = sphere_pair_of_pass(world, p, list, e, i, j, slot, ledger, record,
+                                                    th->first_contact + k,
                                                     slot_books[s]);
                 c = -1;
             }
