@@ -16,7 +16,9 @@
  * axes (Dullweber, Leimkuhler & McLachlan, J. Chem. Phys. 107 (1997) 5840):
  * each sub-step is an exact rotation, so |L| is kept to round-off and the
  * energy error stays bounded at O((omega h)^2) with no drift, where an
- * explicit Euler step of the gyroscopic term would pump energy in. */
+ * explicit Euler step of the gyroscopic term would pump energy in.
+ *
+ * Must not touch: the world that stores bodies, the steppers. */
 #ifndef FD_BODY_H
 #define FD_BODY_H
 

@@ -1,6 +1,8 @@
 /* A body's kicks, drift and locks (body.h gives the schemes and why). Owns
  * the arithmetic of one body's step; the loops over bodies are the
- * steppers' (src/penalty/stepper.c writes the sphere case inline). */
+ * steppers' (src/penalty/stepper.c writes the sphere case inline).
+ *
+ * Must not touch: the world that stores bodies, the steppers. */
 #include "body/body.h"
 
 const fd_body_extra fd_no_extra = {.lock_frame = {1.0, 0.0, 0.0, 0.0}};

@@ -15,7 +15,9 @@
  * when n < 3), and distances are measured to the minimum image. The box
  * bounds such a grid, so the dense grid is kept up to 64 cells per body.
  * Planes need no image: a plane's normal is perpendicular to the periodic
- * axes. */
+ * axes.
+ *
+ * Must not touch: the world's storage, contacts, the steppers. */
 #ifndef FD_BROADPHASE_H
 #define FD_BROADPHASE_H
 

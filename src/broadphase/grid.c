@@ -1,6 +1,8 @@
 /* The broad phase's grid and spatial hash (broadphase.h gives the design):
  * candidate pairs of bounding spheres in ascending key order. Owns its
- * cells and buffers; reads positions and radii, never the world. */
+ * cells and buffers; reads positions and radii, never the world.
+ *
+ * Must not touch: the world's storage, contacts, the steppers. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

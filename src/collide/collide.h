@@ -1,5 +1,7 @@
 /* Collision: shapes, mass properties, narrow phase with full contact geometry.
- * The door of src/collide/. */
+ * The door of src/collide/.
+ *
+ * Must not touch: contact laws, the world, the steppers. */
 #ifndef FD_COLLIDE_H
 #define FD_COLLIDE_H
 

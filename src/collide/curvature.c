@@ -28,7 +28,9 @@
  * contacts, A B is expanded (substitute k1 = (K + g)/2, k2 = (K - g)/2,
  * K = k1 + k2) into
  *   16 A B = 4 k1i k2i + 4 k1j k2j + 2 (Ki Kj - gi gj cos 2 phi),
- * in which every term is >= 0 for convex surfaces (K >= |g|). */
+ * in which every term is >= 0 for convex surfaces (K >= |g|).
+ *
+ * Must not touch: contact laws, the world, the steppers. */
 #include "collide/collide.h"
 
 void fd_ellipsoid_curvature(fd_vec3 semi_axes, fd_vec3 p, double curvature[2], fd_vec3 direction[2])

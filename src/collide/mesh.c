@@ -24,7 +24,9 @@
  *      triangle size, so that a query visits only the triangles near the
  *      sphere.
  * Everything is deterministic: hash-table probing, sorting (on total orders)
- * and union-find (the lower root wins) depend on the input order only. */
+ * and union-find (the lower root wins) depend on the input order only.
+ *
+ * Must not touch: contact laws, the world, the steppers. */
 #include <float.h>
 #include <limits.h>
 #include <stdarg.h>

@@ -1,6 +1,8 @@
 /* The layout of an fd_mesh, shared by its builder (mesh.c) and its queries
  * (mesh_query.c). Nothing here changes after fd_mesh_create returns, so
- * queries from several threads at once need no locks. */
+ * queries from several threads at once need no locks.
+ *
+ * Must not touch: contact laws, the world, the steppers. */
 #ifndef FD_COLLIDE_MESH_INTERNAL_H
 #define FD_COLLIDE_MESH_INTERNAL_H
 

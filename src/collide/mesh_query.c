@@ -38,7 +38,9 @@
  * lower index): two contacts. With both tests on distances the two patches
  * make complementary decisions. Only the incident triangles of B count, so
  * that a far part of B (one curving round) cannot take a contact it is not
- * part of. */
+ * part of.
+ *
+ * Must not touch: contact laws, the world, the steppers. */
 #include "collide/mesh_internal.h"
 
 typedef struct triangle_point {

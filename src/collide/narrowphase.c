@@ -39,7 +39,9 @@
  * full relative precision, so x_2 = y_2 / u stays accurate when the point
  * is nearly on the plane of the two larger axes (u -> 0). The bisection
  * runs to adjacent doubles (50 to 70 steps), so the result is exact
- * to round-off and a deterministic function of its inputs. */
+ * to round-off and a deterministic function of its inputs.
+ *
+ * Must not touch: contact laws, the world, the steppers. */
 #include "collide/collide.h"
 #include "collide/walls.h"
 

@@ -13,7 +13,9 @@
  * (cylindrical shell, disk, mesh patch) are thin sheets: volume and inertia
  * are 0, and the body module gives static bodies infinite mass instead. A
  * finite wall's bounding radius is the distance from its position within
- * which its whole surface lies (the broad phase's range, fd_wall_in_reach). */
+ * which its whole surface lies (the broad phase's range, fd_wall_in_reach).
+ *
+ * Must not touch: contact laws, the world, the steppers. */
 #include <float.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -18,7 +18,9 @@
  *
  * The stored normals are ignored (the mesh computes its own from the
  * vertices, which many exporters get wrong or leave zero); every vertex is
- * read as written, once per triangle, and fd_mesh_create welds them. */
+ * read as written, once per triangle, and fd_mesh_create welds them.
+ *
+ * Must not touch: contact laws, the world, the steppers. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>

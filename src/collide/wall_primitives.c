@@ -13,7 +13,9 @@
  * (-1/R), and is straight along it. Rims are sharp edges: the sphere touches a
  * line, whose curvature across is infinite and whose effect on the contact
  * is left to the sphere's own radius, as LIGGGHTS does for mesh edges; they
- * report curvature 0. */
+ * report curvature 0.
+ *
+ * Must not touch: contact laws, the world, the steppers. */
 #include "collide/walls.h"
 
 /* The unit radial direction of (x, y) in the z = 0 plane; +x on the axis. */

@@ -12,7 +12,9 @@
  *
  * Every surface is a two-sided thin sheet: a sphere on either side touches
  * the side it is on, and the normal points from the surface towards the
- * sphere centre. */
+ * sphere centre.
+ *
+ * Must not touch: contact laws, the world, the steppers. */
 #ifndef FD_COLLIDE_WALLS_H
 #define FD_COLLIDE_WALLS_H
 

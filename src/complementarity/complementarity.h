@@ -2,7 +2,9 @@
  * with sliding, rolling and spinning friction cones, one step as the cone
  * complementarity problem Eq. (40) (stepper.c says how). The door of
  * src/complementarity/: the world creates its workspace and hands it the
- * step (src/engine/world.c); a checkpoint restores its statistics. */
+ * step (src/engine/world.c); a checkpoint restores its statistics.
+ *
+ * Must not touch: the engine, the penalty stepper, files, ranks. */
 #ifndef FD_COMPLEMENTARITY_H
 #define FD_COMPLEMENTARITY_H
 

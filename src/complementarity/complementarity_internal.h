@@ -2,7 +2,9 @@
  * shared by its two files: stepper.c (the problem of a step, the step, the
  * public settings) and solvers.c (the matrix-free products and the three
  * iterative solvers of the CCP). Private to src/complementarity/; the rest
- * of the engine sees complementarity.h. Conventions and units: stepper.c. */
+ * of the engine sees complementarity.h. Conventions and units: stepper.c.
+ *
+ * Must not touch: the engine, the penalty stepper, files, ranks. */
 #ifndef FD_COMPLEMENTARITY_INTERNAL_H
 #define FD_COMPLEMENTARITY_INTERNAL_H
 

@@ -2,7 +2,9 @@
  * bodies, never built), its residual, and the three iterative solvers:
  * Jacobi and Gauss-Seidel (Tasora & Anitescu Eq. 46) and APGD (Nesterov's
  * accelerated projected gradient with restart). Reads the problem stepper.c
- * built; writes only the reactions and the statistics. */
+ * built; writes only the reactions and the statistics.
+ *
+ * Must not touch: the engine, the penalty stepper, files, ranks. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

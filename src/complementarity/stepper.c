@@ -29,7 +29,9 @@
  * g_c, in m/s: it
  * is zero exactly at a solution of the CCP (the projected-gradient fixed
  * point), and it measures the velocity error of the constraints. g_c is
- * 1 / (Gershgorin's bound on the largest eigenvalue of the contact's block). */
+ * 1 / (Gershgorin's bound on the largest eigenvalue of the contact's block).
+ *
+ * Must not touch: the engine, the penalty stepper, files, ranks. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,9 @@
  * each with an optional compliance (the Tikhonov regularisation N + C of
  * Sec. 6.2). They hold no kernel: the stepper of src/complementarity/
  * reads their parameters and solves for the reactions. A law of these models
- * works only with that stepper, and that stepper only with them. */
+ * works only with that stepper, and that stepper only with them.
+ *
+ * Must not touch: the world, the steppers, files (the steppers call the laws). */
 #include <math.h>
 
 #include "contact/model.h"

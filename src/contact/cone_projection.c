@@ -84,7 +84,9 @@
  *
  * Cost: 2 square roots, at most 9 divisions, 3 compare-exchanges, no
  * allocation, no loop over more than 3 breakpoints; about 15 ns, 5 ns for a
- * point inside (bench/cone_projection_cost.c, bench/README.md). */
+ * point inside (bench/cone_projection_cost.c, bench/README.md).
+ *
+ * Must not touch: the world, the steppers, files (the steppers call the laws). */
 #include "contact/cone_projection.h"
 
 #include <math.h>

@@ -10,7 +10,9 @@
  * where a coefficient 0 forces its part to 0 and INFINITY leaves it free (the
  * limits of the cones as the coefficient goes to 0 or to infinity); g_n >= 0
  * always holds (the contact never pulls). A NaN anywhere in x, an infinite
- * component of x, or a NaN or negative coefficient makes all six results NaN. */
+ * component of x, or a NaN or negative coefficient makes all six results NaN.
+ *
+ * Must not touch: the world, the steppers, files (the steppers call the laws). */
 #ifndef FD_CONTACT_CONE_PROJECTION_H
 #define FD_CONTACT_CONE_PROJECTION_H
 

@@ -29,7 +29,9 @@
  * critical against the pair's own mass or inertia, not against the far
  * smaller mobility of the motion they resist (a tangential force at arm R
  * moves 1/m + R^2/I = 3.5/m of a sphere, not 1/m): with several contacts
- * their explicit limit 2 / (Z c mu) is what bounds the step in a heap. */
+ * their explicit limit 2 / (Z c mu) is what bounds the step in a heap.
+ *
+ * Must not touch: the world, the steppers, files (the steppers call the laws). */
 #include <math.h>
 #include <string.h>
 

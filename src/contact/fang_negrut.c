@@ -48,7 +48,9 @@ bodies' torques differ in general (App. A.2, last paragraph).
  * on body i (Sec. 3.3): tau_i = -(T_E + T_D) n, tau_j = +(T_E + T_D) n.
  *
  * Everything is recomputed each step from the current curvature and normal
- * force (Sec. 4.5); a new contact starts with zero history and zero loads. */
+ * force (Sec. 4.5); a new contact starts with zero history and zero loads.
+ *
+ * Must not touch: the world, the steppers, files (the steppers call the laws). */
 #include <math.h>
 #include <string.h>
 

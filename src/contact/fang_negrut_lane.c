@@ -5,7 +5,9 @@
  * both outcomes and blends (fd_select), which gives the branch's bits; where
  * it would call the library (atan2 outside the series, App. B's fallback
  * frame) or take a path that only a stopped contact point takes, the lane
- * is marked for the caller's registry path instead. */
+ * is marked for the caller's registry path instead.
+ *
+ * Must not touch: the world, the steppers, files (the steppers call the laws). */
 #include <math.h>
 
 #include "contact/fang_negrut_lane.h"

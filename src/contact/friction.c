@@ -7,7 +7,9 @@
  * The Coulomb limits scale with |N| (LAMMPS Fncrit = |F_ne + F_damp|): N is
  * >= 0 except where a normal model lets its dashpot pull (hooke with
  * limit_damping = 0, LAMMPS's default; pfc_linear's full-dashpot modes), and a
- * negative limit would turn a friction force around. */
+ * negative limit would turn a friction force around.
+ *
+ * Must not touch: the world, the steppers, files (the steppers call the laws). */
 #include <math.h>
 #include <string.h>
 

@@ -2,7 +2,9 @@
  * (for messages and tables) and the one way a friction model resolves its
  * static and kinetic coefficients from its parameters. A leaf of
  * src/contact/: the models call it, it calls no model, so that the models
- * never reach back into the registry or the friction stage that call them. */
+ * never reach back into the registry or the friction stage that call them.
+ *
+ * Must not touch: the world, the steppers, files (the steppers call the laws). */
 #include <stdbool.h>
 
 #include "contact/model.h"

@@ -46,7 +46,9 @@
  * mu_k = mu_s it is LAMMPS's single Coulomb limit. N is |N|, LAMMPS Fncrit.
  *
  * The update is fd_mindlin_step (contact/mindlin_core.h), shared with the
- * penalty stepper's sphere kernel. */
+ * penalty stepper's sphere kernel.
+ *
+ * Must not touch: the world, the steppers, files (the steppers call the laws). */
 #include <math.h>
 
 #include "contact/mindlin_core.h"

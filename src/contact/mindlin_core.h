@@ -16,7 +16,9 @@
  * in LAMMPS's order (pair_granular.cpp of 29 Sep 2021). F_max is mu_s N in
  * stick and mu_k N in slip (the mode the step starts in), the switch of
  * Fang & Negrut Sec. 3.1 (fang_negrut.c, cap_and_switch). Choices inside the
- * step are blends (fd_select), as in sds_core.h. */
+ * step are blends (fd_select), as in sds_core.h.
+ *
+ * Must not touch: the world, the steppers, files (the steppers call the laws). */
 #ifndef FD_CONTACT_MINDLIN_CORE_H
 #define FD_CONTACT_MINDLIN_CORE_H
 

@@ -9,7 +9,9 @@
  *
  * History is one flat block of doubles per contact; each sub-model of a law
  * gets its offset in it when the law is resolved. A new contact starts with
- * its block zeroed (Fang & Negrut Sec. 3: no history at the onset of contact). */
+ * its block zeroed (Fang & Negrut Sec. 3: no history at the onset of contact).
+ *
+ * Must not touch: the world, the steppers, files (the steppers call the laws). */
 #ifndef FD_CONTACT_MODEL_H
 #define FD_CONTACT_MODEL_H
 

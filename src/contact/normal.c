@@ -27,7 +27,9 @@
  * eta_n0 a m_eff with a = sqrt(R_eff delta), the contact radius (our
  * eta_n_visco). LAMMPS clamps the total force at zero only with its
  * `limit_damping` keyword; limit_damping = 0 here lets the dashpot pull as
- * LAMMPS does by default. */
+ * LAMMPS does by default.
+ *
+ * Must not touch: the world, the steppers, files (the steppers call the laws). */
 #include <math.h>
 #include <string.h>
 

@@ -21,7 +21,9 @@
  * Dissipated energies are accumulated with the manual's update
  * E := E - 1/2 (X_o + X) . d_slip; in the convention above this is >= 0
  * (energy removed from the bodies). The manual's table gives the range
- * (-inf, 0]: a sign convention difference, see docs/validation/pfc_ball.md. */
+ * (-inf, 0]: a sign convention difference, see docs/validation/pfc_ball.md.
+ *
+ * Must not touch: the world, the steppers, files (the steppers call the laws). */
 #include <math.h>
 
 #include "contact/model.h"

@@ -3,7 +3,9 @@
  *
  * To add a model: write its table entry and kernel in its own file under
  * src/contact/, and list its table here. Nothing else changes: the scene
- * loader, `fricdem models` and the docs read the same table. */
+ * loader, `fricdem models` and the docs read the same table.
+ *
+ * Must not touch: the world, the steppers, files (the steppers call the laws). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

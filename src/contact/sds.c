@@ -24,7 +24,9 @@
  * tangent plane as for D-SDS, then advanced by one explicit Euler step of
  * Eq. (10) evaluated at the state the step starts from (xi_n, v_n); the force
  * returned is the one of that state. Eq. (10) divides by gamma: gamma_t = 0 is
- * refused when the law is resolved. */
+ * refused when the law is resolved.
+ *
+ * Must not touch: the world, the steppers, files (the steppers call the laws). */
 #include <math.h>
 #include <stdio.h>
 

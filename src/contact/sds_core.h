@@ -12,7 +12,9 @@
  * update (D-SDS, LAMMPS's order: spring advanced, then tested), Eq. (10) for
  * the continuous one (C-SDS: force from the spring at the start of the step,
  * spring advanced at the rate of Eq. 10). The derivations and the energy
- * books are in sds.c and sds_torque.c. */
+ * books are in sds.c and sds_torque.c.
+ *
+ * Must not touch: the world, the steppers, files (the steppers call the laws). */
 #ifndef FD_CONTACT_SDS_CORE_H
 #define FD_CONTACT_SDS_CORE_H
 

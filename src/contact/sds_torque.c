@@ -75,7 +75,9 @@
  * D-SDS, the spring rate for C-SDS); D-SDS reset: the spring energy change of
  * Eq. (3), k (|xi|^2 - |xi_p|^2)/2, goes to `created` when positive, to
  * `slip` (negated) when negative; C-SDS while slipping: slip = -F . (v - r) dt
- * >= 0 (the paper's Eq. 11). */
+ * >= 0 (the paper's Eq. 11).
+ *
+ * Must not touch: the world, the steppers, files (the steppers call the laws). */
 #include <math.h>
 
 #include "contact/model.h"

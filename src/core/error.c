@@ -1,5 +1,7 @@
 /* The error of the last failed call, per thread (error.h): fd_fail writes
- * it, fd_last_error reads it. Knows nothing of what failed. */
+ * it, fd_last_error reads it. Knows nothing of what failed.
+ *
+ * Must not touch: the other folders of src/ (it sees only the public types). */
 #include "core/error.h"
 
 #include <stdarg.h>

@@ -1,4 +1,6 @@
-/* Thread-local last-error message behind fd_last_error(). */
+/* Thread-local last-error message behind fd_last_error().
+ *
+ * Must not touch: the other folders of src/ (it sees only the public types). */
 #ifndef FD_CORE_ERROR_H
 #define FD_CORE_ERROR_H
 

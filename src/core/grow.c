@@ -1,4 +1,6 @@
-/* Growing heap arrays (grow.h). */
+/* Growing heap arrays (grow.h).
+ *
+ * Must not touch: the other folders of src/ (it sees only the public types). */
 #include "core/grow.h"
 
 #include <stdlib.h>

@@ -1,4 +1,6 @@
-/* Growing heap arrays, the two ways fricdem's buffers grow. No state. */
+/* Growing heap arrays, the two ways fricdem's buffers grow. No state.
+ *
+ * Must not touch: the other folders of src/ (it sees only the public types). */
 #ifndef FD_CORE_GROW_H
 #define FD_CORE_GROW_H
 

@@ -1,5 +1,7 @@
 /* Small inline value-type math: vectors, quaternions, 3x3 matrices.
- * Double precision throughout; no allocation; every function is pure. */
+ * Double precision throughout; no allocation; every function is pure.
+ *
+ * Must not touch: the other folders of src/ (it sees only the public types). */
 #ifndef FD_CORE_MATH_H
 #define FD_CORE_MATH_H
 

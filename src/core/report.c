@@ -1,6 +1,8 @@
 /* The numbers of the run summaries and of the checks before a run (report.h):
  * percentages that add up to 100, the memory and disk space free, sizes in
- * words. No state. */
+ * words. No state.
+ *
+ * Must not touch: the other folders of src/ (it sees only the public types). */
 #include "core/report.h"
 
 #include <math.h>

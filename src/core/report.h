@@ -1,5 +1,7 @@
 /* Numbers for a run's reports and its checks before it starts: shares that
- * add up to 100 %, and the memory and disk the machine has free. */
+ * add up to 100 %, and the memory and disk the machine has free.
+ *
+ * Must not touch: the other folders of src/ (it sees only the public types). */
 #ifndef FD_CORE_REPORT_H
 #define FD_CORE_REPORT_H
 

@@ -5,7 +5,9 @@
  * of the L1 cache: a loop that streams them (the integrator reads and writes
  * positions, orientations, velocities, spins, forces and torques, old and
  * new) thrashes that set (PERFORMANCE.md measured 25 times slower). Each
- * array here starts a different number of cache lines into its block. */
+ * array here starts a different number of cache lines into its block.
+ *
+ * Must not touch: the other folders of src/ (it sees only the public types). */
 #ifndef FD_CORE_STAGGERED_H
 #define FD_CORE_STAGGERED_H
 

@@ -4,7 +4,9 @@
  * the steppers' contacts and lists. The door of src/engine/; what these
  * files share beyond fricdem.h. Below it: the world's storage and the
  * services every stepper calls (src/world/), the steppers (src/penalty/,
- * src/complementarity/). */
+ * src/complementarity/).
+ *
+ * Must not touch: files, ranks, the command line. */
 #ifndef FD_ENGINE_H
 #define FD_ENGINE_H
 

@@ -38,7 +38,9 @@
  * inserted in the step join the grid. So a placement costs O(1), whatever
  * the number of bodies in the world or in the region; the grid finds exactly
  * the bodies a scan of them all would reject a place for, so the places, and
- * the runs, are those of the scan. */
+ * the runs, are those of the scan.
+ *
+ * Must not touch: files, ranks, the command line. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,9 @@
  *
  * Cost: one pass over the positions per step and outlet, split over the
  * threads, which counts the bodies inside; only a step that found some
- * collects them (serially, in index order) and removes them. */
+ * collects them (serially, in index order) and removes them.
+ *
+ * Must not touch: files, ranks, the command line. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -36,7 +36,9 @@
  * and the loads of the removed body's contacts at the last pass stay in its
  * partners' forces for their next kick, as those of a contact that ends at
  * the next pass do. With the ledger the body's kinetic and gravitational
- * energy is booked as removed (docs/energy.md). */
+ * energy is booked as removed (docs/energy.md).
+ *
+ * Must not touch: files, ranks, the command line. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

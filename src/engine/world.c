@@ -15,7 +15,9 @@
  * Forces are computed at the end of a step, for the new state, so that the
  * contacts and loads reported after a step belong to the state reported with
  * them; the accelerations a0 used by the next kick are the ones stored here
- * (fd_world_prepare computes the first ones). */
+ * (fd_world_prepare computes the first ones).
+ *
+ * Must not touch: files, ranks, the command line. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,7 @@
 /* Output files written in large blocks, directly or through the page cache
- * (block_file.h says why and what stays true either way). */
+ * (block_file.h says why and what stays true either way).
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #define _GNU_SOURCE /* O_DIRECT */
 #include "io/block_file.h"
 

@@ -24,7 +24,9 @@
  * thread of the file's own sends it while the caller formats the next one,
  * so that a frame costs its formatting, not its formatting plus the
  * device's time. The file is exactly the bytes appended after the next
- * fd_block_file_flush or fd_block_file_close, which wait for it. */
+ * fd_block_file_flush or fd_block_file_close, which wait for it.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #ifndef FD_IO_BLOCK_FILE_H
 #define FD_IO_BLOCK_FILE_H
 

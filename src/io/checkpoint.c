@@ -51,7 +51,9 @@
  * the previous checkpoint or the new one, whole, whenever the run stops.
  *
  * This file writes; checkpoint_read.c reads; checkpoint_layout.c holds what
- * both need. */
+ * both need.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "io/checkpoint.h"
 

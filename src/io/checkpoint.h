@@ -1,7 +1,9 @@
 /* Checkpoints, inside src/io/: the world's file, written (checkpoint.c, with
  * the layout and why) and read (checkpoint_read.c), the shapes both use
  * (checkpoint_layout.c), the scene it came from (checkpoint_scene.c), HDF5
- * helpers (checkpoint_hdf5.c). docs/restart.md. */
+ * helpers (checkpoint_hdf5.c). docs/restart.md.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #ifndef FD_IO_CHECKPOINT_H
 #define FD_IO_CHECKPOINT_H
 

@@ -1,4 +1,6 @@
-/* HDF5 helpers for checkpoints (checkpoint_hdf5.h). */
+/* HDF5 helpers for checkpoints (checkpoint_hdf5.h).
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include "io/checkpoint_hdf5.h"
 
 #include <stdio.h>

@@ -6,7 +6,9 @@
  * written once and read once, and doubles do not compress much. Array
  * shapes are checked on reading, so a checkpoint that is not what the
  * reader expects fails with a message naming the dataset, never with a
- * buffer overrun. */
+ * buffer overrun.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #ifndef FD_IO_CHECKPOINT_HDF5_H
 #define FD_IO_CHECKPOINT_HDF5_H
 

@@ -1,5 +1,7 @@
 /* What a checkpoint holds, shared by its writer and its reader
- * (checkpoint_layout.h). */
+ * (checkpoint_layout.h).
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include "io/checkpoint_layout.h"
 
 #include <stdlib.h>

@@ -2,7 +2,9 @@
  * (checkpoint.c) and its reader (checkpoint_read.c) use: the format's name,
  * the structs stored as rows of doubles, the fingerprints of what a scene
  * builds, a body's identity and the world's contact set as columns. The
- * layout of the file is described at the top of checkpoint.c. */
+ * layout of the file is described at the top of checkpoint.c.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #ifndef FD_IO_CHECKPOINT_LAYOUT_H
 #define FD_IO_CHECKPOINT_LAYOUT_H
 

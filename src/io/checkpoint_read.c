@@ -8,7 +8,9 @@
  * ones the next kick uses), the laws are compared (inherited laws exist only
  * after prepare), and the contacts are put into a neighbour list built at the
  * restored state. Last, the restored bodies must hash as they did when the
- * checkpoint was written. */
+ * checkpoint was written.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,7 +12,9 @@
  * writes (output.*) and with how many threads (world.threads: results do not
  * depend on the thread count, docs/design.md). Every other key is refused by
  * name before anything is built, so that a resumed run cannot silently be a
- * different run. */
+ * different run.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

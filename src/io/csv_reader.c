@@ -1,5 +1,7 @@
 /* The streaming CSV reader (csv_reader.h says what it accepts and why it is
- * written here). Owns its buffer and file; interprets no field. */
+ * written here). Owns its buffer and file; interprets no field.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include "io/csv_reader.h"
 
 #include <stdlib.h>

@@ -6,7 +6,9 @@
  * Written here rather than taken from a library (libcsv) because an error
  * must name its exact line, also past quoted fields that hold line breaks
  * (libcsv reports fields and records, not lines), and a field is parsed
- * where it lies in the buffer, with no copy per field. */
+ * where it lies in the buffer, with no copy per field.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #ifndef FD_IO_CSV_READER_H
 #define FD_IO_CSV_READER_H
 

@@ -2,7 +2,9 @@
  * datasets made the way H5MD 1.1 asks, extendible series created with their
  * chunking and filters, and a frame appended to a series. Owns no file: the
  * trajectory's writer (output_trajectory.c) creates and closes it, its frames
- * (output_trajectory_frames.c) append to its series. */
+ * (output_trajectory_frames.c) append to its series.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include "io/h5md_series.h"
 
 #include <math.h>

@@ -2,7 +2,9 @@
  * h5md_series.c (series made and appended to), output_trajectory.c (the
  * file, its datasets, the indexes and the API) and
  * output_trajectory_frames.c (a frame's values). Private to them (the rest
- * of fricdem sees output_trajectory.h). */
+ * of fricdem sees output_trajectory.h).
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #ifndef FD_IO_H5MD_SERIES_H
 #define FD_IO_H5MD_SERIES_H
 

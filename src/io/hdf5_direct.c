@@ -2,7 +2,9 @@
  * (hdf5_direct.h says why and what it guarantees). Written against the
  * HDF5 1.10 driver interface (H5FDpublic.h's H5FD_class_t, by member name);
  * HDF5 1.13 and later changed that interface, and there the trajectory keeps
- * HDF5's default driver. */
+ * HDF5's default driver.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #define _GNU_SOURCE /* O_DIRECT */
 #include "io/hdf5_direct.h"
 

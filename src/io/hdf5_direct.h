@@ -12,7 +12,9 @@
  * trajectory aligns its large chunks (H5Pset_alignment) and their buffers.
  * Reads and every other write (metadata, small and compressed chunks) take
  * the first descriptor; the kernel keeps the two coherent (a direct write
- * flushes and drops cached pages of its range). */
+ * flushes and drops cached pages of its range).
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #ifndef FD_IO_HDF5_DIRECT_H
 #define FD_IO_HDF5_DIRECT_H
 

@@ -23,7 +23,9 @@
  *
  * fd_parse_double is the other way, decimal text to the double strtod
  * gives, for bodies files of 10^6 rows (scene_bodies_file.c); its comment
- * says why its fast paths are exact. */
+ * says why its fast paths are exact.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include "io/number_format.h"
 #include "io/powers_of_ten.h"
 

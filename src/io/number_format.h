@@ -14,7 +14,9 @@
  * fd_text is an append-only byte buffer written to a FILE or a file
  * descriptor in large blocks: a row is formatted into it with plain stores
  * instead of one stdio call per number. Its bytes are 4096-aligned, as
- * block_file.h's direct writes need. */
+ * block_file.h's direct writes need.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #ifndef FD_IO_NUMBER_FORMAT_H
 #define FD_IO_NUMBER_FORMAT_H
 

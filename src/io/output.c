@@ -37,7 +37,9 @@
  *
  * This file owns the writer, its schedules, the VTU snapshots and their
  * PVD indexes and the API; the CSV files' rows are formatted in
- * output_csv.c, the trajectory in output_trajectory.c. */
+ * output_csv.c, the trajectory in output_trajectory.c.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>

@@ -2,7 +2,9 @@
  * and how files stay whole; docs/output-format.md lists every column):
  * opening the files with their headers and writing the rows of an output
  * time, of a step's events and of the complementarity solver. This file
- * formats and writes rows; it does not decide when. */
+ * formats and writes rows; it does not decide when.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -14,7 +14,9 @@
  * costs a file that fricdem did not write. docs/guarantees.md documents it.
  *
  * Also the paths of the files inside it (fd_output_path), for every writer
- * of the outputs. */
+ * of the outputs.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>

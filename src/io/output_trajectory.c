@@ -59,7 +59,9 @@
  *
  * The writer reads the world through the public API only, like output.c.
  * This file owns the file, its datasets, the indexes and the API; the
- * frames' values are gathered in output_trajectory_frames.c. */
+ * frames' values are gathered in output_trajectory_frames.c.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include "io/output_trajectory.h"
 
 #include <errno.h>

@@ -1,7 +1,9 @@
 /* The HDF5 trajectory of a run (output_trajectory.c), for output.c:
  * DIR/trajectory.h5 in the H5MD layout, with the XDMF indexes
  * DIR/trajectory.xdmf (bodies) and DIR/trajectory_contacts.xdmf that
- * ParaView's "XDMF Reader" opens. Layout: docs/output-format.md. */
+ * ParaView's "XDMF Reader" opens. Layout: docs/output-format.md.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #ifndef FD_IO_OUTPUT_TRAJECTORY_H
 #define FD_IO_OUTPUT_TRAJECTORY_H
 

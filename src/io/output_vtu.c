@@ -14,7 +14,9 @@
  * nothing held per body. A frame's contacts are gathered first into a table
  * of what the arrays show (88 bytes a contact, one pass over their records
  * instead of one per array); the walls series (output_vtu_walls.c) fills
- * its arrays from tables it draws beforehand too. */
+ * its arrays from tables it draws beforehand too.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include "io/output_vtu.h"
 #include "io/output_vtu_piece.h"
 

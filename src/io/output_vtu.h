@@ -1,5 +1,7 @@
 /* VTK XML snapshots of the bodies, the contacts and the walls
- * (output_vtu.c), for output.c. Formats: docs/output-format.md. */
+ * (output_vtu.c), for output.c. Formats: docs/output-format.md.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #ifndef FD_IO_OUTPUT_VTU_H
 #define FD_IO_OUTPUT_VTU_H
 

@@ -1,7 +1,9 @@
 /* The array and piece machinery of the VTU writer (output_vtu.c), shared
  * with the walls series (output_vtu_walls.c): a piece is its arrays, each
  * described by a table entry whose `fill` callback gives the components of
- * tuple i, written ASCII or raw binary appended by fd_vtu_write_piece. */
+ * tuple i, written ASCII or raw binary appended by fd_vtu_write_piece.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #ifndef FD_IO_OUTPUT_VTU_PIECE_H
 #define FD_IO_OUTPUT_VTU_PIECE_H
 

@@ -1,7 +1,9 @@
 /* The walls series of the VTU output (vtu/walls_NNNNNN.vtu): every wall body
  * at its pose of the snapshot's time, at its true size, as polygons.
  * Format: docs/output-format.md; the array and piece writer it fills is
- * output_vtu.c's (output_vtu_piece.h). */
+ * output_vtu.c's (output_vtu_piece.h).
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -10,7 +10,9 @@
  * no rows is a grid of 0 points whose hyperslabs select nothing: the reader
  * gives an empty grid (and prints "Alloc :: Invalid argument" to stdout);
  * a grid without geometry, or an empty spatial collection, would crash it
- * or change the output's type. */
+ * or change the output's type.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include "io/output_xdmf.h"
 
 #include <errno.h>

@@ -1,7 +1,9 @@
 /* XDMF 2 indexes of time series held in HDF5 (output_xdmf.c), for the
  * trajectory (output_trajectory.c): a temporal collection of Polyvertex
  * grids, one per frame, whose points and point arrays are hyperslabs of
- * that frame's rows. ParaView's "XDMF Reader" opens them. */
+ * that frame's rows. ParaView's "XDMF Reader" opens them.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #ifndef FD_IO_OUTPUT_XDMF_H
 #define FD_IO_OUTPUT_XDMF_H
 

@@ -1,7 +1,9 @@
 /* What the writers of a run's outputs share: the writer's state (fd_output),
  * the CSV functions output.c calls (output_csv.c) and the paths inside the
  * output directory (output_directory.c). Private to them (the rest of
- * fricdem sees fricdem/io.h). */
+ * fricdem sees fricdem/io.h).
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #ifndef FD_IO_RUN_OUTPUTS_H
 #define FD_IO_RUN_OUTPUTS_H
 

@@ -16,7 +16,9 @@
  * Every error is FD_ERR_PARSE (FD_ERR_IO when the file cannot be read) with a
  * message "FILE:LINE: key.path: what is wrong", and leaves *out empty. The
  * world's own checks (fd_world_create_*, fd_world_set_contact_law) are
- * reported the same way, at the line of the entry that failed. */
+ * reported the same way, at the line of the entry that failed.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -37,7 +37,9 @@
  * world's alone (563 B per body, then the first contact search): the readers
  * hold a 1 MiB buffer or 1 MiB of hyperslabs whatever the row count. perf of
  * the CSV load: 60% in fd_world_create_body (mostly first-touch page faults
- * of the world's arrays), 7% numbers, 4% reading the file. */
+ * of the world's arrays), 7% numbers, 4% reading the file.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include <errno.h>
 #include <float.h>
 #include <hdf5.h>

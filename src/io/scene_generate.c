@@ -57,7 +57,9 @@
  * batches sorted by cell against the spheres placed before the batch (a sweep
  * through the grid in memory order, on world.threads OpenMP threads), and
  * only the few that pass are tested again, in order, exactly. The batches
- * change the time, not the result. */
+ * change the time, not the result.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -4,7 +4,9 @@
  * it is about: unique inlet names, the material, `radius` or `sizes` (one of
  * them), `disk` or `box` (one of them), a region wide enough for the largest
  * sphere. Anything else the world refuses (a body already named like the
- * inlet's spheres) is reported at the entry. See docs/inlets.md. */
+ * inlet's spheres) is reported at the entry. See docs/inlets.md.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include <string.h>
 
 #include "core/error.h"

@@ -13,7 +13,9 @@
  *   3. check what crosses entries (names, material references, shape keys)
  *      and build the world (scene.c, scene_generate.c).
  * Every error names the node it is about, so it can say FILE:LINE (or the
- * --set argument for a node that came from an override) and the key path. */
+ * --set argument for a node that came from an override) and the key path.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #ifndef FD_IO_SCENE_LOADER_H
 #define FD_IO_SCENE_LOADER_H
 

@@ -3,7 +3,9 @@
  * (unique across bodies and generators), materials by name with a hint for
  * a typo, paths relative to the scene file, and the count of bodies created
  * for the progress of a long load. Calls only the document's helpers
- * (scene_yaml.c); builds nothing. */
+ * (scene_yaml.c); builds nothing.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

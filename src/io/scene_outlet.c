@@ -6,7 +6,9 @@
  * tables cannot say is checked at the line of the key it is about: unique
  * outlet names, exactly one of `box`, `half_space` and `sphere`, a box with
  * max > min on every axis, a normal that is not zero. Anything else the
- * world refuses is reported at the entry. */
+ * world refuses is reported at the entry.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include <string.h>
 
 #include "core/error.h"

@@ -3,7 +3,9 @@
  * so that an overridden value goes through exactly the checks a value in the
  * file would (scene_yaml.c says how a message names the argument); and the
  * copy of a node into another document (an alias's target, an override's
- * value). Calls only the document's helpers (scene_yaml.c). */
+ * value). Calls only the document's helpers (scene_yaml.c).
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdint.h>

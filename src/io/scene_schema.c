@@ -10,7 +10,9 @@
  * that must exist or be unique) is checked in scene.c after parsing.
  * Contact sub-model parameters are not in these tables: they come from the
  * model registry (fd_model_find and its fd_param_info table) at run time.
- * The tables themselves are in scene_keys.c and scene_keys_inputs.c. */
+ * The tables themselves are in scene_keys.c and scene_keys_inputs.c.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>

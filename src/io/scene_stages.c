@@ -5,7 +5,9 @@
  * gate slides open), the inlets that pour (fd_world_set_inlet_active), the
  * outlets that remove (fd_world_set_outlet_active) and gravity
  * (fd_world_set_gravity). Names are resolved against the built world
- * at load, so a typo is an error at its line, not a surprise later. */
+ * at load, so a typo is an error at its line, not a surprise later.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -25,7 +25,9 @@
  * A `bodies` value with an anchor of its own is read whole, as before: an
  * alias to the list must see its items.
  * libyaml's add functions may move the node array: indices, not pointers,
- * are kept across them. */
+ * are kept across them.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -11,7 +11,9 @@
  * body: it is grafted into the body's own document when the body is read,
  * and its node range is kept per item (item_first_node, item_end_node).
  * libyaml's add functions may move the node array: nothing here keeps a node
- * pointer across them, only indices. */
+ * pointer across them, only indices.
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdint.h>

@@ -1,5 +1,7 @@
 /* A trajectory frame's per-row data written chunk by chunk, each chunk
- * compressed or stored as it is by what it holds (trajectory_chunks.c). */
+ * compressed or stored as it is by what it holds (trajectory_chunks.c).
+ *
+ * Must not touch: the steppers' internals (it reads the world through the public API). */
 #ifndef FRICDEM_IO_TRAJECTORY_CHUNKS_H
 #define FRICDEM_IO_TRAJECTORY_CHUNKS_H
 

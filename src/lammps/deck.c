@@ -1,6 +1,8 @@
 /* Reading a LAMMPS deck: lines, variables, expressions (deck.h says what
  * and why). Its only knowledge of LAMMPS commands is `variable` and
- * `include`; everything else goes back to the importer. */
+ * `include`; everything else goes back to the importer.
+ *
+ * Must not touch: the world's internals (it writes a scene). */
 #include "lammps/deck.h"
 
 #include <ctype.h>

@@ -2,7 +2,9 @@
  * becomes (granular.h; the mapping is docs/lammps.md's "Keywords" table).
  * Parsing follows LAMMPS 2021's pair_granular.cpp and the legacy
  * pair_gran_*.cpp; where fricdem has no exact equivalent the word is
- * refused with the reason, never approximated. */
+ * refused with the reason, never approximated.
+ *
+ * Must not touch: the world's internals (it writes a scene). */
 #include "lammps/granular.h"
 
 #include <math.h>

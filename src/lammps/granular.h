@@ -2,7 +2,9 @@
  * fix wall/gran's, and the legacy gran/hooke, gran/hooke/history and
  * gran/hertz/history styles) as the importer holds it, its mixing between
  * atom types, and the fricdem contact law it becomes (docs/lammps.md's
- * "Keywords" table, which says where each translation is exact). */
+ * "Keywords" table, which says where each translation is exact).
+ *
+ * Must not touch: the world's internals (it writes a scene). */
 #ifndef FD_LAMMPS_GRANULAR_H
 #define FD_LAMMPS_GRANULAR_H
 

@@ -2,7 +2,9 @@
  * (lmp_import.h): messages (lmp_fail with DECK:LINE, lmp_note), lookups of
  * groups and regions, atoms added, the box, and a pair of atom types' law
  * (its pair_coeff, or mixed). Calls no command handler: import.c and
- * atoms.c read the deck into the state, write_scene.c writes it out. */
+ * atoms.c read the deck into the state, write_scene.c writes it out.
+ *
+ * Must not touch: the world's internals (it writes a scene). */
 #include "lammps/lmp_import.h"
 
 #include <math.h>

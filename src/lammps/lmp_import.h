@@ -1,6 +1,8 @@
 /* What the importer gathers from a deck (import.c and atoms.c read the
  * commands into it, lmp_import.c answers its lookups; write_scene.c checks
- * it as a whole and writes the scene). */
+ * it as a whole and writes the scene).
+ *
+ * Must not touch: the world's internals (it writes a scene). */
 #ifndef FD_LAMMPS_LMP_IMPORT_H
 #define FD_LAMMPS_LMP_IMPORT_H
 

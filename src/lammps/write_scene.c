@@ -2,7 +2,9 @@
  * move, which laws need moduli, what an exclusion leaves out), then the
  * scene file, written beside its final name and renamed into place so that
  * a failed import leaves nothing behind and an existing scene is replaced
- * only when asked. */
+ * only when asked.
+ *
+ * Must not touch: the world's internals (it writes a scene). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

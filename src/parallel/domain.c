@@ -1,5 +1,7 @@
 /* The ranks' boxes: recursive coordinate bisection of the bodies, each
- * box's owner and halo (domain.h). */
+ * box's owner and halo (domain.h).
+ *
+ * Must not touch: files, MPI itself (app/mpi_run.c carries the messages). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

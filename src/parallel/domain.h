@@ -1,5 +1,7 @@
 /* The ranks' boxes (issue 14): recursive coordinate bisection of the
- * bodies, each box's owner and halo (src/parallel/partition.h uses them). */
+ * bodies, each box's owner and halo (src/parallel/partition.h uses them).
+ *
+ * Must not touch: files, MPI itself (app/mpi_run.c carries the messages). */
 #ifndef FD_DOMAIN_H
 #define FD_DOMAIN_H
 

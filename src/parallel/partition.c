@@ -1,6 +1,8 @@
 /* Domain decomposition of the penalty stepper: each rank's roles, and what
  * ranks send each other (the boxes are domain.c's; partition.h explains why
- * the result is the one process's to the bit). */
+ * the result is the one process's to the bit).
+ *
+ * Must not touch: files, MPI itself (app/mpi_run.c carries the messages). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -33,7 +33,9 @@
  * Contact ids are one process's too: each step's new contacts are numbered
  * in key order over all ranks (fd_partition_number_new_contacts). Storage
  * is not yet split: each rank keeps the arrays of every body (issue 14 asks
- * for ghosts only). */
+ * for ghosts only).
+ *
+ * Must not touch: files, MPI itself (app/mpi_run.c carries the messages). */
 #ifndef FD_PARTITION_H
 #define FD_PARTITION_H
 

@@ -1,7 +1,9 @@
 /* The ranks of a decomposition stepped together in one process (partition.h,
  * fd_partition_step_together): the MPI runner's messages (app/mpi_run.c)
  * as copies between the partitions, through partition.h's functions only,
- * so that the tests compare every rank's bits with one process without MPI. */
+ * so that the tests compare every rank's bits with one process without MPI.
+ *
+ * Must not touch: files, MPI itself (app/mpi_run.c carries the messages). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,9 @@
  *  - the events of a pass, in key order.
  *
  * None of this is on the path of a pass that records nothing and keeps no
- * books: it runs only for generic pairs, or when asked for. */
+ * books: it runs only for generic pairs, or when asked for.
+ *
+ * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,9 @@
  * filled and the count advances by the test. Generic entries get the full
  * narrow phase here, and keep its geometry for the law pass; round pairs of
  * the registry's laws get fd_collide's test only (round_pair.c); pairs of
- * materials that never touch (normal model none) are never touching. */
+ * materials that never touch (normal model none) are never touching.
+ *
+ * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #include "core/error.h"
 #include "penalty/penalty_internal.h"
 #include "penalty/round_pair.h"

@@ -15,7 +15,9 @@
  *      contacts and the events, in key order.
  *
  * The commit of a step frees the pool slots of contacts that ended and makes
- * the recorded contacts the world's; a rollback undoes stage 3. */
+ * the recorded contacts the world's; a rollback undoes stage 3.
+ *
+ * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

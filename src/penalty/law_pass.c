@@ -12,7 +12,9 @@
  * A contact that begins takes a pool slot (handed out in stage 2), its
  * springs start at zero and its pair constants are computed; every contact
  * reads its springs and books from one buffer and writes them to the other
- * (the commit of the step flips them; a rollback leaves them). */
+ * (the commit of the step flips them; a rollback leaves them).
+ *
+ * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #include <math.h>
 #include <string.h>
 

@@ -10,7 +10,9 @@
  * A rebuild carries each entry's contact (state, history, id, first step,
  * books) to the new list by key: both lists are in key order, so one merge
  * per row finds them. A touching pair is always in the new list (it is within
- * the margin, so within the wider reach). */
+ * the margin, so within the wider reach).
+ *
+ * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

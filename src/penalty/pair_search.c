@@ -22,7 +22,9 @@
  * once, through the one image within reach). Periodic worlds with fewer
  * cells per period, and sparse worlds (more than 4 cells per body: a body
  * far from the rest), take the general broad phase (src/broadphase/). The
- * search's arrays are kept from one build to the next. */
+ * search's arrays are kept from one build to the next.
+ *
+ * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

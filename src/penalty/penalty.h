@@ -49,7 +49,9 @@
  *    buffers are swapped back by the world; the contacts' springs and books,
  *    which a pass reads from one buffer and writes to the other, are simply
  *    not flipped; the state bytes shift back and the contacts begun in the
- *    step give their slots back. */
+ *    step give their slots back.
+ *
+ * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #ifndef FD_PENALTY_H
 #define FD_PENALTY_H
 

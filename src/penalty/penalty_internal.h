@@ -1,4 +1,6 @@
-/* Shared between the files of src/penalty/ only. */
+/* Shared between the files of src/penalty/ only.
+ *
+ * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #ifndef FD_PENALTY_INTERNAL_H
 #define FD_PENALTY_INTERNAL_H
 

@@ -1,5 +1,7 @@
 /* The contacts of removed bodies end (penalty.h, fd_penalty_release_removed;
- * src/engine/removal.c gives the design). */
+ * src/engine/removal.c gives the design).
+ *
+ * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #include <string.h>
 
 #include "core/error.h"

@@ -1,6 +1,8 @@
 /* The round pairs' image offset and touching test (round_pair.c has the
  * rest), inline for the distance pass, which tests every listed round pair
- * each step: fd_collide's test from the centres, bit for bit. */
+ * each step: fd_collide's test from the centres, bit for bit.
+ *
+ * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #ifndef FD_PENALTY_ROUND_PAIR_H
 #define FD_PENALTY_ROUND_PAIR_H
 

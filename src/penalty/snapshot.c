@@ -9,7 +9,9 @@
  * contact began. The neighbour list is not kept either: the restored world
  * builds one at the checkpoint's state, and the results do not depend on
  * when the list is built (penalty.h; tests/test_penalty.c checks it for the
- * skin, tests/test_restart.c for the restart itself). */
+ * skin, tests/test_restart.c for the restart itself).
+ *
+ * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #include <stdlib.h>
 #include <string.h>
 

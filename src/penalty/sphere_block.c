@@ -3,7 +3,9 @@
  * vectorises them; target_clones builds an AVX-512, an AVX2 and a baseline
  * copy of each and the loader picks the one the processor runs. A loop is
  * instantiated per slide model and per presence of rolling and twisting
- * resistance; the roll and spin models' kinds are the same in every lane. */
+ * resistance; the roll and spin models' kinds are the same in every lane.
+ *
+ * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #include <float.h>
 #include <math.h>
 

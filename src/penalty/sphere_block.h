@@ -16,7 +16,9 @@
  * need the library) is marked, and its caller evaluates it with the scalar
  * kernel instead. The geometry is the scalar path's (law_pass.c,
  * sphere_pair): normal along the line of centres, the contact point halfway
- * between the two surfaces. */
+ * between the two surfaces.
+ *
+ * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #ifndef FD_PENALTY_SPHERE_BLOCK_H
 #define FD_PENALTY_SPHERE_BLOCK_H
 

@@ -9,7 +9,9 @@
  * contact/mindlin_core.h's, the same the registry kernels use;
  * the normal forces are normal.c's (fd_normal_evaluate), written for the
  * constants at hand. Energy books come back with the loads; a caller that
- * keeps none ignores them and the compiler drops their arithmetic. */
+ * keeps none ignores them and the compiler drops their arithmetic.
+ *
+ * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #ifndef FD_PENALTY_SPHERE_KERNEL_H
 #define FD_PENALTY_SPHERE_KERNEL_H
 

@@ -20,7 +20,9 @@
  *
  * Bodies with isotropic inertia and no locks (spheres, the common case) take
  * the straight kick and drift of body/integrate.c written inline, the same
- * arithmetic; the others call it. */
+ * arithmetic; the others call it.
+ *
+ * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

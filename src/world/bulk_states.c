@@ -1,6 +1,8 @@
 /* Every body's state in one call (the Python package's numpy arrays,
  * python/fricdem): a loop over fd_body_get_state / fd_body_set_state in C
- * instead of one foreign call per body. */
+ * instead of one foreign call per body.
+ *
+ * Must not touch: the steppers, the engine, files, ranks (they call the world). */
 #include <math.h>
 
 #include "core/error.h"

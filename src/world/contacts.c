@@ -14,7 +14,9 @@
  * kernels, src/penalty/.)
  *
  * Periodic boundaries: the narrow phase meets body j through its image
- * nearest to body i (fd_periodic_offset); the contact keeps that offset. */
+ * nearest to body i (fd_periodic_offset); the contact keeps that offset.
+ *
+ * Must not touch: the steppers, the engine, files, ranks (they call the world). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

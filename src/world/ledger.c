@@ -2,7 +2,9 @@
  * (docs/energy.md): the work of the external loads and of the locks over a
  * step, what entered the world since it was prepared, the balance that
  * stays constant, and the books a caller reads (fd_world_get_energy). Reads
- * the world's arrays; knows no stepper. */
+ * the world's arrays; knows no stepper.
+ *
+ * Must not touch: the steppers, the engine, files, ranks (they call the world). */
 #include <math.h>
 
 #include "body/body.h"

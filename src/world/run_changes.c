@@ -1,7 +1,9 @@
 /* What a run may change between two steps, as a stage of a scene does
  * (docs/stages.md): gravity and the inlets' activity. (Wall motions are in
  * wall_motion.c.) Each change keeps the energy ledger closed and is kept by
- * checkpoints, so that a resumed run sees it too. */
+ * checkpoints, so that a resumed run sees it too.
+ *
+ * Must not touch: the steppers, the engine, files, ranks (they call the world). */
 #include <math.h>
 
 #include "core/error.h"

@@ -26,7 +26,9 @@
  * displacement passes f r_min / 2 (or the widest turn passes f) does the
  * scan below look at each body. With the default skin (r_min / 5) a list is
  * rebuilt long before that. With the energy ledger on, every 64 steps the
- * kinetic energy is compared with the energy that entered. */
+ * kinetic energy is compared with the energy that entered.
+ *
+ * Must not touch: the steppers, the engine, files, ranks (they call the world). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

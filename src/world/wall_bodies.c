@@ -5,7 +5,9 @@
  * rolling across a patch keeps its contact (and the friction history) from
  * triangle to triangle. The bodies of a wall share its pose and are
  * contiguous, the first standing for the wall (fd_body_info.wall): its
- * motion moves them all and walls.csv sums their reactions. */
+ * motion moves them all and walls.csv sums their reactions.
+ *
+ * Must not touch: the steppers, the engine, files, ranks (they call the world). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,9 @@
  * include/fricdem/types.h), so it never drifts by round-off and a resumed run
  * puts it at the same bits. Its velocity and angular velocity are stored as a
  * body's are, so every contact law sees the wall's surface velocity at the
- * contact point through the relative velocity, with no law knowing walls. */
+ * contact point through the relative velocity, with no law knowing walls.
+ *
+ * Must not touch: the steppers, the engine, files, ranks (they call the world). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -13,7 +13,9 @@
  * parallel pool of history blocks and one of output columns. Each step builds
  * the new array from the broad phase (already in key order) and merges it
  * with the previous one to carry identity and history; nothing depends on
- * memory addresses, so two runs give bitwise the same result. */
+ * memory addresses, so two runs give bitwise the same result.
+ *
+ * Must not touch: the steppers, the engine, files, ranks (they call the world). */
 #ifndef FD_WORLD_STORE_H
 #define FD_WORLD_STORE_H
 
