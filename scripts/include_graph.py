@@ -105,9 +105,5 @@ def page() -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
-    return write_or_check(PAGE, page(), __doc__.splitlines()[0], ROOT)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(write_or_check(PAGE, page(), __doc__.splitlines()[0], ROOT))
