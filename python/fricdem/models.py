@@ -90,3 +90,14 @@ def model(mechanism: str, name: str) -> Model:
     if info == ffi.NULL:
         raise KeyError(f"no {mechanism} model '{name}' (fricdem.models() lists them)")
     return _model(info)
+
+
+def parameters_text() -> str:
+    """Every model's parameters, one line each, by mechanism: the part of
+    World.set_contact_law's docstring that comes from the tables."""
+    lines = []
+    for m in models():
+        names = ", ".join(f"{p.name} [{p.unit}]" + ("" if p.default is None else f" = {p.default:g}")
+                          for p in m.parameters.values())
+        lines.append(f"        {m.mechanism} {m.name}: {names or '(no parameters)'}")
+    return "\n".join(lines)

@@ -44,3 +44,12 @@ def test_the_library_refuses_a_value_outside_the_tables_range():
     with pytest.raises(fricdem.FricdemError, match="restitution"):
         world.set_contact_law(steel, steel, normal={"model": "hooke", "k_n": 1e5,
                                                     "restitution": restitution.minimum * 0.5})
+
+
+def test_set_contact_law_documents_every_model_from_the_tables():
+    # help(World.set_contact_law) lists each model with its parameters'
+    # units and defaults, built from the same tables at import.
+    doc = fricdem.World.set_contact_law.__doc__
+    for m in fricdem.models():
+        assert f"{m.mechanism} {m.name}:" in doc
+    assert "k_n [N/m]" in doc and "restitution [-] = 1" in doc
