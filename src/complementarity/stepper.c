@@ -536,16 +536,8 @@ fd_status fd_complementarity_step(fd_world* world)
     memcpy(world->saved_angular_velocity, world->angular_velocity, n * sizeof *world->angular_velocity);
     memcpy(world->saved_forces, world->forces, n * sizeof *world->forces);
     memcpy(world->saved_torques, world->torques, n * sizeof *world->torques);
-    uint64_t saved_next_id = world->next_contact_id;
-    fd_energy_totals saved_totals = world->energy_totals;
-    double saved_stored[FD_MECHANISM_COUNT];
-    memcpy(saved_stored, world->stored_energy, sizeof saved_stored);
-    if (world->has_locks) {
-        memset(world->lock_work, 0, n * sizeof *world->lock_work);
-    }
+    fd_step_undo undo = fd_world_begin_step(world);
     double dt = world->def.time_step;
-    double saved_time = world->time;
-    int64_t saved_step = world->step_count;
     fd_status status = step(world);
     if (status == FD_OK) {
         status = fd_world_check_finite(world);
@@ -566,11 +558,7 @@ fd_status fd_complementarity_step(fd_world* world)
             world->contacts = world->previous;
             world->previous = swap;
         }
-        world->next_contact_id = saved_next_id;
-        world->energy_totals = saved_totals;
-        memcpy(world->stored_energy, saved_stored, sizeof saved_stored);
-        world->time = saved_time;
-        world->step_count = saved_step;
+        fd_world_undo_step(world, &undo);
         return status;
     }
     return FD_OK;

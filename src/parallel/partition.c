@@ -728,16 +728,16 @@ static bool row_not_owned(const void* context, int i)
     return part->role[i] != FD_ROLE_OWNED;
 }
 
-/* holders[b] for every body this rank holds (fd_partition.holders); false
- * (and the per-rank tests stay) with more than 64 ranks or out of memory. */
-static bool find_holders(fd_partition* part)
+/* holders[b] for every body this rank holds (fd_partition.holders); not
+ * ready (the per-rank tests stay) with more than 64 ranks or out of memory. */
+static void find_holders(fd_partition* part)
 {
     const fd_world* world = part->world;
     int ranks = part->domain->ranks;
     part->holders_ready = false;
     if (ranks > 64 || !fd_grow((void**)&part->holders, &part->holders_capacity, world->body_count,
                                sizeof *part->holders)) {
-        return false;
+        return;
     }
     for (int b = 0; b < world->body_count; ++b) {
         uint64_t mask = 0;
@@ -749,7 +749,6 @@ static bool find_holders(fd_partition* part)
         part->holders[b] = mask;
     }
     part->holders_ready = true;
-    return true;
 }
 
 fd_status fd_partition_pack_migration(fd_partition* part, fd_parcel* parcels)

@@ -468,15 +468,7 @@ static void check_walls_in_reach(fd_world* world)
 
 fd_status fd_penalty_step(fd_world* world)
 {
-    uint64_t saved_next_id = world->next_contact_id;
-    fd_energy_totals saved_totals = world->energy_totals;
-    double saved_stored[FD_MECHANISM_COUNT];
-    memcpy(saved_stored, world->stored_energy, sizeof saved_stored);
-    double saved_time = world->time;
-    int64_t saved_step = world->step_count;
-    if (world->has_locks) {
-        memset(world->lock_work, 0, (size_t)world->body_count * sizeof *world->lock_work);
-    }
+    fd_step_undo undo = fd_world_begin_step(world);
     double dt = world->def.time_step;
     bool verlet = world->def.integrator == FD_INTEGRATOR_VELOCITY_VERLET;
     if (!list_special_bodies(world)) {
@@ -525,11 +517,7 @@ fd_status fd_penalty_step(fd_world* world)
         /* Back to the last good step: the caller can still write it out. */
         swap_buffers(world);
         fd_penalty_rollback(world);
-        world->next_contact_id = saved_next_id;
-        world->energy_totals = saved_totals;
-        memcpy(world->stored_energy, saved_stored, sizeof saved_stored);
-        world->time = saved_time;
-        world->step_count = saved_step;
+        fd_world_undo_step(world, &undo);
         return status;
     }
     fd_penalty_commit(world);

@@ -1,11 +1,12 @@
 /* The energy ledger's books that every stepper keeps the same way
  * (docs/energy.md): the work of the external loads and of the locks over a
  * step, what entered the world since it was prepared, the balance that
- * stays constant, and the books a caller reads (fd_world_get_energy). Reads
- * the world's arrays; knows no stepper.
+ * stays constant, the books a caller reads (fd_world_get_energy), and what a
+ * step's rollback puts back. Reads the world's arrays; knows no stepper.
  *
  * Must not touch: the steppers, the engine, files, ranks (they call the world). */
 #include <math.h>
+#include <string.h>
 
 #include "body/body.h"
 #include "world/world_store.h"
@@ -108,4 +109,26 @@ fd_world_energy fd_world_get_energy(const fd_world* world)
         energy.entered = fd_world_entered_energy(world, energy.gravitational);
     }
     return energy;
+}
+
+fd_step_undo fd_world_begin_step(fd_world* world)
+{
+    fd_step_undo undo = {.next_contact_id = world->next_contact_id,
+                         .energy_totals = world->energy_totals,
+                         .time = world->time,
+                         .step_count = world->step_count};
+    memcpy(undo.stored_energy, world->stored_energy, sizeof undo.stored_energy);
+    if (world->has_locks) {
+        memset(world->lock_work, 0, (size_t)world->body_count * sizeof *world->lock_work);
+    }
+    return undo;
+}
+
+void fd_world_undo_step(fd_world* world, const fd_step_undo* undo)
+{
+    world->next_contact_id = undo->next_contact_id;
+    world->energy_totals = undo->energy_totals;
+    memcpy(world->stored_energy, undo->stored_energy, sizeof undo->stored_energy);
+    world->time = undo->time;
+    world->step_count = undo->step_count;
 }

@@ -400,6 +400,19 @@ double fd_world_entered_energy(const fd_world* world, double gravitational);
  * book_step_work). */
 void fd_world_body_step_work(const fd_world* world, int b, double h, double* external, double* constraint);
 void fd_world_book_step_work(fd_world* world, double h);
+/* What a step changes of the world's own bookkeeping (the next contact id,
+ * the ledger's totals and springs' energy, the time and the step count),
+ * kept by either stepper for its rollback (ledger.c). fd_world_begin_step
+ * also clears the locks' work of the step to come. */
+typedef struct fd_step_undo {
+    uint64_t next_contact_id;
+    fd_energy_totals energy_totals;
+    double stored_energy[FD_MECHANISM_COUNT];
+    double time;
+    int64_t step_count;
+} fd_step_undo;
+fd_step_undo fd_world_begin_step(fd_world* world);
+void fd_world_undo_step(fd_world* world, const fd_step_undo* undo);
 /* What the ledger says should stay constant: mechanical energy plus the
  * springs' and the books' (ledger.c; docs/energy.md). */
 double fd_world_ledger_balance(const fd_world_energy* energy);
