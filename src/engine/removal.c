@@ -74,7 +74,7 @@ static bool book_energy(fd_world* world, int b)
         return true;
     }
     if (!fd_grow((void**)&p->removed_energies, &p->removed_energy_capacity, p->removed_energy_count + 1,
-                         sizeof *p->removed_energies)) {
+                 sizeof *p->removed_energies)) {
         return false;
     }
     p->removed_energies[p->removed_energy_count++] = (fd_removed_energy){b, energy, gravitational};

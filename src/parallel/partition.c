@@ -102,7 +102,7 @@ static bool list_ghosts(fd_partition* part, bool migrated)
                 continue;
             }
             if (!fd_grow((void**)&part->ghost_of[r], &part->ghost_capacity[r], part->ghost_count[r] + 1,
-                                 sizeof(int32_t))) {
+                         sizeof(int32_t))) {
                 return false;
             }
             part->ghost_of[r][part->ghost_count[r]++] = b;
@@ -312,7 +312,7 @@ fd_status fd_partition_pack_kinetic_terms(const fd_partition* part, fd_parcel* o
     out->word_count = 0;
     sum[0] = sum[1] = 0.0;
     if (!fd_grow((void**)&out->words, &out->word_capacity,
-                         FD_PARTITION_KINETIC_WORDS * part->owned_count + 1, sizeof *out->words)) {
+                 FD_PARTITION_KINETIC_WORDS * part->owned_count + 1, sizeof *out->words)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for the kinetic energy");
     }
     for (int64_t k = 0; k < part->owned_count; ++k) {
@@ -438,7 +438,7 @@ static bool collect_new_contacts(fd_partition* part)
     for (int t = 0; list->row_start != NULL && t < list->thread_count; ++t) { /* the last pass's threads */
         const fd_penalty_thread* th = &p->threads[t];
         if (!fd_grow((void**)&part->new_contacts, &part->new_capacity, part->new_count + th->new_count,
-                             sizeof *part->new_contacts)) {
+                     sizeof *part->new_contacts)) {
             return false;
         }
         for (int64_t k = 0; k < th->new_count; ++k) {
@@ -655,7 +655,7 @@ int fd_partition_contact_words(const fd_partition* part)
 static bool add_body(fd_parcel* parcel, fd_body_record record)
 {
     if (!fd_grow((void**)&parcel->bodies, &parcel->body_capacity, parcel->body_count + 1,
-                         sizeof *parcel->bodies)) {
+                 sizeof *parcel->bodies)) {
         return false;
     }
     parcel->bodies[parcel->body_count++] = record;
@@ -665,7 +665,7 @@ static bool add_body(fd_parcel* parcel, fd_body_record record)
 static bool add_contact(fd_parcel* parcel, const fd_penalty_contacts* contacts, int64_t k, int words, int books)
 {
     if (!fd_grow((void**)&parcel->words, &parcel->word_capacity, parcel->word_count + words,
-                         sizeof *parcel->words)) {
+                 sizeof *parcel->words)) {
         return false;
     }
     uint64_t* out = parcel->words + parcel->word_count;

@@ -28,7 +28,7 @@ fd_status fd_partition_pack_events(const fd_partition* part, fd_parcel* out)
             continue;
         }
         if (!fd_grow((void**)&out->words, &out->word_capacity, out->word_count + FD_PARTITION_EVENT_WORDS,
-                             sizeof *out->words)) {
+                     sizeof *out->words)) {
             return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for the contact events");
         }
         uint64_t* at = out->words + out->word_count;

@@ -38,7 +38,7 @@ fd_status fd_partition_ledger_rows(fd_partition* part)
     fd_world* world = part->world;
     int n = world->body_count;
     if (!fd_grow((void**)&part->book_rows, &part->book_row_capacity, n > 0 ? n : 1,
-                         sizeof *part->book_rows)) {
+                 sizeof *part->book_rows)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory for the ledger's rows");
     }
     for (int first = 0; first < n; first += FD_BOOK_GROUP_ROWS) {

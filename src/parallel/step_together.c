@@ -51,7 +51,7 @@ static fd_status gather_on_rank_0(fd_partition* parts, int ranks,
     for (int r = 0; r < ranks && status == FD_OK; ++r) {
         status = pack(&parts[r], &mine);
         if (status == FD_OK && !fd_grow((void**)&all.words, &all.word_capacity,
-                                                all.word_count + mine.word_count + 1, sizeof *all.words)) {
+                                        all.word_count + mine.word_count + 1, sizeof *all.words)) {
             status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
         }
         if (status == FD_OK && mine.word_count > 0) {
@@ -208,9 +208,9 @@ fd_status fd_partition_step_together(fd_partition* parts, int ranks)
         for (int r = 0; r < ranks && status == FD_OK; ++r) {
             const fd_parcel* sent = &parcels[(size_t)r * (size_t)ranks + (size_t)to];
             if (!fd_grow((void**)&intake.bodies, &intake.body_capacity, intake.body_count + sent->body_count,
-                                 sizeof *intake.bodies) ||
+                         sizeof *intake.bodies) ||
                 !fd_grow((void**)&intake.words, &intake.word_capacity, intake.word_count + sent->word_count,
-                                 sizeof *intake.words)) {
+                         sizeof *intake.words)) {
                 status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
                 break;
             }

@@ -251,7 +251,7 @@ static bool hand_out_slots(fd_world* world, int threads, int64_t new_total)
     for (int t = 0; t < threads; ++t) {
         fd_penalty_thread* th = &p->threads[t];
         if (!fd_grow((void**)&th->new_slots, &th->new_slot_capacity, th->new_count + 1,
-                             sizeof *th->new_slots) ||
+                     sizeof *th->new_slots) ||
             !fd_grow((void**)&th->new_keys, &th->new_key_capacity, th->new_count + 1, sizeof *th->new_keys)) {
             return false;
         }
@@ -435,7 +435,7 @@ void fd_penalty_commit(fd_world* world)
             for (int64_t k = 0; k < th->ended_count; ++k) {
                 int32_t e = th->ended[k];
                 if (fd_grow((void**)&pool->free_slots, &pool->free_capacity, pool->free_count + 1,
-                                    sizeof *pool->free_slots)) {
+                            sizeof *pool->free_slots)) {
                     pool->free_slots[pool->free_count++] = list->contact[e];
                 }
                 list->contact[e] = FD_NO_CONTACT;

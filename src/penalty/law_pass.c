@@ -291,7 +291,7 @@ static inline __attribute__((always_inline)) bool store_book_group(fd_penalty_th
 {
     if (th->book_group_count == th->book_group_capacity &&
         !fd_grow((void**)&th->book_groups, &th->book_group_capacity, th->book_group_count + 1,
-                         sizeof *th->book_groups)) {
+                 sizeof *th->book_groups)) {
         return false;
     }
     fd_book_group* group = &th->book_groups[th->book_group_count++];
@@ -326,7 +326,7 @@ static bool store_wall_load(fd_penalty_thread* th, int i, int j, fd_vec3 force, 
 {
     if (th->wall_load_count == th->wall_load_capacity &&
         !fd_grow((void**)&th->wall_loads, &th->wall_load_capacity, th->wall_load_count + 1,
-                         sizeof *th->wall_loads)) {
+                 sizeof *th->wall_loads)) {
         return false;
     }
     th->wall_loads[th->wall_load_count++] =
@@ -342,7 +342,7 @@ static bool store_book_entry(fd_penalty_thread* th, int i, int j, const fd_spher
 {
     if (th->book_entry_count == th->book_entry_capacity &&
         !fd_grow((void**)&th->book_entries, &th->book_entry_capacity, th->book_entry_count + 1,
-                         sizeof *th->book_entries)) {
+                 sizeof *th->book_entries)) {
         return false;
     }
     fd_book_entry* entry = &th->book_entries[th->book_entry_count++];
@@ -672,7 +672,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             } else {
                 if (th->remote_count == th->remote_capacity &&
                     !fd_grow((void**)&th->remote, &th->remote_capacity, th->remote_count + 1,
-                                     sizeof *th->remote)) {
+                             sizeof *th->remote)) {
                     th->failure = FD_PASS_OUT_OF_MEMORY;
                     return;
                 }

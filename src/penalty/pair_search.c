@@ -370,7 +370,7 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
     }
     if (!fd_grow((void**)&scratch->cell_of, &scratch->cell_of_capacity, n + 1, sizeof(int32_t)) ||
         !fd_grow((void**)&scratch->cell_start, &scratch->cell_start_capacity, cell_count + 2,
-                         sizeof(int32_t)) ||
+                 sizeof(int32_t)) ||
         !fd_grow((void**)&scratch->placed, &scratch->placed_capacity, gridded + 1, sizeof(placed_body)) ||
         !fd_grow((void**)&scratch->row_fill, &scratch->row_fill_capacity, n + 1, sizeof(int64_t))) {
         return -1;
@@ -442,7 +442,7 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
     for (int t = 0; t < threads; ++t) {
         found_pairs* found = &buffers[t];
         if (!fd_grow((void**)&found->pairs, &found->capacity, 4 * (int64_t)n / threads + 64,
-                             2 * sizeof(uint32_t))) {
+                     2 * sizeof(uint32_t))) {
             ++failures;
             continue;
         }
@@ -493,7 +493,7 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
     const bool ordered = threads > 1 && threads <= ORDERED_FILL_THREADS;
     const size_t stride = (size_t)n + 1;
     if (ordered && !fd_grow((void**)&scratch->thread_rows, &scratch->thread_rows_capacity,
-                                    (int64_t)threads * (int64_t)stride, sizeof(int32_t))) {
+                            (int64_t)threads * (int64_t)stride, sizeof(int32_t))) {
         return -1;
     }
     int32_t* thread_rows = scratch->thread_rows;

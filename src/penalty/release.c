@@ -61,7 +61,7 @@ fd_status fd_penalty_release_removed(fd_world* world)
                 world->stored_energy[m] -= stored;
             }
             if (fd_grow((void**)&pool->free_slots, &pool->free_capacity, pool->free_count + 1,
-                                sizeof *pool->free_slots)) {
+                        sizeof *pool->free_slots)) {
                 pool->free_slots[pool->free_count++] = slot;
             }
             list->contact[e] = FD_NO_CONTACT;

@@ -437,7 +437,7 @@ static fd_status book_step_work(fd_world* world, double h)
             continue;
         }
         if (!fd_grow((void**)&p->body_work, &p->body_work_capacity, p->body_work_count + 1,
-                             sizeof *p->body_work)) {
+                     sizeof *p->body_work)) {
             return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the ledger's work of external loads");
         }
         p->body_work[p->body_work_count++] = (fd_body_work){b, external, constraint};
