@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 #include "io/block_file.h"
-#include "temp_dir_support.h"
+#include "support/temp_dir.h"
 
 TestSuite(block_file, .init = make_dir, .fini = remove_dir);
 

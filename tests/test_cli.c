@@ -17,7 +17,7 @@
 #error "FRICDEM_CLI (path of the fricdem binary) must be defined by the build"
 #endif
 
-#include "temp_dir_support.h"
+#include "support/temp_dir.h"
 
 TestSuite(cli, .init = make_dir, .fini = remove_dir);
 

@@ -8,7 +8,7 @@
 #include "core/math.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
-#include "support.h"
+#include "support/support.h"
 
 typedef struct cone_law {
     double mu, rho, sigma;   /* < 0: that cone absent */

@@ -5,7 +5,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
-#include "support.h"
+#include "support/support.h"
 
 /* A block (body i, created before the ground) on a plane with the normal
  * force prescribed; normal translation and all rotations locked. */

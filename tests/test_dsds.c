@@ -5,7 +5,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
-#include "support.h"
+#include "support/support.h"
 
 /* A 1 kg block (body i, created before the ground) on a plane with N = 10 N
  * prescribed; normal translation and all rotations locked. */

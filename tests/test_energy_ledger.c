@@ -7,7 +7,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
-#include "support.h"
+#include "support/support.h"
 
 typedef struct law_spec {
     const char* label;

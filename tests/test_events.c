@@ -8,7 +8,7 @@
 
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
-#include "support.h"
+#include "support/support.h"
 
 /* The PFC verification ball (scenes/pfc/ball_rrlinear.yaml): thrown at 2 m/s
  * without spin, it slides until t1, rolls with the rolling moment at its

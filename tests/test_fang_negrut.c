@@ -6,7 +6,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
-#include "support.h"
+#include "support/support.h"
 
 #define G 9.8 /* the paper's g: mu_k m g = 9.8 N in Sec. 4.2, 0.525 m/s^2 in Sec. 4.1 */
 

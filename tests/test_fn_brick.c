@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "fricdem/io.h"
-#include "support.h"
+#include "support/support.h"
 
 #define SCENE(file) FRICDEM_SOURCE_DIR "/scenes/fang_negrut/" file
 #define G 9.8

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fricdem/io.h"
-#include "support.h"
+#include "support/support.h"
 
 #define DISK FRICDEM_SOURCE_DIR "/scenes/fang_negrut/disk.yaml"
 #define LEGACY FRICDEM_SOURCE_DIR "/scenes/fang_negrut/disk_legacy.yaml"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fricdem/io.h"
-#include "support.h"
+#include "support/support.h"
 
 #define FALL FRICDEM_SOURCE_DIR "/scenes/fang_negrut/ellipsoid_fall.yaml"
 #define SPIN FRICDEM_SOURCE_DIR "/scenes/fang_negrut/ellipsoid_spin.yaml"

@@ -9,7 +9,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
-#include "support.h"
+#include "support/support.h"
 
 #define PI 3.14159265358979323846
 #define RADIUS 0.05

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fricdem/io.h"
-#include "support.h"
+#include "support/support.h"
 
 #define SCENE FRICDEM_SOURCE_DIR "/scenes/fang_negrut/incline.yaml"
 #define G 9.8

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fricdem/io.h"
-#include "support.h"
+#include "support/support.h"
 
 #define EMPIRICAL FRICDEM_SOURCE_DIR "/scenes/fang_negrut/spin_sphere_empirical.yaml"
 #define HERTZ FRICDEM_SOURCE_DIR "/scenes/fang_negrut/spin_sphere_hertz.yaml"

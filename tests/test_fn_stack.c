@@ -26,7 +26,7 @@
 
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
-#include "support.h"
+#include "support/support.h"
 
 #define SCENE FRICDEM_SOURCE_DIR "/scenes/fang_negrut/stack.yaml"
 #define R 0.15

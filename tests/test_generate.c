@@ -23,7 +23,7 @@
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
 
-#include "scene_support.h"
+#include "support/scene.h"
 
 TestSuite(random_fill, .init = make_dir, .fini = remove_dir);
 

@@ -21,7 +21,7 @@
 #include "penalty/penalty.h"
 #include "world/world_store.h"
 #include "fricdem/io.h"
-#include "support.h"
+#include "support/support.h"
 
 /* ---------------------------------------------------------------- worlds */
 
@@ -698,7 +698,7 @@ Test(inlet, prepare_needs_a_law_for_the_inlet_material)
 
 /* ---------------------------------------------------------------- scenes, outputs, CLI */
 
-#include "temp_dir_support.h"
+#include "support/temp_dir.h"
 
 TestSuite(inlet_files, .init = make_dir, .fini = remove_dir);
 

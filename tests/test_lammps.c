@@ -9,7 +9,7 @@
 #include "core/math.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
-#include "support.h"
+#include "support/support.h"
 
 /* hooke k_n = 1e4 N/m with one extra parameter (name, value), and a second
  * one when name2 is not NULL. */

@@ -56,7 +56,7 @@
 
 #include "core/math.h"
 #include "fricdem/io.h"
-#include "support.h"
+#include "support/support.h"
 
 #define GOLDEN(file) FRICDEM_GOLDEN_DIR "/" file
 #define SCENE(file) FRICDEM_SOURCE_DIR "/scenes/lammps/" file

@@ -11,7 +11,7 @@
 
 #include "core/math.h"
 #include "fricdem/io.h"
-#include "temp_dir_support.h"
+#include "support/temp_dir.h"
 
 TestSuite(lammps_import, .init = make_dir, .fini = remove_dir);
 

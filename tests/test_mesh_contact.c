@@ -53,8 +53,8 @@
 
 #include "collide/walls.h"
 #include "core/math.h"
-#include "support.h"
-#include "wall_laws.h"
+#include "support/support.h"
+#include "support/wall_laws.h"
 
 #define PI 3.14159265358979323846
 #define RADIUS 0.01

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "collide/walls.h"
-#include "mesh_support.h"
+#include "support/mesh.h"
 
 #define ROUND_OFF 1e-14 /* see the top comment */
 #define MAX_PATCHES 8

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "collide/walls.h"
-#include "mesh_support.h"
+#include "support/mesh.h"
 
 #define FEATURE_ANGLE (30.0 * MESH_PI / 180.0)
 

@@ -14,7 +14,7 @@
 #include "core/math.h"
 #include "fricdem/fricdem.h"
 #include "penalty/sphere_kernel.h"
-#include "support.h"
+#include "support/support.h"
 
 static const double radius = 0.1;      /* m: the block is a sphere on the ground plane, R_eff = R */
 static const double normal_force = 10.0; /* N, prescribed */

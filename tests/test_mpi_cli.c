@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "temp_dir_support.h"
+#include "support/temp_dir.h"
 
 TestSuite(mpi_cli, .init = make_dir, .fini = remove_dir);
 

@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "scene_support.h"
+#include "support/scene.h"
 
 TestSuite(never_touch, .init = make_dir, .fini = remove_dir);
 

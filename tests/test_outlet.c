@@ -19,7 +19,7 @@
 #include "core/math.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
-#include "support.h"
+#include "support/support.h"
 
 /* ---------------------------------------------------------------- worlds */
 
@@ -278,8 +278,8 @@ Test(outlet, bad_defs_fail_with_a_message)
 
 /* ---------------------------------------------------------------- scenes, outputs, CLI */
 
-#include "file_support.h"
-#include "temp_dir_support.h"
+#include "support/file.h"
+#include "support/temp_dir.h"
 
 TestSuite(outlet_files, .init = make_dir, .fini = remove_dir);
 

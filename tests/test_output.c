@@ -12,7 +12,7 @@
 
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
-#include "file_support.h"
+#include "support/file.h"
 
 /* ---------------------------------------------------------------- files */
 

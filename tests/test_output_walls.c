@@ -29,7 +29,7 @@
 #include "core/math.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
-#include "file_support.h"
+#include "support/file.h"
 
 #define GEOMETRY_TOLERANCE 1e-12 /* m: see the head of the file */
 #define ASCII_RELATIVE 5e-10     /* %.10g: half a unit in the 10th significant digit */

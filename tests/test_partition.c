@@ -19,7 +19,7 @@
 #include "penalty/penalty.h"
 #include "world/world_store.h"
 
-#include "pile_support.h"
+#include "support/pile.h"
 
 /* Body b of `world` and of `reference`, state and loads, to the bit. */
 static bool same_body(const fd_world* world, const fd_world* reference, int b)

@@ -15,7 +15,7 @@
 #include "penalty/sphere_block.h"
 #include "penalty/sphere_kernel.h"
 
-#include "pile_support.h"
+#include "support/pile.h"
 
 typedef struct pile_run {
     uint64_t hash;

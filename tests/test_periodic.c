@@ -17,7 +17,7 @@
 #include "core/math.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
-#include "support.h"
+#include "support/support.h"
 
 /* ---------------------------------------------------------------- helpers */
 

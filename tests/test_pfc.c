@@ -6,7 +6,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
-#include "support.h"
+#include "support/support.h"
 
 #define G 9.81
 #define RADIUS 0.1

@@ -13,7 +13,7 @@
 #include "core/report.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
-#include "support.h"
+#include "support/support.h"
 
 static fd_world* make_world(fd_stepper stepper)
 {

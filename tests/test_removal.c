@@ -18,7 +18,7 @@
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
 #include "penalty/penalty.h"
-#include "support.h"
+#include "support/support.h"
 #include "engine/engine.h"
 #include "world/world_store.h"
 

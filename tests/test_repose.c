@@ -25,7 +25,7 @@
 
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
-#include "support.h"
+#include "support/support.h"
 
 static double pour(const char* rolling_friction)
 {

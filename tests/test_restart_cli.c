@@ -18,8 +18,8 @@
 #error "FRICDEM_CLI (path of the fricdem binary) must be defined by the build"
 #endif
 
-#include "file_support.h"
-#include "temp_dir_support.h"
+#include "support/file.h"
+#include "support/temp_dir.h"
 
 TestSuite(resume, .init = make_dir, .fini = remove_dir);
 

@@ -15,12 +15,12 @@
 
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
-#include "file_support.h"
+#include "support/file.h"
 #include "io/scene_loader.h"
 
 static const double PI = 3.14159265358979323846;
 
-#include "scene_support.h"
+#include "support/scene.h"
 
 TestSuite(scene, .init = make_dir, .fini = remove_dir);
 

@@ -6,7 +6,7 @@
 #include <math.h>
 
 #include "core/math.h"
-#include "scene_support.h"
+#include "support/scene.h"
 
 TestSuite(scene_walls, .init = make_dir, .fini = remove_dir);
 

@@ -15,7 +15,7 @@
 #include "contact/model.h"
 #include "core/math.h"
 #include "fricdem/fricdem.h"
-#include "support.h"
+#include "support/support.h"
 
 /* ---------------------------------------------------------------- law defs */
 

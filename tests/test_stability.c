@@ -9,7 +9,7 @@
 
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
-#include "support.h"
+#include "support/support.h"
 #include "world/world_store.h"
 
 static fd_world* make_world(double dt, double gravity, bool ledger)

@@ -33,7 +33,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
-#include "support.h"
+#include "support/support.h"
 
 enum { PATH_REGISTRY, PATH_SPHERE_KERNEL, PATH_BLOCK, PATH_COUNT };
 static const char* const path_names[PATH_COUNT] = {"registry", "sphere kernel", "block"};

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "io/trajectory_chunks.h"
-#include "temp_dir_support.h"
+#include "support/temp_dir.h"
 
 TestSuite(trajectory_chunks, .init = make_dir, .fini = remove_dir);
 

@@ -13,7 +13,7 @@
 #include "core/math.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
-#include "support.h"
+#include "support/support.h"
 
 static fd_world* make_world(double dt, bool ledger)
 {
