@@ -73,7 +73,11 @@
 typedef struct writer {
     fd_h5_file file;
     const fd_world* world;
+    const fd_checkpoint_scene* scene; /* the scene to restart from, or NULL */
 } writer;
+
+/* Writes the datasets of one group of the checkpoint (write_section creates it). */
+typedef fd_status (*section_writer)(writer* w, hid_t group);
 
 static fd_status write_root(writer* w)
 {
@@ -98,14 +102,10 @@ static fd_status write_root(writer* w)
     return s;
 }
 
-static fd_status write_world(writer* w)
+static fd_status write_world(writer* w, hid_t group)
 {
     const fd_world* world = w->world;
     const fd_h5_file* f = &w->file;
-    hid_t group = fd_h5_group_create(f, f->id, "world");
-    if (group < 0) {
-        return FD_ERR_IO;
-    }
     fd_solver_stats stats = fd_world_solver_stats(world);
     fd_status s = fd_h5_set_u64(f, group, "next_contact_id", world->next_contact_id);
     if (s == FD_OK) s = fd_h5_set_i64(f, group, "has_energy_reference", world->has_energy_reference);
@@ -118,12 +118,11 @@ static fd_status write_world(writer* w)
     if (s == FD_OK) s = fd_h5_write(f, group, "stored_energy", H5T_NATIVE_DOUBLE, 1, stored, world->stored_energy);
     hsize_t three[1] = {3};
     if (s == FD_OK) s = fd_h5_write(f, group, "gravity", H5T_NATIVE_DOUBLE, 1, three, &world->def.gravity);
-    fd_h5_close_group(group);
     return s;
 }
 
 /* What a body is, the same for a scene's body and one created again. */
-static fd_status write_bodies(writer* w)
+static fd_status write_bodies(writer* w, hid_t group)
 {
     const fd_world* world = w->world;
     const fd_h5_file* f = &w->file;
@@ -145,8 +144,7 @@ static fd_status write_bodies(writer* w)
     int32_t* extra_body = malloc((size_t)(extra_count > 0 ? extra_count : 1) * sizeof *extra_body);
     fd_body_extra* extras = malloc((size_t)(extra_count > 0 ? extra_count : 1) * sizeof *extras);
     bool allocated = extra_body && extras && removed && generation;
-    hid_t group = allocated ? fd_h5_group_create(f, f->id, "bodies") : -1;
-    fd_status s = group < 0 ? (allocated ? FD_ERR_IO : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory")) : FD_OK;
+    fd_status s = allocated ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
     for (int b = 0, k = 0; s == FD_OK && b < n; ++b) {
         if (world->masses[b].extra != NULL) {
             extra_body[k] = b;
@@ -177,7 +175,6 @@ static fd_status write_bodies(writer* w)
     if (s == FD_OK) s = fd_h5_write(f, group, "removed", I, 1, one, removed);
     if (s == FD_OK) s = fd_h5_write(f, group, "generation", H5T_NATIVE_UINT32, 1, one, generation);
     if (s == FD_OK) s = fd_h5_write(f, group, "free_slots", I, 1, free_rows, world->free_slots);
-    fd_h5_close_group(group);
     free(extra_body);
     free(extras);
     free(removed);
@@ -187,7 +184,7 @@ static fd_status write_bodies(writer* w)
 }
 
 /* The world's contact set, field by field. */
-static fd_status write_contact_set(writer* w)
+static fd_status write_contact_set(writer* w, hid_t group)
 {
     const fd_world* world = w->world;
     const fd_h5_file* f = &w->file;
@@ -213,8 +210,7 @@ static fd_status write_contact_set(writer* w)
         memcpy(r.energy + c * FD_MECHANISM_COUNT, contact->energy, sizeof contact->energy);
         r.offset[c] = contact->image_offset;
     }
-    hid_t group = fd_h5_group_create(f, f->id, "contacts");
-    fd_status s = group < 0 ? FD_ERR_IO : FD_OK;
+    fd_status s = FD_OK;
     hsize_t rows = fd_checkpoint_rows_of(count);
     hsize_t one[1] = {rows}, two[2] = {rows, 2}, v3[2] = {rows, 3};
     hsize_t geometry[2] = {rows, FD_CHECKPOINT_GEOMETRY_DOUBLES}, loads[2] = {rows, FD_CHECKPOINT_LOADS_DOUBLES},
@@ -235,12 +231,11 @@ static fd_status write_contact_set(writer* w)
     if (s == FD_OK && fd_checkpoint_set_has_history(world)) {
         s = fd_h5_write(f, group, "history", D, 2, history, set->history);
     }
-    fd_h5_close_group(group);
     fd_checkpoint_rows_free(&r);
     return s;
 }
 
-static fd_status write_penalty(writer* w)
+static fd_status write_penalty(writer* w, hid_t group)
 {
     const fd_h5_file* f = &w->file;
     fd_penalty_contacts c;
@@ -248,8 +243,6 @@ static fd_status write_penalty(writer* w)
     if (s != FD_OK) {
         return s;
     }
-    hid_t group = fd_h5_group_create(f, f->id, "penalty");
-    s = group < 0 ? FD_ERR_IO : FD_OK;
     hsize_t rows = fd_checkpoint_rows_of(c.count);
     hsize_t one[1] = {rows}, two[2] = {rows, 2}, springs[2] = {rows, (hsize_t)c.history_stride},
             books[3] = {rows, (hsize_t)c.book_count, FD_CHECKPOINT_BOOK_DOUBLES};
@@ -262,12 +255,11 @@ static fd_status write_penalty(writer* w)
     if (s == FD_OK) s = fd_h5_write(f, group, "state", H5T_NATIVE_UINT8, 1, one, c.state);
     if (s == FD_OK) s = fd_h5_write(f, group, "springs", H5T_NATIVE_DOUBLE, 2, springs, c.springs);
     if (s == FD_OK && c.book_count > 0) s = fd_h5_write(f, group, "books", H5T_NATIVE_DOUBLE, 3, books, c.books);
-    fd_h5_close_group(group);
     fd_penalty_contacts_free(&c);
     return s;
 }
 
-static fd_status write_inlets(writer* w)
+static fd_status write_inlets(writer* w, hid_t group)
 {
     const fd_world* world = w->world;
     const fd_h5_file* f = &w->file;
@@ -277,8 +269,7 @@ static fd_status write_inlets(writer* w)
     double* max_delay = malloc((size_t)(n > 0 ? n : 1) * sizeof *max_delay);
     double* pause = malloc((size_t)(n > 0 ? n : 1) * 3 * sizeof *pause);
     bool allocated = names && progress && max_delay && pause;
-    hid_t group = allocated ? fd_h5_group_create(f, f->id, "inlets") : -1;
-    fd_status s = group < 0 ? (allocated ? FD_ERR_IO : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory")) : FD_OK;
+    fd_status s = allocated ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
     for (int i = 0; s == FD_OK && i < n; ++i) {
         const fd_inlet* inlet = &world->inlets[i];
         names[i] = inlet->name;
@@ -297,7 +288,6 @@ static fd_status write_inlets(writer* w)
     /* paused (0 or 1), paused_since, paused_total (s) */
     hsize_t three[2] = {(hsize_t)n, 3};
     if (s == FD_OK) s = fd_h5_write(f, group, "pause", H5T_NATIVE_DOUBLE, 2, three, pause);
-    fd_h5_close_group(group);
     free(names);
     free(progress);
     free(max_delay);
@@ -305,15 +295,14 @@ static fd_status write_inlets(writer* w)
     return s;
 }
 
-static fd_status write_walls(writer* w)
+static fd_status write_walls(writer* w, hid_t group)
 {
     const fd_world* world = w->world;
     const fd_h5_file* f = &w->file;
     int n = world->moving_wall_count;
     int64_t* bodies = malloc((size_t)(n > 0 ? n : 1) * sizeof *bodies);
     double* rows = malloc((size_t)(n > 0 ? n : 1) * FD_CHECKPOINT_WALL_DOUBLES * sizeof *rows);
-    hid_t group = bodies && rows ? fd_h5_group_create(f, f->id, "walls") : -1;
-    fd_status s = group < 0 ? (bodies && rows ? FD_ERR_IO : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory")) : FD_OK;
+    fd_status s = bodies && rows ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
     for (int k = 0; s == FD_OK && k < n; ++k) {
         bodies[k] = world->moving_walls[k].body;
         fd_checkpoint_wall_row(&world->moving_walls[k], rows + (size_t)k * FD_CHECKPOINT_WALL_DOUBLES);
@@ -321,13 +310,12 @@ static fd_status write_walls(writer* w)
     hsize_t one[1] = {(hsize_t)n}, table[2] = {(hsize_t)n, FD_CHECKPOINT_WALL_DOUBLES};
     if (s == FD_OK) s = fd_h5_write(f, group, "body", H5T_NATIVE_INT64, 1, one, bodies);
     if (s == FD_OK) s = fd_h5_write(f, group, "motion", H5T_NATIVE_DOUBLE, 2, table, rows);
-    fd_h5_close_group(group);
     free(bodies);
     free(rows);
     return s;
 }
 
-static fd_status write_outlets(writer* w)
+static fd_status write_outlets(writer* w, hid_t group)
 {
     const fd_world* world = w->world;
     const fd_h5_file* f = &w->file;
@@ -337,8 +325,7 @@ static fd_status write_outlets(writer* w)
     double* mass = malloc((size_t)(n > 0 ? n : 1) * sizeof *mass);
     int64_t* closed = malloc((size_t)(n > 0 ? n : 1) * sizeof *closed);
     bool allocated = names && removed && mass && closed;
-    hid_t group = allocated ? fd_h5_group_create(f, f->id, "outlets") : -1;
-    fd_status s = group < 0 ? (allocated ? FD_ERR_IO : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory")) : FD_OK;
+    fd_status s = allocated ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
     for (int i = 0; s == FD_OK && i < n; ++i) {
         names[i] = world->outlets[i].name;
         removed[i] = world->outlets[i].removed;
@@ -350,7 +337,6 @@ static fd_status write_outlets(writer* w)
     if (s == FD_OK) s = fd_h5_write(f, group, "removed", H5T_NATIVE_INT64, 1, one, removed);
     if (s == FD_OK) s = fd_h5_write(f, group, "removed_mass", H5T_NATIVE_DOUBLE, 1, one, mass);
     if (s == FD_OK) s = fd_h5_write(f, group, "closed", H5T_NATIVE_INT64, 1, one, closed);
-    fd_h5_close_group(group);
     free(names);
     free(removed);
     free(mass);
@@ -358,11 +344,11 @@ static fd_status write_outlets(writer* w)
     return s;
 }
 
-static fd_status write_scene(writer* w, const fd_checkpoint_scene* scene)
+static fd_status write_scene(writer* w, hid_t group)
 {
     const fd_h5_file* f = &w->file;
-    hid_t group = fd_h5_group_create(f, f->id, "scene");
-    fd_status s = group < 0 ? FD_ERR_IO : FD_OK;
+    const fd_checkpoint_scene* scene = w->scene;
+    fd_status s = FD_OK;
     hsize_t bytes[1] = {(hsize_t)scene->source_size};
     /* Absolute, so that a resume from another directory finds what the
      * scene names relative to itself (a bodies_file). */
@@ -375,7 +361,6 @@ static fd_status write_scene(writer* w, const fd_checkpoint_scene* scene)
     if (s == FD_OK) s = fd_h5_write_strings(f, group, "overrides", scene->overrides, scene->override_count);
     if (s == FD_OK) s = fd_h5_set_i64(f, group, "stage", scene->stage);
     if (s == FD_OK) s = fd_h5_set_f64(f, group, "stage_start_time", scene->stage_start_time);
-    fd_h5_close_group(group);
     return s;
 }
 
@@ -389,6 +374,16 @@ static bool sync_file(const char* path)
     bool ok = fsync(fd) == 0;
     close(fd);
     return ok;
+}
+
+/* Writes one group of the checkpoint with its section_writer: every section
+ * creates and closes its group here, in the order they are called. */
+static fd_status write_section(writer* w, const char* name, section_writer write)
+{
+    hid_t group = fd_h5_group_create(&w->file, w->file.id, name);
+    fd_status s = group < 0 ? FD_ERR_IO : write(w, group);
+    fd_h5_close_group(group);
+    return s;
 }
 
 fd_status fd_checkpoint_write(const fd_world* world, const char* path, const fd_checkpoint_scene* scene)
@@ -409,21 +404,21 @@ fd_status fd_checkpoint_write(const fd_world* world, const char* path, const fd_
     }
     snprintf(temporary, length + 5, "%s.tmp", path);
     fd_h5_quiet quiet = fd_h5_silence();
-    writer w = {{H5Fcreate(temporary, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), temporary}, world};
+    writer w = {{H5Fcreate(temporary, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), temporary}, world, scene};
     fd_status s = FD_OK;
     if (w.file.id < 0) {
         s = fd_fail(FD_ERR_IO, "checkpoint: cannot create '%s' (does its directory exist, and may it be written?)",
                     temporary);
     }
     if (s == FD_OK) s = write_root(&w);
-    if (s == FD_OK) s = write_world(&w);
-    if (s == FD_OK) s = write_bodies(&w);
-    if (s == FD_OK) s = write_contact_set(&w);
-    if (s == FD_OK && world->def.stepper == FD_STEPPER_PENALTY) s = write_penalty(&w);
-    if (s == FD_OK) s = write_inlets(&w);
-    if (s == FD_OK) s = write_walls(&w);
-    if (s == FD_OK) s = write_outlets(&w);
-    if (s == FD_OK && scene != NULL) s = write_scene(&w, scene);
+    if (s == FD_OK) s = write_section(&w, "world", write_world);
+    if (s == FD_OK) s = write_section(&w, "bodies", write_bodies);
+    if (s == FD_OK) s = write_section(&w, "contacts", write_contact_set);
+    if (s == FD_OK && world->def.stepper == FD_STEPPER_PENALTY) s = write_section(&w, "penalty", write_penalty);
+    if (s == FD_OK) s = write_section(&w, "inlets", write_inlets);
+    if (s == FD_OK) s = write_section(&w, "walls", write_walls);
+    if (s == FD_OK) s = write_section(&w, "outlets", write_outlets);
+    if (s == FD_OK && scene != NULL) s = write_section(&w, "scene", write_scene);
     if (s == FD_OK && H5Fflush(w.file.id, H5F_SCOPE_GLOBAL) < 0) {
         s = fd_fail(FD_ERR_IO, "checkpoint: cannot flush '%s'", temporary);
     }

@@ -72,24 +72,43 @@ fd_status fd_h5_write(const fd_h5_file* file, hid_t group, const char* name, hid
     return ok ? FD_OK : fail(file, "cannot write the dataset", name);
 }
 
-/* Opens a dataset and checks its shape; -1 after reporting what is wrong. */
-static hid_t open_shaped(const fd_h5_file* file, hid_t group, const char* name, int rank, const hsize_t* dims)
+/* Opens a dataset; -1 after reporting that the group lacks it. */
+static hid_t open_dataset(const fd_h5_file* file, hid_t group, const char* name)
 {
     hid_t dataset = H5Dopen2(group, name, H5P_DEFAULT);
     if (dataset < 0) {
         fd_fail(FD_ERR_PARSE, "checkpoint '%s': no dataset '%s' (not a fricdem checkpoint, or a damaged one)",
                 file->path, name);
-        return -1;
     }
+    return dataset;
+}
+
+/* A dataset's rank and its first 8 dimensions in dims; -1 if it has no
+ * simple extent of at most 8 dimensions. */
+static int dataset_extent(hid_t dataset, hsize_t dims[8])
+{
     hid_t space = H5Dget_space(dataset);
-    hsize_t found[8] = {0};
-    int found_rank = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
-    bool same = found_rank == rank && rank <= 8 && H5Sget_simple_extent_dims(space, found, NULL) == rank;
-    for (int k = 0; same && k < rank; ++k) {
-        same = found[k] == dims[k];
+    int rank = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
+    if (rank < 0 || rank > 8 || H5Sget_simple_extent_dims(space, dims, NULL) != rank) {
+        rank = -1;
     }
     if (space >= 0) {
         H5Sclose(space);
+    }
+    return rank;
+}
+
+/* Opens a dataset and checks its shape; -1 after reporting what is wrong. */
+static hid_t open_shaped(const fd_h5_file* file, hid_t group, const char* name, int rank, const hsize_t* dims)
+{
+    hid_t dataset = open_dataset(file, group, name);
+    if (dataset < 0) {
+        return -1;
+    }
+    hsize_t found[8] = {0};
+    bool same = dataset_extent(dataset, found) == rank;
+    for (int k = 0; same && k < rank; ++k) {
+        same = found[k] == dims[k];
     }
     if (!same) {
         H5Dclose(dataset);
@@ -119,23 +138,14 @@ fd_status fd_h5_read(const fd_h5_file* file, hid_t group, const char* name, hid_
 
 int64_t fd_h5_rows(const fd_h5_file* file, hid_t group, const char* name)
 {
-    hid_t dataset = H5Dopen2(group, name, H5P_DEFAULT);
+    hid_t dataset = open_dataset(file, group, name);
     if (dataset < 0) {
-        fd_fail(FD_ERR_PARSE, "checkpoint '%s': no dataset '%s' (not a fricdem checkpoint, or a damaged one)",
-                file->path, name);
         return -1;
     }
-    hid_t space = H5Dget_space(dataset);
     hsize_t dims[8] = {0};
-    int rank = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
-    if (rank >= 1 && rank <= 8) {
-        H5Sget_simple_extent_dims(space, dims, NULL);
-    }
-    if (space >= 0) {
-        H5Sclose(space);
-    }
+    int rank = dataset_extent(dataset, dims);
     H5Dclose(dataset);
-    if (rank < 1 || rank > 8) {
+    if (rank < 1) {
         fd_fail(FD_ERR_PARSE, "checkpoint '%s': dataset '%s' is not an array", file->path, name);
         return -1;
     }

@@ -28,7 +28,11 @@ typedef struct reader {
     fd_world* world;
     int64_t body_count;
     int64_t removed_count;
+    bool contacts_recorded; /* the contacts group holds every contact's record (read_contact_set) */
 } reader;
+
+/* Reads the datasets of one group of the checkpoint (read_section opens it). */
+typedef fd_status (*section_reader)(reader* r, hid_t group);
 
 /* Opens a checkpoint and checks its format and version. */
 static fd_status open_checkpoint(const char* path, fd_h5_file* file)
@@ -361,14 +365,10 @@ static fd_status put_back_slots(reader* r, const slot_record* slots, const fd_ch
     return s;
 }
 
-static fd_status read_bodies(reader* r)
+static fd_status read_bodies(reader* r, hid_t group)
 {
     fd_world* world = r->world;
     const fd_h5_file* f = &r->file;
-    hid_t group = fd_h5_group_open(f, f->id, "bodies");
-    if (group < 0) {
-        return FD_ERR_PARSE;
-    }
     int64_t n = r->body_count;
     fd_checkpoint_identity stored, built;
     memset(&stored, 0, sizeof stored);
@@ -440,7 +440,6 @@ static fd_status read_bodies(reader* r)
     if (s == FD_OK) s = fd_h5_read(f, group, "angular_velocity", D, 2, v3, world->angular_velocity);
     if (s == FD_OK) s = fd_h5_read(f, group, "force", D, 2, v3, world->forces);
     if (s == FD_OK) s = fd_h5_read(f, group, "torque", D, 2, v3, world->torques);
-    fd_h5_close_group(group);
     fd_h5_free_strings(names, n);
     free(extra_body);
     free(extras);
@@ -449,14 +448,10 @@ static fd_status read_bodies(reader* r)
     return s;
 }
 
-static fd_status read_world(reader* r)
+static fd_status read_world(reader* r, hid_t group)
 {
     fd_world* world = r->world;
     const fd_h5_file* f = &r->file;
-    hid_t group = fd_h5_group_open(f, f->id, "world");
-    if (group < 0) {
-        return FD_ERR_PARSE;
-    }
     int64_t has_reference = 0, iterations = 0, contacts = 0, step = 0;
     double residual = 0.0, time = 0.0;
     fd_status s = fd_h5_get_u64(f, group, "next_contact_id", &world->next_contact_id);
@@ -472,7 +467,6 @@ static fd_status read_world(reader* r)
     if (s == FD_OK && fd_h5_has(group, "gravity")) { /* a stage may have changed it */
         s = fd_h5_read(f, group, "gravity", H5T_NATIVE_DOUBLE, 1, three, &world->def.gravity);
     }
-    fd_h5_close_group(group);
     if (s == FD_OK) s = fd_h5_get_i64(f, f->id, "step", &step);
     if (s == FD_OK) s = fd_h5_get_f64(f, f->id, "time", &time);
     if (s == FD_OK) {
@@ -509,14 +503,10 @@ static bool reserve_contact_set(fd_contact_set* set, int64_t count, int history_
     return true;
 }
 
-static fd_status read_contact_set(reader* r, bool* recorded)
+static fd_status read_contact_set(reader* r, hid_t group)
 {
     fd_world* world = r->world;
     const fd_h5_file* f = &r->file;
-    hid_t group = fd_h5_group_open(f, f->id, "contacts");
-    if (group < 0) {
-        return FD_ERR_PARSE;
-    }
     int64_t flag = 0, count = fd_h5_rows(f, group, "id");
     fd_status s = count < 0 || count > INT32_MAX ? FD_ERR_PARSE : fd_h5_get_i64(f, group, "recorded", &flag);
     fd_checkpoint_rows rows;
@@ -545,7 +535,6 @@ static fd_status read_contact_set(reader* r, bool* recorded)
     if (s == FD_OK && fd_checkpoint_set_has_history(world)) {
         s = fd_h5_read(f, group, "history", D, 2, history, set->history);
     }
-    fd_h5_close_group(group);
     for (int64_t c = 0; s == FD_OK && c < count; ++c) {
         int i = rows.pairs[2 * c], j = rows.pairs[2 * c + 1];
         if (i < 0 || j <= i || j >= world->body_count || rows.law[c] < 0 || rows.law[c] >= world->law_count) {
@@ -570,18 +559,14 @@ static fd_status read_contact_set(reader* r, bool* recorded)
     }
     set->count = s == FD_OK ? (int)count : 0;
     world->previous.count = 0;
-    *recorded = flag != 0;
+    r->contacts_recorded = flag != 0;
     fd_checkpoint_rows_free(&rows);
     return s;
 }
 
-static fd_status read_penalty(reader* r)
+static fd_status read_penalty(reader* r, hid_t group)
 {
     const fd_h5_file* f = &r->file;
-    hid_t group = fd_h5_group_open(f, f->id, "penalty");
-    if (group < 0) {
-        return FD_ERR_PARSE;
-    }
     fd_penalty_contacts c;
     memset(&c, 0, sizeof c);
     int64_t stride = 0, book_count = 0;
@@ -618,7 +603,6 @@ static fd_status read_penalty(reader* r)
     if (s == FD_OK) s = fd_h5_read(f, group, "state", H5T_NATIVE_UINT8, 1, one, c.state);
     if (s == FD_OK) s = fd_h5_read(f, group, "springs", H5T_NATIVE_DOUBLE, 2, springs, c.springs);
     if (s == FD_OK && book_count > 0) s = fd_h5_read(f, group, "books", H5T_NATIVE_DOUBLE, 3, books, c.books);
-    fd_h5_close_group(group);
     if (s == FD_OK) {
         s = fd_penalty_install(r->world, &c);
     }
@@ -626,14 +610,10 @@ static fd_status read_penalty(reader* r)
     return s;
 }
 
-static fd_status read_inlets(reader* r)
+static fd_status read_inlets(reader* r, hid_t group)
 {
     fd_world* world = r->world;
     const fd_h5_file* f = &r->file;
-    hid_t group = fd_h5_group_open(f, f->id, "inlets");
-    if (group < 0) {
-        return FD_ERR_PARSE;
-    }
     int n = world->inlet_count;
     char** names = NULL;
     int64_t* progress = malloc((size_t)(n > 0 ? n : 1) * 5 * sizeof *progress);
@@ -666,7 +646,6 @@ static fd_status read_inlets(reader* r)
         inlet->paused_total = pause[3 * i + 2];
     }
     free(pause);
-    fd_h5_close_group(group);
     fd_h5_free_strings(names, n);
     free(progress);
     free(max_delay);
@@ -675,17 +654,10 @@ static fd_status read_inlets(reader* r)
 
 /* The walls under a prescribed motion: those the scene set are replaced by
  * the checkpoint's (a stage may have started, changed or stopped them). */
-static fd_status read_walls(reader* r)
+static fd_status read_walls(reader* r, hid_t group)
 {
     fd_world* world = r->world;
     const fd_h5_file* f = &r->file;
-    if (!fd_h5_has(f->id, "walls")) {
-        return FD_OK; /* written before walls could move: the scene's motions stand */
-    }
-    hid_t group = fd_h5_group_open(f, f->id, "walls");
-    if (group < 0) {
-        return FD_ERR_PARSE;
-    }
     int64_t n = fd_h5_rows(f, group, "body");
     int64_t* bodies = malloc((size_t)(n > 0 ? n : 1) * sizeof *bodies);
     double* rows = malloc((size_t)(n > 0 ? n : 1) * FD_CHECKPOINT_WALL_DOUBLES * sizeof *rows);
@@ -707,7 +679,6 @@ static fd_status read_walls(reader* r)
         walls[k].turns_a_plane = world->colds[b].shape.type == FD_SHAPE_PLANE &&
                                  fd_v3_length_squared(walls[k].motion.angular_velocity) > 0.0;
     }
-    fd_h5_close_group(group);
     free(bodies);
     free(rows);
     if (s != FD_OK) {
@@ -720,14 +691,10 @@ static fd_status read_walls(reader* r)
     return FD_OK;
 }
 
-static fd_status read_outlets(reader* r)
+static fd_status read_outlets(reader* r, hid_t group)
 {
     fd_world* world = r->world;
     const fd_h5_file* f = &r->file;
-    hid_t group = fd_h5_group_open(f, f->id, "outlets");
-    if (group < 0) {
-        return FD_ERR_PARSE;
-    }
     int n = world->outlet_count; /* the checkpoint's too: the outlets' fingerprints agree */
     char** names = NULL;
     int64_t* removed = malloc((size_t)(n > 0 ? n : 1) * sizeof *removed);
@@ -750,7 +717,6 @@ static fd_status read_outlets(reader* r)
         world->outlets[i].removed_mass = mass[i];
         world->outlets[i].closed = closed[i] != 0;
     }
-    fd_h5_close_group(group);
     fd_h5_free_strings(names, n);
     free(removed);
     free(mass);
@@ -758,15 +724,26 @@ static fd_status read_outlets(reader* r)
     return s;
 }
 
+/* Reads one group of the checkpoint with its section_reader: every section
+ * opens and closes its group here, so a reader sees only its group's datasets. */
+static fd_status read_section(reader* r, const char* name, section_reader read)
+{
+    hid_t group = fd_h5_group_open(&r->file, r->file.id, name);
+    fd_status s = group < 0 ? FD_ERR_PARSE : read(r, group);
+    fd_h5_close_group(group);
+    return s;
+}
+
 static fd_status read_checkpoint(reader* r)
 {
     fd_world* world = r->world;
     fd_status s = check_root(r);
-    if (s == FD_OK) s = read_bodies(r);
-    if (s == FD_OK) s = read_world(r);
-    if (s == FD_OK) s = read_inlets(r);
-    if (s == FD_OK) s = read_walls(r);
-    if (s == FD_OK) s = read_outlets(r);
+    if (s == FD_OK) s = read_section(r, "bodies", read_bodies);
+    if (s == FD_OK) s = read_section(r, "world", read_world);
+    if (s == FD_OK) s = read_section(r, "inlets", read_inlets);
+    /* No walls group: written before walls could move, the scene's motions stand. */
+    if (s == FD_OK && fd_h5_has(r->file.id, "walls")) s = read_section(r, "walls", read_walls);
+    if (s == FD_OK) s = read_section(r, "outlets", read_outlets);
     if (s == FD_OK) {
         /* Set-up for the restored bodies, without a force pass: the forces
          * are the checkpoint's, and a pass would advance the springs again. */
@@ -775,11 +752,10 @@ static fd_status read_checkpoint(reader* r)
         s = fd_world_prepare(world);
     }
     if (s == FD_OK) s = check_prints(r, FD_PRINT_LAWS, FD_PRINT_LAWS + 1); /* after prepare: with the inherited laws */
-    bool recorded = false;
-    if (s == FD_OK) s = read_contact_set(r, &recorded);
+    if (s == FD_OK) s = read_section(r, "contacts", read_contact_set);
     if (s == FD_OK && world->def.stepper == FD_STEPPER_PENALTY) {
-        s = read_penalty(r);
-        world->penalty->unrecorded = !recorded;
+        s = read_section(r, "penalty", read_penalty);
+        world->penalty->unrecorded = !r->contacts_recorded;
     }
     world->event_count = 0;
     uint64_t stored_hash = 0;
@@ -798,7 +774,7 @@ fd_status fd_world_read_checkpoint(fd_world* world, const char* path)
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "checkpoint: world and path are required");
     }
     fd_h5_quiet quiet = fd_h5_silence();
-    reader r = {{-1, path}, world, 0, 0};
+    reader r = {{-1, path}, world, 0, 0, false};
     fd_status s = open_checkpoint(path, &r.file);
     if (s == FD_OK) {
         s = read_checkpoint(&r);
