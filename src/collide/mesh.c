@@ -35,6 +35,7 @@
 #include <stdlib.h>
 
 #include "collide/mesh_internal.h"
+#include "core/error.h"
 
 /* Weld distance and degeneracy threshold, relative to the mesh size. */
 #define WELD_RELATIVE 1e-9
@@ -45,21 +46,6 @@
 /* Squares of lengths (and products of squares, in the degeneracy test) must
  * stay far from overflow: 1e100^4 = 1e400 does not, 1e75^4 = 1e300 does. */
 #define MAX_COORDINATE 1e75
-
-static bool mesh_error(char* message, int message_size, const char* format, ...) __attribute__((format(printf, 3, 4)));
-
-/* Writes the message when the caller gave a buffer; returns false so that
- * `return mesh_error(...)` reads well. */
-static bool mesh_error(char* message, int message_size, const char* format, ...)
-{
-    if (message != NULL && message_size > 0) {
-        va_list args;
-        va_start(args, format);
-        vsnprintf(message, (size_t)message_size, format, args);
-        va_end(args);
-    }
-    return false;
-}
 
 static fd_vec3 vertex_at(const double* vertices, int index)
 {
@@ -72,35 +58,35 @@ static bool validate_input(const double* vertices, int vertex_count, const int* 
                            double feature_angle, char* message, int message_size)
 {
     if (triangle_count <= 0 || triangles == NULL) {
-        return mesh_error(message, message_size, "mesh has no triangles");
+        return fd_message_false(message, message_size, "mesh has no triangles");
     }
     if (vertex_count <= 0 || vertices == NULL) {
-        return mesh_error(message, message_size, "mesh has no vertices");
+        return fd_message_false(message, message_size, "mesh has no vertices");
     }
     if (vertex_count > INT_MAX / 3 || triangle_count > INT_MAX / 3) {
-        return mesh_error(message, message_size, "mesh too large (%d vertices, %d triangles; at most %d each)",
-                          vertex_count, triangle_count, INT_MAX / 3);
+        return fd_message_false(message, message_size, "mesh too large (%d vertices, %d triangles; at most %d each)",
+                                vertex_count, triangle_count, INT_MAX / 3);
     }
     if (!(feature_angle >= 0.0 && feature_angle <= FD_PI)) {
-        return mesh_error(message, message_size, "feature angle %g rad must be in [0, pi]", feature_angle);
+        return fd_message_false(message, message_size, "feature angle %g rad must be in [0, pi]", feature_angle);
     }
     const char* axis_names = "xyz";
     for (int i = 0; i < 3 * vertex_count; ++i) {
         if (!isfinite(vertices[i])) {
-            return mesh_error(message, message_size, "vertex %d: coordinate %c is not finite (%g)", i / 3,
-                              axis_names[i % 3], vertices[i]);
+            return fd_message_false(message, message_size, "vertex %d: coordinate %c is not finite (%g)", i / 3,
+                                    axis_names[i % 3], vertices[i]);
         }
         if (fabs(vertices[i]) > MAX_COORDINATE) {
-            return mesh_error(message, message_size,
-                              "vertex %d: coordinate %c = %g m is too large (above %g m the squared lengths of "
-                              "the closest-point tests overflow)",
-                              i / 3, axis_names[i % 3], vertices[i], MAX_COORDINATE);
+            return fd_message_false(message, message_size,
+                                    "vertex %d: coordinate %c = %g m is too large (above %g m the squared lengths of "
+                                    "the closest-point tests overflow)",
+                                    i / 3, axis_names[i % 3], vertices[i], MAX_COORDINATE);
         }
     }
     for (int i = 0; i < 3 * triangle_count; ++i) {
         if (triangles[i] < 0 || triangles[i] >= vertex_count) {
-            return mesh_error(message, message_size, "triangle %d: vertex index %d out of range (0 to %d)", i / 3,
-                              triangles[i], vertex_count - 1);
+            return fd_message_false(message, message_size, "triangle %d: vertex index %d out of range (0 to %d)", i / 3,
+                                    triangles[i], vertex_count - 1);
         }
     }
     return true;
@@ -662,12 +648,12 @@ fd_mesh* fd_mesh_create(const double* vertices, int vertex_count, const int* tri
     fd_mesh* mesh = calloc(1, sizeof *mesh);
     if (mesh == NULL || !build_vertices_and_triangles(mesh, vertices, vertex_count, triangles, triangle_count)) {
         fd_mesh_free(mesh);
-        mesh_error(message, message_size, "out of memory building a mesh of %d triangles", triangle_count);
+        fd_message_false(message, message_size, "out of memory building a mesh of %d triangles", triangle_count);
         return NULL;
     }
     if (mesh->triangle_count == 0) {
-        mesh_error(message, message_size, "mesh has no triangles: all %d are degenerate (zero area)",
-                   triangle_count);
+        fd_message_false(message, message_size, "mesh has no triangles: all %d are degenerate (zero area)",
+                         triangle_count);
         fd_mesh_free(mesh);
         return NULL;
     }
@@ -685,7 +671,7 @@ fd_mesh* fd_mesh_create(const double* vertices, int vertex_count, const int* tri
     ok = ok && build_edges_and_patches(mesh, feature_angle) && build_vertex_incidence(mesh) && build_grids(mesh);
     if (!ok) {
         fd_mesh_free(mesh);
-        mesh_error(message, message_size, "out of memory building a mesh of %d triangles", triangle_count);
+        fd_message_false(message, message_size, "out of memory building a mesh of %d triangles", triangle_count);
         return NULL;
     }
     fd_vec3 max;

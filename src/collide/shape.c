@@ -22,25 +22,10 @@
 
 #include "collide/collide.h"
 #include "collide/walls.h"
+#include "core/error.h"
 
 /* pi to double precision; M_PI is not in strict C17. */
 #define FD_SHAPE_PI 3.14159265358979323846
-
-/* Writes a message when the caller gave a buffer, and returns false so that
- * `return shape_error(...)` reads well. */
-static bool shape_error(char* message, int message_size, const char* format, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static bool shape_error(char* message, int message_size, const char* format, ...)
-{
-    if (message != NULL && message_size > 0) {
-        va_list args;
-        va_start(args, format);
-        vsnprintf(message, (size_t)message_size, format, args);
-        va_end(args);
-    }
-    return false;
-}
 
 /* A length must be a positive finite number; !(x > 0) also rejects NaN. */
 static bool is_positive_length(double x) { return x > 0.0 && isfinite(x); }
@@ -53,14 +38,15 @@ static bool shape_volume_error(double volume, const char* key, double length, co
                                int message_size)
 {
     if (volume > DBL_MAX) {
-        return shape_error(message, message_size,
-                           "%s %g m is too large: the volume %s overflows a double (lengths above about 3.5e102 m)",
-                           key, length, formula);
+        return fd_message_false(
+            message, message_size,
+            "%s %g m is too large: the volume %s overflows a double (lengths above about 3.5e102 m)", key, length,
+            formula);
     }
-    return shape_error(message, message_size,
-                       "%s %g m is too small: the volume %s = %g m^3 underflows a double (lengths below about "
-                       "8e-103 m)",
-                       key, length, formula, volume);
+    return fd_message_false(message, message_size,
+                            "%s %g m is too small: the volume %s = %g m^3 underflows a double (lengths below about "
+                            "8e-103 m)",
+                            key, length, formula, volume);
 }
 
 /* A volume a double holds as a normal number. */
@@ -73,7 +59,7 @@ bool fd_shape_init(fd_shape* shape, const fd_shape_def* def, char* message, int 
     switch (def->type) {
     case FD_SHAPE_SPHERE:
         if (!is_positive_length(def->radius)) {
-            return shape_error(message, message_size, "shape.radius must be > 0 and finite (got %g)", def->radius);
+            return fd_message_false(message, message_size, "shape.radius must be > 0 and finite (got %g)", def->radius);
         }
         result.radius = def->radius;
         result.bounding_radius = def->radius;
@@ -87,8 +73,8 @@ bool fd_shape_init(fd_shape* shape, const fd_shape_def* def, char* message, int 
         for (int axis = 0; axis < 3; ++axis) {
             double length = fd_v3_component(def->semi_axes, axis);
             if (!is_positive_length(length)) {
-                return shape_error(message, message_size, "shape.semi_axes.%s must be > 0 and finite (got %g)",
-                                   names[axis], length);
+                return fd_message_false(message, message_size, "shape.semi_axes.%s must be > 0 and finite (got %g)",
+                                        names[axis], length);
             }
         }
         result.semi_axes = def->semi_axes;
@@ -107,8 +93,9 @@ bool fd_shape_init(fd_shape* shape, const fd_shape_def* def, char* message, int 
         fd_vec3 n = def->plane_normal;
         double length = fd_v3_length(n);
         if (!fd_v3_is_finite(n) || !(length > 0.0) || !isfinite(length)) {
-            return shape_error(message, message_size,
-                               "shape.plane_normal must be a nonzero finite vector (got (%g, %g, %g))", n.x, n.y, n.z);
+            return fd_message_false(message, message_size,
+                                    "shape.plane_normal must be a nonzero finite vector (got (%g, %g, %g))", n.x, n.y,
+                                    n.z);
         }
         result.plane_normal = fd_v3_scale(1.0 / length, n);
         result.bounding_radius = INFINITY;
@@ -116,9 +103,9 @@ bool fd_shape_init(fd_shape* shape, const fd_shape_def* def, char* message, int 
     }
     case FD_SHAPE_CYLINDER:
         if (!is_positive_length(def->radius) || !is_positive_length(def->length)) {
-            return shape_error(message, message_size,
-                               "a cylinder needs shape.radius and shape.length > 0 and finite (got %g m, %g m)",
-                               def->radius, def->length);
+            return fd_message_false(message, message_size,
+                                    "a cylinder needs shape.radius and shape.length > 0 and finite (got %g m, %g m)",
+                                    def->radius, def->length);
         }
         result.radius = def->radius;
         result.length = def->length;
@@ -128,10 +115,10 @@ bool fd_shape_init(fd_shape* shape, const fd_shape_def* def, char* message, int 
     case FD_SHAPE_DISK:
         if (!is_positive_length(def->radius) || !(def->inner_radius >= 0.0) || !(def->inner_radius < def->radius) ||
             !isfinite(def->offset) || def->cap_of_shell < -1 || def->cap_of_shell > 1) {
-            return shape_error(message, message_size,
-                               "a disk needs 0 <= shape.inner_radius < shape.radius, both finite, and a finite "
-                               "shape.offset (got %g m, %g m, %g m)",
-                               def->inner_radius, def->radius, def->offset);
+            return fd_message_false(message, message_size,
+                                    "a disk needs 0 <= shape.inner_radius < shape.radius, both finite, and a finite "
+                                    "shape.offset (got %g m, %g m, %g m)",
+                                    def->inner_radius, def->radius, def->offset);
         }
         result.radius = def->radius;
         result.inner_radius = def->inner_radius;
@@ -141,18 +128,20 @@ bool fd_shape_init(fd_shape* shape, const fd_shape_def* def, char* message, int 
         break;
     case FD_SHAPE_MESH:
         if (def->mesh == NULL || def->mesh_patch < 0 || def->mesh_patch >= fd_mesh_patch_count(def->mesh)) {
-            return shape_error(message, message_size, "a mesh shape needs shape.mesh and a patch in 0 .. %d (got %d)",
-                               def->mesh != NULL ? fd_mesh_patch_count(def->mesh) - 1 : -1, def->mesh_patch);
+            return fd_message_false(message, message_size,
+                                    "a mesh shape needs shape.mesh and a patch in 0 .. %d (got %d)",
+                                    def->mesh != NULL ? fd_mesh_patch_count(def->mesh) - 1 : -1, def->mesh_patch);
         }
         result.mesh = def->mesh;
         result.mesh_patch = def->mesh_patch;
         result.bounding_radius = fd_mesh_bounding_radius(def->mesh);
         break;
     default:
-        return shape_error(message, message_size,
-                           "shape.type %d is not a shape type (sphere = 0, plane = 1, ellipsoid = 2, cylinder = 3, "
-                           "disk = 4, mesh = 5)",
-                           (int)def->type);
+        return fd_message_false(
+            message, message_size,
+            "shape.type %d is not a shape type (sphere = 0, plane = 1, ellipsoid = 2, cylinder = 3, "
+            "disk = 4, mesh = 5)",
+            (int)def->type);
     }
     *shape = result;
     return true;

@@ -28,25 +28,14 @@
 #include <stdlib.h>
 
 #include "collide/walls.h"
+#include "core/error.h"
+#include "core/grow.h"
 
 #define STL_HEADER_BYTES 84
 #define STL_RECORD_BYTES 50
 /* Vertices are stored 9 doubles per triangle and fd_mesh_create takes an
  * int count of 3 per triangle. */
 #define STL_MAX_TRIANGLES (INT32_MAX / 9)
-
-static bool stl_error(char* message, int message_size, const char* format, ...) __attribute__((format(printf, 3, 4)));
-
-static bool stl_error(char* message, int message_size, const char* format, ...)
-{
-    if (message != NULL && message_size > 0) {
-        va_list args;
-        va_start(args, format);
-        vsnprintf(message, (size_t)message_size, format, args);
-        va_end(args);
-    }
-    return false;
-}
 
 /* The triangles read so far: 9 coordinates each, scaled. */
 typedef struct stl_soup {
@@ -73,33 +62,15 @@ static bool read_whole_file(const char* path, unsigned char** data, size_t* size
 {
     FILE* file = fopen(path, "rb");
     if (file == NULL) {
-        return stl_error(message, message_size, "%s: cannot open: %s", path, strerror(errno));
+        return fd_message_false(message, message_size, "%s: cannot open: %s", path, strerror(errno));
     }
-    size_t capacity = 1 << 16, length = 0;
-    unsigned char* buffer = malloc(capacity);
-    bool ok = buffer != NULL;
-    while (ok) {
-        if (length == capacity) {
-            unsigned char* grown = realloc(buffer, 2 * capacity);
-            if (grown == NULL) {
-                ok = false;
-                break;
-            }
-            buffer = grown;
-            capacity *= 2;
-        }
-        size_t got = fread(buffer + length, 1, capacity - length, file);
-        length += got;
-        if (got == 0) {
-            break;
-        }
-    }
-    bool failed = ferror(file) != 0;
+    int error = 0;
+    size_t length = 0;
+    unsigned char* buffer = (unsigned char*)fd_read_stream(file, &length, &error);
     fclose(file);
-    if (!ok || failed) {
-        free(buffer);
-        return ok ? stl_error(message, message_size, "%s: read error", path)
-                  : stl_error(message, message_size, "%s: out of memory reading the file", path);
+    if (buffer == NULL) {
+        return error == ENOMEM ? fd_message_false(message, message_size, "%s: out of memory reading the file", path)
+                               : fd_message_false(message, message_size, "%s: read error", path);
     }
     *data = buffer;
     *size = length;
@@ -133,25 +104,28 @@ static bool binary_size_error(const char* path, size_t size, const unsigned char
                               int message_size)
 {
     if (size < STL_HEADER_BYTES) {
-        return stl_error(message, message_size,
-                         "%s: not an STL file: %zu bytes is too short for a binary STL (84-byte header), and it is "
-                         "not text (an ASCII STL)",
-                         path, size);
+        return fd_message_false(
+            message, message_size,
+            "%s: not an STL file: %zu bytes is too short for a binary STL (84-byte header), and it is "
+            "not text (an ASCII STL)",
+            path, size);
     }
     uint32_t announced = little_endian_u32(data + 80);
     uint64_t expected = STL_HEADER_BYTES + (uint64_t)STL_RECORD_BYTES * announced;
     if ((uint64_t)size < expected) {
         size_t triangle = (size - STL_HEADER_BYTES) / STL_RECORD_BYTES;
-        return stl_error(message, message_size,
-                         "%s: binary STL truncated at byte offset %zu: the count at byte offset 80 announces %u "
-                         "triangles (%llu bytes), the file ends inside triangle %zu (which starts at byte offset %zu)",
-                         path, size, announced, (unsigned long long)expected, triangle,
-                         STL_HEADER_BYTES + triangle * STL_RECORD_BYTES);
+        return fd_message_false(
+            message, message_size,
+            "%s: binary STL truncated at byte offset %zu: the count at byte offset 80 announces %u "
+            "triangles (%llu bytes), the file ends inside triangle %zu (which starts at byte offset %zu)",
+            path, size, announced, (unsigned long long)expected, triangle,
+            STL_HEADER_BYTES + triangle * STL_RECORD_BYTES);
     }
-    return stl_error(message, message_size,
-                     "%s: binary STL has %llu bytes past the end of its %u triangles at byte offset %llu (the count "
-                     "at byte offset 80); is it an ASCII STL with control characters?",
-                     path, (unsigned long long)(size - expected), announced, (unsigned long long)expected);
+    return fd_message_false(
+        message, message_size,
+        "%s: binary STL has %llu bytes past the end of its %u triangles at byte offset %llu (the count "
+        "at byte offset 80); is it an ASCII STL with control characters?",
+        path, (unsigned long long)(size - expected), announced, (unsigned long long)expected);
 }
 
 static bool read_binary(const char* path, const unsigned char* data, fd_vec3 scale, stl_soup* soup, char* message,
@@ -159,12 +133,12 @@ static bool read_binary(const char* path, const unsigned char* data, fd_vec3 sca
 {
     uint32_t count = little_endian_u32(data + 80);
     if (count == 0) {
-        return stl_error(message, message_size, "%s: binary STL with no triangles (the count at byte offset 80 is 0)",
-                         path);
+        return fd_message_false(message, message_size,
+                                "%s: binary STL with no triangles (the count at byte offset 80 is 0)", path);
     }
     if (count > STL_MAX_TRIANGLES) {
-        return stl_error(message, message_size, "%s: binary STL of %u triangles, more than the %d a mesh holds", path,
-                         count, STL_MAX_TRIANGLES);
+        return fd_message_false(message, message_size, "%s: binary STL of %u triangles, more than the %d a mesh holds",
+                                path, count, STL_MAX_TRIANGLES);
     }
     const char* axis_names = "xyz";
     const char* ordinals[3] = {"first", "second", "third"};
@@ -172,7 +146,7 @@ static bool read_binary(const char* path, const unsigned char* data, fd_vec3 sca
     for (uint32_t t = 0; t < count; ++t) {
         double* out = soup_add_triangle(soup);
         if (out == NULL) {
-            return stl_error(message, message_size, "%s: out of memory at triangle %u", path, t);
+            return fd_message_false(message, message_size, "%s: out of memory at triangle %u", path, t);
         }
         size_t record = STL_HEADER_BYTES + (size_t)t * STL_RECORD_BYTES;
         for (int i = 0; i < 9; ++i) {
@@ -180,11 +154,12 @@ static bool read_binary(const char* path, const unsigned char* data, fd_vec3 sca
             double value = little_endian_f32(data + offset);
             out[i] = value * factors[i % 3];
             if (!isfinite(out[i])) {
-                return stl_error(message, message_size,
-                                 "%s: byte offset %zu (triangle %u counting from 0, its %s vertex, %c): coordinate "
-                                 "%g%s is not finite",
-                                 path, offset, t, ordinals[i / 3], axis_names[i % 3], value,
-                                 isfinite(value) ? " times the scale" : "");
+                return fd_message_false(
+                    message, message_size,
+                    "%s: byte offset %zu (triangle %u counting from 0, its %s vertex, %c): coordinate "
+                    "%g%s is not finite",
+                    path, offset, t, ordinals[i / 3], axis_names[i % 3], value,
+                    isfinite(value) ? " times the scale" : "");
             }
         }
     }
@@ -268,11 +243,11 @@ static void skip_name(ascii_reader* r)
 static bool expected_error(ascii_reader* r, ascii_token token, const char* expected)
 {
     if (token.start == NULL) {
-        return stl_error(r->message, r->message_size, "%s:%ld: unexpected end of file: expected %s", r->path,
-                         token.line, expected);
+        return fd_message_false(r->message, r->message_size, "%s:%ld: unexpected end of file: expected %s", r->path,
+                                token.line, expected);
     }
-    return stl_error(r->message, r->message_size, "%s:%ld: expected %s (got '%.*s')", r->path, token.line, expected,
-                     token.length < 40 ? token.length : 40, token.start);
+    return fd_message_false(r->message, r->message_size, "%s:%ld: expected %s (got '%.*s')", r->path, token.line,
+                            expected, token.length < 40 ? token.length : 40, token.start);
 }
 
 static bool expect_keyword(ascii_reader* r, const char* keyword)
@@ -294,8 +269,8 @@ static bool read_number(ascii_reader* r, const char* what, bool finite, double* 
     long line = r->token_line;
     ascii_token token = next_token(r);
     if (token.line != line) {
-        return stl_error(r->message, r->message_size, "%s:%ld: expected a number (%s) before the end of the line",
-                         r->path, line, what);
+        return fd_message_false(r->message, r->message_size,
+                                "%s:%ld: expected a number (%s) before the end of the line", r->path, line, what);
     }
     char buffer[64];
     if (token.start != NULL && token.length < (int)sizeof buffer) {
@@ -305,8 +280,8 @@ static bool read_number(ascii_reader* r, const char* what, bool finite, double* 
         *value = strtod(buffer, &end);
         if (end == buffer + token.length && token.length > 0) {
             if (finite && !isfinite(*value)) {
-                return stl_error(r->message, r->message_size, "%s:%ld: %s '%s' is not a finite number", r->path,
-                                 token.line, what, buffer);
+                return fd_message_false(r->message, r->message_size, "%s:%ld: %s '%s' is not a finite number", r->path,
+                                        token.line, what, buffer);
             }
             return true;
         }
@@ -334,7 +309,7 @@ static bool read_facet(ascii_reader* r, fd_vec3 scale, stl_soup* soup)
     }
     double* out = soup_add_triangle(soup);
     if (out == NULL) {
-        return stl_error(r->message, r->message_size, "%s:%ld: out of memory", r->path, r->line);
+        return fd_message_false(r->message, r->message_size, "%s:%ld: out of memory", r->path, r->line);
     }
     const char* names[3] = {"vertex x", "vertex y", "vertex z"};
     double factors[3] = {scale.x, scale.y, scale.z};
@@ -348,8 +323,8 @@ static bool read_facet(ascii_reader* r, fd_vec3 scale, stl_soup* soup)
             }
             out[3 * v + i] *= factors[i];
             if (!isfinite(out[3 * v + i])) {
-                return stl_error(r->message, r->message_size, "%s:%ld: %s times the scale is not finite", r->path,
-                                 r->line, names[i]);
+                return fd_message_false(r->message, r->message_size, "%s:%ld: %s times the scale is not finite",
+                                        r->path, r->line, names[i]);
             }
         }
     }
@@ -357,8 +332,8 @@ static bool read_facet(ascii_reader* r, fd_vec3 scale, stl_soup* soup)
         return false;
     }
     if (soup->triangle_count > STL_MAX_TRIANGLES) {
-        return stl_error(r->message, r->message_size, "%s:%ld: more than the %d triangles a mesh holds", r->path,
-                         r->line, STL_MAX_TRIANGLES);
+        return fd_message_false(r->message, r->message_size, "%s:%ld: more than the %d triangles a mesh holds", r->path,
+                                r->line, STL_MAX_TRIANGLES);
     }
     return true;
 }
@@ -393,7 +368,7 @@ static bool read_ascii(const char* path, const unsigned char* data, size_t size,
         }
     }
     if (soup->triangle_count == 0) {
-        return stl_error(message, message_size, "%s: ASCII STL with no facets", path);
+        return fd_message_false(message, message_size, "%s: ASCII STL with no facets", path);
     }
     return true;
 }
@@ -415,8 +390,8 @@ static bool is_text(const unsigned char* data, size_t size)
 fd_mesh* fd_mesh_read_stl(const char* path, fd_vec3 scale, double feature_angle, char* message, int message_size)
 {
     if (!(scale.x > 0.0 && scale.y > 0.0 && scale.z > 0.0 && fd_v3_is_finite(scale))) {
-        stl_error(message, message_size, "%s: scale (%g, %g, %g) must be > 0 and finite on each axis", path, scale.x,
-                  scale.y, scale.z);
+        fd_message_false(message, message_size, "%s: scale (%g, %g, %g) must be > 0 and finite on each axis", path,
+                         scale.x, scale.y, scale.z);
         return NULL;
     }
     unsigned char* data = NULL;
@@ -439,7 +414,7 @@ fd_mesh* fd_mesh_read_stl(const char* path, fd_vec3 scale, double feature_angle,
         int vertex_count = 3 * (int)soup.triangle_count;
         int* triangles = malloc((size_t)vertex_count * sizeof *triangles);
         if (triangles == NULL) {
-            stl_error(message, message_size, "%s: out of memory", path);
+            fd_message_false(message, message_size, "%s: out of memory", path);
         } else {
             for (int i = 0; i < vertex_count; ++i) {
                 triangles[i] = i; /* a soup: fd_mesh_create welds the repeated vertices */
@@ -448,7 +423,7 @@ fd_mesh* fd_mesh_read_stl(const char* path, fd_vec3 scale, double feature_angle,
             mesh = fd_mesh_create(soup.coordinates, vertex_count, triangles, (int)soup.triangle_count,
                                   feature_angle, inner, (int)sizeof inner);
             if (mesh == NULL) {
-                stl_error(message, message_size, "%s: %s", path, inner);
+                fd_message_false(message, message_size, "%s: %s", path, inner);
             }
             free(triangles);
         }

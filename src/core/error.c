@@ -28,6 +28,17 @@ fd_status fd_fail(fd_status status, const char* format, ...)
 
 void fd_clear_error(void) { last_error[0] = '\0'; }
 
+bool fd_message_false(char* message, int message_size, const char* format, ...)
+{
+    if (message != NULL && message_size > 0) {
+        va_list args;
+        va_start(args, format);
+        vsnprintf(message, (size_t)message_size, format, args);
+        va_end(args);
+    }
+    return false;
+}
+
 const char* fd_last_error(void) { return last_error; }
 
 const char* fd_status_string(fd_status status)

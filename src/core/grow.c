@@ -3,6 +3,7 @@
  * Must not touch: the other folders of src/ (it sees only the public types). */
 #include "core/grow.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 bool fd_grow(void** array, int64_t* capacity, int64_t needed, size_t element_size)
@@ -29,4 +30,35 @@ bool fd_resize(void** array, size_t count, size_t element_size)
     }
     *array = grown;
     return true;
+}
+
+char* fd_read_stream(FILE* stream, size_t* size, int* error)
+{
+    size_t capacity = 4096, length = 0;
+    char* buffer = malloc(capacity);
+    while (buffer != NULL) {
+        if (length + 1 == capacity) { /* room for the zero byte, always */
+            char* grown = realloc(buffer, 2 * capacity);
+            if (grown == NULL) {
+                free(buffer);
+                buffer = NULL;
+                break;
+            }
+            buffer = grown;
+            capacity *= 2;
+        }
+        size_t got = fread(buffer + length, 1, capacity - 1 - length, stream);
+        length += got;
+        if (got == 0) {
+            break;
+        }
+    }
+    *error = buffer == NULL ? ENOMEM : !ferror(stream) ? 0 : errno != 0 ? errno : EIO;
+    if (*error != 0) {
+        free(buffer);
+        return NULL;
+    }
+    buffer[length] = '\0';
+    *size = length;
+    return buffer;
 }

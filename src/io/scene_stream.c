@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "io/scene_loader.h"
 
 /* A sequence or mapping whose items are still being read. */
@@ -557,34 +558,13 @@ fd_status fd_scene_doc_load(fd_scene_ctx* ctx, const char* path)
     if (!file) {
         return fd_fail(FD_ERR_IO, "%s: cannot read the scene file: %s", path, strerror(errno));
     }
-    size_t capacity = 4096, size = 0;
-    char* text = malloc(capacity);
-    while (text) {
-        if (size == capacity) {
-            char* grown = realloc(text, 2 * capacity);
-            if (!grown) {
-                free(text);
-                text = NULL;
-                break;
-            }
-            text = grown;
-            capacity *= 2;
-        }
-        size_t n = fread(text + size, 1, capacity - size, file);
-        size += n;
-        if (n == 0) {
-            break;
-        }
-    }
-    bool failed = ferror(file) != 0;
-    int read_errno = errno;
+    int error = 0;
+    size_t size = 0;
+    char* text = fd_read_stream(file, &size, &error);
     fclose(file);
-    if (!text) {
-        return fd_fail(FD_ERR_IO, "%s: out of memory reading the scene file", path);
-    }
-    if (failed) {
-        free(text);
-        return fd_fail(FD_ERR_IO, "%s: cannot read the scene file: %s", path, strerror(read_errno));
+    if (text == NULL) {
+        return error == ENOMEM ? fd_fail(FD_ERR_IO, "%s: out of memory reading the scene file", path)
+                               : fd_fail(FD_ERR_IO, "%s: cannot read the scene file: %s", path, strerror(error));
     }
     ctx->text = text;
     ctx->text_size = size;
