@@ -72,17 +72,10 @@ fd_vec3 fd_mindlin_slide(const fd_contact_law* law, const fd_contact_input* inpu
     double radius = isfinite(effective_radius) && overlap > 0.0 ? sqrt(effective_radius * overlap) : 0.0;
     double gamma = params[FD_MINDLIN_X_GAMMA_T] * fd_normal_damping_coefficient(law, input);
     fd_vec3 tangential = fd_v3_reject(input->relative_velocity, n);
-    fd_sds_vector_step s = fd_mindlin_step(
-        fd_mindlin_rescales(kind), fd_mindlin_holds_force(kind), params[FD_MINDLIN_LEGACY_PROJECTION] != 0.0,
-        derived[FD_MINDLIN_DERIVED_K_T], radius,
-        h[FD_MINDLIN_H_RADIUS], gamma, params[FD_MINDLIN_MU_S] * normal_force,
-        derived[FD_MINDLIN_DERIVED_MU_K] * normal_force, h[FD_MINDLIN_H_MODE] != 0.0, input->time_step, input->spring_time_step,
-        fd_v3(h[FD_MINDLIN_H_SPRING], h[FD_MINDLIN_H_SPRING + 1], h[FD_MINDLIN_H_SPRING + 2]), n, tangential);
-    h[FD_MINDLIN_H_SPRING] = s.spring.x;
-    h[FD_MINDLIN_H_SPRING + 1] = s.spring.y;
-    h[FD_MINDLIN_H_SPRING + 2] = s.spring.z;
-    h[FD_MINDLIN_H_MODE] = s.slipping ? 1.0 : 0.0;
-    h[FD_MINDLIN_H_RADIUS] = radius;
+    fd_sds_vector_step s = fd_mindlin_step_history(
+        h, fd_mindlin_rescales(kind), fd_mindlin_holds_force(kind), params[FD_MINDLIN_LEGACY_PROJECTION] != 0.0,
+        derived[FD_MINDLIN_DERIVED_K_T], radius, gamma, params[FD_MINDLIN_MU_S] * normal_force,
+        derived[FD_MINDLIN_DERIVED_MU_K] * normal_force, input->time_step, input->spring_time_step, n, tangential);
     if (columns != NULL) {
         const int* index = law->column_index[FD_MECHANISM_SLIDE];
         columns[index[C_SPRING]] = s.spring.x;
@@ -90,16 +83,7 @@ fd_vec3 fd_mindlin_slide(const fd_contact_law* law, const fd_contact_input* inpu
         columns[index[C_SPRING + 2]] = s.spring.z;
         columns[index[C_SLIPPING]] = s.slipping ? 1.0 : 0.0;
     }
-    if (s.slipping && input->slip_flags != NULL) {
-        *input->slip_flags |= 1u << FD_MECHANISM_SLIDE;
-    }
-    if (input->energy != NULL) {
-        fd_energy_books* books = &input->energy[FD_MECHANISM_SLIDE];
-        books->stored = s.stored;
-        books->dashpot = s.dashpot;
-        books->slip = s.slip;
-        books->created = s.created;
-    }
+    fd_sds_report_slide(input, &s);
     return s.force;
 }
 

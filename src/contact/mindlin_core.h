@@ -92,4 +92,24 @@ fd_mindlin_step(bool rescale, bool force_history, bool legacy_projection, double
     return s;
 }
 
+/* fd_mindlin_step on a contact's history block h (FD_MINDLIN_H_*): the
+ * spring, the slip mode and the last contact radius read from it and written
+ * back, for the generic slide kernel (mindlin.c) and the sphere kernel alike. */
+static inline __attribute__((always_inline)) fd_sds_vector_step
+fd_mindlin_step_history(double* h, bool rescale, bool force_history, bool legacy_projection, double k_t,
+                        double radius, double gamma, double static_limit, double kinetic_limit, double dt,
+                        double advance, fd_vec3 n, fd_vec3 v)
+{
+    fd_sds_vector_step s = fd_mindlin_step(
+        rescale, force_history, legacy_projection, k_t, radius, h[FD_MINDLIN_H_RADIUS], gamma, static_limit,
+        kinetic_limit, h[FD_MINDLIN_H_MODE] != 0.0, dt, advance,
+        fd_v3(h[FD_MINDLIN_H_SPRING], h[FD_MINDLIN_H_SPRING + 1], h[FD_MINDLIN_H_SPRING + 2]), n, v);
+    h[FD_MINDLIN_H_SPRING] = s.spring.x;
+    h[FD_MINDLIN_H_SPRING + 1] = s.spring.y;
+    h[FD_MINDLIN_H_SPRING + 2] = s.spring.z;
+    h[FD_MINDLIN_H_MODE] = s.slipping ? 1.0 : 0.0;
+    h[FD_MINDLIN_H_RADIUS] = radius;
+    return s;
+}
+
 #endif

@@ -290,6 +290,12 @@ fd_vec3 fd_dsds_slide(const fd_contact_law* law, const fd_contact_input* input, 
 fd_vec3 fd_csds_slide(const fd_contact_law* law, const fd_contact_input* input, fd_vec3 tangential_velocity,
                       double normal_force, double* history, double* columns);
 
+/* The slip flag and energy books of a slide step of sds_core.h (dsds, csds,
+ * mindlin; src/contact/sds.c): the spring's energy after the step, the
+ * step's dashpot and slip dissipation and the reset's creation. */
+struct fd_sds_vector_step;
+void fd_sds_report_slide(const fd_contact_input* input, const struct fd_sds_vector_step* step);
+
 /* linear_nohistory slide kernel (src/contact/sds.c, fd_nohistory_slide_force). */
 fd_vec3 fd_nohistory_slide(const fd_contact_law* law, const fd_contact_input* input, fd_vec3 tangential_velocity,
                            double normal_force, double* columns);

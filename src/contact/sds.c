@@ -76,17 +76,22 @@ static fd_vec3 slide(bool continuous, const fd_contact_law* law, const fd_contac
                    : fd_dsds_vector_step(params[DSDS_K_T], derived[FD_SDS_DERIVED_INVERSE_K], gamma, limit,
                                          input->time_step, input->spring_time_step, xi, tangential_velocity);
     store_spring(history, s.spring, s.slipping, columns, column_index);
-    if (s.slipping && input->slip_flags != NULL) {
+    fd_sds_report_slide(input, &s);
+    return s.force;
+}
+
+void fd_sds_report_slide(const fd_contact_input* input, const fd_sds_vector_step* step)
+{
+    if (step->slipping && input->slip_flags != NULL) {
         *input->slip_flags |= 1u << FD_MECHANISM_SLIDE;
     }
     if (input->energy != NULL) {
         fd_energy_books* books = &input->energy[FD_MECHANISM_SLIDE];
-        books->stored = s.stored;
-        books->dashpot = s.dashpot;
-        books->slip = s.slip;
-        books->created = s.created;
+        books->stored = step->stored;
+        books->dashpot = step->dashpot;
+        books->slip = step->slip;
+        books->created = step->created;
     }
-    return s.force;
 }
 
 fd_vec3 fd_dsds_slide(const fd_contact_law* law, const fd_contact_input* input, fd_vec3 tangential_velocity,

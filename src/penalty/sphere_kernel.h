@@ -103,17 +103,11 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
         double* h = history + law->history_offset[FD_MECHANISM_SLIDE];
         double radius = positive > 0.0 ? sqrt(constants[1] * positive) : 0.0;
         fd_vec3 tangential = fd_v3_mul_add(relative_velocity, -normal_velocity, n);
-        fd_sds_vector_step s = fd_mindlin_step(
-            fd_mindlin_rescales(slide->kind), fd_mindlin_holds_force(slide->kind),
-            p[FD_MINDLIN_LEGACY_PROJECTION] != 0.0, derived[FD_MINDLIN_DERIVED_K_T],
-            radius, h[FD_MINDLIN_H_RADIUS], p[FD_MINDLIN_X_GAMMA_T] * normal_dashpot, p[FD_MINDLIN_MU_S] * critical,
-            derived[FD_MINDLIN_DERIVED_MU_K] * critical, h[FD_MINDLIN_H_MODE] != 0.0, dt, advance,
-            fd_v3(h[FD_MINDLIN_H_SPRING], h[FD_MINDLIN_H_SPRING + 1], h[FD_MINDLIN_H_SPRING + 2]), n, tangential);
-        h[FD_MINDLIN_H_SPRING] = s.spring.x;
-        h[FD_MINDLIN_H_SPRING + 1] = s.spring.y;
-        h[FD_MINDLIN_H_SPRING + 2] = s.spring.z;
-        h[FD_MINDLIN_H_MODE] = s.slipping ? 1.0 : 0.0;
-        h[FD_MINDLIN_H_RADIUS] = radius;
+        fd_sds_vector_step s = fd_mindlin_step_history(
+            h, fd_mindlin_rescales(slide->kind), fd_mindlin_holds_force(slide->kind),
+            p[FD_MINDLIN_LEGACY_PROJECTION] != 0.0, derived[FD_MINDLIN_DERIVED_K_T], radius,
+            p[FD_MINDLIN_X_GAMMA_T] * normal_dashpot, p[FD_MINDLIN_MU_S] * critical,
+            derived[FD_MINDLIN_DERIVED_MU_K] * critical, dt, advance, n, tangential);
         out.slide_force = s.force;
         out.slip |= s.slipping ? FD_ENTRY_SLIP_SLIDE : 0u;
         if (books != NULL) {
