@@ -149,17 +149,22 @@ static void jacobi_update(fd_complementarity* s, const fd_complementarity_def* s
     }
 }
 
+/* The residual of the current x, its gradient (and the bodies' velocities,
+ * s->velocity) computed from x anew. */
+static double residual_now(const fd_world* world, fd_complementarity* s)
+{
+    gradient_at(world, s, s->x, s->gradient);
+    return residual_of(s, s->x, s->gradient);
+}
+
 void fd_ccp_solve_jacobi(const fd_world* world, fd_complementarity* s, const fd_complementarity_def* settings)
 {
     int threads = world->def.thread_count;
-    double residual = INFINITY;
+    double residual = residual_now(world, s);
     int iteration = 0;
-    gradient_at(world, s, s->x, s->gradient);
-    residual = residual_of(s, s->x, s->gradient);
     while (iteration < settings->max_iterations && residual > settings->tolerance) {
         jacobi_update(s, settings, threads);
-        gradient_at(world, s, s->x, s->gradient);
-        residual = residual_of(s, s->x, s->gradient);
+        residual = residual_now(world, s);
         record(s, iteration, residual);
         ++iteration;
     }
@@ -172,8 +177,7 @@ void fd_ccp_solve_jacobi(const fd_world* world, fd_complementarity* s, const fd_
 void fd_ccp_solve_gauss_seidel(const fd_world* world, fd_complementarity* s, const fd_complementarity_def* settings)
 {
     double omega = settings->omega, lambda = settings->lambda;
-    gradient_at(world, s, s->x, s->gradient); /* sets s->velocity from x */
-    double residual = residual_of(s, s->x, s->gradient);
+    double residual = residual_now(world, s); /* sets s->velocity from x */
     int iteration = 0;
     while (iteration < settings->max_iterations && residual > settings->tolerance) {
         for (int c = 0; c < s->contact_count; ++c) {
@@ -219,8 +223,7 @@ void fd_ccp_solve_gauss_seidel(const fd_world* world, fd_complementarity* s, con
         }
         /* The residual from exact velocities (the sweep's are exact too, but
          * recomputing keeps round-off from accumulating over iterations). */
-        gradient_at(world, s, s->x, s->gradient);
-        residual = residual_of(s, s->x, s->gradient);
+        residual = residual_now(world, s);
         record(s, iteration, residual);
         ++iteration;
     }

@@ -518,6 +518,29 @@ static fd_status step(fd_world* world)
     return status;
 }
 
+/* The bodies' states and loads saved before a step (restore false) or put
+ * back after a failed one (restore true). */
+static void copy_body_states(fd_world* world, bool restore)
+{
+    size_t n = (size_t)world->body_count;
+    const struct {
+        void* live;
+        void* saved;
+        size_t size;
+    } arrays[] = {
+        {world->position, world->saved_position, sizeof *world->position},
+        {world->orientation, world->saved_orientation, sizeof *world->orientation},
+        {world->velocity, world->saved_velocity, sizeof *world->velocity},
+        {world->angular_velocity, world->saved_angular_velocity, sizeof *world->angular_velocity},
+        {world->forces, world->saved_forces, sizeof *world->forces},
+        {world->torques, world->saved_torques, sizeof *world->torques},
+    };
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) {
+        memcpy(restore ? arrays[k].live : arrays[k].saved, restore ? arrays[k].saved : arrays[k].live,
+               n * arrays[k].size);
+    }
+}
+
 /* One step with its rollback: the state copied first, and put back when
  * the step fails (a non-finite state), so that the
  * caller can still write out the last good step. */
@@ -529,13 +552,7 @@ fd_status fd_complementarity_step(fd_world* world)
          * below must not hand memcpy null pointers, even for zero bytes. */
         return FD_ERR_OUT_OF_MEMORY;
     }
-    size_t n = (size_t)world->body_count;
-    memcpy(world->saved_position, world->position, n * sizeof *world->position);
-    memcpy(world->saved_orientation, world->orientation, n * sizeof *world->orientation);
-    memcpy(world->saved_velocity, world->velocity, n * sizeof *world->velocity);
-    memcpy(world->saved_angular_velocity, world->angular_velocity, n * sizeof *world->angular_velocity);
-    memcpy(world->saved_forces, world->forces, n * sizeof *world->forces);
-    memcpy(world->saved_torques, world->torques, n * sizeof *world->torques);
+    copy_body_states(world, false);
     fd_step_undo undo = fd_world_begin_step(world);
     double dt = world->def.time_step;
     fd_status status = step(world);
@@ -547,12 +564,7 @@ fd_status fd_complementarity_step(fd_world* world)
     }
     if (status != FD_OK) {
         /* Roll back to the last good step: the caller can still write it out. */
-        memcpy(world->position, world->saved_position, n * sizeof *world->position);
-        memcpy(world->orientation, world->saved_orientation, n * sizeof *world->orientation);
-        memcpy(world->velocity, world->saved_velocity, n * sizeof *world->velocity);
-        memcpy(world->angular_velocity, world->saved_angular_velocity, n * sizeof *world->angular_velocity);
-        memcpy(world->forces, world->saved_forces, n * sizeof *world->forces);
-        memcpy(world->torques, world->saved_torques, n * sizeof *world->torques);
+        copy_body_states(world, true);
         if (status == FD_ERR_NON_FINITE) {
             fd_contact_set swap = world->contacts;
             world->contacts = world->previous;
