@@ -247,6 +247,14 @@ static fd_status flush_rows(csv_file* file, bool last)
     return FD_OK;
 }
 
+/* Ends a row written straight into the file's text (a row of a few
+ * objects: walls, events), writing a block when one is full. */
+static fd_status end_row(csv_file* file)
+{
+    fd_text_char(&file->block.text, '\n');
+    return flush_rows(file, false);
+}
+
 /* ------------------------------------------------ rows in parallel batches */
 
 /* What every row of an output time shares. */
@@ -576,8 +584,7 @@ static fd_status write_walls_csv(fd_output* output, const fd_world* world, doubl
         text_vec3(text, r.torque);
         text_value(text, r.power);
         text_vec3(text, fd_body_get_state(world, id).position);
-        fd_text_char(text, '\n');
-        fd_status status = flush_rows(&output->walls, false);
+        fd_status status = end_row(&output->walls);
         if (status != FD_OK) {
             return status;
         }
@@ -600,8 +607,7 @@ fd_status fd_output_write_events_csv(fd_output* output, const fd_world* world)
         text_csv_name(text, fd_body_get_info(world, e->body_i).name);
         fd_text_char(text, ',');
         text_csv_name(text, fd_body_get_info(world, e->body_j).name);
-        fd_text_char(text, '\n');
-        fd_status status = flush_rows(&output->events, false);
+        fd_status status = end_row(&output->events);
         if (status != FD_OK) {
             return status;
         }
