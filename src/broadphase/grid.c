@@ -54,19 +54,7 @@ void fd_broadphase_release(fd_broadphase* bp)
 
 void fd_broadphase_free(fd_broadphase* broadphase)
 {
-    free(broadphase->pairs);
-    free(broadphase->plane_pairs);
-    free(broadphase->grid_pairs);
-    free(broadphase->bucket_start);
-    free(broadphase->bucket_stamp);
-    free(broadphase->bucket_bodies);
-    free(broadphase->body_bucket);
-    free(broadphase->body_cell);
-    free(broadphase->sorted);
-    for (int t = 0; t < broadphase->thread_buffer_count; ++t) {
-        free(broadphase->thread_buffers[t].keys);
-    }
-    free(broadphase->thread_buffers);
+    fd_broadphase_release(broadphase);
     memset(broadphase, 0, sizeof *broadphase);
 }
 
