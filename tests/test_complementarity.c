@@ -8,6 +8,7 @@
 #include "core/math.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
+#include "support/laws.h"
 #include "support/support.h"
 
 typedef struct cone_law {
@@ -25,26 +26,20 @@ static fd_world* make_world(double time_step, fd_vec3 gravity, fd_solver_method 
     def.complementarity.tolerance = tolerance;
     def.complementarity.max_iterations = 2000;
     def.thread_count = threads;
-    fd_world* world = fd_world_create(&def);
-    cr_assert_not_null(world, "%s", fd_last_error());
-    return world;
+    return test_create_world(&def);
 }
 
 static fd_material_id add_material(fd_world* world, cone_law cones)
 {
-    fd_material_def material = fd_default_material_def();
-    material.name = "m";
-    fd_material_id m = fd_world_create_material(world, &material);
-    fd_contact_law_def law = fd_default_contact_law_def();
-    law.submodel[FD_MECHANISM_NORMAL].model = "rigid";
+    fd_material_id m = test_add_material(world, "m");
+    fd_contact_law_def law = test_normal_law("rigid", NULL, 0.0);
     const char* names[3] = {"sliding_cone", "rolling_cone", "spinning_cone"};
     const char* params[3] = {"mu", "rho", "sigma"};
     double values[3] = {cones.mu, cones.rho, cones.sigma};
     for (int k = 0; k < 3; ++k) {
         if (values[k] >= 0.0) {
-            fd_submodel_def* sub = &law.submodel[FD_MECHANISM_SLIDE + k];
-            sub->model = names[k];
-            sub->params[sub->param_count++] = (fd_param){params[k], values[k]};
+            fd_submodel_def* cone = test_set_model(&law, (fd_mechanism)(FD_MECHANISM_SLIDE + k), names[k]);
+            test_add_param(cone, params[k], values[k]);
         }
     }
     cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
@@ -88,8 +83,7 @@ static fd_world* make_disk(fd_body_id* disk, fd_solver_method solver)
     def.angular_velocity = fd_v3(0, 1.0, 0);
     def.lock_translation = FD_LOCK_Y;
     def.lock_rotation = FD_LOCK_X | FD_LOCK_Z;
-    *disk = fd_world_create_body(world, &def);
-    cr_assert(!fd_body_id_is_null(*disk), "%s", fd_last_error());
+    *disk = test_create_body(world, &def);
     add_plane(world, m, fd_v3(0, 0, 1));
     return world;
 }
@@ -171,13 +165,9 @@ Test(complementarity, a_sliding_block_separates_at_mu_v_t_as_eq_28_says)
      * convex relaxation at large h mu v (docs/models/complementarity.md). */
     fd_world* world = make_world(0.005, fd_v3(0, 0, -9.81), FD_SOLVER_APGD, 1e-10, 1);
     fd_material_id m = add_material(world, (cone_law){0.3, -1.0, -1.0});
-    fd_body_def def = fd_default_body_def();
+    fd_body_def def = test_slider_def(NULL, 0.1, 1.0, 0.0);
     def.material = m;
-    def.shape.radius = 0.1;
-    def.mass = 1.0;
-    def.position = fd_v3(0, 0, 0.1);
     def.velocity = fd_v3(2.0, 0, 0);
-    def.lock_rotation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
     fd_body_id block = fd_world_create_body(world, &def);
     add_plane(world, m, fd_v3(0, 0, 1));
     step(world);
@@ -266,12 +256,10 @@ Test(complementarity, spinning_friction_stops_a_spinning_sphere_at_the_closed_fo
      * sigma m g / I = 4.905 rad/s^2 and stops at 2.0387 s, then rests. */
     fd_world* world = make_world(0.005, fd_v3(0, 0, -9.81), FD_SOLVER_APGD, 1e-10, 1);
     fd_material_id m = add_material(world, (cone_law){0.5, -1.0, 0.002});
-    fd_body_def def = fd_default_body_def();
+    fd_body_def def = test_slider_def(NULL, 0.1, 1.0, 0.0);
     def.material = m;
-    def.shape.radius = 0.1;
-    def.mass = 1.0;
-    def.position = fd_v3(0, 0, 0.1);
     def.angular_velocity = fd_v3(0, 0, 10.0);
+    def.lock_rotation = 0; /* free to spin */
     fd_body_id ball = fd_world_create_body(world, &def);
     add_plane(world, m, fd_v3(0, 0, 1));
     double w1 = NAN, stop = NAN;

@@ -10,63 +10,23 @@
 #include "contact/model.h"
 #include "core/math.h"
 #include "fricdem/fricdem.h"
+#include "support/laws.h"
 
 static fd_world* make_world(double dt, fd_vec3 gravity)
 {
     fd_world_def def = fd_default_world_def();
     def.time_step = dt;
     def.gravity = gravity;
-    fd_world* world = fd_world_create(&def);
-    cr_assert_not_null(world, "%s", fd_last_error());
-    return world;
+    return test_create_world(&def);
 }
 
-static fd_material_id add_material(fd_world* world, const char* name, double density, double youngs_modulus)
-{
-    fd_material_def def = fd_default_material_def();
-    def.name = name;
-    def.density = density;
-    def.youngs_modulus = youngs_modulus;
-    fd_material_id id = fd_world_create_material(world, &def);
-    cr_assert(!fd_material_id_is_null(id), "%s", fd_last_error());
-    return id;
-}
-
+/* A normal law of one or two parameters (a NULL name: none). */
 static fd_contact_law_def normal_law(const char* model, const char* name0, double value0, const char* name1,
                                      double value1)
 {
-    fd_contact_law_def law = fd_default_contact_law_def();
-    fd_submodel_def* normal = &law.submodel[FD_MECHANISM_NORMAL];
-    normal->model = model;
-    if (name0) normal->params[normal->param_count++] = (fd_param){name0, value0};
-    if (name1) normal->params[normal->param_count++] = (fd_param){name1, value1};
+    fd_contact_law_def law = test_normal_law(model, name0, value0);
+    if (name1) test_add_param(&law.submodel[FD_MECHANISM_NORMAL], name1, value1);
     return law;
-}
-
-static fd_body_id add_plane(fd_world* world, fd_material_id material)
-{
-    fd_body_def def = fd_default_body_def();
-    def.name = "ground";
-    def.type = FD_BODY_STATIC;
-    def.shape.type = FD_SHAPE_PLANE;
-    def.material = material;
-    fd_body_id id = fd_world_create_body(world, &def);
-    cr_assert(!fd_body_id_is_null(id), "%s", fd_last_error());
-    return id;
-}
-
-static fd_body_id add_sphere(fd_world* world, fd_material_id material, const char* name, double radius,
-                             fd_vec3 position, fd_vec3 velocity)
-{
-    fd_body_def def = fd_default_body_def();
-    def.name = name;
-    def.shape.radius = radius;
-    def.material = material;
-    def.position = position;
-    def.velocity = velocity;
-    fd_body_id id = fd_world_create_body(world, &def);
-    cr_assert(!fd_body_id_is_null(id), "%s", fd_last_error());
-    return id;
 }
 
 /* Rebound speed / impact speed of a ball sent at 1 m/s onto a plane without
@@ -74,19 +34,11 @@ static fd_body_id add_sphere(fd_world* world, fd_material_id material, const cha
 static double measured_restitution(const fd_contact_law_def* law, double youngs_modulus, double radius, double dt)
 {
     fd_world* world = make_world(dt, fd_v3(0, 0, 0));
-    fd_material_id material = add_material(world, "m", 1000.0, youngs_modulus);
+    fd_material_id material = test_add_solid_material(world, "m", 1000.0, youngs_modulus);
     cr_assert_eq(fd_world_set_contact_law(world, material, material, law), FD_OK, "%s", fd_last_error());
-    add_plane(world, material);
-    fd_body_id ball = add_sphere(world, material, "ball", radius, fd_v3(0, 0, radius * 1.01), fd_v3(0, 0, -1.0));
-    bool touched = false;
-    for (int s = 0; s < 10000000; ++s) {
-        cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
-        int contacts = fd_world_contact_count(world);
-        touched = touched || contacts > 0;
-        if (touched && contacts == 0) {
-            break;
-        }
-    }
+    test_add_ground(world, material);
+    fd_body_id ball = test_add_sphere(world, material, "ball", radius, fd_v3(0, 0, radius * 1.01), fd_v3(0, 0, -1.0));
+    test_step_through_impact(world, 10000000);
     double rebound = fd_body_get_state(world, ball).velocity.z;
     fd_world_free(world);
     return rebound;
@@ -184,7 +136,7 @@ Test(normal, tsuji_sqrt2_is_newer_lammps_tsuji_damping)
     }
     /* 0 or 1, and only with tsuji. */
     fd_world* world = make_world(1e-5, fd_v3(0, 0, 0));
-    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    fd_material_id m = test_add_solid_material(world, "m", 1000.0, 0.0);
     fd_contact_law_def bad = normal_law("hooke", "k_n", 1000.0, "tsuji_sqrt2", 1.0);
     cr_assert_neq(fd_world_set_contact_law(world, m, m, &bad), FD_OK);
     cr_expect_not_null(strstr(fd_last_error(), "tsuji_sqrt2"), "%s", fd_last_error());
@@ -211,11 +163,11 @@ Test(normal, hertz_ball_rebounds_with_the_given_restitution)
 Test(normal, sphere_sphere_force_pushes_the_lower_index_body_along_the_normal)
 {
     fd_world* world = make_world(1e-5, fd_v3(0, 0, 0));
-    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    fd_material_id m = test_add_solid_material(world, "m", 1000.0, 0.0);
     fd_contact_law_def law = normal_law("hooke", "k_n", 1000.0, NULL, 0.0);
     cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
-    fd_body_id a = add_sphere(world, m, "a", 0.1, fd_v3(0, 0, 0), fd_v3(0, 0, 0));
-    fd_body_id b = add_sphere(world, m, "b", 0.1, fd_v3(0.19, 0, 0), fd_v3(0, 0, 0));
+    fd_body_id a = test_add_sphere(world, m, "a", 0.1, fd_v3(0, 0, 0), fd_v3(0, 0, 0));
+    fd_body_id b = test_add_sphere(world, m, "b", 0.1, fd_v3(0.19, 0, 0), fd_v3(0, 0, 0));
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     cr_assert_eq(fd_world_contact_count(world), 1);
     fd_contact_view view;
@@ -237,15 +189,15 @@ Test(normal, sphere_sphere_force_pushes_the_lower_index_body_along_the_normal)
 Test(contacts, identity_and_history_persist_while_touching)
 {
     fd_world* world = make_world(1e-4, fd_v3(0, 0, -9.81));
-    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    fd_material_id m = test_add_solid_material(world, "m", 1000.0, 0.0);
     /* e = 0.3 is underdamped (zeta ~ 0.36, omega = sqrt(k/m) = 138 rad/s): the
      * rest is reached at rate zeta omega ~ 50/s, so after 0.5 s the residual
      * oscillation is ~e^-25 of the initial one. (A very low e needs an
      * overdamped dashpot, whose slow mode creeps at omega / (2 zeta).) */
     fd_contact_law_def law = normal_law("hooke", "k_n", 1e4, "restitution", 0.3);
     cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
-    add_plane(world, m);
-    fd_body_id ball = add_sphere(world, m, "ball", 0.05, fd_v3(0, 0, 0.0499), fd_v3(0, 0, 0));
+    test_add_ground(world, m);
+    fd_body_id ball = test_add_sphere(world, m, "ball", 0.05, fd_v3(0, 0, 0.0499), fd_v3(0, 0, 0));
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     cr_assert_eq(fd_world_contact_count(world), 1);
     fd_contact_view first;
@@ -293,7 +245,7 @@ static fd_world* make_pile(int thread_count, bool friction)
     def.time_step = 2e-5;
     def.thread_count = thread_count;
     fd_world* world = fd_world_create(&def);
-    fd_material_id m = add_material(world, "m", 2500.0, 0.0);
+    fd_material_id m = test_add_solid_material(world, "m", 2500.0, 0.0);
     fd_contact_law_def law = normal_law("hooke", "k_n", 2e3, "restitution", 0.3);
     if (friction) {
         /* Fang & Negrut slide, roll and spin: every contact carries history. */
@@ -313,13 +265,7 @@ static fd_world* make_pile(int thread_count, bool friction)
     fd_vec3 normals[5] = {{0, 0, 1}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
     fd_vec3 points[5] = {{0, 0, 0}, {-0.04, 0, 0}, {0.04, 0, 0}, {0, -0.04, 0}, {0, 0.04, 0}};
     for (int p = 0; p < 5; ++p) {
-        fd_body_def plane = fd_default_body_def();
-        plane.type = FD_BODY_STATIC;
-        plane.shape.type = FD_SHAPE_PLANE;
-        plane.shape.plane_normal = normals[p];
-        plane.position = points[p];
-        plane.material = m;
-        cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &plane)), "%s", fd_last_error());
+        test_add_plane(world, m, normals[p], points[p]);
     }
     for (int k = 0; k < 216; ++k) {
         int index = k;
@@ -328,7 +274,7 @@ static fd_world* make_pile(int thread_count, bool friction)
         ball.shape.radius = 0.005 * (1.0 + 0.1 * ((index * 37) % 7) / 7.0);
         ball.material = m;
         ball.position = fd_v3(-0.03 + 0.012 * x + 0.001 * (z % 2), -0.03 + 0.012 * y, 0.01 + 0.012 * z);
-        cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ball)), "%s", fd_last_error());
+        test_create_body(world, &ball);
     }
     return world;
 }
@@ -373,12 +319,12 @@ Test(determinism, friction_history_gives_the_same_result_twice_and_on_two_thread
 Test(checks, missing_law_is_reported_with_both_materials)
 {
     fd_world* world = make_world(1e-4, fd_v3(0, 0, -9.81));
-    fd_material_id steel = add_material(world, "steel", 7800.0, 0.0);
-    fd_material_id glass = add_material(world, "glass", 2500.0, 0.0);
+    fd_material_id steel = test_add_solid_material(world, "steel", 7800.0, 0.0);
+    fd_material_id glass = test_add_solid_material(world, "glass", 2500.0, 0.0);
     fd_contact_law_def law = normal_law("hooke", "k_n", 1e4, NULL, 0.0);
     cr_assert_eq(fd_world_set_contact_law(world, steel, steel, &law), FD_OK);
-    add_plane(world, steel);
-    add_sphere(world, glass, "marble", 0.01, fd_v3(0, 0, 1), fd_v3(0, 0, 0));
+    test_add_ground(world, steel);
+    test_add_sphere(world, glass, "marble", 0.01, fd_v3(0, 0, 1), fd_v3(0, 0, 0));
     cr_assert_eq(fd_world_prepare(world), FD_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(fd_last_error(), "'steel'") && strstr(fd_last_error(), "'glass'"), "%s", fd_last_error());
     fd_world_free(world);
@@ -387,7 +333,7 @@ Test(checks, missing_law_is_reported_with_both_materials)
 Test(checks, bad_laws_are_refused_with_a_clear_message)
 {
     fd_world* world = make_world(1e-4, fd_v3(0, 0, -9.81));
-    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    fd_material_id m = test_add_solid_material(world, "m", 1000.0, 0.0);
     struct {
         fd_contact_law_def law;
         fd_status status;
@@ -412,8 +358,8 @@ Test(checks, bad_laws_are_refused_with_a_clear_message)
 Test(checks, a_law_reads_back_as_resolved_with_its_defaults)
 {
     fd_world* world = make_world(1e-4, fd_v3(0, 0, -9.81));
-    fd_material_id a = add_material(world, "a", 1000.0, 0.0);
-    fd_material_id b = add_material(world, "b", 1000.0, 0.0);
+    fd_material_id a = test_add_solid_material(world, "a", 1000.0, 0.0);
+    fd_material_id b = test_add_solid_material(world, "b", 1000.0, 0.0);
     fd_contact_law_def law = normal_law("hooke", "k_n", 2e3, NULL, 0.0);
     fd_submodel_def* slide = &law.submodel[FD_MECHANISM_SLIDE];
     slide->model = "csds";
@@ -445,11 +391,11 @@ Test(checks, large_time_step_is_warned_with_both_numbers)
     /* m = 4.19e-3 kg, k = 1e6 N/m, one ball on a plane (one contact, no
      * dashpot): critical step 2 sqrt(m/k) = 1.29e-4 s; 2e-4 s exceeds it. */
     fd_world* world = make_world(2e-4, fd_v3(0, 0, -9.81));
-    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    fd_material_id m = test_add_solid_material(world, "m", 1000.0, 0.0);
     fd_contact_law_def law = normal_law("hooke", "k_n", 1e6, NULL, 0.0);
     cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
-    add_plane(world, m);
-    add_sphere(world, m, "ball", 0.01, fd_v3(0, 0, 1), fd_v3(0, 0, 0));
+    test_add_ground(world, m);
+    test_add_sphere(world, m, "ball", 0.01, fd_v3(0, 0, 1), fd_v3(0, 0, 0));
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     double mass = 1000.0 * 4.0 / 3.0 * FD_PI * 1e-6;
     cr_assert_float_eq(fd_world_critical_time_step(world), 2.0 * sqrt(mass / 1e6), 1e-15);
@@ -463,10 +409,10 @@ Test(checks, large_time_step_is_warned_with_both_numbers)
 
     /* A step below it gives no warning (1e-4 s, which the old estimate warned about at 0.2 of it). */
     world = make_world(1e-4, fd_v3(0, 0, -9.81));
-    m = add_material(world, "m", 1000.0, 0.0);
+    m = test_add_solid_material(world, "m", 1000.0, 0.0);
     cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
-    add_plane(world, m);
-    add_sphere(world, m, "ball", 0.01, fd_v3(0, 0, 1), fd_v3(0, 0, 0));
+    test_add_ground(world, m);
+    test_add_sphere(world, m, "ball", 0.01, fd_v3(0, 0, 1), fd_v3(0, 0, 0));
     cr_assert_eq(fd_world_prepare(world), FD_OK);
     cr_assert_eq(fd_world_warning_count(world), 0);
     fd_world_free(world);
@@ -475,7 +421,7 @@ Test(checks, large_time_step_is_warned_with_both_numbers)
 Test(checks, non_finite_step_stops_naming_body_step_and_time_and_keeps_the_last_state)
 {
     fd_world* world = make_world(1e-3, fd_v3(0, 0, 0));
-    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    fd_material_id m = test_add_solid_material(world, "m", 1000.0, 0.0);
     fd_body_def def = fd_default_body_def();
     def.name = "rocket";
     def.shape.radius = 0.1;
@@ -496,7 +442,7 @@ Test(checks, non_finite_step_stops_naming_body_step_and_time_and_keeps_the_last_
 Test(checks, ellipsoid_pair_is_refused_clearly)
 {
     fd_world* world = make_world(1e-4, fd_v3(0, 0, 0));
-    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    fd_material_id m = test_add_solid_material(world, "m", 1000.0, 0.0);
     fd_contact_law_def law = normal_law("hooke", "k_n", 1e4, NULL, 0.0);
     cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
     for (int k = 0; k < 2; ++k) {
@@ -518,7 +464,7 @@ Test(checks, ellipsoid_pair_is_refused_clearly)
 Test(checks, bad_bodies_are_refused)
 {
     fd_world* world = make_world(1e-4, fd_v3(0, 0, 0));
-    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    fd_material_id m = test_add_solid_material(world, "m", 1000.0, 0.0);
     fd_body_def def = fd_default_body_def();
     def.material = m;
     def.shape.radius = -1.0;
@@ -545,10 +491,10 @@ Test(normal, prescribed_force_acts_while_the_contact_is_active)
     def.contact_margin = 1e-9;
     def.gravity = fd_v3(9.81 * sin(0.18), 0.0, -9.81 * cos(0.18)); /* incline by tilting gravity */
     fd_world* world = fd_world_create(&def);
-    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    fd_material_id m = test_add_solid_material(world, "m", 1000.0, 0.0);
     fd_contact_law_def law = normal_law("prescribed", "force", 9.81 * cos(0.18), NULL, 0.0);
     cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
-    add_plane(world, m);
+    test_add_ground(world, m);
     fd_body_def brick = fd_default_body_def();
     brick.name = "brick";
     brick.shape.radius = 0.1;
@@ -586,11 +532,11 @@ Test(normal, hooke_pushes_only_when_overlapping_even_within_the_margin)
     def.contact_margin = 0.01;
     def.gravity = fd_v3(0, 0, 0);
     fd_world* world = fd_world_create(&def);
-    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    fd_material_id m = test_add_solid_material(world, "m", 1000.0, 0.0);
     fd_contact_law_def law = normal_law("hooke", "k_n", 1e4, "restitution", 0.3);
     cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
-    add_plane(world, m);
-    add_sphere(world, m, "ball", 0.01, fd_v3(0, 0, 0.015), fd_v3(0, 0, -2.0));
+    test_add_ground(world, m);
+    test_add_sphere(world, m, "ball", 0.01, fd_v3(0, 0, 0.015), fd_v3(0, 0, -2.0));
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     cr_assert_eq(fd_world_contact_count(world), 1);
     fd_contact_view view;
@@ -603,11 +549,11 @@ Test(normal, hooke_pushes_only_when_overlapping_even_within_the_margin)
 Test(checks, body_names_are_found_and_kept_unique_among_many)
 {
     fd_world* world = make_world(1e-4, fd_v3(0, 0, 0));
-    fd_material_id m = add_material(world, "m", 1000.0, 0.0);
+    fd_material_id m = test_add_solid_material(world, "m", 1000.0, 0.0);
     char name[32];
     for (int k = 0; k < 5000; ++k) {
         snprintf(name, sizeof name, "grain%d", k);
-        add_sphere(world, m, k % 3 == 0 ? NULL : name, 0.01, fd_v3(0.03 * k, 0, 0), fd_v3(0, 0, 0));
+        test_add_sphere(world, m, k % 3 == 0 ? NULL : name, 0.01, fd_v3(0.03 * k, 0, 0), fd_v3(0, 0, 0));
     }
     for (int k = 1; k < 5000; k += 3) {
         snprintf(name, sizeof name, "grain%d", k);
@@ -655,9 +601,9 @@ static fd_world* round_pairs_world(const fd_contact_law_def* law)
     def.box_max = fd_v3(0.25, 0.25, 1.0);
     fd_world* world = fd_world_create(&def);
     cr_assert_not_null(world, "%s", fd_last_error());
-    fd_material_id m = add_material(world, "m", 1000.0, 1e7);
+    fd_material_id m = test_add_solid_material(world, "m", 1000.0, 1e7);
     cr_assert_eq(fd_world_set_contact_law(world, m, m, law), FD_OK, "%s", fd_last_error());
-    add_plane(world, m);
+    test_add_ground(world, m);
     srand(7);
     for (int k = 0; k < 24; ++k) {
         double u = rand() / (double)RAND_MAX, v = rand() / (double)RAND_MAX, w = rand() / (double)RAND_MAX;
@@ -736,24 +682,16 @@ static void assert_recorded_geometry_is_fd_collide(const fd_contact_law_def* law
 
 Test(contacts, a_recorded_sphere_kernel_contact_has_the_narrow_phase_geometry_bit_for_bit)
 {
-    fd_contact_law_def law = normal_law("hooke", "k_n", 1e4, NULL, 0.0);
-    fd_submodel_def* slide = &law.submodel[FD_MECHANISM_SLIDE];
-    slide->model = "dsds";
-    slide->params[slide->param_count++] = (fd_param){"k_t", 1e4};
-    slide->params[slide->param_count++] = (fd_param){"gamma_t", 1.0};
-    slide->params[slide->param_count++] = (fd_param){"mu", 0.5};
+    fd_contact_law_def law = test_normal_law("hooke", "k_n", 1e4);
+    test_set_sds(&law, FD_MECHANISM_SLIDE, "dsds", 1e4, 1.0, 0.5);
     assert_recorded_geometry_is_fd_collide(&law);
 }
 
 Test(contacts, a_recorded_registry_round_pair_has_the_narrow_phase_geometry_bit_for_bit)
 {
-    fd_contact_law_def law = fd_default_contact_law_def();
-    law.submodel[FD_MECHANISM_NORMAL].model = "pfc_linear";
-    law.submodel[FD_MECHANISM_NORMAL].params[0] = (fd_param){"kn", 1e4};
-    law.submodel[FD_MECHANISM_NORMAL].param_count = 1;
-    fd_submodel_def* slide = &law.submodel[FD_MECHANISM_SLIDE];
-    slide->model = "pfc_linear";
-    slide->params[slide->param_count++] = (fd_param){"ks", 1e4};
-    slide->params[slide->param_count++] = (fd_param){"fric", 0.5};
+    fd_contact_law_def law = test_normal_law("pfc_linear", "kn", 1e4);
+    fd_submodel_def* slide = test_set_model(&law, FD_MECHANISM_SLIDE, "pfc_linear");
+    test_add_param(slide, "ks", 1e4);
+    test_add_param(slide, "fric", 0.5);
     assert_recorded_geometry_is_fd_collide(&law);
 }

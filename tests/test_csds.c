@@ -5,6 +5,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
+#include "support/laws.h"
 #include "support/support.h"
 
 /* A block (body i, created before the ground) on a plane with the normal
@@ -12,36 +13,15 @@
 static fd_world* make_block(const char* model, double time_step, double normal_force, double stiffness, double gamma,
                             double mu, double mass, fd_vec3 velocity, uint32_t lock_translation, fd_vec3 external)
 {
-    fd_world_def def = fd_default_world_def();
-    def.time_step = time_step;
-    def.gravity = fd_v3(0, 0, 0);
+    fd_world_def def = test_weightless_world_def(time_step);
     def.contact_margin = 1e-9;
-    fd_world* world = fd_world_create(&def);
-    fd_material_def material = fd_default_material_def();
-    material.name = "m";
-    fd_material_id m = fd_world_create_material(world, &material);
-    fd_contact_law_def law = fd_default_contact_law_def();
-    law.submodel[FD_MECHANISM_NORMAL].model = "prescribed";
-    law.submodel[FD_MECHANISM_NORMAL].params[0] = (fd_param){"force", normal_force};
-    law.submodel[FD_MECHANISM_NORMAL].param_count = 1;
-    fd_submodel_def* slide = &law.submodel[FD_MECHANISM_SLIDE];
-    slide->model = model;
-    slide->params[slide->param_count++] = (fd_param){"k_t", stiffness};
-    slide->params[slide->param_count++] = (fd_param){"gamma_t", gamma};
-    slide->params[slide->param_count++] = (fd_param){"mu", mu};
-    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
-    fd_body_def block = fd_default_body_def();
-    block.name = "block";
-    block.shape.radius = 0.1;
-    block.mass = mass;
-    block.material = m;
-    block.position = fd_v3(0, 0, 0.1);
+    fd_contact_law_def law = test_prescribed_law(normal_force);
+    test_set_sds(&law, FD_MECHANISM_SLIDE, model, stiffness, gamma, mu);
+    fd_body_def block = test_slider_def("block", 0.1, mass, 0.0);
     block.velocity = velocity;
     block.external_force = external;
     block.lock_translation = lock_translation;
-    block.lock_rotation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
-    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &block)), "%s", fd_last_error());
-    test_add_ground(world, m);
+    fd_world* world = test_body_on_ground(&def, &law, block);
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     cr_assert_eq(fd_world_contact_count(world), 1, "prepare found %d contacts", fd_world_contact_count(world));
     return world;
@@ -52,23 +32,12 @@ static fd_world* make_block(const char* model, double time_step, double normal_f
  * fd_last_error). */
 static bool slide_law_accepted(const char* model, const fd_param* params, int count)
 {
-    fd_world_def def = fd_default_world_def();
-    fd_world* world = fd_world_create(&def);
-    fd_material_def material = fd_default_material_def();
-    material.name = "m";
-    fd_material_id m = fd_world_create_material(world, &material);
-    fd_contact_law_def law = fd_default_contact_law_def();
-    law.submodel[FD_MECHANISM_NORMAL].model = "prescribed";
-    law.submodel[FD_MECHANISM_NORMAL].params[0] = (fd_param){"force", 1.0};
-    law.submodel[FD_MECHANISM_NORMAL].param_count = 1;
-    fd_submodel_def* slide = &law.submodel[FD_MECHANISM_SLIDE];
-    slide->model = model;
+    fd_contact_law_def law = test_prescribed_law(1.0);
+    fd_submodel_def* slide = test_set_model(&law, FD_MECHANISM_SLIDE, model);
     for (int k = 0; k < count; ++k) {
-        slide->params[slide->param_count++] = params[k];
+        test_add_param(slide, params[k].name, params[k].value);
     }
-    bool accepted = fd_world_set_contact_law(world, m, m, &law) == FD_OK;
-    fd_world_free(world);
-    return accepted;
+    return test_law_status(&law) == FD_OK;
 }
 
 Test(csds, gamma_t_zero_is_refused_when_the_law_is_set)
@@ -108,16 +77,7 @@ Test(csds, sticking_contact_holds_a_load_below_mu_n_with_k_xi_equal_to_it)
      * 1 s the spring carries the load: k xi = 2 N, block at rest, in stick. */
     fd_world* world = make_block("csds", 1e-4, 10.0, 1e4, 200.0, 0.3, 1.0, fd_v3(0, 0, 0), FD_LOCK_Y | FD_LOCK_Z,
                                  fd_v3(2.0, 0, 0));
-    for (int s = 0; s < 10000; ++s) {
-        cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
-    }
-    fd_contact_view view;
-    cr_assert_eq(fd_world_get_contact(world, 0, &view), FD_OK);
-    cr_assert_float_eq(view.loads.slide_force.x, -2.0, 1e-9);
-    cr_assert_float_eq(test_column_value(world, &view, "xi_x"), 2.0 / 1e4, 1e-12);
-    cr_assert_eq(test_column_value(world, &view, "slipping"), 0.0);
-    fd_body_state state = fd_body_get_state(world, fd_world_find_body(world, "block"));
-    cr_assert_float_eq(state.velocity.x, 0.0, 1e-9);
+    test_expect_the_spring_holds(world, 10000, 2.0, 1e4);
     fd_world_free(world);
 }
 

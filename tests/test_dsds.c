@@ -5,43 +5,22 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
+#include "support/laws.h"
 #include "support/support.h"
 
 /* A 1 kg block (body i, created before the ground) on a plane with N = 10 N
  * prescribed; normal translation and all rotations locked. */
 static fd_world* make_block(fd_vec3 velocity, uint32_t lock_translation, fd_vec3 external, double gamma)
 {
-    fd_world_def def = fd_default_world_def();
-    def.time_step = 1e-4;
-    def.gravity = fd_v3(0, 0, 0);
+    fd_world_def def = test_weightless_world_def(1e-4);
     def.contact_margin = 1e-9;
-    fd_world* world = fd_world_create(&def);
-    fd_material_def material = fd_default_material_def();
-    material.name = "m";
-    fd_material_id m = fd_world_create_material(world, &material);
-    fd_contact_law_def law = fd_default_contact_law_def();
-    law.submodel[FD_MECHANISM_NORMAL].model = "prescribed";
-    law.submodel[FD_MECHANISM_NORMAL].params[0] = (fd_param){"force", 10.0};
-    law.submodel[FD_MECHANISM_NORMAL].param_count = 1;
-    fd_submodel_def* slide = &law.submodel[FD_MECHANISM_SLIDE];
-    slide->model = "dsds";
-    slide->params[slide->param_count++] = (fd_param){"k_t", 1e4};
-    slide->params[slide->param_count++] = (fd_param){"gamma_t", gamma};
-    slide->params[slide->param_count++] = (fd_param){"mu", 0.3};
-    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
-    fd_body_def block = fd_default_body_def();
-    block.name = "block";
-    block.shape.radius = 0.1;
-    block.mass = 1.0;
-    block.material = m;
-    block.position = fd_v3(0, 0, 0.1);
+    fd_contact_law_def law = test_prescribed_law(10.0);
+    test_set_sds(&law, FD_MECHANISM_SLIDE, "dsds", 1e4, gamma, 0.3);
+    fd_body_def block = test_slider_def("block", 0.1, 1.0, 0.0);
     block.velocity = velocity;
     block.external_force = external;
     block.lock_translation = lock_translation;
-    block.lock_rotation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
-    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &block)), "%s", fd_last_error());
-    test_add_ground(world, m);
-    return world;
+    return test_body_on_ground(&def, &law, block);
 }
 
 Test(dsds, sliding_force_is_mu_n_against_the_motion_and_the_spring_is_reset_by_eq_3)
@@ -69,16 +48,7 @@ Test(dsds, sticking_contact_holds_a_load_below_mu_n_with_k_xi_equal_to_it)
      * (critical) it settles within ~10 / sqrt(k/m) = 0.1 s; after 1 s the
      * spring carries the load: k xi = 2 N, the block at rest, in stick. */
     fd_world* world = make_block(fd_v3(0, 0, 0), FD_LOCK_Y | FD_LOCK_Z, fd_v3(2.0, 0, 0), 200.0);
-    for (int s = 0; s < 10000; ++s) {
-        cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
-    }
-    fd_contact_view view;
-    cr_assert_eq(fd_world_get_contact(world, 0, &view), FD_OK);
-    cr_assert_float_eq(view.loads.slide_force.x, -2.0, 1e-9);
-    cr_assert_float_eq(test_column_value(world, &view, "xi_x"), 2.0 / 1e4, 1e-12);
-    cr_assert_eq(test_column_value(world, &view, "slipping"), 0.0);
-    fd_body_state state = fd_body_get_state(world, fd_world_find_body(world, "block"));
-    cr_assert_float_eq(state.velocity.x, 0.0, 1e-9);
+    test_expect_the_spring_holds(world, 10000, 2.0, 1e4);
     fd_world_free(world);
 }
 
@@ -87,13 +57,7 @@ Test(dsds, a_load_above_mu_n_slides_at_the_coulomb_rate)
     /* 5 N > 3 N: after the spring loads, a = (5 - 3) / 1 m/s^2 exactly. */
     fd_world* world = make_block(fd_v3(0, 0, 0), FD_LOCK_Y | FD_LOCK_Z, fd_v3(5.0, 0, 0), 0.0);
     fd_body_id block = fd_world_find_body(world, "block");
-    double v1 = 0.0;
-    for (int s = 1; s <= 20000; ++s) {
-        cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
-        if (s == 10000) {
-            v1 = fd_body_get_state(world, block).velocity.x;
-        }
-    }
+    double v1 = test_run_from_mark(world, block, 10000, 20000).velocity.x;
     double v2 = fd_body_get_state(world, block).velocity.x;
     cr_assert_float_eq(v2 - v1, 2.0, 1e-9, "a = %.12g", v2 - v1);
     fd_world_free(world);

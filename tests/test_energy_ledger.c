@@ -7,6 +7,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
+#include "support/laws.h"
 #include "support/support.h"
 
 typedef struct law_spec {
@@ -36,9 +37,7 @@ static void fill_law(fd_contact_law_def* law, const law_spec* spec)
     fd_submodel_def* slide = &law->submodel[FD_MECHANISM_SLIDE];
     slide->model = spec->slide;
     if (strcmp(spec->slide, "dsds") == 0 || strcmp(spec->slide, "csds") == 0) {
-        test_add_param(slide, "k_t", 5e4);
-        test_add_param(slide, "gamma_t", 20.0);
-        test_add_param(slide, "mu", 0.4);
+        test_set_sds(law, FD_MECHANISM_SLIDE, spec->slide, 5e4, 20.0, 0.4);
     } else if (strcmp(spec->slide, "pfc_linear") == 0) {
         test_add_param(slide, "ks", 5e4);
         test_add_param(slide, "fric", 0.4);
@@ -68,9 +67,7 @@ static void fill_law(fd_contact_law_def* law, const law_spec* spec)
             test_add_param(roll, "mu_r", 0.05);
         } else if (strcmp(spec->roll, "dsds") == 0 || strcmp(spec->roll, "csds") == 0) {
             /* LAMMPS rolling sds: k_roll ~ k_t, mu_roll 0.1 */
-            test_add_param(roll, "k_roll", 5e4);
-            test_add_param(roll, "gamma_roll", 20.0);
-            test_add_param(roll, "mu_roll", 0.1);
+            test_set_sds(law, FD_MECHANISM_ROLL, spec->roll, 5e4, 20.0, 0.1);
         }
     }
     if (spec->spin != NULL) {
@@ -80,9 +77,7 @@ static void fill_law(fd_contact_law_def* law, const law_spec* spec)
             test_add_param(spin, "eta_psi", 0.1);
         } else if (strcmp(spec->spin, "dsds") == 0 || strcmp(spec->spin, "csds") == 0) {
             /* LAMMPS twisting sds: k_twist ~ k_t a^2 with a ~ 1 mm; mu_twist in m */
-            test_add_param(spin, "k_twist", 0.05);
-            test_add_param(spin, "gamma_twist", 2e-5);
-            test_add_param(spin, "mu_twist", 1e-3);
+            test_set_sds(law, FD_MECHANISM_SPIN, spec->spin, 0.05, 2e-5, 1e-3);
         }
     }
 }
@@ -100,11 +95,7 @@ static fd_world* make_scene_keeping(const law_spec* spec, double time_step, fd_i
     def.energy_ledger = true;
     def.contact_energy_books = contact_books;
     fd_world* world = fd_world_create(&def);
-    fd_material_def material = fd_default_material_def();
-    material.name = "glass";
-    material.density = 2500.0;
-    material.youngs_modulus = 1e8;
-    fd_material_id m = fd_world_create_material(world, &material);
+    fd_material_id m = test_add_solid_material(world, "glass", 2500.0, 1e8);
     fd_contact_law_def law = fd_default_contact_law_def();
     fill_law(&law, spec);
     cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s: %s", spec->label, fd_last_error());
@@ -305,24 +296,17 @@ static double worst_closure_rolling_off(double time_step, double* scale)
     def.energy_ledger = true;
     def.contact_energy_books = true; /* the contacts' own books are examined */
     fd_world* world = fd_world_create(&def);
-    fd_material_def material = fd_default_material_def();
-    material.name = "glass";
-    material.density = 2500.0;
-    fd_material_id m = fd_world_create_material(world, &material);
+    fd_material_id m = test_add_solid_material(world, "glass", 2500.0, 0.0);
     fd_contact_law_def law = fd_default_contact_law_def();
     fill_law(&law, &(law_spec){"fn", "hooke", "fang_negrut", "fang_negrut", "fang_negrut"});
-    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
+    test_set_law(world, m, &law);
     fd_body_def base = fd_default_body_def();
     base.type = FD_BODY_STATIC;
     base.shape.radius = 0.05;
     base.material = m;
-    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &base)), "%s", fd_last_error());
-    fd_body_def ball = fd_default_body_def();
-    ball.shape.radius = 0.05;
-    ball.material = m;
+    test_create_body(world, &base);
     /* Slightly off the top, resting at its static overlap m g / k_n = 0.13 mm. */
-    ball.position = fd_v3(0.004, 0.0, sqrt(0.1 * 0.1 - 0.004 * 0.004) - 1.3e-4);
-    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ball)), "%s", fd_last_error());
+    test_add_sphere(world, m, NULL, 0.05, fd_v3(0.004, 0.0, sqrt(0.1 * 0.1 - 0.004 * 0.004) - 1.3e-4), fd_v3(0, 0, 0));
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     fd_world_energy start = fd_world_get_energy(world);
     *scale = start.kinetic_translational + start.kinetic_rotational + fabs(start.gravitational);
@@ -355,35 +339,16 @@ Test(energy_ledger, fang_negrut_roll_books_close_between_two_curved_bodies)
  * N mu = 1, v(0) = 4, held on the plane with a prescribed normal force. */
 static fd_world* make_plates(const char* slide_model, double time_step)
 {
-    fd_world_def def = fd_default_world_def();
-    def.time_step = time_step;
-    def.gravity = fd_v3(0, 0, 0);
+    fd_world_def def = test_weightless_world_def(time_step);
     def.contact_margin = 1e-9;
     def.energy_ledger = true;
     def.contact_energy_books = true; /* the contacts' own books are examined */
-    fd_world* world = fd_world_create(&def);
-    fd_material_def material = fd_default_material_def();
-    material.name = "plate";
-    fd_material_id m = fd_world_create_material(world, &material);
-    fd_contact_law_def law = fd_default_contact_law_def();
-    law.submodel[FD_MECHANISM_NORMAL].model = "prescribed";
-    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "force", 1.0);
-    law.submodel[FD_MECHANISM_SLIDE].model = slide_model;
-    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "k_t", 1.0);
-    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "gamma_t", 2.0);
-    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu", 1.0);
-    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
-    fd_body_def plate = fd_default_body_def();
-    plate.name = "plate";
-    plate.material = m;
-    plate.shape.radius = 0.1;
-    plate.mass = 1.0;
-    plate.position = fd_v3(0, 0, 0.1);
+    fd_contact_law_def law = test_prescribed_law(1.0);
+    test_set_sds(&law, FD_MECHANISM_SLIDE, slide_model, 1.0, 2.0, 1.0);
+    fd_body_def plate = test_slider_def("plate", 0.1, 1.0, 0.0);
     plate.velocity = fd_v3(4.0, 0, 0);
     plate.lock_translation = FD_LOCK_Y | FD_LOCK_Z;
-    plate.lock_rotation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
-    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &plate)), "%s", fd_last_error());
-    test_add_ground(world, m);
+    fd_world* world = test_body_on_ground(&def, &law, plate);
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     return world;
 }

@@ -6,6 +6,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
+#include "support/laws.h"
 #include "support/support.h"
 
 #define G 9.8 /* the paper's g: mu_k m g = 9.8 N in Sec. 4.2, 0.525 m/s^2 in Sec. 4.1 */
@@ -25,23 +26,18 @@ static setup make_setup(double alpha, fd_contact_law_def law, fd_body_def body, 
     def.contact_margin = 1e-9; /* the prescribed normal force acts at zero overlap */
     def.gravity = fd_v3(G * sin(alpha), 0.0, -G * cos(alpha));
     fd_world* world = fd_world_create(&def);
-    fd_material_def material = fd_default_material_def();
-    material.name = "m";
-    fd_material_id m = fd_world_create_material(world, &material);
-    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
+    fd_material_id m = test_add_material(world, "m");
+    test_set_law(world, m, &law);
     test_add_ground(world, m);
     body.material = m;
-    fd_body_id id = fd_world_create_body(world, &body);
-    cr_assert(!fd_body_id_is_null(id), "%s", fd_last_error());
+    fd_body_id id = test_create_body(world, &body);
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     return (setup){world, id, fd_body_get_info(world, id).mass};
 }
 
 static fd_contact_law_def brick_law(double alpha, double k_d)
 {
-    fd_contact_law_def law = fd_default_contact_law_def();
-    law.submodel[FD_MECHANISM_NORMAL].model = "prescribed";
-    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "force", 1.0 * G * cos(alpha)); /* N = m g cos(alpha) */
+    fd_contact_law_def law = test_prescribed_law(1.0 * G * cos(alpha)); /* N = m g cos(alpha) */
     law.submodel[FD_MECHANISM_SLIDE].model = "fang_negrut";
     test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_s", 0.25); /* Table 2 */
     test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_k", 0.2);
@@ -108,13 +104,7 @@ Test(fang_negrut, brick_slips_above_the_static_angle_with_kinetic_force)
      * and 2 s, when the start-up transient (time scale m / K_D ~ 2 ms) is gone. */
     const double alpha = 0.25;
     setup s = make_setup(alpha, brick_law(alpha, 632.0), brick(), 1e-4);
-    double v1 = 0.0;
-    for (int step = 1; step <= 20000; ++step) {
-        cr_assert_eq(fd_world_step(s.world), FD_OK, "%s", fd_last_error());
-        if (step == 10000) {
-            v1 = fd_body_get_state(s.world, s.body).velocity.x;
-        }
-    }
+    double v1 = test_run_from_mark(s.world, s.body, 10000, 20000).velocity.x;
     double v2 = fd_body_get_state(s.world, s.body).velocity.x;
     fd_contact_view view = only_contact(s.world);
     double elastic = test_column_value(s.world, &view, "slide_elastic_x");
@@ -198,13 +188,7 @@ Test(fang_negrut, spin_stops_at_the_kinetic_spin_torque_rate)
     fd_body_def def = ball(fd_v3(0, 0, 0), fd_v3(0, 0, 1.0));
     def.lock_translation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
     setup s = make_setup(0.0, law, def, 1e-4);
-    double w1 = 0.0;
-    for (int step = 1; step <= 5000; ++step) {
-        cr_assert_eq(fd_world_step(s.world), FD_OK, "%s", fd_last_error());
-        if (step == 1000) {
-            w1 = fd_body_get_state(s.world, s.body).angular_velocity.z;
-        }
-    }
+    double w1 = test_run_from_mark(s.world, s.body, 1000, 5000).angular_velocity.z;
     double w2 = fd_body_get_state(s.world, s.body).angular_velocity.z;
     double torque = 0.006 * 0.2 * 5.0 * G / 5.0;
     double inertia = 0.4 * 5.0 * 0.04;
@@ -227,23 +211,17 @@ Test(fang_negrut, legacy_torque_is_mu_r_r_n_against_the_relative_spin)
 
 Test(fang_negrut, parameters_are_checked)
 {
-    fd_world_def def = fd_default_world_def();
-    fd_world* world = fd_world_create(&def);
-    fd_material_def material = fd_default_material_def();
-    material.name = "m";
-    fd_material_id m = fd_world_create_material(world, &material);
     fd_contact_law_def law = brick_law(0.0, -1.0);
     law.submodel[FD_MECHANISM_SLIDE].params[0].value = 0.1; /* mu_s < mu_k */
-    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(test_law_status(&law), FD_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(fd_last_error(), "mu_s >= mu_k > 0"), "%s", fd_last_error());
     law = brick_law(0.0, -1.0);
     law.submodel[FD_MECHANISM_SLIDE].model = "none";
     law.submodel[FD_MECHANISM_SLIDE].param_count = 0;
     law.submodel[FD_MECHANISM_ROLL].model = "fang_negrut";
     test_add_param(&law.submodel[FD_MECHANISM_ROLL], "eta_r", 0.3);
-    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(test_law_status(&law), FD_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(fd_last_error(), "needs slide model 'fang_negrut'"), "%s", fd_last_error());
-    fd_world_free(world);
 }
 
 /* The per-step angles of the tracking (arcs, the spin angle psi) come from

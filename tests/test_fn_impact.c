@@ -9,6 +9,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
+#include "support/laws.h"
 #include "support/support.h"
 
 #define PI 3.14159265358979323846
@@ -27,24 +28,17 @@ typedef struct impact {
  * 0.3, K_E = 5e4 N/m, K_D derived; `cap_total` 1 (default) or 0 (the paper's). */
 static impact run_impact(double angle, double cap_total)
 {
-    fd_world_def def = fd_default_world_def();
-    def.time_step = DT;
-    def.gravity = fd_v3(0, 0, 0);
+    fd_world_def def = test_weightless_world_def(DT);
     fd_world* world = fd_world_create(&def);
-    fd_material_def material = fd_default_material_def();
-    material.name = "glass";
-    material.density = 2500.0;
-    fd_material_id m = fd_world_create_material(world, &material);
-    fd_contact_law_def law = fd_default_contact_law_def();
-    law.submodel[FD_MECHANISM_NORMAL].model = "hooke";
-    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "k_n", 1e5);
+    fd_material_id m = test_add_solid_material(world, "glass", 2500.0, 0.0);
+    fd_contact_law_def law = test_normal_law("hooke", "k_n", 1e5);
     test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "restitution", 0.7);
     law.submodel[FD_MECHANISM_SLIDE].model = "fang_negrut";
     test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_s", MU);
     test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_k", MU);
     test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "K_E", 5e4);
     test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "cap_total", cap_total);
-    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
+    test_set_law(world, m, &law);
     test_add_ground(world, m);
     fd_body_def ball = fd_default_body_def();
     ball.shape.radius = RADIUS;
@@ -52,8 +46,7 @@ static impact run_impact(double angle, double cap_total)
     double theta = angle * PI / 180.0;
     ball.position = fd_v3(0, 0, RADIUS + 1e-7);
     ball.velocity = fd_v3(sin(theta), 0, -cos(theta));
-    fd_body_id id = fd_world_create_body(world, &ball);
-    cr_assert(!fd_body_id_is_null(id), "%s", fd_last_error());
+    fd_body_id id = test_create_body(world, &ball);
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     impact out = {cos(theta), 0, 0, 0, 0};
     bool touched = false;

@@ -9,6 +9,7 @@
 #include "core/math.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
+#include "support/laws.h"
 #include "support/support.h"
 
 /* hooke k_n = 1e4 N/m with one extra parameter (name, value), and a second
@@ -29,15 +30,11 @@ static fd_contact_law_def hooke(const char* name, double value, const char* name
 
 static fd_world* make_world(double time_step, const fd_contact_law_def* law, fd_material_id* material)
 {
-    fd_world_def def = fd_default_world_def();
-    def.time_step = time_step;
-    def.gravity = fd_v3(0, 0, 0);
+    fd_world_def def = test_weightless_world_def(time_step);
     fd_world* world = fd_world_create(&def);
-    fd_material_def m = fd_default_material_def();
-    m.name = "m";
-    *material = fd_world_create_material(world, &m);
+    *material = test_add_material(world, "m");
     if (law != NULL) {
-        cr_assert_eq(fd_world_set_contact_law(world, *material, *material, law), FD_OK, "%s", fd_last_error());
+        test_set_law(world, *material, law);
     }
     return world;
 }
@@ -52,7 +49,7 @@ static void add_ball(fd_world* world, fd_material_id material, const char* name,
     body.mass = mass;
     body.position = position;
     body.velocity = velocity;
-    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &body)), "%s", fd_last_error());
+    test_create_body(world, &body);
 }
 
 /* Normal force of two balls (masses 1 and 3 kg: m_eff = 0.75 kg) overlapping
@@ -100,15 +97,7 @@ static double bounce(const fd_contact_law_def* law)
     test_add_ground(world, m);
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     fd_body_id ball = fd_world_find_body(world, "ball");
-    bool touched = false;
-    for (int s = 0; s < 20000; ++s) {
-        cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
-        int contacts = fd_world_contact_count(world);
-        touched = touched || contacts > 0;
-        if (touched && contacts == 0) {
-            break;
-        }
-    }
+    test_step_through_impact(world, 20000);
     double restitution = fd_body_get_state(world, ball).velocity.z;
     fd_world_free(world);
     return restitution;
@@ -173,10 +162,8 @@ Test(lammps, hertz_takes_one_dashpot)
         m.name = "m";
         m.youngs_modulus = 1e9;
         fd_material_id material = fd_world_create_material(world, &m);
-        fd_contact_law_def law = fd_default_contact_law_def();
-        fd_submodel_def* normal = test_set_model(&law, FD_MECHANISM_NORMAL, "hertz");
-        test_add_param(normal, names[k][0], 0.5);
-        test_add_param(normal, names[k][1], k == 2 ? 0.0 : 1.0);
+        fd_contact_law_def law = test_normal_law("hertz", names[k][0], 0.5);
+        test_add_param(&law.submodel[FD_MECHANISM_NORMAL], names[k][1], k == 2 ? 0.0 : 1.0);
         cr_assert_neq(fd_world_set_contact_law(world, material, material, &law), FD_OK, "case %d", k);
         cr_assert(strstr(fd_last_error(), messages[k]) != NULL, "case %d: %s", k, fd_last_error());
         fd_world_free(world);
@@ -201,13 +188,7 @@ Test(lammps, the_translated_rolling_ball_deck_slows_at_five_sevenths_mu_roll_g)
     fd_world* world = scene.world;
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     fd_body_id ball = fd_world_find_body(world, "ball");
-    double v1 = 0.0;
-    for (int s = 1; s <= 40000; ++s) {
-        cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
-        if (s == 10000) {
-            v1 = fd_body_get_state(world, ball).velocity.x;
-        }
-    }
+    double v1 = test_run_from_mark(world, ball, 10000, 40000).velocity.x;
     fd_body_state state = fd_body_get_state(world, ball);
     double radius = 0.01, mass = 2500.0 * 4.0 / 3.0 * acos(-1.0) * radius * radius * radius;
     double arm = radius - 0.5 * mass * 9.81 / 1e4;

@@ -14,6 +14,7 @@
 #include "core/math.h"
 #include "fricdem/fricdem.h"
 #include "penalty/sphere_kernel.h"
+#include "support/laws.h"
 #include "support/support.h"
 
 static const double radius = 0.1;      /* m: the block is a sphere on the ground plane, R_eff = R */
@@ -34,39 +35,20 @@ typedef struct mindlin_params {
  * velocity). The energy ledger is on: the books are lifetime sums. */
 static fd_world* make_block(const mindlin_params* p, double overlap, fd_vec3 velocity)
 {
-    fd_world_def def = fd_default_world_def();
-    def.time_step = time_step;
-    def.gravity = fd_v3(0, 0, 0);
+    fd_world_def def = test_weightless_world_def(time_step);
     def.energy_ledger = true;
     def.contact_energy_books = true; /* the contacts' own books are examined */
-    fd_world* world = fd_world_create(&def);
-    fd_material_def material = fd_default_material_def();
-    material.name = "m";
-    fd_material_id m = fd_world_create_material(world, &material);
-    fd_contact_law_def law = fd_default_contact_law_def();
-    law.submodel[FD_MECHANISM_NORMAL].model = "prescribed";
-    law.submodel[FD_MECHANISM_NORMAL].params[0] = (fd_param){"force", normal_force};
-    law.submodel[FD_MECHANISM_NORMAL].param_count = 1;
-    fd_submodel_def* slide = &law.submodel[FD_MECHANISM_SLIDE];
-    slide->model = p->model;
-    slide->params[slide->param_count++] = (fd_param){"k_t", p->k_t};
-    slide->params[slide->param_count++] = (fd_param){"mu_s", p->mu_s};
+    fd_contact_law_def law = test_prescribed_law(normal_force);
+    fd_submodel_def* slide = test_set_model(&law, FD_MECHANISM_SLIDE, p->model);
+    test_add_param(slide, "k_t", p->k_t);
+    test_add_param(slide, "mu_s", p->mu_s);
     if (p->mu_k >= 0.0) {
-        slide->params[slide->param_count++] = (fd_param){"mu_k", p->mu_k};
+        test_add_param(slide, "mu_k", p->mu_k);
     }
-    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
-    fd_body_def block = fd_default_body_def();
-    block.name = "block";
-    block.shape.radius = radius;
-    block.mass = 1e20;
-    block.material = m;
-    block.position = fd_v3(0, 0, radius - overlap);
+    fd_body_def block = test_slider_def("block", radius, 1e20, overlap);
     block.velocity = velocity;
     block.lock_translation = FD_LOCK_Y | FD_LOCK_Z;
-    block.lock_rotation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
-    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &block)), "%s", fd_last_error());
-    test_add_ground(world, m);
-    return world;
+    return test_body_on_ground(&def, &law, block);
 }
 
 /* What one step shows of the block's contact. */
@@ -352,11 +334,7 @@ Test(mindlin, the_critical_step_counts_k_t_a_at_one_percent_overlap)
         fd_world_def def = fd_default_world_def();
         def.time_step = 1e-6;
         fd_world* world = fd_world_create(&def);
-        fd_material_def material = fd_default_material_def();
-        material.name = "glass";
-        material.density = 2500.0;
-        material.youngs_modulus = 1e9;
-        fd_material_id m = fd_world_create_material(world, &material);
+        fd_material_id m = test_add_solid_material(world, "glass", 2500.0, 1e9);
         fd_contact_law_def law = fd_default_contact_law_def();
         law.submodel[FD_MECHANISM_NORMAL].model = "hertz";
         if (variant == 0) {

@@ -6,6 +6,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
+#include "support/laws.h"
 #include "support/support.h"
 
 #define G 9.81
@@ -52,37 +53,27 @@ static fd_world* make_world(const pfc_setup* s, fd_body_id* ball_id)
     def.gravity = fd_v3(0, 0, -s->gravity);
     def.contact_margin = s->margin;
     fd_world* world = fd_world_create(&def);
-    fd_material_def material = fd_default_material_def();
-    material.name = "m";
-    fd_material_id m = fd_world_create_material(world, &material);
-    fd_contact_law_def law = fd_default_contact_law_def();
+    fd_material_id m = test_add_material(world, "m");
+    fd_contact_law_def law = s->emod > 0.0 ? test_normal_law("pfc_linear", "emod", s->emod)
+                                           : test_normal_law("pfc_linear", "kn", s->kn);
     fd_submodel_def* normal = &law.submodel[FD_MECHANISM_NORMAL];
-    normal->model = "pfc_linear";
-    if (s->emod > 0.0) {
-        normal->params[normal->param_count++] = (fd_param){"emod", s->emod};
-    } else {
-        normal->params[normal->param_count++] = (fd_param){"kn", s->kn};
-    }
     if (s->kratio >= 0.0) {
-        normal->params[normal->param_count++] = (fd_param){"kratio", s->kratio};
+        test_add_param(normal, "kratio", s->kratio);
     }
-    normal->params[normal->param_count++] = (fd_param){"dp_nratio", s->dp_nratio};
-    normal->params[normal->param_count++] = (fd_param){"rgap", s->rgap};
-    normal->params[normal->param_count++] = (fd_param){"dp_mode", s->dp_mode};
-    normal->params[normal->param_count++] = (fd_param){"lin_mode", s->lin_mode};
-    fd_submodel_def* slide = &law.submodel[FD_MECHANISM_SLIDE];
-    slide->model = "pfc_linear";
+    test_add_param(normal, "dp_nratio", s->dp_nratio);
+    test_add_param(normal, "rgap", s->rgap);
+    test_add_param(normal, "dp_mode", s->dp_mode);
+    test_add_param(normal, "lin_mode", s->lin_mode);
+    fd_submodel_def* slide = test_set_model(&law, FD_MECHANISM_SLIDE, "pfc_linear");
     if (s->kratio < 0.0) {
-        slide->params[slide->param_count++] = (fd_param){"ks", s->ks};
+        test_add_param(slide, "ks", s->ks);
     }
-    slide->params[slide->param_count++] = (fd_param){"fric", s->fric};
-    slide->params[slide->param_count++] = (fd_param){"dp_sratio", s->dp_sratio};
+    test_add_param(slide, "fric", s->fric);
+    test_add_param(slide, "dp_sratio", s->dp_sratio);
     if (s->rr_fric >= 0.0) {
-        fd_submodel_def* roll = &law.submodel[FD_MECHANISM_ROLL];
-        roll->model = "pfc_rrlinear";
-        roll->params[roll->param_count++] = (fd_param){"rr_fric", s->rr_fric};
+        test_add_param(test_set_model(&law, FD_MECHANISM_ROLL, "pfc_rrlinear"), "rr_fric", s->rr_fric);
     }
-    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
+    test_set_law(world, m, &law);
     fd_body_def ball = fd_default_body_def();
     ball.name = "ball";
     ball.shape.radius = RADIUS;
@@ -93,8 +84,7 @@ static fd_world* make_world(const pfc_setup* s, fd_body_id* ball_id)
     ball.angular_velocity = s->angular_velocity;
     ball.lock_translation = s->lock_translation;
     ball.lock_rotation = s->lock_rotation;
-    *ball_id = fd_world_create_body(world, &ball);
-    cr_assert(!fd_body_id_is_null(*ball_id), "%s", fd_last_error());
+    *ball_id = test_create_body(world, &ball);
     test_add_ground(world, m);
     return world;
 }
@@ -353,30 +343,19 @@ Test(pfc, rrlinear_ball_slides_then_rolls_at_five_sevenths_mu_r_g_then_rests)
 
 Test(pfc, combinations_are_checked)
 {
-    fd_world_def def = fd_default_world_def();
-    fd_world* world = fd_world_create(&def);
-    fd_material_def material = fd_default_material_def();
-    material.name = "m";
-    fd_material_id m = fd_world_create_material(world, &material);
-    fd_contact_law_def law = fd_default_contact_law_def();
-    law.submodel[FD_MECHANISM_NORMAL].model = "hooke";
-    law.submodel[FD_MECHANISM_NORMAL].params[0] = (fd_param){"k_n", 1e5};
-    law.submodel[FD_MECHANISM_NORMAL].param_count = 1;
-    fd_submodel_def* slide = &law.submodel[FD_MECHANISM_SLIDE];
-    slide->model = "pfc_linear";
-    slide->params[slide->param_count++] = (fd_param){"ks", 1e5};
-    slide->params[slide->param_count++] = (fd_param){"fric", 0.3};
-    cr_assert_neq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
+    fd_contact_law_def law = test_normal_law("hooke", "k_n", 1e5);
+    fd_submodel_def* slide = test_set_model(&law, FD_MECHANISM_SLIDE, "pfc_linear");
+    test_add_param(slide, "ks", 1e5);
+    test_add_param(slide, "fric", 0.3);
+    cr_assert_neq(test_law_status(&law), FD_OK);
     cr_assert(strstr(fd_last_error(), "needs normal model 'pfc_linear'") != NULL, "%s", fd_last_error());
-    law.submodel[FD_MECHANISM_NORMAL].model = "pfc_linear";
-    law.submodel[FD_MECHANISM_NORMAL].params[0] = (fd_param){"kn", 1e5};
-    law.submodel[FD_MECHANISM_NORMAL].params[1] = (fd_param){"dp_mode", 1.5};
-    law.submodel[FD_MECHANISM_NORMAL].param_count = 2;
-    cr_assert_neq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
+    fd_submodel_def* normal = test_set_model(&law, FD_MECHANISM_NORMAL, "pfc_linear");
+    test_add_param(normal, "kn", 1e5);
+    test_add_param(normal, "dp_mode", 1.5);
+    cr_assert_neq(test_law_status(&law), FD_OK);
     cr_assert(strstr(fd_last_error(), "dp_mode") != NULL, "%s", fd_last_error());
-    law.submodel[FD_MECHANISM_NORMAL].param_count = 1;
-    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
-    fd_world_free(world);
+    normal->param_count = 1;
+    cr_assert_eq(test_law_status(&law), FD_OK, "%s", fd_last_error());
 }
 
 Test(pfc, incremental_normal_update_follows_the_overlap_and_takes_no_tension)
@@ -479,14 +458,9 @@ Test(pfc, deformability_between_two_balls_uses_the_smaller_radius_and_the_sum)
     def.gravity = fd_v3(0, 0, 0);
     def.time_step = 1e-6;
     fd_world* world = fd_world_create(&def);
-    fd_material_def material = fd_default_material_def();
-    material.name = "m";
-    fd_material_id m = fd_world_create_material(world, &material);
-    fd_contact_law_def law = fd_default_contact_law_def();
-    law.submodel[FD_MECHANISM_NORMAL].model = "pfc_linear";
-    law.submodel[FD_MECHANISM_NORMAL].params[0] = (fd_param){"emod", 1e8};
-    law.submodel[FD_MECHANISM_NORMAL].param_count = 1;
-    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
+    fd_material_id m = test_add_material(world, "m");
+    fd_contact_law_def law = test_normal_law("pfc_linear", "emod", 1e8);
+    test_set_law(world, m, &law);
     double radii[2] = {0.1, 0.05};
     double x[2] = {0.0, 0.15 - 1e-4};
     for (int k = 0; k < 2; ++k) {
@@ -495,7 +469,7 @@ Test(pfc, deformability_between_two_balls_uses_the_smaller_radius_and_the_sum)
         ball.material = m;
         ball.position = fd_v3(x[k], 0, 0);
         ball.lock_translation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
-        cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ball)), "%s", fd_last_error());
+        test_create_body(world, &ball);
     }
     cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
     fd_contact_view view;
@@ -507,65 +481,41 @@ Test(pfc, deformability_between_two_balls_uses_the_smaller_radius_and_the_sum)
 
 Test(pfc, deformability_and_explicit_stiffness_are_exclusive)
 {
-    const struct {
-        const char* names[3];
-        double values[3];
-        int count;
-        const char* message;
-    } cases[] = {
+    const test_refused_params cases[] = {
         {{"kn", "emod"}, {1e6, 1e8}, 2, "give kn or emod, not both"},
         {{"dp_nratio"}, {0.1}, 1, "needs kn (N/m), or emod (Pa)"},
     };
     for (int k = 0; k < 2; ++k) {
-        fd_world* world = fd_world_create(&(fd_world_def){.gravity = {0, 0, 0}, .time_step = 1e-5, .thread_count = 1});
-        fd_material_def material = fd_default_material_def();
-        material.name = "m";
-        fd_material_id m = fd_world_create_material(world, &material);
-        fd_contact_law_def law = fd_default_contact_law_def();
-        law.submodel[FD_MECHANISM_NORMAL].model = "pfc_linear";
+        fd_contact_law_def law = test_normal_law("pfc_linear", NULL, 0.0);
         for (int p = 0; p < cases[k].count; ++p) {
-            law.submodel[FD_MECHANISM_NORMAL].params[p] = (fd_param){cases[k].names[p], cases[k].values[p]};
+            test_add_param(&law.submodel[FD_MECHANISM_NORMAL], cases[k].names[p], cases[k].values[p]);
         }
-        law.submodel[FD_MECHANISM_NORMAL].param_count = cases[k].count;
-        cr_assert_neq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
+        cr_assert_neq(test_law_status(&law), FD_OK);
         cr_assert(strstr(fd_last_error(), cases[k].message) != NULL, "%s", fd_last_error());
-        fd_world_free(world);
     }
     /* ks and kratio together: refused when the law's sub-models are checked together */
-    fd_world* world = fd_world_create(&(fd_world_def){.gravity = {0, 0, 0}, .time_step = 1e-5, .thread_count = 1});
-    fd_material_def material = fd_default_material_def();
-    material.name = "m";
-    fd_material_id m = fd_world_create_material(world, &material);
-    fd_contact_law_def law = fd_default_contact_law_def();
-    law.submodel[FD_MECHANISM_NORMAL].model = "pfc_linear";
-    law.submodel[FD_MECHANISM_NORMAL].params[0] = (fd_param){"kn", 1e6};
-    law.submodel[FD_MECHANISM_NORMAL].params[1] = (fd_param){"kratio", 2.0};
-    law.submodel[FD_MECHANISM_NORMAL].param_count = 2;
-    law.submodel[FD_MECHANISM_SLIDE].model = "pfc_linear";
-    law.submodel[FD_MECHANISM_SLIDE].params[0] = (fd_param){"ks", 1e6};
-    law.submodel[FD_MECHANISM_SLIDE].params[1] = (fd_param){"fric", 0.5};
-    law.submodel[FD_MECHANISM_SLIDE].param_count = 2;
-    cr_assert_neq(fd_world_set_contact_law(world, m, m, &law), FD_OK);
+    fd_contact_law_def law = test_normal_law("pfc_linear", "kn", 1e6);
+    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "kratio", 2.0);
+    fd_submodel_def* slide = test_set_model(&law, FD_MECHANISM_SLIDE, "pfc_linear");
+    test_add_param(slide, "ks", 1e6);
+    test_add_param(slide, "fric", 0.5);
+    cr_assert_neq(test_law_status(&law), FD_OK);
     cr_assert(strstr(fd_last_error(), "give ks or the normal model's kratio, not both") != NULL, "%s", fd_last_error());
-    fd_world_free(world);
 }
 
-/* A material's own PFC law: kn, ks, fric, rr_fric given. */
-static void set_own_law(fd_world* world, fd_material_id m, double kn, double fric, double rr_fric, double dp_nratio)
+/* A material of its own PFC law: kn, ks, fric, rr_fric given. */
+static fd_material_id add_material_with_own_law(fd_world* world, const char* name, double kn, double fric,
+                                                double rr_fric, double dp_nratio)
 {
-    fd_contact_law_def law = fd_default_contact_law_def();
-    fd_submodel_def* normal = &law.submodel[FD_MECHANISM_NORMAL];
-    normal->model = "pfc_linear";
-    normal->params[normal->param_count++] = (fd_param){"kn", kn};
-    normal->params[normal->param_count++] = (fd_param){"dp_nratio", dp_nratio};
-    fd_submodel_def* slide = &law.submodel[FD_MECHANISM_SLIDE];
-    slide->model = "pfc_linear";
-    slide->params[slide->param_count++] = (fd_param){"ks", kn};
-    slide->params[slide->param_count++] = (fd_param){"fric", fric};
-    fd_submodel_def* roll = &law.submodel[FD_MECHANISM_ROLL];
-    roll->model = "pfc_rrlinear";
-    roll->params[roll->param_count++] = (fd_param){"rr_fric", rr_fric};
-    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
+    fd_material_id m = test_add_material(world, name);
+    fd_contact_law_def law = test_normal_law("pfc_linear", "kn", kn);
+    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "dp_nratio", dp_nratio);
+    fd_submodel_def* slide = test_set_model(&law, FD_MECHANISM_SLIDE, "pfc_linear");
+    test_add_param(slide, "ks", kn);
+    test_add_param(slide, "fric", fric);
+    test_add_param(test_set_model(&law, FD_MECHANISM_ROLL, "pfc_rrlinear"), "rr_fric", rr_fric);
+    test_set_law(world, m, &law);
+    return m;
 }
 
 Test(pfc, a_pair_without_a_law_inherits_springs_in_series_and_the_smaller_frictions)
@@ -581,13 +531,8 @@ Test(pfc, a_pair_without_a_law_inherits_springs_in_series_and_the_smaller_fricti
     def.time_step = 1e-5;
     def.contact_margin = 1e-9;
     fd_world* world = fd_world_create(&def);
-    fd_material_def material = fd_default_material_def();
-    material.name = "a";
-    fd_material_id a = fd_world_create_material(world, &material);
-    material.name = "b";
-    fd_material_id b = fd_world_create_material(world, &material);
-    set_own_law(world, a, 1e6, 0.5, 0.1, 0.0);
-    set_own_law(world, b, 3e6, 0.3, 0.05, 0.0);
+    fd_material_id a = add_material_with_own_law(world, "a", 1e6, 0.5, 0.1, 0.0);
+    fd_material_id b = add_material_with_own_law(world, "b", 3e6, 0.3, 0.05, 0.0);
     fd_body_def ball = fd_default_body_def();
     ball.shape.radius = RADIUS;
     ball.material = b;
@@ -596,7 +541,7 @@ Test(pfc, a_pair_without_a_law_inherits_springs_in_series_and_the_smaller_fricti
     ball.angular_velocity = fd_v3(0, 50.0, 0); /* rolling too fast: the roll spring caps at once */
     ball.lock_translation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
     ball.lock_rotation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
-    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ball)), "%s", fd_last_error());
+    test_create_body(world, &ball);
     test_add_ground(world, a);
     fd_contact_view view;
     for (int s = 0; s < 3; ++s) {
@@ -613,18 +558,13 @@ Test(pfc, inheritance_refuses_parameters_pfc_does_not_inherit)
 {
     fd_world_def def = fd_default_world_def();
     fd_world* world = fd_world_create(&def);
-    fd_material_def material = fd_default_material_def();
-    material.name = "a";
-    fd_material_id a = fd_world_create_material(world, &material);
-    material.name = "b";
-    fd_material_id b = fd_world_create_material(world, &material);
-    set_own_law(world, a, 1e6, 0.5, 0.1, 0.1);
-    set_own_law(world, b, 1e6, 0.5, 0.1, 0.2);
+    fd_material_id a = add_material_with_own_law(world, "a", 1e6, 0.5, 0.1, 0.1);
+    fd_material_id b = add_material_with_own_law(world, "b", 1e6, 0.5, 0.1, 0.2);
     fd_body_def ball = fd_default_body_def();
     ball.shape.radius = RADIUS;
     ball.material = b;
     ball.position = fd_v3(0, 0, 1.0);
-    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ball)), "%s", fd_last_error());
+    test_create_body(world, &ball);
     test_add_ground(world, a);
     cr_assert_neq(fd_world_prepare(world), FD_OK);
     cr_assert(strstr(fd_last_error(), "no contact law for materials 'a' and 'b'") != NULL, "%s", fd_last_error());

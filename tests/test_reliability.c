@@ -13,6 +13,7 @@
 #include "core/report.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
+#include "support/laws.h"
 #include "support/support.h"
 
 static fd_world* make_world(fd_stepper stepper)
@@ -21,38 +22,21 @@ static fd_world* make_world(fd_stepper stepper)
     def.time_step = 1e-4;
     def.gravity = fd_v3(0, 0, -9.81);
     def.stepper = stepper;
-    fd_world* world = fd_world_create(&def);
-    cr_assert_not_null(world, "%s", fd_last_error());
-    return world;
+    return test_create_world(&def);
 }
 
 static fd_material_id add_material(fd_world* world, fd_stepper stepper)
 {
-    fd_material_def material = fd_default_material_def();
-    material.name = "steel";
-    material.density = 7800.0;
-    fd_material_id m = fd_world_create_material(world, &material);
-    fd_contact_law_def law = fd_default_contact_law_def();
-    if (stepper == FD_STEPPER_COMPLEMENTARITY) {
-        law.submodel[FD_MECHANISM_NORMAL].model = "rigid";
-    } else {
-        fd_submodel_def* normal = &law.submodel[FD_MECHANISM_NORMAL];
-        normal->model = "hooke";
-        normal->params[normal->param_count++] = (fd_param){"k_n", 1e5};
-    }
-    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
+    fd_material_id m = test_add_solid_material(world, "steel", 7800.0, 0.0);
+    fd_contact_law_def law = stepper == FD_STEPPER_COMPLEMENTARITY ? test_normal_law("rigid", NULL, 0.0)
+                                                                   : test_normal_law("hooke", "k_n", 1e5);
+    test_set_law(world, m, &law);
     return m;
 }
 
 static void add_sphere(fd_world* world, fd_material_id m, const char* name, fd_vec3 position)
 {
-    fd_body_def ball = fd_default_body_def();
-    ball.name = name;
-    ball.material = m;
-    ball.shape.type = FD_SHAPE_SPHERE;
-    ball.shape.radius = 0.01;
-    ball.position = position;
-    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ball)), "%s", fd_last_error());
+    test_add_sphere(world, m, name, 0.01, position, fd_v3(0, 0, 0));
 }
 
 /* Two spheres `distance` m apart: distance / 0.022 m cells of the broad

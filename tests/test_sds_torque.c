@@ -15,27 +15,8 @@
 #include "contact/model.h"
 #include "core/math.h"
 #include "fricdem/fricdem.h"
+#include "support/laws.h"
 #include "support/support.h"
-
-/* ---------------------------------------------------------------- law defs */
-
-/* Roll or spin sds model with its three parameters (k, gamma, mu). */
-static void set_sds(fd_contact_law_def* def, fd_mechanism mechanism, const char* model, double k, double gamma,
-                    double mu)
-{
-    fd_submodel_def* sub = test_set_model(def, mechanism, model);
-    bool roll = mechanism == FD_MECHANISM_ROLL;
-    test_add_param(sub, roll ? "k_roll" : "k_twist", k);
-    test_add_param(sub, roll ? "gamma_roll" : "gamma_twist", gamma);
-    test_add_param(sub, roll ? "mu_roll" : "mu_twist", mu);
-}
-
-static fd_contact_law_def prescribed_law(double normal_force)
-{
-    fd_contact_law_def def = fd_default_contact_law_def();
-    test_add_param(test_set_model(&def, FD_MECHANISM_NORMAL, "prescribed"), "force", normal_force);
-    return def;
-}
 
 /* ---------------------------------------------------------------- the bench
  * One contact between body i and body j, evaluated by fd_friction_evaluate
@@ -99,24 +80,12 @@ static double bench_twist_spring(const bench* b) { return b->history[b->law.hist
 
 /* ---------------------------------------------------------------- worlds */
 
+/* A weightless world of the step whose contacts reach `margin` apart. */
 static fd_world* make_world(double time_step, double margin)
 {
-    fd_world_def def = fd_default_world_def();
-    def.time_step = time_step;
-    def.gravity = fd_v3(0, 0, 0);
+    fd_world_def def = test_weightless_world_def(time_step);
     def.contact_margin = margin;
-    fd_world* world = fd_world_create(&def);
-    cr_assert_not_null(world);
-    return world;
-}
-
-static fd_material_id add_material(fd_world* world)
-{
-    fd_material_def material = fd_default_material_def();
-    material.name = "m";
-    fd_material_id id = fd_world_create_material(world, &material);
-    cr_assert(!fd_material_id_is_null(id), "%s", fd_last_error());
-    return id;
+    return test_create_world(&def);
 }
 
 static fd_body_id add_sphere(fd_world* world, fd_material_id material, const char* name, double radius,
@@ -131,9 +100,7 @@ static fd_body_id add_sphere(fd_world* world, fd_material_id material, const cha
     body.angular_velocity = omega;
     body.lock_translation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
     body.lock_rotation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z; /* omega held at its initial value */
-    fd_body_id id = fd_world_create_body(world, &body);
-    cr_assert(!fd_body_id_is_null(id), "%s", fd_last_error());
-    return id;
+    return test_create_body(world, &body);
 }
 
 /* Sphere a (body i, R = 0.1 m) at the origin, sphere b (body j, R = 0.3 m)
@@ -143,11 +110,10 @@ static fd_body_id add_sphere(fd_world* world, fd_material_id material, const cha
 static fd_world* make_roll_pair(const char* model, double k_roll, double gamma_roll, double mu_roll, fd_vec3 omega)
 {
     fd_world* world = make_world(1e-4, 0.0);
-    fd_material_id m = add_material(world);
-    fd_contact_law_def def = fd_default_contact_law_def();
-    test_add_param(test_set_model(&def, FD_MECHANISM_NORMAL, "hooke"), "k_n", 1e5);
-    set_sds(&def, FD_MECHANISM_ROLL, model, k_roll, gamma_roll, mu_roll);
-    cr_assert_eq(fd_world_set_contact_law(world, m, m, &def), FD_OK, "%s", fd_last_error());
+    fd_material_id m = test_add_material(world, "m");
+    fd_contact_law_def def = test_normal_law("hooke", "k_n", 1e5);
+    test_set_sds(&def, FD_MECHANISM_ROLL, model, k_roll, gamma_roll, mu_roll);
+    test_set_law(world, m, &def);
     add_sphere(world, m, "a", 0.1, fd_v3(0, 0, 0), omega);
     add_sphere(world, m, "b", 0.3, fd_v3(0, 0, 0.3999), fd_v3(0, 0, 0));
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
@@ -188,20 +154,11 @@ Test(sds_torque, the_registry_lists_the_roll_and_spin_models_with_their_units)
     cr_assert_eq(marshall->param_count, 0);
 }
 
-static fd_status set_law(const fd_contact_law_def* def)
-{
-    fd_world* world = make_world(1e-4, 0.0);
-    fd_material_id m = add_material(world);
-    fd_status status = fd_world_set_contact_law(world, m, m, def);
-    fd_world_free(world);
-    return status;
-}
-
 Test(sds_torque, marshall_without_an_sds_slide_model_is_refused_naming_both_models)
 {
     const char* slides[] = {NULL, "fang_negrut"};
     for (int s = 0; s < 2; ++s) {
-        fd_contact_law_def def = prescribed_law(1.0);
+        fd_contact_law_def def = test_prescribed_law(1.0);
         if (slides[s] != NULL) {
             fd_submodel_def* slide = test_set_model(&def, FD_MECHANISM_SLIDE, slides[s]);
             test_add_param(slide, "mu_s", 0.5);
@@ -209,7 +166,7 @@ Test(sds_torque, marshall_without_an_sds_slide_model_is_refused_naming_both_mode
             test_add_param(slide, "K_E", 1e4);
         }
         test_set_model(&def, FD_MECHANISM_SPIN, "marshall");
-        cr_assert_neq(set_law(&def), FD_OK);
+        cr_assert_neq(test_law_status(&def), FD_OK);
         const char* message = fd_last_error();
         cr_assert(strstr(message, "spin model 'marshall'") != NULL, "message: %s", message);
         char got[64];
@@ -219,33 +176,33 @@ Test(sds_torque, marshall_without_an_sds_slide_model_is_refused_naming_both_mode
     /* dsds and csds slide models are accepted. */
     const char* sds[] = {"dsds", "csds"};
     for (int s = 0; s < 2; ++s) {
-        fd_contact_law_def def = prescribed_law(1.0);
+        fd_contact_law_def def = test_prescribed_law(1.0);
         fd_submodel_def* slide = test_set_model(&def, FD_MECHANISM_SLIDE, sds[s]);
         test_add_param(slide, "k_t", 1e4);
         test_add_param(slide, "gamma_t", 1.0);
         test_add_param(slide, "mu", 0.5);
         test_set_model(&def, FD_MECHANISM_SPIN, "marshall");
-        cr_assert_eq(set_law(&def), FD_OK, "%s: %s", sds[s], fd_last_error());
+        cr_assert_eq(test_law_status(&def), FD_OK, "%s: %s", sds[s], fd_last_error());
     }
 }
 
 Test(sds_torque, csds_without_a_dashpot_is_refused_naming_the_model)
 {
-    fd_contact_law_def def = prescribed_law(1.0);
-    set_sds(&def, FD_MECHANISM_ROLL, "csds", 1.0, 0.0, 0.1);
-    cr_assert_neq(set_law(&def), FD_OK);
+    fd_contact_law_def def = test_prescribed_law(1.0);
+    test_set_sds(&def, FD_MECHANISM_ROLL, "csds", 1.0, 0.0, 0.1);
+    cr_assert_neq(test_law_status(&def), FD_OK);
     cr_assert(strstr(fd_last_error(), "roll model 'csds' needs gamma_roll > 0"), "message: %s", fd_last_error());
 
-    def = prescribed_law(1.0);
-    set_sds(&def, FD_MECHANISM_SPIN, "csds", 1.0, 0.0, 0.1);
-    cr_assert_neq(set_law(&def), FD_OK);
+    def = test_prescribed_law(1.0);
+    test_set_sds(&def, FD_MECHANISM_SPIN, "csds", 1.0, 0.0, 0.1);
+    cr_assert_neq(test_law_status(&def), FD_OK);
     cr_assert(strstr(fd_last_error(), "spin model 'csds' needs gamma_twist > 0"), "message: %s", fd_last_error());
 
     /* D-SDS needs no dashpot. */
-    def = prescribed_law(1.0);
-    set_sds(&def, FD_MECHANISM_ROLL, "dsds", 1.0, 0.0, 0.1);
-    set_sds(&def, FD_MECHANISM_SPIN, "dsds", 1.0, 0.0, 0.1);
-    cr_assert_eq(set_law(&def), FD_OK, "%s", fd_last_error());
+    def = test_prescribed_law(1.0);
+    test_set_sds(&def, FD_MECHANISM_ROLL, "dsds", 1.0, 0.0, 0.1);
+    test_set_sds(&def, FD_MECHANISM_SPIN, "dsds", 1.0, 0.0, 0.1);
+    cr_assert_eq(test_law_status(&def), FD_OK, "%s", fd_last_error());
 }
 
 /* ---------------------------------------------------------------- roll through a world */
@@ -324,8 +281,8 @@ Test(sds_torque, the_rolling_spring_turns_with_a_contact_frame_that_tumbles_abou
      * rotation: 1e-14 relative. LAMMPS's projection-and-rescale would keep
      * the length but turn the spring towards e: tan(angle) shrinks by
      * cos(0.3) per step (checked below for the record). */
-    fd_contact_law_def def = prescribed_law(1.0);
-    set_sds(&def, FD_MECHANISM_ROLL, "dsds", 1.0, 0.0, 1e6);
+    fd_contact_law_def def = test_prescribed_law(1.0);
+    test_set_sds(&def, FD_MECHANISM_ROLL, "dsds", 1.0, 0.0, 1e6);
     bench b;
     bench_init(&b, &def, 1e-3);
     fd_vec3 axis = fd_v3(1, 0, 0), n0 = fd_v3(0, 0, 1);
@@ -357,8 +314,8 @@ Test(sds_torque, the_rolling_spring_turns_with_the_mean_spin_of_the_pair_about_t
     /* Both bodies spin at Omega = 2 rad/s about n: no relative rolling or
      * twist, the frame turns by Omega dt per step about n, and the spring with
      * it; LAMMPS leaves it in place. dt = 0.01: after 100 steps, 2 rad. */
-    fd_contact_law_def def = prescribed_law(1.0);
-    set_sds(&def, FD_MECHANISM_ROLL, "dsds", 1.0, 0.0, 1e6);
+    fd_contact_law_def def = test_prescribed_law(1.0);
+    test_set_sds(&def, FD_MECHANISM_ROLL, "dsds", 1.0, 0.0, 1e6);
     bench b;
     bench_init(&b, &def, 0.01);
     double omega = 2.0;
@@ -399,8 +356,8 @@ typedef struct plates_step {
 static int rolling_plates(const char* model, plates_step* steps, int count)
 {
     double radius = 0.1, inertia = radius * radius, dt = 0.1;
-    fd_contact_law_def def = prescribed_law(1.0);
-    set_sds(&def, FD_MECHANISM_ROLL, model, 1.0, 2.0, 1.0);
+    fd_contact_law_def def = test_prescribed_law(1.0);
+    test_set_sds(&def, FD_MECHANISM_ROLL, model, 1.0, 2.0, 1.0);
     bench b;
     bench_init(&b, &def, dt);
     b.geometry.effective_radius = radius;
@@ -457,8 +414,8 @@ Test(sds_torque, dsds_steady_rolling_slip_books_the_reset_as_slip)
      * spring by v dt past the cap F_max/k and Eq. (3) sets it back, releasing
      * k ((xi_c + v dt)^2 - xi_c^2)/2 into slip (xi_c = F_max/k = 0.2 m), and
      * creating nothing. */
-    fd_contact_law_def def = prescribed_law(2.0);
-    set_sds(&def, FD_MECHANISM_ROLL, "dsds", 10.0, 0.0, 1.0);
+    fd_contact_law_def def = test_prescribed_law(2.0);
+    test_set_sds(&def, FD_MECHANISM_ROLL, "dsds", 10.0, 0.0, 1.0);
     bench b;
     bench_init(&b, &def, 1e-3);
     b.state_i.angular_velocity = fd_v3(0, 5.0, 0); /* v_r = 0.1 x 5 = 0.5 m/s along x */
@@ -482,8 +439,8 @@ Test(sds_torque, a_twisting_dsds_reset_can_create_energy_a_csds_never_does)
      * J created. The C-SDS takes one Euler step of Eq. (10), no creation. */
     const char* models[] = {"dsds", "csds"};
     for (int m = 0; m < 2; ++m) {
-        fd_contact_law_def def = prescribed_law(1.0);
-        set_sds(&def, FD_MECHANISM_SPIN, models[m], 1.0, 0.1, 0.1);
+        fd_contact_law_def def = test_prescribed_law(1.0);
+        test_set_sds(&def, FD_MECHANISM_SPIN, models[m], 1.0, 0.1, 0.1);
         bench b;
         bench_init(&b, &def, 1e-3);
         b.state_i.angular_velocity = fd_v3(0, 0, 10.0);
@@ -510,22 +467,15 @@ Test(sds_torque, a_twisting_dsds_reset_can_create_energy_a_csds_never_does)
  * translation and the tilting rotations locked. */
 static fd_world* make_spinning_ball(const char* model, double k, double gamma, double mu)
 {
-    fd_world* world = make_world(1e-4, 1e-9);
-    fd_material_id m = add_material(world);
-    fd_contact_law_def def = prescribed_law(10.0);
-    set_sds(&def, FD_MECHANISM_SPIN, model, k, gamma, mu);
-    cr_assert_eq(fd_world_set_contact_law(world, m, m, &def), FD_OK, "%s", fd_last_error());
-    fd_body_def ball = fd_default_body_def();
-    ball.name = "ball";
-    ball.material = m;
-    ball.shape.radius = 0.1;
-    ball.mass = 1.0;
-    ball.position = fd_v3(0, 0, 0.1);
+    fd_world_def world_def = test_weightless_world_def(1e-4);
+    world_def.contact_margin = 1e-9;
+    fd_contact_law_def def = test_prescribed_law(10.0);
+    test_set_sds(&def, FD_MECHANISM_SPIN, model, k, gamma, mu);
+    fd_body_def ball = test_slider_def("ball", 0.1, 1.0, 0.0);
     ball.angular_velocity = fd_v3(0, 0, 2.0);
     ball.lock_translation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
     ball.lock_rotation = FD_LOCK_X | FD_LOCK_Y;
-    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ball)), "%s", fd_last_error());
-    test_add_ground(world, m);
+    fd_world* world = test_body_on_ground(&world_def, &def, ball);
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     return world;
 }

@@ -9,6 +9,7 @@
 
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
+#include "support/laws.h"
 #include "support/support.h"
 #include "world/world_store.h"
 
@@ -18,33 +19,12 @@ static fd_world* make_world(double dt, double gravity, bool ledger)
     def.time_step = dt;
     def.gravity = fd_v3(0, 0, -gravity);
     def.energy_ledger = ledger;
-    fd_world* world = fd_world_create(&def);
-    cr_assert_not_null(world, "%s", fd_last_error());
-    return world;
+    return test_create_world(&def);
 }
 
 static fd_material_id add_material(fd_world* world, double density)
 {
-    fd_material_def def = fd_default_material_def();
-    def.name = "glass";
-    def.density = density;
-    fd_material_id id = fd_world_create_material(world, &def);
-    cr_assert(!fd_material_id_is_null(id), "%s", fd_last_error());
-    return id;
-}
-
-static fd_body_id add_sphere(fd_world* world, fd_material_id material, const char* name, double radius,
-                             fd_vec3 position, fd_vec3 velocity)
-{
-    fd_body_def def = fd_default_body_def();
-    def.name = name;
-    def.shape.radius = radius;
-    def.material = material;
-    def.position = position;
-    def.velocity = velocity;
-    fd_body_id id = fd_world_create_body(world, &def);
-    cr_assert(!fd_body_id_is_null(id), "%s", fd_last_error());
-    return id;
+    return test_add_solid_material(world, "glass", density, 0.0);
 }
 
 /* The demo's law (scenes/demo.yaml): hooke k_n = 2e4 N/m, restitution 0.3;
@@ -86,7 +66,7 @@ Test(critical_step, one_contact_adds_every_spring_and_dashpot_on_its_mobility)
     test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "eta_n", 2.0);
     cr_assert_eq(fd_world_set_contact_law(world, glass, glass, &law), FD_OK, "%s", fd_last_error());
     test_add_ground(world, glass);
-    add_sphere(world, glass, "ball", r, fd_v3(0, 0, r), fd_v3(0, 0, 0));
+    test_add_sphere(world, glass, "ball", r, fd_v3(0, 0, r), fd_v3(0, 0, 0));
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
 
     double m = density * 4.0 / 3.0 * FD_PI * r * r * r, inertia = 0.4 * m * r * r;
@@ -119,7 +99,7 @@ Test(critical_step, a_dashpot_alone_is_limited_to_2m_over_its_damping)
     test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "eta_n", c);
     cr_assert_eq(fd_world_set_contact_law(world, glass, glass, &law), FD_OK, "%s", fd_last_error());
     test_add_ground(world, glass);
-    add_sphere(world, glass, "ball", r, fd_v3(0, 0, r), fd_v3(0, 0, 0));
+    test_add_sphere(world, glass, "ball", r, fd_v3(0, 0, r), fd_v3(0, 0, 0));
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     double m = density * 4.0 / 3.0 * FD_PI * r * r * r;
     cr_assert_float_eq(fd_world_critical_time_step(world), 2.0 * m / c, 1e-12 * m / c);
@@ -149,7 +129,7 @@ static fd_world* make_cube(double dt)
                 }
                 char name[48]; /* room for three ints, which the compiler cannot bound */
                 snprintf(name, sizeof name, "g%d%d%d", i, j, k);
-                add_sphere(world, glass, name, r, fd_v3((2 * i - 3) * r, (2 * j - 3) * r, r + 2 * k * r),
+                test_add_sphere(world, glass, name, r, fd_v3((2 * i - 3) * r, (2 * j - 3) * r, r + 2 * k * r),
                            fd_v3(v[0], v[1], v[2]));
             }
         }
@@ -232,9 +212,9 @@ static fd_world* make_column(double dt_factor, bool ledger)
         test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "restitution", 0.5);
         cr_assert_eq(fd_world_set_contact_law(w, steel, steel, &law), FD_OK, "%s", fd_last_error());
         test_add_ground(w, steel);
-        add_sphere(w, steel, "low", 0.01, fd_v3(0, 0, 0.00999), fd_v3(0, 0, 0));
-        add_sphere(w, steel, "mid", 0.01, fd_v3(0, 0, 0.02998), fd_v3(0, 0, 0));
-        add_sphere(w, steel, "top", 0.01, fd_v3(0, 0, 0.04997), fd_v3(0, 0, 0));
+        test_add_sphere(w, steel, "low", 0.01, fd_v3(0, 0, 0.00999), fd_v3(0, 0, 0));
+        test_add_sphere(w, steel, "mid", 0.01, fd_v3(0, 0, 0.02998), fd_v3(0, 0, 0));
+        test_add_sphere(w, steel, "top", 0.01, fd_v3(0, 0, 0.04997), fd_v3(0, 0, 0));
         cr_assert_eq(fd_world_prepare(w), FD_OK, "%s", fd_last_error());
         world = w;
     }
@@ -296,8 +276,8 @@ Test(blow_up, a_fast_body_in_free_flight_or_sliding_along_its_plane_is_no_blow_u
     test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "k_n", 1.0);
     cr_assert_eq(fd_world_set_contact_law(world, glass, glass, &law), FD_OK, "%s", fd_last_error());
     test_add_ground(world, glass);
-    add_sphere(world, glass, "bullet", 0.01, fd_v3(0, 0, 1.0), fd_v3(100.0, 0, 0));
-    add_sphere(world, glass, "skater", 0.01, fd_v3(0, 5.0, 0.01), fd_v3(400.0, 0, 0));
+    test_add_sphere(world, glass, "bullet", 0.01, fd_v3(0, 0, 1.0), fd_v3(100.0, 0, 0));
+    test_add_sphere(world, glass, "skater", 0.01, fd_v3(0, 5.0, 0.01), fd_v3(400.0, 0, 0));
     for (int n = 0; n < 100; ++n) {
         cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
     }

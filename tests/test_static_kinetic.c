@@ -33,6 +33,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
+#include "support/laws.h"
 #include "support/support.h"
 
 enum { PATH_REGISTRY, PATH_SPHERE_KERNEL, PATH_BLOCK, PATH_COUNT };
@@ -122,12 +123,8 @@ static fd_world* build(const scene* s)
     world_def.gravity = fd_v3(GRAVITY * sin(s->theta), 0.0, -GRAVITY * cos(s->theta));
     world_def.integrator = FD_INTEGRATOR_VELOCITY_VERLET;
     world_def.contact_margin = 1e-9; /* the prescribed normal force acts at zero overlap */
-    fd_world* world = fd_world_create(&world_def);
-    cr_assert_not_null(world, "%s", fd_last_error());
-    fd_material_def material_def = fd_default_material_def();
-    material_def.name = "m";
-    fd_material_id material = fd_world_create_material(world, &material_def);
-    cr_assert(!fd_material_id_is_null(material), "%s", fd_last_error());
+    fd_world* world = test_create_world(&world_def);
+    fd_material_id material = test_add_material(world, "m");
 
     fd_contact_law_def law = fd_default_contact_law_def();
     double overlap = s->path == PATH_REGISTRY && strcmp(s->family, "pfc") != 0 ? 0.0 : normal_force(s) / K_N;
@@ -136,7 +133,7 @@ static fd_world* build(const scene* s)
     } else {
         set_sds_law(&law, s);
     }
-    cr_assert_eq(fd_world_set_contact_law(world, material, material, &law), FD_OK, "%s", fd_last_error());
+    test_set_law(world, material, &law);
 
     if (s->path == PATH_BLOCK) {
         fd_body_def ground = fd_default_body_def();
@@ -145,7 +142,7 @@ static fd_world* build(const scene* s)
         ground.material = material;
         ground.shape.radius = GROUND_RADIUS;
         ground.position = fd_v3(0.0, 0.0, -GROUND_RADIUS);
-        cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ground)), "%s", fd_last_error());
+        test_create_body(world, &ground);
     } else {
         test_add_ground(world, material);
     }
@@ -160,7 +157,7 @@ static fd_world* build(const scene* s)
     ball.external_torque = s->torque;
     ball.lock_translation = s->lock_translation | FD_LOCK_Z; /* N stays m g cos(theta) */
     ball.lock_rotation = s->lock_rotation;
-    cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &ball)), "%s", fd_last_error());
+    test_create_body(world, &ball);
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     cr_assert_eq(fd_world_contact_count(world), 1, "%s: the ball must touch the ground", path_names[s->path]);
     return world;
@@ -372,17 +369,7 @@ Test(static_kinetic, a_spinning_sphere_slows_at_mu_twist_k_n_over_i_and_a_torque
 
 Test(static_kinetic, mu_with_mu_s_or_mu_k_above_mu_s_or_neither_is_refused_naming_the_model_and_keys)
 {
-    fd_world_def world_def = fd_default_world_def();
-    fd_world* world = fd_world_create(&world_def);
-    fd_material_def material_def = fd_default_material_def();
-    material_def.name = "m";
-    fd_material_id m = fd_world_create_material(world, &material_def);
-    struct {
-        const char* keys[3];
-        double values[3];
-        int count;
-        const char* message;
-    } cases[] = {
+    test_refused_params cases[] = {
         {{"mu", "mu_s"}, {0.5, 0.6}, 2, "not both"},
         {{"mu", "mu_k"}, {0.5, 0.3}, 2, "not both"},
         {{"mu_s", "mu_k"}, {0.3, 0.5}, 2, "0 <= mu_k <= mu_s"},
@@ -390,26 +377,23 @@ Test(static_kinetic, mu_with_mu_s_or_mu_k_above_mu_s_or_neither_is_refused_namin
         {{NULL}, {0.0}, 0, "needs mu"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-        fd_contact_law_def law = fd_default_contact_law_def();
-        test_add_param(test_set_model(&law, FD_MECHANISM_NORMAL, "hooke"), "k_n", K_N);
+        fd_contact_law_def law = test_normal_law("hooke", "k_n", K_N);
         fd_submodel_def* slide = test_set_model(&law, FD_MECHANISM_SLIDE, "dsds");
         test_add_param(slide, "k_t", 1.0e4);
         for (int k = 0; k < cases[c].count; ++k) {
-            test_add_param(slide, cases[c].keys[k], cases[c].values[k]);
+            test_add_param(slide, cases[c].names[k], cases[c].values[k]);
         }
-        cr_assert_neq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "case %zu accepted", c);
+        cr_assert_neq(test_law_status(&law), FD_OK, "case %zu accepted", c);
         cr_assert(strstr(fd_last_error(), cases[c].message) != NULL && strstr(fd_last_error(), "dsds") != NULL,
                   "case %zu: '%s'", c, fd_last_error());
     }
     /* PFC's names: fric, fric_s, fric_k. */
-    fd_contact_law_def law = fd_default_contact_law_def();
-    test_add_param(test_set_model(&law, FD_MECHANISM_NORMAL, "pfc_linear"), "kn", K_N);
+    fd_contact_law_def law = test_normal_law("pfc_linear", "kn", K_N);
     fd_submodel_def* slide = test_set_model(&law, FD_MECHANISM_SLIDE, "pfc_linear");
     test_add_param(slide, "ks", 1.0e4);
     test_add_param(slide, "fric_s", 0.3);
     test_add_param(slide, "fric_k", 0.5);
-    cr_assert_neq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "fric_k > fric_s accepted");
+    cr_assert_neq(test_law_status(&law), FD_OK, "fric_k > fric_s accepted");
     cr_assert(strstr(fd_last_error(), "pfc_linear") != NULL && strstr(fd_last_error(), "fric_k <= fric_s") != NULL,
               "'%s'", fd_last_error());
-    fd_world_free(world);
 }
