@@ -9,23 +9,18 @@
 #include <string.h>
 
 #include "fricdem/io.h"
+#include "support/fang_negrut.h"
 #include "support/support.h"
 
 #define FALL FRICDEM_SOURCE_DIR "/scenes/fang_negrut/ellipsoid_fall.yaml"
 #define SPIN FRICDEM_SOURCE_DIR "/scenes/fang_negrut/ellipsoid_spin.yaml"
 #define SPHERE FRICDEM_SOURCE_DIR "/scenes/fang_negrut/spin_sphere_hertz.yaml"
-#define G 9.8
-#define PI 3.14159265358979323846
-#define EULER_E 2.71828182845904523536
-#define DT 1e-4
-#define MU_S 0.25
-#define MU_K 0.2
 #define K_E 5e6
 
 /* Steel ellipsoid 0.02 x 0.02 x 0.05 m, rho = 8000: m = 0.670206 kg, N = m g. */
 static const double A = 0.02, B = 0.02, C = 0.05;
-#define MASS (8000.0 * 4.0 / 3.0 * PI * A * B * C)
-#define NORMAL (MASS * G)
+#define MASS (8000.0 * 4.0 / 3.0 * FN_PI * A * B * C)
+#define NORMAL (MASS * FN_G)
 #define E_EFF (2e11 / (1.0 - 0.3 * 0.3)) /* rigid ground (Eq. E4) */
 #define FLAT_ROTATION "bodies.ellipsoid.rotation={axis: [1, 0, 0], angle: 1.5707963267948966}"
 #define FLAT_POSITION "bodies.ellipsoid.position=[0, 0, 0.02]"
@@ -123,7 +118,7 @@ Test(fn_ellipsoid, table7_upright_and_sphere_with_the_hertz_model)
     /* And against App. C to round-off (Eq. 13-15): K_psi = a^2 K_E / 2, S_s = mu_s N / (K_E a). */
     double a = contact_radius(A * A / C); /* upright: R_eff = 1 / 125 m, the same for both recipes */
     cr_assert_float_eq(upright.k_psi, 0.5 * a * a * K_E, 1e-12 * upright.k_psi);
-    cr_assert_float_eq(upright.s_s, MU_S * NORMAL / (K_E * a), 1e-12 * upright.s_s);
+    cr_assert_float_eq(upright.s_s, FN_MU_S * NORMAL / (K_E * a), 1e-12 * upright.s_s);
 }
 
 Test(fn_ellipsoid, table7_flat_with_the_papers_radius_and_with_fricdems)
@@ -144,8 +139,8 @@ Test(fn_ellipsoid, table7_flat_with_the_papers_radius_and_with_fricdems)
     table7 engine = measure(SPIN, engine_overrides, 2, "ellipsoid");
     double a = contact_radius(1.0 / sqrt(k1 * k2));
     cr_assert_float_eq(engine.k_psi, 0.5 * a * a * K_E, 1e-12 * engine.k_psi, "K_psi %.15g", engine.k_psi);
-    cr_assert_float_eq(engine.s_s, MU_S * NORMAL / (K_E * a), 1e-12 * engine.s_s, "S_s %.15g", engine.s_s);
-    cr_assert_float_eq(engine.peak, 0.5 * a * MU_S * NORMAL, 1e-12 * engine.peak, "peak %.15g", engine.peak);
+    cr_assert_float_eq(engine.s_s, FN_MU_S * NORMAL / (K_E * a), 1e-12 * engine.s_s, "S_s %.15g", engine.s_s);
+    cr_assert_float_eq(engine.peak, 0.5 * a * FN_MU_S * NORMAL, 1e-12 * engine.peak, "peak %.15g", engine.peak);
 }
 
 Test(fn_ellipsoid, spin_decelerations_upright_and_flat)
@@ -168,7 +163,7 @@ Test(fn_ellipsoid, spin_decelerations_upright_and_flat)
         double alpha = omega1 - fd_body_get_state(scene.world, body).angular_velocity.z;
         double radius = pose == 0 ? A * A / C : 1.0 / sqrt((B / (A * A)) * (B / (C * C)));
         double inertia = pose == 0 ? MASS * (A * A + B * B) / 5.0 : MASS * (A * A + C * C) / 5.0;
-        double expected = contact_radius(radius) * MU_K * NORMAL / (2.0 * inertia);
+        double expected = contact_radius(radius) * FN_MU_K * NORMAL / (2.0 * inertia);
         cr_assert_float_eq(alpha, expected, 1e-9 * expected, "%s: alpha %.15g, expected %.15g",
                            pose == 0 ? "upright" : "flat", alpha, expected);
         fd_scene_free(&scene);
@@ -180,7 +175,7 @@ static double tilt(const fd_scene* scene, fd_body_id body)
 {
     fd_quat q = fd_body_get_state(scene->world, body).orientation;
     double axis_z = 1.0 - 2.0 * (q.x * q.x + q.y * q.y);
-    return acos(fmax(-1.0, fmin(1.0, axis_z))) * 180.0 / PI;
+    return acos(fmax(-1.0, fmin(1.0, axis_z))) * 180.0 / FN_PI;
 }
 
 Test(fn_ellipsoid, falls_over_reverses_within_the_papers_window_and_lies_flat_at_3_s)
@@ -195,7 +190,7 @@ Test(fn_ellipsoid, falls_over_reverses_within_the_papers_window_and_lies_flat_at
         step(&scene);
         double wx = fd_body_get_state(scene.world, body).angular_velocity.x;
         if (n > 1000 && isnan(reversal) && wx > 0.0) {
-            reversal = n * DT;
+            reversal = n * FN_DT;
         }
         if (n <= 1000) {
             cr_assert(wx <= 0.0, "tips towards the push at first");
@@ -225,11 +220,11 @@ Test(fn_ellipsoid, with_a_normal_dashpot_it_rests_within_the_static_roll_bound)
                    state.velocity.z * state.velocity.z) < 1e-9);
     cr_assert(sqrt(state.angular_velocity.x * state.angular_velocity.x + state.angular_velocity.y *
                    state.angular_velocity.y + state.angular_velocity.z * state.angular_velocity.z) < 1e-9);
-    double delta = (90.0 - tilt(&scene, body)) * PI / 180.0;
+    double delta = (90.0 - tilt(&scene, body)) * FN_PI / 180.0;
     const double b = 0.2, c = 0.5, eta_r = 0.2;
     double h2 = b * b * cos(delta) * cos(delta) + c * c * sin(delta) * sin(delta);
     double d_kappa = (c * c - b * b) * sin(fabs(delta)) * cos(delta) * h2 / (b * b * c * c); /* Eq. (E11) */
-    cr_assert(d_kappa <= 2.0 * eta_r * MU_S, "delta = %g rad: d kappa = %g > 2 eta_r mu_s", delta, d_kappa);
+    cr_assert(d_kappa <= 2.0 * eta_r * FN_MU_S, "delta = %g rad: d kappa = %g > 2 eta_r mu_s", delta, d_kappa);
     cr_assert(fabs(delta) <= 0.1126, "delta = %g rad", delta);
     cr_assert_eq(fd_world_contact_count(scene.world), 1);
     fd_contact_view view;
@@ -241,6 +236,6 @@ Test(fn_ellipsoid, with_a_normal_dashpot_it_rests_within_the_static_roll_bound)
                        torque, view.loads.normal_force * fabs(lever));
     /* Cap: the roll torque is at most 2 eta_r mu_s N / kappa, kappa = h^3 / (b^2 c^2) (Eq. E10). */
     double kappa = pow(sqrt(h2), 3.0) / (b * b * c * c);
-    cr_assert(torque <= 2.0 * eta_r * MU_S * view.loads.normal_force / kappa);
+    cr_assert(torque <= 2.0 * eta_r * FN_MU_S * view.loads.normal_force / kappa);
     fd_scene_free(&scene);
 }

@@ -12,16 +12,11 @@
 #include <string.h>
 
 #include "fricdem/io.h"
+#include "support/fang_negrut.h"
 #include "support/support.h"
 
 #define EMPIRICAL FRICDEM_SOURCE_DIR "/scenes/fang_negrut/spin_sphere_empirical.yaml"
 #define HERTZ FRICDEM_SOURCE_DIR "/scenes/fang_negrut/spin_sphere_hertz.yaml"
-#define G 9.8
-#define PI 3.14159265358979323846
-#define EULER_E 2.71828182845904523536
-#define DT 1e-4
-#define MU_S 0.25
-#define MU_K 0.2
 
 typedef struct run {
     fd_scene scene;
@@ -88,16 +83,16 @@ static theory spin_theory(double inertia, double k_psi, double s_s, double s_k)
     t.torque = k_psi * s_k;               /* Eq. (S8) */
     t.alpha = t.torque / inertia;
     t.t_stop = t.t_sw + t.omega_sw / t.alpha; /* Eq. (S9) */
-    t.omega_min = -s_k * t.w_n / EULER_E;         /* Eq. (S11) */
+    t.omega_min = -s_k * t.w_n / FN_EULER_E;         /* Eq. (S11) */
     return t;
 }
 
 /* The empirical case: m = 5 kg, R = 0.2 m, K_E = 1e5 N/m, K = 5 1/m. */
 static theory empirical_theory(double eta)
 {
-    double normal = 5.0 * G, k_e = 1e5, curvature = 5.0;
+    double normal = 5.0 * FN_G, k_e = 1e5, curvature = 5.0;
     return spin_theory(0.4 * 5.0 * 0.04, eta * k_e / (curvature * curvature), /* Eq. (3c) */
-                       curvature * MU_S * normal / k_e, curvature * MU_K * normal / k_e);
+                       curvature * FN_MU_S * normal / k_e, curvature * FN_MU_K * normal / k_e);
 }
 
 Test(fn_spin, empirical_stick_then_kinetic_torque_of_the_paper)
@@ -151,7 +146,7 @@ Test(fn_spin, empirical_spin_down_overshoot_and_rest)
         double omega1 = 0.0, omega2 = 0.0, t_stop = NAN, omega_min = 1.0, previous = 1.0;
         for (int n = 1; n <= 80000; ++n) {
             step(&r);
-            double w = omega(&r), time = n * DT;
+            double w = omega(&r), time = n * FN_DT;
             if (n == 10000) {
                 omega1 = w;
             }
@@ -159,7 +154,7 @@ Test(fn_spin, empirical_spin_down_overshoot_and_rest)
                 omega2 = w;
             }
             if (isnan(t_stop) && w <= 0.0) {
-                t_stop = time - DT * w / (w - previous);
+                t_stop = time - FN_DT * w / (w - previous);
             }
             omega_min = fmin(omega_min, w);
             previous = w;
@@ -172,7 +167,7 @@ Test(fn_spin, empirical_spin_down_overshoot_and_rest)
          * (Eq. S7). The integrator reaches it in ~6 steps; its error is ~w_n dt of the loss 1 - omega_sw
          * plus one step of the switch (dt times the stick torque over I, 2 sqrt(K_psi / I) ~ 35-50 rad/s^2):
          * 1e-2 rad/s on omega_sw at most, i.e. 0.01 / alpha + dt on t_stop. */
-        double tolerance = 0.01 / t.alpha + DT;
+        double tolerance = 0.01 / t.alpha + FN_DT;
         cr_assert_float_eq(t_stop, t.t_stop, tolerance, "eta %g: t_stop = %.6g, expected %.6g", etas[e], t_stop,
                            t.t_stop);
         /* Overshoot -S_k w_n / e (Eq. S11): first order in w_n dt (<= 0.25%) plus the switch within one
@@ -197,21 +192,21 @@ static const ball BALLS[3] = {{0.02, 8000.0, 2e11, 0.3}, {0.04, 8000.0, 2e11, 0.
 
 static theory hertz_theory(ball b, double k_e, double* a_out)
 {
-    double mass = b.density * 4.0 / 3.0 * PI * pow(b.radius, 3.0);
-    double normal = mass * G;
+    double mass = b.density * 4.0 / 3.0 * FN_PI * pow(b.radius, 3.0);
+    double normal = mass * FN_G;
     /* App. C, Eq. (15): the ground is rigid, E_eff = E / (1 - nu^2). */
     double a = cbrt(3.0 * normal * b.radius * (1.0 - b.poisson * b.poisson) / (4.0 * b.youngs));
     *a_out = a;
     return spin_theory(0.4 * mass * b.radius * b.radius, 0.5 * a * a * k_e, /* Eq. (13) */
-                       MU_S * normal / (k_e * a), MU_K * normal / (k_e * a)); /* Eq. (14) */
+                       FN_MU_S * normal / (k_e * a), FN_MU_K * normal / (k_e * a)); /* Eq. (14) */
 }
 
 static run load_hertz(ball b, double k_e)
 {
     char overrides[7][96];
-    double mass = b.density * 4.0 / 3.0 * PI * pow(b.radius, 3.0);
+    double mass = b.density * 4.0 / 3.0 * FN_PI * pow(b.radius, 3.0);
     snprintf(overrides[0], 96, "contacts.0.slide.K_E=%.17g", k_e);
-    snprintf(overrides[1], 96, "contacts.0.normal.force=%.17g", mass * G);
+    snprintf(overrides[1], 96, "contacts.0.normal.force=%.17g", mass * FN_G);
     snprintf(overrides[2], 96, "materials.ball.density=%.17g", b.density);
     snprintf(overrides[3], 96, "materials.ball.youngs_modulus=%.17g", b.youngs);
     snprintf(overrides[4], 96, "materials.ball.poisson_ratio=%.17g", b.poisson);
@@ -266,13 +261,13 @@ Test(fn_spin, hertz_overshoot_grows_as_K_E_decreases)
         theory t = hertz_theory(BALLS[0], stiffness[s], &a);
         run r = load_hertz(BALLS[0], stiffness[s]);
         double omega_min = 1.0;
-        int steps = (int)ceil((t.t_stop + 4.0 / t.w_n) / DT); /* past the minimum at t_stop + 1 / w_n */
+        int steps = (int)ceil((t.t_stop + 4.0 / t.w_n) / FN_DT); /* past the minimum at t_stop + 1 / w_n */
         for (int n = 1; n <= steps; ++n) {
             step(&r);
             omega_min = fmin(omega_min, omega(&r));
         }
-        double mass = 8000.0 * 4.0 / 3.0 * PI * pow(0.02, 3.0);
-        double expected = -MU_K * mass * G / (EULER_E * sqrt(2.0 * 0.4 * mass * 0.0004 * stiffness[s]));
+        double mass = 8000.0 * 4.0 / 3.0 * FN_PI * pow(0.02, 3.0);
+        double expected = -FN_MU_K * mass * FN_G / (FN_EULER_E * sqrt(2.0 * 0.4 * mass * 0.0004 * stiffness[s]));
         cr_assert_float_eq(t.omega_min, expected, 1e-12 * fabs(expected)); /* the two forms agree */
         cr_assert_float_eq(omega_min, expected, 0.02 * fabs(expected), "K_E %g: omega_min %.6g, expected %.6g",
                            stiffness[s], omega_min, expected);
@@ -301,7 +296,7 @@ Test(fn_spin, default_total_torque_stays_within_the_static_limit_and_the_stop_fo
     cases[0].path = EMPIRICAL, cases[0].t = empirical_theory(0.006), cases[0].inertia = 0.4 * 5.0 * 0.04;
     cases[1].path = EMPIRICAL, cases[1].t = empirical_theory(0.012), cases[1].inertia = 0.4 * 5.0 * 0.04;
     cases[2].path = HERTZ, cases[2].t = hertz_theory(BALLS[0], 5e5, &a);
-    cases[2].inertia = 0.4 * 8000.0 * 4.0 / 3.0 * PI * pow(0.02, 5.0);
+    cases[2].inertia = 0.4 * 8000.0 * 4.0 / 3.0 * FN_PI * pow(0.02, 5.0);
     for (int c = 0; c < 3; ++c) {
         const theory* t = &cases[c].t;
         char eta_override[64];
@@ -315,7 +310,7 @@ Test(fn_spin, default_total_torque_stays_within_the_static_limit_and_the_stop_fo
         double static_torque = t->k_psi * t->s_s, kinetic_torque = t->k_psi * t->s_k;
         double expected_stop = cases[c].inertia * 1.0 / kinetic_torque;
         double previous = 1.0, t_stop = NAN, peak = 0.0;
-        for (int n = 1; isnan(t_stop) && n <= (int)(2.0 * expected_stop / DT); ++n) {
+        for (int n = 1; isnan(t_stop) && n <= (int)(2.0 * expected_stop / FN_DT); ++n) {
             step(&r);
             fd_contact_view view = contact(&r);
             if (n > 1) { /* the first step of a contact has no friction (Sec. 3) */
@@ -323,13 +318,13 @@ Test(fn_spin, default_total_torque_stays_within_the_static_limit_and_the_stop_fo
             }
             double w = omega(&r);
             if (w <= 0.0) {
-                t_stop = n * DT - DT * w / (w - previous);
+                t_stop = n * FN_DT - FN_DT * w / (w - previous);
             }
             previous = w;
         }
         cr_assert_leq(peak, static_torque * (1.0 + 1e-9), "case %d: peak total torque %.12g > T_s %.12g", c, peak,
                       static_torque);
-        double tolerance = (static_torque / kinetic_torque - 1.0) * t->s_s / 1.0 + 2.0 * DT;
+        double tolerance = (static_torque / kinetic_torque - 1.0) * t->s_s / 1.0 + 2.0 * FN_DT;
         cr_assert_float_eq(t_stop, expected_stop, tolerance, "case %d: stop at %.6g s, I omega0 / T_k = %.6g s", c,
                            t_stop, expected_stop);
         fd_scene_free(&r.scene);
