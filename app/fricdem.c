@@ -161,7 +161,7 @@ static int command_models(void)
             }
             wd = wd < 8 ? 8 : wd; /* "required" */
             printf("    %-*s  %-*s  %-*s  %-*s  %s\n", wn, "parameter", wu, "unit", wd, "default", wr, "range",
-                   "meaning");
+                   "meaning [source]");
             for (int p = 0; p < info->param_count; ++p) {
                 const fd_param_info* param = &info->params[p];
                 char def[32], range[96];
@@ -171,8 +171,8 @@ static int command_models(void)
                     snprintf(def, sizeof def, "%g", param->default_value);
                 }
                 format_param_range(param, range, sizeof range);
-                printf("    %-*s  %-*s  %-*s  %-*s  %s\n", wn, param->name, wu, param->unit, wd, def, wr, range,
-                       param->doc ? param->doc : "");
+                printf("    %-*s  %-*s  %-*s  %-*s  %s [source: %s]\n", wn, param->name, wu, param->unit, wd, def, wr,
+                       range, param->doc ? param->doc : "", param->source ? param->source : "");
             }
         }
         if (m != FD_MECHANISM_NORMAL && !fd_model_find((fd_mechanism)m, "none")) {

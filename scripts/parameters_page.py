@@ -2,7 +2,8 @@
 """docs/parameters.md from the contact models' parameter tables.
 
 Each sub-model declares its parameters once, in a table next to its code
-(src/contact/*.c: name, unit, default, range, one line of doc); the registry
+(src/contact/*.c: name, unit, default, range, one line of doc and the source:
+the paper and equation, or the peer engine's option); the registry
 hands them out (fd_model_at), and this script writes them as a page through
 the Python package (fricdem.models()):
 
@@ -38,7 +39,10 @@ def page() -> str:
         "mechanism one sub-model by name and its parameters by name",
         "(docs/scene-format.md, `contacts`); a parameter without a default is",
         "required, and a value outside its range is an error naming the file, line",
-        "and key.",
+        "and key. The source column says where each parameter comes from: the",
+        "paper and its equation, section or table (Fang & Negrut, the PFC rrlinear",
+        "manual page, C-SDS, Tasora & Anitescu), the peer engine's documented",
+        "option (LAMMPS), or fricdem's own choice (\"fricdem: ...\").",
         "",
     ]
     for mechanism in ("normal", "slide", "roll", "spin"):
@@ -48,10 +52,11 @@ def page() -> str:
             if not model.parameters:
                 lines += ["No parameters.", ""]
                 continue
-            lines += ["| parameter | unit | default | range | meaning |", "|---|---|---|---|---|"]
+            lines += ["| parameter | unit | default | range | meaning | source |", "|---|---|---|---|---|---|"]
             for p in model.parameters.values():
                 default = "required" if p.default is None else f"{p.default:g}"
-                lines.append(f"| `{p.name}` | {cell(p.unit)} | {default} | {p.range_text()} | {cell(p.doc)} |")
+                lines.append(f"| `{p.name}` | {cell(p.unit)} | {default} | {p.range_text()} | {cell(p.doc)} "
+                             f"| {cell(p.source)} |")
             lines.append("")
     return "\n".join(lines)
 

@@ -421,6 +421,10 @@ typedef struct fd_param_info {
     double default_value;    /**< NAN = required */
     double min_value;        /**< inclusive bounds */
     double max_value;        /**< see min_value */
+    const char* source;      /**< where the parameter comes from, never empty: the paper and its equation, section
+                                  or table ("Fang & Negrut Eq. (2b)", "PFC rrlinear Eq. (4)", "C-SDS Eq. (10)",
+                                  "Tasora & Anitescu Eq. (31)"), the peer engine's documented option ("LAMMPS pair
+                                  granular: damping mass_velocity"), or "fricdem: ..." for fricdem's own choice */
 } fd_param_info;
 
 /** A sub-model of the registry: one law of one mechanism. */

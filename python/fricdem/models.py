@@ -1,11 +1,13 @@
 """The contact models of the registry, from the parameter tables next to
 each model's code (src/contact/): the same table that the scene loader
 checks parameters against, `fricdem models` prints and docs/parameters.md
-is generated from (scripts/parameters_page.py).
+is generated from (scripts/parameters_page.py). Each parameter says where it
+comes from (`source`): the paper and equation, or the peer engine's option.
 
     import fricdem
     hooke = fricdem.model("normal", "hooke")
     print(hooke.parameters["k_n"].unit)        # N/m
+    print(fricdem.model("roll", "fang_negrut").parameters["K_R"].source)  # Fang & Negrut Eq. (2b)
     print(fricdem.model("slide", "dsds").help_text())  # its paper and every parameter
 """
 from __future__ import annotations
@@ -21,13 +23,17 @@ MECHANISMS = ("normal", "slide", "roll", "spin")
 @dataclass(frozen=True)
 class Parameter:
     """One parameter of a sub-model: its name in a law (scenes, World.set_contact_law),
-    unit, default (None when required), inclusive bounds and one line of doc."""
+    unit, default (None when required), inclusive bounds, one line of doc and
+    its source: the paper and equation it comes from ("Fang & Negrut Eq. (2b)"),
+    the peer engine's documented option ("LAMMPS pair granular hooke: damping
+    mass_velocity"), or "fricdem: ..." for fricdem's own choice."""
     name: str
     unit: str
     default: float | None
     minimum: float
     maximum: float
     doc: str
+    source: str
 
     def range_text(self) -> str:
         """The bounds as `fricdem models` prints them: [a, b], with ( or ) at an infinite end."""
@@ -48,11 +54,11 @@ class Model:
     parameters: dict[str, Parameter]
 
     def help_text(self) -> str:
-        """Its doc and one line per parameter (name, unit, default, range, doc)."""
+        """Its doc and one line per parameter (name, unit, default, range, doc, source)."""
         lines = [f"{self.mechanism} model '{self.name}': {self.doc}", ""]
         for p in self.parameters.values():
             default = "required" if p.default is None else _number(p.default)
-            lines.append(f"  {p.name} [{p.unit}] = {default}, in {p.range_text()}: {p.doc}")
+            lines.append(f"  {p.name} [{p.unit}] = {default}, in {p.range_text()}: {p.doc} [source: {p.source}]")
         return "\n".join(lines)
 
 
@@ -72,7 +78,7 @@ def _model(info) -> Model:
         p = info.params[k]
         default = None if math.isnan(p.default_value) else p.default_value
         parameters[_text(p.name)] = Parameter(_text(p.name), _text(p.unit), default, p.min_value, p.max_value,
-                                              _text(p.doc))
+                                              _text(p.doc), _text(p.source))
     return Model(_text(info.name), MECHANISMS[info.mechanism], _text(info.doc), parameters)
 
 

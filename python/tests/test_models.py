@@ -53,3 +53,16 @@ def test_set_contact_law_documents_every_model_from_the_tables():
     for m in fricdem.models():
         assert f"{m.mechanism} {m.name}:" in doc
     assert "k_n [N/m]" in doc and "restitution [-] = 1" in doc
+
+
+def test_every_parameter_of_every_model_says_where_it_comes_from():
+    # One declaration per parameter, its source included: the paper and
+    # equation, the peer engine's option, or "fricdem: ..." for its own.
+    missing = [(m.mechanism, m.name, p.name) for m in fricdem.models() for p in m.parameters.values()
+               if not p.source.strip()]
+    assert missing == []
+    assert fricdem.model("roll", "fang_negrut").parameters["K_R"].source == "Fang & Negrut Eq. (2b)"
+    assert "PFC rrlinear Eq. (4)" in fricdem.model("roll", "pfc_rrlinear").parameters["rr_kr"].source
+    assert "C-SDS Eq. (10)" in fricdem.model("slide", "csds").parameters["gamma_t"].source
+    assert "Tasora & Anitescu" in fricdem.model("roll", "rolling_cone").parameters["rho"].source
+    assert "[source: LAMMPS pair granular: normal hooke k_n]" in fricdem.model("normal", "hooke").help_text()

@@ -18,20 +18,25 @@
 
 static const fd_param_info rigid_params[] = {
     {"compliance", "m/N", "normal compliance c_n (Tikhonov term c_n / h^2 on the diagonal of N, Sec. 6.2); 0 = rigid",
-     0.0, 0.0, INFINITY},
+     0.0, 0.0, INFINITY, "Tasora & Anitescu Sec. 6.2: Tikhonov term, N + C of Eq. (38)"},
 };
 static const fd_param_info sliding_params[] = {
     {"mu", "-", "sliding friction coefficient of the cone |gamma_t| <= mu gamma_n (static = kinetic)", NAN, 0.0,
-     INFINITY},
-    {"compliance", "m/N", "tangential compliance (Tikhonov term on the two sliding rows)", 0.0, 0.0, INFINITY},
+     INFINITY, "Tasora & Anitescu Eq. (9), (14), (31)"},
+    {"compliance", "m/N", "tangential compliance (Tikhonov term on the two sliding rows)", 0.0, 0.0, INFINITY,
+     "Tasora & Anitescu Sec. 6.2: Tikhonov term, N + C of Eq. (38)"},
 };
 static const fd_param_info rolling_params[] = {
-    {"rho", "m", "rolling friction length of the cone |tau_r| <= rho gamma_n (Eq. 31)", NAN, 0.0, INFINITY},
-    {"compliance", "rad/(N m)", "rolling compliance (Tikhonov term on the two rolling rows)", 0.0, 0.0, INFINITY},
+    {"rho", "m", "rolling friction length of the cone |tau_r| <= rho gamma_n (Eq. 31)", NAN, 0.0, INFINITY,
+     "Tasora & Anitescu Eq. (7), (12), (31)"},
+    {"compliance", "rad/(N m)", "rolling compliance (Tikhonov term on the two rolling rows)", 0.0, 0.0, INFINITY,
+     "Tasora & Anitescu Sec. 6.2: Tikhonov term, N + C of Eq. (38)"},
 };
 static const fd_param_info spinning_params[] = {
-    {"sigma", "m", "spinning friction length of the cone |tau_n| <= sigma gamma_n (Eq. 31)", NAN, 0.0, INFINITY},
-    {"compliance", "rad/(N m)", "spinning compliance (Tikhonov term on the spinning row)", 0.0, 0.0, INFINITY},
+    {"sigma", "m", "spinning friction length of the cone |tau_n| <= sigma gamma_n (Eq. 31)", NAN, 0.0, INFINITY,
+     "Tasora & Anitescu Eq. (8), (13), (31)"},
+    {"compliance", "rad/(N m)", "spinning compliance (Tikhonov term on the spinning row)", 0.0, 0.0, INFINITY,
+     "Tasora & Anitescu Sec. 6.2: Tikhonov term, N + C of Eq. (38)"},
 };
 
 /* The reaction of the last step, for the warm start and the outputs: force

@@ -723,40 +723,50 @@ static fd_status resolve_spin_hertz(const double* params, const fd_material* a, 
 /* ---------------------------------------------------------------- table */
 
 static const fd_param_info slide_params_table[] = {
-    {"mu_s", "-", "static friction coefficient (mu_s >= mu_k > 0)", NAN, 0.0, INFINITY},
-    {"mu_k", "-", "kinetic friction coefficient", NAN, 0.0, INFINITY},
-    {"K_E", "N/m", "slide stiffness of the micro-deformation (Eq. 1b)", NAN, 1e-300, INFINITY},
-    {"K_D", "N s/m", "slide damping; -1 = 2 sqrt(m_ij K_E), Eq. (1c)", FD_FN_DERIVED, FD_FN_DERIVED, INFINITY},
+    {"mu_s", "-", "static friction coefficient (mu_s >= mu_k > 0)", NAN, 0.0, INFINITY,
+     "Fang & Negrut Sec. 3.1: static threshold S_s^S = mu_s N / K_E"},
+    {"mu_k", "-", "kinetic friction coefficient", NAN, 0.0, INFINITY,
+     "Fang & Negrut Sec. 3.1: kinetic threshold S_k^S = mu_k N / K_E"},
+    {"K_E", "N/m", "slide stiffness of the micro-deformation (Eq. 1b)", NAN, 1e-300, INFINITY,
+     "Fang & Negrut Eq. (1b)"},
+    {"K_D", "N s/m", "slide damping; -1 = 2 sqrt(m_ij K_E), Eq. (1c)", FD_FN_DERIVED, FD_FN_DERIVED, INFINITY,
+     "Fang & Negrut Eq. (1b); default Eq. (1c)"},
     {"cap_total", "-",
      "1: spring plus stick damper never exceed the static limit of each mechanism (slide mu_s N, roll and spin "
      "as Eq. 2c, 3b); 0: the paper's form, dampers uncapped on top of the capped springs",
-     1.0, 0.0, 1.0},
+     1.0, 0.0, 1.0,
+     "fricdem: cap on spring plus damper; 0 = Fang & Negrut Eq. (1b), (3b) (docs/models/fang-negrut.md)"},
 };
 static const fd_param_info roll_params_table[] = {
-    {"eta_r", "-", "roll energy ratio of Eq. (2b)", NAN, 0.0, INFINITY},
+    {"eta_r", "-", "roll energy ratio of Eq. (2b)", NAN, 0.0, INFINITY,
+     "Fang & Negrut Eq. (2b): eta_r = eta_e / eta_theta^2 (Eq. 2a)"},
     {"K_R", "N m/rad", "roll stiffness; -1 = 4 eta_r K_E / (kappa_i + kappa_j)^2, Eq. (2b)", FD_FN_DERIVED, FD_FN_DERIVED,
-     INFINITY},
+     INFINITY, "Fang & Negrut Eq. (2b)"},
     {"D_R", "N m s/rad",
      "roll damping; -1 = 2 sqrt(I K_R), I the bodies' mean inertia about the rolling axis (Sec. 3.2), through "
      "the contact point unless rocking = 0",
-     FD_FN_DERIVED, FD_FN_DERIVED, INFINITY},
+     FD_FN_DERIVED, FD_FN_DERIVED, INFINITY, "Fang & Negrut Sec. 3.2: D_R = 2 sqrt(I_ij K_R)"},
     {"rocking", "-",
      "1: the derived D_R uses the inertia about the contact point, I + m d^2 (7/5 m R^2 for a sphere), critical "
      "for rocking; 0: the paper's I_ij about the centre, about half of critical",
-     1.0, 0.0, 1.0},
+     1.0, 0.0, 1.0, "fricdem: inertia about the contact point; 0 = Fang & Negrut Sec. 3.2's I_ij"},
 };
 static const fd_param_info legacy_params_table[] = {
-    {"mu_r", "-", "rolling friction coefficient of Eq. (8)", NAN, 0.0, INFINITY},
+    {"mu_r", "-", "rolling friction coefficient of Eq. (8)", NAN, 0.0, INFINITY, "Fang & Negrut App. A.2 Eq. (8)"},
 };
 static const fd_param_info spin_params_table[] = {
-    {"eta_psi", "-", "spin energy ratio of Eq. (3c)", NAN, 0.0, INFINITY},
+    {"eta_psi", "-", "spin energy ratio of Eq. (3c)", NAN, 0.0, INFINITY, "Fang & Negrut Eq. (3c)"},
     {"curvature", "1/m", "spin curvature K of the thresholds K S^S; -1 = mean curvature of the contact",
-     FD_FN_DERIVED, FD_FN_DERIVED, INFINITY},
-    {"K_psi", "N m/rad", "spin stiffness; -1 = eta_psi K_E / K^2, Eq. (3c)", FD_FN_DERIVED, FD_FN_DERIVED, INFINITY},
-    {"D_psi", "N m s/rad", "spin damping; -1 = 2 sqrt(I_ij K_psi), Eq. (3d)", FD_FN_DERIVED, FD_FN_DERIVED, INFINITY},
+     FD_FN_DERIVED, FD_FN_DERIVED, INFINITY,
+     "Fang & Negrut Sec. 3.3 (S^psi = K S^S) and Eq. (3c); -1: mean curvature, App. C (Fig. 19)"},
+    {"K_psi", "N m/rad", "spin stiffness; -1 = eta_psi K_E / K^2, Eq. (3c)", FD_FN_DERIVED, FD_FN_DERIVED, INFINITY,
+     "Fang & Negrut Eq. (3c)"},
+    {"D_psi", "N m s/rad", "spin damping; -1 = 2 sqrt(I_ij K_psi), Eq. (3d)", FD_FN_DERIVED, FD_FN_DERIVED, INFINITY,
+     "Fang & Negrut Eq. (3b); default Eq. (3d)"},
 };
 static const fd_param_info spin_hertz_params_table[] = {
-    {"D_psi", "N m s/rad", "spin damping; -1 = 2 sqrt(I_ij K_psi), Eq. (3d)", FD_FN_DERIVED, FD_FN_DERIVED, INFINITY},
+    {"D_psi", "N m s/rad", "spin damping; -1 = 2 sqrt(I_ij K_psi), Eq. (3d)", FD_FN_DERIVED, FD_FN_DERIVED, INFINITY,
+     "Fang & Negrut Eq. (3b); default Eq. (3d)"},
 };
 
 static const char* const slide_columns[SLIDE_COLUMNS] = {

@@ -141,18 +141,18 @@ static const fd_param_info mindlin_params[] = {
     {"k_t", "Pa",
      "tangential stiffness per contact radius: k = k_t a, a = sqrt(R_eff delta) (LAMMPS k_t); -1 = 8 G* of Mindlin "
      "(1949) from both materials' youngs_modulus and poisson_ratio (LAMMPS NULL)",
-     -1.0, -1.0, INFINITY},
+     -1.0, -1.0, INFINITY, "LAMMPS pair granular: tangential mindlin k_t (NULL: 8 G*, Mindlin 1949)"},
     {"x_gamma_t", "-",
      "tangential dashpot as a fraction of the normal dashpot at the contact: gamma = x_gamma_t c_n (LAMMPS x_gammat)",
-     0.0, 0.0, INFINITY},
+     0.0, 0.0, INFINITY, "LAMMPS pair granular: tangential mindlin x_gamma_t"},
     {"mu_s", "-", "static friction coefficient: a sticking contact slips when |F| exceeds mu_s N", NAN, 0.0,
-     INFINITY},
+     INFINITY, "LAMMPS pair granular: tangential mindlin mu_s"},
     {"mu_k", "-", "kinetic friction coefficient (<= mu_s): the cap while slipping; -1 = mu_s (LAMMPS's one mu)",
-     -1.0, -1.0, INFINITY},
+     -1.0, -1.0, INFINITY, "LAMMPS pair granular: tangential mindlin/static mu_d (switch of Fang & Negrut Sec. 3.1)"},
     {"legacy_projection", "-",
      "1: the history is turned into the tangent plane by removing its normal part, its length not restored "
      "(LAMMPS's legacy gran/hertz/history, with mindlin); 0: its length kept (LAMMPS pair granular)",
-     0.0, 0.0, 1.0},
+     0.0, 0.0, 1.0, "LAMMPS legacy gran/hertz/history (tangential mindlin_classic)"},
 };
 static const char* const displacement_columns[MINDLIN_COLUMNS] = {"xi_x", "xi_y", "xi_z", "slipping"};
 static const char* const displacement_units[MINDLIN_COLUMNS] = {"m", "m", "m", "0=stick|1=slip"};

@@ -384,64 +384,65 @@ fd_normal_result fd_normal_evaluate(const fd_contact_law* law, const fd_contact_
 
 static const fd_param_info prescribed_params[] = {
     {"force", "N", "normal force applied while the contact is active (Fang & Negrut Sec. 4.1: m g cos alpha)", NAN, 0.0,
-     INFINITY},
+     INFINITY, "Fang & Negrut Sec. 4.1: N = m g cos(alpha)"},
 };
 
 static const fd_param_info hooke_params[] = {
-    {"k_n", "N/m", "normal spring stiffness", NAN, 0.0, INFINITY},
-    {"restitution", "-", "coefficient of restitution of a head-on impact (1 = no damping)", 1.0, 0.01, 1.0},
+    {"k_n", "N/m", "normal spring stiffness", NAN, 0.0, INFINITY, "LAMMPS pair granular: normal hooke k_n"},
+    {"restitution", "-", "coefficient of restitution of a head-on impact (1 = no damping)", 1.0, 0.01, 1.0,
+     "fricdem: dashpot calibrated to e with the N >= 0 clamp (docs/models/normal.md)"},
     {"eta_n", "N s/m", "dashpot c = eta_n, as LAMMPS hooke k_n eta_n with damping velocity; 0 = none", 0.0, 0.0,
-     INFINITY},
+     INFINITY, "LAMMPS pair granular hooke: damping velocity"},
     {"eta_n_mass", "1/s", "dashpot c = eta_n_mass m_eff, as LAMMPS hooke k_n eta_n with damping mass_velocity; 0 = none",
-     0.0, 0.0, INFINITY},
+     0.0, 0.0, INFINITY, "LAMMPS pair granular hooke: damping mass_velocity"},
     {"limit_damping", "-",
      "1 = clamp the total force at N >= 0; 0 = the dashpot may pull (LAMMPS without limit_damping; with eta_n, "
      "eta_n_mass or eta_n_visco only)",
-     1.0, 0.0, 1.0},
+     1.0, 0.0, 1.0, "LAMMPS pair granular: limit_damping keyword"},
     {"eta_n_visco", "1/(m s)",
      "dashpot c = eta_n_visco a m_eff, a = sqrt(R_eff delta), as LAMMPS hooke k_n eta_n with damping viscoelastic "
      "(its default); 0 = none",
-     0.0, 0.0, INFINITY},
+     0.0, 0.0, INFINITY, "LAMMPS pair granular hooke: damping viscoelastic"},
     {"tsuji", "-",
      "c = alpha(e) sqrt(m_eff k_n), alpha Tsuji et al.'s (1992) polynomial of this restitution e, as LAMMPS damping "
      "tsuji (its restitution with the clamp is not exactly e: `restitution` calibrates); -1 = off",
-     -1.0, -1.0, 1.0},
+     -1.0, -1.0, 1.0, "LAMMPS pair granular hooke: damping tsuji (Tsuji et al. 1992)"},
     {"coeff_restitution", "-",
      "c = -2 ln e / sqrt(pi^2 + ln^2 e) sqrt(m_eff k_n), as LAMMPS damping coeff_restitution (2023 and later): "
      "restitution e exactly without the clamp (limit_damping 0), not quite with it; -1 = off",
-     -1.0, -1.0, 1.0},
+     -1.0, -1.0, 1.0, "LAMMPS pair granular hooke: damping coeff_restitution"},
     {"tsuji_sqrt2", "-",
      "with tsuji: 1 = c = sqrt(2) alpha(e) sqrt(m_eff k_n), newer LAMMPS's damping tsuji (its \"effective mass "
      "convention\", gran_sub_mod_damping.cpp); 0 = alpha(e), LAMMPS 29 Sep 2021's (Debian)",
-     0.0, 0.0, 1.0},
+     0.0, 0.0, 1.0, "LAMMPS pair granular: damping tsuji, sqrt(2) of newer LAMMPS (gran_sub_mod_damping.cpp)"},
 };
 
 static const fd_param_info hertz_params[] = {
     {"restitution", "-", "coefficient of restitution of a head-on impact (1 = no damping), Tsuji's dashpot", 1.0, 0.01,
-     1.0},
+     1.0, "Tsuji et al. (1992) dashpot (Fang & Negrut App. A.1 Eq. (6)); fricdem: calibrated to e with the clamp"},
     {"eta_n", "N s/m", "dashpot c = eta_n, as LAMMPS hertz/material with damping velocity; 0 = none", 0.0, 0.0,
-     INFINITY},
+     INFINITY, "LAMMPS pair granular hertz/material: damping velocity"},
     {"eta_n_mass", "1/s", "dashpot c = eta_n_mass m_eff, as LAMMPS damping mass_velocity; 0 = none", 0.0, 0.0,
-     INFINITY},
+     INFINITY, "LAMMPS pair granular hertz/material: damping mass_velocity"},
     {"eta_n_visco", "1/(m s)",
      "dashpot c = eta_n_visco a m_eff, a = sqrt(R_eff delta), as LAMMPS damping viscoelastic (its default); 0 = none",
-     0.0, 0.0, INFINITY},
+     0.0, 0.0, INFINITY, "LAMMPS pair granular hertz/material: damping viscoelastic"},
     {"tsuji", "-",
      "Tsuji's dashpot with alpha(e), Tsuji et al.'s (1992) polynomial of this restitution e, as LAMMPS damping tsuji "
      "(instead of the calibrated gamma of `restitution`); -1 = off",
-     -1.0, -1.0, 1.0},
+     -1.0, -1.0, 1.0, "LAMMPS pair granular hertz/material: damping tsuji (Tsuji et al. 1992)"},
     {"limit_damping", "-",
      "1 = clamp the total force at N >= 0; 0 = the dashpot may pull (LAMMPS without limit_damping, its default; "
      "not with restitution)",
-     1.0, 0.0, 1.0},
+     1.0, 0.0, 1.0, "LAMMPS pair granular: limit_damping keyword"},
     {"coeff_restitution", "-",
      "Tsuji's dashpot with gamma = -sqrt(5) ln e / sqrt(pi^2 + ln^2 e), as LAMMPS damping coeff_restitution (2023 "
      "and later); -1 = off",
-     -1.0, -1.0, 1.0},
+     -1.0, -1.0, 1.0, "LAMMPS pair granular hertz/material: damping coeff_restitution"},
     {"tsuji_sqrt2", "-",
      "with tsuji: 1 = Tsuji's dashpot with sqrt(2) alpha(e), newer LAMMPS's damping tsuji (its \"effective mass "
      "convention\", gran_sub_mod_damping.cpp); 0 = alpha(e), LAMMPS 29 Sep 2021's (Debian)",
-     0.0, 0.0, 1.0},
+     0.0, 0.0, 1.0, "LAMMPS pair granular: damping tsuji, sqrt(2) of newer LAMMPS (gran_sub_mod_damping.cpp)"},
 };
 
 static const char* const normal_columns[] = {"normal_elastic_force", "normal_damping_force"};

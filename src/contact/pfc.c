@@ -475,22 +475,25 @@ fd_status fd_pfc_inherit_law(const fd_contact_law* law_aa, const fd_contact_law*
 /* ---------------------------------------------------------------- table */
 
 static const fd_param_info normal_params[] = {
-    {"kn", "N/m", "normal stiffness k_n; -1 = set by the deformability method from emod", -1.0, -1.0, INFINITY},
-    {"dp_nratio", "-", "normal critical damping ratio beta_n: c_n = 2 beta_n sqrt(m_c k_n)", 0.0, 0.0, 1.0},
+    {"kn", "N/m", "normal stiffness k_n; -1 = set by the deformability method from emod", -1.0, -1.0, INFINITY,
+     "PFC rrlinear Table 2: kn (linear group)"},
+    {"dp_nratio", "-", "normal critical damping ratio beta_n: c_n = 2 beta_n sqrt(m_c k_n)", 0.0, 0.0, 1.0,
+     "PFC rrlinear Table 2: dp_nratio (dashpot group)"},
     {"rgap", "m", "reference gap g_r: active iff g_s = -overlap - rgap <= 0 (needs contact_margin >= rgap)", 0.0,
-     -INFINITY, INFINITY},
+     -INFINITY, INFINITY, "PFC rrlinear Table 2: rgap; Activity-Deletion Criteria"},
     {"dp_mode", "-",
      "dashpot mode (integer): 0 full normal & full shear, 1 no-tension normal & full shear, 2 full normal & "
      "slip-cut shear, 3 no-tension normal & slip-cut shear",
-     0.0, 0.0, 3.0},
-    {"lin_mode", "-", "normal-force update (integer): 0 absolute k_n (-g_s), 1 incremental", 0.0, 0.0, 1.0},
+     0.0, 0.0, 3.0, "PFC rrlinear Table 2: dp_mode (dashpot group)"},
+    {"lin_mode", "-", "normal-force update (integer): 0 absolute k_n (-g_s), 1 incremental", 0.0, 0.0, 1.0,
+     "PFC rrlinear Table 2: lin_mode (linear group)"},
     {"emod", "Pa",
      "effective modulus E* of the deformability method: k_n = A E* / L, A = pi min(R1,R2)^2, L = R1 + R2 "
      "(L = R1 at a plane); 0 = use kn",
-     0.0, 0.0, INFINITY},
+     0.0, 0.0, INFINITY, "PFC rrlinear Table 3: deformability method, emod (the linear model's k_n = A E* / L)"},
     {"kratio", "-", "normal-to-shear stiffness ratio kappa* of the deformability method: k_s = k_n / kratio "
                     "(0 gives k_s = 0); -1 = use the slide model's ks",
-     -1.0, -1.0, INFINITY},
+     -1.0, -1.0, INFINITY, "PFC rrlinear Table 2, 3: kratio, deformability method (k_s = k_n / kappa*)"},
 };
 static const char* const normal_columns[CN_COUNT] = {"normal_elastic_force", "normal_damping_force", "pfc_strain",
                                                      "pfc_dashpot"};
@@ -498,17 +501,18 @@ static const char* const normal_units[CN_COUNT] = {"N", "N", "J", "J"};
 
 static const fd_param_info slide_params[] = {
     {"ks", "N/m", "shear stiffness k_s; -1 = k_n / kratio (the normal model's deformability method)", -1.0, -1.0,
-     INFINITY},
+     INFINITY, "PFC rrlinear Table 2: ks (linear group)"},
     {"fric", "-",
      "friction coefficient mu, static = kinetic: |F_s^l| <= mu F_n^l (or fric_s and fric_k instead); -1 = not given",
-     -1.0, -1.0, INFINITY},
-    {"dp_sratio", "-", "shear critical damping ratio beta_s: c_s = 2 beta_s sqrt(m_c k_s)", 0.0, 0.0, 1.0},
+     -1.0, -1.0, INFINITY, "PFC rrlinear Table 2: fric (linear group)"},
+    {"dp_sratio", "-", "shear critical damping ratio beta_s: c_s = 2 beta_s sqrt(m_c k_s)", 0.0, 0.0, 1.0,
+     "PFC rrlinear Table 2: dp_sratio (dashpot group)"},
     {"fric_s", "-",
      "static friction coefficient, instead of fric: a sticking contact slips when |F_s^l| exceeds fric_s F_n^l; "
      "-1 = not given",
-     -1.0, -1.0, INFINITY},
+     -1.0, -1.0, INFINITY, "fricdem: static/kinetic switch of Fang & Negrut Sec. 3.1 (PFC has one coefficient)"},
     {"fric_k", "-", "kinetic friction coefficient (with fric_s, <= it): the cap while slipping; -1 = fric_s", -1.0,
-     -1.0, INFINITY},
+     -1.0, INFINITY, "fricdem: static/kinetic switch of Fang & Negrut Sec. 3.1 (PFC has one coefficient)"},
 };
 static const char* const slide_columns[CS_COUNT] = {"pfc_fs_x", "pfc_fs_y", "pfc_fs_z", "lin_slip", "pfc_slip"};
 static const char* const slide_units[CS_COUNT] = {"N", "N", "N", "0=stick|1=slip", "J"};
@@ -517,15 +521,16 @@ static const fd_param_info roll_params[] = {
     {"rr_fric", "-",
      "rolling friction coefficient mu_r, static = kinetic: |M^r| <= mu_r R F_n^l (Eq. 7; or rr_fric_s and rr_fric_k "
      "instead); -1 = not given",
-     -1.0, -1.0, INFINITY},
+     -1.0, -1.0, INFINITY, "PFC rrlinear Eq. (7): M* = mu_r R F_n^l; Table 2: rr_fric"},
     {"rr_kr", "N m/rad", "rolling stiffness k_r; -1 = k_s R^2 (Eq. 4, R of Eq. 5, R2 = infinity at a plane)", -1.0,
-     -1.0, INFINITY},
+     -1.0, INFINITY, "PFC rrlinear Eq. (4): k_r = k_s R^2; Table 2: rr_kr"},
     {"rr_fric_s", "-",
      "static rolling friction coefficient, instead of rr_fric: a sticking contact starts to roll when |M^r| exceeds "
      "rr_fric_s R F_n^l; -1 = not given",
-     -1.0, -1.0, INFINITY},
+     -1.0, -1.0, INFINITY, "fricdem: static/kinetic switch of Fang & Negrut Sec. 3.1 (PFC has one coefficient)"},
     {"rr_fric_k", "-", "kinetic rolling friction coefficient (with rr_fric_s, <= it): the cap while rolling; -1 = "
-     "rr_fric_s", -1.0, -1.0, INFINITY},
+     "rr_fric_s", -1.0, -1.0, INFINITY,
+     "fricdem: static/kinetic switch of Fang & Negrut Sec. 3.1 (PFC has one coefficient)"},
 };
 static const char* const roll_columns[CR_COUNT] = {"rr_moment_x", "rr_moment_y",  "rr_moment_z",
                                                    "rr_slip",     "pfc_rrstrain", "pfc_rrslip"};

@@ -198,33 +198,37 @@ static fd_status resolve_nohistory(const double* params, const fd_material* a, c
 }
 
 static const fd_param_info nohistory_params[] = {
-    {"gamma_t", "N s/m", "tangential dashpot gamma: F = -gamma v capped at mu N", 0.0, 0.0, INFINITY},
-    {"mu", "-", "Coulomb friction coefficient", NAN, 0.0, INFINITY},
+    {"gamma_t", "N s/m", "tangential dashpot gamma: F = -gamma v capped at mu N", 0.0, 0.0, INFINITY,
+     "fricdem: a constant dashpot gamma (LAMMPS linear_nohistory scales c_n: x_gamma_t)"},
+    {"mu", "-", "Coulomb friction coefficient", NAN, 0.0, INFINITY,
+     "LAMMPS pair granular: tangential linear_nohistory mu_s"},
     {"x_gamma_t", "-",
      "instead of gamma_t: gamma = x_gamma_t times the pair's normal dashpot coefficient c_n (LAMMPS xgammat); -1 = off",
-     -1.0, -1.0, INFINITY},
+     -1.0, -1.0, INFINITY, "LAMMPS pair granular: tangential linear_nohistory x_gamma_t"},
 };
 
 static const fd_param_info dsds_params[] = {
-    {"k_t", "N/m", "tangential spring stiffness k of Eq. (1)", NAN, 1e-300, INFINITY},
-    {"gamma_t", "N s/m", "tangential dashpot gamma of Eq. (1)", 0.0, 0.0, INFINITY},
+    {"k_t", "N/m", "tangential spring stiffness k of Eq. (1)", NAN, 1e-300, INFINITY,
+     "C-SDS Eq. (1), (3); csds: C-SDS Eq. (10)"},
+    {"gamma_t", "N s/m", "tangential dashpot gamma of Eq. (1)", 0.0, 0.0, INFINITY,
+     "C-SDS Eq. (1), (3); csds: C-SDS Eq. (10)"},
     {"mu", "-", "Coulomb friction coefficient, static = kinetic (or mu_s and mu_k instead); -1 = not given", -1.0,
-     -1.0, INFINITY},
+     -1.0, INFINITY, "C-SDS Sec. 1: F_max = mu F_n, static = kinetic"},
     {"x_gamma_t", "-",
      "tangential dashpot as a multiple of the pair's normal dashpot coefficient c_n (LAMMPS xgammat: per pair "
      "m_eff under hooke's eta_n_mass or restitution, Hertz's overlap too); -1 = off, gamma_t is the dashpot",
-     -1.0, -1.0, INFINITY},
+     -1.0, -1.0, INFINITY, "LAMMPS pair granular: tangential linear_history x_gamma_t"},
     {"legacy_projection", "-",
      "1: the spring is turned into the tangent plane by removing its normal part, its length not restored (LAMMPS "
      "gran/hooke/history, gran/hertz/history); 0: its length kept (LAMMPS pair granular, the C-SDS paper)",
-     0.0, 0.0, 1.0},
+     0.0, 0.0, 1.0, "LAMMPS legacy gran/hooke/history, gran/hertz/history (tangential linear_history_classic)"},
     {"mu_s", "-",
      "static friction coefficient, instead of mu: a sticking contact slips when |F_S| exceeds mu_s N (LAMMPS "
      "linear_history/static); -1 = not given",
-     -1.0, -1.0, INFINITY},
+     -1.0, -1.0, INFINITY, "LAMMPS pair granular: tangential linear_history/static mu_s"},
     {"mu_k", "-",
      "kinetic friction coefficient (with mu_s, <= mu_s): the cap while slipping, until |F_S| <= mu_k N; -1 = mu_s",
-     -1.0, -1.0, INFINITY},
+     -1.0, -1.0, INFINITY, "LAMMPS pair granular: tangential linear_history/static mu_d"},
 };
 static const char* const dsds_columns[DSDS_COLUMNS] = {"xi_x", "xi_y", "xi_z", "slipping"};
 static const char* const nohistory_columns[1] = {"slipping"};

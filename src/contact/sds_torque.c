@@ -294,40 +294,43 @@ static fd_status resolve_spin_csds(const double* params, const fd_material* a, c
 
 static const fd_param_info roll_params[] = {
     {"k_roll", "N/m", "rolling spring k_roll: F = -k_roll xi_r, torque R_eff n x F (LAMMPS rolling sds)", NAN, 1e-300,
-     INFINITY},
-    {"gamma_roll", "N s/m", "rolling dashpot gamma_roll on v_r = R_eff (omega_i - omega_j) x n", 0.0, 0.0, INFINITY},
+     INFINITY, "LAMMPS pair granular: rolling sds k_roll (C-SDS Eq. (1), torques: Sec. 1)"},
+    {"gamma_roll", "N s/m", "rolling dashpot gamma_roll on v_r = R_eff (omega_i - omega_j) x n", 0.0, 0.0, INFINITY,
+     "LAMMPS pair granular: rolling sds gamma_roll; csds: C-SDS Eq. (10)"},
     {"mu_roll", "-",
      "rolling friction coefficient, static = kinetic: |F| <= mu_roll |N|, torque <= mu_roll |N| R_eff (or "
      "mu_roll_s and mu_roll_k instead); -1 = not given",
-     -1.0, -1.0, INFINITY},
+     -1.0, -1.0, INFINITY, "LAMMPS pair granular: rolling sds mu_roll"},
     {"transport", "-",
      "how the spring follows the contact (integer): 0 turned with the frame (minimal rotation of the normal, then "
      "the pair's mean spin about it); 1 projected into the new tangent plane and rescaled, as LAMMPS does",
-     0.0, 0.0, 1.0},
+     0.0, 0.0, 1.0, "fricdem: spring turned with the contact frame; 1 = LAMMPS rolling sds (Luding 2008 Eq. 17)"},
     {"mu_roll_s", "-",
      "static rolling friction coefficient, instead of mu_roll: a sticking contact starts to roll when |F| exceeds "
      "mu_roll_s |N|; -1 = not given",
-     -1.0, -1.0, INFINITY},
+     -1.0, -1.0, INFINITY, "fricdem: LAMMPS linear_history/static switch (Fang & Negrut Sec. 3.1) applied to rolling"},
     {"mu_roll_k", "-",
      "kinetic rolling friction coefficient (with mu_roll_s, <= it): the cap while rolling, until |F| <= "
      "mu_roll_k |N|; -1 = mu_roll_s",
-     -1.0, -1.0, INFINITY},
+     -1.0, -1.0, INFINITY, "fricdem: LAMMPS linear_history/static switch (Fang & Negrut Sec. 3.1) applied to rolling"},
 };
 static const fd_param_info spin_params[] = {
-    {"k_twist", "N m/rad", "twisting spring k_twist: T = -k_twist xi_t (LAMMPS twisting sds)", NAN, 1e-300, INFINITY},
-    {"gamma_twist", "N m s/rad", "twisting dashpot on w = (omega_i - omega_j) . n", 0.0, 0.0, INFINITY},
+    {"k_twist", "N m/rad", "twisting spring k_twist: T = -k_twist xi_t (LAMMPS twisting sds)", NAN, 1e-300, INFINITY,
+     "LAMMPS pair granular: twisting sds k_twist (C-SDS Eq. (1), torques: Sec. 1)"},
+    {"gamma_twist", "N m s/rad", "twisting dashpot on w = (omega_i - omega_j) . n", 0.0, 0.0, INFINITY,
+     "LAMMPS pair granular: twisting sds gamma_twist; csds: C-SDS Eq. (10)"},
     {"mu_twist", "m",
      "twisting friction length, static = kinetic: |T| <= mu_twist |N| (or mu_twist_s and mu_twist_k instead); -1 = "
      "not given",
-     -1.0, -1.0, INFINITY},
+     -1.0, -1.0, INFINITY, "LAMMPS pair granular: twisting sds mu_twist (a length, Marshall 2009 Eq. 44)"},
     {"mu_twist_s", "m",
      "static twisting friction length, instead of mu_twist: a sticking contact starts to twist when |T| exceeds "
      "mu_twist_s |N|; -1 = not given",
-     -1.0, -1.0, INFINITY},
+     -1.0, -1.0, INFINITY, "fricdem: LAMMPS linear_history/static switch (Fang & Negrut Sec. 3.1) applied to twisting"},
     {"mu_twist_k", "m",
      "kinetic twisting friction length (with mu_twist_s, <= it): the cap while twisting, until |T| <= mu_twist_k "
      "|N|; -1 = mu_twist_s",
-     -1.0, -1.0, INFINITY},
+     -1.0, -1.0, INFINITY, "fricdem: LAMMPS linear_history/static switch (Fang & Negrut Sec. 3.1) applied to twisting"},
 };
 static const char* const roll_columns[ROLL_COLUMNS] = {"roll_xi_x", "roll_xi_y", "roll_xi_z", "roll_slipping"};
 static const char* const roll_units[ROLL_COLUMNS] = {"m", "m", "m", "0=stick|1=slip"};
