@@ -23,40 +23,17 @@
 #include "fricdem/io.h"
 #include "io/number_format.h"
 #include "io/scene_loader.h"
+#include "support/temp_dir.h"
 
 /* ---------------------------------------------------------------- fixtures */
 
-static char temp_dir[256];
-
-static void make_dir(void)
-{
-    snprintf(temp_dir, sizeof temp_dir, "/tmp/fricdem_test_bodies_file_XXXXXX");
-    cr_assert_not_null(mkdtemp(temp_dir));
-}
-
-static void remove_dir(void)
-{
-    char command[512];
-    snprintf(command, sizeof command, "rm -rf '%s'", temp_dir);
-    cr_assert_eq(system(command), 0);
-}
-
 TestSuite(bodies_file, .init = make_dir, .fini = remove_dir);
 
-/* temp_dir/name (static storage, a few at a time). */
-static const char* in_dir(const char* name)
+/* Writes printf-formatted text to temp_dir/name and returns the path. */
+static const char* write_formatted(const char* name, const char* format, ...) __attribute__((format(printf, 2, 3)));
+static const char* write_formatted(const char* name, const char* format, ...)
 {
-    static char paths[8][1024];
-    static int next;
-    char* path = paths[next++ % 8];
-    snprintf(path, 1024, "%s/%s", temp_dir, name);
-    return path;
-}
-
-static const char* write_file(const char* name, const char* format, ...) __attribute__((format(printf, 2, 3)));
-static const char* write_file(const char* name, const char* format, ...)
-{
-    const char* path = in_dir(name);
+    const char* path = temp_path(name);
     FILE* file = fopen(path, "w");
     cr_assert_not_null(file, "cannot write %s", path);
     va_list args;
@@ -94,7 +71,7 @@ static fd_scene load_ok(const char* scene_path)
  * in_temp) and holds every fragment. */
 static void expect_error(const char* entry, const char* prefix, ...)
 {
-    const char* scene_path = write_file("scene.yaml", SCENE_HEAD "bodies_file: %s\n", entry);
+    const char* scene_path = write_formatted("scene.yaml", SCENE_HEAD "bodies_file: %s\n", entry);
     fd_scene scene;
     fd_status status = fd_scene_load(scene_path, NULL, 0, &scene);
     const char* message = fd_last_error();
@@ -232,7 +209,7 @@ static sphere* make_spheres(int n)
 
 static void write_yaml_scene(const char* name, const sphere* s, int n)
 {
-    FILE* file = fopen(in_dir(name), "w");
+    FILE* file = fopen(temp_path(name), "w");
     cr_assert_not_null(file);
     fputs(SCENE_HEAD "bodies:\n", file);
     for (int i = 0; i < n; ++i) {
@@ -250,7 +227,7 @@ static void write_yaml_scene(const char* name, const sphere* s, int n)
 /* The columns in another order than bodies.csv's, to show that the header decides. */
 static void write_csv(const char* name, const sphere* s, int n)
 {
-    FILE* file = fopen(in_dir(name), "w");
+    FILE* file = fopen(temp_path(name), "w");
     cr_assert_not_null(file);
     fputs("# units: -,m,m,m,m,-,-,-,-,-,m/s,m/s,m/s,rad/s,rad/s,rad/s,-,-\n", file);
     fputs("name,x,y,z,radius,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,static,material\n", file);
@@ -265,7 +242,7 @@ static void write_csv(const char* name, const sphere* s, int n)
 /* Names variable-length, materials fixed-length, static as h5py's bool. */
 static void write_hdf5(const char* name, const char* group_name, const sphere* s, int n)
 {
-    hid_t file = H5Fcreate(in_dir(name), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t file = H5Fcreate(temp_path(name), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     cr_assert_geq(file, 0);
     hid_t group = group_name ? H5Gcreate2(file, group_name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : file;
     cr_assert_geq(group, 0);
@@ -312,12 +289,12 @@ Test(bodies_file, csv_and_hdf5_give_bitwise_the_world_of_the_same_bodies_in_yaml
     write_csv("spheres.csv", s, N);
     write_hdf5("spheres.h5", NULL, s, N);
     write_hdf5("grouped.hdf5", "frame7", s, N);
-    const char* csv_scene = write_file("from_csv.yaml", SCENE_HEAD "bodies_file: spheres.csv\n");
-    const char* h5_scene = write_file("from_h5.yaml", SCENE_HEAD "bodies_file: {path: spheres.h5}\n");
+    const char* csv_scene = write_formatted("from_csv.yaml", SCENE_HEAD "bodies_file: spheres.csv\n");
+    const char* h5_scene = write_formatted("from_h5.yaml", SCENE_HEAD "bodies_file: {path: spheres.h5}\n");
     const char* group_scene =
-        write_file("from_group.yaml", SCENE_HEAD "bodies_file: {path: grouped.hdf5, group: frame7}\n");
+        write_formatted("from_group.yaml", SCENE_HEAD "bodies_file: {path: grouped.hdf5, group: frame7}\n");
 
-    fd_scene listed = load_ok(in_dir("listed.yaml"));
+    fd_scene listed = load_ok(temp_path("listed.yaml"));
     fd_scene from_csv = load_ok(csv_scene);
     fd_scene from_h5 = load_ok(h5_scene);
     fd_scene from_group = load_ok(group_scene);
@@ -342,8 +319,8 @@ Test(bodies_file, hdf5_read_in_chunks_matches_csv)
     sphere* s = make_spheres(N);
     write_csv("many.csv", s, N);
     write_hdf5("many.h5", NULL, s, N);
-    fd_scene a = load_ok(write_file("a.yaml", SCENE_HEAD "bodies_file: many.csv\n"));
-    fd_scene b = load_ok(write_file("b.yaml", SCENE_HEAD "bodies_file: many.h5\n"));
+    fd_scene a = load_ok(write_formatted("a.yaml", SCENE_HEAD "bodies_file: many.csv\n"));
+    fd_scene b = load_ok(write_formatted("b.yaml", SCENE_HEAD "bodies_file: many.h5\n"));
     cr_assert_eq(fd_world_body_count(a.world), N);
     cr_assert_str_eq(fd_body_get_info(b.world, fd_world_body_at(b.world, N - 1)).name, "s39999");
     assert_same_worlds(a.world, b.world);
@@ -357,7 +334,7 @@ Test(bodies_file, hdf5_read_in_chunks_matches_csv)
 Test(bodies_file, a_frame_of_bodies_csv_loads_back_to_its_state)
 {
     /* A moving pile: 27 spheres of three sizes with random velocities, run 40 steps. */
-    const char* scene_path = write_file("pile.yaml", SCENE_HEAD "generators:\n"
+    const char* scene_path = write_formatted("pile.yaml", SCENE_HEAD "generators:\n"
                                                                 "  - {type: lattice, count: 27, material: glass, "
                                                                 "radius: 0.002, radius_spread: 0.3, velocity_spread: "
                                                                 "0.5, region: {min: [0, 0, 0], max: [0.02, 0.02, "
@@ -377,8 +354,8 @@ Test(bodies_file, a_frame_of_bodies_csv_loads_back_to_its_state)
     cr_assert_eq(fd_output_close(output, pile.world), FD_OK, "%s", fd_last_error());
 
     /* The frame as written: its radius, mass and material columns say the rest. */
-    FILE* in = fopen(in_dir("out/bodies.csv"), "r");
-    FILE* out = fopen(in_dir("frame.csv"), "w");
+    FILE* in = fopen(temp_path("out/bodies.csv"), "r");
+    FILE* out = fopen(temp_path("frame.csv"), "w");
     cr_assert(in && out);
     char line[4096];
     int rows = 0;
@@ -390,7 +367,7 @@ Test(bodies_file, a_frame_of_bodies_csv_loads_back_to_its_state)
     fclose(out);
     cr_assert_eq(rows, 27, "one frame");
 
-    fd_scene back = load_ok(write_file("back.yaml", SCENE_HEAD "bodies_file: {path: frame.csv}\n"));
+    fd_scene back = load_ok(write_formatted("back.yaml", SCENE_HEAD "bodies_file: {path: frame.csv}\n"));
     cr_assert_eq(fd_world_body_count(back.world), 27);
     for (int i = 0; i < 27; ++i) {
         fd_body_id a = fd_world_body_at(pile.world, i), b = fd_world_body_at(back.world, i);
@@ -412,8 +389,8 @@ Test(bodies_file, a_frame_of_bodies_csv_loads_back_to_its_state)
     fd_scene_free(&back);
 
     /* Two frames: the time column differs; named at its line. */
-    in = fopen(in_dir("frame.csv"), "r");
-    out = fopen(in_dir("frames.csv"), "w");
+    in = fopen(temp_path("frame.csv"), "r");
+    out = fopen(temp_path("frames.csv"), "w");
     cr_assert(in && out);
     for (int n = 0; fgets(line, sizeof line, in); ++n) {
         fputs(line, out);
@@ -432,82 +409,82 @@ Test(bodies_file, a_frame_of_bodies_csv_loads_back_to_its_state)
 
 Test(bodies_file, unknown_column_names_the_header_line_and_the_closest_name)
 {
-    write_file("b.csv", "# units: m,m,m,m\nx,y,z,radus\n0,0,0,0.01\n");
+    write_formatted("b.csv", "# units: m,m,m,m\nx,y,z,radus\n0,0,0,0.01\n");
     expect_error("{path: b.csv, material: glass}", "b.csv:2: column 'radus': unknown column (did you mean 'radius'?",
                  NULL);
-    write_file("b.csv", "x,y,z,colour\n0,0,0,red\n");
+    write_formatted("b.csv", "x,y,z,colour\n0,0,0,red\n");
     expect_error("{path: b.csv, material: glass, radius: 0.01}", "b.csv:1: column 'colour': unknown column (columns: ",
                  "name, material, radius", NULL);
-    write_file("b.csv", "x,y,z,x\n0,0,0,0\n");
+    write_formatted("b.csv", "x,y,z,x\n0,0,0,0\n");
     expect_error("{path: b.csv, material: glass, radius: 0.01}", "b.csv:1: column 'x': given twice", NULL);
 }
 
 Test(bodies_file, a_bad_number_names_its_line_and_column)
 {
-    write_file("b.csv", "x,y,z,radius\n0,0,0,0.01\n\n1,0,0,0.01\n2,0,1.0.5,0.01\n");
+    write_formatted("b.csv", "x,y,z,radius\n0,0,0,0.01\n\n1,0,0,0.01\n2,0,1.0.5,0.01\n");
     expect_error("{path: b.csv, material: glass}", "b.csv:5: column 'z': not a number: '1.0.5'", NULL);
-    write_file("b.csv", "x,y,z,radius\n0,0,0,0.01\n1,,0,0.01\n");
+    write_formatted("b.csv", "x,y,z,radius\n0,0,0,0.01\n1,,0,0.01\n");
     expect_error("{path: b.csv, material: glass}", "b.csv:3: column 'y': empty", NULL);
-    write_file("b.csv", "x,y,z,radius\n0,0,0,0.01\n1,inf,0,0.01\n");
+    write_formatted("b.csv", "x,y,z,radius\n0,0,0,0.01\n1,inf,0,0.01\n");
     expect_error("{path: b.csv, material: glass}", "b.csv:3: column 'y': must be a finite number", NULL);
     /* A quoted name with a line break in it: the lines after it still count. */
-    write_file("b.csv", "name,x,y,z,radius\n\"two\nlines\",0,0,0,0.01\nb,1,0,0,0.01\nc,2,0,zero,0.01\n");
+    write_formatted("b.csv", "name,x,y,z,radius\n\"two\nlines\",0,0,0,0.01\nb,1,0,0,0.01\nc,2,0,zero,0.01\n");
     expect_error("{path: b.csv, material: glass}", "b.csv:5: column 'z': not a number: 'zero'", NULL);
 }
 
 Test(bodies_file, missing_columns_and_missing_defaults)
 {
-    write_file("b.csv", "name,x,y,radius\na,0,0,0.01\n");
+    write_formatted("b.csv", "name,x,y,radius\na,0,0,0.01\n");
     expect_error("{path: b.csv, material: glass}", "b.csv:1: column 'z': missing (the columns x, y, z are required)",
                  NULL);
-    write_file("b.csv", "x,y,z,vx,vy\n0,0,0,1,1\n");
+    write_formatted("b.csv", "x,y,z,vx,vy\n0,0,0,1,1\n");
     expect_error("{path: b.csv, material: glass, radius: 0.01}",
                  "b.csv:1: column 'vz': missing: the columns vx, vy, vz", NULL);
-    write_file("b.csv", "x,y,z\n0,0,0\n");
+    write_formatted("b.csv", "x,y,z\n0,0,0\n");
     expect_error("{path: b.csv, material: glass}", "scene.yaml:12: bodies_file: ", "no 'radius' column",
                  "bodies_file.radius", NULL);
     expect_error("{path: b.csv, radius: 0.01}", "scene.yaml:12: bodies_file: ", "no 'material' column", NULL);
-    write_file("b.csv", "x,y,z,radius\n0,0,0,0.01\n");
+    write_formatted("b.csv", "x,y,z,radius\n0,0,0,0.01\n");
     expect_error("{path: b.csv, material: glass, radius: 0.01}", "scene.yaml:12: bodies_file.radius: not used", NULL);
 }
 
 Test(bodies_file, radius_must_be_positive)
 {
-    write_file("b.csv", "x,y,z,radius\n0,0,0,0.01\n1,0,0,0\n");
+    write_formatted("b.csv", "x,y,z,radius\n0,0,0,0.01\n1,0,0,0\n");
     expect_error("{path: b.csv, material: glass}", "b.csv:3: column 'radius': must be > 0 m (got 0)", NULL);
-    write_file("b.csv", "x,y,z,radius\n0,0,0,-0.01\n");
+    write_formatted("b.csv", "x,y,z,radius\n0,0,0,-0.01\n");
     expect_error("{path: b.csv, material: glass}", "b.csv:2: column 'radius': must be > 0 m (got -0.01)", NULL);
     expect_error("{path: b.csv, material: glass, radius: -1}", "scene.yaml:12: bodies_file.radius: must be > 0", NULL);
 }
 
 Test(bodies_file, unknown_material_with_suggestion)
 {
-    write_file("b.csv", "x,y,z,radius,material\n0,0,0,0.01,glass\n1,0,0,0.01,stel\n");
+    write_formatted("b.csv", "x,y,z,radius,material\n0,0,0,0.01,glass\n1,0,0,0.01,stel\n");
     expect_error("b.csv", "b.csv:3: column 'material': unknown material 'stel' (did you mean 'steel'?", NULL);
-    write_file("b.csv", "x,y,z,radius\n0,0,0,0.01\n");
+    write_formatted("b.csv", "x,y,z,radius\n0,0,0,0.01\n");
     expect_error("{path: b.csv, material: glas}", "scene.yaml:12: bodies_file.material: unknown material 'glas'",
                  NULL);
 }
 
 Test(bodies_file, wrong_field_count)
 {
-    write_file("b.csv", "x,y,z,radius\n0,0,0,0.01\n1,0,0\n");
+    write_formatted("b.csv", "x,y,z,radius\n0,0,0,0.01\n1,0,0\n");
     expect_error("{path: b.csv, material: glass}", "b.csv:3: 3 fields, the header has 4 columns", NULL);
-    write_file("b.csv", "x,y,z,radius\r\n0,0,0,0.01\r\n1,0,0,0.01,7\r\n");
+    write_formatted("b.csv", "x,y,z,radius\r\n0,0,0,0.01\r\n1,0,0,0.01,7\r\n");
     expect_error("{path: b.csv, material: glass}", "b.csv:3: more fields than the 4 columns", NULL);
 }
 
 Test(bodies_file, duplicate_names_name_the_first)
 {
-    write_file("b.csv", "name,x,y,z\na,0,0,0\nb,1,0,0\na,2,0,0\n");
+    write_formatted("b.csv", "name,x,y,z\na,0,0,0\nb,1,0,0\na,2,0,0\n");
     expect_error("{path: b.csv, material: glass, radius: 0.1}",
                  "b.csv:4: column 'name': duplicate body name 'a' (first at line 2)", NULL);
-    const char* scene_path = write_file("named.yaml", SCENE_HEAD "bodies:\n"
+    const char* scene_path = write_formatted("named.yaml", SCENE_HEAD "bodies:\n"
                                                                  "  - {name: b, material: glass, shape: {type: "
                                                                  "sphere, radius: 0.1}}\n"
                                                                  "bodies_file: {path: b.csv, material: glass, "
                                                                  "radius: 0.1}\n");
-    write_file("b.csv", "name,x,y,z\na,0,0,0\nb,1,0,0\n");
+    write_formatted("b.csv", "name,x,y,z\na,0,0,0\nb,1,0,0\n");
     fd_scene scene;
     cr_assert_eq(fd_scene_load(scene_path, NULL, 0, &scene), FD_ERR_PARSE);
     cr_assert(strstr(fd_last_error(), "b.csv:3: column 'name': duplicate body name 'b' (first used by the scene's "
@@ -517,8 +494,8 @@ Test(bodies_file, duplicate_names_name_the_first)
 
 Test(bodies_file, the_cli_exits_with_2_on_a_bad_row)
 {
-    write_file("b.csv", "x,y,z,radius\n0,0,0,0.01\n1,0,0,nan\n");
-    const char* scene_path = write_file("cli.yaml", SCENE_HEAD "bodies_file: {path: b.csv, material: glass}\n"
+    write_formatted("b.csv", "x,y,z,radius\n0,0,0,0.01\n1,0,0,nan\n");
+    const char* scene_path = write_formatted("cli.yaml", SCENE_HEAD "bodies_file: {path: b.csv, material: glass}\n"
                                                                "output: {directory: %s/out}\n",
                                         temp_dir);
     char command[2048];
@@ -526,7 +503,7 @@ Test(bodies_file, the_cli_exits_with_2_on_a_bad_row)
     int status = system(command);
     cr_assert(WIFEXITED(status));
     cr_assert_eq(WEXITSTATUS(status), 2);
-    FILE* file = fopen(in_dir("cli.out"), "r");
+    FILE* file = fopen(temp_path("cli.out"), "r");
     cr_assert_not_null(file);
     char text[4096] = "";
     size_t n = fread(text, 1, sizeof text - 1, file);
@@ -543,7 +520,7 @@ Test(bodies_file, hdf5_errors_name_the_dataset_and_row)
     write_hdf5("bad.h5", NULL, s, N);
     expect_error("bad.h5", "bad.h5: dataset 'radius', row 3: must be > 0 m (got -0.5)", NULL);
 
-    hid_t file = H5Fcreate(in_dir("odd.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t file = H5Fcreate(temp_path("odd.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     double values[3] = {0, 1, 2};
     h5_doubles(file, "x", values, 3);
     h5_doubles(file, "y", values, 3);
@@ -552,7 +529,7 @@ Test(bodies_file, hdf5_errors_name_the_dataset_and_row)
     expect_error("{path: odd.h5, material: glass, radius: 0.1}",
                  "odd.h5: dataset 'z': 2 rows, the other datasets have 3", NULL);
 
-    file = H5Fcreate(in_dir("odd.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    file = H5Fcreate(temp_path("odd.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     h5_doubles(file, "x", values, 3);
     h5_doubles(file, "y", values, 3);
     h5_doubles(file, "zz", values, 3);
@@ -561,7 +538,7 @@ Test(bodies_file, hdf5_errors_name_the_dataset_and_row)
                  "odd.h5: dataset 'zz': unknown column (did you mean 'z'?", NULL);
     expect_error("{path: odd.h5, material: glass, radius: 0.1, group: nowhere}", "scene.yaml:12: bodies_file.group: ",
                  "has no group 'nowhere'", NULL);
-    write_file("text.h5", "x,y,z\n");
+    write_formatted("text.h5", "x,y,z\n");
     expect_error("{path: text.h5, material: glass, radius: 0.1}", "scene.yaml:12: bodies_file.path: ",
                  "not an HDF5 file", NULL);
     free(s);
@@ -570,14 +547,14 @@ Test(bodies_file, hdf5_errors_name_the_dataset_and_row)
 Test(bodies_file, missing_file_and_unknown_format_are_errors_at_the_entry)
 {
     expect_error("nothere.csv", "scene.yaml:12: bodies_file.path: cannot read ", "nothere.csv", NULL);
-    write_file("b.txt", "x,y,z,radius\n0,0,0,0.01\n");
+    write_formatted("b.txt", "x,y,z,radius\n0,0,0,0.01\n");
     expect_error("{path: b.txt, material: glass}", "scene.yaml:12: bodies_file.path: cannot tell the format", NULL);
     expect_error("{path: b.csv, material: glass, group: g}", "scene.yaml:12: bodies_file.group: used only with HDF5",
                  NULL);
     expect_error("{path: b.txt, formt: csv}", "scene.yaml:12: bodies_file.formt: unknown key 'formt' (did you mean "
                                               "'format'?)",
                  NULL);
-    fd_scene scene = load_ok(write_file("txt.yaml", SCENE_HEAD "bodies_file: {path: b.txt, format: csv, material: "
+    fd_scene scene = load_ok(write_formatted("txt.yaml", SCENE_HEAD "bodies_file: {path: b.txt, format: csv, material: "
                                                                "glass}\n"));
     cr_assert_eq(fd_world_body_count(scene.world), 1);
     fd_scene_free(&scene);
@@ -592,9 +569,9 @@ Test(bodies_file, a_relative_path_is_relative_to_the_scene_file)
     cr_assert_eq(mkdir(dir, 0755), 0);
     snprintf(dir, sizeof dir, "%s/data", temp_dir);
     cr_assert_eq(mkdir(dir, 0755), 0);
-    write_file("data/b.csv", "x,y,z\n0,0,0\n1,2,3\n");
-    const char* scene_path =
-        write_file("scenes/s.yaml", SCENE_HEAD "bodies_file: {path: ../data/b.csv, material: glass, radius: 0.1}\n");
+    write_formatted("data/b.csv", "x,y,z\n0,0,0\n1,2,3\n");
+    const char* scene_path = write_formatted("scenes/s.yaml", SCENE_HEAD
+                                             "bodies_file: {path: ../data/b.csv, material: glass, radius: 0.1}\n");
     char cwd[1024];
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
     cr_assert_eq(chdir("/"), 0, "the working directory is elsewhere");
@@ -617,8 +594,8 @@ Test(bodies_file, a_relative_path_is_relative_to_the_scene_file)
 
 Test(bodies_file, bodies_come_first_then_the_file_then_the_generators)
 {
-    write_file("b.csv", "name,x,y,z\nf0,0,0,1\nf1,0,0,2\n");
-    const char* scene_path = write_file("order.yaml", SCENE_HEAD "generators:\n"
+    write_formatted("b.csv", "name,x,y,z\nf0,0,0,1\nf1,0,0,2\n");
+    const char* scene_path = write_formatted("order.yaml", SCENE_HEAD "generators:\n"
                                                                  "  - {type: lattice, count: 2, name_prefix: g, "
                                                                  "material: glass, radius: 0.1, region: {min: [5, "
                                                                  "5, 5], max: [6, 6, 6]}}\n"
@@ -646,7 +623,7 @@ Test(bodies_file, bodies_come_first_then_the_file_then_the_generators)
 Test(bodies_file, a_hundred_thousand_rows_load_to_the_last)
 {
     enum { N = 100000 };
-    FILE* file = fopen(in_dir("bulk.csv"), "w");
+    FILE* file = fopen(temp_path("bulk.csv"), "w");
     cr_assert_not_null(file);
     fputs("x,y,z,radius,vx,vy,vz\n", file);
     double last[3] = {0, 0, 0};
@@ -658,7 +635,8 @@ Test(bodies_file, a_hundred_thousand_rows_load_to_the_last)
                 uniform(-1, 1), uniform(-1, 1), uniform(-1, 1));
     }
     fclose(file);
-    const char* scene_path = write_file("bulk.yaml", SCENE_HEAD "bodies_file: {path: bulk.csv, material: glass}\n");
+    const char* scene_path =
+        write_formatted("bulk.yaml", SCENE_HEAD "bodies_file: {path: bulk.csv, material: glass}\n");
     fd_scene scene = load_ok(scene_path);
     cr_assert_eq(fd_world_body_count(scene.world), N);
     fd_body_state s = fd_body_get_state(scene.world, fd_world_body_at(scene.world, N - 1));

@@ -21,7 +21,7 @@
 #include "penalty/penalty.h"
 #include "world/world_store.h"
 #include "fricdem/io.h"
-#include "support/support.h"
+#include "support/world.h"
 
 /* ---------------------------------------------------------------- worlds */
 
@@ -39,18 +39,14 @@ static setup make_threaded_world(double time_step, fd_vec3 gravity, int threads)
     wd.gravity = gravity;
     wd.thread_count = threads;
     setup s;
-    s.world = fd_world_create(&wd);
-    cr_assert_not_null(s.world, "%s", fd_last_error());
-    fd_material_def md = fd_default_material_def();
-    md.name = "grain";
-    md.density = 2500.0;
-    s.grain = fd_world_create_material(s.world, &md);
+    s.world = test_create_world(&wd);
+    s.grain = test_add_solid_material(s.world, "grain", 2500.0, 0.0);
     fd_contact_law_def law = fd_default_contact_law_def();
     law.submodel[FD_MECHANISM_NORMAL] =
         (fd_submodel_def){"pfc_linear", {{"kn", 1e4}, {"dp_nratio", 0.3}, {"dp_mode", 3}}, 3};
     law.submodel[FD_MECHANISM_SLIDE] = (fd_submodel_def){"pfc_linear", {{"ks", 1e4}, {"fric", 0.5}}, 2};
     law.submodel[FD_MECHANISM_ROLL] = (fd_submodel_def){"pfc_rrlinear", {{"rr_fric", 0.1}}, 1};
-    cr_assert_eq(fd_world_set_contact_law(s.world, s.grain, s.grain, &law), FD_OK, "%s", fd_last_error());
+    test_set_law(s.world, s.grain, &law);
     test_add_ground(s.world, s.grain);
     return s;
 }
@@ -73,6 +69,16 @@ static fd_inlet_def disk_inlet(fd_material_id material)
     return def;
 }
 
+/* The disk inlet's spheres poured from the box [lo, hi] instead. */
+static fd_inlet_def box_inlet(fd_material_id material, fd_vec3 lo, fd_vec3 hi)
+{
+    fd_inlet_def def = disk_inlet(material);
+    def.shape = FD_INLET_BOX;
+    def.box_min = lo;
+    def.box_max = hi;
+    return def;
+}
+
 static void add_inlet(fd_world* world, const fd_inlet_def* def)
 {
     cr_assert_eq(fd_world_add_inlet(world, def), FD_OK, "%s", fd_last_error());
@@ -82,11 +88,6 @@ static void add_inlet(fd_world* world, const fd_inlet_def* def)
  * linear scan of all the bodies that the grid replaced. */
 #define GRID_SCAN_INSERTED 1905
 #define GRID_SCAN_REJECTED 7601
-
-static void step(fd_world* world)
-{
-    cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
-}
 
 /* Asserts that body b overlaps no other body: spheres by centre distance,
  * planes by the signed distance of the centre. */
@@ -113,6 +114,19 @@ static void assert_free(const fd_world* world, int b)
     }
 }
 
+/* Runs the world `steps` steps, asserting of each sphere that appears that
+ * it overlaps no other body when it does. */
+static void run_asserting_new_spheres_free(fd_world* world, int steps)
+{
+    int checked = fd_world_body_count(world);
+    for (int n = 0; n < steps; ++n) {
+        test_step(world);
+        for (; checked < fd_world_body_count(world); ++checked) {
+            assert_free(world, checked);
+        }
+    }
+}
+
 /* ---------------------------------------------------------------- schedule */
 
 Test(inlet, count_after_t_is_floor_of_rate_times_t)
@@ -124,7 +138,7 @@ Test(inlet, count_after_t_is_floor_of_rate_times_t)
     fd_inlet_def def = disk_inlet(s.grain);
     add_inlet(s.world, &def);
     for (int n = 1; n <= 8000; ++n) {
-        step(s.world);
+        test_step(s.world);
         int64_t expected = n / 125 < 60 ? n / 125 : 60;
         fd_inlet_info info = fd_world_get_inlet_info(s.world, 0);
         cr_assert_eq(info.inserted, expected, "after %d steps: %lld inserted, expected %lld", n,
@@ -145,16 +159,13 @@ Test(inlet, several_per_step_and_a_start_time)
     /* rate 2.5e5/s with dt = 1e-5 s: 2.5 spheres per step, from t = 1e-3 s
      * (step 100): after step n, floor(2.5 (n - 100)) in, in a wide box. */
     setup s = make_world(1e-5, fd_v3(0, 0, 0));
-    fd_inlet_def def = disk_inlet(s.grain);
-    def.shape = FD_INLET_BOX;
-    def.box_min = fd_v3(-0.5, -0.5, 0.1);
-    def.box_max = fd_v3(0.5, 0.5, 0.6);
+    fd_inlet_def def = box_inlet(s.grain, fd_v3(-0.5, -0.5, 0.1), fd_v3(0.5, 0.5, 0.6));
     def.rate = 2.5e5;
     def.start_time = 1e-3;
     def.count = 200;
     add_inlet(s.world, &def);
     for (int n = 1; n <= 200; ++n) {
-        step(s.world);
+        test_step(s.world);
         int64_t owed = n <= 100 ? 0 : (5 * (n - 100)) / 2;
         int64_t expected = owed < 200 ? owed : 200;
         cr_assert_eq(fd_world_get_inlet_info(s.world, 0).inserted, expected, "step %d", n);
@@ -178,13 +189,7 @@ Test(inlet, no_overlap_and_a_full_region_delays_and_reports)
     def.count = 40;
     def.max_attempts = 20;
     add_inlet(s.world, &def);
-    int checked = fd_world_body_count(s.world);
-    for (int n = 0; n < 200; ++n) {
-        step(s.world);
-        for (; checked < fd_world_body_count(s.world); ++checked) {
-            assert_free(s.world, checked);
-        }
-    }
+    run_asserting_new_spheres_free(s.world, 200);
     fd_inlet_info info = fd_world_get_inlet_info(s.world, 0);
     /* A flat disk of radius 2 cm holds at most a handful of spheres 1 cm wide. */
     cr_assert_lt(info.inserted, 12, "%lld inserted into a disk that holds a handful", (long long)info.inserted);
@@ -265,10 +270,7 @@ Test(inlet, a_grid_over_a_wide_region_finds_every_body_in_reach)
         add_static(s.world, s.grain, (fd_shape_def){.type = FD_SHAPE_SPHERE, .radius = 0.003}, x);
     }
     const int present = fd_world_body_count(s.world);
-    fd_inlet_def def = disk_inlet(s.grain);
-    def.shape = FD_INLET_BOX;
-    def.box_min = fd_v3(-0.1, -0.1, 0.1);
-    def.box_max = fd_v3(0.1, 0.1, 0.3);
+    fd_inlet_def def = box_inlet(s.grain, fd_v3(-0.1, -0.1, 0.1), fd_v3(0.1, 0.1, 0.3));
     def.radius_spread = 0.2;
     def.velocity = fd_v3(0, 0, 0);
     def.rate = 1e6;
@@ -277,7 +279,7 @@ Test(inlet, a_grid_over_a_wide_region_finds_every_body_in_reach)
     add_inlet(s.world, &def);
     int checked = present;
     for (int n = 1; n <= 60; ++n) {
-        step(s.world);
+        test_step(s.world);
         for (; checked < fd_world_body_count(s.world); ++checked) {
             assert_clear(s.world, checked, 1e-3);
         }
@@ -305,13 +307,7 @@ Test(inlet, late_spheres_go_in_when_there_is_room)
     def.count = 30;
     def.velocity = fd_v3(0, 0, -2.0);
     add_inlet(s.world, &def);
-    int checked = fd_world_body_count(s.world);
-    for (int n = 0; n < 3000; ++n) {
-        step(s.world);
-        for (; checked < fd_world_body_count(s.world); ++checked) {
-            assert_free(s.world, checked);
-        }
-    }
+    run_asserting_new_spheres_free(s.world, 3000);
     fd_inlet_info info = fd_world_get_inlet_info(s.world, 0);
     cr_assert_eq(info.inserted, 30);
     cr_assert_gt(info.delayed, 0);
@@ -335,7 +331,7 @@ Test(inlet, spheres_lie_in_a_tilted_thick_disk)
     add_inlet(s.world, &def);
     bool spread_seen = false;
     for (int k = 0; k < 100; ++k) {
-        step(s.world);
+        test_step(s.world);
         /* The sphere of this step, where it appeared. */
         int b = fd_world_body_count(s.world) - 1;
         cr_assert_eq(b, k + 1);
@@ -360,10 +356,7 @@ Test(inlet, spheres_lie_in_a_tilted_thick_disk)
 Test(inlet, spheres_lie_in_a_box_with_discrete_sizes)
 {
     setup s = make_world(1e-4, fd_v3(0, 0, 0));
-    fd_inlet_def def = disk_inlet(s.grain);
-    def.shape = FD_INLET_BOX;
-    def.box_min = fd_v3(-0.3, -0.2, 0.1);
-    def.box_max = fd_v3(0.3, 0.2, 0.3);
+    fd_inlet_def def = box_inlet(s.grain, fd_v3(-0.3, -0.2, 0.1), fd_v3(0.3, 0.2, 0.3));
     def.size_count = 3;
     def.size_radius[0] = 0.004;
     def.size_fraction[0] = 1.0;
@@ -376,7 +369,7 @@ Test(inlet, spheres_lie_in_a_box_with_discrete_sizes)
     def.velocity = fd_v3(0, 0, 0);
     add_inlet(s.world, &def);
     for (int k = 0; k < 120; ++k) {
-        step(s.world);
+        test_step(s.world);
     }
     cr_assert_eq(fd_world_get_inlet_info(s.world, 0).inserted, 1200);
     int small = 0;
@@ -408,7 +401,7 @@ static uint64_t pour_hash(uint64_t seed, int threads, int steps)
     inlet.velocity_spread = 0.2;
     add_inlet(s.world, &inlet);
     for (int n = 0; n < steps; ++n) {
-        step(s.world);
+        test_step(s.world);
     }
     cr_assert_eq(fd_world_get_inlet_info(s.world, 0).inserted, 40);
     cr_assert_gt(fd_world_contact_count(s.world), 10, "the spheres should have piled up");
@@ -445,23 +438,14 @@ static pour_run pour_into_a_standing_list(int threads, bool rebuild_every_step, 
     wd.time_step = 5e-5;
     wd.gravity = fd_v3(0, 0, -9.81);
     wd.thread_count = threads;
-    fd_world* world = fd_world_create(&wd);
-    cr_assert_not_null(world, "%s", fd_last_error());
-    fd_material_def md = fd_default_material_def();
-    md.name = "grain";
-    md.density = 2500.0;
-    fd_material_id grain = fd_world_create_material(world, &md);
-    fd_contact_law_def law = fd_default_contact_law_def();
-    law.submodel[FD_MECHANISM_NORMAL] = (fd_submodel_def){"hooke", {{"k_n", 1e4}, {"restitution", 0.3}}, 2};
-    law.submodel[FD_MECHANISM_SLIDE] = (fd_submodel_def){"dsds", {{"k_t", 1e4}, {"gamma_t", 1.0}, {"mu", 0.5}}, 3};
-    law.submodel[FD_MECHANISM_ROLL] =
-        (fd_submodel_def){"dsds", {{"k_roll", 1e4}, {"gamma_roll", 0.0}, {"mu_roll", 0.1}}, 3};
-    cr_assert_eq(fd_world_set_contact_law(world, grain, grain, &law), FD_OK, "%s", fd_last_error());
+    fd_world* world = test_create_world(&wd);
+    fd_material_id grain = test_add_solid_material(world, "grain", 2500.0, 0.0);
+    fd_contact_law_def law = test_hooke_law(1e4, 0.3);
+    test_set_sds(&law, FD_MECHANISM_SLIDE, "dsds", 1e4, 1.0, 0.5);
+    test_set_sds(&law, FD_MECHANISM_ROLL, "dsds", 1e4, 0.0, 0.1);
+    test_set_law(world, grain, &law);
     test_add_ground(world, grain);
-    fd_inlet_def def = disk_inlet(grain);
-    def.shape = FD_INLET_BOX;
-    def.box_min = fd_v3(-0.15, -0.15, 0.05);
-    def.box_max = fd_v3(0.15, 0.15, 0.10);
+    fd_inlet_def def = box_inlet(grain, fd_v3(-0.15, -0.15, 0.05), fd_v3(0.15, 0.15, 0.10));
     def.rate = 2e4;
     def.count = 1000;
     def.velocity_spread = 0.5; /* neighbours close in on each other soon after they appear */
@@ -472,7 +456,7 @@ static pour_run pour_into_a_standing_list(int threads, bool rebuild_every_step, 
         if (rebuild_every_step) {
             world->penalty->dirty = true;
         }
-        step(world);
+        test_step(world);
         for (; clearance > 0.0 && checked < fd_world_body_count(world); ++checked) {
             assert_clear(world, checked, clearance); /* contact_margin is 0 */
         }
@@ -537,11 +521,11 @@ static void place_one_near(double distance, int64_t* appended, int64_t* builds)
     def.rate = 1e4; /* one sphere after the first step */
     def.count = 1;
     add_inlet(s.world, &def);
-    step(s.world);
+    test_step(s.world);
     cr_assert_eq(fd_world_get_inlet_info(s.world, 0).inserted, 1);
     *appended = s.world->penalty->appended;
     int64_t before = s.world->penalty->rebuilds;
-    step(s.world);
+    test_step(s.world);
     *builds = s.world->penalty->rebuilds - before;
     fd_world_free(s.world);
 }
@@ -587,7 +571,7 @@ Test(inlet, inserting_leaves_the_rest_of_the_world_bitwise_unchanged)
         /* It slides until t1 = 2 v0 / ((7 mu - 5 mu_r) g) = 0.034 s (both
          * springs at their limits), then rolls (shear spring elastic). */
         for (int n = 0; n < 6000; ++n) {
-            step(s.world);
+            test_step(s.world);
         }
         states[with_inlet] = fd_body_get_state(s.world, fd_world_find_body(s.world, "ball"));
         cr_assert_eq(fd_world_contact_count(s.world), 1, "the ball should still touch the floor");
@@ -610,11 +594,11 @@ Test(inlet, a_new_sphere_falls_freely_from_its_first_step)
     def.rate = 1e4; /* the first sphere after the first step */
     def.count = 1;
     add_inlet(s.world, &def);
-    step(s.world);
+    test_step(s.world);
     fd_body_id id = fd_world_body_at(s.world, 1);
     fd_body_state before = fd_body_get_state(s.world, id);
     cr_assert_eq(before.velocity.z, 0.0);
-    step(s.world);
+    test_step(s.world);
     fd_body_state after = fd_body_get_state(s.world, id);
     cr_assert_float_eq(after.velocity.z, -9.81e-4, 1e-15);
     cr_assert_float_eq(after.position.z - before.position.z, -9.81e-8, 1e-15);
@@ -677,7 +661,7 @@ Test(inlet, bad_defs_fail_with_a_message)
     add_inlet(s.world, &good);
     expect_bad(s.world, &good, "name already used");
     good.name = "later";
-    step(s.world);
+    test_step(s.world);
     expect_bad(s.world, &good, "before the first step");
     fd_world_free(s.world);
 }
@@ -698,16 +682,7 @@ Test(inlet, prepare_needs_a_law_for_the_inlet_material)
 
 /* ---------------------------------------------------------------- scenes, outputs, CLI */
 
-#include "support/temp_dir.h"
-
 TestSuite(inlet_files, .init = make_dir, .fini = remove_dir);
-
-static const char* write_scene(const char* name, const char* text)
-{
-    const char* path = temp_path(name);
-    write_file(path, text);
-    return path;
-}
 
 #define SCENE_HEAD                                                                                                     \
     "time: {step: 1.0e-4, duration: 0.2}\n"                                                                            \
@@ -717,20 +692,6 @@ static const char* write_scene(const char* name, const char* text)
     "bodies: [{name: floor, static: true, material: glass, shape: {type: plane}}]\n"                                   \
     "inlets:\n"
 /* Lines 1-6 are the head; an inlet entry starts at line 7. */
-
-static void expect_scene_error(const char* text, int line, const char* key_path, const char* fragment)
-{
-    const char* path = write_scene("bad.yaml", text);
-    fd_scene scene;
-    cr_assert_eq(fd_scene_load(path, NULL, 0, &scene), FD_ERR_PARSE, "loaded a scene that should fail (%s)",
-                 fragment);
-    char prefix[1024];
-    snprintf(prefix, sizeof prefix, "%s:%d: %s: ", path, line, key_path);
-    const char* message = fd_last_error();
-    cr_assert(strncmp(message, prefix, strlen(prefix)) == 0, "message\n  %s\ndoes not start with\n  %s", message,
-              prefix);
-    cr_assert(strstr(message, fragment), "message\n  %s\nlacks\n  %s", message, fragment);
-}
 
 Test(inlet_files, scene_inlets_load_with_their_values)
 {
@@ -763,9 +724,7 @@ Test(inlet_files, scene_inlets_load_with_their_values)
     fd_inlet_info hopper = fd_world_get_inlet_info(scene.world, 1);
     cr_assert_str_eq(hopper.name, "hopper");
     cr_assert_eq(hopper.bounds_min.x, 0.2);
-    for (int n = 0; n < 2000; ++n) {
-        cr_assert_eq(fd_world_step(scene.world), FD_OK, "%s", fd_last_error());
-    }
+    test_run(scene.world, 2000);
     cr_assert_eq(fd_world_get_inlet_info(scene.world, 0).inserted, 30);
     cr_assert_eq(fd_world_get_inlet_info(scene.world, 1).inserted, 5);
     fd_scene_free(&scene);
@@ -773,68 +732,69 @@ Test(inlet_files, scene_inlets_load_with_their_values)
 
 Test(inlet_files, bad_scene_entries_give_file_line_key)
 {
-    expect_scene_error(SCENE_HEAD "  - {name: a, material: glass, radius: 0.01, rate: -1, count: 5,\n"
-                                  "     region: {disk: {center: [0, 0, 1], radius: 0.05}}}\n",
-                       7, "inlets[0].rate", "must be > 0");
-    expect_scene_error(SCENE_HEAD "  - name: a\n"
-                                  "    material: glass\n"
-                                  "    radius: 0.01\n"
-                                  "    rate: 10\n"
-                                  "    count: 5\n"
-                                  "    region: {disk: {center: [0, 0, 1], radius: 0.005}}\n",
-                       12, "inlets[0].region.disk.radius", "smaller than the largest sphere radius");
-    expect_scene_error(SCENE_HEAD "  - name: a\n"
-                                  "    material: glass\n"
-                                  "    radius: 0.01\n"
-                                  "    rate: 10\n"
-                                  "    count: 5\n"
-                                  "    region:\n"
-                                  "      disk: {center: [0, 0, 1], radius: 0.05}\n"
-                                  "      box: {min: [0, 0, 0], max: [1, 1, 1]}\n",
-                       14, "inlets[0].region.box", "either disk or box");
-    expect_scene_error(SCENE_HEAD "  - name: a\n"
-                                  "    material: glass\n"
-                                  "    radius: 0.01\n"
-                                  "    rate: 10\n"
-                                  "    count: 5\n"
-                                  "    region: {}\n",
-                       12, "inlets[0].region", "needs a disk or a box");
-    expect_scene_error(SCENE_HEAD "  - name: a\n"
-                                  "    material: glass\n"
-                                  "    rate: 10\n"
-                                  "    count: 5\n"
-                                  "    region: {box: {min: [0, 0, 0], max: [1, 1, 1]}}\n",
-                       7, "inlets[0].radius", "required key is missing");
-    expect_scene_error(SCENE_HEAD "  - name: a\n"
-                                  "    material: glass\n"
-                                  "    radius: 0.01\n"
-                                  "    sizes: [{radius: 0.01, fraction: 1}]\n"
-                                  "    rate: 10\n"
-                                  "    count: 5\n"
-                                  "    region: {box: {min: [0, 0, 0], max: [1, 1, 1]}}\n",
-                       10, "inlets[0].sizes", "either radius");
-    expect_scene_error(SCENE_HEAD "  - name: a\n"
-                                  "    material: glass\n"
-                                  "    radius: 0.01\n"
-                                  "    rate: 10\n"
-                                  "    count: 5\n"
-                                  "    region: {box: {min: [0, 0, 0], max: [1, 0.01, 1]}}\n",
-                       12, "inlets[0].region.box.max", "at least the largest sphere diameter");
-    expect_scene_error(SCENE_HEAD "  - name: a\n"
-                                  "    material: glas\n"
-                                  "    radius: 0.01\n"
-                                  "    rate: 10\n"
-                                  "    count: 5\n"
-                                  "    region: {box: {min: [0, 0, 0], max: [1, 1, 1]}}\n",
-                       8, "inlets[0].material", "did you mean 'glass'");
-    expect_scene_error(SCENE_HEAD "  - {name: a, material: glass, radius: 0.01, rate: 10, count: 5,\n"
-                                  "     region: {box: {min: [0, 0, 0], max: [1, 1, 1]}}}\n"
-                                  "  - {name: a, material: glass, radius: 0.01, rate: 10, count: 5,\n"
-                                  "     region: {box: {min: [0, 0, 0], max: [1, 1, 1]}}}\n",
-                       9, "inlets[1].name", "duplicate inlet name 'a' (first used at line 7)");
-    expect_scene_error(SCENE_HEAD "  - {name: a, material: glass, radius: 0.01, rate: 10, count: 5, cout: 3,\n"
-                                  "     region: {box: {min: [0, 0, 0], max: [1, 1, 1]}}}\n",
-                       7, "inlets[0].cout", "did you mean 'count'");
+    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - {name: a, material: glass, radius: 0.01, rate: -1, count: 5,\n"
+                                                 "     region: {disk: {center: [0, 0, 1], radius: 0.05}}}\n",
+                          7, "inlets[0].rate", "must be > 0");
+    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
+                                                 "    material: glass\n"
+                                                 "    radius: 0.01\n"
+                                                 "    rate: 10\n"
+                                                 "    count: 5\n"
+                                                 "    region: {disk: {center: [0, 0, 1], radius: 0.005}}\n",
+                          12, "inlets[0].region.disk.radius", "smaller than the largest sphere radius");
+    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
+                                                 "    material: glass\n"
+                                                 "    radius: 0.01\n"
+                                                 "    rate: 10\n"
+                                                 "    count: 5\n"
+                                                 "    region:\n"
+                                                 "      disk: {center: [0, 0, 1], radius: 0.05}\n"
+                                                 "      box: {min: [0, 0, 0], max: [1, 1, 1]}\n",
+                          14, "inlets[0].region.box", "either disk or box");
+    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
+                                                 "    material: glass\n"
+                                                 "    radius: 0.01\n"
+                                                 "    rate: 10\n"
+                                                 "    count: 5\n"
+                                                 "    region: {}\n",
+                          12, "inlets[0].region", "needs a disk or a box");
+    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
+                                                 "    material: glass\n"
+                                                 "    rate: 10\n"
+                                                 "    count: 5\n"
+                                                 "    region: {box: {min: [0, 0, 0], max: [1, 1, 1]}}\n",
+                          7, "inlets[0].radius", "required key is missing");
+    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
+                                                 "    material: glass\n"
+                                                 "    radius: 0.01\n"
+                                                 "    sizes: [{radius: 0.01, fraction: 1}]\n"
+                                                 "    rate: 10\n"
+                                                 "    count: 5\n"
+                                                 "    region: {box: {min: [0, 0, 0], max: [1, 1, 1]}}\n",
+                          10, "inlets[0].sizes", "either radius");
+    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
+                                                 "    material: glass\n"
+                                                 "    radius: 0.01\n"
+                                                 "    rate: 10\n"
+                                                 "    count: 5\n"
+                                                 "    region: {box: {min: [0, 0, 0], max: [1, 0.01, 1]}}\n",
+                          12, "inlets[0].region.box.max", "at least the largest sphere diameter");
+    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
+                                                 "    material: glas\n"
+                                                 "    radius: 0.01\n"
+                                                 "    rate: 10\n"
+                                                 "    count: 5\n"
+                                                 "    region: {box: {min: [0, 0, 0], max: [1, 1, 1]}}\n",
+                          8, "inlets[0].material", "did you mean 'glass'");
+    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - {name: a, material: glass, radius: 0.01, rate: 10, count: 5,\n"
+                                                 "     region: {box: {min: [0, 0, 0], max: [1, 1, 1]}}}\n"
+                                                 "  - {name: a, material: glass, radius: 0.01, rate: 10, count: 5,\n"
+                                                 "     region: {box: {min: [0, 0, 0], max: [1, 1, 1]}}}\n",
+                          9, "inlets[1].name", "duplicate inlet name 'a' (first used at line 7)");
+    expect_scene_error_at("bad.yaml",
+                          SCENE_HEAD "  - {name: a, material: glass, radius: 0.01, rate: 10, count: 5, cout: 3,\n"
+                                     "     region: {box: {min: [0, 0, 0], max: [1, 1, 1]}}}\n",
+                          7, "inlets[0].cout", "did you mean 'count'");
 }
 
 /* Number of rows of bodies.csv at each distinct time, and the snapshot sizes. */
@@ -966,11 +926,12 @@ Test(inlet_files, a_static_generator_makes_a_rough_floor)
     }
     cr_assert_eq(fd_world_prepare(scene.world), FD_OK, "%s", fd_last_error());
     fd_scene_free(&scene);
-    expect_scene_error(SCENE_HEAD "  - {name: p, material: glass, radius: 0.005, rate: 100, count: 5,\n"
-                                  "     region: {disk: {center: [0, 0, 0.3], radius: 0.03}}}\n"
-                                  "generators:\n"
-                                  "  - {type: lattice, static: true, count: 100, material: glass, radius: 0.005,\n"
-                                  "     velocity: [0, 0, -1],\n"
-                                  "     region: {min: [-0.05, -0.05, 0], max: [0.05, 0.05, 0.01]}}\n",
-                       11, "generators[0].velocity", "static spheres cannot move");
+    expect_scene_error_at("bad.yaml",
+                          SCENE_HEAD "  - {name: p, material: glass, radius: 0.005, rate: 100, count: 5,\n"
+                                     "     region: {disk: {center: [0, 0, 0.3], radius: 0.03}}}\n"
+                                     "generators:\n"
+                                     "  - {type: lattice, static: true, count: 100, material: glass, radius: 0.005,\n"
+                                     "     velocity: [0, 0, -1],\n"
+                                     "     region: {min: [-0.05, -0.05, 0], max: [0.05, 0.05, 0.01]}}\n",
+                          11, "generators[0].velocity", "static spheres cannot move");
 }

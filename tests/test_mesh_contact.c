@@ -53,7 +53,7 @@
 
 #include "collide/walls.h"
 #include "core/math.h"
-#include "support/support.h"
+#include "support/world.h"
 #include "support/wall_laws.h"
 
 #define PI 3.14159265358979323846
@@ -170,37 +170,40 @@ typedef struct rig {
 
 static fd_world* make_world(void)
 {
-    fd_world_def def = fd_default_world_def();
-    def.time_step = DT;
-    def.gravity = fd_v3(0, 0, -G);
-    fd_world* world = fd_world_create(&def);
-    cr_assert_not_null(world, "%s", fd_last_error());
-    return world;
+    fd_world_def def = test_world_def(DT, fd_v3(0, 0, -G));
+    return test_create_world(&def);
 }
 
-static fd_material_id add_material(fd_world* world)
+/* The one material of these tests, steel, under law. */
+static fd_material_id add_steel(fd_world* world, const fd_contact_law_def* law)
 {
     fd_material_def def = fd_default_material_def();
     def.name = "steel";
     def.density = DENSITY;
     def.youngs_modulus = YOUNGS_MODULUS;
     def.poisson_ratio = POISSON_RATIO;
-    fd_material_id id = fd_world_create_material(world, &def);
-    cr_assert(!fd_material_id_is_null(id), "%s", fd_last_error());
-    return id;
+    fd_material_id steel = test_create_material(world, &def);
+    test_set_law(world, steel, law);
+    return steel;
+}
+
+/* A static wall of steel turned by orientation, its shape to be given. */
+static fd_body_def wall_def(const char* name, fd_material_id steel, fd_quat orientation)
+{
+    fd_body_def wall = fd_default_body_def();
+    wall.name = name;
+    wall.type = FD_BODY_STATIC;
+    wall.material = steel;
+    wall.orientation = orientation;
+    return wall;
 }
 
 /* The wall (through the origin, turned by tilt), then the ball. */
 static rig make_rig(const fd_contact_law_def* law, wall_kind kind, fd_quat tilt, const fd_body_def* ball)
 {
     rig r = {.world = make_world(), .tilt = tilt};
-    fd_material_id steel = add_material(r.world);
-    cr_assert_eq(fd_world_set_contact_law(r.world, steel, steel, law), FD_OK, "%s", fd_last_error());
-    fd_body_def wall = fd_default_body_def();
-    wall.name = "floor";
-    wall.type = FD_BODY_STATIC;
-    wall.material = steel;
-    wall.orientation = tilt;
+    fd_material_id steel = add_steel(r.world, law);
+    fd_body_def wall = wall_def("floor", steel, tilt);
     if (kind == WALL_PLANE) {
         wall.shape.type = FD_SHAPE_PLANE;
         r.wall = fd_world_create_body(r.world, &wall);
@@ -445,14 +448,10 @@ Test(mesh_contact, a_flat_mesh_cut_into_a_patch_per_triangle_still_gives_one_con
                                     static_overlap(family, m * G, RADIUS));
     rig plane = make_rig(&law, WALL_PLANE, fd_quat_identity(), &ball);
     rig patches = {.world = make_world(), .tilt = fd_quat_identity()};
-    fd_material_id steel = add_material(patches.world);
-    cr_assert_eq(fd_world_set_contact_law(patches.world, steel, steel, &law), FD_OK, "%s", fd_last_error());
+    fd_material_id steel = add_steel(patches.world, &law);
     fd_mesh* mesh = flat_mesh(false, 0.0);
     cr_assert_eq(fd_world_adopt_mesh(patches.world, mesh), FD_OK, "%s", fd_last_error());
-    fd_body_def wall = fd_default_body_def();
-    wall.name = "floor";
-    wall.type = FD_BODY_STATIC;
-    wall.material = steel;
+    fd_body_def wall = wall_def("floor", steel, patches.tilt);
     wall.shape.type = FD_SHAPE_MESH;
     wall.shape.mesh = mesh;
     wall.shape.mesh_patch = -1;
@@ -580,13 +579,8 @@ static double drum_effective_radius(void)
 static rig drum_rig(const fd_contact_law_def* law, double phi, double overlap)
 {
     rig r = {.world = make_world(), .tilt = fd_quat_from_axis_angle(fd_v3(0, 1, 0), 0.5 * PI)};
-    fd_material_id steel = add_material(r.world);
-    cr_assert_eq(fd_world_set_contact_law(r.world, steel, steel, law), FD_OK, "%s", fd_last_error());
-    fd_body_def drum = fd_default_body_def();
-    drum.name = "drum";
-    drum.type = FD_BODY_STATIC;
-    drum.material = steel;
-    drum.orientation = r.tilt;
+    fd_material_id steel = add_steel(r.world, law);
+    fd_body_def drum = wall_def("drum", steel, r.tilt);
     drum.shape.type = FD_SHAPE_CYLINDER;
     drum.shape.radius = DRUM_RADIUS;
     drum.shape.length = 0.1;

@@ -14,35 +14,11 @@
 
 #include "collide/walls.h"
 #include "support/mesh.h"
+#include "support/temp_dir.h"
 
 #define FEATURE_ANGLE (30.0 * MESH_PI / 180.0)
 
-static char temp_dir[256];
-
-static void make_dir(void)
-{
-    snprintf(temp_dir, sizeof temp_dir, "/tmp/fricdem_test_mesh_stl_XXXXXX");
-    cr_assert_not_null(mkdtemp(temp_dir));
-}
-
-static void remove_dir(void)
-{
-    char command[512];
-    snprintf(command, sizeof command, "rm -rf '%s'", temp_dir);
-    cr_assert_eq(system(command), 0);
-}
-
 TestSuite(mesh_stl, .init = make_dir, .fini = remove_dir);
-
-/* temp_dir/name (static storage, a few at a time). */
-static const char* in_dir(const char* name)
-{
-    static char paths[4][1024];
-    static int next;
-    char* path = paths[next++ % 4];
-    snprintf(path, 1024, "%s/%s", temp_dir, name);
-    return path;
-}
 
 static void write_bytes(const char* path, const void* data, size_t size)
 {
@@ -54,7 +30,7 @@ static void write_bytes(const char* path, const void* data, size_t size)
 
 static const char* write_text(const char* name, const char* text)
 {
-    const char* path = in_dir(name);
+    const char* path = temp_path(name);
     write_bytes(path, text, strlen(text));
     return path;
 }
@@ -187,7 +163,7 @@ Test(mesh_stl, binary_cube_reads_back_like_the_ascii_one)
 {
     size_t size;
     unsigned char* data = binary_cube(&size);
-    const char* binary_path = in_dir("cube_binary.stl");
+    const char* binary_path = temp_path("cube_binary.stl");
     write_bytes(binary_path, data, size);
     free(data);
     fd_mesh* binary = read_ok(binary_path, fd_v3(2, 3, 4));
@@ -271,7 +247,7 @@ Test(mesh_stl, non_finite_coordinates_are_refused)
     size_t size;
     unsigned char* data = binary_cube(&size);
     put_f32(data + 262, INFINITY);
-    path = in_dir("inf.stl");
+    path = temp_path("inf.stl");
     write_bytes(path, data, size);
     free(data);
     assert_refused(path, "byte offset 262 (triangle 3 counting from 0, its second vertex, y)", "not finite");
@@ -291,7 +267,7 @@ Test(mesh_stl, damaged_binary_names_the_byte_offset)
     size_t size;
     unsigned char* data = binary_cube(&size);
     /* Cut 17 bytes into triangle 5: 84 + 5 * 50 + 17 = 351 bytes. */
-    const char* path = in_dir("truncated.stl");
+    const char* path = temp_path("truncated.stl");
     write_bytes(path, data, 351);
     assert_refused(path, "truncated at byte offset 351",
                    "the file ends inside triangle 5 (which starts at byte offset 334)");
@@ -299,17 +275,17 @@ Test(mesh_stl, damaged_binary_names_the_byte_offset)
     unsigned char* longer = calloc(1, size + 7);
     cr_assert_not_null(longer);
     memcpy(longer, data, size);
-    path = in_dir("long.stl");
+    path = temp_path("long.stl");
     write_bytes(path, longer, size + 7);
     assert_refused(path, "7 bytes past the end of its 12 triangles at byte offset 684", NULL);
     free(longer);
     /* Shorter than a header, and not text (float data). */
-    path = in_dir("tiny.stl");
+    path = temp_path("tiny.stl");
     write_bytes(path, data + 300, 40);
     assert_refused(path, "too short for a binary STL", NULL);
     /* A count of zero. */
     put_u32(data + 80, 0);
-    path = in_dir("zero.stl");
+    path = temp_path("zero.stl");
     write_bytes(path, data, 84);
     assert_refused(path, "no triangles (the count at byte offset 80 is 0)", NULL);
     free(data);
@@ -325,7 +301,7 @@ Test(mesh_stl, bad_arguments)
     cr_assert(strstr(message, "scale") != NULL, "%s", message);
     cr_assert_null(fd_mesh_read_stl(path, fd_v3(1, 1, 1), -1.0, message, sizeof message));
     cr_assert(strstr(message, "feature angle") != NULL && strstr(message, path) == message, "%s", message);
-    const char* missing = in_dir("missing.stl");
+    const char* missing = temp_path("missing.stl");
     cr_assert_null(fd_mesh_read_stl(missing, fd_v3(1, 1, 1), FEATURE_ANGLE, message, sizeof message));
     cr_assert(strstr(message, missing) != NULL && strstr(message, "cannot open") != NULL, "%s", message);
 }

@@ -19,49 +19,43 @@
 #include "core/math.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
-#include "support/support.h"
+#include "support/file.h"
+#include "support/world.h"
 
 /* ---------------------------------------------------------------- worlds */
 
+/* The outlet tests' world: hooke only, the energy ledger on, one material
+ * "glass" of 2500 kg/m^3. */
 static fd_world* make_world(fd_vec3 gravity, fd_material_id* material)
 {
-    fd_world_def wd = fd_default_world_def();
-    wd.time_step = 1e-4;
-    wd.gravity = gravity;
+    fd_world_def wd = test_world_def(1e-4, gravity);
     wd.energy_ledger = true;
-    fd_world* world = fd_world_create(&wd);
-    cr_assert_not_null(world, "%s", fd_last_error());
-    fd_material_def md = fd_default_material_def();
-    md.name = "glass";
-    md.density = 2500.0;
-    *material = fd_world_create_material(world, &md);
-    fd_contact_law_def law = fd_default_contact_law_def();
-    law.submodel[FD_MECHANISM_NORMAL] = (fd_submodel_def){"hooke", {{"k_n", 1e4}, {"restitution", 0.3}}, 2};
-    cr_assert_eq(fd_world_set_contact_law(world, *material, *material, &law), FD_OK, "%s", fd_last_error());
+    fd_world* world = test_create_world(&wd);
+    *material = test_add_solid_material(world, "glass", 2500.0, 0.0);
+    fd_contact_law_def law = test_hooke_law(1e4, 0.3);
+    test_set_law(world, *material, &law);
     return world;
 }
 
 static fd_body_id add_sphere(fd_world* world, fd_material_id material, double radius, fd_vec3 position,
                              fd_vec3 velocity)
 {
-    fd_body_def def = fd_default_body_def();
-    def.material = material;
-    def.shape.radius = radius;
-    def.position = position;
-    def.velocity = velocity;
-    fd_body_id id = fd_world_create_body(world, &def);
-    cr_assert(!fd_body_id_is_null(id), "%s", fd_last_error());
-    return id;
+    return test_add_sphere(world, material, NULL, radius, position, velocity);
+}
+
+/* An outlet that takes the bodies whose centre is in the box [lo, hi]. */
+static fd_outlet_def box_outlet(const char* name, fd_vec3 lo, fd_vec3 hi)
+{
+    fd_outlet_def def = fd_default_outlet_def();
+    def.name = name;
+    def.box_min = lo;
+    def.box_max = hi;
+    return def;
 }
 
 static void add_outlet(fd_world* world, const fd_outlet_def* def)
 {
     cr_assert_eq(fd_world_add_outlet(world, def), FD_OK, "%s", fd_last_error());
-}
-
-static void step(fd_world* world)
-{
-    cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
 }
 
 /* ---------------------------------------------------------------- a falling column */
@@ -91,7 +85,7 @@ Test(outlet, a_half_space_below_a_falling_column_removes_exactly_the_spheres_tha
     int64_t removed = 0, steps_in[N] = {0};
     double removed_mass = 0.0, carried = 0.0;
     for (int n = 1; n <= STEPS; ++n) {
-        step(world);
+        test_step(world);
         for (int i = 0; i < N; ++i) { /* symplectic Euler in free fall, as the world steps */
             if (!gone[i]) {
                 v[i] -= dt * g;
@@ -154,10 +148,7 @@ Test(outlet, boxes_and_balls_take_the_bodies_whose_centre_is_inside)
 {
     fd_material_id glass;
     fd_world* world = make_world(fd_v3(0, 0, 0), &glass);
-    fd_outlet_def box = fd_default_outlet_def();
-    box.name = "box";
-    box.box_min = fd_v3(0.0, 0.0, 0.0);
-    box.box_max = fd_v3(1.0, 1.0, 1.0);
+    fd_outlet_def box = box_outlet("box", fd_v3(0.0, 0.0, 0.0), fd_v3(1.0, 1.0, 1.0));
     add_outlet(world, &box);
     fd_outlet_def ball = fd_default_outlet_def();
     ball.name = "ball";
@@ -195,7 +186,7 @@ Test(outlet, boxes_and_balls_take_the_bodies_whose_centre_is_inside)
     wall.position = fd_v3(0.2, 0.2, 0.2);
     fd_body_id fixed = fd_world_create_body(world, &wall);
     cr_assert(!fd_body_id_is_null(fixed), "%s", fd_last_error());
-    step(world);
+    test_step(world);
     for (int k = 0; k < CASES; ++k) {
         cr_assert_eq(fd_body_is_valid(world, ids[k]), cases[k].outlet < 0, "case %d", k);
     }
@@ -213,18 +204,15 @@ Test(outlet, an_outlet_waits_for_its_start_time)
 {
     fd_material_id glass;
     fd_world* world = make_world(fd_v3(0, 0, 0), &glass);
-    fd_outlet_def def = fd_default_outlet_def();
-    def.name = "late";
-    def.box_min = fd_v3(-1, -1, -1);
-    def.box_max = fd_v3(1, 1, 1);
+    fd_outlet_def def = box_outlet("late", fd_v3(-1, -1, -1), fd_v3(1, 1, 1));
     def.start_time = 0.003; /* after the 30th step of 1e-4 s (30 x 1e-4 rounds below 0.003) */
     add_outlet(world, &def);
     fd_body_id id = add_sphere(world, glass, 0.01, fd_v3(0, 0, 0), fd_v3(0, 0, 0));
     for (int n = 1; n < 30; ++n) {
-        step(world);
+        test_step(world);
         cr_assert(fd_body_is_valid(world, id), "removed at step %d, before the start", n);
     }
-    step(world);
+    test_step(world);
     cr_assert_not(fd_body_is_valid(world, id), "not removed at the step that reaches the start");
     cr_assert_eq(fd_world_get_outlet_info(world, 0).removed, 1);
     fd_world_free(world);
@@ -269,7 +257,7 @@ Test(outlet, bad_defs_fail_with_a_message)
     add_outlet(world, &good);
     expect_bad(world, &good, "name already used");
     add_sphere(world, glass, 0.01, fd_v3(5, 5, 5), fd_v3(0, 0, 0));
-    step(world);
+    test_step(world);
     def = good;
     def.name = "later";
     expect_bad(world, &def, "before the first step");
@@ -278,18 +266,7 @@ Test(outlet, bad_defs_fail_with_a_message)
 
 /* ---------------------------------------------------------------- scenes, outputs, CLI */
 
-#include "support/file.h"
-#include "support/temp_dir.h"
-
 TestSuite(outlet_files, .init = make_dir, .fini = remove_dir);
-
-static const char* write_scene(const char* name, const char* text)
-{
-    const char* path = temp_path(name);
-    write_file(path, text);
-    return path;
-}
-
 
 /* A column of spheres falling under gravity onto nothing. Lines 1-9 are
  * the head; an outlet entry starts at line 10. */
@@ -303,20 +280,6 @@ static const char* write_scene(const char* name, const char* text)
     "     region: {min: [-0.011, -0.011, 0.0], max: [0.011, 0.011, 2.0]}}\n"                                         \
     "output: {csv_interval: 0.05, bodies_csv: false, contacts_csv: false, energy_csv: true}\n"                        \
     "outlets:\n"
-
-static void expect_scene_error(const char* text, int line, const char* key_path, const char* fragment)
-{
-    const char* path = write_scene("bad.yaml", text);
-    fd_scene scene;
-    cr_assert_eq(fd_scene_load(path, NULL, 0, &scene), FD_ERR_PARSE, "loaded a scene that should fail (%s)",
-                 fragment);
-    char prefix[1024];
-    snprintf(prefix, sizeof prefix, "%s:%d: %s: ", path, line, key_path);
-    const char* message = fd_last_error();
-    cr_assert(strncmp(message, prefix, strlen(prefix)) == 0, "message\n  %s\ndoes not start with\n  %s", message,
-              prefix);
-    cr_assert(strstr(message, fragment), "message\n  %s\nlacks\n  %s", message, fragment);
-}
 
 Test(outlet_files, scene_outlets_load_with_their_values)
 {
@@ -334,9 +297,7 @@ Test(outlet_files, scene_outlets_load_with_their_values)
     cr_assert_str_eq(fd_world_get_outlet_info(scene.world, 0).name, "drain");
     cr_assert_str_eq(fd_world_get_outlet_info(scene.world, 2).name, "ball");
     cr_assert(scene.output.outlets_csv, "outlets.csv is on by default");
-    for (int n = 0; n < 5000; ++n) {
-        cr_assert_eq(fd_world_step(scene.world), FD_OK, "%s", fd_last_error());
-    }
+    test_run(scene.world, 5000);
     cr_assert_gt(fd_world_get_outlet_info(scene.world, 0).removed, 0);
     cr_assert_eq(fd_world_get_outlet_info(scene.world, 1).removed, 0);
     fd_scene_free(&scene);
@@ -344,38 +305,38 @@ Test(outlet_files, scene_outlets_load_with_their_values)
 
 Test(outlet_files, bad_scene_entries_give_file_line_key)
 {
-    expect_scene_error(SCENE_HEAD "  - name: a\n"
-                                  "    region: {box: {min: [0, 0, 0], max: [1, -1, 1]}}\n",
-                       11, "outlets[0].region.box.max", "must exceed min on every axis (y: min 0 m, max -1 m)");
-    expect_scene_error(SCENE_HEAD "  - name: a\n"
-                                  "    region: {sphere: {center: [0, 0, 0], radus: 1}}\n",
-                       11, "outlets[0].region.sphere.radus", "did you mean 'radius'");
-    expect_scene_error(SCENE_HEAD "  - name: a\n"
-                                  "    regin: {sphere: {center: [0, 0, 0], radius: 1}}\n",
-                       11, "outlets[0].regin", "did you mean 'region'");
-    expect_scene_error(SCENE_HEAD "  - name: a\n"
-                                  "    region: {sphere: {center: [0, 0, 0], radius: 0}}\n",
-                       11, "outlets[0].region.sphere.radius", "must be > 0");
-    expect_scene_error(SCENE_HEAD "  - name: a\n"
-                                  "    region:\n"
-                                  "      box: {min: [0, 0, 0], max: [1, 1, 1]}\n"
-                                  "      half_space: {point: [0, 0, 0]}\n",
-                       13, "outlets[0].region.half_space", "not two");
-    expect_scene_error(SCENE_HEAD "  - name: a\n"
-                                  "    region: {}\n",
-                       11, "outlets[0].region", "needs a box, a half_space or a sphere");
-    expect_scene_error(SCENE_HEAD "  - name: a\n"
-                                  "    region: {half_space: {point: [0, 0, 0], normal: [0, 0, 0]}}\n",
-                       11, "outlets[0].region.half_space.normal", "must not be zero");
-    expect_scene_error(SCENE_HEAD "  - name: a\n"
-                                  "    region: {half_space: {point: [0, 0, 0]}}\n"
-                                  "    start: -1\n",
-                       12, "outlets[0].start", "must be >= 0");
-    expect_scene_error(SCENE_HEAD "  - {name: a, region: {half_space: {point: [0, 0, 0]}}}\n"
-                                  "  - {name: a, region: {half_space: {point: [0, 0, 1]}}}\n",
-                       11, "outlets[1].name", "duplicate outlet name 'a' (first used at line 10)");
-    expect_scene_error(SCENE_HEAD "  - {region: {half_space: {point: [0, 0, 0]}}}\n", 10, "outlets[0].name",
-                       "required key is missing");
+    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
+                                                 "    region: {box: {min: [0, 0, 0], max: [1, -1, 1]}}\n",
+                          11, "outlets[0].region.box.max", "must exceed min on every axis (y: min 0 m, max -1 m)");
+    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
+                                                 "    region: {sphere: {center: [0, 0, 0], radus: 1}}\n",
+                          11, "outlets[0].region.sphere.radus", "did you mean 'radius'");
+    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
+                                                 "    regin: {sphere: {center: [0, 0, 0], radius: 1}}\n",
+                          11, "outlets[0].regin", "did you mean 'region'");
+    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
+                                                 "    region: {sphere: {center: [0, 0, 0], radius: 0}}\n",
+                          11, "outlets[0].region.sphere.radius", "must be > 0");
+    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
+                                                 "    region:\n"
+                                                 "      box: {min: [0, 0, 0], max: [1, 1, 1]}\n"
+                                                 "      half_space: {point: [0, 0, 0]}\n",
+                          13, "outlets[0].region.half_space", "not two");
+    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
+                                                 "    region: {}\n",
+                          11, "outlets[0].region", "needs a box, a half_space or a sphere");
+    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
+                                                 "    region: {half_space: {point: [0, 0, 0], normal: [0, 0, 0]}}\n",
+                          11, "outlets[0].region.half_space.normal", "must not be zero");
+    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
+                                                 "    region: {half_space: {point: [0, 0, 0]}}\n"
+                                                 "    start: -1\n",
+                          12, "outlets[0].start", "must be >= 0");
+    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - {name: a, region: {half_space: {point: [0, 0, 0]}}}\n"
+                                                 "  - {name: a, region: {half_space: {point: [0, 0, 1]}}}\n",
+                          11, "outlets[1].name", "duplicate outlet name 'a' (first used at line 10)");
+    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - {region: {half_space: {point: [0, 0, 0]}}}\n", 10,
+                          "outlets[0].name", "required key is missing");
 }
 
 /* The lines of a file, as an array of strings (the file's text, cut). */

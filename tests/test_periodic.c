@@ -17,7 +17,7 @@
 #include "core/math.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
-#include "support/support.h"
+#include "support/world.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -37,23 +37,12 @@ static fd_world_def periodic_def(double dt, bool x, bool y, bool z, fd_vec3 low,
 /* hooke (k_n = 1e4 N/m, e = 0.8) with a slide model ("dsds", "csds" or NULL). */
 static fd_material_id add_law(fd_world* world, const char* slide_model)
 {
-    fd_material_def material = fd_default_material_def();
-    material.name = "glass";
-    material.density = 2500.0;
-    fd_material_id m = fd_world_create_material(world, &material);
-    cr_assert(!fd_material_id_is_null(m), "%s", fd_last_error());
-    fd_contact_law_def law = fd_default_contact_law_def();
-    fd_submodel_def* normal = &law.submodel[FD_MECHANISM_NORMAL];
-    normal->params[normal->param_count++] = (fd_param){"k_n", 1e4};
-    normal->params[normal->param_count++] = (fd_param){"restitution", 0.8};
+    fd_material_id m = test_add_solid_material(world, "glass", 2500.0, 0.0);
+    fd_contact_law_def law = test_hooke_law(1e4, 0.8);
     if (slide_model) {
-        fd_submodel_def* slide = &law.submodel[FD_MECHANISM_SLIDE];
-        slide->model = slide_model;
-        slide->params[slide->param_count++] = (fd_param){"k_t", 2e3};
-        slide->params[slide->param_count++] = (fd_param){"gamma_t", 1.0};
-        slide->params[slide->param_count++] = (fd_param){"mu", 0.4};
+        test_set_sds(&law, FD_MECHANISM_SLIDE, slide_model, 2e3, 1.0, 0.4);
     }
-    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
+    test_set_law(world, m, &law);
     return m;
 }
 
@@ -67,18 +56,7 @@ static fd_body_id add_ball(fd_world* world, fd_material_id m, const char* name, 
     def.position = position;
     def.velocity = velocity;
     def.angular_velocity = angular_velocity;
-    fd_body_id id = fd_world_create_body(world, &def);
-    cr_assert(!fd_body_id_is_null(id), "%s", fd_last_error());
-    return id;
-}
-
-/* Small deterministic generator (xorshift64*), uniform in [0, 1). */
-static double uniform(uint64_t* state)
-{
-    *state ^= *state >> 12;
-    *state ^= *state << 25;
-    *state ^= *state >> 27;
-    return (double)((*state * 2685821657736338717ull) >> 11) * 0x1.0p-53;
+    return test_create_body(world, &def);
 }
 
 /* ---------------------------------------------------------------- one collision */
@@ -109,8 +87,7 @@ static collision_run collide_pair(bool across, const char* slide_model)
 static collision_run collide_pair_shapes(bool across, const char* slide_model, bool ellipsoid_b)
 {
     fd_world_def def = periodic_def(1e-5, across, across, across, fd_v3(-0.5, -0.5, -0.5), fd_v3(0.5, 0.5, 0.5));
-    fd_world* world = fd_world_create(&def);
-    cr_assert_not_null(world, "%s", fd_last_error());
+    fd_world* world = test_create_world(&def);
     fd_material_id m = add_law(world, slide_model);
     double r = 0.01;
     /* Contact begins after 0.0205 s, when a is at 0.4995 (across) or
@@ -270,8 +247,7 @@ Test(periodic, a_contact_and_its_history_survive_a_wrap)
 Test(periodic, a_sphere_leaving_through_plus_x_reenters_at_minus_x_with_the_same_velocity)
 {
     fd_world_def def = periodic_def(1e-3, true, true, false, fd_v3(0, 0, 0), fd_v3(1, 2, 1));
-    fd_world* world = fd_world_create(&def);
-    cr_assert_not_null(world, "%s", fd_last_error());
+    fd_world* world = test_create_world(&def);
     fd_material_id m = add_law(world, NULL);
     fd_vec3 v = fd_v3(0.7, -0.3, 0.05);
     fd_body_id ball = add_ball(world, m, "ball", 0.05, fd_v3(0.9, 0.1, 0.5), v, fd_v3(1, 2, 3));
@@ -363,22 +339,11 @@ static fd_world* make_gas(int n, double side, int threads, const char* slide_mod
 {
     fd_world_def def = periodic_def(2e-6, true, true, true, fd_v3(0, 0, 0), fd_v3(side, side, side));
     def.thread_count = threads;
-    fd_world* world = fd_world_create(&def);
-    cr_assert_not_null(world, "%s", fd_last_error());
-    fd_material_def material = fd_default_material_def();
-    material.name = "glass";
-    material.density = 2500.0;
-    fd_material_id m = fd_world_create_material(world, &material);
-    fd_contact_law_def law = fd_default_contact_law_def();
-    fd_submodel_def* normal = &law.submodel[FD_MECHANISM_NORMAL];
-    normal->params[normal->param_count++] = (fd_param){"k_n", 2e4};
-    normal->params[normal->param_count++] = (fd_param){"restitution", 0.7};
-    fd_submodel_def* slide = &law.submodel[FD_MECHANISM_SLIDE];
-    slide->model = slide_model;
-    slide->params[slide->param_count++] = (fd_param){"k_t", 5e3};
-    slide->params[slide->param_count++] = (fd_param){"gamma_t", 0.05};
-    slide->params[slide->param_count++] = (fd_param){"mu", 0.5};
-    cr_assert_eq(fd_world_set_contact_law(world, m, m, &law), FD_OK, "%s", fd_last_error());
+    fd_world* world = test_create_world(&def);
+    fd_material_id m = test_add_solid_material(world, "glass", 2500.0, 0.0);
+    fd_contact_law_def law = test_hooke_law(2e4, 0.7);
+    test_set_sds(&law, FD_MECHANISM_SLIDE, slide_model, 5e3, 0.05, 0.5);
+    test_set_law(world, m, &law);
     double r = 5e-4;
     fd_vec3* placed = malloc((size_t)n * sizeof *placed);
     fd_periodic box = {true, {true, true, true}, {0, 0, 0}, {side, side, side}, {1 / side, 1 / side, 1 / side}};
@@ -386,7 +351,7 @@ static fd_world* make_gas(int n, double side, int threads, const char* slide_mod
         fd_vec3 x;
         bool clear;
         do {
-            x = fd_v3(side * uniform(&seed), side * uniform(&seed), side * uniform(&seed));
+            x = fd_v3(side * test_random(&seed), side * test_random(&seed), side * test_random(&seed));
             clear = true;
             for (int j = 0; j < k && clear; ++j) {
                 fd_vec3 image = fd_v3_add(placed[j], fd_periodic_offset(&box, x, placed[j]));
@@ -394,15 +359,9 @@ static fd_world* make_gas(int n, double side, int threads, const char* slide_mod
             }
         } while (!clear);
         placed[k] = x;
-        fd_vec3 v = fd_v3(2 * uniform(&seed) - 1, 2 * uniform(&seed) - 1, 2 * uniform(&seed) - 1);
-        fd_vec3 w = fd_v3(2e3 * uniform(&seed) - 1e3, 2e3 * uniform(&seed) - 1e3, 2e3 * uniform(&seed) - 1e3);
-        fd_body_def def_body = fd_default_body_def();
-        def_body.shape.radius = r;
-        def_body.material = m;
-        def_body.position = x;
-        def_body.velocity = v;
-        def_body.angular_velocity = w;
-        cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &def_body)), "%s", fd_last_error());
+        fd_vec3 v = fd_v3(2 * test_random(&seed) - 1, 2 * test_random(&seed) - 1, 2 * test_random(&seed) - 1);
+        fd_vec3 w = fd_v3(2e3 * test_random(&seed) - 1e3, 2e3 * test_random(&seed) - 1e3, 2e3 * test_random(&seed) - 1e3);
+        add_ball(world, m, NULL, r, x, v, w);
     }
     free(placed);
     return world;
@@ -495,6 +454,23 @@ Test(periodic, results_do_not_depend_on_the_thread_count)
 
 /* ---------------------------------------------------------------- broad phase */
 
+/* The vector from one centre to another by its minimum image per periodic
+ * axis, the expression of fd_periodic_offset; *shifted when an image was taken. */
+static fd_vec3 minimum_image(const void* context, fd_vec3 from, fd_vec3 to, bool* shifted)
+{
+    const fd_periodic* periodic = context;
+    double d[3] = {to.x - from.x, to.y - from.y, to.z - from.z};
+    *shifted = false;
+    for (int a = 0; a < 3; ++a) {
+        if (periodic->axis[a]) {
+            double periods = round(d[a] * periodic->inverse_length[a]);
+            *shifted = *shifted || periods != 0.0;
+            d[a] -= periodic->length[a] * periods;
+        }
+    }
+    return fd_v3(d[0], d[1], d[2]);
+}
+
 /* The grid's pairs against an O(N^2) minimum-image search, for n random
  * bodies (some outside the box, as a caller might pass them), periodic on
  * some axes, a few static bodies and two planes whose normals are
@@ -503,16 +479,17 @@ Test(periodic, results_do_not_depend_on_the_thread_count)
 static void check_broadphase(uint64_t seed, const bool axes[3], double periodic_cells, double open_cells, int n,
                              int threads)
 {
-    fd_vec3* states = calloc((size_t)n, sizeof *states);
-    double* radii = calloc((size_t)n, sizeof *radii);
-    bool* is_static = calloc((size_t)n, sizeof *is_static);
-    bool* is_plane = calloc((size_t)n, sizeof *is_plane);
-    fd_vec3* normals = calloc((size_t)n, sizeof *normals);
+    test_broadphase_bodies bodies = test_broadphase_bodies_alloc(n);
+    fd_vec3* states = bodies.positions;
+    double* radii = bodies.radii;
+    bool* is_static = bodies.is_static;
+    bool* is_plane = bodies.is_plane;
+    fd_vec3* normals = bodies.normals;
     double largest = 0.0;
     for (int b = 0; b < n; ++b) {
-        radii[b] = 0.01 + 0.02 * uniform(&seed);
+        radii[b] = 0.01 + 0.02 * test_random(&seed);
         largest = fmax(largest, radii[b]);
-        is_static[b] = uniform(&seed) < 0.01;
+        is_static[b] = test_random(&seed) < 0.01;
     }
     double margin = 0.002, cell = 2.0 * largest + margin;
     fd_periodic periodic = {false, {false, false, false}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
@@ -520,7 +497,7 @@ static void check_broadphase(uint64_t seed, const bool axes[3], double periodic_
     for (int a = 0; a < 3; ++a) {
         /* A random fraction of a cell more; at least two reaches (the world's
          * own requirement, 2 x cell here). */
-        length[a] = fmax(cell * ((axes[a] ? periodic_cells : open_cells) + uniform(&seed)), 2.0 * cell);
+        length[a] = fmax(cell * ((axes[a] ? periodic_cells : open_cells) + test_random(&seed)), 2.0 * cell);
         if (axes[a]) {
             periodic.any = true;
             periodic.axis[a] = true;
@@ -533,7 +510,7 @@ static void check_broadphase(uint64_t seed, const bool axes[3], double periodic_
         double x[3];
         for (int a = 0; a < 3; ++a) {
             double low = axes[a] ? periodic.low[a] : 0.0;
-            x[a] = low + length[a] * (1.4 * uniform(&seed) - 0.2); /* 20% outside on either side */
+            x[a] = low + length[a] * (1.4 * test_random(&seed) - 0.2); /* 20% outside on either side */
         }
         states[b] = fd_v3(x[0], x[1], x[2]);
     }
@@ -550,64 +527,16 @@ static void check_broadphase(uint64_t seed, const bool axes[3], double periodic_
         normals[p] = k ? fd_v3_neg(axis) : axis;
         states[p] = fd_v3_scale(k ? length[open_axis] : 0.0, axis);
     }
-    fd_broadphase bp = {0};
-    bp.body_count = n;
-    bp.positions = states;
-    bp.radii = radii;
-    bp.is_static = is_static;
-    bp.is_wall = is_plane;
-    bp.plane_normals = normals;
-    bp.margin = margin;
-    bp.cell_size = cell;
-    bp.thread_count = threads;
+    fd_broadphase bp = test_broadphase_over(&bodies, margin, cell, threads);
     bp.periodic = periodic;
     cr_assert(fd_broadphase_update(&bp));
 
-    int expected = 0, across = 0;
-    for (int i = 0; i < n; ++i) {
-        for (int j = i + 1; j < n; ++j) {
-            bool hit;
-            if (is_plane[i] && is_plane[j]) {
-                hit = false;
-            } else if (is_plane[i] || is_plane[j]) {
-                int p = is_plane[i] ? i : j, b = is_plane[i] ? j : i;
-                hit = !is_static[b] && fd_v3_dot(normals[p], fd_v3_sub(states[b], states[p])) <
-                                           radii[b] + margin;
-            } else {
-                double reach = radii[i] + radii[j] + margin;
-                /* Minimum image per axis, the expression of fd_periodic_offset. */
-                double d[3] = {states[j].x - states[i].x,
-                               states[j].y - states[i].y,
-                               states[j].z - states[i].z};
-                bool shifted = false;
-                for (int a = 0; a < 3; ++a) {
-                    if (axes[a]) {
-                        double periods = round(d[a] * periodic.inverse_length[a]);
-                        shifted = shifted || periods != 0.0;
-                        d[a] -= periodic.length[a] * periods;
-                    }
-                }
-                hit = !(is_static[i] && is_static[j]) && d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach;
-                across += hit && shifted;
-            }
-            if (hit) {
-                uint64_t key = (uint64_t)i << 32 | (uint32_t)j;
-                cr_assert(expected < bp.pair_count, "missing pairs");
-                cr_assert_eq(bp.pairs[expected], key, "pair %d: expected (%d, %d), got (%d, %d)", expected, i, j,
-                             (int)(bp.pairs[expected] >> 32), (int)(bp.pairs[expected] & 0xffffffffu));
-                ++expected;
-            }
-        }
-    }
-    cr_assert_eq(bp.pair_count, expected, "grid found %d pairs, brute force %d", bp.pair_count, expected);
+    int across = 0;
+    int expected = test_expect_brute_force_pairs(&bp, minimum_image, &periodic, &across);
     cr_assert(expected > 50, "the test should exercise many pairs (got %d)", expected);
     cr_assert(across > 5, "the test should exercise pairs across faces (got %d)", across);
     fd_broadphase_free(&bp);
-    free(states);
-    free(radii);
-    free(is_static);
-    free(is_plane);
-    free(normals);
+    test_broadphase_bodies_release(&bodies);
 }
 
 Test(periodic, broad_phase_across_faces_equals_brute_force_minimum_image)
@@ -672,58 +601,11 @@ Test(periodic, bad_definitions_are_refused_with_clear_messages)
 
 /* ---------------------------------------------------------------- scenes */
 
-static char temp_dir[256];
-static char written[16][512];
-static int written_count;
-
-static void make_dir(void)
-{
-    snprintf(temp_dir, sizeof temp_dir, "/tmp/fricdem_test_periodic_XXXXXX");
-    cr_assert_not_null(mkdtemp(temp_dir));
-    written_count = 0;
-}
-
-static void remove_dir(void)
-{
-    for (int i = 0; i < written_count; ++i) {
-        unlink(written[i]);
-    }
-    rmdir(temp_dir);
-}
-
-static const char* write_scene(const char* name, const char* text)
-{
-    cr_assert_lt(written_count, 16);
-    char* path = written[written_count++];
-    snprintf(path, 512, "%s/%s", temp_dir, name);
-    FILE* file = fopen(path, "w");
-    cr_assert_not_null(file);
-    fputs(text, file);
-    fclose(file);
-    return path;
-}
-
 #define HEADER                                                                                                         \
     "time: {step: 1.0e-5, duration: 0.01}\n"                                                                           \
     "materials: [{name: glass, density: 2500}]\n"                                                                      \
     "contacts: [{materials: [glass, glass], normal: {model: hooke, k_n: 1e4, restitution: 0.8}}]\n"
 /* Lines 1-3 are the header; a test's own lines start at 4. */
-
-/* Asserts FD_ERR_PARSE with a message "FILE:LINE: KEYPATH: ..." containing fragment. */
-static void expect_scene_error(const char* name, const char* text, int line, const char* key_path,
-                               const char* fragment)
-{
-    const char* path = write_scene(name, text);
-    fd_scene scene;
-    fd_status status = fd_scene_load(path, NULL, 0, &scene);
-    cr_assert_eq(status, FD_ERR_PARSE, "%s: got '%s' (%s)", name, fd_status_string(status), fd_last_error());
-    char prefix[1024];
-    snprintf(prefix, sizeof prefix, "%s:%d: %s: ", path, line, key_path);
-    const char* message = fd_last_error();
-    cr_assert(strncmp(message, prefix, strlen(prefix)) == 0, "message\n  %s\ndoes not start with\n  %s", message,
-              prefix);
-    cr_assert(strstr(message, fragment), "message\n  %s\nlacks\n  %s", message, fragment);
-}
 
 TestSuite(periodic_scene, .init = make_dir, .fini = remove_dir);
 
@@ -751,23 +633,23 @@ Test(periodic_scene, a_periodic_scene_loads_with_its_box_and_wraps_its_bodies)
 
 Test(periodic_scene, bad_periodic_input_is_reported_at_its_line)
 {
-    expect_scene_error("nobox.yaml", HEADER "world:\n  periodic: [x, y]\n", 5, "world.periodic",
+    expect_scene_error_at("nobox.yaml", HEADER "world:\n  periodic: [x, y]\n", 5, "world.periodic",
                        "periodic axes need a box");
-    expect_scene_error("noaxes.yaml", HEADER "world:\n  box: {min: [0, 0, 0], max: [1, 1, 1]}\n", 5, "world.box",
+    expect_scene_error_at("noaxes.yaml", HEADER "world:\n  box: {min: [0, 0, 0], max: [1, 1, 1]}\n", 5, "world.box",
                        "a box is used only with periodic axes");
-    expect_scene_error("axis.yaml", HEADER "world:\n  periodic: [x, w]\n  box: {min: [0, 0, 0], max: [1, 1, 1]}\n",
+    expect_scene_error_at("axis.yaml", HEADER "world:\n  periodic: [x, w]\n  box: {min: [0, 0, 0], max: [1, 1, 1]}\n",
                        5, "world.periodic[1]", "expected an axis: x, y or z");
-    expect_scene_error("flat.yaml",
+    expect_scene_error_at("flat.yaml",
                        HEADER "world:\n  periodic: [x]\n  box:\n    min: [0, 0, 0]\n    max: [1, 0, 1]\n", 8,
                        "world.box.max", "must be > min in every component (y: max 0 <= min 0)");
-    expect_scene_error("nomax.yaml", HEADER "world:\n  periodic: [x]\n  box:\n    min: [0, 0, 0]\n", 7,
+    expect_scene_error_at("nomax.yaml", HEADER "world:\n  periodic: [x]\n  box:\n    min: [0, 0, 0]\n", 7,
                        "world.box.max", "required key is missing");
-    expect_scene_error("small.yaml",
+    expect_scene_error_at("small.yaml",
                        HEADER "world:\n  periodic: [x, y, z]\n  box: {min: [0, 0, 0], max: [1, 0.3, 1]}\n"
                               "bodies:\n"
                               "  - {material: glass, shape: {type: sphere, radius: 0.1}, position: [0.5, 0.1, 0.5]}\n",
                        6, "world.box", "0.3 m along periodic axis y, less than 2 x (largest bounding diameter 0.2 m");
-    expect_scene_error("plane.yaml",
+    expect_scene_error_at("plane.yaml",
                        HEADER "world:\n  periodic: [x, y]\n  box: {min: [0, 0, 0], max: [1, 1, 1]}\n"
                               "bodies:\n"
                               "  - name: wall\n"

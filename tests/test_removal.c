@@ -18,37 +18,11 @@
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
 #include "penalty/penalty.h"
-#include "support/support.h"
+#include "support/world.h"
 #include "engine/engine.h"
 #include "world/world_store.h"
 
 /* ---------------------------------------------------------------- helpers */
-
-static void step(fd_world* world)
-{
-    cr_assert_eq(fd_world_step(world), FD_OK, "step %lld: %s", (long long)fd_world_step_count(world), fd_last_error());
-}
-
-static void run(fd_world* world, int steps)
-{
-    for (int k = 0; k < steps; ++k) {
-        step(world);
-    }
-}
-
-static fd_body_id add_sphere(fd_world* world, fd_material_id material, const char* name, double radius,
-                             fd_vec3 position, fd_vec3 velocity)
-{
-    fd_body_def def = fd_default_body_def();
-    def.name = name;
-    def.material = material;
-    def.shape.radius = radius;
-    def.position = position;
-    def.velocity = velocity;
-    fd_body_id id = fd_world_create_body(world, &def);
-    cr_assert(!fd_body_id_is_null(id), "%s", fd_last_error());
-    return id;
-}
 
 /* A penalty world: hooke + the spring-dashpot-slider (a slide spring with
  * history), the ledger on, one material. */
@@ -58,16 +32,11 @@ static fd_world* make_world(int threads, fd_material_id* material)
     wd.time_step = 1e-4;
     wd.thread_count = threads;
     wd.energy_ledger = true;
-    fd_world* world = fd_world_create(&wd);
-    cr_assert_not_null(world, "%s", fd_last_error());
-    fd_material_def md = fd_default_material_def();
-    md.name = "glass";
-    md.density = 2500.0;
-    *material = fd_world_create_material(world, &md);
-    fd_contact_law_def law = fd_default_contact_law_def();
-    law.submodel[FD_MECHANISM_NORMAL] = (fd_submodel_def){"hooke", {{"k_n", 1e4}, {"restitution", 0.3}}, 2};
-    law.submodel[FD_MECHANISM_SLIDE] = (fd_submodel_def){"dsds", {{"k_t", 2.5e3}, {"gamma_t", 0.0}, {"mu", 0.5}}, 3};
-    cr_assert_eq(fd_world_set_contact_law(world, *material, *material, &law), FD_OK, "%s", fd_last_error());
+    fd_world* world = test_create_world(&wd);
+    *material = test_add_solid_material(world, "glass", 2500.0, 0.0);
+    fd_contact_law_def law = test_hooke_law(1e4, 0.3);
+    test_set_sds(&law, FD_MECHANISM_SLIDE, "dsds", 2.5e3, 0.0, 0.5);
+    test_set_law(world, *material, &law);
     return world;
 }
 
@@ -125,10 +94,10 @@ Test(removal, the_handle_and_its_copies_are_invalid_and_stay_so)
 {
     fd_material_id glass;
     fd_world* world = make_world(1, &glass);
-    fd_body_id a = add_sphere(world, glass, "a", 0.01, fd_v3(0, 0, 1), fd_v3(0, 0, 0));
-    fd_body_id b = add_sphere(world, glass, "b", 0.01, fd_v3(1, 0, 1), fd_v3(0, 0, 0));
-    fd_body_id c = add_sphere(world, glass, "c", 0.01, fd_v3(2, 0, 1), fd_v3(0, 0, 0));
-    run(world, 3);
+    fd_body_id a = test_add_sphere(world, glass, "a", 0.01, fd_v3(0, 0, 1), fd_v3(0, 0, 0));
+    fd_body_id b = test_add_sphere(world, glass, "b", 0.01, fd_v3(1, 0, 1), fd_v3(0, 0, 0));
+    fd_body_id c = test_add_sphere(world, glass, "c", 0.01, fd_v3(2, 0, 1), fd_v3(0, 0, 0));
+    test_run(world, 3);
     fd_body_id copy = b;
     cr_assert_eq(fd_world_remove_body(world, b), FD_OK, "%s", fd_last_error());
     cr_assert_not(fd_body_is_valid(world, b));
@@ -153,7 +122,7 @@ Test(removal, the_handle_and_its_copies_are_invalid_and_stay_so)
 
     /* A new body takes the slot (and the free name) with a generation no
      * handle of the removed body has. */
-    fd_body_id d = add_sphere(world, glass, "b", 0.02, fd_v3(3, 0, 1), fd_v3(0, 0, 0));
+    fd_body_id d = test_add_sphere(world, glass, "b", 0.02, fd_v3(3, 0, 1), fd_v3(0, 0, 0));
     cr_assert_eq(d.index1, b.index1, "the new body takes the removed body's slot");
     cr_assert_neq(d.generation, b.generation);
     cr_assert(fd_body_is_valid(world, d));
@@ -163,7 +132,7 @@ Test(removal, the_handle_and_its_copies_are_invalid_and_stay_so)
     cr_assert_str_eq(fd_body_get_name(world, d), "b", "the new body's name, through the slot's new generation");
     cr_assert_eq(fd_world_live_body_count(world), 3);
     cr_assert_eq(fd_world_body_count(world), 3);
-    run(world, 3);
+    test_run(world, 3);
     cr_assert_eq(fd_body_get_state(world, d).position.x, 3.0);
     cr_assert_lt(fd_body_get_state(world, d).position.z, 1.0, "the new body falls from its first step");
     cr_assert_eq(fd_world_remove_body(world, (fd_body_id){0, 0}), FD_ERR_INVALID_ARGUMENT);
@@ -200,19 +169,19 @@ Test(removal, a_body_in_a_removed_slot_touches_and_moves_from_its_first_step)
         wall.shape.radius = 0.01;
         wall.material = glass;
         cr_assert(!fd_body_id_is_null(fd_world_create_body(worlds[w], &wall)));
-        far[w] = add_sphere(worlds[w], glass, "far", 0.01, fd_v3(1, 0, 0), fd_v3(0, 0, 0));
-        run(worlds[w], 3);
+        far[w] = test_add_sphere(worlds[w], glass, "far", 0.01, fd_v3(1, 0, 0), fd_v3(0, 0, 0));
+        test_run(worlds[w], 3);
         if (w == 0) {
             cr_assert_eq(fd_world_remove_body(worlds[w], far[w]), FD_OK, "%s", fd_last_error());
         }
-        run(worlds[w], 3); /* the list and the integrator's lists made again without it */
+        test_run(worlds[w], 3); /* the list and the integrator's lists made again without it */
         press(worlds[w], glass);
     }
     cr_assert_eq(fd_world_find_body(worlds[0], "pressed").index1, far[0].index1, "the slot is taken again");
     cr_assert_eq(fd_world_find_body(worlds[1], "pressed").index1, 3);
     for (int n = 0; n < 50; ++n) {
-        step(worlds[0]);
-        step(worlds[1]);
+        test_step(worlds[0]);
+        test_step(worlds[1]);
         cr_assert_eq(fd_world_contact_count(worlds[0]), fd_world_contact_count(worlds[1]), "step %d", n);
         fd_body_state a = fd_body_get_state(worlds[0], fd_world_find_body(worlds[0], "pressed"));
         fd_body_state b = fd_body_get_state(worlds[1], fd_world_find_body(worlds[1], "pressed"));
@@ -236,7 +205,7 @@ Test(removal, removed_names_leave_the_name_index_and_the_others_stay_found)
     char name[32];
     for (int k = 0; k < N; ++k) {
         snprintf(name, sizeof name, "s%d", k);
-        ids[k] = add_sphere(world, glass, name, 0.01, fd_v3(0.1 * k, 0, 1), fd_v3(0, 0, 0));
+        ids[k] = test_add_sphere(world, glass, name, 0.01, fd_v3(0.1 * k, 0, 1), fd_v3(0, 0, 0));
     }
     /* Every third, so that entries of the probe runs behind them move back. */
     for (int k = 0; k < N; k += 3) {
@@ -254,7 +223,7 @@ Test(removal, removed_names_leave_the_name_index_and_the_others_stay_found)
     /* The removed names are free again; the new bodies fill the slots, the last removed first. */
     for (int k = 0; k < N; k += 3) {
         snprintf(name, sizeof name, "s%d", k);
-        fd_body_id id = add_sphere(world, glass, name, 0.01, fd_v3(0.1 * k, 1, 1), fd_v3(0, 0, 0));
+        fd_body_id id = test_add_sphere(world, glass, name, 0.01, fd_v3(0.1 * k, 1, 1), fd_v3(0, 0, 0));
         cr_assert_eq(id.index1, ids[(N - 1) / 3 * 3 - k].index1);
         cr_assert_eq(fd_world_find_body(world, name).index1, id.index1);
     }
@@ -275,9 +244,9 @@ static fd_world* three_spheres(bool near)
     test_add_ground(world, glass);
     double r = 0.01;
     double z = r - 1e-5; /* resting: k_n x overlap = m g */
-    add_sphere(world, glass, "A", r, fd_v3(0, 0, z), fd_v3(0.2, 0, 0));
-    add_sphere(world, glass, "C", r, near ? fd_v3(0.5, 0, z) : fd_v3(0.5, 0, 10.0), fd_v3(0.3, 0.1, 0));
-    add_sphere(world, glass, "B", r, fd_v3(2.05 * r, 0, z), fd_v3(0, 0, 0));
+    test_add_sphere(world, glass, "A", r, fd_v3(0, 0, z), fd_v3(0.2, 0, 0));
+    test_add_sphere(world, glass, "C", r, near ? fd_v3(0.5, 0, z) : fd_v3(0.5, 0, 10.0), fd_v3(0.3, 0.1, 0));
+    test_add_sphere(world, glass, "B", r, fd_v3(2.05 * r, 0, z), fd_v3(0, 0, 0));
     cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     return world;
 }
@@ -341,8 +310,8 @@ Test(removal, a_removed_body_takes_its_contacts_and_leaves_the_others_histories_
     fd_world* far = three_spheres(false);    /* C in the air, never removed */
     const int a = 1, c = 2, b = 3;
     for (int n = 0; n < 35; ++n) { /* A meets B at step 25 */
-        step(removed);
-        step(far);
+        test_step(removed);
+        test_step(far);
     }
     cr_assert_eq(fd_world_contact_count(removed), fd_world_contact_count(far) + 1, "C touches the floor");
     cr_assert_gt(largest_spring(removed, c, false), 0.0, "the other contacts have slide springs");
@@ -379,8 +348,8 @@ Test(removal, a_removed_body_takes_its_contacts_and_leaves_the_others_histories_
         cr_assert(memcmp(&sa, &fa, sizeof sa) == 0 && memcmp(&sb, &fb, sizeof sb) == 0,
                   "A or B differs at step %lld", (long long)fd_world_step_count(removed));
         assert_same_contacts_but(removed, far, c, n == 0 ? 3 : 2); /* A-B, then A and B on the floor */
-        step(removed);
-        step(far);
+        test_step(removed);
+        test_step(far);
     }
     cr_assert_gt(fd_world_get_profile(removed).neighbor_builds, 1, "the list was built again without C");
     fd_world_free(removed);
@@ -424,8 +393,8 @@ Test(removal, removals_give_bitwise_the_same_run_at_one_and_two_threads)
                 cr_assert_eq(fd_world_remove_body(two.world, fd_world_body_at(two.world, picked[1][k])), FD_OK);
             }
         }
-        step(one.world);
-        step(two.world);
+        test_step(one.world);
+        test_step(two.world);
         cr_assert_eq(fd_world_state_hash(one.world), fd_world_state_hash(two.world), "step %d", n + 1);
     }
     cr_assert_gt(fd_world_get_outlet_info(one.world, 0).removed, 0, "the outlet removed bodies");
@@ -452,8 +421,8 @@ Test(removal, removals_give_bitwise_the_same_run_at_one_and_two_threads)
 Test(removal, the_ledger_books_what_leaves_and_keeps_closing)
 {
     fd_scene kept = pour_with_outlet(1), cut = pour_with_outlet(1);
-    run(kept.world, 700);
-    run(cut.world, 700);
+    test_run(kept.world, 700);
+    test_run(cut.world, 700);
     fd_world_energy before = fd_world_get_energy(cut.world);
     int32_t picked[40];
     int count = touching_bodies(cut.world, 4, picked, 40);
@@ -470,8 +439,8 @@ Test(removal, the_ledger_books_what_leaves_and_keeps_closing)
     cr_assert_float_eq(after.closure_error, before.closure_error, 1e-9 * before.entered,
                        "closure %g J before, %g J after", before.closure_error, after.closure_error);
     /* And they go on closing as well as the run without the removal. */
-    run(kept.world, 800);
-    run(cut.world, 800);
+    test_run(kept.world, 800);
+    test_run(cut.world, 800);
     fd_world_energy e_kept = fd_world_get_energy(kept.world), e_cut = fd_world_get_energy(cut.world);
     cr_assert_gt(e_cut.removed, after.removed, "the outlet removed bodies too");
     /* The closure error is the integrator's (about 7% of what entered in
@@ -491,7 +460,7 @@ Test(removal, the_complementarity_stepper_keeps_the_others_warm_start)
     const char* overrides[] = {"generators.0.count=150"};
     fd_scene scene = load_scene("complementarity/pile_box.yaml", overrides, 1);
     fd_world* world = scene.world;
-    run(world, 30);
+    test_run(world, 30);
     const fd_contact_set* set = &world->contacts;
     cr_assert_gt(set->count, 20);
     /* Remove the lower body of every fifth contact between two spheres. */
@@ -547,7 +516,7 @@ Test(removal, the_complementarity_stepper_keeps_the_others_warm_start)
               "the warm start of the contacts that stay changed");
     fd_world_energy after = fd_world_get_energy(world);
     cr_assert_float_eq(after.closure_error, before.closure_error, 1e-9 * before.entered);
-    run(world, 20);
+    test_run(world, 20);
     for (int k = 0; k < world->contacts.count; ++k) {
         cr_assert_not(leaving[world->contacts.contacts[k].body_i] || leaving[world->contacts.contacts[k].body_j],
                       "a removed body touches again");
@@ -630,9 +599,9 @@ Test(removal, a_checkpoint_after_removals_resumes_bit_for_bit)
     remove(path);
     const int before = 800, after = 500;
     fd_scene straight = rain();
-    run(straight.world, before + after);
+    test_run(straight.world, before + after);
     fd_scene stopped = rain();
-    run(stopped.world, before);
+    test_run(stopped.world, before);
 
     /* What the reader must put back: every kind of slot. */
     const fd_world* w = stopped.world;
@@ -653,8 +622,8 @@ Test(removal, a_checkpoint_after_removals_resumes_bit_for_bit)
     fd_scene resumed;
     cr_assert_eq(fd_scene_resume(path, NULL, 0, &resumed), FD_OK, "%s", fd_last_error());
     assert_same_world(stopped.world, resumed.world, "resumed at the checkpoint");
-    run(stopped.world, after);
-    run(resumed.world, after);
+    test_run(stopped.world, after);
+    test_run(resumed.world, after);
     cr_assert_gt(fd_world_get_inlet_info(stopped.world, 1).inserted, 0, "the second inlet took slots after it");
     assert_same_world(straight.world, stopped.world, "written and went on");
     assert_same_world(straight.world, resumed.world, "resumed and went on");

@@ -850,9 +850,7 @@ static double listed_z(int i) { return 1.0 / (i + 1.0); }
 static const char* write_listed(const char* name, const char* head, const char* bodies_key, int count, int special,
                                 const char* special_item, int* first_line)
 {
-    cr_assert_lt(written_count, 32);
-    char* path = written[written_count++];
-    snprintf(path, 512, "%s/%s", temp_dir, name);
+    const char* path = temp_path(name);
     FILE* file = fopen(path, "w");
     cr_assert_not_null(file);
     fputs(head, file);

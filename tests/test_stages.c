@@ -10,34 +10,9 @@
 
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
+#include "support/world.h"
 
-static char directory[64];
-
-static void make_directory(void)
-{
-    snprintf(directory, sizeof directory, "/tmp/fricdem_stages_XXXXXX");
-    cr_assert_not_null(mkdtemp(directory));
-}
-
-static void remove_directory(void)
-{
-    char command[128];
-    snprintf(command, sizeof command, "rm -rf %s", directory);
-    cr_assert_eq(system(command), 0);
-}
-
-TestSuite(stages, .init = make_directory, .fini = remove_directory);
-
-static const char* write_scene(const char* name, const char* text)
-{
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", directory, name);
-    FILE* file = fopen(path, "w");
-    cr_assert_not_null(file);
-    fputs(text, file);
-    fclose(file);
-    return path;
-}
+TestSuite(stages, .init = make_dir, .fini = remove_dir);
 
 #define HEADER                                                                                                         \
     "time: {step: 2.0e-5}\n"                                                                                           \
@@ -139,9 +114,7 @@ Test(stages, a_stage_closes_and_opens_an_outlet)
                "stages:\n"
                "  - {name: closed, duration: 0.01, outlets: [{outlet: drain, active: false}]}\n"
                "  - {name: open, duration: 0.01, outlets: [{outlet: drain, active: true}]}\n";
-    fd_scene scene;
-    cr_assert_eq(fd_scene_load(write_scene("drain.yaml", text), NULL, 0, &scene), FD_OK, "%s", fd_last_error());
-    cr_assert_eq(fd_world_prepare(scene.world), FD_OK, "%s", fd_last_error());
+    fd_scene scene = load_prepared_scene("drain.yaml", text);
     run_stages(&scene, 500); /* 0.01 s: the whole closed stage */
     cr_assert_eq(scene.stage, 1);
     cr_assert_eq(fd_world_live_body_count(scene.world), 2, "a closed outlet removes nothing");
@@ -165,10 +138,8 @@ Test(stages, a_stage_changes_the_output_interval)
                     "stages:\n"
                     "  - {name: coarse, duration: 0.01, output: {csv_interval: 0.005}}\n"
                     "  - {name: fine, duration: 0.01, output: {csv_interval: 0.002}}\n",
-             directory);
-    fd_scene scene;
-    cr_assert_eq(fd_scene_load(write_scene("intervals.yaml", text), NULL, 0, &scene), FD_OK, "%s", fd_last_error());
-    cr_assert_eq(fd_world_prepare(scene.world), FD_OK, "%s", fd_last_error());
+             temp_dir);
+    fd_scene scene = load_prepared_scene("intervals.yaml", text);
     cr_assert_eq(fd_scene_begin_stage(&scene, 0), FD_OK, "%s", fd_last_error());
     fd_output* output = fd_output_open(scene.world, &scene.output);
     cr_assert_not_null(output, "%s", fd_last_error());
@@ -191,8 +162,7 @@ Test(stages, a_stage_changes_the_output_interval)
 
     /* The step is 2e-5 s: rows at steps 0, 250, 500 (5 ms), then every 100 steps (2 ms) to 1000. */
     const int64_t expected[] = {0, 250, 500, 600, 700, 800, 900, 1000};
-    char path[128];
-    snprintf(path, sizeof path, "%s/out/bodies.csv", directory);
+    const char* path = temp_path("out/bodies.csv");
     FILE* file = fopen(path, "r");
     cr_assert_not_null(file);
     char line[1024];
@@ -224,9 +194,7 @@ Test(stages, a_stage_ends_when_the_kinetic_energy_falls_below_its_threshold)
                               "stages:\n"
                               "  - {name: drop, duration: 2.0, until_kinetic_energy: 1.0e-9, min_duration: 0.01}\n"
                               "  - {name: rest, duration: 0.01}\n";
-    fd_scene scene;
-    cr_assert_eq(fd_scene_load(write_scene("drop.yaml", text), NULL, 0, &scene), FD_OK, "%s", fd_last_error());
-    cr_assert_eq(fd_world_prepare(scene.world), FD_OK, "%s", fd_last_error());
+    fd_scene scene = load_prepared_scene("drop.yaml", text);
     cr_assert_eq(fd_scene_begin_stage(&scene, 0), FD_OK, "%s", fd_last_error());
     double previous = INFINITY;
     while (!fd_scene_stage_finished(&scene)) {
@@ -256,7 +224,7 @@ Test(stages, a_run_resumed_inside_a_stage_ends_in_the_same_bits)
     char checkpoint[2][300];
     for (int k = 0; k < 2; ++k) {
         run_stages(&scene, at[k]);
-        snprintf(checkpoint[k], sizeof checkpoint[k], "%s/checkpoint_%d.h5", directory, k);
+        snprintf(checkpoint[k], sizeof checkpoint[k], "%s/checkpoint_%d.h5", temp_dir, k);
         cr_assert_eq(fd_scene_write_checkpoint(&scene, checkpoint[k]), FD_OK, "%s", fd_last_error());
     }
     run_stages(&scene, INT64_MAX);

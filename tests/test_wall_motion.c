@@ -13,41 +13,21 @@
 #include "core/math.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
-#include "support/support.h"
+#include "support/world.h"
 
 static fd_world* make_world(double dt, bool ledger)
 {
-    fd_world_def def = fd_default_world_def();
-    def.time_step = dt;
-    def.gravity = fd_v3(0, 0, -9.81);
+    fd_world_def def = test_world_def(dt, fd_v3(0, 0, -9.81));
     def.energy_ledger = ledger;
-    fd_world* world = fd_world_create(&def);
-    cr_assert_not_null(world, "%s", fd_last_error());
-    return world;
+    return test_create_world(&def);
 }
 
-static fd_material_id add_material(fd_world* world)
-{
-    fd_material_def def = fd_default_material_def();
-    def.name = "grain";
-    def.density = 2000.0;
-    def.youngs_modulus = 1e8;
-    def.poisson_ratio = 0.3;
-    fd_material_id id = fd_world_create_material(world, &def);
-    cr_assert(!fd_material_id_is_null(id), "%s", fd_last_error());
-    return id;
-}
+/* The grain of these tests: 2000 kg/m^3, E = 1e8 Pa, Poisson's ratio 0.3 (the default). */
+static fd_material_id add_material(fd_world* world) { return test_add_solid_material(world, "grain", 2000.0, 1e8); }
 
 static fd_body_id add_sphere(fd_world* world, fd_material_id material, double radius, fd_vec3 position)
 {
-    fd_body_def def = fd_default_body_def();
-    def.name = "ball";
-    def.shape.radius = radius;
-    def.material = material;
-    def.position = position;
-    fd_body_id id = fd_world_create_body(world, &def);
-    cr_assert(!fd_body_id_is_null(id), "%s", fd_last_error());
-    return id;
+    return test_add_sphere(world, material, "ball", radius, position, fd_v3(0, 0, 0));
 }
 
 /* ---------------------------------------------------------------- the pose */

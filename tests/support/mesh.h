@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "collide/walls.h"
+#include "world.h" /* test_random, test_uniform */
 
 #define MESH_PI 3.14159265358979323846 /* M_PI is not in strict C17 */
 
@@ -183,19 +184,6 @@ static inline double oracle_patch_distance(const fd_mesh* mesh, int patch, fd_ve
     }
     return nearest;
 }
-
-/* ---------------------------------------------------------------- random */
-
-/* xorshift64*: a fixed sequence, so failures reproduce. */
-static inline double test_random(uint64_t* state)
-{
-    *state ^= *state >> 12;
-    *state ^= *state << 25;
-    *state ^= *state >> 27;
-    return (double)((*state * 0x2545F4914F6CDD1Dull) >> 11) * 0x1.0p-53;
-}
-
-static inline double test_uniform(uint64_t* state, double lo, double hi) { return lo + (hi - lo) * test_random(state); }
 
 /* The patches that report a hit: their count, and the hits in hits[] (by
  * patch) when not NULL. */
