@@ -10,87 +10,82 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#ifndef FRICDEM_CLI
-#error "FRICDEM_CLI (path of the fricdem binary) must be defined by the build"
-#endif
-
-#include "support/temp_dir.h"
+#include "support/cli.h"
 
 TestSuite(cli, .init = make_dir, .fini = remove_dir);
 
-/* Runs FRICDEM_CLI with arguments (a shell fragment), stdout and stderr into
- * temp files; returns the exit status. */
-static int run_cli(const char* arguments)
-{
-    char command[4096];
-    snprintf(command, sizeof command, "'%s' %s >'%s/stdout' 2>'%s/stderr' </dev/null", FRICDEM_CLI, arguments, temp_dir,
-             temp_dir);
-    int status = system(command);
-    cr_assert(status != -1 && WIFEXITED(status), "%s did not exit normally", command);
-    return WEXITSTATUS(status);
-}
-
-static char* out_text(void) { return read_text(temp_path("stdout")); }
-static char* err_text(void) { return read_text(temp_path("stderr")); }
+/* The part the scenes below share: steel on steel by hooke, and a steel floor
+ * z = 0 first in their bodies. */
+#define STEEL_FLOOR                                                                                                    \
+    "contacts:\n"                                                                                                      \
+    "  - materials: [steel, steel]\n"                                                                                  \
+    "    normal: {model: hooke, k_n: 1.0e5, restitution: 0.5}\n"                                                       \
+    "bodies:\n"                                                                                                        \
+    "  - {name: floor, static: true, material: steel, shape: {type: plane}}\n"
 
 static const char good_scene[] = "name: tiny\n"
                                  "time: {step: 1.0e-4, duration: 0.01}\n"
                                  "materials:\n"
                                  "  - {name: steel, density: 7800}\n"
-                                 "contacts:\n"
-                                 "  - materials: [steel, steel]\n"
-                                 "    normal: {model: hooke, k_n: 1.0e5, restitution: 0.5}\n"
-                                 "bodies:\n"
-                                 "  - {name: floor, static: true, material: steel, shape: {type: plane}}\n"
+                                 STEEL_FLOOR
                                  "  - name: ball\n"
                                  "    material: steel\n"
                                  "    shape: {type: sphere, radius: 0.01}\n"
                                  "    position: [0, 0, 0.05]\n"
                                  "output: {csv_interval: 0.001}\n";
 
-Test(cli, bad_scene_exits_2_with_the_message)
+/* good_scene written to temp_dir/good.yaml; its path (in a buffer of its
+ * own, not one of temp_path's rotating ones). */
+static const char* write_good_scene(void)
 {
-    const char* path = temp_path("bad.yaml");
-    write_file(path, "time: {step: 1.0e-4, duration: 0.01}\n"
-                     "materials:\n"
-                     "  - {name: steel}\n"
-                     "bodies:\n"
-                     "  - material: steel\n"
-                     "    shape: {type: sphere, radius: -0.1}\n");
-    char arguments[1024];
-    snprintf(arguments, sizeof arguments, "run '%s'", path);
-    cr_assert_eq(run_cli(arguments), 2);
+    static char path[512];
+    snprintf(path, sizeof path, "%s", temp_path("good.yaml"));
+    write_file(path, good_scene);
+    return path;
+}
+
+/* Runs the scene text, written to temp_dir/name: exit status 2 and, on
+ * stderr, the error message `expected`, a format whose %s is the scene's path. */
+static void assert_scene_refused(const char* name, const char* scene, const char* expected_format)
+{
+    const char* path = temp_path(name);
+    write_file(path, scene);
+    cr_assert_eq(run_cli("run '%s'", path), 2);
     char expected[1024];
-    snprintf(expected, sizeof expected, "error: %s:6: bodies[0].shape.radius: must be > 0 (got -0.1)", path);
+    snprintf(expected, sizeof expected, expected_format, path);
     char* err = err_text();
     cr_assert(strstr(err, expected), "stderr\n%s\nlacks\n%s", err, expected);
+}
+
+Test(cli, bad_scene_exits_2_with_the_message)
+{
+    assert_scene_refused("bad.yaml",
+                         "time: {step: 1.0e-4, duration: 0.01}\n"
+                         "materials:\n"
+                         "  - {name: steel}\n"
+                         "bodies:\n"
+                         "  - material: steel\n"
+                         "    shape: {type: sphere, radius: -0.1}\n",
+                         "error: %s:6: bodies[0].shape.radius: must be > 0 (got -0.1)");
 }
 
 Test(cli, a_balance_below_one_exits_2_naming_the_option)
 {
     /* --balance takes the imbalance a run of several ranks tolerates: a
      * ratio of at least 1, checked with or without mpirun. */
-    const char* path = temp_path("good.yaml");
-    write_file(path, good_scene);
-    char arguments[1024];
-    snprintf(arguments, sizeof arguments, "run '%s' --balance 0.5", path);
-    cr_assert_eq(run_cli(arguments), 2);
+    cr_assert_eq(run_cli("run '%s' --balance 0.5", write_good_scene()), 2);
     char* err = err_text();
     cr_assert(strstr(err, "--balance: expected a ratio of at least 1 (e.g. 1.1), got '0.5'"), "%s", err);
 }
 
 Test(cli, a_migration_interval_that_is_not_a_step_count_exits_2_naming_the_option)
 {
-    const char* path = temp_path("good.yaml");
-    write_file(path, good_scene);
+    const char* path = write_good_scene();
     const char* bad[2] = {"0", "2.5"};
     for (int k = 0; k < 2; ++k) {
-        char arguments[1024];
-        snprintf(arguments, sizeof arguments, "run '%s' --migrate-every %s", path, bad[k]);
-        cr_assert_eq(run_cli(arguments), 2, "--migrate-every %s", bad[k]);
+        cr_assert_eq(run_cli("run '%s' --migrate-every %s", path, bad[k]), 2, "--migrate-every %s", bad[k]);
         char expected[128];
         snprintf(expected, sizeof expected, "--migrate-every: expected a whole number of steps of at least 1, got '%s'",
                  bad[k]);
@@ -101,11 +96,7 @@ Test(cli, a_migration_interval_that_is_not_a_step_count_exits_2_naming_the_optio
 
 Test(cli, bad_override_exits_2_naming_the_argument)
 {
-    const char* path = temp_path("good.yaml");
-    write_file(path, good_scene);
-    char arguments[1024];
-    snprintf(arguments, sizeof arguments, "run '%s' --set 'bodies.bal.velocity=[1,0,0]'", path);
-    cr_assert_eq(run_cli(arguments), 2);
+    cr_assert_eq(run_cli("run '%s' --set 'bodies.bal.velocity=[1,0,0]'", write_good_scene()), 2);
     char* err = err_text();
     cr_assert(strstr(err, "--set bodies.bal.velocity: no entry named 'bal' in bodies"), "%s", err);
 }
@@ -113,11 +104,8 @@ Test(cli, bad_override_exits_2_naming_the_argument)
 Test(cli, a_step_count_beyond_2_53_exits_2_instead_of_running_no_steps)
 {
     /* It once printed "steps -9223372036854775808", ran nothing and exited 0. */
-    const char* path = temp_path("good.yaml");
-    write_file(path, good_scene);
-    char arguments[1024];
-    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.step=1e-300", path, temp_path("out"));
-    cr_assert_eq(run_cli(arguments), 2, "%s", out_text());
+    cr_assert_eq(run_cli("run '%s' --out '%s' --set time.step=1e-300", write_good_scene(), temp_path("out")), 2, "%s",
+                 out_text());
     char* err = err_text();
     cr_assert(strstr(err, "--set time.step: time.step: ") && strstr(err, "more than a run can count"), "%s", err);
     cr_assert(!exists(temp_path("out")), "a run that cannot start made its output directory");
@@ -125,7 +113,7 @@ Test(cli, a_step_count_beyond_2_53_exits_2_instead_of_running_no_steps)
 
 Test(cli, usage_errors_exit_2)
 {
-    cr_assert_eq(run_cli(""), 2);
+    cr_assert_eq(run_cli("%s", ""), 2); /* no command at all */
     cr_assert(strstr(err_text(), "usage: fricdem run SCENE"));
     cr_assert_eq(run_cli("frobnicate"), 2);
     cr_assert(strstr(err_text(), "unknown command 'frobnicate'"));
@@ -134,9 +122,7 @@ Test(cli, usage_errors_exit_2)
     cr_assert_eq(run_cli("run scene.yaml --bogus"), 2);
     cr_assert(strstr(err_text(), "unknown option '--bogus'"));
     cr_assert_eq(run_cli("run scene.yaml --set"), 2);
-    char arguments[600];
-    snprintf(arguments, sizeof arguments, "run '%s/missing.yaml'", temp_dir);
-    cr_assert_eq(run_cli(arguments), 2);
+    cr_assert_eq(run_cli("run '%s/missing.yaml'", temp_dir), 2);
     cr_assert(strstr(err_text(), "missing.yaml: cannot read the scene file"), "%s", err_text());
 }
 
@@ -155,22 +141,17 @@ Test(cli, import_lammps_writes_a_scene_or_exits_2_naming_the_line)
                                      "0.5 damping velocity zplane 0.0 NULL\n"
                                      "fix g all gravity 9.81 vector 0 0 -1\nfix i all nve/sphere\n"
                                      "timestep 1e-4\nrun ${steps}\n");
-    char arguments[1200];
-    snprintf(arguments, sizeof arguments, "import-lammps '%s' -o '%s' --var steps -5", temp_path("deck.in"),
-             temp_path("scene.yaml"));
-    cr_assert_eq(run_cli(arguments), 2, "a negative --var value is a value: run -5 is refused");
+    cr_assert_eq(run_cli("import-lammps '%s' -o '%s' --var steps -5", temp_path("deck.in"), temp_path("scene.yaml")),
+                 2, "a negative --var value is a value: run -5 is refused");
     cr_assert(strstr(err_text(), "deck.in:14: run: a negative number of steps"), "%s", err_text());
     cr_assert(!exists(temp_path("scene.yaml")));
-    snprintf(arguments, sizeof arguments, "import-lammps '%s' --var steps 2000 -o '%s'", temp_path("deck.in"),
-             temp_path("scene.yaml"));
-    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    cr_assert_eq(run_cli("import-lammps '%s' --var steps 2000 -o '%s'", temp_path("deck.in"), temp_path("scene.yaml")),
+                 0, "%s", err_text());
     cr_assert(strstr(err_text(), "wrote "), "%s", err_text());
-    snprintf(arguments, sizeof arguments, "run '%s' -o '%s' -q", temp_path("scene.yaml"), temp_path("out"));
-    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    cr_assert_eq(run_cli("run '%s' -o '%s' -q", temp_path("scene.yaml"), temp_path("out")), 0, "%s", err_text());
     /* 2000 steps of 1e-4 s: the ball fell 0.1 m onto the floor and rests on it. */
     cr_assert(strstr(read_text(temp_path("scene.yaml")), "duration: 0.20000000000000001"));
-    snprintf(arguments, sizeof arguments, "import-lammps '%s'", temp_path("deck.in"));
-    cr_assert_eq(run_cli(arguments), 2);
+    cr_assert_eq(run_cli("import-lammps '%s'", temp_path("deck.in")), 2);
     cr_assert(strstr(err_text(), "import-lammps needs a DECK and -o SCENE"), "%s", err_text());
     cr_assert_eq(run_cli("import-lammps --help"), 0);
     cr_assert(strstr(out_text(), "usage: fricdem import-lammps DECK -o SCENE"));
@@ -180,12 +161,10 @@ Test(cli, models_lists_the_registry)
 {
     cr_assert_eq(run_cli("models"), 0);
     char* out = out_text();
-    cr_assert(strstr(out, "normal models"), "%s", out);
-    cr_assert(strstr(out, "hooke"), "%s", out);
-    cr_assert(strstr(out, "k_n"), "%s", out);
-    cr_assert(strstr(out, "N/m"), "%s", out);
-    cr_assert(strstr(out, "required"), "%s", out);
-    cr_assert(strstr(out, "slide models"), "%s", out);
+    const char* const listed[] = {"normal models", "hooke", "k_n", "N/m", "required", "slide models"};
+    for (size_t k = 0; k < sizeof listed / sizeof listed[0]; ++k) {
+        cr_assert(strstr(out, listed[k]), "%s", out);
+    }
 }
 
 Test(cli, help_and_version)
@@ -200,42 +179,35 @@ Test(cli, help_and_version)
 
 Test(cli, run_writes_outputs_and_a_summary)
 {
-    const char* path = temp_path("good.yaml");
-    write_file(path, good_scene);
+    const char* path = write_good_scene();
     const char* out_dir = temp_path("out");
     char arguments[1024];
     snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.duration=0.005", path, out_dir);
-    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    cr_assert_eq(run_cli("%s", arguments), 0, "%s", err_text());
     char* out = out_text();
-    cr_assert(strstr(out, "scene tiny"), "%s", out);
-    cr_assert(strstr(out, "50 x 0.0001 s"), "%s", out);
-    cr_assert(strstr(out, "done: 50 steps"), "%s", out);
-    cr_assert(strstr(out, "particle-steps/s"), "%s", out);
-    cr_assert(strstr(out, "peak memory"), "%s", out);
-    cr_assert(strstr(out, "bodies.csv"), "%s", out);
+    const char* const summary[] = {"scene tiny",       "50 x 0.0001 s", "done: 50 steps",
+                                   "particle-steps/s", "peak memory",   "bodies.csv"};
+    for (size_t k = 0; k < sizeof summary / sizeof summary[0]; ++k) {
+        cr_assert(strstr(out, summary[k]), "%s", out);
+    }
     char csv[600];
     snprintf(csv, sizeof csv, "%s/bodies.csv", out_dir);
     cr_assert(exists(csv));
     /* Not a terminal: progress comes as plain lines. */
     cr_assert(strstr(err_text(), "100%"), "%s", err_text());
 
-    cr_assert_eq(run_cli(strcat(arguments, " --quiet --overwrite")), 0, "%s", err_text());
+    cr_assert_eq(run_cli("%s --quiet --overwrite", arguments), 0, "%s", err_text());
     cr_assert_eq(out_text()[0], '\0', "--quiet printed: %s", out_text());
 }
 
 Test(cli, a_static_body_with_a_velocity_exits_2_naming_file_line_and_key)
 {
-    const char* path = temp_path("moving_wall.yaml");
-    write_file(path, "time: {step: 1.0e-4, duration: 0.01}\n"
-                     "materials: [{name: steel}]\n"
-                     "bodies:\n"
-                     "  - {name: wall, static: true, material: steel, shape: {type: plane}, velocity: [0, 1, 0]}\n");
-    char arguments[1024];
-    snprintf(arguments, sizeof arguments, "run '%s'", path);
-    cr_assert_eq(run_cli(arguments), 2);
-    char expected[1024];
-    snprintf(expected, sizeof expected, "error: %s:4: bodies[0].velocity: a static body moves only by a prescribed 'motion'", path);
-    cr_assert(strstr(err_text(), expected), "stderr\n%s\nlacks\n%s", err_text(), expected);
+    assert_scene_refused("moving_wall.yaml",
+                         "time: {step: 1.0e-4, duration: 0.01}\n"
+                         "materials: [{name: steel}]\n"
+                         "bodies:\n"
+                         "  - {name: wall, static: true, material: steel, shape: {type: plane}, velocity: [0, 1, 0]}\n",
+                         "error: %s:4: bodies[0].velocity: a static body moves only by a prescribed 'motion'");
 }
 
 /* Three steel balls (r = 1 cm, m = 32.7 g) stacked on a floor, hooke
@@ -248,20 +220,16 @@ Test(cli, run_options_short_long_and_threads)
 {
     const char* path = temp_path("tiny.yaml");
     write_file(path, good_scene);
-    char arguments[1024];
-    snprintf(arguments, sizeof arguments, "run -q -o '%s' '%s'", temp_path("one"), path);
-    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    cr_assert_eq(run_cli("run -q -o '%s' '%s'", temp_path("one"), path), 0, "%s", err_text());
     cr_assert_str_empty(out_text(), "--quiet prints nothing");
-    snprintf(arguments, sizeof arguments, "run '%s' --out='%s' --threads 2 --set=time.duration=0.01", path,
-             temp_path("two"));
-    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    cr_assert_eq(run_cli("run '%s' --out='%s' --threads 2 --set=time.duration=0.01", path, temp_path("two")), 0, "%s",
+                 err_text());
     /* out_text() reads into one static buffer: take each hash before the next run. */
     char hash_two[64], hash_one[64];
     const char* hash = strstr(out_text(), "state hash");
     cr_assert_not_null(hash, "%s", out_text());
     cr_assert_eq(sscanf(hash, "state hash %63s", hash_two), 1);
-    snprintf(arguments, sizeof arguments, "run '%s' -o '%s' -j 1", path, temp_path("three"));
-    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    cr_assert_eq(run_cli("run '%s' -o '%s' -j 1", path, temp_path("three")), 0, "%s", err_text());
     hash = strstr(out_text(), "state hash");
     cr_assert_not_null(hash, "%s", out_text());
     cr_assert_eq(sscanf(hash, "state hash %63s", hash_one), 1);
@@ -281,11 +249,7 @@ static const char column_scene[] = "name: column\n"
                                    "time: {step: 1.0e-4, duration: 0.05}\n"
                                    "materials:\n"
                                    "  - {name: steel, density: 7800}\n"
-                                   "contacts:\n"
-                                   "  - materials: [steel, steel]\n"
-                                   "    normal: {model: hooke, k_n: 1.0e5, restitution: 0.5}\n"
-                                   "bodies:\n"
-                                   "  - {name: floor, static: true, material: steel, shape: {type: plane}}\n"
+                                   STEEL_FLOOR
                                    "  - {name: low, material: steel, shape: {type: sphere, radius: 0.01}, position: [0, 0, 0.00999]}\n"
                                    "  - {name: mid, material: steel, shape: {type: sphere, radius: 0.01}, position: [0, 0, 0.02998]}\n"
                                    "  - {name: top, material: steel, shape: {type: sphere, radius: 0.01}, position: [0, 0, 0.04997]}\n"
@@ -295,9 +259,7 @@ Test(cli, run_reports_the_critical_step_and_the_closure_against_what_entered)
 {
     const char* path = temp_path("column.yaml");
     write_file(path, column_scene);
-    char arguments[1024];
-    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.step=1e-5", path, temp_path("out"));
-    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    cr_assert_eq(run_cli("run '%s' --out '%s' --set time.step=1e-5", path, temp_path("out")), 0, "%s", err_text());
     char* out = out_text();
     cr_assert(strstr(out, "critical ") && strstr(out, "normal spring k_n = 1e+05 N/m on 'low'"), "%s", out);
     /* No claim of first order: the closure as a fraction of what entered. */
@@ -311,16 +273,15 @@ Test(cli, a_blow_up_exits_1_naming_body_contact_step_and_time_and_keeps_the_outp
     /* Issue 10: 20 x the critical step ran to the end with exit 0. */
     const char* path = temp_path("column.yaml");
     write_file(path, column_scene);
-    char arguments[1024];
-    snprintf(arguments, sizeof arguments, "run '%s' --out '%s'", path, temp_path("out"));
-    cr_assert_eq(run_cli(arguments), 0, "%s", err_text()); /* first the critical step, from the summary */
+    /* First the critical step, from the summary. */
+    cr_assert_eq(run_cli("run '%s' --out '%s'", path, temp_path("out")), 0, "%s", err_text());
     const char* line = strstr(out_text(), "critical ");
     cr_assert_not_null(line, "%s", out_text());
     double critical = atof(line + strlen("critical "));
     cr_assert(critical > 0.0, "%s", line);
-    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.step=%.17g --set time.duration=1", path,
-             temp_path("blown"), 20.0 * critical);
-    cr_assert_eq(run_cli(arguments), 1, "%s", err_text());
+    cr_assert_eq(run_cli("run '%s' --out '%s' --set time.step=%.17g --set time.duration=1", path, temp_path("blown"),
+                         20.0 * critical),
+                 1, "%s", err_text());
     char* err = err_text();
     cr_assert(strstr(err, "warning: time step") && strstr(err, "x the critical step"), "%s", err);
     cr_assert(strstr(err, "error: blow-up at step ") && strstr(err, ", t = "), "%s", err);
@@ -337,10 +298,10 @@ Test(cli, a_blow_up_exits_1_naming_body_contact_step_and_time_and_keeps_the_outp
     /* With contacts.csv, whose rows the last good step cannot have (its
      * contacts were not recorded): a plain note, not an error about the
      * library's calls, and exit 1 still. */
-    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.step=%.17g --set time.duration=1 --set "
-             "output.contacts_csv=true --set output.csv_interval=1", path, temp_path("blown_contacts"),
-             20.0 * critical);
-    cr_assert_eq(run_cli(arguments), 1, "%s", err_text());
+    cr_assert_eq(run_cli("run '%s' --out '%s' --set time.step=%.17g --set time.duration=1 --set "
+                         "output.contacts_csv=true --set output.csv_interval=1",
+                         path, temp_path("blown_contacts"), 20.0 * critical),
+                 1, "%s", err_text());
     err = err_text();
     cr_assert(strstr(err, "note: no rows of the last good step") != NULL, "%s", err);
     cr_assert_null(strstr(err, "did not record"), "%s", err);
@@ -364,12 +325,8 @@ static const char* out_file(const char* name)
 /* Runs good.yaml into temp_dir/out with extra arguments; returns the exit status. */
 static int run_good(const char* extra)
 {
-    const char* path = temp_path("good.yaml");
-    write_file(path, good_scene);
-    char arguments[2048];
-    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --quiet --set time.duration=0.002 %s", path,
-             temp_path("out"), extra);
-    return run_cli(arguments);
+    return run_cli("run '%s' --out '%s' --quiet --set time.duration=0.002 %s", write_good_scene(), temp_path("out"),
+                   extra);
 }
 
 Test(cli, a_non_empty_output_directory_is_refused_and_left_untouched)
@@ -425,38 +382,19 @@ static void assert_sigint_stops_cleanly(const char* contacts_csv, double csv_int
              "name: long\n"
              "time: {step: 1.0e-4, duration: 1.0e6}\n"
              "materials: [{name: steel}]\n"
-             "contacts:\n"
-             "  - materials: [steel, steel]\n"
-             "    normal: {model: hooke, k_n: 1.0e5, restitution: 0.5}\n"
-             "bodies:\n"
-             "  - {name: floor, static: true, material: steel, shape: {type: plane}}\n"
+             STEEL_FLOOR
              "  - {name: ball, material: steel, shape: {type: sphere, radius: 0.01}, position: [0, 0, 0.0099]}\n"
              "output: {csv_interval: %g, contacts_csv: %s}\n",
              csv_interval, contacts_csv);
     write_file(path, scene);
     const char* out_dir = temp_path("out");
-    pid_t pid = fork();
-    cr_assert_neq(pid, -1);
-    if (pid == 0) {
-        FILE* ignored = freopen("/dev/null", "w", stdout);
-        ignored = freopen(temp_path("stderr"), "w", stderr);
-        (void)ignored;
-        execl(FRICDEM_CLI, FRICDEM_CLI, "run", path, "--out", out_dir, "--overwrite", (char*)NULL);
-        _exit(127);
-    }
+    pid_t pid = start_cli("run '%s' --out '%s' --overwrite", path, out_dir);
     /* The handler is installed before the outputs are opened: wait for them. */
     char csv[600];
     snprintf(csv, sizeof csv, "%s/bodies.csv", out_dir);
-    for (int i = 0; i < 1000 && !exists(csv); ++i) {
-        struct timespec pause = {0, 10 * 1000 * 1000};
-        nanosleep(&pause, NULL);
-    }
-    cr_assert(exists(csv), "the run never opened its outputs: %s", err_text());
-    struct timespec pause = {0, 100 * 1000 * 1000};
-    nanosleep(&pause, NULL);
-    kill(pid, SIGINT);
-    int status = 0;
-    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(wait_for_file(csv, 1000), "the run never opened its outputs: %s", err_text());
+    pause_ms(100);
+    int status = stop_cli(pid, SIGINT);
     cr_assert(WIFEXITED(status), "killed by signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     cr_assert_eq(WEXITSTATUS(status), 130, "%s", err_text());
     cr_assert(strstr(err_text(), "interrupted at step"), "%s", err_text());
@@ -485,11 +423,7 @@ Test(cli, sigint_stops_cleanly_with_130_when_contacts_are_written)
 static const char busy_scene[] = "name: busy\n"
                                  "time: {step: 1.0e-4, duration: 1.0e6}\n"
                                  "materials: [{name: steel, density: 7800}]\n"
-                                 "contacts:\n"
-                                 "  - materials: [steel, steel]\n"
-                                 "    normal: {model: hooke, k_n: 1.0e5, restitution: 0.5}\n"
-                                 "bodies:\n"
-                                 "  - {name: floor, static: true, material: steel, shape: {type: plane}}\n"
+                                 STEEL_FLOOR
                                  "generators:\n"
                                  "  - type: lattice\n"
                                  "    count: 8000\n"
@@ -500,20 +434,6 @@ static const char busy_scene[] = "name: busy\n"
                                  "output: {csv_interval: 0, contacts_csv: true, energy_csv: true, events_csv: true}\n";
 
 static const char* const busy_csvs[] = {"bodies.csv", "contacts.csv", "energy.csv", "events.csv"};
-
-static pid_t start_cli(const char* scene, const char* out_dir)
-{
-    pid_t pid = fork();
-    cr_assert_neq(pid, -1);
-    if (pid == 0) {
-        FILE* ignored = freopen("/dev/null", "w", stdout);
-        ignored = freopen(temp_path("stderr"), "w", stderr);
-        (void)ignored;
-        execl(FRICDEM_CLI, FRICDEM_CLI, "run", scene, "--out", out_dir, (char*)NULL);
-        _exit(127);
-    }
-    return pid;
-}
 
 static long file_size(const char* path)
 {
@@ -583,12 +503,11 @@ Test(cli, a_stopped_run_leaves_whole_rows_and_sigterm_closes_its_files_with_143,
     const char* path = temp_path("busy.yaml");
     write_file(path, busy_scene);
     const char* out_dir = temp_path("out");
-    pid_t pid = start_cli(path, out_dir);
+    pid_t pid = start_cli("run '%s' --out '%s'", path, out_dir);
     char bodies[600];
     snprintf(bodies, sizeof bodies, "%s/bodies.csv", out_dir);
     for (int i = 0; i < 6000 && file_size(bodies) < 6000000; ++i) {
-        struct timespec pause = {0, 10 * 1000 * 1000};
-        nanosleep(&pause, NULL);
+        pause_ms(10);
     }
     cr_assert_geq(file_size(bodies), 6000000, "the run wrote too little in a minute: %s", err_text());
     /* Stopped at any instant, the files hold what the write calls so far
@@ -596,8 +515,7 @@ Test(cli, a_stopped_run_leaves_whole_rows_and_sigterm_closes_its_files_with_143,
      * two blocks; a half row once sat in stdio's buffer between them. */
     int status = 0;
     for (int k = 0; k < 10; ++k) {
-        struct timespec pause = {0, 20 * 1000 * 1000};
-        nanosleep(&pause, NULL);
+        pause_ms(20);
         kill(pid, SIGSTOP);
         cr_assert_eq(waitpid(pid, &status, WUNTRACED), pid);
         cr_assert(WIFSTOPPED(status));
@@ -606,8 +524,7 @@ Test(cli, a_stopped_run_leaves_whole_rows_and_sigterm_closes_its_files_with_143,
         }
         kill(pid, SIGCONT);
     }
-    kill(pid, SIGTERM);
-    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    status = stop_cli(pid, SIGTERM);
     cr_assert(WIFEXITED(status), "killed by signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     cr_assert_eq(WEXITSTATUS(status), 143, "%s", err_text());
     cr_assert(strstr(err_text(), "interrupted at step") && strstr(err_text(), "by SIGTERM"), "%s", err_text());
@@ -621,13 +538,10 @@ Test(cli, the_stage_shares_of_the_summary_add_up_to_100)
 {
     /* Rounded each on its own they summed to 99 or 101 in most runs of this
      * scene (small stages round to 0 or 1); five runs, each must be 100. */
-    const char* path = temp_path("good.yaml");
-    write_file(path, good_scene);
-    char arguments[1024];
-    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --overwrite --set time.duration=0.005", path,
-             temp_path("out"));
+    const char* path = write_good_scene();
     for (int run = 0; run < 5; ++run) {
-        cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+        cr_assert_eq(run_cli("run '%s' --out '%s' --overwrite --set time.duration=0.005", path, temp_path("out")), 0,
+                     "%s", err_text());
         const char* line = strstr(out_text(), "  time         ");
         cr_assert_not_null(line, "%s", out_text());
         int sum = 0, shares = 0;
@@ -650,28 +564,14 @@ Test(cli, outputs_projected_past_4_gb_draw_a_warning_at_the_start)
 {
     /* Every step of 10^8 (10^4 s at 10^-4 s) into three CSV files: tens of
      * GB. Such a run once wrote 35 GB in ten minutes without a word. */
-    const char* path = temp_path("good.yaml");
-    write_file(path, good_scene);
-    const char* out_dir = temp_path("out");
-    pid_t pid = fork();
-    cr_assert_neq(pid, -1);
-    if (pid == 0) {
-        FILE* ignored = freopen("/dev/null", "w", stdout);
-        ignored = freopen(temp_path("stderr"), "w", stderr);
-        (void)ignored;
-        execl(FRICDEM_CLI, FRICDEM_CLI, "run", path, "--out", out_dir, "--quiet", "--set", "time.duration=1e4",
-              "--set", "output.csv_interval=0", (char*)NULL);
-        _exit(127);
-    }
+    pid_t pid = start_cli("run '%s' --out '%s' --quiet --set time.duration=1e4 --set output.csv_interval=0",
+                          write_good_scene(), temp_path("out"));
     bool warned = false;
     for (int i = 0; i < 3000 && !warned; ++i) {
-        struct timespec pause = {0, 10 * 1000 * 1000};
-        nanosleep(&pause, NULL);
+        pause_ms(10);
         warned = strstr(err_text(), "warning: the outputs in") != NULL;
     }
-    kill(pid, SIGTERM);
-    int status = 0;
-    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    int status = stop_cli(pid, SIGTERM);
     char* err = err_text();
     cr_assert(warned, "no warning in 30 s: %s", err);
     cr_assert(strstr(err, "GiB by t = 10000 s") && strstr(err, "widen output.csv_interval"), "%s", err);

@@ -397,6 +397,16 @@ static void project(const sample* s, double p[6])
     fd_cone_project(p, s->c[0], s->c[1], s->c[2]);
 }
 
+/* The projection p of the sample's x and the residual z = x - p (Moreau's
+ * decomposition, the header comment). */
+static void project_with_residual(const sample* s, double p[6], double z[6])
+{
+    project(s, p);
+    for (int k = 0; k < 6; ++k) {
+        z[k] = s->x[k] - p[k];
+    }
+}
+
 
 /* Round-off allowance. The projection computes y* = num / den with
  * |num| / den <= |x0| + sum m_i a_i / (1 + sum m_i^2) <= 1.5 |x| (Cauchy-
@@ -465,10 +475,7 @@ Test(cone_projection, residual_is_in_the_polar_cone_and_orthogonal_to_the_projec
      * Parts of infinite coefficient must come back untouched (z_i = 0 exactly). */
     FOR_EACH_SAMPLE(3, 4.0, s, n) {
         double p[6], z[6];
-        project(&s, p);
-        for (int k = 0; k < 6; ++k) {
-            z[k] = s.x[k] - p[k];
-        }
+        project_with_residual(&s, p, z);
         double scale = norm6(s.x), weight = 1.0 + finite_sum(s.c);
         bool free_moved;
         double residual = polar_residual(z, s.c, &free_moved);
@@ -488,10 +495,7 @@ Test(cone_projection, variational_inequality_holds_for_random_feasible_points)
     rng ry = {777};
     FOR_EACH_SAMPLE(4, 4.0, s, n) {
         double p[6], z[6];
-        project(&s, p);
-        for (int k = 0; k < 6; ++k) {
-            z[k] = s.x[k] - p[k];
-        }
+        project_with_residual(&s, p, z);
         double scale = norm6(s.x), weight = 1.0 + finite_sum(s.c);
         for (int t = 0; t < 16; ++t) {
             double y[6] = {0};

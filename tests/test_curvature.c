@@ -22,6 +22,7 @@
  * different order of operations between the code and the closed form. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "collide/collide.h"
 
@@ -80,6 +81,26 @@ static void assert_frame(fd_vec3 e, fd_vec3 p, const double k[2], const fd_vec3 
     assert_close(fd_v3_dot(d[0], fd_v3_hadamard(dd, d[1])) / gradient, 0.0, ROUND_OFF, "II(d0, d1) = 0");
 }
 
+/* fd_ellipsoid_curvature at the surface point p of the ellipsoid e (semi-axes
+ * e): curvatures k0 along the axis d0 and k1 along d1, in the frame's
+ * conventions; `where` names the point in the messages. */
+static void assert_principal(fd_vec3 e, fd_vec3 p, double k0, double k1, fd_vec3 d0, fd_vec3 d1, const char* where)
+{
+    double k[2];
+    fd_vec3 d[2];
+    fd_ellipsoid_curvature(e, p, k, d);
+    char what[4][96];
+    snprintf(what[0], sizeof what[0], "%s k0", where);
+    snprintf(what[1], sizeof what[1], "%s k1", where);
+    snprintf(what[2], sizeof what[2], "%s d0", where);
+    snprintf(what[3], sizeof what[3], "%s d1", where);
+    assert_close(k[0], k0, ROUND_OFF, what[0]);
+    assert_close(k[1], k1, ROUND_OFF, what[1]);
+    assert_axis(d[0], d0, what[2]);
+    assert_axis(d[1], d1, what[3]);
+    assert_frame(e, p, k, d);
+}
+
 /* Point of the ellipsoid at polar angle theta (from +z) and azimuth phi. */
 static fd_vec3 surface_point(fd_vec3 e, double theta, double phi)
 {
@@ -108,15 +129,7 @@ Test(ellipsoid_curvature, pole)
     double a = 1.0, b = 2.0, c = 3.0;
     fd_vec3 e = fd_v3(a, b, c);
     for (int side = -1; side <= 1; side += 2) {
-        fd_vec3 p = fd_v3(0, 0, side * c);
-        double k[2];
-        fd_vec3 d[2];
-        fd_ellipsoid_curvature(e, p, k, d);
-        assert_close(k[0], c / (a * a), ROUND_OFF, "pole k0 = c/a^2");
-        assert_close(k[1], c / (b * b), ROUND_OFF, "pole k1 = c/b^2");
-        assert_axis(d[0], fd_v3(1, 0, 0), "pole d0 along x");
-        assert_axis(d[1], fd_v3(0, 1, 0), "pole d1 along y");
-        assert_frame(e, p, k, d);
+        assert_principal(e, fd_v3(0, 0, side * c), c / (a * a), c / (b * b), fd_v3(1, 0, 0), fd_v3(0, 1, 0), "pole");
     }
 }
 
@@ -124,26 +137,11 @@ Test(ellipsoid_curvature, equator_points)
 {
     double a = 1.0, b = 2.0, c = 3.0;
     fd_vec3 e = fd_v3(a, b, c);
-    double k[2];
-    fd_vec3 d[2];
 
     /* (a, 0, 0): a/b^2 = 0.25 along y, a/c^2 = 1/9 along z. */
-    fd_vec3 p = fd_v3(a, 0, 0);
-    fd_ellipsoid_curvature(e, p, k, d);
-    assert_close(k[0], a / (b * b), ROUND_OFF, "(a,0,0) k0 = a/b^2");
-    assert_close(k[1], a / (c * c), ROUND_OFF, "(a,0,0) k1 = a/c^2");
-    assert_axis(d[0], fd_v3(0, 1, 0), "(a,0,0) d0 along y");
-    assert_axis(d[1], fd_v3(0, 0, 1), "(a,0,0) d1 along z");
-    assert_frame(e, p, k, d);
-
+    assert_principal(e, fd_v3(a, 0, 0), a / (b * b), a / (c * c), fd_v3(0, 1, 0), fd_v3(0, 0, 1), "(a,0,0)");
     /* (0, -b, 0): b/a^2 = 2 along x, b/c^2 = 2/9 along z. */
-    p = fd_v3(0, -b, 0);
-    fd_ellipsoid_curvature(e, p, k, d);
-    assert_close(k[0], b / (a * a), ROUND_OFF, "(0,-b,0) k0 = b/a^2");
-    assert_close(k[1], b / (c * c), ROUND_OFF, "(0,-b,0) k1 = b/c^2");
-    assert_axis(d[0], fd_v3(1, 0, 0), "(0,-b,0) d0 along x");
-    assert_axis(d[1], fd_v3(0, 0, 1), "(0,-b,0) d1 along z");
-    assert_frame(e, p, k, d);
+    assert_principal(e, fd_v3(0, -b, 0), b / (a * a), b / (c * c), fd_v3(1, 0, 0), fd_v3(0, 0, 1), "(0,-b,0)");
 }
 
 /* Closed-form Gaussian and mean curvature of the ellipsoid at p (top comment). */

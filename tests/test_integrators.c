@@ -27,6 +27,16 @@ static fd_body_id add_body(fd_world* world, fd_body_def def)
     return id;
 }
 
+/* A free sphere of the radius, launched from position at velocity. */
+static fd_body_def ball_def(double radius, fd_vec3 position, fd_vec3 velocity)
+{
+    fd_body_def def = fd_default_body_def();
+    def.shape.radius = radius;
+    def.position = position;
+    def.velocity = velocity;
+    return def;
+}
+
 static void step(fd_world* world, int steps)
 {
     for (int s = 0; s < steps; ++s) {
@@ -43,10 +53,7 @@ Test(integrators, symplectic_euler_ballistic_matches_its_closed_form_to_round_of
     const double dt = 1e-3;
     const fd_vec3 g = {0.0, 0.0, -9.81};
     fd_world* world = make_world(FD_INTEGRATOR_SYMPLECTIC_EULER, dt, g);
-    fd_body_def def = fd_default_body_def();
-    def.shape.radius = 0.1;
-    def.position = fd_v3(1.0, 2.0, 3.0);
-    def.velocity = fd_v3(0.5, -0.25, 4.0);
+    fd_body_def def = ball_def(0.1, fd_v3(1.0, 2.0, 3.0), fd_v3(0.5, -0.25, 4.0));
     fd_body_id ball = add_body(world, def);
     const int n = 1000;
     step(world, n);
@@ -72,9 +79,7 @@ Test(integrators, velocity_verlet_ballistic_is_exact_parabola)
     const double dt = 1e-3;
     const fd_vec3 g = {0.3, 0.0, -9.81};
     fd_world* world = make_world(FD_INTEGRATOR_VELOCITY_VERLET, dt, g);
-    fd_body_def def = fd_default_body_def();
-    def.shape.radius = 0.1;
-    def.velocity = fd_v3(1.0, 2.0, 5.0);
+    fd_body_def def = ball_def(0.1, fd_v3(0.0, 0.0, 0.0), fd_v3(1.0, 2.0, 5.0));
     fd_body_id ball = add_body(world, def);
     step(world, 2000);
     double t = fd_world_time(world);
@@ -88,9 +93,7 @@ Test(integrators, velocity_verlet_ballistic_is_exact_parabola)
 Test(integrators, free_flight_without_gravity_is_exact)
 {
     fd_world* world = make_world(FD_INTEGRATOR_SYMPLECTIC_EULER, 1e-2, fd_v3(0, 0, 0));
-    fd_body_def def = fd_default_body_def();
-    def.shape.radius = 0.5;
-    def.velocity = fd_v3(3.0, -1.0, 0.5);
+    fd_body_def def = ball_def(0.5, fd_v3(0.0, 0.0, 0.0), fd_v3(3.0, -1.0, 0.5));
     def.angular_velocity = fd_v3(0.0, 0.0, 2.0);
     fd_body_id ball = add_body(world, def);
     step(world, 100);

@@ -293,6 +293,25 @@ static void run_case_within(const char* golden, const char* name, double relativ
 
 static void run_case(const char* golden, const char* name) { run_case_within(golden, name, 1e-10); }
 
+/* run_case of a case with rolling and twisting resistance: skipped while its
+ * roll or spin model is not registered. */
+static void run_resisted_case(const char* golden, const char* name, const char* roll_model, const char* spin_model)
+{
+    skip_unless_registered(name, FD_MECHANISM_ROLL, roll_model);
+    skip_unless_registered(name, FD_MECHANISM_SPIN, spin_model);
+    run_case(golden, name);
+}
+
+/* run_case_within for each of the `count` cases of one golden file. */
+static void run_cases_within(const char* golden, const char* const* cases, size_t count, double relative)
+{
+    for (size_t k = 0; k < count; ++k) {
+        run_case_within(golden, cases[k], relative);
+    }
+}
+
+#define COUNT(array) (sizeof(array) / sizeof(array)[0])
+
 /* ---------------------------------------------------------------- case 1: two-sphere impacts */
 
 Test(lammps_golden, impact_elastic_slide_equals_lammps_to_round_off)
@@ -317,16 +336,12 @@ Test(lammps_golden, impact_damped_stick_equals_lammps_up_to_the_contact_arm)
 
 Test(lammps_golden, impact_roll_twist_equals_lammps_up_to_the_contact_arm)
 {
-    skip_unless_registered("impact_roll_twist", FD_MECHANISM_ROLL, "dsds");
-    skip_unless_registered("impact_roll_twist", FD_MECHANISM_SPIN, "dsds");
-    run_case(GOLDEN("lammps_impact.csv"), "impact_roll_twist");
+    run_resisted_case(GOLDEN("lammps_impact.csv"), "impact_roll_twist", "dsds", "dsds");
 }
 
 Test(lammps_golden, impact_roll_marshall_equals_lammps_up_to_the_contact_arm)
 {
-    skip_unless_registered("impact_roll_marshall", FD_MECHANISM_ROLL, "dsds");
-    skip_unless_registered("impact_roll_marshall", FD_MECHANISM_SPIN, "marshall");
-    run_case(GOLDEN("lammps_impact.csv"), "impact_roll_marshall");
+    run_resisted_case(GOLDEN("lammps_impact.csv"), "impact_roll_marshall", "dsds", "marshall");
 }
 
 /* ---------------------------------------------------------------- case 2: a sphere on a wall */
@@ -339,9 +354,7 @@ Test(lammps_golden, rolling_slide_equals_lammps_up_to_the_contact_arm)
 
 Test(lammps_golden, rolling_resist_equals_lammps_up_to_the_contact_arm)
 {
-    skip_unless_registered("rolling_resist", FD_MECHANISM_ROLL, "dsds");
-    skip_unless_registered("rolling_resist", FD_MECHANISM_SPIN, "dsds");
-    run_case(GOLDEN("lammps_rolling.csv"), "rolling_resist");
+    run_resisted_case(GOLDEN("lammps_rolling.csv"), "rolling_resist", "dsds", "dsds");
 }
 
 /* ---------------------------------------------------------------- case 4: Mindlin tangential spring */
@@ -352,29 +365,13 @@ Test(lammps_golden, rolling_resist_equals_lammps_up_to_the_contact_arm)
  * from the peak overlap on. */
 #define MINDLIN_TOLERANCE 1e-12
 
-Test(lammps_golden, impact_mindlin_equals_lammps_up_to_the_contact_arm)
+/* impact_mindlin, impact_mindlin_rescale, impact_mindlin_force,
+ * impact_mindlin_rescale_force and impact_hooke_mindlin. */
+Test(lammps_golden, mindlin_impacts_equal_lammps_up_to_the_contact_arm)
 {
-    run_case_within(GOLDEN("lammps_mindlin.csv"), "impact_mindlin", MINDLIN_TOLERANCE);
-}
-
-Test(lammps_golden, impact_mindlin_rescale_equals_lammps_up_to_the_contact_arm)
-{
-    run_case_within(GOLDEN("lammps_mindlin.csv"), "impact_mindlin_rescale", MINDLIN_TOLERANCE);
-}
-
-Test(lammps_golden, impact_mindlin_force_equals_lammps_up_to_the_contact_arm)
-{
-    run_case_within(GOLDEN("lammps_mindlin.csv"), "impact_mindlin_force", MINDLIN_TOLERANCE);
-}
-
-Test(lammps_golden, impact_mindlin_rescale_force_equals_lammps_up_to_the_contact_arm)
-{
-    run_case_within(GOLDEN("lammps_mindlin.csv"), "impact_mindlin_rescale_force", MINDLIN_TOLERANCE);
-}
-
-Test(lammps_golden, impact_hooke_mindlin_equals_lammps_up_to_the_contact_arm)
-{
-    run_case_within(GOLDEN("lammps_mindlin.csv"), "impact_hooke_mindlin", MINDLIN_TOLERANCE);
+    static const char* const cases[] = {"impact_mindlin", "impact_mindlin_rescale", "impact_mindlin_force",
+                                        "impact_mindlin_rescale_force", "impact_hooke_mindlin"};
+    run_cases_within(GOLDEN("lammps_mindlin.csv"), cases, COUNT(cases), MINDLIN_TOLERANCE);
 }
 
 /* ---------------------------------------------------------------- case 8: static and dynamic sliders */
@@ -391,14 +388,10 @@ Test(lammps_golden, impact_hooke_mindlin_equals_lammps_up_to_the_contact_arm)
  * = 0.3 against mu_s = 0.5 moves a spin by several rad/s, so a cap taken from
  * the wrong coefficient at a single step, or a switch back to static at mu_s
  * instead of mu_d, is far outside the tolerance. */
-Test(lammps_golden, impact_linear_history_static_equals_lammps_up_to_the_contact_arm)
+Test(lammps_golden, static_slider_impacts_equal_lammps_up_to_the_contact_arm)
 {
-    run_case_within(GOLDEN("lammps_newer.csv"), "impact_linear_history_static", MINDLIN_TOLERANCE);
-}
-
-Test(lammps_golden, impact_mindlin_static_equals_lammps_up_to_the_contact_arm)
-{
-    run_case_within(GOLDEN("lammps_newer.csv"), "impact_mindlin_static", MINDLIN_TOLERANCE);
+    static const char* const cases[] = {"impact_linear_history_static", "impact_mindlin_static"};
+    run_cases_within(GOLDEN("lammps_newer.csv"), cases, COUNT(cases), MINDLIN_TOLERANCE);
 }
 
 /* ---------------------------------------------------------------- case 5: touching at t = 0 */
@@ -443,9 +436,7 @@ Test(lammps_golden, touching_pairs_equal_lammps_from_step_0)
         "touching_legacy_hooke",       "touching_legacy_hertz_history", "touching_roll_twist",
         "touching_roll_marshall",
     };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
-        run_case_within(GOLDEN("lammps_touching.csv"), cases[k], 1e-12);
-    }
+    run_cases_within(GOLDEN("lammps_touching.csv"), cases, COUNT(cases), 1e-12);
 }
 
 /* ---------------------------------------------------------------- case 6: many spheres */
@@ -480,9 +471,7 @@ Test(lammps_golden, many_spinning_spheres_in_a_periodic_box_equal_lammps)
 {
     static const char* const cases[] = {"unit_hooke_roll_marshall", "unit_hertz_mindlin_sds",
                                         "unit_dilute_hooke_roll_marshall", "unit_dilute_hertz_mindlin_sds"};
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
-        run_case_within(GOLDEN("lammps_unit.csv"), cases[k], 1e-12);
-    }
+    run_cases_within(GOLDEN("lammps_unit.csv"), cases, COUNT(cases), 1e-12);
 }
 
 /* ---------------------------------------------------------------- case 7: decks imported by fricdem import-lammps */
@@ -505,6 +494,19 @@ static void remove_import(const char* directory, const char* scene)
     cr_assert_eq(rmdir(directory), 0, "%s should hold the scene only", directory);
 }
 
+/* Each case's deck scripts/lammps/CASE.in imported and run, with LAMMPS's
+ * arms, against the golden file's case to `relative` of the scales. */
+static void run_imported_cases(const char* golden, const char* const* cases, size_t count, double relative)
+{
+    for (size_t k = 0; k < count; ++k) {
+        char deck[256], directory[64], scene[128];
+        snprintf(deck, sizeof deck, "scripts/lammps/%s.in", cases[k]);
+        import_deck(deck, directory, sizeof directory, scene, sizeof scene);
+        run_scene_within(golden, cases[k], scene, true, relative);
+        remove_import(directory, scene);
+    }
+}
+
 /* The parity system's own decks (scripts/lammps/unit_*.in, with the include
  * and the data file they read), imported instead of written by hand: the same
  * 1e-12 of the force and spin scales as the hand-written scenes above, so the
@@ -514,13 +516,7 @@ Test(lammps_golden, imported_parity_decks_equal_lammps)
 {
     static const char* const cases[] = {"unit_hooke_roll_marshall", "unit_hertz_mindlin_sds",
                                         "unit_dilute_hooke_roll_marshall", "unit_dilute_hertz_mindlin_sds"};
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
-        char deck[256], directory[64], scene[128];
-        snprintf(deck, sizeof deck, "scripts/lammps/%s.in", cases[k]);
-        import_deck(deck, directory, sizeof directory, scene, sizeof scene);
-        run_scene_within(GOLDEN("lammps_unit.csv"), cases[k], scene, true, 1e-12);
-        remove_import(directory, scene);
-    }
+    run_imported_cases(GOLDEN("lammps_unit.csv"), cases, COUNT(cases), 1e-12);
 }
 
 /* Case 8's decks (scripts/lammps/impact_*.in of options newer than Debian's
@@ -539,13 +535,7 @@ Test(lammps_golden, imported_newer_decks_equal_lammps)
     static const char* const cases[] = {"impact_linear_history_static",   "impact_mindlin_static",
                                         "impact_coeff_restitution",       "impact_hertz_coeff_restitution",
                                         "impact_linear_history_classic", "impact_mindlin_classic"};
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
-        char deck[256], directory[64], scene[128];
-        snprintf(deck, sizeof deck, "scripts/lammps/%s.in", cases[k]);
-        import_deck(deck, directory, sizeof directory, scene, sizeof scene);
-        run_scene_within(GOLDEN("lammps_newer.csv"), cases[k], scene, true, MINDLIN_TOLERANCE);
-        remove_import(directory, scene);
-    }
+    run_imported_cases(GOLDEN("lammps_newer.csv"), cases, COUNT(cases), MINDLIN_TOLERANCE);
 }
 
 /* The decks shipped in scenes/lammps/decks/ (issue 18): imported, run, and

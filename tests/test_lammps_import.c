@@ -24,6 +24,12 @@ static fd_status import_text(const char* deck, int var_count, const char* const*
     return fd_lammps_import(&options);
 }
 
+/* import_text of a deck without variables; fails the test if it is refused. */
+static void import_ok(const char* deck)
+{
+    cr_assert_eq(import_text(deck, 0, NULL, NULL), FD_OK, "%s", fd_last_error());
+}
+
 /* A value written in the scene after `key: ` on the first line that holds `line_has`. */
 static double scene_value(const char* line_has, const char* key)
 {
@@ -71,14 +77,12 @@ Test(lammps_import, sphere_mass_as_lammps_sets_it)
 {
     /* LAMMPS 2021: create_atoms gives diameter 1 and density 1; `set
      * diameter` keeps the mass; `set density` sets it from the diameter now. */
-    cr_assert_eq(import_text(HEADER "create_atoms 1 single 0.05 0.05 0.05 units box\n"
-                                    "create_atoms 1 single 0.02 0.05 0.05 units box\n"
-                                    "create_atoms 2 single 0.08 0.05 0.05 units box\n"
-                                    "set atom 1 diameter 0.01\n"
-                                    "set atom 2 diameter 0.01 density 2500\n"
-                                    "set type 2 mass 0.25 diameter 0.02\n" ONE_LAW "fix 1 all nve/sphere\n",
-                             0, NULL, NULL),
-                 FD_OK, "%s", fd_last_error());
+    import_ok(HEADER "create_atoms 1 single 0.05 0.05 0.05 units box\n"
+                     "create_atoms 1 single 0.02 0.05 0.05 units box\n"
+                     "create_atoms 2 single 0.08 0.05 0.05 units box\n"
+                     "set atom 1 diameter 0.01\n"
+                     "set atom 2 diameter 0.01 density 2500\n"
+                     "set type 2 mass 0.25 diameter 0.02\n" ONE_LAW "fix 1 all nve/sphere\n");
     fd_scene scene = load_scene();
     fd_world* world = scene.world;
     double mass_default = 4.0 * FD_PI / 3.0 * 0.125; /* radius 0.5, density 1 */
@@ -120,15 +124,13 @@ Test(lammps_import, variables_substitute_as_lammps_formats_them)
 
 Test(lammps_import, a_pair_without_pair_coeff_mixes_by_geometric_means)
 {
-    cr_assert_eq(import_text(HEADER "create_atoms 1 single 0.02 0.05 0.05\ncreate_atoms 2 single 0.08 0.05 0.05\n"
-                                    "pair_style granular\n"
-                                    "pair_coeff 1 1 hooke 2e4 0.003 tangential linear_history 1e3 0.5 0.4 rolling sds 1 2 "
-                                    "0.1 damping mass_velocity\n"
-                                    "pair_coeff 2 2 hooke 5e4 0.012 tangential linear_history 4e3 0.2 0.6 rolling sds 4 8 "
-                                    "0.4 damping mass_velocity\n"
-                                    "fix 1 all nve/sphere\n",
-                             0, NULL, NULL),
-                 FD_OK, "%s", fd_last_error());
+    import_ok(HEADER "create_atoms 1 single 0.02 0.05 0.05\ncreate_atoms 2 single 0.08 0.05 0.05\n"
+                     "pair_style granular\n"
+                     "pair_coeff 1 1 hooke 2e4 0.003 tangential linear_history 1e3 0.5 0.4 rolling sds 1 2 "
+                     "0.1 damping mass_velocity\n"
+                     "pair_coeff 2 2 hooke 5e4 0.012 tangential linear_history 4e3 0.2 0.6 rolling sds 4 8 "
+                     "0.4 damping mass_velocity\n"
+                     "fix 1 all nve/sphere\n");
     const char* mixed = "materials: [type1, type2]";
     const char* text = read_text(temp_path("scene.yaml"));
     const char* entry = strstr(text, mixed);
@@ -156,7 +158,7 @@ Test(lammps_import, damping_keywords_become_the_normal_models_dashpots)
         snprintf(deck, sizeof deck, HEADER "create_atoms 1 single 0.05 0.05 0.05\npair_style granular\n"
                  "pair_coeff * * hooke 1e4 0.5 tangential linear_history 3e3 0.5 0.5 damping %s\n"
                  "fix 1 all nve/sphere\n", damping[d]);
-        cr_assert_eq(import_text(deck, 0, NULL, NULL), FD_OK, "%s", fd_last_error());
+        import_ok(deck);
         cr_expect_eq(scene_value("normal:", key[d]), 0.5, "damping %s", damping[d]);
         cr_expect_eq(scene_value("normal:", "limit_damping"), 0.0, "no limit_damping in the deck");
         if (d == 3) { /* tsuji: LAMMPS 2021's alpha(e), written out so that a newer deck's user sees the switch */
@@ -173,13 +175,11 @@ Test(lammps_import, static_and_kinetic_tangential_models_of_lammps_2026)
 {
     /* tangential linear_history/static k_t x_gammat mu_s mu_k and mindlin/static
      * (k_t or NULL): LAMMPS's manual; the dsds and mindlin sliders' mu_s, mu_k. */
-    cr_assert_eq(import_text(HEADER "create_atoms 1 single 0.02 0.05 0.05\ncreate_atoms 2 single 0.08 0.05 0.05\n"
-                                    "pair_style granular\n"
-                                    "pair_coeff 1 1 hooke 1e4 0.5 tangential linear_history/static 3e3 0.5 0.6 0.4\n"
-                                    "pair_coeff 2 2 hooke 1e4 0.5 tangential linear_history/static 3e3 0.5 0.9 0.1\n"
-                                    "fix 1 all nve/sphere\n",
-                             0, NULL, NULL),
-                 FD_OK, "%s", fd_last_error());
+    import_ok(HEADER "create_atoms 1 single 0.02 0.05 0.05\ncreate_atoms 2 single 0.08 0.05 0.05\n"
+                     "pair_style granular\n"
+                     "pair_coeff 1 1 hooke 1e4 0.5 tangential linear_history/static 3e3 0.5 0.6 0.4\n"
+                     "pair_coeff 2 2 hooke 1e4 0.5 tangential linear_history/static 3e3 0.5 0.9 0.1\n"
+                     "fix 1 all nve/sphere\n");
     cr_expect_eq(scene_value("slide:", "mu_s"), 0.6);
     cr_expect_eq(scene_value("slide:", "mu_k"), 0.4);
     const char* text = read_text(temp_path("scene.yaml"));
@@ -192,29 +192,25 @@ Test(lammps_import, static_and_kinetic_tangential_models_of_lammps_2026)
     cr_expect_eq(fd_world_prepare(scene.world), FD_OK, "%s", fd_last_error());
     fd_scene_free(&scene);
     remove(temp_path("scene.yaml"));
-    cr_assert_eq(import_text(HEADER "create_atoms 1 single 0.02 0.05 0.05\npair_style granular\n"
-                                    "pair_coeff * * hertz/material 1e7 0.1 0.3 tangential mindlin/static NULL 0.5 0.7 "
-                                    "0.3\nfix 1 all nve/sphere\n",
-                             0, NULL, NULL),
-                 FD_OK, "%s", fd_last_error());
+    import_ok(HEADER "create_atoms 1 single 0.02 0.05 0.05\npair_style granular\n"
+                     "pair_coeff * * hertz/material 1e7 0.1 0.3 tangential mindlin/static NULL 0.5 0.7 "
+                     "0.3\nfix 1 all nve/sphere\n");
     cr_expect_eq(scene_value("slide:", "mu_s"), 0.7);
     cr_expect_eq(scene_value("slide:", "mu_k"), 0.3);
 }
 
 Test(lammps_import, walls_gravity_frozen_atoms_and_periodic_axes)
 {
-    cr_assert_eq(import_text("units si\natom_style sphere\nboundary p f f\n"
-                             "region box block 0 0.1 0 0.1 0 0.1 units box\ncreate_box 2 box\n"
-                             "create_atoms 1 single 0.05 0.05 0.05\ncreate_atoms 2 single 0.05 0.05 0.01\n"
-                             "set type 1 diameter 0.01 density 2500\nset type 2 diameter 0.02 density 2500\n"
-                             "group base type 2\ngroup first id 1\ngroup moving subtract all base\n"
-                             "velocity first set 0.5 NULL NULL\n" ONE_LAW
-                             "fix w all wall/gran granular hooke 1e4 0.5 tangential linear_history 3e3 0.5 0.5 "
-                             "damping velocity yplane 0.0 0.1\n"
-                             "fix g all gravity 9.81 chute 26.0\nfix i moving nve/sphere\nfix f base freeze\n"
-                             "neigh_modify exclude type 2 2\ntimestep 1e-5\nrun 100\n",
-                             0, NULL, NULL),
-                 FD_OK, "%s", fd_last_error());
+    import_ok("units si\natom_style sphere\nboundary p f f\n"
+              "region box block 0 0.1 0 0.1 0 0.1 units box\ncreate_box 2 box\n"
+              "create_atoms 1 single 0.05 0.05 0.05\ncreate_atoms 2 single 0.05 0.05 0.01\n"
+              "set type 1 diameter 0.01 density 2500\nset type 2 diameter 0.02 density 2500\n"
+              "group base type 2\ngroup first id 1\ngroup moving subtract all base\n"
+              "velocity first set 0.5 NULL NULL\n" ONE_LAW
+              "fix w all wall/gran granular hooke 1e4 0.5 tangential linear_history 3e3 0.5 0.5 "
+              "damping velocity yplane 0.0 0.1\n"
+              "fix g all gravity 9.81 chute 26.0\nfix i moving nve/sphere\nfix f base freeze\n"
+              "neigh_modify exclude type 2 2\ntimestep 1e-5\nrun 100\n");
     fd_scene scene = load_scene();
     fd_world* world = scene.world;
     fd_vec3 gravity = fd_world_get_def(world).gravity;
@@ -237,16 +233,14 @@ Test(lammps_import, exclusions_between_moving_atoms_become_materials_that_never_
     /* exclude type 1 2, and exclude group third third with group third
      * holding all of type 3: laws with normal model none for [type1, type2]
      * and [type3, type3]; the other pairs keep the deck's law. */
-    cr_assert_eq(import_text("units si\natom_style sphere\nregion box block 0 0.1 0 0.1 0 0.1 units box\n"
-                             "create_box 3 box\ncreate_atoms 1 single 0.05 0.05 0.05\n"
-                             "create_atoms 2 single 0.05 0.05 0.06\ncreate_atoms 3 single 0.02 0.02 0.02\n"
-                             "create_atoms 3 single 0.02 0.02 0.03\ncreate_atoms 1 single 0.02 0.02 0.04\n"
-                             "set type 1 diameter 0.012\nset type 2 diameter 0.012\nset type 3 diameter 0.012\n"
-                             ONE_LAW
-                             "fix 1 all nve/sphere\ngroup third type 3\n"
-                             "neigh_modify exclude type 2 1 exclude group third third\nrun 10\n",
-                             0, NULL, NULL),
-                 FD_OK, "%s", fd_last_error());
+    import_ok("units si\natom_style sphere\nregion box block 0 0.1 0 0.1 0 0.1 units box\n"
+              "create_box 3 box\ncreate_atoms 1 single 0.05 0.05 0.05\n"
+              "create_atoms 2 single 0.05 0.05 0.06\ncreate_atoms 3 single 0.02 0.02 0.02\n"
+              "create_atoms 3 single 0.02 0.02 0.03\ncreate_atoms 1 single 0.02 0.02 0.04\n"
+              "set type 1 diameter 0.012\nset type 2 diameter 0.012\nset type 3 diameter 0.012\n"
+              ONE_LAW
+              "fix 1 all nve/sphere\ngroup third type 3\n"
+              "neigh_modify exclude type 2 1 exclude group third third\nrun 10\n");
     const char* text = read_text(temp_path("scene.yaml"));
     cr_expect_not_null(strstr(text, "materials: [type1, type2]  # neigh_modify exclude\n    normal: {model: none}"),
                        "%s", text);

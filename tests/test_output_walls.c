@@ -30,67 +30,10 @@
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
 #include "support/file.h"
+#include "support/laws.h"
 
 #define GEOMETRY_TOLERANCE 1e-12 /* m: see the head of the file */
 #define ASCII_RELATIVE 5e-10     /* %.10g: half a unit in the 10th significant digit */
-
-/* ---------------------------------------------------------------- files */
-
-/* Balanced, properly nested tags with quoted attributes (comments skipped):
- * enough for what VTK writes. */
-static void check_xml(const char* text, const char* path)
-{
-    const char* stack[64];
-    size_t stack_length[64];
-    int depth = 0;
-    const char* c = text;
-    cr_assert_eq(strncmp(c, "<?xml", 5), 0, "%s: no XML declaration", path);
-    c = strstr(c, "?>");
-    cr_assert_not_null(c, "%s: unterminated XML declaration", path);
-    while ((c = strchr(c, '<')) != NULL) {
-        if (strncmp(c, "<!--", 4) == 0) {
-            const char* end = strstr(c + 4, "-->");
-            cr_assert_not_null(end, "%s: unterminated comment", path);
-            const char* dashes = strstr(c + 4, "--");
-            cr_assert_eq(dashes, end, "%s: \"--\" inside a comment", path);
-            c = end + 3;
-            continue;
-        }
-        const char* close = strchr(c, '>');
-        cr_assert_not_null(close, "%s: unterminated tag", path);
-        bool closing = c[1] == '/';
-        const char* name = c + (closing ? 2 : 1);
-        size_t length = strcspn(name, " \t\n/>");
-        cr_assert_gt(length, 0, "%s: empty tag name", path);
-        int quotes = 0;
-        for (const char* q = c; q < close; ++q) {
-            quotes += *q == '"';
-        }
-        cr_assert_eq(quotes % 2, 0, "%s: unbalanced quotes in a tag", path);
-        if (closing) {
-            cr_assert_gt(depth, 0, "%s: closing tag with nothing open", path);
-            --depth;
-            cr_assert(stack_length[depth] == length && strncmp(stack[depth], name, length) == 0,
-                      "%s: </%.*s> closes <%.*s>", path, (int)length, name, (int)stack_length[depth], stack[depth]);
-        } else if (close[-1] != '/') {
-            cr_assert_lt(depth, 64);
-            stack[depth] = name;
-            stack_length[depth] = length;
-            ++depth;
-        }
-        c = close + 1;
-    }
-    cr_assert_eq(depth, 0, "%s: %d elements left open", path, depth);
-}
-
-static long attribute_long(const char* tag, const char* name)
-{
-    char key[64];
-    snprintf(key, sizeof key, " %s=\"", name);
-    const char* at = strstr(tag, key);
-    cr_assert(at && at < strchr(tag, '>'), "no attribute %s in %.60s", name, tag);
-    return strtol(at + strlen(key), NULL, 10);
-}
 
 /* ---------------------------------------------------------------- VTU reading */
 
@@ -198,18 +141,7 @@ static walls_file read_walls(const char* path)
     walls_file f = {0};
     size_t size;
     f.text = read_all(path, &size);
-    const char* appended = strstr(f.text, "<AppendedData");
-    f.binary = appended != NULL;
-    if (f.binary) {
-        size_t head = (size_t)(appended - f.text);
-        char* xml = malloc(head + 16);
-        memcpy(xml, f.text, head);
-        strcpy(xml + head, "</VTKFile>\n");
-        check_xml(xml, path);
-        free(xml);
-    } else {
-        check_xml(f.text, path);
-    }
+    f.binary = check_vtu_xml(f.text, path, true) != NULL;
     const char* piece = strstr(f.text, "<Piece ");
     cr_assert_not_null(piece);
     f.points = attribute_long(piece, "NumberOfPoints");
@@ -755,7 +687,7 @@ Test(output_walls, a_turning_drum_and_a_rising_plane_are_drawn_where_they_are)
     for (int k = 0; k < 2; ++k) {
         const char* directory = k == 0 ? run.ascii_dir : run.binary_dir;
         char* pvd = read_all(path_in(directory, "walls.pvd"), NULL);
-        check_xml(pvd, "walls.pvd");
+        check_vtk_xml(pvd, "walls.pvd", true);
         int listed = 0;
         for (const char* d = strstr(pvd, "<DataSet"); d; d = strstr(d + 1, "<DataSet"), ++listed) {
             cr_assert_lt(listed, 2, "walls.pvd lists more than two snapshots");
@@ -811,21 +743,12 @@ Test(output_walls, a_contact_line_ends_at_the_contact_point_on_a_drum)
      * away. */
     char directory[64];
     make_temp_dir(directory, sizeof directory);
-    fd_world_def world_def = fd_default_world_def();
-    world_def.time_step = 1e-5;
-    world_def.gravity = fd_v3(0, 0, 0);
-    fd_world* world = fd_world_create(&world_def);
-    cr_assert_not_null(world);
-    fd_material_def material_def = fd_default_material_def();
-    material_def.name = "steel";
-    material_def.density = 7800.0;
-    fd_material_id steel = fd_world_create_material(world, &material_def);
-    fd_contact_law_def law = fd_default_contact_law_def();
-    law.submodel[FD_MECHANISM_NORMAL].model = "hooke";
-    law.submodel[FD_MECHANISM_NORMAL].params[0] = (fd_param){"k_n", 1e5};
-    law.submodel[FD_MECHANISM_NORMAL].params[1] = (fd_param){"restitution", 0.5};
-    law.submodel[FD_MECHANISM_NORMAL].param_count = 2;
-    cr_assert_eq(fd_world_set_contact_law(world, steel, steel, &law), FD_OK, "%s", fd_last_error());
+    fd_world_def world_def = test_weightless_world_def(1e-5);
+    fd_world* world = test_create_world(&world_def);
+    fd_material_id steel = test_add_solid_material(world, "steel", 7800.0, 0.0);
+    fd_contact_law_def law = test_normal_law("hooke", "k_n", 1e5);
+    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "restitution", 0.5);
+    test_set_law(world, steel, &law);
     fd_body_def drum = wall_def("drum", steel, fd_v3(0, 0, 0), fd_quat_identity());
     drum.shape.type = FD_SHAPE_CYLINDER;
     drum.shape.radius = 0.1;

@@ -348,11 +348,18 @@ static void write_pour_checkpoint(const char* path, const char* const* overrides
 
 static const char* pour_small[] = {"generators.0.count=100", "generators.0.velocity=[0, 0, -1]"};
 
+/* The pour_small checkpoint (write_pour_checkpoint) at the checkpoint_path
+ * of the label, in path[size]. */
+static void write_small_pour_checkpoint(const char* label, char* path, size_t size, bool with_scene)
+{
+    checkpoint_path(label, path, size);
+    write_pour_checkpoint(path, pour_small, 2, with_scene);
+}
+
 Test(restart, a_world_checkpoint_reads_into_a_world_built_from_the_same_scene)
 {
     char path[1024];
-    checkpoint_path("world_only", path, sizeof path);
-    write_pour_checkpoint(path, pour_small, 2, false);
+    write_small_pour_checkpoint("world_only", path, sizeof path, false);
     fd_scene fresh = load("lammps/pour.yaml", pour_small, 2);
     cr_assert_eq(fd_world_read_checkpoint(fresh.world, path), FD_OK, "%s", fd_last_error());
     cr_assert_eq(fd_world_step_count(fresh.world), 300);
@@ -369,8 +376,7 @@ Test(restart, a_world_checkpoint_reads_into_a_world_built_from_the_same_scene)
 Test(restart, resume_refuses_an_override_of_the_physics)
 {
     char path[1024];
-    checkpoint_path("refuse_override", path, sizeof path);
-    write_pour_checkpoint(path, pour_small, 2, true);
+    write_small_pour_checkpoint("refuse_override", path, sizeof path, true);
     const char* bad[] = {"time.step=2e-5"};
     fd_scene scene;
     cr_assert_neq(fd_scene_resume(path, bad, 1, &scene), FD_OK);
@@ -397,8 +403,7 @@ Test(restart, resume_refuses_an_override_of_the_physics)
 Test(restart, a_checkpoint_of_another_scene_is_refused_naming_what_differs)
 {
     char path[1024];
-    checkpoint_path("other_scene", path, sizeof path);
-    write_pour_checkpoint(path, pour_small, 2, false);
+    write_small_pour_checkpoint("other_scene", path, sizeof path, false);
     struct {
         const char* change;
         const char* message;
@@ -423,8 +428,7 @@ Test(restart, a_checkpoint_of_another_scene_is_refused_naming_what_differs)
 Test(restart, another_format_version_or_a_file_that_is_not_a_checkpoint_is_refused)
 {
     char path[1024];
-    checkpoint_path("version", path, sizeof path);
-    write_pour_checkpoint(path, pour_small, 2, true);
+    write_small_pour_checkpoint("version", path, sizeof path, true);
     hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     cr_assert_geq(file, 0);
     hid_t attribute = H5Aopen(file, "format_version", H5P_DEFAULT);

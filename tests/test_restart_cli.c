@@ -9,39 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#ifndef FRICDEM_CLI
-#error "FRICDEM_CLI (path of the fricdem binary) must be defined by the build"
-#endif
-
+#include "support/cli.h"
 #include "support/file.h"
-#include "support/temp_dir.h"
 
 TestSuite(resume, .init = make_dir, .fini = remove_dir);
-
-
-/* Runs FRICDEM_CLI with arguments (a shell fragment); stdout and stderr go
- * to files of the temp dir. Returns the exit status. */
-static int run_cli(const char* arguments)
-{
-    char command[4096];
-    snprintf(command, sizeof command, "'%s' %s >'%s/stdout' 2>'%s/stderr' </dev/null", FRICDEM_CLI, arguments,
-             temp_dir, temp_dir);
-    int status = system(command);
-    cr_assert(status != -1 && WIFEXITED(status), "%s did not exit normally", command);
-    return WEXITSTATUS(status);
-}
-
-static const char* err_text(void) { return read_all(temp_path("stderr"), NULL); }
 
 /* The "state hash 0x..." of the last run's summary. */
 static unsigned long long state_hash(void)
 {
-    const char* out = read_all(temp_path("stdout"), NULL);
+    const char* out = out_text();
     const char* line = strstr(out, "state hash   0x");
     cr_assert_not_null(line, "no state hash in the summary:\n%s", out);
     return strtoull(line + strlen("state hash   0x"), NULL, 16);
@@ -59,9 +37,12 @@ static int64_t checkpoint_step(const char* path)
     return step;
 }
 
-/* The rows of a CSV file at its last time (malloc'ed). */
-static char* last_rows(const char* path)
+/* The rows of the CSV file `name` of the output directory temp_dir/dir at
+ * its last time (malloc'ed). */
+static char* last_rows(const char* dir, const char* name)
 {
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", temp_path(dir), name);
     char* text = read_all(path, NULL);
     size_t end = strlen(text);
     while (end > 0 && text[end - 1] == '\n') {
@@ -95,36 +76,26 @@ static const char* demo_options =
     "--set output.csv_interval=0.05 --set output.checkpoint_interval=0.01 --set time.step=4e-5";
 static const char* no_contacts = "--set output.contacts_csv=false";
 
+/* The path of scenes/demo.yaml, the scene every test here runs. */
+static const char* demo_scene(void)
+{
+    static char path[600];
+    snprintf(path, sizeof path, "%s/scenes/demo.yaml", FRICDEM_SOURCE_DIR);
+    return path;
+}
+
 Test(resume, an_interrupted_run_resumed_ends_with_the_hash_of_the_run_that_never_stopped)
 {
-    char scene[600];
-    snprintf(scene, sizeof scene, "%s/scenes/demo.yaml", FRICDEM_SOURCE_DIR);
+    const char* scene = demo_scene();
     const char* stopped_dir = temp_path("stopped");
-    pid_t pid = fork();
-    cr_assert_neq(pid, -1);
-    if (pid == 0) {
-        FILE* ignored = freopen("/dev/null", "w", stdout);
-        ignored = freopen(temp_path("stderr"), "w", stderr);
-        (void)ignored;
-        char command[2000];
-        snprintf(command, sizeof command, "exec '%s' run '%s' --out '%s' --set time.duration=1e6 %s %s",
-                 FRICDEM_CLI, scene, stopped_dir, demo_options, no_contacts);
-        execl("/bin/sh", "sh", "-c", command, (char*)NULL);
-        _exit(127);
-    }
+    pid_t pid = start_cli("run '%s' --out '%s' --set time.duration=1e6 %s %s", scene, stopped_dir, demo_options,
+                          no_contacts);
     /* Ctrl-C once the run has written a checkpoint and gone on a little. */
     char checkpoint[600];
     snprintf(checkpoint, sizeof checkpoint, "%s/checkpoint.h5", stopped_dir);
-    for (int i = 0; i < 6000 && !exists(checkpoint); ++i) {
-        struct timespec pause = {0, 10 * 1000 * 1000};
-        nanosleep(&pause, NULL);
-    }
-    cr_assert(exists(checkpoint), "the run never wrote a checkpoint: %s", err_text());
-    struct timespec pause = {0, 300 * 1000 * 1000};
-    nanosleep(&pause, NULL);
-    kill(pid, SIGINT);
-    int status = 0;
-    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(wait_for_file(checkpoint, 6000), "the run never wrote a checkpoint: %s", err_text());
+    pause_ms(300);
+    int status = stop_cli(pid, SIGINT);
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 130, "%s", err_text());
     char temporary[700];
     snprintf(temporary, sizeof temporary, "%s.tmp", checkpoint);
@@ -135,77 +106,57 @@ Test(resume, an_interrupted_run_resumed_ends_with_the_hash_of_the_run_that_never
     cr_assert_gt(step, 0);
     cr_assert(strstr(err_text(), "interrupted at step"), "%s", err_text());
 
-    char arguments[3000];
     double duration = (double)(step + 700) * 4.0e-5;
-    snprintf(arguments, sizeof arguments, "resume '%s' --out '%s' --set time.duration=%.17g", checkpoint,
-             temp_path("resumed"), duration);
-    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
-    cr_assert(strstr(read_all(temp_path("stdout"), NULL), "resumed  from"), "%s", read_all(temp_path("stdout"), NULL));
+    cr_assert_eq(run_cli("resume '%s' --out '%s' --set time.duration=%.17g", checkpoint, temp_path("resumed"), duration),
+                 0, "%s", err_text());
+    cr_assert(strstr(out_text(), "resumed  from"), "%s", out_text());
     unsigned long long resumed = state_hash();
 
-    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.duration=%.17g %s %s", scene,
-             temp_path("straight"), duration, demo_options, no_contacts);
-    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    cr_assert_eq(run_cli("run '%s' --out '%s' --set time.duration=%.17g %s %s", scene, temp_path("straight"), duration,
+                         demo_options, no_contacts),
+                 0, "%s", err_text());
     unsigned long long straight = state_hash();
     cr_assert_eq(resumed, straight, "resumed at step %lld: %016llx, straight: %016llx", (long long)step, resumed,
                  straight);
 
     /* The two runs' last energy.csv rows agree to the character. */
-    char* last[2];
-    const char* dirs[2] = {"resumed", "straight"};
-    for (int k = 0; k < 2; ++k) {
-        char path[700];
-        snprintf(path, sizeof path, "%s/energy.csv", temp_path(dirs[k]));
-        last[k] = last_rows(path);
-    }
-    cr_assert_str_eq(last[0], last[1]);
-    free(last[0]);
-    free(last[1]);
+    char* resumed_rows = last_rows("resumed", "energy.csv");
+    char* straight_rows = last_rows("straight", "energy.csv");
+    cr_assert_str_eq(resumed_rows, straight_rows);
+    free(resumed_rows);
+    free(straight_rows);
 }
 
 Test(resume, a_finished_run_extended_from_its_last_checkpoint_is_the_longer_run)
 {
     /* Contacts written: the checkpoint's step records them, and the resumed
      * run's first rows come from the checkpoint. */
-    char scene[600], arguments[3000];
-    snprintf(scene, sizeof scene, "%s/scenes/demo.yaml", FRICDEM_SOURCE_DIR);
-    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.duration=0.06 %s", scene,
-             temp_path("first"), demo_options);
-    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    const char* scene = demo_scene();
+    cr_assert_eq(run_cli("run '%s' --out '%s' --set time.duration=0.06 %s", scene, temp_path("first"), demo_options),
+                 0, "%s", err_text());
     char checkpoint[600];
     snprintf(checkpoint, sizeof checkpoint, "%s/checkpoint.h5", temp_path("first"));
     cr_assert_eq(checkpoint_step(checkpoint), 1500, "the end of the run, not the last multiple of the interval");
-    snprintf(arguments, sizeof arguments, "resume '%s' --out '%s' --set time.duration=0.11", checkpoint,
-             temp_path("extended"));
-    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    cr_assert_eq(run_cli("resume '%s' --out '%s' --set time.duration=0.11", checkpoint, temp_path("extended")), 0,
+                 "%s", err_text());
     unsigned long long extended = state_hash();
-    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.duration=0.11 %s", scene,
-             temp_path("long"), demo_options);
-    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
+    cr_assert_eq(run_cli("run '%s' --out '%s' --set time.duration=0.11 %s", scene, temp_path("long"), demo_options), 0,
+                 "%s", err_text());
     cr_assert_eq(extended, state_hash());
-    char* rows[2];
-    const char* dirs[2] = {"extended", "long"};
-    for (int k = 0; k < 2; ++k) {
-        char path[700];
-        snprintf(path, sizeof path, "%s/contacts.csv", temp_path(dirs[k]));
-        rows[k] = last_rows(path);
-    }
-    cr_assert_gt(strlen(rows[0]), 2000, "few contacts at the end: %s", rows[0]);
-    cr_assert(strcmp(rows[0], rows[1]) == 0, "the last contacts.csv rows differ");
-    free(rows[0]);
-    free(rows[1]);
+    char* extended_rows = last_rows("extended", "contacts.csv");
+    char* long_rows = last_rows("long", "contacts.csv");
+    cr_assert_gt(strlen(extended_rows), 2000, "few contacts at the end: %s", extended_rows);
+    cr_assert(strcmp(extended_rows, long_rows) == 0, "the last contacts.csv rows differ");
+    free(extended_rows);
+    free(long_rows);
 }
 
 Test(resume, a_change_of_the_physics_is_refused_with_status_2)
 {
-    char scene[600], arguments[3000];
-    snprintf(scene, sizeof scene, "%s/scenes/demo.yaml", FRICDEM_SOURCE_DIR);
-    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --set time.duration=0.004 %s --quiet", scene,
-             temp_path("short"), demo_options);
-    cr_assert_eq(run_cli(arguments), 0, "%s", err_text());
-    snprintf(arguments, sizeof arguments, "resume '%s/checkpoint.h5' --set contacts.0.slide.mu_s=0.9",
-             temp_path("short"));
-    cr_assert_eq(run_cli(arguments), 2);
+    cr_assert_eq(run_cli("run '%s' --out '%s' --set time.duration=0.004 %s --quiet", demo_scene(), temp_path("short"),
+                         demo_options),
+                 0, "%s", err_text());
+    cr_assert_eq(run_cli("resume '%s/checkpoint.h5' --set contacts.0.slide.mu_s=0.9", temp_path("short")), 2);
     cr_assert(strstr(err_text(), "contacts.0.slide.mu_s=0.9") && strstr(err_text(), "only time.duration"), "%s",
               err_text());
     cr_assert_eq(run_cli("resume"), 2);

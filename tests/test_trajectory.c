@@ -25,12 +25,8 @@
 #include "io/block_file.h"
 #include "io/hdf5_direct.h"
 
-#ifndef FRICDEM_CLI
-#error "FRICDEM_CLI (path of the fricdem binary) must be defined by the build"
-#endif
-
+#include "support/cli.h"
 #include "support/file.h"
-#include "support/temp_dir.h"
 
 TestSuite(trajectory, .init = make_dir, .fini = remove_dir);
 
@@ -543,17 +539,6 @@ Test(trajectory, a_run_killed_between_frames_leaves_a_readable_file_and_index)
     free(times), free(position), free(counts), free(contacts);
 }
 
-/* Runs the CLI; returns its exit status. */
-static int run_cli(const char* arguments)
-{
-    char command[4096];
-    snprintf(command, sizeof command, "'%s' %s >'%s/stdout' 2>'%s/stderr' </dev/null", FRICDEM_CLI, arguments,
-             temp_dir, temp_dir);
-    int status = system(command);
-    cr_assert(status != -1 && WIFEXITED(status), "%s did not exit normally", command);
-    return WEXITSTATUS(status);
-}
-
 Test(trajectory, the_cli_records_contacts_for_it_and_a_resumed_run_starts_a_new_file_at_the_checkpoint)
 {
     /* contacts.csv and VTU off: only the trajectory asks the CLI (which
@@ -561,13 +546,11 @@ Test(trajectory, the_cli_records_contacts_for_it_and_a_resumed_run_starts_a_new_
     const char* scene_path = temp_path("pour.yaml");
     write_file(scene_path, POUR_SCENE "output: {csv_interval: 0.01, bodies_csv: false, contacts_csv: false, "
                                       "trajectory: true, checkpoint_interval: 0.1}\n");
-    char arguments[2048];
-    snprintf(arguments, sizeof arguments, "run '%s' --out '%s' --quiet --set time.duration=0.15", scene_path,
-             temp_path("first"));
-    cr_assert_eq(run_cli(arguments), 0, "%s", read_all(temp_path("stderr"), NULL));
-    snprintf(arguments, sizeof arguments, "resume '%s' --out '%s' --quiet --set time.duration=0.2",
-             temp_path("first/checkpoint.h5"), temp_path("second"));
-    cr_assert_eq(run_cli(arguments), 0, "%s", read_all(temp_path("stderr"), NULL));
+    cr_assert_eq(run_cli("run '%s' --out '%s' --quiet --set time.duration=0.15", scene_path, temp_path("first")), 0,
+                 "%s", err_text());
+    cr_assert_eq(run_cli("resume '%s' --out '%s' --quiet --set time.duration=0.2", temp_path("first/checkpoint.h5"),
+                         temp_path("second")),
+                 0, "%s", err_text());
 
     hid_t first = H5Fopen(temp_path("first/trajectory.h5"), H5F_ACC_RDONLY, H5P_DEFAULT);
     hid_t second = H5Fopen(temp_path("second/trajectory.h5"), H5F_ACC_RDONLY, H5P_DEFAULT);

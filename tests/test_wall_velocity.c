@@ -123,6 +123,26 @@ typedef struct drag {
     double cap_normal;
 } drag;
 
+/* What the steps of a drag add up to: the steps that slipped after a
+ * slipping step (kinetic), the largest departure of their force from mu_k N
+ * (relative), and the last step's slip over the wall's surface speed. */
+typedef struct slip_record {
+    int kinetic_steps;
+    bool was_slipping;
+    double worst_cap, final_slip;
+} slip_record;
+
+static void record_slip(slip_record* record, const drag* d)
+{
+    if (d->slipping && record->was_slipping) {
+        ++record->kinetic_steps;
+        double cap = MU_K * d->cap_normal;
+        record->worst_cap = fmax(record->worst_cap, fabs(fd_v3_length(d->force) - cap) / cap);
+    }
+    record->was_slipping = d->slipping;
+    record->final_slip = fd_v3_length(d->slip) / fd_v3_length(d->surface_velocity);
+}
+
 static drag step_drag(const rig* r, const wall_family* family, fd_vec3 omega, int step)
 {
     cr_assert_eq(fd_world_step(r->world), FD_OK, "%s: %s", family->name, fd_last_error());
@@ -172,28 +192,22 @@ Test(wall_velocity, a_drum_that_starts_turning_drags_the_sphere_at_its_bottom_at
         drum.shape.length = 0.1;
         double overlap = static_overlap(family, m * G, effective_radius);
         rig r = make_rig(family, drum, omega, fd_v3(0, 0, -(drum_radius - RADIUS + overlap)));
-        int kinetic_steps = 0;
-        bool was_slipping = false;
-        double worst_cosine = 1.0, worst_cap = 0.0, final_slip = 0.0;
+        slip_record slip = {0, false, 0.0, 0.0};
+        double worst_cosine = 1.0;
         for (int s = 1; s <= 3000; ++s) {
             drag d = step_drag(&r, family, omega, s);
             if (s <= 10 || d.slipping) {
                 worst_cosine = fmin(worst_cosine, cosine(d.force, d.surface_velocity));
             }
-            if (d.slipping && was_slipping) {
-                ++kinetic_steps;
-                double cap = MU_K * d.cap_normal;
-                worst_cap = fmax(worst_cap, fabs(fd_v3_length(d.force) - cap) / cap);
-            }
-            was_slipping = d.slipping;
-            final_slip = fd_v3_length(d.slip) / fd_v3_length(d.surface_velocity);
+            record_slip(&slip, &d);
         }
-        cr_expect_geq(kinetic_steps, 300, "%s: slipped only %d steps", family->name, kinetic_steps);
+        cr_expect_geq(slip.kinetic_steps, 300, "%s: slipped only %d steps", family->name, slip.kinetic_steps);
         cr_expect_geq(worst_cosine, 1.0 - 1e-12, "%s: the drag is %.3g rad off the drum's surface velocity",
                       family->name, acos(fmin(worst_cosine, 1.0)));
-        cr_expect_leq(worst_cap, 1e-12, "%s: slipping force off mu_k N by %.3g of it", family->name, worst_cap);
-        cr_expect_leq(final_slip, 1e-2, "%s: after 30 ms the ball still slips at %.3g of the drum's surface speed",
-                      family->name, final_slip);
+        cr_expect_leq(slip.worst_cap, 1e-12, "%s: slipping force off mu_k N by %.3g of it", family->name,
+                      slip.worst_cap);
+        cr_expect_leq(slip.final_slip, 1e-2, "%s: after 30 ms the ball still slips at %.3g of the drum's surface speed",
+                      family->name, slip.final_slip);
         fd_world_free(r.world);
     }
 }
@@ -220,27 +234,21 @@ Test(wall_velocity, an_annulus_spinning_under_a_sphere_drags_it_along_omega_cros
         disk.shape.inner_radius = 0.01;
         double overlap = static_overlap(family, m * G, RADIUS);
         rig r = make_rig(family, disk, omega, fd_v3(0.03, 0.02, RADIUS - overlap));
-        int kinetic_steps = 0;
-        bool was_slipping = false;
-        double worst_angle = 0.0, worst_cap = 0.0, final_slip = 0.0;
+        slip_record slip = {0, false, 0.0, 0.0};
+        double worst_angle = 0.0;
         for (int s = 1; s <= 3000; ++s) {
             drag d = step_drag(&r, family, omega, s);
             if (s <= 10) {
                 worst_angle = fmax(worst_angle, acos(fmin(cosine(d.force, d.surface_velocity), 1.0)));
             }
-            if (d.slipping && was_slipping) {
-                ++kinetic_steps;
-                double cap = MU_K * d.cap_normal;
-                worst_cap = fmax(worst_cap, fabs(fd_v3_length(d.force) - cap) / cap);
-            }
-            was_slipping = d.slipping;
-            final_slip = fd_v3_length(d.slip) / fd_v3_length(d.surface_velocity);
+            record_slip(&slip, &d);
         }
-        cr_expect_geq(kinetic_steps, 300, "%s: slipped only %d steps", family->name, kinetic_steps);
+        cr_expect_geq(slip.kinetic_steps, 300, "%s: slipped only %d steps", family->name, slip.kinetic_steps);
         cr_expect_leq(worst_angle, 1e-3, "%s: the drag is %.3g rad off omega x r", family->name, worst_angle);
-        cr_expect_leq(worst_cap, 1e-12, "%s: slipping force off mu_k N by %.3g of it", family->name, worst_cap);
-        cr_expect_leq(final_slip, 1e-2, "%s: after 30 ms the ball still slips at %.3g of the turntable's speed",
-                      family->name, final_slip);
+        cr_expect_leq(slip.worst_cap, 1e-12, "%s: slipping force off mu_k N by %.3g of it", family->name,
+                      slip.worst_cap);
+        cr_expect_leq(slip.final_slip, 1e-2, "%s: after 30 ms the ball still slips at %.3g of the turntable's speed",
+                      family->name, slip.final_slip);
         fd_world_free(r.world);
     }
 }

@@ -13,6 +13,7 @@
  * 1e-15; 1e-14 leaves room for the order of the operations. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "collide/walls.h"
 
@@ -45,6 +46,21 @@ static void assert_consistent(const fd_wall_hit* hit, fd_vec3 centre)
     cr_assert_eq(hit->triangle, -1, "a primitive has no triangle");
 }
 
+/* A hit consistent with the centre (assert_consistent) at the closed form's
+ * point, normal and gap; `where` names the point in the messages. */
+static void assert_hit(const fd_wall_hit* hit, fd_vec3 centre, fd_vec3 point, fd_vec3 normal, double gap,
+                       const char* where)
+{
+    char what[3][64];
+    snprintf(what[0], sizeof what[0], "%s point", where);
+    snprintf(what[1], sizeof what[1], "%s normal", where);
+    snprintf(what[2], sizeof what[2], "%s gap", where);
+    assert_consistent(hit, centre);
+    assert_vec_near(hit->point, point, what[0]);
+    assert_vec_near(hit->normal, normal, what[1]);
+    assert_near(hit->gap, gap, what[2]);
+}
+
 /* ---------------------------------------------------------------- cylinder */
 
 Test(walls, cylinder_inside_is_concave)
@@ -54,10 +70,7 @@ Test(walls, cylinder_inside_is_concave)
     fd_vec3 centre = fd_v3(0.9, 1.2, 0.3);
     fd_wall_hit hit;
     cr_assert(fd_cylinder_closest(2.0, 4.0, true, centre, 0.6, &hit));
-    assert_consistent(&hit, centre);
-    assert_near(hit.gap, 0.5, "gap");
-    assert_vec_near(hit.point, fd_v3(1.2, 1.6, 0.3), "point");
-    assert_vec_near(hit.normal, fd_v3(-0.6, -0.8, 0.0), "normal");
+    assert_hit(&hit, centre, fd_v3(1.2, 1.6, 0.3), fd_v3(-0.6, -0.8, 0.0), 0.5, "shell");
     assert_near(hit.curvature[0], -0.5, "curvature around the axis (concave: -1/R)");
     assert_near(hit.curvature[1], 0.0, "curvature along the axis");
     assert_vec_near(hit.principal_dir[1], fd_v3(0, 0, 1), "along the axis");
@@ -91,10 +104,7 @@ Test(walls, cylinder_centre_on_axis_takes_plus_x)
     fd_vec3 centre = fd_v3(0.0, 0.0, 0.5);
     fd_wall_hit hit;
     cr_assert(fd_cylinder_closest(2.0, 4.0, true, centre, 2.5, &hit));
-    assert_consistent(&hit, centre);
-    assert_vec_near(hit.point, fd_v3(2.0, 0.0, 0.5), "point");
-    assert_vec_near(hit.normal, fd_v3(-1.0, 0.0, 0.0), "normal");
-    assert_near(hit.gap, 2.0, "gap");
+    assert_hit(&hit, centre, fd_v3(2.0, 0.0, 0.5), fd_v3(-1.0, 0.0, 0.0), 2.0, "shell");
 }
 
 Test(walls, uncapped_rim_is_a_sharp_edge)
@@ -104,10 +114,7 @@ Test(walls, uncapped_rim_is_a_sharp_edge)
     fd_vec3 centre = fd_v3(2.3, 0.0, 2.4);
     fd_wall_hit hit;
     cr_assert(fd_cylinder_closest(2.0, 4.0, false, centre, 1.0, &hit));
-    assert_consistent(&hit, centre);
-    assert_vec_near(hit.point, fd_v3(2.0, 0.0, 2.0), "rim point");
-    assert_near(hit.gap, 0.5, "gap");
-    assert_vec_near(hit.normal, fd_v3(0.6, 0.0, 0.8), "normal");
+    assert_hit(&hit, centre, fd_v3(2.0, 0.0, 2.0), fd_v3(0.6, 0.0, 0.8), 0.5, "rim");
     assert_near(hit.curvature[0], 0.0, "rim curvature");
     assert_near(hit.curvature[1], 0.0, "rim curvature");
     cr_assert_eq(hit.feature, FD_WALL_EDGE);
@@ -139,10 +146,7 @@ Test(walls, disk_interior_both_sides)
     fd_wall_hit hit;
     fd_vec3 above = fd_v3(0.3, -0.4, 0.25);
     cr_assert(fd_disk_closest(0.0, 1.0, above, 0.3, &hit));
-    assert_consistent(&hit, above);
-    assert_vec_near(hit.point, fd_v3(0.3, -0.4, 0.0), "point");
-    assert_vec_near(hit.normal, fd_v3(0, 0, 1), "normal above");
-    assert_near(hit.gap, 0.25, "gap");
+    assert_hit(&hit, above, fd_v3(0.3, -0.4, 0.0), fd_v3(0, 0, 1), 0.25, "above:");
     assert_near(hit.curvature[0], 0.0, "flat");
     assert_near(hit.curvature[1], 0.0, "flat");
     cr_assert_eq(hit.feature, FD_WALL_FACE);
@@ -162,10 +166,7 @@ Test(walls, annulus_hole_rim)
     fd_vec3 centre = fd_v3(0.12, 0.16, 0.4);
     fd_wall_hit hit;
     cr_assert(fd_disk_closest(0.5, 1.0, centre, 0.6, &hit));
-    assert_consistent(&hit, centre);
-    assert_vec_near(hit.point, fd_v3(0.3, 0.4, 0.0), "hole rim point");
-    assert_near(hit.gap, 0.5, "gap");
-    assert_vec_near(hit.normal, fd_v3(-0.36, -0.48, 0.8), "normal");
+    assert_hit(&hit, centre, fd_v3(0.3, 0.4, 0.0), fd_v3(-0.36, -0.48, 0.8), 0.5, "hole rim");
     assert_near(hit.curvature[0], 0.0, "sharp rim");
     cr_assert_eq(hit.feature, FD_WALL_EDGE);
     /* In the annulus itself: a face. */
@@ -181,10 +182,7 @@ Test(walls, disk_outer_rim)
     fd_vec3 centre = fd_v3(0.0, -1.3, -0.4);
     fd_wall_hit hit;
     cr_assert(fd_disk_closest(0.5, 1.0, centre, 0.6, &hit));
-    assert_consistent(&hit, centre);
-    assert_vec_near(hit.point, fd_v3(0.0, -1.0, 0.0), "outer rim point");
-    assert_near(hit.gap, 0.5, "gap");
-    assert_vec_near(hit.normal, fd_v3(0.0, -0.6, -0.8), "normal");
+    assert_hit(&hit, centre, fd_v3(0.0, -1.0, 0.0), fd_v3(0.0, -0.6, -0.8), 0.5, "outer rim");
     cr_assert_eq(hit.feature, FD_WALL_EDGE);
     cr_assert_not(fd_disk_closest(0.5, 1.0, centre, 0.5, &hit), "gap = reach is no hit");
     cr_assert_not(fd_disk_closest(0.5, 1.0, fd_v3(0.0, -1.45, 0.0), 0.4, &hit), "in plane, beyond reach");
