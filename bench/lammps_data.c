@@ -24,11 +24,39 @@
  * Used by scripts/lammps/run_lammps.py (case 3), bench/lammps_compare.sh and
  * bench/chute/chute_compare.sh. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "core/math.h"
 #include "fricdem/io.h"
+
+/* The rows of the Atoms section (id type diameter density x y z) or, with
+ * velocities, of the Velocities section (id vx vy vz wx wy wz): one per
+ * sphere, numbered from 1 in body order. A static sphere (type 2) has no
+ * mass of its own: it gets static_density, that of a dynamic one. */
+static void write_sphere_rows(FILE* out, fd_world* world, bool velocities, double static_density)
+{
+    const double pi = 3.14159265358979323846;
+    int atom = 0;
+    for (int b = 0; b < fd_world_body_count(world); ++b) {
+        fd_body_id id = fd_world_body_at(world, b);
+        fd_body_info info = fd_body_get_info(world, id);
+        if (info.shape.type != FD_SHAPE_SPHERE) {
+            continue;
+        }
+        fd_body_state s = fd_body_get_state(world, id);
+        if (velocities) {
+            fprintf(out, "%d %.17g %.17g %.17g %.17g %.17g %.17g\n", ++atom, s.velocity.x, s.velocity.y, s.velocity.z,
+                    s.angular_velocity.x, s.angular_velocity.y, s.angular_velocity.z);
+            continue;
+        }
+        double r = info.shape.radius;
+        double density = info.type == FD_BODY_STATIC ? static_density : info.mass / (4.0 / 3.0 * pi * r * r * r);
+        fprintf(out, "%d %d %.17g %.17g %.17g %.17g %.17g\n", ++atom, info.type == FD_BODY_STATIC ? 2 : 1, 2.0 * r,
+                density, s.position.x, s.position.y, s.position.z);
+    }
+}
 
 int main(int argc, char** argv)
 {
@@ -119,32 +147,9 @@ int main(int argc, char** argv)
     fprintf(out, "%.17g %.17g xlo xhi\n%.17g %.17g ylo yhi\n%.17g %.17g zlo zhi\n\n", lo[0], hi[0], lo[1], hi[1],
             lo[2], hi[2]);
     fprintf(out, "Atoms # sphere\n\n");
-    int atom = 0;
-    for (int b = 0; b < fd_world_body_count(world); ++b) {
-        fd_body_id id = fd_world_body_at(world, b);
-        fd_body_info info = fd_body_get_info(world, id);
-        if (info.shape.type != FD_SHAPE_SPHERE) {
-            continue;
-        }
-        fd_body_state s = fd_body_get_state(world, id);
-        double r = info.shape.radius;
-        /* a static body has no mass of its own: it gets the density of a dynamic one */
-        double density = info.type == FD_BODY_STATIC ? static_density : info.mass / (4.0 / 3.0 * pi * r * r * r);
-        fprintf(out, "%d %d %.17g %.17g %.17g %.17g %.17g\n", ++atom, info.type == FD_BODY_STATIC ? 2 : 1, 2.0 * r, density, s.position.x, s.position.y,
-                s.position.z);
-    }
+    write_sphere_rows(out, world, false, static_density);
     fprintf(out, "\nVelocities\n\n");
-    atom = 0;
-    for (int b = 0; b < fd_world_body_count(world); ++b) {
-        fd_body_id id = fd_world_body_at(world, b);
-        fd_body_info info = fd_body_get_info(world, id);
-        if (info.shape.type != FD_SHAPE_SPHERE) {
-            continue;
-        }
-        fd_body_state s = fd_body_get_state(world, id);
-        fprintf(out, "%d %.17g %.17g %.17g %.17g %.17g %.17g\n", ++atom, s.velocity.x, s.velocity.y, s.velocity.z,
-                s.angular_velocity.x, s.angular_velocity.y, s.angular_velocity.z);
-    }
+    write_sphere_rows(out, world, true, static_density);
     if (fclose(out) != 0) {
         perror(argv[3]);
         fd_scene_free(&scene);

@@ -36,6 +36,23 @@ DENSITY = 2500.0         # kg/m^3
 K_N = 1.0e4              # N/m: contact time pi sqrt(m / k) = 1.1 ms
 STEP = 5.0e-5            # s: ~23 steps per contact, 1/13 of the critical step
 
+# The output section of the benchmark scenes (this pile and bench/chute's
+# chute): every output off, so that a timing measures the stepping alone.
+OUTPUTS_OFF = """output:
+  csv_interval: 1.0e9
+  bodies_csv: false
+  contacts_csv: false
+  energy_csv: false
+  vtu_interval: 0.0
+"""
+
+
+def usage(doc: str) -> int:
+    """Prints the usage paragraph of a script's docstring (its second) to
+    stderr; returns the exit status of bad usage, 2."""
+    print(doc.split("\n\n")[1].strip(), file=sys.stderr)
+    return 2
+
 
 def read_lammps_data(path: str) -> list[tuple[list[str], list[str]]]:
     """The atoms of a LAMMPS data file that bench/lammps_data.c wrote: per
@@ -132,13 +149,7 @@ bodies:
   - {{name: wall_x_max, static: true, material: grain, shape: {{type: plane, normal: [-1, 0, 0]}}, position: [{half!r}, 0, 0]}}
   - {{name: wall_y_min, static: true, material: grain, shape: {{type: plane, normal: [0, 1, 0]}}, position: [0, {-half!r}, 0]}}
   - {{name: wall_y_max, static: true, material: grain, shape: {{type: plane, normal: [0, -1, 0]}}, position: [0, {half!r}, 0]}}
-{listed}{generator}output:
-  csv_interval: 1.0e9
-  bodies_csv: false
-  contacts_csv: false
-  energy_csv: false
-  vtu_interval: 0.0
-"""
+{listed}{generator}{OUTPUTS_OFF}"""
 
 
 def main() -> int:
@@ -150,8 +161,7 @@ def main() -> int:
         data = args[5]
         args = args[:4]
     if len(args) != 4:
-        print(__doc__.split("\n\n")[1].strip(), file=sys.stderr)
-        return 2
+        return usage(__doc__)
     n, steps, threads, path = int(args[0]), int(args[1]), int(args[2]), args[3]
     with open(path, "w") as file:
         file.write(scene(n, steps, threads, path, data, in_place))

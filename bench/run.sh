@@ -14,20 +14,15 @@
 # (bench/lammps_compare.sh), apart because it installs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source bench/require_built.sh
+source bench/common.sh
 
-cli=build/release/fricdem
 sizes=${BENCH_SIZES:-"10000:200 100000:200 1000000:100"}
 threads_list=${BENCH_THREADS:-"1 2"}
-repeat=${BENCH_REPEAT:-1}
 out=bench/out
-python=/usr/bin/python3
 
-require_built bench "$cli"
 mkdir -p "$out/scenes" "$out/logs"
 results=$out/results.csv
 candidates=$out/candidates.csv
-machine=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
 cores=$(nproc)
 echo "n,steps,threads,wall_s,stepping_s,particle_steps_per_s,ns_per_particle_step,peak_memory_mib,machine,cores" \
   > "$results"
@@ -70,11 +65,7 @@ for size in $sizes; do
       log=$out/logs/pile_${n}_t${threads}_r${r}.log
       start=$(date +%s.%N)
       # Not --quiet: that also silences the summary read here.
-      if ! "$cli" run "$scene" --out "$out/run_${n}_t${threads}" --overwrite > "$log" 2>&1; then
-        echo "bench: the run failed; see $log" >&2
-        tail -5 "$log" >&2
-        exit 1
-      fi
+      run_logged "$log" "$cli" run "$scene" --out "$out/run_${n}_t${threads}" --overwrite
       end=$(date +%s.%N)
       parse "$log" "$n" "$steps" "$threads" "$start" "$end" "$machine" "$cores" >> "$candidates"
     done

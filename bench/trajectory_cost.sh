@@ -31,19 +31,14 @@
 # No timing is asserted anywhere: this reports, it does not judge.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source bench/require_built.sh
+source bench/common.sh
 
-cli=build/release/fricdem
 sizes=${BENCH_TRAJECTORY_SIZES:-"10000:200 100000:200"}
 every=${BENCH_TRAJECTORY_EVERY:-20}
-repeat=${BENCH_REPEAT:-1}
 out=bench/out
-python=/usr/bin/python3
 
-require_built bench "$cli"
 mkdir -p "$out/scenes" "$out/logs"
 results=$out/trajectory_cost.csv
-machine=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
 echo "n,steps,frames,mode,wall_s,seconds_per_frame_over_none,steps_per_frame,writer_seconds_per_frame,writer_steps_per_frame,bytes,bytes_per_frame,bytes_per_body_frame,machine" \
   > "$results"
 
@@ -93,11 +88,7 @@ for size in $sizes; do
       log=$out/logs/trajectory_${n}_${mode}_r${r}.log
       dir=$out/trajectory_${n}_${mode}
       # shellcheck disable=SC2086 # the --set words split on purpose
-      if ! "$cli" run "$scene" --out "$dir" --overwrite "${law[@]}" ${sets[$mode]} > "$log" 2>&1; then
-        echo "bench: the run failed; see $log" >&2
-        tail -5 "$log" >&2
-        exit 1
-      fi
+      run_logged "$log" "$cli" run "$scene" --out "$dir" --overwrite "${law[@]}" ${sets[$mode]}
       wall=$(wall_of "$log")
       if [ -z "$best" ] || $python -c "import sys; sys.exit(0 if $wall < $best else 1)"; then
         best=$wall

@@ -34,7 +34,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from make_pile import read_lammps_data  # noqa: E402  (bench/make_pile.py)
+from make_pile import OUTPUTS_OFF, read_lammps_data, usage  # noqa: E402  (bench/make_pile.py)
 
 DIAMETER = 1.0
 DENSITY = 1.0
@@ -122,13 +122,7 @@ materials:
   - {{name: grain, density: {DENSITY!r}}}
   - {{name: base, density: {DENSITY!r}}}
 contacts:
-{law("grain", 0.5 * MASS)}{law("base", MASS)}{bodies}{generators}output:
-  csv_interval: 1.0e9
-  bodies_csv: false
-  contacts_csv: false
-  energy_csv: false
-  vtu_interval: 0.0
-"""
+{law("grain", 0.5 * MASS)}{law("base", MASS)}{bodies}{generators}{OUTPUTS_OFF}"""
 
 
 def main() -> int:
@@ -141,8 +135,7 @@ def main() -> int:
             threads = int(args[-1])
         args = args[:-2]
     if len(args) != 1:
-        print(__doc__.split("\n\n")[1].strip(), file=sys.stderr)
-        return 2
+        return usage(__doc__)
     with open(args[0], "w") as file:
         file.write(scene(threads, data))
     return 0
