@@ -43,7 +43,9 @@ CHECK_KEYS(time_keys);
 const fd_scene_table fd_scene_time_table = {"time", "Time stepping (required).", KEYS(time_keys), sizeof(fd_scene_time),
                                             offsetof(fd_scene_time, seen)};
 
-static const fd_scene_key box_keys[] = {
+/* An axis-aligned box: the world's periodic box, the generators' region and
+ * the outlets' box share these keys (scene_loader.h). */
+const fd_scene_key fd_scene_box_keys[FD_SCENE_BOX_KEY_COUNT] = {
     {.name = "min",
      .type = FD_SCENE_VEC3,
      .unit = "m",
@@ -54,18 +56,17 @@ static const fd_scene_key box_keys[] = {
     {.name = "max",
      .type = FD_SCENE_VEC3,
      .unit = "m",
-     .doc = "upper corner (each component > min); along a periodic axis the period is max - min",
+     .doc = "upper corner (each component > min)",
      .flags = FD_SCENE_REQUIRED,
      .range = ANY,
      .offset = offsetof(fd_scene_region, max)},
 };
-CHECK_KEYS(box_keys);
 const fd_scene_table fd_scene_box_table = {
     "world.box",
-    "Periodic box (with `world.periodic`). Each period must be at least 2 x (largest bounding diameter + "
-    "contact_margin), so that a body touches at most one image of another; a plane must have its normal "
-    "perpendicular to every periodic axis.",
-    KEYS(box_keys), sizeof(fd_scene_region), offsetof(fd_scene_region, seen)};
+    "Periodic box (with `world.periodic`): along a periodic axis the period is max - min. Each period must be "
+    "at least 2 x (largest bounding diameter + contact_margin), so that a body touches at most one image of "
+    "another; a plane must have its normal perpendicular to every periodic axis.",
+    fd_scene_box_keys, FD_SCENE_BOX_KEY_COUNT, sizeof(fd_scene_region), offsetof(fd_scene_region, seen)};
 
 static const fd_scene_key world_keys[] = {
     {.name = "gravity",

@@ -63,25 +63,8 @@ const fd_scene_table fd_scene_bodies_file_table = {
     "a path alone stands for `{path: PATH}`.",
     KEYS(bodies_file_keys), sizeof(fd_scene_bodies_file), offsetof(fd_scene_bodies_file, seen)};
 
-static const fd_scene_key region_keys[] = {
-    {.name = "min",
-     .type = FD_SCENE_VEC3,
-     .unit = "m",
-     .doc = "lower corner",
-     .flags = FD_SCENE_REQUIRED,
-     .range = ANY,
-     .offset = offsetof(fd_scene_region, min)},
-    {.name = "max",
-     .type = FD_SCENE_VEC3,
-     .unit = "m",
-     .doc = "upper corner (each component > min)",
-     .flags = FD_SCENE_REQUIRED,
-     .range = ANY,
-     .offset = offsetof(fd_scene_region, max)},
-};
-CHECK_KEYS(region_keys);
 const fd_scene_table fd_scene_region_table = {"generators[].region", "Axis-aligned box the generated spheres fill.",
-                                              KEYS(region_keys), sizeof(fd_scene_region),
+                                              fd_scene_box_keys, FD_SCENE_BOX_KEY_COUNT, sizeof(fd_scene_region),
                                               offsetof(fd_scene_region, seen)};
 
 static const fd_scene_key generator_keys[] = {
@@ -215,7 +198,7 @@ const fd_scene_table fd_scene_disk_table = {"inlets[].region.disk",
 
 const fd_scene_table fd_scene_inlet_box_table = {"inlets[].region.box",
                                                  "An axis-aligned box; every sphere lies wholly inside it.",
-                                                 KEYS(region_keys), sizeof(fd_scene_region),
+                                                 fd_scene_box_keys, FD_SCENE_BOX_KEY_COUNT, sizeof(fd_scene_region),
                                                  offsetof(fd_scene_region, seen)};
 
 static const fd_scene_key inlet_region_keys[] = {

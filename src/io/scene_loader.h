@@ -501,6 +501,12 @@ typedef struct fd_scene_file {
 } fd_scene_file;
 
 /* For the key tables (scene_schema.c, scene_stages.c). */
+/* The keys of an axis-aligned box (min, max of an fd_scene_region), shared by
+ * the tables of the world's periodic box, the generators' region and the
+ * outlets' box (scene_keys.c). */
+enum { FD_SCENE_BOX_KEY_COUNT = 2 };
+extern const fd_scene_key fd_scene_box_keys[FD_SCENE_BOX_KEY_COUNT];
+
 #define KEYS(array) (array), (int)(sizeof(array) / sizeof((array)[0]))
 #define CHECK_KEYS(array) _Static_assert(sizeof(array) / sizeof((array)[0]) <= FD_SCENE_MAX_KEYS, "too many keys")
 

@@ -17,26 +17,9 @@
 
 /* ---------------------------------------------------------------- tables */
 
-static const fd_scene_key box_keys[] = {
-    {.name = "min",
-     .type = FD_SCENE_VEC3,
-     .unit = "m",
-     .doc = "lower corner",
-     .flags = FD_SCENE_REQUIRED,
-     .range = ANY,
-     .offset = offsetof(fd_scene_region, min)},
-    {.name = "max",
-     .type = FD_SCENE_VEC3,
-     .unit = "m",
-     .doc = "upper corner (each component > min)",
-     .flags = FD_SCENE_REQUIRED,
-     .range = ANY,
-     .offset = offsetof(fd_scene_region, max)},
-};
-CHECK_KEYS(box_keys);
 static const fd_scene_table box_table = {
     "outlets[].region.box", "An axis-aligned box: a body whose centre lies within min and max on every axis leaves.",
-    KEYS(box_keys), sizeof(fd_scene_region), offsetof(fd_scene_region, seen)};
+    fd_scene_box_keys, FD_SCENE_BOX_KEY_COUNT, sizeof(fd_scene_region), offsetof(fd_scene_region, seen)};
 
 static const fd_scene_key half_space_keys[] = {
     {.name = "point",
