@@ -33,13 +33,6 @@ TestSuite(random_fill, .init = make_dir, .fini = remove_dir);
     "materials: [{name: glass, density: 2500}]\n"
 /* Lines 1-2 are the header; a test's own lines start at 3. */
 
-static uint64_t bits(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
 typedef struct sphere {
     double x[3];
     double r;

@@ -8,6 +8,7 @@
 
 #include <criterion/criterion.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,15 @@ static inline fd_body_id body(const fd_scene* scene, const char* name)
     fd_body_id id = fd_world_find_body(scene->world, name);
     cr_assert(!fd_body_id_is_null(id), "no body %s", name);
     return id;
+}
+
+/* The bits of a double, for tests that compare results to the bit (the
+ * generators' seeds, a streamed list against one tree). */
+static inline uint64_t bits(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
 }
 
 #endif
