@@ -182,17 +182,18 @@ def vec(v: dict, *names) -> tuple:
 
 # ---------------------------------------------------------------- case 1
 
-def impact_reference(v: dict, arm: str):
+def impact_spheres(v: dict):
+    """The two spheres of an impact deck's variables, sphere one at the origin."""
     one = reference.Sphere(float(v["r1"]), float(v["rho"]), (0.0, 0.0, 0.0), vec(v, "v1x", "v1y", "v1z"),
                            vec(v, "w1x", "w1y", "w1z"))
     two = reference.Sphere(float(v["r2"]), float(v["rho"]), vec(v, "x2", "y2", "z2"), vec(v, "v2x", "v2y", "v2z"),
                            vec(v, "w2x", "w2y", "w2z"))
-    meff = one.m * two.m / (one.m + two.m)
-    kn = float(v["kn"])
-    roll, twist = parse_extra(v["extra"])
-    law = reference.Law(kn, float(v["gamma"]) * math.sqrt(meff * kn), float(v["kt"]), float(v["xgammat"]),
-                        float(v["mu"]), roll, twist)
-    touching = reference.simulate([one, two], law, float(v["dt"]), int(v["steps"]), arm)
+    return one, two
+
+
+def impact_values(one, two, touching: list[int]) -> dict:
+    """An impact's golden quantities after the run: both spheres' velocities
+    and spins, and the steps of contact."""
     values = {}
     for name, s in (("one", one), ("two", two)):
         for axis, value in zip("xyz", s.v):
@@ -202,6 +203,18 @@ def impact_reference(v: dict, arm: str):
     values["contact_first_step"] = touching[0] if touching else -1
     values["contact_last_step"] = touching[-1] if touching else -1
     values["contact_steps"] = len(touching)
+    return values
+
+
+def impact_reference(v: dict, arm: str):
+    one, two = impact_spheres(v)
+    meff = one.m * two.m / (one.m + two.m)
+    kn = float(v["kn"])
+    roll, twist = parse_extra(v["extra"])
+    law = reference.Law(kn, float(v["gamma"]) * math.sqrt(meff * kn), float(v["kt"]), float(v["xgammat"]),
+                        float(v["mu"]), roll, twist)
+    touching = reference.simulate([one, two], law, float(v["dt"]), int(v["steps"]), arm)
+    values = impact_values(one, two, touching)
     return values
 
 
@@ -280,25 +293,14 @@ def mindlin_law(v: dict) -> reference.Law:
 def mindlin_reference(v: dict, arm: str):
     """Final velocities and spins, contact steps and the force on sphere one
     at every step (in contact or not) of a case-4 deck run by reference.py."""
-    one = reference.Sphere(float(v["r1"]), float(v["rho"]), (0.0, 0.0, 0.0), vec(v, "v1x", "v1y", "v1z"),
-                           vec(v, "w1x", "w1y", "w1z"))
-    two = reference.Sphere(float(v["r2"]), float(v["rho"]), vec(v, "x2", "y2", "z2"), vec(v, "v2x", "v2y", "v2z"),
-                           vec(v, "w2x", "w2y", "w2z"))
+    one, two = impact_spheres(v)
     forces = {}
 
     def record(step, spheres, inside):
         forces[step] = list(spheres[0].f)
 
     touching = reference.simulate([one, two], mindlin_law(v), float(v["dt"]), int(v["steps"]), arm, record=record)
-    values = {}
-    for name, s in (("one", one), ("two", two)):
-        for axis, value in zip("xyz", s.v):
-            values[f"{name}.v{axis}"] = value
-        for axis, value in zip("xyz", s.w):
-            values[f"{name}.w{axis}"] = value
-    values["contact_first_step"] = touching[0] if touching else -1
-    values["contact_last_step"] = touching[-1] if touching else -1
-    values["contact_steps"] = len(touching)
+    values = impact_values(one, two, touching)
     return values, forces
 
 
@@ -611,6 +613,23 @@ def run_cases(case, lmp: str, names: list[str], work: Path):
     return rows, commands
 
 
+def run_checked_cases(case, lmp: str, names: list[str], work: Path, says=None):
+    """run_cases for the cases checked against scripts/lammps/reference.py:
+    case(lmp, name, work) returns its rows, its command, its largest gap to the
+    reference (a fraction of the scale) and what else it measured. Returns the
+    rows, the commands, the largest gap and each case's extras; prints each
+    case's gap, or says(name, extras) when given."""
+    rows, commands, extras, worst = [], [], [], 0.0
+    for name in names:
+        r, c, w, *extra = case(lmp, name, work)
+        rows += r
+        commands.append(c)
+        extras.append(extra)
+        worst = max(worst, w)
+        print(f"run_lammps: {name}: " + (says(name, extra) if says else f"reference vs LAMMPS {w:.2g} of the scale"))
+    return rows, commands, worst, extras
+
+
 def write_golden(path: Path, header: list[str], columns: str, rows) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as out:
@@ -646,13 +665,7 @@ def main() -> int:
     shift_note = ("arm_shift: fricdem's contact-arm convention minus LAMMPS's for that number (scripts/lammps/"
                   "reference.py run both ways); fricdem should give lammps + arm_shift to round-off")
     if "impact" in cases:
-        rows, commands, worst = [], [], 0.0
-        for name in IMPACTS:
-            r, c, w = impact_case(args.lmp, name, work)
-            rows += r
-            commands.append(c)
-            worst = max(worst, w)
-            print(f"run_lammps: {name}: reference vs LAMMPS {w:.2g} of the scale")
+        rows, commands, worst, _ = run_checked_cases(impact_case, args.lmp, IMPACTS, work)
         write_golden(out / "lammps_impact.csv",
                      common + [f"command: {c}" for c in commands] + [
                          "case 1: two-sphere impacts; quantities after separation at the last step: velocities "
@@ -660,13 +673,7 @@ def main() -> int:
                          shift_note + f"; reference vs LAMMPS: at most {worst:.2g} of the scale (1 m/s, 100 rad/s)"],
                      "case,step,quantity,lammps,arm_shift", rows)
     if "rolling" in cases:
-        rows, commands, worst = [], [], 0.0
-        for name in ROLLINGS:
-            r, c, w = rolling_case(args.lmp, name, work)
-            rows += r
-            commands.append(c)
-            worst = max(worst, w)
-            print(f"run_lammps: {name}: reference vs LAMMPS {w:.2g} of the scale")
+        rows, commands, worst, _ = run_checked_cases(rolling_case, args.lmp, ROLLINGS, work)
         write_golden(out / "lammps_rolling.csv",
                      common + [f"command: {c}" for c in commands] + [
                          f"case 2: a sphere on a wall; state every {GOLDEN_EVERY} steps: position (m), velocity "
@@ -675,15 +682,8 @@ def main() -> int:
                          "(10 mm, 1 m/s, 100 rad/s)"],
                      "case,step,quantity,lammps,arm_shift", rows)
     if "mindlin" in cases:
-        rows, commands, worst = [], [], 0.0
-        scales = []
-        for name in MINDLINS:
-            r, c, w, force_scale = mindlin_case(args.lmp, name, work)
-            rows += r
-            commands.append(c)
-            worst = max(worst, w)
-            scales.append(f"{name} {force_scale:.6g} N")
-            print(f"run_lammps: {name}: reference vs LAMMPS {w:.2g} of the scale")
+        rows, commands, worst, extras = run_checked_cases(mindlin_case, args.lmp, MINDLINS, work)
+        scales = [f"{name} {force_scale:.6g} N" for name, (force_scale,) in zip(MINDLINS, extras)]
         write_golden(out / "lammps_mindlin.csv",
                      common + [f"command: {c}" for c in commands] + [
                          "case 4: two-sphere impacts with a Mindlin tangential spring; one.fx, one.fy, one.fz: "
@@ -695,15 +695,10 @@ def main() -> int:
                          "largest force row per case: " + ", ".join(scales)],
                      "case,step,quantity,lammps,arm_shift", rows)
     if "newer" in cases:
-        rows, commands, sources, scales, worst = [], [], [], [], 0.0
-        for name in NEWER:
-            r, c, w, force_scale, source = newer_case(args.lmp, name, work)
-            rows += r
-            commands.append(c)
-            sources.append(f"{name}: {source}")
-            scales.append(f"{name} {force_scale:.6g} N")
-            worst = max(worst, w)
-            print(f"run_lammps: {name}: numbers from {source}")
+        rows, commands, worst, extras = run_checked_cases(newer_case, args.lmp, NEWER, work,
+                                                          says=lambda name, extra: f"numbers from {extra[1]}")
+        sources = [f"{name}: {source}" for name, (_, source) in zip(NEWER, extras)]
+        scales = [f"{name} {force_scale:.6g} N" for name, (force_scale, _) in zip(NEWER, extras)]
         write_golden(out / "lammps_newer.csv",
                      common + [f"command: {c}" for c in commands] + [
                          "case 8: case 4's rows for options newer than Debian's LAMMPS: LAMMPS 2026's static/dynamic "
