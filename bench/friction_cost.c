@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_scene.h"
 #include "fricdem/io.h"
 
 static double clock_seconds(clockid_t clock)
@@ -36,19 +37,12 @@ static double now(void) { return clock_seconds(CLOCK_MONOTONIC); }
 
 int main(int argc, char** argv)
 {
-    if (argc < 4) {
-        fprintf(stderr, "usage: %s SCENE SETTLE_STEPS TIMED_STEPS [KEY=VALUE ...]\n", argv[0]);
+    fd_scene scene;
+    fd_world* world = bench_load_scene(argc, argv, "SCENE SETTLE_STEPS TIMED_STEPS", &scene);
+    if (world == NULL) {
         return 2;
     }
     int settle = atoi(argv[2]), timed = atoi(argv[3]);
-    fd_scene scene;
-    if (fd_scene_load(argv[1], (const char* const*)argv + 4, argc - 4, &scene) != FD_OK) {
-        fprintf(stderr, "error: %s\n", fd_last_error());
-        return 2;
-    }
-    fd_world* world = scene.world;
-    /* As the CLI runs a scene: contact details only where outputs want them (none here). */
-    fd_world_set_contact_output(world, FD_CONTACT_OUTPUT_ON_REQUEST);
     for (int s = 0; s < settle; ++s) {
         if (fd_world_step(world) != FD_OK) {
             fprintf(stderr, "error: %s\n", fd_last_error());

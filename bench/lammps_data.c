@@ -29,6 +29,7 @@
 #include <stdlib.h>
 
 #include "core/math.h"
+#include "bench_scene.h"
 #include "fricdem/io.h"
 
 /* The rows of the Atoms section (id type diameter density x y z) or, with
@@ -60,19 +61,12 @@ static void write_sphere_rows(FILE* out, fd_world* world, bool velocities, doubl
 
 int main(int argc, char** argv)
 {
-    if (argc < 4) {
-        fprintf(stderr, "usage: %s SCENE STEPS OUT.data [KEY=VALUE ...]\n", argv[0]);
+    fd_scene scene;
+    fd_world* world = bench_load_scene(argc, argv, "SCENE STEPS OUT.data", &scene);
+    if (world == NULL) {
         return 2;
     }
     int steps = atoi(argv[2]);
-    fd_scene scene;
-    if (fd_scene_load(argv[1], (const char* const*)argv + 4, argc - 4, &scene) != FD_OK) {
-        fprintf(stderr, "error: %s\n", fd_last_error());
-        return 2;
-    }
-    fd_world* world = scene.world;
-    /* No contact details are read here: the steps need not record them. */
-    fd_world_set_contact_output(world, FD_CONTACT_OUTPUT_ON_REQUEST);
     fd_status status = fd_world_prepare(world);
     for (int s = 0; s < steps && status == FD_OK; ++s) {
         status = fd_world_step(world);
