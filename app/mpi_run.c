@@ -37,6 +37,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "collide/collide.h"
 #include "core/error.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
@@ -44,7 +45,6 @@
 #include "parallel/partition.h"
 #include "run_options.h"
 #include "stage_start.h"
-#include "world/world_store.h"
 
 static double now_seconds(void)
 {
@@ -393,7 +393,7 @@ static fd_status number_contacts_send_events_run_outlets(transport* t, fd_partit
     if (status != FD_OK) {
         return status;
     }
-    if (part->world->outlet_count == 0) {
+    if (fd_world_outlet_count(part->world) == 0) {
         return FD_OK;
     }
     status = everyone_sorted(t, part, fd_partition_leaving, &total);
@@ -553,7 +553,7 @@ static fd_status sum_ledger(transport* t, fd_partition* part, int rank)
 static bool energy_gained(fd_partition* part, int rank)
 {
     fd_world* world = part->world;
-    if (world->step_count % 64 != 0 || !fd_world_energy_gain_checked(world)) {
+    if (fd_world_step_count(world) % 64 != 0 || !fd_world_energy_gain_checked(world)) {
         return false;
     }
     fd_energy_gain_parts mine = fd_partition_energy_gain_parts(part);
@@ -666,8 +666,8 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
      * walls' reactions (summed again from them: each rank has a share);
      * the first state's are recorded by the set-up pass. */
     bool walls = false;
-    for (int b = 0; b < world->body_count; ++b) {
-        walls = walls || world->is_wall[b];
+    for (int b = 0; b < fd_world_body_count(world); ++b) {
+        walls = walls || fd_shape_is_wall(fd_body_get_info(world, fd_world_body_at(world, b)).shape.type);
     }
     const bool writes_contacts = scene.output.contacts_csv || scene.output.vtu_interval > 0.0 ||
                                  (scene.output.trajectory && scene.output.trajectory_contacts) ||
