@@ -89,30 +89,10 @@ static void add_inlet(fd_world* world, const fd_inlet_def* def)
 #define GRID_SCAN_INSERTED 1905
 #define GRID_SCAN_REJECTED 7601
 
-/* Asserts that body b overlaps no other body: spheres by centre distance,
- * planes by the signed distance of the centre. */
-static void assert_free(const fd_world* world, int b)
-{
-    fd_body_id id = fd_world_body_at(world, b);
-    fd_body_info info = fd_body_get_info(world, id);
-    fd_vec3 p = fd_body_get_state(world, id).position;
-    for (int o = 0; o < fd_world_body_count(world); ++o) {
-        if (o == b) {
-            continue;
-        }
-        fd_body_id other = fd_world_body_at(world, o);
-        fd_body_info oi = fd_body_get_info(world, other);
-        fd_vec3 q = fd_body_get_state(world, other).position;
-        if (oi.shape.type == FD_SHAPE_PLANE) {
-            double height = (p.x - q.x) * oi.shape.plane_normal.x + (p.y - q.y) * oi.shape.plane_normal.y +
-                            (p.z - q.z) * oi.shape.plane_normal.z;
-            cr_assert_geq(height, info.shape.radius, "sphere %d cuts plane %d", b, o);
-        } else {
-            double d = sqrt((p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y) + (p.z - q.z) * (p.z - q.z));
-            cr_assert_geq(d, info.shape.radius + oi.bounding_radius, "sphere %d overlaps body %d at insertion", b, o);
-        }
-    }
-}
+static void assert_clear(const fd_world* world, int b, double margin);
+
+/* Asserts that body b overlaps no other body (assert_clear without a margin). */
+static void assert_free(const fd_world* world, int b) { assert_clear(world, b, 0.0); }
 
 /* Runs the world `steps` steps, asserting of each sphere that appears that
  * it overlaps no other body when it does. */
