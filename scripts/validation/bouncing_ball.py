@@ -25,7 +25,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 
 from . import impact_reference as ref
-from .common import CaseResult, Context, body_rows, read_csv
+from .common import CaseResult, Context, body_rows, read_csv, save_figure
 
 TITLE = "Bouncing ball: restitution of the normal contact laws"
 ORDER = 20
@@ -144,11 +144,8 @@ def run(ctx: Context) -> CaseResult:
         ax.set_xlabel("time from the last free sample [ms]")
         ax.set_ylabel("vertical velocity vz [m/s]")
         ax.legend(fontsize=7, loc="lower right")
-    figure.tight_layout()
-    path = ctx.figure_path("drops")
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    result.figures.append((path, "Top: height of the ball's lowest point against time for each law (successive "
-                           "bounces). Bottom: vertical velocity around the first contact (shaded), with the impact "
-                           "speed, the reference rebound speed with gravity and e times the impact speed."))
+    save_figure(ctx, result, figure, "drops",
+                "Top: height of the ball's lowest point against time for each law (successive "
+                "bounces). Bottom: vertical velocity around the first contact (shaded), with the impact "
+                "speed, the reference rebound speed with gravity and e times the impact speed.", dpi=100)
     return result

@@ -22,7 +22,7 @@ import math
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv, roundoff_tolerance, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, roundoff_tolerance, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form, save_figure
 
 TITLE = "Fang & Negrut Sec. 4.1: brick on an incline (slide friction)"
 ORDER = 41
@@ -305,6 +305,8 @@ def draw(axes, d, label, color, style="-", t_max=0.2):
 
 
 def label_axes(axes):
+    """Labels, titles, grids and legends of the six panels of Fig. 5 and 6
+    (the same layout in both), after their curves are drawn."""
     axes[0, 0].set_ylabel("x, down the slope [um]")
     axes[0, 1].set_ylabel("x' [mm/s]")
     axes[1, 0].set_ylabel("E_f on the brick, up-slope [N]")
@@ -318,6 +320,7 @@ def label_axes(axes):
         axis.set_xlabel("time t [s]")
         axis.set_title(title, fontsize=10)
         axis.grid(alpha=0.3)
+        axis.legend(fontsize=8, loc="best")
 
 
 def figures(ctx, result, data):
@@ -343,18 +346,13 @@ def figures(ctx, result, data):
     axes[2, 0].text(0.2, s_k * 1e6, " S_k", va="center", fontsize=8, color="green")
     axes[2, 0].text(0.2, s_eq * 1e6, " S_eq", va="center", fontsize=8, color="gray")
     label_axes(axes)
-    for axis in axes.flat:
-        axis.legend(fontsize=8, loc="best")
-    figure.tight_layout()
-    path = ctx.figure_path("damping")
-    figure.savefig(path, dpi=90)
-    plt.close(figure)
-    result.figures.append((path, "Brick at alpha = 0.18 rad with K_D = 632 N s/m (blue: creeps by 17.5 um and "
-                           "sticks, E_f -> m g sin alpha = 1.754 N, dotted: the closed form Eq. 5) and without "
-                           "damping (orange: the static cap S_s is reached at 6.2 ms, the brick slips with E_f = "
-                           "mu_k N until 35.5 ms, then oscillates in stick between S_k and 2 S_eq - S_k). Same "
-                           "panels as the paper's Fig. 5: (a) position and velocity, (b) elastic and damping "
-                           "friction force on the brick (up-slope component), (c) S and its per-step increment."))
+    save_figure(ctx, result, figure, "damping",
+                "Brick at alpha = 0.18 rad with K_D = 632 N s/m (blue: creeps by 17.5 um and "
+                "sticks, E_f -> m g sin alpha = 1.754 N, dotted: the closed form Eq. 5) and without "
+                "damping (orange: the static cap S_s is reached at 6.2 ms, the brick slips with E_f = "
+                "mu_k N until 35.5 ms, then oscillates in stick between S_k and 2 S_eq - S_k). Same "
+                "panels as the paper's Fig. 5: (a) position and velocity, (b) elastic and damping "
+                "friction force on the brick (up-slope component), (c) S and its per-step increment.", dpi=90)
 
     # ---- Fig. 6 of the paper: three angles
     figure, axes = six_panels("Brick on an incline at alpha = atan(mu_k), atan(mu_s), 0.25 rad, K_D = 632 "
@@ -379,14 +377,9 @@ def figures(ctx, result, data):
     label_axes(axes)
     axes[0, 0].set_ylabel("x, down the slope [um] (log scale)")
     axes[2, 1].set_ylabel("Delta S per step [um] (log scale)")
-    for axis in axes.flat:
-        axis.legend(fontsize=8, loc="best")
-    figure.tight_layout()
-    path = ctx.figure_path("angles")
-    figure.savefig(path, dpi=90)
-    plt.close(figure)
-    result.figures.append((path, "Brick at three angles, K_D = 632 N s/m, same panels as the paper's Fig. 6. "
-                           "atan(mu_k) and atan(mu_s) stick (S settles at S_k and exactly at S_s); 0.25 rad creeps "
-                           "until S reaches S_s at 18.5 ms, then slides with E_f = mu_k N = 1.899 N and a = 0.5255 "
-                           "m/s^2 (dotted). Position and the increment on log scales: the sliding brick moves "
-                           "thousands of times farther than the sticking ones."))
+    save_figure(ctx, result, figure, "angles",
+                "Brick at three angles, K_D = 632 N s/m, same panels as the paper's Fig. 6. "
+                "atan(mu_k) and atan(mu_s) stick (S settles at S_k and exactly at S_s); 0.25 rad creeps "
+                "until S reaches S_s at 18.5 ms, then slides with E_f = mu_k N = 1.899 N and a = 0.5255 "
+                "m/s^2 (dotted). Position and the increment on log scales: the sliding brick moves "
+                "thousands of times farther than the sticking ones.", dpi=90)

@@ -23,12 +23,12 @@ depends on it: the closed forms hold for any sizes and masses.
 from __future__ import annotations
 
 import math
-import subprocess
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
-from .common import CLI, read_csv
+from .common import read_csv, registered_models
 
 SCENE_PLANE = "chung_ooi/sphere_plane.yaml"
 SCENE_PAIR = "chung_ooi/sphere_pair.yaml"
@@ -143,18 +143,6 @@ KHARAZ_REBOUND_ANGLE = [  # (incident angle deg, rebound angle of the contact pa
 # ------------------------------------------------------ contact-law variants
 
 
-def registered_models() -> set[tuple[str, str]]:
-    """(mechanism, model) pairs that `fricdem models` lists."""
-    text = subprocess.run([str(CLI), "models"], capture_output=True, text=True, check=True).stdout
-    models, mechanism = set(), None
-    for line in text.splitlines():
-        if line.endswith(" models") and not line.startswith(" "):
-            mechanism = line.split()[0]
-        elif line.startswith("  ") and not line.startswith("   ") and mechanism:
-            models.add((mechanism, line.strip()))
-    return models
-
-
 @dataclass
 class Setup:
     """What a variant needs to build its contact law for one impact."""
@@ -258,6 +246,18 @@ def variant_status(models: set) -> dict[str, str]:
         status[v.key] = (f"skipped: `fricdem models` lists no {' and no '.join(missing)}; it runs once merged"
                          if missing else "")
     return status
+
+
+def runnable_variants(result) -> list[Variant]:
+    """The variants this build can run (every model they need is one that
+    `fricdem models` lists), in VARIANTS order; each skipped one gets a note
+    in `result` saying what it lacks, so that an oblique test runs whatever
+    laws are merged and says which it left out."""
+    status = variant_status(registered_models())
+    for variant in VARIANTS:
+        if status[variant.key]:
+            result.notes.append(f"{variant.label}: {status[variant.key]}.")
+    return [v for v in VARIANTS if not status[v.key]]
 
 
 def law_sets(variant: Variant, setup: Setup) -> dict:
@@ -389,32 +389,55 @@ def _time_sets(variant: Variant, duration: float, gap_time: float) -> dict:
     return {"time.step": dt, "time.duration": gap_time + 2.0 * duration + 5 * dt}
 
 
+def _impact_setup(variant: Variant, m_eff: float, r_eff: float, e_star: float, g_star: float, v_n: float,
+                  mu: float, restitution: float) -> tuple[dict, Setup, float]:
+    """What every impact of the benchmark starts from: the Hertz closed form of
+    the head-on impact (effective mass, radius and moduli, normal speed v_n),
+    the Setup the contact law is built from (tangential stiffness 8 G* a) and
+    the initial gap, a thousandth of the maximum overlap (none for the
+    complementarity stepper's rigid contact). Shared by plane_impact and
+    pair_impact so that both tests build their laws alike."""
+    hertz = hertz_impact(m_eff, r_eff, e_star, v_n)
+    setup = Setup(mu=mu, restitution=restitution, m_eff=m_eff, k_t=8.0 * g_star * hertz["radius"],
+                  duration=hertz["duration"])
+    gap = 0.0 if variant.stepper == "complementarity" else 1e-3 * hertz["delta"]
+    return hertz, setup, gap
+
+
+def _run_impact(ctx, scene: str, label: str, variant: Variant, material: Material, setup: Setup, hertz: dict,
+                gap: float, v_n: float, head_on_only: bool, body_sets: dict) -> Path:
+    """Runs one impact scene: the spheres' material, `body_sets` (the scene's
+    own bodies and walls), the variant's contact law and a time step and
+    duration that resolve the contact; `head_on_only` turns the slide model
+    off. Returns the output directory."""
+    sets = {
+        "materials.ball.youngs_modulus": material.youngs_modulus,
+        "materials.ball.poisson_ratio": material.poisson_ratio,
+        "materials.ball.density": material.density,
+        **body_sets,
+        **law_sets(variant, setup),
+        **_time_sets(variant, hertz["duration"], gap / v_n),
+    }
+    if head_on_only:
+        sets["contacts.0.slide"] = "{model: none}"
+    return ctx.run_scene(scene, label, sets)
+
+
 def plane_impact(ctx, label: str, variant: Variant, material: Material, radius: float, v_n: float, v_t: float,
                  spin: float, mu: float, restitution: float, head_on_only: bool = False) -> tuple[Impact, Setup]:
     """A sphere of `material` and `radius` striking the rigid plane z = 0 with
     velocity (v_t, 0, -v_n) and angular velocity (0, spin, 0)."""
     mass = sphere_mass(material, radius)
     e_star, g_star = effective_modulus(material), effective_shear_modulus(material)
-    hertz = hertz_impact(mass, radius, e_star, v_n)
-    setup = Setup(mu=mu, restitution=restitution, m_eff=mass, k_t=8.0 * g_star * hertz["radius"],
-                  duration=hertz["duration"])
-    gap = 0.0 if variant.stepper == "complementarity" else 1e-3 * hertz["delta"]
-    sets = {
-        "materials.ball.youngs_modulus": material.youngs_modulus,
-        "materials.ball.poisson_ratio": material.poisson_ratio,
-        "materials.ball.density": material.density,
+    hertz, setup, gap = _impact_setup(variant, mass, radius, e_star, g_star, v_n, mu, restitution)
+    out = _run_impact(ctx, SCENE_PLANE, label, variant, material, setup, hertz, gap, v_n, head_on_only, {
         "materials.rigid.youngs_modulus": RIGID_FACTOR * material.youngs_modulus,
         "materials.rigid.poisson_ratio": material.poisson_ratio,
         "bodies.ball.shape.radius": radius,
         "bodies.ball.position": f"[0, 0, {radius + gap!r}]",
         "bodies.ball.velocity": f"[{v_t!r}, 0, {-v_n!r}]",
         "bodies.ball.angular_velocity": f"[0, {spin!r}, 0]",
-        **law_sets(variant, setup),
-        **_time_sets(variant, hertz["duration"], gap / v_n),
-    }
-    if head_on_only:
-        sets["contacts.0.slide"] = "{model: none}"
-    out = ctx.run_scene(SCENE_PLANE, label, sets)
+    })
     return measure(out, mu, [("ball", radius, mass, 0.4 * mass * radius ** 2)],
                    rigid=variant.stepper == "complementarity"), setup
 
@@ -429,14 +452,8 @@ def pair_impact(ctx, label: str, variant: Variant, material: Material, r_upper: 
     r_eff = r_upper * r_lower / (r_upper + r_lower)
     v_n = v_lower[1] - v_upper[1]
     e_star, g_star = effective_modulus(material, material), effective_shear_modulus(material, material)
-    hertz = hertz_impact(m_eff, r_eff, e_star, v_n)
-    setup = Setup(mu=mu, restitution=restitution, m_eff=m_eff, k_t=8.0 * g_star * hertz["radius"],
-                  duration=hertz["duration"])
-    gap = 0.0 if variant.stepper == "complementarity" else 1e-3 * hertz["delta"]
-    sets = {
-        "materials.ball.youngs_modulus": material.youngs_modulus,
-        "materials.ball.poisson_ratio": material.poisson_ratio,
-        "materials.ball.density": material.density,
+    hertz, setup, gap = _impact_setup(variant, m_eff, r_eff, e_star, g_star, v_n, mu, restitution)
+    out = _run_impact(ctx, SCENE_PAIR, label, variant, material, setup, hertz, gap, v_n, head_on_only, {
         "bodies.upper.shape.radius": r_upper,
         "bodies.lower.shape.radius": r_lower,
         "bodies.upper.position": f"[0, 0, {r_upper + r_lower + gap!r}]",
@@ -445,14 +462,59 @@ def pair_impact(ctx, label: str, variant: Variant, material: Material, r_upper: 
         "bodies.lower.velocity": f"[{v_lower[0]!r}, 0, {v_lower[1]!r}]",
         "bodies.upper.angular_velocity": f"[0, {w_upper!r}, 0]",
         "bodies.lower.angular_velocity": f"[0, {w_lower!r}, 0]",
-        **law_sets(variant, setup),
-        **_time_sets(variant, hertz["duration"], gap / v_n),
-    }
-    if head_on_only:
-        sets["contacts.0.slide"] = "{model: none}"
-    out = ctx.run_scene(SCENE_PAIR, label, sets)
+    })
     bodies = [("upper", r_upper, m_up, 0.4 * m_up * r_upper ** 2), ("lower", r_lower, m_low, 0.4 * m_low * r_lower ** 2)]
     return measure(out, mu, bodies, rigid=variant.stepper == "complementarity"), setup
+
+
+def drawn_series(sweeps: dict, test_key: str, materials) -> list:
+    """The swept impacts of one test that a figure draws, in the figures'
+    order: (index, material, variant, points, colour) for each material
+    (index 0 is drawn filled, 1 open) and each variant that ran (a skipped
+    variant has no points); the colour is the variant's own, the same in
+    every figure."""
+    series = []
+    for index, name in enumerate(materials):
+        for variant in VARIANTS:
+            points = sweeps.get((test_key, name, variant.key))
+            if points:
+                series.append((index, name, variant, points, f"C{VARIANTS.index(variant)}"))
+    return series
+
+
+def legend_below(figure, first_column) -> None:
+    """One legend under the panels of a figure of sweeps: every label that the
+    `first_column` axes carry (every material and variant that ran), once, in
+    four columns, and the figure laid out to leave it room."""
+    handles, labels = [], []
+    for ax in first_column:
+        for h, l in zip(*ax.get_legend_handles_labels()):
+            if l not in labels:
+                handles.append(h)
+                labels.append(l)
+    figure.legend(handles, labels, loc="lower center", ncol=4, fontsize=7)
+    legend_rows = -(-len(labels) // 4)
+    figure.tight_layout(rect=(0, (0.22 * legend_rows + 0.15) / figure.get_figheight(), 1, 1))
+
+
+def coulomb_excesses(sweeps: dict):
+    """The Fang & Negrut sweeps in which the tangential force exceeds mu N
+    (beyond round-off) at some step, for the cases to note in numbers: for
+    each, the sentence that says in how many runs, over which psi and how far
+    at worst (it ends at "% of the contact", for the case to go on), and the
+    sweep's gross-slip points. The paper's form leaves its stick damper
+    uncapped, so these are expected and noted, not failed."""
+    for (test, name, key), points in sweeps.items():
+        if key != "fang_negrut":
+            continue
+        over = [p for p in points if p.impact.coulomb_ratio > 1.0 + COULOMB_ROUND_OFF]
+        if over:
+            worst = max(over, key=lambda p: p.impact.coulomb_ratio)
+            summary = (f"{test}, {name}, fang_negrut: |F_t| > mu N at some step in {len(over)} of {len(points)} "
+                       f"runs (psi = {min(p.psi for p in over):.3g} to {max(p.psi for p in over):.3g}); worst "
+                       f"{worst.impact.coulomb_ratio:.4g} x mu N at psi = {worst.psi:.3g}, at "
+                       f"{100 * worst.impact.coulomb_phase:.0f}% of the contact")
+            yield summary, [p for p in points if p.psi >= GROSS_SLIP]
 
 
 def condense_runs(ctx, keep: int = 6) -> None:

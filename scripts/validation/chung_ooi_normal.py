@@ -35,7 +35,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from . import chung_ooi_common as co
-from .common import CaseResult, Context, read_csv
+from .common import CaseResult, Context, read_csv, registered_models, save_figure
 
 TITLE = "Chung & Ooi benchmark, tests 1-3: Hertz normal impacts and restitution"
 ORDER = 25
@@ -76,7 +76,7 @@ def hertz_rows(result, label, impact, expected):
 
 def run(ctx: Context) -> CaseResult:
     result = CaseResult("chung_ooi_normal", TITLE, __doc__.split("\n\n", 1)[1])
-    models = co.registered_models()
+    models = registered_models()
     hertz = next(v for v in co.VARIANTS if v.key == "dsds")          # Hertz normal (slide set to none)
     pfc = next(v for v in co.VARIANTS if v.key == "pfc_linear")
     rigid = next(v for v in co.VARIANTS if v.key == "complementarity")
@@ -155,12 +155,9 @@ def run(ctx: Context) -> CaseResult:
         ax.set_title(title, fontsize=10)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="upper left")
-    figure.tight_layout()
-    path = ctx.figure_path("force_overlap")
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    result.figures.append((path, "Tests 1 and 2: normal force against overlap during the impact (loading and "
-                           "unloading coincide: elastic), fricdem's Hertz law against the closed form."))
+    save_figure(ctx, result, figure, "force_overlap",
+                "Tests 1 and 2: normal force against overlap during the impact (loading and "
+                "unloading coincide: elastic), fricdem's Hertz law against the closed form.", dpi=100)
 
     figure, ax = plt.subplots(figsize=(6, 4.6))
     ax.plot([0, 1], [0, 1], "k-", lw=0.8, label="e out = e in")
@@ -177,10 +174,7 @@ def run(ctx: Context) -> CaseResult:
     ax.set_title("test 3: 3.9 m/s on a rigid plane", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
-    figure.tight_layout()
-    path = ctx.figure_path("restitution")
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    result.figures.append((path, "Test 3: measured rebound ratio against the restitution given to the law."))
+    save_figure(ctx, result, figure, "restitution",
+                "Test 3: measured rebound ratio against the restitution given to the law.", dpi=100)
     co.condense_runs(ctx)
     return result

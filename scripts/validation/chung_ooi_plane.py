@@ -45,7 +45,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from . import chung_ooi_common as co
-from .common import CaseResult, Context
+from .common import CaseResult, Context, save_figure
 
 TITLE = "Chung & Ooi benchmark, tests 4-6: oblique impacts on a rigid plane, every slide model"
 ORDER = 26
@@ -77,17 +77,12 @@ def impact_of(test, x):
 
 def run(ctx: Context) -> CaseResult:
     result = CaseResult("chung_ooi_plane", TITLE, __doc__.split("\n\n", 1)[1] + "\n\n" + co.VARIANTS_NOTE)
-    status = co.variant_status(co.registered_models())
-    for variant in co.VARIANTS:
-        if status[variant.key]:
-            result.notes.append(f"{variant.label}: {status[variant.key]}.")
+    runnable = co.runnable_variants(result)
     sweeps = {}
     for test in TESTS:
         for index, name in enumerate(test["materials"]):
             material = co.MATERIALS[name]
-            for variant in co.VARIANTS:
-                if status[variant.key]:
-                    continue
+            for variant in runnable:
                 if variant.stepper == "complementarity" and index > 0:
                     continue  # rigid: the material only scales the mass, the normalised results are the same
                 points = []
@@ -109,19 +104,9 @@ def run(ctx: Context) -> CaseResult:
 
 def fn_note(result, sweeps):
     """Where the F&N law exceeds the Coulomb limit (its stick damper), in numbers."""
-    for (test, name, key), points in sweeps.items():
-        if key != "fang_negrut":
-            continue
-        over = [p for p in points if p.impact.coulomb_ratio > 1.0 + co.COULOMB_ROUND_OFF]
-        if not over:
-            continue
-        worst = max(over, key=lambda p: p.impact.coulomb_ratio)
-        slid = [p for p in points if p.psi >= co.GROSS_SLIP]
+    for summary, slid in co.coulomb_excesses(sweeps):
         result.notes.append(
-            f"{test}, {name}, fang_negrut: |F_t| > mu N at some step in {len(over)} of {len(points)} runs "
-            f"(psi = {min(p.psi for p in over):.3g} to {max(p.psi for p in over):.3g}); worst "
-            f"{worst.impact.coulomb_ratio:.4g} x mu N at psi = {worst.psi:.3g}, at "
-            f"{100 * worst.impact.coulomb_phase:.0f}% of the contact (0% = its first step). Friction impulse / "
+            f"{summary} (0% = its first step). Friction impulse / "
             f"(mu x normal impulse) over the gross-slip runs: {min(p.F for p in slid):.6g} to "
             f"{max(p.F for p in slid):.6g} (Coulomb: 1). Its stick damper K_D dS/dt is not capped (the paper's "
             "form), so where the contact sticks the total slide force exceeds mu_s N.")
@@ -173,16 +158,13 @@ def figure_test4(ctx, result, sweeps):
             ax.grid(alpha=0.3)
             ax.axvline(math.degrees(math.atan(3.5 * mu * (1 + e))), color="0.6", ls=":", lw=0.8)
     axes[0, 0].legend(fontsize=7, loc="lower right")
-    figure.tight_layout()
-    path = ctx.figure_path("test4")
-    figure.savefig(path, dpi=90)
-    plt.close(figure)
-    result.figures.append((path, "Test 4 (Kharaz et al.'s experiment): tangential restitution, spin and rebound "
-                           "angle of the contact patch against the incident angle, each law against rigid-body "
-                           "theory (e = 0.98, mu = 0.092; dotted: its sticking limit tan theta = 7/2 mu (1 + e), "
-                           "32.5 deg) and the measured points. The complementarity stepper's contact is rigid and "
-                           "perfectly inelastic (e = 0): its sticking limit is 17.9 deg and its spin follows "
-                           "mu (1 + e') with its own rebound e' = mu |u_t| / v_n."))
+    save_figure(ctx, result, figure, "test4",
+                "Test 4 (Kharaz et al.'s experiment): tangential restitution, spin and rebound "
+                "angle of the contact patch against the incident angle, each law against rigid-body "
+                "theory (e = 0.98, mu = 0.092; dotted: its sticking limit tan theta = 7/2 mu (1 + e), "
+                "32.5 deg) and the measured points. The complementarity stepper's contact is rigid and "
+                "perfectly inelastic (e = 0): its sticking limit is 17.9 deg and its spin follows "
+                "mu (1 + e') with its own rebound e' = mu |u_t| / v_n.", dpi=90)
 
 
 def figure_normalised(ctx, result, sweeps):
@@ -193,15 +175,10 @@ def figure_normalised(ctx, result, sweeps):
         for col in range(2):
             ax = axes[row, col]
             ax.plot(psi, (F, slip)[col], "k-", lw=1.0, label="rigid body (Coulomb)")
-            for index, name in enumerate(test["materials"]):
-                for key in [v.key for v in co.VARIANTS]:
-                    points = sweeps.get((test["key"], name, key))
-                    if not points:
-                        continue
-                    marker, color, label = markers(key)
-                    who = "rigid" if key == "complementarity" else name
-                    ax.plot([p.psi for p in points], [(p.F, p.slip)[col] for p in points], marker, color=color,
-                            mfc=color if index == 0 else "none", ms=5, label=f"{label}, {who}")
+            for index, name, variant, points, color in co.drawn_series(sweeps, test["key"], test["materials"]):
+                who = "rigid" if variant.key == "complementarity" else name
+                ax.plot([p.psi for p in points], [(p.F, p.slip)[col] for p in points], variant.marker, color=color,
+                        mfc=color if index == 0 else "none", ms=5, label=f"{variant.label}, {who}")
             ax.set_xscale("log")
             ax.axvline(3.5, color="0.6", ls=":", lw=0.8)
             ax.set_xlabel("psi = s0 / (mu (1 + e) v_n)  (normalised incident slip; e measured)")
@@ -212,38 +189,24 @@ def figure_normalised(ctx, result, sweeps):
                 ax.set_ylim(-1.5, 100.0)
             ax.set_title(f"{test['title']}: {' (filled), '.join(test['materials'])} (open)", fontsize=9)
             ax.grid(alpha=0.3)
-    handles, labels = [], []
-    for row in range(axes.shape[0]):  # every material and variant that ran, once
-        for h, l in zip(*axes[row, 0].get_legend_handles_labels()):
-            if l not in labels:
-                handles.append(h)
-                labels.append(l)
-    figure.legend(handles, labels, loc="lower center", ncol=4, fontsize=7)
-    legend_rows = -(-len(labels) // 4)
-    figure.tight_layout(rect=(0, (0.22 * legend_rows + 0.15) / figure.get_figheight(), 1, 1))
-    path = ctx.figure_path("normalised")
-    figure.savefig(path, dpi=85)
-    plt.close(figure)
-    result.figures.append((path, "Tests 4-6 normalised: friction impulse over mu times the normal impulse (left) "
-                           "and the slip of the contact point after impact (right) against the normalised "
-                           "incident slip psi; rigid-body theory is F = min(1, 2 psi/7), s' = max(0, psi - 7/2) "
-                           "(dotted: psi = 7/2). In gross slip every law sits on it; below, the elastic laws "
-                           "reverse the contact point (s' < 0, Maw et al.'s tangential compliance) by amounts "
-                           "that depend on their tangential stiffness and damping, while the rigid stepper sticks "
-                           "exactly (dsds and csds coincide). In Chung & Ooi's axes for test 5 (e = 1), psi = V_st / (2 mu V_cn)."))
+    co.legend_below(figure, axes[:, 0])
+    save_figure(ctx, result, figure, "normalised",
+                "Tests 4-6 normalised: friction impulse over mu times the normal impulse (left) "
+                "and the slip of the contact point after impact (right) against the normalised "
+                "incident slip psi; rigid-body theory is F = min(1, 2 psi/7), s' = max(0, psi - 7/2) "
+                "(dotted: psi = 7/2). In gross slip every law sits on it; below, the elastic laws "
+                "reverse the contact point (s' < 0, Maw et al.'s tangential compliance) by amounts "
+                "that depend on their tangential stiffness and damping, while the rigid stepper sticks "
+                "exactly (dsds and csds coincide). In Chung & Ooi's axes for test 5 (e = 1), psi = V_st / (2 mu V_cn).",
+                dpi=85, layout=False)
 
 
 def figure_coulomb(ctx, result, sweeps):
     figure, axes = plt.subplots(1, len(TESTS), figsize=(15, 4.2))
     for ax, test in zip(axes, TESTS):
-        for index, name in enumerate(test["materials"]):
-            for key in [v.key for v in co.VARIANTS]:
-                points = sweeps.get((test["key"], name, key))
-                if not points:
-                    continue
-                marker, color, label = markers(key)
-                ax.plot([p.psi for p in points], [p.impact.coulomb_ratio for p in points], marker, color=color,
-                        mfc=color if index == 0 else "none", ms=5, label=label if index == 0 else None)
+        for index, name, variant, points, color in co.drawn_series(sweeps, test["key"], test["materials"]):
+            ax.plot([p.psi for p in points], [p.impact.coulomb_ratio for p in points], variant.marker, color=color,
+                    mfc=color if index == 0 else "none", ms=5, label=variant.label if index == 0 else None)
         ax.axhline(1.0, color="k", lw=0.8)
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -252,10 +215,7 @@ def figure_coulomb(ctx, result, sweeps):
         ax.set_title(f"{test['title']}", fontsize=9)
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=7)
-    figure.tight_layout()
-    path = ctx.figure_path("coulomb")
-    figure.savefig(path, dpi=85)
-    plt.close(figure)
-    result.figures.append((path, "Largest ratio of the tangential force to mu N at any step of each impact "
-                           "(N: the model's own normal force; filled and open: the two materials). A Coulomb law "
-                           "stays at or below 1."))
+    save_figure(ctx, result, figure, "coulomb",
+                "Largest ratio of the tangential force to mu N at any step of each impact "
+                "(N: the model's own normal force; filled and open: the two materials). A Coulomb law "
+                "stays at or below 1.", dpi=85)

@@ -40,7 +40,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from . import chung_ooi_common as co
-from .common import CaseResult, Context
+from .common import CaseResult, Context, save_figure
 
 TITLE = "Chung & Ooi benchmark, tests 7-8: oblique impacts of two spheres, every slide model"
 ORDER = 27
@@ -59,11 +59,7 @@ MESH_NOTE = (
 
 def run(ctx: Context) -> CaseResult:
     result = CaseResult("chung_ooi_spheres", TITLE, __doc__.split("\n\n", 1)[1] + "\n\n" + co.VARIANTS_NOTE)
-    status = co.variant_status(co.registered_models())
-    for variant in co.VARIANTS:
-        if status[variant.key]:
-            result.notes.append(f"{variant.label}: {status[variant.key]}.")
-    runnable = [v for v in co.VARIANTS if not status[v.key]]
+    runnable = co.runnable_variants(result)
     mesh, sweeps = {}, {}
 
     # ---- test 7: counter-rotating identical spheres (no slip), the benchmark's
@@ -134,19 +130,9 @@ def run(ctx: Context) -> CaseResult:
 
 
 def fn_notes(result, sweeps):
-    for (test, name, key), points in sweeps.items():
-        if key != "fang_negrut":
-            continue
-        over = [p for p in points if p.impact.coulomb_ratio > 1.0 + co.COULOMB_ROUND_OFF]
-        slid = [p for p in points if p.psi >= co.GROSS_SLIP]
-        if over:
-            worst = max(over, key=lambda p: p.impact.coulomb_ratio)
-            result.notes.append(
-                f"{test}, {name}, fang_negrut: |F_t| > mu N at some step in {len(over)} of {len(points)} runs "
-                f"(psi = {min(p.psi for p in over):.3g} to {max(p.psi for p in over):.3g}); worst "
-                f"{worst.impact.coulomb_ratio:.4g} x mu N at psi = {worst.psi:.3g}, at "
-                f"{100 * worst.impact.coulomb_phase:.0f}% of the contact. Friction impulse / (mu x normal impulse) "
-                f"over the gross-slip runs: {min(p.F for p in slid):.6g} to {max(p.F for p in slid):.6g}.")
+    for summary, slid in co.coulomb_excesses(sweeps):
+        result.notes.append(f"{summary}. Friction impulse / (mu x normal impulse) over the gross-slip runs: "
+                            f"{min(p.F for p in slid):.6g} to {max(p.F for p in slid):.6g}.")
 
 
 def figure_mesh(ctx, result, mesh):
@@ -171,13 +157,10 @@ def figure_mesh(ctx, result, mesh):
     axes[0].legend(fontsize=7)
     figure.suptitle("test 7: counter-rotating identical spheres, 0.2 m/s each (filled: aluminium alloy, open: "
                     "copper)", fontsize=10)
-    figure.tight_layout()
-    path = ctx.figure_path("test7")
-    figure.savefig(path, dpi=90)
-    plt.close(figure)
-    result.figures.append((path, "Test 7: spin and tangential velocity of the upper sphere after impact against "
-                           "its spin before, every law and both materials; the surfaces do not slip, so nothing "
-                           "changes."))
+    save_figure(ctx, result, figure, "test7",
+                "Test 7: spin and tangential velocity of the upper sphere after impact against "
+                "its spin before, every law and both materials; the surfaces do not slip, so nothing "
+                "changes.", dpi=90)
 
 
 def figure_normalised(ctx, result, sweeps, cases):
@@ -191,16 +174,11 @@ def figure_normalised(ctx, result, sweeps, cases):
                 ax.plot(psi, (F, slip)[col], "k-", lw=1.0, label="rigid body (Coulomb)")
             else:
                 ax.axhline(1.0, color="k", lw=0.8)
-            for index, name in enumerate(case["materials"]):
-                for v in co.VARIANTS:
-                    points = sweeps.get((case["key"], name, v.key))
-                    if not points:
-                        continue
-                    color = f"C{co.VARIANTS.index(v)}"
-                    who = "rigid" if v.stepper == "complementarity" else name
-                    y = [(p.F, p.slip, p.impact.coulomb_ratio)[col] for p in points]
-                    ax.plot([p.psi for p in points], y, v.marker, color=color, mfc=color if index == 0 else "none",
-                            ms=5, label=f"{v.label}, {who}")
+            for index, name, v, points, color in co.drawn_series(sweeps, case["key"], case["materials"]):
+                who = "rigid" if v.stepper == "complementarity" else name
+                y = [(p.F, p.slip, p.impact.coulomb_ratio)[col] for p in points]
+                ax.plot([p.psi for p in points], y, v.marker, color=color, mfc=color if index == 0 else "none",
+                        ms=5, label=f"{v.label}, {who}")
             ax.set_xscale("log")
             ax.axvline(3.5, color="0.6", ls=":", lw=0.8)
             ax.set_xlabel("psi = s0 m* / (mu P)  (= s0 / (mu (1 + e) v_n); P the normal impulse)")
@@ -216,19 +194,9 @@ def figure_normalised(ctx, result, sweeps, cases):
             else:
                 ax.set_title(f"{case['key']}: {' (filled), '.join(case['materials'])} (open)", fontsize=9)
             ax.grid(alpha=0.3)
-    handles, labels = [], []
-    for row in range(axes.shape[0]):  # every material and variant that ran, once
-        for h, l in zip(*axes[row, 0].get_legend_handles_labels()):
-            if l not in labels:
-                handles.append(h)
-                labels.append(l)
-    figure.legend(handles, labels, loc="lower center", ncol=4, fontsize=7)
-    legend_rows = -(-len(labels) // 4)
-    figure.tight_layout(rect=(0, (0.22 * legend_rows + 0.15) / figure.get_figheight(), 1, 1))
-    path = ctx.figure_path("normalised")
-    figure.savefig(path, dpi=85)
-    plt.close(figure)
-    result.figures.append((path, "Tests 7b and 8 normalised: friction impulse over mu times the normal impulse, "
-                           "slip after impact, and the largest ratio of the tangential force to mu N at any step, "
-                           "against the normalised incident slip; rigid-body theory is F = min(1, 2 psi/7), "
-                           "s' = max(0, psi - 7/2) for any two spheres. dsds and csds coincide."))
+    co.legend_below(figure, axes[:, 0])
+    save_figure(ctx, result, figure, "normalised",
+                "Tests 7b and 8 normalised: friction impulse over mu times the normal impulse, "
+                "slip after impact, and the largest ratio of the tangential force to mu N at any step, "
+                "against the normalised incident slip; rigid-body theory is F = min(1, 2 psi/7), "
+                "s' = max(0, psi - 7/2) for any two spheres. dsds and csds coincide.", dpi=85, layout=False)

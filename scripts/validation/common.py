@@ -8,7 +8,7 @@ A case is a module of this package that defines
 
 `run` runs its scene(s) with the CLI (ctx.run_scene), reads the CSV outputs
 (read_csv), compares measured values with expected ones (CaseResult.check),
-draws figures (ctx.figure_path) and returns the result. scripts/validate.py
+draws figures (save_figure) and returns the result. scripts/validate.py
 finds every case, runs them and writes validation/report.md.
 """
 from __future__ import annotations
@@ -125,6 +125,39 @@ class Context:
     def figure_path(self, name: str) -> Path:
         FIGURES.mkdir(parents=True, exist_ok=True)
         return FIGURES / f"{self.case}_{name}.png"
+
+
+def registered_models() -> set[tuple[str, str]]:
+    """(mechanism, model) pairs that `fricdem models` lists, so that a case
+    can skip (with a note) the contact laws this build does not have rather
+    than fail on them."""
+    text = subprocess.run([str(CLI), "models"], capture_output=True, text=True, check=True).stdout
+    models, mechanism = set(), None
+    for line in text.splitlines():
+        if line.endswith(" models") and not line.startswith(" "):
+            mechanism = line.split()[0]
+        elif line.startswith("  ") and not line.startswith("   ") and mechanism:
+            models.add((mechanism, line.strip()))
+    return models
+
+
+def save_figure(ctx: Context, result: CaseResult, figure, name: str, caption: str, dpi: int = 110,
+                layout: bool = True, **savefig) -> Path:
+    """Finishes a case's figure the way every case does: lays it out
+    (`figure.tight_layout()`, unless `layout` is False because the case laid it
+    out itself), saves it as validation/figures/<case>_<name>.png at `dpi`
+    (`savefig`: further keywords of Figure.savefig), closes it so a long run
+    does not pile up open figures, and lists it with its caption in the
+    report. Returns the PNG's path."""
+    import matplotlib.pyplot as plt  # here, so that validate.py has chosen the Agg backend first
+
+    if layout:
+        figure.tight_layout()
+    path = ctx.figure_path(name)
+    figure.savefig(path, dpi=dpi, **savefig)
+    plt.close(figure)
+    result.figures.append((path, caption))
+    return path
 
 
 def _comment_lines(path: str | Path) -> int:

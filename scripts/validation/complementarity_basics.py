@@ -12,7 +12,7 @@ import math
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, save_figure
 
 TITLE = "Complementarity stepper: rolling disk (Sec. 6.1), ramp, spinning, Eq. (28) gap"
 ORDER = 80
@@ -75,11 +75,8 @@ def run(ctx: Context) -> CaseResult:
     axes[1].legend()
     for ax in axes:
         ax.grid(alpha=0.3)
-    fig.tight_layout()
-    path = ctx.figure_path("disk")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    result.figures.append((path, "Tasora & Anitescu Sec. 6.1: constant deceleration, stop at 7.14 s, then exact rest."))
+    save_figure(ctx, result, fig, "disk",
+                "Tasora & Anitescu Sec. 6.1: constant deceleration, stop at 7.14 s, then exact rest.", dpi=120)
 
     # ------------------------------------------------------------ ramp sweep
     ratios = [0.5, 0.9, 0.99, 1.5, 2.0, 3.0, 4.0]
@@ -119,11 +116,8 @@ def run(ctx: Context) -> CaseResult:
     ax.set_title("Sphere on a ramp: static rolling friction")
     ax.legend()
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    path = ctx.figure_path("ramp")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    result.figures.append((path, "At rest up to tan(alpha) = rho/R, then the closed-form acceleration."))
+    save_figure(ctx, result, fig, "ramp",
+                "At rest up to tan(alpha) = rho/R, then the closed-form acceleration.", dpi=120)
 
     # ------------------------------------------------------------ spinning
     out = ctx.run_scene(SCENES / "spinning.yaml", "spin")
@@ -144,9 +138,5 @@ def run(ctx: Context) -> CaseResult:
     ax.set_title("Spinning friction sigma = 2 mm")
     ax.legend()
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    path = ctx.figure_path("spin")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    result.figures.append((path, "Constant spin-down under the spinning cone, then rest."))
+    save_figure(ctx, result, fig, "spin", "Constant spin-down under the spinning cone, then rest.", dpi=120)
     return result

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, save_figure
 
 TITLE = "Complementarity stepper: linear guideway (Sec. 6.2, Fig. 8)"
 ORDER = 81
@@ -99,12 +99,9 @@ def run(ctx: Context) -> CaseResult:
     axes[1].set_title("Set-valued resistance: sticks at v = 0 (zeta = 0.005)")
     axes[1].legend(fontsize=8)
     axes[1].grid(alpha=0.3)
-    fig.tight_layout()
-    path = ctx.figure_path("resistance")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    result.figures.append((path, "Left: resisting force against zeta, with and without seal friction, against the "
-                                 "raceway mechanics and the maker's formula (the factor sqrt(2) is the 45-degree "
-                                 "contact: docs/validation/complementarity_guideway.md). Right: F_x against the "
-                                 "speed, a step with the sticking branch at v = 0."))
+    save_figure(ctx, result, fig, "resistance",
+                "Left: resisting force against zeta, with and without seal friction, against the "
+                "raceway mechanics and the maker's formula (the factor sqrt(2) is the 45-degree "
+                "contact: docs/validation/complementarity_guideway.md). Right: F_x against the "
+                "speed, a step with the sticking branch at v = 0.", dpi=120)
     return result

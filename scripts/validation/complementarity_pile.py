@@ -16,7 +16,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 
 from . import heap
-from .common import ROOT, CaseResult, Context, read_csv
+from .common import ROOT, CaseResult, Context, read_csv, save_figure
 
 TITLE = "Complementarity stepper: gravel pile poured from a hopper, repose angle against rho = sigma (Sec. 6.3)"
 ORDER = 83
@@ -84,11 +84,7 @@ def run(ctx: Context) -> CaseResult:
     axes[1].set_title("Heap profiles (median surface height per ring)")
     axes[1].legend()
     axes[1].grid(alpha=0.3)
-    fig.tight_layout()
-    path = ctx.figure_path("angle")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    result.figures.append((path, "Repose angle against rolling friction, and the heap profiles."))
+    save_figure(ctx, result, fig, "angle", "Repose angle against rolling friction, and the heap profiles.", dpi=120)
 
     fig = plt.figure(figsize=(12, 4))
     for k, r in enumerate(runs):
@@ -101,9 +97,5 @@ def run(ctx: Context) -> CaseResult:
         ax.set_ylim(0, 0.9)
         ax.set_title(f"rho = sigma = {1000 * r['rho']:g} mm, {r['heap'].angle:.0f} deg")
         ax.set_xlabel("x (m)")
-    fig.tight_layout()
-    path = ctx.figure_path("slices")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    result.figures.append((path, "Slices |y| < 0.1 m through the final heaps (cf. Fig. 10 and 11)."))
+    save_figure(ctx, result, fig, "slices", "Slices |y| < 0.1 m through the final heaps (cf. Fig. 10 and 11).")
     return result

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context
+from .common import ROOT, CaseResult, Context, save_figure
 
 TITLE = "Complementarity solvers: residual against iterations on a pile (APGD, Jacobi, Gauss-Seidel)"
 ORDER = 82
@@ -56,10 +56,7 @@ def run(ctx: Context) -> CaseResult:
     ax.set_title("One step of a 1000-sphere pile from zero reactions")
     ax.legend()
     ax.grid(alpha=0.3, which="both")
-    fig.tight_layout()
-    path = ctx.figure_path("residuals")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
     summary = ", ".join(f"{k}: {v if v else '>' + str(ITERATIONS)}" for k, v in reached.items())
-    result.figures.append((path, f"Residual against iterations. Iterations to {level:g} m/s: {summary}."))
+    save_figure(ctx, result, fig, "residuals",
+                f"Residual against iterations. Iterations to {level:g} m/s: {summary}.", dpi=120)
     return result

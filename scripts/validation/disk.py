@@ -28,7 +28,7 @@ import math
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv, roundoff_tolerance, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, roundoff_tolerance, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form, save_figure
 
 TITLE = "Fang & Negrut Sec. 4.2: disk rolling on a flat surface (roll friction)"
 ORDER = 42
@@ -457,16 +457,13 @@ def figures(ctx, result, d, damping, legacy):
     for axis in axes.flat:
         axis.axvline(first_stick(d, 0.01)[0], color="gray", ls="--", lw=0.7)
         axis.axvline(d["t"][stop_index(d)], color="gray", ls="--", lw=0.7)
-    figure.tight_layout()
-    path = ctx.figure_path("kinematics")
-    figure.savefig(path, dpi=85)
-    plt.close(figure)
-    result.figures.append((path, "The disk of Table 3 thrown at 0.5 m/s (the paper's Fig. 6 layout; dashed: the "
-                           "switch to rolling at 0.085 s and the stop at 1.258 s). It slips with E_f = -9.8 N and "
-                           "the kinetic roll torque -0.392 N m until x' = R theta', rolls without slip at x'' = "
-                           "-0.261 m/s^2 with the roll still kinetic, and stops; S and Theta then relax to zero. "
-                           "The onset of the contact, in stick, carries a brief slide dashpot spike (707 N, "
-                           "clipped) and a roll dashpot torque."))
+    save_figure(ctx, result, figure, "kinematics",
+                "The disk of Table 3 thrown at 0.5 m/s (the paper's Fig. 6 layout; dashed: the "
+                "switch to rolling at 0.085 s and the stop at 1.258 s). It slips with E_f = -9.8 N and "
+                "the kinetic roll torque -0.392 N m until x' = R theta', rolls without slip at x'' = "
+                "-0.261 m/s^2 with the roll still kinetic, and stops; S and Theta then relax to zero. "
+                "The onset of the contact, in stick, carries a brief slide dashpot spike (707 N, "
+                "clipped) and a roll dashpot torque.", dpi=85)
 
     # ---- damping study (paper Fig. 7)
     figure, axes = plt.subplots(1, 3, figsize=(16, 4.8))
@@ -496,15 +493,12 @@ def figures(ctx, result, d, damping, legacy):
         axis.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
     axes[2].legend(fontsize=8)
-    figure.tight_layout()
-    path = ctx.figure_path("damping")
-    figure.savefig(path, dpi=85)
-    plt.close(figure)
-    result.figures.append((path, "Damping study (cf. the paper's Fig. 7): K_D and D_r scaled together. x'' and "
-                           "theta'' hold the rolling values until the stop, then overshoot and change sign before "
-                           "settling; the overshoot decreases with damping and follows the linear response of "
-                           "Eq. (12) (dotted). Right: |theta'| decays at the slowest eigenvalue of Eq. (11), "
-                           "faster with more damping up to x2, down to the round-off floor (~1e-12 rad/s)."))
+    save_figure(ctx, result, figure, "damping",
+                "Damping study (cf. the paper's Fig. 7): K_D and D_r scaled together. x'' and "
+                "theta'' hold the rolling values until the stop, then overshoot and change sign before "
+                "settling; the overshoot decreases with damping and follows the linear response of "
+                "Eq. (12) (dotted). Right: |theta'| decays at the slowest eigenvalue of Eq. (11), "
+                "faster with more damping up to x2, down to the round-off floor (~1e-12 rad/s).", dpi=85)
 
     # ---- legacy vs ours (paper Fig. 8)
     figure, axes = plt.subplots(2, 2, figsize=(13, 8.5))
@@ -536,14 +530,11 @@ def figures(ctx, result, d, damping, legacy):
     axes[1, 1].set_ylim(-0.5, 0.2)
     axes[1, 1].text(0.02, 0.03, "onset spike (-6.9 N m, roll dashpot in stick) clipped", fontsize=8,
                     transform=axes[1, 1].transAxes)
-    figure.tight_layout()
-    path = ctx.figure_path("legacy_vs_ours")
-    figure.savefig(path, dpi=85)
-    plt.close(figure)
-    result.figures.append((path, "The paper's Fig. 8: angular position and roll torque with the legacy "
-                           "constant-torque model (a) and with the Fang & Negrut model (b). Insets: the last 2 ms, "
-                           "every step. The legacy torque flips between +0.98 and -0.98 N m on every step after the "
-                           "stop and theta keeps drifting; ours is down to ~1e-10 N m and theta is constant."))
+    save_figure(ctx, result, figure, "legacy_vs_ours",
+                "The paper's Fig. 8: angular position and roll torque with the legacy "
+                "constant-torque model (a) and with the Fang & Negrut model (b). Insets: the last 2 ms, "
+                "every step. The legacy torque flips between +0.98 and -0.98 N m on every step after the "
+                "stop and theta keeps drifting; ours is down to ~1e-10 N m and theta is constant.", dpi=85)
 
     figure, axes = plt.subplots(1, 2, figsize=(13, 4.5))
     for model, name, color in [(legacy, "legacy, Eq. (8)", "tab:orange"), (d, "Fang & Negrut", "tab:blue")]:
@@ -559,10 +550,7 @@ def figures(ctx, result, d, damping, legacy):
     axes[1].axhline(REST_BOUND_OMEGA, color="k", ls=":", lw=0.8)
     axes[0].set_title("roll torque at rest: chattering vs round-off (dotted: the checked bound)", fontsize=10)
     axes[1].set_title("angular velocity at rest (dotted: the checked bound)", fontsize=10)
-    figure.tight_layout()
-    path = ctx.figure_path("at_rest")
-    figure.savefig(path, dpi=85)
-    plt.close(figure)
-    result.figures.append((path, "Residual roll torque and angular velocity on log scales: the legacy model "
-                           "keeps |torque| = 0.98 N m and |theta'| ~ 1e-3 rad/s for ever; the Fang & Negrut model "
-                           "decays at 34.7 /s to a round-off floor of ~1e-10 N m and ~1e-12 rad/s."))
+    save_figure(ctx, result, figure, "at_rest",
+                "Residual roll torque and angular velocity on log scales: the legacy model "
+                "keeps |torque| = 0.98 N m and |theta'| ~ 1e-3 rad/s for ever; the Fang & Negrut model "
+                "decays at 34.7 /s to a round-off floor of ~1e-10 N m and ~1e-12 rad/s.", dpi=85)

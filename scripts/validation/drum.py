@@ -27,7 +27,7 @@ import yaml
 from matplotlib.collections import PatchCollection
 from matplotlib.patches import Circle
 
-from .common import ROOT, CaseResult, Context, read_csv
+from .common import ROOT, CaseResult, Context, read_csv, save_figure
 
 TITLE = "Rotating drum: dynamic angle of repose against the Froude number (PFC rrlinear, D-SDS rolling sds)"
 ORDER = 75
@@ -334,14 +334,11 @@ def figures(ctx: Context, result: CaseResult, runs) -> None:
     ax.set_title("Quasi-2D drum, R/d = 15, 1070 spheres, mu = 0.4, mu_r = 0.05")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8, loc="upper left")
-    figure.tight_layout()
-    path = ctx.figure_path("angle_vs_froude")
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    result.figures.append((path, "Dynamic angle against the Froude number, both families, measured by the "
-                           "surface line and by the centre of mass (error bars: standard error over 5 blocks "
-                           "of the window; points shifted by 3% in Fr to keep them apart), with the rolling "
-                           "regime of Mellmann (2001) and the band of glass-bead experiments."))
+    save_figure(ctx, result, figure, "angle_vs_froude",
+                "Dynamic angle against the Froude number, both families, measured by the "
+                "surface line and by the centre of mass (error bars: standard error over 5 blocks "
+                "of the window; points shifted by 3% in Fr to keep them apart), with the rolling "
+                "regime of Mellmann (2001) and the band of glass-bead experiments.", dpi=100)
 
     figure, axes = plt.subplots(1, 2, figsize=(12, 5.6))
     for ax, (key, label, _, _), run in zip(axes, FAMILIES, runs):
@@ -372,15 +369,12 @@ def figures(ctx: Context, result: CaseResult, runs) -> None:
         ax.set_title(f"{label}, Fr = {stage.froude:.0e}, t = {t_last:.2f} s")
         ax.legend(fontsize=8, loc="upper right")
         figure.colorbar(collection, ax=ax, label="speed [m/s]", shrink=0.8)
-    figure.tight_layout()
-    path = ctx.figure_path("snapshot")
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    result.figures.append((path, "The drum at the end of the Fr = 1e-2 stage, seen along its axis (the 6 mm "
-                           "depth projected; spheres drawn to scale, coloured by speed, the same scale in both): "
-                           "the drum turns clockwise in this view (about +y, which points into the page), the "
-                           "bed turns with it as a solid (up to omega R = 0.054 m/s at the wall) and a layer a "
-                           "few spheres thick flows down the surface; red: the column tops and the fitted line."))
+    save_figure(ctx, result, figure, "snapshot",
+                "The drum at the end of the Fr = 1e-2 stage, seen along its axis (the 6 mm "
+                "depth projected; spheres drawn to scale, coloured by speed, the same scale in both): "
+                "the drum turns clockwise in this view (about +y, which points into the page), the "
+                "bed turns with it as a solid (up to omega R = 0.054 m/s at the wall) and a layer a "
+                "few spheres thick flows down the surface; red: the column tops and the fitted line.", dpi=100)
 
     figure, ax = plt.subplots(figsize=(10, 4.2))
     for (key, label, _, colour), run in zip(FAMILIES, runs):
@@ -397,9 +391,6 @@ def figures(ctx: Context, result: CaseResult, runs) -> None:
     ax.set_ylabel("angle [deg]")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, ncol=2, loc="upper right")
-    figure.tight_layout()
-    path = ctx.figure_path("timeseries")
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    result.figures.append((path, "Angle against time: the three speeds, from fast to slow (grey: the "
-                           "measuring windows, after each stage's transient)."))
+    save_figure(ctx, result, figure, "timeseries",
+                "Angle against time: the three speeds, from fast to slow (grey: the "
+                "measuring windows, after each stage's transient).", dpi=100)

@@ -35,7 +35,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 from matplotlib.patches import Ellipse
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form, save_figure
 from .spin import ALPHA_NOTE, ALPHA_TOLERANCE, DT, SAMPLE, hertz_radius, measure, measure_onset, onset_tolerance, \
     spin_theory
 
@@ -262,15 +262,13 @@ def figure_fall(ctx: Context, result: CaseResult, paper, damped) -> None:
         if k == 0:
             ax.axhline(90.0, color="k", lw=0.5)
             ax.legend(fontsize=7, loc="lower right")
-    path = ctx.figure_path("fall")
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    result.figures.append((path, "Ellipsoid falling over (Sec. 4.5.1), to put beside the paper's snapshots (Fig. 14 "
-                           "of the LaTeX copy, Fig. 12 of the PDF text): top, the pose in the y-z plane at the "
-                           "paper's times 0, 0.75, 0.9, 1.8, 2.1 and 3 s (blue: the paper's undamped Hookean normal "
-                           "force; grey: with a normal restitution of 0.5); bottom, the tilt of the long axis, the "
-                           "height of the centre and the rolling rate against time, with the paper's window for the "
-                           "change of rolling direction shaded."))
+    save_figure(ctx, result, figure, "fall",
+                "Ellipsoid falling over (Sec. 4.5.1), to put beside the paper's snapshots (Fig. 14 "
+                "of the LaTeX copy, Fig. 12 of the PDF text): top, the pose in the y-z plane at the "
+                "paper's times 0, 0.75, 0.9, 1.8, 2.1 and 3 s (blue: the paper's undamped Hookean normal "
+                "force; grey: with a normal restitution of 0.5); bottom, the tilt of the long axis, the "
+                "height of the centre and the rolling rate against time, with the paper's window for the "
+                "change of rolling direction shaded.", dpi=100, layout=False)
 
 
 # ----------------------------------------------------------------------------- spinning, Table 7
@@ -391,11 +389,8 @@ def figure_spin(ctx: Context, result: CaseResult, runs: dict, theories: dict) ->
     axes[1].set_ylabel("elastic spin torque T_E^psi [uN m]")
     axes[1].set_title("kinetic torque a mu_k N / 2 (dotted: theory)", fontsize=10)
     axes[1].legend(fontsize=8, loc="center right")
-    figure.tight_layout()
-    path = ctx.figure_path("spin")
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    result.figures.append((path, "Ellipsoid spinning (Sec. 4.5.2; the paper's Fig. 14 a, b of the LaTeX copy, Fig. 12 "
-                           "of the PDF text): omega and the elastic spin torque for the upright and flat poses and the "
-                           "sphere of equal volume. The upright pose has the smallest torque but also the smallest "
-                           "inertia about the normal, and stops first."))
+    save_figure(ctx, result, figure, "spin",
+                "Ellipsoid spinning (Sec. 4.5.2; the paper's Fig. 14 a, b of the LaTeX copy, Fig. 12 "
+                "of the PDF text): omega and the elastic spin torque for the upright and flat poses and the "
+                "sphere of equal volume. The upright pose has the smallest torque but also the smallest "
+                "inertia about the normal, and stops first.", dpi=100)

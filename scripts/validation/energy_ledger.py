@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import SCENES, CaseResult, Context, read_csv
+from .common import SCENES, CaseResult, Context, read_csv, save_figure
 
 TITLE = "Energy ledger: the books close for D-SDS and C-SDS (slide, roll, twist)"
 ORDER = 55
@@ -92,13 +92,10 @@ def run(ctx: Context) -> CaseResult:
         table = runs[label, 1e-4]
         plot_books(ax, table["time"], books(table), title)
     axes[0].legend(loc="center right", fontsize=8)
-    fig.tight_layout()
-    path = ctx.figure_path("books")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    result.figures.append((path, "Where the 12.4 J go: stacked books of the ledger (dt = 1e-4 s). The dashed line "
-                                 "is the energy the D-SDS resets created, booked on its own line; the red line the "
-                                 "closure error."))
+    save_figure(ctx, result, fig, "books",
+                "Where the 12.4 J go: stacked books of the ledger (dt = 1e-4 s). The dashed line "
+                "is the energy the D-SDS resets created, booked on its own line; the red line the "
+                "closure error.", dpi=120)
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     steps = np.array([1e-4, 5e-5, 2.5e-5])
@@ -117,10 +114,7 @@ def run(ctx: Context) -> CaseResult:
     axes[1].set_ylabel("energy created by D-SDS resets (J)")
     axes[1].legend()
     axes[1].grid(alpha=0.3)
-    fig.tight_layout()
-    path = ctx.figure_path("closure")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    result.figures.append((path, "Left: the closure error falls as dt (slope 1), for both updates: integration error, "
-                                 "not a leak. Right: the energy the D-SDS resets create, per mechanism."))
+    save_figure(ctx, result, fig, "closure",
+                "Left: the closure error falls as dt (slope 1), for both updates: integration error, "
+                "not a leak. Right: the energy the D-SDS resets create, per mechanism.", dpi=120)
     return result

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import CaseResult, Context, body_rows, read_csv, roundoff_tolerance
+from .common import CaseResult, Context, body_rows, read_csv, roundoff_tolerance, save_figure
 
 TITLE = "Free flight and ballistic motion"
 ORDER = 10
@@ -190,12 +190,9 @@ def run(ctx: Context) -> CaseResult:
     axes[1].set_ylabel("z - z_parabola [mm]")
     axes[1].set_title("Symplectic Euler error: first order in dt")
     axes[1].legend()
-    figure.tight_layout()
-    path = ctx.figure_path("thrown")
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    result.figures.append((path, "Thrown sphere: height against the parabola (left) and the error of symplectic "
-                           "Euler, which is exactly g dt t / 2 (right)."))
+    save_figure(ctx, result, figure, "thrown",
+                "Thrown sphere: height against the parabola (left) and the error of symplectic "
+                "Euler, which is exactly g dt t / 2 (right).")
 
     figure, axes = plt.subplots(1, 2, figsize=(11, 4))
     time = tumbler["step"] * dt
@@ -211,10 +208,7 @@ def run(ctx: Context) -> CaseResult:
     axes[1].set_ylabel("relative change")
     axes[1].set_title("Conserved quantities")
     axes[1].legend()
-    figure.tight_layout()
-    path = ctx.figure_path("tumbler")
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    result.figures.append((path, "Torque-free ellipsoid: the body-frame angular velocity flips (left) while the "
-                           "angular momentum stays constant to round-off and the energy error stays bounded (right)."))
+    save_figure(ctx, result, figure, "tumbler",
+                "Torque-free ellipsoid: the body-frame angular velocity flips (left) while the "
+                "angular momentum stays constant to round-off and the energy error stays bounded (right).")
     return result

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 
-from .common import EPS, ROOT, CaseResult, Context, read_csv
+from .common import EPS, ROOT, CaseResult, Context, read_csv, save_figure
 
 TITLE = "Granular gas cooling: D-SDS vs C-SDS (C-SDS paper Sec. 4)"
 ORDER = 85
@@ -338,15 +338,12 @@ def run(ctx: Context) -> CaseResult:
     axis.set_ylabel("granular temperature / m (m^2/s^2)")
     axis.set_title(f"Cooling of 10648 frictional spheres (black: Haff fits for t >= {HAFF_FROM * 1e3:g} ms)")
     axis.legend(fontsize=7)
-    figure.tight_layout()
-    path = ctx.figure_path("cooling")
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    result.figures.append((path, "Translational and rotational temperatures (per unit mass) against time, log-log, "
-                           "with Haff fits T = T_a/(1 + t/tau)^2 of the mean temperature (black), the two-temperature "
-                           "kinetic theory fed with each run's e and beta (dotted) and Haff's law for smooth spheres "
-                           "with e = 0.8 (grey): with friction the gas keeps 3.4% of its kinetic energy at 30 ms "
-                           "(C-SDS), smooth spheres 5.7%."))
+    save_figure(ctx, result, figure, "cooling",
+                "Translational and rotational temperatures (per unit mass) against time, log-log, "
+                "with Haff fits T = T_a/(1 + t/tau)^2 of the mean temperature (black), the two-temperature "
+                "kinetic theory fed with each run's e and beta (dotted) and Haff's law for smooth spheres "
+                "with e = 0.8 (grey): with friction the gas keeps 3.4% of its kinetic energy at 30 ms "
+                "(C-SDS), smooth spheres 5.7%.")
 
     figure, axes = plt.subplots(1, 2, figsize=(11, 4.5))
     bins = np.linspace(-1.0, 3.0, 161)
@@ -372,17 +369,14 @@ def run(ctx: Context) -> CaseResult:
     axes[1].set_ylabel("created energy / initial kinetic energy")
     axes[1].set_title("Energy created (cumulative)")
     axes[1].legend(fontsize=7)
-    figure.tight_layout()
-    path = ctx.figure_path("energy")
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    result.figures.append((path, "Left: per binary collision, energy change relative to the collision's energy "
-                           "(solid: kinetic + spring energies, the slide spring left at separation counted; dotted: "
-                           "kinetic only). C-SDS collisions all lose energy; D-SDS collisions gain up to several "
-                           "times their energy in the spring it loads against the motion. Right: energy created by "
-                           "the slide model, summed over contacts and steps (positive part of its per-step balance), "
-                           "relative to the initial kinetic energy; the ledger's value (dotted) reads 0 until the "
-                           "ledger is implemented."))
+    save_figure(ctx, result, figure, "energy",
+                "Left: per binary collision, energy change relative to the collision's energy "
+                "(solid: kinetic + spring energies, the slide spring left at separation counted; dotted: "
+                "kinetic only). C-SDS collisions all lose energy; D-SDS collisions gain up to several "
+                "times their energy in the spring it loads against the motion. Right: energy created by "
+                "the slide model, summed over contacts and steps (positive part of its per-step balance), "
+                "relative to the initial kinetic energy; the ledger's value (dotted) reads 0 until the "
+                "ledger is implemented.")
 
     figure, axis = plt.subplots(figsize=(7, 4.5))
     for m in MODELS:
@@ -395,11 +389,8 @@ def run(ctx: Context) -> CaseResult:
     axis.set_ylabel("fraction of binary collisions with positive model work")
     axis.set_title("512 spheres, 10 ms (points at 1e-4 mean none)")
     axis.legend()
-    figure.tight_layout()
-    path = ctx.figure_path("scan")
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    result.figures.append((path, "Where D-SDS creates energy: the fraction of binary collisions whose contact laws "
-                           "did positive work, against the tangential damping gamma_t relative to sqrt(k_t m_eff) "
-                           "(C-SDS: none at any gamma_t)."))
+    save_figure(ctx, result, figure, "scan",
+                "Where D-SDS creates energy: the fraction of binary collisions whose contact laws "
+                "did positive work, against the tangential damping gamma_t relative to sqrt(k_t m_eff) "
+                "(C-SDS: none at any gamma_t).")
     return result

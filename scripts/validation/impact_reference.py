@@ -22,6 +22,17 @@ HOOKE = (1.0, 0.0)   # (p, q)
 HERTZ = (1.5, 0.25)
 
 
+def _rk4_step(acceleration, x: float, v: float, h: float) -> tuple[float, float]:
+    """One classical Runge-Kutta step of x'' = acceleration(x, x') from (x, v)
+    over h: the integrator of both references here (the scaled restitution and
+    the rebound), written once."""
+    k1x, k1v = v, acceleration(x, v)
+    k2x, k2v = v + 0.5 * h * k1v, acceleration(x + 0.5 * h * k1x, v + 0.5 * h * k1v)
+    k3x, k3v = v + 0.5 * h * k2v, acceleration(x + 0.5 * h * k2x, v + 0.5 * h * k2v)
+    k4x, k4v = v + h * k3v, acceleration(x + h * k3x, v + h * k3v)
+    return x + h / 6.0 * (k1x + 2 * k2x + 2 * k3x + k4x), v + h / 6.0 * (k1v + 2 * k2v + 2 * k3v + k4v)
+
+
 def _scaled_restitution(p: float, q: float, gamma: float, h: float = 2.5e-4) -> float:
     def force(x, v):
         xc = x if x > 0.0 else 0.0
@@ -29,12 +40,7 @@ def _scaled_restitution(p: float, q: float, gamma: float, h: float = 2.5e-4) -> 
 
     x, v = 0.0, 1.0
     for step in range(10_000_000):
-        k1x, k1v = v, force(x, v)
-        k2x, k2v = v + 0.5 * h * k1v, force(x + 0.5 * h * k1x, v + 0.5 * h * k1v)
-        k3x, k3v = v + 0.5 * h * k2v, force(x + 0.5 * h * k2x, v + 0.5 * h * k2v)
-        k4x, k4v = v + h * k3v, force(x + h * k3x, v + h * k3v)
-        x1 = x + h / 6.0 * (k1x + 2 * k2x + 2 * k3x + k4x)
-        v1 = v + h / 6.0 * (k1v + 2 * k2v + 2 * k3v + k4v)
+        x1, v1 = _rk4_step(force, x, v, h)
         f0, f1 = -force(x, v), -force(x1, v1)
         if step > 0 and (f1 <= 0.0 or x1 <= 0.0):
             s = 1.0
@@ -84,12 +90,7 @@ def rebound(law: tuple[float, float], stiffness: float, gamma: float, mass: floa
     h = 4.0 * scale / steps
     d, v, t = 0.0, v_in, 0.0
     for _ in range(100 * steps):
-        k1d, k1v = v, acceleration(d, v)
-        k2d, k2v = v + 0.5 * h * k1v, acceleration(d + 0.5 * h * k1d, v + 0.5 * h * k1v)
-        k3d, k3v = v + 0.5 * h * k2v, acceleration(d + 0.5 * h * k2d, v + 0.5 * h * k2v)
-        k4d, k4v = v + h * k3v, acceleration(d + h * k3d, v + h * k3v)
-        d1 = d + h / 6.0 * (k1d + 2 * k2d + 2 * k3d + k4d)
-        v1 = v + h / 6.0 * (k1v + 2 * k2v + 2 * k3v + k4v)
+        d1, v1 = _rk4_step(acceleration, d, v, h)
         if d1 <= 0.0 < d and v1 < 0.0:
             s = d / (d - d1)
             return -(v + s * (v1 - v)) / v_in, t + s * h

@@ -44,7 +44,7 @@ from matplotlib import patheffects
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
-from .common import CLI, ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form
+from .common import CLI, ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form, save_figure
 
 TITLE = "Fang & Negrut Sec. 4.3: sphere rolling up an incline (phases I-IV, Fig. 12 regime map)"
 ORDER = 43
@@ -445,14 +445,11 @@ def main_run(ctx: Context, result: CaseResult):
         ax.legend(loc="lower left" if ax in (ax_v, ax_w) else "center right", fontsize=8, framealpha=0.9)
     figure.suptitle("Sphere sent up a 35 deg incline at 0.5 m/s (R = 0.2 m, m = 5 kg, eta_r = 0.3, mu_s = 0.25, "
                     "mu_k = 0.2, K_E = 1e5 N/m, dt = 1e-4 s)", fontsize=10)
-    figure.tight_layout()
-    path = ctx.figure_path("fig11_phases")
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    result.figures.append((path, "Fig. 11a of the paper, reproduced: v_CM, omega, and the elastic slide force F_E "
-                           "and roll torque T_E on the sphere against time, with the closed forms of the notes "
-                           "(dashed, top) and the kinetic (dashed) and static (dotted) caps (bottom). Shading: "
-                           "the ~1 ms onset (dark) and phases I to IV as the engine's modes give them."))
+    save_figure(ctx, result, figure, "fig11_phases",
+                "Fig. 11a of the paper, reproduced: v_CM, omega, and the elastic slide force F_E "
+                "and roll torque T_E on the sphere against time, with the closed forms of the notes "
+                "(dashed, top) and the kinetic (dashed) and static (dotted) caps (bottom). Shading: "
+                "the ~1 ms onset (dark) and phases I to IV as the engine's modes give them.")
 
 
 # ---------------------------------------------------------------- Fig. 12: the sweep
@@ -465,8 +462,9 @@ def _edges(centres):
     return np.concatenate([[c[0] - (mid[0] - c[0])], mid, [c[-1] + (c[-1] - mid[-1])]])
 
 
-def draw_map(rows, alphas, etas, path, title):
-    """The regime map: cells coloured by the simulated class, App. D's borders on top, dots where they differ."""
+def draw_map(rows, alphas, etas, title):
+    """The regime map: cells coloured by the simulated class, App. D's borders on top, dots where they differ.
+    Returns the figure, for save_figure."""
     index = {c: k for k, c in enumerate(CLASSES)}
     a_pos = {a: k for k, a in enumerate(alphas)}
     e_pos = {e: k for k, e in enumerate(etas)}
@@ -503,9 +501,7 @@ def draw_map(rows, alphas, etas, path, title):
         handles.append(plt.Line2D([], [], color="k", marker=".", ls="", label="differs from App. D"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     ax.set_title(title, fontsize=10)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    return figure
 
 
 def agreement(rows):
@@ -644,22 +640,22 @@ def sweep(ctx: Context, result: CaseResult):
             " where App. D says S, PR, then PS. Just above 0.5 (the supplement) the runs beyond App. D's PR "
             "border end in PS.")
 
-    path = ctx.figure_path("fig12_map")
-    draw_map(rows, alphas, etas, path,
-             f"Steady state at t = 1 s, {total} runs ({mode} grid): {share * 100:.1f} % agree with App. D")
-    result.figures.append((path, "Fig. 12 of the paper, reproduced: the regime at t = 1 s (by the slide and roll "
-                           "modes, Table 4) over incline angle and rolling resistance, with App. D's borders "
-                           "(black: tan a = 2 eta_r mu_s, tan a = 3.5 mu_s - 5 eta_r mu_k, eta_r = 0.5) and the "
-                           "kinetic edges of the hysteresis bands derived in the notes (white dashed: tan a = "
-                           "2 eta_r mu_k, tan a = (3.5 - 5 eta_r) mu_k)."))
-    path = ctx.figure_path("fig12_above_half")
+    figure = draw_map(rows, alphas, etas,
+                      f"Steady state at t = 1 s, {total} runs ({mode} grid): {share * 100:.1f} % agree with App. D")
+    save_figure(ctx, result, figure, "fig12_map",
+                "Fig. 12 of the paper, reproduced: the regime at t = 1 s (by the slide and roll "
+                "modes, Table 4) over incline angle and rolling resistance, with App. D's borders "
+                "(black: tan a = 2 eta_r mu_s, tan a = 3.5 mu_s - 5 eta_r mu_k, eta_r = 0.5) and the "
+                "kinetic edges of the hysteresis bands derived in the notes (white dashed: tan a = "
+                "2 eta_r mu_k, tan a = (3.5 - 5 eta_r) mu_k).")
     lower_step = 0.05 if mode == "coarse" else 0.02
     lower = [r for r in rows if float(r["alpha"]).is_integer()
              and abs(round((r["eta"] - 0.2) / lower_step) * lower_step + 0.2 - r["eta"]) < 1e-9]
-    draw_map(lower + sup_rows, sup_alphas, sorted({r["eta"] for r in lower} | set(sup_etas)), path,
-             "Supplement: the map extended to eta_r = 0.6 (alpha every 1 deg): PS appears above eta_r = 0.5")
-    result.figures.append((path, "The same map extended to eta_r = 0.6 (coarser grid), where App. D's pure-slip "
-                           "regime appears; dots mark runs that differ from App. D."))
+    figure = draw_map(lower + sup_rows, sup_alphas, sorted({r["eta"] for r in lower} | set(sup_etas)),
+                      "Supplement: the map extended to eta_r = 0.6 (alpha every 1 deg): PS appears above eta_r = 0.5")
+    save_figure(ctx, result, figure, "fig12_above_half",
+                "The same map extended to eta_r = 0.6 (coarser grid), where App. D's pure-slip "
+                "regime appears; dots mark runs that differ from App. D.")
 
 
 def run(ctx: Context) -> CaseResult:

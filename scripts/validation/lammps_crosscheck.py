@@ -27,7 +27,7 @@ import sys
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .common import CLI, OUT, ROOT, CaseResult, Context, body_rows, read_csv
+from .common import OUT, ROOT, CaseResult, Context, body_rows, read_csv, registered_models, save_figure
 
 TITLE = "LAMMPS cross-check: impacts, a sphere rolling on a wall, a pour"
 ORDER = 90
@@ -61,18 +61,6 @@ def read_golden(path) -> dict[str, list[dict]]:
         key = row.get("case") or f"seed{row['seed']}"
         table.setdefault(key, []).append(row)
     return table
-
-
-def registered_models() -> set[tuple[str, str]]:
-    """(mechanism, model) pairs that `fricdem models` lists."""
-    text = subprocess.run([str(CLI), "models"], capture_output=True, text=True, check=True).stdout
-    models, mechanism = set(), None
-    for line in text.splitlines():
-        if line.endswith(" models") and not line.startswith(" "):
-            mechanism = line.split()[0]
-        elif line.startswith("  ") and not line.startswith("   ") and mechanism:
-            models.add((mechanism, line.strip()))
-    return models
 
 
 def lammps_available(result: CaseResult) -> bool:
@@ -285,15 +273,12 @@ def figures(ctx: Context, result: CaseResult, series, stats) -> None:
         a.legend(fontsize=7, ncol=2)
         a.grid(alpha=0.3)
     axes[0].set_title("A 10 mm sphere thrown at 0.5 m/s along a wall, spinning (w_x = 5, w_z = 20 rad/s)")
-    figure.tight_layout()
-    path = ctx.figure_path("rolling")
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    result.figures.append((path, "Case 2: velocity and spins of the sphere in both engines (markers: LAMMPS every "
-                           "0.01 s; lines: fricdem every 1 ms). It slides, curves (w_x), rolls (v_x = R w_y), and "
-                           "with rolling and twisting resistance stops. Bottom: fricdem minus LAMMPS in w_y and the "
-                           "shift the contact-arm convention predicts (R w_y = v in LAMMPS, (R - delta/2) w_y = v in "
-                           "fricdem)."))
+    save_figure(ctx, result, figure, "rolling",
+                "Case 2: velocity and spins of the sphere in both engines (markers: LAMMPS every "
+                "0.01 s; lines: fricdem every 1 ms). It slides, curves (w_x), rolls (v_x = R w_y), and "
+                "with rolling and twisting resistance stops. Bottom: fricdem minus LAMMPS in w_y and the "
+                "shift the contact-arm convention predicts (R w_y = v in LAMMPS, (R - delta/2) w_y = v in "
+                "fricdem).")
     if stats:
         figure, axes = plt.subplots(1, 2, figsize=(10, 3.8))
         seeds = sorted(stats["lammps"])
@@ -307,12 +292,9 @@ def figures(ctx: Context, result: CaseResult, series, stats) -> None:
             a.grid(alpha=0.3)
             a.legend(fontsize=8)
         figure.suptitle("Case 3: 600 spheres poured into a 30 mm box, settled (same initial lattice per seed)")
-        figure.tight_layout()
-        path = ctx.figure_path("pour")
-        figure.savefig(path, dpi=110)
-        plt.close(figure)
-        result.figures.append((path, "Case 3: packing fraction (measuring box one diameter from the walls and the "
-                               "floor, two below the surface) and mean sphere-sphere contacts per sphere, per seed."))
+        save_figure(ctx, result, figure, "pour",
+                    "Case 3: packing fraction (measuring box one diameter from the walls and the "
+                    "floor, two below the surface) and mean sphere-sphere contacts per sphere, per seed.")
 
 
 def run(ctx: Context) -> CaseResult:

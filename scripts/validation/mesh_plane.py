@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, save_figure
 
 TITLE = "Mesh walls against analytic planes: a sphere rolling over a triangulated floor, flat and inclined"
 ORDER = 50
@@ -274,14 +274,11 @@ def run(ctx: Context) -> CaseResult:
     ax.legend(fontsize=7, loc="upper right", ncol=2)
 
     draw_differences(axes[1, 1], flat_diff, "flat: mesh minus plane, every sample")
-    fig.tight_layout()
-    path = ctx.figure_path("flat")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    result.figures.append((path, "A sphere thrown over a triangulated floor (mesh) and over an analytic plane: "
-                                 "path over the triangles, normal force, speed and spin, and their differences "
-                                 "(none: the runs are identical to the bit), with the times the contact passes "
-                                 "from one triangle to the next (grey lines)."))
+    save_figure(ctx, result, fig, "flat",
+                "A sphere thrown over a triangulated floor (mesh) and over an analytic plane: "
+                "path over the triangles, normal force, speed and spin, and their differences "
+                "(none: the runs are identical to the bit), with the times the contact passes "
+                "from one triangle to the next (grey lines).")
 
     fig, axes = plt.subplots(2, 2, figsize=(12, 8.5))
     ax = axes[0, 0]
@@ -313,12 +310,9 @@ def run(ctx: Context) -> CaseResult:
     draw_normal_force(axes[1, 0], incline, incline_time, weight * math.cos(THETA), incline_hand_overs,
                       "incline: normal force minus m g cos theta, x 1e12 (round-off of the turned frame)")
     draw_differences(axes[1, 1], incline_diff, "incline: mesh minus plane, every sample")
-    fig.tight_layout()
-    path = ctx.figure_path("incline")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    result.figures.append((path, "A sphere rolling down a triangulated floor turned 20 degrees (mesh) and down an "
-                                 "analytic plane turned alike: velocity and its departure from the closed form, "
-                                 "normal force, and the differences of the two runs (round-off), with the triangle "
-                                 "hand-overs (grey lines)."))
+    save_figure(ctx, result, fig, "incline",
+                "A sphere rolling down a triangulated floor turned 20 degrees (mesh) and down an "
+                "analytic plane turned alike: velocity and its departure from the closed form, "
+                "normal force, and the differences of the two runs (round-off), with the triangle "
+                "hand-overs (grey lines).")
     return result

@@ -18,7 +18,7 @@ import math
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, save_figure
 
 TITLE = "PFC rrlinear: single ball on a flat surface (slide, roll, rest)"
 ORDER = 60
@@ -172,13 +172,10 @@ def figures(ctx, result, t, v, w, contacts, kinetic, c):
         axis.set_xlabel("time t [s]")
         axis.grid(alpha=0.3)
         axis.legend(fontsize=8, loc="best")
-    figure.tight_layout()
-    path = ctx.figure_path("history")
-    figure.savefig(path, dpi=90)
-    plt.close(figure)
-    result.figures.append((path, "Ball on a flat surface with rrlinear: (a) v falls at mu g and omega R rises until "
-                           "they meet at t1 = 0.136 s, then both fall at 5 mu_r g / 7 until the ball stops at t2 = "
-                           "2.039 s (dotted: closed form); (b) omega; (c) the rolling moment sits on -M* from the "
-                           "first steps (the ball rotates from the start) until it stops; (d) the energy "
-                           "partitions: kinetic energy goes to slip while sliding, to rolling slip while rolling; "
-                           "the sum stays at the initial 2 J."))
+    save_figure(ctx, result, figure, "history",
+                "Ball on a flat surface with rrlinear: (a) v falls at mu g and omega R rises until "
+                "they meet at t1 = 0.136 s, then both fall at 5 mu_r g / 7 until the ball stops at t2 = "
+                "2.039 s (dotted: closed form); (b) omega; (c) the rolling moment sits on -M* from the "
+                "first steps (the ball rotates from the start) until it stops; (d) the energy "
+                "partitions: kinetic energy goes to slip while sliding, to rolling slip while rolling; "
+                "the sum stays at the initial 2 J.", dpi=90)

@@ -24,7 +24,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 
 from . import heap
-from .common import ROOT, CaseResult, Context, read_csv
+from .common import ROOT, CaseResult, Context, read_csv, save_figure
 
 TITLE = "Repose angle of a poured heap vs sliding and rolling friction (PFC rrlinear)"
 ORDER = 70
@@ -149,12 +149,9 @@ def figures(ctx, result, runs, table):
     ax.set_title("Poured heap, 2000 spheres, PFC linear + rrlinear")
     ax.grid(alpha=0.3)
     ax.legend()
-    figure.tight_layout()
-    path = ctx.figure_path("angle_vs_mur")
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    result.figures.append((path, "Repose angle against the rolling friction coefficient for two sliding friction "
-                           "coefficients; error bars: standard error over 8 azimuthal wedges."))
+    save_figure(ctx, result, figure, "angle_vs_mur",
+                "Repose angle against the rolling friction coefficient for two sliding friction "
+                "coefficients; error bars: standard error over 8 azimuthal wedges.", dpi=100)
 
     figure, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
     for ax, mu_r in zip(axes, (MU_RS[0], MU_RS[-1])):
@@ -176,10 +173,7 @@ def figures(ctx, result, runs, table):
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     axes[0].set_ylabel("height above the floor [cm]")
-    figure.tight_layout()
-    path = ctx.figure_path("profile")
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    result.figures.append((path, "Heap profiles without and with strong rolling resistance: every surface cell "
-                           "(grey; blue: those fitted), the median height of each ring, the fitted flank "
-                           "(red) and the toe (dotted)."))
+    save_figure(ctx, result, figure, "profile",
+                "Heap profiles without and with strong rolling resistance: every surface cell "
+                "(grey; blue: those fitted), the median height of each ring, the fitted flank "
+                "(red) and the toe (dotted).", dpi=100)

@@ -36,7 +36,7 @@ from matplotlib.collections import PatchCollection
 from matplotlib.patches import Circle
 
 from . import heap
-from .common import SCENES, CaseResult, Context, read_csv
+from .common import SCENES, CaseResult, Context, read_csv, save_figure
 
 TITLE = "Silo discharge: the Beverloo law for the flow rate through a flat-bottomed orifice"
 ORDER = 75
@@ -257,13 +257,10 @@ def figures(ctx, result, runs, fit, D, W, W_error, rho_b, d, bodies):
     ax.set_title(f"Silo {2 * SILO_RADIUS / d:.1f} d wide, d = {1e3 * d:.1f} mm: mass through the orifice")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    figure.tight_layout()
-    path = ctx.figure_path("removed_mass")
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    result.figures.append((path, "Mass removed by the outlet below the orifice against time, one curve per orifice; "
-                           f"the grey segments are the straight lines fitted from the {FIRST_GRAIN}th grain out "
-                           f"(and t >= {T_START} s) over the next {WINDOW_GRAINS}: their slopes are W."))
+    save_figure(ctx, result, figure, "removed_mass",
+                "Mass removed by the outlet below the orifice against time, one curve per orifice; "
+                f"the grey segments are the straight lines fitted from the {FIRST_GRAIN}th grain out "
+                f"(and t >= {T_START} s) over the next {WINDOW_GRAINS}: their slopes are W.", dpi=100)
 
     figure, ax = plt.subplots(figsize=(7, 4.8))
     Dd = np.linspace(0.0, 10.0, 200)
@@ -284,13 +281,10 @@ def figures(ctx, result, runs, fit, D, W, W_error, rho_b, d, bodies):
     ax.set_title("Beverloo: W^(2/5) = (C rho_b sqrt(g))^(2/5) (D - k d)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
-    figure.tight_layout()
-    path = ctx.figure_path("beverloo")
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    result.figures.append((path, "W^(2/5) against the orifice diameter with the weighted straight-line fit (its "
-                           "intercept with the axis is k d) and the band of the published C and k with this "
-                           "bed's measured rho_b; error bars: one standard error."))
+    save_figure(ctx, result, figure, "beverloo",
+                "W^(2/5) against the orifice diameter with the weighted straight-line fit (its "
+                "intercept with the axis is k d) and the band of the published C and k with this "
+                "bed's measured rho_b; error bars: one standard error.", dpi=100)
 
     snapshot_run = next(r for r in runs if r["ratio"] == SNAPSHOT_ORIFICE)
     frames = [("settled on the closed floor", bodies["x"], bodies["y"], bodies["z"], bodies["radius"],
@@ -327,12 +321,10 @@ def figures(ctx, result, runs, fit, D, W, W_error, rho_b, d, bodies):
         ax.set_xlabel("x [cm]")
     axes[0].set_ylabel("z [cm]")
     figure.colorbar(collection, ax=axes, label="speed [m/s]", shrink=0.8)
-    path = ctx.figure_path("snapshot")
-    figure.savefig(path, dpi=100, bbox_inches="tight")
-    plt.close(figure)
-    result.figures.append((path, "Vertical section through the silo's axis (grains cut by the plane y = 0, "
-                           "coloured by speed): the settled bed, and the flow through the orifice; walls grey, "
-                           "the outlet's plane dotted red."))
+    save_figure(ctx, result, figure, "snapshot",
+                "Vertical section through the silo's axis (grains cut by the plane y = 0, "
+                "coloured by speed): the settled bed, and the flow through the orifice; walls grey, "
+                "the outlet's plane dotted red.", dpi=100, layout=False, bbox_inches="tight")
 
 
 def snapshot_path(out, at: float) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv, roundoff_tolerance
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, roundoff_tolerance, save_figure
 
 TITLE = "Sliding plates: D-SDS vs C-SDS (C-SDS paper Sec. 3)"
 ORDER = 80
@@ -180,13 +180,10 @@ def run(ctx: Context) -> CaseResult:
     axes[2].set_xlim(0, 8)
     axes[0].legend(fontsize=8)
     axes[0].set_title("Sliding plates (paper Fig. 1): m = k = F_max = 1, gamma = 2, v(0) = 4")
-    figure.tight_layout()
-    path = ctx.figure_path("plates_dynamics")
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    result.figures.append((path, "xi, v and F against t (cf. the paper's Fig. 1). C-SDS loads the spring with the "
-                           "motion and sticks smoothly; D-SDS resets xi to -7 against it. In fricdem's order D-SDS "
-                           "slides until v = 2 and sticks; the paper's order (dotted) shows its dt-sized stick-slip."))
+    save_figure(ctx, result, figure, "plates_dynamics",
+                "xi, v and F against t (cf. the paper's Fig. 1). C-SDS loads the spring with the "
+                "motion and sticks smoothly; D-SDS resets xi to -7 against it. In fricdem's order D-SDS "
+                "slides until v = 2 and sticks; the paper's order (dotted) shows its dt-sized stick-slip.")
 
     figure, axes = plt.subplots(1, 2, figsize=(11, 4))
     d, c = runs["dsds", 0.1], runs["csds", 0.1]
@@ -210,10 +207,7 @@ def run(ctx: Context) -> CaseResult:
     axes[1].set_ylabel("energy rate")
     axes[1].set_title("C-SDS energy change per unit time")
     axes[1].legend(fontsize=8)
-    figure.tight_layout()
-    path = ctx.figure_path("plates_energy")
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    result.figures.append((path, "Energy difference D-SDS minus C-SDS (cf. the paper's Fig. 2) and the C-SDS energy "
-                           "rate, which is <= 0 up to the O(dt) Euler term near the stick transition at t ~ 4."))
+    save_figure(ctx, result, figure, "plates_energy",
+                "Energy difference D-SDS minus C-SDS (cf. the paper's Fig. 2) and the C-SDS energy "
+                "rate, which is <= 0 up to the O(dt) Euler term near the stick transition at t ~ 4.")
     return result

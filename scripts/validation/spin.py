@@ -28,7 +28,7 @@ import math
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form, save_figure
 
 TITLE = "Fang & Negrut Sec. 4.4: spinning sphere (empirical and Hertz-based spin friction)"
 ORDER = 44
@@ -351,17 +351,15 @@ def figure_empirical(ctx: Context, result: CaseResult, runs: dict) -> None:
     ax.set_ylim(-2, 14)
     ax.legend(fontsize=7, loc="center left")
     ax.set_title("elastic spin torque", fontsize=10)
-    path = ctx.figure_path("empirical")
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    result.figures.append((path, "Empirical spin model (Sec. 4.4, to put beside the paper's Fig. 14 of the LaTeX copy "
-                           "/ Fig. 12 of the PDF text). Left: omega against time for eta_psi = 0.012, 0.01, 0.008, "
-                           "0.006 with the slip-phase theory (dashed); inset: the overshoot after the stop, with the "
-                           "predicted minimum -S_k w_n / e (+). Middle: where a frame painted on the sphere along u "
-                           "at t = 0 (black) points at 8 s (the paper draws the contact frame, which follows the "
-                           "sphere when the sphere is its body i; in fricdem the ground is body i and the contact "
-                           "frame stays fixed, see docs/validation/spin.md). Right: the elastic spin torque, kinetic "
-                           "value 0.01176 N m against the paper's 0.0118 N m."))
+    save_figure(ctx, result, figure, "empirical",
+                "Empirical spin model (Sec. 4.4, to put beside the paper's Fig. 14 of the LaTeX copy "
+                "/ Fig. 12 of the PDF text). Left: omega against time for eta_psi = 0.012, 0.01, 0.008, "
+                "0.006 with the slip-phase theory (dashed); inset: the overshoot after the stop, with the "
+                "predicted minimum -S_k w_n / e (+). Middle: where a frame painted on the sphere along u "
+                "at t = 0 (black) points at 8 s (the paper draws the contact frame, which follows the "
+                "sphere when the sphere is its body i; in fricdem the ground is body i and the contact "
+                "frame stays fixed, see docs/validation/spin.md). Right: the elastic spin torque, kinetic "
+                "value 0.01176 N m against the paper's 0.0118 N m.", dpi=100, layout=False)
 
 
 def hertz(ctx: Context, result: CaseResult) -> None:
@@ -439,13 +437,10 @@ def figure_hertz(ctx: Context, result: CaseResult, runs: dict) -> None:
         axes[1, column].axhline(0.0, color="0.5", lw=0.5)
         axes[0, column].axhline(0.0, color="0.5", lw=0.5)
         axes[1, column].legend(fontsize=7, loc="upper right")
-    figure.tight_layout()
-    path = ctx.figure_path("hertz")
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    result.figures.append((path, "Hertz-based spin model (App. C), to put beside the paper's Fig. 14 a-c (LaTeX "
-                           "copy; Fig. 12 a-c of the PDF text): spin history Psi (top) and omega (bottom) for tests "
-                           "#1 to #3 and K_E = 5e5 to 1e7 N/m. In slip Psi sits at S_k^psi = mu_k N / (K_E a), "
-                           "smaller for stiffer K_E, while the slope of omega is the same for every K_E (dashed: "
-                           "theory from (t_sw, omega_sw) with slope -a mu_k N / (2 I)); a smaller K_E loses more omega at the start and "
-                           "overshoots more at the end."))
+    save_figure(ctx, result, figure, "hertz",
+                "Hertz-based spin model (App. C), to put beside the paper's Fig. 14 a-c (LaTeX "
+                "copy; Fig. 12 a-c of the PDF text): spin history Psi (top) and omega (bottom) for tests "
+                "#1 to #3 and K_E = 5e5 to 1e7 N/m. In slip Psi sits at S_k^psi = mu_k N / (K_E a), "
+                "smaller for stiffer K_E, while the slope of omega is the same for every K_E (dashed: "
+                "theory from (t_sw, omega_sw) with slope -a mu_k N / (2 I)); a smaller K_E loses more omega at the start and "
+                "overshoots more at the end.", dpi=100)

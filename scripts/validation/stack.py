@@ -30,7 +30,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 from matplotlib.patches import Circle
 
-from .common import CLI, OUT, ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form
+from .common import CLI, OUT, ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form, save_figure
 
 TITLE = "Fang & Negrut Sec. 4.6: three-sphere stack, critical top mass and collapse modes"
 ORDER = 46
@@ -454,14 +454,11 @@ def run(ctx: Context) -> CaseResult:
     ax.set_xlim(0, 0.52)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="upper left")
-    figure.tight_layout()
-    path = ctx.figure_path("critical_mass")
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    result.figures.append((path, "Left: the counterpart of Fig. 15, m_top^c against eta_r for four initial gaps "
-                           "(bisection to 0.01 kg, paper's setup). Right: gap 0.3 R, the same curve, the heavily "
-                           "damped variant and the closed-form statics (rolling branch with kinetic roll caps; "
-                           "sliding limits M_kk, M_ks, M_ss)."))
+    save_figure(ctx, result, figure, "critical_mass",
+                "Left: the counterpart of Fig. 15, m_top^c against eta_r for four initial gaps "
+                "(bisection to 0.01 kg, paper's setup). Right: gap 0.3 R, the same curve, the heavily "
+                "damped variant and the closed-form statics (rolling branch with kinetic roll caps; "
+                "sliding limits M_kk, M_ks, M_ss).")
 
     figure, axes = plt.subplots(2, 3, figsize=(13.5, 6.4))
     names = {0.16: "roll friction saturates", 0.23: "slide and roll friction saturate",
@@ -477,14 +474,11 @@ def run(ctx: Context) -> CaseResult:
         axes[1, column].text(0.0, 0.67, f"first R/10 of the drop: ground slide slip {mode['slide_slip']:.0%}, "
                              f"roll slip {mode['roll_slip']:.0%}\nrolling fraction R dphi/dx = "
                              f"{mode['rolling']:.2f}", ha="center", va="top", fontsize=7.5)
-    figure.tight_layout()
-    path = ctx.figure_path("modes_snapshots")
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    result.figures.append((path, "The counterpart of Fig. 16 (side view, gap 0.3 R): top row stable just below "
-                           "m_top^c, bottom row collapsing at m_top^c + 0.01 kg when the top has dropped R/3. "
-                           "Dotted: initial positions; black line: each body's frame (vertical at t = 0), which "
-                           "turns when a sphere rolls."))
+    save_figure(ctx, result, figure, "modes_snapshots",
+                "The counterpart of Fig. 16 (side view, gap 0.3 R): top row stable just below "
+                "m_top^c, bottom row collapsing at m_top^c + 0.01 kg when the top has dropped R/3. "
+                "Dotted: initial positions; black line: each body's frame (vertical at t = 0), which "
+                "turns when a sphere rolls.", dpi=100)
 
     figure, axes = plt.subplots(3, 3, figsize=(13.5, 8.0), sharex="col",
                                 gridspec_kw={"height_ratios": [1, 1, 0.55]})
@@ -511,14 +505,11 @@ def run(ctx: Context) -> CaseResult:
         ax.set_yticks([0, 1], ["stick", "slip"])
         ax.set_xlabel("time t [s]")
         ax.legend(fontsize=7, loc="center right")
-    figure.tight_layout()
-    path = ctx.figure_path("modes_histories")
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    result.figures.append((path, "Collapse histories at m_top^c + 0.01 kg (gap 0.3 R) until the top has dropped "
-                           "R/2: top-sphere drop; the right bottom sphere's displacement and R times its rotation "
-                           "(equal lines = rolling without slip; flat rotation = sliding); modes of its ground "
-                           "contact."))
+    save_figure(ctx, result, figure, "modes_histories",
+                "Collapse histories at m_top^c + 0.01 kg (gap 0.3 R) until the top has dropped "
+                "R/2: top-sphere drop; the right bottom sphere's displacement and R times its rotation "
+                "(equal lines = rolling without slip; flat rotation = sliding); modes of its ground "
+                "contact.", dpi=100)
 
     # ---- notes
     result.notes.append("gap 0.3 R, paper's setup: m_top^c rises from "

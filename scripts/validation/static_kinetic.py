@@ -32,7 +32,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 import yaml
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, save_figure
 
 TITLE = "Static and kinetic friction: a sphere on a slowly tilted incline (slide, roll) and spinning down (twist)"
 ORDER = 82
@@ -255,13 +255,10 @@ def run(ctx: Context) -> CaseResult:
         ax.legend(fontsize=8)
     spin_down(ctx, result, axes[0, 2])
     axes[1, 2].axis("off")
-    figure.tight_layout()
-    path = ctx.figure_path("incline")
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    result.figures.append((path, "Top: the slope raised and lowered in 0.1 degree stages and the sphere's velocity "
-                           "down it; the sphere starts at atan(mu_s) and, moving, keeps going below it down to "
-                           "atan(mu_k). Bottom: its acceleration per stage of the lowering ramp against the kinetic "
-                           "closed form (sliding: g (sin - mu_k cos); rolling: (g sin - mu_roll_k g cos R / r) / "
-                           "(1 + I / (m r^2))). Right: the spinning sphere slows at the kinetic rate and stays stopped."))
+    save_figure(ctx, result, figure, "incline",
+                "Top: the slope raised and lowered in 0.1 degree stages and the sphere's velocity "
+                "down it; the sphere starts at atan(mu_s) and, moving, keeps going below it down to "
+                "atan(mu_k). Bottom: its acceleration per stage of the lowering ramp against the kinetic "
+                "closed form (sliding: g (sin - mu_k cos); rolling: (g sin - mu_roll_k g cos R / r) / "
+                "(1 + I / (m r^2))). Right: the spinning sphere slows at the kinetic rate and stays stopped.")
     return result
