@@ -29,7 +29,6 @@
  * Must not touch: contact laws, the world, the steppers. */
 #include <float.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,7 +17,6 @@
  *
  * Must not touch: contact laws, the world, the steppers. */
 #include <float.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "collide/collide.h"

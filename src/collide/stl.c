@@ -22,7 +22,6 @@
  *
  * Must not touch: contact laws, the world, the steppers. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

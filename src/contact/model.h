@@ -16,6 +16,7 @@
 #define FD_CONTACT_MODEL_H
 
 #include "fricdem/fricdem.h"
+#include "contact/sds_core.h"
 #include "core/math.h"
 
 #define FD_MAX_DERIVED 8
@@ -291,10 +292,21 @@ fd_vec3 fd_csds_slide(const fd_contact_law* law, const fd_contact_input* input, 
                       double normal_force, double* history, double* columns);
 
 /* The slip flag and energy books of a slide step of sds_core.h (dsds, csds,
- * mindlin; src/contact/sds.c): the spring's energy after the step, the
- * step's dashpot and slip dissipation and the reset's creation. */
-struct fd_sds_vector_step;
-void fd_sds_report_slide(const fd_contact_input* input, const struct fd_sds_vector_step* step);
+ * mindlin): the spring's energy after the step, the step's dashpot and slip
+ * dissipation and the reset's creation. Inline: it runs once per contact. */
+static inline void fd_sds_report_slide(const fd_contact_input* input, const fd_sds_vector_step* step)
+{
+    if (step->slipping && input->slip_flags != NULL) {
+        *input->slip_flags |= 1u << FD_MECHANISM_SLIDE;
+    }
+    if (input->energy != NULL) {
+        fd_energy_books* books = &input->energy[FD_MECHANISM_SLIDE];
+        books->stored = step->stored;
+        books->dashpot = step->dashpot;
+        books->slip = step->slip;
+        books->created = step->created;
+    }
+}
 
 /* linear_nohistory slide kernel (src/contact/sds.c, fd_nohistory_slide_force). */
 fd_vec3 fd_nohistory_slide(const fd_contact_law* law, const fd_contact_input* input, fd_vec3 tangential_velocity,

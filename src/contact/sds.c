@@ -80,20 +80,6 @@ static fd_vec3 slide(bool continuous, const fd_contact_law* law, const fd_contac
     return s.force;
 }
 
-void fd_sds_report_slide(const fd_contact_input* input, const fd_sds_vector_step* step)
-{
-    if (step->slipping && input->slip_flags != NULL) {
-        *input->slip_flags |= 1u << FD_MECHANISM_SLIDE;
-    }
-    if (input->energy != NULL) {
-        fd_energy_books* books = &input->energy[FD_MECHANISM_SLIDE];
-        books->stored = step->stored;
-        books->dashpot = step->dashpot;
-        books->slip = step->slip;
-        books->created = step->created;
-    }
-}
-
 fd_vec3 fd_dsds_slide(const fd_contact_law* law, const fd_contact_input* input, fd_vec3 tangential_velocity,
                       double normal_force, double* history, double* columns)
 {
