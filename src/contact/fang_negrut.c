@@ -738,7 +738,7 @@ static const fd_param_info slide_params_table[] = {
      "fricdem: cap on spring plus damper; 0 = Fang & Negrut Eq. (1b), (3b) (docs/models/fang-negrut.md)"},
 };
 static const fd_param_info roll_params_table[] = {
-    {"eta_r", "-", "roll energy ratio of Eq. (2b)", NAN, 0.0, INFINITY,
+    {"eta_r", "-", "rolling resistance coefficient: sets K_R by Eq. (2b), so the roll torque limit K_R Theta^s", NAN, 0.0, INFINITY,
      "Fang & Negrut Eq. (2b): eta_r = eta_e / eta_theta^2 (Eq. 2a)"},
     {"K_R", "N m/rad", "roll stiffness; -1 = 4 eta_r K_E / (kappa_i + kappa_j)^2, Eq. (2b)", FD_FN_DERIVED, FD_FN_DERIVED,
      INFINITY, "Fang & Negrut Eq. (2b)"},
@@ -797,7 +797,7 @@ const fd_submodel fd_friction_submodels[] = {
                  "Fang & Negrut slide force from the tracked contact point (Eq. 1a-1c): micro-deflection S += "
                  "p_i - p_j, elastic K_E S capped at mu_s N (stick) or mu_k N (slip) with the a-posteriori "
                  "switch of Sec. 3.1, damping K_D dS/dt in stick; spring plus damper within mu_s N unless cap_total = 0.",
-                 slide_params_table, 5},
+                 slide_params_table, FD_COUNT_OF(slide_params_table)},
         .kind = FD_KIND_SLIDE_FANG_NEGRUT,
         .history_size = FD_FN_SLIDE_HISTORY,
         .column_count = SLIDE_COLUMNS,
@@ -809,7 +809,7 @@ const fd_submodel fd_friction_submodels[] = {
                  "Fang & Negrut roll torque (Eq. 2-2c, Table 1): Theta_b += kappa_b p_b per body, stiffness "
                  "4 eta_r K_E / (kappa_i + kappa_j)^2, thresholds mu N (kappa_i + kappa_j) / (2 K_E); needs "
                  "slide model fang_negrut (mu_s, mu_k, K_E).",
-                 roll_params_table, 4},
+                 roll_params_table, FD_COUNT_OF(roll_params_table)},
         .kind = FD_KIND_ROLL_FANG_NEGRUT,
         .history_size = FD_FN_ROLL_HISTORY,
         .column_count = ROLL_COLUMNS,
@@ -820,7 +820,7 @@ const fd_submodel fd_friction_submodels[] = {
         .info = {"legacy_constant_torque", FD_MECHANISM_ROLL,
                  "Legacy constant-torque rolling resistance (Fang & Negrut App. A.2, Eq. 8): "
                  "M_r = -omega_rel / |omega_rel| mu_r R_eff F_n, which chatters at rest.",
-                 legacy_params_table, 1},
+                 legacy_params_table, FD_COUNT_OF(legacy_params_table)},
         .kind = FD_KIND_ROLL_LEGACY,
         .column_count = LEGACY_COLUMNS,
         .column_names = legacy_columns,
@@ -830,7 +830,7 @@ const fd_submodel fd_friction_submodels[] = {
         .info = {"fang_negrut", FD_MECHANISM_SPIN,
                  "Fang & Negrut spin torque (Eq. 3-3d): Psi += psi, K_psi = eta_psi K_E / K^2, thresholds "
                  "K mu N / K_E; needs slide model fang_negrut.",
-                 spin_params_table, 4},
+                 spin_params_table, FD_COUNT_OF(spin_params_table)},
         .kind = FD_KIND_SPIN_FANG_NEGRUT,
         .history_size = FD_FN_SPIN_HISTORY,
         .column_count = SPIN_COLUMNS,
@@ -841,7 +841,7 @@ const fd_submodel fd_friction_submodels[] = {
         .info = {"fang_negrut_hertz", FD_MECHANISM_SPIN,
                  "Fang & Negrut spin torque with the Hertz-based stiffness of App. C: K = 1/a, K_psi = a^2 K_E / 2, "
                  "a = (3 N R_eff / (4 E_eff))^(1/3) from youngs_modulus and poisson_ratio of both materials.",
-                 spin_hertz_params_table, 1},
+                 spin_hertz_params_table, FD_COUNT_OF(spin_hertz_params_table)},
         .kind = FD_KIND_SPIN_FANG_NEGRUT_HERTZ,
         .history_size = FD_FN_SPIN_HISTORY,
         .column_count = SPIN_COLUMNS,
@@ -850,4 +850,4 @@ const fd_submodel fd_friction_submodels[] = {
         .resolve = resolve_spin_hertz,
     },
 };
-const int fd_friction_submodel_count = (int)(sizeof fd_friction_submodels / sizeof fd_friction_submodels[0]);
+const int fd_friction_submodel_count = FD_COUNT_OF(fd_friction_submodels);

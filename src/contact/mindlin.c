@@ -162,7 +162,7 @@ static const char* const force_units[MINDLIN_COLUMNS] = {"N", "N", "N", "0=stick
 
 #define MINDLIN_ENTRY(NAME, KIND, DOC, COLUMNS, UNITS)                                                                 \
     {                                                                                                                  \
-        .info = {NAME, FD_MECHANISM_SLIDE, DOC, mindlin_params, 5}, .kind = KIND, .history_size = FD_MINDLIN_HISTORY,  \
+        .info = {NAME, FD_MECHANISM_SLIDE, DOC, mindlin_params, FD_COUNT_OF(mindlin_params)}, .kind = KIND, .history_size = FD_MINDLIN_HISTORY,  \
         .column_count = MINDLIN_COLUMNS, .column_names = COLUMNS, .column_units = UNITS, .resolve = resolve_mindlin,   \
     }
 
@@ -185,4 +185,4 @@ const fd_submodel fd_mindlin_submodels[] = {
                   "force is scaled by a_new / a_old.",
                   force_columns, force_units),
 };
-const int fd_mindlin_submodel_count = (int)(sizeof fd_mindlin_submodels / sizeof fd_mindlin_submodels[0]);
+const int fd_mindlin_submodel_count = FD_COUNT_OF(fd_mindlin_submodels);

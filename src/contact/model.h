@@ -144,6 +144,11 @@ typedef struct fd_material {
 
 struct fd_contact_law;
 
+/* The number of rows of a static table (a model's parameters for its
+ * fd_model_info, its output columns, a list of models): counted from the
+ * table itself, so that a row added is never dropped. */
+#define FD_COUNT_OF(table) ((int)(sizeof(table) / sizeof((table)[0])))
+
 typedef struct fd_submodel {
     fd_model_info info;
     fd_submodel_kind kind;

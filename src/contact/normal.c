@@ -460,7 +460,7 @@ const fd_submodel fd_normal_submodels[] = {
         .info = {"prescribed", FD_MECHANISM_NORMAL,
                  "Constant normal force N while the bodies touch; no normal dynamics (lock the normal "
                  "translation). Fang & Negrut Sec. 4.1 to 4.4.",
-                 prescribed_params, 1},
+                 prescribed_params, FD_COUNT_OF(prescribed_params)},
         .kind = FD_KIND_NORMAL_PRESCRIBED,
         .resolve = resolve_prescribed,
     },
@@ -470,7 +470,7 @@ const fd_submodel fd_normal_submodels[] = {
                  "restitution, calibrated so that a head-on impact has exactly that restitution with the clamp, or "
                  "c = eta_n (LAMMPS damping velocity), eta_n_mass m_eff (damping mass_velocity) or eta_n_visco "
                  "sqrt(R_eff delta) m_eff (damping viscoelastic).",
-                 hooke_params, sizeof hooke_params / sizeof hooke_params[0]},
+                 hooke_params, FD_COUNT_OF(hooke_params)},
         .kind = FD_KIND_NORMAL_HOOKE,
         .column_count = 2,
         .column_names = normal_columns,
@@ -483,7 +483,7 @@ const fd_submodel fd_normal_submodels[] = {
                  "poisson_ratio of both materials and R_e the effective radius of the contact geometry; "
                  "dashpot of Tsuji et al. (1992) form c ~ delta^(1/4), calibrated to the restitution, or LAMMPS's "
                  "velocity, mass_velocity or viscoelastic dashpot (eta_n, eta_n_mass, eta_n_visco); N >= 0 unless limit_damping = 0.",
-                 hertz_params, sizeof hertz_params / sizeof hertz_params[0]},
+                 hertz_params, FD_COUNT_OF(hertz_params)},
         .kind = FD_KIND_NORMAL_HERTZ,
         .column_count = 2,
         .column_names = normal_columns,
@@ -491,4 +491,4 @@ const fd_submodel fd_normal_submodels[] = {
         .resolve = resolve_hertz,
     },
 };
-const int fd_normal_submodel_count = (int)(sizeof fd_normal_submodels / sizeof fd_normal_submodels[0]);
+const int fd_normal_submodel_count = FD_COUNT_OF(fd_normal_submodels);

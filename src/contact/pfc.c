@@ -541,7 +541,7 @@ const fd_submodel fd_pfc_submodels[] = {
         .info = {"pfc_linear", FD_MECHANISM_NORMAL,
                  "Itasca PFC linear model, normal part: F_n^l = k_n (-g_s) (or incremental), no tension, active "
                  "iff g_s = -overlap - rgap <= 0, plus a dashpot 2 beta_n sqrt(m_c k_n) d(overlap)/dt per dp_mode.",
-                 normal_params, (int)(sizeof normal_params / sizeof normal_params[0])},
+                 normal_params, FD_COUNT_OF(normal_params)},
         .kind = FD_KIND_NORMAL_PFC_LINEAR,
         .history_size = HN_SIZE,
         .column_count = CN_COUNT,
@@ -553,7 +553,7 @@ const fd_submodel fd_pfc_submodels[] = {
         .info = {"pfc_linear", FD_MECHANISM_SLIDE,
                  "Itasca PFC linear model, shear part: F_s^l := F_s^l - k_s dU_s capped at fric F_n^l, plus a "
                  "dashpot 2 beta_s sqrt(m_c k_s) (cut while slipping in dp_mode 2, 3); needs normal 'pfc_linear'.",
-                 slide_params, (int)(sizeof slide_params / sizeof slide_params[0])},
+                 slide_params, FD_COUNT_OF(slide_params)},
         .kind = FD_KIND_SLIDE_PFC_LINEAR,
         .resolve = resolve_slide,
         .history_size = HS_SIZE,
@@ -565,7 +565,7 @@ const fd_submodel fd_pfc_submodels[] = {
         .info = {"pfc_rrlinear", FD_MECHANISM_ROLL,
                  "Itasca PFC rrlinear rolling resistance, Eq. (2)-(8): M^r := M^r - k_r dtheta_b capped at "
                  "rr_fric R F_n^l, on body i and its reaction on body j; needs normal 'pfc_linear'.",
-                 roll_params, (int)(sizeof roll_params / sizeof roll_params[0])},
+                 roll_params, FD_COUNT_OF(roll_params)},
         .kind = FD_KIND_ROLL_PFC_RRLINEAR,
         .history_size = HR_SIZE,
         .column_count = CR_COUNT,
@@ -574,4 +574,4 @@ const fd_submodel fd_pfc_submodels[] = {
         .resolve = resolve_roll,
     },
 };
-const int fd_pfc_submodel_count = (int)(sizeof fd_pfc_submodels / sizeof fd_pfc_submodels[0]);
+const int fd_pfc_submodel_count = FD_COUNT_OF(fd_pfc_submodels);

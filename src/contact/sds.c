@@ -226,7 +226,7 @@ const fd_submodel fd_sds_submodels[] = {
         .info = {"dsds", FD_MECHANISM_SLIDE,
                  "Discontinuous spring-dashpot-slider (Luding; LAMMPS tangential linear_history), C-SDS paper "
                  "Eq. (1)-(3): F = -k xi - gamma v capped at mu N, spring reset by Eq. (3) while sliding.",
-                 dsds_params, 7},
+                 dsds_params, FD_COUNT_OF(dsds_params)},
         .kind = FD_KIND_SLIDE_DSDS,
         .history_size = DSDS_HISTORY,
         .column_count = DSDS_COLUMNS,
@@ -238,7 +238,7 @@ const fd_submodel fd_sds_submodels[] = {
         .info = {"csds", FD_MECHANISM_SLIDE,
                  "Continuous spring-dashpot-slider, C-SDS paper Eq. (10): F = -k xi - gamma v capped at mu N, "
                  "d(xi)/dt = -(F + k xi)/gamma (= v while sticking), explicit Euler; needs gamma_t > 0.",
-                 dsds_params, 7},
+                 dsds_params, FD_COUNT_OF(dsds_params)},
         .kind = FD_KIND_SLIDE_CSDS,
         .history_size = DSDS_HISTORY,
         .column_count = DSDS_COLUMNS,
@@ -250,7 +250,7 @@ const fd_submodel fd_sds_submodels[] = {
         .info = {"linear_nohistory", FD_MECHANISM_SLIDE,
                  "History-free tangential dashpot (LAMMPS tangential linear_nohistory, and the legacy gran/hooke): "
                  "F = -gamma v capped at mu N, no spring; gamma = gamma_t or x_gamma_t c_n.",
-                 nohistory_params, 3},
+                 nohistory_params, FD_COUNT_OF(nohistory_params)},
         .kind = FD_KIND_SLIDE_LINEAR_NOHISTORY,
         .column_count = 1,
         .column_names = nohistory_columns,
@@ -258,4 +258,4 @@ const fd_submodel fd_sds_submodels[] = {
         .resolve = resolve_nohistory,
     },
 };
-const int fd_sds_submodel_count = (int)(sizeof fd_sds_submodels / sizeof fd_sds_submodels[0]);
+const int fd_sds_submodel_count = FD_COUNT_OF(fd_sds_submodels);

@@ -100,6 +100,9 @@ fd_vec3 fd_sds_transport(fd_vec3 vector, fd_vec3 from, fd_vec3 to, double twist)
 
 /* ---------------------------------------------------------------- books */
 
+/* The step's books arrive zeroed (fd_contact_input.energy): the increments
+ * are added, as Fang & Negrut's roll adds each body's share to one book,
+ * and the stored energy, a state, is set. */
 static void book_vector_step(fd_energy_books* books, const fd_sds_vector_step* s)
 {
     if (books != NULL) {
@@ -343,7 +346,7 @@ const fd_submodel fd_sds_torque_submodels[] = {
                  "Rolling spring-dashpot-slider, LAMMPS rolling sds: pseudo-force F = -k_roll xi_r - gamma_roll v_r, "
                  "v_r = R_eff (omega_i - omega_j) x n, capped at mu_roll |N| with the D-SDS reset (C-SDS paper "
                  "Eq. 3); torque R_eff n x F on body i, the opposite on j; spring carried with the contact frame.",
-                 roll_params, (int)(sizeof roll_params / sizeof roll_params[0])},
+                 roll_params, FD_COUNT_OF(roll_params)},
         .kind = FD_KIND_ROLL_DSDS,
         .resolve = resolve_roll,
         .history_size = ROLL_HISTORY,
@@ -355,7 +358,7 @@ const fd_submodel fd_sds_torque_submodels[] = {
         .info = {"csds", FD_MECHANISM_ROLL,
                  "Continuous rolling spring-dashpot-slider: as roll dsds, with the C-SDS update d(xi_r)/dt = "
                  "-(F + k_roll xi_r)/gamma_roll (= v_r while sticking), C-SDS paper Eq. (10); needs gamma_roll > 0.",
-                 roll_params, (int)(sizeof roll_params / sizeof roll_params[0])},
+                 roll_params, FD_COUNT_OF(roll_params)},
         .kind = FD_KIND_ROLL_CSDS,
         .history_size = ROLL_HISTORY,
         .column_count = ROLL_COLUMNS,
@@ -368,7 +371,7 @@ const fd_submodel fd_sds_torque_submodels[] = {
                  "Twisting spring-dashpot-slider, LAMMPS twisting sds: T = -k_twist xi_t - gamma_twist w, "
                  "w = (omega_i - omega_j) . n, capped at mu_twist |N| with the D-SDS reset (C-SDS paper Eq. 3); "
                  "torque T n on body i, the opposite on j.",
-                 spin_params, (int)(sizeof spin_params / sizeof spin_params[0])},
+                 spin_params, FD_COUNT_OF(spin_params)},
         .kind = FD_KIND_SPIN_DSDS,
         .resolve = resolve_spin,
         .history_size = SPIN_HISTORY,
@@ -380,7 +383,7 @@ const fd_submodel fd_sds_torque_submodels[] = {
         .info = {"csds", FD_MECHANISM_SPIN,
                  "Continuous twisting spring-dashpot-slider: as spin dsds, with the C-SDS update d(xi_t)/dt = "
                  "-(T + k_twist xi_t)/gamma_twist (= w while sticking), C-SDS paper Eq. (10); needs gamma_twist > 0.",
-                 spin_params, (int)(sizeof spin_params / sizeof spin_params[0])},
+                 spin_params, FD_COUNT_OF(spin_params)},
         .kind = FD_KIND_SPIN_CSDS,
         .history_size = SPIN_HISTORY,
         .column_count = SPIN_COLUMNS,
@@ -401,4 +404,4 @@ const fd_submodel fd_sds_torque_submodels[] = {
         .column_units = spin_units,
     },
 };
-const int fd_sds_torque_submodel_count = (int)(sizeof fd_sds_torque_submodels / sizeof fd_sds_torque_submodels[0]);
+const int fd_sds_torque_submodel_count = FD_COUNT_OF(fd_sds_torque_submodels);
