@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "contact/fang_negrut_lane.h"
+#include "penalty/fn_lanes.h"
 #include "penalty/penalty_internal.h"
 #include "penalty/sphere_block.h"
 #include "world/world_store.h"

@@ -184,10 +184,6 @@ enum {
     FD_FN_PAIR_CONSTANTS = 9,
 };
 void fd_fn_pair_constants(const fd_world* world, const fd_contact_law* law, int shapes, int i, int j, double* out);
-bool fd_fn_gather(const fd_world* world, struct fd_fn_block* block, int c, int shapes, int i, int j, int32_t slot,
-                  const struct fd_fn_lane_law* law);
-fd_pair_loads fd_fn_scatter(fd_world* world, const struct fd_fn_block* block, int c, const struct fd_fn_lane_law* law,
-                            int32_t slot);
 bool fd_fn_single(fd_world* world, const struct fd_fn_lane_law* law, struct fd_fn_block* block, int shapes, int i,
                   int j, int32_t slot, fd_pair_loads* out);
 

@@ -1,0 +1,104 @@
+/* Fang & Negrut's sphere lanes' inputs gathered from the world and the
+ * pool, and their loads and springs put back (fn_lanes.c has the rest).
+ * Inline: the law pass calls them once per contact of a lane, and a call
+ * would cost more than the copies themselves.
+ *
+ * Must not: change what a contact computes (the lanes give the registry
+ * path's bits), or read a body's cold record. */
+#ifndef FD_PENALTY_FN_LANES_H
+#define FD_PENALTY_FN_LANES_H
+
+#include <math.h>
+
+#include "contact/fang_negrut_lane.h"
+#include "penalty/penalty_internal.h"
+#include "penalty/round_pair.h"
+#include "world/world_store.h"
+
+static inline void fd_fn_put_turn(double (*turn)[FD_FN_BLOCK], int c, fd_quat q)
+{
+    turn[0][c] = q.w;
+    turn[1][c] = q.x;
+    turn[2][c] = q.y;
+    turn[3][c] = q.z;
+}
+
+/* Lane c of the block: the pair's inputs; false when the pair must take
+ * the registry path instead (a body whose moments differ). */
+static inline __attribute__((always_inline)) bool fd_fn_gather(const fd_world* world, fd_fn_block* b, int c, int shapes,
+                                                               int i, int j, int32_t slot, const fd_fn_lane_law* law)
+{
+    const fd_penalty* p = world->penalty;
+    const double* constants = p->pool.constants + (size_t)slot * (size_t)p->constant_stride;
+    double inertia_i = constants[FD_FN_PAIR_INERTIA], inertia_j = constants[FD_FN_PAIR_INERTIA + 1];
+    if (isnan(inertia_i) || isnan(inertia_j)) {
+        return false; /* a body whose moments differ: the registry path */
+    }
+    FD_LANE_STORE3(b->position_i, c, world->position[i]);
+    if (shapes == FD_FN_SPHERES) {
+        FD_LANE_STORE3(b->position_j, c, fd_v3_add(world->position[j], fd_round_pair_image_offset(world, i, j)));
+    } else {
+        FD_LANE_STORE3(b->position_j, c, world->position[j]); /* a wall's pair has no image */
+        FD_LANE_STORE3(b->plane_normal, c, world->plane_normals[shapes == FD_FN_PLANE_I ? i : j]);
+    }
+    FD_LANE_STORE3(b->velocity_i, c, world->velocity[i]);
+    FD_LANE_STORE3(b->velocity_j, c, world->velocity[j]);
+    FD_LANE_STORE3(b->spin_i, c, world->angular_velocity[i]);
+    FD_LANE_STORE3(b->spin_j, c, world->angular_velocity[j]);
+    fd_fn_put_turn(b->turn_i, c, p->body_turns[i]);
+    fd_fn_put_turn(b->turn_j, c, p->body_turns[j]);
+    b->radius_i[c] = constants[FD_FN_PAIR_RADIUS];
+    b->radius_j[c] = constants[FD_FN_PAIR_RADIUS + 1];
+    b->mass_i[c] = constants[FD_FN_PAIR_MASS];
+    b->mass_j[c] = constants[FD_FN_PAIR_MASS + 1];
+    b->inertia_i[c] = inertia_i;
+    b->inertia_j[c] = inertia_j;
+    b->dashpot[c] = constants[FD_FN_PAIR_DASHPOT];
+    b->effective_radius[c] = constants[FD_FN_PAIR_EFFECTIVE_RADIUS];
+    b->hertz_constant[c] = constants[FD_FN_PAIR_HERTZ];
+    const double* history = fd_springs_before(&p->pool, slot, world->history_stride);
+    for (int k = 0; k < FD_FN_SLIDE_HISTORY; ++k) {
+        b->slide[k][c] = history[law->slide_offset + k];
+    }
+    for (int k = 0; law->has_roll && k < FD_FN_ROLL_HISTORY; ++k) {
+        b->roll[k][c] = history[law->roll_offset + k];
+    }
+    for (int k = 0; law->has_spin && k < FD_FN_SPIN_HISTORY; ++k) {
+        b->spin[k][c] = history[law->spin_offset + k];
+    }
+    return true;
+}
+
+/* Lane c's springs into the pool (the contact's whole block, as the
+ * registry path leaves it) and its loads. */
+static inline __attribute__((always_inline)) fd_pair_loads fd_fn_scatter(fd_world* world, const fd_fn_block* b, int c,
+                                                                         const fd_fn_lane_law* law, int32_t slot)
+{
+    fd_contact_pool* pool = &world->penalty->pool;
+    int stride = world->history_stride;
+    const double* before = fd_springs_before(pool, slot, stride);
+    double* after = fd_springs_after(pool, slot, stride);
+    /* The whole block as the registry path leaves it: what the law keeps
+     * nothing in (another law's room) carried over, the law's own springs
+     * from the lane. */
+    for (int k = law->history_size; k < stride; ++k) {
+        after[k] = before[k];
+    }
+    for (int k = 0; k < FD_FN_SLIDE_HISTORY; ++k) {
+        after[law->slide_offset + k] = b->slide[k][c];
+    }
+    for (int k = 0; law->has_roll && k < FD_FN_ROLL_HISTORY; ++k) {
+        after[law->roll_offset + k] = b->roll[k][c];
+    }
+    for (int k = 0; law->has_spin && k < FD_FN_SPIN_HISTORY; ++k) {
+        after[law->spin_offset + k] = b->spin[k][c];
+    }
+    fd_pair_loads out;
+    out.force = fd_v3(b->force[0][c], b->force[1][c], b->force[2][c]);
+    out.torque_i = fd_v3(b->torque_i[0][c], b->torque_i[1][c], b->torque_i[2][c]);
+    out.torque_j = fd_v3(b->torque_j[0][c], b->torque_j[1][c], b->torque_j[2][c]);
+    out.slip = fd_entry_slip_of_flags((unsigned)b->slip[c]);
+    return out;
+}
+
+#endif
