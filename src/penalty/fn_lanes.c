@@ -7,13 +7,11 @@
  * Must not: change what a contact computes (the lanes give the registry
  * path's bits), or read a body's cold record. */
 #include <math.h>
-#include <string.h>
 
 #include "collide/collide.h"
 #include "contact/fang_negrut_lane.h"
 #include "penalty/fn_lanes.h"
 #include "penalty/penalty_internal.h"
-#include "penalty/round_pair.h"
 #include "world/world_store.h"
 
 static bool isotropic(fd_vec3 inertia) { return inertia.x == inertia.y && inertia.y == inertia.z; }

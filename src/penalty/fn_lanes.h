@@ -94,9 +94,9 @@ static inline __attribute__((always_inline)) fd_pair_loads fd_fn_scatter(fd_worl
         after[law->spin_offset + k] = b->spin[k][c];
     }
     fd_pair_loads out;
-    out.force = fd_v3(b->force[0][c], b->force[1][c], b->force[2][c]);
-    out.torque_i = fd_v3(b->torque_i[0][c], b->torque_i[1][c], b->torque_i[2][c]);
-    out.torque_j = fd_v3(b->torque_j[0][c], b->torque_j[1][c], b->torque_j[2][c]);
+    out.force = FD_LANE_LOAD3(b->force, c);
+    out.torque_i = FD_LANE_LOAD3(b->torque_i, c);
+    out.torque_j = FD_LANE_LOAD3(b->torque_j, c);
     out.slip = fd_entry_slip_of_flags((unsigned)b->slip[c]);
     return out;
 }
