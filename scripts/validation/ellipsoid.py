@@ -35,8 +35,8 @@ import numpy as np
 import matplotlib.pyplot as plt
 from matplotlib.patches import Ellipse
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form, save_figure
-from .spin import ALPHA_NOTE, ALPHA_TOLERANCE, DT, SAMPLE, hertz_radius, measure, measure_onset, onset_tolerance, \
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, compare_fn_default_form, save_figure
+from .spin import ALPHA_NOTE, ALPHA_TOLERANCE, SAMPLE, hertz_radius, measure, measure_onset, onset_tolerance, \
     spin_theory
 
 TITLE = "Fang & Negrut Sec. 4.5: ellipsoid falling over, and spinning upright and flat (Table 7)"

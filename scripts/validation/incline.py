@@ -44,7 +44,7 @@ from matplotlib import patheffects
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
-from .common import CLI, ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form, save_figure
+from .common import CLI, ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM_ROLL, compare_fn_default_form, save_figure
 
 TITLE = "Fang & Negrut Sec. 4.3: sphere rolling up an incline (phases I-IV, Fig. 12 regime map)"
 ORDER = 43

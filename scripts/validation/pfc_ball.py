@@ -13,7 +13,6 @@ ball (body i) is -M* about y while it rolls.
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import matplotlib.pyplot as plt

@@ -28,7 +28,7 @@ import math
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form, save_figure
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, compare_fn_default_form, save_figure
 
 TITLE = "Fang & Negrut Sec. 4.4: spinning sphere (empirical and Hertz-based spin friction)"
 ORDER = 44

@@ -30,7 +30,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 from matplotlib.patches import Circle
 
-from .common import CLI, OUT, ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form, save_figure
+from .common import CLI, OUT, ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM_ROLL, save_figure
 
 TITLE = "Fang & Negrut Sec. 4.6: three-sphere stack, critical top mass and collapse modes"
 ORDER = 46
