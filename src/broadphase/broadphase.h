@@ -33,6 +33,9 @@ typedef struct fd_periodic {
     double low[3];                /* m, box_min */
     double length[3];             /* m, box_max - box_min (> 0 on periodic axes) */
     double inverse_length[3];     /* 1/m */
+    /* m, half a period on periodic axes and +inf on the others, so that the
+     * minimum-image test (fd_periodic_near_offset) needs no test of the axis */
+    double half_length[3];
 } fd_periodic;
 
 /* The offset s to add to b so that b + s is the periodic image of b nearest

@@ -58,27 +58,18 @@ static __attribute__((noinline)) void note_ended(fd_penalty_thread* th, int32_t 
     th->ended[th->ended_count++] = e;
 }
 
-void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_penalty_thread* th, int first_row,
-                      int end_row, bool record)
+/* The rows' entries; `any_periodic` is a constant in each instantiation
+ * (fd_distance_pass), so a world without periodic axes carries no image code. */
+static inline __attribute__((always_inline)) void test_rows(const fd_world* world, const fd_neighbor_list* list,
+                                                            fd_penalty_thread* th, int first_row, int end_row,
+                                                            bool record, bool any_periodic)
 {
-    th->touching_count = 0;
-    th->slot_count = 0;
-    th->ended_count = 0;
-    th->new_count = 0;
-    th->remote_count = 0;
-    th->failure = FD_PASS_OK;
-    th->failed_entry = -1;
-    int64_t entries = list->row_start[end_row] - list->row_start[first_row];
-    if (!fd_grow((void**)&th->touching, &th->touching_capacity, entries + 1, sizeof *th->touching)) {
-        th->failure = FD_PASS_OUT_OF_MEMORY;
-        return;
-    }
     const fd_vec3* restrict position = world->position;
     const double* restrict radii = world->bounding_radii;
     const fd_periodic* periodic = &world->periodic;
-    bool any_periodic = periodic->any;
     double margin = world->def.contact_margin;
     fd_touch* restrict touching = th->touching;
+    fd_vec3* restrict separation = th->separation;
     int64_t count = 0, new_count = 0;
     const int32_t* restrict partner = list->partner;
     const uint8_t* restrict kind = list->kind;
@@ -100,6 +91,7 @@ void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_pe
                 fd_vec3 d = fd_v3_sub(xi, xj);
                 if (any_periodic) {
                     d = fd_v3_sub(d, fd_periodic_near_offset(periodic, d));
+                    separation[count] = d; /* kept if it touches, as touching[count] is */
                 }
                 double reach = ri + rj;
                 double squared = fd_v3_dot(d, d), reach_squared = reach * reach;
@@ -149,6 +141,44 @@ void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_pe
     }
     th->touching_count = count;
     th->new_count = new_count;
+}
+
+static __attribute__((noinline)) void test_rows_periodic(const fd_world* world, const fd_neighbor_list* list,
+                                                         fd_penalty_thread* th, int first_row, int end_row,
+                                                         bool record)
+{
+    test_rows(world, list, th, first_row, end_row, record, true);
+}
+
+static __attribute__((noinline)) void test_rows_plain(const fd_world* world, const fd_neighbor_list* list,
+                                                      fd_penalty_thread* th, int first_row, int end_row, bool record)
+{
+    test_rows(world, list, th, first_row, end_row, record, false);
+}
+
+void fd_distance_pass(const fd_world* world, const fd_neighbor_list* list, fd_penalty_thread* th, int first_row,
+                      int end_row, bool record)
+{
+    th->touching_count = 0;
+    th->slot_count = 0;
+    th->ended_count = 0;
+    th->new_count = 0;
+    th->remote_count = 0;
+    th->failure = FD_PASS_OK;
+    th->failed_entry = -1;
+    int64_t entries = list->row_start[end_row] - list->row_start[first_row];
+    if (!fd_grow((void**)&th->touching, &th->touching_capacity, entries + 1, sizeof *th->touching) ||
+        (world->periodic.any &&
+         !fd_grow((void**)&th->separation, &th->separation_capacity, entries + 1, sizeof *th->separation))) {
+        th->failure = FD_PASS_OUT_OF_MEMORY;
+        return;
+    }
+    (world->periodic.any ? test_rows_periodic : test_rows_plain)(world, list, th, first_row, end_row, record);
+    if (th->failure == FD_PASS_OUT_OF_MEMORY) {
+        return;
+    }
+    int64_t count = th->touching_count;
+    const fd_touch* touching = th->touching;
     /* A touching pair without a law (prepare checks the laws, so only a
      * world changed under it gets here). */
     for (int64_t k = 0; k < count && th->failure == FD_PASS_OK; ++k) {

@@ -39,6 +39,7 @@ void fd_penalty_free(fd_penalty* penalty)
     for (int t = 0; t < penalty->thread_count; ++t) {
         fd_penalty_thread* th = &penalty->threads[t];
         free(th->touching);
+        free(th->separation);
         free(th->slots);
         free(th->remote);
         free(th->ended);
@@ -495,7 +496,8 @@ size_t fd_penalty_memory(const fd_world* world)
     bytes += (size_t)p->reference_capacity * sizeof(fd_vec3) + (size_t)p->body_turn_capacity * sizeof(fd_quat);
     for (int t = 0; t < p->thread_count; ++t) {
         const fd_penalty_thread* th = &p->threads[t];
-        bytes += (size_t)th->touching_capacity * sizeof(fd_touch) + (size_t)th->slot_capacity * sizeof(fd_generic_slot) +
+        bytes += (size_t)th->touching_capacity * sizeof(fd_touch) + (size_t)th->separation_capacity * sizeof(fd_vec3) +
+                 (size_t)th->slot_capacity * sizeof(fd_generic_slot) +
                  (size_t)th->remote_capacity * sizeof(fd_remote_load) + (size_t)th->ended_capacity * sizeof(int32_t) +
                  (size_t)th->new_slot_capacity * sizeof(int32_t) + FD_BLOCKS_PER_CHUNK * sizeof(fd_sphere_block) +
                  (FD_FN_PAIRINGS + 1) * sizeof(fd_fn_block) +

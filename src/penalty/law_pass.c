@@ -441,14 +441,14 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 fd_sphere_block* block = th->block[which];
                 int c = block->count++;
                 slot_lane[s] = which * FD_BLOCK + c;
-                fd_vec3 d = fd_v3_sub(position[i], position[j]);
-                fd_vec3 offset = {0.0, 0.0, 0.0};
-                if (any_periodic) {
-                    offset = fd_periodic_near_offset(periodic, d);
-                    d = fd_v3_sub(d, offset);
-                }
+                /* x_i - x_j at the nearest image; with periodic axes the
+                 * distance pass's (the same operations on the same
+                 * positions), found once. */
+                fd_vec3 d = any_periodic ? th->separation[k] : fd_v3_sub(position[i], position[j]);
                 if (record) {
-                    lane_offset[which][c] = offset;
+                    lane_offset[which][c] = any_periodic ? fd_periodic_near_offset(periodic,
+                                                                                   fd_v3_sub(position[i], position[j]))
+                                                         : fd_v3(0.0, 0.0, 0.0);
                 }
                 fd_vec3 vi = velocity[i], vj = velocity[j], wi = angular_velocity[i], wj = angular_velocity[j];
                 block->separation[0][c] = d.x;

@@ -205,6 +205,12 @@ typedef struct fd_remote_load {
 typedef struct fd_penalty_thread {
     fd_touch* touching;
     int64_t touching_count, touching_capacity;
+    /* With periodic axes: x_i - x_j at the nearest image of each touching
+     * sphere-sphere pair, indexed as touching (the distance pass computed
+     * it; the law pass's block lanes read it rather than find the image
+     * again). Without, the positions' difference is cheaper than a copy. m */
+    fd_vec3* separation;
+    int64_t separation_capacity;
     fd_generic_slot* slots;
     int32_t slot_count, slot_capacity;
     fd_remote_load* remote;

@@ -268,22 +268,22 @@ int fd_law_constant_count(const fd_contact_law* law);
 
 /* The offset to add to b so that b + s is the image of b nearest to a, as
  * fd_periodic_offset, for a - b within one period on every periodic axis
- * (positions are wrapped into the box): a compare instead of round(). */
+ * (positions are wrapped into the box): a compare instead of round().
+ * |d| > L/2 is d > L/2 or d < -L/2, and the offset then has d's sign. A
+ * non-periodic axis has half_length +inf, so its test fails and its offset
+ * is 0 without a test of the axis (NaN fails it too). */
+static inline double fd_periodic_near_axis(double separation, double half_length, double length)
+{
+    return fabs(separation) > half_length ? copysign(length, separation) : 0.0;
+}
+
 static inline fd_vec3 fd_periodic_near_offset(const fd_periodic* periodic, fd_vec3 separation)
 {
-    fd_vec3 offset = {0.0, 0.0, 0.0};
-    double d[3] = {separation.x, separation.y, separation.z};
-    double s[3] = {0.0, 0.0, 0.0};
-    for (int a = 0; a < 3; ++a) {
-        if (periodic->axis[a]) {
-            double half = 0.5 * periodic->length[a];
-            s[a] = d[a] > half ? periodic->length[a] : (d[a] < -half ? -periodic->length[a] : 0.0);
-        }
-    }
-    offset.x = s[0];
-    offset.y = s[1];
-    offset.z = s[2];
-    return offset;
+    const double* half = periodic->half_length;
+    const double* length = periodic->length;
+    return fd_v3(fd_periodic_near_axis(separation.x, half[0], length[0]),
+                 fd_periodic_near_axis(separation.y, half[1], length[1]),
+                 fd_periodic_near_axis(separation.z, half[2], length[2]));
 }
 
 #endif
