@@ -27,6 +27,7 @@
 _Static_assert(FD_FN_BLOCK >= FD_BLOCK, "a chunk's Fang & Negrut contacts fit one lane block");
 _Static_assert(FD_FN_PAIRINGS == sizeof((fd_penalty_thread){0}.fn_block) / sizeof(fd_fn_block*),
                "a lane block per pairing");
+_Static_assert(FD_BLOCK <= 127 && FD_BLOCKS_PER_CHUNK <= 127, "slot_block and slot_lane fit int8_t");
 
 /* A contact that begins: its slot, springs, books, constants and identity. */
 static __attribute__((noinline)) void begin_contact(fd_world* world, fd_neighbor_list* list, int32_t e, int i, int j,
@@ -374,12 +375,17 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
     const fd_periodic* periodic = &world->periodic;
     bool any_periodic = periodic->any;
     int stride = world->history_stride;
+    /* The springs' two buffers (fd_springs_before, _after): nothing in the
+     * pass moves or flips them. */
+    const double* springs_before = fd_springs_before(pool, 0, stride);
+    double* springs_after = fd_springs_after(pool, 0, stride);
     int constant_stride = p->constant_stride;
     int64_t new_left = th->new_count;         /* new contacts take their slots counted down */
     uint64_t next_id = th->first_id + (uint64_t)th->new_count;
     int32_t generic_left = th->slot_count;    /* generic geometries, counted down */
     const int* block_law_index = p->block_law_index;
-    int32_t slot_lane[FD_BLOCK];                 /* which * FD_BLOCK + lane, or -1: not in a block */
+    int8_t slot_block[FD_BLOCK];                 /* which block, or -1: not in a block */
+    int8_t slot_lane[FD_BLOCK];                  /* its lane in that block */
     int32_t slot_fn[FD_BLOCK];                   /* its lane in th->fn_block, or -1 */
     int32_t slot_contact[FD_BLOCK];
     int32_t slot_i[FD_BLOCK], slot_j[FD_BLOCK];
@@ -425,11 +431,12 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             slot_i[s] = i;
             slot_j[s] = j;
             slot_fn[s] = -1;
-            const double* history = fd_springs_before(pool, slot, stride);
+            const double* history = springs_before + (size_t)slot * (size_t)stride;
             uint8_t kind = list->kind[e];
             int law_block = kind == FD_PAIR_SPHERE_SPHERE ? block_law_index[list->law[e]] : -1;
-            /* The chunk's block for this law: the first free or its own. */
-            int which = -1;
+            /* The chunk's block for this law: the first free or its own
+             * (the first block's, most often: one law in the chunk). */
+            int which = law_block >= 0 && block_law[0] == law_block ? 0 : -1;
             for (int b = 0; b < FD_BLOCKS_PER_CHUNK && law_block >= 0 && which < 0; ++b) {
                 if (block_law[b] < 0) {
                     block_law[b] = law_block;
@@ -440,7 +447,8 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 /* A lane of the block: its inputs, gathered. */
                 fd_sphere_block* block = th->block[which];
                 int c = block->count++;
-                slot_lane[s] = which * FD_BLOCK + c;
+                slot_block[s] = (int8_t)which;
+                slot_lane[s] = (int8_t)c;
                 /* x_i - x_j at the nearest image; with periodic axes the
                  * distance pass's (the same operations on the same
                  * positions), found once. */
@@ -495,7 +503,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 }
                 continue;
             }
-            slot_lane[s] = -1;
+            slot_block[s] = -1;
             if (kind < FD_PAIR_GENERIC) {
                 slot_loads[s] =
                     sphere_pair_of_pass(world, p, list, e, i, j, slot, ledger, record, index, slot_books[s]);
@@ -534,12 +542,14 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 }
             }
         }
+        const fd_block_law* chunk_law[FD_BLOCKS_PER_CHUNK]; /* each block's law (NULL: unused) */
         for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {
             fd_sphere_block* block = th->block[b];
+            chunk_law[b] = block->count > 0 ? &p->block_laws[block_law[b]] : NULL;
             if (block->count == 0) {
                 continue;
             }
-            const fd_block_law* law = &p->block_laws[block_law[b]];
+            const fd_block_law* law = chunk_law[b];
             if (record) {
                 fd_sphere_block_run_full(block, law);
             } else if (ledger) {
@@ -579,10 +589,10 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             int64_t k = top - s;
             int i = slot_i[s], j = slot_j[s];
             int32_t slot = slot_contact[s];
-            int which = slot_lane[s] >= 0 ? slot_lane[s] / FD_BLOCK : 0;
-            int c = slot_lane[s] >= 0 ? slot_lane[s] % FD_BLOCK : -1;
+            int which = slot_block[s] >= 0 ? slot_block[s] : 0;
+            int c = slot_block[s] >= 0 ? slot_lane[s] : -1;
             const fd_sphere_block* block = th->block[which];
-            const fd_block_law* law = c >= 0 ? &p->block_laws[block_law[which]] : NULL;
+            const fd_block_law* law = chunk_law[which];
             fd_vec3 force, torque_i, torque_j;
             unsigned slip;
             if (c >= 0 && law->roll != FD_KIND_NONE && block->wide_turn[c] != 0.0) {
@@ -599,7 +609,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 torque_i = fd_v3(block->torque_i[0][c], block->torque_i[1][c], block->torque_i[2][c]);
                 torque_j = fd_v3(block->torque_j[0][c], block->torque_j[1][c], block->torque_j[2][c]);
                 slip = (unsigned)block->slip[c]; /* a small integer as a double: no branch */
-                double* history = fd_springs_after(pool, slot, stride);
+                double* history = springs_after + (size_t)slot * (size_t)stride;
                 if (law->slide != FD_KIND_NONE) {
                     history[0] = block->spring_after[0][c];
                     history[1] = block->spring_after[1][c];
