@@ -75,13 +75,21 @@ typedef struct body_block {
     double x[3][FD_BODY_BLOCK], v[3][FD_BODY_BLOCK], w[3][FD_BODY_BLOCK], q[4][FD_BODY_BLOCK];
     double f[3][FD_BODY_BLOCK], t[3][FD_BODY_BLOCK];
     double kick_mass[FD_BODY_BLOCK], kick_inertia[FD_BODY_BLOCK];
-    double turn_squared[FD_BODY_BLOCK], norm_squared[FD_BODY_BLOCK];
 } body_block;
 
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
+/* What a block's checks found, over its bodies. */
+typedef struct block_checks {
+    double probes;                /* 0 when every x and w is finite */
+    double widest_turn;           /* the largest (omega dt)^2 */
+    int outside_series;           /* some body's turn or renormalisation is beyond the series (fix_up) */
+} block_checks;
+
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static block_checks
 straight_block(body_block* restrict k, double drift)
 {
-#pragma omp simd
+    double probes = 0.0, widest = 0.0;
+    int outside_series = 0;
+#pragma omp simd reduction(+ : probes) reduction(max : widest) reduction(| : outside_series)
     for (int c = 0; c < k->count; ++c) {
         double vx = k->v[0][c] + k->kick_mass[c] * k->f[0][c];
         double vy = k->v[1][c] + k->kick_mass[c] * k->f[1][c];
@@ -112,9 +120,14 @@ straight_block(body_block* restrict k, double drift)
         double norm_squared = qw * qw + qx * qx + qy * qy + qz * qz;
         double inverse = 1.5 - 0.5 * norm_squared;
         k->q[0][c] = qw * inverse, k->q[1][c] = qx * inverse, k->q[2][c] = qy * inverse, k->q[3][c] = qz * inverse;
-        k->turn_squared[c] = turn_squared;
-        k->norm_squared[c] = norm_squared;
+        /* x = x0 + dt v: a non-finite v makes x non-finite, and the periodic
+         * wrap (after this loop) keeps a finite x finite and a non-finite one
+         * not: x's probe, here, answers for v and for the wrapped x. */
+        probes += probe(k->x[0][c]) + probe(k->x[1][c]) + probe(k->x[2][c]) + probe(wx) + probe(wy) + probe(wz);
+        widest = turn_squared > widest ? turn_squared : widest;
+        outside_series |= !(turn_squared < 0.04) | !(fabs(norm_squared - 1.0) < 1e-8);
     }
+    return (block_checks){probes, widest, outside_series};
 }
 
 /* The bodies of [begin, end) with isotropic inertia, no locks and no
@@ -176,7 +189,12 @@ static range_result advance_straight(fd_world* world, int begin, int end, double
             f1[b] = fd_v3_scale(m.mass, gravity);
             t1[b] = fd_v3(0.0, 0.0, 0.0);
         }
-        straight_block(&k, drift);
+        block_checks checks = straight_block(&k, drift);
+        probes += checks.probes;
+        widest = checks.widest_turn > widest ? checks.widest_turn : widest;
+        if (checks.outside_series) {
+            *needs_fix_up = true; /* the series or the renormalisation does not hold: fix_up */
+        }
         for (int c = 0; c < k.count; ++c) {
             int body = bodies[c];
             fd_vec3 x = {k.x[0][c], k.x[1][c], k.x[2][c]};
@@ -187,13 +205,6 @@ static range_result advance_straight(fd_world* world, int begin, int end, double
                 if (periodic->axis[1]) x.y = fd_periodic_wrap(x.y, periodic->low[1], periodic->length[1]);
                 if (periodic->axis[2]) x.z = fd_periodic_wrap(x.z, periodic->low[2], periodic->length[2]);
             }
-            if (!(k.turn_squared[c] < 0.04) || !(fabs(k.norm_squared[c] - 1.0) < 1e-8)) {
-                *needs_fix_up = true; /* the series or the renormalisation does not hold: fix_up */
-            }
-            widest = k.turn_squared[c] > widest ? k.turn_squared[c] : widest;
-            /* x = x0 + dt v: a non-finite v makes x non-finite (so does the
-             * wrap of a non-finite x), so x's probe answers for v's too. */
-            probes += probe3(x) + probe3(w);
             if (body < referenced) {
                 fd_vec3 moved = fd_v3_sub(x, reference[body]);
                 if (periodic->any) {
