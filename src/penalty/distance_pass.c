@@ -58,8 +58,63 @@ static __attribute__((noinline)) void note_ended(fd_penalty_thread* th, int32_t 
     th->ended[th->ended_count++] = e;
 }
 
+/* An entry of any kind but a plain sphere pair (test_rows takes those
+ * inline): a round pair of the registry's laws, a sphere and a plane, a
+ * generic pair or one that never touches. Whether it touches; a generic
+ * pair's geometry goes to the thread's next slot. */
+static __attribute__((noinline)) bool test_other_entry(const fd_world* world, fd_penalty_thread* th, int32_t e, int i,
+                                                      int j, uint8_t pair, double ri, bool record, bool any_periodic)
+{
+    const fd_vec3 xi = world->position[i], xj = world->position[j];
+    double rj = world->bounding_radii[j];
+    double margin = world->def.contact_margin;
+    bool touches;
+    bool decided = false; /* a round pair whose fd_collide test the quick one settles */
+    switch (pair >= FD_PAIR_GENERIC_SPHERES ? pair - FD_PAIR_GENERIC_SPHERES : pair) {
+    case FD_PAIR_SPHERE_SPHERE: {
+        fd_vec3 d = fd_v3_sub(xi, xj);
+        if (any_periodic) {
+            d = fd_v3_sub(d, fd_periodic_near_offset(&world->periodic, d));
+        }
+        double reach = ri + rj;
+        double squared = fd_v3_dot(d, d), reach_squared = reach * reach;
+        touches = squared < reach_squared;
+        /* Without periodic images d is fd_collide's separation to the
+         * bit, and its test (r_i + r_j - |d| > -margin) can differ
+         * from this one only within rounding of the boundary: away
+         * from it (here a relative 1e-9 of reach^2, millions of
+         * ulps) the quick test is fd_collide's answer. */
+        decided = !any_periodic && squared < reach_squared * (1.0 - 1e-9);
+        break;
+    }
+    case FD_PAIR_SPHERE_PLANE:
+        touches = fd_v3_dot(fd_v3_sub(xi, xj), world->plane_normals[j]) < ri;
+        break;
+    case FD_PAIR_PLANE_SPHERE:
+        touches = fd_v3_dot(fd_v3_sub(xj, xi), world->plane_normals[i]) < rj + margin;
+        break;
+    default:
+        /* other shapes: the narrow phase decides; materials that
+         * never touch (FD_PAIR_NEVER, past the round kinds) never do */
+        touches = pair != FD_PAIR_NEVER;
+        break;
+    }
+    if (pair == FD_PAIR_GENERIC && touches) {
+        /* The registry's kernels want the full geometry. */
+        return generic_distance(world, th, e, i, j, record);
+    }
+    if (pair > FD_PAIR_GENERIC && touches && !decided) {
+        /* A round pair: fd_collide's own test; the law pass takes
+         * its geometry from the centres (round_pair.c). */
+        return fd_round_pair_touches(world, i, j, pair - FD_PAIR_GENERIC_SPHERES, margin);
+    }
+    return touches;
+}
+
 /* The rows' entries; `any_periodic` is a constant in each instantiation
- * (fd_distance_pass), so a world without periodic axes carries no image code. */
+ * (fd_distance_pass), so a world without periodic axes carries no image
+ * code. Plain sphere pairs, most entries, are tested here; the others by
+ * test_other_entry. */
 static inline __attribute__((always_inline)) void test_rows(const fd_world* world, const fd_neighbor_list* list,
                                                             fd_penalty_thread* th, int first_row, int end_row,
                                                             bool record, bool any_periodic)
@@ -81,51 +136,21 @@ static inline __attribute__((always_inline)) void test_rows(const fd_world* worl
         int32_t end = (int32_t)row_start[i + 1];
         for (int32_t e = (int32_t)row_start[i]; e < end; ++e) {
             int j = partner[e];
-            fd_vec3 xj = position[j];
-            double rj = radii[j];
-            bool touches;
             uint8_t pair = kind[e];
-            bool decided = false; /* a round pair whose fd_collide test the quick one settles */
-            switch (pair >= FD_PAIR_GENERIC_SPHERES ? pair - FD_PAIR_GENERIC_SPHERES : pair) {
-            case FD_PAIR_SPHERE_SPHERE: {
-                fd_vec3 d = fd_v3_sub(xi, xj);
+            bool touches;
+            if (pair == FD_PAIR_SPHERE_SPHERE) {
+                fd_vec3 d = fd_v3_sub(xi, position[j]);
                 if (any_periodic) {
                     d = fd_v3_sub(d, fd_periodic_near_offset(periodic, d));
                     separation[count] = d; /* kept if it touches, as touching[count] is */
                 }
-                double reach = ri + rj;
-                double squared = fd_v3_dot(d, d), reach_squared = reach * reach;
-                touches = squared < reach_squared;
-                /* Without periodic images d is fd_collide's separation to the
-                 * bit, and its test (r_i + r_j - |d| > -margin) can differ
-                 * from this one only within rounding of the boundary: away
-                 * from it (here a relative 1e-9 of reach^2, millions of
-                 * ulps) the quick test is fd_collide's answer. */
-                decided = !any_periodic && squared < reach_squared * (1.0 - 1e-9);
-                break;
-            }
-            case FD_PAIR_SPHERE_PLANE:
-                touches = fd_v3_dot(fd_v3_sub(xi, xj), world->plane_normals[j]) < ri;
-                break;
-            case FD_PAIR_PLANE_SPHERE:
-                touches = fd_v3_dot(fd_v3_sub(xj, xi), world->plane_normals[i]) < rj + margin;
-                break;
-            default:
-                /* other shapes: the narrow phase decides; materials that
-                 * never touch (FD_PAIR_NEVER, past the round kinds) never do */
-                touches = pair != FD_PAIR_NEVER;
-                break;
-            }
-            if (pair == FD_PAIR_GENERIC && touches) {
-                /* The registry's kernels want the full geometry. */
-                touches = generic_distance(world, th, e, i, j, record);
+                double reach = ri + radii[j];
+                touches = fd_v3_dot(d, d) < reach * reach;
+            } else {
+                touches = test_other_entry(world, th, e, i, j, pair, ri, record, any_periodic);
                 if (th->failure == FD_PASS_OUT_OF_MEMORY) {
                     return;
                 }
-            } else if (pair > FD_PAIR_GENERIC && touches && !decided) {
-                /* A round pair: fd_collide's own test; the law pass takes
-                 * its geometry from the centres (round_pair.c). */
-                touches = fd_round_pair_touches(world, i, j, pair - FD_PAIR_GENERIC_SPHERES, margin);
             }
             int was_touching = contact[e] != FD_NO_CONTACT;
             int now_touching = touches;
