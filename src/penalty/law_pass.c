@@ -384,6 +384,16 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
     uint64_t next_id = th->first_id + (uint64_t)th->new_count;
     int32_t generic_left = th->slot_count;    /* generic geometries, counted down */
     const int* block_law_index = p->block_law_index;
+    /* The list's and the thread's arrays, read once: the calls on the rare
+     * paths (a contact that begins, the scalar kernels) would otherwise
+     * make the compiler read the pointers again for every contact. The
+     * entries' contact slots are written by begin_contact (its own entry,
+     * after this pass read it). */
+    const fd_touch* touching = th->touching;
+    const int32_t* partner = list->partner;
+    const int32_t* entry_contact = list->contact;
+    const uint8_t* entry_kind = list->kind;
+    const uint16_t* entry_law = list->law;
     int8_t slot_block[FD_BLOCK];                 /* which block, or -1: not in a block */
     int8_t slot_lane[FD_BLOCK];                  /* its lane in that block */
     int32_t slot_fn[FD_BLOCK];                   /* its lane in th->fn_block, or -1 */
@@ -416,11 +426,11 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
         }
         for (int s = 0; s < chunk; ++s) {
             int64_t k = top - s;
-            const fd_touch touch = th->touching[k];
+            const fd_touch touch = touching[k];
             int32_t e = touch.entry;
-            int i = touch.row, j = list->partner[e];
+            int i = touch.row, j = partner[e];
             int64_t index = th->first_contact + k; /* this contact's place in key order */
-            int32_t slot = list->contact[e];
+            int32_t slot = entry_contact[e];
             bool is_new = slot == FD_NO_CONTACT;
             if (is_new) {
                 slot = th->new_slots[--new_left];
@@ -432,8 +442,8 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             slot_j[s] = j;
             slot_fn[s] = -1;
             const double* history = springs_before + (size_t)slot * (size_t)stride;
-            uint8_t kind = list->kind[e];
-            int law_block = kind == FD_PAIR_SPHERE_SPHERE ? block_law_index[list->law[e]] : -1;
+            uint8_t kind = entry_kind[e];
+            int law_block = kind == FD_PAIR_SPHERE_SPHERE ? block_law_index[entry_law[e]] : -1;
             /* The chunk's block for this law: the first free or its own
              * (the first block's, most often: one law in the chunk). */
             int which = law_block >= 0 && block_law[0] == law_block ? 0 : -1;
