@@ -1,10 +1,14 @@
 /* Stage 1 of a force pass: which listed pairs touch.
  *
- * Sphere-sphere and sphere-plane entries are tested from the positions and
- * bounding radii (arrays per field, 24 and 8 bytes a body) and written without a branch on the outcome
- * (a pair is about as likely to touch as not, so a branch would be
- * mispredicted half the time): each entry's slot in the thread's list is
- * filled and the count advances by the test. Generic entries get the full
+ * Plain sphere-sphere entries (most of them) are tested inline from the
+ * positions and bounding radii (arrays per field, 24 and 8 bytes a body),
+ * every other kind by a function out of line (test_other_entry: sphere and
+ * plane from the plane's normal, and the kinds below). Each entry is
+ * written without a branch on the outcome (a pair is about as likely to
+ * touch as not, so a branch would be mispredicted half the time): its slot
+ * in the thread's list is filled and the count advances by the test. With
+ * periodic axes a sphere pair's separation at the nearest image is kept
+ * beside it for the law pass. Generic entries get the full
  * narrow phase here, and keep its geometry for the law pass; round pairs of
  * the registry's laws get fd_collide's test only (round_pair.c); pairs of
  * materials that never touch (normal model none) are never touching.
