@@ -346,8 +346,10 @@ static fd_world* make_gas(int n, double side, int threads, const char* slide_mod
     test_set_law(world, m, &law);
     double r = 5e-4;
     fd_vec3* placed = malloc((size_t)n * sizeof *placed);
-    fd_periodic box = {true, {true, true, true}, {0, 0, 0}, {side, side, side}, {1 / side, 1 / side, 1 / side},
-                       {side / 2, side / 2, side / 2}};
+    fd_periodic box = fd_periodic_none();
+    for (int a = 0; a < 3; ++a) {
+        fd_periodic_set_axis(&box, a, 0.0, side);
+    }
     for (int k = 0; k < n; ++k) {
         fd_vec3 x;
         bool clear;
@@ -493,19 +495,14 @@ static void check_broadphase(uint64_t seed, const bool axes[3], double periodic_
         is_static[b] = test_random(&seed) < 0.01;
     }
     double margin = 0.002, cell = 2.0 * largest + margin;
-    fd_periodic periodic = {false, {false, false, false}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {INFINITY, INFINITY, INFINITY}};
+    fd_periodic periodic = fd_periodic_none();
     double length[3];
     for (int a = 0; a < 3; ++a) {
         /* A random fraction of a cell more; at least two reaches (the world's
          * own requirement, 2 x cell here). */
         length[a] = fmax(cell * ((axes[a] ? periodic_cells : open_cells) + test_random(&seed)), 2.0 * cell);
         if (axes[a]) {
-            periodic.any = true;
-            periodic.axis[a] = true;
-            periodic.low[a] = -0.3 + 0.1 * a;
-            periodic.length[a] = length[a];
-            periodic.inverse_length[a] = 1.0 / length[a];
-            periodic.half_length[a] = 0.5 * length[a];
+            fd_periodic_set_axis(&periodic, a, -0.3 + 0.1 * a, length[a]);
         }
     }
     for (int b = 0; b < n; ++b) {

@@ -38,6 +38,23 @@ typedef struct fd_periodic {
     double half_length[3];
 } fd_periodic;
 
+/* No periodic axis yet (half_length +inf: no separation needs an image). */
+static inline fd_periodic fd_periodic_none(void)
+{
+    return (fd_periodic){.half_length = {INFINITY, INFINITY, INFINITY}};
+}
+
+/* Axis a repeats with period `length` from `low`; its derived fields with it. */
+static inline void fd_periodic_set_axis(fd_periodic* periodic, int a, double low, double length)
+{
+    periodic->any = true;
+    periodic->axis[a] = true;
+    periodic->low[a] = low;
+    periodic->length[a] = length;
+    periodic->inverse_length[a] = 1.0 / length;
+    periodic->half_length[a] = 0.5 * length;
+}
+
 /* The offset s to add to b so that b + s is the periodic image of b nearest
  * to a (the minimum image): per periodic axis a multiple of the period,
  * -L round((b - a) / L); 0 along the other axes. Exactly 0 when b is within

@@ -127,7 +127,7 @@ fd_world* fd_world_create(const fd_world_def* def)
                 ccp->max_iterations, ccp->tolerance, ccp->omega, ccp->lambda, ccp->recovery_speed);
         return NULL;
     }
-    fd_periodic periodic = {.half_length = {INFINITY, INFINITY, INFINITY}};
+    fd_periodic periodic = fd_periodic_none();
     for (int a = 0; a < 3; ++a) {
         if (!def->periodic[a]) {
             continue;
@@ -139,12 +139,7 @@ fd_world* fd_world_create(const fd_world_def* def)
                     "xyz"[a], "xyz"[a], low, high);
             return NULL;
         }
-        periodic.any = true;
-        periodic.axis[a] = true;
-        periodic.low[a] = low;
-        periodic.length[a] = high - low;
-        periodic.inverse_length[a] = 1.0 / (high - low);
-        periodic.half_length[a] = 0.5 * (high - low);
+        fd_periodic_set_axis(&periodic, a, low, high - low);
     }
     fd_world* world = calloc(1, sizeof *world);
     fd_penalty* penalty = calloc(1, sizeof *penalty);

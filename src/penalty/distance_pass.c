@@ -75,7 +75,7 @@ static __attribute__((noinline)) bool test_other_entry(const fd_world* world, fd
     bool touches;
     bool decided = false; /* a round pair whose fd_collide test the quick one settles */
     switch (pair >= FD_PAIR_GENERIC_SPHERES ? pair - FD_PAIR_GENERIC_SPHERES : pair) {
-    case FD_PAIR_SPHERE_SPHERE: {
+    case FD_PAIR_SPHERE_SPHERE: { /* two round shapes of a registry law (plain sphere pairs: test_rows) */
         fd_vec3 d = fd_v3_sub(xi, xj);
         if (any_periodic) {
             d = fd_v3_sub(d, fd_periodic_near_offset(&world->periodic, d));

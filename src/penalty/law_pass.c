@@ -390,6 +390,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
      * entries' contact slots are written by begin_contact (its own entry,
      * after this pass read it). */
     const fd_touch* touching = th->touching;
+    const fd_vec3* separation = th->separation; /* with periodic axes (distance_pass.c) */
     const int32_t* partner = list->partner;
     const int32_t* entry_contact = list->contact;
     const uint8_t* entry_kind = list->kind;
@@ -462,7 +463,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 /* x_i - x_j at the nearest image; with periodic axes the
                  * distance pass's (the same operations on the same
                  * positions), found once. */
-                fd_vec3 d = any_periodic ? th->separation[k] : fd_v3_sub(position[i], position[j]);
+                fd_vec3 d = any_periodic ? separation[k] : fd_v3_sub(position[i], position[j]);
                 if (record) {
                     lane_offset[which][c] = any_periodic ? fd_periodic_near_offset(periodic,
                                                                                    fd_v3_sub(position[i], position[j]))
