@@ -555,3 +555,76 @@ Test(penalty, packing_the_pool_between_rebuilds_changes_no_result)
         fd_world_free(twin);
     }
 }
+
+/* The threads' rows move between passes to follow their measured speeds
+ * (neighbor.c, fd_neighbor_list_follow_speeds), and the integration takes
+ * the same split. Every split must give the same bits (the loads are summed
+ * in key order whatever thread computed them): bounds set by hand to a new
+ * place before every step, some threads given no rows at all, follow a
+ * one-thread twin to the last bit, ledger included. */
+Test(penalty, moving_the_threads_rows_between_steps_changes_no_bit)
+{
+    const char* slides[2] = {"dsds", "csds"};
+    for (int c = 0; c < 2; ++c) {
+        pile_options o = {.threads = 1, .slide = slides[c], .roll_and_spin = c == 1, .ledger = true};
+        pile_run serial = run_pile(&o, 1500);
+        o.threads = 3;
+        fd_world* world = make_pile(&o);
+        int moved = 0;
+        for (int s = 0; s < 1500; ++s) {
+            fd_penalty* p = world->penalty;
+            fd_neighbor_list* list = &p->lists[p->current];
+            if (list->row_start != NULL && list->thread_count == 3 && list->body_count == world->body_count) {
+                int groups = (list->body_count + FD_BOOK_GROUP_ROWS - 1) / FD_BOOK_GROUP_ROWS;
+                int a = (s * 5) % (groups + 1), b = (s * 3) % (groups + 1);
+                int first = a < b ? a : b, second = a < b ? b : a;
+                int n = list->body_count;
+                list->thread_row[1] = first * FD_BOOK_GROUP_ROWS < n ? first * FD_BOOK_GROUP_ROWS : n;
+                list->thread_row[2] = second * FD_BOOK_GROUP_ROWS < n ? second * FD_BOOK_GROUP_ROWS : n;
+                moved++;
+            }
+            cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
+        }
+        cr_assert_gt(moved, 1000, "%s: the bounds must be moved", slides[c]);
+        cr_expect_eq(fd_world_state_hash(world), serial.hash, "%s: %016llx vs %016llx", slides[c],
+                     (unsigned long long)fd_world_state_hash(world), (unsigned long long)serial.hash);
+        fd_world_energy energy = fd_world_get_energy(world);
+        cr_expect(same_books(&energy, &serial.energy), "%s: the ledger's books differ", slides[c]);
+        fd_world_free(world);
+    }
+}
+
+/* A thread that took three times as long per unit of row weight as the
+ * other gets a third of the other's share at the next pass: bound 1 at the
+ * group bound nearest 3/4 of the weight (within one group's weight, the
+ * split's grain), and the costs kept are the measured ones. */
+Test(penalty, a_slower_thread_gets_fewer_rows)
+{
+    pile_options o = {.threads = 2, .slide = "dsds"};
+    fd_world* world = make_pile(&o);
+    cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
+    fd_penalty* p = world->penalty;
+    fd_neighbor_list* list = &p->lists[p->current];
+    cr_assert_eq(list->thread_count, 2);
+    int groups = (list->weighted_rows + FD_BOOK_GROUP_ROWS - 1) / FD_BOOK_GROUP_ROWS;
+    const double* weight = list->group_weight;
+    double total = weight[groups], widest = 0.0;
+    for (int g = 0; g < groups; ++g) {
+        widest = fmax(widest, weight[g + 1] - weight[g]);
+    }
+    int32_t bound = list->thread_row[1];
+    double first = bound >= list->weighted_rows ? total : weight[bound / FD_BOOK_GROUP_ROWS];
+    cr_assert(first > 0.0 && first < total, "both threads must have rows (bound at row %d)", bound);
+    p->threads[0].cost = p->threads[1].cost = 0.0;
+    p->threads[0].busy = 1e-9 * first;
+    p->threads[1].busy = 3e-9 * (total - first);
+    fd_neighbor_list_follow_speeds(list, p->threads);
+    cr_expect(fabs(p->threads[0].cost - 1e-9) < 1e-24 && fabs(p->threads[1].cost - 3e-9) < 1e-24,
+              "costs %g %g", p->threads[0].cost, p->threads[1].cost);
+    bound = list->thread_row[1];
+    cr_assert_eq(bound % FD_BOOK_GROUP_ROWS, 0, "a bound at a ledger group's first row");
+    double moved = weight[bound / FD_BOOK_GROUP_ROWS];
+    cr_expect(fabs(moved - 0.75 * total) <= widest, "thread 0's weight %g of %g, wanted %g within %g", moved, total,
+              0.75 * total, widest);
+    fd_world_free(world);
+}

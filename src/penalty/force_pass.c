@@ -14,6 +14,10 @@
  *   4. serial: the buffered loads, latest thread first; the ledger's ended
  *      contacts and the events, in key order.
  *
+ * Between stages 3 and 4 the threads' rows move for the next pass by the
+ * times stages 1 and 3 took on each thread (neighbor.c): any split gives
+ * the same bits, so only the time follows the cores' speeds.
+ *
  * The commit of a step frees the pool slots of contacts that ended and makes
  * the recorded contacts the world's; a rollback undoes stage 3.
  *
@@ -347,7 +351,9 @@ fd_status fd_penalty_force_pass(fd_world* world, bool record, bool elapsed)
     /* Stage 1. */
 #pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
     for (int t = 0; t < threads; ++t) {
+        double begun = threads > 1 ? fd_wall_seconds() : 0.0;
         fd_distance_pass(world, list, &p->threads[t], list->thread_row[t], list->thread_row[t + 1], record);
+        p->threads[t].busy = threads > 1 ? fd_wall_seconds() - begun : 0.0;
     }
     /* Stage 2. */
     int64_t total = 0, new_total = 0;
@@ -383,9 +389,14 @@ fd_status fd_penalty_force_pass(fd_world* world, bool record, bool elapsed)
     p->stage = 1;
 #pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
     for (int t = 0; t < threads; ++t) {
+        double begun = threads > 1 ? fd_wall_seconds() : 0.0;
         fd_law_pass(world, list, &p->threads[t], list->thread_row[t + 1], record, ledger);
+        p->threads[t].busy += threads > 1 ? fd_wall_seconds() - begun : 0.0;
     }
     double evaluated = fd_wall_seconds();
+    /* The next pass's rows by the threads' speeds in this one: cores that
+     * run at different speeds (a shared machine) then finish together. */
+    fd_neighbor_list_follow_speeds(list, p->threads);
     profile->contact_models += evaluated - tested;
 
     /* Stage 4. */

@@ -29,6 +29,8 @@ void fd_neighbor_list_free(fd_neighbor_list* list)
     free(list->law);
     free(list->contact);
     free(list->thread_row);
+    free(list->group_weight);
+    free(list->bound_target);
     memset(list, 0, sizeof *list);
 }
 
@@ -256,45 +258,135 @@ static uint8_t pair_kind(uint32_t flags_i, uint32_t flags_j, bool sphere_kernel)
     return (uint8_t)(FD_PAIR_GENERIC_SPHERES + shapes);
 }
 
-/* Row bounds per thread, each with about the same number of entries plus
- * rows (a row costs its body's loop even when empty). */
-/* Row bounds per thread, each with about the same work: a row costs its
- * body's loop, each entry its distance test, and each entry of a plane's row
- * (a contact taken through the scalar kernel, most of them touching) about
- * as much as four sphere-sphere entries. */
-static bool balance_threads(const fd_world* world, fd_neighbor_list* list, int threads)
+/* The weight of rows [0, row): row is a multiple of FD_BOOK_GROUP_ROWS or
+ * past the weighted rows. */
+static double weight_before(const fd_neighbor_list* list, int row)
 {
-    if (!fd_resize((void**)&list->thread_row, (size_t)threads + 1, sizeof *list->thread_row)) {
+    int groups = (list->weighted_rows + FD_BOOK_GROUP_ROWS - 1) / FD_BOOK_GROUP_ROWS;
+    return row >= list->weighted_rows ? list->group_weight[groups] : list->group_weight[row / FD_BOOK_GROUP_ROWS];
+}
+
+/* Whether every thread's cost is measured (NULL threads: none is). */
+static bool costs_measured(const fd_penalty_thread* threads, int count)
+{
+    for (int t = 0; t < count && threads != NULL; ++t) {
+        if (!(threads[t].cost > 0.0)) {
+            return false;
+        }
+    }
+    return threads != NULL;
+}
+
+/* Where each bound t (0 < t < thread_count) should fall, into target[t]:
+ * the weight of the rows of the threads before t in proportion to their
+ * speeds (the inverses of their costs; equal while some cost is unmeasured). */
+static void bound_targets(const fd_neighbor_list* list, const fd_penalty_thread* threads, double* target)
+{
+    int count = list->thread_count;
+    bool measured = costs_measured(threads, count);
+    double all = 0.0;
+    for (int t = 0; t < count; ++t) {
+        all += measured ? 1.0 / threads[t].cost : 1.0;
+    }
+    double total = weight_before(list, list->weighted_rows), ahead = 0.0;
+    for (int t = 1; t < count; ++t) {
+        ahead += measured ? 1.0 / threads[t - 1].cost : 1.0;
+        target[t] = total * (ahead / all);
+    }
+}
+
+/* Row bounds for the threads at group bounds, each the one nearest its
+ * target (bound_targets; target[0] unused). */
+static void split_rows(fd_neighbor_list* list, const double* target)
+{
+    int groups = (list->weighted_rows + FD_BOOK_GROUP_ROWS - 1) / FD_BOOK_GROUP_ROWS;
+    int low = 0; /* the first group bound a later thread may start at */
+    for (int t = 1; t < list->thread_count; ++t) {
+        /* The first group bound at or past the target, or the one before
+         * it when that is nearer. */
+        int lo = low, hi = groups;
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (list->group_weight[mid] < target[t]) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if (lo > low && target[t] - list->group_weight[lo - 1] < list->group_weight[lo] - target[t]) {
+            --lo;
+        }
+        low = lo;
+        int64_t row = (int64_t)lo * FD_BOOK_GROUP_ROWS;
+        list->thread_row[t] = (int32_t)(row < list->weighted_rows ? row : list->weighted_rows);
+    }
+}
+
+/* Each row's weight, summed by groups of rows (list->group_weight): a row
+ * costs its body's loop even when empty, each entry its distance test, and
+ * each entry of a plane's row (a contact taken through the scalar kernel,
+ * most of them touching) about as much as four sphere-sphere entries. Then
+ * the rows split by the threads' measured speeds (equal before any pass). */
+static bool balance_threads(const fd_world* world, const fd_penalty* penalty, fd_neighbor_list* list, int threads)
+{
+    int n = list->body_count, groups = (n + FD_BOOK_GROUP_ROWS - 1) / FD_BOOK_GROUP_ROWS;
+    if (!fd_resize((void**)&list->thread_row, (size_t)threads + 1, sizeof *list->thread_row) ||
+        !fd_resize((void**)&list->group_weight, (size_t)groups + 1, sizeof *list->group_weight)) {
         return false;
     }
     list->thread_count = threads;
-    int n = list->body_count;
+    list->weighted_rows = n;
     list->thread_row[0] = 0;
     list->thread_row[threads] = n;
-    if (threads == 1) {
-        return true;
-    }
     enum { PLANE_ENTRY_WEIGHT = 4 };
-    double total = 0.0;
-    for (int i = 0; i < n; ++i) {
-        double entries = (double)(list->row_start[i + 1] - list->row_start[i]);
-        total += 1.0 + entries * ((world->motion[i].flags & FD_MOTION_WALL) ? PLANE_ENTRY_WEIGHT : 1);
-    }
     double done = 0.0;
-    int t = 1;
-    for (int i = 0; i < n && t < threads; ++i) {
-        while (t < threads && done >= total * t / threads) {
-            /* At a multiple of the ledger's row groups: a group is one
-             * thread's, so its sums are the same for any thread count. */
-            list->thread_row[t++] = i / FD_BOOK_GROUP_ROWS * FD_BOOK_GROUP_ROWS;
+    list->group_weight[0] = 0.0;
+    for (int g = 0; g < groups; ++g) {
+        int end = (g + 1) * FD_BOOK_GROUP_ROWS < n ? (g + 1) * FD_BOOK_GROUP_ROWS : n;
+        for (int i = g * FD_BOOK_GROUP_ROWS; i < end; ++i) {
+            double entries = (double)(list->row_start[i + 1] - list->row_start[i]);
+            done += 1.0 + entries * ((world->motion[i].flags & FD_MOTION_WALL) ? PLANE_ENTRY_WEIGHT : 1);
         }
-        double entries = (double)(list->row_start[i + 1] - list->row_start[i]);
-        done += 1.0 + entries * ((world->motion[i].flags & FD_MOTION_WALL) ? PLANE_ENTRY_WEIGHT : 1);
+        list->group_weight[g + 1] = done;
     }
-    while (t < threads) {
-        list->thread_row[t++] = n;
+    if (!fd_resize((void**)&list->bound_target, (size_t)threads + 1, sizeof *list->bound_target)) {
+        return false;
     }
+    bound_targets(list, penalty->thread_count >= threads ? penalty->threads : NULL, list->bound_target);
+    split_rows(list, list->bound_target);
     return true;
+}
+
+void fd_neighbor_list_follow_speeds(fd_neighbor_list* list, fd_penalty_thread* threads)
+{
+    int count = list->thread_count;
+    if (count < 2 || list->group_weight == NULL) {
+        return;
+    }
+    for (int t = 0; t < count; ++t) {
+        double weight = weight_before(list, list->thread_row[t + 1]) - weight_before(list, list->thread_row[t]);
+        if (!(weight > 0.0) || !(threads[t].busy > 0.0)) {
+            return; /* a share with no work, or no time: nothing learnt */
+        }
+    }
+    for (int t = 0; t < count; ++t) {
+        /* Half the last cost and half this pass's: a pass's times jitter,
+         * and the cost per weight differs from one band of rows to the next. */
+        double weight = weight_before(list, list->thread_row[t + 1]) - weight_before(list, list->thread_row[t]);
+        double cost = threads[t].busy / weight;
+        threads[t].cost = threads[t].cost > 0.0 ? 0.5 * (threads[t].cost + cost) : cost;
+    }
+    /* Moved only when some bound is off its target by more than 1 % of the
+     * work: a split moving back and forth by a few groups every pass would
+     * gain nothing and hand rows' data from core to core. */
+    bound_targets(list, threads, list->bound_target);
+    double total = weight_before(list, list->weighted_rows), largest = 0.0;
+    for (int t = 1; t < count; ++t) {
+        largest = fmax(largest, fabs(list->bound_target[t] - weight_before(list, list->thread_row[t])));
+    }
+    if (largest > 0.01 * total) {
+        split_rows(list, list->bound_target);
+    }
 }
 
 /* The rows from the general broad phase (periodic or sparse worlds). */
@@ -384,7 +476,7 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
             out->contact[e] = carried ? old->contact[old_e] : FD_NO_CONTACT;
         }
     }
-    if (!balance_threads(world, out, world->def.thread_count) || !compact_pool(world, out)) {
+    if (!balance_threads(world, penalty, out, world->def.thread_count) || !compact_pool(world, out)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the neighbour list");
     }
     /* The rebuild test measures displacements from here. */

@@ -103,7 +103,16 @@ typedef struct fd_neighbor_list {
     uint16_t* law;                /* index into the world's laws, or FD_NO_LAW */
     int32_t* contact;             /* the entry's contact in the pool, or FD_NO_CONTACT */
     int thread_count;
-    int32_t* thread_row;          /* thread_count + 1 row bounds, balanced by entries */
+    /* thread_count + 1 row bounds, at multiples of FD_BOOK_GROUP_ROWS (the
+     * ledger's groups are one thread's), moved between passes to follow the
+     * threads' measured speeds (fd_neighbor_list_follow_speeds). */
+    int32_t* thread_row;
+    /* The work of rows [0, FD_BOOK_GROUP_ROWS g), in units of one entry's
+     * distance test, for g = 0 .. ceil(weighted_rows / FD_BOOK_GROUP_ROWS):
+     * what the split of rows between threads weighs. */
+    double* group_weight;
+    int weighted_rows;            /* rows when the weights were counted (later rows weigh nothing) */
+    double* bound_target;         /* thread_count + 1: the weights the bounds aim at (scratch) */
 } fd_neighbor_list;
 
 /* The touching contacts' own data, one slot each: what only a contact needs
@@ -241,6 +250,8 @@ typedef struct fd_penalty_thread {
     int64_t wall_load_count, wall_load_capacity;
     int32_t failed_entry;         /* first entry whose pair is unsupported or has no law, or -1 */
     int failure;                  /* 0, 1 unsupported pair, 2 no law, 3 out of memory */
+    double busy;                  /* s, this pass's distance and law passes on this thread */
+    double cost;                  /* s per unit of row weight, smoothed over passes (0: not measured yet) */
 } fd_penalty_thread;
 
 typedef struct fd_penalty {

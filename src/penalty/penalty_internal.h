@@ -254,6 +254,11 @@ fd_status fd_penalty_rebuild_list(fd_world* world);
  * again, between passes (the springs and books as committed); a relabelling
  * that changes no result. False when out of memory (the pool is unchanged). */
 bool fd_neighbor_list_repack(fd_world* world, fd_neighbor_list* list);
+/* Moves the list's thread row bounds for the next pass so that each
+ * thread's share of the row weight follows its measured speed (threads'
+ * busy times of the pass just made, smoothed in their cost); any split
+ * gives the same bits (penalty.h), so only the time depends on it. */
+void fd_neighbor_list_follow_speeds(fd_neighbor_list* list, fd_penalty_thread* threads);
 size_t fd_neighbor_list_memory(const fd_neighbor_list* list);
 size_t fd_contact_pool_memory(const fd_contact_pool* pool, int history_stride, int constant_stride);
 

@@ -353,10 +353,17 @@ static range_result over_bodies(fd_world* world, bool advance, double kick, doub
         return advance ? advance_range(world, 0, n, kick, drift) : finish_range(world, 0, n, kick);
     }
     double largest = 0.0, probes = 0.0, widest = 0.0;
+    /* Each thread the bodies of its rows in the contact passes, where it can:
+     * their state is then in its core's caches for the passes that read it. */
+    const fd_neighbor_list* list = &world->penalty->lists[world->penalty->current];
+    const int32_t* rows = list->row_start != NULL && list->thread_count == threads && list->body_count == n
+                              ? list->thread_row
+                              : NULL;
 #pragma omp parallel for schedule(static, 1) num_threads(threads) reduction(max : largest, widest) \
     reduction(+ : probes)
     for (int t = 0; t < threads; ++t) {
-        int begin = (int)((int64_t)n * t / threads), end = (int)((int64_t)n * (t + 1) / threads);
+        int begin = rows != NULL ? rows[t] : (int)((int64_t)n * t / threads);
+        int end = rows != NULL ? rows[t + 1] : (int)((int64_t)n * (t + 1) / threads);
         range_result r = advance ? advance_range(world, begin, end, kick, drift) : finish_range(world, begin, end, kick);
         largest = r.largest > largest ? r.largest : largest;
         widest = r.widest_turn > widest ? r.widest_turn : widest;
