@@ -2,7 +2,9 @@
  *
  * Plain sphere-sphere entries (most of them) are tested inline from the
  * positions and bounding radii (arrays per field, 24 and 8 bytes a body),
- * every other kind by a function out of line (test_other_entry: sphere and
+ * and so are two spheres of a registry law (Fang & Negrut's) in a world
+ * without periodic axes; every other kind by a function
+ * out of line (test_other_entry: sphere and
  * plane from the plane's normal, and the kinds below). Each entry is
  * written without a branch on the outcome (a pair is about as likely to
  * touch as not, so a branch would be mispredicted half the time): its slot
@@ -117,8 +119,10 @@ static __attribute__((noinline)) bool test_other_entry(const fd_world* world, fd
 
 /* The rows' entries; `any_periodic` is a constant in each instantiation
  * (fd_distance_pass), so a world without periodic axes carries no image
- * code. Plain sphere pairs, most entries, are tested here; the others by
- * test_other_entry. */
+ * code. Plain sphere pairs, most entries, are tested here, and without
+ * periodic axes two spheres of a registry law too (a branch the plain
+ * pairs never reach: measured, +1.3 % of the distance pass's instructions,
+ * against -53 % in a Fang & Negrut pile); the others by test_other_entry. */
 static inline __attribute__((always_inline)) void test_rows(const fd_world* world, const fd_neighbor_list* list,
                                                             fd_penalty_thread* th, int first_row, int end_row,
                                                             bool record, bool any_periodic)
@@ -150,6 +154,17 @@ static inline __attribute__((always_inline)) void test_rows(const fd_world* worl
                 }
                 double reach = ri + radii[j];
                 touches = fd_v3_dot(d, d) < reach * reach;
+            } else if (!any_periodic && pair == FD_PAIR_GENERIC_SPHERES + FD_PAIR_SPHERE_SPHERE) {
+                /* Two spheres under a registry law (Fang & Negrut's lanes):
+                 * test_other_entry's quick test, inline, and fd_collide's
+                 * own only within rounding of the boundary. */
+                fd_vec3 d = fd_v3_sub(xi, position[j]);
+                double reach = ri + radii[j];
+                double squared = fd_v3_dot(d, d), reach_squared = reach * reach;
+                touches = squared < reach_squared;
+                if (touches && !(squared < reach_squared * (1.0 - 1e-9))) {
+                    touches = fd_round_pair_touches(world, i, j, FD_PAIR_SPHERE_SPHERE, margin);
+                }
             } else {
                 touches = test_other_entry(world, th, e, i, j, pair, ri, record, any_periodic);
                 if (th->failure == FD_PASS_OUT_OF_MEMORY) {
