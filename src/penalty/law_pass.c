@@ -358,6 +358,80 @@ static bool store_book_entry(fd_penalty_thread* th, int i, int j, const fd_spher
     return true;
 }
 
+/* Whether some lane's rolling spring turned too far for the block. */
+static inline bool any_wide_turn(const fd_sphere_block* block)
+{
+    double wide = 0.0;
+    for (int c = 0; c < block->count; ++c) {
+        wide += block->wide_turn[c] != 0.0;
+    }
+    return wide > 0.0;
+}
+
+/* The commonest chunk, on a pass that neither records nor keeps books:
+ * every contact a lane of the first block, lane s the chunk's slot s, and
+ * no lane whose rolling spring turned too far (all of them, then, as the
+ * slot-by-slot loop of law_pass would take them). The springs go back
+ * mechanism by mechanism, with the law's tests out of the loops; then the
+ * loads onto the bodies in slot order, as that loop adds them. False when
+ * out of memory. */
+static inline __attribute__((always_inline)) bool scatter_first_block(fd_penalty_thread* th, fd_contact_pool* pool,
+                                                                      const fd_sphere_block* restrict block,
+                                                                      const fd_block_law* law, int chunk,
+                                                                      const int32_t* slot_contact,
+                                                                      const int32_t* slot_i, const int32_t* slot_j,
+                                                                      double* springs_after, int stride,
+                                                                      fd_vec3* forces, fd_vec3* torques, int end_row)
+{
+    if (law->slide != FD_KIND_NONE) {
+        for (int s = 0; s < chunk; ++s) {
+            double* history = springs_after + (size_t)slot_contact[s] * (size_t)stride;
+            history[0] = block->spring_after[0][s];
+            history[1] = block->spring_after[1][s];
+            history[2] = block->spring_after[2][s];
+        }
+    }
+    if (law->roll != FD_KIND_NONE) {
+        for (int s = 0; s < chunk; ++s) {
+            double* roll = springs_after + (size_t)slot_contact[s] * (size_t)stride + law->roll_offset;
+            roll[0] = block->roll_spring_after[0][s];
+            roll[1] = block->roll_spring_after[1][s];
+            roll[2] = block->roll_spring_after[2][s];
+            roll[3] = block->normal[0][s];
+            roll[4] = block->normal[1][s];
+            roll[5] = block->normal[2][s];
+        }
+    }
+    if (law->spin != FD_KIND_NONE) {
+        for (int s = 0; s < chunk; ++s) {
+            springs_after[(size_t)slot_contact[s] * (size_t)stride + law->spin_offset] = block->twist_spring_after[s];
+        }
+    }
+    uint8_t* state = pool->state;
+    for (int s = 0; s < chunk; ++s) {
+        int i = slot_i[s], j = slot_j[s];
+        int32_t slot = slot_contact[s];
+        fd_vec3 force = fd_v3(block->force[0][s], block->force[1][s], block->force[2][s]);
+        fd_vec3 torque_i = fd_v3(block->torque_i[0][s], block->torque_i[1][s], block->torque_i[2][s]);
+        fd_vec3 torque_j = fd_v3(block->torque_j[0][s], block->torque_j[1][s], block->torque_j[2][s]);
+        unsigned slip = (unsigned)block->slip[s]; /* a small integer as a double: no branch */
+        state[slot] = (uint8_t)(((unsigned)state[slot] << 4) | slip | FD_ENTRY_TOUCHING);
+        forces[i] = fd_v3_add(forces[i], force);
+        torques[i] = fd_v3_add(torques[i], torque_i);
+        if (j < end_row) {
+            forces[j] = fd_v3_sub(forces[j], force);
+            torques[j] = fd_v3_add(torques[j], torque_j);
+        } else {
+            if (th->remote_count == th->remote_capacity &&
+                !fd_grow((void**)&th->remote, &th->remote_capacity, th->remote_count + 1, sizeof *th->remote)) {
+                return false;
+            }
+            th->remote[th->remote_count++] = (fd_remote_load){fd_v3_neg(force), torque_j, j};
+        }
+    }
+    return true;
+}
+
 /* `record` and `ledger` are constants in each instantiation below, so the
  * hot one carries no record or book code. */
 static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_neighbor_list* list,
@@ -594,6 +668,15 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             fd_vec3 offset = fd_round_pair_geometry(world, i, j, list->kind[e] - FD_PAIR_GENERIC_SPHERES, &geometry);
             slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, &geometry, offset.x, offset.y, offset.z,
                                             false, false, false, th->first_contact + top - s, slot_books[s]);
+        }
+        if (!record && !ledger && th->block[0]->count == chunk && chunk_law[0] != NULL &&
+            (chunk_law[0]->roll == FD_KIND_NONE || !any_wide_turn(th->block[0]))) {
+            if (!scatter_first_block(th, pool, th->block[0], chunk_law[0], chunk, slot_contact, slot_i, slot_j,
+                                     springs_after, stride, forces, torques, end_row)) {
+                th->failure = FD_PASS_OUT_OF_MEMORY;
+                return;
+            }
+            continue;
         }
         /* The chunk's loads onto the bodies, slot by slot. */
         for (int s = 0; s < chunk; ++s) {
