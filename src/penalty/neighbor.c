@@ -97,6 +97,13 @@ bool fd_contact_pool_reserve(fd_contact_pool* pool, int64_t count, int history_s
                        constant_stride, book_count, lifetime_books);
 }
 
+static inline void copy_doubles(double* restrict to, const double* restrict from, int count)
+{
+    for (int k = 0; k < count; ++k) {
+        to[k] = from[k];
+    }
+}
+
 /* Moves the contacts of the new list's entries into slots 0, 1, ... in key
  * order (the law pass then walks the pool in order), through a copy of each
  * array. Slots no entry holds are free again. */
@@ -134,6 +141,7 @@ static bool compact_pool(fd_world* world, fd_neighbor_list* list)
         return false;
     }
     packed.parity = 0;
+    const double* springs_before = fd_springs_before(pool, 0, stride);
 #pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
     for (int t = 0; t < threads; ++t) {
         int64_t begin = list->count * t / threads, end = list->count * (t + 1) / threads;
@@ -143,12 +151,14 @@ static bool compact_pool(fd_world* world, fd_neighbor_list* list)
             if (old == FD_NO_CONTACT) {
                 continue;
             }
-            if (stride > 0) {
-                memcpy(packed.history[0] + (size_t)slot * (size_t)stride, fd_springs_before(pool, old, stride),
-                       (size_t)stride * sizeof(double));
+            /* A few doubles each: copied in place, not by a call to memcpy
+             * per contact (a flowing chute packs its pool every few steps). */
+            if (stride > 0) { /* (no springs: no arrays, and no offset on NULL) */
+                copy_doubles(packed.history[0] + (size_t)slot * (size_t)stride,
+                             springs_before + (size_t)old * (size_t)stride, stride);
             }
-            memcpy(packed.constants + (size_t)slot * (size_t)constant_stride,
-                   pool->constants + (size_t)old * (size_t)constant_stride, (size_t)constant_stride * sizeof(double));
+            copy_doubles(packed.constants + (size_t)slot * (size_t)constant_stride,
+                         pool->constants + (size_t)old * (size_t)constant_stride, constant_stride);
             packed.id[slot] = pool->id[old];
             packed.first_step[slot] = pool->first_step[old];
             packed.state[slot] = pool->state[old];
@@ -179,6 +189,7 @@ static bool compact_pool(fd_world* world, fd_neighbor_list* list)
     world->penalty->spare_pool = *pool;
     *pool = packed;
     world->penalty->begun_since_packed = 0;
+    world->penalty->passes_since_packed = 0;
     return true;
 }
 

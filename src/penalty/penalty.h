@@ -313,6 +313,7 @@ typedef struct fd_penalty {
      * rebuild, or by fd_neighbor_list_repack): each took a free slot
      * anywhere, or one at the end. */
     int64_t begun_since_packed;
+    int64_t passes_since_packed;  /* force passes over a standing list since then */
     bool turns_ready;             /* body_turns holds the step of the pass in progress */
     fd_quat* body_turns;          /* each body's turn over the step, q1 q0* ((1, 0, 0, 0) unturned): the
                                    * Fang & Negrut paths make the matrices they carry vectors with */
