@@ -358,6 +358,48 @@ static bool store_book_entry(fd_penalty_thread* th, int i, int j, const fd_spher
     return true;
 }
 
+/* A block lane's new sliding spring, and its rolling spring with the
+ * normal it was turned to, into the contact's springs. */
+static inline __attribute__((always_inline)) void put_slide_lane(double* restrict history,
+                                                                 const fd_sphere_block* restrict block, int c)
+{
+    history[0] = block->spring_after[0][c];
+    history[1] = block->spring_after[1][c];
+    history[2] = block->spring_after[2][c];
+}
+static inline __attribute__((always_inline)) void put_roll_lane(double* restrict roll,
+                                                                const fd_sphere_block* restrict block, int c)
+{
+    roll[0] = block->roll_spring_after[0][c];
+    roll[1] = block->roll_spring_after[1][c];
+    roll[2] = block->roll_spring_after[2][c];
+    roll[3] = block->normal[0][c];
+    roll[4] = block->normal[1][c];
+    roll[5] = block->normal[2][c];
+}
+
+/* A contact's loads onto its two bodies: i's here, j's too when this
+ * thread holds its row, else into the thread's buffer for the serial
+ * stage. False when out of memory. */
+static inline __attribute__((always_inline)) bool add_loads(fd_penalty_thread* th, fd_vec3* forces, fd_vec3* torques,
+                                                            int i, int j, int end_row, fd_vec3 force, fd_vec3 torque_i,
+                                                            fd_vec3 torque_j)
+{
+    forces[i] = fd_v3_add(forces[i], force);
+    torques[i] = fd_v3_add(torques[i], torque_i);
+    if (j < end_row) {
+        forces[j] = fd_v3_sub(forces[j], force);
+        torques[j] = fd_v3_add(torques[j], torque_j);
+        return true;
+    }
+    if (th->remote_count == th->remote_capacity &&
+        !fd_grow((void**)&th->remote, &th->remote_capacity, th->remote_count + 1, sizeof *th->remote)) {
+        return false;
+    }
+    th->remote[th->remote_count++] = (fd_remote_load){fd_v3_neg(force), torque_j, j};
+    return true;
+}
+
 /* Whether some lane's rolling spring turned too far for the block. */
 static inline bool any_wide_turn(const fd_sphere_block* block)
 {
@@ -385,21 +427,12 @@ static inline __attribute__((always_inline)) bool scatter_first_block(fd_penalty
 {
     if (law->slide != FD_KIND_NONE) {
         for (int s = 0; s < chunk; ++s) {
-            double* history = springs_after + (size_t)slot_contact[s] * (size_t)stride;
-            history[0] = block->spring_after[0][s];
-            history[1] = block->spring_after[1][s];
-            history[2] = block->spring_after[2][s];
+            put_slide_lane(springs_after + (size_t)slot_contact[s] * (size_t)stride, block, s);
         }
     }
     if (law->roll != FD_KIND_NONE) {
         for (int s = 0; s < chunk; ++s) {
-            double* roll = springs_after + (size_t)slot_contact[s] * (size_t)stride + law->roll_offset;
-            roll[0] = block->roll_spring_after[0][s];
-            roll[1] = block->roll_spring_after[1][s];
-            roll[2] = block->roll_spring_after[2][s];
-            roll[3] = block->normal[0][s];
-            roll[4] = block->normal[1][s];
-            roll[5] = block->normal[2][s];
+            put_roll_lane(springs_after + (size_t)slot_contact[s] * (size_t)stride + law->roll_offset, block, s);
         }
     }
     if (law->spin != FD_KIND_NONE) {
@@ -416,17 +449,8 @@ static inline __attribute__((always_inline)) bool scatter_first_block(fd_penalty
         fd_vec3 torque_j = fd_v3(block->torque_j[0][s], block->torque_j[1][s], block->torque_j[2][s]);
         unsigned slip = (unsigned)block->slip[s]; /* a small integer as a double: no branch */
         state[slot] = (uint8_t)(((unsigned)state[slot] << 4) | slip | FD_ENTRY_TOUCHING);
-        forces[i] = fd_v3_add(forces[i], force);
-        torques[i] = fd_v3_add(torques[i], torque_i);
-        if (j < end_row) {
-            forces[j] = fd_v3_sub(forces[j], force);
-            torques[j] = fd_v3_add(torques[j], torque_j);
-        } else {
-            if (th->remote_count == th->remote_capacity &&
-                !fd_grow((void**)&th->remote, &th->remote_capacity, th->remote_count + 1, sizeof *th->remote)) {
-                return false;
-            }
-            th->remote[th->remote_count++] = (fd_remote_load){fd_v3_neg(force), torque_j, j};
+        if (!add_loads(th, forces, torques, i, j, end_row, force, torque_i, torque_j)) {
+            return false;
         }
     }
     return true;
@@ -705,18 +729,10 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 slip = (unsigned)block->slip[c]; /* a small integer as a double: no branch */
                 double* history = springs_after + (size_t)slot * (size_t)stride;
                 if (law->slide != FD_KIND_NONE) {
-                    history[0] = block->spring_after[0][c];
-                    history[1] = block->spring_after[1][c];
-                    history[2] = block->spring_after[2][c];
+                    put_slide_lane(history, block, c);
                 }
                 if (law->roll != FD_KIND_NONE) {
-                    double* roll = history + law->roll_offset;
-                    roll[0] = block->roll_spring_after[0][c];
-                    roll[1] = block->roll_spring_after[1][c];
-                    roll[2] = block->roll_spring_after[2][c];
-                    roll[3] = block->normal[0][c];
-                    roll[4] = block->normal[1][c];
-                    roll[5] = block->normal[2][c];
+                    put_roll_lane(history + law->roll_offset, block, c);
                 }
                 if (law->spin != FD_KIND_NONE) {
                     history[law->spin_offset] = block->twist_spring_after[c];
@@ -769,19 +785,9 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 recorded->applied_torque_j = torque_j;
             }
             pool->state[slot] = (uint8_t)((state << 4) | slip | FD_ENTRY_TOUCHING);
-            forces[i] = fd_v3_add(forces[i], force);
-            torques[i] = fd_v3_add(torques[i], torque_i);
-            if (j < end_row) {
-                forces[j] = fd_v3_sub(forces[j], force);
-                torques[j] = fd_v3_add(torques[j], torque_j);
-            } else {
-                if (th->remote_count == th->remote_capacity &&
-                    !fd_grow((void**)&th->remote, &th->remote_capacity, th->remote_count + 1,
-                             sizeof *th->remote)) {
-                    th->failure = FD_PASS_OUT_OF_MEMORY;
-                    return;
-                }
-                th->remote[th->remote_count++] = (fd_remote_load){fd_v3_neg(force), torque_j, j};
+            if (!add_loads(th, forces, torques, i, j, end_row, force, torque_i, torque_j)) {
+                th->failure = FD_PASS_OUT_OF_MEMORY;
+                return;
             }
         }
     }
