@@ -19,8 +19,11 @@
  * the state's hash (fd_world_state_hash: two builds that should give the
  * same bits must print the same hash);
  * FRICDEM_BENCH_VERBOSE=1 the time per stage and the neighbour-list builds. */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "bench_scene.h"
@@ -78,6 +81,21 @@ int main(int argc, char** argv)
                 energy.kinetic_translational + energy.kinetic_rotational, energy.kinetic_translational,
                 energy.kinetic_rotational);
         fprintf(stderr, "state hash %016llx\n", (unsigned long long)fd_world_state_hash(world));
+        if (!isnan(energy.closure_error)) {
+            /* The ledger's books to the bit (a change that must not move them
+             * is checked against this line). */
+            uint64_t books = 1469598103934665603ull;
+            const double* fields[] = {energy.stored, energy.dashpot, energy.slip, energy.created};
+            for (int f = 0; f < 4; ++f) {
+                for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+                    uint64_t bits;
+                    memcpy(&bits, &fields[f][m], sizeof bits);
+                    books = (books ^ bits) * 1099511628211ull;
+                }
+            }
+            fprintf(stderr, "ledger hash %016llx closure error %.6g J\n", (unsigned long long)books,
+                    energy.closure_error);
+        }
     }
     if (getenv("FRICDEM_BENCH_VERBOSE")) {
         fprintf(stderr, "per step [us]: neighbour list %.1f, distance %.1f, laws %.1f, accumulate %.1f, integrate %.1f\n",

@@ -410,7 +410,8 @@ static inline bool any_wide_turn(const fd_sphere_block* block)
     return wide > 0.0;
 }
 
-/* The commonest chunk, on a pass that neither records nor keeps books:
+/* The commonest chunk, on a pass that does not record (and, with the
+ * ledger, in one process: every row's books summed by its group):
  * every contact a lane of the first block, lane s the chunk's slot s, and
  * no lane whose rolling spring turned too far (all of them, then, as the
  * slot-by-slot loop of law_pass would take them). The springs go back
@@ -423,7 +424,9 @@ static inline __attribute__((always_inline)) bool scatter_first_block(fd_penalty
                                                                       const int32_t* slot_contact,
                                                                       const int32_t* slot_i, const int32_t* slot_j,
                                                                       double* springs_after, int stride,
-                                                                      fd_vec3* forces, fd_vec3* torques, int end_row)
+                                                                      fd_vec3* forces, fd_vec3* torques, int end_row,
+                                                                      bool ledger, int32_t* running_group,
+                                                                      fd_energy_books* running)
 {
     if (law->slide != FD_KIND_NONE) {
         for (int s = 0; s < chunk; ++s) {
@@ -448,6 +451,20 @@ static inline __attribute__((always_inline)) bool scatter_first_block(fd_penalty
         fd_vec3 torque_i = fd_v3(block->torque_i[0][s], block->torque_i[1][s], block->torque_i[2][s]);
         fd_vec3 torque_j = fd_v3(block->torque_j[0][s], block->torque_j[1][s], block->torque_j[2][s]);
         unsigned slip = (unsigned)block->slip[s]; /* a small integer as a double: no branch */
+        if (ledger) {
+            /* The lifetime books, and the step's into the sums of the
+             * row's group, as the slot-by-slot loop books a lane. */
+            book_lane_of_block(pool, block, law, s, slot);
+            int32_t row_group = i / FD_BOOK_GROUP_ROWS;
+            if (row_group != *running_group) {
+                if (*running_group >= 0 && !store_book_group(th, *running_group, running)) {
+                    return false;
+                }
+                *running_group = row_group;
+                memset(running, 0, FD_MECHANISM_COUNT * sizeof *running);
+            }
+            add_block_books(running, block, law, s);
+        }
         state[slot] = (uint8_t)(((unsigned)state[slot] << 4) | slip | FD_ENTRY_TOUCHING);
         if (!add_loads(th, forces, torques, i, j, end_row, force, torque_i, torque_j)) {
             return false;
@@ -693,10 +710,11 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, &geometry, offset.x, offset.y, offset.z,
                                             false, false, false, th->first_contact + top - s, slot_books[s]);
         }
-        if (!record && !ledger && th->block[0]->count == chunk && chunk_law[0] != NULL &&
+        if (!record && (!ledger || book_rows == NULL) && th->block[0]->count == chunk && chunk_law[0] != NULL &&
             (chunk_law[0]->roll == FD_KIND_NONE || !any_wide_turn(th->block[0]))) {
             if (!scatter_first_block(th, pool, th->block[0], chunk_law[0], chunk, slot_contact, slot_i, slot_j,
-                                     springs_after, stride, forces, torques, end_row)) {
+                                     springs_after, stride, forces, torques, end_row, ledger, &running_group,
+                                     running)) {
                 th->failure = FD_PASS_OUT_OF_MEMORY;
                 return;
             }
