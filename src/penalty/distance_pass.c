@@ -64,6 +64,25 @@ static __attribute__((noinline)) void note_ended(fd_penalty_thread* th, int32_t 
     th->ended[th->ended_count++] = e;
 }
 
+/* Two spheres of a registry law at separation d (x_i - x_j at the nearest
+ * image), reach the sum of their bounding radii and the margin: the quick
+ * test, and fd_collide's own near the boundary. Without a periodic image d
+ * is fd_collide's separation to the bit, and its test (r_i + r_j - |d| >
+ * -margin) can differ from this one only within rounding of the boundary:
+ * away from it (here a relative 1e-9 of reach^2, millions of ulps) the
+ * quick test is fd_collide's answer. With an image, fd_collide decides
+ * every pair the quick test finds. */
+static inline __attribute__((always_inline)) bool round_spheres_touch(const fd_world* world, int i, int j, fd_vec3 d,
+                                                                      double reach, bool imaged, double margin)
+{
+    double squared = fd_v3_dot(d, d), reach_squared = reach * reach;
+    bool touches = squared < reach_squared;
+    if (touches && (imaged || !(squared < reach_squared * (1.0 - 1e-9)))) {
+        touches = fd_round_pair_touches(world, i, j, FD_PAIR_SPHERE_SPHERE, margin);
+    }
+    return touches;
+}
+
 /* An entry of any kind but a plain sphere pair (test_rows takes those
  * inline): a round pair of the registry's laws, a sphere and a plane, a
  * generic pair or one that never touches. Whether it touches; a generic
@@ -75,23 +94,13 @@ static __attribute__((noinline)) bool test_other_entry(const fd_world* world, fd
     double rj = world->bounding_radii[j];
     double margin = world->def.contact_margin;
     bool touches;
-    bool decided = false; /* a round pair whose fd_collide test the quick one settles */
     switch (pair >= FD_PAIR_GENERIC_SPHERES ? pair - FD_PAIR_GENERIC_SPHERES : pair) {
     case FD_PAIR_SPHERE_SPHERE: { /* two round shapes of a registry law (plain sphere pairs: test_rows) */
         fd_vec3 d = fd_v3_sub(xi, xj);
         if (any_periodic) {
             d = fd_v3_sub(d, fd_periodic_near_offset(&world->periodic, d));
         }
-        double reach = ri + rj;
-        double squared = fd_v3_dot(d, d), reach_squared = reach * reach;
-        touches = squared < reach_squared;
-        /* Without periodic images d is fd_collide's separation to the
-         * bit, and its test (r_i + r_j - |d| > -margin) can differ
-         * from this one only within rounding of the boundary: away
-         * from it (here a relative 1e-9 of reach^2, millions of
-         * ulps) the quick test is fd_collide's answer. */
-        decided = !any_periodic && squared < reach_squared * (1.0 - 1e-9);
-        break;
+        return round_spheres_touch(world, i, j, d, ri + rj, any_periodic, margin);
     }
     case FD_PAIR_SPHERE_PLANE:
         touches = fd_v3_dot(fd_v3_sub(xi, xj), world->plane_normals[j]) < ri;
@@ -109,7 +118,7 @@ static __attribute__((noinline)) bool test_other_entry(const fd_world* world, fd
         /* The registry's kernels want the full geometry. */
         return generic_distance(world, th, e, i, j, record);
     }
-    if (pair > FD_PAIR_GENERIC && touches && !decided) {
+    if (pair > FD_PAIR_GENERIC && touches) {
         /* A round pair: fd_collide's own test; the law pass takes
          * its geometry from the centres (round_pair.c). */
         return fd_round_pair_touches(world, i, j, pair - FD_PAIR_GENERIC_SPHERES, margin);
@@ -155,16 +164,8 @@ static inline __attribute__((always_inline)) void test_rows(const fd_world* worl
                 double reach = ri + radii[j];
                 touches = fd_v3_dot(d, d) < reach * reach;
             } else if (!any_periodic && pair == FD_PAIR_GENERIC_SPHERES + FD_PAIR_SPHERE_SPHERE) {
-                /* Two spheres under a registry law (Fang & Negrut's lanes):
-                 * test_other_entry's quick test, inline, and fd_collide's
-                 * own only within rounding of the boundary. */
-                fd_vec3 d = fd_v3_sub(xi, position[j]);
-                double reach = ri + radii[j];
-                double squared = fd_v3_dot(d, d), reach_squared = reach * reach;
-                touches = squared < reach_squared;
-                if (touches && !(squared < reach_squared * (1.0 - 1e-9))) {
-                    touches = fd_round_pair_touches(world, i, j, FD_PAIR_SPHERE_SPHERE, margin);
-                }
+                /* Two spheres under a registry law (Fang & Negrut's lanes). */
+                touches = round_spheres_touch(world, i, j, fd_v3_sub(xi, position[j]), ri + radii[j], false, margin);
             } else {
                 touches = test_other_entry(world, th, e, i, j, pair, ri, record, any_periodic);
                 if (th->failure == FD_PASS_OUT_OF_MEMORY) {

@@ -358,6 +358,23 @@ static bool store_book_entry(fd_penalty_thread* th, int i, int j, const fd_spher
     return true;
 }
 
+/* The running sums for the group of row i (fd_book_group): the last
+ * group's stored when i is in another. False when out of memory. */
+static inline __attribute__((always_inline)) bool enter_row_group(fd_penalty_thread* th, int32_t* running_group,
+                                                                  fd_energy_books* running, int i)
+{
+    int32_t row_group = i / FD_BOOK_GROUP_ROWS;
+    if (row_group == *running_group) {
+        return true;
+    }
+    if (*running_group >= 0 && !store_book_group(th, *running_group, running)) {
+        return false;
+    }
+    *running_group = row_group;
+    memset(running, 0, FD_MECHANISM_COUNT * sizeof *running);
+    return true;
+}
+
 /* A block lane's new sliding spring, and its rolling spring with the
  * normal it was turned to, into the contact's springs. */
 static inline __attribute__((always_inline)) void put_slide_lane(double* restrict history,
@@ -455,13 +472,8 @@ static inline __attribute__((always_inline)) bool scatter_first_block(fd_penalty
             /* The lifetime books, and the step's into the sums of the
              * row's group, as the slot-by-slot loop books a lane. */
             book_lane_of_block(pool, block, law, s, slot);
-            int32_t row_group = i / FD_BOOK_GROUP_ROWS;
-            if (row_group != *running_group) {
-                if (*running_group >= 0 && !store_book_group(th, *running_group, running)) {
-                    return false;
-                }
-                *running_group = row_group;
-                memset(running, 0, FD_MECHANISM_COUNT * sizeof *running);
+            if (!enter_row_group(th, running_group, running, i)) {
+                return false;
             }
             add_block_books(running, block, law, s);
         }
@@ -769,14 +781,9 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             }
             int book_row = ledger && book_rows != NULL ? fd_book_row_of(book_rows, i, j) : FD_BOOK_ROW_GROUP;
             if (ledger && book_row == FD_BOOK_ROW_GROUP) {
-                int32_t row_group = i / FD_BOOK_GROUP_ROWS;
-                if (row_group != running_group) {
-                    if (running_group >= 0 && !store_book_group(th, running_group, running)) {
-                        th->failure = FD_PASS_OUT_OF_MEMORY;
-                        return;
-                    }
-                    running_group = row_group;
-                    memset(running, 0, sizeof running);
+                if (!enter_row_group(th, &running_group, running, i)) {
+                    th->failure = FD_PASS_OUT_OF_MEMORY;
+                    return;
                 }
                 if (c >= 0) {
                     add_block_books(running, block, law, c);

@@ -269,12 +269,15 @@ static uint8_t pair_kind(uint32_t flags_i, uint32_t flags_j, bool sphere_kernel)
     return (uint8_t)(FD_PAIR_GENERIC_SPHERES + shapes);
 }
 
+/* The ledger's groups of rows in the first `rows`. */
+static int row_groups(int rows) { return (rows + FD_BOOK_GROUP_ROWS - 1) / FD_BOOK_GROUP_ROWS; }
+
 /* The weight of rows [0, row): row is a multiple of FD_BOOK_GROUP_ROWS or
  * past the weighted rows. */
 static double weight_before(const fd_neighbor_list* list, int row)
 {
-    int groups = (list->weighted_rows + FD_BOOK_GROUP_ROWS - 1) / FD_BOOK_GROUP_ROWS;
-    return row >= list->weighted_rows ? list->group_weight[groups] : list->group_weight[row / FD_BOOK_GROUP_ROWS];
+    return row >= list->weighted_rows ? list->group_weight[row_groups(list->weighted_rows)]
+                                      : list->group_weight[row / FD_BOOK_GROUP_ROWS];
 }
 
 /* Whether every thread's cost is measured (NULL threads: none is). */
@@ -310,7 +313,7 @@ static void bound_targets(const fd_neighbor_list* list, const fd_penalty_thread*
  * target (bound_targets; target[0] unused). */
 static void split_rows(fd_neighbor_list* list, const double* target)
 {
-    int groups = (list->weighted_rows + FD_BOOK_GROUP_ROWS - 1) / FD_BOOK_GROUP_ROWS;
+    int groups = row_groups(list->weighted_rows);
     int low = 0; /* the first group bound a later thread may start at */
     for (int t = 1; t < list->thread_count; ++t) {
         /* The first group bound at or past the target, or the one before
@@ -340,7 +343,7 @@ static void split_rows(fd_neighbor_list* list, const double* target)
  * the rows split by the threads' measured speeds (equal before any pass). */
 static bool balance_threads(const fd_world* world, const fd_penalty* penalty, fd_neighbor_list* list, int threads)
 {
-    int n = list->body_count, groups = (n + FD_BOOK_GROUP_ROWS - 1) / FD_BOOK_GROUP_ROWS;
+    int n = list->body_count, groups = row_groups(n);
     if (!fd_resize((void**)&list->thread_row, (size_t)threads + 1, sizeof *list->thread_row) ||
         !fd_resize((void**)&list->group_weight, (size_t)groups + 1, sizeof *list->group_weight)) {
         return false;
