@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "core/math.h"
 
 /* A contact being followed, in key order like the world's contacts. */
@@ -143,14 +144,7 @@ void gas_tracker_free(gas_tracker* t)
     if (!t) {
         return;
     }
-    free(t->mass);
-    free(t->inertia);
-    free(t->radius);
-    free(t->contact_count);
-    free(t->now);
-    free(t->before);
-    free(t->collisions);
-    free(t);
+    FD_FREE_ALL(t->mass, t->inertia, t->radius, t->contact_count, t->now, t->before, t->collisions, t);
 }
 
 const char* gas_tracker_slide_model(const gas_tracker* t) { return t->dsds ? "dsds" : "csds"; }

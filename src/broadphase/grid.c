@@ -8,36 +8,15 @@
 #include <string.h>
 
 #include "broadphase/broadphase.h"
+#include "core/grow.h"
 
-static bool grow(void** array, int* capacity, int needed, size_t element_size)
-{
-    if (needed <= *capacity) {
-        return true;
-    }
-    int new_capacity = *capacity > 0 ? *capacity : 64;
-    while (new_capacity < needed) {
-        new_capacity *= 2;
-    }
-    void* grown = realloc(*array, (size_t)new_capacity * element_size);
-    if (grown == NULL) {
-        return false;
-    }
-    *array = grown;
-    *capacity = new_capacity;
-    return true;
-}
+/* The broad phase's buffers start at 64 entries and double. */
+enum { FIRST_CAPACITY = 64 };
 
 void fd_broadphase_release(fd_broadphase* bp)
 {
-    free(bp->pairs);
-    free(bp->plane_pairs);
-    free(bp->grid_pairs);
-    free(bp->bucket_start);
-    free(bp->bucket_stamp);
-    free(bp->bucket_bodies);
-    free(bp->body_bucket);
-    free(bp->body_cell);
-    free(bp->sorted);
+    FD_FREE_ALL(bp->pairs, bp->plane_pairs, bp->grid_pairs, bp->bucket_start, bp->bucket_stamp, bp->bucket_bodies,
+                bp->body_bucket, bp->body_cell, bp->sorted);
     for (int t = 0; t < bp->thread_buffer_count; ++t) {
         free(bp->thread_buffers[t].keys);
     }
@@ -92,7 +71,8 @@ static bool collect_plane_pairs(fd_broadphase* bp)
                 continue;
             }
             if (fd_wall_in_reach(bp->positions[p], normal, bp->radii[p], bp->positions[b], bp->radii[b] + bp->margin)) {
-                if (!grow((void**)&bp->plane_pairs, &bp->plane_pair_capacity, count + 1, sizeof(uint64_t))) {
+                if (!fd_grow_doubling((void**)&bp->plane_pairs, &bp->plane_pair_capacity, count + 1, FIRST_CAPACITY,
+                                      sizeof(uint64_t))) {
                     return false;
                 }
                 int lo = p < b ? p : b, hi = p < b ? b : p;
@@ -261,7 +241,7 @@ static bool pairs_for_range(fd_broadphase* bp, const grid_layout* layout, int be
                 if (dx * dx + dy * dy + dz * dz >= reach * reach) {
                     continue;
                 }
-                if (!grow((void**)&out->keys, &out->capacity, count + 1, sizeof(uint64_t))) {
+                if (!fd_grow_doubling((void**)&out->keys, &out->capacity, count + 1, FIRST_CAPACITY, sizeof(uint64_t))) {
                     out->count = count;
                     return false;
                 }
@@ -453,7 +433,7 @@ static bool collect_grid_pairs(fd_broadphase* bp, int* grid_count)
     for (int t = 0; t < threads; ++t) {
         total += bp->thread_buffers[t].count;
     }
-    if (!grow((void**)&bp->grid_pairs, &bp->grid_pair_capacity, total, sizeof(uint64_t))) {
+    if (!fd_grow_doubling((void**)&bp->grid_pairs, &bp->grid_pair_capacity, total, FIRST_CAPACITY, sizeof(uint64_t))) {
         return false;
     }
     int at = 0;
@@ -478,7 +458,8 @@ bool fd_broadphase_update(fd_broadphase* bp)
     if (!collect_grid_pairs(bp, &grid_count)) {
         return false;
     }
-    if (!grow((void**)&bp->pairs, &bp->pair_capacity, plane_count + grid_count, sizeof(uint64_t))) {
+    if (!fd_grow_doubling((void**)&bp->pairs, &bp->pair_capacity, plane_count + grid_count, FIRST_CAPACITY,
+                          sizeof(uint64_t))) {
         return false;
     }
     /* Merge the two ascending streams (they are disjoint). */

@@ -35,6 +35,7 @@
 
 #include "collide/mesh_internal.h"
 #include "core/error.h"
+#include "core/grow.h"
 
 /* Weld distance and degeneracy threshold, relative to the mesh size. */
 #define WELD_RELATIVE 1e-9
@@ -691,19 +692,9 @@ void fd_mesh_free(fd_mesh* mesh)
         free(mesh->grids[p].cell_first);
         free(mesh->grids[p].cell_triangles);
     }
-    free(mesh->grids);
-    free(mesh->vertices);
-    free(mesh->triangles);
-    free(mesh->triangle_patch);
-    free(mesh->geometry);
-    free(mesh->triangle_box);
-    free(mesh->shared);
-    free(mesh->triangle_edges);
-    free(mesh->edge_first);
-    free(mesh->edge_incidence);
-    free(mesh->vertex_first);
-    free(mesh->vertex_incidence);
-    free(mesh);
+    FD_FREE_ALL(mesh->grids, mesh->vertices, mesh->triangles, mesh->triangle_patch, mesh->geometry, mesh->triangle_box,
+                mesh->shared, mesh->triangle_edges, mesh->edge_first, mesh->edge_incidence, mesh->vertex_first,
+                mesh->vertex_incidence, mesh);
 }
 
 /* ---------------------------------------------------------------- accessors */

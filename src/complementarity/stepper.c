@@ -39,6 +39,7 @@
 #include "body/body.h"
 #include "complementarity/complementarity_internal.h"
 #include "core/error.h"
+#include "core/grow.h"
 
 /* ---------------------------------------------------------------- settings */
 
@@ -122,26 +123,9 @@ void fd_complementarity_free(fd_complementarity* s)
     if (s == NULL) {
         return;
     }
-    free(s->contacts);
-    free(s->boxes);
-    free(s->x);
-    free(s->y);
-    free(s->previous);
-    free(s->best);
-    free(s->gradient);
-    free(s->scratch);
-    free(s->gradient_new);
-    free(s->saved);
-    free(s->gradient_previous);
-    free(s->bodies);
-    free(s->free_velocity);
-    free(s->free_angular);
-    free(s->velocity);
-    free(s->angular);
-    free(s->impulse);
-    free(s->angular_impulse);
-    free(s->residual_history);
-    free(s);
+    FD_FREE_ALL(s->contacts, s->boxes, s->x, s->y, s->previous, s->best, s->gradient, s->scratch, s->gradient_new,
+                s->saved, s->gradient_previous, s->bodies, s->free_velocity, s->free_angular, s->velocity, s->angular,
+                s->impulse, s->angular_impulse, s->residual_history, s);
 }
 
 /* The contact's length scale L of the rotational rows: its effective radius,
@@ -523,21 +507,14 @@ static fd_status step(fd_world* world)
 static void copy_body_states(fd_world* world, bool restore)
 {
     size_t n = (size_t)world->body_count;
-    const struct {
-        void* live;
-        void* saved;
-        size_t size;
-    } arrays[] = {
-        {world->position, world->saved_position, sizeof *world->position},
-        {world->orientation, world->saved_orientation, sizeof *world->orientation},
-        {world->velocity, world->saved_velocity, sizeof *world->velocity},
-        {world->angular_velocity, world->saved_angular_velocity, sizeof *world->angular_velocity},
-        {world->forces, world->saved_forces, sizeof *world->forces},
-        {world->torques, world->saved_torques, sizeof *world->torques},
-    };
-    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) {
-        memcpy(restore ? arrays[k].live : arrays[k].saved, restore ? arrays[k].saved : arrays[k].live,
-               n * arrays[k].size);
+    for (int k = 0; k < FD_BODY_ARRAY_COUNT; ++k) {
+        const fd_body_array* array = &fd_body_arrays[k];
+        if (array->saved_field == 0) {
+            continue;
+        }
+        void* live = *fd_body_array_pointer(world, array->field);
+        void* saved = *fd_body_array_pointer(world, array->saved_field);
+        memcpy(restore ? live : saved, restore ? saved : live, n * array->element_size);
     }
 }
 

@@ -32,6 +32,10 @@ int fd_world_outlet_of(const fd_world* world, int b);
 /* Inlet i's region's box (m) and its largest sphere radius (m). */
 void fd_world_inlet_bounds(const fd_world* world, int i, double lo[3], double hi[3], double* radius_max);
 void fd_world_free_outlets(fd_world* world);
+/* The checks of an inlet or outlet (`kind`) being added, reported when it
+ * fails one: a name, and no step taken yet (src/engine/outlet.c). Its name's
+ * uniqueness among its kind is the caller's to check. */
+fd_status fd_world_check_new_input(const fd_world* world, const char* kind, const char* name);
 /* Removes the bodies of these live slots (ascending, no repeats) without
  * the checks of fd_world_remove_body: the outlets, and a checkpoint's reader
  * putting the slots back. */

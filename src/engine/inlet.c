@@ -48,6 +48,7 @@
 #include <Random123/philox.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "penalty/penalty.h"
 #include "engine/engine.h"
 #include "world/world_store.h"
@@ -223,11 +224,9 @@ fd_status fd_world_add_inlet(fd_world* world, const fd_inlet_def* def)
     if (def == NULL) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet: def is NULL");
     }
-    if (def->name == NULL || def->name[0] == '\0') {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet: name is required");
-    }
-    if (world->step_count > 0) {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': inlets must be added before the first step", def->name);
+    fd_status status = fd_world_check_new_input(world, "inlet", def->name);
+    if (status != FD_OK) {
+        return status;
     }
     for (int i = 0; i < world->inlet_count; ++i) {
         if (strcmp(world->inlets[i].name, def->name) == 0) {
@@ -235,26 +234,20 @@ fd_status fd_world_add_inlet(fd_world* world, const fd_inlet_def* def)
         }
     }
     double radius_min = 0.0, radius_max = 0.0;
-    fd_status status = check_def(world, def, &radius_min, &radius_max);
+    status = check_def(world, def, &radius_min, &radius_max);
     if (status != FD_OK) {
         return status;
     }
-    if (world->inlet_count == world->inlet_capacity) {
-        int capacity = world->inlet_capacity > 0 ? 2 * world->inlet_capacity : 4;
-        fd_inlet* inlets = realloc(world->inlets, (size_t)capacity * sizeof *inlets);
-        if (inlets == NULL) {
-            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding inlet '%s'", def->name);
-        }
-        world->inlets = inlets;
-        world->inlet_capacity = capacity;
+    if (!fd_grow_doubling((void**)&world->inlets, &world->inlet_capacity, world->inlet_count + 1, 4,
+                          sizeof *world->inlets)) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding inlet '%s'", def->name);
     }
     fd_inlet* inlet = &world->inlets[world->inlet_count];
     memset(inlet, 0, sizeof *inlet);
-    inlet->name = malloc(strlen(def->name) + 1);
+    inlet->name = strdup(def->name);
     if (inlet->name == NULL) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding inlet '%s'", def->name);
     }
-    strcpy(inlet->name, def->name);
     inlet->def = *def;
     inlet->def.name = inlet->name;
     inlet->radius_min = radius_min;
@@ -407,20 +400,8 @@ static fd_vec3 sphere_place(const fd_inlet* inlet, double r, const double u[4])
 
 static bool grow_near(fd_world* world, int needed)
 {
-    if (needed <= world->inlet_near_capacity) {
-        return true;
-    }
-    int capacity = world->inlet_near_capacity > 0 ? world->inlet_near_capacity : 64;
-    while (capacity < needed) {
-        capacity *= 2;
-    }
-    int32_t* near = realloc(world->inlet_near, (size_t)capacity * sizeof *near);
-    if (near == NULL) {
-        return false;
-    }
-    world->inlet_near = near;
-    world->inlet_near_capacity = capacity;
-    return true;
+    return fd_grow_doubling((void**)&world->inlet_near, &world->inlet_near_capacity, needed, 64,
+                            sizeof *world->inlet_near);
 }
 
 /* The box that holds every place the inlet can give a sphere's centre. */

@@ -13,12 +13,16 @@
  * threads, which counts the bodies inside; only a step that found some
  * collects them (serially, in index order) and removes them.
  *
+ * Also the checks an inlet or outlet passes when added
+ * (fd_world_check_new_input).
+ *
  * Must not touch: files, ranks, the command line. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "engine/engine.h"
 #include "world/world_store.h"
 
@@ -73,43 +77,45 @@ static fd_status check_def(const fd_outlet_def* def)
     return fd_fail(FD_ERR_INVALID_ARGUMENT, "outlet '%s': unknown shape %d", name, (int)def->shape);
 }
 
+fd_status fd_world_check_new_input(const fd_world* world, const char* kind, const char* name)
+{
+    if (name == NULL || name[0] == '\0') {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "%s: name is required", kind);
+    }
+    if (world->step_count > 0) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "%s '%s': %ss must be added before the first step", kind, name, kind);
+    }
+    return FD_OK;
+}
+
 fd_status fd_world_add_outlet(fd_world* world, const fd_outlet_def* def)
 {
     if (def == NULL) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "outlet: def is NULL");
     }
-    if (def->name == NULL || def->name[0] == '\0') {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT, "outlet: name is required");
-    }
-    if (world->step_count > 0) {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT, "outlet '%s': outlets must be added before the first step",
-                       def->name);
+    fd_status status = fd_world_check_new_input(world, "outlet", def->name);
+    if (status != FD_OK) {
+        return status;
     }
     for (int i = 0; i < world->outlet_count; ++i) {
         if (strcmp(world->outlets[i].name, def->name) == 0) {
             return fd_fail(FD_ERR_INVALID_ARGUMENT, "outlet '%s': name already used", def->name);
         }
     }
-    fd_status status = check_def(def);
+    status = check_def(def);
     if (status != FD_OK) {
         return status;
     }
-    if (world->outlet_count == world->outlet_capacity) {
-        int capacity = world->outlet_capacity > 0 ? 2 * world->outlet_capacity : 4;
-        fd_outlet* outlets = realloc(world->outlets, (size_t)capacity * sizeof *outlets);
-        if (outlets == NULL) {
-            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding outlet '%s'", def->name);
-        }
-        world->outlets = outlets;
-        world->outlet_capacity = capacity;
+    if (!fd_grow_doubling((void**)&world->outlets, &world->outlet_capacity, world->outlet_count + 1, 4,
+                          sizeof *world->outlets)) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding outlet '%s'", def->name);
     }
     fd_outlet* outlet = &world->outlets[world->outlet_count];
     memset(outlet, 0, sizeof *outlet);
-    outlet->name = malloc(strlen(def->name) + 1);
+    outlet->name = strdup(def->name);
     if (outlet->name == NULL) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding outlet '%s'", def->name);
     }
-    strcpy(outlet->name, def->name);
     outlet->def = *def;
     outlet->def.name = outlet->name;
     if (def->shape == FD_OUTLET_HALF_SPACE) {

@@ -26,7 +26,7 @@
 #include "body/body.h"
 #include "complementarity/complementarity.h"
 #include "core/error.h"
-#include "core/staggered.h"
+#include "core/grow.h"
 #include "penalty/penalty.h"
 #include "engine/engine.h"
 #include "world/world_store.h"
@@ -182,52 +182,19 @@ void fd_world_free(fd_world* world)
     }
     fd_world_free_inlets(world);
     fd_world_free_outlets(world);
-    free(world->free_slots);
-    fd_staggered_free(world->is_removed);
-    fd_staggered_free(world->generations);
-    fd_staggered_free(world->body_names);
-    free(world->name_slots);
-    fd_staggered_free(world->position);
-    fd_staggered_free(world->orientation);
-    fd_staggered_free(world->velocity);
-    fd_staggered_free(world->angular_velocity);
-    fd_staggered_free(world->masses);
-    fd_staggered_free(world->colds);
-    fd_staggered_free(world->forces);
-    fd_staggered_free(world->torques);
-    fd_staggered_free(world->saved_position);
-    fd_staggered_free(world->saved_orientation);
-    fd_staggered_free(world->saved_velocity);
-    fd_staggered_free(world->saved_angular_velocity);
-    fd_staggered_free(world->saved_forces);
-    fd_staggered_free(world->saved_torques);
-    fd_staggered_free(world->motion);
-    free(world->special_bodies);
-    fd_staggered_free(world->bounding_radii);
-    fd_staggered_free(world->is_static);
-    fd_staggered_free(world->is_wall);
     fd_world_free_walls(world);
     fd_world_free_meshes(world);
-    fd_staggered_free(world->plane_normals);
-    free(world->materials);
-    free(world->laws);
-    free(world->law_table);
+    fd_world_free_body_arrays(world);
     fd_contact_set* sets[2] = {&world->contacts, &world->previous};
     for (int s = 0; s < 2; ++s) {
-        free(sets[s]->contacts);
-        free(sets[s]->history);
-        free(sets[s]->columns);
+        FD_FREE_ALL(sets[s]->contacts, sets[s]->history, sets[s]->columns);
     }
     fd_broadphase_free(&world->broadphase);
     fd_penalty_free(world->penalty);
-    free(world->penalty);
-    free(world->candidate_geometry);
-    free(world->candidate_offset);
-    free(world->candidate_touching);
-    free(world->contact_energy);
-    fd_staggered_free(world->lock_work);
-    free(world->events);
     fd_complementarity_free(world->complementarity);
+    FD_FREE_ALL(world->free_slots, world->name_slots, world->special_bodies, world->materials, world->laws,
+                world->law_table, world->penalty, world->candidate_geometry, world->candidate_offset,
+                world->candidate_touching, world->contact_energy, world->events);
     free(world);
 }
 

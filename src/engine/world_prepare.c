@@ -12,6 +12,7 @@
 
 #include "body/body.h"
 #include "core/error.h"
+#include "core/grow.h"
 #include "core/staggered.h"
 #include "penalty/penalty_internal.h"
 #include "engine/engine.h"
@@ -29,17 +30,8 @@ static double ledger_balance(const fd_world* world)
 
 bool fd_world_reserve_law(fd_world* world)
 {
-    if (world->law_count < world->law_capacity) {
-        return true;
-    }
-    int capacity = world->law_capacity > 0 ? 2 * world->law_capacity : 8;
-    fd_contact_law* laws = realloc(world->laws, (size_t)capacity * sizeof *laws);
-    if (laws == NULL) {
-        return false;
-    }
-    world->laws = laws;
-    world->law_capacity = capacity;
-    return true;
+    return fd_grow_doubling((void**)&world->laws, &world->law_capacity, world->law_count + 1, 8,
+                            sizeof *world->laws);
 }
 
 /* A pair of materials without a law of its own inherits one from the laws of

@@ -9,6 +9,7 @@
 
 #include "body/body.h"
 #include "core/error.h"
+#include "core/grow.h"
 #include "parallel/partition.h"
 #include "penalty/penalty_internal.h"
 #include "engine/engine.h"
@@ -239,17 +240,8 @@ void fd_partition_free(fd_partition* part)
             free(part->ghost_of[r]);
         }
     }
-    free(part->ghost_of);
-    free(part->ghost_count);
-    free(part->ghost_capacity);
-    free(part->role);
-    free(part->held_flags);
-    free(part->reference);
-    free(part->new_contacts);
-    free(part->owned);
-    free(part->zone_low);
-    free(part->zone_high);
-    free(part->holders);
+    FD_FREE_ALL(part->ghost_of, part->ghost_count, part->ghost_capacity, part->role, part->held_flags, part->reference,
+                part->new_contacts, part->owned, part->zone_low, part->zone_high, part->holders);
     if (part->world != NULL && part->world->penalty->book_rows == part->book_rows) {
         part->world->penalty->book_rows = NULL; /* the world books alone again (free the partition first) */
     }

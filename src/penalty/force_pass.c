@@ -28,6 +28,7 @@
 
 #include "contact/fang_negrut_lane.h"
 #include "core/error.h"
+#include "core/grow.h"
 #include "penalty/penalty_internal.h"
 #include "penalty/sphere_block.h"
 #include "world/world_store.h"
@@ -42,16 +43,8 @@ void fd_penalty_free(fd_penalty* penalty)
     free(penalty->reference_position);
     for (int t = 0; t < penalty->thread_count; ++t) {
         fd_penalty_thread* th = &penalty->threads[t];
-        free(th->touching);
-        free(th->separation);
-        free(th->slots);
-        free(th->remote);
-        free(th->ended);
-        free(th->new_slots);
-        free(th->new_keys);
-        free(th->book_groups);
-        free(th->book_entries);
-        free(th->wall_loads);
+        FD_FREE_ALL(th->touching, th->separation, th->slots, th->remote, th->ended, th->new_slots, th->new_keys,
+                    th->book_groups, th->book_entries, th->wall_loads);
         for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {
             free(th->block[b]);
         }
@@ -60,16 +53,9 @@ void fd_penalty_free(fd_penalty* penalty)
         }
         free(th->fn_single);
     }
-    free(penalty->threads);
-    free(penalty->law_sphere_kernel);
-    free(penalty->block_law_index);
-    free(penalty->block_laws);
-    free(penalty->fn_lane_index);
-    free(penalty->fn_lane_laws);
-    free(penalty->body_turns);
-    free(penalty->released);
-    free(penalty->removed_energies);
-    free(penalty->body_work);
+    FD_FREE_ALL(penalty->threads, penalty->law_sphere_kernel, penalty->block_law_index, penalty->block_laws,
+                penalty->fn_lane_index, penalty->fn_lane_laws, penalty->body_turns, penalty->released,
+                penalty->removed_energies, penalty->body_work);
     memset(penalty, 0, sizeof *penalty);
 }
 

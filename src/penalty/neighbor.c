@@ -18,35 +18,21 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "penalty/penalty_internal.h"
 #include "world/world_store.h"
 
 void fd_neighbor_list_free(fd_neighbor_list* list)
 {
-    free(list->row_start);
-    free(list->partner);
-    free(list->kind);
-    free(list->law);
-    free(list->contact);
-    free(list->thread_row);
-    free(list->group_weight);
-    free(list->bound_target);
+    FD_FREE_ALL(list->row_start, list->partner, list->kind, list->law, list->contact, list->thread_row,
+                list->group_weight, list->bound_target);
     memset(list, 0, sizeof *list);
 }
 
 void fd_contact_pool_free(fd_contact_pool* pool)
 {
-    free(pool->history[0]);
-    free(pool->history[1]);
-    free(pool->constants);
-    free(pool->id);
-    free(pool->first_step);
-    free(pool->state);
-    free(pool->books[0]);
-    free(pool->books[1]);
-    free(pool->stored[0]);
-    free(pool->stored[1]);
-    free(pool->free_slots);
+    FD_FREE_ALL(pool->history[0], pool->history[1], pool->constants, pool->id, pool->first_step, pool->state,
+                pool->books[0], pool->books[1], pool->stored[0], pool->stored[1], pool->free_slots);
     memset(pool, 0, sizeof *pool);
 }
 

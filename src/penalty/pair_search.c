@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "penalty/penalty_internal.h"
 #include "world/world_store.h"
 
@@ -70,11 +71,7 @@ void fd_pair_scratch_free(struct fd_pair_scratch* scratch)
     if (scratch == NULL) {
         return;
     }
-    free(scratch->cell_of);
-    free(scratch->cell_start);
-    free(scratch->placed);
-    free(scratch->row_fill);
-    free(scratch->thread_rows);
+    FD_FREE_ALL(scratch->cell_of, scratch->cell_start, scratch->placed, scratch->row_fill, scratch->thread_rows);
     for (int t = 0; t < scratch->buffer_count; ++t) {
         free(scratch->buffers[t].pairs);
     }

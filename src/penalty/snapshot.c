@@ -16,17 +16,14 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "penalty/penalty_internal.h"
 #include "world/world_store.h"
 
 void fd_penalty_contacts_free(fd_penalty_contacts* contacts)
 {
-    free(contacts->pairs);
-    free(contacts->id);
-    free(contacts->first_step);
-    free(contacts->state);
-    free(contacts->springs);
-    free(contacts->books);
+    FD_FREE_ALL(contacts->pairs, contacts->id, contacts->first_step, contacts->state, contacts->springs,
+                contacts->books);
     memset(contacts, 0, sizeof *contacts);
 }
 

@@ -23,36 +23,27 @@
 #include <time.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "world/world_store.h"
+
+bool fd_contact_set_resize(fd_contact_set* set, int capacity, int history_stride, int column_count)
+{
+    size_t rows = (size_t)capacity;
+    /* Each contact's history and columns: a row of doubles (at least one) each. */
+    bool ok = fd_resize((void**)&set->contacts, rows, sizeof *set->contacts) &&
+              fd_resize((void**)&set->history, rows * (size_t)(history_stride > 0 ? history_stride : 1),
+                        sizeof(double)) &&
+              fd_resize((void**)&set->columns, rows * (size_t)(column_count > 0 ? column_count : 1), sizeof(double));
+    if (ok) {
+        set->capacity = capacity;
+    }
+    return ok;
+}
 
 static bool reserve_set(fd_contact_set* set, int count, int history_stride, int column_count)
 {
-    if (count <= set->capacity) {
-        return true;
-    }
-    int capacity = set->capacity > 0 ? set->capacity : 64;
-    while (capacity < count) {
-        capacity *= 2;
-    }
-    fd_contact* contacts = realloc(set->contacts, (size_t)capacity * sizeof *contacts);
-    if (contacts == NULL) {
-        return false;
-    }
-    set->contacts = contacts;
-    size_t history_size = (size_t)capacity * (size_t)(history_stride > 0 ? history_stride : 1) * sizeof(double);
-    double* history = realloc(set->history, history_size);
-    if (history == NULL) {
-        return false;
-    }
-    set->history = history;
-    size_t column_size = (size_t)capacity * (size_t)(column_count > 0 ? column_count : 1) * sizeof(double);
-    double* columns = realloc(set->columns, column_size);
-    if (columns == NULL) {
-        return false;
-    }
-    set->columns = columns;
-    set->capacity = capacity;
-    return true;
+    return count <= set->capacity ||
+           fd_contact_set_resize(set, fd_doubled_capacity(set->capacity, count, 64), history_stride, column_count);
 }
 
 const char* fd_world_body_label(const fd_world* world, int body, char* text, size_t size)
@@ -257,14 +248,9 @@ static fd_status build_contact_set(fd_world* world)
 bool fd_world_push_event(fd_world* world, fd_event_type type, fd_mechanism mechanism, uint64_t id, int body_i,
                          int body_j)
 {
-    if (world->event_count == world->event_capacity) {
-        int capacity = world->event_capacity > 0 ? 2 * world->event_capacity : 64;
-        fd_contact_event* grown = realloc(world->events, (size_t)capacity * sizeof *grown);
-        if (grown == NULL) {
-            return false;
-        }
-        world->events = grown;
-        world->event_capacity = capacity;
+    if (!fd_grow_doubling((void**)&world->events, &world->event_capacity, world->event_count + 1, 64,
+                          sizeof *world->events)) {
+        return false;
     }
     world->events[world->event_count++] = (fd_contact_event){
         .type = type,

@@ -1,11 +1,13 @@
-/* The world's bodies: their storage (arrays per field, grown together),
- * creation from a def with its checks, names (an open-addressing hash of
- * body indices), states and the public queries of one body.
+/* The world's bodies: their storage (arrays per field, listed once in
+ * fd_body_arrays and grown together), creation from a def with its checks,
+ * names (an open-addressing hash of body indices), states and the public
+ * queries of one body.
  *
  * Must not: step, evaluate contacts or touch the contact laws (world.c,
  * src/penalty/). */
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,45 +244,63 @@ void fd_world_make_tombstone(fd_world* world, int b, uint32_t generation)
 
 /* ---------------------------------------------------------------- bodies */
 
+/* A row of fd_body_arrays; SAVED(field) names the saved copy of a state. */
+#define BODY_ARRAY(array, saved)                                                                   \
+    {offsetof(fd_world, array), sizeof *((fd_world*)NULL)->array, saved}
+#define SAVED(array) offsetof(fd_world, array)
+
+const fd_body_array fd_body_arrays[FD_BODY_ARRAY_COUNT] = {
+    BODY_ARRAY(position, SAVED(saved_position)),
+    BODY_ARRAY(orientation, SAVED(saved_orientation)),
+    BODY_ARRAY(velocity, SAVED(saved_velocity)),
+    BODY_ARRAY(angular_velocity, SAVED(saved_angular_velocity)),
+    BODY_ARRAY(masses, 0),
+    BODY_ARRAY(colds, 0),
+    BODY_ARRAY(forces, SAVED(saved_forces)),
+    BODY_ARRAY(torques, SAVED(saved_torques)),
+    BODY_ARRAY(saved_position, 0),
+    BODY_ARRAY(saved_orientation, 0),
+    BODY_ARRAY(saved_velocity, 0),
+    BODY_ARRAY(saved_angular_velocity, 0),
+    BODY_ARRAY(saved_forces, 0),
+    BODY_ARRAY(saved_torques, 0),
+    BODY_ARRAY(motion, 0),
+    BODY_ARRAY(bounding_radii, 0),
+    BODY_ARRAY(is_static, 0),
+    BODY_ARRAY(is_wall, 0),
+    BODY_ARRAY(plane_normals, 0),
+    BODY_ARRAY(lock_work, 0),
+    BODY_ARRAY(is_removed, 0),
+    BODY_ARRAY(generations, 0),
+    BODY_ARRAY(body_names, 0),
+};
+#undef SAVED
+#undef BODY_ARRAY
+
 /* Room for `needed` bodies in every per-body array: exactly that many when
  * asked (fd_world_reserve_bodies), else by doubling. */
 static bool resize_bodies(fd_world* world, int capacity)
 {
-    int lane = 0;
     size_t old = (size_t)world->body_capacity;
-#define FD_GROW(field)                                                                                 \
-    do {                                                                                               \
-        void* grown = fd_staggered_resize(world->field, old * sizeof *world->field,                    \
-                                          (size_t)capacity * sizeof *world->field, lane++);            \
-        if (grown == NULL) return false;                                                               \
-        world->field = grown;                                                                          \
-    } while (0)
-    FD_GROW(position);
-    FD_GROW(orientation);
-    FD_GROW(velocity);
-    FD_GROW(angular_velocity);
-    FD_GROW(masses);
-    FD_GROW(colds);
-    FD_GROW(forces);
-    FD_GROW(torques);
-    FD_GROW(saved_position);
-    FD_GROW(saved_orientation);
-    FD_GROW(saved_velocity);
-    FD_GROW(saved_angular_velocity);
-    FD_GROW(saved_forces);
-    FD_GROW(saved_torques);
-    FD_GROW(motion);
-    FD_GROW(bounding_radii);
-    FD_GROW(is_static);
-    FD_GROW(is_wall);
-    FD_GROW(plane_normals);
-    FD_GROW(lock_work);
-    FD_GROW(is_removed);
-    FD_GROW(generations);
-    FD_GROW(body_names);
-#undef FD_GROW
+    for (int lane = 0; lane < FD_BODY_ARRAY_COUNT; ++lane) {
+        const fd_body_array* array = &fd_body_arrays[lane];
+        void** data = fd_body_array_pointer(world, array->field);
+        void* grown = fd_staggered_resize(*data, old * array->element_size,
+                                          (size_t)capacity * array->element_size, lane);
+        if (grown == NULL) {
+            return false;
+        }
+        *data = grown;
+    }
     world->body_capacity = capacity;
     return true;
+}
+
+void fd_world_free_body_arrays(fd_world* world)
+{
+    for (int k = 0; k < FD_BODY_ARRAY_COUNT; ++k) {
+        fd_staggered_free(*fd_body_array_pointer(world, fd_body_arrays[k].field));
+    }
 }
 
 static bool grow_bodies(fd_world* world)

@@ -275,6 +275,11 @@ struct fd_world {
 void fd_world_apply_external_loads(fd_world* world);
 fd_status fd_world_find_contacts(fd_world* world);
 fd_status fd_world_raise_events(fd_world* world);
+/* A contact set's arrays reallocated to exactly `capacity` contacts, with
+ * history_stride history values and column_count columns each (the search
+ * grows its sets by doubling; a checkpoint's reader to its count); false
+ * when out of memory (the capacity unchanged). */
+bool fd_contact_set_resize(fd_contact_set* set, int capacity, int history_stride, int column_count);
 /* Appends an event of contact `id` between body indices body_i < body_j at
  * the current step and time; false when out of memory. */
 bool fd_world_push_event(fd_world* world, fd_event_type type, fd_mechanism mechanism, uint64_t id, int body_i,
@@ -303,6 +308,28 @@ void fd_world_forget_wall_motion(fd_world* world, int b);
 fd_wall_reach fd_world_wall_reach(const fd_world* world, int wall);
 void fd_world_free_meshes(fd_world* world); /* src/world/wall_bodies.c */
 
+
+/* The world's per-body arrays (src/world/world_bodies.c), one row each in
+ * the order of their stagger lanes (core/staggered.h: the row's index is its
+ * lane, so the order sets where each array starts in its page): where the
+ * pointer sits in fd_world, its element's size, and for a state the steppers
+ * save before a step (position to torques), where its saved copy sits (0 for
+ * the others). Growing, freeing and saving the bodies walk this table. */
+typedef struct fd_body_array {
+    size_t field;
+    size_t element_size;
+    size_t saved_field;
+} fd_body_array;
+enum { FD_BODY_ARRAY_COUNT = 23 };
+extern const fd_body_array fd_body_arrays[FD_BODY_ARRAY_COUNT];
+/* Where the pointer of the array at offset `field` (a row's field or
+ * saved_field) sits in `world`. */
+static inline void** fd_body_array_pointer(fd_world* world, size_t field)
+{
+    return (void**)((char*)world + field);
+}
+/* Frees every per-body array (fd_world_free). */
+void fd_world_free_body_arrays(fd_world* world);
 
 /* Slots of removed bodies (src/world/world_bodies.c). The slot the next body
  * takes (a removed body's, or body_count); fd_world_create_body fills it and
