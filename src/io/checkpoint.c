@@ -210,27 +210,10 @@ static fd_status write_contact_set(writer* w, hid_t group)
         memcpy(r.energy + c * FD_MECHANISM_COUNT, contact->energy, sizeof contact->energy);
         r.offset[c] = contact->image_offset;
     }
-    fd_status s = FD_OK;
-    hsize_t rows = fd_checkpoint_rows_of(count);
-    hsize_t one[1] = {rows}, two[2] = {rows, 2}, v3[2] = {rows, 3};
-    hsize_t geometry[2] = {rows, FD_CHECKPOINT_GEOMETRY_DOUBLES}, loads[2] = {rows, FD_CHECKPOINT_LOADS_DOUBLES},
-            energy[3] = {rows, FD_MECHANISM_COUNT, FD_CHECKPOINT_BOOK_DOUBLES},
-            columns[2] = {rows, (hsize_t)world->column_count}, history[2] = {rows, (hsize_t)world->history_stride};
-    const hid_t D = H5T_NATIVE_DOUBLE;
-    if (s == FD_OK) s = fd_h5_set_i64(f, group, "recorded", recorded);
-    if (s == FD_OK) s = fd_h5_write(f, group, "pair", H5T_NATIVE_INT32, 2, two, r.pairs);
-    if (s == FD_OK) s = fd_h5_write(f, group, "id", H5T_NATIVE_UINT64, 1, one, r.id);
-    if (s == FD_OK) s = fd_h5_write(f, group, "first_step", H5T_NATIVE_INT64, 1, one, r.first_step);
-    if (s == FD_OK) s = fd_h5_write(f, group, "law", H5T_NATIVE_INT32, 1, one, r.law);
-    if (s == FD_OK) s = fd_h5_write(f, group, "slip_flags", H5T_NATIVE_UINT32, 2, two, r.slip);
-    if (s == FD_OK) s = fd_h5_write(f, group, "geometry", D, 2, geometry, r.geometry);
-    if (s == FD_OK) s = fd_h5_write(f, group, "loads", D, 2, loads, r.loads);
-    if (s == FD_OK) s = fd_h5_write(f, group, "energy", D, 3, energy, r.energy);
-    if (s == FD_OK) s = fd_h5_write(f, group, "image_offset", D, 2, v3, r.offset);
-    if (s == FD_OK) s = fd_h5_write(f, group, "columns", D, 2, columns, set->columns);
-    if (s == FD_OK && fd_checkpoint_set_has_history(world)) {
-        s = fd_h5_write(f, group, "history", D, 2, history, set->history);
-    }
+    fd_checkpoint_dataset datasets[FD_CHECKPOINT_SET_DATASETS];
+    int used = fd_checkpoint_set_datasets(world, &r, set, count, datasets);
+    fd_status s = fd_h5_set_i64(f, group, "recorded", recorded);
+    if (s == FD_OK) s = fd_checkpoint_transfer(f, group, datasets, used, FD_CHECKPOINT_WRITE);
     fd_checkpoint_rows_free(&r);
     return s;
 }
@@ -243,105 +226,73 @@ static fd_status write_penalty(writer* w, hid_t group)
     if (s != FD_OK) {
         return s;
     }
-    hsize_t rows = fd_checkpoint_rows_of(c.count);
-    hsize_t one[1] = {rows}, two[2] = {rows, 2}, springs[2] = {rows, (hsize_t)c.history_stride},
-            books[3] = {rows, (hsize_t)c.book_count, FD_CHECKPOINT_BOOK_DOUBLES};
     if (s == FD_OK) s = fd_h5_set_i64(f, group, "history_stride", c.history_stride);
     if (s == FD_OK) s = fd_h5_set_i64(f, group, "book_count", c.book_count);
     if (s == FD_OK) s = fd_h5_set_i64(f, group, "lifetime_books", c.lifetime_books);
-    if (s == FD_OK) s = fd_h5_write(f, group, "pair", H5T_NATIVE_INT32, 2, two, c.pairs);
-    if (s == FD_OK) s = fd_h5_write(f, group, "id", H5T_NATIVE_UINT64, 1, one, c.id);
-    if (s == FD_OK) s = fd_h5_write(f, group, "first_step", H5T_NATIVE_INT64, 1, one, c.first_step);
-    if (s == FD_OK) s = fd_h5_write(f, group, "state", H5T_NATIVE_UINT8, 1, one, c.state);
-    if (s == FD_OK) s = fd_h5_write(f, group, "springs", H5T_NATIVE_DOUBLE, 2, springs, c.springs);
-    if (s == FD_OK && c.book_count > 0) s = fd_h5_write(f, group, "books", H5T_NATIVE_DOUBLE, 3, books, c.books);
+    fd_checkpoint_dataset datasets[FD_CHECKPOINT_PENALTY_DATASETS];
+    int used = fd_checkpoint_penalty_datasets(&c, datasets);
+    if (s == FD_OK) s = fd_checkpoint_transfer(f, group, datasets, used, FD_CHECKPOINT_WRITE);
     fd_penalty_contacts_free(&c);
     return s;
 }
 
+/* Puts the i-th inlet, moving wall or outlet of the world into row i of its
+ * table (checkpoint_layout.h). */
+typedef void (*row_writer)(const fd_world* world, int i, fd_h5_table* table);
+
+/* A section that is a table of `rows` rows, each put by `put`. */
+static fd_status write_table(writer* w, hid_t group, const fd_h5_column* columns, int column_count, int rows,
+                             row_writer put)
+{
+    fd_h5_table table;
+    fd_status s = fd_h5_table_allocate(&table, columns, column_count, rows);
+    for (int i = 0; s == FD_OK && i < rows; ++i) {
+        put(w->world, i, &table);
+    }
+    if (s == FD_OK) s = fd_h5_table_write(&w->file, group, &table);
+    fd_h5_table_free(&table);
+    return s;
+}
+
+static void put_inlet(const fd_world* world, int i, fd_h5_table* table)
+{
+    const fd_inlet* inlet = &world->inlets[i];
+    *fd_h5_name(table, FD_INLET_NAME, i) = inlet->name;
+    int64_t progress[5] = {inlet->inserted, inlet->attempts, inlet->due_before, inlet->delayed, inlet->rejected};
+    memcpy(fd_h5_int64s(table, FD_INLET_PROGRESS, i), progress, sizeof progress);
+    *fd_h5_doubles(table, FD_INLET_MAX_DELAY, i) = inlet->max_delay;
+    double pause[3] = {inlet->paused ? 1.0 : 0.0, inlet->paused_since, inlet->paused_total};
+    memcpy(fd_h5_doubles(table, FD_INLET_PAUSE, i), pause, sizeof pause);
+}
+
+static void put_wall(const fd_world* world, int k, fd_h5_table* table)
+{
+    *fd_h5_int64s(table, FD_WALL_BODY, k) = world->moving_walls[k].body;
+    fd_checkpoint_wall_row(&world->moving_walls[k], fd_h5_doubles(table, FD_WALL_MOTION, k));
+}
+
+static void put_outlet(const fd_world* world, int i, fd_h5_table* table)
+{
+    const fd_outlet* outlet = &world->outlets[i];
+    *fd_h5_name(table, FD_OUTLET_NAME, i) = outlet->name;
+    *fd_h5_int64s(table, FD_OUTLET_REMOVED, i) = outlet->removed;
+    *fd_h5_doubles(table, FD_OUTLET_MASS, i) = outlet->removed_mass;
+    *fd_h5_int64s(table, FD_OUTLET_CLOSED, i) = outlet->closed ? 1 : 0;
+}
+
 static fd_status write_inlets(writer* w, hid_t group)
 {
-    const fd_world* world = w->world;
-    const fd_h5_file* f = &w->file;
-    int n = world->inlet_count;
-    const char** names = malloc((size_t)(n > 0 ? n : 1) * sizeof *names);
-    int64_t* progress = malloc((size_t)(n > 0 ? n : 1) * 5 * sizeof *progress);
-    double* max_delay = malloc((size_t)(n > 0 ? n : 1) * sizeof *max_delay);
-    double* pause = malloc((size_t)(n > 0 ? n : 1) * 3 * sizeof *pause);
-    bool allocated = names && progress && max_delay && pause;
-    fd_status s = allocated ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
-    for (int i = 0; s == FD_OK && i < n; ++i) {
-        const fd_inlet* inlet = &world->inlets[i];
-        names[i] = inlet->name;
-        int64_t values[5] = {inlet->inserted, inlet->attempts, inlet->due_before, inlet->delayed, inlet->rejected};
-        memcpy(progress + 5 * i, values, sizeof values);
-        max_delay[i] = inlet->max_delay;
-        pause[3 * i] = inlet->paused ? 1.0 : 0.0;
-        pause[3 * i + 1] = inlet->paused_since;
-        pause[3 * i + 2] = inlet->paused_total;
-    }
-    hsize_t one[1] = {(hsize_t)n}, five[2] = {(hsize_t)n, 5};
-    if (s == FD_OK) s = fd_h5_write_strings(f, group, "name", names, n);
-    /* inserted, attempts (the Philox counter of the next sphere), due_before, delayed, rejected */
-    if (s == FD_OK) s = fd_h5_write(f, group, "progress", H5T_NATIVE_INT64, 2, five, progress);
-    if (s == FD_OK) s = fd_h5_write(f, group, "max_delay", H5T_NATIVE_DOUBLE, 1, one, max_delay);
-    /* paused (0 or 1), paused_since, paused_total (s) */
-    hsize_t three[2] = {(hsize_t)n, 3};
-    if (s == FD_OK) s = fd_h5_write(f, group, "pause", H5T_NATIVE_DOUBLE, 2, three, pause);
-    free(names);
-    free(progress);
-    free(max_delay);
-    free(pause);
-    return s;
+    return write_table(w, group, fd_checkpoint_inlet_columns, FD_INLET_COLUMNS, w->world->inlet_count, put_inlet);
 }
 
 static fd_status write_walls(writer* w, hid_t group)
 {
-    const fd_world* world = w->world;
-    const fd_h5_file* f = &w->file;
-    int n = world->moving_wall_count;
-    int64_t* bodies = malloc((size_t)(n > 0 ? n : 1) * sizeof *bodies);
-    double* rows = malloc((size_t)(n > 0 ? n : 1) * FD_CHECKPOINT_WALL_DOUBLES * sizeof *rows);
-    fd_status s = bodies && rows ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
-    for (int k = 0; s == FD_OK && k < n; ++k) {
-        bodies[k] = world->moving_walls[k].body;
-        fd_checkpoint_wall_row(&world->moving_walls[k], rows + (size_t)k * FD_CHECKPOINT_WALL_DOUBLES);
-    }
-    hsize_t one[1] = {(hsize_t)n}, table[2] = {(hsize_t)n, FD_CHECKPOINT_WALL_DOUBLES};
-    if (s == FD_OK) s = fd_h5_write(f, group, "body", H5T_NATIVE_INT64, 1, one, bodies);
-    if (s == FD_OK) s = fd_h5_write(f, group, "motion", H5T_NATIVE_DOUBLE, 2, table, rows);
-    free(bodies);
-    free(rows);
-    return s;
+    return write_table(w, group, fd_checkpoint_wall_columns, FD_WALL_COLUMNS, w->world->moving_wall_count, put_wall);
 }
 
 static fd_status write_outlets(writer* w, hid_t group)
 {
-    const fd_world* world = w->world;
-    const fd_h5_file* f = &w->file;
-    int n = world->outlet_count;
-    const char** names = malloc((size_t)(n > 0 ? n : 1) * sizeof *names);
-    int64_t* removed = malloc((size_t)(n > 0 ? n : 1) * sizeof *removed);
-    double* mass = malloc((size_t)(n > 0 ? n : 1) * sizeof *mass);
-    int64_t* closed = malloc((size_t)(n > 0 ? n : 1) * sizeof *closed);
-    bool allocated = names && removed && mass && closed;
-    fd_status s = allocated ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
-    for (int i = 0; s == FD_OK && i < n; ++i) {
-        names[i] = world->outlets[i].name;
-        removed[i] = world->outlets[i].removed;
-        mass[i] = world->outlets[i].removed_mass;
-        closed[i] = world->outlets[i].closed ? 1 : 0;
-    }
-    hsize_t one[1] = {(hsize_t)n};
-    if (s == FD_OK) s = fd_h5_write_strings(f, group, "name", names, n);
-    if (s == FD_OK) s = fd_h5_write(f, group, "removed", H5T_NATIVE_INT64, 1, one, removed);
-    if (s == FD_OK) s = fd_h5_write(f, group, "removed_mass", H5T_NATIVE_DOUBLE, 1, one, mass);
-    if (s == FD_OK) s = fd_h5_write(f, group, "closed", H5T_NATIVE_INT64, 1, one, closed);
-    free(names);
-    free(removed);
-    free(mass);
-    free(closed);
-    return s;
+    return write_table(w, group, fd_checkpoint_outlet_columns, FD_OUTLET_COLUMNS, w->world->outlet_count, put_outlet);
 }
 
 static fd_status write_scene(writer* w, hid_t group)

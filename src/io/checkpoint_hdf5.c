@@ -227,6 +227,86 @@ void fd_h5_free_strings(char** strings, int64_t count)
     free(strings);
 }
 
+/* ---------------------------------------------------------------- tables */
+
+static size_t value_size(fd_h5_value value)
+{
+    return value == FD_H5_NAME ? sizeof(char*) : value == FD_H5_INT64 ? sizeof(int64_t) : sizeof(double);
+}
+
+fd_status fd_h5_table_allocate(fd_h5_table* table, const fd_h5_column* columns, int column_count, int64_t rows)
+{
+    *table = (fd_h5_table){.columns = columns, .column_count = column_count, .rows = rows};
+    bool allocated = column_count <= FD_H5_MAX_COLUMNS;
+    for (int k = 0; allocated && k < column_count; ++k) {
+        const fd_h5_column* column = &columns[k];
+        table->data[k] = calloc((size_t)(rows > 0 ? rows : 1) * (size_t)column->width, value_size(column->value));
+        allocated = table->data[k] != NULL;
+    }
+    return allocated ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+}
+
+/* The shape of column k's dataset: rank 1 [rows], or rank 2 [rows][width]. */
+static int column_shape(const fd_h5_table* table, int k, hsize_t dims[2])
+{
+    dims[0] = (hsize_t)table->rows;
+    dims[1] = (hsize_t)table->columns[k].width;
+    return table->columns[k].width > 1 ? 2 : 1;
+}
+
+static hid_t native_type(fd_h5_value value) { return value == FD_H5_INT64 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE; }
+
+fd_status fd_h5_table_write(const fd_h5_file* file, hid_t group, const fd_h5_table* table)
+{
+    fd_status s = FD_OK;
+    for (int k = 0; s == FD_OK && k < table->column_count; ++k) {
+        const fd_h5_column* column = &table->columns[k];
+        hsize_t dims[2];
+        int rank = column_shape(table, k, dims);
+        s = column->value == FD_H5_NAME
+                ? fd_h5_write_strings(file, group, column->name, table->data[k], table->rows)
+                : fd_h5_write(file, group, column->name, native_type(column->value), rank, dims, table->data[k]);
+    }
+    return s;
+}
+
+fd_status fd_h5_table_read(const fd_h5_file* file, hid_t group, fd_h5_table* table)
+{
+    fd_status s = FD_OK;
+    for (int k = 0; s == FD_OK && k < table->column_count; ++k) {
+        const fd_h5_column* column = &table->columns[k];
+        if (column->optional && !fd_h5_has(group, column->name)) {
+            continue;
+        }
+        if (column->value == FD_H5_NAME) {
+            char** strings = NULL;
+            s = fd_h5_read_strings(file, group, column->name, table->rows, &strings);
+            if (s == FD_OK) {
+                free(table->data[k]);
+                table->data[k] = strings;
+                table->strings_read[k] = true;
+            }
+            continue;
+        }
+        hsize_t dims[2];
+        int rank = column_shape(table, k, dims);
+        s = fd_h5_read(file, group, column->name, native_type(column->value), rank, dims, table->data[k]);
+    }
+    return s;
+}
+
+void fd_h5_table_free(fd_h5_table* table)
+{
+    for (int k = 0; k < table->column_count && k < FD_H5_MAX_COLUMNS; ++k) {
+        if (table->strings_read[k]) {
+            fd_h5_free_strings(table->data[k], table->rows);
+        } else {
+            free(table->data[k]);
+        }
+        table->data[k] = NULL;
+    }
+}
+
 static fd_status set_attribute(const fd_h5_file* file, hid_t object, const char* name, hid_t type, const void* value)
 {
     hid_t space = H5Screate(H5S_SCALAR);

@@ -7,6 +7,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
+
+/* ---------------------------------------------------------------- tables */
+
+const fd_h5_column fd_checkpoint_inlet_columns[FD_INLET_COLUMNS] = {
+    [FD_INLET_NAME] = {"name", FD_H5_NAME, 1, false},
+    /* inserted, attempts (the Philox counter of the next sphere), due_before, delayed, rejected */
+    [FD_INLET_PROGRESS] = {"progress", FD_H5_INT64, 5, false},
+    [FD_INLET_MAX_DELAY] = {"max_delay", FD_H5_DOUBLE, 1, false},
+    /* paused (0 or 1), paused_since, paused_total (s); written since inlets could be paused */
+    [FD_INLET_PAUSE] = {"pause", FD_H5_DOUBLE, 3, true},
+};
+const fd_h5_column fd_checkpoint_outlet_columns[FD_OUTLET_COLUMNS] = {
+    [FD_OUTLET_NAME] = {"name", FD_H5_NAME, 1, false},
+    [FD_OUTLET_REMOVED] = {"removed", FD_H5_INT64, 1, false},
+    [FD_OUTLET_MASS] = {"removed_mass", FD_H5_DOUBLE, 1, false},
+    /* 0 or 1; written since outlets could be closed by a stage */
+    [FD_OUTLET_CLOSED] = {"closed", FD_H5_INT64, 1, true},
+};
+const fd_h5_column fd_checkpoint_wall_columns[FD_WALL_COLUMNS] = {
+    [FD_WALL_BODY] = {"body", FD_H5_INT64, 1, false},
+    [FD_WALL_MOTION] = {"motion", FD_H5_DOUBLE, FD_CHECKPOINT_WALL_DOUBLES, false},
+};
+
 /* ---------------------------------------------------------------- fingerprints */
 
 const char* const fd_checkpoint_print_attributes[FD_PRINT_COUNT] = {
@@ -138,14 +162,7 @@ const char* fd_checkpoint_stepper_name(fd_stepper stepper)
 
 void fd_checkpoint_identity_free(fd_checkpoint_identity* id)
 {
-    free(id->type);
-    free(id->shape);
-    free(id->shape_size);
-    free(id->material);
-    free(id->mass);
-    free(id->inertia);
-    free(id->locks);
-    free((void*)id->names);
+    FD_FREE_ALL(id->type, id->shape, id->shape_size, id->material, id->mass, id->inertia, id->locks, (void*)id->names);
 }
 
 bool fd_checkpoint_identity_allocate(fd_checkpoint_identity* id, int64_t n)
@@ -203,15 +220,63 @@ void fd_checkpoint_identity_of(const fd_world* world, int b, fd_checkpoint_ident
 
 void fd_checkpoint_rows_free(fd_checkpoint_rows* r)
 {
-    free(r->pairs);
-    free(r->id);
-    free(r->first_step);
-    free(r->law);
-    free(r->slip);
-    free(r->geometry);
-    free(r->loads);
-    free(r->energy);
-    free(r->offset);
+    FD_FREE_ALL(r->pairs, r->id, r->first_step, r->law, r->slip, r->geometry, r->loads, r->energy, r->offset);
+}
+
+fd_status fd_checkpoint_transfer(const fd_h5_file* file, hid_t group, const fd_checkpoint_dataset* datasets, int count,
+                                 fd_checkpoint_direction direction)
+{
+    fd_status s = FD_OK;
+    for (int k = 0; s == FD_OK && k < count; ++k) {
+        const fd_checkpoint_dataset* d = &datasets[k];
+        s = direction == FD_CHECKPOINT_WRITE ? fd_h5_write(file, group, d->name, d->type, d->rank, d->dims, d->data)
+                                             : fd_h5_read(file, group, d->name, d->type, d->rank, d->dims, d->data);
+    }
+    return s;
+}
+
+int fd_checkpoint_set_datasets(const fd_world* world, const fd_checkpoint_rows* r, const fd_contact_set* set,
+                               int64_t count, fd_checkpoint_dataset out[FD_CHECKPOINT_SET_DATASETS])
+{
+    hsize_t n = fd_checkpoint_rows_of(count);
+    const hid_t D = H5T_NATIVE_DOUBLE;
+    const fd_checkpoint_dataset datasets[] = {
+        {"pair", H5T_NATIVE_INT32, 2, {n, 2}, r->pairs},
+        {"id", H5T_NATIVE_UINT64, 1, {n}, r->id},
+        {"first_step", H5T_NATIVE_INT64, 1, {n}, r->first_step},
+        {"law", H5T_NATIVE_INT32, 1, {n}, r->law},
+        {"slip_flags", H5T_NATIVE_UINT32, 2, {n, 2}, r->slip},
+        {"geometry", D, 2, {n, FD_CHECKPOINT_GEOMETRY_DOUBLES}, r->geometry},
+        {"loads", D, 2, {n, FD_CHECKPOINT_LOADS_DOUBLES}, r->loads},
+        {"energy", D, 3, {n, FD_MECHANISM_COUNT, FD_CHECKPOINT_BOOK_DOUBLES}, r->energy},
+        {"image_offset", D, 2, {n, 3}, r->offset},
+        {"columns", D, 2, {n, (hsize_t)world->column_count}, set->columns},
+        /* The last: left out where the set holds no history. */
+        {"history", D, 2, {n, (hsize_t)world->history_stride}, set->history},
+    };
+    _Static_assert(sizeof datasets / sizeof datasets[0] == FD_CHECKPOINT_SET_DATASETS, "every dataset listed");
+    int used = fd_checkpoint_set_has_history(world) ? FD_CHECKPOINT_SET_DATASETS : FD_CHECKPOINT_SET_DATASETS - 1;
+    memcpy(out, datasets, (size_t)used * sizeof *out);
+    return used;
+}
+
+int fd_checkpoint_penalty_datasets(const fd_penalty_contacts* c,
+                                   fd_checkpoint_dataset out[FD_CHECKPOINT_PENALTY_DATASETS])
+{
+    hsize_t n = fd_checkpoint_rows_of(c->count);
+    const fd_checkpoint_dataset datasets[] = {
+        {"pair", H5T_NATIVE_INT32, 2, {n, 2}, c->pairs},
+        {"id", H5T_NATIVE_UINT64, 1, {n}, c->id},
+        {"first_step", H5T_NATIVE_INT64, 1, {n}, c->first_step},
+        {"state", H5T_NATIVE_UINT8, 1, {n}, c->state},
+        {"springs", H5T_NATIVE_DOUBLE, 2, {n, (hsize_t)c->history_stride}, c->springs},
+        /* The last: left out when there are no books. */
+        {"books", H5T_NATIVE_DOUBLE, 3, {n, (hsize_t)c->book_count, FD_CHECKPOINT_BOOK_DOUBLES}, c->books},
+    };
+    _Static_assert(sizeof datasets / sizeof datasets[0] == FD_CHECKPOINT_PENALTY_DATASETS, "every dataset listed");
+    int used = c->book_count > 0 ? FD_CHECKPOINT_PENALTY_DATASETS : FD_CHECKPOINT_PENALTY_DATASETS - 1;
+    memcpy(out, datasets, (size_t)used * sizeof *out);
+    return used;
 }
 
 bool fd_checkpoint_rows_allocate(fd_checkpoint_rows* r, int64_t count)

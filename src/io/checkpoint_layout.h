@@ -1,6 +1,7 @@
 /* What a checkpoint holds, in the shapes that both its writer
  * (checkpoint.c) and its reader (checkpoint_read.c) use: the format's name,
- * the structs stored as rows of doubles, the fingerprints of what a scene
+ * the structs stored as rows of doubles, the tables of the inlets, outlets
+ * and moving walls, the fingerprints of what a scene
  * builds, a body's identity and the world's contact set as columns. The
  * layout of the file is described at the top of checkpoint.c.
  *
@@ -10,6 +11,7 @@
 
 #include <hdf5.h>
 
+#include "io/checkpoint_hdf5.h"
 #include "penalty/penalty.h"
 #include "world/world_store.h"
 
@@ -22,6 +24,15 @@
 enum { FD_CHECKPOINT_WALL_DOUBLES = 13 + 7 + 1 };
 void fd_checkpoint_wall_row(const fd_moving_wall* wall, double* row);
 void fd_checkpoint_wall_from_row(const double* row, fd_moving_wall* wall);
+
+/* The tables of the inlets, outlets and moving walls (checkpoint_hdf5.h):
+ * their columns in the order they are written, and each column's index. */
+enum { FD_INLET_NAME, FD_INLET_PROGRESS, FD_INLET_MAX_DELAY, FD_INLET_PAUSE, FD_INLET_COLUMNS };
+enum { FD_OUTLET_NAME, FD_OUTLET_REMOVED, FD_OUTLET_MASS, FD_OUTLET_CLOSED, FD_OUTLET_COLUMNS };
+enum { FD_WALL_BODY, FD_WALL_MOTION, FD_WALL_COLUMNS };
+extern const fd_h5_column fd_checkpoint_inlet_columns[FD_INLET_COLUMNS];
+extern const fd_h5_column fd_checkpoint_outlet_columns[FD_OUTLET_COLUMNS];
+extern const fd_h5_column fd_checkpoint_wall_columns[FD_WALL_COLUMNS];
 
 /* The structs stored as rows of doubles are doubles only. */
 enum {
@@ -78,6 +89,32 @@ typedef struct fd_checkpoint_rows {
 } fd_checkpoint_rows;
 bool fd_checkpoint_rows_allocate(fd_checkpoint_rows* r, int64_t count);
 void fd_checkpoint_rows_free(fd_checkpoint_rows* r);
+
+/* One dataset of the contact set's group: its name, native type and shape,
+ * and where its values lie. */
+typedef struct fd_checkpoint_dataset {
+    const char* name;
+    hid_t type;
+    int rank;
+    hsize_t dims[3];
+    void* data;
+} fd_checkpoint_dataset;
+/* Writes the datasets in turn, or reads them into their memory. */
+typedef enum fd_checkpoint_direction { FD_CHECKPOINT_WRITE, FD_CHECKPOINT_READ } fd_checkpoint_direction;
+fd_status fd_checkpoint_transfer(const fd_h5_file* file, hid_t group, const fd_checkpoint_dataset* datasets, int count,
+                                 fd_checkpoint_direction direction);
+enum { FD_CHECKPOINT_SET_DATASETS = 11 };
+/* The contact set's datasets in the order they are written and read, for
+ * `count` contacts: the columns of *r, then the set's columns and, where
+ * fd_checkpoint_set_has_history, its history. Returns how many. */
+int fd_checkpoint_set_datasets(const fd_world* world, const fd_checkpoint_rows* r, const fd_contact_set* set,
+                               int64_t count, fd_checkpoint_dataset out[FD_CHECKPOINT_SET_DATASETS]);
+
+/* The same for the penalty stepper's contacts (their pairs, ids, first
+ * steps, states, springs and, where they keep any, books). */
+enum { FD_CHECKPOINT_PENALTY_DATASETS = 6 };
+int fd_checkpoint_penalty_datasets(const fd_penalty_contacts* c,
+                                   fd_checkpoint_dataset out[FD_CHECKPOINT_PENALTY_DATASETS]);
 
 /* The complementarity stepper's set holds a history block per contact (its
  * warm start); the penalty stepper's record does not (its springs are in the

@@ -18,6 +18,7 @@
 
 #include "complementarity/complementarity.h"
 #include "core/error.h"
+#include "core/grow.h"
 #include "engine/engine.h"
 #include "io/checkpoint.h"
 #include "io/checkpoint_hdf5.h"
@@ -90,22 +91,42 @@ static fd_status check_prints(reader* r, int first, int end)
     return FD_OK;
 }
 
+/* Takes row i of a table (checkpoint_layout.h) into the world or into
+ * `into`: the i-th inlet, moving wall or outlet. */
+typedef fd_status (*row_reader)(reader* r, int64_t i, const fd_h5_table* table, void* into);
+
+/* A section that is a table of `rows` rows, each taken by `take`. */
+static fd_status read_table(reader* r, hid_t group, const fd_h5_column* columns, int column_count, int64_t rows,
+                            row_reader take, void* into)
+{
+    fd_h5_table table;
+    fd_status s = fd_h5_table_allocate(&table, columns, column_count, rows);
+    if (s == FD_OK) s = fd_h5_table_read(&r->file, group, &table);
+    for (int64_t i = 0; s == FD_OK && i < rows; ++i) {
+        s = take(r, i, &table, into);
+    }
+    fd_h5_table_free(&table);
+    return s;
+}
+
+/* The inlets' progress column alone (a table of that one column): adds the
+ * spheres an inlet had inserted to *(int64_t*)total. */
+static fd_status add_inserted(reader* r, int64_t i, const fd_h5_table* progress, void* total)
+{
+    *(int64_t*)total += fd_h5_int64s(progress, 0, i)[0];
+    return FD_OK;
+}
+
 /* The spheres the checkpoint's inlets had inserted, all together. */
 static fd_status inserted_by_inlets(reader* r, int64_t* total)
 {
     *total = 0;
     int n = r->world->inlet_count; /* the checkpoint's too: the inlets' fingerprints agree */
     hid_t group = fd_h5_group_open(&r->file, r->file.id, "inlets");
-    int64_t* progress = malloc((size_t)(n > 0 ? n : 1) * 5 * sizeof *progress);
-    hsize_t five[2] = {(hsize_t)n, 5};
     fd_status s = group < 0 ? FD_ERR_PARSE
-                  : progress ? fd_h5_read(&r->file, group, "progress", H5T_NATIVE_INT64, 2, five, progress)
-                             : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
-    for (int i = 0; s == FD_OK && i < n; ++i) {
-        *total += progress[5 * i];
-    }
+                            : read_table(r, group, &fd_checkpoint_inlet_columns[FD_INLET_PROGRESS], 1, n,
+                                         add_inserted, total);
     fd_h5_close_group(group);
-    free(progress);
     return s;
 }
 
@@ -243,10 +264,7 @@ typedef struct slot_record {
 
 static void free_slots_read(slot_record* s)
 {
-    free(s->removed);
-    free(s->generation);
-    free(s->free);
-    free(s->original);
+    FD_FREE_ALL(s->removed, s->generation, s->free, s->original);
 }
 
 static fd_status read_slots(reader* r, hid_t group, slot_record* out)
@@ -478,31 +496,6 @@ static fd_status read_world(reader* r, hid_t group)
     return s;
 }
 
-static bool reserve_contact_set(fd_contact_set* set, int64_t count, int history_stride, int column_count)
-{
-    if (count <= set->capacity) {
-        return true;
-    }
-    size_t n = (size_t)count;
-    fd_contact* contacts = realloc(set->contacts, n * sizeof *contacts);
-    if (contacts != NULL) {
-        set->contacts = contacts;
-    }
-    double* history = realloc(set->history, n * (size_t)(history_stride > 0 ? history_stride : 1) * sizeof(double));
-    if (history != NULL) {
-        set->history = history;
-    }
-    double* columns = realloc(set->columns, n * (size_t)(column_count > 0 ? column_count : 1) * sizeof(double));
-    if (columns != NULL) {
-        set->columns = columns;
-    }
-    if (contacts == NULL || history == NULL || columns == NULL) {
-        return false;
-    }
-    set->capacity = (int)count;
-    return true;
-}
-
 static fd_status read_contact_set(reader* r, hid_t group)
 {
     fd_world* world = r->world;
@@ -513,28 +506,13 @@ static fd_status read_contact_set(reader* r, hid_t group)
     memset(&rows, 0, sizeof rows);
     fd_contact_set* set = &world->contacts;
     if (s == FD_OK && (!fd_checkpoint_rows_allocate(&rows, count) ||
-                       !reserve_contact_set(set, count, world->history_stride, world->column_count))) {
+                       (count > set->capacity &&
+                        !fd_contact_set_resize(set, (int)count, world->history_stride, world->column_count)))) {
         s = fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory for %lld contacts", (long long)count);
     }
-    hsize_t n = fd_checkpoint_rows_of(count);
-    hsize_t one[1] = {n}, two[2] = {n, 2}, v3[2] = {n, 3}, geometry[2] = {n, FD_CHECKPOINT_GEOMETRY_DOUBLES},
-            loads[2] = {n, FD_CHECKPOINT_LOADS_DOUBLES},
-            energy[3] = {n, FD_MECHANISM_COUNT, FD_CHECKPOINT_BOOK_DOUBLES},
-            columns[2] = {n, (hsize_t)world->column_count}, history[2] = {n, (hsize_t)world->history_stride};
-    const hid_t D = H5T_NATIVE_DOUBLE;
-    if (s == FD_OK) s = fd_h5_read(f, group, "pair", H5T_NATIVE_INT32, 2, two, rows.pairs);
-    if (s == FD_OK) s = fd_h5_read(f, group, "id", H5T_NATIVE_UINT64, 1, one, rows.id);
-    if (s == FD_OK) s = fd_h5_read(f, group, "first_step", H5T_NATIVE_INT64, 1, one, rows.first_step);
-    if (s == FD_OK) s = fd_h5_read(f, group, "law", H5T_NATIVE_INT32, 1, one, rows.law);
-    if (s == FD_OK) s = fd_h5_read(f, group, "slip_flags", H5T_NATIVE_UINT32, 2, two, rows.slip);
-    if (s == FD_OK) s = fd_h5_read(f, group, "geometry", D, 2, geometry, rows.geometry);
-    if (s == FD_OK) s = fd_h5_read(f, group, "loads", D, 2, loads, rows.loads);
-    if (s == FD_OK) s = fd_h5_read(f, group, "energy", D, 3, energy, rows.energy);
-    if (s == FD_OK) s = fd_h5_read(f, group, "image_offset", D, 2, v3, rows.offset);
-    if (s == FD_OK) s = fd_h5_read(f, group, "columns", D, 2, columns, set->columns);
-    if (s == FD_OK && fd_checkpoint_set_has_history(world)) {
-        s = fd_h5_read(f, group, "history", D, 2, history, set->history);
-    }
+    fd_checkpoint_dataset datasets[FD_CHECKPOINT_SET_DATASETS];
+    int used = fd_checkpoint_set_datasets(world, &rows, set, count, datasets);
+    if (s == FD_OK) s = fd_checkpoint_transfer(f, group, datasets, used, FD_CHECKPOINT_READ);
     for (int64_t c = 0; s == FD_OK && c < count; ++c) {
         int i = rows.pairs[2 * c], j = rows.pairs[2 * c + 1];
         if (i < 0 || j <= i || j >= world->body_count || rows.law[c] < 0 || rows.law[c] >= world->law_count) {
@@ -594,15 +572,9 @@ static fd_status read_penalty(reader* r, hid_t group)
             s = fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory for %lld contacts", (long long)c.count);
         }
     }
-    hsize_t rows = fd_checkpoint_rows_of(c.count);
-    hsize_t one[1] = {rows}, two[2] = {rows, 2}, springs[2] = {rows, (hsize_t)stride},
-            books[3] = {rows, (hsize_t)book_count, FD_CHECKPOINT_BOOK_DOUBLES};
-    if (s == FD_OK) s = fd_h5_read(f, group, "pair", H5T_NATIVE_INT32, 2, two, c.pairs);
-    if (s == FD_OK) s = fd_h5_read(f, group, "id", H5T_NATIVE_UINT64, 1, one, c.id);
-    if (s == FD_OK) s = fd_h5_read(f, group, "first_step", H5T_NATIVE_INT64, 1, one, c.first_step);
-    if (s == FD_OK) s = fd_h5_read(f, group, "state", H5T_NATIVE_UINT8, 1, one, c.state);
-    if (s == FD_OK) s = fd_h5_read(f, group, "springs", H5T_NATIVE_DOUBLE, 2, springs, c.springs);
-    if (s == FD_OK && book_count > 0) s = fd_h5_read(f, group, "books", H5T_NATIVE_DOUBLE, 3, books, c.books);
+    fd_checkpoint_dataset datasets[FD_CHECKPOINT_PENALTY_DATASETS];
+    int used = fd_checkpoint_penalty_datasets(&c, datasets);
+    if (s == FD_OK) s = fd_checkpoint_transfer(f, group, datasets, used, FD_CHECKPOINT_READ);
     if (s == FD_OK) {
         s = fd_penalty_install(r->world, &c);
     }
@@ -610,46 +582,61 @@ static fd_status read_penalty(reader* r, hid_t group)
     return s;
 }
 
+/* Whether the checkpoint's `kind` (inlet or outlet) i is the world's: the
+ * same name, else a different scene (reported). */
+static fd_status check_name(const reader* r, const char* kind, int64_t i, const char* stored, const char* built)
+{
+    if (strcmp(stored, built) == 0) {
+        return FD_OK;
+    }
+    return fd_fail(FD_ERR_INVALID_ARGUMENT, "checkpoint '%s': %s %d is '%s' in the checkpoint and '%s' in this "
+                   "world: a different scene", r->file.path, kind, (int)i, stored, built);
+}
+
+static fd_status take_inlet(reader* r, int64_t i, const fd_h5_table* table, void* unused)
+{
+    fd_inlet* inlet = &r->world->inlets[i];
+    fd_status s = check_name(r, "inlet", i, *fd_h5_name(table, FD_INLET_NAME, i), inlet->name);
+    if (s != FD_OK) {
+        return s;
+    }
+    const int64_t* p = fd_h5_int64s(table, FD_INLET_PROGRESS, i);
+    inlet->inserted = p[0];
+    inlet->attempts = p[1];
+    inlet->due_before = p[2];
+    inlet->delayed = p[3];
+    inlet->rejected = p[4];
+    inlet->max_delay = *fd_h5_doubles(table, FD_INLET_MAX_DELAY, i);
+    const double* pause = fd_h5_doubles(table, FD_INLET_PAUSE, i);
+    inlet->paused = pause[0] != 0.0;
+    inlet->paused_since = pause[1];
+    inlet->paused_total = pause[2];
+    return FD_OK;
+}
+
 static fd_status read_inlets(reader* r, hid_t group)
 {
-    fd_world* world = r->world;
-    const fd_h5_file* f = &r->file;
-    int n = world->inlet_count;
-    char** names = NULL;
-    int64_t* progress = malloc((size_t)(n > 0 ? n : 1) * 5 * sizeof *progress);
-    double* max_delay = malloc((size_t)(n > 0 ? n : 1) * sizeof *max_delay);
-    hsize_t one[1] = {(hsize_t)n}, five[2] = {(hsize_t)n, 5};
-    fd_status s = progress && max_delay ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
-    if (s == FD_OK) s = fd_h5_read_strings(f, group, "name", n, &names);
-    if (s == FD_OK) s = fd_h5_read(f, group, "progress", H5T_NATIVE_INT64, 2, five, progress);
-    if (s == FD_OK) s = fd_h5_read(f, group, "max_delay", H5T_NATIVE_DOUBLE, 1, one, max_delay);
-    double* pause = calloc((size_t)(n > 0 ? n : 1) * 3, sizeof *pause);
-    hsize_t three[2] = {(hsize_t)n, 3};
-    if (s == FD_OK && pause == NULL) s = fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
-    if (s == FD_OK && fd_h5_has(group, "pause")) s = fd_h5_read(f, group, "pause", H5T_NATIVE_DOUBLE, 2, three, pause);
-    for (int i = 0; s == FD_OK && i < n; ++i) {
-        fd_inlet* inlet = &world->inlets[i];
-        if (strcmp(names[i], inlet->name) != 0) {
-            s = fd_fail(FD_ERR_INVALID_ARGUMENT, "checkpoint '%s': inlet %d is '%s' in the checkpoint and '%s' in "
-                        "this world: a different scene", f->path, i, names[i], inlet->name);
-            break;
-        }
-        const int64_t* p = progress + 5 * i;
-        inlet->inserted = p[0];
-        inlet->attempts = p[1];
-        inlet->due_before = p[2];
-        inlet->delayed = p[3];
-        inlet->rejected = p[4];
-        inlet->max_delay = max_delay[i];
-        inlet->paused = pause[3 * i] != 0.0;
-        inlet->paused_since = pause[3 * i + 1];
-        inlet->paused_total = pause[3 * i + 2];
+    return read_table(r, group, fd_checkpoint_inlet_columns, FD_INLET_COLUMNS, r->world->inlet_count, take_inlet,
+                      NULL);
+}
+
+/* Moving wall k into walls[k], a static body of this world after the
+ * previous wall's. */
+static fd_status take_wall(reader* r, int64_t k, const fd_h5_table* table, void* walls)
+{
+    const fd_world* world = r->world;
+    int64_t b = *fd_h5_int64s(table, FD_WALL_BODY, k);
+    if (b < 0 || b >= world->body_count || world->colds[b].type != FD_BODY_STATIC ||
+        (k > 0 && b <= *fd_h5_int64s(table, FD_WALL_BODY, k - 1))) {
+        return fd_fail(FD_ERR_PARSE, "checkpoint '%s': moving wall %lld is body %lld, not a static body of this "
+                       "world in ascending order (a damaged checkpoint)", r->file.path, (long long)k, (long long)b);
     }
-    free(pause);
-    fd_h5_free_strings(names, n);
-    free(progress);
-    free(max_delay);
-    return s;
+    fd_moving_wall* wall = (fd_moving_wall*)walls + k;
+    wall->body = (int32_t)b;
+    fd_checkpoint_wall_from_row(fd_h5_doubles(table, FD_WALL_MOTION, k), wall);
+    wall->turns_a_plane = world->colds[b].shape.type == FD_SHAPE_PLANE &&
+                          fd_v3_length_squared(wall->motion.angular_velocity) > 0.0;
+    return FD_OK;
 }
 
 /* The walls under a prescribed motion: those the scene set are replaced by
@@ -657,30 +644,10 @@ static fd_status read_inlets(reader* r, hid_t group)
 static fd_status read_walls(reader* r, hid_t group)
 {
     fd_world* world = r->world;
-    const fd_h5_file* f = &r->file;
-    int64_t n = fd_h5_rows(f, group, "body");
-    int64_t* bodies = malloc((size_t)(n > 0 ? n : 1) * sizeof *bodies);
-    double* rows = malloc((size_t)(n > 0 ? n : 1) * FD_CHECKPOINT_WALL_DOUBLES * sizeof *rows);
+    int64_t n = fd_h5_rows(&r->file, group, "body");
     fd_moving_wall* walls = malloc((size_t)(n > 0 ? n : 1) * sizeof *walls);
-    fd_status s = n < 0 ? FD_ERR_PARSE : (bodies && rows && walls ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory"));
-    hsize_t one[1] = {(hsize_t)(n > 0 ? n : 0)}, table[2] = {(hsize_t)(n > 0 ? n : 0), FD_CHECKPOINT_WALL_DOUBLES};
-    if (s == FD_OK) s = fd_h5_read(f, group, "body", H5T_NATIVE_INT64, 1, one, bodies);
-    if (s == FD_OK) s = fd_h5_read(f, group, "motion", H5T_NATIVE_DOUBLE, 2, table, rows);
-    for (int64_t k = 0; s == FD_OK && k < n; ++k) {
-        int64_t b = bodies[k];
-        if (b < 0 || b >= world->body_count || world->colds[b].type != FD_BODY_STATIC ||
-            (k > 0 && b <= bodies[k - 1])) {
-            s = fd_fail(FD_ERR_PARSE, "checkpoint '%s': moving wall %lld is body %lld, not a static body of this "
-                        "world in ascending order (a damaged checkpoint)", f->path, (long long)k, (long long)b);
-            break;
-        }
-        walls[k].body = (int32_t)b;
-        fd_checkpoint_wall_from_row(rows + (size_t)k * FD_CHECKPOINT_WALL_DOUBLES, &walls[k]);
-        walls[k].turns_a_plane = world->colds[b].shape.type == FD_SHAPE_PLANE &&
-                                 fd_v3_length_squared(walls[k].motion.angular_velocity) > 0.0;
-    }
-    free(bodies);
-    free(rows);
+    fd_status s = n < 0 ? FD_ERR_PARSE : walls ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+    if (s == FD_OK) s = read_table(r, group, fd_checkpoint_wall_columns, FD_WALL_COLUMNS, n, take_wall, walls);
     if (s != FD_OK) {
         free(walls);
         return s;
@@ -691,37 +658,24 @@ static fd_status read_walls(reader* r, hid_t group)
     return FD_OK;
 }
 
+static fd_status take_outlet(reader* r, int64_t i, const fd_h5_table* table, void* unused)
+{
+    fd_outlet* outlet = &r->world->outlets[i];
+    fd_status s = check_name(r, "outlet", i, *fd_h5_name(table, FD_OUTLET_NAME, i), outlet->name);
+    if (s != FD_OK) {
+        return s;
+    }
+    outlet->removed = *fd_h5_int64s(table, FD_OUTLET_REMOVED, i);
+    outlet->removed_mass = *fd_h5_doubles(table, FD_OUTLET_MASS, i);
+    outlet->closed = *fd_h5_int64s(table, FD_OUTLET_CLOSED, i) != 0;
+    return FD_OK;
+}
+
 static fd_status read_outlets(reader* r, hid_t group)
 {
-    fd_world* world = r->world;
-    const fd_h5_file* f = &r->file;
-    int n = world->outlet_count; /* the checkpoint's too: the outlets' fingerprints agree */
-    char** names = NULL;
-    int64_t* removed = malloc((size_t)(n > 0 ? n : 1) * sizeof *removed);
-    double* mass = malloc((size_t)(n > 0 ? n : 1) * sizeof *mass);
-    int64_t* closed = calloc((size_t)(n > 0 ? n : 1), sizeof *closed);
-    hsize_t one[1] = {(hsize_t)n};
-    fd_status s = removed && mass && closed ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
-    if (s == FD_OK) s = fd_h5_read_strings(f, group, "name", n, &names);
-    if (s == FD_OK) s = fd_h5_read(f, group, "removed", H5T_NATIVE_INT64, 1, one, removed);
-    if (s == FD_OK) s = fd_h5_read(f, group, "removed_mass", H5T_NATIVE_DOUBLE, 1, one, mass);
-    /* Optional: written since outlets could be closed by a stage. */
-    if (s == FD_OK && fd_h5_has(group, "closed")) s = fd_h5_read(f, group, "closed", H5T_NATIVE_INT64, 1, one, closed);
-    for (int i = 0; s == FD_OK && i < n; ++i) {
-        if (strcmp(names[i], world->outlets[i].name) != 0) {
-            s = fd_fail(FD_ERR_INVALID_ARGUMENT, "checkpoint '%s': outlet %d is '%s' in the checkpoint and '%s' in "
-                        "this world: a different scene", f->path, i, names[i], world->outlets[i].name);
-            break;
-        }
-        world->outlets[i].removed = removed[i];
-        world->outlets[i].removed_mass = mass[i];
-        world->outlets[i].closed = closed[i] != 0;
-    }
-    fd_h5_free_strings(names, n);
-    free(removed);
-    free(mass);
-    free(closed);
-    return s;
+    /* The checkpoint's count too: the outlets' fingerprints agree. */
+    return read_table(r, group, fd_checkpoint_outlet_columns, FD_OUTLET_COLUMNS, r->world->outlet_count,
+                      take_outlet, NULL);
 }
 
 /* Reads one group of the checkpoint with its section_reader: every section
