@@ -52,6 +52,7 @@
 
 #include "collide/collide.h"
 #include "core/error.h"
+#include "core/grow.h"
 #include "core/math.h"
 #include "fricdem/io.h"
 #include "io/block_file.h"
@@ -239,12 +240,8 @@ static void output_free(fd_output* output)
     for (int t = 0; t < output->row_text_count; ++t) {
         fd_text_free(&output->row_texts[t]);
     }
-    free(output->row_texts);
-    free(output->outlet_removed);
-    free(output->outlet_mass);
-    free(output->snapshots);
-    free(output->path);
-    free(output);
+    FD_FREE_ALL(output->row_texts, output->outlet_removed, output->outlet_mass, output->snapshots, output->path,
+                output);
 }
 
 fd_output* fd_output_open(const fd_world* world, const fd_output_settings* settings)
@@ -444,16 +441,20 @@ bool fd_output_due(const fd_output* output, const fd_world* world)
            schedule_due(&output->trajectory_schedule, time, step, dt);
 }
 
+/* Whether `schedule` is due at the end of the step the world takes next. */
+static bool due_after_next_step(const fd_schedule* schedule, const fd_world* world)
+{
+    double dt = fd_world_time_step(world);
+    return schedule_due(schedule, fd_world_time(world) + dt, fd_world_step_count(world) + 1, dt);
+}
+
 bool fd_output_wants_wall_reactions(const fd_output* output, const fd_world* world)
 {
     if (!output || !world) {
         return false;
     }
-    double dt = fd_world_time_step(world);
-    double time = fd_world_time(world) + dt;
-    int64_t step = fd_world_step_count(world) + 1;
-    return (output->walls.open && schedule_due(&output->csv, time, step, dt)) ||
-           (output->walls_vtu && schedule_due(&output->vtu, time, step, dt));
+    return (output->walls.open && due_after_next_step(&output->csv, world)) ||
+           (output->walls_vtu && due_after_next_step(&output->vtu, world));
 }
 
 bool fd_output_wants_contacts(const fd_output* output, const fd_world* world)
@@ -461,13 +462,10 @@ bool fd_output_wants_contacts(const fd_output* output, const fd_world* world)
     if (!output || !world) {
         return false;
     }
-    double dt = fd_world_time_step(world);
-    double time = fd_world_time(world) + dt;
-    int64_t step = fd_world_step_count(world) + 1;
-    return (output->contacts.open && schedule_due(&output->csv, time, step, dt)) ||
-           schedule_due(&output->vtu, time, step, dt) ||
+    return (output->contacts.open && due_after_next_step(&output->csv, world)) ||
+           due_after_next_step(&output->vtu, world) ||
            (fd_trajectory_writes_contacts(output->trajectory) &&
-            schedule_due(&output->trajectory_schedule, time, step, dt));
+            due_after_next_step(&output->trajectory_schedule, world));
 }
 
 static fd_status output_write(fd_output* output, const fd_world* world);

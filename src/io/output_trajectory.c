@@ -74,6 +74,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "io/checkpoint_hdf5.h"
 #include "io/hdf5_direct.h"
 #include "io/number_format.h"
@@ -94,6 +95,16 @@ static int64_t chunk_rows(int64_t expected)
         rows *= 2;
     }
     return rows;
+}
+
+/* `ok`, with the failure reported (fd_trajectory_fail: "WHAT 'NAME'") when
+ * false: the last word of each writer of the file's fixed parts. */
+static bool reported(const fd_trajectory* t, bool ok, const char* what, const char* name)
+{
+    if (!ok) {
+        fd_trajectory_fail(t, what, name);
+    }
+    return ok;
 }
 
 /* The /h5md metadata group, the units module, the material and shape names. */
@@ -133,10 +144,7 @@ static bool write_metadata(fd_trajectory* t, const fd_world* world)
     free(names);
     fd_h5md_release(parameters);
     fd_h5md_release(properties);
-    if (!ok) {
-        fd_trajectory_fail(t, "cannot write the metadata", "/h5md");
-    }
-    return ok;
+    return reported(t, ok, "cannot write the metadata", "/h5md");
 }
 
 /* particles/all/box: dimension 3, the boundary of each axis and, with
@@ -176,10 +184,7 @@ static bool write_box(fd_trajectory* t, hid_t all, const fd_world* world)
     }
     fd_h5md_release(space);
     fd_h5md_release(box);
-    if (!ok) {
-        fd_trajectory_fail(t, "cannot write the box", "/particles/all/box");
-    }
-    return ok;
+    return reported(t, ok, "cannot write the box", "/particles/all/box");
 }
 
 /* particles/all/position with the shared step and time, then the other
@@ -259,10 +264,7 @@ static bool create_contacts(fd_trajectory* t, const fd_world* world, int64_t row
     fd_h5md_release(space);
     fd_h5md_release(group);
     fd_h5md_release(connectivity);
-    if (!ok) {
-        fd_trajectory_fail(t, "cannot create the contacts' groups in", t->h5_path);
-    }
-    return ok;
+    return reported(t, ok, "cannot create the contacts' groups in", t->h5_path);
 }
 
 static bool create_observables(fd_trajectory* t)
@@ -309,11 +311,7 @@ static void trajectory_free(fd_trajectory* t)
     free(t->model_names);
     free(t->model);
     fd_h5md_release(t->file);
-    free(t->times);
-    free(t->body_counts);
-    free(t->contact_counts);
-    free(t->arrays);
-    free(t->reals.data);
+    FD_FREE_ALL(t->times, t->body_counts, t->contact_counts, t->arrays, t->reals.data);
     fd_chunk_buffers_free(&t->chunks);
     free(t->integers.data);
     free(t->smalls.data);
