@@ -289,73 +289,75 @@ static double parse_power(expression* e)
     return take(e, "^") ? pow(base, parse_power(e)) : base;
 }
 
-static double parse_product(expression* e)
+/* The binary operators, all left-associative, by level from the loosest
+ * (&& and || share one) to the tightest; within a level a symbol comes
+ * before a shorter one it starts with ("<=" before "<"). Both operands are
+ * always evaluated (no short circuit). */
+typedef enum binary_op {
+    OP_AND, OP_OR,
+    OP_LE, OP_GE, OP_LT, OP_GT, OP_EQ, OP_NE,
+    OP_ADD, OP_SUB,
+    OP_MUL, OP_DIV, OP_MOD
+} binary_op;
+enum { OPERATOR_LEVELS = 4, LEVEL_OPERATORS = 6 };
+typedef struct binary_operator {
+    const char* symbol;
+    binary_op op;
+} binary_operator;
+static const binary_operator operators[OPERATOR_LEVELS][LEVEL_OPERATORS] = {
+    {{"&&", OP_AND}, {"||", OP_OR}},
+    {{"<=", OP_LE}, {">=", OP_GE}, {"<", OP_LT}, {">", OP_GT}, {"==", OP_EQ}, {"!=", OP_NE}},
+    {{"+", OP_ADD}, {"-", OP_SUB}},
+    {{"*", OP_MUL}, {"/", OP_DIV}, {"%", OP_MOD}},
+};
+
+static double apply(binary_op op, double left, double right)
 {
-    double value = parse_power(e);
-    for (;;) {
-        if (take(e, "*")) {
-            value *= parse_power(e);
-        } else if (take(e, "/")) {
-            value /= parse_power(e);
-        } else if (take(e, "%")) {
-            value = fmod(value, parse_power(e));
-        } else {
-            return value;
-        }
+    switch (op) {
+    case OP_AND: return left != 0.0 && right != 0.0;
+    case OP_OR: return left != 0.0 || right != 0.0;
+    case OP_LE: return left <= right;
+    case OP_GE: return left >= right;
+    case OP_LT: return left < right;
+    case OP_GT: return left > right;
+    case OP_EQ: return left == right;
+    case OP_NE: return left != right;
+    case OP_ADD: return left + right;
+    case OP_SUB: return left - right;
+    case OP_MUL: return left * right;
+    case OP_DIV: return left / right;
+    case OP_MOD: break;
     }
+    return fmod(left, right);
 }
 
-static double parse_sum(expression* e)
+/* The operator of `level` at e->at, taken; NULL when there is none. */
+static const binary_operator* take_operator(expression* e, int level)
 {
-    double value = parse_product(e);
-    for (;;) {
-        if (take(e, "+")) {
-            value += parse_product(e);
-        } else if (take(e, "-")) {
-            value -= parse_product(e);
-        } else {
-            return value;
+    for (int k = 0; k < LEVEL_OPERATORS && operators[level][k].symbol != NULL; ++k) {
+        if (take(e, operators[level][k].symbol)) {
+            return &operators[level][k];
         }
     }
+    return NULL;
 }
 
-static double parse_comparison(expression* e)
+/* Operands joined by the operators of `level` and tighter ones (powers and
+ * unary operators below the last level). */
+static double parse_level(expression* e, int level)
 {
-    double value = parse_sum(e);
-    for (;;) {
-        if (take(e, "<=")) {
-            value = value <= parse_sum(e);
-        } else if (take(e, ">=")) {
-            value = value >= parse_sum(e);
-        } else if (take(e, "<")) {
-            value = value < parse_sum(e);
-        } else if (take(e, ">")) {
-            value = value > parse_sum(e);
-        } else if (take(e, "==")) {
-            value = value == parse_sum(e);
-        } else if (take(e, "!=")) {
-            value = value != parse_sum(e);
-        } else {
-            return value;
-        }
+    if (level == OPERATOR_LEVELS) {
+        return parse_power(e);
     }
+    double value = parse_level(e, level + 1);
+    for (const binary_operator* o; (o = take_operator(e, level)) != NULL;) {
+        value = apply(o->op, value, parse_level(e, level + 1));
+    }
+    return value;
 }
 
-static double parse_or(expression* e)
-{
-    double value = parse_comparison(e);
-    for (;;) {
-        if (take(e, "&&")) {
-            double right = parse_comparison(e);
-            value = value != 0.0 && right != 0.0;
-        } else if (take(e, "||")) {
-            double right = parse_comparison(e);
-            value = value != 0.0 || right != 0.0;
-        } else {
-            return value;
-        }
-    }
-}
+/* A whole expression. */
+static double parse_or(expression* e) { return parse_level(e, 0); }
 
 /* error[0] == '\0' on success. */
 static double evaluate_text(lmp_deck* deck, const char* text, char* error, size_t error_size)
