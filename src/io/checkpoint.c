@@ -152,22 +152,16 @@ static fd_status write_bodies(writer* w, hid_t group)
         }
     }
     hsize_t rows = fd_checkpoint_rows_of(n), extras_rows = fd_checkpoint_rows_of(extra_count);
-    hsize_t v3[2] = {rows, 3}, q4[2] = {rows, 4}, one[1] = {rows}, two[2] = {rows, 2};
+    hsize_t one[1] = {rows};
     hsize_t extra_rows[1] = {extras_rows}, extra_dims[2] = {extras_rows, FD_CHECKPOINT_EXTRA_DOUBLES};
     const hid_t D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT32;
-    if (s == FD_OK) s = fd_h5_write(f, group, "position", D, 2, v3, world->position);
-    if (s == FD_OK) s = fd_h5_write(f, group, "orientation", D, 2, q4, world->orientation);
-    if (s == FD_OK) s = fd_h5_write(f, group, "velocity", D, 2, v3, world->velocity);
-    if (s == FD_OK) s = fd_h5_write(f, group, "angular_velocity", D, 2, v3, world->angular_velocity);
-    if (s == FD_OK) s = fd_h5_write(f, group, "force", D, 2, v3, world->forces);
-    if (s == FD_OK) s = fd_h5_write(f, group, "torque", D, 2, v3, world->torques);
-    if (s == FD_OK) s = fd_h5_write(f, group, "type", I, 1, one, id.type);
-    if (s == FD_OK) s = fd_h5_write(f, group, "shape", I, 1, one, id.shape);
-    if (s == FD_OK) s = fd_h5_write(f, group, "shape_size", D, 2, v3, id.shape_size);
-    if (s == FD_OK) s = fd_h5_write(f, group, "material", I, 1, one, id.material);
-    if (s == FD_OK) s = fd_h5_write(f, group, "mass", D, 1, one, id.mass);
-    if (s == FD_OK) s = fd_h5_write(f, group, "inertia", D, 2, v3, id.inertia);
-    if (s == FD_OK) s = fd_h5_write(f, group, "locks", I, 2, two, id.locks);
+    fd_checkpoint_dataset state[FD_CHECKPOINT_STATE_DATASETS], identity[FD_CHECKPOINT_IDENTITY_DATASETS];
+    fd_checkpoint_state_datasets(world, n, state);
+    fd_checkpoint_identity_datasets(&id, n, identity);
+    if (s == FD_OK) s = fd_checkpoint_transfer(f, group, state, FD_CHECKPOINT_STATE_DATASETS, FD_CHECKPOINT_WRITE);
+    if (s == FD_OK) {
+        s = fd_checkpoint_transfer(f, group, identity, FD_CHECKPOINT_IDENTITY_DATASETS, FD_CHECKPOINT_WRITE);
+    }
     if (s == FD_OK) s = fd_h5_write_strings(f, group, "name", id.names, n);
     if (s == FD_OK) s = fd_h5_write(f, group, "extra_body", I, 1, extra_rows, extra_body);
     if (s == FD_OK) s = fd_h5_write(f, group, "extra", D, 2, extra_dims, extras);

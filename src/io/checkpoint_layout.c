@@ -235,6 +235,39 @@ fd_status fd_checkpoint_transfer(const fd_h5_file* file, hid_t group, const fd_c
     return s;
 }
 
+void fd_checkpoint_state_datasets(const fd_world* world, int64_t n,
+                                  fd_checkpoint_dataset out[FD_CHECKPOINT_STATE_DATASETS])
+{
+    hsize_t rows = fd_checkpoint_rows_of(n);
+    const hid_t D = H5T_NATIVE_DOUBLE;
+    const fd_checkpoint_dataset datasets[FD_CHECKPOINT_STATE_DATASETS] = {
+        {"position", D, 2, {rows, 3}, world->position},
+        {"orientation", D, 2, {rows, 4}, world->orientation},
+        {"velocity", D, 2, {rows, 3}, world->velocity},
+        {"angular_velocity", D, 2, {rows, 3}, world->angular_velocity},
+        {"force", D, 2, {rows, 3}, world->forces},
+        {"torque", D, 2, {rows, 3}, world->torques},
+    };
+    memcpy(out, datasets, sizeof datasets);
+}
+
+void fd_checkpoint_identity_datasets(const fd_checkpoint_identity* id, int64_t n,
+                                     fd_checkpoint_dataset out[FD_CHECKPOINT_IDENTITY_DATASETS])
+{
+    hsize_t rows = fd_checkpoint_rows_of(n);
+    const hid_t D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT32;
+    const fd_checkpoint_dataset datasets[FD_CHECKPOINT_IDENTITY_DATASETS] = {
+        {"type", I, 1, {rows}, id->type},
+        {"shape", I, 1, {rows}, id->shape},
+        {"shape_size", D, 2, {rows, 3}, id->shape_size},
+        {"material", I, 1, {rows}, id->material},
+        {"mass", D, 1, {rows}, id->mass},
+        {"inertia", D, 2, {rows, 3}, id->inertia},
+        {"locks", I, 2, {rows, 2}, id->locks},
+    };
+    memcpy(out, datasets, sizeof datasets);
+}
+
 int fd_checkpoint_set_datasets(const fd_world* world, const fd_checkpoint_rows* r, const fd_contact_set* set,
                                int64_t count, fd_checkpoint_dataset out[FD_CHECKPOINT_SET_DATASETS])
 {

@@ -103,6 +103,13 @@ typedef struct fd_checkpoint_dataset {
 typedef enum fd_checkpoint_direction { FD_CHECKPOINT_WRITE, FD_CHECKPOINT_READ } fd_checkpoint_direction;
 fd_status fd_checkpoint_transfer(const fd_h5_file* file, hid_t group, const fd_checkpoint_dataset* datasets, int count,
                                  fd_checkpoint_direction direction);
+/* The bodies' states and loads (the first n rows of the world's arrays),
+ * and a body's identity (checkpoint_identity: all but its name). */
+enum { FD_CHECKPOINT_STATE_DATASETS = 6, FD_CHECKPOINT_IDENTITY_DATASETS = 7 };
+void fd_checkpoint_state_datasets(const fd_world* world, int64_t n,
+                                  fd_checkpoint_dataset out[FD_CHECKPOINT_STATE_DATASETS]);
+void fd_checkpoint_identity_datasets(const fd_checkpoint_identity* id, int64_t n,
+                                     fd_checkpoint_dataset out[FD_CHECKPOINT_IDENTITY_DATASETS]);
 enum { FD_CHECKPOINT_SET_DATASETS = 11 };
 /* The contact set's datasets in the order they are written and read, for
  * `count` contacts: the columns of *r, then the set's columns and, where

@@ -398,16 +398,9 @@ static fd_status read_bodies(reader* r, hid_t group)
                      fd_checkpoint_identity_allocate(&built, world->body_count);
     fd_status s = allocated ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory for %lld bodies",
                                               (long long)n);
-    hsize_t rows = fd_checkpoint_rows_of(n);
-    hsize_t v3[2] = {rows, 3}, q4[2] = {rows, 4}, one[1] = {rows}, two[2] = {rows, 2};
-    const hid_t D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT32;
-    if (s == FD_OK) s = fd_h5_read(f, group, "type", I, 1, one, stored.type);
-    if (s == FD_OK) s = fd_h5_read(f, group, "shape", I, 1, one, stored.shape);
-    if (s == FD_OK) s = fd_h5_read(f, group, "shape_size", D, 2, v3, stored.shape_size);
-    if (s == FD_OK) s = fd_h5_read(f, group, "material", I, 1, one, stored.material);
-    if (s == FD_OK) s = fd_h5_read(f, group, "mass", D, 1, one, stored.mass);
-    if (s == FD_OK) s = fd_h5_read(f, group, "inertia", D, 2, v3, stored.inertia);
-    if (s == FD_OK) s = fd_h5_read(f, group, "locks", I, 2, two, stored.locks);
+    fd_checkpoint_dataset identity[FD_CHECKPOINT_IDENTITY_DATASETS];
+    fd_checkpoint_identity_datasets(&stored, n, identity);
+    if (s == FD_OK) s = fd_checkpoint_transfer(f, group, identity, FD_CHECKPOINT_IDENTITY_DATASETS, FD_CHECKPOINT_READ);
     if (s == FD_OK) s = fd_h5_read_strings(f, group, "name", n, &names);
     for (int64_t b = 0; s == FD_OK && b < n; ++b) {
         stored.names[b] = names[b];
@@ -423,8 +416,8 @@ static fd_status read_bodies(reader* r, hid_t group)
     }
     hsize_t extras_rows = fd_checkpoint_rows_of(extra_count);
     hsize_t extra_rows[1] = {extras_rows}, extra_dims[2] = {extras_rows, FD_CHECKPOINT_EXTRA_DOUBLES};
-    if (s == FD_OK) s = fd_h5_read(f, group, "extra_body", I, 1, extra_rows, extra_body);
-    if (s == FD_OK) s = fd_h5_read(f, group, "extra", D, 2, extra_dims, extras);
+    if (s == FD_OK) s = fd_h5_read(f, group, "extra_body", H5T_NATIVE_INT32, 1, extra_rows, extra_body);
+    if (s == FD_OK) s = fd_h5_read(f, group, "extra", H5T_NATIVE_DOUBLE, 2, extra_dims, extras);
     slot_record removed;
     memset(&removed, 0, sizeof removed);
     if (s == FD_OK) s = read_slots(r, group, &removed);
@@ -452,12 +445,10 @@ static fd_status read_bodies(reader* r, hid_t group)
             *world->masses[b].extra = extras[k];
         }
     }
-    if (s == FD_OK) s = fd_h5_read(f, group, "position", D, 2, v3, world->position);
-    if (s == FD_OK) s = fd_h5_read(f, group, "orientation", D, 2, q4, world->orientation);
-    if (s == FD_OK) s = fd_h5_read(f, group, "velocity", D, 2, v3, world->velocity);
-    if (s == FD_OK) s = fd_h5_read(f, group, "angular_velocity", D, 2, v3, world->angular_velocity);
-    if (s == FD_OK) s = fd_h5_read(f, group, "force", D, 2, v3, world->forces);
-    if (s == FD_OK) s = fd_h5_read(f, group, "torque", D, 2, v3, world->torques);
+    /* Into the arrays as the bodies created again left them. */
+    fd_checkpoint_dataset state[FD_CHECKPOINT_STATE_DATASETS];
+    fd_checkpoint_state_datasets(world, n, state);
+    if (s == FD_OK) s = fd_checkpoint_transfer(f, group, state, FD_CHECKPOINT_STATE_DATASETS, FD_CHECKPOINT_READ);
     fd_h5_free_strings(names, n);
     free(extra_body);
     free(extras);
