@@ -93,20 +93,11 @@ Test(random_fill, no_overlap_inside_the_region_radii_in_the_spread)
     cr_assert_eq(n, 2800);
     double volume = 0.0;
     for (int k = 0; k < n; ++k) {
-        fd_body_id id = fd_world_body_at(scene.world, k);
-        fd_body_info info = fd_body_get_info(scene.world, id);
-        fd_body_state s = fd_body_get_state(scene.world, id);
-        char name[32];
-        snprintf(name, sizeof name, "bead%d", k);
-        cr_assert_str_eq(info.name, name);
-        cr_assert_eq(info.type, FD_BODY_DYNAMIC);
-        cr_assert_eq(info.shape.type, FD_SHAPE_SPHERE);
-        double r = info.shape.radius;
-        cr_assert(r >= 0.008 && r <= 0.012, "bead%d: radius %g outside 0.01 x [0.8, 1.2]", k, r);
-        cr_assert(s.position.x - r >= -0.15 && s.position.x + r <= 0.15, "bead%d sticks out along x", k);
-        cr_assert(s.position.y - r >= -0.15 && s.position.y + r <= 0.15, "bead%d sticks out along y", k);
-        cr_assert(s.position.z - r >= 0.0 && s.position.z + r <= 0.5, "bead%d sticks out along z", k);
-        cr_assert_eq(s.velocity.z, -1.0);
+        double r;
+        fd_vec3 position;
+        /* Radii 0.01 x [0.8, 1.2]. */
+        expect_generated_sphere(&scene, k, "bead", 0.008, 0.012, fd_v3(-0.15, -0.15, 0.0), fd_v3(0.15, 0.15, 0.5), &r,
+                                &position);
         volume += 4.0 / 3.0 * 3.14159265358979323846 * r * r * r;
     }
     cr_assert(volume / 0.045 > 0.26 && volume / 0.045 < 0.28, "packing fraction %g", volume / 0.045);
@@ -241,15 +232,25 @@ static void plain_rsa(uint64_t seed, int count, double radius, double spread, co
     }
 }
 
+/* The scene of HEADER and the one random generator given (its entry after
+ * "generators:"), loaded; asserts that it placed count spheres. */
+static fd_scene load_random(const char* name, const char* generator, int count)
+{
+    char text[1024];
+    snprintf(text, sizeof text, HEADER "generators:\n%s", generator);
+    fd_scene scene = load_ok(name, text, NULL, 0);
+    cr_assert_eq(fd_world_body_count(scene.world), count);
+    return scene;
+}
+
 Test(random_fill, the_batches_change_nothing_a_plain_rsa_agrees)
 {
     /* 600 spheres at a packing fraction of 0.27: most proposals go through
      * the batches and their single-precision pre-check. */
-    const char* text = HEADER "generators:\n"
-                              "  - {type: random, count: 600, material: glass, radius: 0.01, radius_spread: 0.2,\n"
-                              "     region: {min: [0, 0, 0], max: [0.2, 0.2, 0.242]}, seed: 11}\n";
-    fd_scene scene = load_ok("plain.yaml", text, NULL, 0);
-    cr_assert_eq(fd_world_body_count(scene.world), 600);
+    fd_scene scene = load_random("plain.yaml",
+                                 "  - {type: random, count: 600, material: glass, radius: 0.01, radius_spread: 0.2,\n"
+                                 "     region: {min: [0, 0, 0], max: [0.2, 0.2, 0.242]}, seed: 11}\n",
+                                 600);
     sphere* got = spheres_of(scene.world, 0, 600);
     sphere* want = calloc(600, sizeof *want);
     cr_assert_not_null(want);
@@ -340,10 +341,9 @@ Test(random_fill, a_hundred_thousand_spheres_fill_their_region)
     /* 10^5 spheres at a packing fraction of 0.25 (about 3 proposals per
      * sphere): the batched, gridded path at a size where it matters. Its
      * speed is measured by the benchmarks, not here. */
-    const char* text = HEADER "generators:\n"
-                              "  - {type: random, count: 100000, material: glass, radius: 0.001, radius_spread: 0.1,\n"
-                              "     region: {min: [0, 0, 0], max: [0.1, 0.1, 0.16963]}}\n";
-    fd_scene scene = load_ok("big.yaml", text, NULL, 0);
-    cr_assert_eq(fd_world_body_count(scene.world), 100000);
+    fd_scene scene = load_random("big.yaml",
+                                 "  - {type: random, count: 100000, material: glass, radius: 0.001, radius_spread: 0.1,\n"
+                                 "     region: {min: [0, 0, 0], max: [0.1, 0.1, 0.16963]}}\n",
+                                 100000);
     fd_scene_free(&scene);
 }

@@ -176,27 +176,34 @@ Test(scene, example_scenes_load)
 
 /* ---------------------------------------------------------------- errors: keys */
 
+/* HEADER and the start of one steel body (lines 5-6): the body's own keys
+ * start at line 7. */
+#define STEEL_BODY                                                                                                     \
+    HEADER "bodies:\n"                                                                                                 \
+           "  - material: steel\n"
+/* STEEL_BODY as a sphere of radius 0.1 (line 7): a key added to it stands at
+ * line 8. */
+#define STEEL_SPHERE STEEL_BODY "    shape: {type: sphere, radius: 0.1}\n"
+/* HEADER and the start of a steel-steel contact law (lines 5-6): its own
+ * keys start at line 7. */
+#define STEEL_CONTACT                                                                                                  \
+    HEADER "contacts:\n"                                                                                               \
+           "  - materials: [steel, steel]\n"
+
 Test(scene, spec_example_negative_radius)
 {
     expect_error_at("x.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    shape: {type: sphere, radius: 0.1}\n"
-                           "  - material: steel\n"
-                           "    shape:\n"
-                           "      type: sphere\n"
-                           "      radius: -0.1\n",
+                    STEEL_SPHERE "  - material: steel\n"
+                                 "    shape:\n"
+                                 "      type: sphere\n"
+                                 "      radius: -0.1\n",
                     11, "bodies[1].shape.radius", "must be > 0 (got -0.1)", NULL);
 }
 
 Test(scene, unknown_key_with_suggestion)
 {
-    expect_error_at("typo.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    shape: {type: sphere, radius: 0.1}\n"
-                           "    velocty: [1, 0, 0]\n",
-                    8, "bodies[0].velocty", "unknown key 'velocty'", "did you mean 'velocity'?", NULL);
+    expect_error_at("typo.yaml", STEEL_SPHERE "    velocty: [1, 0, 0]\n", 8, "bodies[0].velocty",
+                    "unknown key 'velocty'", "did you mean 'velocity'?", NULL);
     expect_error_at("top.yaml", HEADER "bodys: []\n", 5, "bodys", "did you mean 'bodies'?", NULL);
     expect_error_at("nested.yaml", HEADER "world: {gravty: [0, 0, -1]}\n", 5, "world.gravty", "did you mean 'gravity'?",
                     NULL);
@@ -221,44 +228,24 @@ Test(scene, missing_required_keys)
                     "required key is missing", NULL);
     expect_error_at("materials.yaml", "time: {step: 1, duration: 1}\n", 1, "materials", "required key is missing",
                     NULL);
-    expect_error_at("radius.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    shape: {type: sphere}\n",
-                    7, "bodies[0].shape.radius", "required key is missing (for a sphere)", NULL);
-    expect_error_at("normal.yaml",
-                    HEADER "contacts:\n"
-                           "  - materials: [steel, steel]\n",
-                    6, "contacts[0].normal", "required key is missing", NULL);
+    expect_error_at("radius.yaml", STEEL_BODY "    shape: {type: sphere}\n", 7, "bodies[0].shape.radius",
+                    "required key is missing (for a sphere)", NULL);
+    expect_error_at("normal.yaml", STEEL_CONTACT, 6, "contacts[0].normal", "required key is missing", NULL);
 }
 
 Test(scene, wrong_types)
 {
-    expect_error_at("quoted.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    shape: {type: sphere, radius: \"0.1\"}\n",
-                    7, "bodies[0].shape.radius", "expected a number, got the quoted string \"0.1\"", NULL);
-    expect_error_at("word.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    shape: {type: sphere, radius: 0.1}\n"
-                           "    mass: heavy\n",
-                    8, "bodies[0].mass", "expected a number, got 'heavy'", NULL);
-    expect_error_at("short.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    shape: {type: sphere, radius: 0.1}\n"
-                           "    position: [1, 2]\n",
-                    8, "bodies[0].position", "expected [x, y, z] (3 numbers), got a sequence of 2", NULL);
+    expect_error_at("quoted.yaml", STEEL_BODY "    shape: {type: sphere, radius: \"0.1\"}\n", 7,
+                    "bodies[0].shape.radius", "expected a number, got the quoted string \"0.1\"", NULL);
+    expect_error_at("word.yaml", STEEL_SPHERE "    mass: heavy\n", 8, "bodies[0].mass",
+                    "expected a number, got 'heavy'", NULL);
+    expect_error_at("short.yaml", STEEL_SPHERE "    position: [1, 2]\n", 8, "bodies[0].position",
+                    "expected [x, y, z] (3 numbers), got a sequence of 2", NULL);
     expect_error_at("component.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    shape: {type: sphere, radius: 0.1}\n"
-                           "    velocity:\n"
-                           "      - 1\n"
-                           "      - fast\n"
-                           "      - 0\n",
+                    STEEL_SPHERE "    velocity:\n"
+                                 "      - 1\n"
+                                 "      - fast\n"
+                                 "      - 0\n",
                     10, "bodies[0].velocity[1]", "expected a number, got 'fast'", NULL);
     expect_error_at("mapping.yaml", "time: {step: 1, duration: 1}\nmaterials: {name: a}\n", 2, "materials",
                     "expected a sequence", NULL);
@@ -269,11 +256,8 @@ Test(scene, wrong_types)
                     "expected true or false, got 'yes'", NULL);
     expect_error_at("enum.yaml", "time: {step: 1, duration: 1, integrator: verlet}\nmaterials: [{name: a}]\n", 1,
                     "time.integrator", "unknown value 'verlet'", "symplectic_euler, velocity_verlet", NULL);
-    expect_error_at("shape.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    shape: {type: sphear, radius: 1}\n",
-                    7, "bodies[0].shape.type", "did you mean 'sphere'?", NULL);
+    expect_error_at("shape.yaml", STEEL_BODY "    shape: {type: sphear, radius: 1}\n", 7, "bodies[0].shape.type",
+                    "did you mean 'sphere'?", NULL);
     expect_error_at("inf.yaml", HEADER "world: {gravity: [0, 0, inf]}\n", 5, "world.gravity[2]",
                     "expected a finite number", NULL);
     expect_error_at("root.yaml", "just a line\n", 1, NULL, "expected a mapping", NULL);
@@ -282,32 +266,17 @@ Test(scene, wrong_types)
 Test(scene, duplicate_keys)
 {
     expect_error_at("top.yaml", HEADER "time: {step: 1}\n", 5, "time", "duplicate key (first given at line 1)", NULL);
-    expect_error_at("nested.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    shape: {type: sphere, radius: 0.1, radius: 0.2}\n",
-                    7, "bodies[0].shape.radius", "duplicate key (first given at line 7)", NULL);
-    expect_error_at("param.yaml",
-                    HEADER "contacts:\n"
-                           "  - materials: [steel, steel]\n"
-                           "    normal: {model: hooke, k_n: 1, k_n: 2}\n",
-                    7, "contacts[0].normal.k_n", "duplicate key", NULL);
+    expect_error_at("nested.yaml", STEEL_BODY "    shape: {type: sphere, radius: 0.1, radius: 0.2}\n", 7,
+                    "bodies[0].shape.radius", "duplicate key (first given at line 7)", NULL);
+    expect_error_at("param.yaml", STEEL_CONTACT "    normal: {model: hooke, k_n: 1, k_n: 2}\n", 7,
+                    "contacts[0].normal.k_n", "duplicate key", NULL);
 }
 
 Test(scene, out_of_range_values)
 {
-    expect_error_at("mass.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    shape: {type: sphere, radius: 0.1}\n"
-                           "    mass: -2\n",
-                    8, "bodies[0].mass", "must be > 0 (got -2)", NULL);
-    expect_error_at("inertia.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    shape: {type: sphere, radius: 0.1}\n"
-                           "    inertia: [1, 0, 1]\n",
-                    8, "bodies[0].inertia[1]", "must be > 0 (got 0)", NULL);
+    expect_error_at("mass.yaml", STEEL_SPHERE "    mass: -2\n", 8, "bodies[0].mass", "must be > 0 (got -2)", NULL);
+    expect_error_at("inertia.yaml", STEEL_SPHERE "    inertia: [1, 0, 1]\n", 8, "bodies[0].inertia[1]",
+                    "must be > 0 (got 0)", NULL);
     expect_error_at("poisson.yaml", HEADER "    poisson_ratio: 0.5\n", 5, "materials[0].poisson_ratio",
                     "must be in [-1, 0.5) (got 0.5)", NULL);
     expect_error_at("density.yaml", HEADER "  - {name: air, density: 0}\n", 5, "materials[1].density",
@@ -319,63 +288,39 @@ Test(scene, out_of_range_values)
     expect_error_at("margin.yaml", HEADER "world: {contact_margin: -1e-3}\n", 5, "world.contact_margin", "must be >= 0",
                     NULL);
     expect_error_at("restitution.yaml",
-                    HEADER "contacts:\n"
-                           "  - materials: [steel, steel]\n"
-                           "    normal:\n"
-                           "      model: hooke\n"
-                           "      k_n: 1e5\n"
-                           "      restitution: 1.5\n",
+                    STEEL_CONTACT "    normal:\n"
+                                  "      model: hooke\n"
+                                  "      k_n: 1e5\n"
+                                  "      restitution: 1.5\n",
                     10, "contacts[0].normal.restitution", "must be in [", "(got 1.5)", NULL);
 }
 
 Test(scene, quaternions_and_rotations)
 {
-    expect_error_at("quat.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    shape: {type: sphere, radius: 0.1}\n"
-                           "    orientation: [1, 0, 0, 0.1]\n",
-                    8, "bodies[0].orientation", "must be a unit quaternion", NULL);
+    expect_error_at("quat.yaml", STEEL_SPHERE "    orientation: [1, 0, 0, 0.1]\n", 8, "bodies[0].orientation",
+                    "must be a unit quaternion", NULL);
     expect_error_at("both.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    shape: {type: sphere, radius: 0.1}\n"
-                           "    orientation: [1, 0, 0, 0]\n"
-                           "    rotation: {axis: [0, 0, 1], angle: 1}\n",
+                    STEEL_SPHERE "    orientation: [1, 0, 0, 0]\n"
+                                 "    rotation: {axis: [0, 0, 1], angle: 1}\n",
                     9, "bodies[0].rotation", "either orientation or rotation, not both", NULL);
-    expect_error_at("axis.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    shape: {type: sphere, radius: 0.1}\n"
-                           "    rotation: {axis: [0, 0, 0], angle: 1}\n",
-                    8, "bodies[0].rotation.axis", "must not be zero", NULL);
-    expect_error_at("frame.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    shape: {type: sphere, radius: 0.1}\n"
-                           "    lock: {translation: [x, w]}\n",
-                    8, "bodies[0].lock.translation[1]", "expected an axis: x, y or z, got 'w'", NULL);
+    expect_error_at("axis.yaml", STEEL_SPHERE "    rotation: {axis: [0, 0, 0], angle: 1}\n", 8,
+                    "bodies[0].rotation.axis", "must not be zero", NULL);
+    expect_error_at("frame.yaml", STEEL_SPHERE "    lock: {translation: [x, w]}\n", 8, "bodies[0].lock.translation[1]",
+                    "expected an axis: x, y or z, got 'w'", NULL);
 }
 
 Test(scene, shape_keys_must_match_the_type)
 {
     expect_error_at("plane_radius.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    static: true\n"
-                           "    shape: {type: plane, radius: 1}\n",
+                    STEEL_BODY "    static: true\n"
+                               "    shape: {type: plane, radius: 1}\n",
                     8, "bodies[0].shape.radius", "not used by a plane", NULL);
-    expect_error_at("plane_dynamic.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    shape: {type: plane}\n",
-                    7, "bodies[0].shape.type", "a plane must be a static body", NULL);
+    expect_error_at("plane_dynamic.yaml", STEEL_BODY "    shape: {type: plane}\n", 7, "bodies[0].shape.type",
+                    "a plane must be a static body", NULL);
     expect_error_at("ellipsoid.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    shape:\n"
-                           "      type: ellipsoid\n"
-                           "      radius: 1\n",
+                    STEEL_BODY "    shape:\n"
+                               "      type: ellipsoid\n"
+                               "      radius: 1\n",
                     9, "bodies[0].shape.radius", "not used by an ellipsoid", NULL);
 }
 
@@ -384,25 +329,19 @@ Test(scene, a_static_body_with_a_velocity_is_refused)
     /* Issue 10 Sec. 5: it used to be ignored silently (a static body never
      * moves); both keys are refused at their own line, a zero one is fine. */
     expect_error_at("static_velocity.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    static: true\n"
-                           "    shape: {type: sphere, radius: 0.1}\n"
-                           "    velocity: [1, 0, 0]\n",
+                    STEEL_BODY "    static: true\n"
+                               "    shape: {type: sphere, radius: 0.1}\n"
+                               "    velocity: [1, 0, 0]\n",
                     9, "bodies[0].velocity", "moves only by a prescribed 'motion'", "static: false", NULL);
     expect_error_at("static_spin.yaml",
-                    HEADER "bodies:\n"
-                           "  - material: steel\n"
-                           "    static: true\n"
-                           "    shape: {type: plane}\n"
-                           "    angular_velocity: [0, 0, 2]\n",
+                    STEEL_BODY "    static: true\n"
+                               "    shape: {type: plane}\n"
+                               "    angular_velocity: [0, 0, 2]\n",
                     9, "bodies[0].angular_velocity", "moves only by a prescribed 'motion'", NULL);
     fd_scene scene = load_ok("static_at_rest.yaml",
-                             HEADER "bodies:\n"
-                                    "  - material: steel\n"
-                                    "    static: true\n"
-                                    "    shape: {type: plane}\n"
-                                    "    velocity: [0, 0, 0]\n",
+                             STEEL_BODY "    static: true\n"
+                                        "    shape: {type: plane}\n"
+                                        "    velocity: [0, 0, 0]\n",
                              NULL, 0);
     fd_scene_free(&scene);
 }
@@ -466,54 +405,35 @@ Test(scene, unknown_material_references)
 
 Test(scene, unknown_models_and_parameters_list_the_valid_names)
 {
-    expect_error_at("model.yaml",
-                    HEADER "contacts:\n"
-                           "  - materials: [steel, steel]\n"
-                           "    normal: {model: hook, k_n: 1}\n",
-                    7, "contacts[0].normal.model", "unknown normal model 'hook'", "did you mean 'hooke'?", "hertz",
-                    "prescribed", NULL);
+    expect_error_at("model.yaml", STEEL_CONTACT "    normal: {model: hook, k_n: 1}\n", 7, "contacts[0].normal.model",
+                    "unknown normal model 'hook'", "did you mean 'hooke'?", "hertz", "prescribed", NULL);
     expect_error_at("param.yaml",
-                    HEADER "contacts:\n"
-                           "  - materials: [steel, steel]\n"
-                           "    normal:\n"
-                           "      model: hooke\n"
-                           "      stiffness: 1e5\n",
+                    STEEL_CONTACT "    normal:\n"
+                                  "      model: hooke\n"
+                                  "      stiffness: 1e5\n",
                     9, "contacts[0].normal.stiffness", "unknown parameter 'stiffness' of normal model 'hooke'",
                     "parameters: k_n, restitution", NULL);
     expect_error_at("slide.yaml",
-                    HEADER "contacts:\n"
-                           "  - materials: [steel, steel]\n"
-                           "    normal: {model: hooke, k_n: 1}\n"
-                           "    slide: {model: coulomb}\n",
+                    STEEL_CONTACT "    normal: {model: hooke, k_n: 1}\n"
+                                  "    slide: {model: coulomb}\n",
                     8, "contacts[0].slide.model", "unknown slide model 'coulomb'", "none", NULL);
     expect_error_at("none.yaml",
-                    HEADER "contacts:\n"
-                           "  - materials: [steel, steel]\n"
-                           "    normal: {model: hooke, k_n: 1}\n"
-                           "    roll: {model: none, mu: 1}\n",
+                    STEEL_CONTACT "    normal: {model: hooke, k_n: 1}\n"
+                                  "    roll: {model: none, mu: 1}\n",
                     8, "contacts[0].roll.mu", "takes no parameters", NULL);
     /* `none` is a normal model too (materials that never touch,
      * tests/test_never_touch.c): listed among the valid names. */
-    expect_error_at("normalunknown.yaml",
-                    HEADER "contacts:\n"
-                           "  - materials: [steel, steel]\n"
-                           "    normal: {model: spring}\n",
-                    7, "contacts[0].normal.model", "unknown normal model 'spring'", "none, prescribed, hooke", NULL);
-    expect_error_at("nomodel.yaml",
-                    HEADER "contacts:\n"
-                           "  - materials: [steel, steel]\n"
-                           "    normal: {k_n: 1}\n",
-                    7, "contacts[0].normal.model", "required key is missing", "hooke", NULL);
+    expect_error_at("normalunknown.yaml", STEEL_CONTACT "    normal: {model: spring}\n", 7, "contacts[0].normal.model",
+                    "unknown normal model 'spring'", "none, prescribed, hooke", NULL);
+    expect_error_at("nomodel.yaml", STEEL_CONTACT "    normal: {k_n: 1}\n", 7, "contacts[0].normal.model",
+                    "required key is missing", "hooke", NULL);
 }
 
 Test(scene, contact_law_errors_of_the_world_name_the_entry)
 {
     /* k_n is required by hooke: fd_world_set_contact_law says so. */
-    expect_error_at("law.yaml",
-                    HEADER "contacts:\n"
-                           "  - materials: [steel, steel]\n"
-                           "    normal: {model: hooke, restitution: 0.5}\n",
-                    6, "contacts[0]", "k_n", NULL);
+    expect_error_at("law.yaml", STEEL_CONTACT "    normal: {model: hooke, restitution: 0.5}\n", 6, "contacts[0]", "k_n",
+                    NULL);
 }
 
 /* ---------------------------------------------------------------- errors: YAML and files */
@@ -677,24 +597,16 @@ Test(scene, generator_bodies_fit_their_region_without_overlap)
     fd_scene scene = load_ok("a.yaml", lattice_scene, NULL, 0);
     int n = fd_world_body_count(scene.world);
     for (int i = 0; i < n; ++i) {
-        fd_body_id id = fd_world_body_at(scene.world, i);
-        fd_body_info info = fd_body_get_info(scene.world, id);
-        fd_body_state s = fd_body_get_state(scene.world, id);
-        char name[32];
-        snprintf(name, sizeof name, "grain%d", i);
-        cr_assert_str_eq(info.name, name);
-        cr_assert_eq(info.type, FD_BODY_DYNAMIC);
-        cr_assert(info.shape.radius >= 0.007 && info.shape.radius <= 0.013, "radius %g", info.shape.radius);
-        cr_assert_eq(s.velocity.z, -1.0);
-        cr_assert(s.position.x - info.shape.radius >= -0.05 && s.position.x + info.shape.radius <= 0.05);
-        cr_assert(s.position.y - info.shape.radius >= -0.05 && s.position.y + info.shape.radius <= 0.05);
-        cr_assert(s.position.z - info.shape.radius >= 0.0 && s.position.z + info.shape.radius <= 0.2);
+        double radius;
+        fd_vec3 p;
+        /* Radii 0.01 x [0.7, 1.3]. */
+        expect_generated_sphere(&scene, i, "grain", 0.007, 0.013, fd_v3(-0.05, -0.05, 0.0), fd_v3(0.05, 0.05, 0.2),
+                                &radius, &p);
         for (int j = 0; j < i; ++j) {
             fd_body_id other = fd_world_body_at(scene.world, j);
             fd_body_state t = fd_body_get_state(scene.world, other);
-            double gap = sqrt(pow(s.position.x - t.position.x, 2) + pow(s.position.y - t.position.y, 2) +
-                              pow(s.position.z - t.position.z, 2)) -
-                         info.shape.radius - fd_body_get_info(scene.world, other).shape.radius;
+            double gap = sqrt(pow(p.x - t.position.x, 2) + pow(p.y - t.position.y, 2) + pow(p.z - t.position.z, 2)) -
+                         radius - fd_body_get_info(scene.world, other).shape.radius;
             cr_assert(gap >= 0.0, "grains %d and %d overlap by %g", i, j, -gap);
         }
     }

@@ -182,48 +182,51 @@ Test(scene_walls, a_wall_motion_moves_every_part)
     fd_scene_free(&scene);
 }
 
+/* A wrong wall: the scene's lines after WALLS_HEADER "bodies:\n" (line 9 on)
+ * and the line, key path and a fragment of the parse error they give. */
+typedef struct {
+    const char* name;
+    const char* bodies;
+    int line;
+    const char* key_path;
+    const char* fragment;
+} wall_error;
+
 Test(scene_walls, wrong_wall_keys_name_file_line_and_key)
 {
+    static const wall_error cases[] = {
+        {"dynamic_cylinder.yaml", "  - material: steel\n    shape: {type: cylinder, radius: 0.1, length: 0.1}\n", 10,
+         "bodies[0].shape.type", "a cylinder is a wall: it must be a static body"},
+        {"length_on_disk.yaml", "  - {material: steel, static: true, shape: {type: disk, radius: 0.1, length: 1}}\n", 9,
+         "bodies[0].shape.length", "not used by a disk (only by cylinder shapes)"},
+        {"no_length.yaml", "  - {material: steel, static: true, shape: {type: cylinder, radius: 0.1}}\n", 9,
+         "bodies[0].shape.length", "required key is missing (for a cylinder)"},
+        {"annulus.yaml",
+         "  - {material: steel, static: true,\n"
+         "     shape: {type: disk, radius: 0.1, inner_radius: 0.1}}\n",
+         10, "bodies[0].shape.inner_radius", "must be less than radius"},
+        {"no_file.yaml", "  - {material: steel, static: true, shape: {type: mesh, file: missing.stl}}\n", 9,
+         "bodies[0].shape.file", "missing.stl"},
+        {"zero_scale.yaml",
+         "  - {material: steel, static: true,\n"
+         "     shape: {type: mesh, file: folded.stl, scale: [1, 0, 1]}}\n",
+         10, "bodies[0].shape.scale[1]", "must be > 0"},
+        {"box_without_size.yaml", "  - {material: steel, static: true, shape: {type: box}}\n", 9,
+         "bodies[0].shape.size", "required key is missing (for a box)"},
+        /* A part of a wall does not move alone (its parts share one pose). */
+        {"part_motion.yaml",
+         "  - {name: drum, material: steel, static: true,\n"
+         "     shape: {type: cylinder, radius: 0.1, length: 0.1, capped: true}}\n"
+         "stages:\n"
+         "  - name: spin\n"
+         "    duration: 0.1\n"
+         "    motions: [{body: drum.cap_low, motion: {angular_velocity: [0, 0, 1]}}]\n",
+         14, "stages[0].motions[0].body", "'drum.cap_low' is part of a wall"},
+    };
     write_scene("folded.stl", folded_stl);
-    expect_error_at("dynamic_cylinder.yaml",
-                    WALLS_HEADER "bodies:\n"
-                                 "  - material: steel\n"
-                                 "    shape: {type: cylinder, radius: 0.1, length: 0.1}\n",
-                    10, "bodies[0].shape.type", "a cylinder is a wall: it must be a static body", NULL);
-    expect_error_at("length_on_disk.yaml",
-                    WALLS_HEADER "bodies:\n"
-                                 "  - {material: steel, static: true, shape: {type: disk, radius: 0.1, length: 1}}\n",
-                    9, "bodies[0].shape.length", "not used by a disk (only by cylinder shapes)", NULL);
-    expect_error_at("no_length.yaml",
-                    WALLS_HEADER "bodies:\n"
-                                 "  - {material: steel, static: true, shape: {type: cylinder, radius: 0.1}}\n",
-                    9, "bodies[0].shape.length", "required key is missing (for a cylinder)", NULL);
-    expect_error_at("annulus.yaml",
-                    WALLS_HEADER "bodies:\n"
-                                 "  - {material: steel, static: true,\n"
-                                 "     shape: {type: disk, radius: 0.1, inner_radius: 0.1}}\n",
-                    10, "bodies[0].shape.inner_radius", "must be less than radius", NULL);
-    expect_error_at("no_file.yaml",
-                    WALLS_HEADER "bodies:\n"
-                                 "  - {material: steel, static: true, shape: {type: mesh, file: missing.stl}}\n",
-                    9, "bodies[0].shape.file", "missing.stl", NULL);
-    expect_error_at("zero_scale.yaml",
-                    WALLS_HEADER "bodies:\n"
-                                 "  - {material: steel, static: true,\n"
-                                 "     shape: {type: mesh, file: folded.stl, scale: [1, 0, 1]}}\n",
-                    10, "bodies[0].shape.scale[1]", "must be > 0", NULL);
-    expect_error_at("box_without_size.yaml",
-                    WALLS_HEADER "bodies:\n"
-                                 "  - {material: steel, static: true, shape: {type: box}}\n",
-                    9, "bodies[0].shape.size", "required key is missing (for a box)", NULL);
-    /* A part of a wall does not move alone (its parts share one pose). */
-    expect_error_at("part_motion.yaml",
-                    WALLS_HEADER "bodies:\n"
-                                 "  - {name: drum, material: steel, static: true,\n"
-                                 "     shape: {type: cylinder, radius: 0.1, length: 0.1, capped: true}}\n"
-                                 "stages:\n"
-                                 "  - name: spin\n"
-                                 "    duration: 0.1\n"
-                                 "    motions: [{body: drum.cap_low, motion: {angular_velocity: [0, 0, 1]}}]\n",
-                    14, "stages[0].motions[0].body", "'drum.cap_low' is part of a wall", NULL);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        char text[2048];
+        snprintf(text, sizeof text, WALLS_HEADER "bodies:\n%s", cases[k].bodies);
+        expect_error_at(cases[k].name, text, cases[k].line, cases[k].key_path, cases[k].fragment, NULL);
+    }
 }

@@ -68,6 +68,33 @@ static inline fd_body_id body(const fd_scene* scene, const char* name)
     return id;
 }
 
+/* Checks generated body k of a scene: named PREFIX<k>, a dynamic sphere with
+ * a radius in [r_min, r_max], wholly inside the box [lo, hi], given the
+ * velocity (0, 0, -1) of the generators that use it. Returns its radius and
+ * position through the last two arguments. */
+static inline void expect_generated_sphere(const fd_scene* scene, int k, const char* prefix, double r_min, double r_max,
+                                           fd_vec3 lo, fd_vec3 hi, double* radius, fd_vec3* position)
+{
+    fd_body_id id = fd_world_body_at(scene->world, k);
+    fd_body_info info = fd_body_get_info(scene->world, id);
+    fd_body_state s = fd_body_get_state(scene->world, id);
+    char name[32];
+    snprintf(name, sizeof name, "%s%d", prefix, k);
+    cr_assert_str_eq(info.name, name);
+    cr_assert_eq(info.type, FD_BODY_DYNAMIC);
+    cr_assert_eq(info.shape.type, FD_SHAPE_SPHERE);
+    double r = info.shape.radius;
+    cr_assert(r >= r_min && r <= r_max, "%s: radius %g outside [%g, %g]", name, r, r_min, r_max);
+    const double at[3] = {s.position.x, s.position.y, s.position.z};
+    const double low[3] = {lo.x, lo.y, lo.z}, high[3] = {hi.x, hi.y, hi.z};
+    for (int a = 0; a < 3; ++a) {
+        cr_assert(at[a] - r >= low[a] && at[a] + r <= high[a], "%s sticks out along %c", name, "xyz"[a]);
+    }
+    cr_assert_eq(s.velocity.z, -1.0);
+    *radius = r;
+    *position = s.position;
+}
+
 /* The bits of a double, for tests that compare results to the bit (the
  * generators' seeds, a streamed list against one tree). */
 static inline uint64_t bits(double x)
