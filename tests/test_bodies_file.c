@@ -88,6 +88,27 @@ static void expect_error(const char* entry, const char* prefix, ...)
     va_end(args);
 }
 
+/* One wrong b.csv and the error a scene with `bodies_file: ENTRY` gives for
+ * it (expect_error): the message's start and up to two fragments it holds.
+ * A case without csv reuses the b.csv of the case before. */
+typedef struct {
+    const char* csv;
+    const char* entry;
+    const char* prefix;
+    const char* fragments[2];
+} csv_error;
+
+static void expect_csv_errors(const csv_error* cases, size_t count)
+{
+    for (size_t k = 0; k < count; ++k) {
+        if (cases[k].csv) {
+            write_formatted("b.csv", "%s", cases[k].csv);
+        }
+        expect_error(cases[k].entry, cases[k].prefix, cases[k].fragments[0], cases[k].fragments[1], NULL);
+    }
+}
+#define EXPECT_CSV_ERRORS(cases) expect_csv_errors(cases, sizeof cases / sizeof cases[0])
+
 /* Every body the same to the bit: state, shape, mass, inertia, name, type, material. */
 static void assert_same_worlds(const fd_world* a, const fd_world* b)
 {
@@ -109,14 +130,21 @@ static void assert_same_worlds(const fd_world* a, const fd_world* b)
 
 /* ---------------------------------------------------------------- HDF5 writing */
 
-static void h5_doubles(hid_t where, const char* name, const double* values, hsize_t n)
+/* Writes n values of memory_type as the one-dimensional dataset name of
+ * file_type under where. */
+static void h5_dataset(hid_t where, const char* name, hid_t file_type, hid_t memory_type, const void* values, hsize_t n)
 {
     hid_t space = H5Screate_simple(1, &n, NULL);
-    hid_t set = H5Dcreate2(where, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t set = H5Dcreate2(where, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     cr_assert_geq(set, 0);
-    cr_assert_geq(H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values), 0);
+    cr_assert_geq(H5Dwrite(set, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values), 0);
     H5Dclose(set);
     H5Sclose(space);
+}
+
+static void h5_doubles(hid_t where, const char* name, const double* values, hsize_t n)
+{
+    h5_dataset(where, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, values, n);
 }
 
 static void h5_strings(hid_t where, const char* name, const char* const* values, hsize_t n, size_t fixed_width)
@@ -134,13 +162,8 @@ static void h5_strings(hid_t where, const char* name, const char* const* values,
     } else {
         H5Tset_size(type, H5T_VARIABLE); /* as Python str through h5py */
     }
-    hid_t space = H5Screate_simple(1, &n, NULL);
-    hid_t set = H5Dcreate2(where, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    cr_assert_geq(set, 0);
-    cr_assert_geq(H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, fixed_width ? (const void*)packed : values), 0);
+    h5_dataset(where, name, type, type, fixed_width ? (const void*)packed : values, n);
     free(packed);
-    H5Dclose(set);
-    H5Sclose(space);
     H5Tclose(type);
 }
 
@@ -151,13 +174,20 @@ static void h5_bools(hid_t where, const char* name, const int8_t* values, hsize_
     int8_t no = 0, yes = 1;
     H5Tenum_insert(type, "FALSE", &no);
     H5Tenum_insert(type, "TRUE", &yes);
-    hid_t space = H5Screate_simple(1, &n, NULL);
-    hid_t set = H5Dcreate2(where, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    cr_assert_geq(set, 0);
-    cr_assert_geq(H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values), 0);
-    H5Dclose(set);
-    H5Sclose(space);
+    h5_dataset(where, name, type, type, values, n);
     H5Tclose(type);
+}
+
+/* Writes odd.h5 with the datasets x and y of 3 rows and a third one, last,
+ * of last_rows rows. */
+static void write_odd_h5(const char* last, hsize_t last_rows)
+{
+    hid_t file = H5Fcreate(temp_path("odd.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const double values[3] = {0, 1, 2};
+    h5_doubles(file, "x", values, 3);
+    h5_doubles(file, "y", values, 3);
+    h5_doubles(file, last, values, last_rows);
+    H5Fclose(file);
 }
 
 /* ---------------------------------------------------------------- sample spheres */
@@ -409,69 +439,79 @@ Test(bodies_file, a_frame_of_bodies_csv_loads_back_to_its_state)
 
 Test(bodies_file, unknown_column_names_the_header_line_and_the_closest_name)
 {
-    write_formatted("b.csv", "# units: m,m,m,m\nx,y,z,radus\n0,0,0,0.01\n");
-    expect_error("{path: b.csv, material: glass}", "b.csv:2: column 'radus': unknown column (did you mean 'radius'?",
-                 NULL);
-    write_formatted("b.csv", "x,y,z,colour\n0,0,0,red\n");
-    expect_error("{path: b.csv, material: glass, radius: 0.01}", "b.csv:1: column 'colour': unknown column (columns: ",
-                 "name, material, radius", NULL);
-    write_formatted("b.csv", "x,y,z,x\n0,0,0,0\n");
-    expect_error("{path: b.csv, material: glass, radius: 0.01}", "b.csv:1: column 'x': given twice", NULL);
+    static const csv_error cases[] = {
+        {"# units: m,m,m,m\nx,y,z,radus\n0,0,0,0.01\n", "{path: b.csv, material: glass}",
+         "b.csv:2: column 'radus': unknown column (did you mean 'radius'?"},
+        {"x,y,z,colour\n0,0,0,red\n", "{path: b.csv, material: glass, radius: 0.01}",
+         "b.csv:1: column 'colour': unknown column (columns: ", {"name, material, radius"}},
+        {"x,y,z,x\n0,0,0,0\n", "{path: b.csv, material: glass, radius: 0.01}", "b.csv:1: column 'x': given twice"},
+    };
+    EXPECT_CSV_ERRORS(cases);
 }
 
 Test(bodies_file, a_bad_number_names_its_line_and_column)
 {
-    write_formatted("b.csv", "x,y,z,radius\n0,0,0,0.01\n\n1,0,0,0.01\n2,0,1.0.5,0.01\n");
-    expect_error("{path: b.csv, material: glass}", "b.csv:5: column 'z': not a number: '1.0.5'", NULL);
-    write_formatted("b.csv", "x,y,z,radius\n0,0,0,0.01\n1,,0,0.01\n");
-    expect_error("{path: b.csv, material: glass}", "b.csv:3: column 'y': empty", NULL);
-    write_formatted("b.csv", "x,y,z,radius\n0,0,0,0.01\n1,inf,0,0.01\n");
-    expect_error("{path: b.csv, material: glass}", "b.csv:3: column 'y': must be a finite number", NULL);
-    /* A quoted name with a line break in it: the lines after it still count. */
-    write_formatted("b.csv", "name,x,y,z,radius\n\"two\nlines\",0,0,0,0.01\nb,1,0,0,0.01\nc,2,0,zero,0.01\n");
-    expect_error("{path: b.csv, material: glass}", "b.csv:5: column 'z': not a number: 'zero'", NULL);
+    static const csv_error cases[] = {
+        {"x,y,z,radius\n0,0,0,0.01\n\n1,0,0,0.01\n2,0,1.0.5,0.01\n", "{path: b.csv, material: glass}",
+         "b.csv:5: column 'z': not a number: '1.0.5'"},
+        {"x,y,z,radius\n0,0,0,0.01\n1,,0,0.01\n", "{path: b.csv, material: glass}", "b.csv:3: column 'y': empty"},
+        {"x,y,z,radius\n0,0,0,0.01\n1,inf,0,0.01\n", "{path: b.csv, material: glass}",
+         "b.csv:3: column 'y': must be a finite number"},
+        /* A quoted name with a line break in it: the lines after it still count. */
+        {"name,x,y,z,radius\n\"two\nlines\",0,0,0,0.01\nb,1,0,0,0.01\nc,2,0,zero,0.01\n",
+         "{path: b.csv, material: glass}", "b.csv:5: column 'z': not a number: 'zero'"},
+    };
+    EXPECT_CSV_ERRORS(cases);
 }
 
 Test(bodies_file, missing_columns_and_missing_defaults)
 {
-    write_formatted("b.csv", "name,x,y,radius\na,0,0,0.01\n");
-    expect_error("{path: b.csv, material: glass}", "b.csv:1: column 'z': missing (the columns x, y, z are required)",
-                 NULL);
-    write_formatted("b.csv", "x,y,z,vx,vy\n0,0,0,1,1\n");
-    expect_error("{path: b.csv, material: glass, radius: 0.01}",
-                 "b.csv:1: column 'vz': missing: the columns vx, vy, vz", NULL);
-    write_formatted("b.csv", "x,y,z\n0,0,0\n");
-    expect_error("{path: b.csv, material: glass}", "scene.yaml:12: bodies_file: ", "no 'radius' column",
-                 "bodies_file.radius", NULL);
-    expect_error("{path: b.csv, radius: 0.01}", "scene.yaml:12: bodies_file: ", "no 'material' column", NULL);
-    write_formatted("b.csv", "x,y,z,radius\n0,0,0,0.01\n");
-    expect_error("{path: b.csv, material: glass, radius: 0.01}", "scene.yaml:12: bodies_file.radius: not used", NULL);
+    static const csv_error cases[] = {
+        {"name,x,y,radius\na,0,0,0.01\n", "{path: b.csv, material: glass}",
+         "b.csv:1: column 'z': missing (the columns x, y, z are required)"},
+        {"x,y,z,vx,vy\n0,0,0,1,1\n", "{path: b.csv, material: glass, radius: 0.01}",
+         "b.csv:1: column 'vz': missing: the columns vx, vy, vz"},
+        {"x,y,z\n0,0,0\n", "{path: b.csv, material: glass}", "scene.yaml:12: bodies_file: ",
+         {"no 'radius' column", "bodies_file.radius"}},
+        {NULL, "{path: b.csv, radius: 0.01}", "scene.yaml:12: bodies_file: ", {"no 'material' column"}},
+        {"x,y,z,radius\n0,0,0,0.01\n", "{path: b.csv, material: glass, radius: 0.01}",
+         "scene.yaml:12: bodies_file.radius: not used"},
+    };
+    EXPECT_CSV_ERRORS(cases);
 }
 
 Test(bodies_file, radius_must_be_positive)
 {
-    write_formatted("b.csv", "x,y,z,radius\n0,0,0,0.01\n1,0,0,0\n");
-    expect_error("{path: b.csv, material: glass}", "b.csv:3: column 'radius': must be > 0 m (got 0)", NULL);
-    write_formatted("b.csv", "x,y,z,radius\n0,0,0,-0.01\n");
-    expect_error("{path: b.csv, material: glass}", "b.csv:2: column 'radius': must be > 0 m (got -0.01)", NULL);
-    expect_error("{path: b.csv, material: glass, radius: -1}", "scene.yaml:12: bodies_file.radius: must be > 0", NULL);
+    static const csv_error cases[] = {
+        {"x,y,z,radius\n0,0,0,0.01\n1,0,0,0\n", "{path: b.csv, material: glass}",
+         "b.csv:3: column 'radius': must be > 0 m (got 0)"},
+        {"x,y,z,radius\n0,0,0,-0.01\n", "{path: b.csv, material: glass}",
+         "b.csv:2: column 'radius': must be > 0 m (got -0.01)"},
+        {NULL, "{path: b.csv, material: glass, radius: -1}", "scene.yaml:12: bodies_file.radius: must be > 0"},
+    };
+    EXPECT_CSV_ERRORS(cases);
 }
 
 Test(bodies_file, unknown_material_with_suggestion)
 {
-    write_formatted("b.csv", "x,y,z,radius,material\n0,0,0,0.01,glass\n1,0,0,0.01,stel\n");
-    expect_error("b.csv", "b.csv:3: column 'material': unknown material 'stel' (did you mean 'steel'?", NULL);
-    write_formatted("b.csv", "x,y,z,radius\n0,0,0,0.01\n");
-    expect_error("{path: b.csv, material: glas}", "scene.yaml:12: bodies_file.material: unknown material 'glas'",
-                 NULL);
+    static const csv_error cases[] = {
+        {"x,y,z,radius,material\n0,0,0,0.01,glass\n1,0,0,0.01,stel\n", "b.csv",
+         "b.csv:3: column 'material': unknown material 'stel' (did you mean 'steel'?"},
+        {"x,y,z,radius\n0,0,0,0.01\n", "{path: b.csv, material: glas}",
+         "scene.yaml:12: bodies_file.material: unknown material 'glas'"},
+    };
+    EXPECT_CSV_ERRORS(cases);
 }
 
 Test(bodies_file, wrong_field_count)
 {
-    write_formatted("b.csv", "x,y,z,radius\n0,0,0,0.01\n1,0,0\n");
-    expect_error("{path: b.csv, material: glass}", "b.csv:3: 3 fields, the header has 4 columns", NULL);
-    write_formatted("b.csv", "x,y,z,radius\r\n0,0,0,0.01\r\n1,0,0,0.01,7\r\n");
-    expect_error("{path: b.csv, material: glass}", "b.csv:3: more fields than the 4 columns", NULL);
+    static const csv_error cases[] = {
+        {"x,y,z,radius\n0,0,0,0.01\n1,0,0\n", "{path: b.csv, material: glass}",
+         "b.csv:3: 3 fields, the header has 4 columns"},
+        {"x,y,z,radius\r\n0,0,0,0.01\r\n1,0,0,0.01,7\r\n", "{path: b.csv, material: glass}",
+         "b.csv:3: more fields than the 4 columns"},
+    };
+    EXPECT_CSV_ERRORS(cases);
 }
 
 Test(bodies_file, duplicate_names_name_the_first)
@@ -520,20 +560,11 @@ Test(bodies_file, hdf5_errors_name_the_dataset_and_row)
     write_hdf5("bad.h5", NULL, s, N);
     expect_error("bad.h5", "bad.h5: dataset 'radius', row 3: must be > 0 m (got -0.5)", NULL);
 
-    hid_t file = H5Fcreate(temp_path("odd.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    double values[3] = {0, 1, 2};
-    h5_doubles(file, "x", values, 3);
-    h5_doubles(file, "y", values, 3);
-    h5_doubles(file, "z", values, 2);
-    H5Fclose(file);
+    write_odd_h5("z", 2);
     expect_error("{path: odd.h5, material: glass, radius: 0.1}",
                  "odd.h5: dataset 'z': 2 rows, the other datasets have 3", NULL);
 
-    file = H5Fcreate(temp_path("odd.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    h5_doubles(file, "x", values, 3);
-    h5_doubles(file, "y", values, 3);
-    h5_doubles(file, "zz", values, 3);
-    H5Fclose(file);
+    write_odd_h5("zz", 3);
     expect_error("{path: odd.h5, material: glass, radius: 0.1}",
                  "odd.h5: dataset 'zz': unknown column (did you mean 'z'?", NULL);
     expect_error("{path: odd.h5, material: glass, radius: 0.1, group: nowhere}", "scene.yaml:12: bodies_file.group: ",
