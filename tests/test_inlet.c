@@ -79,11 +79,6 @@ static fd_inlet_def box_inlet(fd_material_id material, fd_vec3 lo, fd_vec3 hi)
     return def;
 }
 
-static void add_inlet(fd_world* world, const fd_inlet_def* def)
-{
-    cr_assert_eq(fd_world_add_inlet(world, def), FD_OK, "%s", fd_last_error());
-}
-
 /* a_grid_over_a_wide_region_finds_every_body_in_reach: the counts of the
  * linear scan of all the bodies that the grid replaced. */
 #define GRID_SCAN_INSERTED 1905
@@ -116,7 +111,7 @@ Test(inlet, count_after_t_is_floor_of_rate_times_t)
      * in (integer division), until the 60th. */
     setup s = make_world(1e-5, fd_v3(0, 0, -9.81));
     fd_inlet_def def = disk_inlet(s.grain);
-    add_inlet(s.world, &def);
+    test_add_inlet(s.world, &def);
     for (int n = 1; n <= 8000; ++n) {
         test_step(s.world);
         int64_t expected = n / 125 < 60 ? n / 125 : 60;
@@ -143,7 +138,7 @@ Test(inlet, several_per_step_and_a_start_time)
     def.rate = 2.5e5;
     def.start_time = 1e-3;
     def.count = 200;
-    add_inlet(s.world, &def);
+    test_add_inlet(s.world, &def);
     for (int n = 1; n <= 200; ++n) {
         test_step(s.world);
         int64_t owed = n <= 100 ? 0 : (5 * (n - 100)) / 2;
@@ -168,7 +163,7 @@ Test(inlet, no_overlap_and_a_full_region_delays_and_reports)
     def.rate = 1000.0;
     def.count = 40;
     def.max_attempts = 20;
-    add_inlet(s.world, &def);
+    test_add_inlet(s.world, &def);
     run_asserting_new_spheres_free(s.world, 200);
     fd_inlet_info info = fd_world_get_inlet_info(s.world, 0);
     /* A flat disk of radius 2 cm holds at most a handful of spheres 1 cm wide. */
@@ -256,7 +251,7 @@ Test(inlet, a_grid_over_a_wide_region_finds_every_body_in_reach)
     def.rate = 1e6;
     def.count = 5000;
     def.max_attempts = 30;
-    add_inlet(s.world, &def);
+    test_add_inlet(s.world, &def);
     int checked = present;
     for (int n = 1; n <= 60; ++n) {
         test_step(s.world);
@@ -286,7 +281,7 @@ Test(inlet, late_spheres_go_in_when_there_is_room)
     def.rate = 1e4;
     def.count = 30;
     def.velocity = fd_v3(0, 0, -2.0);
-    add_inlet(s.world, &def);
+    test_add_inlet(s.world, &def);
     run_asserting_new_spheres_free(s.world, 3000);
     fd_inlet_info info = fd_world_get_inlet_info(s.world, 0);
     cr_assert_eq(info.inserted, 30);
@@ -308,7 +303,7 @@ Test(inlet, spheres_lie_in_a_tilted_thick_disk)
     def.count = 100;
     def.velocity = fd_v3(0, 0, 0);
     def.velocity_spread = 0.3;
-    add_inlet(s.world, &def);
+    test_add_inlet(s.world, &def);
     bool spread_seen = false;
     for (int k = 0; k < 100; ++k) {
         test_step(s.world);
@@ -347,7 +342,7 @@ Test(inlet, spheres_lie_in_a_box_with_discrete_sizes)
     def.rate = 1e5;
     def.count = 1200;
     def.velocity = fd_v3(0, 0, 0);
-    add_inlet(s.world, &def);
+    test_add_inlet(s.world, &def);
     for (int k = 0; k < 120; ++k) {
         test_step(s.world);
     }
@@ -379,7 +374,7 @@ static uint64_t pour_hash(uint64_t seed, int threads, int steps)
     inlet.rate = 2000.0;
     inlet.count = 40;
     inlet.velocity_spread = 0.2;
-    add_inlet(s.world, &inlet);
+    test_add_inlet(s.world, &inlet);
     for (int n = 0; n < steps; ++n) {
         test_step(s.world);
     }
@@ -430,7 +425,7 @@ static pour_run pour_into_a_standing_list(int threads, bool rebuild_every_step, 
     def.count = 1000;
     def.velocity_spread = 0.5; /* neighbours close in on each other soon after they appear */
     def.clearance = clearance;
-    add_inlet(world, &def);
+    test_add_inlet(world, &def);
     int checked = fd_world_body_count(world);
     for (int n = 0; n < 3000; ++n) {
         if (rebuild_every_step) {
@@ -500,7 +495,7 @@ static void place_one_near(double distance, int64_t* appended, int64_t* builds)
     def.velocity = fd_v3(0, 0, 0);
     def.rate = 1e4; /* one sphere after the first step */
     def.count = 1;
-    add_inlet(s.world, &def);
+    test_add_inlet(s.world, &def);
     test_step(s.world);
     cr_assert_eq(fd_world_get_inlet_info(s.world, 0).inserted, 1);
     *appended = s.world->penalty->appended;
@@ -546,7 +541,7 @@ Test(inlet, inserting_leaves_the_rest_of_the_world_bitwise_unchanged)
             fd_inlet_def def = disk_inlet(s.grain);
             def.center = fd_v3(5.0, 5.0, 0.1);
             def.rate = 1000.0;
-            add_inlet(s.world, &def);
+            test_add_inlet(s.world, &def);
         }
         /* It slides until t1 = 2 v0 / ((7 mu - 5 mu_r) g) = 0.034 s (both
          * springs at their limits), then rolls (shear spring elastic). */
@@ -573,7 +568,7 @@ Test(inlet, a_new_sphere_falls_freely_from_its_first_step)
     def.velocity = fd_v3(0, 0, 0);
     def.rate = 1e4; /* the first sphere after the first step */
     def.count = 1;
-    add_inlet(s.world, &def);
+    test_add_inlet(s.world, &def);
     test_step(s.world);
     fd_body_id id = fd_world_body_at(s.world, 1);
     fd_body_state before = fd_body_get_state(s.world, id);
@@ -638,7 +633,7 @@ Test(inlet, bad_defs_fail_with_a_message)
     cr_assert(!fd_body_id_is_null(fd_world_create_body(s.world, &ball)));
     expect_bad(s.world, &good, "has a name of the form the inlet gives its spheres");
     good.name = "pour2";
-    add_inlet(s.world, &good);
+    test_add_inlet(s.world, &good);
     expect_bad(s.world, &good, "name already used");
     good.name = "later";
     test_step(s.world);
@@ -653,7 +648,7 @@ Test(inlet, prepare_needs_a_law_for_the_inlet_material)
     md.name = "sand";
     fd_material_id sand = fd_world_create_material(s.world, &md);
     fd_inlet_def def = disk_inlet(sand);
-    add_inlet(s.world, &def);
+    test_add_inlet(s.world, &def);
     cr_assert_eq(fd_world_prepare(s.world), FD_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(fd_last_error(), "no contact law for materials"), "%s", fd_last_error());
     cr_assert(strstr(fd_last_error(), "sand"), "%s", fd_last_error());
@@ -693,8 +688,7 @@ Test(inlet_files, scene_inlets_load_with_their_values)
                                    "    count: 5\n"
                                    "    start: 0.1\n");
     const char* overrides[] = {"inlets.funnel.count=30"};
-    fd_scene scene;
-    cr_assert_eq(fd_scene_load(path, overrides, 1, &scene), FD_OK, "%s", fd_last_error());
+    fd_scene scene = load_scene_at(path, overrides, 1);
     cr_assert_eq(fd_world_inlet_count(scene.world), 2);
     fd_inlet_info funnel = fd_world_get_inlet_info(scene.world, 0);
     cr_assert_str_eq(funnel.name, "funnel");
@@ -710,34 +704,28 @@ Test(inlet_files, scene_inlets_load_with_their_values)
     fd_scene_free(&scene);
 }
 
+/* SCENE_HEAD and an inlet of 5 glass spheres of radius 0.01 at 10 per
+ * second (lines 7-11): its region, or another key, stands at line 12. */
+#define INLET_A                                                                                                        \
+    SCENE_HEAD "  - name: a\n"                                                                                         \
+               "    material: glass\n"                                                                                 \
+               "    radius: 0.01\n"                                                                                    \
+               "    rate: 10\n"                                                                                        \
+               "    count: 5\n"
+
 Test(inlet_files, bad_scene_entries_give_file_line_key)
 {
     expect_scene_error_at("bad.yaml", SCENE_HEAD "  - {name: a, material: glass, radius: 0.01, rate: -1, count: 5,\n"
                                                  "     region: {disk: {center: [0, 0, 1], radius: 0.05}}}\n",
                           7, "inlets[0].rate", "must be > 0");
-    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
-                                                 "    material: glass\n"
-                                                 "    radius: 0.01\n"
-                                                 "    rate: 10\n"
-                                                 "    count: 5\n"
-                                                 "    region: {disk: {center: [0, 0, 1], radius: 0.005}}\n",
-                          12, "inlets[0].region.disk.radius", "smaller than the largest sphere radius");
-    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
-                                                 "    material: glass\n"
-                                                 "    radius: 0.01\n"
-                                                 "    rate: 10\n"
-                                                 "    count: 5\n"
-                                                 "    region:\n"
-                                                 "      disk: {center: [0, 0, 1], radius: 0.05}\n"
-                                                 "      box: {min: [0, 0, 0], max: [1, 1, 1]}\n",
+    expect_scene_error_at("bad.yaml", INLET_A "    region: {disk: {center: [0, 0, 1], radius: 0.005}}\n", 12,
+                          "inlets[0].region.disk.radius", "smaller than the largest sphere radius");
+    expect_scene_error_at("bad.yaml",
+                          INLET_A "    region:\n"
+                                  "      disk: {center: [0, 0, 1], radius: 0.05}\n"
+                                  "      box: {min: [0, 0, 0], max: [1, 1, 1]}\n",
                           14, "inlets[0].region.box", "either disk or box");
-    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
-                                                 "    material: glass\n"
-                                                 "    radius: 0.01\n"
-                                                 "    rate: 10\n"
-                                                 "    count: 5\n"
-                                                 "    region: {}\n",
-                          12, "inlets[0].region", "needs a disk or a box");
+    expect_scene_error_at("bad.yaml", INLET_A "    region: {}\n", 12, "inlets[0].region", "needs a disk or a box");
     expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
                                                  "    material: glass\n"
                                                  "    rate: 10\n"
@@ -752,13 +740,8 @@ Test(inlet_files, bad_scene_entries_give_file_line_key)
                                                  "    count: 5\n"
                                                  "    region: {box: {min: [0, 0, 0], max: [1, 1, 1]}}\n",
                           10, "inlets[0].sizes", "either radius");
-    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
-                                                 "    material: glass\n"
-                                                 "    radius: 0.01\n"
-                                                 "    rate: 10\n"
-                                                 "    count: 5\n"
-                                                 "    region: {box: {min: [0, 0, 0], max: [1, 0.01, 1]}}\n",
-                          12, "inlets[0].region.box.max", "at least the largest sphere diameter");
+    expect_scene_error_at("bad.yaml", INLET_A "    region: {box: {min: [0, 0, 0], max: [1, 0.01, 1]}}\n", 12,
+                          "inlets[0].region.box.max", "at least the largest sphere diameter");
     expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
                                                  "    material: glas\n"
                                                  "    radius: 0.01\n"
@@ -786,8 +769,7 @@ Test(inlet_files, outputs_follow_the_growing_body_count)
                                    "  - {name: p, material: glass, radius: 0.005, rate: 100, count: 15,\n"
                                    "     region: {disk: {center: [0, 0, 0.3], radius: 0.03}}, velocity: [0, 0, -1]}\n"
                                    "output: {csv_interval: 0.05, vtu_interval: 0.05}\n");
-    fd_scene scene;
-    cr_assert_eq(fd_scene_load(path, NULL, 0, &scene), FD_OK, "%s", fd_last_error());
+    fd_scene scene = load_scene_at(path, NULL, 0);
     snprintf(scene.output.directory, sizeof scene.output.directory, "%s", out);
     fd_output* output = fd_output_open(scene.world, &scene.output);
     cr_assert_not_null(output, "%s", fd_last_error());
@@ -897,8 +879,7 @@ Test(inlet_files, a_static_generator_makes_a_rough_floor)
                                    "generators:\n"
                                    "  - {type: lattice, static: true, count: 100, material: glass, radius: 0.005,\n"
                                    "     region: {min: [-0.05, -0.05, 0], max: [0.05, 0.05, 0.01]}}\n");
-    fd_scene scene;
-    cr_assert_eq(fd_scene_load(path, NULL, 0, &scene), FD_OK, "%s", fd_last_error());
+    fd_scene scene = load_scene_at(path, NULL, 0);
     cr_assert_eq(fd_world_body_count(scene.world), 101);
     for (int b = 1; b < 101; ++b) {
         fd_body_info info = fd_body_get_info(scene.world, fd_world_body_at(scene.world, b));

@@ -53,11 +53,6 @@ static fd_outlet_def box_outlet(const char* name, fd_vec3 lo, fd_vec3 hi)
     return def;
 }
 
-static void add_outlet(fd_world* world, const fd_outlet_def* def)
-{
-    cr_assert_eq(fd_world_add_outlet(world, def), FD_OK, "%s", fd_last_error());
-}
-
 /* ---------------------------------------------------------------- a falling column */
 
 Test(outlet, a_half_space_below_a_falling_column_removes_exactly_the_spheres_that_cross_it)
@@ -78,7 +73,7 @@ Test(outlet, a_half_space_below_a_falling_column_removes_exactly_the_spheres_tha
     below.shape = FD_OUTLET_HALF_SPACE;
     below.point = fd_v3(3.0, -7.0, floor_z); /* any point of the plane z = -0.5 */
     below.normal = fd_v3(0.0, 0.0, 2.0);     /* normalised by the world */
-    add_outlet(world, &below);
+    test_add_outlet(world, &below);
     cr_assert_eq(fd_world_outlet_count(world), 1);
 
     bool gone[N] = {false};
@@ -149,13 +144,13 @@ Test(outlet, boxes_and_balls_take_the_bodies_whose_centre_is_inside)
     fd_material_id glass;
     fd_world* world = make_world(fd_v3(0, 0, 0), &glass);
     fd_outlet_def box = box_outlet("box", fd_v3(0.0, 0.0, 0.0), fd_v3(1.0, 1.0, 1.0));
-    add_outlet(world, &box);
+    test_add_outlet(world, &box);
     fd_outlet_def ball = fd_default_outlet_def();
     ball.name = "ball";
     ball.shape = FD_OUTLET_SPHERE;
     ball.center = fd_v3(0.9, 0.5, 0.5); /* overlaps the box: a body in both counts for the box */
     ball.radius = 0.3;
-    add_outlet(world, &ball);
+    test_add_outlet(world, &ball);
     struct {
         fd_vec3 at;
         int outlet; /* -1: stays */
@@ -206,7 +201,7 @@ Test(outlet, an_outlet_waits_for_its_start_time)
     fd_world* world = make_world(fd_v3(0, 0, 0), &glass);
     fd_outlet_def def = box_outlet("late", fd_v3(-1, -1, -1), fd_v3(1, 1, 1));
     def.start_time = 0.003; /* after the 30th step of 1e-4 s (30 x 1e-4 rounds below 0.003) */
-    add_outlet(world, &def);
+    test_add_outlet(world, &def);
     fd_body_id id = add_sphere(world, glass, 0.01, fd_v3(0, 0, 0), fd_v3(0, 0, 0));
     for (int n = 1; n < 30; ++n) {
         test_step(world);
@@ -254,7 +249,7 @@ Test(outlet, bad_defs_fail_with_a_message)
     def = good;
     def.shape = (fd_outlet_shape)7;
     expect_bad(world, &def, "unknown shape 7");
-    add_outlet(world, &good);
+    test_add_outlet(world, &good);
     expect_bad(world, &good, "name already used");
     add_sphere(world, glass, 0.01, fd_v3(5, 5, 5), fd_v3(0, 0, 0));
     test_step(world);
@@ -291,8 +286,7 @@ Test(outlet_files, scene_outlets_load_with_their_values)
                                    "    start: 0.25\n"
                                    "  - {name: ball, region: {sphere: {center: [5, 0, 0], radius: 0.5}}}\n");
     const char* overrides[] = {"outlets.side.start=0.3"};
-    fd_scene scene;
-    cr_assert_eq(fd_scene_load(path, overrides, 1, &scene), FD_OK, "%s", fd_last_error());
+    fd_scene scene = load_scene_at(path, overrides, 1);
     cr_assert_eq(fd_world_outlet_count(scene.world), 3);
     cr_assert_str_eq(fd_world_get_outlet_info(scene.world, 0).name, "drain");
     cr_assert_str_eq(fd_world_get_outlet_info(scene.world, 2).name, "ball");
@@ -303,34 +297,31 @@ Test(outlet_files, scene_outlets_load_with_their_values)
     fd_scene_free(&scene);
 }
 
+/* SCENE_HEAD and the name of an outlet (line 10): its keys start at line 11. */
+#define OUTLET_A SCENE_HEAD "  - name: a\n"
+
 Test(outlet_files, bad_scene_entries_give_file_line_key)
 {
-    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
-                                                 "    region: {box: {min: [0, 0, 0], max: [1, -1, 1]}}\n",
-                          11, "outlets[0].region.box.max", "must exceed min on every axis (y: min 0 m, max -1 m)");
-    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
-                                                 "    region: {sphere: {center: [0, 0, 0], radus: 1}}\n",
-                          11, "outlets[0].region.sphere.radus", "did you mean 'radius'");
-    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
-                                                 "    regin: {sphere: {center: [0, 0, 0], radius: 1}}\n",
-                          11, "outlets[0].regin", "did you mean 'region'");
-    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
-                                                 "    region: {sphere: {center: [0, 0, 0], radius: 0}}\n",
-                          11, "outlets[0].region.sphere.radius", "must be > 0");
-    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
-                                                 "    region:\n"
-                                                 "      box: {min: [0, 0, 0], max: [1, 1, 1]}\n"
-                                                 "      half_space: {point: [0, 0, 0]}\n",
+    expect_scene_error_at("bad.yaml", OUTLET_A "    region: {box: {min: [0, 0, 0], max: [1, -1, 1]}}\n", 11,
+                          "outlets[0].region.box.max", "must exceed min on every axis (y: min 0 m, max -1 m)");
+    expect_scene_error_at("bad.yaml", OUTLET_A "    region: {sphere: {center: [0, 0, 0], radus: 1}}\n", 11,
+                          "outlets[0].region.sphere.radus", "did you mean 'radius'");
+    expect_scene_error_at("bad.yaml", OUTLET_A "    regin: {sphere: {center: [0, 0, 0], radius: 1}}\n", 11,
+                          "outlets[0].regin", "did you mean 'region'");
+    expect_scene_error_at("bad.yaml", OUTLET_A "    region: {sphere: {center: [0, 0, 0], radius: 0}}\n", 11,
+                          "outlets[0].region.sphere.radius", "must be > 0");
+    expect_scene_error_at("bad.yaml",
+                          OUTLET_A "    region:\n"
+                                   "      box: {min: [0, 0, 0], max: [1, 1, 1]}\n"
+                                   "      half_space: {point: [0, 0, 0]}\n",
                           13, "outlets[0].region.half_space", "not two");
-    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
-                                                 "    region: {}\n",
-                          11, "outlets[0].region", "needs a box, a half_space or a sphere");
-    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
-                                                 "    region: {half_space: {point: [0, 0, 0], normal: [0, 0, 0]}}\n",
-                          11, "outlets[0].region.half_space.normal", "must not be zero");
-    expect_scene_error_at("bad.yaml", SCENE_HEAD "  - name: a\n"
-                                                 "    region: {half_space: {point: [0, 0, 0]}}\n"
-                                                 "    start: -1\n",
+    expect_scene_error_at("bad.yaml", OUTLET_A "    region: {}\n", 11, "outlets[0].region",
+                          "needs a box, a half_space or a sphere");
+    expect_scene_error_at("bad.yaml", OUTLET_A "    region: {half_space: {point: [0, 0, 0], normal: [0, 0, 0]}}\n", 11,
+                          "outlets[0].region.half_space.normal", "must not be zero");
+    expect_scene_error_at("bad.yaml",
+                          OUTLET_A "    region: {half_space: {point: [0, 0, 0]}}\n"
+                                   "    start: -1\n",
                           12, "outlets[0].start", "must be >= 0");
     expect_scene_error_at("bad.yaml", SCENE_HEAD "  - {name: a, region: {half_space: {point: [0, 0, 0]}}}\n"
                                                  "  - {name: a, region: {half_space: {point: [0, 0, 1]}}}\n",
@@ -354,8 +345,7 @@ Test(outlet_files, outlets_csv_has_units_and_rows_that_add_up_to_the_totals)
     const char* path = write_scene("csv.yaml", SCENE_HEAD
                                    "  - {name: drain, region: {half_space: {point: [0, 0, -0.5]}}}\n"
                                    "  - {name: never, region: {sphere: {center: [9, 9, 9], radius: 1}}}\n");
-    fd_scene scene;
-    cr_assert_eq(fd_scene_load(path, NULL, 0, &scene), FD_OK, "%s", fd_last_error());
+    fd_scene scene = load_scene_at(path, NULL, 0);
     snprintf(scene.output.directory, sizeof scene.output.directory, "%s/out", temp_dir);
     scene.output.bodies_csv = true;   /* the bodies there are, at each time */
     scene.output.vtu_interval = 0.25; /* snapshots at 0, 0.25 and 0.5 s */
@@ -371,9 +361,7 @@ Test(outlet_files, outlets_csv_has_units_and_rows_that_add_up_to_the_totals)
     fd_outlet_info drain = fd_world_get_outlet_info(scene.world, 0);
     cr_assert_gt(drain.removed, 2);
 
-    char file[600];
-    snprintf(file, sizeof file, "%s/out/outlets.csv", temp_dir);
-    char* text = read_all(file, NULL);
+    char* text = read_all(temp_path("out/outlets.csv"), NULL);
     char* lines[64];
     int count = split_lines(text, lines, 64);
     cr_assert_str_eq(lines[0], "# units: s,-,-,-,kg,-,kg");
@@ -405,15 +393,13 @@ Test(outlet_files, outlets_csv_has_units_and_rows_that_add_up_to_the_totals)
     cr_assert_eq(never, 0);
     free(text);
     /* energy.csv has the removed book, and the bodies that left are in it. */
-    snprintf(file, sizeof file, "%s/out/energy.csv", temp_dir);
-    text = read_all(file, NULL);
+    text = read_all(temp_path("out/energy.csv"), NULL);
     cr_assert(strstr(text, ",inserted,removed,total,closure_error\n"), "energy.csv's header lacks removed");
     free(text);
     /* bodies.csv and the last snapshot list the bodies there are, no more. */
     int live = fd_world_live_body_count(scene.world);
     cr_assert_lt(live, 20);
-    snprintf(file, sizeof file, "%s/out/bodies.csv", temp_dir);
-    text = read_all(file, NULL);
+    text = read_all(temp_path("out/bodies.csv"), NULL);
     int last_rows = 0;
     for (char* line = strstr(text, "\n0.5,"); line; line = strstr(line + 1, "\n0.5,")) {
         ++last_rows;
@@ -421,8 +407,7 @@ Test(outlet_files, outlets_csv_has_units_and_rows_that_add_up_to_the_totals)
     cr_assert_eq(last_rows, live, "bodies.csv has %d rows at t = 0.5 s for %d bodies", last_rows, live);
     cr_assert_null(strstr(text, "nan"), "a removed body's slot was written");
     free(text);
-    snprintf(file, sizeof file, "%s/out/vtu/bodies_000002.vtu", temp_dir);
-    text = read_all(file, NULL);
+    text = read_all(temp_path("out/vtu/bodies_000002.vtu"), NULL);
     char points[64];
     snprintf(points, sizeof points, "NumberOfPoints=\"%d\"", live);
     cr_assert(strstr(text, points), "the last snapshot lacks %s", points);
@@ -430,32 +415,33 @@ Test(outlet_files, outlets_csv_has_units_and_rows_that_add_up_to_the_totals)
     fd_scene_free(&scene);
 }
 
+/* Runs `fricdem run PATH --out temp_dir/OUT`, its output into temp_dir/stdout
+ * and temp_dir/stderr; returns what system() gives. */
+static int run_cli(const char* path, const char* out)
+{
+    char command[2048];
+    snprintf(command, sizeof command, "'%s' run '%s' --out '%s' >'%s' 2>'%s'", FRICDEM_CLI, path, temp_path(out),
+             temp_path("stdout"), temp_path("stderr"));
+    return system(command);
+}
+
 Test(outlet_files, the_cli_reports_the_outlets_and_exits_2_on_a_bad_entry)
 {
     const char* path =
         write_scene("cli.yaml", SCENE_HEAD "  - {name: drain, region: {half_space: {point: [0, 0, -0.5]}}}\n");
-    char command[2048];
-    snprintf(command, sizeof command, "'%s' run '%s' --out '%s/cli_out' >'%s/stdout' 2>'%s/stderr'", FRICDEM_CLI,
-             path, temp_dir, temp_dir, temp_dir);
-    int status = system(command);
-    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s failed", command);
-    char file[600];
-    snprintf(file, sizeof file, "%s/stdout", temp_dir);
-    char* text = read_all(file, NULL);
+    int status = run_cli(path, "cli_out");
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s failed", path);
+    char* text = read_all(temp_path("stdout"), NULL);
     cr_assert(strstr(text, "outlet   'drain'"), "%s", text);
     cr_assert(strstr(text, "outlet       'drain': 20 bodies removed"), "%s", text);
     free(text);
-    snprintf(file, sizeof file, "%s/cli_out/outlets.csv", temp_dir);
-    cr_assert_eq(access(file, F_OK), 0, "no outlets.csv");
+    cr_assert_eq(access(temp_path("cli_out/outlets.csv"), F_OK), 0, "no outlets.csv");
 
     path = write_scene("cli_bad.yaml",
                        SCENE_HEAD "  - {name: drain, region: {box: {min: [0, 0, 0], max: [0, 1, 1]}}}\n");
-    snprintf(command, sizeof command, "'%s' run '%s' --out '%s/cli_bad' >'%s/stdout' 2>'%s/stderr'", FRICDEM_CLI,
-             path, temp_dir, temp_dir, temp_dir);
-    status = system(command);
+    status = run_cli(path, "cli_bad");
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "exit %d", WEXITSTATUS(status));
-    snprintf(file, sizeof file, "%s/stderr", temp_dir);
-    text = read_all(file, NULL);
+    text = read_all(temp_path("stderr"), NULL);
     char expected[700];
     snprintf(expected, sizeof expected, "%s:10: outlets[0].region.box.max: must exceed min", path);
     cr_assert(strstr(text, expected), "%s", text);

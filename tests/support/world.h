@@ -54,6 +54,18 @@ static inline void test_run(fd_world* world, int steps)
     }
 }
 
+/* Adds an inlet to a world; fails the test if it is refused. */
+static inline void test_add_inlet(fd_world* world, const fd_inlet_def* def)
+{
+    cr_assert_eq(fd_world_add_inlet(world, def), FD_OK, "%s", fd_last_error());
+}
+
+/* Adds an outlet to a world; fails the test if it is refused. */
+static inline void test_add_outlet(fd_world* world, const fd_outlet_def* def)
+{
+    cr_assert_eq(fd_world_add_outlet(world, def), FD_OK, "%s", fd_last_error());
+}
+
 /* ---------------------------------------------------------------- scene files */
 
 /* Writes text to temp_dir/name and returns the path (one of temp_path's
@@ -65,12 +77,20 @@ static inline const char* write_scene(const char* name, const char* text)
     return path;
 }
 
+/* The scene file at path loaded with count --set overrides; fails the test
+ * if it is refused. */
+static inline fd_scene load_scene_at(const char* path, const char* const* overrides, int count)
+{
+    fd_scene scene;
+    cr_assert_eq(fd_scene_load(path, overrides, count, &scene), FD_OK, "%s", fd_last_error());
+    return scene;
+}
+
 /* The scene text, written to temp_dir/name, loaded and its world prepared;
  * fails the test if either is refused. */
 static inline fd_scene load_prepared_scene(const char* name, const char* text)
 {
-    fd_scene scene;
-    cr_assert_eq(fd_scene_load(write_scene(name, text), NULL, 0, &scene), FD_OK, "%s", fd_last_error());
+    fd_scene scene = load_scene_at(write_scene(name, text), NULL, 0);
     cr_assert_eq(fd_world_prepare(scene.world), FD_OK, "%s", fd_last_error());
     return scene;
 }
