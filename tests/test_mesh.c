@@ -419,27 +419,19 @@ Test(mesh, errors)
 
 /* ---------------------------------------------------------------- grid against brute force */
 
+static double gentle_bumps(double x, double y, uint64_t* state)
+{
+    return 0.1 * sin(3.0 * x) * cos(2.0 * y) + 0.01 * test_uniform(state, -1, 1);
+}
+
 /* A bumpy height field (1800 triangles), one patch (feature angle pi): the
  * grid's answer equals the brute-force minimum over all triangles for random
  * centres and reaches, and the hit lies on the triangle it names. */
 Test(mesh, grid_agrees_with_brute_force)
 {
-    const int n = 30;
     test_mesh m = {0};
     uint64_t state = 777;
-    for (int j = 0; j <= n; ++j) {
-        for (int i = 0; i <= n; ++i) {
-            double x = -1.0 + 2.0 * i / n, y = -1.0 + 2.0 * j / n;
-            double z = 0.1 * sin(3.0 * x) * cos(2.0 * y) + 0.01 * test_uniform(&state, -1, 1);
-            test_mesh_vertex(&m, fd_v3(x, y, z));
-        }
-    }
-    for (int j = 0; j < n; ++j) {
-        for (int i = 0; i < n; ++i) {
-            int a = i + (n + 1) * j;
-            test_mesh_quad(&m, a, a + 1, a + n + 2, a + n + 1, (i + j) % 3 == 0, false);
-        }
-    }
+    test_mesh_height_field(&m, 30, gentle_bumps, &state, 3, 0);
     fd_mesh* mesh = test_mesh_build(&m, MESH_PI);
     cr_assert_eq(fd_mesh_patch_count(mesh), 1);
     int hits = 0;

@@ -34,6 +34,16 @@ static void assert_vec_near(fd_vec3 actual, fd_vec3 expected, const char* what)
               expected.x, expected.y, expected.z);
 }
 
+/* The one contact a sphere at centre, of reach 0.2, makes with the unit box
+ * of n subdivisions per edge (asserted to be one). */
+static fd_wall_hit only_hit(const fd_mesh* mesh, int n, fd_vec3 centre)
+{
+    fd_wall_hit hits[MAX_PATCHES];
+    int count = test_hits(mesh, centre, 0.2, hits, NULL);
+    cr_assert_eq(count, 1, "n = %d: %d hits", n, count);
+    return hits[0];
+}
+
 Test(mesh_ownership, concave_corner_touches_three_faces)
 {
     for (int n = 1; n <= 3; ++n) {
@@ -55,52 +65,47 @@ Test(mesh_ownership, concave_corner_touches_three_faces)
     }
 }
 
-Test(mesh_ownership, convex_edge_is_one_contact)
+/* For the unit box of n = 1, 2 and 3 subdivisions per edge, the one contact
+ * of a sphere at centre (reach 0.2): on that feature, at point, with that gap
+ * and normal. */
+static void assert_one_contact(fd_vec3 centre, fd_wall_feature feature, fd_vec3 point, double gap, fd_vec3 normal)
 {
     for (int n = 1; n <= 3; ++n) {
         fd_mesh* mesh = unit_box(n);
-        fd_wall_hit hits[MAX_PATCHES];
-        /* Beyond the edge x = 1, z = 1 (at y = 0.3, off the subdivisions). */
-        fd_vec3 centre = fd_v3(1.1, 0.3, 1.1);
-        int count = test_hits(mesh, centre, 0.2, hits, NULL);
-        cr_assert_eq(count, 1, "n = %d: %d hits", n, count);
-        cr_assert_float_eq(hits[0].gap, sqrt(0.02), ROUND_OFF);
-        assert_vec_near(hits[0].normal, fd_v3(sqrt(0.5), 0, sqrt(0.5)), "normal");
-        assert_vec_near(hits[0].point, fd_v3(1, 0.3, 1), "point");
-        cr_assert_eq(hits[0].feature, FD_WALL_EDGE);
+        fd_wall_hit hit = only_hit(mesh, n, centre);
+        cr_assert_eq(hit.feature, feature, "n = %d", n);
+        assert_vec_near(hit.point, point, "point");
+        cr_assert_float_eq(hit.gap, gap, ROUND_OFF, "n = %d", n);
+        assert_vec_near(hit.normal, normal, "normal");
         fd_mesh_free(mesh);
     }
 }
 
+Test(mesh_ownership, convex_edge_is_one_contact)
+{
+    /* Beyond the edge x = 1, z = 1 (at y = 0.3, off the subdivisions). */
+    const double k = sqrt(0.5);
+    assert_one_contact(fd_v3(1.1, 0.3, 1.1), FD_WALL_EDGE, fd_v3(1, 0.3, 1), sqrt(0.02), fd_v3(k, 0, k));
+}
+
 Test(mesh_ownership, convex_vertex_is_one_contact)
 {
-    for (int n = 1; n <= 3; ++n) {
-        fd_mesh* mesh = unit_box(n);
-        fd_wall_hit hits[MAX_PATCHES];
-        fd_vec3 centre = fd_v3(1.1, 1.1, -0.1);
-        int count = test_hits(mesh, centre, 0.2, hits, NULL);
-        cr_assert_eq(count, 1, "n = %d: %d hits", n, count);
-        cr_assert_float_eq(hits[0].gap, sqrt(0.03), ROUND_OFF);
-        assert_vec_near(hits[0].point, fd_v3(1, 1, 0), "point");
-        cr_assert_eq(hits[0].feature, FD_WALL_VERTEX);
-        fd_mesh_free(mesh);
-    }
+    /* Beyond the corner (1, 1, 0) along (1, 1, -1). */
+    const double k = 1.0 / sqrt(3.0);
+    assert_one_contact(fd_v3(1.1, 1.1, -0.1), FD_WALL_VERTEX, fd_v3(1, 1, 0), sqrt(0.03), fd_v3(k, k, -k));
 }
 
 Test(mesh_ownership, overhanging_an_edge_touches_the_top_only)
 {
     for (int n = 1; n <= 3; ++n) {
         fd_mesh* mesh = unit_box(n);
-        fd_wall_hit hits[MAX_PATCHES];
         /* Over the top z = 1, 0.05 inside its edge x = 1: the side x = 1 is
          * within reach (its edge point at sqrt(0.05^2 + 0.1^2) = 0.112) but
          * the top is closer there. */
-        fd_vec3 centre = fd_v3(0.95, 0.3, 1.1);
-        int count = test_hits(mesh, centre, 0.2, hits, NULL);
-        cr_assert_eq(count, 1, "n = %d: %d hits", n, count);
-        cr_assert_float_eq(hits[0].gap, 0.1, ROUND_OFF);
-        assert_vec_near(hits[0].normal, fd_v3(0, 0, 1), "normal of the top");
-        cr_assert_eq(hits[0].feature, FD_WALL_FACE);
+        fd_wall_hit hit = only_hit(mesh, n, fd_v3(0.95, 0.3, 1.1));
+        cr_assert_float_eq(hit.gap, 0.1, ROUND_OFF);
+        assert_vec_near(hit.normal, fd_v3(0, 0, 1), "normal of the top");
+        cr_assert_eq(hit.feature, FD_WALL_FACE);
         /* Exactly over the edge, and a hair inside it: still one contact.
          * Within sqrt(2 h tolerance) ~ 1e-6 of the edge (h = 0.1 the height,
          * the tolerance 3.5e-12) the side's edge point is as close as the
@@ -109,13 +114,10 @@ Test(mesh_ownership, overhanging_an_edge_touches_the_top_only)
          * a gap longer by inset^2 / 2h. */
         const double insets[] = {0.0, 1e-9, 1e-7, 1e-5};
         for (int i = 0; i < 4; ++i) {
-            centre = fd_v3(1.0 - insets[i], 0.3, 1.1);
-            count = test_hits(mesh, centre, 0.2, hits, NULL);
-            cr_assert_eq(count, 1, "n = %d, inset %g: %d hits", n, insets[i], count);
-            cr_assert_float_eq(hits[0].gap, 0.1, 1e-12);
-            cr_assert(fd_v3_distance(hits[0].normal, fd_v3(0, 0, 1)) <= 2.0 * insets[i] / 0.1 + ROUND_OFF,
-                      "inset %g: normal (%g, %g, %g)", insets[i], hits[0].normal.x, hits[0].normal.y,
-                      hits[0].normal.z);
+            hit = only_hit(mesh, n, fd_v3(1.0 - insets[i], 0.3, 1.1));
+            cr_assert_float_eq(hit.gap, 0.1, 1e-12, "inset %g", insets[i]);
+            cr_assert(fd_v3_distance(hit.normal, fd_v3(0, 0, 1)) <= 2.0 * insets[i] / 0.1 + ROUND_OFF,
+                      "inset %g: normal (%g, %g, %g)", insets[i], hit.normal.x, hit.normal.y, hit.normal.z);
         }
         fd_mesh_free(mesh);
     }
@@ -260,6 +262,11 @@ Test(mesh_ownership, random_centres_round_a_faceted_cylinder)
     fd_mesh_free(mesh);
 }
 
+static double steep_bumps(double x, double y, uint64_t* state)
+{
+    return 0.15 * sin(4.0 * x + 1.0) * cos(3.0 * y) + 0.02 * test_uniform(state, -1, 1);
+}
+
 /* Every triangle its own patch (feature angle 0) on a bumpy surface, with
  * convex and concave edges everywhere: the ownership rule may drop contacts,
  * but never the nearest one (some patch reports a hit at the true distance). */
@@ -268,19 +275,7 @@ Test(mesh_ownership, nearest_contact_is_never_dropped)
     const int n = 12;
     test_mesh m = {0};
     uint64_t state = 4242;
-    for (int j = 0; j <= n; ++j) {
-        for (int i = 0; i <= n; ++i) {
-            double x = -1.0 + 2.0 * i / n, y = -1.0 + 2.0 * j / n;
-            double z = 0.15 * sin(4.0 * x + 1.0) * cos(3.0 * y) + 0.02 * test_uniform(&state, -1, 1);
-            test_mesh_vertex(&m, fd_v3(x, y, z));
-        }
-    }
-    for (int j = 0; j < n; ++j) {
-        for (int i = 0; i < n; ++i) {
-            int a = i + (n + 1) * j;
-            test_mesh_quad(&m, a, a + 1, a + n + 2, a + n + 1, false, (i + j) % 2 == 0);
-        }
-    }
+    test_mesh_height_field(&m, n, steep_bumps, &state, 0, 2);
     fd_mesh* mesh = test_mesh_build(&m, 0.0);
     test_mesh_release(&m);
     cr_assert_eq(fd_mesh_patch_count(mesh), 2 * n * n);

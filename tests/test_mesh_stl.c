@@ -198,24 +198,28 @@ Test(mesh_stl, malformed_ascii_names_file_and_line)
     fd_mesh* mesh = read_ok(facet_with_line("good.stl", 0, ""), fd_v3(1, 1, 1));
     cr_assert_eq(fd_mesh_triangle_count(mesh), 1);
     fd_mesh_free(mesh);
+    /* The facet with line n replaced by what ("": left out), and the error
+     * that follows "PATH:". */
+    static const struct {
+        const char* name;
+        int n;
+        const char* what;
+        const char* error;
+    } malformed[] = {
+        {"short_vertex.stl", 5, "   vertex 1 0", "5: expected a number (vertex z)"},
+        {"word.stl", 4, "   vertex 0 abc 0", "4: expected a number (vertex y) (got 'abc')"},
+        /* Without its 'outer loop' line the vertex comes where 'outer' was expected. */
+        {"no_loop.stl", 3, "", "3: expected 'outer' (got 'vertex')"},
+        {"no_solid.stl", 1, "", "1: expected 'solid'"},
+        {"four_vertices.stl", 7, "   vertex 1 1 0", "7: expected 'endloop' (got 'vertex')"},
+    };
     char expected[1100];
-    const char* path = facet_with_line("short_vertex.stl", 5, "   vertex 1 0");
-    snprintf(expected, sizeof expected, "%s:5: expected a number (vertex z)", path);
-    assert_refused(path, expected, NULL);
-    path = facet_with_line("word.stl", 4, "   vertex 0 abc 0");
-    snprintf(expected, sizeof expected, "%s:4: expected a number (vertex y) (got 'abc')", path);
-    assert_refused(path, expected, NULL);
-    /* Without its 'outer loop' line the vertex comes where 'outer' was expected. */
-    path = facet_with_line("no_loop.stl", 3, "");
-    snprintf(expected, sizeof expected, "%s:3: expected 'outer' (got 'vertex')", path);
-    assert_refused(path, expected, NULL);
-    path = facet_with_line("no_solid.stl", 1, "");
-    snprintf(expected, sizeof expected, "%s:1: expected 'solid'", path);
-    assert_refused(path, expected, NULL);
-    path = facet_with_line("four_vertices.stl", 7, "   vertex 1 1 0");
-    snprintf(expected, sizeof expected, "%s:7: expected 'endloop' (got 'vertex')", path);
-    assert_refused(path, expected, NULL);
-    path = write_text("cut.stl", "solid cut\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\n");
+    for (size_t k = 0; k < sizeof malformed / sizeof malformed[0]; ++k) {
+        const char* path = facet_with_line(malformed[k].name, malformed[k].n, malformed[k].what);
+        snprintf(expected, sizeof expected, "%s:%s", path, malformed[k].error);
+        assert_refused(path, expected, NULL);
+    }
+    const char* path = write_text("cut.stl", "solid cut\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\n");
     snprintf(expected, sizeof expected, "%s:4: unexpected end of file: expected 'vertex'", path);
     assert_refused(path, expected, NULL);
     /* A facet normal of nan (some writers' for a degenerate facet) is

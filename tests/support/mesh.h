@@ -109,6 +109,30 @@ static inline void test_mesh_box(test_mesh* m, fd_vec3 lo, fd_vec3 hi, int n)
     }
 }
 
+/* The height field z = height(x, y, state) over [-1, 1]^2 in n x n quads of
+ * two triangles (height draws any noise it adds from *state, vertex by
+ * vertex, row by row). Quad (i, j) has the winding of its first triangle
+ * flipped where i + j is a multiple of flip_first, of its second where it
+ * is one of flip_second; 0 flips none. */
+static inline void test_mesh_height_field(test_mesh* m, int n, double (*height)(double x, double y, uint64_t* state),
+                                          uint64_t* state, int flip_first, int flip_second)
+{
+    int first = m->vertex_count;
+    for (int j = 0; j <= n; ++j) {
+        for (int i = 0; i <= n; ++i) {
+            double x = -1.0 + 2.0 * i / n, y = -1.0 + 2.0 * j / n;
+            test_mesh_vertex(m, fd_v3(x, y, height(x, y, state)));
+        }
+    }
+    for (int j = 0; j < n; ++j) {
+        for (int i = 0; i < n; ++i) {
+            int a = first + i + (n + 1) * j;
+            test_mesh_quad(m, a, a + 1, a + n + 2, a + n + 1, flip_first && (i + j) % flip_first == 0,
+                           flip_second && (i + j) % flip_second == 0);
+        }
+    }
+}
+
 /* A prism of `sides` facets round the z axis (vertices at radius r), z in
  * [-h, h], capped with a fan from the centre of each end. */
 static inline void test_mesh_cylinder(test_mesh* m, double r, double h, int sides)
