@@ -52,31 +52,28 @@ static void assert_axis(fd_vec3 v, fd_vec3 expected, const char* what)
     assert_vec_close(fd_v3_scale(s, v), expected, ROUND_OFF, what);
 }
 
-static fd_shape make_sphere(double radius)
+/* The shape of a definition the tests know to be valid. */
+static fd_shape make_shape(fd_shape_def def)
 {
-    fd_shape_def def = {.type = FD_SHAPE_SPHERE, .radius = radius};
     fd_shape shape;
     char message[256];
     cr_assert(fd_shape_init(&shape, &def, message, sizeof message), "%s", message);
     return shape;
+}
+
+static fd_shape make_sphere(double radius)
+{
+    return make_shape((fd_shape_def){.type = FD_SHAPE_SPHERE, .radius = radius});
 }
 
 static fd_shape make_ellipsoid(double a, double b, double c)
 {
-    fd_shape_def def = {.type = FD_SHAPE_ELLIPSOID, .semi_axes = {a, b, c}};
-    fd_shape shape;
-    char message[256];
-    cr_assert(fd_shape_init(&shape, &def, message, sizeof message), "%s", message);
-    return shape;
+    return make_shape((fd_shape_def){.type = FD_SHAPE_ELLIPSOID, .semi_axes = {a, b, c}});
 }
 
 static fd_shape make_plane(fd_vec3 normal)
 {
-    fd_shape_def def = {.type = FD_SHAPE_PLANE, .plane_normal = normal};
-    fd_shape shape;
-    char message[256];
-    cr_assert(fd_shape_init(&shape, &def, message, sizeof message), "%s", message);
-    return shape;
+    return make_shape((fd_shape_def){.type = FD_SHAPE_PLANE, .plane_normal = normal});
 }
 
 static fd_pose make_pose(fd_vec3 position, fd_vec3 axis, double angle)

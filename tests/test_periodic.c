@@ -49,12 +49,7 @@ static fd_material_id add_law(fd_world* world, const char* slide_model)
 static fd_body_id add_ball(fd_world* world, fd_material_id m, const char* name, double radius, fd_vec3 position,
                            fd_vec3 velocity, fd_vec3 angular_velocity)
 {
-    fd_body_def def = fd_default_body_def();
-    def.name = name;
-    def.shape.radius = radius;
-    def.material = m;
-    def.position = position;
-    def.velocity = velocity;
+    fd_body_def def = test_sphere_def(m, name, radius, position, velocity);
     def.angular_velocity = angular_velocity;
     return test_create_body(world, &def);
 }

@@ -533,11 +533,7 @@ Test(pfc, a_pair_without_a_law_inherits_springs_in_series_and_the_smaller_fricti
     fd_world* world = fd_world_create(&def);
     fd_material_id a = add_material_with_own_law(world, "a", 1e6, 0.5, 0.1, 0.0);
     fd_material_id b = add_material_with_own_law(world, "b", 3e6, 0.3, 0.05, 0.0);
-    fd_body_def ball = fd_default_body_def();
-    ball.shape.radius = RADIUS;
-    ball.material = b;
-    ball.position = fd_v3(0, 0, RADIUS - 1e-4);
-    ball.velocity = fd_v3(1.0, 0, 0);
+    fd_body_def ball = test_sphere_def(b, NULL, RADIUS, fd_v3(0, 0, RADIUS - 1e-4), fd_v3(1.0, 0, 0));
     ball.angular_velocity = fd_v3(0, 50.0, 0); /* rolling too fast: the roll spring caps at once */
     ball.lock_translation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
     ball.lock_rotation = FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z;
@@ -560,11 +556,7 @@ Test(pfc, inheritance_refuses_parameters_pfc_does_not_inherit)
     fd_world* world = fd_world_create(&def);
     fd_material_id a = add_material_with_own_law(world, "a", 1e6, 0.5, 0.1, 0.1);
     fd_material_id b = add_material_with_own_law(world, "b", 1e6, 0.5, 0.1, 0.2);
-    fd_body_def ball = fd_default_body_def();
-    ball.shape.radius = RADIUS;
-    ball.material = b;
-    ball.position = fd_v3(0, 0, 1.0);
-    test_create_body(world, &ball);
+    test_add_sphere(world, b, NULL, RADIUS, fd_v3(0, 0, 1.0), fd_v3(0, 0, 0));
     test_add_ground(world, a);
     cr_assert_neq(fd_world_prepare(world), FD_OK);
     cr_assert(strstr(fd_last_error(), "no contact law for materials 'a' and 'b'") != NULL, "%s", fd_last_error());

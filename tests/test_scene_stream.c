@@ -89,6 +89,33 @@ static void expect_load_error(const char* path, const char* const* sets, int set
     }
 }
 
+/* A streamed list of count bodies whose item `at` is the line `item`
+ * (write_listed after HEADER) must fail to load with a message that starts
+ * "PATH:LINE: bodies[AT].KEY: " (just "PATH:LINE: " without a key), LINE
+ * that item's, and contains fragment. */
+static void expect_item_error(const char* name, int count, int at, const char* item, const char* key,
+                              const char* fragment)
+{
+    int first = 0;
+    const char* path = write_listed(name, HEADER, "bodies:\n", count, at, item, &first);
+    char prefix[1024];
+    if (key) {
+        snprintf(prefix, sizeof prefix, "%s:%d: bodies[%d].%s: ", path, first + at, at, key);
+    } else {
+        snprintf(prefix, sizeof prefix, "%s:%d: ", path, first + at);
+    }
+    expect_load_error(path, NULL, 0, prefix, fragment);
+}
+
+/* Loading path with the one override `set` must fail with a message that
+ * starts "PATH: " then start, and contains fragment (if given). */
+static void expect_set_error(const char* path, const char* set, const char* start, const char* fragment)
+{
+    char prefix[1024];
+    snprintf(prefix, sizeof prefix, "%s: %s", path, start);
+    expect_load_error(path, &set, 1, prefix, fragment);
+}
+
 Test(scene_stream, listed_bodies_are_streamed_and_give_the_world_of_one_tree)
 {
     enum { COUNT = 4000 };
@@ -132,27 +159,18 @@ Test(scene_stream, listed_bodies_are_streamed_and_give_the_world_of_one_tree)
 Test(scene_stream, an_error_deep_in_a_streamed_list_names_its_line_and_index)
 {
     enum { COUNT = 5000, BAD = 4321 };
-    int first = 0;
-    const char* path =
-        write_listed("deep.yaml", HEADER, "bodies:\n", COUNT, BAD,
-                     "  - {name: bad, material: steel, shape: {type: sphere, radius: -1}, position: [0, 0, 0]}\n",
-                     &first);
-    char prefix[1024];
-    snprintf(prefix, sizeof prefix, "%s:%d: bodies[%d].shape.radius: ", path, first + BAD, BAD);
-    expect_load_error(path, NULL, 0, prefix, "must be > 0");
+    expect_item_error("deep.yaml", COUNT, BAD,
+                      "  - {name: bad, material: steel, shape: {type: sphere, radius: -1}, position: [0, 0, 0]}\n",
+                      "shape.radius", "must be > 0");
 
     /* A YAML syntax error deep in the list is found by the first reading. */
-    path = write_listed("syntax.yaml", HEADER, "bodies:\n", COUNT, BAD,
-                        "  - {name: bad, material: steel, shape: [1, 2}\n", &first);
-    snprintf(prefix, sizeof prefix, "%s:%d: ", path, first + BAD);
-    expect_load_error(path, NULL, 0, prefix, "YAML syntax error");
+    expect_item_error("syntax.yaml", COUNT, BAD, "  - {name: bad, material: steel, shape: [1, 2}\n", NULL,
+                      "YAML syntax error");
 
     /* A key of the wrong kind, and an unknown key, at the right line. */
-    path = write_listed("unknown.yaml", HEADER, "bodies:\n", COUNT, BAD,
-                        "  - {name: bad, material: steel, shape: {type: sphere, radius: 1}, postion: [0, 0, 0]}\n",
-                        &first);
-    snprintf(prefix, sizeof prefix, "%s:%d: bodies[%d].postion: ", path, first + BAD, BAD);
-    expect_load_error(path, NULL, 0, prefix, "did you mean 'position'?");
+    expect_item_error("unknown.yaml", COUNT, BAD,
+                      "  - {name: bad, material: steel, shape: {type: sphere, radius: 1}, postion: [0, 0, 0]}\n",
+                      "postion", "did you mean 'position'?");
 }
 
 Test(scene_stream, a_duplicate_name_deep_in_a_streamed_list_names_both_lines)
@@ -206,29 +224,21 @@ Test(scene_stream, overrides_apply_to_streamed_bodies)
     fd_scene_free(&scene);
 
     /* A bad value given to a streamed body names the override and the body. */
-    char prefix[1024];
-    const char* bad_mass[] = {"bodies.b7.mass=-1"};
-    snprintf(prefix, sizeof prefix, "%s: --set bodies.b7.mass: bodies[7].mass: must be > 0", path);
-    expect_load_error(path, bad_mass, 1, prefix, NULL);
-    const char* bad_velocity[] = {"bodies.2999.velocity=[1, 0]"};
-    snprintf(prefix, sizeof prefix, "%s: --set bodies.2999.velocity: bodies[2999].velocity: ", path);
-    expect_load_error(path, bad_velocity, 1, prefix, "got a sequence of 2");
+    expect_set_error(path, "bodies.b7.mass=-1", "--set bodies.b7.mass: bodies[7].mass: must be > 0", NULL);
+    expect_set_error(path, "bodies.2999.velocity=[1, 0]", "--set bodies.2999.velocity: bodies[2999].velocity: ",
+                     "got a sequence of 2");
 }
 
 Test(scene_stream, a_set_naming_a_missing_streamed_body_fails)
 {
     enum { COUNT = 5000 };
     const char* path = write_listed("missing.yaml", HEADER, "bodies:\n", COUNT, -1, NULL, NULL);
-    char prefix[1024];
-    const char* nosuch[] = {"bodies.nosuch.velocity=[1, 0, 0]"};
-    snprintf(prefix, sizeof prefix, "%s: --set bodies.nosuch.velocity: no entry named 'nosuch' in bodies", path);
-    expect_load_error(path, nosuch, 1, prefix, NULL);
-    const char* typo[] = {"bodies.b12x.velocity=[1, 0, 0]"};
-    snprintf(prefix, sizeof prefix, "%s: --set bodies.b12x.velocity: no entry named 'b12x' in bodies", path);
-    expect_load_error(path, typo, 1, prefix, "(did you mean 'b12'?)");
-    const char* past_end[] = {"bodies.5000.position=[0, 0, 0]"};
-    snprintf(prefix, sizeof prefix, "%s: --set bodies.5000.position: no entry '5000' in bodies (it has 5000)", path);
-    expect_load_error(path, past_end, 1, prefix, NULL);
+    expect_set_error(path, "bodies.nosuch.velocity=[1, 0, 0]",
+                     "--set bodies.nosuch.velocity: no entry named 'nosuch' in bodies", NULL);
+    expect_set_error(path, "bodies.b12x.velocity=[1, 0, 0]",
+                     "--set bodies.b12x.velocity: no entry named 'b12x' in bodies", "(did you mean 'b12'?)");
+    expect_set_error(path, "bodies.5000.position=[0, 0, 0]",
+                     "--set bodies.5000.position: no entry '5000' in bodies (it has 5000)", NULL);
 }
 
 Test(scene_stream, set_bodies_replaces_the_streamed_list)

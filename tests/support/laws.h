@@ -138,9 +138,9 @@ static inline fd_body_id test_create_body(fd_world* world, const fd_body_def* de
     return id;
 }
 
-/* A free sphere of a material at a position and velocity. */
-static inline fd_body_id test_add_sphere(fd_world* world, fd_material_id material, const char* name, double radius,
-                                         fd_vec3 position, fd_vec3 velocity)
+/* The definition of a free sphere of a material at a position and velocity. */
+static inline fd_body_def test_sphere_def(fd_material_id material, const char* name, double radius, fd_vec3 position,
+                                          fd_vec3 velocity)
 {
     fd_body_def def = fd_default_body_def();
     def.name = name;
@@ -148,6 +148,14 @@ static inline fd_body_id test_add_sphere(fd_world* world, fd_material_id materia
     def.material = material;
     def.position = position;
     def.velocity = velocity;
+    return def;
+}
+
+/* A free sphere of a material at a position and velocity. */
+static inline fd_body_id test_add_sphere(fd_world* world, fd_material_id material, const char* name, double radius,
+                                         fd_vec3 position, fd_vec3 velocity)
+{
+    fd_body_def def = test_sphere_def(material, name, radius, position, velocity);
     return test_create_body(world, &def);
 }
 
