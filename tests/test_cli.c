@@ -113,15 +113,23 @@ Test(cli, a_step_count_beyond_2_53_exits_2_instead_of_running_no_steps)
 
 Test(cli, usage_errors_exit_2)
 {
-    cr_assert_eq(run_cli("%s", ""), 2); /* no command at all */
-    cr_assert(strstr(err_text(), "usage: fricdem run SCENE"));
-    cr_assert_eq(run_cli("frobnicate"), 2);
-    cr_assert(strstr(err_text(), "unknown command 'frobnicate'"));
-    cr_assert_eq(run_cli("run"), 2);
-    cr_assert(strstr(err_text(), "run needs a scene file"));
-    cr_assert_eq(run_cli("run scene.yaml --bogus"), 2);
-    cr_assert(strstr(err_text(), "unknown option '--bogus'"));
-    cr_assert_eq(run_cli("run scene.yaml --set"), 2);
+    /* The arguments, and what stderr then says (NULL: not checked). */
+    static const struct {
+        const char* args;
+        const char* message;
+    } usage_errors[] = {
+        {"", "usage: fricdem run SCENE"}, /* no command at all */
+        {"frobnicate", "unknown command 'frobnicate'"},
+        {"run", "run needs a scene file"},
+        {"run scene.yaml --bogus", "unknown option '--bogus'"},
+        {"run scene.yaml --set", NULL},
+    };
+    for (size_t k = 0; k < sizeof usage_errors / sizeof usage_errors[0]; ++k) {
+        cr_assert_eq(run_cli("%s", usage_errors[k].args), 2, "fricdem %s", usage_errors[k].args);
+        if (usage_errors[k].message) {
+            cr_assert(strstr(err_text(), usage_errors[k].message), "%s", err_text());
+        }
+    }
     cr_assert_eq(run_cli("run '%s/missing.yaml'", temp_dir), 2);
     cr_assert(strstr(err_text(), "missing.yaml: cannot read the scene file"), "%s", err_text());
 }

@@ -45,6 +45,22 @@ enum { FAMILY_COUNT = 3 };
 static const char* const families[FAMILY_COUNT] = {"dsds", "csds", "pfc"};
 static bool path_takes(int path, const char* family) { return strcmp(family, "pfc") != 0 || path == PATH_REGISTRY; }
 
+/* Steps (*path, *f) through every path with every family it takes, from
+ * (0, -1); false after the last. */
+static bool next_path_and_family(int* path, int* f)
+{
+    do {
+        if (++*f == FAMILY_COUNT) {
+            *f = 0;
+            ++*path;
+        }
+        if (*path == PATH_COUNT) {
+            return false;
+        }
+    } while (!path_takes(*path, families[*f]));
+    return true;
+}
+
 #define RADIUS 0.01
 #define MASS 0.01
 #define GRAVITY 9.81
@@ -215,19 +231,15 @@ Test(static_kinetic, a_sliding_sphere_slows_at_mu_k_g_not_mu_s_g)
     /* Sliding, the force is the cap mu_k N along -x: the velocity falls by
      * mu_k g per second, half what mu_s would give (it stops at 34 ms).
      * 5 ms let the first steps (one capped at mu_s) pass. */
-    for (int path = 0; path < PATH_COUNT; ++path) {
-        for (int f = 0; f < FAMILY_COUNT; ++f) {
-            if (!path_takes(path, families[f])) {
-                continue;
-            }
-            scene s = sliding_block(path, families[f], 0.0);
-            s.velocity = fd_v3(0.1, 0.0, 0.0);
-            fd_world* world = build(&s);
-            double deceleration = -acceleration_x(world, 0.005, 0.02);
-            cr_assert(fabs(deceleration - 0.3 * GRAVITY) < cap_tolerance(path) * 0.3 * GRAVITY, "%s %s: deceleration %.12g, mu_k g %.12g",
-                      path_names[path], families[f], deceleration, 0.3 * GRAVITY);
-            fd_world_free(world);
-        }
+    for (int path = 0, f = -1; next_path_and_family(&path, &f);) {
+        scene s = sliding_block(path, families[f], 0.0);
+        s.velocity = fd_v3(0.1, 0.0, 0.0);
+        fd_world* world = build(&s);
+        double deceleration = -acceleration_x(world, 0.005, 0.02);
+        cr_assert(fabs(deceleration - 0.3 * GRAVITY) < cap_tolerance(path) * 0.3 * GRAVITY,
+                  "%s %s: deceleration %.12g, mu_k g %.12g", path_names[path], families[f], deceleration,
+                  0.3 * GRAVITY);
+        fd_world_free(world);
     }
 }
 
@@ -238,21 +250,16 @@ Test(static_kinetic, between_mu_k_and_mu_s_a_resting_sphere_stays_and_a_sliding_
      * held it, it would slide 6.7 mm in 0.1 s. Sliding at 0.1 m/s, it keeps
      * sliding with a = g (sin - mu_k cos) = 1.34 m/s^2. */
     double tan_theta = 0.45;
-    for (int path = 0; path < PATH_COUNT; ++path) {
-        for (int f = 0; f < FAMILY_COUNT; ++f) {
-            if (!path_takes(path, families[f])) {
-                continue;
-            }
-            scene s = sliding_block(path, families[f], tan_theta);
-            fd_world* world = build(&s);
-            run_for(world, 0.1);
-            double x = ball_state(world).position.x;
-            cr_assert(fabs(x) < 1e-5, "%s %s: the resting sphere moved %g m", path_names[path], families[f], x);
-            fd_world_free(world);
+    for (int path = 0, f = -1; next_path_and_family(&path, &f);) {
+        scene s = sliding_block(path, families[f], tan_theta);
+        fd_world* world = build(&s);
+        run_for(world, 0.1);
+        double x = ball_state(world).position.x;
+        cr_assert(fabs(x) < 1e-5, "%s %s: the resting sphere moved %g m", path_names[path], families[f], x);
+        fd_world_free(world);
 
-            s.velocity = fd_v3(0.1, 0.0, 0.0);
-            expect_kinetic_slide(&s, f, 0.005);
-        }
+        s.velocity = fd_v3(0.1, 0.0, 0.0);
+        expect_kinetic_slide(&s, f, 0.005);
     }
 }
 
@@ -261,14 +268,9 @@ Test(static_kinetic, above_mu_s_a_resting_sphere_starts_and_slides_at_the_kineti
     /* tan(theta) = 0.65 > mu_s: the spring loads for a few steps, slips, and
      * from then on a = g (sin - mu_k cos), over the window from 10 to 30 ms. */
     double tan_theta = 0.65;
-    for (int path = 0; path < PATH_COUNT; ++path) {
-        for (int f = 0; f < FAMILY_COUNT; ++f) {
-            if (!path_takes(path, families[f])) {
-                continue;
-            }
-            scene s = sliding_block(path, families[f], tan_theta);
-            expect_kinetic_slide(&s, f, 0.01); /* it must have started: a > 0 at the kinetic rate */
-        }
+    for (int path = 0, f = -1; next_path_and_family(&path, &f);) {
+        scene s = sliding_block(path, families[f], tan_theta);
+        expect_kinetic_slide(&s, f, 0.01); /* it must have started: a > 0 at the kinetic rate */
     }
 }
 
@@ -287,37 +289,32 @@ Test(static_kinetic, between_mu_roll_k_and_mu_roll_s_a_resting_sphere_stays_and_
      * slide spring and the dashpots add a ringing that averages out over the
      * 0.05 s window: to 1 %. */
     double tan_theta = 0.045, theta = atan(tan_theta);
-    for (int path = 0; path < PATH_COUNT; ++path) {
-        for (int f = 0; f < FAMILY_COUNT; ++f) {
-            if (!path_takes(path, families[f])) {
-                continue;
-            }
-            scene s = {.path = path, .theta = theta, .family = families[f], .mu_s = 1.0, .mu_k = 1.0, .roll = true,
-                       .mu_roll_s = 0.1, .mu_roll_k = 0.03};
-            fd_world* world = build(&s);
-            run_for(world, 0.1);
-            double x = ball_state(world).position.x;
-            cr_assert(fabs(x) < 2e-5, "%s %s: the resting sphere rolled %g m", path_names[path], families[f], x);
-            fd_world_free(world);
+    for (int path = 0, f = -1; next_path_and_family(&path, &f);) {
+        scene s = {.path = path, .theta = theta, .family = families[f], .mu_s = 1.0, .mu_k = 1.0, .roll = true,
+                   .mu_roll_s = 0.1, .mu_roll_k = 0.03};
+        fd_world* world = build(&s);
+        run_for(world, 0.1);
+        double x = ball_state(world).position.x;
+        cr_assert(fabs(x) < 2e-5, "%s %s: the resting sphere rolled %g m", path_names[path], families[f], x);
+        fd_world_free(world);
 
-            double overlap = path == PATH_REGISTRY ? 0.0 : normal_force(&s) / K_N;
-            double arm = RADIUS - 0.5 * overlap;
-            double effective = path == PATH_BLOCK ? RADIUS * GROUND_RADIUS / (RADIUS + GROUND_RADIUS) : RADIUS;
-            double inertia = 0.4 * MASS * RADIUS * RADIUS;
-            double expected = (MASS * GRAVITY * sin(theta) - effective / arm * 0.03 * normal_force(&s)) /
-                              (MASS + inertia / (arm * arm));
-            s.velocity = fd_v3(0.1, 0.0, 0.0);
-            s.angular_velocity = fd_v3(0.0, 0.1 / arm, 0.0);
-            world = build(&s);
-            run_for(world, 0.02);
-            double v1 = ball_state(world).velocity.x;
-            run_for(world, 0.05);
-            double v2 = ball_state(world).velocity.x;
-            double acceleration = (v2 - v1) / 0.05;
-            cr_assert(fabs(acceleration - expected) < 0.01 * expected, "%s %s: acceleration %.6g, expected %.6g",
-                      path_names[path], families[f], acceleration, expected);
-            fd_world_free(world);
-        }
+        double overlap = path == PATH_REGISTRY ? 0.0 : normal_force(&s) / K_N;
+        double arm = RADIUS - 0.5 * overlap;
+        double effective = path == PATH_BLOCK ? RADIUS * GROUND_RADIUS / (RADIUS + GROUND_RADIUS) : RADIUS;
+        double inertia = 0.4 * MASS * RADIUS * RADIUS;
+        double expected = (MASS * GRAVITY * sin(theta) - effective / arm * 0.03 * normal_force(&s)) /
+                          (MASS + inertia / (arm * arm));
+        s.velocity = fd_v3(0.1, 0.0, 0.0);
+        s.angular_velocity = fd_v3(0.0, 0.1 / arm, 0.0);
+        world = build(&s);
+        run_for(world, 0.02);
+        double v1 = ball_state(world).velocity.x;
+        run_for(world, 0.05);
+        double v2 = ball_state(world).velocity.x;
+        double acceleration = (v2 - v1) / 0.05;
+        cr_assert(fabs(acceleration - expected) < 0.01 * expected, "%s %s: acceleration %.6g, expected %.6g",
+                  path_names[path], families[f], acceleration, expected);
+        fd_world_free(world);
     }
 }
 
