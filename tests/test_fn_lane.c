@@ -20,6 +20,7 @@
 #include "contact/fang_negrut_lane.h"
 #include "contact/model.h"
 #include "core/math.h"
+#include "support/registry.h"
 
 static fd_submodel_def model_def(const char* model, const char* const* names, const double* values, int count)
 {
@@ -329,11 +330,8 @@ Test(fn_lane, every_lane_equals_the_registry_kernels_bit_for_bit)
                     .books_unread = true,
                     .slip_flags = &flags,
                 };
-                fd_normal_result normal = fd_normal_evaluate(&law, &input);
-                fd_contact_loads loads;
-                memset(&loads, 0, sizeof loads);
-                loads.normal_force = normal.force;
-                fd_friction_evaluate(&law, &input, normal.force, history, NULL, &loads);
+                fd_normal_result normal;
+                fd_contact_loads loads = test_registry_loads(&law, &input, history, &normal);
                 fd_vec3 force = fd_v3_add(fd_v3_scale(normal.force, g.normal), loads.slide_force);
                 fd_vec3 torque_i = fd_v3_add(fd_v3_cross(arm_i, force), fd_v3_add(loads.roll_torque_i, loads.spin_torque_i));
                 fd_vec3 torque_j = fd_v3_add(fd_v3_cross(arm_j, fd_v3_neg(force)),

@@ -15,6 +15,7 @@
 #include "fricdem/fricdem.h"
 #include "penalty/sphere_kernel.h"
 #include "support/laws.h"
+#include "support/registry.h"
 #include "support/support.h"
 
 static const double radius = 0.1;      /* m: the block is a sphere on the ground plane, R_eff = R */
@@ -435,10 +436,8 @@ Test(mindlin, the_sphere_kernel_gives_the_registry_kernel_s_bits)
                     .energy = books,
                     .slip_flags = &flags,
                 };
-                fd_normal_result normal = fd_normal_evaluate(&law, &input);
-                fd_contact_loads loads;
-                memset(&loads, 0, sizeof loads);
-                fd_friction_evaluate(&law, &input, normal.force, registry_history, NULL, &loads);
+                fd_normal_result normal;
+                fd_contact_loads loads = test_registry_loads(&law, &input, registry_history, &normal);
                 /* sphere kernel, with the pair constants of neighbor.c */
                 const double* derived = law.derived[FD_MECHANISM_NORMAL];
                 double constants[3] = {0.0, r_eff, 0.0};
