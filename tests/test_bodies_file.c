@@ -67,8 +67,8 @@ static fd_scene load_ok(const char* scene_path)
 }
 
 /* Loads a scene with `bodies_file: ENTRY` and expects a parse error whose
- * message starts with prefix (after the temp dir and a slash when
- * in_temp) and holds every fragment. */
+ * message starts with prefix (after the temp dir and a slash) and holds
+ * every fragment. */
 static void expect_error(const char* entry, const char* prefix, ...)
 {
     const char* scene_path = write_formatted("scene.yaml", SCENE_HEAD "bodies_file: %s\n", entry);
@@ -441,10 +441,11 @@ Test(bodies_file, unknown_column_names_the_header_line_and_the_closest_name)
 {
     static const csv_error cases[] = {
         {"# units: m,m,m,m\nx,y,z,radus\n0,0,0,0.01\n", "{path: b.csv, material: glass}",
-         "b.csv:2: column 'radus': unknown column (did you mean 'radius'?"},
+         "b.csv:2: column 'radus': unknown column (did you mean 'radius'?", {NULL}},
         {"x,y,z,colour\n0,0,0,red\n", "{path: b.csv, material: glass, radius: 0.01}",
          "b.csv:1: column 'colour': unknown column (columns: ", {"name, material, radius"}},
-        {"x,y,z,x\n0,0,0,0\n", "{path: b.csv, material: glass, radius: 0.01}", "b.csv:1: column 'x': given twice"},
+        {"x,y,z,x\n0,0,0,0\n", "{path: b.csv, material: glass, radius: 0.01}", "b.csv:1: column 'x': given twice",
+         {NULL}},
     };
     EXPECT_CSV_ERRORS(cases);
 }
@@ -453,13 +454,14 @@ Test(bodies_file, a_bad_number_names_its_line_and_column)
 {
     static const csv_error cases[] = {
         {"x,y,z,radius\n0,0,0,0.01\n\n1,0,0,0.01\n2,0,1.0.5,0.01\n", "{path: b.csv, material: glass}",
-         "b.csv:5: column 'z': not a number: '1.0.5'"},
-        {"x,y,z,radius\n0,0,0,0.01\n1,,0,0.01\n", "{path: b.csv, material: glass}", "b.csv:3: column 'y': empty"},
+         "b.csv:5: column 'z': not a number: '1.0.5'", {NULL}},
+        {"x,y,z,radius\n0,0,0,0.01\n1,,0,0.01\n", "{path: b.csv, material: glass}", "b.csv:3: column 'y': empty",
+         {NULL}},
         {"x,y,z,radius\n0,0,0,0.01\n1,inf,0,0.01\n", "{path: b.csv, material: glass}",
-         "b.csv:3: column 'y': must be a finite number"},
+         "b.csv:3: column 'y': must be a finite number", {NULL}},
         /* A quoted name with a line break in it: the lines after it still count. */
         {"name,x,y,z,radius\n\"two\nlines\",0,0,0,0.01\nb,1,0,0,0.01\nc,2,0,zero,0.01\n",
-         "{path: b.csv, material: glass}", "b.csv:5: column 'z': not a number: 'zero'"},
+         "{path: b.csv, material: glass}", "b.csv:5: column 'z': not a number: 'zero'", {NULL}},
     };
     EXPECT_CSV_ERRORS(cases);
 }
@@ -468,14 +470,14 @@ Test(bodies_file, missing_columns_and_missing_defaults)
 {
     static const csv_error cases[] = {
         {"name,x,y,radius\na,0,0,0.01\n", "{path: b.csv, material: glass}",
-         "b.csv:1: column 'z': missing (the columns x, y, z are required)"},
+         "b.csv:1: column 'z': missing (the columns x, y, z are required)", {NULL}},
         {"x,y,z,vx,vy\n0,0,0,1,1\n", "{path: b.csv, material: glass, radius: 0.01}",
-         "b.csv:1: column 'vz': missing: the columns vx, vy, vz"},
+         "b.csv:1: column 'vz': missing: the columns vx, vy, vz", {NULL}},
         {"x,y,z\n0,0,0\n", "{path: b.csv, material: glass}", "scene.yaml:12: bodies_file: ",
          {"no 'radius' column", "bodies_file.radius"}},
         {NULL, "{path: b.csv, radius: 0.01}", "scene.yaml:12: bodies_file: ", {"no 'material' column"}},
         {"x,y,z,radius\n0,0,0,0.01\n", "{path: b.csv, material: glass, radius: 0.01}",
-         "scene.yaml:12: bodies_file.radius: not used"},
+         "scene.yaml:12: bodies_file.radius: not used", {NULL}},
     };
     EXPECT_CSV_ERRORS(cases);
 }
@@ -484,10 +486,10 @@ Test(bodies_file, radius_must_be_positive)
 {
     static const csv_error cases[] = {
         {"x,y,z,radius\n0,0,0,0.01\n1,0,0,0\n", "{path: b.csv, material: glass}",
-         "b.csv:3: column 'radius': must be > 0 m (got 0)"},
+         "b.csv:3: column 'radius': must be > 0 m (got 0)", {NULL}},
         {"x,y,z,radius\n0,0,0,-0.01\n", "{path: b.csv, material: glass}",
-         "b.csv:2: column 'radius': must be > 0 m (got -0.01)"},
-        {NULL, "{path: b.csv, material: glass, radius: -1}", "scene.yaml:12: bodies_file.radius: must be > 0"},
+         "b.csv:2: column 'radius': must be > 0 m (got -0.01)", {NULL}},
+        {NULL, "{path: b.csv, material: glass, radius: -1}", "scene.yaml:12: bodies_file.radius: must be > 0", {NULL}},
     };
     EXPECT_CSV_ERRORS(cases);
 }
@@ -496,9 +498,9 @@ Test(bodies_file, unknown_material_with_suggestion)
 {
     static const csv_error cases[] = {
         {"x,y,z,radius,material\n0,0,0,0.01,glass\n1,0,0,0.01,stel\n", "b.csv",
-         "b.csv:3: column 'material': unknown material 'stel' (did you mean 'steel'?"},
+         "b.csv:3: column 'material': unknown material 'stel' (did you mean 'steel'?", {NULL}},
         {"x,y,z,radius\n0,0,0,0.01\n", "{path: b.csv, material: glas}",
-         "scene.yaml:12: bodies_file.material: unknown material 'glas'"},
+         "scene.yaml:12: bodies_file.material: unknown material 'glas'", {NULL}},
     };
     EXPECT_CSV_ERRORS(cases);
 }
@@ -507,9 +509,9 @@ Test(bodies_file, wrong_field_count)
 {
     static const csv_error cases[] = {
         {"x,y,z,radius\n0,0,0,0.01\n1,0,0\n", "{path: b.csv, material: glass}",
-         "b.csv:3: 3 fields, the header has 4 columns"},
+         "b.csv:3: 3 fields, the header has 4 columns", {NULL}},
         {"x,y,z,radius\r\n0,0,0,0.01\r\n1,0,0,0.01,7\r\n", "{path: b.csv, material: glass}",
-         "b.csv:3: more fields than the 4 columns"},
+         "b.csv:3: more fields than the 4 columns", {NULL}},
     };
     EXPECT_CSV_ERRORS(cases);
 }
