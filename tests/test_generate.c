@@ -93,11 +93,9 @@ Test(random_fill, no_overlap_inside_the_region_radii_in_the_spread)
     cr_assert_eq(n, 2800);
     double volume = 0.0;
     for (int k = 0; k < n; ++k) {
-        double r;
-        fd_vec3 position;
         /* Radii 0.01 x [0.8, 1.2]. */
-        expect_generated_sphere(&scene, k, "bead", 0.008, 0.012, fd_v3(-0.15, -0.15, 0.0), fd_v3(0.15, 0.15, 0.5), &r,
-                                &position);
+        double r = expect_generated_sphere(&scene, k, "bead", 0.008, 0.012, fd_v3(-0.15, -0.15, 0.0),
+                                           fd_v3(0.15, 0.15, 0.5), NULL);
         volume += 4.0 / 3.0 * 3.14159265358979323846 * r * r * r;
     }
     cr_assert(volume / 0.045 > 0.26 && volume / 0.045 < 0.28, "packing fraction %g", volume / 0.045);
@@ -341,9 +339,10 @@ Test(random_fill, a_hundred_thousand_spheres_fill_their_region)
     /* 10^5 spheres at a packing fraction of 0.25 (about 3 proposals per
      * sphere): the batched, gridded path at a size where it matters. Its
      * speed is measured by the benchmarks, not here. */
-    fd_scene scene = load_random("big.yaml",
-                                 "  - {type: random, count: 100000, material: glass, radius: 0.001, radius_spread: 0.1,\n"
-                                 "     region: {min: [0, 0, 0], max: [0.1, 0.1, 0.16963]}}\n",
-                                 100000);
+    fd_scene scene =
+        load_random("big.yaml",
+                    "  - {type: random, count: 100000, material: glass, radius: 0.001, radius_spread: 0.1,\n"
+                    "     region: {min: [0, 0, 0], max: [0.1, 0.1, 0.16963]}}\n",
+                    100000);
     fd_scene_free(&scene);
 }

@@ -597,11 +597,10 @@ Test(scene, generator_bodies_fit_their_region_without_overlap)
     fd_scene scene = load_ok("a.yaml", lattice_scene, NULL, 0);
     int n = fd_world_body_count(scene.world);
     for (int i = 0; i < n; ++i) {
-        double radius;
         fd_vec3 p;
         /* Radii 0.01 x [0.7, 1.3]. */
-        expect_generated_sphere(&scene, i, "grain", 0.007, 0.013, fd_v3(-0.05, -0.05, 0.0), fd_v3(0.05, 0.05, 0.2),
-                                &radius, &p);
+        double radius = expect_generated_sphere(&scene, i, "grain", 0.007, 0.013, fd_v3(-0.05, -0.05, 0.0),
+                                                fd_v3(0.05, 0.05, 0.2), &p);
         for (int j = 0; j < i; ++j) {
             fd_body_id other = fd_world_body_at(scene.world, j);
             fd_body_state t = fd_body_get_state(scene.world, other);

@@ -70,10 +70,10 @@ static inline fd_body_id body(const fd_scene* scene, const char* name)
 
 /* Checks generated body k of a scene: named PREFIX<k>, a dynamic sphere with
  * a radius in [r_min, r_max], wholly inside the box [lo, hi], given the
- * velocity (0, 0, -1) of the generators that use it. Returns its radius and
- * position through the last two arguments. */
-static inline void expect_generated_sphere(const fd_scene* scene, int k, const char* prefix, double r_min, double r_max,
-                                           fd_vec3 lo, fd_vec3 hi, double* radius, fd_vec3* position)
+ * velocity (0, 0, -1) of the generators that use it. Returns its radius, and
+ * its position in *position when that is not NULL. */
+static inline double expect_generated_sphere(const fd_scene* scene, int k, const char* prefix, double r_min,
+                                             double r_max, fd_vec3 lo, fd_vec3 hi, fd_vec3* position)
 {
     fd_body_id id = fd_world_body_at(scene->world, k);
     fd_body_info info = fd_body_get_info(scene->world, id);
@@ -91,8 +91,10 @@ static inline void expect_generated_sphere(const fd_scene* scene, int k, const c
         cr_assert(at[a] - r >= low[a] && at[a] + r <= high[a], "%s sticks out along %c", name, "xyz"[a]);
     }
     cr_assert_eq(s.velocity.z, -1.0);
-    *radius = r;
-    *position = s.position;
+    if (position) {
+        *position = s.position;
+    }
+    return r;
 }
 
 /* The bits of a double, for tests that compare results to the bit (the
