@@ -713,31 +713,29 @@ def main() -> int:
                          f"at most {worst:.2g} of the scale (the largest force of the run, 1 m/s, 100 rad/s)",
                          "largest force row per case: " + ", ".join(scales)],
                      "case,step,quantity,lammps,arm_shift", rows)
-    if "unit" in cases:
-        rows, commands = run_cases(unit_case, args.lmp, UNITS, work)
-        write_golden(out / "lammps_unit.csv",
-                     common + [f"command: {c}" for c in commands] + [
-                         "case 6: 32 overlapping spheres in a periodic cube, random velocities and spins "
-                         "(make_unit_system.py); b<id>.Fx, .Fy, .Fz: the total force on each sphere (N), b<id>.wx, "
-                         ".wy, .wz: its spin (rad/s), every 10 steps from step 0 to 200; fricdem with lammps_arms: "
-                         "arm_shift 0"],
-                     "case,step,quantity,lammps,arm_shift", rows)
-    if "import" in cases:
-        rows, commands = run_cases(import_case, args.lmp, IMPORTS, work)
-        write_golden(out / "lammps_import.csv",
-                     [version, f"written by scripts/lammps/run_lammps.py on {today}; the commands below ran in "
-                      "scenes/lammps/decks/ (OUT = a scratch folder)"] + [f"command: {c}" for c in commands] + [
-                         "case 7: decks that fricdem import-lammps translates; kinetic_translational and "
-                         "kinetic_rotational (J, LAMMPS compute ke and erotate/sphere) at each thermo step"],
-                     "case,step,quantity,lammps,arm_shift", rows)
-    if "touching" in cases:
-        rows, commands = run_cases(touching_case, args.lmp, TOUCHINGS, work)
-        write_golden(out / "lammps_touching.csv",
-                     common + [f"command: {c}" for c in commands] + [
-                         "case 5: two spheres touching at t = 0, spins held at zero (fix nve); one.fx, one.fy, "
-                         "one.fz: the force on sphere one (atom 1, N) at every step of contact from step 0 (the "
-                         "set-up, whose history LAMMPS does not advance); arm_shift 0: no spin, no arm convention"],
-                     "case,step,quantity,lammps,arm_shift", rows)
+    # The cases with no reference to check LAMMPS against, in the order they run: (name, case, its
+    # systems or decks, the opening lines of its golden file, what its rows hold).
+    unchecked = [
+        ("unit", unit_case, UNITS, common,
+         "case 6: 32 overlapping spheres in a periodic cube, random velocities and spins "
+         "(make_unit_system.py); b<id>.Fx, .Fy, .Fz: the total force on each sphere (N), b<id>.wx, "
+         ".wy, .wz: its spin (rad/s), every 10 steps from step 0 to 200; fricdem with lammps_arms: "
+         "arm_shift 0"),
+        ("import", import_case, IMPORTS,
+         [version, f"written by scripts/lammps/run_lammps.py on {today}; the commands below ran in "
+          "scenes/lammps/decks/ (OUT = a scratch folder)"],
+         "case 7: decks that fricdem import-lammps translates; kinetic_translational and "
+         "kinetic_rotational (J, LAMMPS compute ke and erotate/sphere) at each thermo step"),
+        ("touching", touching_case, TOUCHINGS, common,
+         "case 5: two spheres touching at t = 0, spins held at zero (fix nve); one.fx, one.fy, "
+         "one.fz: the force on sphere one (atom 1, N) at every step of contact from step 0 (the "
+         "set-up, whose history LAMMPS does not advance); arm_shift 0: no spin, no arm convention"),
+    ]
+    for name, case, names, opening, rows_note in unchecked:
+        if name in cases:
+            rows, commands = run_cases(case, args.lmp, names, work)
+            write_golden(out / f"lammps_{name}.csv", opening + [f"command: {c}" for c in commands] + [rows_note],
+                         "case,step,quantity,lammps,arm_shift", rows)
     if "pour" in cases:
         rows, commands = pour_case(args.lmp, work)
         table = {}
