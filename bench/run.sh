@@ -111,29 +111,31 @@ echo "bench: cone projection ..." >&2
 build/release/fricdem_bench_cone > "$out/cone_projection.csv"
 
 $python - "$results" <<'PY'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-print()
-print(f"fricdem benchmark: pile settling in a box, frictionless hooke ({rows[0]['machine']}, {rows[0]['cores']} cores)")
-print(f"{'N':>9} {'steps':>6} {'threads':>7} {'total [s]':>9} {'stepping [s]':>12} {'particle-steps/s':>17} "
-      f"{'ns/particle-step':>17} {'peak mem [MiB]':>15}")
-for r in rows:
-    print(f"{int(r['n']):>9} {int(r['steps']):>6} {int(r['threads']):>7} {float(r['wall_s']):>9.2f} "
-          f"{float(r['stepping_s']):>12.2f} {float(r['particle_steps_per_s']):>17.4g} "
-          f"{float(r['ns_per_particle_step']):>17.4g} {float(r['peak_memory_mib']):>15.1f}")
-print(f"\nresults: {sys.argv[1]}")
+import sys
+sys.path.insert(0, "bench")
+from results_table import print_table
+print_table(sys.argv[1], "fricdem benchmark: pile settling in a box, frictionless hooke ({machine}, {cores} cores)", [
+    ("N", 9, "", lambda r: int(r["n"])),
+    ("steps", 6, "", lambda r: int(r["steps"])),
+    ("threads", 7, "", lambda r: int(r["threads"])),
+    ("total [s]", 9, ".2f", lambda r: float(r["wall_s"])),
+    ("stepping [s]", 12, ".2f", lambda r: float(r["stepping_s"])),
+    ("particle-steps/s", 17, ".4g", lambda r: float(r["particle_steps_per_s"])),
+    ("ns/particle-step", 17, ".4g", lambda r: float(r["ns_per_particle_step"])),
+    ("peak mem [MiB]", 15, ".1f", lambda r: float(r["peak_memory_mib"]))])
 PY
 $python - "$friction" <<'PY'
 import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-base = float(rows[0]["ns_per_contact_model"])
-print(f"\ncost per contact-step, N = {rows[0]['n']} settling pile")
-print(f"{'law':>30} {'contacts/step':>14} {'ns in the models':>17} {'x frictionless':>15} {'ns whole step':>14}")
-for r in rows:
-    cost = float(r["ns_per_contact_model"])
-    print(f"{r['law']:>30} {float(r['contacts_per_step']):>14.0f} {cost:>17.4g} {cost / base:>15.2f} "
-          f"{float(r['ns_per_contact_step']):>14.4g}")
-print(f"\nresults: {sys.argv[1]}")
+sys.path.insert(0, "bench")
+from results_table import print_table
+with open(sys.argv[1], newline="") as file:
+    base = float(next(csv.DictReader(file))["ns_per_contact_model"])  # the first law's: frictionless
+print_table(sys.argv[1], "cost per contact-step, N = {n} settling pile", [
+    ("law", 30, "", lambda r: r["law"]),
+    ("contacts/step", 14, ".0f", lambda r: float(r["contacts_per_step"])),
+    ("ns in the models", 17, ".4g", lambda r: float(r["ns_per_contact_model"])),
+    ("x frictionless", 15, ".2f", lambda r: float(r["ns_per_contact_model"]) / base),
+    ("ns whole step", 14, ".4g", lambda r: float(r["ns_per_contact_step"]))])
 PY
 echo
 echo "cost of one cone projection, ns (bench/cone_projection_cost.c)"

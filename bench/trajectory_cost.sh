@@ -112,15 +112,17 @@ PY
 done
 
 $python - "$results" <<'PY'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-print()
-print(f"trajectory cost ({rows[0]['machine']})")
-print(f"{'N':>9} {'frames':>6} {'mode':>21} {'wall [s]':>9} {'s/frame over none':>18} {'steps/frame':>11} "
-      f"{'writer steps/frame':>18} {'MB':>9} {'B/body/frame':>13}")
-for r in rows:
-    print(f"{int(r['n']):>9} {int(r['frames']):>6} {r['mode']:>21} {float(r['wall_s']):>9.2f} "
-          f"{float(r['seconds_per_frame_over_none']):>18.4g} {float(r['steps_per_frame']):>11.3g} "
-          f"{float(r['writer_steps_per_frame']):>18.3g} {int(r['bytes']) / 1e6:>9.2f} {float(r['bytes_per_body_frame']):>13.4g}")
-print(f"\nresults: {sys.argv[1]}")
+import sys
+sys.path.insert(0, "bench")
+from results_table import print_table
+print_table(sys.argv[1], "trajectory cost ({machine})", [
+    ("N", 9, "", lambda r: int(r["n"])),
+    ("frames", 6, "", lambda r: int(r["frames"])),
+    ("mode", 21, "", lambda r: r["mode"]),
+    ("wall [s]", 9, ".2f", lambda r: float(r["wall_s"])),
+    ("s/frame over none", 18, ".4g", lambda r: float(r["seconds_per_frame_over_none"])),
+    ("steps/frame", 11, ".3g", lambda r: float(r["steps_per_frame"])),
+    ("writer steps/frame", 18, ".3g", lambda r: float(r["writer_steps_per_frame"])),
+    ("MB", 9, ".2f", lambda r: int(r["bytes"]) / 1e6),
+    ("B/body/frame", 13, ".4g", lambda r: float(r["bytes_per_body_frame"]))])
 PY
