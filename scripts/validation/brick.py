@@ -282,8 +282,7 @@ def run(ctx: Context) -> CaseResult:
 
     figures(ctx, result, data)
     for label, scene in (("damped", "brick.yaml"), ("atan_mu_s", "brick_atan_mu_s.yaml")):
-        compare_fn_default_form(ctx, result, SCENES / scene, label, {"output.bodies_csv": "true",
-                                "output.contacts_csv": "true"}, "brick", 0.25, FN_PAPER_FORM)
+        compare_fn_default_form(ctx, result, SCENES / scene, label, "brick", 0.25, FN_PAPER_FORM)
     return result
 
 

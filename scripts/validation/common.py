@@ -248,13 +248,20 @@ def _fn_summary(out: Path, body: str, mu_s: float) -> dict[str, float]:
     return summary
 
 
-def compare_fn_default_form(ctx: Context, result: CaseResult, scene: str | Path, label: str, sets: dict,
-                            body: str, mu_s: float, paper_form: dict = FN_PAPER_FORM_ROLL) -> None:
+# What the runs of compare_fn_default_form write on top of the scene's own
+# outputs: the CSVs that _fn_summary reads.
+FN_COMPARISON_OUTPUTS = {"output.bodies_csv": "true", "output.contacts_csv": "true"}
+
+
+def compare_fn_default_form(ctx: Context, result: CaseResult, scene: str | Path, label: str, body: str,
+                            mu_s: float, paper_form: dict = FN_PAPER_FORM_ROLL, sets: dict | None = None) -> None:
     """Issue 10: re-runs a Fang & Negrut case with fricdem's defaults (capped
     totals, rocking roll damping) beside the paper's form (`paper_form`:
     FN_PAPER_FORM for a scene without a fang_negrut roll model), notes what
     changes and checks the default's promise: the slide force never above
-    mu_s N. `sets` must make the run write bodies.csv and contacts.csv."""
+    mu_s N. `sets`: the case's own overrides of both runs (e.g. a longer
+    duration); the runs write bodies.csv and contacts.csv in any case."""
+    sets = {**(sets or {}), **FN_COMPARISON_OUTPUTS}
     paper = _fn_summary(ctx.run_scene(scene, f"{label}_paper_form", {**paper_form, **sets}, base=False), body,
                         mu_s)
     default = _fn_summary(ctx.run_scene(scene, f"{label}_default_form", sets, base=False), body, mu_s)

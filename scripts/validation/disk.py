@@ -405,8 +405,8 @@ def run(ctx: Context) -> CaseResult:
                         "heuristic 2 sqrt(I K_R) (25.30 for 1600, as Table 3).")
 
     figures(ctx, result, main, damping, legacy)
-    compare_fn_default_form(ctx, result, SCENES / "disk.yaml", "table3", {"time.duration": 2.5,
-                            "output.bodies_csv": "true", "output.contacts_csv": "true"}, "disk", 0.25)
+    compare_fn_default_form(ctx, result, SCENES / "disk.yaml", "table3", "disk", 0.25,
+                            sets={"time.duration": 2.5})
     return result
 
 

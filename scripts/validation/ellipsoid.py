@@ -110,8 +110,7 @@ def run(ctx: Context) -> CaseResult:
     ctx.base_sets = FN_PAPER_FORM  # the paper's numbers (the fall adds its roll key); default form at the end
     fall(ctx, result)
     spinning(ctx, result)
-    compare_fn_default_form(ctx, result, FALL_SCENE, "fall", {"output.bodies_csv": "true",
-                            "output.contacts_csv": "true"}, "ellipsoid", 0.25)
+    compare_fn_default_form(ctx, result, FALL_SCENE, "fall", "ellipsoid", 0.25)
     return result
 
 

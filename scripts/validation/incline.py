@@ -663,6 +663,5 @@ def run(ctx: Context) -> CaseResult:
     ctx.base_sets = FN_PAPER_FORM_ROLL  # the paper's numbers; the default form is compared at the end
     main_run(ctx, result)
     sweep(ctx, result)
-    compare_fn_default_form(ctx, result, SCENE, "fig11_35deg", {"output.bodies_csv": "true",
-                            "output.contacts_csv": "true"}, "ball", MU_S)
+    compare_fn_default_form(ctx, result, SCENE, "fig11_35deg", "ball", MU_S)
     return result

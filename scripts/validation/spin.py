@@ -196,11 +196,8 @@ def run(ctx: Context) -> CaseResult:
     ctx.base_sets = FN_PAPER_FORM  # the paper's numbers; the default form is compared at the end
     empirical(ctx, result)
     hertz(ctx, result)
-    compare_fn_default_form(ctx, result, EMPIRICAL_SCENE, "empirical", {"time.duration": 8.0,
-                            "output.bodies_csv": "true", "output.contacts_csv": "true"},
-                            "ball", 0.25)
-    compare_fn_default_form(ctx, result, HERTZ_SCENE, "hertz", {"output.bodies_csv": "true",
-                            "output.contacts_csv": "true"}, "ball", 0.25, FN_PAPER_FORM)
+    compare_fn_default_form(ctx, result, EMPIRICAL_SCENE, "empirical", "ball", 0.25, sets={"time.duration": 8.0})
+    compare_fn_default_form(ctx, result, HERTZ_SCENE, "hertz", "ball", 0.25, FN_PAPER_FORM)
     return result
 
 
