@@ -22,7 +22,7 @@ import math
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv, roundoff_tolerance, FN_PAPER_FORM, compare_fn_default_form, save_figure
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, roundoff_tolerance, FN_PAPER_FORM, compare_fn_default_form, finish_axes, save_figure
 
 TITLE = "Fang & Negrut Sec. 4.1: brick on an incline (slide friction)"
 ORDER = 41
@@ -303,23 +303,19 @@ def draw(axes, d, label, color, style="-", t_max=0.2):
     axes[2, 1].plot(t, d["dS"][keep] * 1e6, style, color=color, lw=1.2, label=label)
 
 
-def label_axes(axes):
-    """Labels, titles, grids and legends of the six panels of Fig. 5 and 6
-    (the same layout in both), after their curves are drawn."""
-    axes[0, 0].set_ylabel("x, down the slope [um]")
-    axes[0, 1].set_ylabel("x' [mm/s]")
-    axes[1, 0].set_ylabel("E_f on the brick, up-slope [N]")
-    axes[1, 1].set_ylabel("D_f on the brick, up-slope [N]")
-    axes[2, 0].set_ylabel("S [um]")
-    axes[2, 1].set_ylabel("Delta S per step [um]")
+def save_six_panels(ctx, result, figure, axes, name, caption):
+    """Labels the six panels of Fig. 5 and 6 (the same layout in both; a
+    panel on a log scale says so in its y label) once their curves are drawn,
+    and saves the figure."""
+    ylabels = ["x, down the slope [um]", "x' [mm/s]", "E_f on the brick, up-slope [N]",
+               "D_f on the brick, up-slope [N]", "S [um]", "Delta S per step [um]"]
     titles = ["(a) position", "(a) velocity", "(b) elastic component of the slide force",
               "(b) damping component of the slide force", "(c) relative sliding history S",
               "(c) relative sliding increment Delta S"]
-    for axis, title in zip(axes.flat, titles):
-        axis.set_xlabel("time t [s]")
-        axis.set_title(title, fontsize=10)
-        axis.grid(alpha=0.3)
-        axis.legend(fontsize=8, loc="best")
+    for axis, ylabel, title in zip(axes.flat, ylabels, titles):
+        scale = " (log scale)" if axis.get_yscale() == "log" else ""
+        finish_axes(axis, "time t [s]", ylabel + scale, title, title_size=10, grid=True, legend={"fontsize": 8})
+    save_figure(ctx, result, figure, name, caption, dpi=90)
 
 
 def figures(ctx, result, data):
@@ -344,14 +340,13 @@ def figures(ctx, result, data):
     axes[2, 0].text(0.2, s_s * 1e6, " S_s", va="center", fontsize=8, color="red")
     axes[2, 0].text(0.2, s_k * 1e6, " S_k", va="center", fontsize=8, color="green")
     axes[2, 0].text(0.2, s_eq * 1e6, " S_eq", va="center", fontsize=8, color="gray")
-    label_axes(axes)
-    save_figure(ctx, result, figure, "damping",
-                "Brick at alpha = 0.18 rad with K_D = 632 N s/m (blue: creeps by 17.5 um and "
-                "sticks, E_f -> m g sin alpha = 1.754 N, dotted: the closed form Eq. 5) and without "
-                "damping (orange: the static cap S_s is reached at 6.2 ms, the brick slips with E_f = "
-                "mu_k N until 35.5 ms, then oscillates in stick between S_k and 2 S_eq - S_k). Same "
-                "panels as the paper's Fig. 5: (a) position and velocity, (b) elastic and damping "
-                "friction force on the brick (up-slope component), (c) S and its per-step increment.", dpi=90)
+    save_six_panels(ctx, result, figure, axes, "damping",
+                    "Brick at alpha = 0.18 rad with K_D = 632 N s/m (blue: creeps by 17.5 um and "
+                    "sticks, E_f -> m g sin alpha = 1.754 N, dotted: the closed form Eq. 5) and without "
+                    "damping (orange: the static cap S_s is reached at 6.2 ms, the brick slips with E_f = "
+                    "mu_k N until 35.5 ms, then oscillates in stick between S_k and 2 S_eq - S_k). Same "
+                    "panels as the paper's Fig. 5: (a) position and velocity, (b) elastic and damping "
+                    "friction force on the brick (up-slope component), (c) S and its per-step increment.")
 
     # ---- Fig. 6 of the paper: three angles
     figure, axes = six_panels("Brick on an incline at alpha = atan(mu_k), atan(mu_s), 0.25 rad, K_D = 632 "
@@ -373,12 +368,9 @@ def figures(ctx, result, data):
     axes[1, 0].text(0.2, MU_K * limits(0.25)[0], " 1.899", va="top", fontsize=8, color="gray")
     axes[2, 1].set_yscale("log")
     axes[2, 1].set_ylim(1e-6, 1e2)
-    label_axes(axes)
-    axes[0, 0].set_ylabel("x, down the slope [um] (log scale)")
-    axes[2, 1].set_ylabel("Delta S per step [um] (log scale)")
-    save_figure(ctx, result, figure, "angles",
-                "Brick at three angles, K_D = 632 N s/m, same panels as the paper's Fig. 6. "
-                "atan(mu_k) and atan(mu_s) stick (S settles at S_k and exactly at S_s); 0.25 rad creeps "
-                "until S reaches S_s at 18.5 ms, then slides with E_f = mu_k N = 1.899 N and a = 0.5255 "
-                "m/s^2 (dotted). Position and the increment on log scales: the sliding brick moves "
-                "thousands of times farther than the sticking ones.", dpi=90)
+    save_six_panels(ctx, result, figure, axes, "angles",
+                    "Brick at three angles, K_D = 632 N s/m, same panels as the paper's Fig. 6. "
+                    "atan(mu_k) and atan(mu_s) stick (S settles at S_k and exactly at S_s); 0.25 rad creeps "
+                    "until S reaches S_s at 18.5 ms, then slides with E_f = mu_k N = 1.899 N and a = 0.5255 "
+                    "m/s^2 (dotted). Position and the increment on log scales: the sliding brick moves "
+                    "thousands of times farther than the sticking ones.")

@@ -160,6 +160,29 @@ def save_figure(ctx: Context, result: CaseResult, figure, name: str, caption: st
     return path
 
 
+def finish_axes(ax, xlabel: str | None = None, ylabel: str | None = None, title: str | None = None, *,
+                title_size: float | None = None, grid: bool | str = False, legend: dict | None = None) -> None:
+    """Labels one panel the way the cases do: its x and y labels and its title
+    (at `title_size` points if given, else matplotlib's title size; None
+    leaves that text out), a faint grid (alpha 0.3) at the major ticks when
+    `grid` is True, at the ticks `grid` names ("major", "minor", "both") when
+    it is a string, and a legend of what the panel holds so far when `legend`
+    is given (its keywords for Axes.legend, {} for none). Call it after the
+    panel's last labelled plot, since the legend lists only what is already
+    drawn."""
+    if xlabel is not None:
+        ax.set_xlabel(xlabel)
+    if ylabel is not None:
+        ax.set_ylabel(ylabel)
+    if title is not None:
+        # fontsize=None would give the text font's size, not the title's: pass it only when set
+        ax.set_title(title, **({} if title_size is None else {"fontsize": title_size}))
+    if grid:
+        ax.grid(alpha=0.3, which="major" if grid is True else grid)
+    if legend is not None:
+        ax.legend(**legend)
+
+
 def _comment_lines(path: str | Path) -> int:
     """How many '#' lines open a fricdem CSV (its units line)."""
     count = 0

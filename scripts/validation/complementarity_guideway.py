@@ -13,7 +13,7 @@ import math
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv, save_figure
+from .common import ROOT, CaseResult, Context, body_rows, finish_axes, read_csv, save_figure
 
 TITLE = "Complementarity stepper: linear guideway (Sec. 6.2, Fig. 8)"
 ORDER = 81
@@ -82,11 +82,8 @@ def run(ctx: Context) -> CaseResult:
     axes[0].plot(z, z * LOAD, "C1--", lw=1, label="maker: zeta F_y (no seal)")
     axes[0].plot(zetas, with_seal, "o", color="k", label="fricdem, with seal")
     axes[0].plot(zetas, without_seal, "s", color="C1", label="fricdem, no seal")
-    axes[0].set_xlabel("zeta = rho / R_b")
-    axes[0].set_ylabel("resisting force F_x (N), F_y = 490 N")
-    axes[0].set_title("Guideway resistance against rolling friction (cf. Fig. 8)")
-    axes[0].legend(fontsize=8)
-    axes[0].grid(alpha=0.3)
+    finish_axes(axes[0], "zeta = rho / R_b", "resisting force F_x (N), F_y = 490 N",
+                "Guideway resistance against rolling friction (cf. Fig. 8)", grid=True, legend={"fontsize": 8})
     speeds = [backward[1], 0.0, resisting_force(ctx, "forward", 0.005, SEAL, push)[1]]
     forces = [backward[0], 0.0, with_seal[2]]  # push less m a; the force on the carriage is its negative
     v = np.linspace(-1, 1, 401)
@@ -94,11 +91,8 @@ def run(ctx: Context) -> CaseResult:
     axes[1].plot(v, -np.sign(v) * level, "k-", lw=1, label="-sign(v) (sqrt(2) zeta F_y + S)")
     axes[1].plot([0, 0], [-level, level], "k-", lw=1)
     axes[1].plot(speeds, [-f for f in forces], "o", color="C3", label="fricdem (pushed back, held, pushed)")
-    axes[1].set_xlabel("carriage speed v_x (m/s) at the end of the push")
-    axes[1].set_ylabel("F_x (N)")
-    axes[1].set_title("Set-valued resistance: sticks at v = 0 (zeta = 0.005)")
-    axes[1].legend(fontsize=8)
-    axes[1].grid(alpha=0.3)
+    finish_axes(axes[1], "carriage speed v_x (m/s) at the end of the push", "F_x (N)",
+                "Set-valued resistance: sticks at v = 0 (zeta = 0.005)", grid=True, legend={"fontsize": 8})
     save_figure(ctx, result, fig, "resistance",
                 "Left: resisting force against zeta, with and without seal friction, against the "
                 "raceway mechanics and the maker's formula (the factor sqrt(2) is the 45-degree "

@@ -28,7 +28,7 @@ import math
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv, roundoff_tolerance, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form, save_figure
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, roundoff_tolerance, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form, finish_axes, save_figure
 
 TITLE = "Fang & Negrut Sec. 4.2: disk rolling on a flat surface (roll friction)"
 ORDER = 42
@@ -404,7 +404,10 @@ def run(ctx: Context) -> CaseResult:
                         "curvature row (the row Table 3's K_r comes from) would give. These runs take D_R from the "
                         "heuristic 2 sqrt(I K_R) (25.30 for 1600, as Table 3).")
 
-    figures(ctx, result, main, damping, legacy)
+    figure_kinematics(ctx, result, main)
+    figure_damping(ctx, result, damping)
+    figure_legacy_vs_ours(ctx, result, main, legacy)
+    figure_at_rest(ctx, result, main, legacy)
     compare_fn_default_form(ctx, result, SCENES / "disk.yaml", "table3", "disk", 0.25,
                             sets={"time.duration": 2.5})
     return result
@@ -423,7 +426,9 @@ def twin(axis, t, left, right, left_label, right_label, styles=("-", "-")):
     return other
 
 
-def figures(ctx, result, d, damping, legacy):
+def figure_kinematics(ctx, result, d):
+    """The thrown disk's positions, loads, velocities, accelerations and
+    micro-deformations (the paper's Fig. 6)."""
     p = phases()
     keep = d["t"] <= 1.6
     t = d["t"][keep]
@@ -464,7 +469,10 @@ def figures(ctx, result, d, damping, legacy):
                 "The onset of the contact, in stick, carries a brief slide dashpot spike (707 N, "
                 "clipped) and a roll dashpot torque.", dpi=85)
 
-    # ---- damping study (paper Fig. 7)
+
+def figure_damping(ctx, result, damping):
+    """The damping study: the motion near the stop for each damping factor
+    (the paper's Fig. 7)."""
     figure, axes = plt.subplots(1, 3, figsize=(16, 4.8))
     colors = {0.25: "tab:orange", 0.5: "tab:green", 1.0: "tab:blue", 2.0: "tab:purple"}
     for f in DAMPING_FACTORS:
@@ -481,17 +489,11 @@ def figures(ctx, result, d, damping, legacy):
         later = df["t"] > df["t"][ks] - 0.05
         axes[2].semilogy(df["t"][later], np.maximum(np.abs(df["w"][later]), 1e-17), color=colors[f], lw=1, label=label)
     axes[0].plot([], [], "k:", lw=0.8, label="Eq. (12), linear stick-stick response")
-    axes[0].set_ylabel("x'' [m/s^2]")
-    axes[1].set_ylabel("theta'' [rad/s^2]")
-    axes[2].set_ylabel("|theta'| [rad/s]")
-    axes[0].set_title("translational acceleration near the stop", fontsize=10)
-    axes[1].set_title("angular acceleration near the stop", fontsize=10)
-    axes[2].set_title("coming to rest: |theta'| (log scale)", fontsize=10)
-    for axis in axes:
-        axis.set_xlabel("time t [s]")
-        axis.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
-    axes[2].legend(fontsize=8)
+    panels = [("x'' [m/s^2]", "translational acceleration near the stop", {"fontsize": 8}),
+              ("theta'' [rad/s^2]", "angular acceleration near the stop", None),
+              ("|theta'| [rad/s]", "coming to rest: |theta'| (log scale)", {"fontsize": 8})]
+    for axis, (ylabel, title, legend) in zip(axes, panels):
+        finish_axes(axis, "time t [s]", ylabel, title, title_size=10, grid=True, legend=legend)
     save_figure(ctx, result, figure, "damping",
                 "Damping study (cf. the paper's Fig. 7): K_D and D_r scaled together. x'' and "
                 "theta'' hold the rolling values until the stop, then overshoot and change sign before "
@@ -499,7 +501,10 @@ def figures(ctx, result, d, damping, legacy):
                 "Eq. (12) (dotted). Right: |theta'| decays at the slowest eigenvalue of Eq. (11), "
                 "faster with more damping up to x2, down to the round-off floor (~1e-12 rad/s).", dpi=85)
 
-    # ---- legacy vs ours (paper Fig. 8)
+
+def figure_legacy_vs_ours(ctx, result, d, legacy):
+    """Angular position and roll torque with the legacy constant-torque
+    model and with the Fang & Negrut model (the paper's Fig. 8)."""
     figure, axes = plt.subplots(2, 2, figsize=(13, 8.5))
     for row, (model, name, t_end) in enumerate([(legacy, "(a) legacy constant torque, Eq. (8), mu_r = 0.1", 2.0),
                                                  (d, "(b) Fang & Negrut roll model (Table 3)", 2.5)]):
@@ -535,20 +540,20 @@ def figures(ctx, result, d, damping, legacy):
                 "every step. The legacy torque flips between +0.98 and -0.98 N m on every step after the "
                 "stop and theta keeps drifting; ours is down to ~1e-10 N m and theta is constant.", dpi=85)
 
+
+def figure_at_rest(ctx, result, d, legacy):
+    """What is left of the roll torque and the spin once the disk has
+    stopped, legacy model against Fang & Negrut, on log scales."""
     figure, axes = plt.subplots(1, 2, figsize=(13, 4.5))
     for model, name, color in [(legacy, "legacy, Eq. (8)", "tab:orange"), (d, "Fang & Negrut", "tab:blue")]:
         axes[0].semilogy(model["t"], np.maximum(np.abs(model["T"]), 1e-20), color=color, lw=0.8, label=name)
         axes[1].semilogy(model["t"], np.maximum(np.abs(model["w"]), 1e-20), color=color, lw=0.8, label=name)
-    axes[0].set_ylabel("|roll torque| [N m]")
-    axes[1].set_ylabel("|theta'| [rad/s]")
-    for axis in axes:
-        axis.set_xlabel("time t [s]")
-        axis.grid(alpha=0.3)
-        axis.legend(fontsize=8)
     axes[0].axhline(REST_BOUND_TORQUE, color="k", ls=":", lw=0.8)
     axes[1].axhline(REST_BOUND_OMEGA, color="k", ls=":", lw=0.8)
-    axes[0].set_title("roll torque at rest: chattering vs round-off (dotted: the checked bound)", fontsize=10)
-    axes[1].set_title("angular velocity at rest (dotted: the checked bound)", fontsize=10)
+    panels = [("|roll torque| [N m]", "roll torque at rest: chattering vs round-off (dotted: the checked bound)"),
+              ("|theta'| [rad/s]", "angular velocity at rest (dotted: the checked bound)")]
+    for axis, (ylabel, title) in zip(axes, panels):
+        finish_axes(axis, "time t [s]", ylabel, title, title_size=10, grid=True, legend={"fontsize": 8})
     save_figure(ctx, result, figure, "at_rest",
                 "Residual roll torque and angular velocity on log scales: the legacy model "
                 "keeps |torque| = 0.98 N m and |theta'| ~ 1e-3 rad/s for ever; the Fang & Negrut model "

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import CaseResult, Context, body_rows, read_csv, roundoff_tolerance, save_figure
+from .common import CaseResult, Context, body_rows, finish_axes, read_csv, roundoff_tolerance, save_figure
 
 TITLE = "Free flight and ballistic motion"
 ORDER = 10
@@ -178,18 +178,12 @@ def run(ctx: Context) -> CaseResult:
     exact_t = np.linspace(0, duration, 400)
     axes[0].plot(exact_t, X0[2] + V0[2] * exact_t + 0.5 * G[2] * exact_t ** 2, "k-", lw=1, label="parabola")
     axes[0].plot(t_full[::50], x[::50, 2], "o", ms=4, label="fricdem, symplectic Euler, dt = 1 ms")
-    axes[0].set_xlabel("time t [s]")
-    axes[0].set_ylabel("height z [m]")
-    axes[0].set_title("Thrown sphere")
-    axes[0].legend()
+    finish_axes(axes[0], "time t [s]", "height z [m]", "Thrown sphere", legend={})
     axes[1].plot(t_full, e_full[:, 2] * 1e3, label="fricdem, dt = 1 ms")
     axes[1].plot(t_half, e_half[:, 2] * 1e3, label="fricdem, dt = 0.5 ms")
     axes[1].plot(exact_t, -0.5 * abs(G[2]) * dt * exact_t * 1e3, "k--", lw=1, label="g dt t / 2")
     axes[1].plot(exact_t, -0.5 * abs(G[2]) * dt / 2 * exact_t * 1e3, "k:", lw=1, label="g (dt/2) t / 2")
-    axes[1].set_xlabel("time t [s]")
-    axes[1].set_ylabel("z - z_parabola [mm]")
-    axes[1].set_title("Symplectic Euler error: first order in dt")
-    axes[1].legend()
+    finish_axes(axes[1], "time t [s]", "z - z_parabola [mm]", "Symplectic Euler error: first order in dt", legend={})
     save_figure(ctx, result, figure, "thrown",
                 "Thrown sphere: height against the parabola (left) and the error of symplectic "
                 "Euler, which is exactly g dt t / 2 (right).")
@@ -198,16 +192,11 @@ def run(ctx: Context) -> CaseResult:
     time = tumbler["step"] * dt
     for i, name in enumerate("xyz"):
         axes[0].plot(time, omega_body[:, i], label=f"omega_{name} (body)")
-    axes[0].set_xlabel("time t [s]")
-    axes[0].set_ylabel("angular velocity, body frame [rad/s]")
-    axes[0].set_title("Tumbling ellipsoid (spun near its intermediate axis)")
-    axes[0].legend()
+    finish_axes(axes[0], "time t [s]", "angular velocity, body frame [rad/s]",
+                "Tumbling ellipsoid (spun near its intermediate axis)", legend={})
     axes[1].semilogy(time, np.maximum(drift, 1e-17), label="|L - L0| / |L0|")
     axes[1].semilogy(time, np.maximum(np.abs(energy - energy[0]) / energy[0], 1e-17), label="|T - T0| / T0")
-    axes[1].set_xlabel("time t [s]")
-    axes[1].set_ylabel("relative change")
-    axes[1].set_title("Conserved quantities")
-    axes[1].legend()
+    finish_axes(axes[1], "time t [s]", "relative change", "Conserved quantities", legend={})
     save_figure(ctx, result, figure, "tumbler",
                 "Torque-free ellipsoid: the body-frame angular velocity flips (left) while the "
                 "angular momentum stays constant to round-off and the energy error stays bounded (right).")

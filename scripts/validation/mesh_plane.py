@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv, save_figure
+from .common import ROOT, CaseResult, Context, body_rows, finish_axes, read_csv, save_figure
 
 TITLE = "Mesh walls against analytic planes: a sphere rolling over a triangulated floor, flat and inclined"
 ORDER = 50
@@ -150,9 +150,15 @@ def draw_differences(axis, diff, title):
     axis.axhline(floor, color="k", lw=0.5, ls=":")
     axis.text(0.01, floor * 1.6, "identical to the bit (drawn at 1e-18)", transform=axis.get_yaxis_transform(),
               fontsize=7)
-    axis.set_xlabel("time (s)")
-    axis.set_title(title, fontsize=9)
-    axis.legend(fontsize=7, loc="upper right")
+    finish_axes(axis, "time (s)", title=title, title_size=9, legend={"fontsize": 7, "loc": "upper right"})
+
+
+def save_pair_figure(ctx, result, figure, axes, diff, name, caption):
+    """Ends a 2 x 2 figure of the mesh run against the plane run (`name`:
+    flat or incline): the lower right panel shows their differences, every
+    sample; then saves it."""
+    draw_differences(axes[1, 1], diff, f"{name}: mesh minus plane, every sample")
+    save_figure(ctx, result, figure, name, caption)
 
 
 def run(ctx: Context) -> CaseResult:
@@ -233,10 +239,8 @@ def run(ctx: Context) -> CaseResult:
             excess = (runs[floor]["contacts"]["normal_force"] / scale - 1.0) * 1e12
             axis.plot(t, excess, label=floor, **style)
         axis.set_ylim(-10, 10)
-        axis.set_xlabel("time (s)")
-        axis.set_ylabel("(N / static load - 1) x 1e12")
-        axis.set_title(title, fontsize=9)
-        axis.legend(fontsize=7, loc="upper right")
+        finish_axes(axis, "time (s)", "(N / static load - 1) x 1e12", title, title_size=9,
+                    legend={"fontsize": 7, "loc": "upper right"})
 
     fig, axes = plt.subplots(2, 2, figsize=(12, 8.5))
     ax = axes[0, 0]
@@ -250,10 +254,8 @@ def run(ctx: Context) -> CaseResult:
     ax.set_aspect("equal")
     ax.set_xlim(low[0], high[0])
     ax.set_ylim(low[1], high[1])
-    ax.set_xlabel("x (m)")
-    ax.set_ylabel("y (m)")
-    ax.set_title("flat: the path over plane.stl (800 jittered triangles; part shown)", fontsize=9)
-    ax.legend(fontsize=7, loc="upper left")
+    finish_axes(ax, "x (m)", "y (m)", "flat: the path over plane.stl (800 jittered triangles; part shown)",
+                title_size=9, legend={"fontsize": 7, "loc": "upper left"})
 
     draw_normal_force(axes[0, 1], flat, time, weight, flat_hand_overs,
                       "flat: normal force minus m g, x 1e12 (no step at any hand-over)")
@@ -268,17 +270,14 @@ def run(ctx: Context) -> CaseResult:
         ax.plot(ball["time"], spin, ls="--", label=f"r |omega|, {floor}",
                 **({"color": "C1"} | style if floor == "mesh" else style))
     ax.set_ylim(0, 0.8)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("m/s")
-    ax.set_title("flat: speed and spin (slip ends at 38 ms, then rolling with resistance)", fontsize=9)
-    ax.legend(fontsize=7, loc="upper right", ncol=2)
+    finish_axes(ax, "time (s)", "m/s", "flat: speed and spin (slip ends at 38 ms, then rolling with resistance)",
+                title_size=9, legend={"fontsize": 7, "loc": "upper right", "ncol": 2})
 
-    draw_differences(axes[1, 1], flat_diff, "flat: mesh minus plane, every sample")
-    save_figure(ctx, result, fig, "flat",
-                "A sphere thrown over a triangulated floor (mesh) and over an analytic plane: "
-                "path over the triangles, normal force, speed and spin, and their differences "
-                "(none: the runs are identical to the bit), with the times the contact passes "
-                "from one triangle to the next (grey lines).")
+    save_pair_figure(ctx, result, fig, axes, flat_diff, "flat",
+                     "A sphere thrown over a triangulated floor (mesh) and over an analytic plane: "
+                     "path over the triangles, normal force, speed and spin, and their differences "
+                     "(none: the runs are identical to the bit), with the times the contact passes "
+                     "from one triangle to the next (grey lines).")
 
     fig, axes = plt.subplots(2, 2, figsize=(12, 8.5))
     ax = axes[0, 0]
@@ -287,10 +286,8 @@ def run(ctx: Context) -> CaseResult:
         ax.plot(incline[floor]["ball"]["time"], fits[floor][2], label=f"v down the slope, {floor}", **style)
     ax.plot(incline_time, fits["mesh"][1] + rolling * incline_time, color="k", ls=":", lw=1.0,
             label=f"closed form, slope {rolling:.5f} m/s^2")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("m/s")
-    ax.set_title("incline 20 deg: velocity (rolling without slip)", fontsize=9)
-    ax.legend(fontsize=7, loc="upper left")
+    finish_axes(ax, "time (s)", "m/s", "incline 20 deg: velocity (rolling without slip)", title_size=9,
+                legend={"fontsize": 7, "loc": "upper left"})
 
     ax = axes[0, 1]
     mark_hand_overs(ax, incline_hand_overs)
@@ -301,18 +298,15 @@ def run(ctx: Context) -> CaseResult:
         peak = max(peak, float(np.max(np.abs(residual))) * 1e6) if floor == "mesh" else 0.0
     ax.axvline(FIT_FROM, color="k", lw=0.6, ls="--", label="fit from here")
     ax.set_ylim(-0.1 * peak, 1.1 * peak)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("v - (v0 + a t), um/s")
-    ax.set_title("incline: velocity minus the closed-form line (the spring's loading transient, then flat)",
-                 fontsize=9)
-    ax.legend(fontsize=7, loc="lower right")
+    finish_axes(ax, "time (s)", "v - (v0 + a t), um/s",
+                "incline: velocity minus the closed-form line (the spring's loading transient, then flat)",
+                title_size=9, legend={"fontsize": 7, "loc": "lower right"})
 
     draw_normal_force(axes[1, 0], incline, incline_time, weight * math.cos(THETA), incline_hand_overs,
                       "incline: normal force minus m g cos theta, x 1e12 (round-off of the turned frame)")
-    draw_differences(axes[1, 1], incline_diff, "incline: mesh minus plane, every sample")
-    save_figure(ctx, result, fig, "incline",
-                "A sphere rolling down a triangulated floor turned 20 degrees (mesh) and down an "
-                "analytic plane turned alike: velocity and its departure from the closed form, "
-                "normal force, and the differences of the two runs (round-off), with the triangle "
-                "hand-overs (grey lines).")
+    save_pair_figure(ctx, result, fig, axes, incline_diff, "incline",
+                     "A sphere rolling down a triangulated floor turned 20 degrees (mesh) and down an "
+                     "analytic plane turned alike: velocity and its departure from the closed form, "
+                     "normal force, and the differences of the two runs (round-off), with the triangle "
+                     "hand-overs (grey lines).")
     return result

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv, save_figure
+from .common import ROOT, CaseResult, Context, body_rows, finish_axes, read_csv, save_figure
 
 TITLE = "PFC rrlinear: single ball on a flat surface (slide, roll, rest)"
 ORDER = 60
@@ -141,20 +141,14 @@ def figures(ctx, result, t, v, w, contacts, kinetic, c):
     ax.plot(t, wc * RADIUS, "k:", lw=1)
     ax.axvline(c["t1"], color="gray", ls="--", lw=0.8)
     ax.axvline(c["t2"], color="gray", ls="--", lw=0.8)
-    ax.set_ylabel("velocity [m/s]")
-    ax.set_title("(a) centre velocity and omega R: slide, roll (-5 mu_r g / 7), rest", fontsize=10)
     ax = axes[0, 1]
     ax.plot(t, w, color="tab:orange", lw=1.5, label="omega_y (run)")
     ax.plot(t, wc, "k:", lw=1, label="closed form")
-    ax.set_ylabel("omega_y [rad/s]")
-    ax.set_title("(b) angular velocity", fontsize=10)
     ax = axes[1, 0]
     ax.plot(t, contacts["rr_moment_y"], color="tab:green", lw=1.5, label="rolling moment M_y on the ball")
     ax.plot(t, -contacts["pfc_fs_x"] * RADIUS, color="tab:purple", lw=1, label="-F_s,x R (shear force moment)")
     ax.axhline(-c["moment"], color="red", ls=":", lw=0.8, label="-M* = -mu_r R m g")
     ax.axhline(MU * MASS * G * RADIUS, color="gray", ls=":", lw=0.8, label="mu m g R")
-    ax.set_ylabel("moment [N m]")
-    ax.set_title("(c) rolling resistance moment (Eq. 2-8)", fontsize=10)
     ax = axes[1, 1]
     ax.plot(t, kinetic, color="k", lw=1.5, label="kinetic")
     ax.plot(t, contacts["pfc_slip"], color="tab:blue", lw=1.5, label="slip (dissipated)")
@@ -165,12 +159,12 @@ def figures(ctx, result, t, v, w, contacts, kinetic, c):
     total = kinetic + contacts["pfc_slip"] + contacts["pfc_rrslip"] + contacts["pfc_dashpot"] + \
         contacts["pfc_strain"] + contacts["pfc_rrstrain"]
     ax.plot(t, total, "k--", lw=1, label="sum")
-    ax.set_ylabel("energy [J]")
-    ax.set_title("(d) energy partitions", fontsize=10)
-    for axis in axes.flat:
-        axis.set_xlabel("time t [s]")
-        axis.grid(alpha=0.3)
-        axis.legend(fontsize=8, loc="best")
+    panels = [("velocity [m/s]", "(a) centre velocity and omega R: slide, roll (-5 mu_r g / 7), rest"),
+              ("omega_y [rad/s]", "(b) angular velocity"),
+              ("moment [N m]", "(c) rolling resistance moment (Eq. 2-8)"),
+              ("energy [J]", "(d) energy partitions")]
+    for axis, (ylabel, title) in zip(axes.flat, panels):
+        finish_axes(axis, "time t [s]", ylabel, title, title_size=10, grid=True, legend={"fontsize": 8})
     save_figure(ctx, result, figure, "history",
                 "Ball on a flat surface with rrlinear: (a) v falls at mu g and omega R rises until "
                 "they meet at t1 = 0.136 s, then both fall at 5 mu_r g / 7 until the ball stops at t2 = "

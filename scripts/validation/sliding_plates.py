@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv, roundoff_tolerance, save_figure
+from .common import ROOT, CaseResult, Context, body_rows, finish_axes, read_csv, roundoff_tolerance, save_figure
 
 TITLE = "Sliding plates: D-SDS vs C-SDS (C-SDS paper Sec. 3)"
 ORDER = 80
@@ -194,19 +194,14 @@ def run(ctx: Context) -> CaseResult:
     m = min(len(p["v"]), n)
     axes[0].plot(p["t"][:m], 0.5 * p["v"][:m] ** 2 - 0.5 * c["v"][:m] ** 2, ":", label="kinetic, paper-order D-SDS - C-SDS")
     axes[0].set_xlim(0, 10)
-    axes[0].set_xlabel("time t")
-    axes[0].set_ylabel("energy difference")
-    axes[0].set_title("D-SDS minus C-SDS, dt = 0.1 (paper Fig. 2)")
-    axes[0].legend(fontsize=8)
+    finish_axes(axes[0], "time t", "energy difference", "D-SDS minus C-SDS, dt = 0.1 (paper Fig. 2)",
+                legend={"fontsize": 8})
     for dt in STEPS:
         r = runs["csds", dt]
         axes[1].plot(r["t"][:-1], np.diff(energy(r)) / dt, label=f"C-SDS (E_(n+1) - E_n)/dt, dt = {dt:g}")
     axes[1].axhline(0, color="k", lw=0.5)
     axes[1].set_xlim(0, 10)
-    axes[1].set_xlabel("time t")
-    axes[1].set_ylabel("energy rate")
-    axes[1].set_title("C-SDS energy change per unit time")
-    axes[1].legend(fontsize=8)
+    finish_axes(axes[1], "time t", "energy rate", "C-SDS energy change per unit time", legend={"fontsize": 8})
     save_figure(ctx, result, figure, "plates_energy",
                 "Energy difference D-SDS minus C-SDS (cf. the paper's Fig. 2) and the C-SDS energy "
                 "rate, which is <= 0 up to the O(dt) Euler term near the stick transition at t ~ 4.")

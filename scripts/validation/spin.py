@@ -28,7 +28,7 @@ import math
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, compare_fn_default_form, save_figure
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, compare_fn_default_form, finish_axes, save_figure
 
 TITLE = "Fang & Negrut Sec. 4.4: spinning sphere (empirical and Hertz-based spin friction)"
 ORDER = 44
@@ -343,11 +343,9 @@ def figure_empirical(ctx: Context, result: CaseResult, runs: dict) -> None:
     ax.plot(m["contact_time"], m["elastic"] * 1e3, color=colours[0.006], lw=1.2, label="elastic T_E (eta 0.006)")
     ax.axhline(theory["torque"] * 1e3, color="k", ls="--", lw=0.7, label="eta mu_k N / K = 11.76 mN m")
     ax.axhline(PAPER_KINETIC_TORQUE * 1e3, color="C3", ls=":", lw=0.9, label="paper 0.0118 N m")
-    ax.set_xlabel("time [s]")
-    ax.set_ylabel("spin torque T_E^psi [mN m]")
     ax.set_ylim(-2, 14)
-    ax.legend(fontsize=7, loc="center left")
-    ax.set_title("elastic spin torque", fontsize=10)
+    finish_axes(ax, "time [s]", "spin torque T_E^psi [mN m]", "elastic spin torque", title_size=10,
+                legend={"fontsize": 7, "loc": "center left"})
     save_figure(ctx, result, figure, "empirical",
                 "Empirical spin model (Sec. 4.4, to put beside the paper's Fig. 14 of the LaTeX copy "
                 "/ Fig. 12 of the PDF text). Left: omega against time for eta_psi = 0.012, 0.01, 0.008, "
