@@ -2,7 +2,8 @@
 (chung_ooi_normal.py: tests 1-3, chung_ooi_plane.py: tests 4-6,
 chung_ooi_spheres.py: tests 7-8): the benchmark's materials and speeds, the
 closed forms they are compared with, the table of contact-law variants every
-oblique test runs, and the measurement of one impact from fricdem's CSVs.
+oblique test runs, the measurement of one impact from fricdem's CSVs, and the
+oblique tests' checks of a sweep and their normalised figure.
 
 Chung, Y.C. & Ooi, J.Y. (2011), Benchmark tests for verifying discrete element
 modelling codes at particle impact level, Granular Matter 13:643-656.
@@ -28,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import read_csv, registered_models
+from .common import finish_axes, read_csv, registered_models, save_figure
 
 SCENE_PLANE = "chung_ooi/sphere_plane.yaml"
 SCENE_PAIR = "chung_ooi/sphere_pair.yaml"
@@ -482,6 +483,49 @@ def drawn_series(sweeps: dict, test_key: str, materials) -> list:
     return series
 
 
+def save_normalised_figure(ctx, result, sweeps: dict, tests: list[dict], psi_top: float, xlabel: str,
+                           ylabels: tuple[str, ...], title, slip_top: float, width: float, row_height: float,
+                           caption: str) -> None:
+    """The oblique tests' figure "normalised": a row of panels per test
+    (`tests`: dicts with its "key" and "materials"), against psi from 0.1 to
+    `psi_top` on a log scale, with rigid-body theory's sticking limit psi =
+    7/2 dotted. Columns, one per y label: F = friction impulse / (mu x normal
+    impulse) and s', the slip after impact, with rigid-body theory's curves
+    (s' on a symlog scale, linear within +-1, from -1.5 to `slip_top`), and,
+    given a third label, the largest |F_t| / (mu N), on a log scale with the
+    Coulomb bound 1. The points: each drawn series (drawn_series), filled for
+    the first material and open for the second, labelled by law and material
+    (the complementarity stepper's by "rigid", its contact). title(test,
+    column) titles a panel; one legend below them all."""
+    import matplotlib.pyplot as plt  # here, so that validate.py has chosen the Agg backend first
+
+    psi = np.geomspace(0.1, psi_top, 300)
+    rigid = rigid_body_oblique(psi)
+    figure, axes = plt.subplots(len(tests), len(ylabels), figsize=(width, row_height * len(tests)))
+    for row, test in enumerate(tests):
+        for col, ylabel in enumerate(ylabels):
+            ax = axes[row, col]
+            if col < 2:
+                ax.plot(psi, rigid[col], "k-", lw=1.0, label="rigid body (Coulomb)")
+            else:
+                ax.axhline(1.0, color="k", lw=0.8)
+            for index, name, variant, points, color in drawn_series(sweeps, test["key"], test["materials"]):
+                who = "rigid" if variant.stepper == "complementarity" else name
+                y = [(p.F, p.slip, p.impact.coulomb_ratio)[col] for p in points]
+                ax.plot([p.psi for p in points], y, variant.marker, color=color, mfc=color if index == 0 else "none",
+                        ms=5, label=f"{variant.label}, {who}")
+            ax.set_xscale("log")
+            ax.axvline(3.5, color="0.6", ls=":", lw=0.8)
+            if col == 1:
+                ax.set_yscale("symlog", linthresh=1.0)
+                ax.set_ylim(-1.5, slip_top)
+            if col == 2:
+                ax.set_yscale("log")
+            finish_axes(ax, xlabel, ylabel, title(test, col), title_size=9, grid=True)
+    legend_below(figure, axes[:, 0])
+    save_figure(ctx, result, figure, "normalised", caption, dpi=85, layout=False)
+
+
 def legend_below(figure, first_column) -> None:
     """One legend under the panels of a figure of sweeps: every label that the
     `first_column` axes carry (every material and variant that ran), once, in
@@ -598,6 +642,17 @@ RESTITUTION_OBLIQUE_NOTE = (
     "Friction does not act along the normal, so the normal rebound is the head-on one: measured v_n'/v_n "
     "against the restitution given to the law (pfc_linear: the linear oscillator's, as in test 3); tolerance "
     "2/N relative, N the steps in contact (chung_ooi_normal's rule).")
+
+
+def keep_sweep(result, sweeps: dict, test_key: str, material: str, variant: Variant, points: list[Point],
+               rigid_label: str) -> None:
+    """Keeps one law's sweep of one test and material in `sweeps` for the
+    figures and checks it (oblique_checks); a row names the complementarity
+    stepper's sweep by `rigid_label`, not by the material, whose stiffness its
+    rigid contact does not see."""
+    sweeps[(test_key, material, variant.key)] = points
+    who = rigid_label if variant.stepper == "complementarity" else material
+    oblique_checks(result, f"{test_key}, {who}, {variant.key}", points, variant)
 
 
 def oblique_checks(result, label: str, points: list[Point], variant: Variant) -> None:

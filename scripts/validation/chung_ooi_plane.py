@@ -91,9 +91,7 @@ def run(ctx: Context) -> CaseResult:
                     impact, setup = co.plane_impact(ctx, f"{test['key']}_{name.split()[0]}_{variant.key}", variant,
                                                     material, test["radius"], v_n, v_t, spin, test["mu"], test["e"])
                     points.append(co.Point(variant.key, name, x, impact, setup))
-                sweeps[(test["key"], name, variant.key)] = points
-                who = "rigid sphere" if variant.stepper == "complementarity" else name
-                co.oblique_checks(result, f"{test['key']}, {who}, {variant.key}", points, variant)
+                co.keep_sweep(result, sweeps, test["key"], name, variant, points, "rigid sphere")
     fn_note(result, sweeps)
     figure_test4(ctx, result, sweeps)
     figure_normalised(ctx, result, sweeps)
@@ -168,37 +166,18 @@ def figure_test4(ctx, result, sweeps):
 
 
 def figure_normalised(ctx, result, sweeps):
-    psi = np.geomspace(0.1, 80.0, 300)
-    F, slip = co.rigid_body_oblique(psi)
-    figure, axes = plt.subplots(len(TESTS), 2, figsize=(13, 4.2 * len(TESTS)))
-    for row, test in enumerate(TESTS):
-        for col in range(2):
-            ax = axes[row, col]
-            ax.plot(psi, (F, slip)[col], "k-", lw=1.0, label="rigid body (Coulomb)")
-            for index, name, variant, points, color in co.drawn_series(sweeps, test["key"], test["materials"]):
-                who = "rigid" if variant.key == "complementarity" else name
-                ax.plot([p.psi for p in points], [(p.F, p.slip)[col] for p in points], variant.marker, color=color,
-                        mfc=color if index == 0 else "none", ms=5, label=f"{variant.label}, {who}")
-            ax.set_xscale("log")
-            ax.axvline(3.5, color="0.6", ls=":", lw=0.8)
-            ax.set_xlabel("psi = s0 / (mu (1 + e) v_n)  (normalised incident slip; e measured)")
-            ax.set_ylabel(("F = friction impulse / (mu x normal impulse)",
-                           "s' / (mu (1 + e) v_n)  (slip after impact)")[col])
-            if col == 1:
-                ax.set_yscale("symlog", linthresh=1.0)
-                ax.set_ylim(-1.5, 100.0)
-            ax.set_title(f"{test['title']}: {' (filled), '.join(test['materials'])} (open)", fontsize=9)
-            ax.grid(alpha=0.3)
-    co.legend_below(figure, axes[:, 0])
-    save_figure(ctx, result, figure, "normalised",
-                "Tests 4-6 normalised: friction impulse over mu times the normal impulse (left) "
+    co.save_normalised_figure(
+        ctx, result, sweeps, TESTS, xlabel="psi = s0 / (mu (1 + e) v_n)  (normalised incident slip; e measured)",
+        ylabels=("F = friction impulse / (mu x normal impulse)", "s' / (mu (1 + e) v_n)  (slip after impact)"),
+        title=lambda test, col: f"{test['title']}: {' (filled), '.join(test['materials'])} (open)",
+        psi_top=80.0, slip_top=100.0, width=13, row_height=4.2,
+        caption="Tests 4-6 normalised: friction impulse over mu times the normal impulse (left) "
                 "and the slip of the contact point after impact (right) against the normalised "
                 "incident slip psi; rigid-body theory is F = min(1, 2 psi/7), s' = max(0, psi - 7/2) "
                 "(dotted: psi = 7/2). In gross slip every law sits on it; below, the elastic laws "
                 "reverse the contact point (s' < 0, Maw et al.'s tangential compliance) by amounts "
                 "that depend on their tangential stiffness and damping, while the rigid stepper sticks "
-                "exactly (dsds and csds coincide). In Chung & Ooi's axes for test 5 (e = 1), psi = V_st / (2 mu V_cn).",
-                dpi=85, layout=False)
+                "exactly (dsds and csds coincide). In Chung & Ooi's axes for test 5 (e = 1), psi = V_st / (2 mu V_cn).")
 
 
 def figure_coulomb(ctx, result, sweeps):

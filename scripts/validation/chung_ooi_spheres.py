@@ -119,9 +119,7 @@ def run(ctx: Context) -> CaseResult:
                                                    material, r1, r2, velocities[0], velocities[1], spins[0],
                                                    spins[1], MU, E)
                     points.append(co.Point(variant.key, name, psi, impact, setup))
-                sweeps[(case["key"], name, variant.key)] = points
-                who = "rigid spheres" if variant.stepper == "complementarity" else name
-                co.oblique_checks(result, f"{case['key']}, {who}, {variant.key}", points, variant)
+                co.keep_sweep(result, sweeps, case["key"], name, variant, points, "rigid spheres")
     fn_notes(result, sweeps)
     figure_mesh(ctx, result, mesh)
     figure_normalised(ctx, result, sweeps, cases)
@@ -164,39 +162,17 @@ def figure_mesh(ctx, result, mesh):
 
 
 def figure_normalised(ctx, result, sweeps, cases):
-    psi = np.geomspace(0.1, 40.0, 300)
-    F, slip = co.rigid_body_oblique(psi)
-    figure, axes = plt.subplots(len(cases), 3, figsize=(17, 4.3 * len(cases)))
-    for row, case in enumerate(cases):
-        for col in range(3):
-            ax = axes[row, col]
-            if col < 2:
-                ax.plot(psi, (F, slip)[col], "k-", lw=1.0, label="rigid body (Coulomb)")
-            else:
-                ax.axhline(1.0, color="k", lw=0.8)
-            for index, name, v, points, color in co.drawn_series(sweeps, case["key"], case["materials"]):
-                who = "rigid" if v.stepper == "complementarity" else name
-                y = [(p.F, p.slip, p.impact.coulomb_ratio)[col] for p in points]
-                ax.plot([p.psi for p in points], y, v.marker, color=color, mfc=color if index == 0 else "none",
-                        ms=5, label=f"{v.label}, {who}")
-            ax.set_xscale("log")
-            ax.axvline(3.5, color="0.6", ls=":", lw=0.8)
-            ax.set_xlabel("psi = s0 m* / (mu P)  (= s0 / (mu (1 + e) v_n); P the normal impulse)")
-            ax.set_ylabel(("F = friction impulse / (mu x normal impulse)", "s' / (mu (1 + e) v_n)  (slip after)",
-                           "largest |F_t| / (mu N) over the contact")[col])
-            if col == 1:
-                ax.set_yscale("symlog", linthresh=1.0)
-                ax.set_ylim(-1.5, 30.0)
-            if col == 2:
-                ax.set_yscale("log")
-            if col == 0:
-                ax.set_title(f"{case['title']}", fontsize=9)
-            else:
-                ax.set_title(f"{case['key']}: {' (filled), '.join(case['materials'])} (open)", fontsize=9)
-            ax.grid(alpha=0.3)
-    co.legend_below(figure, axes[:, 0])
-    save_figure(ctx, result, figure, "normalised",
-                "Tests 7b and 8 normalised: friction impulse over mu times the normal impulse, "
+    def title(case, col):
+        if col == 0:
+            return f"{case['title']}"
+        return f"{case['key']}: {' (filled), '.join(case['materials'])} (open)"
+
+    co.save_normalised_figure(
+        ctx, result, sweeps, cases, xlabel="psi = s0 m* / (mu P)  (= s0 / (mu (1 + e) v_n); P the normal impulse)",
+        ylabels=("F = friction impulse / (mu x normal impulse)", "s' / (mu (1 + e) v_n)  (slip after)",
+                 "largest |F_t| / (mu N) over the contact"),
+        title=title, psi_top=40.0, slip_top=30.0, width=17, row_height=4.3,
+        caption="Tests 7b and 8 normalised: friction impulse over mu times the normal impulse, "
                 "slip after impact, and the largest ratio of the tangential force to mu N at any step, "
                 "against the normalised incident slip; rigid-body theory is F = min(1, 2 psi/7), "
-                "s' = max(0, psi - 7/2) for any two spheres. dsds and csds coincide.", dpi=85, layout=False)
+                "s' = max(0, psi - 7/2) for any two spheres. dsds and csds coincide.")
