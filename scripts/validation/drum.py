@@ -27,7 +27,7 @@ import yaml
 from matplotlib.collections import PatchCollection
 from matplotlib.patches import Circle
 
-from .common import ROOT, CaseResult, Context, read_csv, save_figure
+from .common import ROOT, CaseResult, Context, finish_axes, read_csv, save_figure
 
 TITLE = "Rotating drum: dynamic angle of repose against the Froude number (PFC rrlinear, D-SDS rolling sds)"
 ORDER = 75
@@ -329,11 +329,9 @@ def figures(ctx: Context, result: CaseResult, runs) -> None:
     ax.set_xscale("log")
     ax.set_xlim(5e-5, 3e-2)
     ax.set_ylim(15, 40)
-    ax.set_xlabel("Froude number Fr = omega^2 R / g")
-    ax.set_ylabel("dynamic angle of repose [deg]")
-    ax.set_title("Quasi-2D drum, R/d = 15, 1070 spheres, mu = 0.4, mu_r = 0.05")
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8, loc="upper left")
+    finish_axes(ax, "Froude number Fr = omega^2 R / g", "dynamic angle of repose [deg]",
+                "Quasi-2D drum, R/d = 15, 1070 spheres, mu = 0.4, mu_r = 0.05", grid="both",
+                legend={"fontsize": 8, "loc": "upper left"})
     save_figure(ctx, result, figure, "angle_vs_froude",
                 "Dynamic angle against the Froude number, both families, measured by the "
                 "surface line and by the centre of mass (error bars: standard error over 5 blocks "
@@ -364,10 +362,8 @@ def figures(ctx: Context, result: CaseResult, runs) -> None:
         ax.set_aspect("equal")
         ax.set_xlim(-32, 32)
         ax.set_ylim(-32, 32)
-        ax.set_xlabel("x [mm]")
-        ax.set_ylabel("z [mm]")
-        ax.set_title(f"{label}, Fr = {stage.froude:.0e}, t = {t_last:.2f} s")
-        ax.legend(fontsize=8, loc="upper right")
+        finish_axes(ax, "x [mm]", "z [mm]", f"{label}, Fr = {stage.froude:.0e}, t = {t_last:.2f} s",
+                    legend={"fontsize": 8, "loc": "upper right"})
         figure.colorbar(collection, ax=ax, label="speed [m/s]", shrink=0.8)
     save_figure(ctx, result, figure, "snapshot",
                 "The drum at the end of the Fr = 1e-2 stage, seen along its axis (the 6 mm "
@@ -387,10 +383,7 @@ def figures(ctx: Context, result: CaseResult, runs) -> None:
         ax.text(stage.start + 0.02, 16, f"Fr {stage.froude:.0e}", fontsize=8)
     ax.set_xlim(runs[0]["stages"][0].start - 0.1, None)
     ax.set_ylim(15, 45)
-    ax.set_xlabel("time [s]")
-    ax.set_ylabel("angle [deg]")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, ncol=2, loc="upper right")
+    finish_axes(ax, "time [s]", "angle [deg]", grid=True, legend={"fontsize": 8, "ncol": 2, "loc": "upper right"})
     save_figure(ctx, result, figure, "timeseries",
                 "Angle against time: the three speeds, from fast to slow (grey: the "
                 "measuring windows, after each stage's transient).", dpi=100)

@@ -36,7 +36,7 @@ from matplotlib.collections import PatchCollection
 from matplotlib.patches import Circle
 
 from . import heap
-from .common import SCENES, CaseResult, Context, read_csv, save_figure
+from .common import SCENES, CaseResult, Context, finish_axes, read_csv, save_figure
 
 TITLE = "Silo discharge: the Beverloo law for the flow rate through a flat-bottomed orifice"
 ORDER = 75
@@ -276,11 +276,9 @@ def figures(ctx, result, runs, fit, D, W, W_error, rho_b, d, bodies):
             f"R^2 = {fit['r2']:.4f}")
     ax.set_xlim(0, 10)
     ax.set_ylim(0, None)
-    ax.set_xlabel("orifice diameter D / d")
-    ax.set_ylabel("W^(2/5) [(kg/s)^(2/5)]")
-    ax.set_title("Beverloo: W^(2/5) = (C rho_b sqrt(g))^(2/5) (D - k d)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
+    finish_axes(ax, "orifice diameter D / d", "W^(2/5) [(kg/s)^(2/5)]",
+                "Beverloo: W^(2/5) = (C rho_b sqrt(g))^(2/5) (D - k d)", grid=True,
+                legend={"fontsize": 8, "loc": "upper left"})
     save_figure(ctx, result, figure, "beverloo",
                 "W^(2/5) against the orifice diameter with the weighted straight-line fit (its "
                 "intercept with the axis is k d) and the band of the published C and k with this "

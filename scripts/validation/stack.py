@@ -30,7 +30,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 from matplotlib.patches import Circle
 
-from .common import CLI, OUT, ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM_ROLL, save_figure
+from .common import CLI, OUT, ROOT, CaseResult, Context, body_rows, finish_axes, read_csv, FN_PAPER_FORM_ROLL, save_figure
 
 TITLE = "Fang & Negrut Sec. 4.6: three-sphere stack, critical top mass and collapse modes"
 ORDER = 46
@@ -428,12 +428,9 @@ def run(ctx: Context) -> CaseResult:
     for k, gap in enumerate(GAPS):
         mids = [mid(b) for b in table[gap]]
         ax.plot(ETAS, mids, "o-", ms=4, color=f"C{k}", label=f"gap {gap:g} R")
-    ax.set_xlabel(r"roll parameter $\eta_r$ [-]")
-    ax.set_ylabel(r"critical top mass $m_{top}^c$ [kg]")
-    ax.set_title("Fig. 15: smallest m_top for which the stack collapses\n(fricdem, paper's setup: release "
-                 "touching, e = 0.4)", fontsize=10)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    finish_axes(ax, r"roll parameter $\eta_r$ [-]", r"critical top mass $m_{top}^c$ [kg]",
+                "Fig. 15: smallest m_top for which the stack collapses\n(fricdem, paper's setup: release "
+                "touching, e = 0.4)", title_size=10, grid=True, legend={"fontsize": 8})
     ax.set_xlim(0, 0.52)
     ax.set_ylim(bottom=0)
     ax = axes[1]
@@ -447,13 +444,11 @@ def run(ctx: Context) -> CaseResult:
         ax.axhline(value, color="0.4", ls=style, lw=1, label=f"statics: {text} = {value:.2f} kg")
     ax.plot(list(single), [mid(b) for b in single.values()], "^", color="C3", ms=7,
             label=r"fricdem, e = 0.01, $\mu_k = \mu_s$")
-    ax.set_xlabel(r"roll parameter $\eta_r$ [-]")
-    ax.set_ylabel(r"critical top mass $m_{top}^c$ [kg]")
-    ax.set_title("gap 0.3 R: simulations against the statics", fontsize=10)
     ax.set_ylim(0, 4.2)
     ax.set_xlim(0, 0.52)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left")
+    finish_axes(ax, r"roll parameter $\eta_r$ [-]", r"critical top mass $m_{top}^c$ [kg]",
+                "gap 0.3 R: simulations against the statics", title_size=10, grid=True,
+                legend={"fontsize": 7, "loc": "upper left"})
     save_figure(ctx, result, figure, "critical_mass",
                 "Left: the counterpart of Fig. 15, m_top^c against eta_r for four initial gaps "
                 "(bisection to 0.01 kg, paper's setup). Right: gap 0.3 R, the same curve, the heavily "
