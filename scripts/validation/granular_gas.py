@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 
-from .common import EPS, ROOT, CaseResult, Context, read_csv, save_figure
+from .common import EPS, ROOT, CaseResult, Context, finish_axes, read_csv, save_figure
 
 TITLE = "Granular gas cooling: D-SDS vs C-SDS (C-SDS paper Sec. 4)"
 ORDER = 85
@@ -334,10 +334,9 @@ def run(ctx: Context) -> CaseResult:
     t0 = runs["csds"]["T"]["T_trans"][0]
     smooth = t0 / (1 + t / (6 / ((1 - 0.8 ** 2) * k_enskog * np.sqrt(t0)))) ** 2
     axis.loglog(t[t > 0] * 1e3, smooth[t > 0] / MASS, "-.", color="grey", label="Haff, smooth spheres e = 0.8")
-    axis.set_xlabel("time (ms)")
-    axis.set_ylabel("granular temperature / m (m^2/s^2)")
-    axis.set_title(f"Cooling of 10648 frictional spheres (black: Haff fits for t >= {HAFF_FROM * 1e3:g} ms)")
-    axis.legend(fontsize=7)
+    finish_axes(axis, "time (ms)", "granular temperature / m (m^2/s^2)",
+                f"Cooling of 10648 frictional spheres (black: Haff fits for t >= {HAFF_FROM * 1e3:g} ms)",
+                legend={"fontsize": 7})
     save_figure(ctx, result, figure, "cooling",
                 "Translational and rotational temperatures (per unit mass) against time, log-log, "
                 "with Haff fits T = T_a/(1 + t/tau)^2 of the mean temperature (black), the two-temperature "
@@ -355,20 +354,16 @@ def run(ctx: Context) -> CaseResult:
                      color=colours[m], ls=":", label=f"{m}: kinetic energy only")
     axes[0].axvline(0, color="k", lw=0.5)
     axes[0].set_yscale("log")
-    axes[0].set_xlabel("energy change of a binary collision / its energy (values beyond 3 at 3)")
-    axes[0].set_ylabel("collisions")
-    axes[0].legend(fontsize=7)
-    axes[0].set_title("Per-collision energy change")
+    finish_axes(axes[0], "energy change of a binary collision / its energy (values beyond 3 at 3)", "collisions",
+                "Per-collision energy change", legend={"fontsize": 7})
     for m in MODELS:
         T = runs[m]["T"]
         axes[1].plot(T["time"] * 1e3, T["created_slide"] / energy0[m], color=colours[m],
                      label=f"{m}: created by the slide model (driver)")
         axes[1].plot(T["time"] * 1e3, T["created_ledger"] / energy0[m], ":", color=colours[m],
                      label=f"{m}: ledger created[SLIDE]")
-    axes[1].set_xlabel("time (ms)")
-    axes[1].set_ylabel("created energy / initial kinetic energy")
-    axes[1].set_title("Energy created (cumulative)")
-    axes[1].legend(fontsize=7)
+    finish_axes(axes[1], "time (ms)", "created energy / initial kinetic energy", "Energy created (cumulative)",
+                legend={"fontsize": 7})
     save_figure(ctx, result, figure, "energy",
                 "Left: per binary collision, energy change relative to the collision's energy "
                 "(solid: kinetic + spring energies, the slide spring left at separation counted; dotted: "
@@ -385,10 +380,8 @@ def run(ctx: Context) -> CaseResult:
         axis.plot(xs, np.maximum(ys, 1e-4), "o-", color=colours[m], label=m)
     axis.set_xscale("log")
     axis.set_yscale("log")
-    axis.set_xlabel("gamma_t / sqrt(k_t m_eff)")
-    axis.set_ylabel("fraction of binary collisions with positive model work")
-    axis.set_title("512 spheres, 10 ms (points at 1e-4 mean none)")
-    axis.legend()
+    finish_axes(axis, "gamma_t / sqrt(k_t m_eff)", "fraction of binary collisions with positive model work",
+                "512 spheres, 10 ms (points at 1e-4 mean none)", legend={})
     save_figure(ctx, result, figure, "scan",
                 "Where D-SDS creates energy: the fraction of binary collisions whose contact laws "
                 "did positive work, against the tangential damping gamma_t relative to sqrt(k_t m_eff) "
