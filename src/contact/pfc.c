@@ -33,15 +33,18 @@ enum { N_KN, N_DP_NRATIO, N_RGAP, N_DP_MODE, N_LIN_MODE, N_EMOD, N_KRATIO };
 enum { S_KS, S_FRIC, S_DP_SRATIO, S_FRIC_S, S_FRIC_K };
 enum { R_FRIC, R_KR, R_FRIC_S, R_FRIC_K };
 
-/* History blocks (doubles). */
+/* History blocks (doubles). The slide's shear spring and the roll's rolling
+ * spring keep one layout: the spring's force or moment on body i (3), the
+ * slip energy it has dissipated and its slip state (1 while slipping). */
 enum { HN_FORCE, HN_DASHPOT_FORCE, HN_E_DASHPOT, HN_SIZE };
-enum { HS_FORCE, HS_E_SLIP = 3, HS_SLIP, HS_SIZE };
-enum { HR_MOMENT, HR_E_SLIP = 3, HR_SLIP, HR_SIZE };
+enum { H_SPRING, H_E_SLIP = 3, H_SLIP, H_SPRING_SIZE };
 
-/* Output columns. */
+/* Output columns; the slide's and the roll's start alike: the spring's force
+ * or moment (3), then its slip state. */
 enum { CN_ELASTIC, CN_DAMPING, CN_STRAIN, CN_DASHPOT, CN_COUNT };
-enum { CS_FORCE, CS_SLIP_STATE = 3, CS_E_SLIP, CS_COUNT };
-enum { CR_MOMENT, CR_SLIP_STATE = 3, CR_E_STRAIN, CR_E_SLIP, CR_COUNT };
+enum { C_SPRING, C_SLIP_STATE = 3 };
+enum { CS_E_SLIP = C_SLIP_STATE + 1, CS_COUNT };
+enum { CR_E_STRAIN = C_SLIP_STATE + 1, CR_E_SLIP, CR_COUNT };
 
 
 /* The time over which a PFC contact's incremental updates advance: the step,
@@ -84,6 +87,46 @@ PFC_INLINE bool cap(fd_vec3* value, double limit)
         return true;
     }
     return false;
+}
+
+/* A spring's force or moment as its history keeps it, turned into the
+ * current tangent plane (the contact may have turned since). */
+PFC_INLINE fd_vec3 kept_spring(const double* h, fd_vec3 n)
+{
+    return into_tangent_plane(fd_v3(h[H_SPRING], h[H_SPRING + 1], h[H_SPRING + 2]), n);
+}
+
+/* The slip energy of a capped spring update X := X_o - k dU (Eq. 10 for the
+ * rolling moment, its analogue for the shear force): the slip part of the
+ * increment, dU - dU^k, with the elastic part dU^k = -(X - X_o)/k that the
+ * update implies (see docs/validation/pfc_ball.md), E = -1/2 (X_o + X) .
+ * (dU - dU^k); booked in the history's running total and the step's books. */
+PFC_INLINE void book_slip(double* h, fd_energy_books* books, fd_vec3 old, fd_vec3 spring, fd_vec3 increment, double k)
+{
+    fd_vec3 elastic = fd_v3_scale(-1.0 / k, fd_v3_sub(spring, old));
+    fd_vec3 slip = fd_v3_sub(increment, elastic);
+    double slip_energy = -0.5 * fd_v3_dot(fd_v3_add(old, spring), slip);
+    h[H_E_SLIP] += slip_energy;
+    books->slip = slip_energy;
+}
+
+/* Keeps a spring's new force or moment and slip state in its history, raises
+ * the mechanism's slip flag and writes the columns the slide and the roll
+ * share (columns: NULL when not recorded). */
+PFC_INLINE void keep_spring(double* h, fd_vec3 spring, bool slipping, const fd_contact_input* input,
+                            fd_mechanism mechanism, double* columns, const int* index)
+{
+    h[H_SPRING] = spring.x;
+    h[H_SPRING + 1] = spring.y;
+    h[H_SPRING + 2] = spring.z;
+    h[H_SLIP] = slipping ? 1.0 : 0.0;
+    *input->slip_flags |= slipping ? 1u << mechanism : 0u;
+    if (columns != NULL) {
+        columns[index[C_SPRING]] = spring.x;
+        columns[index[C_SPRING + 1]] = spring.y;
+        columns[index[C_SPRING + 2]] = spring.z;
+        columns[index[C_SLIP_STATE]] = h[H_SLIP];
+    }
 }
 
 PFC_INLINE double surface_gap(const double* normal_params, const fd_contact_input* input)
@@ -207,7 +250,7 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
     if (has_slide) {
         const double* ps = law->params[FD_MECHANISM_SLIDE];
         double* hs = history + law->history_offset[FD_MECHANISM_SLIDE];
-        fd_vec3 old = into_tangent_plane(fd_v3(hs[HS_FORCE], hs[HS_FORCE + 1], hs[HS_FORCE + 2]), n);
+        fd_vec3 old = kept_spring(hs, n);
         fd_vec3 force = fd_v3(0, 0, 0), dashpot = fd_v3(0, 0, 0);
         bool slipping = false;
         if (active) {
@@ -217,16 +260,10 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
             /* Coulomb limit F_s* = mu F_n^l; mu static or kinetic by the
              * state the step starts in (issue 18; model.h fd_static_kinetic). */
             const double* ds = law->derived[FD_MECHANISM_SLIDE];
-            double mu = fd_static_kinetic(hs[HS_SLIP] != 0.0, ds[FD_DERIVED_MU_S], ds[FD_DERIVED_MU_K]);
+            double mu = fd_static_kinetic(hs[H_SLIP] != 0.0, ds[FD_DERIVED_MU_S], ds[FD_DERIVED_MU_K]);
             slipping = cap(&force, mu * normal_force);
-            /* Slip energy: the slip part of the increment, dU - dU^k with
-             * dU^k = -(F - F_o)/k_s (the elastic part of the update above). */
             if (ks > 0.0 && slipping) { /* in stick the slip part is zero but for round-off */
-                fd_vec3 elastic = fd_v3_scale(-1.0 / ks, fd_v3_sub(force, old));
-                fd_vec3 slip = fd_v3_sub(displacement, elastic);
-                double slip_energy = -0.5 * fd_v3_dot(fd_v3_add(old, force), slip);
-                hs[HS_E_SLIP] += slip_energy;
-                books[FD_MECHANISM_SLIDE].slip = slip_energy;
+                book_slip(hs, &books[FD_MECHANISM_SLIDE], old, force, displacement, ks);
             }
             if (!(slip_cut_shear(pn[N_DP_MODE]) && slipping)) {
                 double c = 2.0 * ps[S_DP_SRATIO] * sqrt(input->effective_mass * ks);
@@ -235,21 +272,12 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
             hn[HN_E_DASHPOT] -= fd_v3_dot(dashpot, displacement);
             books[FD_MECHANISM_SLIDE].dashpot = -fd_v3_dot(dashpot, displacement);
         }
-        hs[HS_FORCE] = force.x;
-        hs[HS_FORCE + 1] = force.y;
-        hs[HS_FORCE + 2] = force.z;
-        hs[HS_SLIP] = slipping ? 1.0 : 0.0;
-        *input->slip_flags |= slipping ? 1u << FD_MECHANISM_SLIDE : 0u;
+        keep_spring(hs, force, slipping, input, FD_MECHANISM_SLIDE, columns, law->column_index[FD_MECHANISM_SLIDE]);
         loads->slide_force = fd_v3_add(force, dashpot);
         books[FD_MECHANISM_SLIDE].stored = ks > 0.0 ? 0.5 * fd_v3_dot(force, force) / ks : 0.0;
         strain += books[FD_MECHANISM_SLIDE].stored;
         if (columns != NULL) {
-            const int* index = law->column_index[FD_MECHANISM_SLIDE];
-            columns[index[CS_FORCE]] = force.x;
-            columns[index[CS_FORCE + 1]] = force.y;
-            columns[index[CS_FORCE + 2]] = force.z;
-            columns[index[CS_SLIP_STATE]] = hs[HS_SLIP];
-            columns[index[CS_E_SLIP]] = hs[HS_E_SLIP];
+            columns[law->column_index[FD_MECHANISM_SLIDE][CS_E_SLIP]] = hs[H_E_SLIP];
         }
     }
 
@@ -259,7 +287,7 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
         double radius = effective_radius(input);
         /* Eq. (4): k_r = k_s R^2 unless given. */
         double kr = pr[R_KR] >= 0.0 ? pr[R_KR] : ks * radius * radius;
-        fd_vec3 old = into_tangent_plane(fd_v3(hr[HR_MOMENT], hr[HR_MOMENT + 1], hr[HR_MOMENT + 2]), n);
+        fd_vec3 old = kept_spring(hr, n);
         fd_vec3 moment = fd_v3(0, 0, 0);
         bool slipping = false;
         if (active) {
@@ -270,35 +298,21 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
             fd_vec3 bend = fd_v3_reject(rotation, n);
             moment = fd_v3_mul_add(old, -kr, bend);                          /* Eq. (2) */
             const double* dr = law->derived[FD_MECHANISM_ROLL];
-            double mu_r = fd_static_kinetic(hr[HR_SLIP] != 0.0, dr[FD_DERIVED_MU_S], dr[FD_DERIVED_MU_K]);
+            double mu_r = fd_static_kinetic(hr[H_SLIP] != 0.0, dr[FD_DERIVED_MU_S], dr[FD_DERIVED_MU_K]);
             slipping = cap(&moment, mu_r * radius * normal_force); /* Eq. (6)-(8) */
             if (kr > 0.0 && slipping) { /* in stick the slip part is zero but for round-off */
-                /* Eq. (10), with the elastic part dtheta^k = -(M - M_o)/k_r
-                 * that Eq. (2) implies (see docs/validation/pfc_ball.md). */
-                fd_vec3 elastic = fd_v3_scale(-1.0 / kr, fd_v3_sub(moment, old));
-                fd_vec3 slip = fd_v3_sub(bend, elastic);
-                double slip_energy = -0.5 * fd_v3_dot(fd_v3_add(old, moment), slip);
-                hr[HR_E_SLIP] += slip_energy;
-                books[FD_MECHANISM_ROLL].slip = slip_energy;
+                book_slip(hr, &books[FD_MECHANISM_ROLL], old, moment, bend, kr); /* Eq. (10) */
             }
         }
-        hr[HR_MOMENT] = moment.x;
-        hr[HR_MOMENT + 1] = moment.y;
-        hr[HR_MOMENT + 2] = moment.z;
-        hr[HR_SLIP] = slipping ? 1.0 : 0.0;
-        *input->slip_flags |= slipping ? 1u << FD_MECHANISM_ROLL : 0u;
+        keep_spring(hr, moment, slipping, input, FD_MECHANISM_ROLL, columns, law->column_index[FD_MECHANISM_ROLL]);
         /* Eq. (1): M_c = M^r acts on body i, its reaction on body j. */
         loads->roll_torque_i = moment;
         loads->roll_torque_j = fd_v3_neg(moment);
         books[FD_MECHANISM_ROLL].stored = kr > 0.0 ? 0.5 * fd_v3_dot(moment, moment) / kr : 0.0; /* Eq. (9) */
         if (columns != NULL) {
             const int* index = law->column_index[FD_MECHANISM_ROLL];
-            columns[index[CR_MOMENT]] = moment.x;
-            columns[index[CR_MOMENT + 1]] = moment.y;
-            columns[index[CR_MOMENT + 2]] = moment.z;
-            columns[index[CR_SLIP_STATE]] = hr[HR_SLIP];
             columns[index[CR_E_STRAIN]] = kr > 0.0 ? 0.5 * fd_v3_dot(moment, moment) / kr : 0.0; /* Eq. (9) */
-            columns[index[CR_E_SLIP]] = hr[HR_E_SLIP];
+            columns[index[CR_E_SLIP]] = hr[H_E_SLIP];
         }
     }
 
@@ -556,7 +570,7 @@ const fd_submodel fd_pfc_submodels[] = {
                  slide_params, FD_COUNT_OF(slide_params)},
         .kind = FD_KIND_SLIDE_PFC_LINEAR,
         .resolve = resolve_slide,
-        .history_size = HS_SIZE,
+        .history_size = H_SPRING_SIZE,
         .column_count = CS_COUNT,
         .column_names = slide_columns,
         .column_units = slide_units,
@@ -567,7 +581,7 @@ const fd_submodel fd_pfc_submodels[] = {
                  "rr_fric R F_n^l, on body i and its reaction on body j; needs normal 'pfc_linear'.",
                  roll_params, FD_COUNT_OF(roll_params)},
         .kind = FD_KIND_ROLL_PFC_RRLINEAR,
-        .history_size = HR_SIZE,
+        .history_size = H_SPRING_SIZE,
         .column_count = CR_COUNT,
         .column_names = roll_columns,
         .column_units = roll_units,
