@@ -17,9 +17,10 @@ const char* fd_mechanism_name(fd_mechanism mechanism)
 }
 
 /* model.h: one for the sliders (sds.c, sds_torque.c) and PFC (pfc.c). */
-fd_status fd_resolve_static_kinetic(const char* model, const char* mu_name, double mu, double mu_s, double mu_k,
-                                    double* out_static, double* out_kinetic)
+fd_status fd_resolve_static_kinetic(const char* model, const char* mu_name, const double* params, int mu_slot,
+                                    int mu_s_slot, int mu_k_slot, double* derived)
 {
+    double mu = params[mu_slot], mu_s = params[mu_s_slot], mu_k = params[mu_k_slot];
     bool single = mu != -1.0, split = mu_s != -1.0;
     if (single && (split || mu_k != -1.0)) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
@@ -40,7 +41,7 @@ fd_status fd_resolve_static_kinetic(const char* model, const char* mu_name, doub
                        "%s: the friction coefficients must satisfy 0 <= %s_k <= %s_s (got static %g, kinetic %g)",
                        model, mu_name, mu_name, static_coefficient, kinetic);
     }
-    *out_static = static_coefficient;
-    *out_kinetic = kinetic;
+    derived[FD_DERIVED_MU_S] = static_coefficient;
+    derived[FD_DERIVED_MU_K] = kinetic;
     return FD_OK;
 }

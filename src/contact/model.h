@@ -128,12 +128,14 @@ static inline __attribute__((always_inline)) double fd_static_kinetic(bool was_s
     return was_slipping ? mu_k : mu_s;
 }
 
-/* Resolves one slider's coefficients: `mu` alone (both), or `mu_s` with an
+/* Resolves one slider's coefficients into its derived values
+ * (FD_DERIVED_MU_S, FD_DERIVED_MU_K) from its parameters at the slots mu,
+ * mu_s and mu_k (its table's order): `mu` alone (both), or `mu_s` with an
  * optional `mu_k` (default mu_s); -1 marks a coefficient not given. Fails,
  * naming the model and the keys, when neither or both forms are given, or
  * when mu_k > mu_s. */
-fd_status fd_resolve_static_kinetic(const char* model, const char* mu_name, double mu, double mu_s, double mu_k,
-                                    double* out_static, double* out_kinetic);
+fd_status fd_resolve_static_kinetic(const char* model, const char* mu_name, const double* params, int mu_slot,
+                                    int mu_s_slot, int mu_k_slot, double* derived);
 
 typedef struct fd_material {
     char* name;

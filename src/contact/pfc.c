@@ -332,9 +332,6 @@ static bool is_integer_in(double value, double low, double high)
 
 static fd_status resolve_normal(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
-    (void)a;
-    (void)b;
-    (void)derived;
     if (!is_integer_in(params[N_DP_MODE], 0.0, 3.0)) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "normal model 'pfc_linear': dp_mode = %g must be 0, 1, 2 or 3",
                        params[N_DP_MODE]);
@@ -365,23 +362,18 @@ static fd_status resolve_normal(const double* params, const fd_material* a, cons
 /* fric, or fric_s and fric_k: the static and kinetic coefficients (issue 18). */
 static fd_status resolve_slide(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
-    (void)a;
-    (void)b;
-    return fd_resolve_static_kinetic("slide model 'pfc_linear'", "fric", params[S_FRIC], params[S_FRIC_S],
-                                     params[S_FRIC_K], &derived[FD_DERIVED_MU_S], &derived[FD_DERIVED_MU_K]);
+    return fd_resolve_static_kinetic("slide model 'pfc_linear'", "fric", params, S_FRIC, S_FRIC_S, S_FRIC_K, derived);
 }
 
 static fd_status resolve_roll(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
-    (void)a;
-    (void)b;
     if (params[R_KR] < 0.0 && params[R_KR] != -1.0) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
                        "roll model 'pfc_rrlinear': rr_kr = %g N m/rad must be >= 0, or -1 for k_s R^2 (Eq. 4)",
                        params[R_KR]);
     }
-    return fd_resolve_static_kinetic("roll model 'pfc_rrlinear'", "rr_fric", params[R_FRIC], params[R_FRIC_S],
-                                     params[R_FRIC_K], &derived[FD_DERIVED_MU_S], &derived[FD_DERIVED_MU_K]);
+    return fd_resolve_static_kinetic("roll model 'pfc_rrlinear'", "rr_fric", params, R_FRIC, R_FRIC_S, R_FRIC_K,
+                                     derived);
 }
 
 fd_status fd_pfc_check_law(const fd_contact_law* law)

@@ -138,8 +138,7 @@ static fd_status resolve_spring_slider(const char* model, const double* params, 
     }
     char what[64];
     snprintf(what, sizeof what, "slide model '%s'", model);
-    status = fd_resolve_static_kinetic(what, "mu", params[DSDS_MU], params[DSDS_MU_S], params[DSDS_MU_K],
-                                       &derived[FD_DERIVED_MU_S], &derived[FD_DERIVED_MU_K]);
+    status = fd_resolve_static_kinetic(what, "mu", params, DSDS_MU, DSDS_MU_S, DSDS_MU_K, derived);
     if (status != FD_OK) {
         return status;
     }
@@ -155,16 +154,12 @@ static fd_status resolve_spring_slider(const char* model, const double* params, 
 
 static fd_status resolve_dsds(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
-    (void)a;
-    (void)b;
     return resolve_spring_slider("dsds", params, derived);
 }
 
 /* Eq. (10) divides by gamma: without a dashpot the C-SDS has no rate. */
 static fd_status resolve_csds(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
-    (void)a;
-    (void)b;
     fd_status status = resolve_spring_slider("csds", params, derived);
     if (status == FD_OK && !(params[DSDS_GAMMA_T] > 0.0) && !(params[DSDS_X_GAMMA_T] > 0.0)) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT,
@@ -177,9 +172,6 @@ static fd_status resolve_csds(const double* params, const fd_material* a, const 
 
 static fd_status resolve_nohistory(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
-    (void)a;
-    (void)b;
-    (void)derived;
     return check_tangential_dashpot("linear_nohistory", params[FD_NOHISTORY_GAMMA_T], params[FD_NOHISTORY_X_GAMMA_T]);
 }
 

@@ -249,11 +249,8 @@ fd_status fd_sds_torque_check_law(const fd_contact_law* law)
 
 static fd_status resolve_roll(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
-    (void)a;
-    (void)b;
-    fd_status status = fd_resolve_static_kinetic("roll model (dsds or csds)", "mu_roll", params[ROLL_MU],
-                                                 params[ROLL_MU_S], params[ROLL_MU_K], &derived[FD_DERIVED_MU_S],
-                                                 &derived[FD_DERIVED_MU_K]);
+    fd_status status = fd_resolve_static_kinetic("roll model (dsds or csds)", "mu_roll", params, ROLL_MU, ROLL_MU_S,
+                                                 ROLL_MU_K, derived);
     if (status != FD_OK) {
         return status;
     }
@@ -262,35 +259,37 @@ static fd_status resolve_roll(const double* params, const fd_material* a, const 
     return FD_OK;
 }
 
-/* Eq. (10) divides by gamma: without a dashpot the C-SDS has no rate. */
+/* Eq. (10) divides by gamma: without a dashpot the C-SDS has no rate. The
+ * roll's and the spin's check, naming the mechanism, its dashpot (value and
+ * unit) and the load its spring rate is written with. */
+static fd_status check_csds_dashpot(const char* mechanism, const char* gamma_name, double gamma, const char* unit,
+                                    const char* load)
+{
+    if (gamma > 0.0) {
+        return FD_OK;
+    }
+    return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                   "%s model 'csds' needs %s > 0 (got %g %s): its spring rate, C-SDS paper Eq. (10), is -(%s + k xi) "
+                   "/ %s; use 'dsds' for a slider without dashpot",
+                   mechanism, gamma_name, gamma, unit, load, gamma_name);
+}
+
 static fd_status resolve_roll_csds(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
-    if (!(params[ROLL_GAMMA] > 0.0)) {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT,
-                       "roll model 'csds' needs gamma_roll > 0 (got %g N s/m): its spring rate, C-SDS paper "
-                       "Eq. (10), is -(F + k xi) / gamma_roll; use 'dsds' for a slider without dashpot",
-                       params[ROLL_GAMMA]);
-    }
-    return resolve_roll(params, a, b, derived);
+    fd_status status = check_csds_dashpot("roll", "gamma_roll", params[ROLL_GAMMA], "N s/m", "F");
+    return status != FD_OK ? status : resolve_roll(params, a, b, derived);
 }
 
 static fd_status resolve_spin(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
-    (void)a;
-    (void)b;
-    return fd_resolve_static_kinetic("spin model (dsds or csds)", "mu_twist", params[SPIN_MU], params[SPIN_MU_S],
-                                     params[SPIN_MU_K], &derived[FD_DERIVED_MU_S], &derived[FD_DERIVED_MU_K]);
+    return fd_resolve_static_kinetic("spin model (dsds or csds)", "mu_twist", params, SPIN_MU, SPIN_MU_S, SPIN_MU_K,
+                                     derived);
 }
 
 static fd_status resolve_spin_csds(const double* params, const fd_material* a, const fd_material* b, double* derived)
 {
-    if (!(params[SPIN_GAMMA] > 0.0)) {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT,
-                       "spin model 'csds' needs gamma_twist > 0 (got %g N m s/rad): its spring rate, C-SDS paper "
-                       "Eq. (10), is -(T + k xi) / gamma_twist; use 'dsds' for a slider without dashpot",
-                       params[SPIN_GAMMA]);
-    }
-    return resolve_spin(params, a, b, derived);
+    fd_status status = check_csds_dashpot("spin", "gamma_twist", params[SPIN_GAMMA], "N m s/rad", "T");
+    return status != FD_OK ? status : resolve_spin(params, a, b, derived);
 }
 
 /* ---------------------------------------------------------------- table */
