@@ -29,6 +29,12 @@
 
 static const char* const shape_type_articles[FD_SCENE_SHAPE_COUNT] = {
     "a sphere", "a plane", "an ellipsoid", "a cylinder", "a disk", "a box", "a mesh"};
+/* The world's shape of each scene shape type (a box is a mesh of 12 triangles). */
+static const fd_shape_type world_shape_types[FD_SCENE_SHAPE_COUNT] = {
+    [FD_SCENE_SHAPE_SPHERE] = FD_SHAPE_SPHERE,     [FD_SCENE_SHAPE_PLANE] = FD_SHAPE_PLANE,
+    [FD_SCENE_SHAPE_ELLIPSOID] = FD_SHAPE_ELLIPSOID, [FD_SCENE_SHAPE_CYLINDER] = FD_SHAPE_CYLINDER,
+    [FD_SCENE_SHAPE_DISK] = FD_SHAPE_DISK,         [FD_SCENE_SHAPE_BOX] = FD_SHAPE_MESH,
+    [FD_SCENE_SHAPE_MESH] = FD_SHAPE_MESH};
 
 /* "duplicate name 'x' (first at line 4)", or out of memory. */
 static fd_status duplicate_name(fd_scene_ctx* ctx, const yaml_node_t* node, const char* path, const char* what,
@@ -181,7 +187,6 @@ static fd_status shape_mesh(fd_scene_ctx* ctx, fd_world* world, const fd_scene_s
         fd_mesh_free(mesh);
         return shape_fail(ctx, s, path, length, "type", fd_last_error());
     }
-    shape->type = FD_SHAPE_MESH;
     shape->mesh = mesh;
     shape->mesh_patch = -1; /* every patch: fd_world_create_wall makes one body of each */
     return FD_OK;
@@ -209,23 +214,18 @@ static fd_status check_shape(fd_scene_ctx* ctx, fd_world* world, const fd_scene_
     }
     path[length] = '\0';
     if (is_finite_wall(s->type) && !body->is_static) {
-        snprintf(path + length, FD_SCENE_PATH_MAX - length, ".shape.type");
-        return fd_scene_fail(ctx, fd_scene_given(&fd_scene_shape_table, s, "type"), path,
-                             "%s is a wall: it must be a static body (add 'static: true'; it moves by 'motion')",
-                             shape_type_articles[s->type]);
+        char message[160];
+        snprintf(message, sizeof message,
+                 "%s is a wall: it must be a static body (add 'static: true'; it moves by 'motion')",
+                 shape_type_articles[s->type]);
+        return shape_fail(ctx, s, path, length, "type", message);
     }
+    shape->type = world_shape_types[s->type];
     shape->radius = s->radius;
     shape->semi_axes = s->semi_axes;
     shape->plane_normal = s->normal;
     switch (s->type) {
-    case FD_SCENE_SHAPE_SPHERE:
-        shape->type = FD_SHAPE_SPHERE;
-        break;
-    case FD_SCENE_SHAPE_ELLIPSOID:
-        shape->type = FD_SHAPE_ELLIPSOID;
-        break;
     case FD_SCENE_SHAPE_CYLINDER:
-        shape->type = FD_SHAPE_CYLINDER;
         shape->length = s->length;
         shape->capped = s->capped;
         break;
@@ -233,26 +233,24 @@ static fd_status check_shape(fd_scene_ctx* ctx, fd_world* world, const fd_scene_
         if (!(s->inner_radius < s->radius)) {
             return shape_fail(ctx, s, path, length, "inner_radius", "must be less than radius");
         }
-        shape->type = FD_SHAPE_DISK;
         shape->inner_radius = s->inner_radius;
         break;
     case FD_SCENE_SHAPE_BOX:
     case FD_SCENE_SHAPE_MESH:
         return shape_mesh(ctx, world, s, path, length, shape);
-    default:
-        shape->type = FD_SHAPE_PLANE;
+    case FD_SCENE_SHAPE_PLANE:
         if (fd_v3_length(s->normal) == 0.0) {
-            snprintf(path + length, FD_SCENE_PATH_MAX - length, ".shape.normal");
-            return fd_scene_fail(ctx, fd_scene_given(&fd_scene_shape_table, s, "normal"), path, "must not be zero");
+            return shape_fail(ctx, s, path, length, "normal", "must not be zero");
         }
         shape->plane_normal = fd_v3_normalize(s->normal);
         /* A moving plane (a carriage's raceway) needs a mass and its rotations locked. */
         if (!body->is_static && (!(body->mass > 0.0) || (body->lock.rotation != (FD_LOCK_X | FD_LOCK_Y | FD_LOCK_Z)))) {
-            snprintf(path + length, FD_SCENE_PATH_MAX - length, ".shape.type");
-            return fd_scene_fail(ctx, fd_scene_given(&fd_scene_shape_table, s, "type"), path,
-                                 "a plane must be a static body (add 'static: true'), or a moving one with a mass "
-                                 "and 'lock: {rotation: [x, y, z]}'");
+            return shape_fail(ctx, s, path, length, "type",
+                              "a plane must be a static body (add 'static: true'), or a moving one with a mass "
+                              "and 'lock: {rotation: [x, y, z]}'");
         }
+        break;
+    default: /* a sphere or an ellipsoid: radius or semi_axes, set above */
         break;
     }
     return FD_OK;
