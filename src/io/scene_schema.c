@@ -101,62 +101,103 @@ static fd_status expected(fd_scene_ctx* ctx, const yaml_node_t* node, const char
     return fd_scene_fail(ctx, node, path, "expected %s, got %s", what, got);
 }
 
+/* One key: value entry of a mapping node. */
+typedef struct map_entry {
+    const yaml_node_t* key;
+    const char* name; /* the key's text */
+    const yaml_node_t* value;
+} map_entry;
+
+/* The entry of pair; an error at the key when it is not a plain name. */
+static fd_status read_entry(const fd_scene_ctx* ctx, const yaml_node_pair_t* pair, const char* path, map_entry* out)
+{
+    out->key = fd_scene_node(ctx, pair->key);
+    out->value = fd_scene_node(ctx, pair->value);
+    if (!out->key || out->key->type != YAML_SCALAR_NODE) {
+        return fd_scene_fail(ctx, out->key, path, "keys must be plain names, not a mapping or a sequence");
+    }
+    out->name = fd_scene_scalar(out->key);
+    return FD_OK;
+}
+
 /* ---------------------------------------------------------------- scalars */
+
+/* A number or an integer as written: a plain scalar (a quoted "1" is a
+ * string), not null, whose whole text converts. */
+typedef struct numeral {
+    const char* text;
+    double real;       /* strtod's value, for a number */
+    long long whole;   /* strtoll's, for an integer */
+    bool out_of_range; /* the conversion set ERANGE */
+} numeral;
+
+/* Reads node as a number (strtod) or, with integer, a decimal integer
+ * (strtoll); "expected a number" ("an integer") when it is not one. */
+static fd_status read_numeral(fd_scene_ctx* ctx, const yaml_node_t* node, const char* path, bool integer,
+                              numeral* out)
+{
+    const char* what = integer ? "an integer" : "a number";
+    if (!node || node->type != YAML_SCALAR_NODE || node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+        fd_scene_is_null(node)) {
+        return expected(ctx, node, path, what);
+    }
+    out->text = fd_scene_scalar(node);
+    char* end = NULL;
+    errno = 0;
+    if (integer) {
+        out->whole = strtoll(out->text, &end, 10);
+    } else {
+        out->real = strtod(out->text, &end);
+    }
+    out->out_of_range = errno == ERANGE;
+    if (end == out->text || *end != '\0') {
+        return expected(ctx, node, path, what);
+    }
+    return FD_OK;
+}
 
 static fd_status parse_number(fd_scene_ctx* ctx, const yaml_node_t* node, const char* path, double* out)
 {
-    if (!node || node->type != YAML_SCALAR_NODE || node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
-        fd_scene_is_null(node)) {
-        return expected(ctx, node, path, "a number");
+    numeral n;
+    fd_status status = read_numeral(ctx, node, path, false, &n);
+    if (status != FD_OK) {
+        return status;
     }
-    const char* text = fd_scene_scalar(node);
-    char* end = NULL;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (end == text || *end != '\0') {
-        return expected(ctx, node, path, "a number");
-    }
-    if (!isfinite(v) || errno == ERANGE) {
-        if (errno == ERANGE && v == 0.0) {
-            *out = v; /* underflow to zero is harmless */
+    if (!isfinite(n.real) || n.out_of_range) {
+        if (n.out_of_range && n.real == 0.0) {
+            *out = n.real; /* underflow to zero is harmless */
             return FD_OK;
         }
-        if (errno == ERANGE && isfinite(v)) {
+        if (n.out_of_range && isfinite(n.real)) {
             /* Subnormal: fewer digits than a double has, and its square is 0. */
             return fd_scene_fail(ctx, node, path,
                                  "'%s' is too small to compute with: below 2.2e-308 in magnitude, the smallest "
                                  "normal double (it keeps fewer digits, and its square is 0)",
-                                 text);
+                                 n.text);
         }
-        if (errno == ERANGE) {
-            return fd_scene_fail(ctx, node, path, "'%s' is too large: beyond 1.8e308, the largest double", text);
+        if (n.out_of_range) {
+            return fd_scene_fail(ctx, node, path, "'%s' is too large: beyond 1.8e308, the largest double", n.text);
         }
-        return fd_scene_fail(ctx, node, path, "expected a finite number, got '%s'", text);
+        return fd_scene_fail(ctx, node, path, "expected a finite number, got '%s'", n.text);
     }
-    *out = v;
+    *out = n.real;
     return FD_OK;
 }
 
 static fd_status parse_integer(fd_scene_ctx* ctx, const yaml_node_t* node, const char* path, const fd_scene_range* r,
                                int64_t* out)
 {
-    if (!node || node->type != YAML_SCALAR_NODE || node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
-        fd_scene_is_null(node)) {
-        return expected(ctx, node, path, "an integer");
+    numeral n;
+    fd_status status = read_numeral(ctx, node, path, true, &n);
+    if (status != FD_OK) {
+        return status;
     }
-    const char* text = fd_scene_scalar(node);
-    char* end = NULL;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (end == text || *end != '\0') {
-        return expected(ctx, node, path, "an integer");
+    if (n.out_of_range) {
+        return fd_scene_fail(ctx, node, path, "integer out of range (got %s)", n.text);
     }
-    if (errno == ERANGE) {
-        return fd_scene_fail(ctx, node, path, "integer out of range (got %s)", text);
-    }
-    fd_status status = check_range(ctx, node, path, r, (double)v);
+    status = check_range(ctx, node, path, r, (double)n.whole);
     if (status == FD_OK) {
-        *out = (int64_t)v;
+        *out = (int64_t)n.whole;
     }
     return status;
 }
@@ -394,44 +435,45 @@ static fd_status parse_submodel(fd_scene_ctx* ctx, const yaml_node_t* node, char
     fd_scene_join(param_list, sizeof param_list, param_names, param_count);
 
     for (yaml_node_pair_t* pair = node->data.mapping.pairs.start; pair < node->data.mapping.pairs.top; ++pair) {
-        const yaml_node_t* key = fd_scene_node(ctx, pair->key);
-        const yaml_node_t* value = fd_scene_node(ctx, pair->value);
-        if (!key || key->type != YAML_SCALAR_NODE) {
-            return fd_scene_fail(ctx, key, path, "keys must be plain names");
+        map_entry entry;
+        status = read_entry(ctx, pair, path, &entry);
+        if (status != FD_OK) {
+            return status;
         }
-        const char* name = fd_scene_scalar(key);
-        if (strcmp(name, "model") == 0) {
+        if (strcmp(entry.name, "model") == 0) {
             continue;
         }
-        mark = path_push(path, name, 0);
+        mark = path_push(path, entry.name, 0);
         int p = -1;
         for (int i = 0; info && i < info->param_count; ++i) {
-            if (strcmp(info->params[i].name, name) == 0) {
+            if (strcmp(info->params[i].name, entry.name) == 0) {
                 p = i;
             }
         }
         if (p < 0) {
-            const char* close = fd_scene_closest(name, param_names, param_count);
+            const char* close = fd_scene_closest(entry.name, param_names, param_count);
             if (param_count == 0) {
-                status = fd_scene_fail(ctx, key, path, "unknown parameter '%s': %s model '%s' takes no parameters",
-                                       name, mechanism_name, out->model);
+                status = fd_scene_fail(ctx, entry.key, path,
+                                       "unknown parameter '%s': %s model '%s' takes no parameters", entry.name,
+                                       mechanism_name, out->model);
             } else if (close) {
-                status = fd_scene_fail(ctx, key, path,
+                status = fd_scene_fail(ctx, entry.key, path,
                                        "unknown parameter '%s' of %s model '%s' (did you mean '%s'? parameters: %s)",
-                                       name, mechanism_name, out->model, close, param_list);
+                                       entry.name, mechanism_name, out->model, close, param_list);
             } else {
-                status = fd_scene_fail(ctx, key, path, "unknown parameter '%s' of %s model '%s' (parameters: %s)", name,
+                status = fd_scene_fail(ctx, entry.key, path,
+                                       "unknown parameter '%s' of %s model '%s' (parameters: %s)", entry.name,
                                        mechanism_name, out->model, param_list);
             }
         }
         for (int i = 0; status == FD_OK && i < out->param_count; ++i) {
-            if (strcmp(out->params[i].name, name) == 0) {
-                status = fd_scene_fail(ctx, key, path, "duplicate key");
+            if (strcmp(out->params[i].name, entry.name) == 0) {
+                status = fd_scene_fail(ctx, entry.key, path, "duplicate key");
             }
         }
         double v = 0;
         if (status == FD_OK) {
-            status = parse_number(ctx, value, path, &v);
+            status = parse_number(ctx, entry.value, path, &v);
         }
         if (status == FD_OK) {
             const fd_param_info* param = &info->params[p];
@@ -444,10 +486,10 @@ static fd_status parse_submodel(fd_scene_ctx* ctx, const yaml_node_t* node, char
                 r.hi_kind = FD_SCENE_INCLUSIVE;
                 r.hi = param->max_value;
             }
-            status = check_range(ctx, value, path, &r, v);
+            status = check_range(ctx, entry.value, path, &r, v);
         }
         if (status == FD_OK && out->param_count == FD_MAX_SUBMODEL_PARAMS) {
-            status = fd_scene_fail(ctx, key, path, "too many parameters (at most %d)", FD_MAX_SUBMODEL_PARAMS);
+            status = fd_scene_fail(ctx, entry.key, path, "too many parameters (at most %d)", FD_MAX_SUBMODEL_PARAMS);
         }
         path[mark] = '\0';
         if (status != FD_OK) {
@@ -603,34 +645,34 @@ fd_status fd_scene_parse_map(fd_scene_ctx* ctx, const yaml_node_t* node, const f
         names[k] = table->keys[k].name;
     }
     for (yaml_node_pair_t* pair = node->data.mapping.pairs.start; pair < node->data.mapping.pairs.top; ++pair) {
-        const yaml_node_t* key_node = fd_scene_node(ctx, pair->key);
-        const yaml_node_t* value = fd_scene_node(ctx, pair->value);
-        if (!key_node || key_node->type != YAML_SCALAR_NODE) {
-            return fd_scene_fail(ctx, key_node, path, "keys must be plain names, not a mapping or a sequence");
+        map_entry entry;
+        fd_status status = read_entry(ctx, pair, path, &entry);
+        if (status != FD_OK) {
+            return status;
         }
-        const char* name = fd_scene_scalar(key_node);
         int k = 0;
-        while (k < table->key_count && strcmp(table->keys[k].name, name) != 0) {
+        while (k < table->key_count && strcmp(table->keys[k].name, entry.name) != 0) {
             ++k;
         }
-        size_t mark = path_push(path, name, 0);
-        fd_status status = FD_OK;
+        size_t mark = path_push(path, entry.name, 0);
         if (k == table->key_count) {
-            const char* close = fd_scene_closest(name, names, table->key_count);
+            const char* close = fd_scene_closest(entry.name, names, table->key_count);
             char list[600];
             fd_scene_join(list, sizeof list, names, table->key_count);
             if (close) {
-                status = fd_scene_fail(ctx, key_node, path, "unknown key '%s' (did you mean '%s'?)", name, close);
+                status =
+                    fd_scene_fail(ctx, entry.key, path, "unknown key '%s' (did you mean '%s'?)", entry.name, close);
             } else {
-                status = fd_scene_fail(ctx, key_node, path, "unknown key '%s' (valid keys here: %s)", name, list);
+                status =
+                    fd_scene_fail(ctx, entry.key, path, "unknown key '%s' (valid keys here: %s)", entry.name, list);
             }
         } else if (seen->value[k]) {
             char where[FD_PATH_MAX];
             fd_scene_where(ctx, seen->value[k], where, sizeof where);
-            status = fd_scene_fail(ctx, key_node, path, "duplicate key (first given at %s)", where);
+            status = fd_scene_fail(ctx, entry.key, path, "duplicate key (first given at %s)", where);
         } else {
-            seen->value[k] = value;
-            status = parse_value(ctx, value, &table->keys[k], path, (char*)target + table->keys[k].offset);
+            seen->value[k] = entry.value;
+            status = parse_value(ctx, entry.value, &table->keys[k], path, (char*)target + table->keys[k].offset);
         }
         path[mark] = '\0';
         if (status != FD_OK) {
