@@ -23,17 +23,12 @@ typedef struct fd_scene_stage_motion {
     fd_scene_motion motion;
 } fd_scene_stage_motion;
 
-typedef struct fd_scene_stage_inlet {
+/* An inlet or an outlet, by name, paused or resumed (closed or opened). */
+typedef struct fd_scene_stage_switch {
     fd_scene_seen seen;
-    const char* inlet;
+    const char* name;
     bool active;
-} fd_scene_stage_inlet;
-
-typedef struct fd_scene_stage_outlet {
-    fd_scene_seen seen;
-    const char* outlet;
-    bool active;
-} fd_scene_stage_outlet;
+} fd_scene_stage_switch;
 
 typedef struct fd_scene_stage_output {
     fd_scene_seen seen;
@@ -49,8 +44,8 @@ typedef struct fd_scene_stage {
     double min_duration;
     fd_vec3 gravity;
     fd_scene_list motions; /* fd_scene_stage_motion */
-    fd_scene_list inlets;  /* fd_scene_stage_inlet */
-    fd_scene_list outlets; /* fd_scene_stage_outlet */
+    fd_scene_list inlets;  /* fd_scene_stage_switch */
+    fd_scene_list outlets; /* fd_scene_stage_switch */
     fd_scene_stage_output output;
 } fd_scene_stage;
 
@@ -77,34 +72,34 @@ static const fd_scene_key stage_inlet_keys[] = {
      .type = FD_SCENE_STRING,
      .doc = "name of an inlet",
      .flags = FD_SCENE_REQUIRED | FD_SCENE_NONEMPTY,
-     .offset = offsetof(fd_scene_stage_inlet, inlet)},
+     .offset = offsetof(fd_scene_stage_switch, name)},
     {.name = "active",
      .type = FD_SCENE_BOOL,
      .doc = "false pauses it (its schedule stands still), true resumes it where it stopped",
      .flags = FD_SCENE_REQUIRED,
-     .offset = offsetof(fd_scene_stage_inlet, active)},
+     .offset = offsetof(fd_scene_stage_switch, active)},
 };
 CHECK_KEYS(stage_inlet_keys);
 static const fd_scene_table stage_inlet_table = {
     "stages[].inlets[]", "An inlet paused or resumed when the stage begins.", KEYS(stage_inlet_keys),
-    sizeof(fd_scene_stage_inlet), offsetof(fd_scene_stage_inlet, seen)};
+    sizeof(fd_scene_stage_switch), offsetof(fd_scene_stage_switch, seen)};
 
 static const fd_scene_key stage_outlet_keys[] = {
     {.name = "outlet",
      .type = FD_SCENE_STRING,
      .doc = "name of an outlet",
      .flags = FD_SCENE_REQUIRED | FD_SCENE_NONEMPTY,
-     .offset = offsetof(fd_scene_stage_outlet, outlet)},
+     .offset = offsetof(fd_scene_stage_switch, name)},
     {.name = "active",
      .type = FD_SCENE_BOOL,
      .doc = "false closes it (bodies in its region stay), true opens it again (from its start_time on)",
      .flags = FD_SCENE_REQUIRED,
-     .offset = offsetof(fd_scene_stage_outlet, active)},
+     .offset = offsetof(fd_scene_stage_switch, active)},
 };
 CHECK_KEYS(stage_outlet_keys);
 static const fd_scene_table stage_outlet_table = {
     "stages[].outlets[]", "An outlet closed or opened when the stage begins.", KEYS(stage_outlet_keys),
-    sizeof(fd_scene_stage_outlet), offsetof(fd_scene_stage_outlet, seen)};
+    sizeof(fd_scene_stage_switch), offsetof(fd_scene_stage_switch, seen)};
 
 static const fd_scene_key stage_output_keys[] = {
     {.name = "csv_interval",
@@ -231,24 +226,49 @@ static fd_status fail_at(fd_scene_ctx* ctx, const yaml_node_t* node, const char*
     return fd_scene_fail(ctx, node, path, format, detail);
 }
 
-static int find_inlet(const fd_world* world, const char* name)
+static const char* inlet_name(const fd_world* world, int index)
 {
-    for (int i = 0; i < fd_world_inlet_count(world); ++i) {
-        if (strcmp(fd_world_get_inlet_info(world, i).name, name) == 0) {
-            return i;
-        }
-    }
-    return -1;
+    return fd_world_get_inlet_info(world, index).name;
 }
 
-static int find_outlet(const fd_world* world, const char* name)
+static const char* outlet_name(const fd_world* world, int index)
 {
-    for (int i = 0; i < fd_world_outlet_count(world); ++i) {
-        if (strcmp(fd_world_get_outlet_info(world, i).name, name) == 0) {
-            return i;
+    return fd_world_get_outlet_info(world, index).name;
+}
+
+/* What a stage switches by name: the inlets or the outlets of the world. */
+typedef struct switch_kind {
+    const char* what; /* "inlet" or "outlet": the key of the name, and the word of the messages */
+    const fd_scene_table* table;
+    int (*count)(const fd_world* world);
+    const char* (*name)(const fd_world* world, int index);
+} switch_kind;
+
+static const switch_kind inlet_switches = {"inlet", &stage_inlet_table, fd_world_inlet_count, inlet_name};
+static const switch_kind outlet_switches = {"outlet", &stage_outlet_table, fd_world_outlet_count, outlet_name};
+
+/* The entries of list (fd_scene_stage_switch) of stage s, each resolved to
+ * the index of the inlet or outlet it names, into out[0, *count). */
+static fd_status build_switches(fd_scene_ctx* ctx, const fd_scene_list* list, const switch_kind* kind, int s,
+                                const fd_world* world, stage_switch* out, int* count)
+{
+    const fd_scene_stage_switch* items = list->items;
+    int available = kind->count(world);
+    for (int k = 0; k < list->count; ++k) {
+        int index = 0;
+        while (index < available && strcmp(kind->name(world, index), items[k].name) != 0) {
+            ++index;
         }
+        if (index == available) {
+            char key[64], format[64];
+            snprintf(key, sizeof key, "%ss[%d].%s", kind->what, k, kind->what);
+            snprintf(format, sizeof format, "no %s is named '%%s'", kind->what);
+            return fail_at(ctx, fd_scene_given(kind->table, &items[k], kind->what), format, items[k].name, s, key);
+        }
+        out[k] = (stage_switch){index, items[k].active};
+        *count = k + 1;
     }
-    return -1;
+    return FD_OK;
 }
 
 static fd_status build_stage(fd_scene_ctx* ctx, const fd_scene_stage* in, int s, const fd_world* world,
@@ -300,31 +320,11 @@ static fd_status build_stage(fd_scene_ctx* ctx, const fd_scene_stage* in, int s,
         }
         out->motion_count = k + 1;
     }
-    const fd_scene_stage_inlet* inlets = in->inlets.items;
-    for (int k = 0; k < in->inlets.count; ++k) {
-        int inlet = find_inlet(world, inlets[k].inlet);
-        if (inlet < 0) {
-            char key[64];
-            snprintf(key, sizeof key, "inlets[%d].inlet", k);
-            return fail_at(ctx, fd_scene_given(&stage_inlet_table, &inlets[k], "inlet"), "no inlet is named '%s'",
-                           inlets[k].inlet, s, key);
-        }
-        out->inlets[k] = (stage_switch){inlet, inlets[k].active};
-        out->inlet_count = k + 1;
+    fd_status status = build_switches(ctx, &in->inlets, &inlet_switches, s, world, out->inlets, &out->inlet_count);
+    if (status != FD_OK) {
+        return status;
     }
-    const fd_scene_stage_outlet* outlets = in->outlets.items;
-    for (int k = 0; k < in->outlets.count; ++k) {
-        int outlet = find_outlet(world, outlets[k].outlet);
-        if (outlet < 0) {
-            char key[64];
-            snprintf(key, sizeof key, "outlets[%d].outlet", k);
-            return fail_at(ctx, fd_scene_given(&stage_outlet_table, &outlets[k], "outlet"), "no outlet is named '%s'",
-                           outlets[k].outlet, s, key);
-        }
-        out->outlets[k] = (stage_switch){outlet, outlets[k].active};
-        out->outlet_count = k + 1;
-    }
-    return FD_OK;
+    return build_switches(ctx, &in->outlets, &outlet_switches, s, world, out->outlets, &out->outlet_count);
 }
 
 fd_status fd_scene_build_stages(fd_scene_ctx* ctx, const fd_scene_file* file, fd_scene* out)
