@@ -158,7 +158,7 @@ static fd_status read_numeral(fd_scene_ctx* ctx, const yaml_node_t* node, const 
 
 static fd_status parse_number(fd_scene_ctx* ctx, const yaml_node_t* node, const char* path, double* out)
 {
-    numeral n;
+    numeral n = {0}; /* (gcc -O3 cannot tell that a failed read returns before n is read) */
     fd_status status = read_numeral(ctx, node, path, false, &n);
     if (status != FD_OK) {
         return status;
@@ -187,7 +187,7 @@ static fd_status parse_number(fd_scene_ctx* ctx, const yaml_node_t* node, const 
 static fd_status parse_integer(fd_scene_ctx* ctx, const yaml_node_t* node, const char* path, const fd_scene_range* r,
                                int64_t* out)
 {
-    numeral n;
+    numeral n = {0}; /* (gcc -O3 cannot tell that a failed read returns before n is read) */
     fd_status status = read_numeral(ctx, node, path, true, &n);
     if (status != FD_OK) {
         return status;
@@ -435,7 +435,7 @@ static fd_status parse_submodel(fd_scene_ctx* ctx, const yaml_node_t* node, char
     fd_scene_join(param_list, sizeof param_list, param_names, param_count);
 
     for (yaml_node_pair_t* pair = node->data.mapping.pairs.start; pair < node->data.mapping.pairs.top; ++pair) {
-        map_entry entry;
+        map_entry entry = {0};
         status = read_entry(ctx, pair, path, &entry);
         if (status != FD_OK) {
             return status;
@@ -645,7 +645,7 @@ fd_status fd_scene_parse_map(fd_scene_ctx* ctx, const yaml_node_t* node, const f
         names[k] = table->keys[k].name;
     }
     for (yaml_node_pair_t* pair = node->data.mapping.pairs.start; pair < node->data.mapping.pairs.top; ++pair) {
-        map_entry entry;
+        map_entry entry = {0};
         fd_status status = read_entry(ctx, pair, path, &entry);
         if (status != FD_OK) {
             return status;
