@@ -11,7 +11,10 @@
  * Exit status: 0 success; 1 the run failed (a step or an output); 2 bad
  * usage or a bad scene (the message says FILE:LINE and the key); 130 or
  * 143 interrupted by SIGINT or SIGTERM (the step in progress is finished,
- * its outputs written, every file closed; docs/guarantees.md). */
+ * its outputs written, every file closed; docs/guarantees.md).
+ *
+ * Must not touch: the world's storage and the steppers (it drives runs through
+ * include/fricdem and the scene loader; src/ never calls back into app/). */
 #include <dirent.h>
 #include <math.h>
 #include <signal.h>

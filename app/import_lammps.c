@@ -2,7 +2,9 @@
  * a fricdem scene from a LAMMPS granular deck (fd_lammps_import in include/fricdem/io.h,
  * docs/lammps.md "Importing a deck"). Options by getopt_long in
  * in-order mode ('-'), so that --var takes the next two words whatever they
- * look like (a negative number is a value, not an option). */
+ * look like (a negative number is a value, not an option).
+ *
+ * Must not touch: the world and the steppers (it only translates a deck to a scene). */
 #include "import_lammps.h"
 
 #include <getopt.h>

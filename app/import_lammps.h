@@ -1,4 +1,5 @@
-/* fricdem import-lammps (app/import_lammps.c). */
+/* fricdem import-lammps (app/import_lammps.c).
+ * Must not touch: the world and the steppers. */
 #ifndef FRICDEM_APP_IMPORT_LAMMPS_H
 #define FRICDEM_APP_IMPORT_LAMMPS_H
 

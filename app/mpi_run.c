@@ -27,7 +27,10 @@
  *
  * Contact events come from the ranks that answer for their contacts, every
  * step, to rank 0, and so do the energy ledger's books (rank 0 sums them in
- * one process's order and writes energy.csv). */
+ * one process's order and writes energy.csv).
+ *
+ * Must not touch: the world's storage and the physics (the partition and the
+ * steppers own them; this file carries messages between ranks and files). */
 #include <float.h>
 #include <limits.h>
 #include <math.h>

@@ -1,5 +1,6 @@
 /* `fricdem run` on several MPI ranks (app/mpi_run.c): the domain
- * decomposition of src/parallel/partition.h. */
+ * decomposition of src/parallel/partition.h.
+ * Must not touch: the world's storage (the ranks drive it through the partition). */
 #ifndef FRICDEM_APP_MPI_RUN_H
 #define FRICDEM_APP_MPI_RUN_H
 

@@ -1,6 +1,7 @@
 /* Options of `fricdem run` and `fricdem resume`, parsed with getopt_long:
  * short and long forms, `--opt=value` and `--opt value`, `--` ends the
- * options; anything unknown is a usage error naming it (exit 2). */
+ * options; anything unknown is a usage error naming it (exit 2).
+ * Must not touch: the world, scenes and files (it only reads argv). */
 #include "run_options.h"
 
 #include <getopt.h>

@@ -1,5 +1,6 @@
 /* Options of `fricdem run` and `fricdem resume` (getopt_long), and the
- * usage and help texts of the command line (app/fricdem.c). */
+ * usage and help texts of the command line (app/fricdem.c).
+ * Must not touch: the world, scenes and files (it only reads argv). */
 #ifndef FRICDEM_APP_RUN_OPTIONS_H
 #define FRICDEM_APP_RUN_OPTIONS_H
 

@@ -8,7 +8,9 @@
  * more step with each of APGD, Jacobi and Gauss-Seidel from a cold start
  * (zero reactions) and N iterations with no early stop, and prints CSV:
  * iteration, residual_apgd, residual_jacobi, residual_gauss_seidel (m/s).
- * Used by scripts/validation/complementarity_solvers.py. */
+ * Used by scripts/validation/complementarity_solvers.py.
+ *
+ * Must not touch: the world's storage (it drives the steppers through the public API). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,7 @@
 /* The command line's start of a stage (docs/stages.md), shared by one
  * process's run (fricdem.c) and the ranks' (mpi_run.c): each decides when
- * the stage under way has finished, this begins the next one. */
+ * the stage under way has finished, this begins the next one.
+ * Must not touch: the world's storage (it calls the public API). */
 #ifndef FRICDEM_APP_STAGE_START_H
 #define FRICDEM_APP_STAGE_START_H
 

@@ -3,7 +3,10 @@
  *
  * The whole public API. Naming: fd_<object>_<verb>; 0 (FD_OK) means success;
  * a failed call returns a status (or a null handle / NULL) and leaves a
- * message readable with fd_last_error(). See docs/api.md. */
+ * message readable with fd_last_error(). See docs/api.md.
+ *
+ * Must not touch: anything below src/ (a user's program sees only these
+ * declarations; the layout of the world stays private). */
 #ifndef FRICDEM_H
 #define FRICDEM_H
 

@@ -1,6 +1,7 @@
 /** @file
  * fricdem I/O: scene files (YAML) and run outputs (CSV, VTU/PVD).
- * Part of libfricdem; the CLI and the tests use these. See docs/scene-format.md. */
+ * Part of libfricdem; the CLI and the tests use these. See docs/scene-format.md.
+ * Must not touch: anything below src/ (public declarations only). */
 #ifndef FRICDEM_IO_H
 #define FRICDEM_IO_H
 

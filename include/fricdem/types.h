@@ -4,7 +4,9 @@
  * Units are SI throughout (m, kg, s, N, rad). Every "def" struct has a
  * fd_default_*_def() function that fills every field; the comment of each
  * field gives its meaning, unit and default. Creation functions check the def
- * and fail loudly (status code + fd_last_error()). */
+ * and fail loudly (status code + fd_last_error()).
+ *
+ * Must not touch: anything below src/ (public declarations only). */
 #ifndef FRICDEM_TYPES_H
 #define FRICDEM_TYPES_H
 

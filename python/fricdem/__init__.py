@@ -8,6 +8,8 @@ the energy ledger, checkpoints (core), and analysis helpers (analysis).
 
 docs/python.md has the whole tour. The package loads libfricdem.so built by
 `make build` or `make test` (python/fricdem/_library.py says where it looks).
+
+Must not touch: libfricdem's internals (the package goes through the public C API only).
 """
 from . import analysis
 from ._library import VERSION as __version__

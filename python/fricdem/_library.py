@@ -11,6 +11,9 @@ Where things are looked up:
   FRICDEM_LIBRARY   path of libfricdem.so (ctest sets it to the build under test)
   FRICDEM_INCLUDE   the include/ folder of the headers (default: the repository's)
 otherwise the repository's build/release, then build/test (`make build`, `make test`).
+
+Must not touch: the objects built on it (core.py, models.py) and the C library's
+internals: it only finds, declares and opens libfricdem.
 """
 from __future__ import annotations
 

@@ -5,6 +5,8 @@ They take plain numpy arrays (World.states(), World.bodies(),
 World.contacts(), or the columns of bodies.csv and contacts.csv read with
 pandas), so they work on a live world and on a run's files alike. Units SI.
 python/tests/test_analysis.py checks each against a case with a known answer.
+
+Must not touch: libfricdem (plain numpy in, plain numbers out).
 """
 from __future__ import annotations
 

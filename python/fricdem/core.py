@@ -7,6 +7,9 @@ of every slot (index = body index, as in bodies.csv); a removed body's slot
 reads NaN. Units are SI throughout (docs/api.md). Every C error raises
 `FricdemError`, whose message is the library's: "FILE:LINE: KEY: what is
 wrong" for a scene.
+
+Must not touch: libfricdem's internals (only the public C API, through
+_library.py).
 """
 from __future__ import annotations
 

@@ -9,6 +9,8 @@ comes from (`source`): the paper and equation, or the peer engine's option.
     print(hooke.parameters["k_n"].unit)        # N/m
     print(fricdem.model("roll", "fang_negrut").parameters["K_R"].source)  # Fang & Negrut Eq. (2b)
     print(fricdem.model("slide", "dsds").help_text())  # its paper and every parameter
+
+Must not touch: the world and the scene (it only reads the model registry).
 """
 from __future__ import annotations
 
