@@ -6,7 +6,8 @@ the project's own headers; `<...>` ones are the system's), resolves each to a
 file of the tree (by the include folders the build uses: include/ and src/,
 else next to the including file), and writes docs/include-graph.md: a Mermaid
 diagram of the folders, the table of their edges with how many includes make
-each, and the loops (two folders whose files include each other's headers).
+each, the loops (two folders whose files include each other's headers), and
+the headers through which other folders enter each stepper's folder.
 
     scripts/include_graph.py           # writes docs/include-graph.md
     scripts/include_graph.py --check   # exits 1 when the committed page is stale
@@ -25,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "include-graph.md"
 SOURCE_FOLDERS = ("app", "src", "include")
 INCLUDE_FOLDERS = ("include", "src")  # the build's include path (CMakeLists.txt)
+STEPPER_FOLDERS = ("src/penalty", "src/complementarity")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -101,6 +103,13 @@ def page() -> str:
             shown = ", ".join(f"`{p}` -> `{t}`" for p, t in pairs[:6])
             more = f" and {len(pairs) - 6} more" if len(pairs) > 6 else ""
             lines.append(f"  {direction[0]} -> {direction[1]}: {shown}{more}")
+    lines += ["", "## The steppers' doors", "",
+              "Headers of the two steppers' folders that files of other folders include",
+              "(each stepper is entered through one header; its other headers are its own):", ""]
+    for stepper in STEPPER_FOLDERS:
+        doors = collections.Counter(t.relative_to(ROOT).as_posix() for p, t in file_edges
+                                    if folder_of(t) == stepper and folder_of(p) != stepper)
+        lines.append(f"- {stepper}: " + ", ".join(f"`{t}` ({n} files)" for t, n in sorted(doors.items())))
     lines.append("")
     return "\n".join(lines)
 

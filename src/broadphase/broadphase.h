@@ -21,6 +21,7 @@
 #ifndef FD_BROADPHASE_H
 #define FD_BROADPHASE_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "core/math.h"
@@ -72,6 +73,25 @@ static inline fd_vec3 fd_periodic_offset(const fd_periodic* periodic, fd_vec3 a,
         offset.z = -periodic->length[2] * round((b.z - a.z) * periodic->inverse_length[2]);
     }
     return offset;
+}
+/* The offset to add to b so that b + s is the image of b nearest to a, as
+ * fd_periodic_offset, for a - b within one period on every periodic axis
+ * (positions are wrapped into the box): a compare instead of round().
+ * |d| > L/2 is d > L/2 or d < -L/2, and the offset then has d's sign. A
+ * non-periodic axis has half_length +inf, so its test fails and its offset
+ * is 0 without a test of the axis (NaN fails it too). */
+static inline double fd_periodic_near_axis(double separation, double half_length, double length)
+{
+    return fabs(separation) > half_length ? copysign(length, separation) : 0.0;
+}
+
+static inline fd_vec3 fd_periodic_near_offset(const fd_periodic* periodic, fd_vec3 separation)
+{
+    const double* half = periodic->half_length;
+    const double* length = periodic->length;
+    return fd_v3(fd_periodic_near_axis(separation.x, half[0], length[0]),
+                 fd_periodic_near_axis(separation.y, half[1], length[1]),
+                 fd_periodic_near_axis(separation.z, half[2], length[2]));
 }
 
 /* x wrapped into [low, low + length). Unchanged when already inside, so a

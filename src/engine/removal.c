@@ -45,8 +45,9 @@
 
 #include "body/body.h"
 #include "core/error.h"
-#include "penalty/penalty_internal.h"
+#include "core/grow.h"
 #include "engine/engine.h"
+#include "penalty/penalty.h"
 #include "world/world_store.h"
 
 int fd_world_live_body_count(const fd_world* world) { return world->body_count - world->free_slot_count; }

@@ -14,8 +14,8 @@
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/staggered.h"
-#include "penalty/penalty_internal.h"
 #include "engine/engine.h"
+#include "penalty/penalty.h"
 #include "world/world_store.h"
 
 /* ---------------------------------------------------------------- energy ledger */

@@ -11,8 +11,8 @@
 #include "core/error.h"
 #include "core/grow.h"
 #include "parallel/partition.h"
-#include "penalty/penalty_internal.h"
 #include "engine/engine.h"
+#include "penalty/penalty.h"
 #include "world/world_store.h"
 
 /* ---------------------------------------------------------------- roles */

@@ -6,8 +6,9 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "parallel/partition.h"
-#include "penalty/penalty_internal.h"
+#include "penalty/penalty.h"
 #include "world/world_store.h"
 
 static uint64_t body_id_word(fd_body_id id) { return (uint64_t)(uint32_t)id.index1 << 32 | id.generation; }

@@ -21,8 +21,9 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "parallel/partition.h"
-#include "penalty/penalty_internal.h"
+#include "penalty/penalty.h"
 #include "world/world_store.h"
 
 _Static_assert(sizeof(fd_energy_books) == FD_PARTITION_BOOK_WORDS * sizeof(uint64_t),

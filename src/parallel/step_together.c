@@ -9,8 +9,9 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "parallel/partition.h"
-#include "penalty/penalty_internal.h"
+#include "penalty/penalty.h"
 #include "world/world_store.h"
 
 /* What every partition's `collect` gives, together and sorted (as the

@@ -447,4 +447,27 @@ void fd_penalty_contacts_free(fd_penalty_contacts* contacts);
  * the neighbour list there and puts the contacts in it. */
 fd_status fd_penalty_install(fd_world* world, const fd_penalty_contacts* in);
 
+/* What the ranks (src/parallel) share with the penalty stepper's books and
+ * records: the step's ledger sums and the gathered contact set.
+ *
+ * A step's books added to sums, every mechanism (the books of a mechanism
+ * a law lacks are zero; a loop of constant length, so that sums kept in a
+ * caller's locals stay in registers). */
+static inline void fd_add_books(fd_energy_books* sums, const fd_energy_books* step)
+{
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        sums[m].stored += step[m].stored;
+        sums[m].dashpot += step[m].dashpot;
+        sums[m].slip += step[m].slip;
+        sums[m].created += step[m].created;
+        sums[m].work += step[m].work;
+    }
+}
+/* A step's books, summed, into the world's totals and stored energies. */
+void fd_book_step(fd_world* world, const fd_energy_books step[FD_MECHANISM_COUNT]);
+/* Room for `count` records in a contact set (the pass records into
+ * p->record_set, above; a rank of several gathers every
+ * rank's there, src/parallel). */
+bool fd_contact_set_reserve(const fd_world* world, struct fd_contact_set* set, int64_t count);
+
 #endif

@@ -59,19 +59,6 @@ static inline void fd_book_lifetime(fd_energy_books* after, const fd_energy_book
         }
     }
 }
-/* step's books added to sums, every mechanism (the books of a mechanism
- * a law lacks are zero; a loop of constant length, so that sums kept in a
- * caller's locals stay in registers). */
-static inline void fd_add_books(fd_energy_books* sums, const fd_energy_books* step)
-{
-    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-        sums[m].stored += step[m].stored;
-        sums[m].dashpot += step[m].dashpot;
-        sums[m].slip += step[m].slip;
-        sums[m].created += step[m].created;
-        sums[m].work += step[m].work;
-    }
-}
 /* Without lifetime books, a slot's stored energies, the same way. */
 static inline double* fd_stored_before(const fd_contact_pool* pool, int32_t slot)
 {
@@ -103,10 +90,6 @@ static inline void fd_book_slot(const fd_contact_pool* pool, int32_t slot, const
     }
 }
 
-/* Room for `count` records in a contact set (the pass records into
- * p->record_set, penalty.h says which; a rank of several gathers every
- * rank's there, src/parallel). */
-bool fd_contact_set_reserve(const fd_world* world, struct fd_contact_set* set, int64_t count);
 
 /* Stage 1 (distance_pass.c): the touching entries of rows [first_row,
  * end_row) into the thread's list (`record`: the pass records contact
@@ -228,8 +211,6 @@ static inline int fd_book_row_of(const uint8_t* book_rows, int i, int j)
     int other = book_rows[j] & FD_BOOK_ROW_KIND;
     return other == FD_BOOK_ROW_GROUP || other == FD_BOOK_ROW_EACH ? FD_BOOK_ROW_EACH : FD_BOOK_ROW_NONE;
 }
-/* A step's books, summed, into the world's totals and stored energies. */
-void fd_book_step(fd_world* world, const fd_energy_books step[FD_MECHANISM_COUNT]);
 
 void fd_neighbor_list_free(fd_neighbor_list* list);
 /* Room for `entries` entries and the rows of `body_count` bodies. */
@@ -270,25 +251,5 @@ void fd_pair_constants(const fd_world* world, const fd_contact_law* law, int i, 
  * constants it reads. */
 bool fd_law_has_sphere_kernel(const fd_contact_law* law);
 int fd_law_constant_count(const fd_contact_law* law);
-
-/* The offset to add to b so that b + s is the image of b nearest to a, as
- * fd_periodic_offset, for a - b within one period on every periodic axis
- * (positions are wrapped into the box): a compare instead of round().
- * |d| > L/2 is d > L/2 or d < -L/2, and the offset then has d's sign. A
- * non-periodic axis has half_length +inf, so its test fails and its offset
- * is 0 without a test of the axis (NaN fails it too). */
-static inline double fd_periodic_near_axis(double separation, double half_length, double length)
-{
-    return fabs(separation) > half_length ? copysign(length, separation) : 0.0;
-}
-
-static inline fd_vec3 fd_periodic_near_offset(const fd_periodic* periodic, fd_vec3 separation)
-{
-    const double* half = periodic->half_length;
-    const double* length = periodic->length;
-    return fd_v3(fd_periodic_near_axis(separation.x, half[0], length[0]),
-                 fd_periodic_near_axis(separation.y, half[1], length[1]),
-                 fd_periodic_near_axis(separation.z, half[2], length[2]));
-}
 
 #endif
