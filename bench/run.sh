@@ -143,4 +143,4 @@ cat "$out/cone_projection.csv"
 echo "fricdem against LAMMPS and LIGGGHTS on the same pile follows (bench/lammps_compare.sh; make bench-fricdem skips it)"
 echo
 echo "complementarity stepper against the penalty stepper on the same pile (bench/stepper_compare.py)"
-/usr/bin/python3 "$(dirname "$0")/stepper_compare.py" 1.0
+/usr/bin/python3 bench/stepper_compare.py 1.0
