@@ -49,44 +49,23 @@ static const char* const spinning_columns[] = {"reaction_tau_n"};
 static const char* const spinning_units[] = {"N m"};
 
 const fd_submodel fd_cone_submodels[] = {
-    {
-        .info = {"rigid", FD_MECHANISM_NORMAL,
-                 "Rigid unilateral contact of the complementarity stepper (Tasora & Anitescu Eq. 18): gamma_n >= 0 "
-                 "complementary to the gap rate Phi/h + D_n^T v (stepper: complementarity).",
-                 rigid_params, FD_COUNT_OF(rigid_params)},
-        .kind = FD_KIND_NORMAL_RIGID,
-        .history_size = FD_CONE_HISTORY,
-        .column_count = FD_COUNT_OF(rigid_columns),
-        .column_names = rigid_columns,
-        .column_units = rigid_units,
-    },
-    {
-        .info = {"sliding_cone", FD_MECHANISM_SLIDE,
-                 "Coulomb sliding cone of the complementarity stepper, Eq. (14) and (31): |gamma_t| <= mu gamma_n, "
-                 "maximum dissipation; needs normal model 'rigid'.",
-                 sliding_params, FD_COUNT_OF(sliding_params)},
-        .kind = FD_KIND_SLIDE_CONE,
-    },
-    {
-        .info = {"rolling_cone", FD_MECHANISM_ROLL,
-                 "Set-valued rolling friction of the complementarity stepper, Eq. (12) and (31): "
-                 "|tau_r| <= rho gamma_n; needs normal model 'rigid'.",
-                 rolling_params, FD_COUNT_OF(rolling_params)},
-        .kind = FD_KIND_ROLL_CONE,
-        .column_count = FD_COUNT_OF(rolling_columns),
-        .column_names = rolling_columns,
-        .column_units = rolling_units,
-    },
-    {
-        .info = {"spinning_cone", FD_MECHANISM_SPIN,
-                 "Set-valued spinning friction of the complementarity stepper, Eq. (13) and (31): "
-                 "|tau_n| <= sigma gamma_n; needs normal model 'rigid'.",
-                 spinning_params, FD_COUNT_OF(spinning_params)},
-        .kind = FD_KIND_SPIN_CONE,
-        .column_count = FD_COUNT_OF(spinning_columns),
-        .column_names = spinning_columns,
-        .column_units = spinning_units,
-    },
+    FD_SUBMODEL("rigid", FD_MECHANISM_NORMAL, rigid_params,
+                "Rigid unilateral contact of the complementarity stepper (Tasora & Anitescu Eq. 18): gamma_n >= 0 "
+                "complementary to the gap rate Phi/h + D_n^T v (stepper: complementarity).",
+                .kind = FD_KIND_NORMAL_RIGID, .history_size = FD_CONE_HISTORY,
+                FD_SUBMODEL_COLUMNS(rigid_columns, rigid_units)),
+    FD_SUBMODEL("sliding_cone", FD_MECHANISM_SLIDE, sliding_params,
+                "Coulomb sliding cone of the complementarity stepper, Eq. (14) and (31): |gamma_t| <= mu gamma_n, "
+                "maximum dissipation; needs normal model 'rigid'.",
+                .kind = FD_KIND_SLIDE_CONE),
+    FD_SUBMODEL("rolling_cone", FD_MECHANISM_ROLL, rolling_params,
+                "Set-valued rolling friction of the complementarity stepper, Eq. (12) and (31): "
+                "|tau_r| <= rho gamma_n; needs normal model 'rigid'.",
+                .kind = FD_KIND_ROLL_CONE, FD_SUBMODEL_COLUMNS(rolling_columns, rolling_units)),
+    FD_SUBMODEL("spinning_cone", FD_MECHANISM_SPIN, spinning_params,
+                "Set-valued spinning friction of the complementarity stepper, Eq. (13) and (31): "
+                "|tau_n| <= sigma gamma_n; needs normal model 'rigid'.",
+                .kind = FD_KIND_SPIN_CONE, FD_SUBMODEL_COLUMNS(spinning_columns, spinning_units)),
 };
 const int fd_cone_submodel_count = FD_COUNT_OF(fd_cone_submodels);
 

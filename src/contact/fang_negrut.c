@@ -792,62 +792,32 @@ static const char* const legacy_columns[LEGACY_COLUMNS] = {"legacy_roll_torque"}
 static const char* const legacy_units[LEGACY_COLUMNS] = {"N m"};
 
 const fd_submodel fd_friction_submodels[] = {
-    {
-        .info = {"fang_negrut", FD_MECHANISM_SLIDE,
-                 "Fang & Negrut slide force from the tracked contact point (Eq. 1a-1c): micro-deflection S += "
-                 "p_i - p_j, elastic K_E S capped at mu_s N (stick) or mu_k N (slip) with the a-posteriori "
-                 "switch of Sec. 3.1, damping K_D dS/dt in stick; spring plus damper within mu_s N unless cap_total = 0.",
-                 slide_params_table, FD_COUNT_OF(slide_params_table)},
-        .kind = FD_KIND_SLIDE_FANG_NEGRUT,
-        .history_size = FD_FN_SLIDE_HISTORY,
-        .column_count = SLIDE_COLUMNS,
-        .column_names = slide_columns,
-        .column_units = slide_units,
-    },
-    {
-        .info = {"fang_negrut", FD_MECHANISM_ROLL,
-                 "Fang & Negrut roll torque (Eq. 2-2c, Table 1): Theta_b += kappa_b p_b per body, stiffness "
-                 "4 eta_r K_E / (kappa_i + kappa_j)^2, thresholds mu N (kappa_i + kappa_j) / (2 K_E); needs "
-                 "slide model fang_negrut (mu_s, mu_k, K_E).",
-                 roll_params_table, FD_COUNT_OF(roll_params_table)},
-        .kind = FD_KIND_ROLL_FANG_NEGRUT,
-        .history_size = FD_FN_ROLL_HISTORY,
-        .column_count = ROLL_COLUMNS,
-        .column_names = roll_columns,
-        .column_units = roll_units,
-    },
-    {
-        .info = {"legacy_constant_torque", FD_MECHANISM_ROLL,
-                 "Legacy constant-torque rolling resistance (Fang & Negrut App. A.2, Eq. 8): "
-                 "M_r = -omega_rel / |omega_rel| mu_r R_eff F_n, which chatters at rest.",
-                 legacy_params_table, FD_COUNT_OF(legacy_params_table)},
-        .kind = FD_KIND_ROLL_LEGACY,
-        .column_count = LEGACY_COLUMNS,
-        .column_names = legacy_columns,
-        .column_units = legacy_units,
-    },
-    {
-        .info = {"fang_negrut", FD_MECHANISM_SPIN,
-                 "Fang & Negrut spin torque (Eq. 3-3d): Psi += psi, K_psi = eta_psi K_E / K^2, thresholds "
-                 "K mu N / K_E; needs slide model fang_negrut.",
-                 spin_params_table, FD_COUNT_OF(spin_params_table)},
-        .kind = FD_KIND_SPIN_FANG_NEGRUT,
-        .history_size = FD_FN_SPIN_HISTORY,
-        .column_count = SPIN_COLUMNS,
-        .column_names = spin_columns,
-        .column_units = spin_units,
-    },
-    {
-        .info = {"fang_negrut_hertz", FD_MECHANISM_SPIN,
-                 "Fang & Negrut spin torque with the Hertz-based stiffness of App. C: K = 1/a, K_psi = a^2 K_E / 2, "
-                 "a = (3 N R_eff / (4 E_eff))^(1/3) from youngs_modulus and poisson_ratio of both materials.",
-                 spin_hertz_params_table, FD_COUNT_OF(spin_hertz_params_table)},
-        .kind = FD_KIND_SPIN_FANG_NEGRUT_HERTZ,
-        .history_size = FD_FN_SPIN_HISTORY,
-        .column_count = SPIN_COLUMNS,
-        .column_names = spin_columns,
-        .column_units = spin_units,
-        .resolve = resolve_spin_hertz,
-    },
+    FD_SUBMODEL("fang_negrut", FD_MECHANISM_SLIDE, slide_params_table,
+                "Fang & Negrut slide force from the tracked contact point (Eq. 1a-1c): micro-deflection S += "
+                "p_i - p_j, elastic K_E S capped at mu_s N (stick) or mu_k N (slip) with the a-posteriori "
+                "switch of Sec. 3.1, damping K_D dS/dt in stick; spring plus damper within mu_s N unless "
+                "cap_total = 0.",
+                .kind = FD_KIND_SLIDE_FANG_NEGRUT, .history_size = FD_FN_SLIDE_HISTORY,
+                FD_SUBMODEL_COLUMNS(slide_columns, slide_units)),
+    FD_SUBMODEL("fang_negrut", FD_MECHANISM_ROLL, roll_params_table,
+                "Fang & Negrut roll torque (Eq. 2-2c, Table 1): Theta_b += kappa_b p_b per body, stiffness "
+                "4 eta_r K_E / (kappa_i + kappa_j)^2, thresholds mu N (kappa_i + kappa_j) / (2 K_E); needs "
+                "slide model fang_negrut (mu_s, mu_k, K_E).",
+                .kind = FD_KIND_ROLL_FANG_NEGRUT, .history_size = FD_FN_ROLL_HISTORY,
+                FD_SUBMODEL_COLUMNS(roll_columns, roll_units)),
+    FD_SUBMODEL("legacy_constant_torque", FD_MECHANISM_ROLL, legacy_params_table,
+                "Legacy constant-torque rolling resistance (Fang & Negrut App. A.2, Eq. 8): "
+                "M_r = -omega_rel / |omega_rel| mu_r R_eff F_n, which chatters at rest.",
+                .kind = FD_KIND_ROLL_LEGACY, FD_SUBMODEL_COLUMNS(legacy_columns, legacy_units)),
+    FD_SUBMODEL("fang_negrut", FD_MECHANISM_SPIN, spin_params_table,
+                "Fang & Negrut spin torque (Eq. 3-3d): Psi += psi, K_psi = eta_psi K_E / K^2, thresholds "
+                "K mu N / K_E; needs slide model fang_negrut.",
+                .kind = FD_KIND_SPIN_FANG_NEGRUT, .history_size = FD_FN_SPIN_HISTORY,
+                FD_SUBMODEL_COLUMNS(spin_columns, spin_units)),
+    FD_SUBMODEL("fang_negrut_hertz", FD_MECHANISM_SPIN, spin_hertz_params_table,
+                "Fang & Negrut spin torque with the Hertz-based stiffness of App. C: K = 1/a, K_psi = a^2 K_E / 2, "
+                "a = (3 N R_eff / (4 E_eff))^(1/3) from youngs_modulus and poisson_ratio of both materials.",
+                .kind = FD_KIND_SPIN_FANG_NEGRUT_HERTZ, .history_size = FD_FN_SPIN_HISTORY,
+                .resolve = resolve_spin_hertz, FD_SUBMODEL_COLUMNS(spin_columns, spin_units)),
 };
 const int fd_friction_submodel_count = FD_COUNT_OF(fd_friction_submodels);

@@ -160,11 +160,13 @@ static const char* const force_columns[MINDLIN_COLUMNS] = {"spring_force_x", "sp
                                                             "slipping"};
 static const char* const force_units[MINDLIN_COLUMNS] = {"N", "N", "N", "0=stick|1=slip"};
 
-#define MINDLIN_ENTRY(NAME, KIND, DOC, COLUMNS, UNITS)                                                                 \
-    {                                                                                                                  \
-        .info = {NAME, FD_MECHANISM_SLIDE, DOC, mindlin_params, FD_COUNT_OF(mindlin_params)}, .kind = KIND, .history_size = FD_MINDLIN_HISTORY,  \
-        .column_count = MINDLIN_COLUMNS, .column_names = COLUMNS, .column_units = UNITS, .resolve = resolve_mindlin,   \
-    }
+/* The four mindlin models share their parameters, history and check; they
+ * differ in their kind and in what their history holds (a displacement or a
+ * force), which their columns name. */
+#define MINDLIN_ENTRY(NAME, KIND, DOC, COLUMNS, UNITS)                                                     \
+    FD_SUBMODEL(NAME, FD_MECHANISM_SLIDE, mindlin_params, DOC, .kind = KIND,                               \
+                .history_size = FD_MINDLIN_HISTORY, .resolve = resolve_mindlin,                            \
+                FD_SUBMODEL_COLUMNS(COLUMNS, UNITS))
 
 const fd_submodel fd_mindlin_submodels[] = {
     MINDLIN_ENTRY("mindlin", FD_KIND_SLIDE_MINDLIN,

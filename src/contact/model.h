@@ -164,6 +164,22 @@ typedef struct fd_submodel {
     fd_status (*resolve)(const double* params, const fd_material* a, const fd_material* b, double* derived);
 } fd_submodel;
 
+/* One entry of a sub-model table, as the law files write them: what
+ * `fricdem models` shows (name, mechanism, parameter table, doc; the
+ * parameters counted from their table), then the rest as designated
+ * initialisers: .kind, and what the model has of .history_size, .resolve and
+ * output columns (FD_SUBMODEL_COLUMNS). A model without parameters is
+ * written out (there is no table to count). */
+#define FD_SUBMODEL(NAME, MECHANISM, PARAMS, DOC, ...)                                                             \
+    { .info = {NAME, MECHANISM, DOC, PARAMS, FD_COUNT_OF(PARAMS)}, __VA_ARGS__ }
+/* A sub-model's output columns, from its tables of names and units (one per
+ * column, in the same order): counted from the names, so that a column added
+ * is never left out; tables of two lengths do not compile (a char array of
+ * size -1), so that a name is never left without its unit. */
+#define FD_SUBMODEL_COLUMNS(NAMES, UNITS)                                                                          \
+    .column_count = FD_COUNT_OF(NAMES) + 0 * (int)sizeof(char[FD_COUNT_OF(NAMES) == FD_COUNT_OF(UNITS) ? 1 : -1]), \
+    .column_names = NAMES, .column_units = UNITS
+
 int fd_submodel_count(void);
 const fd_submodel* fd_submodel_at(int index);
 const fd_submodel* fd_submodel_find(fd_mechanism mechanism, const char* name);

@@ -456,39 +456,24 @@ const fd_submodel fd_normal_submodels[] = {
                  NULL, 0},
         .kind = FD_KIND_NORMAL_NEVER,
     },
-    {
-        .info = {"prescribed", FD_MECHANISM_NORMAL,
-                 "Constant normal force N while the bodies touch; no normal dynamics (lock the normal "
-                 "translation). Fang & Negrut Sec. 4.1 to 4.4.",
-                 prescribed_params, FD_COUNT_OF(prescribed_params)},
-        .kind = FD_KIND_NORMAL_PRESCRIBED,
-        .resolve = resolve_prescribed,
-    },
-    {
-        .info = {"hooke", FD_MECHANISM_NORMAL,
-                 "Linear spring-dashpot N = k_n delta + c d(delta)/dt, clamped at N >= 0; c from the "
-                 "restitution, calibrated so that a head-on impact has exactly that restitution with the clamp, or "
-                 "c = eta_n (LAMMPS damping velocity), eta_n_mass m_eff (damping mass_velocity) or eta_n_visco "
-                 "sqrt(R_eff delta) m_eff (damping viscoelastic).",
-                 hooke_params, FD_COUNT_OF(hooke_params)},
-        .kind = FD_KIND_NORMAL_HOOKE,
-        .column_count = 2,
-        .column_names = normal_columns,
-        .column_units = normal_units,
-        .resolve = resolve_hooke,
-    },
-    {
-        .info = {"hertz", FD_MECHANISM_NORMAL,
-                 "Hertz N = 4/3 E* sqrt(R_e) delta^(3/2) (Johnson Eq. 4.23) with E* from youngs_modulus and "
-                 "poisson_ratio of both materials and R_e the effective radius of the contact geometry; "
-                 "dashpot of Tsuji et al. (1992) form c ~ delta^(1/4), calibrated to the restitution, or LAMMPS's "
-                 "velocity, mass_velocity or viscoelastic dashpot (eta_n, eta_n_mass, eta_n_visco); N >= 0 unless limit_damping = 0.",
-                 hertz_params, FD_COUNT_OF(hertz_params)},
-        .kind = FD_KIND_NORMAL_HERTZ,
-        .column_count = 2,
-        .column_names = normal_columns,
-        .column_units = normal_units,
-        .resolve = resolve_hertz,
-    },
+    FD_SUBMODEL("prescribed", FD_MECHANISM_NORMAL, prescribed_params,
+                "Constant normal force N while the bodies touch; no normal dynamics (lock the normal "
+                "translation). Fang & Negrut Sec. 4.1 to 4.4.",
+                .kind = FD_KIND_NORMAL_PRESCRIBED, .resolve = resolve_prescribed),
+    FD_SUBMODEL("hooke", FD_MECHANISM_NORMAL, hooke_params,
+                "Linear spring-dashpot N = k_n delta + c d(delta)/dt, clamped at N >= 0; c from the "
+                "restitution, calibrated so that a head-on impact has exactly that restitution with the clamp, or "
+                "c = eta_n (LAMMPS damping velocity), eta_n_mass m_eff (damping mass_velocity) or eta_n_visco "
+                "sqrt(R_eff delta) m_eff (damping viscoelastic).",
+                .kind = FD_KIND_NORMAL_HOOKE, .resolve = resolve_hooke,
+                FD_SUBMODEL_COLUMNS(normal_columns, normal_units)),
+    FD_SUBMODEL("hertz", FD_MECHANISM_NORMAL, hertz_params,
+                "Hertz N = 4/3 E* sqrt(R_e) delta^(3/2) (Johnson Eq. 4.23) with E* from youngs_modulus and "
+                "poisson_ratio of both materials and R_e the effective radius of the contact geometry; "
+                "dashpot of Tsuji et al. (1992) form c ~ delta^(1/4), calibrated to the restitution, or LAMMPS's "
+                "velocity, mass_velocity or viscoelastic dashpot (eta_n, eta_n_mass, eta_n_visco); N >= 0 unless "
+                "limit_damping = 0.",
+                .kind = FD_KIND_NORMAL_HERTZ, .resolve = resolve_hertz,
+                FD_SUBMODEL_COLUMNS(normal_columns, normal_units)),
 };
 const int fd_normal_submodel_count = FD_COUNT_OF(fd_normal_submodels);

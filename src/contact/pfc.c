@@ -543,41 +543,20 @@ static const char* const roll_columns[CR_COUNT] = {"rr_moment_x", "rr_moment_y",
 static const char* const roll_units[CR_COUNT] = {"N m", "N m", "N m", "0=stick|1=slip", "J", "J"};
 
 const fd_submodel fd_pfc_submodels[] = {
-    {
-        .info = {"pfc_linear", FD_MECHANISM_NORMAL,
-                 "Itasca PFC linear model, normal part: F_n^l = k_n (-g_s) (or incremental), no tension, active "
-                 "iff g_s = -overlap - rgap <= 0, plus a dashpot 2 beta_n sqrt(m_c k_n) d(overlap)/dt per dp_mode.",
-                 normal_params, FD_COUNT_OF(normal_params)},
-        .kind = FD_KIND_NORMAL_PFC_LINEAR,
-        .history_size = HN_SIZE,
-        .column_count = CN_COUNT,
-        .column_names = normal_columns,
-        .column_units = normal_units,
-        .resolve = resolve_normal,
-    },
-    {
-        .info = {"pfc_linear", FD_MECHANISM_SLIDE,
-                 "Itasca PFC linear model, shear part: F_s^l := F_s^l - k_s dU_s capped at fric F_n^l, plus a "
-                 "dashpot 2 beta_s sqrt(m_c k_s) (cut while slipping in dp_mode 2, 3); needs normal 'pfc_linear'.",
-                 slide_params, FD_COUNT_OF(slide_params)},
-        .kind = FD_KIND_SLIDE_PFC_LINEAR,
-        .resolve = resolve_slide,
-        .history_size = H_SPRING_SIZE,
-        .column_count = CS_COUNT,
-        .column_names = slide_columns,
-        .column_units = slide_units,
-    },
-    {
-        .info = {"pfc_rrlinear", FD_MECHANISM_ROLL,
-                 "Itasca PFC rrlinear rolling resistance, Eq. (2)-(8): M^r := M^r - k_r dtheta_b capped at "
-                 "rr_fric R F_n^l, on body i and its reaction on body j; needs normal 'pfc_linear'.",
-                 roll_params, FD_COUNT_OF(roll_params)},
-        .kind = FD_KIND_ROLL_PFC_RRLINEAR,
-        .history_size = H_SPRING_SIZE,
-        .column_count = CR_COUNT,
-        .column_names = roll_columns,
-        .column_units = roll_units,
-        .resolve = resolve_roll,
-    },
+    FD_SUBMODEL("pfc_linear", FD_MECHANISM_NORMAL, normal_params,
+                "Itasca PFC linear model, normal part: F_n^l = k_n (-g_s) (or incremental), no tension, active "
+                "iff g_s = -overlap - rgap <= 0, plus a dashpot 2 beta_n sqrt(m_c k_n) d(overlap)/dt per dp_mode.",
+                .kind = FD_KIND_NORMAL_PFC_LINEAR, .history_size = HN_SIZE, .resolve = resolve_normal,
+                FD_SUBMODEL_COLUMNS(normal_columns, normal_units)),
+    FD_SUBMODEL("pfc_linear", FD_MECHANISM_SLIDE, slide_params,
+                "Itasca PFC linear model, shear part: F_s^l := F_s^l - k_s dU_s capped at fric F_n^l, plus a "
+                "dashpot 2 beta_s sqrt(m_c k_s) (cut while slipping in dp_mode 2, 3); needs normal 'pfc_linear'.",
+                .kind = FD_KIND_SLIDE_PFC_LINEAR, .history_size = H_SPRING_SIZE, .resolve = resolve_slide,
+                FD_SUBMODEL_COLUMNS(slide_columns, slide_units)),
+    FD_SUBMODEL("pfc_rrlinear", FD_MECHANISM_ROLL, roll_params,
+                "Itasca PFC rrlinear rolling resistance, Eq. (2)-(8): M^r := M^r - k_r dtheta_b capped at "
+                "rr_fric R F_n^l, on body i and its reaction on body j; needs normal 'pfc_linear'.",
+                .kind = FD_KIND_ROLL_PFC_RRLINEAR, .history_size = H_SPRING_SIZE, .resolve = resolve_roll,
+                FD_SUBMODEL_COLUMNS(roll_columns, roll_units)),
 };
 const int fd_pfc_submodel_count = FD_COUNT_OF(fd_pfc_submodels);

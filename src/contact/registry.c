@@ -1,9 +1,10 @@
 /* The registry of contact sub-models, and the resolution of a contact-law
  * def (names and parameters given by a caller or a scene) into a law.
  *
- * To add a model: write its table entry and kernel in its own file under
- * src/contact/, and list its table here. Nothing else changes: the scene
- * loader, `fricdem models` and the docs read the same table.
+ * To add a model: write its table entry (FD_SUBMODEL, model.h) and kernel in
+ * its own file under src/contact/, and list its table here. Nothing else
+ * changes: the scene loader, `fricdem models` and the docs read the same
+ * table.
  *
  * Must not touch: the world, the steppers, files (the steppers call the laws). */
 #include <math.h>

@@ -209,45 +209,25 @@ static const fd_param_info dsds_params[] = {
      -1.0, -1.0, INFINITY, "LAMMPS pair granular: tangential linear_history/static mu_d"},
 };
 static const char* const dsds_columns[DSDS_COLUMNS] = {"xi_x", "xi_y", "xi_z", "slipping"};
-static const char* const nohistory_columns[1] = {"slipping"};
-static const char* const nohistory_units[1] = {"0=stick|1=slip"};
 static const char* const dsds_units[DSDS_COLUMNS] = {"m", "m", "m", "0=stick|1=slip"};
+static const char* const nohistory_columns[] = {"slipping"};
+static const char* const nohistory_units[] = {"0=stick|1=slip"};
 
 const fd_submodel fd_sds_submodels[] = {
-    {
-        .info = {"dsds", FD_MECHANISM_SLIDE,
-                 "Discontinuous spring-dashpot-slider (Luding; LAMMPS tangential linear_history), C-SDS paper "
-                 "Eq. (1)-(3): F = -k xi - gamma v capped at mu N, spring reset by Eq. (3) while sliding.",
-                 dsds_params, FD_COUNT_OF(dsds_params)},
-        .kind = FD_KIND_SLIDE_DSDS,
-        .history_size = DSDS_HISTORY,
-        .column_count = DSDS_COLUMNS,
-        .column_names = dsds_columns,
-        .column_units = dsds_units,
-        .resolve = resolve_dsds,
-    },
-    {
-        .info = {"csds", FD_MECHANISM_SLIDE,
-                 "Continuous spring-dashpot-slider, C-SDS paper Eq. (10): F = -k xi - gamma v capped at mu N, "
-                 "d(xi)/dt = -(F + k xi)/gamma (= v while sticking), explicit Euler; needs gamma_t > 0.",
-                 dsds_params, FD_COUNT_OF(dsds_params)},
-        .kind = FD_KIND_SLIDE_CSDS,
-        .history_size = DSDS_HISTORY,
-        .column_count = DSDS_COLUMNS,
-        .column_names = dsds_columns,
-        .column_units = dsds_units,
-        .resolve = resolve_csds,
-    },
-    {
-        .info = {"linear_nohistory", FD_MECHANISM_SLIDE,
-                 "History-free tangential dashpot (LAMMPS tangential linear_nohistory, and the legacy gran/hooke): "
-                 "F = -gamma v capped at mu N, no spring; gamma = gamma_t or x_gamma_t c_n.",
-                 nohistory_params, FD_COUNT_OF(nohistory_params)},
-        .kind = FD_KIND_SLIDE_LINEAR_NOHISTORY,
-        .column_count = 1,
-        .column_names = nohistory_columns,
-        .column_units = nohistory_units,
-        .resolve = resolve_nohistory,
-    },
+    FD_SUBMODEL("dsds", FD_MECHANISM_SLIDE, dsds_params,
+                "Discontinuous spring-dashpot-slider (Luding; LAMMPS tangential linear_history), C-SDS paper "
+                "Eq. (1)-(3): F = -k xi - gamma v capped at mu N, spring reset by Eq. (3) while sliding.",
+                .kind = FD_KIND_SLIDE_DSDS, .history_size = DSDS_HISTORY, .resolve = resolve_dsds,
+                FD_SUBMODEL_COLUMNS(dsds_columns, dsds_units)),
+    FD_SUBMODEL("csds", FD_MECHANISM_SLIDE, dsds_params,
+                "Continuous spring-dashpot-slider, C-SDS paper Eq. (10): F = -k xi - gamma v capped at mu N, "
+                "d(xi)/dt = -(F + k xi)/gamma (= v while sticking), explicit Euler; needs gamma_t > 0.",
+                .kind = FD_KIND_SLIDE_CSDS, .history_size = DSDS_HISTORY, .resolve = resolve_csds,
+                FD_SUBMODEL_COLUMNS(dsds_columns, dsds_units)),
+    FD_SUBMODEL("linear_nohistory", FD_MECHANISM_SLIDE, nohistory_params,
+                "History-free tangential dashpot (LAMMPS tangential linear_nohistory, and the legacy gran/hooke): "
+                "F = -gamma v capped at mu N, no spring; gamma = gamma_t or x_gamma_t c_n.",
+                .kind = FD_KIND_SLIDE_LINEAR_NOHISTORY, .resolve = resolve_nohistory,
+                FD_SUBMODEL_COLUMNS(nohistory_columns, nohistory_units)),
 };
 const int fd_sds_submodel_count = FD_COUNT_OF(fd_sds_submodels);

@@ -340,56 +340,28 @@ static const char* const spin_columns[SPIN_COLUMNS] = {"twist_xi", "spin_slippin
 static const char* const spin_units[SPIN_COLUMNS] = {"rad", "0=stick|1=slip"};
 
 const fd_submodel fd_sds_torque_submodels[] = {
-    {
-        .info = {"dsds", FD_MECHANISM_ROLL,
-                 "Rolling spring-dashpot-slider, LAMMPS rolling sds: pseudo-force F = -k_roll xi_r - gamma_roll v_r, "
-                 "v_r = R_eff (omega_i - omega_j) x n, capped at mu_roll |N| with the D-SDS reset (C-SDS paper "
-                 "Eq. 3); torque R_eff n x F on body i, the opposite on j; spring carried with the contact frame.",
-                 roll_params, FD_COUNT_OF(roll_params)},
-        .kind = FD_KIND_ROLL_DSDS,
-        .resolve = resolve_roll,
-        .history_size = ROLL_HISTORY,
-        .column_count = ROLL_COLUMNS,
-        .column_names = roll_columns,
-        .column_units = roll_units,
-    },
-    {
-        .info = {"csds", FD_MECHANISM_ROLL,
-                 "Continuous rolling spring-dashpot-slider: as roll dsds, with the C-SDS update d(xi_r)/dt = "
-                 "-(F + k_roll xi_r)/gamma_roll (= v_r while sticking), C-SDS paper Eq. (10); needs gamma_roll > 0.",
-                 roll_params, FD_COUNT_OF(roll_params)},
-        .kind = FD_KIND_ROLL_CSDS,
-        .history_size = ROLL_HISTORY,
-        .column_count = ROLL_COLUMNS,
-        .column_names = roll_columns,
-        .column_units = roll_units,
-        .resolve = resolve_roll_csds,
-    },
-    {
-        .info = {"dsds", FD_MECHANISM_SPIN,
-                 "Twisting spring-dashpot-slider, LAMMPS twisting sds: T = -k_twist xi_t - gamma_twist w, "
-                 "w = (omega_i - omega_j) . n, capped at mu_twist |N| with the D-SDS reset (C-SDS paper Eq. 3); "
-                 "torque T n on body i, the opposite on j.",
-                 spin_params, FD_COUNT_OF(spin_params)},
-        .kind = FD_KIND_SPIN_DSDS,
-        .resolve = resolve_spin,
-        .history_size = SPIN_HISTORY,
-        .column_count = SPIN_COLUMNS,
-        .column_names = spin_columns,
-        .column_units = spin_units,
-    },
-    {
-        .info = {"csds", FD_MECHANISM_SPIN,
-                 "Continuous twisting spring-dashpot-slider: as spin dsds, with the C-SDS update d(xi_t)/dt = "
-                 "-(T + k_twist xi_t)/gamma_twist (= w while sticking), C-SDS paper Eq. (10); needs gamma_twist > 0.",
-                 spin_params, FD_COUNT_OF(spin_params)},
-        .kind = FD_KIND_SPIN_CSDS,
-        .history_size = SPIN_HISTORY,
-        .column_count = SPIN_COLUMNS,
-        .column_names = spin_columns,
-        .column_units = spin_units,
-        .resolve = resolve_spin_csds,
-    },
+    FD_SUBMODEL("dsds", FD_MECHANISM_ROLL, roll_params,
+                "Rolling spring-dashpot-slider, LAMMPS rolling sds: pseudo-force F = -k_roll xi_r - gamma_roll v_r, "
+                "v_r = R_eff (omega_i - omega_j) x n, capped at mu_roll |N| with the D-SDS reset (C-SDS paper "
+                "Eq. 3); torque R_eff n x F on body i, the opposite on j; spring carried with the contact frame.",
+                .kind = FD_KIND_ROLL_DSDS, .history_size = ROLL_HISTORY, .resolve = resolve_roll,
+                FD_SUBMODEL_COLUMNS(roll_columns, roll_units)),
+    FD_SUBMODEL("csds", FD_MECHANISM_ROLL, roll_params,
+                "Continuous rolling spring-dashpot-slider: as roll dsds, with the C-SDS update d(xi_r)/dt = "
+                "-(F + k_roll xi_r)/gamma_roll (= v_r while sticking), C-SDS paper Eq. (10); needs gamma_roll > 0.",
+                .kind = FD_KIND_ROLL_CSDS, .history_size = ROLL_HISTORY, .resolve = resolve_roll_csds,
+                FD_SUBMODEL_COLUMNS(roll_columns, roll_units)),
+    FD_SUBMODEL("dsds", FD_MECHANISM_SPIN, spin_params,
+                "Twisting spring-dashpot-slider, LAMMPS twisting sds: T = -k_twist xi_t - gamma_twist w, "
+                "w = (omega_i - omega_j) . n, capped at mu_twist |N| with the D-SDS reset (C-SDS paper Eq. 3); "
+                "torque T n on body i, the opposite on j.",
+                .kind = FD_KIND_SPIN_DSDS, .history_size = SPIN_HISTORY, .resolve = resolve_spin,
+                FD_SUBMODEL_COLUMNS(spin_columns, spin_units)),
+    FD_SUBMODEL("csds", FD_MECHANISM_SPIN, spin_params,
+                "Continuous twisting spring-dashpot-slider: as spin dsds, with the C-SDS update d(xi_t)/dt = "
+                "-(T + k_twist xi_t)/gamma_twist (= w while sticking), C-SDS paper Eq. (10); needs gamma_twist > 0.",
+                .kind = FD_KIND_SPIN_CSDS, .history_size = SPIN_HISTORY, .resolve = resolve_spin_csds,
+                FD_SUBMODEL_COLUMNS(spin_columns, spin_units)),
     {
         .info = {"marshall", FD_MECHANISM_SPIN,
                  "LAMMPS twisting marshall (Marshall 2009 Eq. 32-33): spin dsds with k_twist = k_t a^2/2, "
@@ -397,10 +369,7 @@ const fd_submodel fd_sds_torque_submodels[] = {
                  "a = sqrt(R_eff delta); no parameters.",
                  NULL, 0},
         .kind = FD_KIND_SPIN_MARSHALL,
-        .history_size = SPIN_HISTORY,
-        .column_count = SPIN_COLUMNS,
-        .column_names = spin_columns,
-        .column_units = spin_units,
+        .history_size = SPIN_HISTORY, FD_SUBMODEL_COLUMNS(spin_columns, spin_units),
     },
 };
 const int fd_sds_torque_submodel_count = FD_COUNT_OF(fd_sds_torque_submodels);
