@@ -227,7 +227,7 @@ static fd_status refresh_list(fd_world* world)
         }
         return FD_OK;
     }
-    return fd_penalty_rebuild_list(world);
+    return fd_penalty_rebuild_list(world, true);
 }
 
 /* ---------------------------------------------------------------- stage 2 */

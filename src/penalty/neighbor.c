@@ -436,7 +436,9 @@ static bool reserve_references(fd_penalty* penalty, int n)
     return true;
 }
 
-fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const fd_neighbor_list* old)
+/* Builds *out from the world's current state, carrying the contacts of *old
+ * (NULL: none); resets the rebuild test. */
+static fd_status build_list(fd_world* world, fd_neighbor_list* out, const fd_neighbor_list* old)
 {
     fd_penalty* penalty = world->penalty;
     double margin = world->def.contact_margin + penalty->skin;
@@ -491,14 +493,14 @@ fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const f
     return FD_OK;
 }
 
-fd_status fd_penalty_rebuild_list(fd_world* world)
+fd_status fd_penalty_rebuild_list(fd_world* world, bool carry_contacts)
 {
     fd_penalty* p = world->penalty;
     int next = 1 - p->current;
-    const fd_neighbor_list* old = p->lists[p->current].row_start != NULL && p->lists[p->current].body_count >= 0
-                                      ? &p->lists[p->current]
-                                      : NULL;
-    fd_status status = fd_neighbor_list_build(world, &p->lists[next], old);
+    const fd_neighbor_list* current = &p->lists[p->current];
+    const fd_neighbor_list* old = carry_contacts && current->row_start != NULL && current->body_count >= 0 ? current
+                                                                                                          : NULL;
+    fd_status status = build_list(world, &p->lists[next], old);
     if (status != FD_OK) {
         return status;
     }

@@ -225,12 +225,10 @@ void fd_contact_pool_free(fd_contact_pool* pool);
 /* Room for `count` slots (false when out of memory). */
 bool fd_contact_pool_reserve(fd_contact_pool* pool, int64_t count, int history_stride, int constant_stride,
                              int book_count, bool lifetime_books);
-/* Builds *out from the world's current state, carrying the contacts of *old
- * (NULL at the first build); resets the rebuild test. */
-fd_status fd_neighbor_list_build(fd_world* world, fd_neighbor_list* out, const fd_neighbor_list* old);
-/* The other of the two lists built at the current state, carrying the
- * current one's contacts, made the current one. */
-fd_status fd_penalty_rebuild_list(fd_world* world);
+/* The other of the two lists built at the current state, made the current
+ * one: carrying the current one's contacts, or with none (carry_contacts
+ * false: a checkpoint's contacts are placed into it next). */
+fd_status fd_penalty_rebuild_list(fd_world* world, bool carry_contacts);
 /* Packs the pool's contacts into slots 0, 1, ... in the list's key order
  * again, between passes (the springs and books as committed); a relabelling
  * that changes no result. False when out of memory (the pool is unchanged). */

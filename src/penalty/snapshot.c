@@ -205,14 +205,10 @@ fd_status fd_penalty_install(fd_world* world, const fd_penalty_contacts* in)
                        "resume with the same outputs, or start the run again with them");
     }
     /* A fresh list at this state, with no contacts; then the contacts into it. */
-    int next = 1 - p->current;
-    fd_status status = fd_neighbor_list_build(world, &p->lists[next], NULL);
+    fd_status status = fd_penalty_rebuild_list(world, false);
     if (status != FD_OK) {
         return status;
     }
-    p->current = next;
-    p->dirty = false;
-    world->list_stale = false;
     fd_neighbor_list* list = &p->lists[p->current];
     fd_contact_pool* pool = &p->pool;
     int stride = world->history_stride;
@@ -257,7 +253,7 @@ fd_status fd_penalty_rebuild_adding(fd_world* world, const fd_penalty_contacts* 
                        "world's laws keep %d and %d", in->history_stride, in->book_count, world->history_stride,
                        p->book_count);
     }
-    fd_status status = fd_penalty_rebuild_list(world);
+    fd_status status = fd_penalty_rebuild_list(world, true);
     if (status != FD_OK) {
         return status;
     }
