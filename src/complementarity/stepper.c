@@ -75,11 +75,9 @@ static bool grow(void** array, int* capacity, int needed, size_t size)
         return true;
     }
     int next = needed + needed / 2 + 16;
-    void* grown = realloc(*array, (size_t)next * size);
-    if (grown == NULL) {
+    if (!fd_resize(array, (size_t)next, size)) {
         return false;
     }
-    *array = grown;
     *capacity = next;
     return true;
 }
@@ -445,11 +443,9 @@ static fd_status step(fd_world* world)
         return status;
     }
     if (s->residual_capacity < settings.max_iterations) {
-        double* grown = realloc(s->residual_history, (size_t)settings.max_iterations * sizeof *grown);
-        if (grown == NULL) {
+        if (!fd_resize((void**)&s->residual_history, (size_t)settings.max_iterations, sizeof *s->residual_history)) {
             return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the solver's residual history");
         }
-        s->residual_history = grown;
         s->residual_capacity = settings.max_iterations;
     }
     switch (settings.solver) {
