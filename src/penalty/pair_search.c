@@ -137,80 +137,103 @@ static inline __attribute__((always_inline)) void test_run(const placed_body a, 
     found->count = count;
 }
 
-/* The pairs of the bodies in z rows [z_begin, z_end) with the bodies of
- * their half stencil (which may lie in the next slab). */
-static bool search_slab(const placed_body* placed, const int32_t* cell_start, const int64_t extent[3],
-                        int64_t z_begin, int64_t z_end, found_pairs* found)
-{
-    for (int64_t z = z_begin; z < z_end; ++z) {
-        for (int64_t y = 0; y < extent[1]; ++y) {
-            for (int64_t x = 0; x < extent[0]; ++x) {
-                int64_t c = (z * extent[1] + y) * extent[0] + x;
-                int32_t begin = cell_start[c], end = cell_start[c + 1];
-                if (begin == end) {
-                    continue;
-                }
-                /* The half stencil as runs of cells adjacent in x, which are
-                 * adjacent in the cell order: this row's next cell, then the
-                 * three cells x - 1 .. x + 1 of the row ahead in y and of the
-                 * three rows ahead in z. Run 0 starts after the body itself. */
-                int32_t run_begin[5], run_end[5];
-                int runs = 1;
-                int64_t x_low = x > 0 ? x - 1 : 0, x_high = x + 1 < extent[0] ? x + 1 : x;
-                run_end[0] = cell_start[c + (x_high > x ? 1 : 0) + 1];
-                const int64_t rows[4][2] = {{z, y + 1}, {z + 1, y - 1}, {z + 1, y}, {z + 1, y + 1}};
-                for (int r = 0; r < 4; ++r) {
-                    int64_t rz = rows[r][0], ry = rows[r][1];
-                    if (ry < 0 || ry >= extent[1] || rz >= extent[2]) {
-                        continue;
-                    }
-                    int64_t row = (rz * extent[1] + ry) * extent[0];
-                    int32_t from = cell_start[row + x_low], to = cell_start[row + x_high + 1];
-                    if (from < to) {
-                        run_begin[runs] = from;
-                        run_end[runs] = to;
-                        ++runs;
-                    }
-                }
-                int64_t candidates = run_end[0] - begin;
-                for (int r = 1; r < runs; ++r) {
-                    candidates += run_end[r] - run_begin[r];
-                }
-                if (!reserve_pairs(found, candidates)) {
-                    return false;
-                }
-                static const double unshifted[3] = {0.0, 0.0, 0.0};
-                for (int32_t k = begin; k < end; ++k) {
-                    const placed_body a = placed[k];
-                    run_begin[0] = k + 1;
-                    for (int r = 0; r < runs; ++r) {
-                        test_run(a, placed, run_begin[r], run_end[r], unshifted, found);
-                    }
-                }
-            }
-        }
-    }
-    return true;
-}
-
-/* The grid of a periodic world: per axis, whether it wraps and its period. */
+/* The grid of the search: its cells per axis and, in a periodic world, per
+ * axis whether it wraps and its period. */
 typedef struct wrapped_grid {
     int64_t extent[3];
     bool periodic[3];
     double length[3];
 } wrapped_grid;
 
-/* search_slab for a world with a periodic axis: the 13 cells of the half
- * stencil one by one, each wrapped into the grid with the shift of its
- * image (the runs of search_slab would break where x wraps). */
-static bool search_slab_wrapped(const placed_body* placed, const int32_t* cell_start, const wrapped_grid* grid,
-                                int64_t z_begin, int64_t z_end, found_pairs* found)
+/* What the bodies of one cell are tested against besides the later bodies
+ * of their own cell: runs [begin, end) of placed bodies, each seen shifted
+ * by shift (a periodic image; zero otherwise). At most the 13 cells of the
+ * half stencil. */
+typedef struct stencil_runs {
+    int count;
+    int32_t begin[13], end[13];
+    double shift[13][3];
+} stencil_runs;
+
+/* The half stencil of cell (x, y, z) in a world without a periodic axis, as
+ * runs of cells adjacent in x, which are adjacent in the cell order: the
+ * three cells x - 1 .. x + 1 of the row ahead in y and of the three rows
+ * ahead in z. This row's next cell follows the cell's own bodies with no gap,
+ * so it joins their run: the end of that run is returned. */
+static int32_t adjacent_stencil(const int32_t* cell_start, const int64_t extent[3], int64_t x, int64_t y, int64_t z,
+                                stencil_runs* runs)
+{
+    int64_t c = (z * extent[1] + y) * extent[0] + x;
+    int64_t x_low = x > 0 ? x - 1 : 0, x_high = x + 1 < extent[0] ? x + 1 : x;
+    const int64_t rows[4][2] = {{z, y + 1}, {z + 1, y - 1}, {z + 1, y}, {z + 1, y + 1}};
+    runs->count = 0;
+    for (int r = 0; r < 4; ++r) {
+        int64_t rz = rows[r][0], ry = rows[r][1];
+        if (ry < 0 || ry >= extent[1] || rz >= extent[2]) {
+            continue;
+        }
+        int64_t row = (rz * extent[1] + ry) * extent[0];
+        int32_t from = cell_start[row + x_low], to = cell_start[row + x_high + 1];
+        if (from < to) {
+            runs->begin[runs->count] = from;
+            runs->end[runs->count] = to;
+            memset(runs->shift[runs->count], 0, sizeof runs->shift[0]);
+            runs->count++;
+        }
+    }
+    return cell_start[c + (x_high > x ? 1 : 0) + 1];
+}
+
+/* The half stencil of cell (x, y, z) in a world with a periodic axis: its 13
+ * cells one by one, each wrapped into the grid with the shift of its image
+ * (runs of adjacent cells would break where x wraps). The end of the cell's
+ * own bodies is returned. */
+static int32_t wrapped_stencil(const int32_t* cell_start, const wrapped_grid* grid, int64_t x, int64_t y, int64_t z,
+                               stencil_runs* runs)
 {
     /* The half stencil: (0, 0, +1), then y + 1 and z + 1 with every x. */
     static const int offsets[13][3] = {{1, 0, 0},  {-1, 1, 0}, {0, 1, 0},   {1, 1, 0},  {-1, -1, 1},
                                        {0, -1, 1}, {1, -1, 1}, {-1, 0, 1},  {0, 0, 1},  {1, 0, 1},
                                        {-1, 1, 1}, {0, 1, 1},  {1, 1, 1}};
     const int64_t* extent = grid->extent;
+    runs->count = 0;
+    for (int o = 0; o < 13; ++o) {
+        int64_t at[3] = {x + offsets[o][0], y + offsets[o][1], z + offsets[o][2]};
+        double image[3] = {0.0, 0.0, 0.0};
+        bool inside = true;
+        for (int a = 0; a < 3; ++a) {
+            if (at[a] >= 0 && at[a] < extent[a]) {
+                continue;
+            }
+            if (!grid->periodic[a]) {
+                inside = false;
+                break;
+            }
+            /* past the last cell: the first, one period on; before the first: the last, one back */
+            image[a] = at[a] < 0 ? -grid->length[a] : grid->length[a];
+            at[a] = at[a] < 0 ? at[a] + extent[a] : at[a] - extent[a];
+        }
+        int64_t neighbour = (at[2] * extent[1] + at[1]) * extent[0] + at[0];
+        if (!inside || cell_start[neighbour] == cell_start[neighbour + 1]) {
+            continue;
+        }
+        runs->begin[runs->count] = cell_start[neighbour];
+        runs->end[runs->count] = cell_start[neighbour + 1];
+        memcpy(runs->shift[runs->count], image, sizeof image);
+        runs->count++;
+    }
+    return cell_start[(z * extent[1] + y) * extent[0] + x + 1];
+}
+
+/* The pairs of the bodies in z rows [z_begin, z_end) with the bodies of
+ * their half stencil (which may lie in the next slab): each body of a cell
+ * against the later bodies of its run [begin, own_end) and against the
+ * stencil's runs, room reserved for all of them first. */
+static bool search_slab(const placed_body* placed, const int32_t* cell_start, const wrapped_grid* grid, bool wraps,
+                        int64_t z_begin, int64_t z_end, found_pairs* found)
+{
+    const int64_t* extent = grid->extent;
+    static const double unshifted[3] = {0.0, 0.0, 0.0};
     for (int64_t z = z_begin; z < z_end; ++z) {
         for (int64_t y = 0; y < extent[1]; ++y) {
             for (int64_t x = 0; x < extent[0]; ++x) {
@@ -219,47 +242,21 @@ static bool search_slab_wrapped(const placed_body* placed, const int32_t* cell_s
                 if (begin == end) {
                     continue;
                 }
-                int32_t near_begin[14], near_end[14];
-                double shift[14][3];
-                int cells = 0;
-                for (int o = 0; o < 13; ++o) {
-                    int64_t at[3] = {x + offsets[o][0], y + offsets[o][1], z + offsets[o][2]};
-                    double image[3] = {0.0, 0.0, 0.0};
-                    bool inside = true;
-                    for (int a = 0; a < 3; ++a) {
-                        if (at[a] >= 0 && at[a] < extent[a]) {
-                            continue;
-                        }
-                        if (!grid->periodic[a]) {
-                            inside = false;
-                            break;
-                        }
-                        /* past the last cell: the first, one period on; before the first: the last, one back */
-                        image[a] = at[a] < 0 ? -grid->length[a] : grid->length[a];
-                        at[a] = at[a] < 0 ? at[a] + extent[a] : at[a] - extent[a];
-                    }
-                    int64_t neighbour = (at[2] * extent[1] + at[1]) * extent[0] + at[0];
-                    if (!inside || cell_start[neighbour] == cell_start[neighbour + 1]) {
-                        continue;
-                    }
-                    near_begin[cells] = cell_start[neighbour];
-                    near_end[cells] = cell_start[neighbour + 1];
-                    memcpy(shift[cells], image, sizeof image);
-                    ++cells;
-                }
-                int64_t candidates = end - begin;
-                for (int r = 0; r < cells; ++r) {
-                    candidates += near_end[r] - near_begin[r];
+                stencil_runs runs;
+                int32_t own_end = wraps ? wrapped_stencil(cell_start, grid, x, y, z, &runs)
+                                        : adjacent_stencil(cell_start, extent, x, y, z, &runs);
+                int64_t candidates = own_end - begin;
+                for (int r = 0; r < runs.count; ++r) {
+                    candidates += runs.end[r] - runs.begin[r];
                 }
                 if (!reserve_pairs(found, candidates)) {
                     return false;
                 }
-                static const double unshifted[3] = {0.0, 0.0, 0.0};
                 for (int32_t k = begin; k < end; ++k) {
                     const placed_body a = placed[k];
-                    test_run(a, placed, k + 1, end, unshifted, found);
-                    for (int r = 0; r < cells; ++r) {
-                        test_run(a, placed, near_begin[r], near_end[r], shift[r], found);
+                    test_run(a, placed, k + 1, own_end, unshifted, found);
+                    for (int r = 0; r < runs.count; ++r) {
+                        test_run(a, placed, runs.begin[r], runs.end[r], runs.shift[r], found);
                     }
                 }
             }
@@ -297,9 +294,7 @@ static bool search_share(const fd_world* world, const placed_body* placed, const
     }
     int64_t z_begin = slab_start(cell_start, grid->extent, gridded, t, threads);
     int64_t z_end = slab_start(cell_start, grid->extent, gridded, t + 1, threads);
-    bool searched = world->periodic.any ? search_slab_wrapped(placed, cell_start, grid, z_begin, z_end, found)
-                                        : search_slab(placed, cell_start, grid->extent, z_begin, z_end, found);
-    if (!searched) {
+    if (!search_slab(placed, cell_start, grid, world->periodic.any, z_begin, z_end, found)) {
         return false;
     }
     int b_begin = (int)((int64_t)n * t / threads), b_end = (int)((int64_t)n * (t + 1) / threads);
