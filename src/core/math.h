@@ -207,4 +207,17 @@ static inline fd_mat3 fd_mat3_from_quat(fd_quat q)
     return m;
 }
 
+/* The cell of coordinate x along one axis of a grid of `count` cells from
+ * `low`, each 1 / inverse_width wide: clamped to [0, count - 1], so that a
+ * point outside the grid (or NaN) lands in an edge cell (the inlets' and the
+ * generators' placement grids). */
+static inline int64_t fd_clamped_cell(double x, double low, double inverse_width, int64_t count)
+{
+    double c = floor((x - low) * inverse_width);
+    if (!(c >= 0.0)) {
+        return 0;
+    }
+    return c >= (double)count ? count - 1 : (int64_t)c;
+}
+
 #endif

@@ -458,11 +458,7 @@ static void grid_free(inlet_grid* grid)
 
 static int64_t cell_of(const inlet_grid* grid, int axis, double x)
 {
-    double c = floor((x - grid->lo[axis]) * grid->inverse_width[axis]);
-    if (!(c >= 0.0)) {
-        return 0;
-    }
-    return c >= (double)grid->n[axis] ? grid->n[axis] - 1 : (int64_t)c;
+    return fd_clamped_cell(x, grid->lo[axis], grid->inverse_width[axis], grid->n[axis]);
 }
 
 static bool grid_add(inlet_grid* grid, int32_t b, int64_t cx, int64_t cy, int64_t cz)

@@ -278,11 +278,7 @@ static void grid_free(fill_grid* grid)
 
 static int64_t cell_of(const fill_grid* grid, int a, double x)
 {
-    double c = floor((x - grid->lo[a]) * grid->inverse_width[a]);
-    if (!(c >= 0.0)) {
-        return 0;
-    }
-    return c >= (double)grid->n[a] ? grid->n[a] - 1 : (int64_t)c;
+    return fd_clamped_cell(x, grid->lo[a], grid->inverse_width[a], grid->n[a]);
 }
 
 static int64_t cell_index(const fill_grid* grid, int64_t cx, int64_t cy, int64_t cz)

@@ -8,7 +8,8 @@
  *      the items of the top-level bodies list are left out, and read one at
  *      a time, each into a small document of its own, when the bodies are
  *      built (scene_stream.c), so that memory does not grow with the list;
- *   2. walk the tree against the key tables (scene_schema.c), filling the
+ *   2. walk the tree against the key tables (scene_keys.c, scene_keys_inputs.c,
+ *      scene_stages.c, scene_outlet.c; scene_schema.c walks them), filling the
  *      plain structs below: types, ranges, unknown keys, missing keys;
  *   3. check what crosses entries (names, material references, shape keys)
  *      and build the world (scene.c, scene_generate.c).
@@ -294,7 +295,7 @@ typedef struct fd_scene_contact {
     fd_submodel_def submodel[FD_MECHANISM_COUNT];
 } fd_scene_contact;
 
-/* In the order of shape_names (scene_schema.c). */
+/* In the order of shape_names (scene_keys.c). */
 enum {
     FD_SCENE_SHAPE_SPHERE,
     FD_SCENE_SHAPE_PLANE,
@@ -500,7 +501,8 @@ typedef struct fd_scene_file {
     fd_scene_list stages;     /* fd_scene_stage (scene_stages.c) */
 } fd_scene_file;
 
-/* For the key tables (scene_schema.c, scene_stages.c). */
+/* For the key tables (scene_keys.c, scene_keys_inputs.c, scene_stages.c,
+ * scene_outlet.c) and the walk that reads them (scene_schema.c). */
 /* The keys of an axis-aligned box (min, max of an fd_scene_region), shared by
  * the tables of the world's periodic box, the generators' region and the
  * outlets' box (scene_keys.c). */

@@ -1,8 +1,8 @@
 /* Outlets of a scene: the key tables of the `outlets` entries, and each
  * entry into fd_world_add_outlet (docs/outlets.md).
  *
- * The tables live here rather than in scene_schema.c with the others: the
- * outlets are one concern, and scene_schema.c is long enough. What the
+ * The tables live here rather than in scene_keys_inputs.c with the other
+ * inputs' tables: the outlets are one concern, kept whole. What the
  * tables cannot say is checked at the line of the key it is about: unique
  * outlet names, exactly one of `box`, `half_space` and `sphere`, a box with
  * max > min on every axis, a normal that is not zero. Anything else the
@@ -57,7 +57,7 @@ static const fd_scene_key ball_keys[] = {
      .unit = "m",
      .doc = "its radius",
      .flags = FD_SCENE_REQUIRED,
-     .range = {FD_SCENE_EXCLUSIVE, FD_SCENE_UNBOUNDED, 0, 0},
+     .range = GT0,
      .offset = offsetof(fd_scene_ball, radius)},
 };
 CHECK_KEYS(ball_keys);
@@ -106,7 +106,7 @@ static const fd_scene_key outlet_keys[] = {
      .type = FD_SCENE_NUMBER,
      .unit = "s",
      .doc = "time from which the outlet removes bodies (after the step that reaches it)",
-     .range = {FD_SCENE_INCLUSIVE, FD_SCENE_UNBOUNDED, 0, 0},
+     .range = GE0,
      .offset = offsetof(fd_scene_outlet, start)},
 };
 CHECK_KEYS(outlet_keys);
