@@ -505,6 +505,9 @@ static const char* const normal_columns[CN_COUNT] = {"normal_elastic_force", "no
                                                      "pfc_dashpot"};
 static const char* const normal_units[CN_COUNT] = {"N", "N", "J", "J"};
 
+/* Where the static and kinetic pairs of coefficients come from: PFC has one. */
+#define STATIC_KINETIC_SOURCE "fricdem: static/kinetic switch of Fang & Negrut Sec. 3.1 (PFC has one coefficient)"
+
 static const fd_param_info slide_params[] = {
     {"ks", "N/m", "shear stiffness k_s; -1 = k_n / kratio (the normal model's deformability method)", -1.0, -1.0,
      INFINITY, "PFC rrlinear Table 2: ks (linear group)"},
@@ -516,9 +519,9 @@ static const fd_param_info slide_params[] = {
     {"fric_s", "-",
      "static friction coefficient, instead of fric: a sticking contact slips when |F_s^l| exceeds fric_s F_n^l; "
      "-1 = not given",
-     -1.0, -1.0, INFINITY, "fricdem: static/kinetic switch of Fang & Negrut Sec. 3.1 (PFC has one coefficient)"},
+     -1.0, -1.0, INFINITY, STATIC_KINETIC_SOURCE},
     {"fric_k", "-", "kinetic friction coefficient (with fric_s, <= it): the cap while slipping; -1 = fric_s", -1.0,
-     -1.0, INFINITY, "fricdem: static/kinetic switch of Fang & Negrut Sec. 3.1 (PFC has one coefficient)"},
+     -1.0, INFINITY, STATIC_KINETIC_SOURCE},
 };
 static const char* const slide_columns[CS_COUNT] = {"pfc_fs_x", "pfc_fs_y", "pfc_fs_z", "lin_slip", "pfc_slip"};
 static const char* const slide_units[CS_COUNT] = {"N", "N", "N", "0=stick|1=slip", "J"};
@@ -533,10 +536,9 @@ static const fd_param_info roll_params[] = {
     {"rr_fric_s", "-",
      "static rolling friction coefficient, instead of rr_fric: a sticking contact starts to roll when |M^r| exceeds "
      "rr_fric_s R F_n^l; -1 = not given",
-     -1.0, -1.0, INFINITY, "fricdem: static/kinetic switch of Fang & Negrut Sec. 3.1 (PFC has one coefficient)"},
+     -1.0, -1.0, INFINITY, STATIC_KINETIC_SOURCE},
     {"rr_fric_k", "-", "kinetic rolling friction coefficient (with rr_fric_s, <= it): the cap while rolling; -1 = "
-     "rr_fric_s", -1.0, -1.0, INFINITY,
-     "fricdem: static/kinetic switch of Fang & Negrut Sec. 3.1 (PFC has one coefficient)"},
+     "rr_fric_s", -1.0, -1.0, INFINITY, STATIC_KINETIC_SOURCE},
 };
 static const char* const roll_columns[CR_COUNT] = {"rr_moment_x", "rr_moment_y",  "rr_moment_z",
                                                    "rr_slip",     "pfc_rrstrain", "pfc_rrslip"};
