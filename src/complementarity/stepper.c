@@ -508,8 +508,8 @@ static void copy_body_states(fd_world* world, bool restore)
         if (array->saved_field == 0) {
             continue;
         }
-        void* live = *fd_body_array_pointer(world, array->field);
-        void* saved = *fd_body_array_pointer(world, array->saved_field);
+        void* live = fd_body_array_get(world, array->field);
+        void* saved = fd_body_array_get(world, array->saved_field);
         memcpy(restore ? live : saved, restore ? saved : live, n * array->element_size);
     }
 }

@@ -802,7 +802,8 @@ static void write_table(FILE* out, const fd_scene_table* table)
 
 void fd_scene_write_reference(FILE* out)
 {
-    fprintf(out, "<!-- Generated from the key tables in src/io/scene_schema.c by `fricdem scene-format`;\n"
+    fprintf(out, "<!-- Generated from the key tables in src/io/scene_keys*.c, scene_outlet.c and scene_stages.c "
+                 "by `fricdem scene-format`;\n"
                  "     tests/test_scene.c checks that this section matches them. Do not edit by hand. -->\n\n");
     write_table(out, &fd_scene_file_table);
 }

@@ -284,13 +284,12 @@ static bool resize_bodies(fd_world* world, int capacity)
     size_t old = (size_t)world->body_capacity;
     for (int lane = 0; lane < FD_BODY_ARRAY_COUNT; ++lane) {
         const fd_body_array* array = &fd_body_arrays[lane];
-        void** data = fd_body_array_pointer(world, array->field);
-        void* grown = fd_staggered_resize(*data, old * array->element_size,
+        void* grown = fd_staggered_resize(fd_body_array_get(world, array->field), old * array->element_size,
                                           (size_t)capacity * array->element_size, lane);
         if (grown == NULL) {
             return false;
         }
-        *data = grown;
+        fd_body_array_set(world, array->field, grown);
     }
     world->body_capacity = capacity;
     return true;
@@ -299,7 +298,7 @@ static bool resize_bodies(fd_world* world, int capacity)
 void fd_world_free_body_arrays(fd_world* world)
 {
     for (int k = 0; k < FD_BODY_ARRAY_COUNT; ++k) {
-        fd_staggered_free(*fd_body_array_pointer(world, fd_body_arrays[k].field));
+        fd_staggered_free(fd_body_array_get(world, fd_body_arrays[k].field));
     }
 }
 

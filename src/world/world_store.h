@@ -19,6 +19,8 @@
 #ifndef FD_WORLD_STORE_H
 #define FD_WORLD_STORE_H
 
+#include <string.h>
+
 #include "body/body.h"
 #include "broadphase/broadphase.h"
 #include "collide/collide.h"
@@ -322,11 +324,19 @@ typedef struct fd_body_array {
 } fd_body_array;
 enum { FD_BODY_ARRAY_COUNT = 23 };
 extern const fd_body_array fd_body_arrays[FD_BODY_ARRAY_COUNT];
-/* Where the pointer of the array at offset `field` (a row's field or
- * saved_field) sits in `world`. */
-static inline void** fd_body_array_pointer(fd_world* world, size_t field)
+/* The array whose pointer sits at offset `field` of `world` (a row's field
+ * or saved_field), and the pointer set. The pointer is copied as bytes: the
+ * member is an fd_vec3*, a bool*, ..., never a void*, so reading or writing
+ * it through a void** would break the aliasing rules the optimiser relies on. */
+static inline void* fd_body_array_get(const fd_world* world, size_t field)
 {
-    return (void**)((char*)world + field);
+    void* data;
+    memcpy(&data, (const char*)world + field, sizeof data);
+    return data;
+}
+static inline void fd_body_array_set(fd_world* world, size_t field, void* data)
+{
+    memcpy((char*)world + field, &data, sizeof data);
 }
 /* Frees every per-body array (fd_world_free). */
 void fd_world_free_body_arrays(fd_world* world);
