@@ -196,7 +196,10 @@ def test_run_with_outputs_writes_what_the_cli_writes(tmp_path):
     # same scene gives the same files, byte for byte.
     import subprocess
     sets = ["time.duration=0.05", "output.csv_interval=0.005"]
-    cli = ROOT / "build" / "test" / "fricdem"
+    # The CLI of the build under test (ctest sets FRICDEM_CLI, as
+    # FRICDEM_LIBRARY), else the repository's builds.
+    import os
+    cli = Path(os.environ["FRICDEM_CLI"]) if "FRICDEM_CLI" in os.environ else ROOT / "build" / "test" / "fricdem"
     if not cli.exists():
         cli = ROOT / "build" / "release" / "fricdem"
     run = subprocess.run([str(cli), "run", str(BALL), "-q", "-o", str(tmp_path / "cli")] +
