@@ -68,6 +68,7 @@
 #include <Random123/philox.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "core/math.h"
 #include "io/scene_loader.h"
 
@@ -268,12 +269,8 @@ typedef struct fill_grid {
 
 static void grid_free(fill_grid* grid)
 {
-    free(grid->cells);
-    free(grid->overflow_head);
-    free(grid->overflow);
-    free(grid->overflow_next);
-    free(grid->plane_point);
-    free(grid->plane_normal);
+    FD_FREE_ALL(grid->cells, grid->overflow_head, grid->overflow, grid->overflow_next, grid->plane_point,
+                grid->plane_normal);
 }
 
 static int64_t cell_of(const fill_grid* grid, int a, double x)
