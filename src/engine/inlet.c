@@ -509,12 +509,7 @@ static bool grid_add_body(inlet_grid* grid, const fd_world* world, int32_t b, do
         for (int64_t cy = from[1]; cy <= to[1]; ++cy) {
             for (int64_t cx = from[0]; cx <= to[0]; ++cx) {
                 const int64_t c[3] = {cx, cy, cz};
-                double distance = 0.0;
-                for (int a = 0; a < 3; ++a) {
-                    double low = grid->lo[a] + (double)c[a] * grid->width[a];
-                    double gap = fmax(0.0, fmax(low - x[a], x[a] - (low + grid->width[a])));
-                    distance += gap * gap;
-                }
+                double distance = fd_cell_distance2(x, c, grid->lo, grid->width);
                 /* The allowance covers round-off and places a hair outside the box. */
                 if (distance <= reach * reach * (1.0 + 1e-9) && !grid_add(grid, b, cx, cy, cz)) {
                     return false;

@@ -465,13 +465,7 @@ static bool grid_add_world(fill_grid* grid, const fd_world* world, double r_max)
                     /* A wide body: only the cells whose box comes within
                      * reach of its centre (with an allowance for round-off). */
                     const int64_t n[3] = {cx, cy, cz};
-                    double distance = 0.0;
-                    for (int a = 0; a < 3; ++a) {
-                        double low = lo[a] + (double)n[a] * grid->width[a];
-                        double gap = fmax(0.0, fmax(low - x[a], x[a] - (low + grid->width[a])));
-                        distance += gap * gap;
-                    }
-                    if (ball.r > r_max && !(distance <= reach * reach * (1.0 + 1e-9))) {
+                    if (ball.r > r_max && !(fd_cell_distance2(x, n, lo, grid->width) <= reach * reach * (1.0 + 1e-9))) {
                         continue;
                     }
                     if (!grid_add(grid, &ball, cell_index(grid, cx, cy, cz))) {
