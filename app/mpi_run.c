@@ -42,6 +42,7 @@
 
 #include "collide/collide.h"
 #include "core/error.h"
+#include "core/grow.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
 #include "mpi_run.h"
@@ -114,12 +115,7 @@ static void transport_free(transport* t)
             fd_parcel_free(&t->parcels[r]);
         }
     }
-    free(t->parcels);
-    free(t->counts);
-    free(t->out);
-    free(t->in);
-    free(t->words_out);
-    free(t->words_in);
+    FD_FREE_ALL(t->parcels, t->counts, t->out, t->in, t->words_out, t->words_in);
     if (t->record != MPI_DATATYPE_NULL) {
         MPI_Type_free(&t->record);
     }

@@ -68,6 +68,12 @@ _MECHANISMS = ("normal", "slide", "roll", "spin")
 _BOOKS = ("stored", "dashpot", "slip", "created", "work")
 
 
+def _world_reading(function, doc: str) -> property:
+    """A read-only World property whose value is one call of a C getter on
+    the world (fd_world_time(world), ...): the plain numbers a World reports."""
+    return property(lambda self: function(self._world), doc=doc)
+
+
 class World:
     """A simulation world. Build one with `World(gravity=..., time_step=...)`
     and the add_* methods, or take `Scene(...).world`."""
@@ -270,22 +276,10 @@ class World:
         for _ in range(int(count)):
             _check(lib.fd_world_step(self._world))
 
-    @property
-    def time(self) -> float:
-        return lib.fd_world_time(self._world)
-
-    @property
-    def time_step(self) -> float:
-        return lib.fd_world_time_step(self._world)
-
-    @property
-    def step_count(self) -> int:
-        return lib.fd_world_step_count(self._world)
-
-    @property
-    def body_count(self) -> int:
-        """Body slots (removed bodies' slots included; they read NaN)."""
-        return lib.fd_world_body_count(self._world)
+    time = _world_reading(lib.fd_world_time, "Simulated time (s).")
+    time_step = _world_reading(lib.fd_world_time_step, "The time step (s).")
+    step_count = _world_reading(lib.fd_world_step_count, "Steps taken.")
+    body_count = _world_reading(lib.fd_world_body_count, "Body slots (removed bodies' slots included; they read NaN).")
 
     def find_body(self, name: str) -> int:
         body = lib.fd_world_find_body(self._world, name.encode())

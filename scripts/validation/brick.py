@@ -22,7 +22,7 @@ import math
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv, roundoff_tolerance, FN_PAPER_FORM, compare_fn_default_form, finish_axes, save_figure
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, roundoff_tolerance, FN_PAPER_FORM, compare_fn_default_form, fn_paper_form_case, finish_axes, save_figure
 
 TITLE = "Fang & Negrut Sec. 4.1: brick on an incline (slide friction)"
 ORDER = 41
@@ -119,8 +119,7 @@ def load(out):
 
 
 def run(ctx: Context) -> CaseResult:
-    result = CaseResult("brick", TITLE, __doc__.split("\n\n", 1)[1])
-    ctx.base_sets = FN_PAPER_FORM  # the paper's numbers; the default form is compared at the end
+    result = fn_paper_form_case(ctx, "brick", TITLE, __doc__, FN_PAPER_FORM)
     data = {key: load(ctx.run_scene(SCENES / scene, key)) for key, scene, *_ in CASES}
     derivation = "docs/validation/brick.md"
 

@@ -247,6 +247,16 @@ FN_PAPER_FORM = {"contacts.0.slide.cap_total": 0}
 FN_PAPER_FORM_ROLL = {**FN_PAPER_FORM, "contacts.0.roll.rocking": 0}
 
 
+def fn_paper_form_case(ctx: Context, name: str, title: str, doc: str, paper_form: dict) -> CaseResult:
+    """The result of a Fang & Negrut case (`doc`: its module's docstring, the
+    title paragraph first), with the case's runs from now on set to the
+    paper's form of the laws (`paper_form`), so that they reproduce the
+    paper's numbers; the case ends with compare_fn_default_form, which runs
+    fricdem's default form beside it."""
+    ctx.base_sets = paper_form
+    return CaseResult(name, title, doc.split("\n\n", 1)[1])
+
+
 def _fn_summary(out: Path, body: str, mu_s: float) -> dict[str, float]:
     """What the default-form comparison reports of one run: the body's final
     state, and the largest slide force (spring plus damper) over mu_s N."""

@@ -28,7 +28,7 @@ import math
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv, roundoff_tolerance, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form, finish_axes, save_figure
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, roundoff_tolerance, FN_PAPER_FORM, FN_PAPER_FORM_ROLL, compare_fn_default_form, fn_paper_form_case, finish_axes, save_figure
 
 TITLE = "Fang & Negrut Sec. 4.2: disk rolling on a flat surface (roll friction)"
 ORDER = 42
@@ -155,8 +155,7 @@ def decay_rate(t, w, start, end):
 
 
 def run(ctx: Context) -> CaseResult:
-    result = CaseResult("disk", TITLE, __doc__.split("\n\n", 1)[1])
-    ctx.base_sets = FN_PAPER_FORM_ROLL  # the paper's numbers; the default form is compared at the end
+    result = fn_paper_form_case(ctx, "disk", TITLE, __doc__, FN_PAPER_FORM_ROLL)
     every_step = {"output.csv_interval": 0}
     main = load(ctx.run_scene(SCENES / "disk.yaml", "table3", {**every_step, "time.duration": 2.5}))
     no_dashpots = load(ctx.run_scene(SCENES / "disk.yaml", "no_dashpots",

@@ -35,7 +35,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 from matplotlib.patches import Ellipse
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, compare_fn_default_form, save_figure
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, compare_fn_default_form, fn_paper_form_case, save_figure
 from .spin import ALPHA_NOTE, ALPHA_TOLERANCE, SAMPLE, hertz_radius, measure, measure_onset, onset_tolerance, \
     spin_theory
 
@@ -106,8 +106,7 @@ def table7_theory(k1: float, k2: float, effective_radius: float, inertia: float)
 
 
 def run(ctx: Context) -> CaseResult:
-    result = CaseResult("ellipsoid", TITLE, __doc__.split("\n\n", 1)[1])
-    ctx.base_sets = FN_PAPER_FORM  # the paper's numbers (the fall adds its roll key); default form at the end
+    result = fn_paper_form_case(ctx, "ellipsoid", TITLE, __doc__, FN_PAPER_FORM)  # the fall adds its roll key
     fall(ctx, result)
     spinning(ctx, result)
     compare_fn_default_form(ctx, result, FALL_SCENE, "fall", "ellipsoid", 0.25)

@@ -44,7 +44,7 @@ from matplotlib import patheffects
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
-from .common import CLI, ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM_ROLL, compare_fn_default_form, save_figure
+from .common import CLI, ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM_ROLL, compare_fn_default_form, fn_paper_form_case, save_figure
 
 TITLE = "Fang & Negrut Sec. 4.3: sphere rolling up an incline (phases I-IV, Fig. 12 regime map)"
 ORDER = 43
@@ -659,8 +659,7 @@ def sweep(ctx: Context, result: CaseResult):
 
 
 def run(ctx: Context) -> CaseResult:
-    result = CaseResult("incline", TITLE, __doc__.split("\n\n", 1)[1])
-    ctx.base_sets = FN_PAPER_FORM_ROLL  # the paper's numbers; the default form is compared at the end
+    result = fn_paper_form_case(ctx, "incline", TITLE, __doc__, FN_PAPER_FORM_ROLL)
     main_run(ctx, result)
     sweep(ctx, result)
     compare_fn_default_form(ctx, result, SCENE, "fig11_35deg", "ball", MU_S)

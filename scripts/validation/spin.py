@@ -28,7 +28,7 @@ import math
 import numpy as np
 import matplotlib.pyplot as plt
 
-from .common import ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, compare_fn_default_form, finish_axes, save_figure
+from .common import ROOT, CaseResult, Context, body_rows, read_csv, FN_PAPER_FORM, compare_fn_default_form, fn_paper_form_case, finish_axes, save_figure
 
 TITLE = "Fang & Negrut Sec. 4.4: spinning sphere (empirical and Hertz-based spin friction)"
 ORDER = 44
@@ -192,8 +192,7 @@ ALPHA_NOTE = ("expected: alpha = K_psi S_k^psi / I (docs/validation/spin.md Eq. 
 
 
 def run(ctx: Context) -> CaseResult:
-    result = CaseResult("spin", TITLE, __doc__.split("\n\n", 1)[1])
-    ctx.base_sets = FN_PAPER_FORM  # the paper's numbers; the default form is compared at the end
+    result = fn_paper_form_case(ctx, "spin", TITLE, __doc__, FN_PAPER_FORM)
     empirical(ctx, result)
     hertz(ctx, result)
     compare_fn_default_form(ctx, result, EMPIRICAL_SCENE, "empirical", "ball", 0.25, sets={"time.duration": 8.0})

@@ -220,4 +220,19 @@ static inline int64_t fd_clamped_cell(double x, double low, double inverse_width
     return c >= (double)count ? count - 1 : (int64_t)c;
 }
 
+/* The squared distance from point x to the box of cell c of a grid whose
+ * cells start at `low`, each `width` wide (0 for a point inside): whether a
+ * body wider than a cell reaches cell c of those grids. */
+static inline double fd_cell_distance2(const double x[3], const int64_t c[3], const double low[3],
+                                       const double width[3])
+{
+    double distance = 0.0;
+    for (int a = 0; a < 3; ++a) {
+        double cell_low = low[a] + (double)c[a] * width[a];
+        double gap = fmax(0.0, fmax(cell_low - x[a], x[a] - (cell_low + width[a])));
+        distance += gap * gap;
+    }
+    return distance;
+}
+
 #endif

@@ -32,10 +32,20 @@ int fd_world_outlet_of(const fd_world* world, int b);
 /* Inlet i's region's box (m) and its largest sphere radius (m). */
 void fd_world_inlet_bounds(const fd_world* world, int i, double lo[3], double hi[3], double* radius_max);
 void fd_world_free_outlets(fd_world* world);
+/* The name of the i-th inlet or outlet already added (one of a kind). */
+typedef const char* (*fd_input_name)(const fd_world* world, int i);
 /* The checks of an inlet or outlet (`kind`) being added, reported when it
- * fails one: a name, and no step taken yet (src/engine/outlet.c). Its name's
- * uniqueness among its kind is the caller's to check. */
-fd_status fd_world_check_new_input(const fd_world* world, const char* kind, const char* name);
+ * fails one: a definition (def not NULL), a name not yet used by the
+ * `count` of its kind already added (`name_of` reads theirs), and no step
+ * taken yet (src/engine/outlet.c). */
+fd_status fd_world_check_new_input(const fd_world* world, const char* kind, const void* def, const char* name,
+                                   int count, fd_input_name name_of);
+/* A zeroed item at index `count` of an inlet or outlet list (*items, each
+ * `size` bytes, room for *capacity: grown by doubling from 4), and a heap
+ * copy of its name for the item to own (*name_copy); NULL, reported, when
+ * out of memory for either. The caller fills the item in and counts it. */
+void* fd_world_new_input_item(void** items, int* capacity, int count, size_t size, const char* kind,
+                              const char* name, char** name_copy);
 /* Removes the bodies of these live slots (ascending, no repeats) without
  * the checks of fd_world_remove_body: the outlets, and a checkpoint's reader
  * putting the slots back. */

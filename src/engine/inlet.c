@@ -219,37 +219,28 @@ static fd_status check_def(const fd_world* world, const fd_inlet_def* def, doubl
     return FD_OK;
 }
 
+static const char* inlet_name(const fd_world* world, int i) { return world->inlets[i].name; }
+
 fd_status fd_world_add_inlet(fd_world* world, const fd_inlet_def* def)
 {
-    if (def == NULL) {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet: def is NULL");
-    }
-    fd_status status = fd_world_check_new_input(world, "inlet", def->name);
+    fd_status status = fd_world_check_new_input(world, "inlet", def, def != NULL ? def->name : NULL,
+                                                world->inlet_count, inlet_name);
     if (status != FD_OK) {
         return status;
-    }
-    for (int i = 0; i < world->inlet_count; ++i) {
-        if (strcmp(world->inlets[i].name, def->name) == 0) {
-            return fd_fail(FD_ERR_INVALID_ARGUMENT, "inlet '%s': name already used", def->name);
-        }
     }
     double radius_min = 0.0, radius_max = 0.0;
     status = check_def(world, def, &radius_min, &radius_max);
     if (status != FD_OK) {
         return status;
     }
-    if (!fd_grow_doubling((void**)&world->inlets, &world->inlet_capacity, world->inlet_count + 1, 4,
-                          sizeof *world->inlets)) {
-        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding inlet '%s'", def->name);
-    }
-    fd_inlet* inlet = &world->inlets[world->inlet_count];
-    memset(inlet, 0, sizeof *inlet);
-    inlet->name = strdup(def->name);
-    if (inlet->name == NULL) {
-        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding inlet '%s'", def->name);
+    char* name = NULL;
+    fd_inlet* inlet = fd_world_new_input_item((void**)&world->inlets, &world->inlet_capacity, world->inlet_count,
+                                              sizeof *world->inlets, "inlet", def->name, &name);
+    if (inlet == NULL) {
+        return FD_ERR_OUT_OF_MEMORY;
     }
     inlet->def = *def;
-    inlet->def.name = inlet->name;
+    inlet->def.name = inlet->name = name;
     inlet->radius_min = radius_min;
     inlet->radius_max = radius_max;
     if (def->size_count > 0) {
@@ -509,12 +500,7 @@ static bool grid_add_body(inlet_grid* grid, const fd_world* world, int32_t b, do
         for (int64_t cy = from[1]; cy <= to[1]; ++cy) {
             for (int64_t cx = from[0]; cx <= to[0]; ++cx) {
                 const int64_t c[3] = {cx, cy, cz};
-                double distance = 0.0;
-                for (int a = 0; a < 3; ++a) {
-                    double low = grid->lo[a] + (double)c[a] * grid->width[a];
-                    double gap = fmax(0.0, fmax(low - x[a], x[a] - (low + grid->width[a])));
-                    distance += gap * gap;
-                }
+                double distance = fd_cell_distance2(x, c, grid->lo, grid->width);
                 /* The allowance covers round-off and places a hair outside the box. */
                 if (distance <= reach * reach * (1.0 + 1e-9) && !grid_add(grid, b, cx, cy, cz)) {
                     return false;

@@ -77,47 +77,59 @@ static fd_status check_def(const fd_outlet_def* def)
     return fd_fail(FD_ERR_INVALID_ARGUMENT, "outlet '%s': unknown shape %d", name, (int)def->shape);
 }
 
-fd_status fd_world_check_new_input(const fd_world* world, const char* kind, const char* name)
+fd_status fd_world_check_new_input(const fd_world* world, const char* kind, const void* def, const char* name,
+                                   int count, fd_input_name name_of)
 {
+    if (def == NULL) {
+        return fd_fail(FD_ERR_INVALID_ARGUMENT, "%s: def is NULL", kind);
+    }
     if (name == NULL || name[0] == '\0') {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "%s: name is required", kind);
     }
     if (world->step_count > 0) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "%s '%s': %ss must be added before the first step", kind, name, kind);
     }
+    for (int i = 0; i < count; ++i) {
+        if (strcmp(name_of(world, i), name) == 0) {
+            return fd_fail(FD_ERR_INVALID_ARGUMENT, "%s '%s': name already used", kind, name);
+        }
+    }
     return FD_OK;
 }
 
+void* fd_world_new_input_item(void** items, int* capacity, int count, size_t size, const char* kind,
+                              const char* name, char** name_copy)
+{
+    if (!fd_grow_doubling(items, capacity, count + 1, 4, size) || (*name_copy = strdup(name)) == NULL) {
+        fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding %s '%s'", kind, name);
+        return NULL;
+    }
+    void* item = (char*)*items + (size_t)count * size;
+    memset(item, 0, size);
+    return item;
+}
+
+static const char* outlet_name(const fd_world* world, int i) { return world->outlets[i].name; }
+
 fd_status fd_world_add_outlet(fd_world* world, const fd_outlet_def* def)
 {
-    if (def == NULL) {
-        return fd_fail(FD_ERR_INVALID_ARGUMENT, "outlet: def is NULL");
-    }
-    fd_status status = fd_world_check_new_input(world, "outlet", def->name);
+    fd_status status = fd_world_check_new_input(world, "outlet", def, def != NULL ? def->name : NULL,
+                                                world->outlet_count, outlet_name);
     if (status != FD_OK) {
         return status;
-    }
-    for (int i = 0; i < world->outlet_count; ++i) {
-        if (strcmp(world->outlets[i].name, def->name) == 0) {
-            return fd_fail(FD_ERR_INVALID_ARGUMENT, "outlet '%s': name already used", def->name);
-        }
     }
     status = check_def(def);
     if (status != FD_OK) {
         return status;
     }
-    if (!fd_grow_doubling((void**)&world->outlets, &world->outlet_capacity, world->outlet_count + 1, 4,
-                          sizeof *world->outlets)) {
-        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding outlet '%s'", def->name);
-    }
-    fd_outlet* outlet = &world->outlets[world->outlet_count];
-    memset(outlet, 0, sizeof *outlet);
-    outlet->name = strdup(def->name);
-    if (outlet->name == NULL) {
-        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory adding outlet '%s'", def->name);
+    char* name = NULL;
+    fd_outlet* outlet = fd_world_new_input_item((void**)&world->outlets, &world->outlet_capacity, world->outlet_count,
+                                                sizeof *world->outlets, "outlet", def->name, &name);
+    if (outlet == NULL) {
+        return FD_ERR_OUT_OF_MEMORY;
     }
     outlet->def = *def;
-    outlet->def.name = outlet->name;
+    outlet->def.name = outlet->name = name;
     if (def->shape == FD_OUTLET_HALF_SPACE) {
         outlet->def.normal = fd_v3_normalize(def->normal);
     }

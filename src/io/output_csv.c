@@ -257,7 +257,8 @@ static fd_status end_row(csv_file* file)
 
 /* ------------------------------------------------ rows in parallel batches */
 
-/* What every row of an output time shares. */
+/* What every row of an output time shares, in a batch or written straight
+ * (energy, walls, outlets, solver): its "time,step," is formatted once. */
 typedef struct row_context {
     const fd_output* output;
     const fd_world* world;
@@ -430,6 +431,17 @@ static void start_rows(row_context* context, const fd_output* output, const fd_w
     context->prefix_length = strlen(context->prefix);
 }
 
+/* Starts a row of one of a few named objects (a wall, an outlet), written
+ * straight into the file's text rather than in parallel batches:
+ * "time,step,NAME". Returns the text for the rest of the row. */
+static fd_text* start_named_row(csv_file* file, const row_context* context, const char* name)
+{
+    fd_text* text = &file->block.text;
+    fd_text_append(text, context->prefix, context->prefix_length);
+    text_csv_name(text, name);
+    return text;
+}
+
 static fd_status write_bodies_csv(fd_output* output, const fd_world* world, double time, int64_t step)
 {
     row_context context;
@@ -519,10 +531,10 @@ static fd_status write_energy_csv(fd_output* output, const fd_world* world, doub
     for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
         total += e.stored[m];
     }
+    row_context context;
+    start_rows(&context, output, world, time, step);
     fd_text* text = &output->energy.block.text;
-    char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
-    row_prefix(prefix, time, step);
-    fd_text_append(text, prefix, strlen(prefix) - 1); /* without its trailing comma */
+    fd_text_append(text, context.prefix, context.prefix_length - 1); /* without its trailing comma */
     text_value(text, e.kinetic_translational);
     text_value(text, e.kinetic_rotational);
     text_value(text, e.gravitational);
@@ -569,17 +581,15 @@ static int wall_count(const fd_world* world)
 
 static fd_status write_walls_csv(fd_output* output, const fd_world* world, double time, int64_t step)
 {
-    fd_text* text = &output->walls.block.text;
-    char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
-    row_prefix(prefix, time, step);
+    row_context context;
+    start_rows(&context, output, world, time, step);
     for (int b = 0; b < fd_world_body_count(world); ++b) {
         fd_body_id id = fd_world_body_at(world, b);
         if (!is_wall(world, id)) {
             continue;
         }
         fd_wall_reaction r = fd_world_wall_reaction(world, id);
-        fd_text_append(text, prefix, strlen(prefix));
-        text_csv_name(text, fd_body_get_name(world, id));
+        fd_text* text = start_named_row(&output->walls, &context, fd_body_get_name(world, id));
         text_vec3(text, r.force);
         text_vec3(text, r.torque);
         text_value(text, r.power);
@@ -619,13 +629,11 @@ fd_status fd_output_write_events_csv(fd_output* output, const fd_world* world)
  * t = 0 for the first row, also of a resumed run's file) and in all. */
 static fd_status write_outlets_csv(fd_output* output, const fd_world* world, double time, int64_t step)
 {
-    fd_text* text = &output->outlets.block.text;
-    char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
-    row_prefix(prefix, time, step);
+    row_context context;
+    start_rows(&context, output, world, time, step);
     for (int i = 0; i < fd_world_outlet_count(world); ++i) {
         fd_outlet_info info = fd_world_get_outlet_info(world, i);
-        fd_text_append(text, prefix, strlen(prefix));
-        text_csv_name(text, info.name);
+        fd_text* text = start_named_row(&output->outlets, &context, info.name);
         fd_text_char(text, ',');
         fd_text_integer(text, info.removed - output->outlet_removed[i]);
         text_value(text, info.removed_mass - output->outlet_mass[i]);
@@ -704,10 +712,10 @@ bool fd_output_open_csv_files(fd_output* output, const fd_world* world, bool any
 fd_status fd_output_write_solver_row(fd_output* output, const fd_world* world, double time, int64_t step)
 {
     fd_solver_stats stats = fd_world_solver_stats(world);
+    row_context context;
+    start_rows(&context, output, world, time, step);
     fd_text* text = &output->solver.block.text;
-    char prefix[2 * FD_NUMBER_TEXT_MAX + 4];
-    row_prefix(prefix, time, step);
-    fd_text_append(text, prefix, strlen(prefix));
+    fd_text_append(text, context.prefix, context.prefix_length);
     fd_text_integer(text, stats.iterations);
     text_value(text, stats.residual);
     fd_text_char(text, ',');

@@ -237,9 +237,13 @@ fd_status fd_vtu_write_piece(const char* path, const vtu_piece* piece, const fd_
 
 /* ---------------------------------------------------------------- bodies */
 
+/* The vectors of a body's state that an array shows as they are. */
+typedef enum state_vector { STATE_POSITION, STATE_VELOCITY, STATE_ANGULAR_VELOCITY } state_vector;
+
 typedef struct body_source {
     const fd_world* world;
     const fd_body_id* ids;
+    state_vector vector; /* which one fill_body_state_vector shows */
 } body_source;
 
 /* Semi-axes of a sphere or ellipsoid (r, r, r for a sphere). */
@@ -251,11 +255,15 @@ static fd_vec3 body_semi_axes(const fd_body_info* info)
     return fd_v3(info->shape.radius, info->shape.radius, info->shape.radius);
 }
 
-static void fill_body_position(const void* source, int64_t i, double* reals, int64_t* integers)
+/* The points (positions), the velocities and the angular velocities. */
+static void fill_body_state_vector(const void* source, int64_t i, double* reals, int64_t* integers)
 {
     (void)integers;
     const body_source* s = source;
-    fd_vtu_put3(reals, fd_body_get_state(s->world, s->ids[i]).position);
+    fd_body_state state = fd_body_get_state(s->world, s->ids[i]);
+    const fd_vec3 vectors[] = {[STATE_POSITION] = state.position, [STATE_VELOCITY] = state.velocity,
+                               [STATE_ANGULAR_VELOCITY] = state.angular_velocity};
+    fd_vtu_put3(reals, vectors[s->vector]);
 }
 
 static void fill_body_id(const void* source, int64_t i, double* reals, int64_t* integers)
@@ -305,20 +313,6 @@ static void fill_body_shape_tensor(const void* source, int64_t i, double* reals,
     fd_vtu_put3(reals + 6, fd_v3_scale(axes.z, r.cz));
 }
 
-static void fill_body_velocity(const void* source, int64_t i, double* reals, int64_t* integers)
-{
-    (void)integers;
-    const body_source* s = source;
-    fd_vtu_put3(reals, fd_body_get_state(s->world, s->ids[i]).velocity);
-}
-
-static void fill_body_angular_velocity(const void* source, int64_t i, double* reals, int64_t* integers)
-{
-    (void)integers;
-    const body_source* s = source;
-    fd_vtu_put3(reals, fd_body_get_state(s->world, s->ids[i]).angular_velocity);
-}
-
 static void fill_body_speed(const void* source, int64_t i, double* reals, int64_t* integers)
 {
     (void)integers;
@@ -329,10 +323,11 @@ static void fill_body_speed(const void* source, int64_t i, double* reals, int64_
 fd_status fd_vtu_write_bodies(const fd_world* world, const char* path, const fd_body_id* ids, int count,
                               const fd_vtu_format* format)
 {
-    const body_source bodies = {world, ids};
+    const body_source bodies = {world, ids, STATE_POSITION}, velocities = {world, ids, STATE_VELOCITY},
+                      angular_velocities = {world, ids, STATE_ANGULAR_VELOCITY};
     const uniform_cells vertices = {1, VTK_VERTEX};
     const vtu_array arrays[] = {
-        {"Points", VTU_FLOAT64, 3, count, fill_body_position, &bodies},
+        {"Points", VTU_FLOAT64, 3, count, fill_body_state_vector, &bodies},
         {"connectivity", VTU_INT64, 1, count, fill_connectivity, &vertices},
         {"offsets", VTU_INT64, 1, count, fill_offsets, &vertices},
         {"types", VTU_UINT8, 1, count, fill_types, &vertices},
@@ -341,8 +336,8 @@ fd_status fd_vtu_write_bodies(const fd_world* world, const char* path, const fd_
         {"semi_axes", VTU_FLOAT64, 3, count, fill_body_semi_axes, &bodies},
         {"orientation", VTU_FLOAT64, 4, count, fill_body_orientation, &bodies},
         {"shape_tensor", VTU_FLOAT64, 9, count, fill_body_shape_tensor, &bodies},
-        {"velocity", VTU_FLOAT64, 3, count, fill_body_velocity, &bodies},
-        {"angular_velocity", VTU_FLOAT64, 3, count, fill_body_angular_velocity, &bodies},
+        {"velocity", VTU_FLOAT64, 3, count, fill_body_state_vector, &velocities},
+        {"angular_velocity", VTU_FLOAT64, 3, count, fill_body_state_vector, &angular_velocities},
         {"speed", VTU_FLOAT64, 1, count, fill_body_speed, &bodies},
     };
     const vtu_piece piece = {count, count, arrays, (int)(sizeof arrays / sizeof arrays[0]), "PointData",

@@ -68,6 +68,7 @@
 #include <Random123/philox.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "core/math.h"
 #include "io/scene_loader.h"
 
@@ -268,12 +269,8 @@ typedef struct fill_grid {
 
 static void grid_free(fill_grid* grid)
 {
-    free(grid->cells);
-    free(grid->overflow_head);
-    free(grid->overflow);
-    free(grid->overflow_next);
-    free(grid->plane_point);
-    free(grid->plane_normal);
+    FD_FREE_ALL(grid->cells, grid->overflow_head, grid->overflow, grid->overflow_next, grid->plane_point,
+                grid->plane_normal);
 }
 
 static int64_t cell_of(const fill_grid* grid, int a, double x)
@@ -468,13 +465,7 @@ static bool grid_add_world(fill_grid* grid, const fd_world* world, double r_max)
                     /* A wide body: only the cells whose box comes within
                      * reach of its centre (with an allowance for round-off). */
                     const int64_t n[3] = {cx, cy, cz};
-                    double distance = 0.0;
-                    for (int a = 0; a < 3; ++a) {
-                        double low = lo[a] + (double)n[a] * grid->width[a];
-                        double gap = fmax(0.0, fmax(low - x[a], x[a] - (low + grid->width[a])));
-                        distance += gap * gap;
-                    }
-                    if (ball.r > r_max && !(distance <= reach * reach * (1.0 + 1e-9))) {
+                    if (ball.r > r_max && !(fd_cell_distance2(x, n, lo, grid->width) <= reach * reach * (1.0 + 1e-9))) {
                         continue;
                     }
                     if (!grid_add(grid, &ball, cell_index(grid, cx, cy, cz))) {

@@ -21,21 +21,17 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "io/scene_loader.h"
 
 /* ---------------------------------------------------------------- memory */
 
 void* fd_scene_alloc(fd_scene_ctx* ctx, size_t count, size_t size)
 {
-    if (ctx->allocation_count == ctx->allocation_capacity) {
-        int capacity = ctx->allocation_capacity ? 2 * ctx->allocation_capacity : 16;
-        void** grown = realloc(ctx->allocations, (size_t)capacity * sizeof *grown);
-        if (!grown) {
-            fd_fail(FD_ERR_PARSE, "%s: out of memory", ctx->file);
-            return NULL;
-        }
-        ctx->allocations = grown;
-        ctx->allocation_capacity = capacity;
+    if (!fd_grow_doubling((void**)&ctx->allocations, &ctx->allocation_capacity, ctx->allocation_count + 1, 16,
+                          sizeof *ctx->allocations)) {
+        fd_fail(FD_ERR_PARSE, "%s: out of memory", ctx->file);
+        return NULL;
     }
     void* block = calloc(count ? count : 1, size ? size : 1);
     if (!block) {
@@ -48,9 +44,7 @@ void* fd_scene_alloc(fd_scene_ctx* ctx, size_t count, size_t size)
 
 void fd_scene_ctx_free(fd_scene_ctx* ctx)
 {
-    for (int i = 0; i < ctx->allocation_count; ++i) {
-        free(ctx->allocations[i]);
-    }
+    fd_free_each(ctx->allocations, (size_t)ctx->allocation_count);
     free(ctx->allocations);
     ctx->allocations = NULL;
     ctx->allocation_count = ctx->allocation_capacity = 0;
