@@ -73,8 +73,10 @@ void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* cal
             break;
         }
     }
-    if (roll != NULL) {
-        switch (roll->kind) {
+    /* The torques, rolling first: each kind names its mechanism. */
+    const fd_submodel* torques[] = {roll, spin};
+    for (int t = 0; t < 2; ++t) {
+        switch (torques[t] != NULL ? torques[t]->kind : FD_KIND_NONE) {
         case FD_KIND_ROLL_LEGACY:
             fd_legacy_roll_evaluate(law, input, normal_force, columns, loads);
             break;
@@ -82,18 +84,12 @@ void fd_friction_evaluate(const fd_contact_law* law, const fd_contact_input* cal
         case FD_KIND_ROLL_CSDS:
             fd_sds_roll_evaluate(law, input, normal_force, history, columns, loads);
             break;
-        default: /* fang_negrut, pfc_rrlinear: done with their slide models above */
-            break;
-        }
-    }
-    if (spin != NULL) {
-        switch (spin->kind) {
         case FD_KIND_SPIN_DSDS:
         case FD_KIND_SPIN_CSDS:
         case FD_KIND_SPIN_MARSHALL:
             fd_sds_spin_evaluate(law, input, normal_force, history, columns, loads);
             break;
-        default: /* fang_negrut, fang_negrut_hertz: done with their slide model above */
+        default: /* none, or Fang & Negrut's and PFC's: done with their slide models above */
             break;
         }
     }
