@@ -29,8 +29,10 @@ static run load(const char* path, const char* const* overrides, int count)
     run r;
     /* The paper's form (support.h): these tests reproduce Sec. 4.4's numbers. */
     static const char* const paper_form[] = {TEST_FN_PAPER_SLIDE};
-    r.scene = test_scene_open(path, overrides, count, paper_form, 1);
-    r.ball = test_body_named(r.scene.world, "ball");
+    cr_assert_eq(test_scene_load_with(path, overrides, count, paper_form, 1, &r.scene), FD_OK, "%s", fd_last_error());
+    r.ball = fd_world_find_body(r.scene.world, "ball");
+    cr_assert(!fd_body_id_is_null(r.ball));
+    cr_assert_eq(fd_world_prepare(r.scene.world), FD_OK, "%s", fd_last_error());
     r.spin_elastic = test_column(r.scene.world, "spin_elastic");
     r.spin_mode = test_column(r.scene.world, "spin_mode");
     r.psi_total = test_column(r.scene.world, "Psi");

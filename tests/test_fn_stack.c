@@ -72,10 +72,12 @@ static outcome run_stack(double mass, double eta, const char* extra0, const char
     snprintf(eta_set, sizeof eta_set, "contacts.0.roll.eta_r=%.17g", eta);
     const char* overrides[4] = {mass_set, eta_set, extra0, extra1};
     int count = 2 + (extra0 != NULL) + (extra1 != NULL);
+    fd_scene scene;
     /* The paper's form (support.h): these tests reproduce Sec. 4.6's numbers. */
     static const char* const paper_form[] = {TEST_FN_PAPER_SLIDE, TEST_FN_PAPER_ROLL};
-    fd_scene scene = test_scene_open(SCENE, overrides, count, paper_form, 2);
+    cr_assert_eq(test_scene_load_with(SCENE, overrides, count, paper_form, 2, &scene), FD_OK, "%s", fd_last_error());
     fd_world* world = scene.world;
+    cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
     /* The paper's step, 1e-4 s, is 1.0 to 1.5 x the critical-step estimate
      * (docs/models/critical-step.md: the Fang & Negrut dashpots, critical
      * against 1 kg, on the 3.5/m mobility of the contact point, with Z = 3

@@ -55,7 +55,11 @@ static setup make_world(double time_step, fd_vec3 gravity) { return make_threade
 
 static fd_inlet_def disk_inlet(fd_material_id material)
 {
-    fd_inlet_def def = test_pour_def(material, 0.1);
+    fd_inlet_def def = fd_default_inlet_def();
+    def.name = "pour";
+    def.material = material;
+    def.radius = 0.005;
+    def.radius_spread = 0.1;
     def.shape = FD_INLET_DISK;
     def.center = fd_v3(0.0, 0.0, 0.2);
     def.disk_radius = 0.03;

@@ -270,19 +270,11 @@ Test(mesh, box_is_six_patches)
     }
 }
 
-/* A cylinder of radius and length 1 faceted into 64 sides, with a crease
- * angle of 30 degrees: the sides' 5.6 degrees join into one patch, the
- * caps' 90 degree rims split from it. */
-static fd_mesh* faceted_cylinder(test_mesh* m)
-{
-    test_mesh_cylinder(m, 1.0, 1.0, 64);
-    return test_mesh_build(m, 30.0 * MESH_PI / 180.0);
-}
-
 Test(mesh, faceted_cylinder_side_is_one_patch)
 {
     test_mesh m = {0};
-    fd_mesh* mesh = faceted_cylinder(&m);
+    test_mesh_cylinder(&m, 1.0, 1.0, 64);
+    fd_mesh* mesh = test_mesh_build(&m, 30.0 * MESH_PI / 180.0);
     cr_assert_eq(fd_mesh_triangle_count(mesh), 4 * 64);
     cr_assert_eq(fd_mesh_patch_count(mesh), 3, "side + two caps");
     int side = fd_mesh_triangle_patch(mesh, 0), top = fd_mesh_triangle_patch(mesh, 2);
@@ -473,7 +465,8 @@ Test(mesh, grid_agrees_with_brute_force)
 Test(mesh, concurrent_queries_match_serial)
 {
     test_mesh m = {0};
-    fd_mesh* mesh = faceted_cylinder(&m);
+    test_mesh_cylinder(&m, 1.0, 1.0, 64);
+    fd_mesh* mesh = test_mesh_build(&m, 30.0 * MESH_PI / 180.0);
     enum { COUNT = 4000 };
     static fd_vec3 centres[COUNT];
     static fd_wall_hit serial[COUNT * 3], parallel[COUNT * 3];

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "fricdem/fricdem.h"
-#include "support.h"
 
 typedef struct pile_options {
     int threads;
@@ -120,7 +119,11 @@ static fd_world* make_pile(const pile_options* o)
         cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &plane)), "%s", fd_last_error());
     }
     if (o->inlet) {
-        fd_inlet_def inlet = test_pour_def(m, 0.05);
+        fd_inlet_def inlet = fd_default_inlet_def();
+        inlet.name = "pour";
+        inlet.material = m;
+        inlet.radius = 0.005;
+        inlet.radius_spread = 0.05;
         inlet.shape = FD_INLET_BOX;
         inlet.box_min = (fd_vec3){-0.04, -0.04, 0.10};
         inlet.box_max = (fd_vec3){0.04, 0.04, 0.13};

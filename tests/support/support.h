@@ -130,39 +130,6 @@ static inline fd_status test_scene_load_with(const char* path, const char* const
     return fd_scene_load(path, all, count + extra_count, scene);
 }
 
-/* An inlet named "pour" of spheres of the material, radius 5 mm +- the
- * spread (a fraction); the caller gives it its region, rate and count. */
-static inline fd_inlet_def test_pour_def(fd_material_id material, double radius_spread)
-{
-    fd_inlet_def def = fd_default_inlet_def();
-    def.name = "pour";
-    def.material = material;
-    def.radius = 0.005;
-    def.radius_spread = radius_spread;
-    return def;
-}
-
-/* The scene at path loaded with both lists (test_scene_load_with) and its
- * world prepared, each asserted to succeed: the opening of a test that steps
- * a scene file. */
-static inline fd_scene test_scene_open(const char* path, const char* const* overrides, int count,
-                                       const char* const* extra, int extra_count)
-{
-    fd_scene scene;
-    cr_assert_eq(test_scene_load_with(path, overrides, count, extra, extra_count, &scene), FD_OK, "%s: %s", path,
-                 fd_last_error());
-    cr_assert_eq(fd_world_prepare(scene.world), FD_OK, "%s", fd_last_error());
-    return scene;
-}
-
-/* The body of that name, asserted to exist. */
-static inline fd_body_id test_body_named(const fd_world* world, const char* name)
-{
-    fd_body_id body = fd_world_find_body(world, name);
-    cr_assert(!fd_body_id_is_null(body), "no body named '%s'", name);
-    return body;
-}
-
 /* The paper's form of the Fang & Negrut models (paper 003): stick dampers
  * added uncapped on top of the capped springs, and the roll damping derived
  * from the inertia about the centre (Sec. 3.2). The tests that reproduce the
