@@ -130,6 +130,22 @@ static inline fd_status test_scene_load_with(const char* path, const char* const
     return fd_scene_load(path, all, count + extra_count, scene);
 }
 
+/* A scene loaded as test_scene_load_with does, prepared, and its body named
+ * `name` (the one a Fang & Negrut experiment watches): the brick, disk and
+ * incline tests open their scenes this way, so each failure (load, prepare,
+ * a missing body) fails the test at the same check. */
+static inline fd_body_id test_scene_open(const char* path, const char* const* overrides, int count,
+                                         const char* const* extra, int extra_count, const char* name,
+                                         fd_scene* scene)
+{
+    cr_assert_eq(test_scene_load_with(path, overrides, count, extra, extra_count, scene), FD_OK, "%s",
+                 fd_last_error());
+    cr_assert_eq(fd_world_prepare(scene->world), FD_OK, "%s", fd_last_error());
+    fd_body_id body = fd_world_find_body(scene->world, name);
+    cr_assert(!fd_body_id_is_null(body), "no body '%s'", name);
+    return body;
+}
+
 /* The paper's form of the Fang & Negrut models (paper 003): stick dampers
  * added uncapped on top of the capped springs, and the roll damping derived
  * from the inertia about the centre (Sec. 3.2). The tests that reproduce the
