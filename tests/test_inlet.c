@@ -670,26 +670,24 @@ TestSuite(inlet_files, .init = make_dir, .fini = remove_dir);
 
 Test(inlet_files, scene_inlets_load_with_their_values)
 {
-    const char* path = write_scene("good.yaml", SCENE_HEAD
-                                   "  - name: funnel\n"
-                                   "    material: glass\n"
-                                   "    radius: 0.004\n"
-                                   "    radius_spread: 0.1\n"
-                                   "    region: {disk: {center: [0, 0, 0.3], radius: 0.02, thickness: 0.01}}\n"
-                                   "    rate: 500\n"
-                                   "    count: 20\n"
-                                   "    velocity: [0, 0, -0.5]\n"
-                                   "    seed: 9\n"
-                                   "  - name: hopper\n"
-                                   "    material: glass\n"
-                                   "    sizes: [{radius: 0.003, fraction: 1}, {radius: 0.005, fraction: 2}]\n"
-                                   "    region: {box: {min: [0.2, 0.2, 0.1], max: [0.3, 0.3, 0.2]}}\n"
-                                   "    rate: 100\n"
-                                   "    count: 5\n"
-                                   "    start: 0.1\n");
-    const char* overrides[] = {"inlets.funnel.count=30"};
-    fd_scene scene = load_scene_at(path, overrides, 1);
-    cr_assert_eq(fd_world_inlet_count(scene.world), 2);
+    fd_scene scene = load_scene_entries("good.yaml", SCENE_HEAD
+                                        "  - name: funnel\n"
+                                        "    material: glass\n"
+                                        "    radius: 0.004\n"
+                                        "    radius_spread: 0.1\n"
+                                        "    region: {disk: {center: [0, 0, 0.3], radius: 0.02, thickness: 0.01}}\n"
+                                        "    rate: 500\n"
+                                        "    count: 20\n"
+                                        "    velocity: [0, 0, -0.5]\n"
+                                        "    seed: 9\n"
+                                        "  - name: hopper\n"
+                                        "    material: glass\n"
+                                        "    sizes: [{radius: 0.003, fraction: 1}, {radius: 0.005, fraction: 2}]\n"
+                                        "    region: {box: {min: [0.2, 0.2, 0.1], max: [0.3, 0.3, 0.2]}}\n"
+                                        "    rate: 100\n"
+                                        "    count: 5\n"
+                                        "    start: 0.1\n",
+                                        "inlets.funnel.count=30", fd_world_inlet_count, 2);
     fd_inlet_info funnel = fd_world_get_inlet_info(scene.world, 0);
     cr_assert_str_eq(funnel.name, "funnel");
     cr_assert_eq(funnel.count, 30);

@@ -86,6 +86,19 @@ static inline fd_scene load_scene_at(const char* path, const char* const* overri
     return scene;
 }
 
+/* The scene text, written to temp_dir/name and loaded with one --set
+ * override, after checking that it made `expected` entries of a kind (count:
+ * fd_world_inlet_count, fd_world_outlet_count). The inlet and outlet tests
+ * load their good file this way, then check that the override reached the
+ * entry it names. */
+static inline fd_scene load_scene_entries(const char* name, const char* text, const char* override,
+                                          int (*count)(const fd_world*), int expected)
+{
+    fd_scene scene = load_scene_at(write_scene(name, text), &override, 1);
+    cr_assert_eq(count(scene.world), expected);
+    return scene;
+}
+
 /* The scene text, written to temp_dir/name, loaded and its world prepared;
  * fails the test if either is refused. */
 static inline fd_scene load_prepared_scene(const char* name, const char* text)
