@@ -55,17 +55,11 @@ static setup make_world(double time_step, fd_vec3 gravity) { return make_threade
 
 static fd_inlet_def disk_inlet(fd_material_id material)
 {
-    fd_inlet_def def = fd_default_inlet_def();
-    def.name = "pour";
-    def.material = material;
-    def.radius = 0.005;
-    def.radius_spread = 0.1;
+    fd_inlet_def def = test_inlet_def(material, (test_pour){.name = "pour", .radius = 0.005, .radius_spread = 0.1,
+                                                            .rate = 800.0, .count = 60, .velocity = {0.0, 0.0, -1.0}});
     def.shape = FD_INLET_DISK;
     def.center = fd_v3(0.0, 0.0, 0.2);
     def.disk_radius = 0.03;
-    def.rate = 800.0;
-    def.count = 60;
-    def.velocity = (fd_vec3){0.0, 0.0, -1.0};
     return def;
 }
 

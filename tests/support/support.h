@@ -53,6 +53,35 @@ static inline fd_body_id test_add_ground(fd_world* world, fd_material_id materia
     return id;
 }
 
+/* What an inlet of the tests pours, beyond fd_default_inlet_def: its name,
+ * spheres of radius `radius` (1 +- radius_spread), `count` of them at
+ * `rate` per second, each with `velocity`. test_inlet.c's inlets and the
+ * pile's (support/pile.h) are built from one; callers name the fields, so
+ * the numbers read as what they are. */
+typedef struct test_pour {
+    const char* name;
+    double radius;        /* m */
+    double radius_spread; /* relative */
+    double rate;          /* spheres per second */
+    int64_t count;
+    fd_vec3 velocity;     /* m/s */
+} test_pour;
+
+/* An inlet of the material pouring `pour`; the region (its shape and
+ * extent) is the caller's to set. */
+static inline fd_inlet_def test_inlet_def(fd_material_id material, test_pour pour)
+{
+    fd_inlet_def def = fd_default_inlet_def();
+    def.material = material;
+    def.name = pour.name;
+    def.radius = pour.radius;
+    def.radius_spread = pour.radius_spread;
+    def.rate = pour.rate;
+    def.count = pour.count;
+    def.velocity = pour.velocity;
+    return def;
+}
+
 static inline int test_compare_doubles(const void* a, const void* b)
 {
     double x = *(const double*)a, y = *(const double*)b;
