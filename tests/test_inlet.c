@@ -144,6 +144,18 @@ Test(inlet, several_per_step_and_a_start_time)
 
 /* ---------------------------------------------------------------- placement */
 
+/* Adds the inlet with its spheres appearing at rest, `count` of them at
+ * `rate` per second: the placement tests watch where a sphere appears (with
+ * no gravity it stays there, so a region fills up), the free-fall test its
+ * first step from rest. */
+static void add_at_rest(fd_world* world, fd_inlet_def def, double rate, int64_t count)
+{
+    def.velocity = fd_v3(0, 0, 0);
+    def.rate = rate;
+    def.count = count;
+    test_add_inlet(world, &def);
+}
+
 Test(inlet, no_overlap_and_a_full_region_delays_and_reports)
 {
     /* No gravity and no velocity: the spheres stay where they appear, so a
@@ -153,11 +165,8 @@ Test(inlet, no_overlap_and_a_full_region_delays_and_reports)
     fd_inlet_def def = disk_inlet(s.grain);
     def.center = fd_v3(0, 0, 0.1);
     def.disk_radius = 0.02;
-    def.velocity = fd_v3(0, 0, 0);
-    def.rate = 1000.0;
-    def.count = 40;
     def.max_attempts = 20;
-    test_add_inlet(s.world, &def);
+    add_at_rest(s.world, def, 1000.0, 40);
     run_asserting_new_spheres_free(s.world, 200);
     fd_inlet_info info = fd_world_get_inlet_info(s.world, 0);
     /* A flat disk of radius 2 cm holds at most a handful of spheres 1 cm wide. */
@@ -241,11 +250,8 @@ Test(inlet, a_grid_over_a_wide_region_finds_every_body_in_reach)
     const int present = fd_world_body_count(s.world);
     fd_inlet_def def = box_inlet(s.grain, fd_v3(-0.1, -0.1, 0.1), fd_v3(0.1, 0.1, 0.3));
     def.radius_spread = 0.2;
-    def.velocity = fd_v3(0, 0, 0);
-    def.rate = 1e6;
-    def.count = 5000;
     def.max_attempts = 30;
-    test_add_inlet(s.world, &def);
+    add_at_rest(s.world, def, 1e6, 5000);
     int checked = present;
     for (int n = 1; n <= 60; ++n) {
         test_step(s.world);
@@ -333,10 +339,7 @@ Test(inlet, spheres_lie_in_a_box_with_discrete_sizes)
     def.size_fraction[1] = 3.0;
     def.size_radius[2] = 0.008;
     def.size_fraction[2] = 0.0; /* never drawn */
-    def.rate = 1e5;
-    def.count = 1200;
-    def.velocity = fd_v3(0, 0, 0);
-    test_add_inlet(s.world, &def);
+    add_at_rest(s.world, def, 1e5, 1200);
     for (int k = 0; k < 120; ++k) {
         test_step(s.world);
     }
@@ -486,10 +489,7 @@ static void place_one_near(double distance, int64_t* appended, int64_t* builds)
     def.radius_spread = 0.0;
     def.box_min = fd_v3(distance - r - 0.5 * play, -r - 0.5 * play, 0.5 - r - 0.5 * play);
     def.box_max = fd_v3(distance + r + 0.5 * play, r + 0.5 * play, 0.5 + r + 0.5 * play);
-    def.velocity = fd_v3(0, 0, 0);
-    def.rate = 1e4; /* one sphere after the first step */
-    def.count = 1;
-    test_add_inlet(s.world, &def);
+    add_at_rest(s.world, def, 1e4, 1); /* one sphere after the first step */
     test_step(s.world);
     cr_assert_eq(fd_world_get_inlet_info(s.world, 0).inserted, 1);
     *appended = s.world->penalty->appended;
@@ -558,11 +558,7 @@ Test(inlet, a_new_sphere_falls_freely_from_its_first_step)
     /* Symplectic Euler: a sphere inserted at rest at t0 has v = -g dt after
      * one more step (its force was set to m g when it appeared). */
     setup s = make_world(1e-4, fd_v3(0, 0, -9.81));
-    fd_inlet_def def = disk_inlet(s.grain);
-    def.velocity = fd_v3(0, 0, 0);
-    def.rate = 1e4; /* the first sphere after the first step */
-    def.count = 1;
-    test_add_inlet(s.world, &def);
+    add_at_rest(s.world, disk_inlet(s.grain), 1e4, 1); /* the first sphere after the first step */
     test_step(s.world);
     fd_body_id id = fd_world_body_at(s.world, 1);
     fd_body_state before = fd_body_get_state(s.world, id);
