@@ -189,21 +189,15 @@ static inline void test_broadphase_bodies_release(test_broadphase_bodies* b)
     free(b->normals);
 }
 
-/* A broad phase over the bodies (not yet updated). */
+/* A broad phase over the bodies (not yet updated): its inputs are the
+ * bodies' arrays and the settings given, every other member (not
+ * periodic, no removed bodies, the outputs and scratch) zero. */
 static inline fd_broadphase test_broadphase_over(const test_broadphase_bodies* b, double margin, double cell_size,
                                                  int threads)
 {
-    fd_broadphase bp = {0};
-    bp.body_count = b->n;
-    bp.positions = b->positions;
-    bp.radii = b->radii;
-    bp.is_static = b->is_static;
-    bp.is_wall = b->is_plane;
-    bp.plane_normals = b->normals;
-    bp.margin = margin;
-    bp.cell_size = cell_size;
-    bp.thread_count = threads;
-    return bp;
+    return (fd_broadphase){.body_count = b->n, .positions = b->positions, .radii = b->radii,
+                           .is_static = b->is_static, .is_wall = b->is_plane, .plane_normals = b->normals,
+                           .margin = margin, .cell_size = cell_size, .thread_count = threads};
 }
 
 /* The vector from one centre to another as the reference sees it (the
