@@ -33,10 +33,7 @@ static brick_run open_run(const char* path)
     brick_run r;
     /* The paper's form (support.h): these tests reproduce Sec. 4.1's numbers. */
     static const char* const paper_form[] = {TEST_FN_PAPER_SLIDE};
-    cr_assert_eq(test_scene_load_with(path, NULL, 0, paper_form, 1, &r.scene), FD_OK, "%s", fd_last_error());
-    cr_assert_eq(fd_world_prepare(r.scene.world), FD_OK, "%s", fd_last_error());
-    r.brick = fd_world_find_body(r.scene.world, "brick");
-    cr_assert(!fd_body_id_is_null(r.brick));
+    r.brick = test_scene_open(path, NULL, 0, paper_form, 1, "brick", &r.scene);
     r.elastic = test_column(r.scene.world, "slide_elastic_x");
     r.damping = test_column(r.scene.world, "slide_damping_x");
     r.mode = test_column(r.scene.world, "slide_mode");

@@ -47,10 +47,7 @@ static disk_run open_run(const char* path, const char* const* overrides, int cou
     disk_run r;
     /* The paper's form (support.h): these tests reproduce Sec. 4.2's numbers (D_R is given). */
     static const char* const paper_form[] = {TEST_FN_PAPER_SLIDE};
-    cr_assert_eq(test_scene_load_with(path, overrides, count, paper_form, 1, &r.scene), FD_OK, "%s", fd_last_error());
-    cr_assert_eq(fd_world_prepare(r.scene.world), FD_OK, "%s", fd_last_error());
-    r.disk = fd_world_find_body(r.scene.world, "disk");
-    cr_assert(!fd_body_id_is_null(r.disk));
+    r.disk = test_scene_open(path, overrides, count, paper_form, 1, "disk", &r.scene);
     r.slide_mode = test_column(r.scene.world, "slide_mode");
     r.roll_mode = strcmp(path, LEGACY) == 0 ? -1 : test_column(r.scene.world, "roll_mode_j");
     return r;

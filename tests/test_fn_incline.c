@@ -38,11 +38,7 @@ static run load_form(const char* const* overrides, int count, bool paper)
 {
     run r;
     static const char* const paper_form[] = {TEST_FN_PAPER_SLIDE, TEST_FN_PAPER_ROLL};
-    cr_assert_eq(test_scene_load_with(SCENE, overrides, count, paper_form, paper ? 2 : 0, &r.scene), FD_OK, "%s",
-                 fd_last_error());
-    cr_assert_eq(fd_world_prepare(r.scene.world), FD_OK, "%s", fd_last_error());
-    r.ball = fd_world_find_body(r.scene.world, "ball");
-    cr_assert(!fd_body_id_is_null(r.ball));
+    r.ball = test_scene_open(SCENE, overrides, count, paper_form, paper ? 2 : 0, "ball", &r.scene);
     r.slide_mode = test_column(r.scene.world, "slide_mode");
     r.roll_mode = test_column(r.scene.world, "roll_mode_j");
     r.slide_elastic_x = test_column(r.scene.world, "slide_elastic_x");

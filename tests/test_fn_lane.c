@@ -22,80 +22,83 @@
 #include "core/math.h"
 #include "support/registry.h"
 
-static fd_submodel_def model_def(const char* model, const char* const* names, const double* values, int count)
+/* A sub-model's parameters, (name, value) pairs up to the first without a
+ * name: each pair reads as it would in a scene, and there is no count to
+ * keep in step with the list. */
+#define LANE_MAX_PARAMS 6
+
+static fd_submodel_def model_def(const char* model, const fd_param* params)
 {
     fd_submodel_def def;
     memset(&def, 0, sizeof def);
     def.model = model;
-    for (int k = 0; k < count; ++k) {
-        def.params[def.param_count++] = (fd_param){names[k], values[k]};
+    for (int k = 0; k < LANE_MAX_PARAMS && params[k].name != NULL; ++k) {
+        def.params[def.param_count++] = params[k];
     }
     return def;
 }
 
 typedef struct lane_case {
     const char* name;
-    const char* normal;           /* hooke or hertz */
-    int normal_count;
-    const char* normal_names[3];
-    double normal_values[3];
-    int slide_count;
-    const char* slide_names[6];
-    double slide_values[6];
-    int roll_count;               /* -1: no roll model */
-    const char* roll_names[4];
-    double roll_values[4];
-    int spin_count;               /* -1: no spin model */
-    const char* spin_names[4];
-    double spin_values[4];
+    const char* normal;             /* hooke or hertz */
+    fd_param normal_params[LANE_MAX_PARAMS];
+    fd_param slide[LANE_MAX_PARAMS];
+    fd_param roll[LANE_MAX_PARAMS]; /* none: no roll model */
+    fd_param spin[LANE_MAX_PARAMS]; /* none: no spin model */
 } lane_case;
+
+/* The friction of the benchmark's law (the first case): most cases keep it
+ * and vary the normal law or one damper on top. */
+#define BENCHMARK_SLIDE {"mu_s", 0.5}, {"mu_k", 0.4}, {"K_E", 1e4}
+#define BENCHMARK_ROLL {"eta_r", 0.3}
+#define BENCHMARK_SPIN {"eta_psi", 0.006}
 
 static const lane_case cases[] = {
     {"the benchmark's law: K_D, D_R given, the spin derived", "hooke",
-     2, {"k_n", "restitution"}, {1e4, 0.3},
-     5, {"mu_s", "mu_k", "K_E", "K_D", "cap_total"}, {0.5, 0.4, 1e4, 1.0, 1.0},
-     2, {"eta_r", "D_R"}, {0.3, 0.0},
-     1, {"eta_psi"}, {0.006}},
+     {{"k_n", 1e4}, {"restitution", 0.3}},
+     {BENCHMARK_SLIDE, {"K_D", 1.0}, {"cap_total", 1.0}},
+     {BENCHMARK_ROLL, {"D_R", 0.0}},
+     {BENCHMARK_SPIN}},
     {"every damper derived, rocking inertia", "hooke",
-     2, {"k_n", "eta_n"}, {1e4, 2.0},
-     3, {"mu_s", "mu_k", "K_E"}, {0.3, 0.2, 5e3},
-     1, {"eta_r"}, {0.5},
-     1, {"eta_psi"}, {0.01}},
+     {{"k_n", 1e4}, {"eta_n", 2.0}},
+     {{"mu_s", 0.3}, {"mu_k", 0.2}, {"K_E", 5e3}},
+     {{"eta_r", 0.5}},
+     {{"eta_psi", 0.01}}},
     {"the paper's dampers: uncapped, inertia about the centre, stiffnesses given", "hooke",
-     3, {"k_n", "restitution", "limit_damping"}, {2e4, 0.5, 1.0},
-     4, {"mu_s", "mu_k", "K_E", "cap_total"}, {0.6, 0.3, 2e4, 0.0},
-     3, {"eta_r", "K_R", "rocking"}, {0.2, 1e-3, 0.0},
-     4, {"eta_psi", "curvature", "K_psi", "D_psi"}, {0.01, 150.0, 2e-4, -1.0}},
+     {{"k_n", 2e4}, {"restitution", 0.5}, {"limit_damping", 1.0}},
+     {{"mu_s", 0.6}, {"mu_k", 0.3}, {"K_E", 2e4}, {"cap_total", 0.0}},
+     {{"eta_r", 0.2}, {"K_R", 1e-3}, {"rocking", 0.0}},
+     {{"eta_psi", 0.01}, {"curvature", 150.0}, {"K_psi", 2e-4}, {"D_psi", -1.0}}},
     {"slide alone, LAMMPS's dashpot that may pull", "hooke",
-     3, {"k_n", "eta_n", "limit_damping"}, {1e4, 5.0, 0.0},
-     4, {"mu_s", "mu_k", "K_E", "K_D"}, {0.4, 0.4, 1e4, 0.5},
-     -1, {0}, {0},
-     -1, {0}, {0}},
+     {{"k_n", 1e4}, {"eta_n", 5.0}, {"limit_damping", 0.0}},
+     {{"mu_s", 0.4}, {"mu_k", 0.4}, {"K_E", 1e4}, {"K_D", 0.5}},
+     {{0}},
+     {{0}}},
     {"roll without spin, mass-scaled dashpot", "hooke",
-     2, {"k_n", "eta_n_mass"}, {1e4, 300.0},
-     3, {"mu_s", "mu_k", "K_E"}, {0.5, 0.35, 1e4},
-     2, {"eta_r", "D_R"}, {0.3, 1e-4},
-     -1, {0}, {0}},
+     {{"k_n", 1e4}, {"eta_n_mass", 300.0}},
+     {{"mu_s", 0.5}, {"mu_k", 0.35}, {"K_E", 1e4}},
+     {BENCHMARK_ROLL, {"D_R", 1e-4}},
+     {{0}}},
     {"hooke's viscoelastic dashpot", "hooke",
-     2, {"k_n", "eta_n_visco"}, {1e4, 3e3},
-     3, {"mu_s", "mu_k", "K_E"}, {0.5, 0.4, 1e4},
-     1, {"eta_r"}, {0.3},
-     1, {"eta_psi"}, {0.006}},
+     {{"k_n", 1e4}, {"eta_n_visco", 3e3}},
+     {BENCHMARK_SLIDE},
+     {BENCHMARK_ROLL},
+     {BENCHMARK_SPIN}},
     {"hertz with Tsuji's dashpot from the restitution", "hertz",
-     1, {"restitution"}, {0.5},
-     3, {"mu_s", "mu_k", "K_E"}, {0.5, 0.4, 1e4},
-     1, {"eta_r"}, {0.3},
-     1, {"eta_psi"}, {0.006}},
+     {{"restitution", 0.5}},
+     {BENCHMARK_SLIDE},
+     {BENCHMARK_ROLL},
+     {BENCHMARK_SPIN}},
     {"hertz with a plain dashpot that may pull", "hertz",
-     2, {"eta_n", "limit_damping"}, {3.0, 0.0},
-     3, {"mu_s", "mu_k", "K_E"}, {0.5, 0.4, 1e4},
-     2, {"eta_r", "D_R"}, {0.3, 0.0},
-     -1, {0}, {0}},
+     {{"eta_n", 3.0}, {"limit_damping", 0.0}},
+     {BENCHMARK_SLIDE},
+     {BENCHMARK_ROLL, {"D_R", 0.0}},
+     {{0}}},
     {"hertz with the viscoelastic dashpot", "hertz",
-     1, {"eta_n_visco"}, {2e3},
-     3, {"mu_s", "mu_k", "K_E"}, {0.5, 0.4, 1e4},
-     -1, {0}, {0},
-     1, {"eta_psi"}, {0.006}},
+     {{"eta_n_visco", 2e3}},
+     {BENCHMARK_SLIDE},
+     {{0}},
+     {BENCHMARK_SPIN}},
 };
 
 /* A small random rotation (a body's turn over a step). */
@@ -123,13 +126,13 @@ Test(fn_lane, every_lane_equals_the_registry_kernels_bit_for_bit)
         const lane_case* lc = &cases[k];
         fd_contact_law_def def;
         memset(&def, 0, sizeof def);
-        def.submodel[FD_MECHANISM_NORMAL] = model_def(lc->normal, lc->normal_names, lc->normal_values, lc->normal_count);
-        def.submodel[FD_MECHANISM_SLIDE] = model_def("fang_negrut", lc->slide_names, lc->slide_values, lc->slide_count);
-        if (lc->roll_count >= 0) {
-            def.submodel[FD_MECHANISM_ROLL] = model_def("fang_negrut", lc->roll_names, lc->roll_values, lc->roll_count);
+        def.submodel[FD_MECHANISM_NORMAL] = model_def(lc->normal, lc->normal_params);
+        def.submodel[FD_MECHANISM_SLIDE] = model_def("fang_negrut", lc->slide);
+        if (lc->roll[0].name != NULL) {
+            def.submodel[FD_MECHANISM_ROLL] = model_def("fang_negrut", lc->roll);
         }
-        if (lc->spin_count >= 0) {
-            def.submodel[FD_MECHANISM_SPIN] = model_def("fang_negrut", lc->spin_names, lc->spin_values, lc->spin_count);
+        if (lc->spin[0].name != NULL) {
+            def.submodel[FD_MECHANISM_SPIN] = model_def("fang_negrut", lc->spin);
         }
         fd_contact_law law;
         fd_material material = {"m", 2500.0, 1e7, 0.3}; /* E for hertz: overlaps of 1e-4 m give forces of a few N */
@@ -382,17 +385,14 @@ Test(fn_lane, every_lane_equals_the_registry_kernels_bit_for_bit)
  * passes. */
 Test(fn_lane, lanes_the_blends_do_not_cover_are_marked)
 {
-    const char* names[3] = {"mu_s", "mu_k", "K_E"};
-    const double values[3] = {0.5, 0.4, 1e4};
-    const char* roll_names[1] = {"eta_r"};
-    const double roll_values[1] = {0.3};
-    const char* normal_names[2] = {"k_n", "restitution"};
-    const double normal_values[2] = {1e4, 0.5};
+    const fd_param slide[LANE_MAX_PARAMS] = {BENCHMARK_SLIDE};
+    const fd_param roll[LANE_MAX_PARAMS] = {BENCHMARK_ROLL};
+    const fd_param normal[LANE_MAX_PARAMS] = {{"k_n", 1e4}, {"restitution", 0.5}};
     fd_contact_law_def def;
     memset(&def, 0, sizeof def);
-    def.submodel[FD_MECHANISM_NORMAL] = model_def("hooke", normal_names, normal_values, 2);
-    def.submodel[FD_MECHANISM_SLIDE] = model_def("fang_negrut", names, values, 3);
-    def.submodel[FD_MECHANISM_ROLL] = model_def("fang_negrut", roll_names, roll_values, 1);
+    def.submodel[FD_MECHANISM_NORMAL] = model_def("hooke", normal);
+    def.submodel[FD_MECHANISM_SLIDE] = model_def("fang_negrut", slide);
+    def.submodel[FD_MECHANISM_ROLL] = model_def("fang_negrut", roll);
     fd_contact_law law;
     fd_material material = {"m", 2500.0, 0.0, 0.3};
     cr_assert_eq(fd_contact_law_resolve(&law, &def, &material, &material, 0, 0), FD_OK, "%s", fd_last_error());

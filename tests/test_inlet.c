@@ -55,17 +55,11 @@ static setup make_world(double time_step, fd_vec3 gravity) { return make_threade
 
 static fd_inlet_def disk_inlet(fd_material_id material)
 {
-    fd_inlet_def def = fd_default_inlet_def();
-    def.name = "pour";
-    def.material = material;
-    def.radius = 0.005;
-    def.radius_spread = 0.1;
+    fd_inlet_def def = test_inlet_def(material, (test_pour){.name = "pour", .radius = 0.005, .radius_spread = 0.1,
+                                                            .rate = 800.0, .count = 60, .velocity = {0.0, 0.0, -1.0}});
     def.shape = FD_INLET_DISK;
     def.center = fd_v3(0.0, 0.0, 0.2);
     def.disk_radius = 0.03;
-    def.rate = 800.0;
-    def.count = 60;
-    def.velocity = (fd_vec3){0.0, 0.0, -1.0};
     return def;
 }
 
@@ -150,6 +144,18 @@ Test(inlet, several_per_step_and_a_start_time)
 
 /* ---------------------------------------------------------------- placement */
 
+/* Adds the inlet with its spheres appearing at rest, `count` of them at
+ * `rate` per second: the placement tests watch where a sphere appears (with
+ * no gravity it stays there, so a region fills up), the free-fall test its
+ * first step from rest. */
+static void add_at_rest(fd_world* world, fd_inlet_def def, double rate, int64_t count)
+{
+    def.velocity = fd_v3(0, 0, 0);
+    def.rate = rate;
+    def.count = count;
+    test_add_inlet(world, &def);
+}
+
 Test(inlet, no_overlap_and_a_full_region_delays_and_reports)
 {
     /* No gravity and no velocity: the spheres stay where they appear, so a
@@ -159,11 +165,8 @@ Test(inlet, no_overlap_and_a_full_region_delays_and_reports)
     fd_inlet_def def = disk_inlet(s.grain);
     def.center = fd_v3(0, 0, 0.1);
     def.disk_radius = 0.02;
-    def.velocity = fd_v3(0, 0, 0);
-    def.rate = 1000.0;
-    def.count = 40;
     def.max_attempts = 20;
-    test_add_inlet(s.world, &def);
+    add_at_rest(s.world, def, 1000.0, 40);
     run_asserting_new_spheres_free(s.world, 200);
     fd_inlet_info info = fd_world_get_inlet_info(s.world, 0);
     /* A flat disk of radius 2 cm holds at most a handful of spheres 1 cm wide. */
@@ -247,11 +250,8 @@ Test(inlet, a_grid_over_a_wide_region_finds_every_body_in_reach)
     const int present = fd_world_body_count(s.world);
     fd_inlet_def def = box_inlet(s.grain, fd_v3(-0.1, -0.1, 0.1), fd_v3(0.1, 0.1, 0.3));
     def.radius_spread = 0.2;
-    def.velocity = fd_v3(0, 0, 0);
-    def.rate = 1e6;
-    def.count = 5000;
     def.max_attempts = 30;
-    test_add_inlet(s.world, &def);
+    add_at_rest(s.world, def, 1e6, 5000);
     int checked = present;
     for (int n = 1; n <= 60; ++n) {
         test_step(s.world);
@@ -339,10 +339,7 @@ Test(inlet, spheres_lie_in_a_box_with_discrete_sizes)
     def.size_fraction[1] = 3.0;
     def.size_radius[2] = 0.008;
     def.size_fraction[2] = 0.0; /* never drawn */
-    def.rate = 1e5;
-    def.count = 1200;
-    def.velocity = fd_v3(0, 0, 0);
-    test_add_inlet(s.world, &def);
+    add_at_rest(s.world, def, 1e5, 1200);
     for (int k = 0; k < 120; ++k) {
         test_step(s.world);
     }
@@ -492,10 +489,7 @@ static void place_one_near(double distance, int64_t* appended, int64_t* builds)
     def.radius_spread = 0.0;
     def.box_min = fd_v3(distance - r - 0.5 * play, -r - 0.5 * play, 0.5 - r - 0.5 * play);
     def.box_max = fd_v3(distance + r + 0.5 * play, r + 0.5 * play, 0.5 + r + 0.5 * play);
-    def.velocity = fd_v3(0, 0, 0);
-    def.rate = 1e4; /* one sphere after the first step */
-    def.count = 1;
-    test_add_inlet(s.world, &def);
+    add_at_rest(s.world, def, 1e4, 1); /* one sphere after the first step */
     test_step(s.world);
     cr_assert_eq(fd_world_get_inlet_info(s.world, 0).inserted, 1);
     *appended = s.world->penalty->appended;
@@ -564,11 +558,7 @@ Test(inlet, a_new_sphere_falls_freely_from_its_first_step)
     /* Symplectic Euler: a sphere inserted at rest at t0 has v = -g dt after
      * one more step (its force was set to m g when it appeared). */
     setup s = make_world(1e-4, fd_v3(0, 0, -9.81));
-    fd_inlet_def def = disk_inlet(s.grain);
-    def.velocity = fd_v3(0, 0, 0);
-    def.rate = 1e4; /* the first sphere after the first step */
-    def.count = 1;
-    test_add_inlet(s.world, &def);
+    add_at_rest(s.world, disk_inlet(s.grain), 1e4, 1); /* the first sphere after the first step */
     test_step(s.world);
     fd_body_id id = fd_world_body_at(s.world, 1);
     fd_body_state before = fd_body_get_state(s.world, id);
@@ -670,26 +660,24 @@ TestSuite(inlet_files, .init = make_dir, .fini = remove_dir);
 
 Test(inlet_files, scene_inlets_load_with_their_values)
 {
-    const char* path = write_scene("good.yaml", SCENE_HEAD
-                                   "  - name: funnel\n"
-                                   "    material: glass\n"
-                                   "    radius: 0.004\n"
-                                   "    radius_spread: 0.1\n"
-                                   "    region: {disk: {center: [0, 0, 0.3], radius: 0.02, thickness: 0.01}}\n"
-                                   "    rate: 500\n"
-                                   "    count: 20\n"
-                                   "    velocity: [0, 0, -0.5]\n"
-                                   "    seed: 9\n"
-                                   "  - name: hopper\n"
-                                   "    material: glass\n"
-                                   "    sizes: [{radius: 0.003, fraction: 1}, {radius: 0.005, fraction: 2}]\n"
-                                   "    region: {box: {min: [0.2, 0.2, 0.1], max: [0.3, 0.3, 0.2]}}\n"
-                                   "    rate: 100\n"
-                                   "    count: 5\n"
-                                   "    start: 0.1\n");
-    const char* overrides[] = {"inlets.funnel.count=30"};
-    fd_scene scene = load_scene_at(path, overrides, 1);
-    cr_assert_eq(fd_world_inlet_count(scene.world), 2);
+    fd_scene scene = load_scene_entries("good.yaml", SCENE_HEAD
+                                        "  - name: funnel\n"
+                                        "    material: glass\n"
+                                        "    radius: 0.004\n"
+                                        "    radius_spread: 0.1\n"
+                                        "    region: {disk: {center: [0, 0, 0.3], radius: 0.02, thickness: 0.01}}\n"
+                                        "    rate: 500\n"
+                                        "    count: 20\n"
+                                        "    velocity: [0, 0, -0.5]\n"
+                                        "    seed: 9\n"
+                                        "  - name: hopper\n"
+                                        "    material: glass\n"
+                                        "    sizes: [{radius: 0.003, fraction: 1}, {radius: 0.005, fraction: 2}]\n"
+                                        "    region: {box: {min: [0.2, 0.2, 0.1], max: [0.3, 0.3, 0.2]}}\n"
+                                        "    rate: 100\n"
+                                        "    count: 5\n"
+                                        "    start: 0.1\n",
+                                        "inlets.funnel.count=30", fd_world_inlet_count, 2);
     fd_inlet_info funnel = fd_world_get_inlet_info(scene.world, 0);
     cr_assert_str_eq(funnel.name, "funnel");
     cr_assert_eq(funnel.count, 30);

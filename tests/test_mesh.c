@@ -270,11 +270,19 @@ Test(mesh, box_is_six_patches)
     }
 }
 
+/* The cylinder of 64 facets, radius 1 and z in [-1, 1], into m, built at
+ * the 30 degree feature angle: three patches (side and two caps), which the
+ * patch test checks and the concurrency test queries. */
+static fd_mesh* unit_cylinder(test_mesh* m)
+{
+    test_mesh_cylinder(m, 1.0, 1.0, 64);
+    return test_mesh_build(m, 30.0 * MESH_PI / 180.0);
+}
+
 Test(mesh, faceted_cylinder_side_is_one_patch)
 {
     test_mesh m = {0};
-    test_mesh_cylinder(&m, 1.0, 1.0, 64);
-    fd_mesh* mesh = test_mesh_build(&m, 30.0 * MESH_PI / 180.0);
+    fd_mesh* mesh = unit_cylinder(&m);
     cr_assert_eq(fd_mesh_triangle_count(mesh), 4 * 64);
     cr_assert_eq(fd_mesh_patch_count(mesh), 3, "side + two caps");
     int side = fd_mesh_triangle_patch(mesh, 0), top = fd_mesh_triangle_patch(mesh, 2);
@@ -465,8 +473,7 @@ Test(mesh, grid_agrees_with_brute_force)
 Test(mesh, concurrent_queries_match_serial)
 {
     test_mesh m = {0};
-    test_mesh_cylinder(&m, 1.0, 1.0, 64);
-    fd_mesh* mesh = test_mesh_build(&m, 30.0 * MESH_PI / 180.0);
+    fd_mesh* mesh = unit_cylinder(&m);
     enum { COUNT = 4000 };
     static fd_vec3 centres[COUNT];
     static fd_wall_hit serial[COUNT * 3], parallel[COUNT * 3];

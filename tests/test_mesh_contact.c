@@ -246,7 +246,7 @@ static fd_body_def ball_on_wall(fd_quat tilt, double x, double y, fd_vec3 veloci
  * of one material). */
 static double static_overlap(const wall_family* family, double normal_load, double effective_radius)
 {
-    if (strcmp(family->normal, "hertz") == 0) {
+    if (strcmp(family->model[FD_MECHANISM_NORMAL], "hertz") == 0) {
         double modulus = YOUNGS_MODULUS / (2.0 * (1.0 - POISSON_RATIO * POISSON_RATIO));
         return pow(3.0 * normal_load / (4.0 * modulus * sqrt(effective_radius)), 2.0 / 3.0);
     }

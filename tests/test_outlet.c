@@ -278,16 +278,14 @@ TestSuite(outlet_files, .init = make_dir, .fini = remove_dir);
 
 Test(outlet_files, scene_outlets_load_with_their_values)
 {
-    const char* path = write_scene("good.yaml", SCENE_HEAD
-                                   "  - name: drain\n"
-                                   "    region: {half_space: {point: [0, 0, -0.5], normal: [0, 0, 3]}}\n"
-                                   "  - name: side\n"
-                                   "    region: {box: {min: [1, 1, 1], max: [2, 2, 2]}}\n"
-                                   "    start: 0.25\n"
-                                   "  - {name: ball, region: {sphere: {center: [5, 0, 0], radius: 0.5}}}\n");
-    const char* overrides[] = {"outlets.side.start=0.3"};
-    fd_scene scene = load_scene_at(path, overrides, 1);
-    cr_assert_eq(fd_world_outlet_count(scene.world), 3);
+    fd_scene scene = load_scene_entries("good.yaml", SCENE_HEAD
+                                        "  - name: drain\n"
+                                        "    region: {half_space: {point: [0, 0, -0.5], normal: [0, 0, 3]}}\n"
+                                        "  - name: side\n"
+                                        "    region: {box: {min: [1, 1, 1], max: [2, 2, 2]}}\n"
+                                        "    start: 0.25\n"
+                                        "  - {name: ball, region: {sphere: {center: [5, 0, 0], radius: 0.5}}}\n",
+                                        "outlets.side.start=0.3", fd_world_outlet_count, 3);
     cr_assert_str_eq(fd_world_get_outlet_info(scene.world, 0).name, "drain");
     cr_assert_str_eq(fd_world_get_outlet_info(scene.world, 2).name, "ball");
     cr_assert(scene.output.outlets_csv, "outlets.csv is on by default");

@@ -528,45 +528,56 @@ static void check_drum(const walls_world* w, const walls_file* f, fd_vec3 positi
     }
 }
 
-Test(output_walls, the_drum_shell_and_caps_lie_on_the_cylinder)
+/* Writes a fresh run of no steps, reads its first binary drawing of the
+ * walls and hands both to check: the tests of one wall's drawing against
+ * the geometry make_world built it from all start and end this way. */
+static void check_first_drawing(void (*check)(const walls_world* w, const walls_file* f))
 {
     written_run run = write_fresh_run(0);
-    const walls_world w = run.w;
     walls_file f = read_walls(path_in(run.binary_dir, "vtu/walls_000000.vtu"));
-    fd_body_state s = fd_body_get_state(w.world, w.drum);
-    check_drum(&w, &f, s.position, unit_rotation(fd_v3(1, 2, 3), 0.9));
+    check(&run.w, &f);
     free_walls(&f);
     free_run(&run);
 }
 
-Test(output_walls, the_annulus_area_approaches_pi_times_r_outer_squared_minus_r_inner_squared)
+/* The drum at the position its body has at the start and the orientation
+ * make_world gave it. */
+static void check_drum_at_start(const walls_world* w, const walls_file* f)
 {
-    /* Drawn area = (n / 2) sin(2 pi / n) (R^2 - r^2) to round-off, short of
-     * pi (R^2 - r^2) by at most (2 pi / n)^2 / 6 of it; every point on the
-     * annulus's plane at a radius of R or r (the corners are on the rims),
-     * normals body +z. */
-    written_run run = write_fresh_run(0);
-    const walls_world w = run.w;
-    walls_file f = read_walls(path_in(run.binary_dir, "vtu/walls_000000.vtu"));
+    fd_body_state s = fd_body_get_state(w->world, w->drum);
+    check_drum(w, f, s.position, unit_rotation(fd_v3(1, 2, 3), 0.9));
+}
+
+Test(output_walls, the_drum_shell_and_caps_lie_on_the_cylinder)
+{
+    check_first_drawing(check_drum_at_start);
+}
+
+/* Drawn area = (n / 2) sin(2 pi / n) (R^2 - r^2) to round-off, short of
+ * pi (R^2 - r^2) by at most (2 pi / n)^2 / 6 of it; every point on the
+ * annulus's plane at a radius of R or r (the corners are on the rims),
+ * normals body +z. */
+static void check_annulus(const walls_world* w, const walls_file* f)
+{
     const fd_vec3 position = fd_v3(-0.4, 0.1, 0.0);
     const fd_quat q = unit_rotation(fd_v3(0, 1, 1), 0.4);
     const fd_vec3 axis = fd_quat_rotate(q, fd_v3(0, 0, 1));
     long cells[512];
-    long n = cells_of(&f, w.floor, cells, 512);
+    long n = cells_of(f, w->floor, cells, 512);
     cr_assert_geq(n, 48);
     double area = 0.0;
     long on_inner = 0, on_outer = 0, corners = 0;
     for (long k = 0; k < n; ++k) {
-        corners += cell_corners(&f, cells[k]);
-        for (long j = 0; j < cell_corners(&f, cells[k]); ++j) {
-            fd_vec3 r = fd_v3_sub(corner(&f, cells[k], j), position);
+        corners += cell_corners(f, cells[k]);
+        for (long j = 0; j < cell_corners(f, cells[k]); ++j) {
+            fd_vec3 r = fd_v3_sub(corner(f, cells[k], j), position);
             cr_assert_leq(fabs(fd_v3_dot(r, axis) - FLOOR_OFFSET), GEOMETRY_TOLERANCE, "off the plane z = offset");
             double rho = fd_v3_length(fd_v3_reject(r, axis));
             on_inner += fabs(rho - FLOOR_INNER) <= GEOMETRY_TOLERANCE;
             on_outer += fabs(rho - FLOOR_RADIUS) <= GEOMETRY_TOLERANCE;
         }
-        cr_assert_leq(fd_v3_distance(cell_normal(&f, cells[k]), axis), 1e-12);
-        area += cell_area(&f, cells[k]);
+        cr_assert_leq(fd_v3_distance(cell_normal(f, cells[k]), axis), 1e-12);
+        area += cell_area(f, cells[k]);
     }
     cr_assert_eq(on_inner + on_outer, corners, "every corner on a rim (an annulus, not a disk with a centre)");
     cr_assert_gt(on_inner, 0);
@@ -576,40 +587,40 @@ Test(output_walls, the_annulus_area_approaches_pi_times_r_outer_squared_minus_r_
     const double x = 2.0 * FD_PI / n;
     cr_assert_leq(area, FD_PI * ring);
     cr_assert_geq(area, FD_PI * ring * (1.0 - x * x / 6.0), "short of pi (R^2 - r^2) by more than the facet error");
-    free_walls(&f);
-    free_run(&run);
 }
 
-Test(output_walls, mesh_points_are_the_input_vertices_at_the_body_pose)
+Test(output_walls, the_annulus_area_approaches_pi_times_r_outer_squared_minus_r_inner_squared)
 {
-    /* One triangle per patch body; its corners, as a set, are the input
-     * triangle's vertices x + R(q) v (the mesh keeps the input order of its
-     * triangles, so patch body p holds triangle p); its normal is the outward
-     * normal of the tetrahedron's face, R(q) of the face's input normal. */
-    written_run run = write_fresh_run(0);
-    const walls_world w = run.w;
-    walls_file f = read_walls(path_in(run.binary_dir, "vtu/walls_000000.vtu"));
+    check_first_drawing(check_annulus);
+}
+
+/* One triangle per patch body; its corners, as a set, are the input
+ * triangle's vertices x + R(q) v (the mesh keeps the input order of its
+ * triangles, so patch body p holds triangle p); its normal is the outward
+ * normal of the tetrahedron's face, R(q) of the face's input normal. */
+static void check_mesh_points(const walls_world* w, const walls_file* f)
+{
     const fd_vec3 position = fd_v3(0.1, 0.4, -0.2);
     const fd_quat q = unit_rotation(fd_v3(1, 0, 0.5), 0.3);
     const fd_vec3 face_normals[4] = {{0, 0, -1}, {0, -1, 0}, {-1, 0, 0}, {1 / sqrt(3.0), 1 / sqrt(3.0), 1 / sqrt(3.0)}};
     for (int p = 0; p < 4; ++p) {
-        fd_body_id id = fd_world_body_at(w.world, index_of(w.tetra) + p);
-        const fd_body_info info = fd_body_get_info(w.world, id);
+        fd_body_id id = fd_world_body_at(w->world, index_of(w->tetra) + p);
+        const fd_body_info info = fd_body_get_info(w->world, id);
         cr_assert_eq(info.shape.mesh_patch, p);
         cr_assert_eq(fd_mesh_triangle_patch(info.shape.mesh, p), p);
         long cells[8];
-        cr_assert_eq(cells_of(&f, id, cells, 8), 1, "patch %d: one triangle", p);
-        cr_assert_eq(cell_corners(&f, cells[0]), 3);
+        cr_assert_eq(cells_of(f, id, cells, 8), 1, "patch %d: one triangle", p);
+        cr_assert_eq(cell_corners(f, cells[0]), 3);
         for (int j = 0; j < 3; ++j) {
             const double* v = tetra_vertices + 3 * tetra_triangles[3 * p + j];
             fd_vec3 expected = fd_v3_add(position, fd_quat_rotate(q, fd_v3(v[0], v[1], v[2])));
             bool found = false;
             for (long k = 0; k < 3; ++k) {
-                found = found || fd_v3_distance(corner(&f, cells[0], k), expected) <= GEOMETRY_TOLERANCE;
+                found = found || fd_v3_distance(corner(f, cells[0], k), expected) <= GEOMETRY_TOLERANCE;
             }
             cr_assert(found, "patch %d: vertex %d not drawn", p, tetra_triangles[3 * p + j]);
         }
-        cr_assert_leq(fd_v3_distance(cell_normal(&f, cells[0]), fd_quat_rotate(q, face_normals[p])), 1e-12,
+        cr_assert_leq(fd_v3_distance(cell_normal(f, cells[0]), fd_quat_rotate(q, face_normals[p])), 1e-12,
                       "patch %d: normal", p);
     }
 
@@ -619,15 +630,15 @@ Test(output_walls, mesh_points_are_the_input_vertices_at_the_body_pose)
     const fd_vec3 plate_position = fd_v3(0.6, 0.6, 0.1);
     const fd_quat plate_q = unit_rotation(fd_v3(-1, 1, 0), 1.1);
     long cells[8];
-    cr_assert_eq(cells_of(&f, w.plate, cells, 8), 2);
+    cr_assert_eq(cells_of(f, w->plate, cells, 8), 2);
     double area = 0.0;
     long distinct[6], distinct_count = 0;
     for (int k = 0; k < 2; ++k) {
         for (int j = 0; j < 3; ++j) {
             const double* v = plate_vertices + 3 * plate_triangles[3 * k + j];
             fd_vec3 expected = fd_v3_add(plate_position, fd_quat_rotate(plate_q, fd_v3(v[0], v[1], v[2])));
-            cr_assert_leq(fd_v3_distance(corner(&f, cells[k], j), expected), GEOMETRY_TOLERANCE);
-            long at = (long)f.connectivity[cell_begin(&f, cells[k]) + j];
+            cr_assert_leq(fd_v3_distance(corner(f, cells[k], j), expected), GEOMETRY_TOLERANCE);
+            long at = (long)f->connectivity[cell_begin(f, cells[k]) + j];
             bool seen = false;
             for (long d = 0; d < distinct_count; ++d) {
                 seen = seen || distinct[d] == at;
@@ -636,13 +647,16 @@ Test(output_walls, mesh_points_are_the_input_vertices_at_the_body_pose)
                 distinct[distinct_count++] = at;
             }
         }
-        cr_assert_leq(fd_v3_distance(cell_normal(&f, cells[k]), fd_quat_rotate(plate_q, fd_v3(0, 0, 1))), 1e-12);
-        area += cell_area(&f, cells[k]);
+        cr_assert_leq(fd_v3_distance(cell_normal(f, cells[k]), fd_quat_rotate(plate_q, fd_v3(0, 0, 1))), 1e-12);
+        area += cell_area(f, cells[k]);
     }
     cr_assert_eq(distinct_count, 4, "the diagonal's two corners are shared");
     cr_assert_leq(fabs(area - 0.04), 1e-15);
-    free_walls(&f);
-    free_run(&run);
+}
+
+Test(output_walls, mesh_points_are_the_input_vertices_at_the_body_pose)
+{
+    check_first_drawing(check_mesh_points);
 }
 
 Test(output_walls, a_turning_drum_and_a_rising_plane_are_drawn_where_they_are)

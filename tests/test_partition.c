@@ -214,73 +214,58 @@ static void run_case(const pile_options* o, const char* label, int steps)
     }
 }
 
-Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_dsds)
-{
-    pile_options o = {.threads = 1, .slide = "dsds"};
-    run_case(&o, "hooke + dsds", 2500);
-}
+/* The tests of the bits against one process differ only in the pile's
+ * options, the label the failure messages give the case and its number of
+ * steps: each is a Test that calls run_case with them, so that template is
+ * written once, here. A test's full name is still the sentence
+ * two_and_three_ranks_give_the_bits_of_one_process_<name>. */
+#define RANKS_MATCH_ONE_PROCESS(name, label, steps, ...)                                                               \
+    Test(partition, two_and_three_ranks_give_the_bits_of_one_process_##name)                                           \
+    {                                                                                                                  \
+        pile_options o = {__VA_ARGS__};                                                                                \
+        run_case(&o, label, steps);                                                                                    \
+    }
 
-Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_rolling_and_twisting)
-{
-    pile_options o = {.threads = 2, .slide = "dsds", .roll_and_spin = true, .materials = 3, .ledger = true};
-    run_case(&o, "dsds + rolling + twisting, 3 materials, 2 threads, the energy ledger", 2500);
-}
+RANKS_MATCH_ONE_PROCESS(with_dsds, "hooke + dsds", 2500, .threads = 1, .slide = "dsds")
 
-Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_fang_negrut)
-{
-    pile_options o = {.threads = 1, .slide = "fang_negrut", .ledger = true};
-    run_case(&o, "Fang & Negrut, the energy ledger", 2000);
-}
+RANKS_MATCH_ONE_PROCESS(with_rolling_and_twisting,
+                        "dsds + rolling + twisting, 3 materials, 2 threads, the energy ledger", 2500,
+                        .threads = 2, .slide = "dsds", .roll_and_spin = true, .materials = 3, .ledger = true)
 
-Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_pfc_rrlinear)
-{
-    pile_options o = {.threads = 1, .slide = "pfc", .ledger = true};
-    run_case(&o, "PFC linear + rrlinear, the energy ledger", 2500);
-}
+RANKS_MATCH_ONE_PROCESS(with_fang_negrut, "Fang & Negrut, the energy ledger", 2000,
+                        .threads = 1, .slide = "fang_negrut", .ledger = true)
 
-Test(partition, two_and_three_ranks_give_the_bits_of_one_process_across_periodic_faces)
-{
-    pile_options o = {.threads = 1, .slide = "csds", .periodic = true};
-    run_case(&o, "csds, periodic x and y", 2500);
-}
+RANKS_MATCH_ONE_PROCESS(with_pfc_rrlinear, "PFC linear + rrlinear, the energy ledger", 2500,
+                        .threads = 1, .slide = "pfc", .ledger = true)
 
-Test(partition, two_and_three_ranks_give_the_bits_of_one_process_in_a_gas_periodic_every_way)
-{
-    /* The gas in a box periodic along x, y and z: every cut crosses a
-     * periodic axis, and spheres leave one box through a periodic face
-     * into another. */
-    pile_options o = {.threads = 1, .slide = "csds", .gas = true, .periodic_all = true};
-    run_case(&o, "a gas periodic every way, hooke + csds", 2000);
-}
+RANKS_MATCH_ONE_PROCESS(across_periodic_faces, "csds, periodic x and y", 2500,
+                        .threads = 1, .slide = "csds", .periodic = true)
 
-Test(partition, two_and_three_ranks_give_the_bits_of_one_process_in_a_gas_crossing_the_boxes)
-{
-    /* Spheres flying at up to 1.5 m/s every way collide across the boxes'
-     * faces at every speed and migrate often, whole contacts with them. (A
-     * halo one drift short of partition.c's bound is not caught here: a
-     * pair would have to close head-on from beyond it within one migration;
-     * the bound is proved in fd_domain_plan's comment, not sampled.) */
-    pile_options o = {.threads = 1, .slide = "dsds", .gas = true};
-    run_case(&o, "a gas, hooke + dsds", 2000);
-}
+/* The gas in a box periodic along x, y and z: every cut crosses a
+ * periodic axis, and spheres leave one box through a periodic face
+ * into another. */
+RANKS_MATCH_ONE_PROCESS(in_a_gas_periodic_every_way, "a gas periodic every way, hooke + csds", 2000,
+                        .threads = 1, .slide = "csds", .gas = true, .periodic_all = true)
 
-Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_an_outlet)
-{
-    /* The outlet takes a strip of the pile at once, then the spheres that
-     * roll into it: owned, ghost and dormant copies alike become
-     * tombstones on every rank, with the outlet's count and mass. */
-    pile_options o = {.threads = 1, .slide = "dsds", .outlet = true, .ledger = true};
-    run_case(&o, "hooke + dsds, an outlet, the energy ledger", 2500);
-}
+/* Spheres flying at up to 1.5 m/s every way collide across the boxes'
+ * faces at every speed and migrate often, whole contacts with them. (A
+ * halo one drift short of partition.c's bound is not caught here: a
+ * pair would have to close head-on from beyond it within one migration;
+ * the bound is proved in fd_domain_plan's comment, not sampled.) */
+RANKS_MATCH_ONE_PROCESS(in_a_gas_crossing_the_boxes, "a gas, hooke + dsds", 2000,
+                        .threads = 1, .slide = "dsds", .gas = true)
 
-Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_an_inlet)
-{
-    /* An inlet pours 150 spheres onto the pile: every rank's inlet inserts
-     * the same spheres (every rank holds the bodies around its region),
-     * each owned by the rank whose box holds it. */
-    pile_options o = {.threads = 1, .slide = "dsds", .inlet = true, .ledger = true};
-    run_case(&o, "hooke + dsds, an inlet, the energy ledger", 2500);
-}
+/* The outlet takes a strip of the pile at once, then the spheres that
+ * roll into it: owned, ghost and dormant copies alike become
+ * tombstones on every rank, with the outlet's count and mass. */
+RANKS_MATCH_ONE_PROCESS(with_an_outlet, "hooke + dsds, an outlet, the energy ledger", 2500,
+                        .threads = 1, .slide = "dsds", .outlet = true, .ledger = true)
+
+/* An inlet pours 150 spheres onto the pile: every rank's inlet inserts
+ * the same spheres (every rank holds the bodies around its region),
+ * each owned by the rank whose box holds it. */
+RANKS_MATCH_ONE_PROCESS(with_an_inlet, "hooke + dsds, an inlet, the energy ledger", 2500,
+                        .threads = 1, .slide = "dsds", .inlet = true, .ledger = true)
 
 Test(partition, bisection_cuts_balanced_boxes_that_tile_space_whatever_the_order_of_the_points)
 {
@@ -378,14 +363,12 @@ Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_an_inlet_a
     fd_world_free(one);
 }
 
-Test(partition, two_and_three_ranks_give_the_bits_of_one_process_with_external_loads_locks_and_the_ledger)
-{
-    /* Eight spheres pushed and twisted, eight with locked degrees of
-     * freedom: their owners book the loads' and the locks' work, rank 0
-     * adds it in ascending index with the contacts' books. */
-    pile_options o = {.threads = 1, .slide = "dsds", .pushed = true, .ledger = true};
-    run_case(&o, "hooke + dsds, external loads and locks, the energy ledger", 1500);
-}
+/* Eight spheres pushed and twisted, eight with locked degrees of
+ * freedom: their owners book the loads' and the locks' work, rank 0
+ * adds it in ascending index with the contacts' books. */
+RANKS_MATCH_ONE_PROCESS(with_external_loads_locks_and_the_ledger,
+                        "hooke + dsds, external loads and locks, the energy ledger", 1500,
+                        .threads = 1, .slide = "dsds", .pushed = true, .ledger = true)
 
 Test(partition, the_ledger_s_test_of_the_energy_stops_two_ranks_as_one_process)
 {

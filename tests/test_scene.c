@@ -348,6 +348,17 @@ Test(scene, a_static_body_with_a_velocity_is_refused)
 
 /* ---------------------------------------------------------------- errors: names */
 
+/* A lattice generator's entry (five lines: type, count, material, radius,
+ * region) of `count` spheres of `material`, radius 0.1 m, in the unit box:
+ * the name, material and fit errors below each put one under
+ * "generators:". */
+#define UNIT_BOX_LATTICE(count, material)                                                                              \
+    "  - type: lattice\n"                                                                                              \
+    "    count: " #count "\n"                                                                                          \
+    "    material: " #material "\n"                                                                                    \
+    "    radius: 0.1\n"                                                                                                \
+    "    region: {min: [0, 0, 0], max: [1, 1, 1]}\n"
+
 Test(scene, duplicate_names)
 {
     expect_error_at("materials.yaml", HEADER "  - name: steel\n", 5, "materials[1].name",
@@ -360,12 +371,7 @@ Test(scene, duplicate_names)
     expect_error_at("generated.yaml",
                     HEADER "bodies:\n"
                            "  - {name: grain3, material: steel, shape: {type: sphere, radius: 0.1}}\n"
-                           "generators:\n"
-                           "  - type: lattice\n"
-                           "    count: 8\n"
-                           "    material: steel\n"
-                           "    radius: 0.1\n"
-                           "    region: {min: [0, 0, 0], max: [1, 1, 1]}\n",
+                           "generators:\n" UNIT_BOX_LATTICE(8, steel),
                     8, "generators[0]", "'grain3' is already used (at line 6)", NULL);
     expect_error_at("contacts.yaml",
                     HEADER "  - name: glass\n"
@@ -392,12 +398,7 @@ Test(scene, unknown_material_references)
                            "    normal: {model: hooke, k_n: 1}\n",
                     6, "contacts[0].materials[1]", "unknown material 'wood' (materials: steel)", NULL);
     expect_error_at("generator.yaml",
-                    HEADER "generators:\n"
-                           "  - type: lattice\n"
-                           "    count: 1\n"
-                           "    material: glass\n"
-                           "    radius: 0.1\n"
-                           "    region: {min: [0, 0, 0], max: [1, 1, 1]}\n",
+                    HEADER "generators:\n" UNIT_BOX_LATTICE(1, glass),
                     8, "generators[0].material", "unknown material 'glass'", NULL);
 }
 
@@ -689,12 +690,7 @@ Test(scene, generator_spacing_and_velocity_spread_make_a_dilute_gas)
 Test(scene, generator_count_that_does_not_fit)
 {
     expect_error_at("full.yaml",
-                    HEADER "generators:\n"
-                           "  - type: lattice\n"
-                           "    count: 1000\n"
-                           "    material: steel\n"
-                           "    radius: 0.1\n"
-                           "    region: {min: [0, 0, 0], max: [1, 1, 1]}\n",
+                    HEADER "generators:\n" UNIT_BOX_LATTICE(1000, steel),
                     7, "generators[0].count", "1000 spheres do not fit", "5 x 5 x 5 = 125", NULL);
     expect_error_at("flat.yaml",
                     HEADER "generators:\n"

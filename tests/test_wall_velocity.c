@@ -106,7 +106,7 @@ static rig make_rig(const wall_family* family, fd_body_def wall, fd_vec3 omega, 
  * E / (2 (1 - nu^2))): the ball starts there, without a bounce. */
 static double static_overlap(const wall_family* family, double load, double effective_radius)
 {
-    if (strcmp(family->normal, "hertz") == 0) {
+    if (strcmp(family->model[FD_MECHANISM_NORMAL], "hertz") == 0) {
         double modulus = 1e8 / (2.0 * (1.0 - 0.3 * 0.3));
         return pow(3.0 * load / (4.0 * modulus * sqrt(effective_radius)), 2.0 / 3.0);
     }

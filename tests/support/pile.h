@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fricdem/fricdem.h"
+#include "support.h"
 
 typedef struct pile_options {
     int threads;
@@ -119,17 +120,11 @@ static fd_world* make_pile(const pile_options* o)
         cr_assert(!fd_body_id_is_null(fd_world_create_body(world, &plane)), "%s", fd_last_error());
     }
     if (o->inlet) {
-        fd_inlet_def inlet = fd_default_inlet_def();
-        inlet.name = "pour";
-        inlet.material = m;
-        inlet.radius = 0.005;
-        inlet.radius_spread = 0.05;
+        fd_inlet_def inlet = test_inlet_def(m, (test_pour){.name = "pour", .radius = 0.005, .radius_spread = 0.05,
+                                                           .rate = 5000.0, .count = 150, .velocity = {0.0, 0.0, -0.5}});
         inlet.shape = FD_INLET_BOX;
         inlet.box_min = (fd_vec3){-0.04, -0.04, 0.10};
         inlet.box_max = (fd_vec3){0.04, 0.04, 0.13};
-        inlet.rate = 5000.0;
-        inlet.count = 150;
-        inlet.velocity = (fd_vec3){0.0, 0.0, -0.5};
         cr_assert_eq(fd_world_add_inlet(world, &inlet), FD_OK, "%s", fd_last_error());
     }
     if (o->outlet) {

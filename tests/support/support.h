@@ -53,6 +53,35 @@ static inline fd_body_id test_add_ground(fd_world* world, fd_material_id materia
     return id;
 }
 
+/* What an inlet of the tests pours, beyond fd_default_inlet_def: its name,
+ * spheres of radius `radius` (1 +- radius_spread), `count` of them at
+ * `rate` per second, each with `velocity`. test_inlet.c's inlets and the
+ * pile's (support/pile.h) are built from one; callers name the fields, so
+ * the numbers read as what they are. */
+typedef struct test_pour {
+    const char* name;
+    double radius;        /* m */
+    double radius_spread; /* relative */
+    double rate;          /* spheres per second */
+    int64_t count;
+    fd_vec3 velocity;     /* m/s */
+} test_pour;
+
+/* An inlet of the material pouring `pour`; the region (its shape and
+ * extent) is the caller's to set. */
+static inline fd_inlet_def test_inlet_def(fd_material_id material, test_pour pour)
+{
+    fd_inlet_def def = fd_default_inlet_def();
+    def.material = material;
+    def.name = pour.name;
+    def.radius = pour.radius;
+    def.radius_spread = pour.radius_spread;
+    def.rate = pour.rate;
+    def.count = pour.count;
+    def.velocity = pour.velocity;
+    return def;
+}
+
 static inline int test_compare_doubles(const void* a, const void* b)
 {
     double x = *(const double*)a, y = *(const double*)b;
@@ -128,6 +157,22 @@ static inline fd_status test_scene_load_with(const char* path, const char* const
         all[count + i] = extra[i];
     }
     return fd_scene_load(path, all, count + extra_count, scene);
+}
+
+/* A scene loaded as test_scene_load_with does, prepared, and its body named
+ * `name` (the one a Fang & Negrut experiment watches): the brick, disk and
+ * incline tests open their scenes this way, so each failure (load, prepare,
+ * a missing body) fails the test at the same check. */
+static inline fd_body_id test_scene_open(const char* path, const char* const* overrides, int count,
+                                         const char* const* extra, int extra_count, const char* name,
+                                         fd_scene* scene)
+{
+    cr_assert_eq(test_scene_load_with(path, overrides, count, extra, extra_count, scene), FD_OK, "%s",
+                 fd_last_error());
+    cr_assert_eq(fd_world_prepare(scene->world), FD_OK, "%s", fd_last_error());
+    fd_body_id body = fd_world_find_body(scene->world, name);
+    cr_assert(!fd_body_id_is_null(body), "no body '%s'", name);
+    return body;
 }
 
 /* The paper's form of the Fang & Negrut models (paper 003): stick dampers

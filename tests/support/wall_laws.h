@@ -32,10 +32,10 @@
 
 typedef struct wall_family {
     const char* name;
-    const char* normal;
-    const char* slide;
-    const char* roll; /* with rolling resistance; NULL for none */
-    const char* spin; /* with rolling resistance; NULL for none */
+    /* each mechanism's model, indexed by fd_mechanism as a law's submodels
+     * are, so that wall_family_law copies them over in one loop; roll and
+     * spin are the models with rolling resistance, NULL for none */
+    const char* model[FD_MECHANISM_COUNT];
     /* the slide model's slip state column, whose value is 1 while it slips */
     const char* slipping_column;
     /* the normal force the slide's cap is a multiple of: NULL for the
@@ -45,12 +45,12 @@ typedef struct wall_family {
 } wall_family;
 
 static const wall_family wall_families[] = {
-    {"dsds", "hooke", "dsds", "dsds", "dsds", "slipping", NULL},
-    {"csds", "hooke", "csds", "csds", "csds", "slipping", NULL},
-    {"mindlin", "hertz", "mindlin", "dsds", "dsds", "slipping", NULL},
-    {"mindlin_rescale_force", "hertz", "mindlin_rescale_force", NULL, NULL, "slipping", NULL},
-    {"fang_negrut", "hooke", "fang_negrut", "fang_negrut", "fang_negrut", "slide_mode", NULL},
-    {"pfc", "pfc_linear", "pfc_linear", "pfc_rrlinear", NULL, "lin_slip", "normal_elastic_force"},
+    {"dsds", {"hooke", "dsds", "dsds", "dsds"}, "slipping", NULL},
+    {"csds", {"hooke", "csds", "csds", "csds"}, "slipping", NULL},
+    {"mindlin", {"hertz", "mindlin", "dsds", "dsds"}, "slipping", NULL},
+    {"mindlin_rescale_force", {"hertz", "mindlin_rescale_force", NULL, NULL}, "slipping", NULL},
+    {"fang_negrut", {"hooke", "fang_negrut", "fang_negrut", "fang_negrut"}, "slide_mode", NULL},
+    {"pfc", {"pfc_linear", "pfc_linear", "pfc_rrlinear", NULL}, "lin_slip", "normal_elastic_force"},
 };
 #define WALL_FAMILY_COUNT ((int)(sizeof wall_families / sizeof wall_families[0]))
 
@@ -77,27 +77,31 @@ static inline fd_contact_law_def wall_family_law(const wall_family* family, doub
     fd_submodel_def* roll = &law.submodel[FD_MECHANISM_ROLL];
     fd_submodel_def* spin = &law.submodel[FD_MECHANISM_SPIN];
     double k_t = 2.0 / 7.0 * k_n, gamma_t = 2.0 * sqrt(m * k_t);
-    normal->model = family->normal;
-    if (strcmp(family->normal, "hooke") == 0) {
+    for (int k = 0; k < FD_MECHANISM_COUNT; ++k) {
+        /* roll and spin only with rolling resistance */
+        if (k < FD_MECHANISM_ROLL || resistance) {
+            law.submodel[k].model = family->model[k];
+        }
+    }
+    if (strcmp(normal->model, "hooke") == 0) {
         wall_law_param(normal, "k_n", k_n);
         wall_law_param(normal, "restitution", 0.3);
-    } else if (strcmp(family->normal, "hertz") == 0) {
+    } else if (strcmp(normal->model, "hertz") == 0) {
         wall_law_param(normal, "restitution", 0.3);
     } else {
         wall_law_param(normal, "kn", k_n);
         wall_law_param(normal, "dp_nratio", 0.35); /* about restitution 0.3 */
         wall_law_param(normal, "dp_mode", 3.0);
     }
-    slide->model = family->slide;
-    if (strcmp(family->slide, "fang_negrut") == 0) {
+    if (strcmp(slide->model, "fang_negrut") == 0) {
         wall_law_param(slide, "mu_s", mu_s);
         wall_law_param(slide, "mu_k", mu_k);
         wall_law_param(slide, "K_E", k_t);
-    } else if (strncmp(family->slide, "mindlin", 7) == 0) {
+    } else if (strncmp(slide->model, "mindlin", 7) == 0) {
         wall_law_param(slide, "mu_s", mu_s);
         wall_law_param(slide, "mu_k", mu_k);
         wall_law_param(slide, "x_gamma_t", 1.0);
-    } else if (strcmp(family->slide, "pfc_linear") == 0) {
+    } else if (strcmp(slide->model, "pfc_linear") == 0) {
         wall_law_param(slide, "ks", k_t);
         wall_law_param(slide, "fric", mu_k);
         wall_law_param(slide, "dp_sratio", 1.0); /* critical, as gamma_t */
@@ -106,11 +110,10 @@ static inline fd_contact_law_def wall_family_law(const wall_family* family, doub
         wall_law_param(slide, "gamma_t", gamma_t);
         wall_law_param(slide, "mu", mu_k);
     }
-    if (resistance && family->roll != NULL) {
-        roll->model = family->roll;
-        if (strcmp(family->roll, "fang_negrut") == 0) {
+    if (roll->model != NULL) {
+        if (strcmp(roll->model, "fang_negrut") == 0) {
             wall_law_param(roll, "eta_r", 0.1);
-        } else if (strcmp(family->roll, "pfc_rrlinear") == 0) {
+        } else if (strcmp(roll->model, "pfc_rrlinear") == 0) {
             wall_law_param(roll, "rr_fric", 0.02);
         } else {
             wall_law_param(roll, "k_roll", k_t);
@@ -118,9 +121,8 @@ static inline fd_contact_law_def wall_family_law(const wall_family* family, doub
             wall_law_param(roll, "mu_roll", 0.02);
         }
     }
-    if (resistance && family->spin != NULL) {
-        spin->model = family->spin;
-        if (strcmp(family->spin, "fang_negrut") == 0) {
+    if (spin->model != NULL) {
+        if (strcmp(spin->model, "fang_negrut") == 0) {
             wall_law_param(spin, "eta_psi", 0.1);
         } else {
             wall_law_param(spin, "k_twist", k_t * r * r);

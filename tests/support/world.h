@@ -86,6 +86,19 @@ static inline fd_scene load_scene_at(const char* path, const char* const* overri
     return scene;
 }
 
+/* The scene text, written to temp_dir/name and loaded with one --set
+ * override, after checking that it made `expected` entries of a kind (count:
+ * fd_world_inlet_count, fd_world_outlet_count). The inlet and outlet tests
+ * load their good file this way, then check that the override reached the
+ * entry it names. */
+static inline fd_scene load_scene_entries(const char* name, const char* text, const char* override,
+                                          int (*count)(const fd_world*), int expected)
+{
+    fd_scene scene = load_scene_at(write_scene(name, text), &override, 1);
+    cr_assert_eq(count(scene.world), expected);
+    return scene;
+}
+
 /* The scene text, written to temp_dir/name, loaded and its world prepared;
  * fails the test if either is refused. */
 static inline fd_scene load_prepared_scene(const char* name, const char* text)
@@ -176,21 +189,15 @@ static inline void test_broadphase_bodies_release(test_broadphase_bodies* b)
     free(b->normals);
 }
 
-/* A broad phase over the bodies (not yet updated). */
+/* A broad phase over the bodies (not yet updated): its inputs are the
+ * bodies' arrays and the settings given, every other member (not
+ * periodic, no removed bodies, the outputs and scratch) zero. */
 static inline fd_broadphase test_broadphase_over(const test_broadphase_bodies* b, double margin, double cell_size,
                                                  int threads)
 {
-    fd_broadphase bp = {0};
-    bp.body_count = b->n;
-    bp.positions = b->positions;
-    bp.radii = b->radii;
-    bp.is_static = b->is_static;
-    bp.is_wall = b->is_plane;
-    bp.plane_normals = b->normals;
-    bp.margin = margin;
-    bp.cell_size = cell_size;
-    bp.thread_count = threads;
-    return bp;
+    return (fd_broadphase){.body_count = b->n, .positions = b->positions, .radii = b->radii,
+                           .is_static = b->is_static, .is_wall = b->is_plane, .plane_normals = b->normals,
+                           .margin = margin, .cell_size = cell_size, .thread_count = threads};
 }
 
 /* The vector from one centre to another as the reference sees it (the
