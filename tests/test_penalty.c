@@ -208,6 +208,90 @@ typedef struct block_case {
     double transport;             /* roll: 0 carried with the frame, 1 LAMMPS */
 } block_case;
 
+/* A linear congruential draw in [0, 1) from the caller's `seed`. */
+#define RANDOM() ((seed = seed * 1103515245u + 12345u) / 4294967296.0)
+
+/* The same lanes as a block of planes (law_pass.c: sphere-plane contacts of
+ * a block law): the normal, overlap and relative velocity given (the sphere
+ * lanes' own, so that both sticking and slipping lanes occur), each body's
+ * arm to the contact point drawn at random. The law's loads and springs must
+ * be the scalar kernel's, the torques the arms' moments of the force plus
+ * the rolling and twisting torques, as law_pass.c's sphere_pair takes them,
+ * to the last bit. */
+static void check_plane_lanes(fd_sphere_block* block, const fd_block_law* block_law, const fd_contact_law* law,
+                              const block_case* bc, size_t k, unsigned* seed_io)
+{
+    unsigned seed = *seed_io;
+    for (int c = 0; c < FD_BLOCK; ++c) {
+        fd_vec3 d = {block->separation[0][c], block->separation[1][c], block->separation[2][c]};
+        double distance = sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
+        fd_vec3 n = fd_v3_scale(1.0 / distance, d);
+        double overlap = block->radius_i[c] + block->radius_j[c] - distance;
+        double a_i = block->radius_i[c] - 0.5 * overlap, a_j = block->radius_j[c] - 0.5 * overlap;
+        fd_vec3 wi = {block->spin_i[0][c], block->spin_i[1][c], block->spin_i[2][c]};
+        fd_vec3 wj = {block->spin_j[0][c], block->spin_j[1][c], block->spin_j[2][c]};
+        fd_vec3 vi = {block->velocity_i[0][c], block->velocity_i[1][c], block->velocity_i[2][c]};
+        fd_vec3 vj = {block->velocity_j[0][c], block->velocity_j[1][c], block->velocity_j[2][c]};
+        fd_vec3 relative = fd_v3_sub(fd_v3_sub(vi, vj), fd_v3_cross(fd_v3_add(fd_v3_scale(a_i, wi), fd_v3_scale(a_j, wj)),
+                                                                    n));
+        block->plane_overlap[c] = overlap;
+        for (int a = 0; a < 3; ++a) {
+            block->plane_normal[a][c] = (&n.x)[a];
+            block->plane_relative[a][c] = (&relative.x)[a];
+            block->arm_i[a][c] = 0.01 * (RANDOM() - 0.5);
+            block->arm_j[a][c] = 0.01 * (RANDOM() - 0.5);
+        }
+    }
+    *seed_io = seed;
+    block->planes = true;
+    fd_sphere_block_run(block, block_law);
+    block->planes = false;
+    for (int c = 0; c < FD_BLOCK; ++c) {
+        fd_vec3 n = {block->plane_normal[0][c], block->plane_normal[1][c], block->plane_normal[2][c]};
+        fd_vec3 relative = {block->plane_relative[0][c], block->plane_relative[1][c], block->plane_relative[2][c]};
+        fd_vec3 wi = {block->spin_i[0][c], block->spin_i[1][c], block->spin_i[2][c]};
+        fd_vec3 wj = {block->spin_j[0][c], block->spin_j[1][c], block->spin_j[2][c]};
+        fd_vec3 arm_i = {block->arm_i[0][c], block->arm_i[1][c], block->arm_i[2][c]};
+        fd_vec3 arm_j = {block->arm_j[0][c], block->arm_j[1][c], block->arm_j[2][c]};
+        double history[16] = {0};
+        for (int a = 0; a < 3; ++a) {
+            history[a] = block->spring[a][c];
+            if (bc->roll != NULL) {
+                history[law->history_offset[FD_MECHANISM_ROLL] + a] = block->roll_spring[a][c];
+                history[law->history_offset[FD_MECHANISM_ROLL] + 3 + a] = block->roll_normal[a][c];
+            }
+        }
+        if (bc->spin != NULL) {
+            history[law->history_offset[FD_MECHANISM_SPIN]] = block->twist_spring[c];
+        }
+        double constants[3] = {block->damping[c], block->effective_radius[c], 0.0};
+        fd_sphere_loads loads = fd_sphere_kernel(law, constants, 1e-5, 1e-5, n, block->plane_overlap[c], relative, wi,
+                                                 wj, 0u, history, NULL);
+        fd_vec3 force = fd_v3_mul_add(loads.slide_force, loads.normal_force, n);
+        fd_vec3 roll_spin = fd_v3_mul_add(loads.roll_torque, loads.spin_torque, n);
+        fd_vec3 torque_i = fd_v3_add(fd_v3_cross(arm_i, force), roll_spin);
+        fd_vec3 torque_j = fd_v3_sub(fd_v3_cross(arm_j, fd_v3_neg(force)), roll_spin);
+        cr_assert(force.x == block->force[0][c] && force.y == block->force[1][c] && force.z == block->force[2][c],
+                  "case %zu plane lane %d: force differs", k, c);
+        cr_assert(torque_i.x == block->torque_i[0][c] && torque_i.y == block->torque_i[1][c] &&
+                      torque_i.z == block->torque_i[2][c] && torque_j.x == block->torque_j[0][c] &&
+                      torque_j.y == block->torque_j[1][c] && torque_j.z == block->torque_j[2][c],
+                  "case %zu plane lane %d: torques differ", k, c);
+        for (int a = 0; a < 3; ++a) {
+            cr_assert(history[a] == block->spring_after[a][c], "case %zu plane lane %d: slide spring differs", k, c);
+            if (bc->roll != NULL) {
+                cr_assert(history[law->history_offset[FD_MECHANISM_ROLL] + a] == block->roll_spring_after[a][c],
+                          "case %zu plane lane %d: rolling spring differs", k, c);
+            }
+        }
+        if (bc->spin != NULL) {
+            cr_assert(history[law->history_offset[FD_MECHANISM_SPIN]] == block->twist_spring_after[c],
+                      "case %zu plane lane %d: twisting spring differs", k, c);
+        }
+        cr_assert_eq((unsigned)block->slip[c], loads.slip, "case %zu plane lane %d", k, c);
+    }
+}
+
 Test(penalty, the_block_kernel_and_the_scalar_kernel_agree_exactly)
 {
     const block_case cases[] = {
@@ -240,7 +324,6 @@ Test(penalty, the_block_kernel_and_the_scalar_kernel_agree_exactly)
         memset(&block, 0, sizeof block);
         block.count = FD_BLOCK;
         unsigned seed = 12345u + (unsigned)k;
-#define RANDOM() ((seed = seed * 1103515245u + 12345u) / 4294967296.0)
         int slipping = 0;
         for (int c = 0; c < FD_BLOCK; ++c) {
             bool fresh = c % 5 == 0; /* a new contact: no springs, no previous normal */
@@ -319,6 +402,7 @@ Test(penalty, the_block_kernel_and_the_scalar_kernel_agree_exactly)
         }
         cr_assert(slipping > 0 && slipping < FD_BLOCK, "case %zu: both sticking and slipping lanes needed (%d slip)", k,
                   slipping);
+        check_plane_lanes(&block, &block_law, &law, bc, k, &seed);
     }
 }
 

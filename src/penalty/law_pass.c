@@ -57,6 +57,43 @@ static __attribute__((noinline)) void begin_contact(fd_world* world, fd_neighbor
     pool->state[slot] = 0;
 }
 
+/* A sphere-plane contact's geometry, bodies i and j in the list's order:
+ * n into body i, the overlap, body i's surface velocity minus body j's at
+ * the contact point, and each body's arm to it. Both the scalar kernel's
+ * path and the block of planes' gather take it from here. */
+typedef struct plane_pair {
+    fd_vec3 n, relative, arm_i, arm_j;
+    double overlap;
+} plane_pair;
+
+static inline __attribute__((always_inline)) plane_pair plane_pair_geometry(const fd_world* world, uint8_t kind,
+                                                                           int i, int j)
+{
+    /* Sphere s against plane p: n_p the plane's outward normal, the centre
+     * at height h over it, the contact point between the surfaces. */
+    bool plane_first = kind == FD_PAIR_PLANE_SPHERE;
+    int sphere = plane_first ? j : i, plane = plane_first ? i : j;
+    double radius = world->bounding_radii[sphere];
+    fd_vec3 position_s = world->position[sphere], position_p = world->position[plane];
+    fd_vec3 plane_normal = world->plane_normals[plane];
+    double height = fd_v3_dot(fd_v3_sub(position_s, position_p), plane_normal);
+    plane_pair out;
+    out.overlap = radius - height;
+    /* LAMMPS's fix wall/gran takes the contact at R (velocity and torque). */
+    double a_s = world->def.lammps_arms ? radius : radius - 0.5 * out.overlap;
+    fd_vec3 point = fd_v3_mul_add(position_s, -a_s, plane_normal);
+    fd_vec3 arm_s = fd_v3_scale(-a_s, plane_normal);
+    fd_vec3 arm_p = fd_v3_sub(point, position_p);
+    fd_vec3 surface_s = fd_v3_sub(world->velocity[sphere],
+                                  fd_v3_scale(a_s, fd_v3_cross(world->angular_velocity[sphere], plane_normal)));
+    fd_vec3 surface_p = fd_v3_add(world->velocity[plane], fd_v3_cross(world->angular_velocity[plane], arm_p));
+    out.n = plane_first ? fd_v3_neg(plane_normal) : plane_normal;
+    out.relative = plane_first ? fd_v3_sub(surface_p, surface_s) : fd_v3_sub(surface_s, surface_p);
+    out.arm_i = plane_first ? arm_p : arm_s;
+    out.arm_j = plane_first ? arm_s : arm_p;
+    return out;
+}
+
 /* A sphere-sphere or sphere-plane contact through the scalar sphere kernel
  * (sphere_kernel.h): its geometry from the centres, the law, the loads. */
 static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world* world, fd_penalty* penalty,
@@ -103,26 +140,12 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
                                                    fd_v3_scale(lammps ? radii[j] : a_j, sj->angular_velocity)),
                                          n));
     } else {
-        /* Sphere s against plane p: n_p the plane's outward normal, the centre
-         * at height h over it, the contact point between the surfaces. */
-        bool plane_first = kind == FD_PAIR_PLANE_SPHERE;
-        int sphere = plane_first ? j : i, plane = plane_first ? i : j;
-        const fd_body_state* ss = plane_first ? sj : si;
-        const fd_body_state* sp = plane_first ? si : sj;
-        fd_vec3 plane_normal = world->plane_normals[plane];
-        double height = fd_v3_dot(fd_v3_sub(ss->position, sp->position), plane_normal);
-        overlap = radii[sphere] - height;
-        /* LAMMPS's fix wall/gran takes the contact at R (velocity and torque). */
-        double a_s = world->def.lammps_arms ? radii[sphere] : radii[sphere] - 0.5 * overlap;
-        fd_vec3 point = fd_v3_mul_add(ss->position, -a_s, plane_normal);
-        fd_vec3 arm_s = fd_v3_scale(-a_s, plane_normal);
-        fd_vec3 arm_p = fd_v3_sub(point, sp->position);
-        fd_vec3 surface_s = fd_v3_sub(ss->velocity, fd_v3_scale(a_s, fd_v3_cross(ss->angular_velocity, plane_normal)));
-        fd_vec3 surface_p = fd_v3_add(sp->velocity, fd_v3_cross(sp->angular_velocity, arm_p));
-        n = plane_first ? fd_v3_neg(plane_normal) : plane_normal;
-        relative = plane_first ? fd_v3_sub(surface_p, surface_s) : fd_v3_sub(surface_s, surface_p);
-        arm_i = plane_first ? arm_p : arm_s;
-        arm_j = plane_first ? arm_s : arm_p;
+        plane_pair pair = plane_pair_geometry(world, kind, i, j);
+        n = pair.n;
+        overlap = pair.overlap;
+        relative = pair.relative;
+        arm_i = pair.arm_i;
+        arm_j = pair.arm_j;
     }
     /* With the ledger the step books go straight to the caller's (its
      * chunk's sums take them from there). */
@@ -417,6 +440,38 @@ static inline __attribute__((always_inline)) bool add_loads(fd_penalty_thread* t
     return true;
 }
 
+/* A block lane's inputs of the law, whatever its geometry: the pair's
+ * normal dashpot, the springs before the step and the last slip state. */
+static inline __attribute__((always_inline)) void gather_law_inputs(fd_sphere_block* restrict block, int c,
+                                                                    const fd_contact_pool* pool,
+                                                                    const fd_block_law* law, int32_t slot,
+                                                                    const double* history, int constant_stride)
+{
+    const double* constants = pool->constants + (size_t)slot * (size_t)constant_stride;
+    block->damping[c] = constants[0];
+    block->spring[0][c] = history[0];
+    block->spring[1][c] = history[1];
+    block->spring[2][c] = history[2];
+    if (law->static_kinetic) {
+        /* The last step's slip state (the pass writes the new one in its
+         * loads' loop), for a law whose static and kinetic coefficients
+         * differ: the others' lanes do not read it. */
+        block->was_slipping[c] = (double)(pool->state[slot] & (FD_ENTRY_NOW & ~FD_ENTRY_TOUCHING));
+    }
+    if (law->roll != FD_KIND_NONE || law->spin != FD_KIND_NONE) {
+        block->effective_radius[c] = constants[1];
+        const double* roll = history + law->roll_offset;
+        block->roll_spring[0][c] = roll[0];
+        block->roll_spring[1][c] = roll[1];
+        block->roll_spring[2][c] = roll[2];
+        block->roll_normal[0][c] = roll[3];
+        block->roll_normal[1][c] = roll[4];
+        block->roll_normal[2][c] = roll[5];
+        block->twist_spring[c] = history[law->spin_offset];
+        block->wide_turn[c] = 0.0;
+    }
+}
+
 /* Whether some lane's rolling spring turned too far for the block. */
 static inline bool any_wide_turn(const fd_sphere_block* block)
 {
@@ -542,7 +597,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
     memset(running, 0, sizeof running);
     for (int64_t top = th->touching_count - 1; top >= 0; top -= FD_BLOCK) {
         int chunk = top + 1 < FD_BLOCK ? (int)(top + 1) : FD_BLOCK;
-        int block_law[FD_BLOCKS_PER_CHUNK];
+        int block_law[FD_BLOCKS_PER_CHUNK]; /* each block's key: 2 * its law + 1 for planes; -1 unused */
         for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {
             th->block[b]->count = 0;
             block_law[b] = -1;
@@ -571,15 +626,39 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             slot_fn[s] = -1;
             const double* history = springs_before + (size_t)slot * (size_t)stride;
             uint8_t kind = entry_kind[e];
-            int law_block = kind == FD_PAIR_SPHERE_SPHERE ? block_law_index[entry_law[e]] : -1;
-            /* The chunk's block for this law: the first free or its own
-             * (the first block's, most often: one law in the chunk). */
-            int which = law_block >= 0 && block_law[0] == law_block ? 0 : -1;
-            for (int b = 0; b < FD_BLOCKS_PER_CHUNK && law_block >= 0 && which < 0; ++b) {
+            /* A sphere-plane contact takes a block of planes, except on a
+             * pass that records (its record is the scalar path's). */
+            bool on_plane = kind != FD_PAIR_SPHERE_SPHERE;
+            int law_block = kind == FD_PAIR_SPHERE_SPHERE || (kind < FD_PAIR_GENERIC && !record)
+                                ? block_law_index[entry_law[e]]
+                                : -1;
+            int block_key = law_block >= 0 ? 2 * law_block + on_plane : -1; /* block_law's entries */
+            /* The chunk's block for this law and geometry: the first free or
+             * its own (the first block's, most often: one law in the chunk). */
+            int which = block_key >= 0 && block_law[0] == block_key ? 0 : -1;
+            for (int b = 0; b < FD_BLOCKS_PER_CHUNK && block_key >= 0 && which < 0; ++b) {
                 if (block_law[b] < 0) {
-                    block_law[b] = law_block;
+                    block_law[b] = block_key;
                 }
-                which = block_law[b] == law_block ? b : -1;
+                which = block_law[b] == block_key ? b : -1;
+            }
+            if (which >= 0 && on_plane) {
+                /* A lane of a block of planes: the scalar path's geometry. */
+                fd_sphere_block* block = th->block[which];
+                int c = block->count++;
+                slot_block[s] = (int8_t)which;
+                slot_lane[s] = (int8_t)c;
+                block->planes = true;
+                plane_pair pair = plane_pair_geometry(world, kind, i, j);
+                FD_LANE_STORE3(block->plane_normal, c, pair.n);
+                block->plane_overlap[c] = pair.overlap;
+                FD_LANE_STORE3(block->plane_relative, c, pair.relative);
+                FD_LANE_STORE3(block->arm_i, c, pair.arm_i);
+                FD_LANE_STORE3(block->arm_j, c, pair.arm_j);
+                FD_LANE_STORE3(block->spin_i, c, angular_velocity[i]);
+                FD_LANE_STORE3(block->spin_j, c, angular_velocity[j]);
+                gather_law_inputs(block, c, pool, &p->block_laws[law_block], slot, history, constant_stride);
+                continue;
             }
             if (which >= 0) {
                 /* A lane of the block: its inputs, gathered. */
@@ -587,6 +666,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 int c = block->count++;
                 slot_block[s] = (int8_t)which;
                 slot_lane[s] = (int8_t)c;
+                block->planes = false;
                 /* x_i - x_j at the nearest image; with periodic axes the
                  * distance pass's (the same operations on the same
                  * positions), found once. */
@@ -614,31 +694,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 block->spin_j[2][c] = wj.z;
                 block->radius_i[c] = radii[i];
                 block->radius_j[c] = radii[j];
-                const double* constants = pool->constants + (size_t)slot * (size_t)constant_stride;
-                block->damping[c] = constants[0];
-                block->spring[0][c] = history[0];
-                block->spring[1][c] = history[1];
-                block->spring[2][c] = history[2];
-                const fd_block_law* gathered = &p->block_laws[law_block];
-                if (gathered->static_kinetic) {
-                    /* The last step's slip state (this pass writes the new
-                     * one in the loads' loop below), for a law whose static
-                     * and kinetic coefficients differ: the others' lanes do
-                     * not read it. */
-                    block->was_slipping[c] = (double)(pool->state[slot] & (FD_ENTRY_NOW & ~FD_ENTRY_TOUCHING));
-                }
-                if (gathered->roll != FD_KIND_NONE || gathered->spin != FD_KIND_NONE) {
-                    block->effective_radius[c] = constants[1];
-                    const double* roll = history + gathered->roll_offset;
-                    block->roll_spring[0][c] = roll[0];
-                    block->roll_spring[1][c] = roll[1];
-                    block->roll_spring[2][c] = roll[2];
-                    block->roll_normal[0][c] = roll[3];
-                    block->roll_normal[1][c] = roll[4];
-                    block->roll_normal[2][c] = roll[5];
-                    block->twist_spring[c] = history[gathered->spin_offset];
-                    block->wide_turn[c] = 0.0;
-                }
+                gather_law_inputs(block, c, pool, &p->block_laws[law_block], slot, history, constant_stride);
                 continue;
             }
             slot_block[s] = -1;
@@ -683,7 +739,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
         const fd_block_law* chunk_law[FD_BLOCKS_PER_CHUNK]; /* each block's law (NULL: unused) */
         for (int b = 0; b < FD_BLOCKS_PER_CHUNK; ++b) {
             fd_sphere_block* block = th->block[b];
-            chunk_law[b] = block->count > 0 ? &p->block_laws[block_law[b]] : NULL;
+            chunk_law[b] = block->count > 0 ? &p->block_laws[block_law[b] / 2] : NULL;
             if (block->count == 0) {
                 continue;
             }

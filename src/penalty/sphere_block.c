@@ -91,29 +91,26 @@ static inline __attribute__((always_inline)) void keep_books(fd_sphere_block* re
     b->books[mechanism][3][c] = s->created;
 }
 
-/* One contact, as sphere_pair and fd_sphere_kernel compute it. */
-static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict b, int c, const fd_block_law* law,
-                                                       fd_submodel_kind slide, fd_submodel_kind roll,
-                                                       fd_submodel_kind spin, int keep, bool two_coefficients)
+/* A lane's law, what both geometries share: the force on body i and the
+ * rolling and twisting torques on it (roll_spin), its springs, slip state
+ * and normal stored in the block. */
+typedef struct lane_loads {
+    fd_vec3 force, slide_force, roll_spin;
+} lane_loads;
+
+/* The law at one contact, as fd_sphere_kernel computes it from the normal,
+ * the overlap, the relative velocity and the two spins. */
+static inline __attribute__((always_inline)) lane_loads lane_law(fd_sphere_block* restrict b, int c,
+                                                                 const fd_block_law* law, fd_submodel_kind slide,
+                                                                 fd_submodel_kind roll, fd_submodel_kind spin,
+                                                                 int keep, bool two_coefficients, fd_vec3 n,
+                                                                 double overlap, fd_vec3 relative, fd_vec3 omega_i,
+                                                                 fd_vec3 omega_j)
 {
     /* The last step's slip bits, read only by laws whose static and kinetic
      * coefficients differ (a loop of its own: the others pay nothing). */
     unsigned slipped = two_coefficients ? (unsigned)b->was_slipping[c] : 0u;
     double dt = law->time_step, advance = law->spring_time_step;
-    fd_vec3 d = FD_LANE_LOAD3(b->separation, c);
-    double distance = sqrt(fd_v3_dot(d, d));
-    /* Coincident centres: +z, deterministically (narrowphase.c). */
-    fd_vec3 n = fd_v3_select(distance > 0.0, fd_v3_scale(1.0 / distance, d), fd_v3(0.0, 0.0, 1.0));
-    double radius_i = b->radius_i[c], radius_j = b->radius_j[c];
-    double overlap = radius_i + radius_j - distance;
-    /* The contact point halfway between the surfaces: a_i from centre i,
-     * a_j from centre j, along the line of centres. */
-    double a_i = radius_i - 0.5 * overlap, a_j = radius_j - 0.5 * overlap;
-    /* The sliding velocity's arms: the same point, or LAMMPS's full radii. */
-    double arm_i = fd_select(law->lammps_arms, radius_i, a_i), arm_j = fd_select(law->lammps_arms, radius_j, a_j);
-    fd_vec3 omega_i = FD_LANE_LOAD3(b->spin_i, c), omega_j = FD_LANE_LOAD3(b->spin_j, c);
-    fd_vec3 relative = fd_v3_sub(fd_v3_sub(FD_LANE_LOAD3(b->velocity_i, c), FD_LANE_LOAD3(b->velocity_j, c)),
-                                 fd_v3_cross(fd_v3_add(fd_v3_scale(arm_i, omega_i), fd_v3_scale(arm_j, omega_j)), n));
     /* hooke (normal.c): the overlap grows when j's surface moves towards i's. */
     double normal_velocity = fd_v3_dot(relative, n);
     double overlap_rate = -normal_velocity;
@@ -199,13 +196,6 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
     FD_LANE_STORE3(b->normal, c, n);
     fd_vec3 force = fd_v3_mul_add(slide_force, normal_force, n);
     FD_LANE_STORE3(b->force, c, force);
-    /* arm_i = -a_i n, arm_j = +a_j n: arm x F = -a n x F_t on both bodies. */
-    fd_vec3 roll_spin = fd_v3_mul_add(roll_torque, spin_torque, n);
-    fd_vec3 turn = fd_v3_cross(n, slide_force);
-    double torque_arm_i = fd_select(law->legacy_torque, radius_i, a_i);
-    double torque_arm_j = fd_select(law->legacy_torque, radius_j, a_j);
-    FD_LANE_STORE3(b->torque_i, c, fd_v3_sub(roll_spin, fd_v3_scale(torque_arm_i, turn)));
-    FD_LANE_STORE3(b->torque_j, c, fd_v3_neg(fd_v3_add(roll_spin, fd_v3_scale(torque_arm_j, turn))));
     if (keep == KEEP_ALL) {
         b->normal_force[c] = normal_force;
         b->elastic_force[c] = elastic;
@@ -221,6 +211,52 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
         b->books[FD_MECHANISM_NORMAL][2][c] = 0.0;
         b->books[FD_MECHANISM_NORMAL][3][c] = 0.0;
     }
+    return (lane_loads){force, slide_force, fd_v3_mul_add(roll_torque, spin_torque, n)};
+}
+
+/* One sphere-sphere contact, as sphere_pair and fd_sphere_kernel compute it. */
+static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict b, int c, const fd_block_law* law,
+                                                       fd_submodel_kind slide, fd_submodel_kind roll,
+                                                       fd_submodel_kind spin, int keep, bool two_coefficients)
+{
+    fd_vec3 d = FD_LANE_LOAD3(b->separation, c);
+    double distance = sqrt(fd_v3_dot(d, d));
+    /* Coincident centres: +z, deterministically (narrowphase.c). */
+    fd_vec3 n = fd_v3_select(distance > 0.0, fd_v3_scale(1.0 / distance, d), fd_v3(0.0, 0.0, 1.0));
+    double radius_i = b->radius_i[c], radius_j = b->radius_j[c];
+    double overlap = radius_i + radius_j - distance;
+    /* The contact point halfway between the surfaces: a_i from centre i,
+     * a_j from centre j, along the line of centres. */
+    double a_i = radius_i - 0.5 * overlap, a_j = radius_j - 0.5 * overlap;
+    /* The sliding velocity's arms: the same point, or LAMMPS's full radii. */
+    double arm_i = fd_select(law->lammps_arms, radius_i, a_i), arm_j = fd_select(law->lammps_arms, radius_j, a_j);
+    fd_vec3 omega_i = FD_LANE_LOAD3(b->spin_i, c), omega_j = FD_LANE_LOAD3(b->spin_j, c);
+    fd_vec3 relative = fd_v3_sub(fd_v3_sub(FD_LANE_LOAD3(b->velocity_i, c), FD_LANE_LOAD3(b->velocity_j, c)),
+                                 fd_v3_cross(fd_v3_add(fd_v3_scale(arm_i, omega_i), fd_v3_scale(arm_j, omega_j)), n));
+    lane_loads loads = lane_law(b, c, law, slide, roll, spin, keep, two_coefficients, n, overlap, relative, omega_i,
+                                omega_j);
+    /* arm_i = -a_i n, arm_j = +a_j n: arm x F = -a n x F_t on both bodies. */
+    fd_vec3 turn = fd_v3_cross(n, loads.slide_force);
+    double torque_arm_i = fd_select(law->legacy_torque, radius_i, a_i);
+    double torque_arm_j = fd_select(law->legacy_torque, radius_j, a_j);
+    FD_LANE_STORE3(b->torque_i, c, fd_v3_sub(loads.roll_spin, fd_v3_scale(torque_arm_i, turn)));
+    FD_LANE_STORE3(b->torque_j, c, fd_v3_neg(fd_v3_add(loads.roll_spin, fd_v3_scale(torque_arm_j, turn))));
+}
+
+/* One sphere-plane contact: its geometry gathered (fd_plane_pair_geometry),
+ * the law in the lane, the torques the arms' moments as sphere_pair takes
+ * them. */
+static inline __attribute__((always_inline)) void plane_lane(fd_sphere_block* restrict b, int c,
+                                                             const fd_block_law* law, fd_submodel_kind slide,
+                                                             fd_submodel_kind roll, fd_submodel_kind spin, int keep,
+                                                             bool two_coefficients)
+{
+    lane_loads loads = lane_law(b, c, law, slide, roll, spin, keep, two_coefficients, FD_LANE_LOAD3(b->plane_normal, c),
+                                b->plane_overlap[c], FD_LANE_LOAD3(b->plane_relative, c),
+                                FD_LANE_LOAD3(b->spin_i, c), FD_LANE_LOAD3(b->spin_j, c));
+    FD_LANE_STORE3(b->torque_i, c, fd_v3_add(fd_v3_cross(FD_LANE_LOAD3(b->arm_i, c), loads.force), loads.roll_spin));
+    FD_LANE_STORE3(b->torque_j, c,
+                   fd_v3_sub(fd_v3_cross(FD_LANE_LOAD3(b->arm_j, c), fd_v3_neg(loads.force)), loads.roll_spin));
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -231,8 +267,14 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
 
 #define FD_BLOCK_LOOP(slide, roll, spin, keep)                                                                         \
     do {                                                                                                               \
-        _Pragma("omp simd") for (int c = 0; c < count; ++c) {                                                          \
-            lane(block, c, law, slide, roll, spin, keep, two_coefficients);                                            \
+        if (block->planes) {                                                                                           \
+            _Pragma("omp simd") for (int c = 0; c < count; ++c) {                                                      \
+                plane_lane(block, c, law, slide, roll, spin, keep, two_coefficients);                                  \
+            }                                                                                                          \
+        } else {                                                                                                       \
+            _Pragma("omp simd") for (int c = 0; c < count; ++c) {                                                      \
+                lane(block, c, law, slide, roll, spin, keep, two_coefficients);                                        \
+            }                                                                                                          \
         }                                                                                                              \
     } while (0)
 

@@ -18,6 +18,13 @@
  * sphere_pair): normal along the line of centres, the contact point halfway
  * between the two surfaces.
  *
+ * A block of planes takes sphere-plane contacts of the same laws: their
+ * geometry (normal, overlap, relative velocity, the arms from both bodies'
+ * reference points) is gathered by the scalar path's own function
+ * (fd_plane_pair_geometry), the law runs in the lanes as above, and the
+ * torques are the arms' moments of the force plus the rolling and twisting
+ * torques, as the scalar path takes them.
+ *
  * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #ifndef FD_PENALTY_SPHERE_BLOCK_H
 #define FD_PENALTY_SPHERE_BLOCK_H
@@ -51,6 +58,7 @@ typedef struct fd_block_law {
 
 typedef struct fd_sphere_block {
     int count;
+    bool planes;                      /* sphere-plane lanes: the plane inputs below, not the centres' */
     /* inputs */
     double separation[3][FD_BLOCK];   /* x_i - x_j (body j's nearest image), m */
     double velocity_i[3][FD_BLOCK], velocity_j[3][FD_BLOCK];
@@ -63,6 +71,11 @@ typedef struct fd_sphere_block {
     double roll_normal[3][FD_BLOCK];  /* its frame's normal (0 for a new contact) */
     double twist_spring[FD_BLOCK];    /* rad */
     double was_slipping[FD_BLOCK];    /* the last step's FD_ENTRY_SLIP_* bits (a static_kinetic law's lanes only) */
+    /* inputs of a block of planes (instead of separation and the velocities) */
+    double plane_normal[3][FD_BLOCK]; /* n into body i */
+    double plane_overlap[FD_BLOCK];   /* m */
+    double plane_relative[3][FD_BLOCK]; /* body i's surface minus body j's at the contact point, m/s */
+    double arm_i[3][FD_BLOCK], arm_j[3][FD_BLOCK]; /* the contact point from each body's reference point, m */
     /* outputs */
     double force[3][FD_BLOCK];        /* on body i, N */
     double torque_i[3][FD_BLOCK], torque_j[3][FD_BLOCK];
