@@ -483,54 +483,60 @@ static inline bool any_wide_turn(const fd_sphere_block* block)
 }
 
 /* The commonest chunk, on a pass that does not record (and, with the
- * ledger, in one process: every row's books summed by its group):
- * every contact a lane of the first block, lane s the chunk's slot s, and
- * no lane whose rolling spring turned too far (all of them, then, as the
- * slot-by-slot loop of law_pass would take them). The springs go back
- * mechanism by mechanism, with the law's tests out of the loops; then the
- * loads onto the bodies in slot order, as that loop adds them. False when
- * out of memory. */
-static inline __attribute__((always_inline)) bool scatter_first_block(fd_penalty_thread* th, fd_contact_pool* pool,
-                                                                      const fd_sphere_block* restrict block,
-                                                                      const fd_block_law* law, int chunk,
-                                                                      const int32_t* slot_contact,
-                                                                      const int32_t* slot_i, const int32_t* slot_j,
-                                                                      double* springs_after, int stride,
-                                                                      fd_vec3* forces, fd_vec3* torques, int end_row,
-                                                                      bool ledger, int32_t* running_group,
-                                                                      fd_energy_books* running)
+ * ledger, in one process: every row's books summed by its group): every
+ * contact a lane of a block of one law (spheres, or planes: slot s is lane
+ * slot_lane[s] of block slot_block[s]), and no lane whose rolling spring
+ * turned too far (all of them, then, as the slot-by-slot loop of law_pass
+ * would take them). The springs go back mechanism by mechanism, with the
+ * law's tests out of the loops; then the loads onto the bodies in slot
+ * order, as that loop adds them. False when out of memory. */
+static inline __attribute__((always_inline)) bool scatter_blocks(fd_penalty_thread* th, fd_contact_pool* pool,
+                                                                 fd_sphere_block* const* blocks,
+                                                                 const int8_t* slot_block, const int8_t* slot_lane,
+                                                                 const fd_block_law* law, int chunk,
+                                                                 const int32_t* slot_contact,
+                                                                 const int32_t* slot_i, const int32_t* slot_j,
+                                                                 double* springs_after, int stride,
+                                                                 fd_vec3* forces, fd_vec3* torques, int end_row,
+                                                                 bool ledger, int32_t* running_group,
+                                                                 fd_energy_books* running)
 {
     if (law->slide != FD_KIND_NONE) {
         for (int s = 0; s < chunk; ++s) {
-            put_slide_lane(springs_after + (size_t)slot_contact[s] * (size_t)stride, block, s);
+            put_slide_lane(springs_after + (size_t)slot_contact[s] * (size_t)stride, blocks[slot_block[s]],
+                           slot_lane[s]);
         }
     }
     if (law->roll != FD_KIND_NONE) {
         for (int s = 0; s < chunk; ++s) {
-            put_roll_lane(springs_after + (size_t)slot_contact[s] * (size_t)stride + law->roll_offset, block, s);
+            put_roll_lane(springs_after + (size_t)slot_contact[s] * (size_t)stride + law->roll_offset,
+                          blocks[slot_block[s]], slot_lane[s]);
         }
     }
     if (law->spin != FD_KIND_NONE) {
         for (int s = 0; s < chunk; ++s) {
-            springs_after[(size_t)slot_contact[s] * (size_t)stride + law->spin_offset] = block->twist_spring_after[s];
+            springs_after[(size_t)slot_contact[s] * (size_t)stride + law->spin_offset] =
+                blocks[slot_block[s]]->twist_spring_after[slot_lane[s]];
         }
     }
     uint8_t* state = pool->state;
     for (int s = 0; s < chunk; ++s) {
         int i = slot_i[s], j = slot_j[s];
         int32_t slot = slot_contact[s];
-        fd_vec3 force = fd_v3(block->force[0][s], block->force[1][s], block->force[2][s]);
-        fd_vec3 torque_i = fd_v3(block->torque_i[0][s], block->torque_i[1][s], block->torque_i[2][s]);
-        fd_vec3 torque_j = fd_v3(block->torque_j[0][s], block->torque_j[1][s], block->torque_j[2][s]);
-        unsigned slip = (unsigned)block->slip[s]; /* a small integer as a double: no branch */
+        const fd_sphere_block* block = blocks[slot_block[s]];
+        int c = slot_lane[s];
+        fd_vec3 force = fd_v3(block->force[0][c], block->force[1][c], block->force[2][c]);
+        fd_vec3 torque_i = fd_v3(block->torque_i[0][c], block->torque_i[1][c], block->torque_i[2][c]);
+        fd_vec3 torque_j = fd_v3(block->torque_j[0][c], block->torque_j[1][c], block->torque_j[2][c]);
+        unsigned slip = (unsigned)block->slip[c]; /* a small integer as a double: no branch */
         if (ledger) {
             /* The lifetime books, and the step's into the sums of the
              * row's group, as the slot-by-slot loop books a lane. */
-            book_lane_of_block(pool, block, law, s, slot);
+            book_lane_of_block(pool, block, law, c, slot);
             if (!enter_row_group(th, running_group, running, i)) {
                 return false;
             }
-            add_block_books(running, block, law, s);
+            add_block_books(running, block, law, c);
         }
         state[slot] = (uint8_t)(((unsigned)state[slot] << 4) | slip | FD_ENTRY_TOUCHING);
         if (!add_loads(th, forces, torques, i, j, end_row, force, torque_i, torque_j)) {
@@ -778,11 +784,19 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, &geometry, offset.x, offset.y, offset.z,
                                             false, false, false, th->first_contact + top - s, slot_books[s]);
         }
-        if (!record && (!ledger || book_rows == NULL) && th->block[0]->count == chunk && chunk_law[0] != NULL &&
-            (chunk_law[0]->roll == FD_KIND_NONE || !any_wide_turn(th->block[0]))) {
-            if (!scatter_first_block(th, pool, th->block[0], chunk_law[0], chunk, slot_contact, slot_i, slot_j,
-                                     springs_after, stride, forces, torques, end_row, ledger, &running_group,
-                                     running)) {
+        /* Every contact of the chunk a lane of one law's blocks, none turned too far? */
+        int in_blocks = 0;
+        bool one_law = chunk_law[0] != NULL;
+        for (int b = 0; b < FD_BLOCKS_PER_CHUNK && one_law; ++b) {
+            const fd_sphere_block* block = th->block[b];
+            in_blocks += block->count;
+            one_law = block->count == 0 || (chunk_law[b] == chunk_law[0] &&
+                                             (chunk_law[b]->roll == FD_KIND_NONE || !any_wide_turn(block)));
+        }
+        if (!record && (!ledger || book_rows == NULL) && one_law && in_blocks == chunk) {
+            if (!scatter_blocks(th, pool, th->block, slot_block, slot_lane, chunk_law[0], chunk, slot_contact, slot_i,
+                                slot_j, springs_after, stride, forces, torques, end_row, ledger, &running_group,
+                                running)) {
                 th->failure = FD_PASS_OUT_OF_MEMORY;
                 return;
             }
