@@ -3,7 +3,8 @@
  *
  * A thread takes its touching contacts FD_BLOCK at a time in descending key
  * order. In a chunk, the sphere-sphere contacts of one block law go to the
- * vectorised block kernel (sphere_block.h); every other contact is
+ * vectorised block kernel (sphere_block.h), and so do its sphere-plane
+ * contacts (a block of planes) on a pass that does not record; every other contact is
  * evaluated at once into its slot (the scalar sphere kernel, or the generic
  * path of contact_details.c). Then the chunk's loads go onto the bodies slot
  * by slot, so the order of the sums is the one penalty.h explains whatever

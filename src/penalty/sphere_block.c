@@ -267,7 +267,7 @@ static inline __attribute__((always_inline)) void plane_lane(fd_sphere_block* re
 
 #define FD_BLOCK_LOOP(slide, roll, spin, keep)                                                                         \
     do {                                                                                                               \
-        if (block->planes) {                                                                                           \
+        if (keep != KEEP_ALL && block->planes) { /* a recording pass keeps its planes scalar */                     \
             _Pragma("omp simd") for (int c = 0; c < count; ++c) {                                                      \
                 plane_lane(block, c, law, slide, roll, spin, keep, two_coefficients);                                  \
             }                                                                                                          \

@@ -103,7 +103,9 @@ bool fd_block_law_of(const fd_contact_law* law, int index, double time_step, fd_
 
 /* The block's lanes: forces, torques, springs and slip states; the books
  * kernel also the books (the ledger); the full kernel also the normal
- * force's parts and the loads of each mechanism (a record). */
+ * force's parts and the loads of each mechanism (a record). The full kernel
+ * takes no block of planes: a pass that records evaluates its sphere-plane
+ * contacts with the scalar kernel, whose record has their geometry. */
 void fd_sphere_block_run(fd_sphere_block* block, const fd_block_law* law);
 void fd_sphere_block_run_books(fd_sphere_block* block, const fd_block_law* law);
 void fd_sphere_block_run_full(fd_sphere_block* block, const fd_block_law* law);
