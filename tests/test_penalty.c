@@ -232,8 +232,8 @@ static void check_plane_lanes(fd_sphere_block* block, const fd_block_law* block_
         fd_vec3 wj = {block->spin_j[0][c], block->spin_j[1][c], block->spin_j[2][c]};
         fd_vec3 vi = {block->velocity_i[0][c], block->velocity_i[1][c], block->velocity_i[2][c]};
         fd_vec3 vj = {block->velocity_j[0][c], block->velocity_j[1][c], block->velocity_j[2][c]};
-        fd_vec3 relative = fd_v3_sub(fd_v3_sub(vi, vj), fd_v3_cross(fd_v3_add(fd_v3_scale(a_i, wi), fd_v3_scale(a_j, wj)),
-                                                                    n));
+        fd_vec3 arms = fd_v3_add(fd_v3_scale(a_i, wi), fd_v3_scale(a_j, wj));
+        fd_vec3 relative = fd_v3_sub(fd_v3_sub(vi, vj), fd_v3_cross(arms, n));
         block->plane_overlap[c] = overlap;
         for (int a = 0; a < 3; ++a) {
             block->plane_normal[a][c] = (&n.x)[a];
