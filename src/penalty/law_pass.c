@@ -453,12 +453,9 @@ static inline __attribute__((always_inline)) void gather_law_inputs(fd_sphere_bl
     block->spring[0][c] = history[0];
     block->spring[1][c] = history[1];
     block->spring[2][c] = history[2];
-    if (law->static_kinetic) {
-        /* The last step's slip state (the pass writes the new one in its
-         * loads' loop), for a law whose static and kinetic coefficients
-         * differ: the others' lanes do not read it. */
-        block->was_slipping[c] = (double)(pool->state[slot] & (FD_ENTRY_NOW & ~FD_ENTRY_TOUCHING));
-    }
+    /* The last step's slip state (the pass writes the new one in its loads'
+     * loop). */
+    block->was_slipping[c] = (double)(pool->state[slot] & (FD_ENTRY_NOW & ~FD_ENTRY_TOUCHING));
     if (law->roll != FD_KIND_NONE || law->spin != FD_KIND_NONE) {
         block->effective_radius[c] = constants[1];
         const double* roll = history + law->roll_offset;

@@ -40,16 +40,15 @@ typedef struct fd_block_law {
     fd_submodel_kind roll;        /* FD_KIND_NONE, _ROLL_DSDS or _ROLL_CSDS */
     fd_submodel_kind spin;        /* FD_KIND_NONE, _SPIN_DSDS, _SPIN_CSDS or _SPIN_MARSHALL */
     bool clamp;                   /* N >= 0 (hooke limit_damping) */
-    bool lammps_transport;        /* roll transport 1 */
+    bool lammps_transport;        /* roll transport 1 (a loop of its own) */
     int roll_offset, spin_offset; /* into the contact's history block */
     double k_n;                   /* N/m */
     /* Each slider's static and kinetic coefficients (model.h
-     * fd_static_kinetic; equal for one `mu`); static_kinetic: some differ,
-     * so the lanes read the contacts' last slip state. */
+     * fd_static_kinetic; equal for one `mu`): the lanes take the one the
+     * contact's last slip state says. */
     double k_t, inverse_k_t, gamma_t, inverse_gamma_t, mu_s, mu_k;                 /* slide */
     double k_roll, inverse_k_roll, gamma_roll, inverse_gamma_roll, mu_roll_s, mu_roll_k; /* roll */
     double k_twist, gamma_twist, mu_twist_s, mu_twist_k;                           /* spin dsds, csds */
-    bool static_kinetic;
     bool lammps_arms;             /* fd_world_def.lammps_arms: sliding velocity from the full radii */
     bool legacy_torque;           /* fd_world_def.lammps_legacy_torque: a pair's torques at the full radii too */
     double time_step;             /* s */
@@ -70,7 +69,7 @@ typedef struct fd_sphere_block {
     double roll_spring[3][FD_BLOCK];  /* rolling spring before the step, m */
     double roll_normal[3][FD_BLOCK];  /* its frame's normal (0 for a new contact) */
     double twist_spring[FD_BLOCK];    /* rad */
-    double was_slipping[FD_BLOCK];    /* the last step's FD_ENTRY_SLIP_* bits (a static_kinetic law's lanes only) */
+    double was_slipping[FD_BLOCK];    /* the last step's FD_ENTRY_SLIP_* bits */
     /* inputs of a block of planes (instead of separation and the velocities) */
     double plane_normal[3][FD_BLOCK]; /* n into body i */
     double plane_overlap[FD_BLOCK];   /* m */
