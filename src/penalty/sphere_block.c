@@ -246,17 +246,18 @@ static inline __attribute__((always_inline)) void lane(fd_sphere_block* restrict
     FD_LANE_STORE3(b->torque_j, c, fd_v3_neg(fd_v3_add(loads.roll_spin, fd_v3_scale(torque_arm_j, turn))));
 }
 
-/* One sphere-plane contact: its geometry gathered (fd_plane_pair_geometry),
- * the law in the lane, the torques the arms' moments as sphere_pair takes
- * them. */
+/* One sphere-plane contact: its geometry gathered (law_pass.c,
+ * plane_pair_geometry), the law in the lane, the torques the arms' moments
+ * as sphere_pair takes them. */
 static inline __attribute__((always_inline)) void plane_lane(fd_sphere_block* restrict b, int c,
                                                              const fd_block_law* law, fd_submodel_kind slide,
                                                              fd_submodel_kind roll, fd_submodel_kind spin, int keep,
                                                              bool rescaled_transport)
 {
-    lane_loads loads = lane_law(b, c, law, slide, roll, spin, keep, rescaled_transport, FD_LANE_LOAD3(b->plane_normal, c),
-                                b->plane_overlap[c], FD_LANE_LOAD3(b->plane_relative, c),
-                                FD_LANE_LOAD3(b->spin_i, c), FD_LANE_LOAD3(b->spin_j, c));
+    lane_loads loads = lane_law(b, c, law, slide, roll, spin, keep, rescaled_transport,
+                                FD_LANE_LOAD3(b->plane_normal, c), b->plane_overlap[c],
+                                FD_LANE_LOAD3(b->plane_relative, c), FD_LANE_LOAD3(b->spin_i, c),
+                                FD_LANE_LOAD3(b->spin_j, c));
     FD_LANE_STORE3(b->torque_i, c, fd_v3_add(fd_v3_cross(FD_LANE_LOAD3(b->arm_i, c), loads.force), loads.roll_spin));
     FD_LANE_STORE3(b->torque_j, c,
                    fd_v3_sub(fd_v3_cross(FD_LANE_LOAD3(b->arm_j, c), fd_v3_neg(loads.force)), loads.roll_spin));

@@ -21,7 +21,7 @@
  * A block of planes takes sphere-plane contacts of the same laws: their
  * geometry (normal, overlap, relative velocity, the arms from both bodies'
  * reference points) is gathered by the scalar path's own function
- * (fd_plane_pair_geometry), the law runs in the lanes as above, and the
+ * (law_pass.c, plane_pair_geometry), the law runs in the lanes as above, and the
  * torques are the arms' moments of the force plus the rolling and twisting
  * torques, as the scalar path takes them.
  *
