@@ -643,26 +643,9 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             for (int b = 0; b < FD_BLOCKS_PER_CHUNK && block_key >= 0 && which < 0; ++b) {
                 if (block_law[b] < 0) {
                     block_law[b] = block_key;
+                    th->block[b]->planes = on_plane;
                 }
                 which = block_law[b] == block_key ? b : -1;
-            }
-            if (which >= 0 && on_plane) {
-                /* A lane of a block of planes: the scalar path's geometry. */
-                fd_sphere_block* block = th->block[which];
-                int c = block->count++;
-                slot_block[s] = (int8_t)which;
-                slot_lane[s] = (int8_t)c;
-                block->planes = true;
-                plane_pair pair = plane_pair_geometry(world, kind, i, j);
-                FD_LANE_STORE3(block->plane_normal, c, pair.n);
-                block->plane_overlap[c] = pair.overlap;
-                FD_LANE_STORE3(block->plane_relative, c, pair.relative);
-                FD_LANE_STORE3(block->arm_i, c, pair.arm_i);
-                FD_LANE_STORE3(block->arm_j, c, pair.arm_j);
-                FD_LANE_STORE3(block->spin_i, c, angular_velocity[i]);
-                FD_LANE_STORE3(block->spin_j, c, angular_velocity[j]);
-                gather_law_inputs(block, c, pool, &p->block_laws[law_block], slot, history, constant_stride);
-                continue;
             }
             if (which >= 0) {
                 /* A lane of the block: its inputs, gathered. */
@@ -670,34 +653,33 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 int c = block->count++;
                 slot_block[s] = (int8_t)which;
                 slot_lane[s] = (int8_t)c;
-                block->planes = false;
-                /* x_i - x_j at the nearest image; with periodic axes the
-                 * distance pass's (the same operations on the same
-                 * positions), found once. */
-                fd_vec3 d = any_periodic ? separation[k] : fd_v3_sub(position[i], position[j]);
-                if (record) {
-                    lane_offset[which][c] = any_periodic ? fd_periodic_near_offset(periodic,
-                                                                                   fd_v3_sub(position[i], position[j]))
-                                                         : fd_v3(0.0, 0.0, 0.0);
+                if (on_plane) {
+                    /* A block of planes: the scalar path's geometry. */
+                    plane_pair pair = plane_pair_geometry(world, kind, i, j);
+                    FD_LANE_STORE3(block->plane_normal, c, pair.n);
+                    block->plane_overlap[c] = pair.overlap;
+                    FD_LANE_STORE3(block->plane_relative, c, pair.relative);
+                    FD_LANE_STORE3(block->arm_i, c, pair.arm_i);
+                    FD_LANE_STORE3(block->arm_j, c, pair.arm_j);
+                } else {
+                    /* x_i - x_j at the nearest image; with periodic axes the
+                     * distance pass's (the same operations on the same
+                     * positions), found once. */
+                    fd_vec3 d = any_periodic ? separation[k] : fd_v3_sub(position[i], position[j]);
+                    if (record) {
+                        lane_offset[which][c] = any_periodic
+                                                    ? fd_periodic_near_offset(periodic,
+                                                                              fd_v3_sub(position[i], position[j]))
+                                                    : fd_v3(0.0, 0.0, 0.0);
+                    }
+                    FD_LANE_STORE3(block->separation, c, d);
+                    FD_LANE_STORE3(block->velocity_i, c, velocity[i]);
+                    FD_LANE_STORE3(block->velocity_j, c, velocity[j]);
+                    block->radius_i[c] = radii[i];
+                    block->radius_j[c] = radii[j];
                 }
-                fd_vec3 vi = velocity[i], vj = velocity[j], wi = angular_velocity[i], wj = angular_velocity[j];
-                block->separation[0][c] = d.x;
-                block->separation[1][c] = d.y;
-                block->separation[2][c] = d.z;
-                block->velocity_i[0][c] = vi.x;
-                block->velocity_i[1][c] = vi.y;
-                block->velocity_i[2][c] = vi.z;
-                block->velocity_j[0][c] = vj.x;
-                block->velocity_j[1][c] = vj.y;
-                block->velocity_j[2][c] = vj.z;
-                block->spin_i[0][c] = wi.x;
-                block->spin_i[1][c] = wi.y;
-                block->spin_i[2][c] = wi.z;
-                block->spin_j[0][c] = wj.x;
-                block->spin_j[1][c] = wj.y;
-                block->spin_j[2][c] = wj.z;
-                block->radius_i[c] = radii[i];
-                block->radius_j[c] = radii[j];
+                FD_LANE_STORE3(block->spin_i, c, angular_velocity[i]);
+                FD_LANE_STORE3(block->spin_j, c, angular_velocity[j]);
                 gather_law_inputs(block, c, pool, &p->block_laws[law_block], slot, history, constant_stride);
                 continue;
             }
