@@ -40,7 +40,11 @@
 #                       a simple cubic packing at rest) and runs 10 timed steps:
 #                       settling 10^7 spheres would take an hour
 #   BENCH_LAMMPS_SKIN   LAMMPS/LIGGGHTS neighbor skin, m (default 0.002 = 0.2 diameters; bench/README.md)
-#   BENCH_REPEAT        runs of each configuration, the fastest kept (default 1)
+#   BENCH_REPEAT        rounds, each running every configuration once (default 1): the
+#                       fastest run of each is kept for the table, and the goals
+#                       also print the median of the rounds' paired ratios (each
+#                       fricdem law runs next to its LAMMPS peer; every run with its
+#                       round in bench/out/lammps_rounds.csv)
 #   FRICDEM_BEFORE      a build folder of an older fricdem (e.g. the commit before
 #                       issue 9, built with `cmake --preset release` in a git
 #                       worktree): its fricdem_bench_friction and CLI run the same
@@ -86,6 +90,9 @@ machine=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
 echo "engine,law,n,steps,wall_seconds_per_step,cpu_seconds_per_step,particle_steps_per_cpu_s,contacts,kinetic_energy,machine,cores" \
   > "$results"
 memory=bench/out/lammps_memory.csv
+rounds=bench/out/lammps_rounds.csv
+echo "round,engine,law,n,steps,wall_seconds_per_step,cpu_seconds_per_step,particle_steps_per_cpu_s,contacts,kinetic_energy,machine,cores" \
+  > "$rounds"
 echo "engine,n,peak_resident_kib" > "$memory"
 # Issue 19's size sweep: load time of the settled pile (fricdem: the CLI's
 # "loaded in" for its CSV bodies_file; LAMMPS: read_data CPU of the same
@@ -155,6 +162,79 @@ cpu_of() {
   rm -f "$times"
 }
 
+# A run's CSV row (the results' columns) for the candidates, of which the
+# fastest of each engine and law is kept, and with its round for the rounds'
+# paired ratios (bench/out/lammps_rounds.csv).
+keep_run() {
+  local round=$1 row=$2
+  echo "$row" >> "$candidates"
+  echo "$round,$row" >> "$rounds"
+}
+
+# One timed fricdem run of LAW (round R): 1 untimed step (the first force
+# pass), then $steps timed; and the same with the older build, if given.
+run_fricdem() {
+  local law=$1 r=$2 args line contacts seconds cpu build tool
+  case $law in
+    hooke_dsds) args=("$dsds") ;;
+    hooke_dsds_ledger) args=("$dsds" "$ledger") ;;
+    hooke_csds) args=("$csds") ;;
+    hooke_dsds_rolling_dsds_twisting_marshall) args=("$dsds" "$roll_dsds" "$spin_marshall") ;;
+    fang_negrut_slide_roll_spin) args=("$fn_slide" "$fn_roll" "$fn_spin") ;;
+    pfc_linear_rrlinear) args=("$pfc_normal" "$pfc_slide" "$pfc_roll") ;;
+  esac
+  for build in fricdem fricdem-before; do
+    if [ "$build" = fricdem ]; then
+      tool=$bench
+    elif [ -n "${FRICDEM_BEFORE:-}" ] && [ "$law" != hooke_dsds_ledger ]; then
+      tool=$FRICDEM_BEFORE/fricdem_bench_friction
+    else
+      continue
+    fi
+    echo "bench-lammps: N = $n, $build $law, run $r of $repeat ..." >&2
+    line=$("$tool" "$settled" 1 "$steps" "${args[@]}" "$vv")
+    IFS=, read -r contacts seconds _ _ _ cpu <<< "$line"
+    keep_run "$r" "$build,$law,$n,$steps,$seconds,$cpu,$($python -c "print(f'{$n / $cpu:.6g}')"),$contacts,,\"$machine\",$cores"
+  done
+}
+
+# One LAMMPS run of LAW (round R); its peak memory in round 1 of hooke_linear_history.
+run_lammps() {
+  local law=$1 r=$2 coefficients log peak
+  echo "bench-lammps: N = $n, LAMMPS $law, run $r of $repeat ..." >&2
+  case $law in
+    hooke_linear_history) coefficients=$lmp_history ;;
+    hooke_linear_history_rolling_sds) coefficients=$lmp_rolling ;;
+    *) coefficients=$lmp_twisting ;;
+  esac
+  log=$out/lammps_${law}_${n}_r${r}.log
+  peak=$(mktemp)
+  /usr/bin/time -f "%M" -o "$peak" lmp -in bench/lammps/pile.in -var data "$data" -var steps "$steps" \
+    -var skin "$skin" -var law "$coefficients" -log "$log" -screen none
+  if [ "$law" = hooke_linear_history ] && [ "$r" = 1 ]; then
+    echo "lammps,$n,$(tail -1 "$peak")" >> "$memory"
+  fi
+  rm -f "$peak"
+  keep_run "$r" "$(parse_log "$log" lammps "$law" "$n" "$steps" "$machine" "$cores")"
+}
+
+# One LIGGGHTS run (round R), from $out: LIGGGHTS writes log.liggghts in its
+# working folder before it reads -log. Run twice, with $steps and with 0
+# steps: the difference of the CPU times is the steps'.
+run_liggghts() {
+  local r=$1 count log
+  echo "bench-lammps: N = $n, LIGGGHTS hooke/stiffness + history, run $r of $repeat ..." >&2
+  for count in "$steps" 0; do
+    log=$out/liggghts_${n}_r${r}_${count}.log
+    cpu[$count]=$(cd "$out" && cpu_of liggghts -in "$root/bench/lammps/pile_liggghts.in" -var data "$root/$data" \
+      -var steps "$count" -var skin "$skin" -var xlo "$xlo" -var xhi "$xhi" -var ylo "$ylo" -var yhi "$yhi" \
+      -var zlo "$zlo" -var kn 1.0e4 -var kt 1.0e4 -var gn 2.54 -var gt 1.0 -var mu 0.5 -log "$root/$log" \
+      -screen none)
+  done
+  keep_run "$r" "$(parse_log "$out/liggghts_${n}_r${r}_${steps}.log" liggghts hooke_stiffness_history "$n" "$steps" \
+    "$machine" "$cores" "$($python -c "print(${cpu[$steps]} - ${cpu[0]})")")"
+}
+
 sweep_steps=$steps
 for n in $sizes; do
   generated=$out/pile_${n}.yaml
@@ -195,62 +275,25 @@ for n in $sizes; do
   rm -rf "$peak" "$out/memory_run"
   : > "$candidates"
   declare -A cpu
+  # Each round runs every configuration once, each fricdem law next to the
+  # LAMMPS law its goal compares it with (and the ledger next to the run
+  # without it): on a machine whose speed drifts over minutes (another
+  # tenant on the core's other hardware thread), a pair run seconds apart
+  # sees the same machine, and the median of the rounds' paired ratios is
+  # steadier than the ratio of the fastest runs (both are printed).
   for r in $(seq "$repeat"); do
-    for law in hooke_dsds hooke_dsds_ledger hooke_csds hooke_dsds_rolling_dsds_twisting_marshall \
-               fang_negrut_slide_roll_spin pfc_linear_rrlinear; do
-      echo "bench-lammps: N = $n, fricdem $law, run $r of $repeat ..." >&2
-      case $law in
-        hooke_dsds) args=("$dsds") ;;
-        hooke_dsds_ledger) args=("$dsds" "$ledger") ;;
-        hooke_csds) args=("$csds") ;;
-        hooke_dsds_rolling_dsds_twisting_marshall) args=("$dsds" "$roll_dsds" "$spin_marshall") ;;
-        fang_negrut_slide_roll_spin) args=("$fn_slide" "$fn_roll" "$fn_spin") ;;
-        pfc_linear_rrlinear) args=("$pfc_normal" "$pfc_slide" "$pfc_roll") ;;
+    for job in fricdem:hooke_dsds lammps:hooke_linear_history fricdem:hooke_dsds_ledger \
+               fricdem:hooke_dsds_rolling_dsds_twisting_marshall lammps:hooke_linear_history_rolling_sds_twisting_marshall \
+               fricdem:fang_negrut_slide_roll_spin lammps:hooke_linear_history_rolling_sds \
+               fricdem:hooke_csds fricdem:pfc_linear_rrlinear liggghts:hooke_stiffness_history; do
+      engine=${job%%:*}
+      law=${job#*:}
+      case $engine in
+        fricdem) run_fricdem "$law" "$r" ;;
+        lammps) run_lammps "$law" "$r" ;;
+        liggghts) if [ "$have_liggghts" = 1 ]; then run_liggghts "$r"; fi ;;
       esac
-      # 1 untimed step (the first force pass), then $steps timed.
-      line=$("$bench" "$settled" 1 "$steps" "${args[@]}" "$vv")
-      IFS=, read -r contacts seconds _ _ _ cpu <<< "$line"
-      echo "fricdem,$law,$n,$steps,$seconds,$cpu,$($python -c "print(f'{$n / $cpu:.6g}')"),$contacts,,\"$machine\",$cores" \
-        >> "$candidates"
-      if [ -n "${FRICDEM_BEFORE:-}" ] && [ "$law" != hooke_dsds_ledger ]; then
-        echo "bench-lammps: N = $n, fricdem-before $law, run $r of $repeat ..." >&2
-        line=$("$FRICDEM_BEFORE/fricdem_bench_friction" "$settled" 1 "$steps" "${args[@]}" "$vv")
-        IFS=, read -r contacts seconds _ _ _ cpu <<< "$line"
-        echo "fricdem-before,$law,$n,$steps,$seconds,$cpu,$($python -c "print(f'{$n / $cpu:.6g}')"),$contacts,,\"$machine\",$cores" \
-          >> "$candidates"
-      fi
     done
-    for law in hooke_linear_history hooke_linear_history_rolling_sds hooke_linear_history_rolling_sds_twisting_marshall; do
-      echo "bench-lammps: N = $n, LAMMPS $law, run $r of $repeat ..." >&2
-      case $law in
-        hooke_linear_history) coefficients=$lmp_history ;;
-        hooke_linear_history_rolling_sds) coefficients=$lmp_rolling ;;
-        *) coefficients=$lmp_twisting ;;
-      esac
-      log=$out/lammps_${law}_${n}_r${r}.log
-      peak=$(mktemp)
-      /usr/bin/time -f "%M" -o "$peak" lmp -in bench/lammps/pile.in -var data "$data" -var steps "$steps" \
-        -var skin "$skin" -var law "$coefficients" -log "$log" -screen none
-      if [ "$law" = hooke_linear_history ] && [ "$r" = 1 ]; then
-        echo "lammps,$n,$(tail -1 "$peak")" >> "$memory"
-      fi
-      rm -f "$peak"
-      parse_log "$log" lammps "$law" "$n" "$steps" "$machine" "$cores" >> "$candidates"
-    done
-    if [ "$have_liggghts" = 1 ]; then
-      echo "bench-lammps: N = $n, LIGGGHTS hooke/stiffness + history, run $r of $repeat ..." >&2
-      # From $out: LIGGGHTS writes log.liggghts in its working folder before it reads -log.
-      # Run twice, with $steps and with 0 steps: the difference of the CPU times is the steps'.
-      for count in "$steps" 0; do
-        log=$out/liggghts_${n}_r${r}_${count}.log
-        cpu[$count]=$(cd "$out" && cpu_of liggghts -in "$root/bench/lammps/pile_liggghts.in" -var data "$root/$data" \
-          -var steps "$count" -var skin "$skin" -var xlo "$xlo" -var xhi "$xhi" -var ylo "$ylo" -var yhi "$yhi" \
-          -var zlo "$zlo" -var kn 1.0e4 -var kt 1.0e4 -var gn 2.54 -var gt 1.0 -var mu 0.5 -log "$root/$log" \
-          -screen none)
-      done
-      parse_log "$out/liggghts_${n}_r${r}_${steps}.log" liggghts hooke_stiffness_history "$n" "$steps" "$machine" \
-        "$cores" "$($python -c "print(${cpu[$steps]} - ${cpu[0]})")" >> "$candidates"
-    fi
   done
   $python - "$n" "$out/memory_run_${n}.log" "$out/memory_run_${n}.log" "$out/lammps_hooke_linear_history_${n}_r1.log" \
     >> "$scale" <<'PY'
@@ -283,8 +326,8 @@ PY
 done
 rm -f "$candidates"
 
-$python - "$results" <<'PY'
-import csv, sys
+$python - "$results" "$rounds" <<'PY'
+import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 print()
 print(f"fricdem vs LAMMPS vs LIGGGHTS, settled pile, one core ({rows[0]['machine']}, {rows[0]['cores']} cores)")
@@ -306,16 +349,46 @@ print(f"\nresults: {sys.argv[1]}  (fricdem's contacts count sphere-plane contact
 pairs = [("hooke_dsds", "hooke_linear_history", 2.0),
          ("hooke_dsds_rolling_dsds_twisting_marshall", "hooke_linear_history_rolling_sds_twisting_marshall", 2.0),
          ("fang_negrut_slide_roll_spin", "hooke_linear_history_rolling_sds", 1.0)]
-print("\nfricdem law / LAMMPS law (particle-steps per CPU second), goal")
+# The rounds' own ratios (each pair ran seconds apart, bench/out/lammps_rounds.csv).
+rounds = {}
+for r in csv.DictReader(open(sys.argv[2])):
+    rounds.setdefault((int(r["n"]), int(r["round"])), {})[(r["engine"], r["law"])] = float(
+        r["particle_steps_per_cpu_s"])
+
+
+def paired(n, ratio_of, form="{:.2f}"):
+    """'; paired rounds: median M (L to H) of R' for the values the rounds of N
+    give (each value in `form`), or '' with fewer than two rounds."""
+    values = sorted(v for v in (ratio_of(rate) for (m, _), rate in rounds.items() if m == n) if v is not None)
+    if len(values) < 2:
+        return ""
+    median, low, high = (form.format(v) for v in (statistics.median(values), values[0], values[-1]))
+    return f"; paired rounds: median {median} ({low} to {high}) of {len(values)}"
+
+
+def goal_ratio(ours, theirs):
+    return lambda rate: (rate[("fricdem", ours)] / rate[("lammps", theirs)]
+                         if ("fricdem", ours) in rate and ("lammps", theirs) in rate else None)
+
+
+def ledger_cost(rate):
+    if ("fricdem", "hooke_dsds") in rate and ("fricdem", "hooke_dsds_ledger") in rate:
+        return 100 * (rate[("fricdem", "hooke_dsds")] / rate[("fricdem", "hooke_dsds_ledger")] - 1.0)
+    return None
+
+
+print("\nfricdem law / LAMMPS law (particle-steps per CPU second; the fastest runs' ratio, then with several rounds the "
+      "median of the rounds' paired ratios), goal")
 for n in sorted({int(r['n']) for r in rows}):
     rate = {(r["engine"], r["law"]): float(r["particle_steps_per_cpu_s"]) for r in rows if int(r["n"]) == n}
     for ours, theirs, goal in pairs:
-        if ("fricdem", ours) in rate and ("lammps", theirs) in rate:
-            ratio = rate[("fricdem", ours)] / rate[("lammps", theirs)]
-            print(f"{n:>7} {ours:>42} / {theirs:<52} {ratio:5.2f}  (goal {goal})")
-    if ("fricdem", "hooke_dsds") in rate and ("fricdem", "hooke_dsds_ledger") in rate:
-        cost = rate[("fricdem", "hooke_dsds")] / rate[("fricdem", "hooke_dsds_ledger")] - 1.0
-        print(f"{n:>7} energy ledger on: {100 * cost:+.1f}% time per step (goal at most +15%)")
+        ratio = goal_ratio(ours, theirs)(rate)
+        if ratio is not None:
+            print(f"{n:>7} {ours:>42} / {theirs:<52} {ratio:5.2f}  (goal {goal}){paired(n, goal_ratio(ours, theirs))}")
+    cost = ledger_cost(rate)
+    if cost is not None:
+        print(f"{n:>7} energy ledger on: {cost:+.1f}% time per step (goal at most +15%)"
+              f"{paired(n, ledger_cost, '{:+.1f}%')}")
 PY
 $python - bench/out/lammps_memory.csv <<'PY'
 import csv, sys
