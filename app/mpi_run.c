@@ -406,15 +406,39 @@ static fd_status number_contacts_send_events_run_outlets(transport* t, fd_partit
                             "the ledger's books");
 }
 
-/* When a rank owns too many: the boxes cut again from every rank's owned
- * bodies (gathered on every rank: each cuts the same boxes). */
-static fd_status rebalance(transport* t, fd_partition* part)
+/* When a rank owns too many bodies (or, by_time, took too long over its
+ * own steps since the last migration: `step_seconds`): the boxes cut again
+ * from every rank's owned bodies, gathered on every rank (each cuts the
+ * same boxes); by time, each body weighs its owner's step time per owned
+ * body, so the new boxes even out the times the ranks are expected to
+ * take. */
+static fd_status rebalance(transport* t, fd_partition* part, bool by_time, double step_seconds)
 {
     int ranks = t->ranks;
     int64_t owned = fd_partition_owned_count(part), most = 0, total = 0;
     MPI_Allreduce(&owned, &most, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(&owned, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    if (!fd_domain_unbalanced(part->domain, most, total)) {
+    /* every rank's owned count and step time */
+    double mine_time[2] = {(double)owned, step_seconds};
+    double* times = malloc((size_t)ranks * 2 * sizeof *times);
+    if (any_rank_failed(times == NULL)) {
+        free(times);
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory cutting the boxes again");
+    }
+    MPI_Allgather(mine_time, 2, MPI_DOUBLE, times, 2, MPI_DOUBLE, MPI_COMM_WORLD);
+    bool unbalanced;
+    if (by_time) {
+        double slowest = 0.0, sum = 0.0;
+        for (int r = 0; r < ranks; ++r) {
+            slowest = fmax(slowest, times[2 * r + 1]);
+            sum += times[2 * r + 1];
+        }
+        unbalanced = ranks > 1 && sum > 0.0 && slowest > part->domain->rebalance_above * sum / ranks;
+    } else {
+        unbalanced = fd_domain_unbalanced(part->domain, most, total);
+    }
+    if (!unbalanced) {
+        free(times);
         return FD_OK;
     }
     /* every rank's owned positions, 3 doubles each */
@@ -425,16 +449,29 @@ static fd_status rebalance(transport* t, fd_partition* part)
     offsets_of(counts, offsets, ranks);
     fd_vec3* local = malloc((size_t)(owned > 0 ? owned : 1) * sizeof *local);
     fd_vec3* points = malloc((size_t)(total > 0 ? total : 1) * sizeof *points);
-    bool ok = local != NULL && points != NULL;
+    double* weights = by_time ? malloc((size_t)(total > 0 ? total : 1) * sizeof *weights) : NULL;
+    bool ok = local != NULL && points != NULL && (!by_time || weights != NULL);
+    fd_status status = ok ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory cutting the boxes again");
     if (!any_rank_failed(!ok)) {
         fd_partition_owned_positions(part, local);
         MPI_Allgatherv(local, mine, MPI_DOUBLE, points, counts, offsets, MPI_DOUBLE, MPI_COMM_WORLD);
-        fd_domain_cut(part->domain, points, total);
-        part->domain->rebalances++;
+        /* The points come in rank order: rank r's weigh its time per body
+         * (a rank that owns none sends none). */
+        for (int r = 0, k = 0; by_time && r < ranks; ++r) {
+            double per_body = times[2 * r] > 0.0 ? times[2 * r + 1] / times[2 * r] : 0.0;
+            for (int c = 0; c < counts[r] / 3; ++c) {
+                weights[k++] = per_body > 0.0 ? per_body : 1e-300; /* (a rank too fast to time: barely) */
+            }
+        }
+        status = by_time ? fd_domain_cut_weighted(part->domain, points, weights, total)
+                         : fd_domain_cut(part->domain, points, total);
+        part->domain->rebalances += status == FD_OK;
     }
+    free(times);
     free(local);
     free(points);
-    return ok ? FD_OK : fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory cutting the boxes again");
+    free(weights);
+    return status;
 }
 
 /* Bodies and contacts to the ranks that hold them next. */
@@ -756,6 +793,7 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
      * contacts' numbers, outlets), the migrations (and rebalancing). */
     enum { PHASE_STEP, PHASE_WAIT, PHASE_GHOSTS, PHASE_MIGRATE, PHASE_COUNT };
     double phase[PHASE_COUNT] = {0.0};
+    double step_seconds_at_migration = 0.0; /* phase[PHASE_STEP] at the last migration (--balance-by time) */
     long long done = 0;
     int next_tenth = 1;
     /* Whether the next step records its contacts (rank 0's outputs say;
@@ -858,9 +896,13 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
         bool migrate_now = fd_domain_migrates(&domain, all[1], rebuild_next) ||
                            (options->migrate_every > 0 && (done + 1) % options->migrate_every == 0);
         if (!failed && done + 1 < steps && migrate_now &&
-            (rebalance(&t, &part) != FD_OK || migrate(&t, &part) != FD_OK)) {
+            (rebalance(&t, &part, options->balance_by_time, phase[PHASE_STEP] - step_seconds_at_migration) != FD_OK ||
+             migrate(&t, &part) != FD_OK)) {
             fprintf(stderr, "error (rank %d): %s\n", rank, fd_last_error());
             failed = true;
+        }
+        if (migrate_now) {
+            step_seconds_at_migration = phase[PHASE_STEP];
         }
         phase[PHASE_MIGRATE] += now_seconds() - written;
         if (leader && !options->quiet && steps >= 10 && (done + 1) * 10 >= steps * next_tenth) {

@@ -51,6 +51,10 @@ const char fricdem_help_text[] =
     "      --balance R  under mpirun: cut the ranks' boxes again, at a migration, when a rank\n"
     "                   owns more than R times the mean of the bodies (default 1.1, at\n"
     "                   least 1; docs/mpi.md). The results do not depend on it\n"
+    "      --balance-by count|time  under mpirun: what --balance evens out: the bodies each\n"
+    "                   rank owns (count, the default), or the time each rank's own steps\n"
+    "                   took since the last migration (time: cores of different speeds,\n"
+    "                   a machine shared with other jobs). The results do not depend on it\n"
     "      --migrate-every N  under mpirun: migrate bodies at least every N steps (default:\n"
     "                   only when a body has moved far enough); for tests of the\n"
     "                   decomposition. The results do not depend on it\n"
@@ -72,7 +76,7 @@ int usage_error(const char* format, ...)
     return EXIT_USAGE;
 }
 
-enum { OPTION_OVERWRITE = 256, OPTION_BALANCE, OPTION_MIGRATE_EVERY };
+enum { OPTION_OVERWRITE = 256, OPTION_BALANCE, OPTION_BALANCE_BY, OPTION_MIGRATE_EVERY };
 
 int run_options_parse(int argc, char** argv, bool resume, run_options* out)
 {
@@ -87,6 +91,7 @@ int run_options_parse(int argc, char** argv, bool resume, run_options* out)
         {"threads", required_argument, NULL, 'j'}, {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},        {"overwrite", no_argument, NULL, OPTION_OVERWRITE},
         {"balance", required_argument, NULL, OPTION_BALANCE},
+        {"balance-by", required_argument, NULL, OPTION_BALANCE_BY},
         {"migrate-every", required_argument, NULL, OPTION_MIGRATE_EVERY}, {NULL, 0, NULL, 0},
     };
     /* getopt_long reads from argv[1]: give it a program name in front. */
@@ -99,8 +104,10 @@ int run_options_parse(int argc, char** argv, bool resume, run_options* out)
     memcpy(words + 1, argv, (size_t)argc * sizeof *argv);
     const char* threads = NULL;
     const char* balance = NULL;
+    const char* balance_by = NULL;
     const char* migrate_every = NULL;
     out->balance = 1.1;
+    out->balance_by_time = false;
     out->migrate_every = 0;
     optind = 0; /* a fresh scan (glibc: 0 also resets its state) */
     opterr = 0; /* the messages are ours */
@@ -128,6 +135,9 @@ int run_options_parse(int argc, char** argv, bool resume, run_options* out)
         case OPTION_BALANCE:
             balance = optarg;
             break;
+        case OPTION_BALANCE_BY:
+            balance_by = optarg;
+            break;
         case OPTION_MIGRATE_EVERY:
             migrate_every = optarg;
             break;
@@ -136,6 +146,8 @@ int run_options_parse(int argc, char** argv, bool resume, run_options* out)
         default:
             if (optopt == OPTION_BALANCE) {
                 status = usage_error("--balance needs a ratio (at least 1, e.g. 1.1)");
+            } else if (optopt == OPTION_BALANCE_BY) {
+                status = usage_error("--balance-by needs 'count' or 'time'");
             } else if (optopt == OPTION_MIGRATE_EVERY) {
                 status = usage_error("--migrate-every needs a step count (at least 1)");
             } else if (optopt == 'o' || optopt == 's' || optopt == 'j') {
@@ -180,6 +192,13 @@ int run_options_parse(int argc, char** argv, bool resume, run_options* out)
         out->balance = strtod(balance, &end);
         if (end == balance || *end != '\0' || !(out->balance >= 1.0) || !isfinite(out->balance)) {
             status = usage_error("--balance: expected a ratio of at least 1 (e.g. 1.1), got '%s'", balance);
+        }
+    }
+    if (status == 0 && balance_by != NULL) {
+        if (strcmp(balance_by, "time") == 0 || strcmp(balance_by, "count") == 0) {
+            out->balance_by_time = strcmp(balance_by, "time") == 0;
+        } else {
+            status = usage_error("--balance-by: expected 'count' or 'time', got '%s'", balance_by);
         }
     }
     if (status == 0 && migrate_every != NULL) {

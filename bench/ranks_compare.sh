@@ -12,6 +12,10 @@
 #                      settled here the same way when it is missing)
 #   BENCH_RANKS_STEPS  steps (default 300)
 #   BENCH_RANKS        MPI ranks (default 2) and BENCH_RANKS_THREADS threads (default 2)
+#   BENCH_RANKS_BALANCE  what the ranks' boxes even out (--balance-by: default
+#                      time, as the threads follow their cores' speeds; or count)
+#                      and from what imbalance (--balance: default 1.05 by time,
+#                      1.1 by count)
 #   BENCH_REPEAT       runs of each configuration (default 1): the fastest of
 #                      each is kept, and the ratio of each repeat's pair (one
 #                      process, then the ranks, minutes apart at most) gives
@@ -24,6 +28,8 @@ n=${BENCH_RANKS_N:-100000}
 steps=${BENCH_RANKS_STEPS:-300}
 ranks=${BENCH_RANKS:-2}
 threads=${BENCH_RANKS_THREADS:-2}
+balance_by=${BENCH_RANKS_BALANCE:-time}
+balance=$([ "$balance_by" = time ] && echo 1.05 || echo 1.1)
 repeat=${BENCH_REPEAT:-1}
 python=/usr/bin/python3
 cli=build/release/fricdem
@@ -80,7 +86,7 @@ for r in $(seq "$repeat"); do
   read -r one hash_one < <(run "$out/one.log" "$cli" run "$settled" --out "$out/one" "${common[@]}")
   read -r two _ < <(run "$out/threads.log" "$cli" run "$settled" --out "$out/threads" -j "$threads" "${common[@]}")
   read -r many hash_ranks < <(run "$out/ranks.log" "${launcher[@]}" "$cli" run "$settled" --out "$out/ranks" \
-                               "${common[@]}")
+                               --balance-by "$balance_by" --balance "$balance" "${common[@]}")
   if [ "$hash_one" != "$hash_ranks" ]; then
     echo "bench-ranks: $ranks ranks ended on state hash $hash_ranks, one process on $hash_one" >&2
     exit 1
@@ -95,16 +101,18 @@ done
   echo "$threads threads,$n,$steps,$best_threads,$hash_one,\"$machine\""
   echo "$ranks ranks,$n,$steps,$best_ranks,$hash_ranks,\"$machine\""
 } >> bench/out/ranks_compare.csv
-$python - "$best_one" "$best_threads" "$best_ranks" "$threads" "$ranks" "$n" "$pair_ratios" <<'EOF'
+$python - "$best_one" "$best_threads" "$best_ranks" "$threads" "$ranks" "$n" "$pair_ratios" "$balance_by --balance $balance" <<'EOF'
 import statistics
 import sys
 one, threads, ranks = (float(x) for x in sys.argv[1:4])
 t, r, n = sys.argv[4:7]
 pairs = [float(x) for x in sys.argv[7].split()]
+balance_by = sys.argv[8]
 print(f"settled pile of {n} spheres, hooke + dsds, wall time per step (the fastest of the runs)")
 print(f"  one process  {one:8.3f} ms")
 print(f"  {t} threads    {threads:8.3f} ms   {one / threads:.2f}x")
-print(f"  {r} ranks      {ranks:8.3f} ms   {one / ranks:.2f}x   (issue 14 asks 1.8x; same state hash as one process)")
+print(f"  {r} ranks      {ranks:8.3f} ms   {one / ranks:.2f}x   (--balance-by {balance_by}; issue 14 asks 1.8x; "
+      "same state hash as one process)")
 print(f"  one process / {r} ranks, each repeat's pair: {', '.join(f'{x:.2f}' for x in pairs)}; "
       f"median {statistics.median(pairs):.2f}x")
 EOF

@@ -80,6 +80,13 @@ Test(cli, a_balance_below_one_exits_2_naming_the_option)
     cr_assert(strstr(err, "--balance: expected a ratio of at least 1 (e.g. 1.1), got '0.5'"), "%s", err);
 }
 
+Test(cli, a_balance_by_other_than_count_or_time_exits_2_naming_the_option)
+{
+    cr_assert_eq(run_cli("run '%s' --balance-by speed", write_good_scene()), 2);
+    char* err = err_text();
+    cr_assert(strstr(err, "--balance-by: expected 'count' or 'time', got 'speed'"), "%s", err);
+}
+
 Test(cli, a_migration_interval_that_is_not_a_step_count_exits_2_naming_the_option)
 {
     const char* path = write_good_scene();

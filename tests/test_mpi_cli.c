@@ -371,6 +371,14 @@ Test(mpi_cli, a_migration_after_every_step_leaves_the_files_of_one_process)
     assert_ranks_match_one_process_with(scene, "--migrate-every 1");
 }
 
+Test(mpi_cli, boxes_cut_by_the_ranks_step_times_leave_the_files_of_one_process)
+{
+    /* --balance-by time cuts the boxes by each rank's measured step time,
+     * which no two runs share; on three ranks (--balance 1) at nearly every
+     * migration (one at least every 5 steps). The files stay one process's. */
+    assert_ranks_match_one_process_with(drum_scene, "--balance-by time --migrate-every 5");
+}
+
 /* The scene run whole by one process, and run on two ranks up to `part`
  * seconds with checkpoints, then resumed on three ranks and on one up to
  * `whole` seconds: every run ends on the whole run's state hash. */

@@ -321,6 +321,44 @@ Test(partition, bisection_cuts_balanced_boxes_that_tile_space_whatever_the_order
     }
 }
 
+Test(partition, a_weighted_cut_leaves_each_side_its_share_of_the_weight)
+{
+    /* Two ranks, points spread evenly along x over [0, 4), those at x >= 2
+     * weighing 3 (a rank three times slower a body, --balance-by time): of
+     * the total weight 8 (per unit of point density), the half, 4, lies
+     * below x = 2 + 2/3, and the cut falls there within a point's spacing
+     * (0.0033); the points' order does not move it; with unit weights the
+     * cut is the unweighted one, x = 2 (the same bits). */
+    enum { POINTS = 1200 };
+    static fd_vec3 points[POINTS], reversed[POINTS];
+    static double weights[POINTS], reversed_weights[POINTS], ones[POINTS];
+    for (int k = 0; k < POINTS; ++k) {
+        points[k] = (fd_vec3){4.0 * (k + 0.5) / POINTS, 0.1 * (k % 7), 0.2 * (k % 5)};
+        weights[k] = points[k].x >= 2.0 ? 3.0 : 1.0;
+        reversed[POINTS - 1 - k] = points[k];
+        reversed_weights[POINTS - 1 - k] = weights[k];
+        ones[k] = 1.0;
+    }
+    fd_domain d[4];
+    for (int c = 0; c < 4; ++c) {
+        d[c] = (fd_domain){.ranks = 2};
+        d[c].low = malloc(2 * sizeof *d[c].low), d[c].high = malloc(2 * sizeof *d[c].high);
+    }
+    cr_assert_eq(fd_domain_cut_weighted(&d[0], points, weights, POINTS), FD_OK);
+    cr_assert_eq(fd_domain_cut_weighted(&d[1], reversed, reversed_weights, POINTS), FD_OK);
+    cr_assert_eq(fd_domain_cut_weighted(&d[2], points, ones, POINTS), FD_OK);
+    cr_assert_eq(fd_domain_cut(&d[3], points, POINTS), FD_OK);
+    cr_assert(fabs(d[0].high[0][0] - (2.0 + 2.0 / 3.0)) < 4.0 / POINTS, "weighted cut at x = %.6f, not 2.6667",
+              d[0].high[0][0]);
+    cr_assert(d[0].high[0][0] == d[1].high[0][0] && d[0].low[1][0] == d[1].low[1][0],
+              "the points' order moved the weighted cut: %.17g against %.17g", d[0].high[0][0], d[1].high[0][0]);
+    cr_assert(d[2].high[0][0] == d[3].high[0][0] && fabs(d[3].high[0][0] - 2.0) < 4.0 / POINTS,
+              "unit weights cut at %.17g, the count at %.17g", d[2].high[0][0], d[3].high[0][0]);
+    for (int c = 0; c < 4; ++c) {
+        free(d[c].low), free(d[c].high);
+    }
+}
+
 Test(partition, a_box_holds_the_bodies_within_its_halo_across_a_periodic_face)
 {
     /* Points spread along x, periodic over [0, 4): two boxes cut across x

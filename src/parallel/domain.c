@@ -25,22 +25,40 @@ static double wrapped(const fd_domain* domain, int axis, double c)
     return w < low + length ? w : low; /* floor's rounding may leave w at the top end */
 }
 
+/* A body's position and its weight in the cut (its rank's time per body
+ * with --balance-by time, else 1). */
+typedef struct weighted_point {
+    fd_vec3 x;
+    double weight;
+} weighted_point;
+
 static int sort_axis; /* the axis compare_points sorts by (qsort has no context) */
 
+/* Along sort_axis, then the other coordinates and the weight: a full
+ * order, so that the sums of the weights below a cut do not depend on the
+ * order the points came in. */
 static int compare_points(const void* a, const void* b)
 {
-    double x = component(*(const fd_vec3*)a, sort_axis), y = component(*(const fd_vec3*)b, sort_axis);
-    return (x > y) - (x < y);
+    const weighted_point *p = a, *q = b;
+    double keys_p[5] = {component(p->x, sort_axis), p->x.x, p->x.y, p->x.z, p->weight};
+    double keys_q[5] = {component(q->x, sort_axis), q->x.x, q->x.y, q->x.z, q->weight};
+    for (int k = 0; k < 5; ++k) {
+        if (keys_p[k] != keys_q[k]) {
+            return keys_p[k] < keys_q[k] ? -1 : 1;
+        }
+    }
+    return 0;
 }
 
 /* Ranks [first, first + count) share the box [low, high) and the points:
  * cut the box across its widest axis that is not periodic, at the
- * coordinate that leaves as many points to each half as it has ranks
- * (recursive coordinate bisection). Which points go where depends on
- * their coordinates only, never on their order, so every rank that has
- * the same points cuts the same boxes. */
-static void bisect(fd_domain* domain, fd_vec3* points, int64_t count, int first, int ranks, const double low[3],
-                   const double high[3])
+ * coordinate that leaves to each half as much of the points' weight as it
+ * has ranks (recursive coordinate bisection; with unit weights, as many
+ * points). Which points go where depends on their coordinates and weights
+ * only, never on their order, so every rank that has the same points cuts
+ * the same boxes. */
+static void bisect(fd_domain* domain, weighted_point* points, int64_t count, int first, int ranks,
+                   const double low[3], const double high[3])
 {
     if (ranks == 1) {
         for (int a = 0; a < 3; ++a) {
@@ -52,8 +70,8 @@ static void bisect(fd_domain* domain, fd_vec3* points, int64_t count, int first,
     double lowest[3] = {INFINITY, INFINITY, INFINITY}, highest[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int64_t k = 0; k < count; ++k) {
         for (int a = 0; a < 3; ++a) {
-            lowest[a] = fmin(lowest[a], component(points[k], a));
-            highest[a] = fmax(highest[a], component(points[k], a));
+            lowest[a] = fmin(lowest[a], component(points[k].x, a));
+            highest[a] = fmax(highest[a], component(points[k].x, a));
         }
     }
     /* The axis whose cut adds the least face for the ghosts: the widest,
@@ -80,8 +98,19 @@ static void bisect(fd_domain* domain, fd_vec3* points, int64_t count, int first,
     if (count > 0) {
         sort_axis = axis;
         qsort(points, (size_t)count, sizeof *points, compare_points);
-        int64_t k = count * left_ranks / ranks;
-        cut = k == 0 ? component(points[0], axis) : 0.5 * (component(points[k - 1], axis) + component(points[k], axis));
+        /* The most points from below whose weight stays within the left
+         * ranks' share (unit weights: count * left_ranks / ranks, exactly). */
+        double total = 0.0;
+        for (int64_t k = 0; k < count; ++k) {
+            total += points[k].weight;
+        }
+        double share = total * left_ranks / ranks, below_weight = 0.0;
+        int64_t k = 0;
+        while (k < count - 1 && below_weight + points[k].weight <= share) {
+            below_weight += points[k++].weight;
+        }
+        cut = k == 0 ? component(points[0].x, axis)
+                     : 0.5 * (component(points[k - 1].x, axis) + component(points[k].x, axis));
     } else {
         /* no points: halve the box where it is finite, else cut at 0 */
         cut = isfinite(low[axis]) && isfinite(high[axis]) ? 0.5 * (low[axis] + high[axis]) : 0.0;
@@ -89,8 +118,8 @@ static void bisect(fd_domain* domain, fd_vec3* points, int64_t count, int first,
     /* The points below the cut first (their coordinates decide, not k). */
     int64_t below = 0;
     for (int64_t k = 0; k < count; ++k) {
-        if (component(points[k], axis) < cut) {
-            fd_vec3 held = points[below];
+        if (component(points[k].x, axis) < cut) {
+            weighted_point held = points[below];
             points[below++] = points[k];
             points[k] = held;
         }
@@ -102,7 +131,7 @@ static void bisect(fd_domain* domain, fd_vec3* points, int64_t count, int first,
     bisect(domain, points + below, count - below, first + left_ranks, ranks - left_ranks, right_low, high);
 }
 
-fd_status fd_domain_cut(fd_domain* domain, fd_vec3* points, int64_t count)
+fd_status fd_domain_cut_weighted(fd_domain* domain, const fd_vec3* points, const double* weights, int64_t count)
 {
     double low[3] = {-INFINITY, -INFINITY, -INFINITY}, high[3] = {INFINITY, INFINITY, INFINITY};
     for (int a = 0; a < 3; ++a) {
@@ -111,12 +140,23 @@ fd_status fd_domain_cut(fd_domain* domain, fd_vec3* points, int64_t count)
             high[a] = domain->period_low[a] + domain->period[a];
         }
     }
-    for (int64_t k = 0; k < count; ++k) { /* the cuts fall within the periods */
-        points[k] = fd_v3(wrapped(domain, 0, points[k].x), wrapped(domain, 1, points[k].y),
-                          wrapped(domain, 2, points[k].z));
+    weighted_point* weighted = malloc((size_t)(count > 0 ? count : 1) * sizeof *weighted);
+    if (weighted == NULL) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
     }
-    bisect(domain, points, count, 0, domain->ranks, low, high);
+    for (int64_t k = 0; k < count; ++k) { /* the cuts fall within the periods */
+        weighted[k].x = fd_v3(wrapped(domain, 0, points[k].x), wrapped(domain, 1, points[k].y),
+                              wrapped(domain, 2, points[k].z));
+        weighted[k].weight = weights != NULL ? weights[k] : 1.0;
+    }
+    bisect(domain, weighted, count, 0, domain->ranks, low, high);
+    free(weighted);
     return FD_OK;
+}
+
+fd_status fd_domain_cut(fd_domain* domain, const fd_vec3* points, int64_t count)
+{
+    return fd_domain_cut_weighted(domain, points, NULL, count);
 }
 
 fd_status fd_domain_plan(const fd_world* world, int ranks, fd_domain* out)
@@ -149,8 +189,12 @@ fd_status fd_domain_plan(const fd_world* world, int ranks, fd_domain* out)
         out->period_low[a] = world->periodic.axis[a] ? world->periodic.low[a] : 0.0;
         out->period[a] = world->periodic.axis[a] ? world->periodic.length[a] : 0.0;
     }
-    fd_domain_cut(out, points, count);
+    fd_status status = fd_domain_cut(out, points, count);
     free(points);
+    if (status != FD_OK) {
+        fd_domain_free(out);
+        return status;
+    }
     /* Bodies migrate once one has moved `drift` since the last migration;
      * a body an owned body touches before then is within the contact reach
      * plus twice that of the owner's box at the migration (both moved).

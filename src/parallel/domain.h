@@ -32,9 +32,15 @@ typedef struct fd_domain {
  * (each cut across the widest axis, with as many bodies on each side as
  * ranks), and the halo and drift for its skin. */
 fd_status fd_domain_plan(const fd_world* world, int ranks, fd_domain* out);
-/* The boxes cut again for these points (reordered), the rest kept. Every
- * rank with the same points, in any order, cuts the same boxes. */
-fd_status fd_domain_cut(fd_domain* domain, fd_vec3* points, int64_t count);
+/* The boxes cut again for these points, the rest kept: each cut leaves as
+ * many points to each side as it has ranks. Every rank with the same
+ * points, in any order, cuts the same boxes. */
+fd_status fd_domain_cut(fd_domain* domain, const fd_vec3* points, int64_t count);
+/* The same with a weight per point (> 0): each cut leaves to each side the
+ * share of the weight its ranks get (--balance-by time: a body weighs its
+ * owner's step time per owned body, so that the boxes even out the ranks'
+ * times on cores of different speeds). */
+fd_status fd_domain_cut_weighted(fd_domain* domain, const fd_vec3* points, const double* weights, int64_t count);
 void fd_domain_free(fd_domain* domain);
 int fd_domain_owner(const fd_domain* domain, fd_vec3 x);
 bool fd_domain_near(const fd_domain* domain, int rank, fd_vec3 x);

@@ -191,9 +191,12 @@ fd_status fd_partition_step_together(fd_partition* parts, int ranks)
             fd_partition_owned_positions(&parts[r], points + k);
             k += fd_partition_owned_count(&parts[r]);
         }
-        fd_domain_cut(domain, points, total);
-        domain->rebalances++;
+        fd_status cut = fd_domain_cut(domain, points, total);
         free(points);
+        if (cut != FD_OK) {
+            return cut;
+        }
+        domain->rebalances++;
     }
     fd_parcel* parcels = calloc((size_t)ranks * (size_t)ranks, sizeof *parcels);
     if (parcels == NULL) {
