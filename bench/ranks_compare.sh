@@ -12,10 +12,10 @@
 #                      settled here the same way when it is missing)
 #   BENCH_RANKS_STEPS  steps (default 300)
 #   BENCH_RANKS        MPI ranks (default 2) and BENCH_RANKS_THREADS threads (default 2)
-#   BENCH_RANKS_BALANCE  what the ranks' boxes even out (--balance-by: default
-#                      time, as the threads follow their cores' speeds; or count)
-#                      and from what imbalance (--balance: default 1.05 by time,
-#                      1.1 by count)
+#   BENCH_RANKS_BALANCE  what the ranks' boxes even out (--balance-by: count, the
+#                      default, or time: no gain measured here, bench/README.md)
+#                      and from what imbalance (BENCH_RANKS_BALANCE_RATIO, --balance:
+#                      default 1.05 by time, 1.1 by count)
 #   BENCH_REPEAT       runs of each configuration (default 1): the fastest of
 #                      each is kept, and the ratio of each repeat's pair (one
 #                      process, then the ranks, minutes apart at most) gives
@@ -28,8 +28,8 @@ n=${BENCH_RANKS_N:-100000}
 steps=${BENCH_RANKS_STEPS:-300}
 ranks=${BENCH_RANKS:-2}
 threads=${BENCH_RANKS_THREADS:-2}
-balance_by=${BENCH_RANKS_BALANCE:-time}
-balance=$([ "$balance_by" = time ] && echo 1.05 || echo 1.1)
+balance_by=${BENCH_RANKS_BALANCE:-count}
+balance=${BENCH_RANKS_BALANCE_RATIO:-$([ "$balance_by" = time ] && echo 1.05 || echo 1.1)}
 repeat=${BENCH_REPEAT:-1}
 python=/usr/bin/python3
 cli=build/release/fricdem
