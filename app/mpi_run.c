@@ -418,16 +418,17 @@ static fd_status rebalance(transport* t, fd_partition* part, bool by_time, doubl
     int64_t owned = fd_partition_owned_count(part), most = 0, total = 0;
     MPI_Allreduce(&owned, &most, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(&owned, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    /* every rank's owned count and step time */
-    double mine_time[2] = {(double)owned, step_seconds};
-    double* times = malloc((size_t)ranks * 2 * sizeof *times);
-    if (any_rank_failed(times == NULL)) {
-        free(times);
-        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory cutting the boxes again");
-    }
-    MPI_Allgather(mine_time, 2, MPI_DOUBLE, times, 2, MPI_DOUBLE, MPI_COMM_WORLD);
+    /* by time, every rank's owned count and step time */
+    double* times = NULL;
     bool unbalanced;
     if (by_time) {
+        double mine_time[2] = {(double)owned, step_seconds};
+        times = malloc((size_t)ranks * 2 * sizeof *times);
+        if (any_rank_failed(times == NULL)) {
+            free(times);
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory cutting the boxes again");
+        }
+        MPI_Allgather(mine_time, 2, MPI_DOUBLE, times, 2, MPI_DOUBLE, MPI_COMM_WORLD);
         double slowest = 0.0, sum = 0.0;
         for (int r = 0; r < ranks; ++r) {
             slowest = fmax(slowest, times[2 * r + 1]);
