@@ -311,7 +311,7 @@ void fd_pfc_evaluate(const fd_contact_law* law, const fd_contact_input* input, d
         books[FD_MECHANISM_ROLL].stored = kr > 0.0 ? 0.5 * fd_v3_dot(moment, moment) / kr : 0.0; /* Eq. (9) */
         if (columns != NULL) {
             const int* index = law->column_index[FD_MECHANISM_ROLL];
-            columns[index[CR_E_STRAIN]] = kr > 0.0 ? 0.5 * fd_v3_dot(moment, moment) / kr : 0.0; /* Eq. (9) */
+            columns[index[CR_E_STRAIN]] = books[FD_MECHANISM_ROLL].stored; /* Eq. (9), as booked above */
             columns[index[CR_E_SLIP]] = hr[H_E_SLIP];
         }
     }
