@@ -257,8 +257,10 @@ FN_INLINE void kinematics_step(const fd_contact_input* input, const double* hist
     k->n = n;
 
     /* Sec. 2.2 / App. B: continue each body's frame into the new tangent plane. */
-    fd_vec3 u_i = continue_frame(n, carried(input->turn_i, history + FD_FN_H_U), carried(input->turn_i, history + FD_FN_H_W));
-    fd_vec3 u_j = continue_frame(n, carried(input->turn_j, history + FD_FN_H_U), carried(input->turn_j, history + FD_FN_H_W));
+    fd_vec3 u_i = continue_frame(n, carried(input->turn_i, history + FD_FN_H_U),
+                                 carried(input->turn_i, history + FD_FN_H_W));
+    fd_vec3 u_j = continue_frame(n, carried(input->turn_j, history + FD_FN_H_U),
+                                 carried(input->turn_j, history + FD_FN_H_W));
     k->u = u_i;
     k->w = fd_v3_cross(n, u_i);
     fd_vec3 w_j = fd_v3_cross(n, u_j);
@@ -310,8 +312,9 @@ FN_INLINE fd_vec3 slide_kernel(const double* params, const fd_contact_input* inp
     /* Energy books: the cap takes energy out of the spring (slip). */
     fd_energy_books* books = &input->energy[FD_MECHANISM_SLIDE];
     double predicted_energy = 0.5 * stiffness * squared2(s);
-    history[FD_FN_H_SLIDE_MODE] = cap_and_switch(s, 2, history[FD_FN_H_SLIDE_MODE], mu_s * normal_force * k->inverse_stiffness,
-                                           mu_k * normal_force * k->inverse_stiffness);
+    history[FD_FN_H_SLIDE_MODE] = cap_and_switch(s, 2, history[FD_FN_H_SLIDE_MODE],
+                                                 mu_s * normal_force * k->inverse_stiffness,
+                                                 mu_k * normal_force * k->inverse_stiffness);
     books->stored = 0.5 * stiffness * squared2(s);
     books->slip = predicted_energy - books->stored;
     *input->slip_flags |= history[FD_FN_H_SLIDE_MODE] == 1.0 ? 1u << FD_MECHANISM_SLIDE : 0u;
@@ -446,8 +449,9 @@ FN_INLINE fd_vec3 roll_one_body(const double* roll_params, const double* slide_p
     if (k_r == FD_FN_DERIVED) {
         /* Eq. (2b). Two round bodies give both the same curvature sum: the
          * second takes the first one's K_R (the same bits, one division less). */
-        k_r = kappa_sum == cached_stiffness[0] ? cached_stiffness[1]
-                                               : 4.0 * roll_params[FD_FN_ROLL_ETA_R] * stiffness / (kappa_sum * kappa_sum);
+        k_r = kappa_sum == cached_stiffness[0]
+                  ? cached_stiffness[1]
+                  : 4.0 * roll_params[FD_FN_ROLL_ETA_R] * stiffness / (kappa_sum * kappa_sum);
         cached_stiffness[0] = kappa_sum;
         cached_stiffness[1] = k_r;
     }
@@ -470,7 +474,8 @@ FN_INLINE fd_vec3 roll_one_body(const double* roll_params, const double* slide_p
         double d_r = roll_params[FD_FN_ROLL_D_R];
         if (d_r == FD_FN_DERIVED) {
             fd_vec3 axis = fd_v3_cross(outward, along); /* unit: along lies in the tangent plane */
-            double inertia = roll_params[FD_FN_ROLL_ROCKING] != 0.0 ? rocking_inertia(input, axis) : pair_inertia(input, axis);
+            double inertia = roll_params[FD_FN_ROLL_ROCKING] != 0.0 ? rocking_inertia(input, axis)
+                                                                     : pair_inertia(input, axis);
             d_r = 2.0 * sqrt(inertia * k_r); /* Sec. 3.2, against the rocking inertia unless rocking = 0 */
         }
         damping_rate = d_r * k->inverse_time_step;
@@ -497,13 +502,15 @@ FN_INLINE void roll_kernel(const double* roll_params, const double* slide_params
     const fd_contact_geometry* g = input->geometry;
     fd_vec3 elastic_i, damping_i, elastic_j, damping_j;
     double cached_stiffness[2] = {NAN, NAN}; /* curvature sum and K_R of the first body */
-    loads->roll_torque_i = roll_one_body(roll_params, slide_params, input, normal_force, k, k->p_i, k->along_i, fd_v3_neg(k->n),
-                                         g->curvature_i, g->principal_dir_i, g->curvature_j, g->principal_dir_j,
-                                         input->state_i, input->mass_i > 0.0, history + FD_FN_H_THETA_I, &history[FD_FN_H_ROLL_MODE_I], &elastic_i, &damping_i,
-                                         &input->energy[FD_MECHANISM_ROLL], cached_stiffness);
+    loads->roll_torque_i = roll_one_body(roll_params, slide_params, input, normal_force, k, k->p_i, k->along_i,
+                                         fd_v3_neg(k->n), g->curvature_i, g->principal_dir_i, g->curvature_j,
+                                         g->principal_dir_j, input->state_i, input->mass_i > 0.0,
+                                         history + FD_FN_H_THETA_I, &history[FD_FN_H_ROLL_MODE_I], &elastic_i,
+                                         &damping_i, &input->energy[FD_MECHANISM_ROLL], cached_stiffness);
     loads->roll_torque_j = roll_one_body(roll_params, slide_params, input, normal_force, k, k->p_j, k->along_j, k->n,
                                          g->curvature_j, g->principal_dir_j, g->curvature_i, g->principal_dir_i,
-                                         input->state_j, input->mass_j > 0.0, history + FD_FN_H_THETA_J, &history[FD_FN_H_ROLL_MODE_J], &elastic_j, &damping_j,
+                                         input->state_j, input->mass_j > 0.0, history + FD_FN_H_THETA_J,
+                                         &history[FD_FN_H_ROLL_MODE_J], &elastic_j, &damping_j,
                                          &input->energy[FD_MECHANISM_ROLL], cached_stiffness);
     if (columns != NULL) {
         column3(columns, column_index, C_ROLL_ELASTIC_I, elastic_i);
@@ -549,8 +556,9 @@ FN_INLINE void spin_kernel(const fd_submodel* model, const double* spin_params, 
              * summed over both surfaces, so a sphere on a plane gives 1/R). */
             curvature = 0.5 * (g->curvature_i[0] + g->curvature_i[1] + g->curvature_j[0] + g->curvature_j[1]);
         }
-        k_psi = spin_params[FD_FN_SPIN_K_PSI] == FD_FN_DERIVED ? spin_params[FD_FN_SPIN_ETA_PSI] * stiffness / (curvature * curvature)
-                                                   : spin_params[FD_FN_SPIN_K_PSI]; /* Eq. (3c) */
+        k_psi = spin_params[FD_FN_SPIN_K_PSI] == FD_FN_DERIVED
+                    ? spin_params[FD_FN_SPIN_ETA_PSI] * stiffness / (curvature * curvature)
+                    : spin_params[FD_FN_SPIN_K_PSI]; /* Eq. (3c) */
         d_psi = spin_params[FD_FN_SPIN_D_PSI];
     }
     double* psi_total = history + FD_FN_H_PSI;
@@ -738,10 +746,10 @@ static const fd_param_info slide_params_table[] = {
      "fricdem: cap on spring plus damper; 0 = Fang & Negrut Eq. (1b), (3b) (docs/models/fang-negrut.md)"},
 };
 static const fd_param_info roll_params_table[] = {
-    {"eta_r", "-", "rolling resistance coefficient: sets K_R by Eq. (2b), so the roll torque limit K_R Theta^s", NAN, 0.0, INFINITY,
-     "Fang & Negrut Eq. (2b): eta_r = eta_e / eta_theta^2 (Eq. 2a)"},
-    {"K_R", "N m/rad", "roll stiffness; -1 = 4 eta_r K_E / (kappa_i + kappa_j)^2, Eq. (2b)", FD_FN_DERIVED, FD_FN_DERIVED,
-     INFINITY, "Fang & Negrut Eq. (2b)"},
+    {"eta_r", "-", "rolling resistance coefficient: sets K_R by Eq. (2b), so the roll torque limit K_R Theta^s", NAN,
+     0.0, INFINITY, "Fang & Negrut Eq. (2b): eta_r = eta_e / eta_theta^2 (Eq. 2a)"},
+    {"K_R", "N m/rad", "roll stiffness; -1 = 4 eta_r K_E / (kappa_i + kappa_j)^2, Eq. (2b)", FD_FN_DERIVED,
+     FD_FN_DERIVED, INFINITY, "Fang & Negrut Eq. (2b)"},
     {"D_R", "N m s/rad",
      "roll damping; -1 = 2 sqrt(I K_R), I the bodies' mean inertia about the rolling axis (Sec. 3.2), through "
      "the contact point unless rocking = 0",
