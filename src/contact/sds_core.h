@@ -77,8 +77,9 @@ static inline __attribute__((always_inline)) fd_vec3 fd_sds_project(fd_vec3 xi, 
  * inverse_k = 1 / k. Both outcomes are formed and the slip state picks one
  * (stick and slip alternate from contact to contact: a branch would be
  * mispredicted about as often as not). */
-static inline __attribute__((always_inline)) fd_sds_vector_step fd_dsds_vector_step(double k, double inverse_k, double gamma, double limit, double dt,
-                                                     double advance, fd_vec3 xi, fd_vec3 v)
+static inline __attribute__((always_inline)) fd_sds_vector_step
+fd_dsds_vector_step(double k, double inverse_k, double gamma, double limit, double dt, double advance, fd_vec3 xi,
+                    fd_vec3 v)
 {
     fd_sds_vector_step s;
     fd_vec3 spring = fd_v3_mul_add(xi, advance, v);
@@ -105,8 +106,9 @@ static inline __attribute__((always_inline)) fd_sds_vector_step fd_dsds_vector_s
  * round-off of (gamma v) / gamma). The slider takes v - r and dissipates
  * -F . (v - r) dt >= 0. Needs gamma > 0 (checked when the law is resolved);
  * inverse_gamma = 1 / gamma. */
-static inline __attribute__((always_inline)) fd_sds_vector_step fd_csds_vector_step(double k, double gamma, double inverse_gamma, double limit,
-                                                     double dt, double advance, fd_vec3 xi, fd_vec3 v)
+static inline __attribute__((always_inline)) fd_sds_vector_step
+fd_csds_vector_step(double k, double gamma, double inverse_gamma, double limit, double dt, double advance, fd_vec3 xi,
+                    fd_vec3 v)
 {
     fd_sds_vector_step s;
     fd_vec3 spring_force = fd_v3_scale(-k, xi);
@@ -131,8 +133,8 @@ static inline __attribute__((always_inline)) fd_sds_vector_step fd_csds_vector_s
  * differs from capping along T_S), and the spring is reset by Eq. (3) (to 0
  * for k = 0: marshall's k vanishes with the contact radius). Both outcomes
  * are formed; the slip state picks one. */
-static inline __attribute__((always_inline)) fd_sds_scalar_step fd_dsds_scalar_step(double k, double gamma, double limit, double dt,
-                                                     double advance, double xi, double w)
+static inline __attribute__((always_inline)) fd_sds_scalar_step
+fd_dsds_scalar_step(double k, double gamma, double limit, double dt, double advance, double xi, double w)
 {
     fd_sds_scalar_step s;
     double spring = xi + advance * w;
@@ -153,8 +155,8 @@ static inline __attribute__((always_inline)) fd_sds_scalar_step fd_dsds_scalar_s
 
 /* Twisting C-SDS (Eq. 10), as fd_csds_vector_step for a scalar; needs
  * gamma > 0 (checked when the law is resolved). */
-static inline __attribute__((always_inline)) fd_sds_scalar_step fd_csds_scalar_step(double k, double gamma, double limit, double dt,
-                                                     double advance, double xi, double w)
+static inline __attribute__((always_inline)) fd_sds_scalar_step
+fd_csds_scalar_step(double k, double gamma, double limit, double dt, double advance, double xi, double w)
 {
     fd_sds_scalar_step s;
     double spring_torque = -k * xi;
@@ -196,8 +198,8 @@ static inline __attribute__((always_inline)) double fd_small_turn_sin(double a)
  * has no minimal rotation: only the projection is left. The turn's cosine
  * and sine are cos_twist and sin_twist; the choices are blends, so the
  * penalty stepper's block kernel vectorises this. */
-static inline __attribute__((always_inline)) fd_vec3 fd_sds_transport_with(fd_vec3 vector, fd_vec3 from, fd_vec3 to, double twist, double cos_twist,
-                                            double sin_twist)
+static inline __attribute__((always_inline)) fd_vec3
+fd_sds_transport_with(fd_vec3 vector, fd_vec3 from, fd_vec3 to, double twist, double cos_twist, double sin_twist)
 {
     double length_squared = fd_v3_dot(vector, vector);
     fd_vec3 axis = fd_v3_cross(from, to);
@@ -214,7 +216,8 @@ static inline __attribute__((always_inline)) fd_vec3 fd_sds_transport_with(fd_ve
     return fd_v3_select(length_squared == 0.0, vector, out);
 }
 
-static inline __attribute__((always_inline)) fd_vec3 fd_sds_transport_inline(fd_vec3 vector, fd_vec3 from, fd_vec3 to, double twist)
+static inline __attribute__((always_inline)) fd_vec3
+fd_sds_transport_inline(fd_vec3 vector, fd_vec3 from, fd_vec3 to, double twist)
 {
     bool small = fd_small_turn(twist);
     return fd_sds_transport_with(vector, from, to, twist, small ? fd_small_turn_cos(twist) : cos(twist),
@@ -226,9 +229,9 @@ static inline __attribute__((always_inline)) fd_vec3 fd_sds_transport_inline(fd_
  * fd_sds_transport_with, the twist's cosine and sine given) or projected and
  * rescaled as LAMMPS does when its normal part matters against the limit,
  * |xi . n| k > 1e-10 F_max (transport 1). Blends, as above. */
-static inline __attribute__((always_inline)) fd_vec3 fd_roll_spring_carried_with(fd_vec3 xi, fd_vec3 previous_normal, fd_vec3 n,
-                                                  bool lammps_transport, double twist, double cos_twist,
-                                                  double sin_twist, double k, double limit)
+static inline __attribute__((always_inline)) fd_vec3
+fd_roll_spring_carried_with(fd_vec3 xi, fd_vec3 previous_normal, fd_vec3 n, bool lammps_transport, double twist,
+                            double cos_twist, double sin_twist, double k, double limit)
 {
     fd_vec3 carried = fd_sds_transport_with(xi, previous_normal, n, twist, cos_twist, sin_twist);
     double normal_part = fd_v3_dot(xi, n);
@@ -241,8 +244,9 @@ static inline __attribute__((always_inline)) fd_vec3 fd_roll_spring_carried_with
     return fd_v3_select(fd_v3_dot(previous_normal, previous_normal) > 0.0, out, fd_v3(0.0, 0.0, 0.0));
 }
 
-static inline __attribute__((always_inline)) fd_vec3 fd_roll_spring_carried(fd_vec3 xi, fd_vec3 previous_normal, fd_vec3 n, bool lammps_transport,
-                                             double twist, double k, double limit)
+static inline __attribute__((always_inline)) fd_vec3
+fd_roll_spring_carried(fd_vec3 xi, fd_vec3 previous_normal, fd_vec3 n, bool lammps_transport, double twist, double k,
+                       double limit)
 {
     bool small = fd_small_turn(twist);
     return fd_roll_spring_carried_with(xi, previous_normal, n, lammps_transport, twist,
