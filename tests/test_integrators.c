@@ -4,6 +4,8 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
+#include "penalty/body_quads.h"
+#include "support/world.h"
 
 static fd_world* make_world(fd_integrator integrator, double dt, fd_vec3 gravity)
 {
@@ -242,4 +244,92 @@ Test(integrators, locks_hold_components_in_the_lock_frame)
               fd_v3_length(fd_v3_reject(moved, slope)));
     cr_assert(fd_v3_length(moved) > 0.0);
     fd_world_free(world);
+}
+
+/* ---------------------------------------------------------------- four bodies at a time
+ * The penalty stepper moves four neighbouring bodies in and out of its
+ * integration block by the processor's permutes (src/penalty/body_quads.c)
+ * and the others one at a time. Which way a body goes must not change a bit:
+ * a periodic gas (x and y) of spheres that cross the faces, with static,
+ * loaded and anisotropic bodies between them (each breaks a quad: the
+ * stepper's own paths take over), colliding with friction, stepped with the
+ * quads and without them, must end in the same bits, with both integrators. */
+static void run_gas(fd_integrator integrator, bool quads, int steps, fd_body_state* out, int count, int* wraps,
+                    int* contacts)
+{
+    fd_body_quads_switch(quads);
+    fd_world_def def = test_world_def(1e-4, fd_v3(0.3, -0.2, -9.81));
+    def.integrator = integrator;
+    def.periodic[0] = def.periodic[1] = true;
+    def.box_min = fd_v3(0.0, 0.0, -1.0);
+    def.box_max = fd_v3(0.2, 0.2, 1.0);
+    fd_world* world = fd_world_create(&def);
+    cr_assert_not_null(world, "%s", fd_last_error());
+    fd_material_id glass = test_add_solid_material(world, "glass", 2500.0, 0.0);
+    fd_contact_law_def law = test_hooke_law(1e4, 0.5);
+    test_set_sds(&law, FD_MECHANISM_SLIDE, "dsds", 2e3, 1.0, 0.4);
+    test_set_law(world, glass, &law);
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    for (int b = 0; b < count; ++b) {
+        /* a loose lattice of 10 x 10 x 3 cells of 2 cm, jittered */
+        fd_vec3 cell = fd_v3(0.01 + 0.02 * (b % 10), 0.01 + 0.02 * ((b / 10) % 10), -0.03 + 0.02 * (b / 100));
+        fd_vec3 position = fd_v3_add(cell, fd_v3(test_uniform(&seed, -0.002, 0.002), test_uniform(&seed, -0.002, 0.002),
+                                                  test_uniform(&seed, -0.002, 0.002)));
+        fd_vec3 velocity = fd_v3(test_uniform(&seed, -3, 3), test_uniform(&seed, -3, 3), test_uniform(&seed, -1, 1));
+        fd_body_def body = test_sphere_def(glass, NULL, 0.009, position, velocity);
+        body.angular_velocity = fd_v3(test_uniform(&seed, -50, 50), test_uniform(&seed, -50, 50),
+                                      test_uniform(&seed, -50, 50));
+        if (b % 13 == 5) {
+            body.type = FD_BODY_STATIC;
+            body.velocity = body.angular_velocity = fd_v3(0.0, 0.0, 0.0);
+        } else if (b % 11 == 3) {
+            body.external_force = fd_v3(0.0, 0.0, 0.05);
+        } else if (b % 17 == 8) {
+            double m = 2500.0 * 4.0 / 3.0 * FD_PI * 0.009 * 0.009 * 0.009, r2 = 0.009 * 0.009;
+            body.inertia = fd_v3(0.4 * m * r2, 0.5 * m * r2, 0.6 * m * r2);
+        }
+        test_create_body(world, &body);
+    }
+    fd_body_state* before = malloc((size_t)count * sizeof *before);
+    cr_assert_not_null(before);
+    *wraps = *contacts = 0;
+    for (int s = 0; s < steps; ++s) {
+        cr_assert_eq(fd_world_get_states(world, 0, count, before), FD_OK, "%s", fd_last_error());
+        test_step(world);
+        cr_assert_eq(fd_world_get_states(world, 0, count, out), FD_OK, "%s", fd_last_error());
+        for (int b = 0; b < count; ++b) {
+            *wraps += fabs(out[b].position.x - before[b].position.x) > 0.1 ||
+                      fabs(out[b].position.y - before[b].position.y) > 0.1;
+        }
+        *contacts += fd_world_contact_count(world);
+    }
+    free(before);
+    fd_world_free(world);
+    fd_body_quads_switch(true);
+}
+
+Test(integrators, four_bodies_at_a_time_give_the_bits_of_one_at_a_time)
+{
+    if (!fd_body_quads_on()) {
+        cr_skip_test("this processor has no AVX2: the stepper never runs four bodies at a time");
+    }
+    enum { count = 300, steps = 200 };
+    const fd_integrator integrators[2] = {FD_INTEGRATOR_SYMPLECTIC_EULER, FD_INTEGRATOR_VELOCITY_VERLET};
+    for (int k = 0; k < 2; ++k) {
+        fd_body_state quads[count], alone[count];
+        int wraps_quads = 0, wraps_alone = 0, contacts = 0, contacts_alone = 0;
+        run_gas(integrators[k], true, steps, quads, count, &wraps_quads, &contacts);
+        run_gas(integrators[k], false, steps, alone, count, &wraps_alone, &contacts_alone);
+        /* at 3 m/s a body crosses the 0.2 m box in ~700 steps: a few dozen
+         * wraps in 200 steps, so the quads' wrap test is exercised */
+        cr_assert_gt(wraps_quads, 10, "only %d wraps: the gas does not cross the faces", wraps_quads);
+        cr_assert_eq(wraps_quads, wraps_alone);
+        cr_assert_gt(contacts, steps, "too few collisions (%d contact-steps) to move the spheres' spins", contacts);
+        for (int b = 0; b < count; ++b) {
+            cr_assert(memcmp(&quads[b], &alone[b], sizeof quads[b]) == 0,
+                      "integrator %d: body %d differs with the quads (x %.17g / %.17g, w %.17g / %.17g)", k, b,
+                      quads[b].position.x, alone[b].position.x, quads[b].angular_velocity.z,
+                      alone[b].angular_velocity.z);
+        }
+    }
 }

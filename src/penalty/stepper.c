@@ -29,6 +29,7 @@
 
 #include "body/body.h"
 #include "core/error.h"
+#include "penalty/body_quads.h"
 #include "penalty/penalty_internal.h"
 #include "world/world_store.h"
 
@@ -69,14 +70,6 @@ typedef struct range_result {
  * caller checks) and the renormalisation of a near-unit product
  * (fd_quat_renormalize: || q |^2 - 1| < 1e-8, checked too). The same
  * operations run in every clone, so the bits do not depend on which. */
-enum { FD_BODY_BLOCK = 32 };
-typedef struct body_block {
-    int count;
-    double x[3][FD_BODY_BLOCK], v[3][FD_BODY_BLOCK], w[3][FD_BODY_BLOCK], q[4][FD_BODY_BLOCK];
-    double f[3][FD_BODY_BLOCK], t[3][FD_BODY_BLOCK];
-    double kick_mass[FD_BODY_BLOCK], kick_inertia[FD_BODY_BLOCK];
-} body_block;
-
 /* What a block's checks found, over its bodies. */
 typedef struct block_checks {
     double probes;                /* 0 when every x and w is finite */
@@ -85,7 +78,7 @@ typedef struct block_checks {
 } block_checks;
 
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static block_checks
-straight_block(body_block* restrict k, double drift)
+straight_block(fd_body_block* restrict k, double drift)
 {
     double probes = 0.0, widest = 0.0;
     int outside_series = 0;
@@ -134,60 +127,63 @@ straight_block(body_block* restrict k, double drift)
  * external loads (FD_MOTION_SIMPLE without FD_MOTION_LOADED), FD_BODY_BLOCK
  * at a time through straight_block; static bodies keep their state; the
  * others are left to fix_up, and so is a body whose turn is too wide for the
- * series (it is done again there, exactly). */
+ * series (it is done again there, exactly). Four neighbouring bodies move in
+ * and out of the block by the processor's permutes where they can
+ * (body_quads.c: the same bits), the others one at a time. */
 static range_result advance_straight(fd_world* world, int begin, int end, double kick, double drift,
                                      bool* needs_fix_up)
 {
     const fd_penalty* p = world->penalty;
-    const fd_vec3* restrict x0 = world->saved_position;
-    const fd_quat* restrict q0 = world->saved_orientation;
-    const fd_vec3* restrict v0 = world->saved_velocity;
-    const fd_vec3* restrict w0 = world->saved_angular_velocity;
-    const fd_vec3* restrict f0 = world->saved_forces;
-    const fd_vec3* restrict t0 = world->saved_torques;
-    fd_vec3* restrict x1 = world->position;
-    fd_quat* restrict q1 = world->orientation;
-    fd_vec3* restrict v1 = world->velocity;
-    fd_vec3* restrict w1 = world->angular_velocity;
-    fd_vec3* restrict f1 = world->forces;
-    fd_vec3* restrict t1 = world->torques;
-    const fd_body_motion* restrict motion = world->motion;
-    int referenced = p->lists[p->current].row_start != NULL ? p->lists[p->current].body_count : 0;
-    const fd_vec3* restrict reference = p->reference_position;
+    const fd_step_arrays a = {
+        .x0 = world->saved_position, .q0 = world->saved_orientation, .v0 = world->saved_velocity,
+        .w0 = world->saved_angular_velocity, .f0 = world->saved_forces, .t0 = world->saved_torques,
+        .x1 = world->position, .q1 = world->orientation, .v1 = world->velocity, .w1 = world->angular_velocity,
+        .f1 = world->forces, .t1 = world->torques, .motion = world->motion, .reference = p->reference_position,
+        .referenced = p->lists[p->current].row_start != NULL ? p->lists[p->current].body_count : 0,
+        .periodic = &world->periodic, .gravity = world->def.gravity, .kick = kick,
+    };
     const fd_periodic* periodic = &world->periodic;
-    fd_vec3 gravity = world->def.gravity;
+    bool quads = fd_body_quads_on();
     double largest = 0.0, probes = 0.0, widest = 0.0;
-    body_block k;
-    int32_t bodies[FD_BODY_BLOCK];
+    fd_body_block k;
     for (int b = begin; b < end;) {
         k.count = 0;
-        for (; b < end && k.count < FD_BODY_BLOCK; ++b) {
-            const fd_body_motion m = motion[b];
+        while (b < end && k.count < FD_BODY_BLOCK) {
+            if (quads) {
+                b = fd_body_quads_gather(&k, &a, b, end);
+                if (b == end || k.count == FD_BODY_BLOCK) {
+                    break;
+                }
+            }
+            const fd_body_motion m = a.motion[b];
             if (m.flags & FD_MOTION_DORMANT) {
+                ++b;
                 continue; /* held by another rank: its state here is never read */
             }
             if ((m.flags & (FD_MOTION_SIMPLE | FD_MOTION_LOADED)) != FD_MOTION_SIMPLE) {
                 /* Static: kept, with no load. Others: fix_up. */
-                x1[b] = x0[b];
-                q1[b] = q0[b];
-                v1[b] = v0[b];
-                w1[b] = w0[b];
-                f1[b] = fd_v3(0.0, 0.0, 0.0);
-                t1[b] = fd_v3(0.0, 0.0, 0.0);
+                a.x1[b] = a.x0[b];
+                a.q1[b] = a.q0[b];
+                a.v1[b] = a.v0[b];
+                a.w1[b] = a.w0[b];
+                a.f1[b] = fd_v3(0.0, 0.0, 0.0);
+                a.t1[b] = fd_v3(0.0, 0.0, 0.0);
+                ++b;
                 continue;
             }
             int c = k.count++;
-            bodies[c] = b;
-            k.x[0][c] = x0[b].x, k.x[1][c] = x0[b].y, k.x[2][c] = x0[b].z;
-            k.v[0][c] = v0[b].x, k.v[1][c] = v0[b].y, k.v[2][c] = v0[b].z;
-            k.w[0][c] = w0[b].x, k.w[1][c] = w0[b].y, k.w[2][c] = w0[b].z;
-            k.q[0][c] = q0[b].w, k.q[1][c] = q0[b].x, k.q[2][c] = q0[b].y, k.q[3][c] = q0[b].z;
-            k.f[0][c] = f0[b].x, k.f[1][c] = f0[b].y, k.f[2][c] = f0[b].z;
-            k.t[0][c] = t0[b].x, k.t[1][c] = t0[b].y, k.t[2][c] = t0[b].z;
+            k.body[c] = b;
+            k.x[0][c] = a.x0[b].x, k.x[1][c] = a.x0[b].y, k.x[2][c] = a.x0[b].z;
+            k.v[0][c] = a.v0[b].x, k.v[1][c] = a.v0[b].y, k.v[2][c] = a.v0[b].z;
+            k.w[0][c] = a.w0[b].x, k.w[1][c] = a.w0[b].y, k.w[2][c] = a.w0[b].z;
+            k.q[0][c] = a.q0[b].w, k.q[1][c] = a.q0[b].x, k.q[2][c] = a.q0[b].y, k.q[3][c] = a.q0[b].z;
+            k.f[0][c] = a.f0[b].x, k.f[1][c] = a.f0[b].y, k.f[2][c] = a.f0[b].z;
+            k.t[0][c] = a.t0[b].x, k.t[1][c] = a.t0[b].y, k.t[2][c] = a.t0[b].z;
             k.kick_mass[c] = kick * m.inverse_mass;
             k.kick_inertia[c] = kick * m.inverse_inertia;
-            f1[b] = fd_v3_scale(m.mass, gravity);
-            t1[b] = fd_v3(0.0, 0.0, 0.0);
+            a.f1[b] = fd_v3_scale(m.mass, a.gravity);
+            a.t1[b] = fd_v3(0.0, 0.0, 0.0);
+            ++b;
         }
         block_checks checks = straight_block(&k, drift);
         probes += checks.probes;
@@ -196,7 +192,13 @@ static range_result advance_straight(fd_world* world, int begin, int end, double
             *needs_fix_up = true; /* the series or the renormalisation does not hold: fix_up */
         }
         for (int c = 0; c < k.count; ++c) {
-            int body = bodies[c];
+            if (quads) {
+                c = fd_body_quads_scatter(&k, &a, c, &largest);
+                if (c == k.count) {
+                    break;
+                }
+            }
+            int body = k.body[c];
             fd_vec3 x = {k.x[0][c], k.x[1][c], k.x[2][c]};
             fd_vec3 v = {k.v[0][c], k.v[1][c], k.v[2][c]};
             fd_vec3 w = {k.w[0][c], k.w[1][c], k.w[2][c]};
@@ -205,18 +207,18 @@ static range_result advance_straight(fd_world* world, int begin, int end, double
                 if (periodic->axis[1]) x.y = fd_periodic_wrap(x.y, periodic->low[1], periodic->length[1]);
                 if (periodic->axis[2]) x.z = fd_periodic_wrap(x.z, periodic->low[2], periodic->length[2]);
             }
-            if (body < referenced) {
-                fd_vec3 moved = fd_v3_sub(x, reference[body]);
+            if (body < a.referenced) {
+                fd_vec3 moved = fd_v3_sub(x, a.reference[body]);
                 if (periodic->any) {
                     moved = fd_v3_sub(moved, fd_periodic_near_offset(periodic, moved));
                 }
                 double moved_squared = fd_v3_dot(moved, moved);
                 largest = moved_squared > largest ? moved_squared : largest;
             }
-            x1[body] = x;
-            v1[body] = v;
-            w1[body] = w;
-            q1[body] = (fd_quat){k.q[0][c], k.q[1][c], k.q[2][c], k.q[3][c]};
+            a.x1[body] = x;
+            a.v1[body] = v;
+            a.w1[body] = w;
+            a.q1[body] = (fd_quat){k.q[0][c], k.q[1][c], k.q[2][c], k.q[3][c]};
         }
     }
     return (range_result){largest, probes, widest, 0.0};
@@ -298,7 +300,14 @@ static range_result finish_straight(fd_world* world, int begin, int end, double 
     const fd_vec3* restrict torques = world->torques;
     const fd_body_motion* restrict motion = world->motion;
     double probes = 0.0;
+    bool quads = fd_body_quads_on();
     for (int b = begin; b < end; ++b) {
+        if (quads) {
+            b = fd_body_quads_finish(v1, w1, forces, torques, motion, kick, b, end, &probes); /* four at a time */
+            if (b == end) {
+                break;
+            }
+        }
         const fd_body_motion m = motion[b];
         if (!(m.flags & FD_MOTION_SIMPLE)) {
             continue;
