@@ -4,7 +4,7 @@
 
 #include "core/math.h"
 #include "fricdem/fricdem.h"
-#include "penalty/body_quads.h"
+#include "core/permute.h"
 #include "support/world.h"
 
 static fd_world* make_world(fd_integrator integrator, double dt, fd_vec3 gravity)
@@ -257,7 +257,7 @@ Test(integrators, locks_hold_components_in_the_lock_frame)
 static void run_gas(fd_integrator integrator, bool quads, int steps, fd_body_state* out, int count, int* wraps,
                     int* contacts)
 {
-    fd_body_quads_switch(quads);
+    fd_permutes_switch(quads);
     fd_world_def def = test_world_def(1e-4, fd_v3(0.3, -0.2, -9.81));
     def.integrator = integrator;
     def.periodic[0] = def.periodic[1] = true;
@@ -305,12 +305,12 @@ static void run_gas(fd_integrator integrator, bool quads, int steps, fd_body_sta
     }
     free(before);
     fd_world_free(world);
-    fd_body_quads_switch(true);
+    fd_permutes_switch(true);
 }
 
 Test(integrators, four_bodies_at_a_time_give_the_bits_of_one_at_a_time)
 {
-    if (!fd_body_quads_on()) {
+    if (!fd_permutes_on()) {
         cr_skip_test("this processor has no AVX2: the stepper never runs four bodies at a time");
     }
     enum { count = 300, steps = 200 };

@@ -54,6 +54,15 @@ bool fd_fn_lane_law_of(const fd_contact_law* law, int index, double time_step, f
         .spin = law->params[FD_MECHANISM_SPIN],
         .time_step = time_step,
     };
+    for (int k = 0; k < FD_FN_SLIDE_HISTORY; ++k) {
+        out->spring_row[out->slide_offset + k] = (int8_t)k;
+    }
+    for (int k = 0; roll != NULL && k < FD_FN_ROLL_HISTORY; ++k) {
+        out->spring_row[out->roll_offset + k] = (int8_t)(FD_FN_SLIDE_HISTORY + k);
+    }
+    for (int k = 0; spin != NULL && k < FD_FN_SPIN_HISTORY; ++k) {
+        out->spring_row[out->spin_offset + k] = (int8_t)(FD_FN_SLIDE_HISTORY + FD_FN_ROLL_HISTORY + k);
+    }
     return true;
 }
 

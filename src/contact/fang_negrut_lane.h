@@ -55,6 +55,7 @@ enum {
 };
 enum { FD_FN_H_THETA_I = 0, FD_FN_H_THETA_J = 2, FD_FN_H_ROLL_MODE_I = 4, FD_FN_H_ROLL_MODE_J = 5, FD_FN_ROLL_HISTORY = 6 };
 enum { FD_FN_H_PSI = 0, FD_FN_H_SPIN_MODE = 1, FD_FN_SPIN_HISTORY = 2 };
+enum { FD_FN_SPRINGS = FD_FN_SLIDE_HISTORY + FD_FN_ROLL_HISTORY + FD_FN_SPIN_HISTORY };
 
 #define FD_FN_BLOCK 32
 
@@ -73,6 +74,7 @@ typedef struct fd_fn_lane_law {
     int law;                      /* index in the world's laws */
     int slide_offset, roll_offset, spin_offset; /* into the contact's history block */
     int history_size;             /* the law's doubles of it (fd_contact_law.history_size) */
+    int8_t spring_row[FD_FN_SPRINGS]; /* history double h < history_size is the block's springs[spring_row[h]] */
     bool has_roll, has_spin;
     bool clamp;                   /* limit_damping: N >= 0 */
     bool hertz;                   /* normal hertz (else hooke) */
@@ -100,10 +102,17 @@ typedef struct fd_fn_block {
     double dashpot[FD_FN_BLOCK];                                   /* the pair's dashpot prefactor (fd_normal_dashpot_prefactor) */
     double effective_radius[FD_FN_BLOCK];                          /* m (the viscoelastic dashpot's factor) */
     double hertz_constant[FD_FN_BLOCK];                            /* hertz's K = 4/3 E* sqrt(R_eff), N/m^(3/2) */
-    /* the history, read and written in place */
-    double slide[FD_FN_SLIDE_HISTORY][FD_FN_BLOCK];
-    double roll[FD_FN_ROLL_HISTORY][FD_FN_BLOCK];
-    double spin[FD_FN_SPIN_HISTORY][FD_FN_BLOCK];
+    /* the history, read and written in place; springs[] views the three
+     * mechanisms' rows as one (fd_fn_lane_law.spring_row) */
+    union {
+        struct {
+            double slide[FD_FN_SLIDE_HISTORY][FD_FN_BLOCK];
+            double roll[FD_FN_ROLL_HISTORY][FD_FN_BLOCK];
+            double spin[FD_FN_SPIN_HISTORY][FD_FN_BLOCK];
+        };
+        double springs[FD_FN_SPRINGS][FD_FN_BLOCK];
+    };
+    int32_t slot[FD_FN_BLOCK];                                     /* each lane's contact in the pool (the caller's) */
     /* outputs */
     double force[3][FD_FN_BLOCK];                                  /* on body i, N */
     double torque_i[3][FD_FN_BLOCK], torque_j[3][FD_FN_BLOCK];

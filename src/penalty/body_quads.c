@@ -1,103 +1,47 @@
 /* Four neighbouring bodies' states moved between arrays of structs and the
- * integration block's arrays per component by AVX2 permutes (body_quads.h).
- *
- * Four fd_vec3 are 12 doubles, three vectors a = [x0 y0 z0 x1],
- * b = [y1 z1 x2 y2], c = [z2 x3 y3 z3]; swapping the halves of a and c and
- * two blends give [x0 y0 | x2 y2], [y1 z1 | y3 z3] and [z0 x1 | z2 x3], whose
- * in-lane shuffles are X, Y and Z: ten instructions for twelve doubles
- * where one at a time takes twenty-four. Four fd_quat (or fd_body_motion)
- * are a 4 x 4 transpose.
+ * integration block's arrays per component by the permutes of
+ * core/permute.h (body_quads.h): four fd_vec3 are ten instructions, four
+ * fd_quat (or fd_body_motion) a 4 x 4 transpose.
  *
  * Must not: change a result (only the operations stepper.c forms, in its
  * order), touch anything but the arrays handed to it. */
 #include "penalty/body_quads.h"
 
-static bool quads_switched_off; /* set by tests before stepping, never while a step runs */
+#include "core/permute.h"
 
-void fd_body_quads_switch(bool on) { quads_switched_off = !on; }
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-
-#define FD_AVX2 __attribute__((target("avx2")))
-
-bool fd_body_quads_on(void) { return !quads_switched_off && __builtin_cpu_supports("avx2"); }
-
-typedef struct lanes3 {
-    __m256d x, y, z;
-} lanes3;
-
-typedef struct lanes4 {
-    __m256d r0, r1, r2, r3;
-} lanes4;
-
-/* Four fd_vec3 from p into X, Y, Z (the file's first comment). */
-static inline FD_AVX2 lanes3 load_vec3_quad(const fd_vec3* p)
-{
-    const double* d = &p->x;
-    __m256d a = _mm256_loadu_pd(d), b = _mm256_loadu_pd(d + 4), c = _mm256_loadu_pd(d + 8);
-    __m256d ends = _mm256_permute2f128_pd(a, c, 0x30);    /* x0 y0 | y3 z3 */
-    __m256d middles = _mm256_permute2f128_pd(a, c, 0x21); /* z0 x1 | z2 x3 */
-    __m256d even = _mm256_blend_pd(ends, b, 0xC);         /* x0 y0 | x2 y2 */
-    __m256d odd = _mm256_blend_pd(b, ends, 0xC);          /* y1 z1 | y3 z3 */
-    return (lanes3){_mm256_shuffle_pd(even, middles, 0xA), _mm256_shuffle_pd(even, odd, 0x5),
-                    _mm256_shuffle_pd(middles, odd, 0xA)};
-}
-
-/* The inverse of load_vec3_quad. */
-static inline FD_AVX2 void store_vec3_quad(fd_vec3* p, lanes3 v)
-{
-    double* d = &p->x;
-    __m256d even = _mm256_unpacklo_pd(v.x, v.y);           /* x0 y0 | x2 y2 */
-    __m256d odd = _mm256_unpackhi_pd(v.y, v.z);            /* y1 z1 | y3 z3 */
-    __m256d middles = _mm256_shuffle_pd(v.z, v.x, 0xA);    /* z0 x1 | z2 x3 */
-    __m256d ends = _mm256_blend_pd(even, odd, 0xC);        /* x0 y0 | y3 z3 */
-    _mm256_storeu_pd(d, _mm256_permute2f128_pd(ends, middles, 0x20));
-    _mm256_storeu_pd(d + 4, _mm256_blend_pd(odd, even, 0xC));
-    _mm256_storeu_pd(d + 8, _mm256_permute2f128_pd(middles, ends, 0x31));
-}
-
-/* A 4 x 4 transpose: rows of four doubles in, columns out (its own inverse). */
-static inline FD_AVX2 lanes4 transpose4(lanes4 m)
-{
-    __m256d t0 = _mm256_unpacklo_pd(m.r0, m.r1), t1 = _mm256_unpackhi_pd(m.r0, m.r1);
-    __m256d t2 = _mm256_unpacklo_pd(m.r2, m.r3), t3 = _mm256_unpackhi_pd(m.r2, m.r3);
-    return (lanes4){_mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
-                    _mm256_permute2f128_pd(t0, t2, 0x31), _mm256_permute2f128_pd(t1, t3, 0x31)};
-}
-
-static inline FD_AVX2 lanes4 load_rows4(const void* p)
+#if defined(FD_HAVE_PERMUTES)
+static inline FD_AVX2 fd_lanes4 load_rows4(const void* p)
 {
     const double* d = p;
-    return transpose4((lanes4){_mm256_loadu_pd(d), _mm256_loadu_pd(d + 4), _mm256_loadu_pd(d + 8),
+    return fd_transpose4((fd_lanes4){_mm256_loadu_pd(d), _mm256_loadu_pd(d + 4), _mm256_loadu_pd(d + 8),
                                _mm256_loadu_pd(d + 12)});
 }
 
-static inline FD_AVX2 void store_rows4(void* p, lanes4 columns)
+static inline FD_AVX2 void store_rows4(void* p, fd_lanes4 columns)
 {
     double* d = p;
-    lanes4 rows = transpose4(columns);
+    fd_lanes4 rows = fd_transpose4(columns);
     _mm256_storeu_pd(d, rows.r0);
     _mm256_storeu_pd(d + 4, rows.r1);
     _mm256_storeu_pd(d + 8, rows.r2);
     _mm256_storeu_pd(d + 12, rows.r3);
 }
 
-static inline FD_AVX2 void put_lanes3(double (*rows)[FD_BODY_BLOCK], int c, lanes3 v)
+static inline FD_AVX2 void put_fd_lanes3(double (*rows)[FD_BODY_BLOCK], int c, fd_lanes3 v)
 {
     _mm256_storeu_pd(rows[0] + c, v.x);
     _mm256_storeu_pd(rows[1] + c, v.y);
     _mm256_storeu_pd(rows[2] + c, v.z);
 }
 
-static inline FD_AVX2 lanes3 get_lanes3(const double (*rows)[FD_BODY_BLOCK], int c)
+static inline FD_AVX2 fd_lanes3 get_fd_lanes3(const double (*rows)[FD_BODY_BLOCK], int c)
 {
-    return (lanes3){_mm256_loadu_pd(rows[0] + c), _mm256_loadu_pd(rows[1] + c), _mm256_loadu_pd(rows[2] + c)};
+    return (fd_lanes3){_mm256_loadu_pd(rows[0] + c), _mm256_loadu_pd(rows[1] + c), _mm256_loadu_pd(rows[2] + c)};
 }
 
 /* The motion records of bodies b..b+3 as columns (inverse mass, inverse
  * inertia, mass, flags), and whether each has (flags & mask) == want. */
-static inline FD_AVX2 bool motions_are(const fd_body_motion* motion, uint32_t mask, uint32_t want, lanes4* columns)
+static inline FD_AVX2 bool motions_are(const fd_body_motion* motion, uint32_t mask, uint32_t want, fd_lanes4* columns)
 {
     _Static_assert(sizeof(fd_body_motion) == 4 * sizeof(double), "a motion record is one row of four doubles");
     *columns = load_rows4(motion);
@@ -113,15 +57,15 @@ FD_AVX2 int fd_body_quads_gather(fd_body_block* k, const fd_step_arrays* a, int 
     const __m256d kick = _mm256_set1_pd(a->kick), zero = _mm256_setzero_pd();
     const __m256d gx = _mm256_set1_pd(a->gravity.x), gy = _mm256_set1_pd(a->gravity.y);
     const __m256d gz = _mm256_set1_pd(a->gravity.z);
-    lanes4 m;
+    fd_lanes4 m;
     while (b + 4 <= end && k->count + 4 <= FD_BODY_BLOCK && motions_are(a->motion + b, mask, FD_MOTION_SIMPLE, &m)) {
         int c = k->count;
-        put_lanes3(k->x, c, load_vec3_quad(a->x0 + b));
-        put_lanes3(k->v, c, load_vec3_quad(a->v0 + b));
-        put_lanes3(k->w, c, load_vec3_quad(a->w0 + b));
-        put_lanes3(k->f, c, load_vec3_quad(a->f0 + b));
-        put_lanes3(k->t, c, load_vec3_quad(a->t0 + b));
-        lanes4 q = load_rows4(a->q0 + b);
+        put_fd_lanes3(k->x, c, fd_load_vec3_quad(a->x0 + b));
+        put_fd_lanes3(k->v, c, fd_load_vec3_quad(a->v0 + b));
+        put_fd_lanes3(k->w, c, fd_load_vec3_quad(a->w0 + b));
+        put_fd_lanes3(k->f, c, fd_load_vec3_quad(a->f0 + b));
+        put_fd_lanes3(k->t, c, fd_load_vec3_quad(a->t0 + b));
+        fd_lanes4 q = load_rows4(a->q0 + b);
         _mm256_storeu_pd(k->q[0] + c, q.r0);
         _mm256_storeu_pd(k->q[1] + c, q.r1);
         _mm256_storeu_pd(k->q[2] + c, q.r2);
@@ -129,7 +73,7 @@ FD_AVX2 int fd_body_quads_gather(fd_body_block* k, const fd_step_arrays* a, int 
         _mm256_storeu_pd(k->kick_mass + c, _mm256_mul_pd(kick, m.r0));     /* kick * inverse_mass */
         _mm256_storeu_pd(k->kick_inertia + c, _mm256_mul_pd(kick, m.r1));  /* kick * inverse_inertia */
         /* The new force buffers: m g (fd_v3_scale(m, g)), no torque. */
-        store_vec3_quad(a->f1 + b, (lanes3){_mm256_mul_pd(m.r2, gx), _mm256_mul_pd(m.r2, gy),
+        fd_store_vec3_quad(a->f1 + b, (fd_lanes3){_mm256_mul_pd(m.r2, gx), _mm256_mul_pd(m.r2, gy),
                                             _mm256_mul_pd(m.r2, gz)});
         double* torques = &a->t1[b].x;
         _mm256_storeu_pd(torques, zero);
@@ -164,7 +108,7 @@ FD_AVX2 int fd_body_quads_scatter(const fd_body_block* k, const fd_step_arrays* 
         if (k->body[c + 3] != b + 3 || (!referenced && b < a->referenced)) {
             break; /* not four neighbours, or only some with a reference: alone */
         }
-        lanes3 x = get_lanes3((const double(*)[FD_BODY_BLOCK])k->x, c);
+        fd_lanes3 x = get_fd_lanes3((const double(*)[FD_BODY_BLOCK])k->x, c);
         if (periodic->any) {
             /* fd_periodic_wrap leaves x alone inside [low, low + length):
              * four lanes all inside go on, any other leaves them to the
@@ -184,7 +128,7 @@ FD_AVX2 int fd_body_quads_scatter(const fd_body_block* k, const fd_step_arrays* 
             }
         }
         if (referenced) {
-            lanes3 r = load_vec3_quad(a->reference + b);
+            fd_lanes3 r = fd_load_vec3_quad(a->reference + b);
             __m256d mx = _mm256_sub_pd(x.x, r.x), my = _mm256_sub_pd(x.y, r.y), mz = _mm256_sub_pd(x.z, r.z);
             if (periodic->any) {
                 mx = minus_near_image(mx, periodic->half_length[0], periodic->length[0]);
@@ -196,10 +140,10 @@ FD_AVX2 int fd_body_quads_scatter(const fd_body_block* k, const fd_step_arrays* 
             /* moved > largest ? moved : largest, lane by lane (a NaN is passed over) */
             most = _mm256_blendv_pd(most, squared, _mm256_cmp_pd(squared, most, _CMP_GT_OQ));
         }
-        store_vec3_quad(a->x1 + b, x);
-        store_vec3_quad(a->v1 + b, get_lanes3((const double(*)[FD_BODY_BLOCK])k->v, c));
-        store_vec3_quad(a->w1 + b, get_lanes3((const double(*)[FD_BODY_BLOCK])k->w, c));
-        store_rows4(a->q1 + b, (lanes4){_mm256_loadu_pd(k->q[0] + c), _mm256_loadu_pd(k->q[1] + c),
+        fd_store_vec3_quad(a->x1 + b, x);
+        fd_store_vec3_quad(a->v1 + b, get_fd_lanes3((const double(*)[FD_BODY_BLOCK])k->v, c));
+        fd_store_vec3_quad(a->w1 + b, get_fd_lanes3((const double(*)[FD_BODY_BLOCK])k->w, c));
+        store_rows4(a->q1 + b, (fd_lanes4){_mm256_loadu_pd(k->q[0] + c), _mm256_loadu_pd(k->q[1] + c),
                                         _mm256_loadu_pd(k->q[2] + c), _mm256_loadu_pd(k->q[3] + c)});
     }
     double lanes[4];
@@ -215,7 +159,7 @@ FD_AVX2 int fd_body_quads_finish(fd_vec3* v1, fd_vec3* w1, const fd_vec3* forces
 {
     const __m256d kick4 = _mm256_set1_pd(kick);
     __m256d probe = _mm256_setzero_pd();
-    lanes4 m;
+    fd_lanes4 m;
     while (b + 4 <= end && motions_are(motion + b, FD_MOTION_SIMPLE, FD_MOTION_SIMPLE, &m)) {
         /* v + (kick / m) F and w + (kick / I) T (fd_v3_mul_add), component by
          * component: the twelve doubles of four bodies in place, each body's
@@ -245,8 +189,6 @@ FD_AVX2 int fd_body_quads_finish(fd_vec3* v1, fd_vec3* w1, const fd_vec3* forces
 }
 
 #else
-
-bool fd_body_quads_on(void) { return false; }
 
 int fd_body_quads_gather(fd_body_block* k, const fd_step_arrays* a, int b, int end) { return b; }
 

@@ -7,10 +7,10 @@
  * A quad moves bits only: loads, permutes, stores, and the very products and
  * sums, in the same order, that stepper.c forms for one body. Whether a body
  * goes through a quad or alone never changes a bit (test_integrators checks
- * it with the quads off); no fused multiply-add (make test disassembles).
+ * it with fd_permutes_switch(false)); no fused multiply-add (make test disassembles).
  *
- * AVX2 (x86-64, asked of the processor once); elsewhere the quads take
- * nothing and the stepper does every body alone.
+ * Called only where fd_permutes_on() (core/permute.h: AVX2); elsewhere
+ * the stepper does every body alone.
  *
  * Must not: change a result, touch anything but the arrays handed to it. */
 #ifndef FD_PENALTY_BODY_QUADS_H
@@ -50,12 +50,6 @@ typedef struct fd_step_arrays {
     fd_vec3 gravity;
     double kick;                  /* s: the first kick's step */
 } fd_step_arrays;
-
-/* Whether the quads run on this processor (false: none does, and every
- * function below takes nothing). fd_body_quads_switch(false) turns them off
- * for the tests that compare with the bodies done alone. */
-bool fd_body_quads_on(void);
-void fd_body_quads_switch(bool on);
 
 /* Fills block lanes from k->count with bodies from b, four neighbours at a
  * time, while the next four are all straight (FD_MOTION_SIMPLE, neither

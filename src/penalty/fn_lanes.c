@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "collide/collide.h"
+#include "core/permute.h"
 #include "contact/fang_negrut_lane.h"
 #include "penalty/fn_lanes.h"
 #include "penalty/penalty_internal.h"
@@ -53,10 +54,112 @@ bool fd_fn_single(fd_world* world, const fd_fn_lane_law* law, fd_fn_block* block
         return false;
     }
     block->count = 1;
+    fd_fn_gather_springs(block, law, &world->penalty->pool, world->history_stride);
     fd_fn_block_run(block, law, (fd_fn_shapes)shapes);
     if (block->fallback[0] != 0.0) {
         return false;
     }
-    *out = fd_fn_scatter(world, block, 0, law, slot);
+    fd_fn_scatter_springs(block, law, &world->penalty->pool, world->history_stride);
+    *out = fd_fn_lane_loads(block, 0);
     return true;
+}
+
+#if defined(FD_HAVE_PERMUTES)
+/* The springs of lanes c .. c + 3, four history doubles at a time: four
+ * contacts' k .. k + 3 are a 4 x 4 transpose away from four lanes of rows
+ * k .. k + 3 (the last four end at the law's size, overlapping the four
+ * before: what they write twice is the same). */
+static FD_AVX2 void gather_four(fd_fn_block* b, const fd_fn_lane_law* law, const double* before, int stride, int c)
+{
+    const double* springs[4];
+    for (int r = 0; r < 4; ++r) {
+        springs[r] = before + (size_t)b->slot[c + r] * (size_t)stride;
+    }
+    int size = law->history_size;
+    for (int start = 0; start < size; start += 4) {
+        int k = start + 4 <= size ? start : size - 4;
+        fd_lanes4 lanes = fd_transpose4((fd_lanes4){_mm256_loadu_pd(springs[0] + k), _mm256_loadu_pd(springs[1] + k),
+                                                    _mm256_loadu_pd(springs[2] + k), _mm256_loadu_pd(springs[3] + k)});
+        _mm256_storeu_pd(b->springs[law->spring_row[k]] + c, lanes.r0);
+        _mm256_storeu_pd(b->springs[law->spring_row[k + 1]] + c, lanes.r1);
+        _mm256_storeu_pd(b->springs[law->spring_row[k + 2]] + c, lanes.r2);
+        _mm256_storeu_pd(b->springs[law->spring_row[k + 3]] + c, lanes.r3);
+    }
+}
+
+static FD_AVX2 void scatter_four(const fd_fn_block* b, const fd_fn_lane_law* law, double* after, int stride, int c)
+{
+    double* springs[4];
+    for (int r = 0; r < 4; ++r) {
+        springs[r] = after + (size_t)b->slot[c + r] * (size_t)stride;
+    }
+    int size = law->history_size;
+    for (int start = 0; start < size; start += 4) {
+        int k = start + 4 <= size ? start : size - 4;
+        fd_lanes4 contacts = fd_transpose4((fd_lanes4){_mm256_loadu_pd(b->springs[law->spring_row[k]] + c),
+                                                       _mm256_loadu_pd(b->springs[law->spring_row[k + 1]] + c),
+                                                       _mm256_loadu_pd(b->springs[law->spring_row[k + 2]] + c),
+                                                       _mm256_loadu_pd(b->springs[law->spring_row[k + 3]] + c)});
+        _mm256_storeu_pd(springs[0] + k, contacts.r0);
+        _mm256_storeu_pd(springs[1] + k, contacts.r1);
+        _mm256_storeu_pd(springs[2] + k, contacts.r2);
+        _mm256_storeu_pd(springs[3] + k, contacts.r3);
+    }
+}
+#endif
+
+void fd_fn_gather_springs(fd_fn_block* b, const fd_fn_lane_law* law, const fd_contact_pool* pool, int stride)
+{
+    const double* before = pool->history[pool->parity];
+    int c = 0;
+#if defined(FD_HAVE_PERMUTES)
+    if (law->history_size >= 4 && fd_permutes_on()) {
+        for (; c + 4 <= b->count; c += 4) {
+            gather_four(b, law, before, stride, c);
+        }
+    }
+#endif
+    for (; c < b->count; ++c) {
+        const double* springs = before + (size_t)b->slot[c] * (size_t)stride;
+        for (int k = 0; k < law->history_size; ++k) {
+            b->springs[law->spring_row[k]][c] = springs[k];
+        }
+    }
+}
+
+void fd_fn_scatter_springs(const fd_fn_block* b, const fd_fn_lane_law* law, fd_contact_pool* pool, int stride)
+{
+    const double* before = pool->history[pool->parity];
+    double* after = pool->history[1 - pool->parity];
+    bool four = false;
+#if defined(FD_HAVE_PERMUTES)
+    four = law->history_size >= 4 && fd_permutes_on();
+#endif
+    for (int c = 0; c < b->count;) {
+#if defined(FD_HAVE_PERMUTES)
+        if (four && c + 4 <= b->count &&
+            (b->fallback[c] == 0.0) & (b->fallback[c + 1] == 0.0) & (b->fallback[c + 2] == 0.0) &
+                (b->fallback[c + 3] == 0.0)) {
+            scatter_four(b, law, after, stride, c);
+            c += 4;
+            continue;
+        }
+#endif
+        if (b->fallback[c] == 0.0) { /* a fallback's springs are the registry path's to write */
+            double* springs = after + (size_t)b->slot[c] * (size_t)stride;
+            for (int k = 0; k < law->history_size; ++k) {
+                springs[k] = b->springs[law->spring_row[k]][c];
+            }
+        }
+        ++c;
+    }
+    /* What the law keeps nothing in (another law's room): carried over. */
+    for (int c = 0; c < b->count && law->history_size < stride; ++c) {
+        if (b->fallback[c] == 0.0) {
+            size_t slot = (size_t)b->slot[c] * (size_t)stride;
+            for (int k = law->history_size; k < stride; ++k) {
+                after[slot + k] = before[slot + k];
+            }
+        }
+    }
 }

@@ -1,5 +1,5 @@
 /* Fang & Negrut's sphere lanes' inputs gathered from the world and the
- * pool, and their loads and springs put back (fn_lanes.c has the rest).
+ * pool, and their loads put back (fn_lanes.c has the rest, and the springs).
  * Inline: the law pass calls them once per contact of a lane, and a call
  * would cost more than the copies themselves.
  *
@@ -56,43 +56,13 @@ static inline __attribute__((always_inline)) bool fd_fn_gather(const fd_world* w
     b->dashpot[c] = constants[FD_FN_PAIR_DASHPOT];
     b->effective_radius[c] = constants[FD_FN_PAIR_EFFECTIVE_RADIUS];
     b->hertz_constant[c] = constants[FD_FN_PAIR_HERTZ];
-    const double* history = fd_springs_before(&p->pool, slot, world->history_stride);
-    for (int k = 0; k < FD_FN_SLIDE_HISTORY; ++k) {
-        b->slide[k][c] = history[law->slide_offset + k];
-    }
-    for (int k = 0; law->has_roll && k < FD_FN_ROLL_HISTORY; ++k) {
-        b->roll[k][c] = history[law->roll_offset + k];
-    }
-    for (int k = 0; law->has_spin && k < FD_FN_SPIN_HISTORY; ++k) {
-        b->spin[k][c] = history[law->spin_offset + k];
-    }
+    b->slot[c] = slot; /* its springs: fd_fn_gather_springs, for the whole block */
     return true;
 }
 
-/* Lane c's springs into the pool (the contact's whole block, as the
- * registry path leaves it) and its loads. */
-static inline __attribute__((always_inline)) fd_pair_loads fd_fn_scatter(fd_world* world, const fd_fn_block* b, int c,
-                                                                         const fd_fn_lane_law* law, int32_t slot)
+/* Lane c's loads (its springs: fd_fn_scatter_springs). */
+static inline __attribute__((always_inline)) fd_pair_loads fd_fn_lane_loads(const fd_fn_block* b, int c)
 {
-    fd_contact_pool* pool = &world->penalty->pool;
-    int stride = world->history_stride;
-    const double* before = fd_springs_before(pool, slot, stride);
-    double* after = fd_springs_after(pool, slot, stride);
-    /* The whole block as the registry path leaves it: what the law keeps
-     * nothing in (another law's room) carried over, the law's own springs
-     * from the lane. */
-    for (int k = law->history_size; k < stride; ++k) {
-        after[k] = before[k];
-    }
-    for (int k = 0; k < FD_FN_SLIDE_HISTORY; ++k) {
-        after[law->slide_offset + k] = b->slide[k][c];
-    }
-    for (int k = 0; law->has_roll && k < FD_FN_ROLL_HISTORY; ++k) {
-        after[law->roll_offset + k] = b->roll[k][c];
-    }
-    for (int k = 0; law->has_spin && k < FD_FN_SPIN_HISTORY; ++k) {
-        after[law->spin_offset + k] = b->spin[k][c];
-    }
     fd_pair_loads out;
     out.force = FD_LANE_LOAD3(b->force, c);
     out.torque_i = FD_LANE_LOAD3(b->torque_i, c);
@@ -100,5 +70,14 @@ static inline __attribute__((always_inline)) fd_pair_loads fd_fn_scatter(fd_worl
     out.slip = fd_entry_slip_of_flags((unsigned)b->slip[c]);
     return out;
 }
+
+/* The springs of the block's lanes [0, count) from the pool (the slots
+ * fd_fn_gather kept), and back for the lanes the block did (no fallback):
+ * the contact's whole block as the registry path leaves it, the law's
+ * springs from the lanes and what lies past them (another law's room)
+ * carried over. Four lanes at a time by permutes where the processor has
+ * them (core/permute.h: the same bits). fn_lanes.c. */
+void fd_fn_gather_springs(fd_fn_block* b, const fd_fn_lane_law* law, const fd_contact_pool* pool, int stride);
+void fd_fn_scatter_springs(const fd_fn_block* b, const fd_fn_lane_law* law, fd_contact_pool* pool, int stride);
 
 #endif

@@ -802,7 +802,10 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
         bool fn_lanes = false;
         for (int f = 0; f < FD_FN_PAIRINGS; ++f) {
             if (th->fn_block[f]->count > 0) {
-                fd_fn_block_run(th->fn_block[f], &p->fn_lane_laws[fn_block_law[f]], (fd_fn_shapes)f);
+                const fd_fn_lane_law* fn_law = &p->fn_lane_laws[fn_block_law[f]];
+                fd_fn_gather_springs(th->fn_block[f], fn_law, pool, stride);
+                fd_fn_block_run(th->fn_block[f], fn_law, (fd_fn_shapes)f);
+                fd_fn_scatter_springs(th->fn_block[f], fn_law, pool, stride);
                 fn_lanes = true;
             }
         }
@@ -814,7 +817,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             const fd_fn_block* fn_block = th->fn_block[f];
             int32_t slot = slot_contact[s];
             if (fn_block->fallback[c] == 0.0) {
-                slot_loads[s] = fd_fn_scatter(world, fn_block, c, &p->fn_lane_laws[fn_block_law[f]], slot);
+                slot_loads[s] = fd_fn_lane_loads(fn_block, c);
                 continue;
             }
             /* What the lanes leave to the registry (fang_negrut_lane.h). */

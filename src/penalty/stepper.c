@@ -29,6 +29,7 @@
 
 #include "body/body.h"
 #include "core/error.h"
+#include "core/permute.h"
 #include "penalty/body_quads.h"
 #include "penalty/penalty_internal.h"
 #include "world/world_store.h"
@@ -143,7 +144,7 @@ static range_result advance_straight(fd_world* world, int begin, int end, double
         .periodic = &world->periodic, .gravity = world->def.gravity, .kick = kick,
     };
     const fd_periodic* periodic = &world->periodic;
-    bool quads = fd_body_quads_on();
+    bool quads = fd_permutes_on();
     double largest = 0.0, probes = 0.0, widest = 0.0;
     fd_body_block k;
     for (int b = begin; b < end;) {
@@ -300,7 +301,7 @@ static range_result finish_straight(fd_world* world, int begin, int end, double 
     const fd_vec3* restrict torques = world->torques;
     const fd_body_motion* restrict motion = world->motion;
     double probes = 0.0;
-    bool quads = fd_body_quads_on();
+    bool quads = fd_permutes_on();
     for (int b = begin; b < end; ++b) {
         if (quads) {
             b = fd_body_quads_finish(v1, w1, forces, torques, motion, kick, b, end, &probes); /* four at a time */

@@ -16,8 +16,8 @@ typedef struct pile_options {
     double skin;                  /* m; 0 = automatic */
     bool ledger;
     fd_contact_output output;
-    const char* slide;            /* "dsds", "csds", "fang_negrut" (with its roll and spin), "pfc" (linear and
-                                   * rrlinear) or NULL (frictionless) */
+    const char* slide;            /* "dsds", "csds", "fang_negrut" (with its roll and spin), "fang_negrut_slide"
+                                   * (without), "pfc" (linear and rrlinear) or NULL (frictionless) */
     bool roll_and_spin;           /* rolling and twisting sds (the scalar kernel) */
     bool periodic;                /* x and y periodic instead of side walls */
     bool periodic_all;            /* x, y and z periodic (0.1 m each way), no walls at all */
@@ -90,11 +90,13 @@ static fd_world* make_pile(const pile_options* o)
         law.submodel[FD_MECHANISM_NORMAL] = submodel("pfc_linear", "kn", 3e3, "dp_nratio", 0.2, NULL, 0.0);
         law.submodel[FD_MECHANISM_SLIDE] = submodel("pfc_linear", "ks", 2e3, "fric", 0.4, "dp_sratio", 0.1);
         law.submodel[FD_MECHANISM_ROLL] = submodel("pfc_rrlinear", "rr_fric", 0.1, NULL, 0.0, NULL, 0.0);
-    } else if (o->slide != NULL && strcmp(o->slide, "fang_negrut") == 0) {
+    } else if (o->slide != NULL && strncmp(o->slide, "fang_negrut", strlen("fang_negrut")) == 0) {
         /* the generic path on spheres (no sphere kernel) */
         law.submodel[FD_MECHANISM_SLIDE] = submodel("fang_negrut", "mu_s", 0.5, "mu_k", 0.4, "K_E", 2e3);
-        law.submodel[FD_MECHANISM_ROLL] = submodel("fang_negrut", "eta_r", 0.3, NULL, 0.0, NULL, 0.0);
-        law.submodel[FD_MECHANISM_SPIN] = submodel("fang_negrut", "eta_psi", 0.006, NULL, 0.0, NULL, 0.0);
+        if (strcmp(o->slide, "fang_negrut") == 0) {
+            law.submodel[FD_MECHANISM_ROLL] = submodel("fang_negrut", "eta_r", 0.3, NULL, 0.0, NULL, 0.0);
+            law.submodel[FD_MECHANISM_SPIN] = submodel("fang_negrut", "eta_psi", 0.006, NULL, 0.0, NULL, 0.0);
+        }
     } else if (o->slide != NULL) {
         law.submodel[FD_MECHANISM_SLIDE] = submodel(o->slide, "k_t", 2e3, "gamma_t", 0.5, "mu", 0.4);
     }
