@@ -131,9 +131,8 @@ void fd_fn_scatter_springs(const fd_fn_block* b, const fd_fn_lane_law* law, fd_c
 {
     const double* before = pool->history[pool->parity];
     double* after = pool->history[1 - pool->parity];
-    bool four = false;
 #if defined(FD_HAVE_PERMUTES)
-    four = law->history_size >= 4 && fd_permutes_on();
+    bool four = law->history_size >= 4 && fd_permutes_on();
 #endif
     for (int c = 0; c < b->count;) {
 #if defined(FD_HAVE_PERMUTES)
