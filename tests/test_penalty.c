@@ -150,17 +150,19 @@ Test(penalty, the_processors_permutes_change_no_bit)
      * contacts' springs at a time by permutes; without them, one at a time.
      * Only bits move: the trajectories must be the same to the last bit, with
      * 23 springs a contact (slide, roll, spin), with 15 (slide: the last four
-     * overlap the four before), and across periodic faces. */
+     * overlap the four before), with 17 (slide and spin: the spin's rows are
+     * not the history's order), and across periodic faces. */
     if (!fd_permutes_on()) {
         cr_skip_test("this processor has no AVX2: nothing runs by permutes");
     }
     const fd_contact_output lanes = FD_CONTACT_OUTPUT_ON_REQUEST; /* a pass that records takes the registry path */
-    pile_options cases[3] = {
+    pile_options cases[4] = {
         {.threads = 1, .slide = "fang_negrut", .output = lanes},
         {.threads = 1, .slide = "fang_negrut_slide", .periodic = true, .output = lanes},
+        {.threads = 1, .slide = "fang_negrut_slide_spin", .output = lanes},
         {.threads = 1, .slide = "dsds", .roll_and_spin = true, .periodic = true, .output = lanes},
     };
-    for (int c = 0; c < 3; ++c) {
+    for (int c = 0; c < 4; ++c) {
         pile_run with = run_pile(&cases[c], 1000);
         fd_permutes_switch(false);
         pile_run without = run_pile(&cases[c], 1000);

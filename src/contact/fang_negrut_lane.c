@@ -63,6 +63,10 @@ bool fd_fn_lane_law_of(const fd_contact_law* law, int index, double time_step, f
     for (int k = 0; spin != NULL && k < FD_FN_SPIN_HISTORY; ++k) {
         out->spring_row[out->spin_offset + k] = (int8_t)(FD_FN_SLIDE_HISTORY + FD_FN_ROLL_HISTORY + k);
     }
+    out->springs_in_order = true;
+    for (int h = 0; h < size; ++h) {
+        out->springs_in_order = out->springs_in_order && out->spring_row[h] == h;
+    }
     return true;
 }
 

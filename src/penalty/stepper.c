@@ -39,6 +39,18 @@
 static inline double probe(double x) { return x - x; }
 static inline double probe3(fd_vec3 v) { return probe(v.x) + probe(v.y) + probe(v.z); }
 
+/* x wrapped into the periodic box along its periodic axes. */
+static inline fd_vec3 wrap_position(const fd_periodic* periodic, fd_vec3 x)
+{
+    for (int axis = 0; axis < 3; ++axis) {
+        if (periodic->axis[axis]) {
+            double* component = axis == 0 ? &x.x : axis == 1 ? &x.y : &x.z;
+            *component = fd_periodic_wrap(*component, periodic->low[axis], periodic->length[axis]);
+        }
+    }
+    return x;
+}
+
 static void swap_buffers(fd_world* world)
 {
 #define FD_SWAP(type, a, b)                                                                                            \
@@ -204,9 +216,7 @@ static range_result advance_straight(fd_world* world, int begin, int end, double
             fd_vec3 v = {k.v[0][c], k.v[1][c], k.v[2][c]};
             fd_vec3 w = {k.w[0][c], k.w[1][c], k.w[2][c]};
             if (periodic->any) {
-                if (periodic->axis[0]) x.x = fd_periodic_wrap(x.x, periodic->low[0], periodic->length[0]);
-                if (periodic->axis[1]) x.y = fd_periodic_wrap(x.y, periodic->low[1], periodic->length[1]);
-                if (periodic->axis[2]) x.z = fd_periodic_wrap(x.z, periodic->low[2], periodic->length[2]);
+                x = wrap_position(periodic, x);
             }
             if (body < a.referenced) {
                 fd_vec3 moved = fd_v3_sub(x, a.reference[body]);
@@ -243,7 +253,8 @@ static range_result fix_up(fd_world* world, int begin, int end, double kick, dou
     }
     for (int b = all_straight ? begin : (k < world->special_count ? special[k] : end); b < end;) {
         const fd_body_motion m = world->motion[b];
-        bool is_special = (m.flags & FD_MOTION_DYNAMIC) && (!(m.flags & FD_MOTION_SIMPLE) || (m.flags & FD_MOTION_LOADED));
+        bool is_special =
+            (m.flags & FD_MOTION_DYNAMIC) && (!(m.flags & FD_MOTION_SIMPLE) || (m.flags & FD_MOTION_LOADED));
         if (is_special || (all_straight && (m.flags & FD_MOTION_SIMPLE))) {
             fd_body_state s = {world->saved_position[b], world->saved_orientation[b], world->saved_velocity[b],
                                world->saved_angular_velocity[b]};
@@ -254,9 +265,7 @@ static range_result fix_up(fd_world* world, int begin, int end, double kick, dou
                 world->lock_work[b] += locks;
             }
             if (periodic->any && !(m.flags & FD_MOTION_PLANE)) {
-                if (periodic->axis[0]) s.position.x = fd_periodic_wrap(s.position.x, periodic->low[0], periodic->length[0]);
-                if (periodic->axis[1]) s.position.y = fd_periodic_wrap(s.position.y, periodic->low[1], periodic->length[1]);
-                if (periodic->axis[2]) s.position.z = fd_periodic_wrap(s.position.z, periodic->low[2], periodic->length[2]);
+                s.position = wrap_position(periodic, s.position);
             }
             r.probes += probe3(s.position) + probe3(s.velocity) + probe3(s.angular_velocity) +
                         probe(s.orientation.w + s.orientation.x + s.orientation.y + s.orientation.z);
@@ -374,7 +383,8 @@ static range_result over_bodies(fd_world* world, bool advance, double kick, doub
     for (int t = 0; t < threads; ++t) {
         int begin = rows != NULL ? rows[t] : (int)((int64_t)n * t / threads);
         int end = rows != NULL ? rows[t + 1] : (int)((int64_t)n * (t + 1) / threads);
-        range_result r = advance ? advance_range(world, begin, end, kick, drift) : finish_range(world, begin, end, kick);
+        range_result r =
+            advance ? advance_range(world, begin, end, kick, drift) : finish_range(world, begin, end, kick);
         largest = r.largest > largest ? r.largest : largest;
         widest = r.widest_turn > widest ? r.widest_turn : widest;
         probes += r.probes;

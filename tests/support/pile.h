@@ -17,7 +17,8 @@ typedef struct pile_options {
     bool ledger;
     fd_contact_output output;
     const char* slide;            /* "dsds", "csds", "fang_negrut" (with its roll and spin), "fang_negrut_slide"
-                                   * (without), "pfc" (linear and rrlinear) or NULL (frictionless) */
+                                   * (without), "fang_negrut_slide_spin", "pfc" (linear and rrlinear) or NULL
+                                   * (frictionless) */
     bool roll_and_spin;           /* rolling and twisting sds (the scalar kernel) */
     bool periodic;                /* x and y periodic instead of side walls */
     bool periodic_all;            /* x, y and z periodic (0.1 m each way), no walls at all */
@@ -95,6 +96,8 @@ static fd_world* make_pile(const pile_options* o)
         law.submodel[FD_MECHANISM_SLIDE] = submodel("fang_negrut", "mu_s", 0.5, "mu_k", 0.4, "K_E", 2e3);
         if (strcmp(o->slide, "fang_negrut") == 0) {
             law.submodel[FD_MECHANISM_ROLL] = submodel("fang_negrut", "eta_r", 0.3, NULL, 0.0, NULL, 0.0);
+        }
+        if (strcmp(o->slide, "fang_negrut") == 0 || strcmp(o->slide, "fang_negrut_slide_spin") == 0) {
             law.submodel[FD_MECHANISM_SPIN] = submodel("fang_negrut", "eta_psi", 0.006, NULL, 0.0, NULL, 0.0);
         }
     } else if (o->slide != NULL) {
