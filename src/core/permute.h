@@ -30,6 +30,9 @@ void fd_permutes_switch(bool on);
 
 #define FD_AVX2 __attribute__((target("avx2")))
 
+_Static_assert(sizeof(fd_vec3) == 3 * sizeof(double), "four fd_vec3 are twelve doubles in a row");
+_Static_assert(sizeof(fd_quat) == 4 * sizeof(double), "four fd_quat are a 4 x 4 block of doubles");
+
 typedef struct fd_lanes3 {
     __m256d x, y, z;
 } fd_lanes3;
