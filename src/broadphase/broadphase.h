@@ -109,6 +109,16 @@ static inline double fd_periodic_wrap(double x, double low, double length)
     return wrapped < low ? low : wrapped;
 }
 
+/* x wrapped into the box along each periodic axis (fd_periodic_wrap: a
+ * component already inside keeps its bits). */
+static inline fd_vec3 fd_periodic_wrap_position(const fd_periodic* periodic, fd_vec3 x)
+{
+    if (periodic->axis[0]) x.x = fd_periodic_wrap(x.x, periodic->low[0], periodic->length[0]);
+    if (periodic->axis[1]) x.y = fd_periodic_wrap(x.y, periodic->low[1], periodic->length[1]);
+    if (periodic->axis[2]) x.z = fd_periodic_wrap(x.z, periodic->low[2], periodic->length[2]);
+    return x;
+}
+
 /* The range test of one wall for the neighbour list, tighter than its
  * bounding sphere where the shape allows (fd_world_wall_reach): a drum's
  * shell is reached only near its surface, not by every sphere inside it. */

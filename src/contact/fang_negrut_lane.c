@@ -39,9 +39,6 @@ bool fd_fn_lane_law_of(const fd_contact_law* law, int index, double time_step, f
                        : (p[FD_HOOKE_ETA_N_VISCO] > 0.0 ? 1 : 0);
     *out = (fd_fn_lane_law){
         .law = index,
-        .slide_offset = law->history_offset[FD_MECHANISM_SLIDE],
-        .roll_offset = law->history_offset[FD_MECHANISM_ROLL],
-        .spin_offset = law->history_offset[FD_MECHANISM_SPIN],
         .history_size = law->history_size,
         .has_roll = roll != NULL,
         .has_spin = spin != NULL,
@@ -54,14 +51,18 @@ bool fd_fn_lane_law_of(const fd_contact_law* law, int index, double time_step, f
         .spin = law->params[FD_MECHANISM_SPIN],
         .time_step = time_step,
     };
-    for (int k = 0; k < FD_FN_SLIDE_HISTORY; ++k) {
-        out->spring_row[out->slide_offset + k] = (int8_t)k;
-    }
-    for (int k = 0; roll != NULL && k < FD_FN_ROLL_HISTORY; ++k) {
-        out->spring_row[out->roll_offset + k] = (int8_t)(FD_FN_SLIDE_HISTORY + k);
-    }
-    for (int k = 0; spin != NULL && k < FD_FN_SPIN_HISTORY; ++k) {
-        out->spring_row[out->spin_offset + k] = (int8_t)(FD_FN_SLIDE_HISTORY + FD_FN_ROLL_HISTORY + k);
+    /* Each mechanism's springs from its offset in the history, into its rows
+     * of the block (slide, roll, spin: fd_fn_block.springs). */
+    const int offset[FD_MECHANISM_COUNT] = {0, law->history_offset[FD_MECHANISM_SLIDE],
+                                            law->history_offset[FD_MECHANISM_ROLL],
+                                            law->history_offset[FD_MECHANISM_SPIN]};
+    const int first_row[FD_MECHANISM_COUNT] = {0, 0, FD_FN_SLIDE_HISTORY, FD_FN_SLIDE_HISTORY + FD_FN_ROLL_HISTORY};
+    const int count[FD_MECHANISM_COUNT] = {0, FD_FN_SLIDE_HISTORY, roll != NULL ? FD_FN_ROLL_HISTORY : 0,
+                                           spin != NULL ? FD_FN_SPIN_HISTORY : 0};
+    for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
+        for (int k = 0; k < count[m]; ++k) {
+            out->spring_row[offset[m] + k] = (int8_t)(first_row[m] + k);
+        }
     }
     out->springs_in_order = true;
     for (int h = 0; h < size; ++h) {

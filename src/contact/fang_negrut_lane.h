@@ -72,7 +72,6 @@ typedef enum fd_fn_shapes {
  * any of their dashpots. */
 typedef struct fd_fn_lane_law {
     int law;                      /* index in the world's laws */
-    int slide_offset, roll_offset, spin_offset; /* into the contact's history block */
     int history_size;             /* the law's doubles of it (fd_contact_law.history_size) */
     int8_t spring_row[FD_FN_SPRINGS]; /* history double h < history_size is the block's springs[spring_row[h]] */
     bool springs_in_order;        /* spring_row[h] = h for every h (slide, then roll, then spin) */

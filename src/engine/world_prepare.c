@@ -82,10 +82,7 @@ static void wrap_positions(fd_world* world)
         if (world->is_wall[b]) {
             continue;
         }
-        fd_vec3* x = &world->position[b];
-        if (periodic->axis[0]) x->x = fd_periodic_wrap(x->x, periodic->low[0], periodic->length[0]);
-        if (periodic->axis[1]) x->y = fd_periodic_wrap(x->y, periodic->low[1], periodic->length[1]);
-        if (periodic->axis[2]) x->z = fd_periodic_wrap(x->z, periodic->low[2], periodic->length[2]);
+        world->position[b] = fd_periodic_wrap_position(periodic, world->position[b]);
     }
 }
 

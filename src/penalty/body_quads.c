@@ -13,8 +13,8 @@
 static inline FD_AVX2 fd_lanes4 load_rows4(const void* p)
 {
     const double* d = p;
-    return fd_transpose4((fd_lanes4){_mm256_loadu_pd(d), _mm256_loadu_pd(d + 4), _mm256_loadu_pd(d + 8),
-                               _mm256_loadu_pd(d + 12)});
+    return fd_transpose4(
+        (fd_lanes4){_mm256_loadu_pd(d), _mm256_loadu_pd(d + 4), _mm256_loadu_pd(d + 8), _mm256_loadu_pd(d + 12)});
 }
 
 static inline FD_AVX2 void store_rows4(void* p, fd_lanes4 columns)
@@ -27,14 +27,14 @@ static inline FD_AVX2 void store_rows4(void* p, fd_lanes4 columns)
     _mm256_storeu_pd(d + 12, rows.r3);
 }
 
-static inline FD_AVX2 void put_fd_lanes3(double (*rows)[FD_BODY_BLOCK], int c, fd_lanes3 v)
+static inline FD_AVX2 void put_lanes3(double (*rows)[FD_BODY_BLOCK], int c, fd_lanes3 v)
 {
     _mm256_storeu_pd(rows[0] + c, v.x);
     _mm256_storeu_pd(rows[1] + c, v.y);
     _mm256_storeu_pd(rows[2] + c, v.z);
 }
 
-static inline FD_AVX2 fd_lanes3 get_fd_lanes3(const double (*rows)[FD_BODY_BLOCK], int c)
+static inline FD_AVX2 fd_lanes3 get_lanes3(const double (*rows)[FD_BODY_BLOCK], int c)
 {
     return (fd_lanes3){_mm256_loadu_pd(rows[0] + c), _mm256_loadu_pd(rows[1] + c), _mm256_loadu_pd(rows[2] + c)};
 }
@@ -60,11 +60,11 @@ FD_AVX2 int fd_body_quads_gather(fd_body_block* k, const fd_step_arrays* a, int 
     fd_lanes4 m;
     while (b + 4 <= end && k->count + 4 <= FD_BODY_BLOCK && motions_are(a->motion + b, mask, FD_MOTION_SIMPLE, &m)) {
         int c = k->count;
-        put_fd_lanes3(k->x, c, fd_load_vec3_quad(a->x0 + b));
-        put_fd_lanes3(k->v, c, fd_load_vec3_quad(a->v0 + b));
-        put_fd_lanes3(k->w, c, fd_load_vec3_quad(a->w0 + b));
-        put_fd_lanes3(k->f, c, fd_load_vec3_quad(a->f0 + b));
-        put_fd_lanes3(k->t, c, fd_load_vec3_quad(a->t0 + b));
+        put_lanes3(k->x, c, fd_load_vec3_quad(a->x0 + b));
+        put_lanes3(k->v, c, fd_load_vec3_quad(a->v0 + b));
+        put_lanes3(k->w, c, fd_load_vec3_quad(a->w0 + b));
+        put_lanes3(k->f, c, fd_load_vec3_quad(a->f0 + b));
+        put_lanes3(k->t, c, fd_load_vec3_quad(a->t0 + b));
         fd_lanes4 q = load_rows4(a->q0 + b);
         _mm256_storeu_pd(k->q[0] + c, q.r0);
         _mm256_storeu_pd(k->q[1] + c, q.r1);
@@ -73,8 +73,8 @@ FD_AVX2 int fd_body_quads_gather(fd_body_block* k, const fd_step_arrays* a, int 
         _mm256_storeu_pd(k->kick_mass + c, _mm256_mul_pd(kick, m.r0));     /* kick * inverse_mass */
         _mm256_storeu_pd(k->kick_inertia + c, _mm256_mul_pd(kick, m.r1));  /* kick * inverse_inertia */
         /* The new force buffers: m g (fd_v3_scale(m, g)), no torque. */
-        fd_store_vec3_quad(a->f1 + b, (fd_lanes3){_mm256_mul_pd(m.r2, gx), _mm256_mul_pd(m.r2, gy),
-                                            _mm256_mul_pd(m.r2, gz)});
+        fd_store_vec3_quad(a->f1 + b,
+                           (fd_lanes3){_mm256_mul_pd(m.r2, gx), _mm256_mul_pd(m.r2, gy), _mm256_mul_pd(m.r2, gz)});
         double* torques = &a->t1[b].x;
         _mm256_storeu_pd(torques, zero);
         _mm256_storeu_pd(torques + 4, zero);
@@ -108,7 +108,7 @@ FD_AVX2 int fd_body_quads_scatter(const fd_body_block* k, const fd_step_arrays* 
         if (k->body[c + 3] != b + 3 || (!referenced && b < a->referenced)) {
             break; /* not four neighbours, or only some with a reference: alone */
         }
-        fd_lanes3 x = get_fd_lanes3((const double(*)[FD_BODY_BLOCK])k->x, c);
+        fd_lanes3 x = get_lanes3(k->x, c);
         if (periodic->any) {
             /* fd_periodic_wrap leaves x alone inside [low, low + length):
              * four lanes all inside go on, any other leaves them to the
@@ -141,10 +141,10 @@ FD_AVX2 int fd_body_quads_scatter(const fd_body_block* k, const fd_step_arrays* 
             most = _mm256_blendv_pd(most, squared, _mm256_cmp_pd(squared, most, _CMP_GT_OQ));
         }
         fd_store_vec3_quad(a->x1 + b, x);
-        fd_store_vec3_quad(a->v1 + b, get_fd_lanes3((const double(*)[FD_BODY_BLOCK])k->v, c));
-        fd_store_vec3_quad(a->w1 + b, get_fd_lanes3((const double(*)[FD_BODY_BLOCK])k->w, c));
+        fd_store_vec3_quad(a->v1 + b, get_lanes3(k->v, c));
+        fd_store_vec3_quad(a->w1 + b, get_lanes3(k->w, c));
         store_rows4(a->q1 + b, (fd_lanes4){_mm256_loadu_pd(k->q[0] + c), _mm256_loadu_pd(k->q[1] + c),
-                                        _mm256_loadu_pd(k->q[2] + c), _mm256_loadu_pd(k->q[3] + c)});
+                                           _mm256_loadu_pd(k->q[2] + c), _mm256_loadu_pd(k->q[3] + c)});
     }
     double lanes[4];
     _mm256_storeu_pd(lanes, most);

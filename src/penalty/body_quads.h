@@ -7,7 +7,8 @@
  * A quad moves bits only: loads, permutes, stores, and the very products and
  * sums, in the same order, that stepper.c forms for one body. Whether a body
  * goes through a quad or alone never changes a bit (test_integrators checks
- * it with fd_permutes_switch(false)); no fused multiply-add (make test disassembles).
+ * it with fd_permutes_switch(false)); no fused multiply-add (make test
+ * disassembles).
  *
  * Called only where fd_permutes_on() (core/permute.h: AVX2); elsewhere
  * the stepper does every body alone.
@@ -58,9 +59,9 @@ typedef struct fd_step_arrays {
 int fd_body_quads_gather(fd_body_block* k, const fd_step_arrays* a, int b, int end);
 
 /* Writes the new states of lanes from c, four at a time, while the next four
- * lanes are four neighbouring bodies that need no periodic wrap and have a
- * reference position; *largest takes the largest squared displacement from
- * it. Returns the next lane. */
+ * lanes are four neighbouring bodies that need no periodic wrap and all or
+ * none of which have a reference position; *largest takes the largest
+ * squared displacement from it. Returns the next lane. */
 int fd_body_quads_scatter(const fd_body_block* k, const fd_step_arrays* a, int c, double* largest);
 
 /* Velocity Verlet's second half kick of bodies from b, four at a time while

@@ -72,6 +72,8 @@ bool fd_fn_single(fd_world* world, const fd_fn_lane_law* law, fd_fn_block* block
  * the four before: what they write twice is the same). `row`: the law's
  * spring_row, or NULL where it is the identity (then, with the size a
  * constant below, every address is a constant offset). */
+static inline int lane_row(const int8_t* row, int k) { return row != NULL ? row[k] : k; }
+
 static inline __attribute__((always_inline)) FD_AVX2 void gather_quads(fd_fn_block* b, const double* before,
                                                                       int stride, int quads, const int8_t* row,
                                                                       int size)
@@ -87,18 +89,19 @@ static inline __attribute__((always_inline)) FD_AVX2 void gather_quads(fd_fn_blo
                                                         _mm256_loadu_pd(springs[1] + k),
                                                         _mm256_loadu_pd(springs[2] + k),
                                                         _mm256_loadu_pd(springs[3] + k)});
-            _mm256_storeu_pd(b->springs[row != NULL ? row[k] : k] + c, lanes.r0);
-            _mm256_storeu_pd(b->springs[row != NULL ? row[k + 1] : k + 1] + c, lanes.r1);
-            _mm256_storeu_pd(b->springs[row != NULL ? row[k + 2] : k + 2] + c, lanes.r2);
-            _mm256_storeu_pd(b->springs[row != NULL ? row[k + 3] : k + 3] + c, lanes.r3);
+            _mm256_storeu_pd(b->springs[lane_row(row, k)] + c, lanes.r0);
+            _mm256_storeu_pd(b->springs[lane_row(row, k + 1)] + c, lanes.r1);
+            _mm256_storeu_pd(b->springs[lane_row(row, k + 2)] + c, lanes.r2);
+            _mm256_storeu_pd(b->springs[lane_row(row, k + 3)] + c, lanes.r3);
         }
     }
 }
 
+_Static_assert(FD_FN_BLOCK / 4 <= 32, "a block's quads are bits of a uint32_t");
+
 /* The inverse of gather_quads for the quads whose four lanes the block did
  * (no fallback); the others lane by lane (fd_fn_scatter_springs). Returns
  * a mask of the quads left (bit q: lanes 4q .. 4q + 3). */
-_Static_assert(FD_FN_BLOCK / 4 <= 32, "a block's quads are bits of a uint32_t");
 static inline __attribute__((always_inline)) FD_AVX2 uint32_t scatter_quads(const fd_fn_block* b, double* after,
                                                                            int stride, int quads,
                                                                            const int8_t* row, int size)
@@ -118,10 +121,10 @@ static inline __attribute__((always_inline)) FD_AVX2 uint32_t scatter_quads(cons
         for (int start = 0; start < size; start += 4) {
             int k = start + 4 <= size ? start : size - 4;
             fd_lanes4 contacts =
-                fd_transpose4((fd_lanes4){_mm256_loadu_pd(b->springs[row != NULL ? row[k] : k] + c),
-                                          _mm256_loadu_pd(b->springs[row != NULL ? row[k + 1] : k + 1] + c),
-                                          _mm256_loadu_pd(b->springs[row != NULL ? row[k + 2] : k + 2] + c),
-                                          _mm256_loadu_pd(b->springs[row != NULL ? row[k + 3] : k + 3] + c)});
+                fd_transpose4((fd_lanes4){_mm256_loadu_pd(b->springs[lane_row(row, k)] + c),
+                                          _mm256_loadu_pd(b->springs[lane_row(row, k + 1)] + c),
+                                          _mm256_loadu_pd(b->springs[lane_row(row, k + 2)] + c),
+                                          _mm256_loadu_pd(b->springs[lane_row(row, k + 3)] + c)});
             _mm256_storeu_pd(springs[0] + k, contacts.r0);
             _mm256_storeu_pd(springs[1] + k, contacts.r1);
             _mm256_storeu_pd(springs[2] + k, contacts.r2);

@@ -39,18 +39,6 @@
 static inline double probe(double x) { return x - x; }
 static inline double probe3(fd_vec3 v) { return probe(v.x) + probe(v.y) + probe(v.z); }
 
-/* x wrapped into the periodic box along its periodic axes. */
-static inline fd_vec3 wrap_position(const fd_periodic* periodic, fd_vec3 x)
-{
-    for (int axis = 0; axis < 3; ++axis) {
-        if (periodic->axis[axis]) {
-            double* component = axis == 0 ? &x.x : axis == 1 ? &x.y : &x.z;
-            *component = fd_periodic_wrap(*component, periodic->low[axis], periodic->length[axis]);
-        }
-    }
-    return x;
-}
-
 static void swap_buffers(fd_world* world)
 {
 #define FD_SWAP(type, a, b)                                                                                            \
@@ -216,7 +204,7 @@ static range_result advance_straight(fd_world* world, int begin, int end, double
             fd_vec3 v = {k.v[0][c], k.v[1][c], k.v[2][c]};
             fd_vec3 w = {k.w[0][c], k.w[1][c], k.w[2][c]};
             if (periodic->any) {
-                x = wrap_position(periodic, x);
+                x = fd_periodic_wrap_position(periodic, x);
             }
             if (body < a.referenced) {
                 fd_vec3 moved = fd_v3_sub(x, a.reference[body]);
@@ -265,7 +253,7 @@ static range_result fix_up(fd_world* world, int begin, int end, double kick, dou
                 world->lock_work[b] += locks;
             }
             if (periodic->any && !(m.flags & FD_MOTION_PLANE)) {
-                s.position = wrap_position(periodic, s.position);
+                s.position = fd_periodic_wrap_position(periodic, s.position);
             }
             r.probes += probe3(s.position) + probe3(s.velocity) + probe3(s.angular_velocity) +
                         probe(s.orientation.w + s.orientation.x + s.orientation.y + s.orientation.z);
