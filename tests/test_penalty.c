@@ -197,6 +197,35 @@ Test(penalty, recording_contacts_or_keeping_the_ledger_does_not_change_the_traje
     cr_assert_neq(c, a, "Fang & Negrut friction must change the outcome");
 }
 
+Test(penalty, the_ledger_books_a_recording_pass_and_a_plain_pass_to_the_same_bits)
+{
+    /* A pass that records books each contact on its own (law_pass.c, the
+     * slot-by-slot loop); a plain pass books a chunk of block lanes by
+     * mechanism, with the sums of a row group in registers (book_blocks):
+     * each sum must still take its contacts in key order, so the books must
+     * be the same to the last bit, with and without periodic faces, for
+     * each slider family and with rolling and twisting. */
+    const fd_contact_output plain_pass = FD_CONTACT_OUTPUT_ON_REQUEST, every = FD_CONTACT_OUTPUT_EVERY_STEP;
+    pile_options cases[4] = {
+        {.threads = 1, .slide = "dsds", .ledger = true, .output = plain_pass},
+        {.threads = 1, .slide = "csds", .ledger = true, .periodic = true, .output = plain_pass},
+        {.threads = 1, .slide = "dsds", .ledger = true, .roll_and_spin = true, .output = plain_pass},
+        {.threads = 2, .slide = "csds", .ledger = true, .roll_and_spin = true, .periodic = true, .output = plain_pass},
+    };
+    for (int c = 0; c < 4; ++c) {
+        pile_options recording = cases[c];
+        recording.output = every;
+        pile_run plain = run_pile(&cases[c], steps), recorded = run_pile(&recording, steps);
+        cr_assert_gt(plain.contacts, 200, "case %d: the pile must settle into contacts (%d)", c, plain.contacts);
+        cr_assert_gt(plain.energy.dashpot[FD_MECHANISM_SLIDE], 0.0, "case %d: the sliders must dissipate", c);
+        cr_assert_gt(plain.energy.released, 0.0, "case %d: contacts must end", c);
+        cr_assert_eq(plain.hash, recorded.hash, "case %d", c);
+        cr_assert(same_books(&plain.energy, &recorded.energy), "case %d: dashpot %.17g vs %.17g, released %.17g vs %.17g",
+                  c, plain.energy.dashpot[FD_MECHANISM_NORMAL], recorded.energy.dashpot[FD_MECHANISM_NORMAL],
+                  plain.energy.released, recorded.energy.released);
+    }
+}
+
 Test(penalty, contacts_are_recorded_only_when_asked_for)
 {
     pile_options o = {.threads = 1, .slide = "dsds", .output = FD_CONTACT_OUTPUT_ON_REQUEST};

@@ -480,6 +480,96 @@ static inline bool any_wide_turn(const fd_sphere_block* block)
     return wide > 0.0;
 }
 
+/* The step books of the chunk's slots [begin, end), all of one row group,
+ * into its running sums: each sum in slot order, as add_block_books adds
+ * them one contact at a time (the same bits), the sums held in registers
+ * over the loop (a sum kept in memory waits for the store of the one
+ * before) and the law's mechanisms constants of the loop (the normal spring
+ * has no slip and creates nothing). Without lifetime books (stored_after
+ * not NULL) each contact's stored energies go to its slot on the way. */
+static inline __attribute__((always_inline)) void sum_books_of(fd_energy_books* restrict running,
+                                                               double* restrict stored_after, size_t book_count,
+                                                               fd_sphere_block* const* blocks,
+                                                               const int8_t* slot_block, const int8_t* slot_lane,
+                                                               const int32_t* slot_contact, int begin, int end,
+                                                               bool slide, bool roll, bool spin)
+{
+    const bool present[FD_MECHANISM_COUNT] = {true, slide, roll, spin};
+    fd_energy_books sums[FD_MECHANISM_COUNT];
+    memcpy(sums, running, sizeof sums);
+    for (int s = begin; s < end; ++s) {
+        const fd_sphere_block* block = blocks[slot_block[s]];
+        int c = slot_lane[s];
+        double* stored = stored_after != NULL ? stored_after + (size_t)slot_contact[s] * book_count : NULL;
+        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+            if (!present[m]) {
+                continue;
+            }
+            if (stored != NULL) {
+                stored[m] = block->books[m][0][c]; /* a mechanism the law lacks keeps its 0 */
+            }
+            sums[m].stored += block->books[m][0][c];
+            sums[m].dashpot += block->books[m][1][c];
+            if (m != FD_MECHANISM_NORMAL) {
+                sums[m].slip += block->books[m][2][c];
+                sums[m].created += block->books[m][3][c];
+            }
+        }
+    }
+    memcpy(running, sums, sizeof sums);
+}
+
+/* The books of a chunk whose every contact is a block lane of one law: each
+ * contact's books after the step (book_lane_of_block, or its stored
+ * energies in sum_books_of) and the step's into the sums of the rows'
+ * groups, in slot order; sum_books_of for the block's combinations of
+ * mechanisms (a roll or spin model without a slide model has no block
+ * loop). False when out of memory. */
+static bool book_blocks(fd_penalty_thread* th, fd_contact_pool* pool, fd_sphere_block* const* blocks,
+                        const int8_t* slot_block, const int8_t* slot_lane, const fd_block_law* law, int chunk,
+                        const int32_t* slot_contact, const int32_t* slot_i, int32_t* running_group,
+                        fd_energy_books* running)
+{
+    double* stored_after = NULL;
+    if (pool->lifetime_books) {
+        for (int s = 0; s < chunk; ++s) {
+            book_lane_of_block(pool, blocks[slot_block[s]], law, slot_lane[s], slot_contact[s]);
+        }
+    } else {
+        stored_after = fd_stored_after(pool, 0);
+    }
+    size_t book_count = (size_t)pool->book_count;
+    bool slide = law->slide != FD_KIND_NONE, roll = law->roll != FD_KIND_NONE, spin = law->spin != FD_KIND_NONE;
+    for (int begin = 0; begin < chunk;) {
+        if (!enter_row_group(th, running_group, running, slot_i[begin])) {
+            return false;
+        }
+        /* The run of the group's rows (the rows come in any order). */
+        int end = begin + 1;
+        unsigned first_row = (unsigned)*running_group * FD_BOOK_GROUP_ROWS;
+        while (end < chunk && (unsigned)slot_i[end] - first_row < FD_BOOK_GROUP_ROWS) {
+            ++end;
+        }
+#define FD_SUM_BOOKS(slide, roll, spin)                                                                                \
+    sum_books_of(running, stored_after, book_count, blocks, slot_block, slot_lane, slot_contact, begin, end, slide,   \
+                 roll, spin)
+        if (!slide) {
+            FD_SUM_BOOKS(false, false, false);
+        } else if (!roll && !spin) {
+            FD_SUM_BOOKS(true, false, false);
+        } else if (!roll) {
+            FD_SUM_BOOKS(true, false, true);
+        } else if (!spin) {
+            FD_SUM_BOOKS(true, true, false);
+        } else {
+            FD_SUM_BOOKS(true, true, true);
+        }
+#undef FD_SUM_BOOKS
+        begin = end;
+    }
+    return true;
+}
+
 /* The commonest chunk, on a pass that does not record (and, with the
  * ledger, in one process: every row's books summed by its group): every
  * contact a lane of a block of one law (spheres, or planes: slot s is lane
@@ -517,6 +607,10 @@ static inline __attribute__((always_inline)) bool scatter_blocks(fd_penalty_thre
                 blocks[slot_block[s]]->twist_spring_after[slot_lane[s]];
         }
     }
+    if (ledger && !book_blocks(th, pool, blocks, slot_block, slot_lane, law, chunk, slot_contact, slot_i,
+                               running_group, running)) {
+        return false;
+    }
     uint8_t* state = pool->state;
     for (int s = 0; s < chunk; ++s) {
         int i = slot_i[s], j = slot_j[s];
@@ -527,15 +621,6 @@ static inline __attribute__((always_inline)) bool scatter_blocks(fd_penalty_thre
         fd_vec3 torque_i = fd_v3(block->torque_i[0][c], block->torque_i[1][c], block->torque_i[2][c]);
         fd_vec3 torque_j = fd_v3(block->torque_j[0][c], block->torque_j[1][c], block->torque_j[2][c]);
         unsigned slip = (unsigned)block->slip[c]; /* a small integer as a double: no branch */
-        if (ledger) {
-            /* The lifetime books, and the step's into the sums of the
-             * row's group, as the slot-by-slot loop books a lane. */
-            book_lane_of_block(pool, block, law, c, slot);
-            if (!enter_row_group(th, running_group, running, i)) {
-                return false;
-            }
-            add_block_books(running, block, law, c);
-        }
         state[slot] = (uint8_t)(((unsigned)state[slot] << 4) | slip | FD_ENTRY_TOUCHING);
         if (!add_loads(th, forces, torques, i, j, end_row, force, torque_i, torque_j)) {
             return false;
