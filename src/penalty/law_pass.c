@@ -480,24 +480,27 @@ static inline bool any_wide_turn(const fd_sphere_block* block)
     return wide > 0.0;
 }
 
-/* The step books of the chunk's slots [begin, end), all of one row group,
- * into its running sums: each sum in slot order, as add_block_books adds
+/* The step books of the chunk's slots from `begin` on while their rows are
+ * those of one group (from first_row), into its running sums: each sum in slot order, as add_block_books adds
  * them one contact at a time (the same bits), the sums held in registers
  * over the loop (a sum kept in memory waits for the store of the one
  * before) and the law's mechanisms constants of the loop (the normal spring
  * has no slip and creates nothing). Without lifetime books (stored_after
- * not NULL) each contact's stored energies go to its slot on the way. */
-static inline __attribute__((always_inline)) void sum_books_of(fd_energy_books* restrict running,
-                                                               double* restrict stored_after, size_t book_count,
-                                                               fd_sphere_block* const* blocks,
-                                                               const int8_t* slot_block, const int8_t* slot_lane,
-                                                               const int32_t* slot_contact, int begin, int end,
-                                                               bool slide, bool roll, bool spin)
+ * not NULL) each contact's stored energies go to its slot on the way.
+ * Returns the first slot of another group (or the chunk's end). */
+static inline __attribute__((always_inline)) int sum_books_of(fd_energy_books* restrict running,
+                                                              double* restrict stored_after, size_t book_count,
+                                                              fd_sphere_block* const* blocks,
+                                                              const int8_t* slot_block, const int8_t* slot_lane,
+                                                              const int32_t* slot_contact, const int32_t* slot_i,
+                                                              unsigned first_row, int begin, int chunk,
+                                                              bool slide, bool roll, bool spin)
 {
     const bool present[FD_MECHANISM_COUNT] = {true, slide, roll, spin};
     fd_energy_books sums[FD_MECHANISM_COUNT];
     memcpy(sums, running, sizeof sums);
-    for (int s = begin; s < end; ++s) {
+    int s = begin;
+    for (; s < chunk && (unsigned)slot_i[s] - first_row < FD_BOOK_GROUP_ROWS; ++s) {
         const fd_sphere_block* block = blocks[slot_block[s]];
         int c = slot_lane[s];
         double* stored = stored_after != NULL ? stored_after + (size_t)slot_contact[s] * book_count : NULL;
@@ -517,6 +520,7 @@ static inline __attribute__((always_inline)) void sum_books_of(fd_energy_books* 
         }
     }
     memcpy(running, sums, sizeof sums);
+    return s;
 }
 
 /* The books of a chunk whose every contact is a block lane of one law: each
@@ -544,28 +548,24 @@ static bool book_blocks(fd_penalty_thread* th, fd_contact_pool* pool, fd_sphere_
         if (!enter_row_group(th, running_group, running, slot_i[begin])) {
             return false;
         }
-        /* The run of the group's rows (the rows come in any order). */
-        int end = begin + 1;
+        /* The run of the group's rows from `begin` (at least that row's
+         * contact; the rows come in any order). */
         unsigned first_row = (unsigned)*running_group * FD_BOOK_GROUP_ROWS;
-        while (end < chunk && (unsigned)slot_i[end] - first_row < FD_BOOK_GROUP_ROWS) {
-            ++end;
-        }
 #define FD_SUM_BOOKS(slide, roll, spin)                                                                                \
-    sum_books_of(running, stored_after, book_count, blocks, slot_block, slot_lane, slot_contact, begin, end, slide,   \
-                 roll, spin)
+    sum_books_of(running, stored_after, book_count, blocks, slot_block, slot_lane, slot_contact, slot_i, first_row,   \
+                 begin, chunk, slide, roll, spin)
         if (!slide) {
-            FD_SUM_BOOKS(false, false, false);
+            begin = FD_SUM_BOOKS(false, false, false);
         } else if (!roll && !spin) {
-            FD_SUM_BOOKS(true, false, false);
+            begin = FD_SUM_BOOKS(true, false, false);
         } else if (!roll) {
-            FD_SUM_BOOKS(true, false, true);
+            begin = FD_SUM_BOOKS(true, false, true);
         } else if (!spin) {
-            FD_SUM_BOOKS(true, true, false);
+            begin = FD_SUM_BOOKS(true, true, false);
         } else {
-            FD_SUM_BOOKS(true, true, true);
+            begin = FD_SUM_BOOKS(true, true, true);
         }
 #undef FD_SUM_BOOKS
-        begin = end;
     }
     return true;
 }
