@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "contact/fang_negrut_lane.h"
+#include "penalty/block_books.h"
 #include "penalty/fn_lanes.h"
 #include "penalty/penalty_internal.h"
 #include "penalty/sphere_block.h"
@@ -224,56 +225,6 @@ static unsigned block_mechanisms(const fd_contact_law* law)
     return mechanisms;
 }
 
-/* One mechanism's lifetime books of a block lane: after = before + the
- * step's increments (stored, dashpot, slip, created), stored = the step's. */
-static inline __attribute__((always_inline)) void book_lane(fd_energy_books* restrict after,
-                                                            const fd_energy_books* restrict before,
-                                                            const double (*step)[FD_BLOCK], int c)
-{
-    after->stored = step[0][c];
-    after->dashpot = before->dashpot + step[1][c];
-    after->slip = before->slip + step[2][c];
-    after->created = before->created + step[3][c];
-}
-
-/* The lifetime books of a block lane, after = before + the step's (stored =
- * the step's). What the block never changes is left alone: the normal
- * spring's slip and created, and every work, stay at the zero begin_contact
- * put in both buffers (the pool's compaction copies one buffer into both). */
-static inline __attribute__((always_inline)) void book_lane_of_block(fd_contact_pool* pool,
-                                                                    const fd_sphere_block* block,
-                                                                    const fd_block_law* law, int c, int32_t slot)
-{
-    if (!pool->lifetime_books) {
-        /* The stored energies only (a mechanism the law lacks keeps its 0). */
-        double* stored = fd_stored_after(pool, slot);
-        stored[FD_MECHANISM_NORMAL] = block->books[FD_MECHANISM_NORMAL][0][c];
-        if (law->slide != FD_KIND_NONE) {
-            stored[FD_MECHANISM_SLIDE] = block->books[FD_MECHANISM_SLIDE][0][c];
-        }
-        if (law->roll != FD_KIND_NONE) {
-            stored[FD_MECHANISM_ROLL] = block->books[FD_MECHANISM_ROLL][0][c];
-        }
-        if (law->spin != FD_KIND_NONE) {
-            stored[FD_MECHANISM_SPIN] = block->books[FD_MECHANISM_SPIN][0][c];
-        }
-        return;
-    }
-    const fd_energy_books* before = fd_books_before(pool, slot);
-    fd_energy_books* after = fd_books_after(pool, slot);
-    after[FD_MECHANISM_NORMAL].stored = block->books[FD_MECHANISM_NORMAL][0][c];
-    after[FD_MECHANISM_NORMAL].dashpot = before[FD_MECHANISM_NORMAL].dashpot + block->books[FD_MECHANISM_NORMAL][1][c];
-    if (law->slide != FD_KIND_NONE) {
-        book_lane(&after[FD_MECHANISM_SLIDE], &before[FD_MECHANISM_SLIDE], block->books[FD_MECHANISM_SLIDE], c);
-    }
-    if (law->roll != FD_KIND_NONE) {
-        book_lane(&after[FD_MECHANISM_ROLL], &before[FD_MECHANISM_ROLL], block->books[FD_MECHANISM_ROLL], c);
-    }
-    if (law->spin != FD_KIND_NONE) {
-        book_lane(&after[FD_MECHANISM_SPIN], &before[FD_MECHANISM_SPIN], block->books[FD_MECHANISM_SPIN], c);
-    }
-}
-
 /* The books and record of a contact the block kernel evaluated. */
 static __attribute__((noinline)) void block_lane_details(fd_world* world, const fd_neighbor_list* list,
                                                          const fd_sphere_block* block, int c, int32_t e, int i, int j,
@@ -310,42 +261,6 @@ static __attribute__((noinline)) void block_lane_details(fd_world* world, const 
     }
 }
 
-/* A group's sums into the thread's list (penalty.h, fd_book_group); false
- * when out of memory. */
-static inline __attribute__((always_inline)) bool store_book_group(fd_penalty_thread* th, int32_t index,
-                                                                     const fd_energy_books* sums)
-{
-    if (th->book_group_count == th->book_group_capacity &&
-        !fd_grow((void**)&th->book_groups, &th->book_group_capacity, th->book_group_count + 1,
-                 sizeof *th->book_groups)) {
-        return false;
-    }
-    fd_book_group* group = &th->book_groups[th->book_group_count++];
-    group->group = index;
-    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-        group->books[m] = sums[m];
-    }
-    return true;
-}
-
-/* A block lane's step books (its mechanisms only; the normal spring has
- * no slip and nothing created, no block law does work) into the sums. */
-static inline void add_block_books(fd_energy_books* sums, const fd_sphere_block* block, const fd_block_law* law,
-                                   int c)
-{
-    sums[FD_MECHANISM_NORMAL].stored += block->books[FD_MECHANISM_NORMAL][0][c];
-    sums[FD_MECHANISM_NORMAL].dashpot += block->books[FD_MECHANISM_NORMAL][1][c];
-    const fd_submodel_kind kinds[FD_MECHANISM_COUNT] = {FD_KIND_NONE, law->slide, law->roll, law->spin};
-    for (int m = FD_MECHANISM_SLIDE; m < FD_MECHANISM_COUNT; ++m) {
-        if (kinds[m] != FD_KIND_NONE) {
-            sums[m].stored += block->books[m][0][c];
-            sums[m].dashpot += block->books[m][1][c];
-            sums[m].slip += block->books[m][2][c];
-            sums[m].created += block->books[m][3][c];
-        }
-    }
-}
-
 /* The load of a contact this rank answers for on a tracked wall (penalty.h,
  * fd_wall_load); false when out of memory. */
 static bool store_wall_load(fd_penalty_thread* th, int i, int j, fd_vec3 force, fd_vec3 torque_i, fd_vec3 torque_j)
@@ -357,45 +272,6 @@ static bool store_wall_load(fd_penalty_thread* th, int i, int j, fd_vec3 force, 
     }
     th->wall_loads[th->wall_load_count++] =
         (fd_wall_load){(uint64_t)(uint32_t)i << 32 | (uint32_t)j, force, torque_i, torque_j};
-    return true;
-}
-
-/* A contact's step books, one by one (fd_book_entry): a block lane's as
- * add_block_books adds them (the books it leaves out are zeros, which add
- * nothing), else the scalar path's. False when out of memory. */
-static bool store_book_entry(fd_penalty_thread* th, int i, int j, const fd_sphere_block* block,
-                             const fd_block_law* law, int c, const fd_energy_books* scalar_books)
-{
-    if (th->book_entry_count == th->book_entry_capacity &&
-        !fd_grow((void**)&th->book_entries, &th->book_entry_capacity, th->book_entry_count + 1,
-                 sizeof *th->book_entries)) {
-        return false;
-    }
-    fd_book_entry* entry = &th->book_entries[th->book_entry_count++];
-    entry->key = (uint64_t)(uint32_t)i << 32 | (uint32_t)j;
-    if (block == NULL) {
-        memcpy(entry->books, scalar_books, sizeof entry->books);
-    } else {
-        memset(entry->books, 0, sizeof entry->books);
-        add_block_books(entry->books, block, law, c);
-    }
-    return true;
-}
-
-/* The running sums for the group of row i (fd_book_group): the last
- * group's stored when i is in another. False when out of memory. */
-static inline __attribute__((always_inline)) bool enter_row_group(fd_penalty_thread* th, int32_t* running_group,
-                                                                  fd_energy_books* running, int i)
-{
-    int32_t row_group = i / FD_BOOK_GROUP_ROWS;
-    if (row_group == *running_group) {
-        return true;
-    }
-    if (*running_group >= 0 && !store_book_group(th, *running_group, running)) {
-        return false;
-    }
-    *running_group = row_group;
-    memset(running, 0, FD_MECHANISM_COUNT * sizeof *running);
     return true;
 }
 
@@ -480,96 +356,6 @@ static inline bool any_wide_turn(const fd_sphere_block* block)
     return wide > 0.0;
 }
 
-/* The step books of the chunk's slots from `begin` on while their rows are
- * those of one group (from first_row), into its running sums: each sum in slot order, as add_block_books adds
- * them one contact at a time (the same bits), the sums held in registers
- * over the loop (a sum kept in memory waits for the store of the one
- * before) and the law's mechanisms constants of the loop (the normal spring
- * has no slip and creates nothing). Without lifetime books (stored_after
- * not NULL) each contact's stored energies go to its slot on the way.
- * Returns the first slot of another group (or the chunk's end). */
-static inline __attribute__((always_inline)) int sum_books_of(fd_energy_books* restrict running,
-                                                              double* restrict stored_after, size_t book_count,
-                                                              fd_sphere_block* const* blocks,
-                                                              const int8_t* slot_block, const int8_t* slot_lane,
-                                                              const int32_t* slot_contact, const int32_t* slot_i,
-                                                              unsigned first_row, int begin, int chunk,
-                                                              bool slide, bool roll, bool spin)
-{
-    const bool present[FD_MECHANISM_COUNT] = {true, slide, roll, spin};
-    fd_energy_books sums[FD_MECHANISM_COUNT];
-    memcpy(sums, running, sizeof sums);
-    int s = begin;
-    for (; s < chunk && (unsigned)slot_i[s] - first_row < FD_BOOK_GROUP_ROWS; ++s) {
-        const fd_sphere_block* block = blocks[slot_block[s]];
-        int c = slot_lane[s];
-        double* stored = stored_after != NULL ? stored_after + (size_t)slot_contact[s] * book_count : NULL;
-        for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
-            if (!present[m]) {
-                continue;
-            }
-            if (stored != NULL) {
-                stored[m] = block->books[m][0][c]; /* a mechanism the law lacks keeps its 0 */
-            }
-            sums[m].stored += block->books[m][0][c];
-            sums[m].dashpot += block->books[m][1][c];
-            if (m != FD_MECHANISM_NORMAL) {
-                sums[m].slip += block->books[m][2][c];
-                sums[m].created += block->books[m][3][c];
-            }
-        }
-    }
-    memcpy(running, sums, sizeof sums);
-    return s;
-}
-
-/* The books of a chunk whose every contact is a block lane of one law: each
- * contact's books after the step (book_lane_of_block, or its stored
- * energies in sum_books_of) and the step's into the sums of the rows'
- * groups, in slot order; sum_books_of for the block's combinations of
- * mechanisms (a roll or spin model without a slide model has no block
- * loop). False when out of memory. */
-static bool book_blocks(fd_penalty_thread* th, fd_contact_pool* pool, fd_sphere_block* const* blocks,
-                        const int8_t* slot_block, const int8_t* slot_lane, const fd_block_law* law, int chunk,
-                        const int32_t* slot_contact, const int32_t* slot_i, int32_t* running_group,
-                        fd_energy_books* running)
-{
-    double* stored_after = NULL;
-    if (pool->lifetime_books) {
-        for (int s = 0; s < chunk; ++s) {
-            book_lane_of_block(pool, blocks[slot_block[s]], law, slot_lane[s], slot_contact[s]);
-        }
-    } else {
-        stored_after = fd_stored_after(pool, 0);
-    }
-    size_t book_count = (size_t)pool->book_count;
-    bool slide = law->slide != FD_KIND_NONE, roll = law->roll != FD_KIND_NONE, spin = law->spin != FD_KIND_NONE;
-    for (int begin = 0; begin < chunk;) {
-        if (!enter_row_group(th, running_group, running, slot_i[begin])) {
-            return false;
-        }
-        /* The run of the group's rows from `begin` (at least that row's
-         * contact; the rows come in any order). */
-        unsigned first_row = (unsigned)*running_group * FD_BOOK_GROUP_ROWS;
-#define FD_SUM_BOOKS(slide, roll, spin)                                                                                \
-    sum_books_of(running, stored_after, book_count, blocks, slot_block, slot_lane, slot_contact, slot_i, first_row,   \
-                 begin, chunk, slide, roll, spin)
-        if (!slide) {
-            begin = FD_SUM_BOOKS(false, false, false);
-        } else if (!roll && !spin) {
-            begin = FD_SUM_BOOKS(true, false, false);
-        } else if (!roll) {
-            begin = FD_SUM_BOOKS(true, false, true);
-        } else if (!spin) {
-            begin = FD_SUM_BOOKS(true, true, false);
-        } else {
-            begin = FD_SUM_BOOKS(true, true, true);
-        }
-#undef FD_SUM_BOOKS
-    }
-    return true;
-}
-
 /* The commonest chunk, on a pass that does not record (and, with the
  * ledger, in one process: every row's books summed by its group): every
  * contact a lane of a block of one law (spheres, or planes: slot s is lane
@@ -607,7 +393,7 @@ static inline __attribute__((always_inline)) bool scatter_blocks(fd_penalty_thre
                 blocks[slot_block[s]]->twist_spring_after[slot_lane[s]];
         }
     }
-    if (ledger && !book_blocks(th, pool, blocks, slot_block, slot_lane, law, chunk, slot_contact, slot_i,
+    if (ledger && !fd_book_blocks(th, pool, blocks, slot_block, slot_lane, law, chunk, slot_contact, slot_i,
                                running_group, running)) {
         return false;
     }
@@ -970,7 +756,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                     block_lane_details(world, list, block, c, th->touching[k].entry, i, j, slot,
                                        th->first_contact + k, lane_offset[which][c], ledger, record, slip);
                 } else if (ledger) {
-                    book_lane_of_block(pool, block, law, c, slot);
+                    fd_book_block_lane(pool, block, law, c, slot);
                 }
             } else {
                 force = slot_loads[s].force;
@@ -980,17 +766,17 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             }
             int book_row = ledger && book_rows != NULL ? fd_book_row_of(book_rows, i, j) : FD_BOOK_ROW_GROUP;
             if (ledger && book_row == FD_BOOK_ROW_GROUP) {
-                if (!enter_row_group(th, &running_group, running, i)) {
+                if (!fd_enter_row_group(th, &running_group, running, i)) {
                     th->failure = FD_PASS_OUT_OF_MEMORY;
                     return;
                 }
                 if (c >= 0) {
-                    add_block_books(running, block, law, c);
+                    fd_add_block_books(running, block, law, c);
                 } else {
                     fd_add_books(running, slot_books[s]);
                 }
             } else if (ledger && book_row == FD_BOOK_ROW_EACH &&
-                       !store_book_entry(th, i, j, c >= 0 ? block : NULL, law, c, slot_books[s])) {
+                       !fd_store_book_entry(th, i, j, c >= 0 ? block : NULL, law, c, slot_books[s])) {
                 th->failure = FD_PASS_OUT_OF_MEMORY;
                 return;
             }
@@ -1015,7 +801,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             }
         }
     }
-    if (ledger && running_group >= 0 && !store_book_group(th, running_group, running)) {
+    if (ledger && running_group >= 0 && !fd_store_book_group(th, running_group, running)) {
         th->failure = FD_PASS_OUT_OF_MEMORY;
     }
 }
