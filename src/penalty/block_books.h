@@ -11,8 +11,6 @@
 #ifndef FD_PENALTY_BLOCK_BOOKS_H
 #define FD_PENALTY_BLOCK_BOOKS_H
 
-#include <string.h>
-
 #include "penalty/penalty_internal.h"
 #include "penalty/sphere_block.h"
 
@@ -61,7 +59,11 @@ static inline __attribute__((always_inline)) bool fd_enter_row_group(fd_penalty_
         return false;
     }
     *running_group = row_group;
-    memset(running, 0, FD_MECHANISM_COUNT * sizeof *running);
+    /* Field by field, as the loops that sum into them read them
+     * (sum_books_of): a block write would make their loads wait. */
+    for (int m = 0; m < FD_MECHANISM_COUNT; ++m) {
+        running[m].stored = running[m].dashpot = running[m].slip = running[m].created = running[m].work = 0.0;
+    }
     return true;
 }
 

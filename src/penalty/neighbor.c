@@ -156,10 +156,11 @@ static bool compact_pool(fd_world* world, fd_neighbor_list* list)
                 memcpy(packed.books[1] + (size_t)slot * (size_t)book_count, fd_books_before(pool, old),
                        (size_t)book_count * sizeof(fd_energy_books));
             } else if (book_count > 0) {
-                memcpy(packed.stored[0] + (size_t)slot * (size_t)book_count, fd_stored_before(pool, old),
-                       (size_t)book_count * sizeof(double));
-                memcpy(packed.stored[1] + (size_t)slot * (size_t)book_count, fd_stored_before(pool, old),
-                       (size_t)book_count * sizeof(double));
+                /* (a mechanism the law lacks keeps its 0 in both) */
+                copy_doubles(packed.stored[0] + (size_t)slot * (size_t)book_count, fd_stored_before(pool, old),
+                             book_count);
+                copy_doubles(packed.stored[1] + (size_t)slot * (size_t)book_count, fd_stored_before(pool, old),
+                             book_count);
             }
             list->contact[e] = slot++;
         }
