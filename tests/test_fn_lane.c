@@ -117,6 +117,21 @@ static double uniform(void)
 
 static fd_vec3 unit(fd_vec3 a) { return fd_v3_scale(1.0 / fd_v3_length(a), a); }
 
+/* A random vector of the unit cube about 0. */
+static fd_vec3 jitter(void) { return fd_v3(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5); }
+
+/* The pair's effective mass, a static body's (mass 0) the other's. */
+static double pair_mass(double mass_i, double mass_j)
+{
+    return mass_i <= 0.0 ? mass_j : (mass_j <= 0.0 ? mass_i : mass_i * mass_j / (mass_i + mass_j));
+}
+
+/* Lane c of a block's vector field. */
+static fd_vec3 lane_vec3(const double (*field)[FD_FN_BLOCK], int c)
+{
+    return fd_v3(field[0][c], field[1][c], field[2][c]);
+}
+
 static const char* const shape_names[3] = {"two spheres", "a sphere on a plane", "a plane under a sphere"};
 
 Test(fn_lane, every_lane_equals_the_registry_kernels_bit_for_bit)
@@ -204,17 +219,16 @@ Test(fn_lane, every_lane_equals_the_registry_kernels_bit_for_bit)
                 const double ci[2] = {kappa_i, kappa_i}, cj[2] = {kappa_j, kappa_j};
                 const fd_vec3 none[2] = {{0, 0, 0}, {0, 0, 0}};
                 double effective_radius = fd_effective_radius(ci, none, cj, none);
-                double effective_mass = mass_i <= 0.0 ? mass_j : (mass_j <= 0.0 ? mass_i : mass_i * mass_j / (mass_i + mass_j));
+                double effective_mass = pair_mass(mass_i, mass_j);
                 block.dashpot[c] = fd_normal_dashpot_prefactor(&law, effective_mass, effective_radius);
                 block.effective_radius[c] = effective_radius;
-                block.hertz_constant[c] = strcmp(lc->normal, "hertz") == 0
-                                              ? 4.0 / 3.0 * law.derived[FD_MECHANISM_NORMAL][FD_NORMAL_DERIVED_MODULUS] *
-                                                    sqrt(effective_radius)
-                                              : 0.0;
+                double modulus = law.derived[FD_MECHANISM_NORMAL][FD_NORMAL_DERIVED_MODULUS];
+                block.hertz_constant[c] =
+                    strcmp(lc->normal, "hertz") == 0 ? 4.0 / 3.0 * modulus * sqrt(effective_radius) : 0.0;
                 /* The last step's springs: a frame in the old tangent plane,
                  * painted points near the old contact point, deflections that
                  * stick or slip (the largest exceed any cap). */
-                fd_vec3 u_before = unit(fd_v3_reject(fd_v3(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5), n_before));
+                fd_vec3 u_before = unit(fd_v3_reject(jitter(), n_before));
                 fd_vec3 w_before = fd_v3_cross(n_before, u_before);
                 fd_vec3 arm_i = fd_v3_sub(fd_v3_add(point, fd_v3_scale(1e-5, fd_v3(uniform() - 0.5, uniform() - 0.5,
                                                                                     uniform() - 0.5))),
@@ -282,12 +296,10 @@ Test(fn_lane, every_lane_equals_the_registry_kernels_bit_for_bit)
                 }
                 g.effective_radius =
                     fd_effective_radius(g.curvature_i, g.principal_dir_i, g.curvature_j, g.principal_dir_j);
-                fd_body_state state_i = {position_i, {1, 0, 0, 0},
-                                         fd_v3(before.velocity_i[0][c], before.velocity_i[1][c], before.velocity_i[2][c]),
-                                         fd_v3(before.spin_i[0][c], before.spin_i[1][c], before.spin_i[2][c])};
-                fd_body_state state_j = {position_j, {1, 0, 0, 0},
-                                         fd_v3(before.velocity_j[0][c], before.velocity_j[1][c], before.velocity_j[2][c]),
-                                         fd_v3(before.spin_j[0][c], before.spin_j[1][c], before.spin_j[2][c])};
+                fd_body_state state_i = {position_i, {1, 0, 0, 0}, lane_vec3(before.velocity_i, c),
+                                         lane_vec3(before.spin_i, c)};
+                fd_body_state state_j = {position_j, {1, 0, 0, 0}, lane_vec3(before.velocity_j, c),
+                                         lane_vec3(before.spin_j, c)};
                 fd_vec3 point = fd_v3_scale(0.5, fd_v3_add(g.point_i, g.point_j));
                 fd_vec3 arm_i = fd_v3_sub(point, position_i), arm_j = fd_v3_sub(point, position_j);
                 fd_vec3 velocity_i = fd_v3_add(state_i.velocity, fd_v3_cross(state_i.angular_velocity, arm_i));
@@ -316,7 +328,7 @@ Test(fn_lane, every_lane_equals_the_registry_kernels_bit_for_bit)
                     .mass_j = mass_j,
                     .inertia_i = fd_v3(before.inertia_i[c], before.inertia_i[c], before.inertia_i[c]),
                     .inertia_j = fd_v3(before.inertia_j[c], before.inertia_j[c], before.inertia_j[c]),
-                    .effective_mass = mass_i <= 0.0 ? mass_j : (mass_j <= 0.0 ? mass_i : mass_i * mass_j / (mass_i + mass_j)),
+                    .effective_mass = pair_mass(mass_i, mass_j),
                     .penetration_rate = fd_v3_dot(fd_v3_sub(velocity_j, velocity_i), g.normal),
                     .relative_velocity = fd_v3_sub(velocity_i, velocity_j),
                     .time_step = dt,
@@ -336,7 +348,8 @@ Test(fn_lane, every_lane_equals_the_registry_kernels_bit_for_bit)
                 fd_normal_result normal;
                 fd_contact_loads loads = test_registry_loads(&law, &input, history, &normal);
                 fd_vec3 force = fd_v3_add(fd_v3_scale(normal.force, g.normal), loads.slide_force);
-                fd_vec3 torque_i = fd_v3_add(fd_v3_cross(arm_i, force), fd_v3_add(loads.roll_torque_i, loads.spin_torque_i));
+                fd_vec3 torque_i =
+                    fd_v3_add(fd_v3_cross(arm_i, force), fd_v3_add(loads.roll_torque_i, loads.spin_torque_i));
                 fd_vec3 torque_j = fd_v3_add(fd_v3_cross(arm_j, fd_v3_neg(force)),
                                              fd_v3_add(loads.roll_torque_j, loads.spin_torque_j));
                 const char* what = shape_names[shapes];

@@ -220,8 +220,9 @@ Test(penalty, the_ledger_books_a_recording_pass_and_a_plain_pass_to_the_same_bit
         cr_assert_gt(plain.energy.dashpot[FD_MECHANISM_SLIDE], 0.0, "case %d: the sliders must dissipate", c);
         cr_assert_gt(plain.energy.released, 0.0, "case %d: contacts must end", c);
         cr_assert_eq(plain.hash, recorded.hash, "case %d", c);
-        cr_assert(same_books(&plain.energy, &recorded.energy), "case %d: dashpot %.17g vs %.17g, released %.17g vs %.17g",
-                  c, plain.energy.dashpot[FD_MECHANISM_NORMAL], recorded.energy.dashpot[FD_MECHANISM_NORMAL],
+        cr_assert(same_books(&plain.energy, &recorded.energy),
+                  "case %d: dashpot %.17g vs %.17g, released %.17g vs %.17g", c,
+                  plain.energy.dashpot[FD_MECHANISM_NORMAL], recorded.energy.dashpot[FD_MECHANISM_NORMAL],
                   plain.energy.released, recorded.energy.released);
     }
 }

@@ -19,8 +19,9 @@ bool fd_fn_lane_law_of(const fd_contact_law* law, int index, double time_step, f
     const fd_submodel* slide = law->submodel[FD_MECHANISM_SLIDE];
     const fd_submodel* roll = law->submodel[FD_MECHANISM_ROLL];
     const fd_submodel* spin = law->submodel[FD_MECHANISM_SPIN];
-    if (normal == NULL || (normal->kind != FD_KIND_NORMAL_HOOKE && normal->kind != FD_KIND_NORMAL_HERTZ) || slide == NULL ||
-        slide->kind != FD_KIND_SLIDE_FANG_NEGRUT || (roll != NULL && roll->kind != FD_KIND_ROLL_FANG_NEGRUT) ||
+    if (normal == NULL || (normal->kind != FD_KIND_NORMAL_HOOKE && normal->kind != FD_KIND_NORMAL_HERTZ) ||
+        slide == NULL || slide->kind != FD_KIND_SLIDE_FANG_NEGRUT ||
+        (roll != NULL && roll->kind != FD_KIND_ROLL_FANG_NEGRUT) ||
         (spin != NULL && spin->kind != FD_KIND_SPIN_FANG_NEGRUT)) {
         return false;
     }
@@ -35,7 +36,9 @@ bool fd_fn_lane_law_of(const fd_contact_law* law, int index, double time_step, f
     const double* p = law->params[FD_MECHANISM_NORMAL];
     bool hertz = normal->kind == FD_KIND_NORMAL_HERTZ;
     /* fd_normal_dashpot_factor's cases, fixed by the law */
-    int factor = hertz ? (p[FD_HERTZ_ETA_N] > 0.0 || p[FD_HERTZ_ETA_N_MASS] > 0.0 ? 0 : (p[FD_HERTZ_ETA_N_VISCO] > 0.0 ? 1 : 2))
+    int factor = hertz ? (p[FD_HERTZ_ETA_N] > 0.0 || p[FD_HERTZ_ETA_N_MASS] > 0.0
+                              ? 0
+                              : (p[FD_HERTZ_ETA_N_VISCO] > 0.0 ? 1 : 2))
                        : (p[FD_HOOKE_ETA_N_VISCO] > 0.0 ? 1 : 0);
     *out = (fd_fn_lane_law){
         .law = index,
@@ -211,8 +214,10 @@ LANE fd_vec3 roll_one(const fd_fn_lane_law* law, const lane_contact* k, fd_fn_bl
     /* rocking_inertia: I + m (|arm|^2 - (arm . axis)^2) of each dynamic body about its surface point. */
     fd_vec3 arm_i = fd_v3_sub(k->point_i, k->position_i), arm_j = fd_v3_sub(k->point_j, k->position_j);
     double along_i = fd_v3_dot(arm_i, axis), along_j = fd_v3_dot(arm_j, axis);
-    double rocking_i = fd_select(dynamic_i, k->inertia_i + k->mass_i * (fd_v3_length_squared(arm_i) - along_i * along_i), 0.0);
-    double rocking_j = fd_select(dynamic_j, k->inertia_j + k->mass_j * (fd_v3_length_squared(arm_j) - along_j * along_j), 0.0);
+    double rocking_i =
+        fd_select(dynamic_i, k->inertia_i + k->mass_i * (fd_v3_length_squared(arm_i) - along_i * along_i), 0.0);
+    double rocking_j =
+        fd_select(dynamic_j, k->inertia_j + k->mass_j * (fd_v3_length_squared(arm_j) - along_j * along_j), 0.0);
     double rocking = pair_average(rocking_i, dynamic_i, rocking_j, dynamic_j);
     /* pair_inertia: the isotropic inertias. */
     double centre = pair_average(fd_select(dynamic_i, k->inertia_i, 0.0), dynamic_i,
@@ -367,7 +372,8 @@ LANE void lane(fd_fn_block* restrict b, int c, const fd_fn_lane_law* law, bool h
         curvature = fd_select(curvature == FD_FN_DERIVED,
                               0.5 * (curvature_i + curvature_i + curvature_j + curvature_j), curvature);
         double k_psi = fd_select(spin[FD_FN_SPIN_K_PSI] == FD_FN_DERIVED,
-                                 spin[FD_FN_SPIN_ETA_PSI] * stiffness / (curvature * curvature), spin[FD_FN_SPIN_K_PSI]);
+                                 spin[FD_FN_SPIN_ETA_PSI] * stiffness / (curvature * curvature),
+                                 spin[FD_FN_SPIN_K_PSI]);
         double d_psi = spin[FD_FN_SPIN_D_PSI];
         double psi_total = b->spin[FD_FN_H_PSI][c] + psi;
         double static_limit = curvature * mu_s * k.normal_force * k.inverse_stiffness;

@@ -53,7 +53,13 @@ enum {
     FD_FN_H_SLIDE_MODE = 14,   /* 0 stick (static), 1 slip (kinetic) */
     FD_FN_SLIDE_HISTORY = 15,
 };
-enum { FD_FN_H_THETA_I = 0, FD_FN_H_THETA_J = 2, FD_FN_H_ROLL_MODE_I = 4, FD_FN_H_ROLL_MODE_J = 5, FD_FN_ROLL_HISTORY = 6 };
+enum {
+    FD_FN_H_THETA_I = 0,
+    FD_FN_H_THETA_J = 2,
+    FD_FN_H_ROLL_MODE_I = 4,
+    FD_FN_H_ROLL_MODE_J = 5,
+    FD_FN_ROLL_HISTORY = 6
+};
 enum { FD_FN_H_PSI = 0, FD_FN_H_SPIN_MODE = 1, FD_FN_SPIN_HISTORY = 2 };
 enum { FD_FN_SPRINGS = FD_FN_SLIDE_HISTORY + FD_FN_ROLL_HISTORY + FD_FN_SPIN_HISTORY };
 
@@ -91,7 +97,8 @@ bool fd_fn_lane_law_of(const fd_contact_law* law, int index, double time_step, f
 typedef struct fd_fn_block {
     int count;
     /* inputs */
-    double position_i[3][FD_FN_BLOCK], position_j[3][FD_FN_BLOCK]; /* m; two spheres: j's image across a periodic face */
+    /* m; two spheres: j's image across a periodic face */
+    double position_i[3][FD_FN_BLOCK], position_j[3][FD_FN_BLOCK];
     double plane_normal[3][FD_FN_BLOCK];                           /* a plane's outward unit normal (plane pairings) */
     double velocity_i[3][FD_FN_BLOCK], velocity_j[3][FD_FN_BLOCK];
     double spin_i[3][FD_FN_BLOCK], spin_j[3][FD_FN_BLOCK];
@@ -99,7 +106,8 @@ typedef struct fd_fn_block {
     double radius_i[FD_FN_BLOCK], radius_j[FD_FN_BLOCK];            /* m, a sphere's (a plane's is not read) */
     double mass_i[FD_FN_BLOCK], mass_j[FD_FN_BLOCK];               /* kg, 0 for a static body */
     double inertia_i[FD_FN_BLOCK], inertia_j[FD_FN_BLOCK];         /* kg m^2 about any axis */
-    double dashpot[FD_FN_BLOCK];                                   /* the pair's dashpot prefactor (fd_normal_dashpot_prefactor) */
+    /* the pair's dashpot prefactor (fd_normal_dashpot_prefactor) */
+    double dashpot[FD_FN_BLOCK];
     double effective_radius[FD_FN_BLOCK];                          /* m (the viscoelastic dashpot's factor) */
     double hertz_constant[FD_FN_BLOCK];                            /* hertz's K = 4/3 E* sqrt(R_eff), N/m^(3/2) */
     /* the history, read and written in place; springs[] views the three
@@ -116,7 +124,8 @@ typedef struct fd_fn_block {
     /* outputs */
     double force[3][FD_FN_BLOCK];                                  /* on body i, N */
     double torque_i[3][FD_FN_BLOCK], torque_j[3][FD_FN_BLOCK];
-    double slip[FD_FN_BLOCK];                                      /* 1 << mechanism per slipping one (as slip_flags), as a number */
+    /* 1 << mechanism per slipping one (as slip_flags), as a number */
+    double slip[FD_FN_BLOCK];
     double fallback[FD_FN_BLOCK];                                  /* 1: evaluate this one through the registry */
 } fd_fn_block;
 

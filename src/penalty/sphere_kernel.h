@@ -36,10 +36,10 @@ typedef struct fd_sphere_loads {
  * bits of the last step (the sliders' static or kinetic coefficient, model.h
  * fd_static_kinetic). books: NULL, or this step's books per mechanism (stored
  * after it, increments over it; zeroed by the caller). */
-static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(const fd_contact_law* law, const double* constants, double dt, double advance,
-                                               fd_vec3 n, double overlap, fd_vec3 relative_velocity, fd_vec3 omega_i,
-                                               fd_vec3 omega_j, unsigned was_slipping, double* history,
-                                               fd_energy_books* books)
+static inline __attribute__((always_inline)) fd_sphere_loads
+fd_sphere_kernel(const fd_contact_law* law, const double* constants, double dt, double advance, fd_vec3 n,
+                 double overlap, fd_vec3 relative_velocity, fd_vec3 omega_i, fd_vec3 omega_j, unsigned was_slipping,
+                 double* history, fd_energy_books* books)
 {
     fd_sphere_loads out;
     out.slip = 0;
@@ -159,7 +159,8 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
         fd_sds_vector_step s =
             roll->kind == FD_KIND_ROLL_DSDS
                 ? fd_dsds_vector_step(k, derived[FD_SDS_DERIVED_INVERSE_K], gamma, limit, dt, advance, xi, velocity)
-                : fd_csds_vector_step(k, gamma, derived[FD_SDS_DERIVED_INVERSE_GAMMA], limit, dt, advance, xi, velocity);
+                : fd_csds_vector_step(k, gamma, derived[FD_SDS_DERIVED_INVERSE_GAMMA], limit, dt, advance, xi,
+                                      velocity);
         h[0] = s.spring.x;
         h[1] = s.spring.y;
         h[2] = s.spring.z;
@@ -179,8 +180,9 @@ static inline __attribute__((always_inline)) fd_sphere_loads fd_sphere_kernel(co
         fd_sds_spin_constants c = fd_sds_spin_constants_of(law, constants[1], overlap, normal_dashpot);
         double w = fd_v3_dot(relative_spin, n);
         double limit = fd_static_kinetic(was_slipping & FD_ENTRY_SLIP_SPIN, c.mu_s, c.mu_k) * critical;
-        fd_sds_scalar_step s = spin->kind == FD_KIND_SPIN_CSDS ? fd_csds_scalar_step(c.k, c.gamma, limit, dt, advance, h[0], w)
-                                                               : fd_dsds_scalar_step(c.k, c.gamma, limit, dt, advance, h[0], w);
+        fd_sds_scalar_step s = spin->kind == FD_KIND_SPIN_CSDS
+                                   ? fd_csds_scalar_step(c.k, c.gamma, limit, dt, advance, h[0], w)
+                                   : fd_dsds_scalar_step(c.k, c.gamma, limit, dt, advance, h[0], w);
         h[0] = s.spring;
         out.spin_torque = s.torque;
         out.slip |= s.slipping ? FD_ENTRY_SLIP_SPIN : 0u;
