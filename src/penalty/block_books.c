@@ -104,12 +104,12 @@ bool fd_store_book_entry(fd_penalty_thread* th, int i, int j, const fd_sphere_bl
 /* The step books of the chunk's slots from `begin` on while their rows are
  * those of one group (from first_row), into its running sums: each sum in
  * slot order, as fd_add_block_books adds them one contact at a time (the
- * same bits), the sums held in registers
- * over the loop (a sum kept in memory waits for the store of the one
- * before) and the law's mechanisms constants of the loop (the normal spring
- * has no slip and creates nothing). Without lifetime books (stored_after
- * not NULL) each contact's stored energies go to its slot on the way.
- * Returns the first slot of another group (or the chunk's end). */
+ * same bits), the sums held in registers over the loop (a sum kept in
+ * memory waits for the store of the one before) and the law's mechanisms
+ * constants of the loop (the normal spring has no slip and creates
+ * nothing). Without lifetime books (stored_after not NULL) each contact's
+ * stored energies go to its slot on the way. Returns the first slot of
+ * another group (or the chunk's end). */
 static inline __attribute__((always_inline)) int sum_books_of(fd_energy_books* restrict running,
                                                               double* restrict stored_after, size_t book_count,
                                                               fd_sphere_block* const* blocks,
@@ -163,9 +163,9 @@ static inline __attribute__((always_inline)) int sum_books_of(fd_energy_books* r
 }
 
 bool fd_book_blocks(fd_penalty_thread* th, fd_contact_pool* pool, fd_sphere_block* const* blocks,
-                        const int8_t* slot_block, const int8_t* slot_lane, const fd_block_law* law, int chunk,
-                        const int32_t* slot_contact, const int32_t* slot_i, int32_t* running_group,
-                        fd_energy_books* running)
+                    const int8_t* slot_block, const int8_t* slot_lane, const fd_block_law* law, int chunk,
+                    const int32_t* slot_contact, const int32_t* slot_i, int32_t* running_group,
+                    fd_energy_books* running)
 {
     double* stored_after = NULL;
     if (pool->lifetime_books) {

@@ -638,9 +638,9 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 }
                 /* A round pair of a registry law: its geometry now, from the centres. */
                 fd_generic_slot geometry;
-                fd_vec3 offset = record ? fd_round_pair_record_geometry(world, i, j, kind - FD_PAIR_GENERIC_SPHERES,
-                                                                        &geometry)
-                                        : fd_round_pair_geometry(world, i, j, kind - FD_PAIR_GENERIC_SPHERES, &geometry);
+                int pairing = kind - FD_PAIR_GENERIC_SPHERES;
+                fd_vec3 offset = record ? fd_round_pair_record_geometry(world, i, j, pairing, &geometry)
+                                        : fd_round_pair_geometry(world, i, j, pairing, &geometry);
                 slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, &geometry, offset.x, offset.y, offset.z,
                                                 is_new, ledger, record, index, slot_books[s]);
                 /* A lane's contact on a pass that records or keeps books
