@@ -350,6 +350,29 @@ static range_result finish_range(fd_world* world, int begin, int end, double kic
     return r;
 }
 
+/* Stage 2 or 4 for the bodies of [begin, end) that are not dormant, run by
+ * run (world->held_runs): a rank holds about one body in R of the world's,
+ * in runs between the ones other ranks hold, and the loops above, walking
+ * every body, spent a third of the time of one process's whole
+ * integration passing over the others (perf, two ranks). */
+static range_result over_held(fd_world* world, bool advance, int begin, int end, double kick, double drift)
+{
+    range_result r = {0.0, 0.0, 0.0, 0.0};
+    for (int k = 0; k < world->held_run_count; ++k) {
+        int first = world->held_runs[2 * k] > begin ? world->held_runs[2 * k] : begin;
+        int last = world->held_runs[2 * k + 1] < end ? world->held_runs[2 * k + 1] : end;
+        if (first >= last) {
+            continue;
+        }
+        range_result run = advance ? advance_range(world, first, last, kick, drift)
+                                   : finish_range(world, first, last, kick);
+        r.largest = run.largest > r.largest ? run.largest : r.largest;
+        r.widest_turn = run.widest_turn > r.widest_turn ? run.widest_turn : r.widest_turn;
+        r.probes += run.probes;
+    }
+    return r;
+}
+
 /* A loop over the bodies, split into one range per thread (one thread: a
  * plain call). The largest displacement is a maximum, the same whatever the
  * split; the probes only say whether something is not finite. */
@@ -357,7 +380,7 @@ static range_result over_bodies(fd_world* world, bool advance, double kick, doub
 {
     int n = world->body_count, threads = world->def.thread_count;
     if (threads <= 1 || n < 2 * threads) {
-        return advance ? advance_range(world, 0, n, kick, drift) : finish_range(world, 0, n, kick);
+        return over_held(world, advance, 0, n, kick, drift);
     }
     double largest = 0.0, probes = 0.0, widest = 0.0;
     /* Each thread the bodies of its rows in the contact passes, where it can:
@@ -371,8 +394,7 @@ static range_result over_bodies(fd_world* world, bool advance, double kick, doub
     for (int t = 0; t < threads; ++t) {
         int begin = rows != NULL ? rows[t] : (int)((int64_t)n * t / threads);
         int end = rows != NULL ? rows[t + 1] : (int)((int64_t)n * (t + 1) / threads);
-        range_result r =
-            advance ? advance_range(world, begin, end, kick, drift) : finish_range(world, begin, end, kick);
+        range_result r = over_held(world, advance, begin, end, kick, drift);
         largest = r.largest > largest ? r.largest : largest;
         widest = r.widest_turn > widest ? r.widest_turn : widest;
         probes += r.probes;
@@ -380,17 +402,33 @@ static range_result over_bodies(fd_world* world, bool advance, double kick, doub
     return (range_result){largest, probes, widest, 0.0};
 }
 
-/* The list of bodies the straight loops leave to fix_up, kept for the
- * world's bodies as they are now. */
+/* The list of bodies the straight loops leave to fix_up, and the runs of
+ * bodies not dormant, kept for the world's bodies as they are now. */
 static bool list_special_bodies(fd_world* world)
 {
     if (world->special_listed == world->body_count) {
         return true;
     }
-    int count = 0;
+    int count = 0, runs = 0;
     for (int b = 0; b < world->body_count; ++b) {
         uint32_t f = world->motion[b].flags;
         count += (f & FD_MOTION_DYNAMIC) && (!(f & FD_MOTION_SIMPLE) || (f & FD_MOTION_LOADED));
+        runs += !(f & FD_MOTION_DORMANT) && (b == 0 || (world->motion[b - 1].flags & FD_MOTION_DORMANT));
+    }
+    int32_t* held = realloc(world->held_runs, (size_t)(runs > 0 ? 2 * runs : 2) * sizeof *held);
+    if (held == NULL) {
+        return false;
+    }
+    world->held_runs = held;
+    world->held_run_count = 0;
+    for (int b = 0; b < world->body_count; ++b) {
+        if (world->motion[b].flags & FD_MOTION_DORMANT) {
+            continue;
+        }
+        if (world->held_run_count == 0 || held[2 * world->held_run_count - 1] != b) {
+            held[2 * world->held_run_count++] = b; /* a run begins */
+        }
+        held[2 * world->held_run_count - 1] = b + 1;
     }
     int32_t* special = realloc(world->special_bodies, (size_t)(count > 0 ? count : 1) * sizeof *special);
     if (special == NULL) {

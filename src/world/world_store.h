@@ -177,6 +177,9 @@ struct fd_world {
     int32_t* special_bodies;      /* dynamic bodies off the straight integration path (src/penalty/stepper.c) */
     int special_count;
     int special_listed;           /* body count when that list was made */
+    int32_t* held_runs;           /* [begin, end) pairs: the runs of bodies not dormant (a rank's; all, in one
+                                   * process), made with the list above: the integration walks only these */
+    int held_run_count;
     /* broad-phase inputs, derived from the cold data */
     double* bounding_radii;
     bool* is_static;
