@@ -193,8 +193,7 @@ void fd_world_free(fd_world* world)
     fd_penalty_free(world->penalty);
     fd_complementarity_free(world->complementarity);
     FD_FREE_ALL(world->free_slots, world->name_slots, world->special_bodies, world->held_runs, world->materials,
-                world->laws,
-                world->law_table, world->penalty, world->candidate_geometry, world->candidate_offset,
+                world->laws, world->law_table, world->penalty, world->candidate_geometry, world->candidate_offset,
                 world->candidate_touching, world->contact_energy, world->events);
     free(world);
 }

@@ -156,11 +156,7 @@ static range_result advance_straight(fd_world* world, int begin, int end, double
                     break;
                 }
             }
-            const fd_body_motion m = a.motion[b];
-            if (m.flags & FD_MOTION_DORMANT) {
-                ++b;
-                continue; /* held by another rank: its state here is never read */
-            }
+            const fd_body_motion m = a.motion[b]; /* (never dormant: over_held walks the held runs) */
             if ((m.flags & (FD_MOTION_SIMPLE | FD_MOTION_LOADED)) != FD_MOTION_SIMPLE) {
                 /* Static: kept, with no load. Others: fix_up. */
                 a.x1[b] = a.x0[b];
