@@ -43,6 +43,7 @@
 #include "collide/collide.h"
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/sort_keys.h"
 #include "fricdem/fricdem.h"
 #include "fricdem/io.h"
 #include "mpi_run.h"
@@ -369,7 +370,7 @@ static fd_status everyone_sorted(transport* t, fd_partition* part, int64_t (*col
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory gathering %lld words", (long long)*total);
     }
     MPI_Allgatherv(words, mine, MPI_UINT64_T, t->words_in, counts, offsets, MPI_UINT64_T, MPI_COMM_WORLD);
-    qsort(t->words_in, (size_t)*total, sizeof *t->words_in, fd_compare_keys);
+    fd_sort_keys(t->words_in, *total); /* each rank's share comes sorted: a merge */
     free(words);
     return FD_OK;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sort_keys.h"
 #include "fricdem/fricdem.h"
 #include "parallel/partition.h"
 #include "penalty/penalty.h"
@@ -472,4 +473,45 @@ Test(partition, what_is_not_supported_yet_is_refused_by_name)
     cr_assert(strstr(fd_last_error(), "complementarity") != NULL, "%s", fd_last_error());
     fd_world_free(world);
     fd_domain_free(&domain);
+}
+
+/* The ranks' gathered keys (fd_sort_keys): every rank's share ascending, or
+ * no order at all, or runs of one key, sort as qsort sorts them. The keys
+ * are drawn from a small range, so equal keys meet across runs. */
+Test(partition, gathered_keys_sort_as_qsort_sorts_them_whatever_runs_they_come_in)
+{
+    uint64_t state = 88172645463325252u; /* xorshift64: the same keys every run */
+    for (int trial = 0; trial < 200; ++trial) {
+        int64_t count = trial % 50 == 0 ? trial / 50 : 1 + (int64_t)(trial * 37 % 700);
+        int runs = 1 + trial % 7; /* the ranks */
+        uint64_t* keys = malloc((size_t)(count > 0 ? count : 1) * sizeof *keys);
+        uint64_t* want = malloc((size_t)(count > 0 ? count : 1) * sizeof *want);
+        cr_assert(keys != NULL && want != NULL);
+        for (int64_t k = 0; k < count; ++k) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            keys[k] = trial % 3 == 0 ? state : state % 97; /* trial % 3 == 1, 2: many equal keys */
+        }
+        /* trial % 3 == 1: `runs` ascending shares, as the ranks send them */
+        for (int r = 0; trial % 3 == 1 && r < runs; ++r) {
+            int64_t begin = count * r / runs, end = count * (r + 1) / runs;
+            qsort(keys + begin, (size_t)(end - begin), sizeof *keys, fd_compare_keys);
+        }
+        memcpy(want, keys, (size_t)count * sizeof *keys);
+        qsort(want, (size_t)count, sizeof *want, fd_compare_keys);
+        fd_sort_keys(keys, count);
+        cr_assert(count == 0 || memcmp(keys, want, (size_t)count * sizeof *keys) == 0,
+                  "trial %d: %lld keys in %d runs do not sort as qsort sorts them", trial, (long long)count, runs);
+        /* the first place of each key, and past the end for a larger one */
+        for (int64_t k = 0; k < count; ++k) {
+            int64_t at = fd_lower_bound_key(want, count, want[k]);
+            cr_assert(at <= k && want[at] == want[k] && (at == 0 || want[at - 1] < want[k]),
+                      "trial %d: the lower bound of key %lld is not its first place", trial, (long long)k);
+        }
+        cr_assert(count == 0 || want[count - 1] == UINT64_MAX ||
+                  fd_lower_bound_key(want, count, want[count - 1] + 1) == count);
+        free(keys);
+        free(want);
+    }
 }

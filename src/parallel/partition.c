@@ -10,6 +10,7 @@
 #include "body/body.h"
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/sort_keys.h"
 #include "parallel/partition.h"
 #include "engine/engine.h"
 #include "penalty/penalty.h"
@@ -406,102 +407,6 @@ void fd_partition_hold_everything(fd_partition* part, bool everything)
          * rank 0's alone at every output made the others wait for it). */
         p->dirty = part->dirty_before_holding;
     }
-}
-
-/* ---------------------------------------------------------------- contact ids */
-
-int fd_compare_keys(const void* a, const void* b)
-{
-    uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
-    return (x > y) - (x < y);
-}
-
-/* The contacts that began in the step just made: their keys and slots (the
- * force pass keeps both for its new contacts), and whether this rank
- * answers for them. (A scan of every listed pair cost a quarter of a step
- * at 10^5 bodies, one of the touching pairs 2 %.) False when out of
- * memory. */
-static bool collect_new_contacts(fd_partition* part)
-{
-    const fd_world* world = part->world;
-    const fd_penalty* p = world->penalty;
-    const fd_neighbor_list* list = &p->lists[p->current];
-    part->new_count = 0;
-    for (int t = 0; list->row_start != NULL && t < list->thread_count; ++t) { /* the last pass's threads */
-        const fd_penalty_thread* th = &p->threads[t];
-        if (!fd_grow((void**)&part->new_contacts, &part->new_capacity, part->new_count + th->new_count,
-                     sizeof *part->new_contacts)) {
-            return false;
-        }
-        for (int64_t k = 0; k < th->new_count; ++k) {
-            uint64_t key = th->new_keys[k];
-            int i = (int)(key >> 32), j = (int)(key & 0xffffffffu);
-            part->new_contacts[part->new_count++] =
-                (fd_new_contact){key, th->new_slots[k], fd_partition_answers_for(part, i, j)};
-        }
-    }
-    return true;
-}
-
-int64_t fd_partition_new_keys(fd_partition* part, uint64_t** keys)
-{
-    *keys = NULL;
-    if (!collect_new_contacts(part)) {
-        return -1;
-    }
-    *keys = malloc((size_t)(part->new_count > 0 ? part->new_count : 1) * sizeof **keys);
-    if (*keys == NULL) {
-        return -1;
-    }
-    int64_t count = 0;
-    for (int64_t k = 0; k < part->new_count; ++k) {
-        if (part->new_contacts[k].answered) {
-            (*keys)[count++] = part->new_contacts[k].key;
-        }
-    }
-    return count;
-}
-
-void fd_partition_number_new_contacts(fd_partition* part, const uint64_t* sorted_keys, int64_t count)
-{
-    fd_world* world = part->world;
-    for (int64_t k = 0; k < part->new_count; ++k) {
-        const fd_new_contact* fresh = &part->new_contacts[k];
-        const uint64_t* found = bsearch(&fresh->key, sorted_keys, (size_t)count, sizeof fresh->key, fd_compare_keys);
-        /* A contact no rank answers for begins between two ghosts whose
-         * owners hold them apart: it loads only ghosts, and keeps its id. */
-        if (found != NULL) {
-            world->penalty->pool.id[fresh->slot] = part->next_id + (uint64_t)(found - sorted_keys);
-        }
-    }
-    /* A step that recorded its contacts wrote the rank's own numbers into
-     * the records: those of its new contacts take the same ids. */
-    fd_contact_set* set = &world->contacts;
-    for (int c = 0; !world->penalty->unrecorded && c < set->count; ++c) {
-        fd_contact* record = &set->contacts[c];
-        if (record->first_step != world->step_count) {
-            continue;
-        }
-        const uint64_t* found = bsearch(&record->key, sorted_keys, (size_t)count, sizeof record->key, fd_compare_keys);
-        if (found != NULL) {
-            record->id = part->next_id + (uint64_t)(found - sorted_keys);
-        }
-    }
-    /* So did the step's events of its new contacts (their ids at or past
-     * the first this step gave). */
-    for (int k = 0; k < world->event_count; ++k) {
-        fd_contact_event* event = &world->events[k];
-        if (event->contact_id < part->next_id) {
-            continue;
-        }
-        uint64_t key = (uint64_t)(uint32_t)(event->body_i.index1 - 1) << 32 | (uint32_t)(event->body_j.index1 - 1);
-        const uint64_t* found = bsearch(&key, sorted_keys, (size_t)count, sizeof key, fd_compare_keys);
-        if (found != NULL) {
-            event->contact_id = part->next_id + (uint64_t)(found - sorted_keys);
-        }
-    }
-    part->next_id += (uint64_t)count;
-    world->next_contact_id = part->next_id;
 }
 
 /* ---------------------------------------------------------------- inlets */

@@ -173,7 +173,6 @@ void fd_partition_hold_everything(fd_partition* part, bool everything);
  * frees it), and numbers its own from every rank's keys, sorted. */
 int64_t fd_partition_new_keys(fd_partition* part, uint64_t** keys);
 void fd_partition_number_new_contacts(fd_partition* part, const uint64_t* sorted_keys, int64_t count);
-int fd_compare_keys(const void* a, const void* b);
 
 /* For a checkpoint that one rank writes: the contacts this rank answers for
  * (in a parcel's words), and, on the writing rank, every body held with the

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/sort_keys.h"
 #include "parallel/partition.h"
 #include "penalty/penalty.h"
 #include "world/world_store.h"
@@ -36,7 +37,7 @@ static uint64_t* everyone_sorted(fd_partition* parts, int ranks, int64_t (*colle
         free(words);
     }
     if (all != NULL) {
-        qsort(all, (size_t)*total, sizeof *all, fd_compare_keys);
+        fd_sort_keys(all, *total);
     }
     return all;
 }
