@@ -1,8 +1,9 @@
 /* Sorting the 64-bit keys that the ranks gather (contact keys, leaving
  * bodies): each rank's share comes sorted already, so a merge of the runs
- * the keys are in costs O(n log runs) where qsort through a comparison
- * function costs O(n log n) calls (a quarter of the ranks' numbering of new
- * contacts at 10^5 spheres, bench/README.md). No state.
+ * the keys are in costs O(n log runs) where qsort costs O(n log n) calls of
+ * a comparison function (with bsearch, the numbering of new contacts took
+ * 0.10 ms a step on each of two ranks at 10^5 spheres; with merges,
+ * 0.03 ms). No state.
  *
  * Must not touch: the other folders of src/. */
 #ifndef FD_CORE_SORT_KEYS_H
