@@ -37,7 +37,9 @@
 typedef struct placed_body {
     double x, y, z, reach;        /* reach: bounding radius + margin / 2 each, so a pair touches below the sum */
     int32_t body;
-    int32_t fixed;                /* static */
+    int32_t fixed;                /* 1: static, 2: passive (FD_MOTION_PASSIVE); a pair whose two share a bit is
+                                   * left out (two static bodies never touch; two passive ones are another
+                                   * rank's to compute) */
 } placed_body;
 
 typedef struct found_pairs {
@@ -304,8 +306,8 @@ static bool search_share(const fd_world* world, const placed_body* placed, const
         }
         const fd_wall_reach wall = fd_world_wall_reach(world, p);
         for (int b = b_begin; b < b_end; ++b) {
-            if ((motion[b].flags & FD_MOTION_WALL) || !(motion[b].flags & FD_MOTION_DYNAMIC)) {
-                continue;
+            if ((motion[b].flags & (FD_MOTION_WALL | FD_MOTION_PASSIVE)) || !(motion[b].flags & FD_MOTION_DYNAMIC)) {
+                continue; /* (a wall is no rank's: its pair with a passive body is another rank's) */
             }
             if (fd_wall_reach_test(&wall, positions[b], radii[b] + margin) && !push_pair(found, p, b)) {
                 return false;
@@ -457,7 +459,8 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
                                      : cell_start[cell_of[b] + 1]++;
             fd_vec3 x = periodic->any ? wrapped(periodic, positions[b]) : positions[b];
             placed[at] = (placed_body){x.x, x.y, x.z, radii[b] + half_margin, b,
-                                       (motion[b].flags & FD_MOTION_DYNAMIC) == 0};
+                                       ((motion[b].flags & FD_MOTION_DYNAMIC) == 0) |
+                                           ((motion[b].flags & FD_MOTION_PASSIVE) != 0) << 1};
         }
     }
     /* cell_start[c] .. cell_start[c + 1] now hold cell c's bodies. Threads

@@ -39,6 +39,9 @@ enum {
     FD_MOTION_REMOVED = 1u << 5,  /* a removed body's slot (the only flag it has): left out of the pair search */
     FD_MOTION_DORMANT = 1u << 7,  /* with FD_MOTION_REMOVED: a body another rank holds (src/parallel/partition.h),
                                    * whose state nobody reads: not even copied into the new buffers */
+    FD_MOTION_PASSIVE = 1u << 8,  /* a ghost of another rank's body, whose loads its owner computes: the pair
+                                   * search leaves out its pairs with other passive bodies and with walls (no
+                                   * body of theirs is this rank's, src/parallel/partition.c) */
 };
 typedef struct fd_body_motion {
     double inverse_mass;          /* 1/kg */
