@@ -1,4 +1,6 @@
-/* Natural merge sort of 64-bit keys (sort_keys.h). */
+/* Natural merge sort of 64-bit keys (sort_keys.h).
+ *
+ * Must not touch: the other folders of src/. */
 #include "core/sort_keys.h"
 
 #include <stdlib.h>
