@@ -28,8 +28,11 @@
  *     largest over all ranks), bodies and contacts migrate: each owner sends
  *     its bodies to the ranks that hold them next, and the contacts whose
  *     first non-wall body it owned (those have exact springs) to the ranks
- *     that hold both bodies next, where they replace the old set
- *     (fd_penalty_install).
+ *     that hold both bodies next and own one of them, where they replace
+ *     the old set (fd_penalty_install);
+ *   - a rank lists only the pairs with a body it owns (its ghosts are
+ *     FD_MOTION_PASSIVE): a pair of two ghosts, or of a ghost and a wall,
+ *     loads only ghosts, which the owners overwrite after every step.
  * Contact ids are one process's too: each step's new contacts are numbered
  * in key order over all ranks (fd_partition_number_new_contacts). Storage
  * is not yet split: each rank keeps the arrays of every body (issue 14 asks
