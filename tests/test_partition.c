@@ -274,6 +274,12 @@ RANKS_MATCH_ONE_PROCESS(with_pfc_rrlinear, "PFC linear + rrlinear, the energy le
 RANKS_MATCH_ONE_PROCESS(across_periodic_faces, "csds, periodic x and y", 2500,
                         .threads = 1, .slide = "csds", .periodic = true)
 
+/* Cells 4 cm wide in a box 10 cm across: fewer than three along a periodic
+ * axis, so the lists come from the general broad phase rather than the
+ * pair search, which must leave out the ghosts' pairs too. */
+RANKS_MATCH_ONE_PROCESS(with_the_general_broad_phase, "csds, periodic x and y, the general broad phase", 2500,
+                        .threads = 1, .slide = "csds", .periodic = true, .cell_size = 0.04)
+
 /* The gas in a box periodic along x, y and z: every cut crosses a
  * periodic axis, and spheres leave one box through a periodic face
  * into another. */

@@ -409,16 +409,26 @@ static fd_status rows_from_broadphase(fd_world* world, double margin, fd_neighbo
     if (!fd_neighbor_list_reserve(out, bp->pair_count, n)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for a neighbour list of %d pairs", bp->pair_count);
     }
-    int64_t e = 0;
+    /* Less a pair of two passive bodies, or of a passive body and a wall
+     * (FD_MOTION_PASSIVE: another rank's to compute), as the pair search. */
+    const fd_body_motion* motion = world->motion;
+    const uint32_t not_own = FD_MOTION_PASSIVE | FD_MOTION_WALL;
+    int64_t e = 0, kept = 0;
     for (int i = 0; i < n; ++i) {
-        out->row_start[i] = e;
+        out->row_start[i] = kept;
         for (; e < bp->pair_count && (int)(bp->pairs[e] >> 32) == i; ++e) {
-            out->partner[e] = (int32_t)(bp->pairs[e] & 0xffffffffu);
+            int32_t j = (int32_t)(bp->pairs[e] & 0xffffffffu);
+            uint32_t either = motion[i].flags | motion[j].flags;
+            bool passive_pair = (either & FD_MOTION_PASSIVE) && (motion[i].flags & not_own) &&
+                                (motion[j].flags & not_own);
+            if (!passive_pair) {
+                out->partner[kept++] = j;
+            }
         }
     }
-    out->row_start[n] = e;
+    out->row_start[n] = kept;
     out->body_count = n;
-    out->count = bp->pair_count;
+    out->count = kept;
     fd_broadphase_release(bp); /* no memory held until the next build */
     return FD_OK;
 }
