@@ -478,7 +478,8 @@ static void print_energy_summary(const fd_world* world)
         slip += e.slip[m];
         created += e.created[m];
     }
-    printf("  energy       dissipated %.4g J (dashpots %.4g, slip %.4g), created %.4g J, external and constraint work %.4g J\n",
+    printf("  energy       dissipated %.4g J (dashpots %.4g, slip %.4g), created %.4g J, "
+           "external and constraint work %.4g J\n",
            dashpot + slip, dashpot, slip, created, e.external_work + e.constraint_work);
     /* The closure error against what entered. It is the integrator's (first
      * order in dt) only where that was checked (docs/energy.md: halve the

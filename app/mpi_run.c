@@ -852,8 +852,8 @@ static int run(const run_options* options, bool resume, int rank, int ranks)
             failed = true;
             break;
         }
-        if (number_contacts_send_events_run_outlets(&t, &part, events, rank) != FD_OK || exchange_ghosts(&t, &part) != FD_OK ||
-            fd_partition_run_inlets(&part) != FD_OK) {
+        if (number_contacts_send_events_run_outlets(&t, &part, events, rank) != FD_OK ||
+            exchange_ghosts(&t, &part) != FD_OK || fd_partition_run_inlets(&part) != FD_OK) {
             fprintf(stderr, "error (rank %d): %s\n", rank, fd_last_error());
             failed = true;
         }

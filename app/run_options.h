@@ -22,7 +22,8 @@ typedef struct run_options {
     char threads_override[64];
     double balance;           /* --balance: under mpirun, cut the boxes again above this imbalance (1.1) */
     bool balance_by_time;     /* --balance-by time: the imbalance of the ranks' step times, not of their bodies */
-    long migrate_every;       /* --migrate-every: under mpirun, migrate at least every so many steps (0: by moves only) */
+    long migrate_every;       /* --migrate-every: under mpirun, migrate at least every so many steps (0: by moves
+                               * only) */
 } run_options;
 
 /* Parses argv[0..argc) (the words after `run` or `resume`). Returns 0, or

@@ -98,10 +98,13 @@ int main(int argc, char** argv)
         }
     }
     if (getenv("FRICDEM_BENCH_VERBOSE")) {
-        fprintf(stderr, "per step [us]: neighbour list %.1f, distance %.1f, laws %.1f, accumulate %.1f, integrate %.1f\n",
-                1e6 * (after.broad_phase - before.broad_phase) / timed, 1e6 * (after.narrow_phase - before.narrow_phase) / timed,
+        fprintf(stderr,
+                "per step [us]: neighbour list %.1f, distance %.1f, laws %.1f, accumulate %.1f, integrate %.1f\n",
+                1e6 * (after.broad_phase - before.broad_phase) / timed,
+                1e6 * (after.narrow_phase - before.narrow_phase) / timed,
                 1e6 * (after.contact_models - before.contact_models) / timed,
-                1e6 * (after.accumulate - before.accumulate) / timed, 1e6 * (after.integrate - before.integrate) / timed);
+                1e6 * (after.accumulate - before.accumulate) / timed,
+                1e6 * (after.integrate - before.integrate) / timed);
         fd_world_memory memory = fd_world_get_memory(world);
         fprintf(stderr, "memory [bytes per body]: bodies %.0f, neighbour list %.0f, contacts %.0f, scratch %.0f\n",
                 (double)memory.bodies / fd_world_body_count(world),

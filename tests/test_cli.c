@@ -151,7 +151,8 @@ Test(cli, import_lammps_writes_a_scene_or_exits_2_naming_the_line)
                                      "region box block -1 1 -1 1 0 1 units box\ncreate_box 1 box\n"
                                      "create_atoms 1 single 0 0 0.2\nset atom 1 diameter 0.1 density 2500\n"
                                      "pair_style granular\n"
-                                     "pair_coeff * * hooke 1e5 0.5 tangential linear_history 3e4 0.5 0.5 damping velocity\n"
+                                     "pair_coeff * * hooke 1e5 0.5 tangential linear_history 3e4 0.5 "
+                                     "0.5 damping velocity\n"
                                      "fix floor all wall/gran granular hooke 1e5 0.5 tangential linear_history 3e4 0.5 "
                                      "0.5 damping velocity zplane 0.0 NULL\n"
                                      "fix g all gravity 9.81 vector 0 0 -1\nfix i all nve/sphere\n"
@@ -265,9 +266,12 @@ static const char column_scene[] = "name: column\n"
                                    "materials:\n"
                                    "  - {name: steel, density: 7800}\n"
                                    STEEL_FLOOR
-                                   "  - {name: low, material: steel, shape: {type: sphere, radius: 0.01}, position: [0, 0, 0.00999]}\n"
-                                   "  - {name: mid, material: steel, shape: {type: sphere, radius: 0.01}, position: [0, 0, 0.02998]}\n"
-                                   "  - {name: top, material: steel, shape: {type: sphere, radius: 0.01}, position: [0, 0, 0.04997]}\n"
+                                   "  - {name: low, material: steel, shape: {type: sphere, radius: 0.01},"
+                                   " position: [0, 0, 0.00999]}\n"
+                                   "  - {name: mid, material: steel, shape: {type: sphere, radius: 0.01},"
+                                   " position: [0, 0, 0.02998]}\n"
+                                   "  - {name: top, material: steel, shape: {type: sphere, radius: 0.01},"
+                                   " position: [0, 0, 0.04997]}\n"
                                    "output: {csv_interval: 1.0e-4, bodies_csv: true, energy_csv: true}\n";
 
 Test(cli, run_reports_the_critical_step_and_the_closure_against_what_entered)

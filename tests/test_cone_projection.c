@@ -385,7 +385,8 @@ static void make_sample(rng* r, int kind, double wide_exponent, sample* s)
 
 #define SAMPLES_PER_KIND 1000
 
-static const char* kind_name[KIND_COUNT] = {"box", "inside", "polar", "known", "boundary", "scaled", "negative", "large_l"};
+static const char* kind_name[KIND_COUNT] = {"box", "inside", "polar", "known", "boundary", "scaled", "negative",
+                                            "large_l"};
 
 #define SAMPLE_FMT "kind %s, sample %d: x = (%.17g, %.17g, %.17g, %.17g, %.17g, %.17g), c = (%.17g, %.17g, %.17g)"
 #define SAMPLE_ARGS(s, n) kind_name[(s).kind], n, (s).x[0], (s).x[1], (s).x[2], (s).x[3], (s).x[4], (s).x[5], \
@@ -858,7 +859,10 @@ Test(cone_projection, single_cone_agrees_with_the_wedge_picture)
         memcpy(ref, x, sizeof x);
         reference_project_cone(ref, i, m);
         fd_cone_project_single(&x[0], &x[part_start[i]], part_length[i], m);
-        cr_assert(distance6(x, ref) <= TOL * norm6(ref) + TOL * scale, "cone %d, m = %g, scale %g: got (%.17g, %.17g, %.17g, %.17g, %.17g, %.17g) ref (%.17g, %.17g, %.17g, %.17g, %.17g, %.17g)", i, m, scale, x[0], x[1], x[2], x[3], x[4], x[5], ref[0], ref[1], ref[2], ref[3], ref[4], ref[5]);
+        cr_assert(distance6(x, ref) <= TOL * norm6(ref) + TOL * scale,
+                  "cone %d, m = %g, scale %g: got (%.17g, %.17g, %.17g, %.17g, %.17g, %.17g) "
+                  "ref (%.17g, %.17g, %.17g, %.17g, %.17g, %.17g)",
+                  i, m, scale, x[0], x[1], x[2], x[3], x[4], x[5], ref[0], ref[1], ref[2], ref[3], ref[4], ref[5]);
     }
 }
 

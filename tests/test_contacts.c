@@ -215,7 +215,8 @@ Test(contacts, identity_and_history_persist_while_touching)
     fd_contact_view rest;
     fd_world_get_contact(world, 0, &rest);
     double weight = fd_body_get_info(world, ball).mass * 9.81;
-    cr_assert_float_eq(rest.loads.normal_force, weight, 1e-6 * weight, "N = %.12g, m g = %.12g", rest.loads.normal_force, weight);
+    cr_assert_float_eq(rest.loads.normal_force, weight, 1e-6 * weight, "N = %.12g, m g = %.12g",
+                       rest.loads.normal_force, weight);
 
     /* Throw it up: the contact is deleted, and a new touch is a new contact. */
     fd_body_state state = fd_body_get_state(world, ball);
@@ -371,7 +372,8 @@ Test(checks, a_law_reads_back_as_resolved_with_its_defaults)
     cr_assert_eq(fd_world_get_contact_law(world, b, a, &out), FD_OK, "%s", fd_last_error());
     cr_assert_str_eq(out.submodel[FD_MECHANISM_NORMAL].model, "hooke");
     /* every parameter of the model's table, given or defaulted */
-    cr_assert_eq(out.submodel[FD_MECHANISM_NORMAL].param_count, fd_model_find(FD_MECHANISM_NORMAL, "hooke")->param_count);
+    cr_assert_eq(out.submodel[FD_MECHANISM_NORMAL].param_count,
+                 fd_model_find(FD_MECHANISM_NORMAL, "hooke")->param_count);
     cr_assert_str_eq(out.submodel[FD_MECHANISM_NORMAL].params[1].name, "restitution");
     cr_assert_eq(out.submodel[FD_MECHANISM_NORMAL].params[1].value, 1.0); /* the default */
     cr_assert_str_eq(out.submodel[FD_MECHANISM_SLIDE].model, "csds");

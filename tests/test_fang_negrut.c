@@ -135,7 +135,8 @@ static fd_contact_law_def rolling_law(const char* roll_model, double eta_or_mu)
     fd_contact_law_def law = brick_law(0.0, -1.0);
     law.submodel[FD_MECHANISM_NORMAL].params[0].value = 5.0 * G;
     law.submodel[FD_MECHANISM_ROLL].model = roll_model;
-    test_add_param(&law.submodel[FD_MECHANISM_ROLL], strcmp(roll_model, "fang_negrut") == 0 ? "eta_r" : "mu_r", eta_or_mu);
+    test_add_param(&law.submodel[FD_MECHANISM_ROLL], strcmp(roll_model, "fang_negrut") == 0 ? "eta_r" : "mu_r",
+                   eta_or_mu);
     return law;
 }
 

@@ -96,8 +96,8 @@ Test(fn_impact, friction_stays_within_mu_n_and_gross_slip_gives_the_coulomb_impu
         double spin = 2.5 * coulomb / RADIUS;
         double mass = 2500.0 * 4.0 / 3.0 * PI * pow(RADIUS, 3.0);
         double arm_share = r.v_n * sqrt(mass / 1e5) / (2.0 * RADIUS);
-        cr_assert_float_eq(r.omega_out, spin, (0.01 + arm_share) * spin, "%g deg: omega %.6g, 5 mu (1 + e) v_n / 2R %.6g", angle,
-                           r.omega_out, spin);
+        cr_assert_float_eq(r.omega_out, spin, (0.01 + arm_share) * spin,
+                           "%g deg: omega %.6g, 5 mu (1 + e) v_n / 2R %.6g", angle, r.omega_out, spin);
     }
 }
 

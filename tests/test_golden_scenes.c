@@ -119,9 +119,10 @@ Test(golden_scenes, a_short_run_of_each_scene_family_ends_in_its_committed_state
     if (getenv("FRICDEM_UPDATE_GOLDEN") != NULL) {
         FILE* file = fopen(GOLDEN_FILE, "w");
         cr_assert_not_null(file);
-        fprintf(file, "# Written by FRICDEM_UPDATE_GOLDEN=1 build/test/test_golden_scenes (tests/test_golden_scenes.c).\n"
-                      "# A change here is a change of results: the commit that makes it says why.\n"
-                      "scene,steps,state_hash,bodies,contacts,kinetic_energy_J\n");
+        fprintf(file,
+                "# Written by FRICDEM_UPDATE_GOLDEN=1 build/test/test_golden_scenes (tests/test_golden_scenes.c).\n"
+                "# A change here is a change of results: the commit that makes it says why.\n"
+                "scene,steps,state_hash,bodies,contacts,kinetic_energy_J\n");
         for (int k = 0; k < GOLDEN_SCENE_COUNT; ++k) {
             fprintf(file, "%s,%d,%016" PRIx64 ",%d,%d,%.17g\n", actual[k].scene, actual[k].steps, actual[k].hash,
                     actual[k].bodies, actual[k].contacts, actual[k].kinetic);

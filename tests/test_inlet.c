@@ -454,7 +454,8 @@ Test(inlet, spheres_placed_clear_join_the_standing_neighbour_list_and_the_run_is
     cr_assert_gt(standing.contacts, 300, "%d contacts: the spheres should have piled on the floor", standing.contacts);
     cr_assert_eq(standing.hash, rebuilt.hash, "taking spheres into the standing list changed the run");
     cr_assert_eq(standing.hash, two_threads.hash, "two threads changed the run");
-    cr_assert_gt(standing.appended, 500, "%lld of 1000 spheres taken into a standing list", (long long)standing.appended);
+    cr_assert_gt(standing.appended, 500, "%lld of 1000 spheres taken into a standing list",
+                 (long long)standing.appended);
     cr_assert_lt(standing.rebuilds, rebuilt.rebuilds / 2, "%lld builds against %lld", (long long)standing.rebuilds,
                  (long long)rebuilt.rebuilds);
 }

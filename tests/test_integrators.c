@@ -88,7 +88,8 @@ Test(integrators, velocity_verlet_ballistic_is_exact_parabola)
     cr_assert_float_eq(t, 2.0, 1e-12);
     fd_body_state state = fd_body_get_state(world, ball);
     fd_vec3 parabola = fd_v3_add(fd_v3_scale(t, def.velocity), fd_v3_scale(0.5 * t * t, g));
-    cr_assert(fd_v3_distance(state.position, parabola) < 1e-11, "off by %g m", fd_v3_distance(state.position, parabola));
+    cr_assert(fd_v3_distance(state.position, parabola) < 1e-11, "off by %g m",
+              fd_v3_distance(state.position, parabola));
     fd_world_free(world);
 }
 

@@ -152,7 +152,8 @@ Test(lammps, hertz_takes_one_dashpot)
 {
     /* Tsuji's (from the restitution) or one of LAMMPS's: two are ambiguous;
      * and the restitution's calibration assumes the clamp. */
-    const char* names[][2] = {{"restitution", "eta_n"}, {"eta_n_mass", "eta_n_visco"}, {"restitution", "limit_damping"}};
+    const char* names[][2] = {{"restitution", "eta_n"}, {"eta_n_mass", "eta_n_visco"},
+                              {"restitution", "limit_damping"}};
     const char* messages[] = {"normal model 'hertz' takes one dashpot", "normal model 'hertz' takes one dashpot",
                               "the restitution calibration assumes the clamp"};
     for (int k = 0; k < 3; ++k) {

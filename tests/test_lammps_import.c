@@ -71,7 +71,8 @@ static fd_scene load_scene(void)
     "region box block 0 0.1 0 0.1 0 0.1 units box\n"                                                              \
     "create_box 2 box\n"
 
-#define ONE_LAW "pair_style granular\npair_coeff * * hooke 1e4 0.5 tangential linear_history 3e3 0.5 0.5 damping velocity\n"
+#define ONE_LAW                                                                                                   \
+    "pair_style granular\npair_coeff * * hooke 1e4 0.5 tangential linear_history 3e3 0.5 0.5 damping velocity\n"
 
 Test(lammps_import, sphere_mass_as_lammps_sets_it)
 {

@@ -449,8 +449,9 @@ Test(mindlin, the_sphere_kernel_gives_the_registry_kernel_s_bits)
                 }
                 fd_energy_books kernel_books[FD_MECHANISM_COUNT];
                 memset(kernel_books, 0, sizeof kernel_books);
-                fd_sphere_loads sphere = fd_sphere_kernel(&law, constants, 1e-6, 1e-6, n, overlap, relative, fd_v3(0, 0, 0),
-                                                          fd_v3(0, 0, 0), 0u, kernel_history, kernel_books);
+                fd_sphere_loads sphere =
+                    fd_sphere_kernel(&law, constants, 1e-6, 1e-6, n, overlap, relative, fd_v3(0, 0, 0), fd_v3(0, 0, 0),
+                                     0u, kernel_history, kernel_books);
                 cr_assert_eq(sphere.normal_force, normal.force, "%s %s trial %d", normals[nm], models[md], trial);
                 cr_assert(memcmp(&sphere.slide_force, &loads.slide_force, sizeof loads.slide_force) == 0,
                           "%s %s trial %d: force (%.17g %.17g %.17g) vs (%.17g %.17g %.17g)", normals[nm],

@@ -406,8 +406,8 @@ static void assert_resumed_runs_end_as_one_process(const char* scene, double par
         snprintf(arguments, sizeof arguments, "resume '%s' --out '%s' --set time.duration=%g", checkpoint,
                  temp_path(out), whole_duration);
         cr_assert_eq(run_ranks(ranks[k], arguments), 0, "%s", read_text(temp_path("stderr")));
-        cr_assert_eq(summary_hash(), whole, "resumed on %d ranks: %016llx, the whole run %016llx", ranks[k] ? ranks[k] : 1,
-                     summary_hash(), whole);
+        cr_assert_eq(summary_hash(), whole, "resumed on %d ranks: %016llx, the whole run %016llx",
+                     ranks[k] ? ranks[k] : 1, summary_hash(), whole);
     }
 }
 

@@ -92,7 +92,8 @@ Test(never_touch, complementarity_stepper_leaves_the_pairs_out_too)
                                   "  - materials: [grain, ghost]\n"
                                   "    normal: {model: none}\n"
                                   "bodies:\n"
-                                  "  - {name: floor, static: true, material: grain, shape: {type: plane, normal: [0, 0, 1]},\n"
+                                  "  - {name: floor, static: true, material: grain,"
+                                  " shape: {type: plane, normal: [0, 0, 1]},\n"
                                   "     position: [0, 0, 0]}\n"
                                   "  - {name: ghost, material: ghost, shape: {type: sphere, radius: 0.01},\n"
                                   "     position: [0, 0, 0.009], velocity: [0, 0, -0.5]}\n",

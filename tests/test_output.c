@@ -202,7 +202,8 @@ static void check_vtu_format(const char* path, long* points_out, long* cells_out
     long connectivity_count = -1;
     uint64_t next_offset = 0;
     const char* end = appended ? appended : text + strlen(text);
-    for (const char* array = strstr(text, "<DataArray"); array && array < end; array = strstr(array + 1, "<DataArray")) {
+    for (const char* array = strstr(text, "<DataArray"); array && array < end;
+         array = strstr(array + 1, "<DataArray")) {
         const char* open_end = strchr(array, '>');
         long components = attribute_long(array, "NumberOfComponents");
         char name[64] = "";

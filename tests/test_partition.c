@@ -69,7 +69,8 @@ static void assert_owners_match(const fd_partition* parts, int ranks, const fd_w
             const fd_outlet* want = &reference->outlets[i];
             cr_assert(mine->removed == want->removed &&
                           memcmp(&mine->removed_mass, &want->removed_mass, sizeof want->removed_mass) == 0,
-                      "%s, %d ranks, step %d: outlet %d on rank %d removed %lld (%.17g kg), one process %lld (%.17g kg)",
+                      "%s, %d ranks, step %d: outlet %d on rank %d removed %lld (%.17g kg), "
+                      "one process %lld (%.17g kg)",
                       label, ranks, step, i, r, (long long)mine->removed, mine->removed_mass, (long long)want->removed,
                       want->removed_mass);
         }
@@ -108,9 +109,10 @@ static void assert_contacts_match(const fd_partition* parts, int ranks, const fd
             int64_t w = found - keys;
             cr_assert(got.id[k] == want.id[w] && got.first_step[k] == want.first_step[w] &&
                           got.state[k] == want.state[w] &&
-                          memcmp(got.springs + k * stride, want.springs + w * stride, (size_t)stride * sizeof(double)) == 0,
-                      "%s, %d ranks, step %d: contact (%d, %d) on rank %d: id %llu vs %llu, or its springs differ", label,
-                      ranks, step, i, j, r, (unsigned long long)got.id[k], (unsigned long long)want.id[w]);
+                          memcmp(got.springs + k * stride, want.springs + w * stride,
+                                 (size_t)stride * sizeof(double)) == 0,
+                      "%s, %d ranks, step %d: contact (%d, %d) on rank %d: id %llu vs %llu, or its springs differ",
+                      label, ranks, step, i, j, r, (unsigned long long)got.id[k], (unsigned long long)want.id[w]);
         }
         fd_penalty_contacts_free(&got);
     }

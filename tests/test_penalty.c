@@ -97,7 +97,8 @@ Test(penalty, threads_give_the_same_bits_with_every_kernel_and_periodic_faces)
             cr_assert_eq(threaded.hash, serial.hash, "case %d, %d threads: %016llx vs %016llx", c, threads,
                          (unsigned long long)threaded.hash, (unsigned long long)serial.hash);
             cr_assert(same_books(&threaded.energy, &serial.energy), "case %d, %d threads: dashpot %.17g vs %.17g", c,
-                      threads, threaded.energy.dashpot[FD_MECHANISM_NORMAL], serial.energy.dashpot[FD_MECHANISM_NORMAL]);
+                      threads, threaded.energy.dashpot[FD_MECHANISM_NORMAL],
+                      serial.energy.dashpot[FD_MECHANISM_NORMAL]);
             cr_assert_gt(serial.energy.dashpot[FD_MECHANISM_NORMAL], 0.0, "case %d: the ledger must have books", c);
         }
     }
@@ -434,15 +435,17 @@ Test(penalty, the_block_kernel_and_the_scalar_kernel_agree_exactly)
                 history[law.history_offset[FD_MECHANISM_SPIN]] = block.twist_spring[c];
             }
             double constants[3] = {block.damping[c], block.effective_radius[c], 0.0};
-            fd_sphere_loads loads = fd_sphere_kernel(&law, constants, 1e-5, 1e-5, n, overlap, relative, wi, wj, 0u, history, NULL);
+            fd_sphere_loads loads =
+                fd_sphere_kernel(&law, constants, 1e-5, 1e-5, n, overlap, relative, wi, wj, 0u, history, NULL);
             fd_vec3 force = fd_v3_mul_add(loads.slide_force, loads.normal_force, n);
             fd_vec3 roll_spin = fd_v3_mul_add(loads.roll_torque, loads.spin_torque, n);
             fd_vec3 turn = fd_v3_cross(n, loads.slide_force);
             fd_vec3 torque_i = fd_v3_sub(roll_spin, fd_v3_scale(a_i, turn));
             fd_vec3 torque_j = fd_v3_neg(fd_v3_add(roll_spin, fd_v3_scale(a_j, turn)));
             cr_assert(force.x == block.force[0][c] && force.y == block.force[1][c] && force.z == block.force[2][c],
-                      "case %zu lane %d: force differs: %.17g %.17g %.17g vs %.17g %.17g %.17g (N %.17g)", k, c, force.x,
-                      force.y, force.z, block.force[0][c], block.force[1][c], block.force[2][c], loads.normal_force);
+                      "case %zu lane %d: force differs: %.17g %.17g %.17g vs %.17g %.17g %.17g (N %.17g)", k, c,
+                      force.x, force.y, force.z, block.force[0][c], block.force[1][c], block.force[2][c],
+                      loads.normal_force);
             cr_assert(torque_i.x == block.torque_i[0][c] && torque_i.y == block.torque_i[1][c] &&
                           torque_i.z == block.torque_i[2][c] && torque_j.x == block.torque_j[0][c] &&
                           torque_j.y == block.torque_j[1][c] && torque_j.z == block.torque_j[2][c],

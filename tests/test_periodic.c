@@ -358,7 +358,8 @@ static fd_world* make_gas(int n, double side, int threads, const char* slide_mod
         } while (!clear);
         placed[k] = x;
         fd_vec3 v = fd_v3(2 * test_random(&seed) - 1, 2 * test_random(&seed) - 1, 2 * test_random(&seed) - 1);
-        fd_vec3 w = fd_v3(2e3 * test_random(&seed) - 1e3, 2e3 * test_random(&seed) - 1e3, 2e3 * test_random(&seed) - 1e3);
+        fd_vec3 w =
+            fd_v3(2e3 * test_random(&seed) - 1e3, 2e3 * test_random(&seed) - 1e3, 2e3 * test_random(&seed) - 1e3);
         add_ball(world, m, NULL, r, x, v, w);
     }
     free(placed);

@@ -197,14 +197,16 @@ Test(pfc, sliding_ball_reaches_the_coulomb_limit_and_slip_energy_is_the_friction
     double t = steps * s.time_step;
     cr_assert_float_eq(state.velocity.x, 1.0 - 0.3 * G * t, 1e-3);
     double slip = test_column_value(world, &view, "pfc_slip");
-    double strain_shear = test_column_value(world, &view, "pfc_strain") - 0.5 * pow(test_column_value(world, &view, "normal_elastic_force"), 2) / KN;
+    double strain_shear = test_column_value(world, &view, "pfc_strain") -
+                          0.5 * pow(test_column_value(world, &view, "normal_elastic_force"), 2) / KN;
     double kinetic = 0.5 * MASS * fd_v3_dot(state.velocity, state.velocity);
     /* Slip energy vs the work of the friction force less the strain stored:
      * the same sum but for the trapezoid (F_o + F)/2 of the manual's update
      * (differs from F only while the spring loads) and the evaluation of the
      * initial forces before the first step, not in `work`; both ~ ks (v0 dt)^2
      * = 4e-4 J at most, relative 1e-3 of the 0.47 J. */
-    cr_log_info("sliding: slip %.9g J, friction work less strain %.9g J, kinetic lost less strain %.9g J, closed %.9g J",
+    cr_log_info("sliding: slip %.9g J, friction work less strain %.9g J, kinetic lost less strain %.9g J, "
+                "closed %.9g J",
                 slip, work - strain_shear,
                 kinetic0 - kinetic - strain_shear - test_column_value(world, &view, "pfc_dashpot"),
                 0.3 * MASS * G * (t - 0.5 * 0.3 * G * t * t));
@@ -308,7 +310,8 @@ Test(pfc, rrlinear_ball_slides_then_rolls_at_five_sevenths_mu_r_g_then_rests)
               slip_closed);
     /* (taken at t1 + 0.02 s: plus M* times the rotation rolled since t1) */
     double rr_closed_t1 = mu_r * RADIUS * MASS * G *
-                          (0.5 * 2.5 * (mu - mu_r) * G / RADIUS * t1 * t1 + (v1 * 0.02 - 0.5 * a * 0.02 * 0.02) / RADIUS);
+                          (0.5 * 2.5 * (mu - mu_r) * G / RADIUS * t1 * t1 +
+                           (v1 * 0.02 - 0.5 * a * 0.02 * 0.02) / RADIUS);
     cr_assert(fabs(rrslip_at_t1 - rr_closed_t1) < 1e-2 * rr_closed_t1, "rrslip(t1) %.6g vs %.6g", rrslip_at_t1,
               rr_closed_t1);
     /* Balance over the sliding phase: kinetic energy lost less the strain

@@ -107,7 +107,8 @@ Test(resume, an_interrupted_run_resumed_ends_with_the_hash_of_the_run_that_never
     cr_assert(strstr(err_text(), "interrupted at step"), "%s", err_text());
 
     double duration = (double)(step + 700) * 4.0e-5;
-    cr_assert_eq(run_cli("resume '%s' --out '%s' --set time.duration=%.17g", checkpoint, temp_path("resumed"), duration),
+    cr_assert_eq(run_cli("resume '%s' --out '%s' --set time.duration=%.17g", checkpoint, temp_path("resumed"),
+                         duration),
                  0, "%s", err_text());
     cr_assert(strstr(out_text(), "resumed  from"), "%s", out_text());
     unsigned long long resumed = state_hash();

@@ -212,7 +212,8 @@ Test(scene, unknown_key_with_suggestion)
 Test(scene, unknown_key_without_suggestion_lists_the_keys)
 {
     expect_error_at("unknown.yaml", HEADER "world:\n  colour: red\n", 6, "world.colour", "unknown key 'colour'",
-                    "valid keys here: gravity, contact_margin, cell_size, neighbor_skin, energy_ledger, lammps_arms, lammps_legacy_torque, threads",
+                    "valid keys here: gravity, contact_margin, cell_size, neighbor_skin, energy_ledger, lammps_arms, "
+                    "lammps_legacy_torque, threads",
                     NULL);
 }
 

@@ -383,7 +383,8 @@ static void record_progress(void* user, int64_t created, int64_t total)
 Test(scene_stream, a_long_load_reports_progress_up_to_its_total)
 {
     const char* path = write_scene("progress.yaml", HEADER "bodies:\n"
-                                                           "  - {material: steel, shape: {type: sphere, radius: 0.01}}\n"
+                                                           "  - {material: steel,"
+                                                           " shape: {type: sphere, radius: 0.01}}\n"
                                                            "  - {material: steel, shape: {type: sphere, radius: 0.01},"
                                                            " position: [0, 0, 1]}\n"
                                                            "  - {material: steel, shape: {type: sphere, radius: 0.01},"

@@ -252,8 +252,8 @@ Test(stages, a_wrong_name_or_value_in_a_stage_is_an_error_at_its_line)
 {
     const char* floor = "bodies:\n  - {name: floor, static: true, material: grain, shape: {type: plane}}\n";
     char text[2048];
-    snprintf(text, sizeof text, "%s%sstages:\n  - name: a\n    duration: 0.1\n    motions: [{body: flor, motion: {}}]\n",
-             HEADER, floor);
+    snprintf(text, sizeof text,
+             "%s%sstages:\n  - name: a\n    duration: 0.1\n    motions: [{body: flor, motion: {}}]\n", HEADER, floor);
     expect_error("typo.yaml", text, ":14: stages[0].motions[0].body", "no body is named 'flor'");
     snprintf(text, sizeof text, "%s%sstages:\n  - {name: a, duration: 0.1}\n  - {name: a, duration: 0.1}\n", HEADER,
              floor);

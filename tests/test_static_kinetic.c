@@ -343,8 +343,8 @@ Test(static_kinetic, a_spinning_sphere_slows_at_mu_twist_k_n_over_i_and_a_torque
             double w1 = ball_state(world).angular_velocity.z;
             run_for(world, 0.05);
             double w2 = ball_state(world).angular_velocity.z;
-            cr_assert(fabs((w1 - w2) / 0.05 - alpha) < cap_tolerance(path) * alpha, "%s %s: %.12g rad/s^2, expected %.12g",
-                      path_names[path], families[f], (w1 - w2) / 0.05, alpha);
+            cr_assert(fabs((w1 - w2) / 0.05 - alpha) < cap_tolerance(path) * alpha,
+                      "%s %s: %.12g rad/s^2, expected %.12g", path_names[path], families[f], (w1 - w2) / 0.05, alpha);
             fd_world_free(world);
 
             s.angular_velocity = fd_v3(0.0, 0.0, 0.0);

@@ -269,7 +269,8 @@ Test(wall_motion, a_motion_on_a_dynamic_body_in_a_scene_is_an_error_at_its_key)
                        "materials:\n  - {name: m, density: 2000}\n"
                        "contacts:\n  - materials: [m, m]\n    normal: {model: hooke, k_n: 1.0e4}\n"
                        "bodies:\n"
-                       "  - {name: floor, static: true, material: m, shape: {type: plane}, motion: {velocity: [1, 0, 0]}}\n"
+                       "  - {name: floor, static: true, material: m, shape: {type: plane},"
+                       " motion: {velocity: [1, 0, 0]}}\n"
                        "  - {name: ball, material: m, shape: {type: sphere, radius: 0.01}, position: [0, 0, 0.01],\n"
                        "     motion: {velocity: [1, 0, 0]}}\n";
     fputs(text, file);

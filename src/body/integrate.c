@@ -34,7 +34,8 @@ double fd_body_apply_locks(fd_body_state* state, const fd_body_mass* mass)
     double before = kinetic_energy(state, mass);
     state->velocity = lock_components(state->velocity, mass->lock_translation, fd_body_extras(mass)->lock_frame,
                                       fd_body_extras(mass)->locked_velocity);
-    state->angular_velocity = lock_components(state->angular_velocity, mass->lock_rotation, fd_body_extras(mass)->lock_frame,
+    state->angular_velocity = lock_components(state->angular_velocity, mass->lock_rotation,
+                                              fd_body_extras(mass)->lock_frame,
                                               fd_body_extras(mass)->locked_angular_velocity);
     return kinetic_energy(state, mass) - before;
 }

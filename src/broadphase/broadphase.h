@@ -5,7 +5,8 @@
  * Cost per step is linear in the number of bodies: counting sort of bodies
  * into cells (a dense grid over their bounding box when it holds at most 4
  * cells per body, a spatial hash otherwise), then each body scans the bodies
- * of its 27 neighbour cells from a copy of their positions in cell order. Pairs come out in ascending (i, j) order without a global sort:
+ * of its 27 neighbour cells from a copy of their positions in cell order.
+ * Pairs come out in ascending (i, j) order without a global sort:
  * grid pairs are generated per i with their j sorted, plane pairs (few) are
  * sorted on their own, and the two ordered streams are merged.
  *

@@ -241,7 +241,8 @@ static bool pairs_for_range(fd_broadphase* bp, const grid_layout* layout, int be
                 if (dx * dx + dy * dy + dz * dz >= reach * reach) {
                     continue;
                 }
-                if (!fd_grow_doubling((void**)&out->keys, &out->capacity, count + 1, FIRST_CAPACITY, sizeof(uint64_t))) {
+                if (!fd_grow_doubling((void**)&out->keys, &out->capacity, count + 1, FIRST_CAPACITY,
+                                      sizeof(uint64_t))) {
                     out->count = count;
                     return false;
                 }

@@ -477,7 +477,8 @@ static fd_collide_result collide_canonical(const fd_shape* a, fd_pose pose_a, co
     if (a->type == FD_SHAPE_SPHERE && b->type == FD_SHAPE_ELLIPSOID) {
         return sphere_ellipsoid(a, pose_a, b, pose_b, margin, g);
     }
-    if (a->type == FD_SHAPE_ELLIPSOID && b->type == FD_SHAPE_ELLIPSOID && ellipsoids_separated(a, pose_a, b, pose_b, margin)) {
+    if (a->type == FD_SHAPE_ELLIPSOID && b->type == FD_SHAPE_ELLIPSOID &&
+        ellipsoids_separated(a, pose_a, b, pose_b, margin)) {
         return FD_COLLIDE_SEPARATED;
     }
     return FD_COLLIDE_UNSUPPORTED; /* ellipsoid-ellipsoid that may touch, plane-plane */

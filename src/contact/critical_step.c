@@ -237,7 +237,8 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, const f
         case FD_KIND_SLIDE_PFC_LINEAR: {
             double ratio = law->params[FD_MECHANISM_NORMAL][PFC_KRATIO];
             double k = p[PFC_KS] >= 0.0 ? p[PFC_KS] : (ratio > 0.0 ? normal_stiffness / ratio : 0.0);
-            double c = 2.0 * p[PFC_DP_SRATIO] * sqrt(inverse_or_zero(i->translation_mobility + j->translation_mobility) * k);
+            double c =
+                2.0 * p[PFC_DP_SRATIO] * sqrt(inverse_or_zero(i->translation_mobility + j->translation_mobility) * k);
             add_spring(&r, "slide spring k_s (pfc_linear)", "N/m", k, tangential_mobility);
             add_dashpot(&r, "slide dashpot (pfc_linear)", "N s/m", c, tangential_mobility);
             break;
@@ -304,8 +305,9 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, const f
             double k_e = law->params[FD_MECHANISM_SLIDE][FN_SLIDE_K_E];
             /* K = the mean curvature of the contact, kappa_i + kappa_j for spheres (1/R on a plane). */
             double curvature = p[FN_SPIN_CURVATURE] == DERIVED ? curvature_sum : p[FN_SPIN_CURVATURE];
-            k = p[FN_SPIN_K_PSI] != DERIVED ? p[FN_SPIN_K_PSI]
-                                            : (curvature > 0.0 ? p[FN_SPIN_ETA_PSI] * k_e / (curvature * curvature) : 0.0);
+            k = p[FN_SPIN_K_PSI] != DERIVED
+                    ? p[FN_SPIN_K_PSI]
+                    : (curvature > 0.0 ? p[FN_SPIN_ETA_PSI] * k_e / (curvature * curvature) : 0.0);
             c = p[FN_SPIN_D_PSI] == DERIVED ? 2.0 * sqrt(inertia_ij * k) : p[FN_SPIN_D_PSI]; /* Eq. (3c), (3d) */
             add_spring(&r, "spin spring K_psi (fang_negrut)", "N m/rad", k, rotation_mobility);
             add_dashpot(&r, "spin dashpot D_psi (fang_negrut)", "N m s/rad", c, rotation_mobility);
@@ -324,8 +326,8 @@ fd_critical_step fd_contact_law_critical_step(const fd_contact_law* law, const f
             add_spring(&r, "spin spring k_twist", "N m/rad", p[SDS_TORQUE_K], rotation_mobility);
             add_dashpot(&r, "spin dashpot gamma_twist", "N m s/rad", p[SDS_TORQUE_GAMMA], rotation_mobility);
             if (spin->kind == FD_KIND_SPIN_CSDS) {
-                add_csds_update(&extra, "spin spring update of C-SDS (2 gamma_twist / k_twist)", "N m/rad", p[SDS_TORQUE_K],
-                                p[SDS_TORQUE_GAMMA]);
+                add_csds_update(&extra, "spin spring update of C-SDS (2 gamma_twist / k_twist)", "N m/rad",
+                                p[SDS_TORQUE_K], p[SDS_TORQUE_GAMMA]);
             }
             break;
         case FD_KIND_SPIN_MARSHALL: {

@@ -372,7 +372,8 @@ static inline double fd_sds_tangential_dashpot(const double* params, const doubl
                                                double* inverse)
 {
     double gamma = fd_tangential_dashpot(params[FD_SDS_GAMMA_T], params[FD_SDS_X_GAMMA_T], normal_dashpot);
-    *inverse = params[FD_SDS_X_GAMMA_T] < 0.0 ? derived[FD_SDS_DERIVED_INVERSE_GAMMA] : (gamma > 0.0 ? 1.0 / gamma : 0.0);
+    *inverse =
+        params[FD_SDS_X_GAMMA_T] < 0.0 ? derived[FD_SDS_DERIVED_INVERSE_GAMMA] : (gamma > 0.0 ? 1.0 / gamma : 0.0);
     return gamma;
 }
 

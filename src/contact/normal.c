@@ -198,7 +198,8 @@ static fd_status resolve_hooke(const double* params, const fd_material* a, const
 {
     double restitution = params[FD_HOOKE_RESTITUTION], limit = params[FD_HOOKE_LIMIT_DAMPING];
     fd_status status = check_tsuji("hooke", params[FD_HOOKE_TSUJI], params[FD_HOOKE_COEFF_RESTITUTION]);
-    status = status == FD_OK ? check_tsuji_sqrt2("hooke", params[FD_HOOKE_TSUJI], params[FD_HOOKE_TSUJI_SQRT2]) : status;
+    status =
+        status == FD_OK ? check_tsuji_sqrt2("hooke", params[FD_HOOKE_TSUJI], params[FD_HOOKE_TSUJI_SQRT2]) : status;
     if (status != FD_OK) {
         return status;
     }
@@ -242,7 +243,8 @@ static fd_status resolve_hertz(const double* params, const fd_material* a, const
     derived[FD_NORMAL_DERIVED_MODULUS] =
         fd_hertz_modulus(a->youngs_modulus, a->poisson_ratio, b->youngs_modulus, b->poisson_ratio);
     fd_status status = check_tsuji("hertz", params[FD_HERTZ_TSUJI], params[FD_HERTZ_COEFF_RESTITUTION]);
-    status = status == FD_OK ? check_tsuji_sqrt2("hertz", params[FD_HERTZ_TSUJI], params[FD_HERTZ_TSUJI_SQRT2]) : status;
+    status =
+        status == FD_OK ? check_tsuji_sqrt2("hertz", params[FD_HERTZ_TSUJI], params[FD_HERTZ_TSUJI_SQRT2]) : status;
     if (status != FD_OK) {
         return status;
     }
@@ -393,8 +395,9 @@ static const fd_param_info hooke_params[] = {
      "fricdem: dashpot calibrated to e with the N >= 0 clamp (docs/models/normal.md)"},
     {"eta_n", "N s/m", "dashpot c = eta_n, as LAMMPS hooke k_n eta_n with damping velocity; 0 = none", 0.0, 0.0,
      INFINITY, "LAMMPS pair granular hooke: damping velocity"},
-    {"eta_n_mass", "1/s", "dashpot c = eta_n_mass m_eff, as LAMMPS hooke k_n eta_n with damping mass_velocity; 0 = none",
-     0.0, 0.0, INFINITY, "LAMMPS pair granular hooke: damping mass_velocity"},
+    {"eta_n_mass", "1/s",
+     "dashpot c = eta_n_mass m_eff, as LAMMPS hooke k_n eta_n with damping mass_velocity; 0 = none", 0.0, 0.0, INFINITY,
+     "LAMMPS pair granular hooke: damping mass_velocity"},
     {"limit_damping", "-",
      "1 = clamp the total force at N >= 0; 0 = the dashpot may pull (LAMMPS without limit_damping; with eta_n, "
      "eta_n_mass or eta_n_visco only)",

@@ -133,7 +133,8 @@ void fd_sds_roll_evaluate(const fd_contact_law* law, const fd_contact_input* inp
     fd_vec3 velocity = fd_v3_scale(radius, fd_v3_cross(fd_v3_sub(omega_i, omega_j), n));
     /* The stored spring, carried from last step's frame to this one. */
     fd_vec3 xi = fd_v3(h[H_ROLL_XI], h[H_ROLL_XI + 1], h[H_ROLL_XI + 2]);
-    fd_vec3 previous = input->is_new ? fd_v3(0, 0, 0) : fd_v3(h[H_ROLL_NORMAL], h[H_ROLL_NORMAL + 1], h[H_ROLL_NORMAL + 2]);
+    fd_vec3 previous =
+        input->is_new ? fd_v3(0, 0, 0) : fd_v3(h[H_ROLL_NORMAL], h[H_ROLL_NORMAL + 1], h[H_ROLL_NORMAL + 2]);
     const double* derived = law->derived[FD_MECHANISM_ROLL];
     bool was_slipping = input->was_slipping & (1u << FD_MECHANISM_ROLL);
     double limit = fd_static_kinetic(was_slipping, derived[FD_DERIVED_MU_S], derived[FD_DERIVED_MU_K]) *
@@ -185,9 +186,10 @@ void fd_sds_spin_evaluate(const fd_contact_law* law, const fd_contact_input* inp
     double xi = input->is_new ? 0.0 : h[H_SPIN_XI];
     bool was_slipping = input->was_slipping & (1u << FD_MECHANISM_SPIN);
     double limit = fd_static_kinetic(was_slipping, c.mu_s, c.mu_k) * critical_force; /* Marshall Eq. 44 */
-    fd_sds_scalar_step s = model->kind == FD_KIND_SPIN_CSDS
-                               ? fd_csds_scalar_step(c.k, c.gamma, limit, input->time_step, input->spring_time_step, xi, rate_twist)
-                               : fd_dsds_scalar_step(c.k, c.gamma, limit, input->time_step, input->spring_time_step, xi, rate_twist);
+    fd_sds_scalar_step s =
+        model->kind == FD_KIND_SPIN_CSDS
+            ? fd_csds_scalar_step(c.k, c.gamma, limit, input->time_step, input->spring_time_step, xi, rate_twist)
+            : fd_dsds_scalar_step(c.k, c.gamma, limit, input->time_step, input->spring_time_step, xi, rate_twist);
     if (input->energy != NULL) {
         fd_energy_books* books = &input->energy[FD_MECHANISM_SPIN];
         books->stored = s.stored;

@@ -201,7 +201,8 @@ static bool start_job(fd_block_file* file, block_job* job)
     size_t fresh = fd_block_file_pending(file);
     size_t length = text->length;
     size_t padded = (length + FD_BLOCK_FILE_ALIGN - 1) / FD_BLOCK_FILE_ALIGN * FD_BLOCK_FILE_ALIGN;
-    bool direct = file->direct_possible && fd_write_rates_choose_direct(file->rates, file->mode, fresh, DIRECT_MIN_BYTES);
+    bool direct =
+        file->direct_possible && fd_write_rates_choose_direct(file->rates, file->mode, fresh, DIRECT_MIN_BYTES);
     if (direct) {
         if (!fd_text_reserve(text, padded - length)) {
             return false;

@@ -349,7 +349,8 @@ void fd_checkpoint_wall_row(const fd_moving_wall* wall, double* row)
 
 void fd_checkpoint_wall_from_row(const double* r, fd_moving_wall* wall)
 {
-    wall->motion = (fd_wall_motion){{r[0], r[1], r[2]}, r[3], {r[4], r[5], r[6]}, r[7], {r[8], r[9], r[10]}, r[11], r[12]};
+    wall->motion =
+        (fd_wall_motion){{r[0], r[1], r[2]}, r[3], {r[4], r[5], r[6]}, r[7], {r[8], r[9], r[10]}, r[11], r[12]};
     wall->reference_position = fd_v3(r[13], r[14], r[15]);
     wall->reference_orientation = (fd_quat){r[16], r[17], r[18], r[19]};
     wall->start_time = r[20];

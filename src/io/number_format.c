@@ -241,7 +241,8 @@ static inline bool seventeen_digit_integer(double value, uint64_t* digits, int* 
         (fraction > half - margin && fraction < half + margin)) {
         return false;
     }
-    n += fraction >> 63; /* rounds up when above the half (the half itself went to printf): no branch, for a coin toss */
+    n += fraction >> 63; /* rounds up when above the half (the half itself went to printf): no branch, for a
+                          * coin toss */
     if (n >= 100000000000000000ull) { /* rounded up to the next power of ten */
         n = 10000000000000000ull;
         ++E;
@@ -479,7 +480,8 @@ bool fd_parse_double(const char* text, const char* end, double* value)
     } else if (m <= (UINT64_C(1) << 53) && exponent >= -22 && exponent <= 22) {
         v = exponent < 0 ? (double)m / powers[-exponent] : (double)m * powers[exponent];
     } else if (exponent >= -27 && exponent <= 27 && long_double_is_wide()) {
-        long double q = exponent < 0 ? (long double)m / power_of_ten[-exponent] : (long double)m * power_of_ten[exponent];
+        long double q =
+            exponent < 0 ? (long double)m / power_of_ten[-exponent] : (long double)m * power_of_ten[exponent];
         v = (double)q;
         if (is_midpoint(q, v)) {
             return parse_with_strtod(text, end, value); /* undecided */

@@ -612,7 +612,8 @@ fd_status fd_output_write_events_csv(fd_output* output, const fd_world* world)
         char fields[256];
         int length = snprintf(fields, sizeof fields, "%.17g,%lld,%s,%s,%llu,%d,%d,", e->time, (long long)e->step,
                               fd_event_type_name(e->type), fd_mechanism_name(e->mechanism),
-                              (unsigned long long)e->contact_id, fd_output_body_index(e->body_i), fd_output_body_index(e->body_j));
+                              (unsigned long long)e->contact_id, fd_output_body_index(e->body_i),
+                              fd_output_body_index(e->body_j));
         fd_text_append(text, fields, (size_t)length);
         text_csv_name(text, fd_body_get_info(world, e->body_i).name);
         fd_text_char(text, ',');

@@ -481,7 +481,8 @@ static fd_status build_world(fd_scene_ctx* ctx, const fd_scene_file* file, fd_wo
     /* Each contact's own books only where a file shows them (reading and
      * writing them every step is most of what the ledger costs). */
     def.contact_energy_books =
-        def.energy_ledger && (file->output.contacts_csv || (file->output.trajectory && file->output.trajectory_contacts));
+        def.energy_ledger &&
+        (file->output.contacts_csv || (file->output.trajectory && file->output.trajectory_contacts));
     def.lammps_arms = file->world.lammps_arms;
     def.lammps_legacy_torque = file->world.lammps_legacy_torque;
     def.events = file->output.events_csv;

@@ -63,7 +63,8 @@ static fd_status load_override_value(const fd_scene_ctx* ctx, const fd_scene_ove
         return fd_fail(FD_ERR_PARSE, "%s: out of memory", ctx->file);
     }
     yaml_parser_set_input_string(&parser, (const unsigned char*)text, strlen(text));
-    fd_status status = yaml_parser_load(&parser, value) ? FD_OK : fd_scene_override_problem(ctx, &parser, o, text, strlen(text));
+    fd_status status =
+        yaml_parser_load(&parser, value) ? FD_OK : fd_scene_override_problem(ctx, &parser, o, text, strlen(text));
     yaml_parser_delete(&parser);
     return status;
 }

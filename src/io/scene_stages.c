@@ -286,8 +286,10 @@ static fd_status build_stage(fd_scene_ctx* ctx, const fd_scene_stage* in, int s,
     if (!out->name || !out->motions || !out->inlets || !out->outlets) {
         return fail_at(ctx, in->seen.map, "%s", "out of memory", s, "");
     }
-    out->csv_interval = fd_scene_given(&stage_output_table, &in->output, "csv_interval") ? in->output.csv_interval : -1.0;
-    out->vtu_interval = fd_scene_given(&stage_output_table, &in->output, "vtu_interval") ? in->output.vtu_interval : -1.0;
+    out->csv_interval =
+        fd_scene_given(&stage_output_table, &in->output, "csv_interval") ? in->output.csv_interval : -1.0;
+    out->vtu_interval =
+        fd_scene_given(&stage_output_table, &in->output, "vtu_interval") ? in->output.vtu_interval : -1.0;
     if (out->min_duration > out->duration) {
         return fail_at(ctx, fd_scene_given(&fd_scene_stage_table, in, "min_duration"),
                        "must not exceed the stage's duration%s", "", s, "min_duration");

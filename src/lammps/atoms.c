@@ -115,7 +115,8 @@ static fd_status read_atoms(lmp_import* import, const lmp_command* c, data_file*
         char* words[16];
         int n = line ? split(line, words, 16) : 0;
         if (n != 7 && n != 10) {
-            return fd_fail(FD_ERR_INVALID_ARGUMENT, "%s:%d: Atoms (sphere): 'id type diameter density x y z [ix iy iz]' "
+            return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                           "%s:%d: Atoms (sphere): 'id type diameter density x y z [ix iy iz]' "
                            "expected, %d atoms still to read", data->path, data->line, (int)(count - k));
         }
         double v[7];
@@ -359,7 +360,8 @@ fd_status lmp_command_velocity(lmp_import* import, const lmp_command* c)
         const char* argument = w + 1 < c->word_count ? c->words[w + 1] : "";
         if (strcmp(keyword, "sum") == 0 && (strcmp(argument, "yes") == 0 || strcmp(argument, "no") == 0)) {
             sum = argument[0] == 'y';
-        } else if (strcmp(keyword, "units") != 0 || (strcmp(argument, "box") != 0 && strcmp(argument, "lattice") != 0)) {
+        } else if (strcmp(keyword, "units") != 0 ||
+                   (strcmp(argument, "box") != 0 && strcmp(argument, "lattice") != 0)) {
             return FAIL(c, "keyword '%s %s' is not supported (sum, units are)", keyword, argument);
         }
     }

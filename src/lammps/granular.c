@@ -108,7 +108,8 @@ fd_status lmp_granular_parse(const lmp_command* c, int* next, bool wall, lmp_gra
         g->normal = LMP_NORMAL_HERTZ_MATERIAL;
         status = numbers(c, &word, 3, normal, g->normal_coeffs);
     } else {
-        return refuse(c, word - 1, "normal models: hooke, hertz, hertz/material; fricdem has no cohesive model (dmt, jkr)");
+        return refuse(c, word - 1,
+                      "normal models: hooke, hertz, hertz/material; fricdem has no cohesive model (dmt, jkr)");
     }
     while (status == FD_OK && word < c->word_count && !(wall && is_wall_style(c->words[word]))) {
         const char* keyword = c->words[word++];
@@ -120,9 +121,9 @@ fd_status lmp_granular_parse(const lmp_command* c, int* next, bool wall, lmp_gra
                 found = strcmp(c->words[word], names[d]) == 0 ? d : found;
             }
             if (found < 0) {
-                return word < c->word_count ? refuse(c, word, "damping: velocity, mass_velocity, viscoelastic, tsuji, coeff_restitution")
-                                            : fd_fail(FD_ERR_INVALID_ARGUMENT, "%s:%d: damping needs a model",
-                                                      c->file, c->line);
+                return word < c->word_count
+                           ? refuse(c, word, "damping: velocity, mass_velocity, viscoelastic, tsuji, coeff_restitution")
+                           : fd_fail(FD_ERR_INVALID_ARGUMENT, "%s:%d: damping needs a model", c->file, c->line);
             }
             g->damping = (lmp_damping)found;
             word++;

@@ -65,7 +65,8 @@ static fd_status command_boundary(lmp_import* import, const lmp_command* c)
 static fd_status command_region(lmp_import* import, const lmp_command* c)
 {
     if (c->word_count < 3 || strcmp(c->words[2], "block") != 0) {
-        return c->word_count < 3 ? FAIL(c, "ID STYLE ARGS expected") : FAIL(c, "style '%s' is not supported (block is)", c->words[2]);
+        return c->word_count < 3 ? FAIL(c, "ID STYLE ARGS expected")
+                                 : FAIL(c, "style '%s' is not supported (block is)", c->words[2]);
     }
     if (c->word_count < 9 || import->region_count == LMP_MAX_REGIONS || strlen(c->words[1]) >= LMP_NAME) {
         return FAIL(c, "block needs xlo xhi ylo yhi zlo zhi (at most %d regions, names under %d characters)",

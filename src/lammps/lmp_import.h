@@ -12,7 +12,8 @@
 #include "lammps/granular.h"
 #include "fricdem/io.h"
 
-enum { LMP_MAX_GROUPS = 32, LMP_MAX_REGIONS = 64, LMP_MAX_WALLS = 16, LMP_MAX_EXCLUDES = 64, LMP_NAME = 64, LMP_MAX_TYPES = 1000 };
+enum { LMP_MAX_GROUPS = 32, LMP_MAX_REGIONS = 64, LMP_MAX_WALLS = 16, LMP_MAX_EXCLUDES = 64, LMP_NAME = 64,
+       LMP_MAX_TYPES = 1000 };
 
 typedef struct lmp_atom {
     long id;

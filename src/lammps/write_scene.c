@@ -61,7 +61,8 @@ static fd_status check_atoms(const lmp_import* import)
                            import->options->deck, atom->id);
         }
         if (!is_static(import, atom) && !spins && !translates) {
-            return fd_fail(FD_ERR_INVALID_ARGUMENT, "%s: atom %ld is neither integrated (fix nve/sphere or nve) nor frozen "
+            return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                           "%s: atom %ld is neither integrated (fix nve/sphere or nve) nor frozen "
                            "(fix freeze): fricdem moves every body that is not static", import->options->deck,
                            atom->id);
         }
@@ -83,7 +84,8 @@ static fd_status resolve_excludes(const lmp_import* import, bool* excluded)
         const lmp_exclude* exclude = &import->excludes[e];
         if (exclude->by_type) {
             if (exclude->a < 1 || exclude->a > n || exclude->b < 1 || exclude->b > n) {
-                return fd_fail(FD_ERR_INVALID_ARGUMENT, "%s: neigh_modify exclude type %d %d: the box has types 1 to %d",
+                return fd_fail(FD_ERR_INVALID_ARGUMENT,
+                               "%s: neigh_modify exclude type %d %d: the box has types 1 to %d",
                                import->options->deck, exclude->a, exclude->b, n);
             }
             excluded[(exclude->a - 1) * n + (exclude->b - 1)] = true;

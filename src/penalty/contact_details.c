@@ -111,9 +111,9 @@ static bool lammps_wall_contact(const fd_world* world, int i, int j, const fd_bo
  * bodies (arms from the midpoint of the two surface points, or LAMMPS's wall
  * conventions above; body j's image across a periodic face). */
 static void evaluate_generic(const fd_world* world, const fd_contact_law* law, int i, int j,
-                             const fd_generic_slot* slot, const double offset[3], bool is_new, unsigned was_slipping, double* history,
-                             double* columns, fd_energy_books* step_books, bool books_unread, unsigned* slip_flags,
-                             fd_contact_loads* loads, fd_vec3* torque_i, fd_vec3* torque_j)
+                             const fd_generic_slot* slot, const double offset[3], bool is_new, unsigned was_slipping,
+                             double* history, double* columns, fd_energy_books* step_books, bool books_unread,
+                             unsigned* slip_flags, fd_contact_loads* loads, fd_vec3* torque_i, fd_vec3* torque_j)
 {
     const fd_body_state body_i = fd_world_state(world, i);
     const fd_body_state* state_i = &body_i;
@@ -226,8 +226,8 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
     fd_pair_loads out;
     /* The last step's slip state: FD_ENTRY_SLIP_SLIDE << (m - 1) is 1 << m. */
     unsigned was_slipping = is_new ? 0u : world->penalty->pool.state[slot] & (FD_ENTRY_NOW & ~FD_ENTRY_TOUCHING);
-    evaluate_generic(world, law, i, j, geometry, offset, is_new, was_slipping, history, columns, step_books, !ledger && !record,
-                     &flags, &loads, &out.torque_i, &out.torque_j);
+    evaluate_generic(world, law, i, j, geometry, offset, is_new, was_slipping, history, columns, step_books,
+                     !ledger && !record, &flags, &loads, &out.torque_i, &out.torque_j);
     out.force = loads.force_on_i;
     out.slip = fd_entry_slip_of_flags(flags);
     if (ledger) {

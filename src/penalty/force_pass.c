@@ -372,7 +372,8 @@ fd_status fd_penalty_force_pass(fd_world* world, bool record, bool elapsed)
     if (p->pass_in_place) {
         p->unrecorded = true; /* until the commit: the set is being written over */
     }
-    if (!hand_out_slots(world, threads, new_total) || (record && !fd_contact_set_reserve(world, p->record_set, total))) {
+    if (!hand_out_slots(world, threads, new_total) ||
+        (record && !fd_contact_set_reserve(world, p->record_set, total))) {
         p->pool.used = p->pool_used_before;
         p->pool.free_count = p->pool_free_before;
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for %lld contacts", (long long)total);

@@ -38,7 +38,8 @@ fd_status fd_penalty_release_removed(fd_world* world)
     fd_contact_pool* pool = &p->pool;
     fd_energy_totals* totals = &world->energy_totals;
     const bool* removed = world->is_removed;
-    bool books = world->def.energy_ledger && pool->book_count > 0 && (pool->books[0] != NULL || pool->stored[0] != NULL);
+    bool books =
+        world->def.energy_ledger && pool->book_count > 0 && (pool->books[0] != NULL || pool->stored[0] != NULL);
     /* One pass in key order over the entries: the books reach the totals in
      * the same order for any thread count. A slot removed earlier has no
      * contacts left, so every contact of a marked slot is one to end. */

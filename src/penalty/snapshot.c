@@ -215,7 +215,8 @@ fd_status fd_penalty_install(fd_world* world, const fd_penalty_contacts* in)
     if (!fd_contact_pool_reserve(pool, in->count, stride, p->constant_stride, p->book_count, p->lifetime_books)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory for %lld contacts", (long long)in->count);
     }
-    fd_status placed = place_contacts(world, list, in, 0, "checkpoint", "(a damaged checkpoint, or one from a different scene)");
+    fd_status placed =
+        place_contacts(world, list, in, 0, "checkpoint", "(a damaged checkpoint, or one from a different scene)");
     if (placed != FD_OK) {
         return placed;
     }

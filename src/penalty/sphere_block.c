@@ -153,12 +153,13 @@ static inline __attribute__((always_inline)) lane_loads lane_law(fd_sphere_block
             fd_vec3 velocity = fd_v3_scale(radius, fd_v3_cross(relative_spin, n));
             double twist = 0.5 * fd_v3_dot(fd_v3_add(omega_i, omega_j), n) * advance;
             b->wide_turn[c] = fd_select(fd_small_turn(twist), 0.0, 1.0);
-            fd_vec3 xi = fd_roll_spring_carried_with(FD_LANE_LOAD3(b->roll_spring, c), FD_LANE_LOAD3(b->roll_normal, c), n,
-                                                     rescaled_transport, twist, fd_small_turn_cos(twist),
+            fd_vec3 xi = fd_roll_spring_carried_with(FD_LANE_LOAD3(b->roll_spring, c), FD_LANE_LOAD3(b->roll_normal, c),
+                                                     n, rescaled_transport, twist, fd_small_turn_cos(twist),
                                                      fd_small_turn_sin(twist), law->k_roll, limit);
             fd_sds_vector_step s =
                 roll == FD_KIND_ROLL_DSDS
-                    ? fd_dsds_vector_step(law->k_roll, law->inverse_k_roll, law->gamma_roll, limit, dt, advance, xi, velocity)
+                    ? fd_dsds_vector_step(law->k_roll, law->inverse_k_roll, law->gamma_roll, limit, dt, advance, xi,
+                                          velocity)
                     : fd_csds_vector_step(law->k_roll, law->gamma_roll, law->inverse_gamma_roll, limit, dt, advance, xi,
                                           velocity);
             FD_LANE_STORE3(b->roll_spring_after, c, s.spring);

@@ -65,7 +65,8 @@ void fd_world_apply_external_loads(fd_world* world)
             world->torques[b] = fd_v3(0, 0, 0);
             continue;
         }
-        world->forces[b] = fd_v3_mul_add(fd_body_extras(mass)->external_force, world->colds[b].mass, world->def.gravity);
+        world->forces[b] =
+            fd_v3_mul_add(fd_body_extras(mass)->external_force, world->colds[b].mass, world->def.gravity);
         world->torques[b] = fd_body_extras(mass)->external_torque;
     }
 }
@@ -96,7 +97,8 @@ static fd_status run_narrow_phase(fd_world* world)
         world->candidate_offset = offsets;
         world->candidate_capacity = capacity;
     }
-    double margin = world->broadphase.margin; /* the scene's contact_margin, or the complementarity stepper's envelope */
+    double margin = world->broadphase.margin; /* the scene's contact_margin, or the complementarity stepper's
+                                               * envelope */
     const fd_periodic* periodic = &world->periodic;
 #pragma omp parallel for schedule(static) num_threads(world->def.thread_count) if (world->def.thread_count > 1)
     for (int k = 0; k < count; ++k) {
