@@ -150,6 +150,36 @@ static int64_t assert_lists_leave_out_passive_pairs(const fd_partition* parts, i
     return with_ghosts;
 }
 
+/* Every owner sends each step exactly the ghosts the other ranks hold: body
+ * b is in rank o's list for rank r (ghost_of) if and only if o owns b and r
+ * holds it as a ghost. (Between migrations the lists keep the holders the
+ * last migration gave, whatever the bodies did since: a body that left a
+ * rank's halo is still that rank's ghost, and stale there if not sent.) */
+static void assert_ghost_lists_match_roles(const fd_partition* parts, int ranks, int body_count, int step,
+                                           const char* label)
+{
+    for (int o = 0; o < ranks; ++o) {
+        for (int r = 0; r < ranks; ++r) {
+            if (r == o) {
+                continue;
+            }
+            int64_t held_there = 0;
+            for (int b = 0; b < body_count; ++b) {
+                held_there += parts[o].role[b] == FD_ROLE_OWNED && parts[r].role[b] == FD_ROLE_GHOST;
+            }
+            cr_assert_eq(parts[o].ghost_count[r], held_there, "%s, %d ranks, step %d: rank %d sends %lld ghosts to "
+                         "rank %d, which holds %lld of its bodies as ghosts", label, ranks, step, o,
+                         (long long)parts[o].ghost_count[r], r, (long long)held_there);
+            for (int64_t k = 0; k < parts[o].ghost_count[r]; ++k) {
+                int b = parts[o].ghost_of[r][k];
+                cr_assert(parts[o].role[b] == FD_ROLE_OWNED && parts[r].role[b] == FD_ROLE_GHOST,
+                          "%s, %d ranks, step %d: rank %d sends body %d to rank %d, whose role there is %d", label,
+                          ranks, step, o, b, r, parts[r].role[b]);
+            }
+        }
+    }
+}
+
 /* With the energy ledger: rank 0's totals (every rank's books summed in
  * one process's order) are one process's to the bit. */
 static void assert_ledger_matches(const fd_partition* summing, int ranks, const fd_world* reference, int step,
@@ -200,6 +230,7 @@ static void run_case(const pile_options* o, const char* label, int steps)
             cr_assert_eq(fd_world_step(one), FD_OK, "%s", fd_last_error());
             cr_assert_eq(fd_partition_step_together(parts, ranks), FD_OK, "%s, step %d: %s", label, s,
                          fd_last_error());
+            assert_ghost_lists_match_roles(parts, ranks, one->body_count, s, label);
             if (s % 250 == 0 || s == steps) {
                 assert_owners_match(parts, ranks, one, s, label);
                 assert_contacts_match(parts, ranks, one, s, label);

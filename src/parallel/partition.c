@@ -102,18 +102,12 @@ static bool held_by(const fd_partition* part, int b, int rank)
     return part->role[b] == FD_ROLE_SHARED || rank_holds(part, rank, part->world->position[b]);
 }
 
-/* The owned bodies each rank holds as ghosts, and the reference positions. */
-static bool list_ghosts(fd_partition* part, bool migrated)
+/* The bodies this rank owns, ascending, from the roles. */
+static bool list_owned(fd_partition* part)
 {
     const fd_world* world = part->world;
-    for (int r = 0; r < part->domain->ranks; ++r) {
-        part->ghost_count[r] = 0;
-    }
     part->owned_count = 0;
     for (int b = 0; b < world->body_count; ++b) {
-        if (migrated) {
-            part->reference[b] = world->position[b]; /* the drift counts from here */
-        }
         if (part->role[b] != FD_ROLE_OWNED) {
             continue;
         }
@@ -121,18 +115,65 @@ static bool list_ghosts(fd_partition* part, bool migrated)
             return false;
         }
         part->owned[part->owned_count++] = b;
-        for (int r = 0; r < part->domain->ranks; ++r) {
-            if (r == part->rank || !rank_holds(part, r, world->position[b])) {
-                continue;
-            }
-            if (!fd_grow((void**)&part->ghost_of[r], &part->ghost_capacity[r], part->ghost_count[r] + 1,
-                         sizeof(int32_t))) {
-                return false;
-            }
-            part->ghost_of[r][part->ghost_count[r]++] = b;
+    }
+    return true;
+}
+
+/* Owned body b into the ghost list of each other rank that holds it. */
+static bool list_holders(fd_partition* part, int b)
+{
+    for (int r = 0; r < part->domain->ranks; ++r) {
+        if (r == part->rank || !rank_holds(part, r, part->world->position[b])) {
+            continue;
+        }
+        if (!fd_grow((void**)&part->ghost_of[r], &part->ghost_capacity[r], part->ghost_count[r] + 1,
+                     sizeof(int32_t))) {
+            return false;
+        }
+        part->ghost_of[r][part->ghost_count[r]++] = b;
+    }
+    return true;
+}
+
+/* At a migration (and the start): the owned bodies, each rank's ghosts of
+ * them by where they are now (as every rank decides its roles), and the
+ * reference positions the next drift counts from. Between migrations the
+ * lists keep these holders (forget_gone, adopt_new_bodies): a body that has
+ * since left a rank's halo is still that rank's ghost, and still sent. */
+static bool list_ghosts(fd_partition* part)
+{
+    const fd_world* world = part->world;
+    for (int r = 0; r < part->domain->ranks; ++r) {
+        part->ghost_count[r] = 0;
+    }
+    for (int b = 0; b < world->body_count; ++b) {
+        part->reference[b] = world->position[b]; /* the drift counts from here */
+    }
+    if (!list_owned(part)) {
+        return false;
+    }
+    for (int64_t k = 0; k < part->owned_count; ++k) {
+        if (!list_holders(part, part->owned[k])) {
+            return false;
         }
     }
     return true;
+}
+
+/* After an outlet's removals: the lists without the bodies gone. */
+static bool forget_gone(fd_partition* part)
+{
+    for (int r = 0; r < part->domain->ranks; ++r) {
+        int64_t kept = 0;
+        for (int64_t k = 0; k < part->ghost_count[r]; ++k) {
+            int b = part->ghost_of[r][k];
+            if (part->role[b] == FD_ROLE_OWNED) {
+                part->ghost_of[r][kept++] = b;
+            }
+        }
+        part->ghost_count[r] = kept;
+    }
+    return list_owned(part);
 }
 
 static fd_status unsupported(const char* what)
@@ -253,7 +294,7 @@ fd_status fd_partition_init(fd_partition* part, fd_world* world, fd_domain* doma
     contacts.count = kept;
     status = fd_penalty_install(world, &contacts);
     fd_penalty_contacts_free(&contacts);
-    if (status != FD_OK || !list_ghosts(part, true)) {
+    if (status != FD_OK || !list_ghosts(part)) {
         fd_partition_free(part);
         return status != FD_OK ? status : fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
     }
@@ -483,16 +524,19 @@ static fd_status adopt_new_bodies(fd_partition* part)
             part->role[b] = FD_ROLE_DORMANT;
             set_dormant = true;
         }
+        /* sent from now on to the ranks that took it as a ghost (the same
+         * test of the same position, on each of them) */
+        if (owned && !list_holders(part, b)) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
+        }
         adopted = true;
     }
     part->body_count = n;
     if (set_dormant) {
         flags_changed(world); /* a held body's flags are as the inlet made them: the list took it */
     }
-    if (adopted) {
-        if (!list_ghosts(part, false)) {
-            return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
-        }
+    if (adopted && !list_owned(part)) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
     }
     return FD_OK;
 }
@@ -559,7 +603,7 @@ fd_status fd_partition_remove(fd_partition* part, const uint64_t* sorted_words, 
     free(bodies);
     free(mass);
     flags_changed(world);
-    if (status == FD_OK && !list_ghosts(part, false)) {
+    if (status == FD_OK && !forget_gone(part)) {
         status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
     }
     return status;
@@ -822,7 +866,7 @@ fd_status fd_partition_unpack_migration(fd_partition* part, const fd_body_record
     free(next);
     mark_passive(part, true);
     fd_status status = install_words(part, words, word_count, false);
-    if (status == FD_OK && !list_ghosts(part, true)) {
+    if (status == FD_OK && !list_ghosts(part)) {
         status = fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
     }
     part->migrations++;
