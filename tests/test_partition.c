@@ -393,6 +393,46 @@ Test(partition, bisection_cuts_balanced_boxes_that_tile_space_whatever_the_order
     }
 }
 
+Test(partition, a_cut_by_count_selects_the_boxes_that_a_sort_with_unit_weights_cuts)
+{
+    /* fd_domain_cut finds each cut by a selection, fd_domain_cut_weighted by
+     * a sort: with weights of 1 both must give the same boxes to the bit,
+     * for any number of ranks, also where many points share a coordinate
+     * (a lattice: ties along every axis) and where some are the same point. */
+    enum { POINTS = 1500 };
+    static fd_vec3 points[POINTS], scratch[POINTS];
+    static double ones[POINTS];
+    uint64_t state = 99991;
+    for (int k = 0; k < POINTS; ++k) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        double u = (double)(state >> 11) / 9007199254740992.0;
+        /* a 10 x 10 x 10 lattice (ties), then points drawn at random, some repeated */
+        points[k] = k < 1000 ? (fd_vec3){k % 10, (k / 10) % 10, k / 100}
+                             : (fd_vec3){10.0 * u, 3.0 * u * u, k % 3 == 0 ? 5.0 : u};
+        if (k >= 1200 && k % 7 == 0) {
+            points[k] = points[k - 100]; /* the same point twice */
+        }
+        ones[k] = 1.0;
+    }
+    for (int ranks = 1; ranks <= 9; ++ranks) {
+        fd_domain a = {.ranks = ranks}, b = a;
+        a.low = malloc((size_t)ranks * sizeof *a.low), a.high = malloc((size_t)ranks * sizeof *a.high);
+        b.low = malloc((size_t)ranks * sizeof *b.low), b.high = malloc((size_t)ranks * sizeof *b.high);
+        memcpy(scratch, points, sizeof scratch);
+        cr_assert_eq(fd_domain_cut(&a, scratch, POINTS), FD_OK);
+        memcpy(scratch, points, sizeof scratch);
+        cr_assert_eq(fd_domain_cut_weighted(&b, scratch, ones, POINTS), FD_OK);
+        for (int r = 0; r < ranks; ++r) {
+            cr_assert(memcmp(a.low[r], b.low[r], sizeof a.low[r]) == 0 &&
+                          memcmp(a.high[r], b.high[r], sizeof a.high[r]) == 0,
+                      "%d ranks: box %d by selection [%g %g %g, %g %g %g), by sort [%g %g %g, %g %g %g)", ranks, r,
+                      a.low[r][0], a.low[r][1], a.low[r][2], a.high[r][0], a.high[r][1], a.high[r][2], b.low[r][0],
+                      b.low[r][1], b.low[r][2], b.high[r][0], b.high[r][1], b.high[r][2]);
+        }
+        free(a.low), free(a.high), free(b.low), free(b.high);
+    }
+}
+
 Test(partition, a_weighted_cut_leaves_each_side_its_share_of_the_weight)
 {
     /* Two ranks, points spread evenly along x over [0, 4), those at x >= 2

@@ -50,6 +50,46 @@ static int compare_points(const void* a, const void* b)
     return 0;
 }
 
+/* The point of place k (from 0) in the order of compare_points among
+ * points[0..count), moved to points[k], those before it not after it in the
+ * order and those after it not before it: a selection, O(count) on average
+ * where the sort is O(count log count) (a cut of 10^5 bodies took ~15 ms
+ * sorted). The order is total, so the point found does not depend on the
+ * order the points came in. */
+static void select_point(weighted_point* points, int64_t count, int64_t k)
+{
+    int64_t low = 0, high = count - 1;
+    for (int rounds = 0; low < high; ++rounds) {
+        if (rounds > 64) { /* (a run of bad pivots: what is left, sorted) */
+            qsort(points + low, (size_t)(high - low + 1), sizeof *points, compare_points);
+            return;
+        }
+        weighted_point pivot = points[low + (high - low) / 2];
+        int64_t i = low, j = high;
+        while (i <= j) {
+            while (compare_points(&points[i], &pivot) < 0) {
+                ++i;
+            }
+            while (compare_points(&points[j], &pivot) > 0) {
+                --j;
+            }
+            if (i <= j) {
+                weighted_point held = points[i];
+                points[i++] = points[j];
+                points[j--] = held;
+            }
+        }
+        /* [low, j] not after the pivot, [i, high] not before it, between them equal to it */
+        if (k <= j) {
+            high = j;
+        } else if (k >= i) {
+            low = i;
+        } else {
+            return;
+        }
+    }
+}
+
 /* Ranks [first, first + count) share the box [low, high) and the points:
  * cut the box across its widest axis that is not periodic, at the
  * coordinate that leaves to each half as much of the points' weight as it
@@ -57,8 +97,8 @@ static int compare_points(const void* a, const void* b)
  * points). Which points go where depends on their coordinates and weights
  * only, never on their order, so every rank that has the same points cuts
  * the same boxes. */
-static void bisect(fd_domain* domain, weighted_point* points, int64_t count, int first, int ranks,
-                   const double low[3], const double high[3])
+static void bisect(fd_domain* domain, weighted_point* points, int64_t count, bool unit_weights, int first,
+                   int ranks, const double low[3], const double high[3])
 {
     if (ranks == 1) {
         for (int a = 0; a < 3; ++a) {
@@ -95,7 +135,19 @@ static void bisect(fd_domain* domain, weighted_point* points, int64_t count, int
     }
     int left_ranks = ranks / 2;
     double cut = 0.0;
-    if (count > 0) {
+    if (count > 0 && unit_weights) {
+        /* As the sort below finds it with weights of 1 (exact sums): the
+         * points of places k - 1 and k, k = min(count - 1, floor(share)). */
+        sort_axis = axis;
+        double share = (double)count * left_ranks / ranks;
+        int64_t k = floor(share) < (double)(count - 1) ? (int64_t)floor(share) : count - 1;
+        select_point(points, count, k);
+        double before = -INFINITY;
+        for (int64_t m = 0; m < k; ++m) {
+            before = fmax(before, component(points[m].x, axis));
+        }
+        cut = k == 0 ? component(points[0].x, axis) : 0.5 * (before + component(points[k].x, axis));
+    } else if (count > 0) {
         sort_axis = axis;
         qsort(points, (size_t)count, sizeof *points, compare_points);
         /* The most points from below whose weight stays within the left
@@ -127,8 +179,9 @@ static void bisect(fd_domain* domain, weighted_point* points, int64_t count, int
     double left_high[3] = {high[0], high[1], high[2]}, right_low[3] = {low[0], low[1], low[2]};
     left_high[axis] = cut;
     right_low[axis] = cut;
-    bisect(domain, points, below, first, left_ranks, low, left_high);
-    bisect(domain, points + below, count - below, first + left_ranks, ranks - left_ranks, right_low, high);
+    bisect(domain, points, below, unit_weights, first, left_ranks, low, left_high);
+    bisect(domain, points + below, count - below, unit_weights, first + left_ranks, ranks - left_ranks, right_low,
+           high);
 }
 
 fd_status fd_domain_cut_weighted(fd_domain* domain, const fd_vec3* points, const double* weights, int64_t count)
@@ -149,7 +202,7 @@ fd_status fd_domain_cut_weighted(fd_domain* domain, const fd_vec3* points, const
                               wrapped(domain, 2, points[k].z));
         weighted[k].weight = weights != NULL ? weights[k] : 1.0;
     }
-    bisect(domain, weighted, count, 0, domain->ranks, low, high);
+    bisect(domain, weighted, count, weights == NULL, 0, domain->ranks, low, high);
     free(weighted);
     return FD_OK;
 }
