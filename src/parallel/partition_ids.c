@@ -81,8 +81,8 @@ void fd_partition_number_new_contacts(fd_partition* part, const uint64_t* sorted
         while (at < count && sorted_keys[at] < fresh->key) {
             ++at;
         }
-        /* A contact no rank answers for begins between two ghosts whose
-         * owners hold them apart: it loads only ghosts, and keeps its id. */
+        /* (A contact no rank answered for would load only ghosts, and keep
+         * its id: a rank lists no pair of two ghosts, FD_MOTION_PASSIVE.) */
         if (at < count && sorted_keys[at] == fresh->key) {
             world->penalty->pool.id[fresh->slot] = part->next_id + (uint64_t)at;
         }
