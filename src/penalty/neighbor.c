@@ -409,19 +409,14 @@ static fd_status rows_from_broadphase(fd_world* world, double margin, fd_neighbo
     if (!fd_neighbor_list_reserve(out, bp->pair_count, n)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for a neighbour list of %d pairs", bp->pair_count);
     }
-    /* Less a pair of two passive bodies, or of a passive body and a wall
-     * (FD_MOTION_PASSIVE: another rank's to compute), as the pair search. */
+    /* Less the pairs that are another rank's to compute, as the pair search. */
     const fd_body_motion* motion = world->motion;
-    const uint32_t not_own = FD_MOTION_PASSIVE | FD_MOTION_WALL;
     int64_t e = 0, kept = 0;
     for (int i = 0; i < n; ++i) {
         out->row_start[i] = kept;
         for (; e < bp->pair_count && (int)(bp->pairs[e] >> 32) == i; ++e) {
             int32_t j = (int32_t)(bp->pairs[e] & 0xffffffffu);
-            uint32_t either = motion[i].flags | motion[j].flags;
-            bool passive_pair = (either & FD_MOTION_PASSIVE) && (motion[i].flags & not_own) &&
-                                (motion[j].flags & not_own);
-            if (!passive_pair) {
+            if (!fd_pair_left_to_other_ranks(motion[i].flags, motion[j].flags)) {
                 out->partner[kept++] = j;
             }
         }

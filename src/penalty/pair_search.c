@@ -39,7 +39,7 @@ typedef struct placed_body {
     int32_t body;
     int32_t fixed;                /* 1: static, 2: passive (FD_MOTION_PASSIVE); a pair whose two share a bit is
                                    * left out (two static bodies never touch; two passive ones are another
-                                   * rank's to compute) */
+                                   * rank's to compute: fd_pair_left_to_other_ranks, as two bits) */
 } placed_body;
 
 typedef struct found_pairs {
@@ -306,8 +306,9 @@ static bool search_share(const fd_world* world, const placed_body* placed, const
         }
         const fd_wall_reach wall = fd_world_wall_reach(world, p);
         for (int b = b_begin; b < b_end; ++b) {
-            if ((motion[b].flags & (FD_MOTION_WALL | FD_MOTION_PASSIVE)) || !(motion[b].flags & FD_MOTION_DYNAMIC)) {
-                continue; /* (a wall is no rank's: its pair with a passive body is another rank's) */
+            if ((motion[b].flags & FD_MOTION_WALL) || !(motion[b].flags & FD_MOTION_DYNAMIC) ||
+                fd_pair_left_to_other_ranks(motion[p].flags, motion[b].flags)) {
+                continue;
             }
             if (fd_wall_reach_test(&wall, positions[b], radii[b] + margin) && !push_pair(found, p, b)) {
                 return false;

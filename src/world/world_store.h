@@ -51,6 +51,15 @@ typedef struct fd_body_motion {
     int32_t material;             /* index of the body's material (the neighbour list's law lookup) */
 } fd_body_motion;
 
+/* Whether the pair of bodies with these motion flags is another rank's to
+ * compute: a passive body with another passive body or with a wall (neither
+ * is this rank's own). The neighbour lists leave such a pair out. */
+static inline bool fd_pair_left_to_other_ranks(uint32_t flags_i, uint32_t flags_j)
+{
+    const uint32_t not_own = FD_MOTION_PASSIVE | FD_MOTION_WALL;
+    return ((flags_i | flags_j) & FD_MOTION_PASSIVE) && (flags_i & not_own) && (flags_j & not_own);
+}
+
 typedef struct fd_body_cold {
     fd_body_type type;
     fd_shape shape;
