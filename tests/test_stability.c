@@ -27,22 +27,6 @@ static fd_material_id add_material(fd_world* world, double density)
     return test_add_solid_material(world, "glass", density, 0.0);
 }
 
-/* The demo's law (scenes/demo.yaml): hooke k_n = 2e4 N/m, restitution 0.3;
- * Fang & Negrut slide (mu_s 0.6, mu_k 0.5, K_E = 2e4 N/m, K_D critical) and
- * roll (eta_r 0.4, K_R and D_R by default). */
-static fd_contact_law_def demo_law(void)
-{
-    fd_contact_law_def law = fd_default_contact_law_def();
-    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "k_n", 2e4);
-    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "restitution", 0.3);
-    law.submodel[FD_MECHANISM_SLIDE].model = "fang_negrut";
-    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_s", 0.6);
-    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_k", 0.5);
-    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "K_E", 2e4);
-    law.submodel[FD_MECHANISM_ROLL].model = "fang_negrut";
-    test_add_param(&law.submodel[FD_MECHANISM_ROLL], "eta_r", 0.4);
-    return law;
-}
 
 /* ---------------------------------------------------------------- the estimate */
 
@@ -60,7 +44,7 @@ Test(critical_step, one_contact_adds_every_spring_and_dashpot_on_its_mobility)
     const double r = 0.008, density = 2500.0;
     fd_world* world = make_world(1e-6, 9.81, false);
     fd_material_id glass = add_material(world, density);
-    fd_contact_law_def law = demo_law();
+    fd_contact_law_def law = test_demo_law();
     law.submodel[FD_MECHANISM_NORMAL].param_count = 0;
     test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "k_n", 2e4);
     test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "eta_n", 2.0);
@@ -115,7 +99,7 @@ static fd_world* make_cube(double dt)
     const double r = 0.008;
     fd_world* world = make_world(dt, 9.81, true);
     fd_material_id glass = add_material(world, 2500.0);
-    fd_contact_law_def law = demo_law();
+    fd_contact_law_def law = test_demo_law();
     cr_assert_eq(fd_world_set_contact_law(world, glass, glass, &law), FD_OK, "%s", fd_last_error());
     test_add_ground(world, glass);
     uint64_t seed = 2024;
@@ -312,7 +296,7 @@ Test(non_finite, a_body_too_heavy_for_its_law_is_named_not_the_floor)
      * (the first body scanned). */
     fd_world* world = make_world(1e-4, 0.0, false);
     fd_material_id glass = add_material(world, 2500.0);
-    fd_contact_law_def law = demo_law();
+    fd_contact_law_def law = test_demo_law();
     cr_assert_eq(fd_world_set_contact_law(world, glass, glass, &law), FD_OK, "%s", fd_last_error());
     test_add_ground(world, glass);
     fd_body_def def = fd_default_body_def();

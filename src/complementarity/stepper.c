@@ -526,11 +526,12 @@ fd_status fd_complementarity_step(fd_world* world)
         return FD_ERR_OUT_OF_MEMORY;
     }
     copy_body_states(world, false);
+    world->state_before_kept = true;
     fd_step_undo undo = fd_world_begin_step(world);
     double dt = world->def.time_step;
     fd_status status = step(world);
     if (status == FD_OK) {
-        status = fd_world_check_finite(world);
+        status = fd_world_check_finite(world, world->saved_position);
     }
     if (status == FD_OK) {
         fd_world_book_step_work(world, dt);
@@ -551,6 +552,7 @@ fd_status fd_complementarity_step(fd_world* world)
 
 fd_status fd_world_set_complementarity(fd_world* world, const fd_complementarity_def* def)
 {
+    fd_world_note_change(world);
     if (world->def.stepper != FD_STEPPER_COMPLEMENTARITY) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "solver settings: the world uses the penalty stepper");
     }

@@ -228,6 +228,7 @@ fd_status fd_world_add_inlet(fd_world* world, const fd_inlet_def* def)
     if (status != FD_OK) {
         return status;
     }
+    fd_world_note_change(world);
     double radius_min = 0.0, radius_max = 0.0;
     status = check_def(world, def, &radius_min, &radius_max);
     if (status != FD_OK) {

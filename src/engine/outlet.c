@@ -118,6 +118,7 @@ fd_status fd_world_add_outlet(fd_world* world, const fd_outlet_def* def)
     if (status != FD_OK) {
         return status;
     }
+    fd_world_note_change(world);
     status = check_def(def);
     if (status != FD_OK) {
         return status;

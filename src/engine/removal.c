@@ -122,6 +122,7 @@ fd_status fd_world_remove_slots(fd_world* world, const int32_t* bodies, int coun
     if (count <= 0) {
         return FD_OK;
     }
+    fd_world_note_change(world);
     if (world->free_slot_count + count > world->free_slot_capacity) {
         int capacity = world->free_slot_capacity > 0 ? world->free_slot_capacity : 64;
         while (capacity < world->free_slot_count + count) {

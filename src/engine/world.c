@@ -215,6 +215,7 @@ const char* fd_world_warning_at(const fd_world* world, int index)
 
 fd_material_id fd_world_create_material(fd_world* world, const fd_material_def* def)
 {
+    fd_world_note_change(world);
     fd_material_id null_id = {0};
     if (def == NULL || def->name == NULL || def->name[0] == '\0') {
         fd_fail(FD_ERR_INVALID_ARGUMENT, "material: name is required");
@@ -319,6 +320,7 @@ static void free_contact_sets(fd_world* world)
 
 fd_status fd_world_set_contact_law(fd_world* world, fd_material_id a, fd_material_id b, const fd_contact_law_def* def)
 {
+    fd_world_note_change(world);
     if (a.index1 < 1 || a.index1 > world->material_count || b.index1 < 1 || b.index1 > world->material_count) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "contact law: invalid material handle");
     }

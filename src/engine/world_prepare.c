@@ -88,6 +88,7 @@ static void wrap_positions(fd_world* world)
 
 fd_status fd_world_prepare(fd_world* world)
 {
+    fd_world_note_change(world);
     world->warning_count = 0;
     /* Every pair of materials that can touch (not both only on static bodies) needs a law. */
     int materials = world->material_count;

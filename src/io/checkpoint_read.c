@@ -718,6 +718,7 @@ fd_status fd_world_read_checkpoint(fd_world* world, const char* path)
     if (world == NULL || path == NULL) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "checkpoint: world and path are required");
     }
+    fd_world_note_change(world);
     fd_h5_quiet quiet = fd_h5_silence();
     reader r = {{-1, path}, world, 0, 0, false};
     fd_status s = open_checkpoint(path, &r.file);

@@ -45,11 +45,19 @@
  *    (fd_world_def.contact_output); the energy ledger and the events only
  *    when switched on (fd_world_def.energy_ledger, .events).
  *
- *  - A failed step (non-finite state) is rolled back: the state and force
- *    buffers are swapped back by the world; the contacts' springs and books,
- *    which a pass reads from one buffer and writes to the other, are simply
- *    not flipped; the state bytes shift back and the contacts begun in the
- *    step give their slots back.
+ *  - The bodies are stepped in place, and a failed step (a non-finite
+ *    state, a blow-up) is rolled back by a rewind point (rewind.c): every
+ *    FD_REWIND_INTERVAL steps a copy of the bodies' states and of the
+ *    contacts, as a checkpoint keeps them; a failure puts it back, makes the
+ *    steps since again (the same bits: restarts are bit for bit) and then
+ *    the failing step once more the careful way, with the state and force
+ *    buffers swapped, which the failure rolls back as before: the contacts'
+ *    springs and books, which a pass reads from one buffer and writes to
+ *    the other, are simply not flipped; the state bytes shift back and the
+ *    contacts begun in the step give their slots back. The careful way is
+ *    also every step's where the ledger needs the state before the step
+ *    (external loads, locks, moving walls), and a rank of several keeps no
+ *    rewind point (a failure stops every rank).
  *
  * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #ifndef FD_PENALTY_H
@@ -318,6 +326,13 @@ typedef struct fd_penalty {
     fd_quat* body_turns;          /* each body's turn over the step, q1 q0* ((1, 0, 0, 0) unturned): the
                                    * Fang & Negrut paths make the matrices they carry vectors with */
     int64_t body_turn_capacity;
+    /* The rewind point (rewind.c; NULL until the first step made in place). */
+    struct fd_rewind* rewind;
+    bool stepping_in_place;       /* the step in progress writes the state over the state before it */
+    /* Where make_body_turns finds the orientations before the step: in
+     * body_turns itself, filled before the drift of a step made in place;
+     * else in the saved buffers (a careful step). */
+    bool turns_hold_before;
     /* Under a domain decomposition (NULL in one process): an fd_book_row
      * per body, set by the rank before each step; then a pass leaves the
      * world's ledger totals alone, its books staying in the threads'

@@ -10,6 +10,21 @@
 #include "penalty/penalty.h"
 #include "penalty/sphere_kernel.h"
 
+/* The rewind point of the steps made in place (rewind.c; penalty.h says
+ * why): taken every FD_REWIND_INTERVAL steps, and again whenever the world
+ * was changed from outside its steps (fd_world_note_change). */
+enum { FD_REWIND_INTERVAL = 256 };
+/* Whether the next step made in place needs a new rewind point first. */
+bool fd_rewind_due(const fd_world* world);
+/* A rewind point at the world's state now, between steps: the bodies'
+ * states and loads into the world's saved buffers, the contacts gathered. */
+fd_status fd_rewind_take(fd_world* world);
+/* The world back at its rewind point (bodies, contacts, clocks and books). */
+fd_status fd_rewind_restore(fd_world* world);
+/* The rewind point no longer holds (a careful step used the saved buffers). */
+void fd_rewind_forget(fd_world* world);
+void fd_rewind_free(struct fd_rewind* rewind);
+
 struct fd_generic_slot {
     fd_contact_geometry geometry;
     fd_vec3 offset;               /* periodic image of body j */

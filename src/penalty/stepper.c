@@ -1,7 +1,10 @@
 /* One step of the penalty stepper, as a list of stages:
  *
- *   1. the state and force buffers swap: the step writes the new state into
- *      the one and leaves the state before it in the other, untouched, for a
+ *   1. made in place (the common way): a rewind point first when one is due
+ *      (rewind.c); made the careful way (where the ledger needs the state
+ *      before the step, and to repeat a step that failed in place): the
+ *      state and force buffers swap, the step writes the new state into the
+ *      one and leaves the state before it in the other, untouched, for a
  *      rollback (nothing is copied);
  *   2. one loop over the bodies: the first kick (dt for symplectic Euler,
  *      dt / 2 for velocity Verlet) with the old forces, the drift, the wrap
@@ -11,9 +14,10 @@
  *   4. velocity Verlet: the second half kick with the new forces;
  *   5. a non-finite value anywhere (a cheap probe in the loops, then a scan
  *      that names the body) rolls the step back, and so does a blow-up: a
- *      body that moved more than half its radius (the largest displacement
- *      since the list was built and the widest turn, both kept anyway, say
- *      when to look; src/world/stability.c);
+ *      body that moved more than half its radius (the largest move of a body
+ *      in the step and the widest turn, both found by the loop, say when to
+ *      look; src/world/stability.c); made in place, the rollback is the
+ *      rewind point's (fd_penalty_step);
  *   6. the ledger's external and lock work (when on), every 64 steps its
  *      test of the kinetic energy against what entered.
  * (The outlets and inlets follow in fd_world_step, src/engine/world.c.)
@@ -59,6 +63,7 @@ static void swap_buffers(fd_world* world)
 /* What one range of bodies reports back. */
 typedef struct range_result {
     double largest;               /* m^2, the largest displacement since the list was built */
+    double step_squared;          /* m^2, the largest (h v)^2 of the drift: a body's move in the step */
     double probes;                /* 0 when every value is finite */
     double widest_turn;           /* the largest (omega dt)^2 of the straight drift (its series needs < 0.04) */
     double worst_norm;            /* the largest | |q|^2 - 1 | its renormalisation met (it needs < 1e-8) */
@@ -74,16 +79,17 @@ typedef struct range_result {
 /* What a block's checks found, over its bodies. */
 typedef struct block_checks {
     double probes;                /* 0 when every x and w is finite */
+    double fastest;               /* the largest v^2 of the drift */
     double widest_turn;           /* the largest (omega dt)^2 */
-    int outside_series;           /* some body's turn or renormalisation is beyond the series (fix_up) */
+    int outside_series;           /* some body's turn or renormalisation is beyond the series (exact_body) */
 } block_checks;
 
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static block_checks
 straight_block(fd_body_block* restrict k, double drift)
 {
-    double probes = 0.0, widest = 0.0;
+    double probes = 0.0, widest = 0.0, fastest = 0.0;
     int outside_series = 0;
-#pragma omp simd reduction(+ : probes) reduction(max : widest) reduction(| : outside_series)
+#pragma omp simd reduction(+ : probes) reduction(max : widest, fastest) reduction(| : outside_series)
     for (int c = 0; c < k->count; ++c) {
         double vx = k->v[0][c] + k->kick_mass[c] * k->f[0][c];
         double vy = k->v[1][c] + k->kick_mass[c] * k->f[1][c];
@@ -119,25 +125,82 @@ straight_block(fd_body_block* restrict k, double drift)
          * not: x's probe, here, answers for v and for the wrapped x. */
         probes += probe(k->x[0][c]) + probe(k->x[1][c]) + probe(k->x[2][c]) + probe(wx) + probe(wy) + probe(wz);
         widest = turn_squared > widest ? turn_squared : widest;
+        double speed_squared = vx * vx + vy * vy + vz * vz;
+        fastest = speed_squared > fastest ? speed_squared : fastest;
         outside_series |= !(turn_squared < 0.04) | !(fabs(norm_squared - 1.0) < 1e-8);
     }
-    return (block_checks){probes, widest, outside_series};
+    return (block_checks){probes, fastest, widest, outside_series};
+}
+
+/* One body done exactly as body/integrate.c does it, from the state before
+ * the step (the saved buffers, or the live ones when the step is made in
+ * place and this body's were not written yet): a body with locks,
+ * anisotropic inertia or external loads, or one whose turn is too wide for
+ * the straight loop's series. */
+static void exact_body(fd_world* world, int b, double kick, double drift, range_result* r)
+{
+    const fd_penalty* p = world->penalty;
+    const bool kept = !p->stepping_in_place;
+    const fd_body_motion m = world->motion[b];
+    const fd_periodic* periodic = &world->periodic;
+    int referenced = p->lists[p->current].row_start != NULL ? p->lists[p->current].body_count : 0;
+    fd_body_state s = kept ? (fd_body_state){world->saved_position[b], world->saved_orientation[b],
+                                             world->saved_velocity[b], world->saved_angular_velocity[b]}
+                           : fd_world_state(world, b);
+    const fd_body_mass* mass = &world->masses[b];
+    double locks = fd_body_kick(&s, mass, kept ? world->saved_forces[b] : world->forces[b],
+                                kept ? world->saved_torques[b] : world->torques[b], kick);
+    locks += fd_body_drift(&s, mass, drift);
+    if (world->lock_work != NULL) {
+        world->lock_work[b] += locks;
+    }
+    if (periodic->any && !(m.flags & FD_MOTION_PLANE)) {
+        s.position = fd_periodic_wrap_position(periodic, s.position);
+    }
+    r->probes += probe3(s.position) + probe3(s.velocity) + probe3(s.angular_velocity) +
+                 probe(s.orientation.w + s.orientation.x + s.orientation.y + s.orientation.z);
+    if (b < referenced) {
+        fd_vec3 moved = fd_v3_sub(s.position, p->reference_position[b]);
+        if (periodic->any) {
+            moved = fd_v3_sub(moved, fd_periodic_near_offset(periodic, moved));
+        }
+        r->largest = fmax(r->largest, fd_v3_dot(moved, moved));
+    }
+    r->widest_turn = fmax(r->widest_turn, drift * drift * fd_v3_length_squared(s.angular_velocity));
+    r->step_squared = fmax(r->step_squared, drift * drift * fd_v3_length_squared(s.velocity));
+    fd_world_put_state(world, b, &s);
+    const fd_body_extra* extra = fd_body_extras(mass);
+    world->forces[b] = fd_v3_mul_add(extra->external_force, m.mass, world->def.gravity);
+    world->torques[b] = extra->external_torque;
+}
+
+/* Whether body b, not FD_MOTION_SIMPLE alone, is stepped by exact_body
+ * (else it is static or moved by its wall's motion: kept, with no load). */
+static bool is_exact(uint32_t flags)
+{
+    return (flags & FD_MOTION_DYNAMIC) && (!(flags & FD_MOTION_SIMPLE) || (flags & FD_MOTION_LOADED));
 }
 
 /* The bodies of [begin, end) with isotropic inertia, no locks and no
  * external loads (FD_MOTION_SIMPLE without FD_MOTION_LOADED), FD_BODY_BLOCK
  * at a time through straight_block; static bodies keep their state; the
- * others are left to fix_up, and so is a body whose turn is too wide for the
- * series (it is done again there, exactly). Four neighbouring bodies move in
- * and out of the block by the processor's permutes where they can
- * (body_quads.c: the same bits), the others one at a time. */
-static range_result advance_straight(fd_world* world, int begin, int end, double kick, double drift,
-                                     bool* needs_fix_up)
+ * others are left to exact_body (advance_range), and so are the bodies of a
+ * block where one's turn is too wide for the series: the block is not
+ * written back (made in place, its old loads are put back), and each of its
+ * bodies is done again, exactly, from the state before the step. Four
+ * neighbouring bodies move in and out of the block by the processor's
+ * permutes where they can (body_quads.c: the same bits), the others one at
+ * a time. */
+static range_result advance_straight(fd_world* world, int begin, int end, double kick, double drift)
 {
     const fd_penalty* p = world->penalty;
+    const bool kept = !p->stepping_in_place; /* the state before the step in the saved buffers */
     const fd_step_arrays a = {
-        .x0 = world->saved_position, .q0 = world->saved_orientation, .v0 = world->saved_velocity,
-        .w0 = world->saved_angular_velocity, .f0 = world->saved_forces, .t0 = world->saved_torques,
+        .x0 = kept ? world->saved_position : world->position,
+        .q0 = kept ? world->saved_orientation : world->orientation,
+        .v0 = kept ? world->saved_velocity : world->velocity,
+        .w0 = kept ? world->saved_angular_velocity : world->angular_velocity,
+        .f0 = kept ? world->saved_forces : world->forces, .t0 = kept ? world->saved_torques : world->torques,
         .x1 = world->position, .q1 = world->orientation, .v1 = world->velocity, .w1 = world->angular_velocity,
         .f1 = world->forces, .t1 = world->torques, .motion = world->motion, .reference = p->reference_position,
         .referenced = p->lists[p->current].row_start != NULL ? p->lists[p->current].body_count : 0,
@@ -145,7 +208,8 @@ static range_result advance_straight(fd_world* world, int begin, int end, double
     };
     const fd_periodic* periodic = &world->periodic;
     bool quads = fd_permutes_on();
-    double largest = 0.0, probes = 0.0, widest = 0.0;
+    double largest = 0.0, probes = 0.0, widest = 0.0, fastest = 0.0;
+    range_result redone = {0};
     fd_body_block k;
     for (int b = begin; b < end;) {
         k.count = 0;
@@ -158,13 +222,18 @@ static range_result advance_straight(fd_world* world, int begin, int end, double
             }
             const fd_body_motion m = a.motion[b]; /* (never dormant: over_held walks the held runs) */
             if ((m.flags & (FD_MOTION_SIMPLE | FD_MOTION_LOADED)) != FD_MOTION_SIMPLE) {
-                /* Static: kept, with no load. Others: fix_up. */
-                a.x1[b] = a.x0[b];
-                a.q1[b] = a.q0[b];
-                a.v1[b] = a.v0[b];
-                a.w1[b] = a.w0[b];
-                a.f1[b] = fd_v3(0.0, 0.0, 0.0);
-                a.t1[b] = fd_v3(0.0, 0.0, 0.0);
+                /* Static: kept, with no load. Others: exact_body, which
+                 * reads their loads (made in place, still these). */
+                if (kept) {
+                    a.x1[b] = a.x0[b];
+                    a.q1[b] = a.q0[b];
+                    a.v1[b] = a.v0[b];
+                    a.w1[b] = a.w0[b];
+                }
+                if (kept || !is_exact(m.flags)) {
+                    a.f1[b] = fd_v3(0.0, 0.0, 0.0);
+                    a.t1[b] = fd_v3(0.0, 0.0, 0.0);
+                }
                 ++b;
                 continue;
             }
@@ -183,11 +252,24 @@ static range_result advance_straight(fd_world* world, int begin, int end, double
             ++b;
         }
         block_checks checks = straight_block(&k, drift);
+        if (checks.outside_series) {
+            /* The series or the renormalisation does not hold for some
+             * body: the whole block again, exactly (the state before the
+             * step is still where it was; made in place, the gathering set
+             * the new loads, so the old ones go back first). */
+            for (int c = 0; c < k.count; ++c) {
+                int body = k.body[c];
+                if (!kept) {
+                    a.f1[body] = (fd_vec3){k.f[0][c], k.f[1][c], k.f[2][c]};
+                    a.t1[body] = (fd_vec3){k.t[0][c], k.t[1][c], k.t[2][c]};
+                }
+                exact_body(world, body, kick, drift, &redone);
+            }
+            continue;
+        }
         probes += checks.probes;
         widest = checks.widest_turn > widest ? checks.widest_turn : widest;
-        if (checks.outside_series) {
-            *needs_fix_up = true; /* the series or the renormalisation does not hold: fix_up */
-        }
+        fastest = checks.fastest > fastest ? checks.fastest : fastest;
         for (int c = 0; c < k.count; ++c) {
             if (quads) {
                 c = fd_body_quads_scatter(&k, &a, c, &largest);
@@ -216,72 +298,24 @@ static range_result advance_straight(fd_world* world, int begin, int end, double
             a.q1[body] = (fd_quat){k.q[0][c], k.q[1][c], k.q[2][c], k.q[3][c]};
         }
     }
-    return (range_result){largest, probes, widest, 0.0};
+    return (range_result){fmax(largest, redone.largest), fmax(drift * drift * fastest, redone.step_squared),
+                          probes + redone.probes, fmax(widest, redone.widest_turn), 0.0};
 }
 
-/* The bodies of [begin, end) that the straight loop cannot do: with locks,
- * anisotropic inertia or external loads (the world's list of them), and,
- * after a turn too wide for the series, every straight body that made one.
- * Each is done from its old state exactly as body/integrate.c does it. */
-static range_result fix_up(fd_world* world, int begin, int end, double kick, double drift, range_result r,
-                           bool all_straight)
+/* Stage 2 for bodies [begin, end): the straight loop, then the bodies it
+ * leaves to exact_body (the world's list of them). */
+static range_result advance_range(fd_world* world, int begin, int end, double kick, double drift)
 {
-    const fd_penalty* p = world->penalty;
-    const fd_vec3* reference = p->reference_position;
-    int referenced = p->lists[p->current].row_start != NULL ? p->lists[p->current].body_count : 0;
-    const fd_periodic* periodic = &world->periodic;
+    range_result r = advance_straight(world, begin, end, kick, drift);
     const int32_t* special = world->special_bodies;
     int k = 0;
     while (k < world->special_count && special[k] < begin) {
         ++k;
     }
-    for (int b = all_straight ? begin : (k < world->special_count ? special[k] : end); b < end;) {
-        const fd_body_motion m = world->motion[b];
-        bool is_special =
-            (m.flags & FD_MOTION_DYNAMIC) && (!(m.flags & FD_MOTION_SIMPLE) || (m.flags & FD_MOTION_LOADED));
-        if (is_special || (all_straight && (m.flags & FD_MOTION_SIMPLE))) {
-            fd_body_state s = {world->saved_position[b], world->saved_orientation[b], world->saved_velocity[b],
-                               world->saved_angular_velocity[b]};
-            const fd_body_mass* mass = &world->masses[b];
-            double locks = fd_body_kick(&s, mass, world->saved_forces[b], world->saved_torques[b], kick);
-            locks += fd_body_drift(&s, mass, drift);
-            if (world->lock_work != NULL) {
-                world->lock_work[b] += locks;
-            }
-            if (periodic->any && !(m.flags & FD_MOTION_PLANE)) {
-                s.position = fd_periodic_wrap_position(periodic, s.position);
-            }
-            r.probes += probe3(s.position) + probe3(s.velocity) + probe3(s.angular_velocity) +
-                        probe(s.orientation.w + s.orientation.x + s.orientation.y + s.orientation.z);
-            if (b < referenced) {
-                fd_vec3 moved = fd_v3_sub(s.position, reference[b]);
-                if (periodic->any) {
-                    moved = fd_v3_sub(moved, fd_periodic_near_offset(periodic, moved));
-                }
-                r.largest = fmax(r.largest, fd_v3_dot(moved, moved));
-            }
-            r.widest_turn = fmax(r.widest_turn, drift * drift * fd_v3_length_squared(s.angular_velocity));
-            fd_world_put_state(world, b, &s);
-            const fd_body_extra* extra = fd_body_extras(mass);
-            world->forces[b] = fd_v3_mul_add(extra->external_force, m.mass, world->def.gravity);
-            world->torques[b] = extra->external_torque;
-        }
-        if (all_straight) {
-            ++b;
-        } else {
-            ++k;
-            b = k < world->special_count ? special[k] : end;
-        }
+    for (; k < world->special_count && special[k] < end; ++k) {
+        exact_body(world, special[k], kick, drift, &r);
     }
     return r;
-}
-
-/* Stage 2 for bodies [begin, end). */
-static range_result advance_range(fd_world* world, int begin, int end, double kick, double drift)
-{
-    bool all_straight = false;
-    range_result r = advance_straight(world, begin, end, kick, drift, &all_straight);
-    return fix_up(world, begin, end, kick, drift, r, all_straight);
 }
 
 /* Stage 4 for bodies [begin, end): the second half kick (kick > 0), or only
@@ -315,7 +349,7 @@ static range_result finish_straight(fd_world* world, int begin, int end, double 
          * velocities' probes answer for the loads too. */
         probes += probe3(v) + probe3(w);
     }
-    return (range_result){0.0, probes, 0.0, 0.0};
+    return (range_result){.probes = probes};
 }
 
 static range_result finish_range(fd_world* world, int begin, int end, double kick)
@@ -353,7 +387,7 @@ static range_result finish_range(fd_world* world, int begin, int end, double kic
  * integration passing over the others (perf, two ranks). */
 static range_result over_held(fd_world* world, bool advance, int begin, int end, double kick, double drift)
 {
-    range_result r = {0.0, 0.0, 0.0, 0.0};
+    range_result r = {0};
     for (int k = 0; k < world->held_run_count; ++k) {
         int first = world->held_runs[2 * k] > begin ? world->held_runs[2 * k] : begin;
         int last = world->held_runs[2 * k + 1] < end ? world->held_runs[2 * k + 1] : end;
@@ -363,6 +397,7 @@ static range_result over_held(fd_world* world, bool advance, int begin, int end,
         range_result run = advance ? advance_range(world, first, last, kick, drift)
                                    : finish_range(world, first, last, kick);
         r.largest = run.largest > r.largest ? run.largest : r.largest;
+        r.step_squared = run.step_squared > r.step_squared ? run.step_squared : r.step_squared;
         r.widest_turn = run.widest_turn > r.widest_turn ? run.widest_turn : r.widest_turn;
         r.probes += run.probes;
     }
@@ -378,27 +413,28 @@ static range_result over_bodies(fd_world* world, bool advance, double kick, doub
     if (threads <= 1 || n < 2 * threads) {
         return over_held(world, advance, 0, n, kick, drift);
     }
-    double largest = 0.0, probes = 0.0, widest = 0.0;
+    double largest = 0.0, step_squared = 0.0, probes = 0.0, widest = 0.0;
     /* Each thread the bodies of its rows in the contact passes, where it can:
      * their state is then in its core's caches for the passes that read it. */
     const fd_neighbor_list* list = &world->penalty->lists[world->penalty->current];
     const int32_t* rows = list->row_start != NULL && list->thread_count == threads && list->body_count == n
                               ? list->thread_row
                               : NULL;
-#pragma omp parallel for schedule(static, 1) num_threads(threads) reduction(max : largest, widest) \
+#pragma omp parallel for schedule(static, 1) num_threads(threads) reduction(max : largest, step_squared, widest) \
     reduction(+ : probes)
     for (int t = 0; t < threads; ++t) {
         int begin = rows != NULL ? rows[t] : (int)((int64_t)n * t / threads);
         int end = rows != NULL ? rows[t + 1] : (int)((int64_t)n * (t + 1) / threads);
         range_result r = over_held(world, advance, begin, end, kick, drift);
         largest = r.largest > largest ? r.largest : largest;
+        step_squared = r.step_squared > step_squared ? r.step_squared : step_squared;
         widest = r.widest_turn > widest ? r.widest_turn : widest;
         probes += r.probes;
     }
-    return (range_result){largest, probes, widest, 0.0};
+    return (range_result){largest, step_squared, probes, widest, 0.0};
 }
 
-/* The list of bodies the straight loops leave to fix_up, and the runs of
+/* The list of bodies the straight loops leave to exact_body, and the runs of
  * bodies not dormant, kept for the world's bodies as they are now. */
 static bool list_special_bodies(fd_world* world)
 {
@@ -451,7 +487,7 @@ static bool advance_bodies(fd_world* world, double kick, double drift, bool* sus
     range_result r = over_bodies(world, true, kick, drift);
     fd_penalty* p = world->penalty;
     p->max_displacement_squared = r.largest > p->max_displacement_squared ? r.largest : p->max_displacement_squared;
-    *suspect = fd_world_blow_up_suspected(world, p->max_displacement_squared, r.widest_turn);
+    *suspect = fd_world_blow_up_suspected(world, r.step_squared, r.widest_turn);
     world->profile.integrate += fd_wall_seconds() - start;
     return r.probes == 0.0;
 }
@@ -531,18 +567,40 @@ static void check_walls_in_reach(fd_world* world)
     }
 }
 
-fd_status fd_penalty_step(fd_world* world)
+/* How a step ended. */
+typedef enum step_end {
+    STEP_DONE,                    /* made and committed (a failed energy test after it included) */
+    STEP_UNDONE,                  /* failed and rolled back: the contacts and clocks; the bodies only if kept */
+} step_end;
+
+/* One step, in place (in_place) or the careful way. */
+static fd_status step_once(fd_world* world, bool in_place, step_end* end)
 {
-    fd_step_undo undo = fd_world_begin_step(world);
+    fd_penalty* p = world->penalty;
+    *end = STEP_DONE;
     double dt = world->def.time_step;
     bool verlet = world->def.integrator == FD_INTEGRATOR_VELOCITY_VERLET;
     if (!list_special_bodies(world)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
     }
+    p->stepping_in_place = in_place;
+    world->state_before_kept = !in_place;
+    p->turns_hold_before = in_place && p->tracks_turns;
+    if (p->turns_hold_before) {
+        /* Fang & Negrut's turns need the orientations before the step. */
+        if (!fd_grow((void**)&p->body_turns, &p->body_turn_capacity, world->body_count, sizeof *p->body_turns)) {
+            return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+        memcpy(p->body_turns, world->orientation, (size_t)world->body_count * sizeof *p->body_turns);
+    }
+    fd_step_undo undo = fd_world_begin_step(world);
 
-    swap_buffers(world);
+    if (!in_place) {
+        swap_buffers(world);
+    }
     bool suspect = false;
     bool finite = advance_bodies(world, verlet ? 0.5 * dt : dt, dt, &suspect);
+    const fd_vec3* before = in_place ? NULL : world->saved_position; /* for the checks' tests and messages */
     world->time = (double)(world->step_count + 1) * dt; /* no running-sum round-off */
     world->step_count++;
     if (world->moving_wall_count > 0) {
@@ -552,7 +610,7 @@ fd_status fd_penalty_step(fd_world* world)
     bool record = world->def.contact_output == FD_CONTACT_OUTPUT_EVERY_STEP || world->contacts_requested;
     fd_status status = FD_OK;
     if (finite && suspect) {
-        status = fd_world_check_blow_up(world); /* before the force pass: the drift alone tells */
+        status = fd_world_check_blow_up(world, before); /* before the force pass: the drift alone tells */
     }
     if (finite && status == FD_OK) {
         status = fd_penalty_force_pass(world, record, true);
@@ -562,11 +620,13 @@ fd_status fd_penalty_step(fd_world* world)
         finite = finish_step(world, verlet ? 0.5 * dt : 0.0);
     }
     if (status == FD_OK && !finite) {
-        status = fd_world_check_finite(world);
+        status = fd_world_check_finite(world, before);
         if (status == FD_OK) {
             /* The probe saw a non-finite value that the scan did not name. */
-            status = fd_fail(FD_ERR_NON_FINITE, "non-finite state at step %lld, t = %.9g s (state kept at the last "
-                             "good step)", (long long)world->step_count, world->time);
+            status = fd_fail(FD_ERR_NON_FINITE, "non-finite state at step %lld, t = %.9g s (%s)",
+                             (long long)world->step_count, world->time,
+                             in_place ? "the bodies were stepped in place, no copy of the last good step is kept"
+                                      : "state kept at the last good step");
         }
     }
     if (status == FD_OK && world->def.energy_ledger) {
@@ -579,10 +639,14 @@ fd_status fd_penalty_step(fd_world* world)
         }
     }
     if (status != FD_OK) {
-        /* Back to the last good step: the caller can still write it out. */
-        swap_buffers(world);
+        /* Back to the last good step: the caller can still write it out
+         * (made in place, the bodies are not: fd_penalty_step). */
+        if (!in_place) {
+            swap_buffers(world);
+        }
         fd_penalty_rollback(world);
         fd_world_undo_step(world, &undo);
+        *end = STEP_UNDONE;
         return status;
     }
     fd_penalty_commit(world);
@@ -591,8 +655,67 @@ fd_status fd_penalty_step(fd_world* world)
         /* The books are the committed ones now; the state stays this step's. */
         status = fd_world_check_energy_gain(world);
         if (status != FD_OK) {
+            fd_rewind_forget(world); /* a caller that goes on has a world no replay would make */
             return status;
         }
     }
     return FD_OK;
+}
+
+/* Whether the steps can be made in place: not where the ledger books work
+ * from the state before the step (external loads' and locks' work,
+ * src/world/ledger.c; a moving wall's, src/world/wall_motion.c), which the
+ * careful way keeps in the saved buffers. */
+static bool steps_in_place(const fd_world* world)
+{
+    return !(world->def.energy_ledger && (world->has_external_loads || world->has_locks ||
+                                          world->moving_wall_count > 0));
+}
+
+/* After a step made in place failed: the world back at its rewind point,
+ * and the steps from there to `last_good` made again, the last of them
+ * recording its contacts if it did the first time (`recorded`). */
+static fd_status replay_to(fd_world* world, int64_t last_good, bool recorded)
+{
+    bool requested = world->contacts_requested; /* for the failing step, which comes after */
+    fd_status status = fd_rewind_restore(world);
+    while (status == FD_OK && world->step_count < last_good) {
+        world->contacts_requested = world->step_count + 1 == last_good && recorded;
+        step_end end;
+        status = step_once(world, true, &end);
+    }
+    world->contacts_requested = requested;
+    world->event_count = 0; /* the caller had the replayed steps' events */
+    return status;
+}
+
+fd_status fd_penalty_step(fd_world* world)
+{
+    fd_penalty* p = world->penalty;
+    step_end end;
+    if (!steps_in_place(world)) {
+        fd_rewind_forget(world); /* the careful step swaps the saved buffers */
+        return step_once(world, false, &end);
+    }
+    /* A rank of several keeps no rewind point: a failure stops every rank,
+     * and none writes the state of the last good step (docs/mpi.md). */
+    bool rewinds = !world->outlets_by_caller;
+    if (rewinds && fd_rewind_due(world)) {
+        fd_status taken = fd_rewind_take(world);
+        if (taken != FD_OK) {
+            return taken;
+        }
+    }
+    int64_t last_good = world->step_count;
+    bool recorded = !p->unrecorded; /* the last good step's contacts were recorded */
+    fd_status status = step_once(world, true, &end);
+    if (status == FD_OK || end != STEP_UNDONE || !rewinds) {
+        return status;
+    }
+    /* The failing step again, the careful way: it fails again (the same
+     * bits), names the same body in its message, and leaves the state of the
+     * last good step. */
+    status = replay_to(world, last_good, recorded);
+    fd_rewind_forget(world);
+    return status == FD_OK ? step_once(world, false, &end) : status;
 }

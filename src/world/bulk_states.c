@@ -33,6 +33,7 @@ fd_status fd_world_set_states(fd_world* world, int first, int count, const fd_bo
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_world_set_states: bodies [%d, %d) are not all slots of the world",
                        first, first + count);
     }
+    fd_world_note_change(world);
     for (int k = 0; k < count; ++k) {
         int b = first + k;
         if ((world->motion[b].flags & FD_MOTION_REMOVED) || world->colds[b].type == FD_BODY_STATIC) {

@@ -14,6 +14,7 @@ fd_status fd_world_set_gravity(fd_world* world, fd_vec3 gravity)
     if (world == NULL) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_world_set_gravity: null world");
     }
+    fd_world_note_change(world);
     if (!fd_v3_is_finite(gravity)) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "world: gravity must be finite");
     }
@@ -40,6 +41,7 @@ fd_status fd_world_set_inlet_active(fd_world* world, int index, bool active)
     if (world == NULL || index < 0 || index >= world->inlet_count) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_world_set_inlet_active: no inlet %d", index);
     }
+    fd_world_note_change(world);
     fd_inlet* inlet = &world->inlets[index];
     if (active && inlet->paused) {
         /* Only the time after its start counts as standing still. */
@@ -57,6 +59,7 @@ fd_status fd_world_set_outlet_active(fd_world* world, int index, bool active)
     if (world == NULL || index < 0 || index >= world->outlet_count) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_world_set_outlet_active: no outlet %d", index);
     }
+    fd_world_note_change(world);
     /* Its counts go on: a closed outlet removes nothing and adds nothing. */
     world->outlets[index].closed = !active;
     return FD_OK;

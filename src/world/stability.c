@@ -330,7 +330,37 @@ static double overlap_at(const fd_world* world, const fd_vec3* x, int b, int j)
     return world->bounding_radii[b] + world->bounding_radii[j] - fd_v3_length(fd_v3_sub(image, x[b]));
 }
 
-/* Body b's contact over the step from saved_position to position: among
+/* The positions before the step: `kept` where the stepper kept them (the
+ * penalty stepper's double buffers, the complementarity stepper's copies);
+ * else, after a step made in place, x - h v, into *made (the caller frees
+ * it): the drift x + h v to the round-off for every integrator (velocity
+ * Verlet's v is the half-kicked one until its second kick, after which the
+ * estimate is off by h^2 a / 2, for messages only). NULL when out of memory. */
+static const fd_vec3* positions_before(const fd_world* world, const fd_vec3* kept, fd_vec3** made)
+{
+    *made = NULL;
+    if (kept != NULL) {
+        return kept;
+    }
+    *made = malloc((size_t)(world->body_count > 0 ? world->body_count : 1) * sizeof **made);
+    if (*made == NULL) {
+        return NULL;
+    }
+    double h = world->def.time_step;
+    for (int b = 0; b < world->body_count; ++b) {
+        (*made)[b] = fd_v3_mul_add(world->position[b], -h, world->velocity[b]);
+    }
+    return *made;
+}
+
+/* What a failed step's message says of the state left. */
+static const char* state_left(const fd_vec3* kept)
+{
+    return kept != NULL ? "state kept at the last good step"
+                        : "the bodies were stepped in place, no copy of the last good step is kept";
+}
+
+/* Body b's contact over the step from `before` to position: among
  * the bodies it touches (within the contact margin) before or after, the
  * one whose overlap changed most; -1 when it touches none. O(N): for the
  * rare body that moved far, and for messages. */
@@ -340,7 +370,7 @@ typedef struct step_contact {
 } step_contact;
 enum { STEP_CONTACT_ELSEWHERE = -2 };
 
-static step_contact contact_over_step(const fd_world* world, int b)
+static step_contact contact_over_step(const fd_world* world, const fd_vec3* before_step, int b)
 {
     step_contact best = {-1, 0.0, 0.0};
     double margin = world->def.contact_margin, largest = -1.0;
@@ -348,7 +378,7 @@ static step_contact contact_over_step(const fd_world* world, int b)
         if (j == b || (world->is_wall[j] && world->is_wall[b]) || world->is_removed[j]) {
             continue;
         }
-        double before = overlap_at(world, world->saved_position, b, j);
+        double before = overlap_at(world, before_step, b, j);
         double after = overlap_at(world, world->position, b, j);
         if (fmax(before, after) >= -margin && fabs(after - before) > largest) {
             largest = fabs(after - before);
@@ -382,7 +412,7 @@ static bool stepped_here(const fd_world* world, int b)
     return world->colds[b].type == FD_BODY_DYNAMIC && !(world->motion[b].flags & FD_MOTION_DORMANT);
 }
 
-fd_status fd_world_check_finite(fd_world* world)
+fd_status fd_world_check_finite(fd_world* world, const fd_vec3* kept)
 {
     char label[300], contact[400];
     /* A body whose own state is not finite: it ran off (a tiny mass, an
@@ -391,10 +421,9 @@ fd_status fd_world_check_finite(fd_world* world)
         if (stepped_here(world, b) &&
             (!fd_v3_is_finite(world->position[b]) || !fd_quat_is_finite(world->orientation[b]) ||
              !fd_v3_is_finite(world->velocity[b]) || !fd_v3_is_finite(world->angular_velocity[b]))) {
-            return fd_fail(FD_ERR_NON_FINITE,
-                           "non-finite state of body %s at step %lld, t = %.9g s (state kept at the last good step)",
+            return fd_fail(FD_ERR_NON_FINITE, "non-finite state of body %s at step %lld, t = %.9g s (%s)",
                            fd_world_body_label(world, b, label, sizeof label), (long long)world->step_count,
-                           world->time);
+                           world->time, state_left(kept));
         }
     }
     /* A non-finite load: a contact puts it on both its bodies (and a static
@@ -410,13 +439,18 @@ fd_status fd_world_check_finite(fd_world* world)
         }
     }
     if (culprit >= 0) {
-        describe_contact(world, contact_over_step(world, culprit), contact, sizeof contact);
+        fd_vec3* made;
+        const fd_vec3* before = positions_before(world, kept, &made);
+        /* (out of memory: the positions after the step name a contact too) */
+        describe_contact(world, contact_over_step(world, before != NULL ? before : world->position, culprit), contact,
+                         sizeof contact);
+        free(made);
         return fd_fail(FD_ERR_NON_FINITE,
                        "non-finite force or torque on body %s (m = %g kg, %s) at step %lld, t = %.9g s: a product "
                        "of its mass or inertia with the law's constants, or its load, is out of the range of a "
-                       "double (state kept at the last good step)",
+                       "double (%s)",
                        fd_world_body_label(world, culprit, label, sizeof label), world->colds[culprit].mass, contact,
-                       (long long)world->step_count, world->time);
+                       (long long)world->step_count, world->time, state_left(kept));
     }
     for (int c = 0; c < world->contacts.count; ++c) {
         const fd_contact* record = &world->contacts.contacts[c];
@@ -432,10 +466,10 @@ fd_status fd_world_check_finite(fd_world* world)
     return FD_OK;
 }
 
-bool fd_world_blow_up_suspected(const fd_world* world, double largest_displacement_squared, double widest_turn_squared)
+bool fd_world_blow_up_suspected(const fd_world* world, double largest_step_squared, double widest_turn_squared)
 {
     double trigger = 0.5 * BLOW_UP_FRACTION * world->blow_up_radius;
-    return largest_displacement_squared > trigger * trigger ||
+    return largest_step_squared > trigger * trigger ||
            widest_turn_squared > BLOW_UP_FRACTION * BLOW_UP_FRACTION;
 }
 
@@ -453,8 +487,14 @@ static fd_status fail_blow_up(const fd_world* world, int b, const char* what, st
                    state);
 }
 
-fd_status fd_world_check_blow_up(const fd_world* world)
+fd_status fd_world_check_blow_up(const fd_world* world, const fd_vec3* kept)
 {
+    fd_vec3* made;
+    const fd_vec3* positions = positions_before(world, kept, &made);
+    if (positions == NULL) {
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the blow-up test of step %lld",
+                       (long long)world->step_count);
+    }
     double dt = world->def.time_step;
     int worst = -1;
     double worst_ratio = BLOW_UP_FRACTION, moved_worst = 0.0, turned_worst = 0.0;
@@ -464,7 +504,7 @@ fd_status fd_world_check_blow_up(const fd_world* world)
             continue;
         }
         double radius = fd_shape_inner_radius(&world->colds[b].shape);
-        fd_vec3 before = world->saved_position[b];
+        fd_vec3 before = positions[b];
         fd_vec3 after = fd_v3_add(world->position[b], fd_periodic_offset(&world->periodic, before, world->position[b]));
         double moved = fd_v3_length(fd_v3_sub(after, before));
         double turned = fd_v3_length(world->angular_velocity[b]) * dt;
@@ -473,7 +513,7 @@ fd_status fd_world_check_blow_up(const fd_world* world)
         }
         /* Far, but along what it touches (a plate sliding on its plane) or
          * in free flight, it meets nothing deep: not a blow-up. */
-        step_contact contact = contact_over_step(world, b);
+        step_contact contact = contact_over_step(world, positions, b);
         if (contact.partner < 0) {
             continue;
         }
@@ -486,6 +526,7 @@ fd_status fd_world_check_blow_up(const fd_world* world)
             worst_contact = contact;
         }
     }
+    free(made);
     if (worst < 0) {
         return FD_OK;
     }
@@ -496,7 +537,7 @@ fd_status fd_world_check_blow_up(const fd_world* world)
              "overlap of its contact by %.3g of its radius (more than %g of the radius, or %g rad, is a blow-up)",
              moved_worst, moved_worst / radius, radius, moved_worst / dt, turned_worst,
              fabs(worst_contact.after - worst_contact.before) / radius, BLOW_UP_FRACTION, BLOW_UP_FRACTION);
-    return fail_blow_up(world, worst, what, worst_contact, "state kept at the last good step");
+    return fail_blow_up(world, worst, what, worst_contact, state_left(kept));
 }
 
 bool fd_world_energy_gain_checked(const fd_world* world)
@@ -553,9 +594,15 @@ fd_status fd_world_judge_energy_gain(const fd_world* world, const fd_energy_gain
              "holds %.3g J of the kinetic energy %.3g J, more than twice the %.3g J that entered (the energy "
              "ledger)",
              parts->largest, kinetic, entered);
-    step_contact elsewhere = {STEP_CONTACT_ELSEWHERE, 0.0, 0.0};
-    return fail_blow_up(world, fastest, what, whole ? contact_over_step(world, fastest) : elsewhere,
-                        "state kept at this step");
+    step_contact contact = {STEP_CONTACT_ELSEWHERE, 0.0, 0.0};
+    if (whole) {
+        fd_vec3* made;
+        const fd_vec3* before =
+            positions_before(world, world->state_before_kept ? world->saved_position : NULL, &made);
+        contact = contact_over_step(world, before != NULL ? before : world->position, fastest);
+        free(made);
+    }
+    return fail_blow_up(world, fastest, what, contact, "state kept at this step");
 }
 
 fd_status fd_world_check_energy_gain(const fd_world* world)

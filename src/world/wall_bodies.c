@@ -20,6 +20,7 @@ fd_status fd_world_adopt_mesh(fd_world* world, fd_mesh* mesh)
     if (world == NULL || mesh == NULL) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_world_adopt_mesh: null argument");
     }
+    fd_world_note_change(world);
     fd_mesh** meshes = realloc(world->meshes, (size_t)(world->mesh_count + 1) * sizeof *meshes);
     if (meshes == NULL) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
@@ -62,6 +63,7 @@ fd_status fd_world_create_wall(fd_world* world, const fd_body_def* def, fd_body_
     if (world == NULL || def == NULL || first == NULL || count == NULL) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_world_create_wall: null argument");
     }
+    fd_world_note_change(world);
     *count = 0;
     *first = (fd_body_id){0, 0};
     const fd_shape_def* shape = &def->shape;

@@ -85,6 +85,7 @@ fd_status fd_world_set_wall_motion(fd_world* world, fd_body_id id, const fd_wall
     if (world == NULL || motion == NULL) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_world_set_wall_motion: null argument");
     }
+    fd_world_note_change(world);
     if (!fd_world_holds(world, id)) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "fd_world_set_wall_motion: invalid body handle");
     }

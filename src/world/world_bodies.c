@@ -552,6 +552,7 @@ static fd_body_id create_body_in(fd_world* world, const fd_body_def* def, int b,
 
 fd_body_id fd_world_create_body(fd_world* world, const fd_body_def* def)
 {
+    fd_world_note_change(world);
     /* A removed body's slot goes on with the tombstone's generation, which
      * no handle of the removed body has (src/engine/removal.c). */
     int b = fd_world_next_slot(world);
@@ -596,6 +597,7 @@ fd_body_state fd_body_get_state(const fd_world* world, fd_body_id id)
 
 fd_status fd_body_set_state(fd_world* world, fd_body_id id, const fd_body_state* state)
 {
+    fd_world_note_change(world);
     if (!fd_body_is_valid(world, id)) {
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "invalid body handle");
     }

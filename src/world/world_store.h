@@ -242,6 +242,14 @@ struct fd_world {
     bool has_energy_reference;
     double energy_reference;
     bool forces_current;               /* forces belong to the current state (else prepare computes them) */
+    /* Counts the changes made to the world from outside its steps (bodies
+     * added, removed or set, gravity, laws, walls' motions, inlets and
+     * outlets, a checkpoint read, a prepare: fd_world_note_change): the
+     * penalty stepper's rewind point holds only while it is unchanged
+     * (src/penalty/rewind.c). */
+    uint64_t changes;
+    bool state_before_kept;       /* the saved buffers hold the state before the last step (else it was made
+                                   * in place: src/penalty/rewind.c) */
     fd_complementarity* complementarity; /* the non-smooth stepper's workspace (NULL for the penalty one) */
     fd_penalty* penalty;               /* the penalty stepper's state (src/penalty/penalty.h), owned */
     bool list_stale;                   /* a body moved by hand, or a wall's motion changed: the penalty stepper
@@ -415,16 +423,19 @@ double fd_shape_inner_radius(const fd_shape* shape);
 /* After a step that found a non-finite value: an error (FD_ERR_NON_FINITE)
  * naming the body that caused it (a dynamic body's state, else the heaviest
  * dynamic body with a non-finite load, with its contact), or a contact with a
- * non-finite load; FD_OK when everything is finite. */
-fd_status fd_world_check_finite(fd_world* world);
-/* Whether the largest displacement since the neighbour list was built (m^2)
- * or the widest turn (omega dt)^2 of a step may hide a blow-up, worth
- * fd_world_check_blow_up's scan. */
-bool fd_world_blow_up_suspected(const fd_world* world, double largest_displacement_squared, double widest_turn_squared);
+ * non-finite load; FD_OK when everything is finite. `before`: the positions
+ * before the step where the stepper kept them, NULL after a step made in
+ * place (then x - h v stands for them, in the messages only). */
+fd_status fd_world_check_finite(fd_world* world, const fd_vec3* before);
+/* Whether the largest displacement of a body in the step (m^2) or the
+ * widest turn (omega dt)^2 may hide a blow-up, worth fd_world_check_blow_up's
+ * scan. */
+bool fd_world_blow_up_suspected(const fd_world* world, double largest_step_squared, double widest_turn_squared);
 /* The scan: FD_ERR_UNSTABLE naming the body that moved more than half its
- * radius (or turned its surface as far) in the step from saved_position to
+ * radius (or turned its surface as far) in the step from `before` (as in
+ * fd_world_check_finite: NULL after a step made in place, x - h v) to
  * position, its deepest contact, the step and the time; else FD_OK. */
-fd_status fd_world_check_blow_up(const fd_world* world);
+fd_status fd_world_check_blow_up(const fd_world* world, const fd_vec3* before);
 /* With the energy ledger: FD_ERR_UNSTABLE when the kinetic energy exceeds
  * twice what entered (docs/models/critical-step.md), naming the body that
  * holds most of it; else FD_OK (always with gravity along a periodic axis). */
@@ -456,6 +467,8 @@ void fd_world_book_step_work(fd_world* world, double h);
  * the ledger's totals and springs' energy, the time and the step count),
  * kept by either stepper for its rollback (ledger.c). fd_world_begin_step
  * also clears the locks' work of the step to come. */
+/* Records a change made from outside the steps (the field `changes`). */
+static inline void fd_world_note_change(fd_world* world) { world->changes++; }
 typedef struct fd_step_undo {
     uint64_t next_contact_id;
     fd_energy_totals energy_totals;

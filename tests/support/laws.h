@@ -249,4 +249,21 @@ static inline void test_expect_the_spring_holds(fd_world* world, int steps, doub
     cr_assert_float_eq(state.velocity.x, 0.0, 1e-9);
 }
 
+/* The demo's law (scenes/demo.yaml): hooke k_n = 2e4 N/m, restitution 0.3;
+ * Fang & Negrut slide (mu_s 0.6, mu_k 0.5, K_E = 2e4 N/m, K_D critical) and
+ * roll (eta_r 0.4, K_R and D_R by default). */
+static inline fd_contact_law_def test_demo_law(void)
+{
+    fd_contact_law_def law = fd_default_contact_law_def();
+    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "k_n", 2e4);
+    test_add_param(&law.submodel[FD_MECHANISM_NORMAL], "restitution", 0.3);
+    law.submodel[FD_MECHANISM_SLIDE].model = "fang_negrut";
+    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_s", 0.6);
+    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "mu_k", 0.5);
+    test_add_param(&law.submodel[FD_MECHANISM_SLIDE], "K_E", 2e4);
+    law.submodel[FD_MECHANISM_ROLL].model = "fang_negrut";
+    test_add_param(&law.submodel[FD_MECHANISM_ROLL], "eta_r", 0.4);
+    return law;
+}
+
 #endif
