@@ -164,7 +164,7 @@ static FD_AVX2 uint32_t scatter_by_quads(const fd_fn_block* b, const fd_fn_lane_
 
 void fd_fn_gather_springs(fd_fn_block* b, const fd_fn_lane_law* law, const fd_contact_pool* pool, int stride)
 {
-    const double* before = pool->history[pool->parity];
+    const double* before = fd_springs_before(pool, 0, stride);
     int c = 0;
 #if defined(FD_HAVE_PERMUTES)
     if (law->history_size >= 4 && fd_permutes_on()) {
@@ -193,8 +193,8 @@ static inline void scatter_lane(const fd_fn_block* b, const fd_fn_lane_law* law,
 
 void fd_fn_scatter_springs(const fd_fn_block* b, const fd_fn_lane_law* law, fd_contact_pool* pool, int stride)
 {
-    const double* before = pool->history[pool->parity];
-    double* after = pool->history[1 - pool->parity];
+    const double* before = fd_springs_before(pool, 0, stride);
+    double* after = fd_springs_after(pool, 0, stride);
     int c = 0;
 #if defined(FD_HAVE_PERMUTES)
     if (law->history_size >= 4 && fd_permutes_on()) {

@@ -113,7 +113,10 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
     const double* constants = pool->constants + (size_t)slot * (size_t)penalty->constant_stride;
     int stride = world->history_stride;
     double* history = fd_springs_after(pool, slot, stride); /* the kernel updates it in place: on a copy */
-    memcpy(history, fd_springs_before(pool, slot, stride), (size_t)stride * sizeof(double));
+    const double* before = fd_springs_before(pool, slot, stride);
+    if (history != before) { /* (the same springs in a step made in place) */
+        memcpy(history, before, (size_t)stride * sizeof(double));
+    }
     uint8_t kind = list->kind[e];
     fd_pair_loads out;
     fd_vec3 n, relative;
@@ -641,16 +644,31 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 int pairing = kind - FD_PAIR_GENERIC_SPHERES;
                 fd_vec3 offset = record ? fd_round_pair_record_geometry(world, i, j, pairing, &geometry)
                                         : fd_round_pair_geometry(world, i, j, pairing, &geometry);
+                /* (springs written over, in a step made in place: the
+                 * lane below must read them as they were) */
+                double* springs = springs_after + (size_t)slot * (size_t)stride;
+                size_t lane_bytes = fn >= 0 ? (size_t)p->fn_lane_laws[fn].history_size * sizeof(double) : 0;
+                bool over = fn >= 0 && springs == springs_before + (size_t)slot * (size_t)stride;
+                double held[FD_FN_SPRINGS], registry[FD_FN_SPRINGS];
+                if (over) {
+                    memcpy(held, springs, lane_bytes);
+                }
                 slot_loads[s] = fd_generic_pair(world, list, e, i, j, slot, &geometry, offset.x, offset.y, offset.z,
                                                 is_new, ledger, record, index, slot_books[s]);
                 /* A lane's contact on a pass that records or keeps books
                  * (which the registry's path just did): its loads and
                  * springs from the lane all the same, so that the motion
                  * does not depend on what is written when. */
+                if (over) {
+                    memcpy(registry, springs, lane_bytes);
+                    memcpy(springs, held, lane_bytes);
+                }
                 fd_pair_loads lane_loads;
                 if (fn >= 0 &&
                     fd_fn_single(world, &p->fn_lane_laws[fn], th->fn_single, shapes, i, j, slot, &lane_loads)) {
                     slot_loads[s] = lane_loads;
+                } else if (over) {
+                    memcpy(springs, registry, lane_bytes); /* the lane left it to the registry's path */
                 }
             }
         }

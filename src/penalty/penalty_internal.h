@@ -43,11 +43,11 @@ typedef struct fd_pair_loads {
 /* A slot's springs as the pass in progress found them, and as it leaves them. */
 static inline double* fd_springs_before(const fd_contact_pool* pool, int32_t slot, int stride)
 {
-    return pool->history[pool->parity] + (size_t)slot * (size_t)stride;
+    return pool->history[pool->spring_parity] + (size_t)slot * (size_t)stride;
 }
 static inline double* fd_springs_after(const fd_contact_pool* pool, int32_t slot, int stride)
 {
-    return pool->history[1 - pool->parity] + (size_t)slot * (size_t)stride;
+    return pool->history[pool->spring_parity ^ pool->springs_flip] + (size_t)slot * (size_t)stride;
 }
 
 /* A slot's lifetime books as the pass in progress found them, and as it leaves them. */
