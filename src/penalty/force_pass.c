@@ -326,10 +326,10 @@ fd_status fd_penalty_force_pass(fd_world* world, bool record, bool elapsed)
         return status;
     }
     p->spring_time_step = elapsed ? world->def.time_step : 0.0;
-    /* A step made in place writes the springs over (its rewind point
-     * answers for a failure); the set-up pass and a careful step into the
-     * other buffer, which the commit makes the springs. */
-    p->pool.springs_flip = elapsed && p->stepping_in_place ? 0 : 1;
+    /* A step made in place writes the springs and books over (its rewind
+     * point answers for a failure); the set-up pass and a careful step into
+     * the other buffers, which the commit makes the current ones. */
+    p->pool.flip = elapsed && p->stepping_in_place ? 0 : 1;
     for (int b = 0; b < p->block_law_count; ++b) {
         p->block_laws[b].spring_time_step = p->spring_time_step;
     }
@@ -440,8 +440,7 @@ void fd_penalty_commit(fd_world* world)
 {
     fd_penalty* p = world->penalty;
     if (p->stage == 1) {
-        p->pool.parity ^= 1; /* the books the pass wrote are the books now */
-        p->pool.spring_parity ^= p->pool.springs_flip; /* and the springs (written over: no flip) */
+        p->pool.parity ^= p->pool.flip; /* the springs and books the pass wrote are those now */
         /* Contacts that ended give their slots back, for later passes. */
         fd_neighbor_list* list = &p->lists[p->current];
         fd_contact_pool* pool = &p->pool;

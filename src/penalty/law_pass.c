@@ -45,14 +45,20 @@ static __attribute__((noinline)) void begin_contact(fd_world* world, fd_neighbor
         fd_fn_pair_constants(world, &world->laws[list->law[e]], list->kind[e] - FD_PAIR_GENERIC_SPHERES, i, j,
                              pool->constants + (size_t)slot * (size_t)constant_stride);
     }
-    memset(fd_springs_before(pool, slot, stride), 0, (size_t)stride * sizeof(double));
-    if (world->def.energy_ledger && pool->lifetime_books) {
-        /* Both buffers: a mechanism the law lacks is never written again. */
-        memset(fd_books_before(pool, slot), 0, (size_t)pool->book_count * sizeof(fd_energy_books));
-        memset(fd_books_after(pool, slot), 0, (size_t)pool->book_count * sizeof(fd_energy_books));
-    } else if (world->def.energy_ledger) {
-        memset(fd_stored_before(pool, slot), 0, (size_t)pool->book_count * sizeof(double));
-        memset(fd_stored_after(pool, slot), 0, (size_t)pool->book_count * sizeof(double));
+    /* Both buffers, whichever way the pass writes (pool->flip): a mechanism
+     * the law lacks is never written again, and a later careful step makes
+     * the other buffer the current one. */
+    for (int k = 0; k < 2; ++k) {
+        if (stride > 0) {
+            memset(pool->history[k] + (size_t)slot * (size_t)stride, 0, (size_t)stride * sizeof(double));
+        }
+        if (world->def.energy_ledger && pool->lifetime_books) {
+            memset(pool->books[k] + (size_t)slot * (size_t)pool->book_count, 0,
+                   (size_t)pool->book_count * sizeof(fd_energy_books));
+        } else if (world->def.energy_ledger) {
+            memset(pool->stored[k] + (size_t)slot * (size_t)pool->book_count, 0,
+                   (size_t)pool->book_count * sizeof(double));
+        }
     }
     pool->id[slot] = id;
     pool->first_step[slot] = world->step_count;

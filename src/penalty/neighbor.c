@@ -127,7 +127,6 @@ static bool compact_pool(fd_world* world, fd_neighbor_list* list)
         return false;
     }
     packed.parity = 0;
-    packed.spring_parity = 0;
     const double* springs_before = fd_springs_before(pool, 0, stride);
 #pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
     for (int t = 0; t < threads; ++t) {

@@ -132,14 +132,13 @@ typedef struct fd_contact_pool {
     int64_t used;                 /* slots [0, used) handed out since the last compaction */
     int64_t capacity;
     /* history_stride per slot, twice: a pass reads its springs from
-     * history[spring_parity] and writes them to history[spring_parity ^
-     * springs_flip]; the commit of the step flips spring_parity by
-     * springs_flip, a failed step leaves it (its rollback). springs_flip is
-     * 0 in a pass of a step made in place (the springs written over: the
-     * rewind point answers for a failure, rewind.c), else 1. */
+     * history[parity] and writes them to history[parity ^ flip], and the
+     * books below the same way; the commit of the step flips the parity by
+     * `flip`, a failed step leaves it (its rollback). `flip` is 0 in a pass
+     * of a step made in place (springs and books written over: the rewind
+     * point answers for a failure, rewind.c), else 1. */
     double* history[2];
-    int spring_parity, springs_flip;
-    int parity;                   /* the books' (below): flipped by every commit */
+    int parity, flip;
     double* constants;            /* constant_stride per slot: the pair's constants for the sphere kernels */
     uint64_t* id;
     int64_t* first_step;          /* step the contact began at */

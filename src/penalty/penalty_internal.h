@@ -43,11 +43,11 @@ typedef struct fd_pair_loads {
 /* A slot's springs as the pass in progress found them, and as it leaves them. */
 static inline double* fd_springs_before(const fd_contact_pool* pool, int32_t slot, int stride)
 {
-    return pool->history[pool->spring_parity] + (size_t)slot * (size_t)stride;
+    return pool->history[pool->parity] + (size_t)slot * (size_t)stride;
 }
 static inline double* fd_springs_after(const fd_contact_pool* pool, int32_t slot, int stride)
 {
-    return pool->history[pool->spring_parity ^ pool->springs_flip] + (size_t)slot * (size_t)stride;
+    return pool->history[pool->parity ^ pool->flip] + (size_t)slot * (size_t)stride;
 }
 
 /* A slot's lifetime books as the pass in progress found them, and as it leaves them. */
@@ -57,7 +57,7 @@ static inline fd_energy_books* fd_books_before(const fd_contact_pool* pool, int3
 }
 static inline fd_energy_books* fd_books_after(const fd_contact_pool* pool, int32_t slot)
 {
-    return pool->books[1 - pool->parity] + (size_t)slot * (size_t)pool->book_count;
+    return pool->books[pool->parity ^ pool->flip] + (size_t)slot * (size_t)pool->book_count;
 }
 /* after = before + this step's increments (stored: the step's), for the
  * mechanisms in `mechanisms` (bit 1 << mechanism); the others keep zero. */
@@ -81,7 +81,7 @@ static inline double* fd_stored_before(const fd_contact_pool* pool, int32_t slot
 }
 static inline double* fd_stored_after(const fd_contact_pool* pool, int32_t slot)
 {
-    return pool->stored[1 - pool->parity] + (size_t)slot * (size_t)pool->book_count;
+    return pool->stored[pool->parity ^ pool->flip] + (size_t)slot * (size_t)pool->book_count;
 }
 /* A slot's stored energy of mechanism m as the pass found it, either way. */
 static inline double fd_slot_stored_before(const fd_contact_pool* pool, int32_t slot, int m)
