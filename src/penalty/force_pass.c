@@ -507,6 +507,7 @@ size_t fd_penalty_memory(const fd_world* world)
                    fd_contact_pool_memory(&p->spare_pool, world->history_stride, p->constant_stride) +
                    fd_pair_scratch_memory(p->search);
     bytes += (size_t)p->reference_capacity * sizeof(fd_vec3) + (size_t)p->body_turn_capacity * sizeof(fd_quat);
+    bytes += fd_rewind_memory(p->rewind);
     for (int t = 0; t < p->thread_count; ++t) {
         const fd_penalty_thread* th = &p->threads[t];
         bytes += (size_t)th->touching_capacity * sizeof(fd_touch) + (size_t)th->separation_capacity * sizeof(fd_vec3) +

@@ -24,6 +24,8 @@ fd_status fd_rewind_restore(fd_world* world);
 /* The rewind point no longer holds (a careful step used the saved buffers). */
 void fd_rewind_forget(fd_world* world);
 void fd_rewind_free(struct fd_rewind* rewind);
+/* Bytes the rewind point holds beyond the world's saved buffers (its contacts). */
+size_t fd_rewind_memory(const struct fd_rewind* rewind);
 
 struct fd_generic_slot {
     fd_contact_geometry geometry;

@@ -70,6 +70,17 @@ void fd_rewind_free(fd_rewind* rewind)
     }
 }
 
+size_t fd_rewind_memory(const fd_rewind* rewind)
+{
+    if (rewind == NULL) {
+        return 0;
+    }
+    const fd_penalty_contacts* c = &rewind->contacts;
+    size_t per_contact = 2 * sizeof(int32_t) + sizeof(uint64_t) + sizeof(int64_t) + sizeof(uint8_t) +
+                         (size_t)c->history_stride * sizeof(double) + (size_t)c->book_count * sizeof(fd_energy_books);
+    return sizeof *rewind + (size_t)c->count * per_contact;
+}
+
 bool fd_rewind_due(const fd_world* world)
 {
     const fd_rewind* r = world->penalty->rewind;
