@@ -14,8 +14,16 @@
  * why): taken every FD_REWIND_INTERVAL steps, and again whenever the world
  * was changed from outside its steps (fd_world_note_change). */
 enum { FD_REWIND_INTERVAL = 256 };
+/* Rewind points at most one per FD_REWIND_SPACING steps: a world changed
+ * from outside more often (an inlet that inserts every step, a script that
+ * sets a body every step) is stepped the careful way in between, which
+ * costs what every step cost before the steps were made in place, not a
+ * copy of the world a step. */
+enum { FD_REWIND_SPACING = 32 };
 /* Whether the next step made in place needs a new rewind point first. */
 bool fd_rewind_due(const fd_world* world);
+/* Whether one was taken less than FD_REWIND_SPACING steps ago. */
+bool fd_rewind_taken_lately(const fd_world* world);
 /* A rewind point at the world's state now, between steps: the bodies'
  * states and loads into the world's saved buffers, the contacts gathered. */
 fd_status fd_rewind_take(fd_world* world);

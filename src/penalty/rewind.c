@@ -30,6 +30,7 @@
 
 typedef struct fd_rewind {
     bool valid;
+    int64_t taken_at;             /* the step count when last taken, valid or not since */
     uint64_t changes;             /* world->changes when taken */
     int body_count;
     fd_step_undo clocks;          /* step count, time, next contact id, ledger totals */
@@ -81,6 +82,12 @@ size_t fd_rewind_memory(const fd_rewind* rewind)
     return sizeof *rewind + (size_t)c->count * per_contact;
 }
 
+bool fd_rewind_taken_lately(const fd_world* world)
+{
+    const fd_rewind* r = world->penalty->rewind;
+    return r != NULL && world->step_count >= r->taken_at && world->step_count - r->taken_at < FD_REWIND_SPACING;
+}
+
 bool fd_rewind_due(const fd_world* world)
 {
     const fd_rewind* r = world->penalty->rewind;
@@ -112,6 +119,7 @@ fd_status fd_rewind_take(fd_world* world)
     memcpy(r->clocks.stored_energy, world->stored_energy, sizeof r->clocks.stored_energy);
     r->changes = world->changes;
     r->body_count = world->body_count;
+    r->taken_at = world->step_count;
     r->valid = true;
     return FD_OK;
 }

@@ -701,6 +701,10 @@ fd_status fd_penalty_step(fd_world* world)
      * and none writes the state of the last good step (docs/mpi.md). */
     bool rewinds = !world->outlets_by_caller;
     if (rewinds && fd_rewind_due(world)) {
+        if (fd_rewind_taken_lately(world)) {
+            fd_rewind_forget(world);
+            return step_once(world, false, &end); /* changed again soon after the last one */
+        }
         fd_status taken = fd_rewind_take(world);
         if (taken != FD_OK) {
             return taken;
