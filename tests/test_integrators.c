@@ -2,10 +2,12 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
+#include "body/body.h"
 #include "core/math.h"
 #include "fricdem/fricdem.h"
 #include "core/permute.h"
 #include "support/world.h"
+#include "world/world_store.h"
 
 static fd_world* make_world(fd_integrator integrator, double dt, fd_vec3 gravity)
 {
@@ -333,4 +335,138 @@ Test(integrators, four_bodies_at_a_time_give_the_bits_of_one_at_a_time)
                       alone[b].angular_velocity.z);
         }
     }
+}
+
+/* A world of one material "rock" with a hooke law (k_n 1e4 N/m), gravity
+ * down, the ledger on for `careful` (with an external load somewhere, it
+ * makes every step the careful way: src/penalty/stepper.c). */
+static fd_world* make_rock_world(fd_integrator integrator, double dt, bool careful)
+{
+    fd_world_def def = fd_default_world_def();
+    def.integrator = integrator;
+    def.time_step = dt;
+    def.gravity = fd_v3(0.0, 0.0, -9.81);
+    def.energy_ledger = careful;
+    fd_world* world = fd_world_create(&def);
+    cr_assert_not_null(world, "%s", fd_last_error());
+    fd_material_def material = fd_default_material_def();
+    material.name = "rock";
+    fd_material_id rock = fd_world_create_material(world, &material);
+    cr_assert(!fd_material_id_is_null(rock), "%s", fd_last_error());
+    fd_contact_law_def law = fd_default_contact_law_def();
+    law.submodel[FD_MECHANISM_NORMAL].params[0] = (fd_param){"k_n", 1e4};
+    law.submodel[FD_MECHANISM_NORMAL].param_count = 1;
+    cr_assert_eq(fd_world_set_contact_law(world, rock, rock, &law), FD_OK, "%s", fd_last_error());
+    return world;
+}
+
+/* A sphere with an external load, far from the others (only its load
+ * matters: with the ledger on, the world steps the careful way). */
+static void add_pushed_far_away(fd_world* world)
+{
+    fd_body_def pushed = ball_def(0.01, fd_v3(100.0, 0.0, 1.0), fd_v3(0.0, 0.0, 0.0));
+    pushed.external_force = fd_v3(0.0, 0.0, 1e-3);
+    add_body(world, pushed);
+}
+
+/* Spheres turning from 0 to 10 rad a step, in free flight: the stepper's
+ * straight loop takes the exponential map by its series up to 0.2 rad a
+ * step, and a block with a wider turn is done again one body at a time by
+ * body/integrate.c (src/penalty/stepper.c, exact_body), from the state
+ * before the step, which a step made in place has already begun to write
+ * over (its loads): both ways must give body/integrate.c's bits for every
+ * sphere, the slow ones of the same block included. The careful way (the
+ * saved buffers) is what a world with the ledger and an external load
+ * takes. */
+static void expect_the_bits_of_body_integrate(bool careful)
+{
+    enum { count = 8, steps = 20 };
+    const double dt = 1e-4;
+    const double spins[count] = {0.0, 100.0, 1e3, 3e3, 5e3, 2e4, 1e5, 50.0}; /* rad/s: omega dt to 10 rad */
+    fd_world* world = make_rock_world(FD_INTEGRATOR_SYMPLECTIC_EULER, dt, careful); /* (they never touch) */
+    const fd_vec3 gravity = fd_world_get_def(world).gravity;
+    for (int b = 0; b < count; ++b) {
+        fd_body_def ball = ball_def(0.01, fd_v3(1.0 * b, 0.0, 1.0), fd_v3(0.1 * b, 0.0, 0.0));
+        ball.angular_velocity = fd_v3(0.3 * spins[b], 0.0, spins[b]);
+        add_body(world, ball);
+    }
+    if (careful) {
+        add_pushed_far_away(world);
+    }
+    cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
+    fd_body_state expected[count];
+    cr_assert_eq(fd_world_get_states(world, 0, count, expected), FD_OK, "%s", fd_last_error());
+    for (int s = 0; s < steps; ++s) {
+        cr_assert_eq(fd_world_step(world), FD_OK, "step %d: %s", s, fd_last_error());
+        for (int b = 0; b < count; ++b) {
+            const fd_body_mass* mass = &world->masses[b];
+            fd_body_kick(&expected[b], mass, fd_v3_scale(world->motion[b].mass, gravity), fd_v3(0.0, 0.0, 0.0),
+                         dt);
+            fd_body_drift(&expected[b], mass, dt);
+        }
+    }
+    fd_body_state out[count];
+    cr_assert_eq(fd_world_get_states(world, 0, count, out), FD_OK, "%s", fd_last_error());
+    for (int b = 0; b < count; ++b) {
+        cr_assert(memcmp(&out[b], &expected[b], sizeof out[b]) == 0,
+                  "%s: sphere %d (omega dt = %g) differs (q.w %.17g / %.17g, x %.17g / %.17g)",
+                  careful ? "careful" : "in place", b, spins[b] * dt, out[b].orientation.w, expected[b].orientation.w,
+                  out[b].position.x, expected[b].position.x);
+    }
+    fd_world_free(world);
+}
+
+Test(integrators, turns_too_wide_for_the_series_are_body_integrates_in_place_and_the_careful_way)
+{
+    expect_the_bits_of_body_integrate(false);
+    expect_the_bits_of_body_integrate(true);
+}
+
+/* The same on a floor, where the loads of the last step are contact loads,
+ * not m g: a block done again one body at a time must kick with those
+ * (made in place, the gathering has already set the new loads to m g). The
+ * turns stay under the blow-up test's half radian a step. In place and the
+ * careful way give the same bits. */
+static void spin_on_a_floor(bool careful, fd_body_state* out, int count, int steps)
+{
+    const double dt = 1e-4;
+    const double turns[8] = {0.0, 0.01, 0.1, 0.3, 0.45, 0.25, 0.35, 0.05}; /* rad a step */
+    cr_assert_eq(count, 8);
+    fd_world* world = make_rock_world(fd_default_world_def().integrator, dt, careful);
+    fd_body_def floor = fd_default_body_def();
+    floor.type = FD_BODY_STATIC;
+    floor.shape.type = FD_SHAPE_PLANE;
+    floor.shape.plane_normal = fd_v3(0.0, 0.0, 1.0);
+    add_body(world, floor);
+    for (int b = 0; b < count; ++b) {
+        /* near the rest overlap m g / k_n = 4.1e-6 m (1000 kg/m^3), a little off it */
+        fd_body_def ball = ball_def(0.01, fd_v3(0.1 * b, 0.0, 0.01 - 4.8e-6 + 2e-7 * b), fd_v3(0.0, 0.0, 0.0));
+        ball.angular_velocity = fd_v3(0.0, 0.0, turns[b] / dt);
+        add_body(world, ball);
+    }
+    if (careful) {
+        add_pushed_far_away(world);
+    }
+    cr_assert_eq(fd_world_prepare(world), FD_OK, "%s", fd_last_error());
+    for (int s = 0; s < steps; ++s) {
+        cr_assert_eq(fd_world_step(world), FD_OK, "step %d: %s", s, fd_last_error());
+    }
+    cr_assert_eq(fd_world_contact_count(world), count, "the spheres must stand on the floor (%d contacts)",
+                 fd_world_contact_count(world));
+    cr_assert_eq(fd_world_get_states(world, 1, count, out), FD_OK, "%s", fd_last_error());
+    fd_world_free(world);
+}
+
+Test(integrators, turns_too_wide_for_the_series_on_a_floor_kick_with_the_contact_loads)
+{
+    enum { count = 8, steps = 30 };
+    fd_body_state in_place[count], kept[count];
+    spin_on_a_floor(false, in_place, count, steps);
+    spin_on_a_floor(true, kept, count, steps);
+    for (int b = 0; b < count; ++b) {
+        cr_assert(memcmp(&in_place[b], &kept[b], sizeof kept[b]) == 0,
+                  "sphere %d: in place z %.17g, the careful way %.17g", b, in_place[b].position.z, kept[b].position.z);
+    }
+    /* the floor's push is in them (30 steps of free fall would take 4.4e-5 m) */
+    cr_assert_gt(in_place[4].position.z, 0.01 - 1e-5);
 }
