@@ -19,7 +19,9 @@
  * the same bits, so only the time follows the cores' speeds.
  *
  * The commit of a step frees the pool slots of contacts that ended and makes
- * the recorded contacts the world's; a rollback undoes stage 3.
+ * the recorded contacts the world's; a rollback undoes stage 3 of a careful
+ * step (a step made in place wrote its springs over: its rewind point
+ * answers, src/penalty/rewind.c).
  *
  * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #include <math.h>

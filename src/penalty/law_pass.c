@@ -13,7 +13,9 @@
  * A contact that begins takes a pool slot (handed out in stage 2), its
  * springs start at zero and its pair constants are computed; every contact
  * reads its springs and books from one buffer and writes them to the other
- * (the commit of the step flips them; a rollback leaves them).
+ * (pool->flip: the commit of the step flips them, a rollback leaves them),
+ * or, in a step made in place, writes them over (the same buffer: the
+ * stepper's rewind point answers for a failure, rewind.c).
  *
  * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #include <math.h>

@@ -176,9 +176,11 @@ struct fd_world {
     fd_body_cold* colds;
     fd_vec3* forces;              /* N, world; accumulated each force pass */
     fd_vec3* torques;             /* N m, world */
-    /* The other buffer of each: the penalty stepper writes a step into the
-     * one and keeps the state before the step in the other (swapped, never
-     * copied), for rollback; the complementarity stepper copies. */
+    /* The other buffer of each: the penalty stepper's careful steps write
+     * the step into the one and keep the state before it in the other
+     * (swapped, never copied), for rollback; its steps made in place keep
+     * their rewind point's copy here (src/penalty/rewind.c); the
+     * complementarity stepper copies. */
     fd_vec3* saved_position;
     fd_quat* saved_orientation;
     fd_vec3* saved_velocity;
