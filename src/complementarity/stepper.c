@@ -498,22 +498,6 @@ static fd_status step(fd_world* world)
     return status;
 }
 
-/* The bodies' states and loads saved before a step (restore false) or put
- * back after a failed one (restore true). */
-static void copy_body_states(fd_world* world, bool restore)
-{
-    size_t n = (size_t)world->body_count;
-    for (int k = 0; k < FD_BODY_ARRAY_COUNT; ++k) {
-        const fd_body_array* array = &fd_body_arrays[k];
-        if (array->saved_field == 0) {
-            continue;
-        }
-        void* live = fd_body_array_get(world, array->field);
-        void* saved = fd_body_array_get(world, array->saved_field);
-        memcpy(restore ? live : saved, restore ? saved : live, n * array->element_size);
-    }
-}
-
 /* One step with its rollback: the state copied first, and put back when
  * the step fails (a non-finite state), so that the
  * caller can still write out the last good step. */
@@ -525,7 +509,7 @@ fd_status fd_complementarity_step(fd_world* world)
          * below must not hand memcpy null pointers, even for zero bytes. */
         return FD_ERR_OUT_OF_MEMORY;
     }
-    copy_body_states(world, false);
+    fd_world_copy_states(world, false);
     world->state_before_kept = true;
     fd_step_undo undo = fd_world_begin_step(world);
     double dt = world->def.time_step;
@@ -538,7 +522,7 @@ fd_status fd_complementarity_step(fd_world* world)
     }
     if (status != FD_OK) {
         /* Roll back to the last good step: the caller can still write it out. */
-        copy_body_states(world, true);
+        fd_world_copy_states(world, true);
         if (status == FD_ERR_NON_FINITE) {
             fd_contact_set swap = world->contacts;
             world->contacts = world->previous;

@@ -22,7 +22,6 @@
  *
  * Must not touch: the engine, the complementarity stepper, files, ranks. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "core/error.h"
 #include "penalty/penalty_internal.h"
@@ -36,32 +35,6 @@ typedef struct fd_rewind {
     fd_step_undo clocks;          /* step count, time, next contact id, ledger totals */
     fd_penalty_contacts contacts;
 } fd_rewind;
-
-/* The state arrays a step changes, with their saved buffers. */
-typedef struct state_array {
-    size_t live, saved;           /* offsets in fd_world */
-    size_t element_size;
-} state_array;
-
-#define STATE_ARRAY(field)                                                                                             \
-    {offsetof(fd_world, field), offsetof(fd_world, saved_##field), sizeof *((fd_world*)NULL)->field}
-static const state_array state_arrays[] = {
-    STATE_ARRAY(position), STATE_ARRAY(orientation), STATE_ARRAY(velocity),
-    STATE_ARRAY(angular_velocity), STATE_ARRAY(forces), STATE_ARRAY(torques),
-};
-#undef STATE_ARRAY
-
-static void copy_states(fd_world* world, bool restore)
-{
-    size_t n = (size_t)world->body_count;
-    for (size_t k = 0; k < sizeof state_arrays / sizeof state_arrays[0]; ++k) {
-        void* live = *(void**)((char*)world + state_arrays[k].live);
-        void* saved = *(void**)((char*)world + state_arrays[k].saved);
-        if (n > 0) {
-            memcpy(restore ? live : saved, restore ? saved : live, n * state_arrays[k].element_size);
-        }
-    }
-}
 
 void fd_rewind_free(fd_rewind* rewind)
 {
@@ -111,12 +84,8 @@ fd_status fd_rewind_take(fd_world* world)
     if (status != FD_OK) {
         return status;
     }
-    copy_states(world, false);
-    r->clocks = (fd_step_undo){.next_contact_id = world->next_contact_id,
-                               .energy_totals = world->energy_totals,
-                               .time = world->time,
-                               .step_count = world->step_count};
-    memcpy(r->clocks.stored_energy, world->stored_energy, sizeof r->clocks.stored_energy);
+    fd_world_copy_states(world, false);
+    r->clocks = fd_world_step_marks(world);
     r->changes = world->changes;
     r->body_count = world->body_count;
     r->taken_at = world->step_count;
@@ -131,7 +100,7 @@ fd_status fd_rewind_restore(fd_world* world)
         return fd_fail(FD_ERR_INVALID_ARGUMENT, "internal: no rewind point to go back to at step %lld",
                        (long long)world->step_count);
     }
-    copy_states(world, true);
+    fd_world_copy_states(world, true);
     fd_world_undo_step(world, &r->clocks);
     world->event_count = 0;
     return fd_penalty_install(world, &r->contacts);

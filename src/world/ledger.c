@@ -111,13 +111,19 @@ fd_world_energy fd_world_get_energy(const fd_world* world)
     return energy;
 }
 
-fd_step_undo fd_world_begin_step(fd_world* world)
+fd_step_undo fd_world_step_marks(const fd_world* world)
 {
     fd_step_undo undo = {.next_contact_id = world->next_contact_id,
                          .energy_totals = world->energy_totals,
                          .time = world->time,
                          .step_count = world->step_count};
     memcpy(undo.stored_energy, world->stored_energy, sizeof undo.stored_energy);
+    return undo;
+}
+
+fd_step_undo fd_world_begin_step(fd_world* world)
+{
+    fd_step_undo undo = fd_world_step_marks(world);
     if (world->has_locks) {
         memset(world->lock_work, 0, (size_t)world->body_count * sizeof *world->lock_work);
     }

@@ -295,6 +295,20 @@ static bool resize_bodies(fd_world* world, int capacity)
     return true;
 }
 
+void fd_world_copy_states(fd_world* world, bool restore)
+{
+    size_t n = (size_t)world->body_count;
+    for (int k = 0; k < FD_BODY_ARRAY_COUNT && n > 0; ++k) {
+        const fd_body_array* array = &fd_body_arrays[k];
+        if (array->saved_field == 0) {
+            continue;
+        }
+        void* live = fd_body_array_get(world, array->field);
+        void* saved = fd_body_array_get(world, array->saved_field);
+        memcpy(restore ? live : saved, restore ? saved : live, n * array->element_size);
+    }
+}
+
 void fd_world_free_body_arrays(fd_world* world)
 {
     for (int k = 0; k < FD_BODY_ARRAY_COUNT; ++k) {

@@ -365,6 +365,10 @@ static inline void fd_body_array_set(fd_world* world, size_t field, void* data)
 }
 /* Frees every per-body array (fd_world_free). */
 void fd_world_free_body_arrays(fd_world* world);
+/* The bodies' states and loads (the rows with a saved copy) copied into
+ * their saved buffers (restore false), or back from them (restore true):
+ * the complementarity stepper's rollback, the penalty stepper's rewind point. */
+void fd_world_copy_states(fd_world* world, bool restore);
 
 /* Slots of removed bodies (src/world/world_bodies.c). The slot the next body
  * takes (a removed body's, or body_count); fd_world_create_body fills it and
@@ -479,6 +483,8 @@ typedef struct fd_step_undo {
     int64_t step_count;
 } fd_step_undo;
 fd_step_undo fd_world_begin_step(fd_world* world);
+/* The same marks without clearing anything (the penalty stepper's rewind point). */
+fd_step_undo fd_world_step_marks(const fd_world* world);
 void fd_world_undo_step(fd_world* world, const fd_step_undo* undo);
 /* What the ledger says should stay constant: mechanical energy plus the
  * springs' and the books' (ledger.c; docs/energy.md). */
