@@ -205,11 +205,7 @@ fd_pair_loads fd_generic_pair(fd_world* world, const fd_neighbor_list* list, int
     /* The registry's kernels update the springs in place: on a copy in the
      * pass's output buffer. */
     int stride = world->history_stride;
-    double* history = fd_springs_after(&world->penalty->pool, slot, stride);
-    const double* before = fd_springs_before(&world->penalty->pool, slot, stride);
-    if (history != before) { /* (the same springs in a step made in place) */
-        memcpy(history, before, (size_t)stride * sizeof(double));
-    }
+    double* history = fd_springs_to_update(&world->penalty->pool, slot, stride);
     /* Model columns only for a recorded contact: the kernels skip them on NULL. */
     double* columns = record ? world->penalty->record_set->columns + (size_t)index * (size_t)world->column_count : NULL;
     if (record) {

@@ -293,9 +293,10 @@ bool fd_contact_set_reserve(const fd_world* world, fd_contact_set* set, int64_t 
 }
 
 /* Each body's rotation over the step just made, q1 q0* (R(q1) R(q0)^T is
- * its matrix; q0 where the stepper put it, p->turns_hold_before: the saved
- * buffers, or body_turns itself): an unturned body gets (1, 0, 0, 0), whose
- * fd_mat3_from_quat is the identity to the bit. */
+ * its matrix; q0 where the stepper put it: in body_turns itself after a step
+ * made in place, p->stepping_in_place, else in the saved buffers): an
+ * unturned body gets (1, 0, 0, 0), whose fd_mat3_from_quat is the identity
+ * to the bit. */
 static bool make_body_turns(fd_world* world, int threads)
 {
     fd_penalty* p = world->penalty;
@@ -303,7 +304,7 @@ static bool make_body_turns(fd_world* world, int threads)
         return false;
     }
     /* (before may be turns: each is read before it is written) */
-    const fd_quat* before = p->turns_hold_before ? p->body_turns : world->saved_orientation;
+    const fd_quat* before = p->stepping_in_place ? p->body_turns : world->saved_orientation;
     const fd_quat* after = world->orientation;
     fd_quat* turns = p->body_turns;
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)

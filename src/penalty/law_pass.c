@@ -120,11 +120,7 @@ static inline __attribute__((always_inline)) fd_pair_loads sphere_pair(fd_world*
     const fd_contact_law* law = &world->laws[list->law[e]];
     const double* constants = pool->constants + (size_t)slot * (size_t)penalty->constant_stride;
     int stride = world->history_stride;
-    double* history = fd_springs_after(pool, slot, stride); /* the kernel updates it in place: on a copy */
-    const double* before = fd_springs_before(pool, slot, stride);
-    if (history != before) { /* (the same springs in a step made in place) */
-        memcpy(history, before, (size_t)stride * sizeof(double));
-    }
+    double* history = fd_springs_to_update(pool, slot, stride);
     uint8_t kind = list->kind[e];
     fd_pair_loads out;
     fd_vec3 n, relative;

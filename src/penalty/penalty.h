@@ -331,11 +331,10 @@ typedef struct fd_penalty {
     int64_t body_turn_capacity;
     /* The rewind point (rewind.c; NULL until the first step made in place). */
     struct fd_rewind* rewind;
-    bool stepping_in_place;       /* the step in progress writes the state over the state before it */
-    /* Where make_body_turns finds the orientations before the step: in
-     * body_turns itself, filled before the drift of a step made in place;
-     * else in the saved buffers (a careful step). */
-    bool turns_hold_before;
+    /* The step in progress writes the state over the state before it (then
+     * make_body_turns finds the orientations before the step in body_turns
+     * itself, filled before the drift; else in the saved buffers). */
+    bool stepping_in_place;
     /* Under a domain decomposition (NULL in one process): an fd_book_row
      * per body, set by the rank before each step; then a pass leaves the
      * world's ledger totals alone, its books staying in the threads'

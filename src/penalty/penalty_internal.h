@@ -4,6 +4,8 @@
 #ifndef FD_PENALTY_INTERNAL_H
 #define FD_PENALTY_INTERNAL_H
 
+#include <string.h>
+
 #include "broadphase/broadphase.h"
 #include "contact/model.h"
 #include "core/grow.h"
@@ -58,6 +60,19 @@ static inline double* fd_springs_before(const fd_contact_pool* pool, int32_t slo
 static inline double* fd_springs_after(const fd_contact_pool* pool, int32_t slot, int stride)
 {
     return pool->history[pool->parity ^ pool->flip] + (size_t)slot * (size_t)stride;
+}
+
+/* The springs a registry kernel updates in place: the pass's output, holding
+ * the springs as the pass found them (the same buffer in a step made in
+ * place, nothing to copy; else a copy). */
+static inline double* fd_springs_to_update(const fd_contact_pool* pool, int32_t slot, int stride)
+{
+    double* after = fd_springs_after(pool, slot, stride);
+    const double* before = fd_springs_before(pool, slot, stride);
+    if (after != before) {
+        memcpy(after, before, (size_t)stride * sizeof(double));
+    }
+    return after;
 }
 
 /* A slot's lifetime books as the pass in progress found them, and as it leaves them. */

@@ -444,7 +444,7 @@ static bool list_special_bodies(fd_world* world)
     int count = 0, runs = 0;
     for (int b = 0; b < world->body_count; ++b) {
         uint32_t f = world->motion[b].flags;
-        count += (f & FD_MOTION_DYNAMIC) && (!(f & FD_MOTION_SIMPLE) || (f & FD_MOTION_LOADED));
+        count += is_exact(f);
         runs += !(f & FD_MOTION_DORMANT) && (b == 0 || (world->motion[b - 1].flags & FD_MOTION_DORMANT));
     }
     int32_t* held = realloc(world->held_runs, (size_t)(runs > 0 ? 2 * runs : 2) * sizeof *held);
@@ -469,7 +469,7 @@ static bool list_special_bodies(fd_world* world)
     count = 0;
     for (int b = 0; b < world->body_count; ++b) {
         uint32_t f = world->motion[b].flags;
-        if ((f & FD_MOTION_DYNAMIC) && (!(f & FD_MOTION_SIMPLE) || (f & FD_MOTION_LOADED))) {
+        if (is_exact(f)) {
             special[count++] = b;
         }
     }
@@ -585,8 +585,7 @@ static fd_status step_once(fd_world* world, bool in_place, step_end* end)
     }
     p->stepping_in_place = in_place;
     world->state_before_kept = !in_place;
-    p->turns_hold_before = in_place && p->tracks_turns;
-    if (p->turns_hold_before) {
+    if (in_place && p->tracks_turns) {
         /* Fang & Negrut's turns need the orientations before the step. */
         if (!fd_grow((void**)&p->body_turns, &p->body_turn_capacity, world->body_count, sizeof *p->body_turns)) {
             return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory");
