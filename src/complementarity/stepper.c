@@ -515,7 +515,7 @@ fd_status fd_complementarity_step(fd_world* world)
     double dt = world->def.time_step;
     fd_status status = step(world);
     if (status == FD_OK) {
-        status = fd_world_check_finite(world, world->saved_position);
+        status = fd_world_check_finite(world);
     }
     if (status == FD_OK) {
         fd_world_book_step_work(world, dt);

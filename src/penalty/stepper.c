@@ -599,7 +599,6 @@ static fd_status step_once(fd_world* world, bool in_place, step_end* end)
     }
     bool suspect = false;
     bool finite = advance_bodies(world, verlet ? 0.5 * dt : dt, dt, &suspect);
-    const fd_vec3* before = in_place ? NULL : world->saved_position; /* for the checks' tests and messages */
     world->time = (double)(world->step_count + 1) * dt; /* no running-sum round-off */
     world->step_count++;
     if (world->moving_wall_count > 0) {
@@ -609,7 +608,7 @@ static fd_status step_once(fd_world* world, bool in_place, step_end* end)
     bool record = world->def.contact_output == FD_CONTACT_OUTPUT_EVERY_STEP || world->contacts_requested;
     fd_status status = FD_OK;
     if (finite && suspect) {
-        status = fd_world_check_blow_up(world, before); /* before the force pass: the drift alone tells */
+        status = fd_world_check_blow_up(world); /* before the force pass: the drift alone tells */
     }
     if (finite && status == FD_OK) {
         status = fd_penalty_force_pass(world, record, true);
@@ -619,13 +618,11 @@ static fd_status step_once(fd_world* world, bool in_place, step_end* end)
         finite = finish_step(world, verlet ? 0.5 * dt : 0.0);
     }
     if (status == FD_OK && !finite) {
-        status = fd_world_check_finite(world, before);
+        status = fd_world_check_finite(world);
         if (status == FD_OK) {
             /* The probe saw a non-finite value that the scan did not name. */
             status = fd_fail(FD_ERR_NON_FINITE, "non-finite state at step %lld, t = %.9g s (%s)",
-                             (long long)world->step_count, world->time,
-                             in_place ? "the bodies were stepped in place, no copy of the last good step is kept"
-                                      : "state kept at the last good step");
+                             (long long)world->step_count, world->time, fd_world_state_left(world));
         }
     }
     if (status == FD_OK && world->def.energy_ledger) {

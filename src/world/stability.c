@@ -330,17 +330,18 @@ static double overlap_at(const fd_world* world, const fd_vec3* x, int b, int j)
     return world->bounding_radii[b] + world->bounding_radii[j] - fd_v3_length(fd_v3_sub(image, x[b]));
 }
 
-/* The positions before the step: `kept` where the stepper kept them (the
- * penalty stepper's double buffers, the complementarity stepper's copies);
- * else, after a step made in place, x - h v, into *made (the caller frees
- * it): the drift x + h v to the round-off for every integrator (velocity
- * Verlet's v is the half-kicked one until its second kick, after which the
- * estimate is off by h^2 a / 2, for messages only). NULL when out of memory. */
-static const fd_vec3* positions_before(const fd_world* world, const fd_vec3* kept, fd_vec3** made)
+/* The positions before the step: the saved buffers where the stepper kept
+ * them there (world->state_before_kept: the penalty stepper's careful
+ * steps, the complementarity stepper's copies); else, after a step made in
+ * place, x - h v, into *made (the caller frees it): the drift x + h v to the
+ * round-off for every integrator (velocity Verlet's v is the half-kicked one
+ * until its second kick, after which the estimate is off by h^2 a / 2, for
+ * messages only). NULL when out of memory. */
+static const fd_vec3* positions_before(const fd_world* world, fd_vec3** made)
 {
     *made = NULL;
-    if (kept != NULL) {
-        return kept;
+    if (world->state_before_kept) {
+        return world->saved_position;
     }
     *made = malloc((size_t)(world->body_count > 0 ? world->body_count : 1) * sizeof **made);
     if (*made == NULL) {
@@ -353,11 +354,10 @@ static const fd_vec3* positions_before(const fd_world* world, const fd_vec3* kep
     return *made;
 }
 
-/* What a failed step's message says of the state left. */
-static const char* state_left(const fd_vec3* kept)
+const char* fd_world_state_left(const fd_world* world)
 {
-    return kept != NULL ? "state kept at the last good step"
-                        : "the bodies were stepped in place, no copy of the last good step is kept";
+    return world->state_before_kept ? "state kept at the last good step"
+                                    : "the bodies were stepped in place, no copy of the last good step is kept";
 }
 
 /* Body b's contact over the step from `before` to position: among
@@ -412,7 +412,7 @@ static bool stepped_here(const fd_world* world, int b)
     return world->colds[b].type == FD_BODY_DYNAMIC && !(world->motion[b].flags & FD_MOTION_DORMANT);
 }
 
-fd_status fd_world_check_finite(fd_world* world, const fd_vec3* kept)
+fd_status fd_world_check_finite(fd_world* world)
 {
     char label[300], contact[400];
     /* A body whose own state is not finite: it ran off (a tiny mass, an
@@ -423,7 +423,7 @@ fd_status fd_world_check_finite(fd_world* world, const fd_vec3* kept)
              !fd_v3_is_finite(world->velocity[b]) || !fd_v3_is_finite(world->angular_velocity[b]))) {
             return fd_fail(FD_ERR_NON_FINITE, "non-finite state of body %s at step %lld, t = %.9g s (%s)",
                            fd_world_body_label(world, b, label, sizeof label), (long long)world->step_count,
-                           world->time, state_left(kept));
+                           world->time, fd_world_state_left(world));
         }
     }
     /* A non-finite load: a contact puts it on both its bodies (and a static
@@ -440,7 +440,7 @@ fd_status fd_world_check_finite(fd_world* world, const fd_vec3* kept)
     }
     if (culprit >= 0) {
         fd_vec3* made;
-        const fd_vec3* before = positions_before(world, kept, &made);
+        const fd_vec3* before = positions_before(world, &made);
         /* (out of memory: the positions after the step name a contact too) */
         describe_contact(world, contact_over_step(world, before != NULL ? before : world->position, culprit), contact,
                          sizeof contact);
@@ -450,7 +450,7 @@ fd_status fd_world_check_finite(fd_world* world, const fd_vec3* kept)
                        "of its mass or inertia with the law's constants, or its load, is out of the range of a "
                        "double (%s)",
                        fd_world_body_label(world, culprit, label, sizeof label), world->colds[culprit].mass, contact,
-                       (long long)world->step_count, world->time, state_left(kept));
+                       (long long)world->step_count, world->time, fd_world_state_left(world));
     }
     for (int c = 0; c < world->contacts.count; ++c) {
         const fd_contact* record = &world->contacts.contacts[c];
@@ -487,10 +487,10 @@ static fd_status fail_blow_up(const fd_world* world, int b, const char* what, st
                    state);
 }
 
-fd_status fd_world_check_blow_up(const fd_world* world, const fd_vec3* kept)
+fd_status fd_world_check_blow_up(const fd_world* world)
 {
     fd_vec3* made;
-    const fd_vec3* positions = positions_before(world, kept, &made);
+    const fd_vec3* positions = positions_before(world, &made);
     if (positions == NULL) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the blow-up test of step %lld",
                        (long long)world->step_count);
@@ -537,7 +537,7 @@ fd_status fd_world_check_blow_up(const fd_world* world, const fd_vec3* kept)
              "overlap of its contact by %.3g of its radius (more than %g of the radius, or %g rad, is a blow-up)",
              moved_worst, moved_worst / radius, radius, moved_worst / dt, turned_worst,
              fabs(worst_contact.after - worst_contact.before) / radius, BLOW_UP_FRACTION, BLOW_UP_FRACTION);
-    return fail_blow_up(world, worst, what, worst_contact, state_left(kept));
+    return fail_blow_up(world, worst, what, worst_contact, fd_world_state_left(world));
 }
 
 bool fd_world_energy_gain_checked(const fd_world* world)
@@ -597,8 +597,7 @@ fd_status fd_world_judge_energy_gain(const fd_world* world, const fd_energy_gain
     step_contact contact = {STEP_CONTACT_ELSEWHERE, 0.0, 0.0};
     if (whole) {
         fd_vec3* made;
-        const fd_vec3* before =
-            positions_before(world, world->state_before_kept ? world->saved_position : NULL, &made);
+        const fd_vec3* before = positions_before(world, &made);
         contact = contact_over_step(world, before != NULL ? before : world->position, fastest);
         free(made);
     }

@@ -429,19 +429,21 @@ double fd_shape_inner_radius(const fd_shape* shape);
 /* After a step that found a non-finite value: an error (FD_ERR_NON_FINITE)
  * naming the body that caused it (a dynamic body's state, else the heaviest
  * dynamic body with a non-finite load, with its contact), or a contact with a
- * non-finite load; FD_OK when everything is finite. `before`: the positions
- * before the step where the stepper kept them, NULL after a step made in
- * place (then x - h v stands for them, in the messages only). */
-fd_status fd_world_check_finite(fd_world* world, const fd_vec3* before);
+ * non-finite load; FD_OK when everything is finite. The positions before the
+ * step are the saved buffers where the stepper kept them there
+ * (state_before_kept), else x - h v (a step made in place; messages only). */
+fd_status fd_world_check_finite(fd_world* world);
+/* What a failed step's message says of the state it leaves (as above). */
+const char* fd_world_state_left(const fd_world* world);
 /* Whether the largest displacement of a body in the step (m^2) or the
  * widest turn (omega dt)^2 may hide a blow-up, worth fd_world_check_blow_up's
  * scan. */
 bool fd_world_blow_up_suspected(const fd_world* world, double largest_step_squared, double widest_turn_squared);
 /* The scan: FD_ERR_UNSTABLE naming the body that moved more than half its
- * radius (or turned its surface as far) in the step from `before` (as in
- * fd_world_check_finite: NULL after a step made in place, x - h v) to
- * position, its deepest contact, the step and the time; else FD_OK. */
-fd_status fd_world_check_blow_up(const fd_world* world, const fd_vec3* before);
+ * radius (or turned its surface as far) in the step, from the positions
+ * before it (as fd_world_check_finite finds them) to position, its deepest
+ * contact, the step and the time; else FD_OK. */
+fd_status fd_world_check_blow_up(const fd_world* world);
 /* With the energy ledger: FD_ERR_UNSTABLE when the kinetic energy exceeds
  * twice what entered (docs/models/critical-step.md), naming the body that
  * holds most of it; else FD_OK (always with gravity along a periodic axis). */
