@@ -13,10 +13,12 @@
 
 #include "core/permute.h"
 #include "fricdem/fricdem.h"
+#include "penalty/penalty.h"
 #include "penalty/sphere_block.h"
 #include "penalty/sphere_kernel.h"
 
 #include "support/pile.h"
+#include "world/world_store.h"
 
 typedef struct pile_run {
     uint64_t hash;
@@ -170,6 +172,51 @@ Test(penalty, the_processors_permutes_change_no_bit)
         fd_permutes_switch(true);
         cr_assert_gt(with.contacts, 100, "case %d: the pile must be in contact", c);
         cr_assert_eq(with.hash, without.hash, "case %d: %016llx with the permutes, %016llx without", c,
+                     (unsigned long long)with.hash, (unsigned long long)without.hash);
+    }
+}
+
+/* run_pile with the pass told that the cache holds `cache_bytes`: 1 makes
+ * every pass ask for the partners' body states ahead (penalty.h,
+ * partners_ahead), SIZE_MAX none. The steps that did, in `asked`. */
+static pile_run run_pile_cache(const pile_options* o, int step_count, size_t cache_bytes, int* asked)
+{
+    fd_world* world = make_pile(o);
+    world->penalty->cache_bytes = cache_bytes;
+    *asked = 0;
+    for (int s = 0; s < step_count; ++s) {
+        cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
+        *asked += world->penalty->partners_ahead;
+    }
+    pile_run run = {fd_world_state_hash(world), fd_world_contact_count(world),
+                    fd_world_get_profile(world).neighbor_builds, fd_world_get_energy(world)};
+    fd_world_free(world);
+    return run;
+}
+
+Test(penalty, asking_for_the_partners_ahead_changes_no_bit)
+{
+    /* Beyond the cache the distance and law passes prefetch the partners'
+     * body states a few entries and contacts ahead (penalty_internal.h,
+     * FD_PARTNER_BYTES). A prefetch reads nothing into a result; the index
+     * it reads ahead must stay inside the list (the sanitizer run checks
+     * the last entries of every thread's rows). The same bits with and
+     * without, on the block kernel, the scalar and Fang & Negrut's paths,
+     * across periodic faces, with two threads. */
+    pile_options cases[4] = {
+        {.threads = 1, .slide = "dsds"},
+        {.threads = 2, .slide = "dsds", .roll_and_spin = true, .periodic = true, .ledger = true},
+        {.threads = 1, .slide = "fang_negrut"},
+        {.threads = 2, .slide = "pfc"},
+    };
+    for (int c = 0; c < 4; ++c) {
+        int asked = 0, never = 0;
+        pile_run with = run_pile_cache(&cases[c], 1000, 1, &asked);
+        pile_run without = run_pile_cache(&cases[c], 1000, SIZE_MAX, &never);
+        cr_assert_eq(asked, 1000, "case %d: a one-byte cache must make every step ask ahead", c);
+        cr_assert_eq(never, 0, "case %d: an unbounded cache must make no step ask ahead", c);
+        cr_assert_gt(with.contacts, 100, "case %d: the pile must be in contact", c);
+        cr_assert_eq(with.hash, without.hash, "case %d: %016llx asking ahead, %016llx not", c,
                      (unsigned long long)with.hash, (unsigned long long)without.hash);
     }
 }

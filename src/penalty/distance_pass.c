@@ -154,6 +154,8 @@ static inline __attribute__((always_inline)) void test_rows(const fd_world* worl
     const uint8_t* restrict kind = list->kind;
     const int32_t* restrict contact = list->contact;
     const int64_t* restrict row_start = list->row_start;
+    bool partners_ahead = world->penalty->partners_ahead;
+    int32_t last_entry = (int32_t)row_start[end_row] - 1; /* (only read where the rows have entries) */
     for (int i = first_row; i < end_row; ++i) {
         fd_vec3 xi = position[i];
         double ri = radii[i] + margin;
@@ -161,6 +163,11 @@ static inline __attribute__((always_inline)) void test_rows(const fd_world* worl
         for (int32_t e = (int32_t)row_start[i]; e < end; ++e) {
             int j = partner[e];
             uint8_t pair = kind[e];
+            if (partners_ahead) { /* penalty_internal.h, FD_PARTNER_BYTES */
+                int ahead = partner[e + FD_ENTRY_AHEAD < last_entry ? e + FD_ENTRY_AHEAD : last_entry];
+                __builtin_prefetch(&position[ahead], 0, 3);
+                __builtin_prefetch(&radii[ahead], 0, 3);
+            }
             bool touches;
             if (pair == FD_PAIR_SPHERE_SPHERE) {
                 fd_vec3 d = fd_v3_sub(xi, position[j]);

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "contact/fang_negrut_lane.h"
+#include "core/cache.h"
 #include "core/error.h"
 #include "core/grow.h"
 #include "penalty/penalty_internal.h"
@@ -76,6 +77,9 @@ static bool resize_per_law(void** array, size_t laws, size_t element_size)
 fd_status fd_penalty_prepare(fd_world* world, double skin)
 {
     fd_penalty* p = world->penalty;
+    if (p->cache_bytes == 0) {
+        p->cache_bytes = fd_last_level_cache_bytes();
+    }
     size_t laws = (size_t)(world->law_count > 0 ? world->law_count : 1);
     /* Each array stays valid (its old block) where another's growth fails. */
     bool grown = resize_per_law((void**)&p->law_sphere_kernel, laws, sizeof *p->law_sphere_kernel);
@@ -341,6 +345,7 @@ fd_status fd_penalty_force_pass(fd_world* world, bool record, bool elapsed)
     }
     fd_neighbor_list* list = &p->lists[p->current];
     int threads = list->thread_count;
+    p->partners_ahead = (size_t)world->body_count * FD_PARTNER_BYTES > p->cache_bytes;
     status = reserve_threads(world, threads);
     if (status != FD_OK) {
         return status;

@@ -501,6 +501,10 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
     /* Springs that span more than a cache line are asked for ahead
      * (prefetch_slot); a line or less, the hardware's prefetchers keep up. */
     bool ask_ahead = (size_t)stride * sizeof(double) > 64;
+    /* The partners' body states too, where their arrays outgrow the cache
+     * (FD_PARTNER_BYTES): body i's rows stream in order, the partners' in
+     * a few strides too many for the hardware's prefetchers. */
+    bool partners_ahead = p->partners_ahead;
     int64_t new_left = th->new_count;         /* new contacts take their slots counted down */
     uint64_t next_id = th->first_id + (uint64_t)th->new_count;
     int32_t generic_left = th->slot_count;    /* generic geometries, counted down */
@@ -551,6 +555,14 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
             if (ask_ahead && k >= FD_PREFETCH_AHEAD) {
                 prefetch_slot(pool, springs_before, springs_after, stride, constant_stride,
                               entry_contact[touching[k - FD_PREFETCH_AHEAD].entry]);
+            }
+            if (partners_ahead && k >= FD_PARTNER_AHEAD) {
+                int ahead = partner[touching[k - FD_PARTNER_AHEAD].entry];
+                __builtin_prefetch(&position[ahead], 0, 3);
+                __builtin_prefetch(&velocity[ahead], 0, 3);
+                __builtin_prefetch(&angular_velocity[ahead], 0, 3);
+                __builtin_prefetch(&forces[ahead], 1, 3);
+                __builtin_prefetch(&torques[ahead], 1, 3);
             }
             const fd_touch touch = touching[k];
             int32_t e = touch.entry;

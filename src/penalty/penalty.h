@@ -335,6 +335,12 @@ typedef struct fd_penalty {
      * make_body_turns finds the orientations before the step in body_turns
      * itself, filled before the drift; else in the saved buffers). */
     bool stepping_in_place;
+    /* The largest cache's bytes (core/cache.h, read at the first prepare),
+     * and whether the pass in progress asks for the partners' body states
+     * ahead: where the per-body arrays its partners' reads stream through
+     * (FD_PARTNER_BYTES a body) outgrow that cache. */
+    size_t cache_bytes;
+    bool partners_ahead;
     /* Under a domain decomposition (NULL in one process): an fd_book_row
      * per body, set by the rank before each step; then a pass leaves the
      * world's ledger totals alone, its books staying in the threads'
