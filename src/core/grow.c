@@ -1,10 +1,32 @@
 /* Growing heap arrays (grow.h).
  *
  * Must not touch: the other folders of src/ (it sees only the public types). */
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE (Linux) */
 #include "core/grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+void fd_advise_large_pages(void* start, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    if (start == NULL || bytes < FD_LARGE_PAGES_FROM) {
+        return;
+    }
+    /* madvise takes whole pages: those inside the block. */
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t first = ((uintptr_t)start + page - 1) / page * page;
+    uintptr_t end = ((uintptr_t)start + bytes) / page * page;
+    if (end > first) {
+        (void)madvise((void*)first, end - first, MADV_HUGEPAGE);
+    }
+#else
+    (void)start;
+    (void)bytes;
+#endif
+}
 
 bool fd_grow(void** array, int64_t* capacity, int64_t needed, size_t element_size)
 {
@@ -19,6 +41,7 @@ bool fd_grow(void** array, int64_t* capacity, int64_t needed, size_t element_siz
     }
     *array = grown;
     *capacity = grown_capacity;
+    fd_advise_large_pages(grown, (size_t)grown_capacity * element_size);
     return true;
 }
 
@@ -29,6 +52,7 @@ bool fd_resize(void** array, size_t count, size_t element_size)
         return false;
     }
     *array = grown;
+    fd_advise_large_pages(grown, count * element_size);
     return true;
 }
 

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
+
 /* A block of `size` bytes whose start is `lane` x 7 cache lines (mod 63)
  * plus one line into the allocation; NULL when out of memory. */
 static inline void* fd_staggered_alloc(size_t size, int lane)
@@ -25,6 +27,7 @@ static inline void* fd_staggered_alloc(size_t size, int lane)
     }
     unsigned char* data = base + offset;
     memcpy(data - sizeof base, &base, sizeof base);
+    fd_advise_large_pages(data, size);
     return data;
 }
 
