@@ -27,16 +27,22 @@ typedef struct pile_run {
     fd_world_energy energy; /* with the ledger: its books (NaN closure fields without) */
 } pile_run;
 
+/* What a run left, and its world freed. */
+static pile_run end_run(fd_world* world)
+{
+    pile_run run = {fd_world_state_hash(world), fd_world_contact_count(world),
+                    fd_world_get_profile(world).neighbor_builds, fd_world_get_energy(world)};
+    fd_world_free(world);
+    return run;
+}
+
 static pile_run run_pile(const pile_options* o, int steps)
 {
     fd_world* world = make_pile(o);
     for (int s = 0; s < steps; ++s) {
         cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
     }
-    pile_run run = {fd_world_state_hash(world), fd_world_contact_count(world),
-                    fd_world_get_profile(world).neighbor_builds, fd_world_get_energy(world)};
-    fd_world_free(world);
-    return run;
+    return end_run(world);
 }
 
 /* The ledger's books of two runs, to the bit. */
@@ -188,10 +194,7 @@ static pile_run run_pile_cache(const pile_options* o, int step_count, size_t cac
         cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
         *asked += world->penalty->partners_ahead;
     }
-    pile_run run = {fd_world_state_hash(world), fd_world_contact_count(world),
-                    fd_world_get_profile(world).neighbor_builds, fd_world_get_energy(world)};
-    fd_world_free(world);
-    return run;
+    return end_run(world);
 }
 
 Test(penalty, asking_for_the_partners_ahead_changes_no_bit)
