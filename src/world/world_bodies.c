@@ -655,17 +655,30 @@ fd_body_info fd_body_get_info(const fd_world* world, fd_body_id id)
     info.name = world->body_names[b];
     info.type = world->colds[b].type;
     const fd_shape* shape = &world->colds[b].shape;
-    info.shape = (fd_shape_def){.type = shape->type,
-                                .radius = shape->radius,
-                                .semi_axes = shape->type == FD_SHAPE_ELLIPSOID ? shape->semi_axes : fd_v3(0, 0, 0),
-                                .plane_normal = shape->type == FD_SHAPE_PLANE ? shape->plane_normal : fd_v3(0, 0, 1),
-                                .length = shape->length,
-                                .capped = shape->capped,
-                                .inner_radius = shape->inner_radius,
-                                .offset = shape->offset,
-                                .cap_of_shell = shape->cap_of_shell,
-                                .mesh = shape->mesh,
-                                .mesh_patch = shape->mesh_patch};
+    info.shape = (fd_shape_def){.type = shape->type, .radius = shape->radius, .plane_normal = fd_v3(0, 0, 1)};
+    switch (shape->type) { /* (the type's own fields only: they share their bytes, collide.h) */
+    case FD_SHAPE_ELLIPSOID:
+        info.shape.semi_axes = shape->semi_axes;
+        break;
+    case FD_SHAPE_PLANE:
+        info.shape.plane_normal = shape->plane_normal;
+        break;
+    case FD_SHAPE_CYLINDER:
+        info.shape.length = shape->length;
+        info.shape.capped = shape->capped;
+        break;
+    case FD_SHAPE_DISK:
+        info.shape.inner_radius = shape->inner_radius;
+        info.shape.offset = shape->offset;
+        info.shape.cap_of_shell = shape->cap_of_shell;
+        break;
+    case FD_SHAPE_MESH:
+        info.shape.mesh = shape->mesh;
+        info.shape.mesh_patch = shape->mesh_patch;
+        break;
+    default:
+        break;
+    }
     info.wall = (fd_body_id){(uint32_t)world->colds[b].wall_group + 1, world->generations[world->colds[b].wall_group]};
     info.material = (fd_material_id){world->colds[b].material + 1};
     info.mass = world->colds[b].mass;

@@ -61,10 +61,10 @@ static inline bool fd_pair_left_to_other_ranks(uint32_t flags_i, uint32_t flags_
 }
 
 typedef struct fd_body_cold {
-    fd_body_type type;
     fd_shape shape;
-    int material;
     double mass;
+    fd_body_type type;
+    int material;
     int32_t wall_group;           /* the first body of its wall (fd_world_create_wall); itself otherwise */
 } fd_body_cold;
 
