@@ -716,26 +716,33 @@ Test(penalty, recording_on_request_writes_one_set_in_place_with_the_records_of_e
  * contacts began since the last packing) only relabels the slots: a world
  * repacked after every step follows its twin, never repacked by hand, to the
  * last bit, with the same contact ids and ledger, on the block kernel, the
- * scalar sphere kernel and Fang & Negrut's generic path. */
+ * scalar sphere kernel and Fang & Negrut's generic path; and where the steps
+ * are made the careful way (the ledger with external loads: the springs and
+ * books then alternate between their two buffers, and a packing finds them
+ * in either) with each contact's lifetime books, on two threads. */
 Test(penalty, packing_the_pool_between_rebuilds_changes_no_result)
 {
-    const char* slides[3] = {"dsds", "csds", "fang_negrut"};
-    for (int c = 0; c < 3; ++c) {
-        pile_options o = {.threads = 1, .slide = slides[c], .roll_and_spin = c == 1, .ledger = true,
-                          .skin = 4e-3};
+    const char* slides[4] = {"dsds", "csds", "fang_negrut", "dsds"};
+    for (int c = 0; c < 4; ++c) {
+        pile_options o = {.threads = c == 3 ? 2 : 1, .slide = slides[c], .roll_and_spin = c == 1, .ledger = true,
+                          .skin = 4e-3, .pushed = c == 3, .lifetime_books = c == 3};
         fd_world* twin = make_pile(&o);
         fd_world* world = make_pile(&o);
-        int64_t repacks = 0;
+        int64_t repacks = 0, parities = 0;
         for (int s = 0; s < 1500; ++s) {
             cr_assert_eq(fd_world_step(twin), FD_OK, "%s", fd_last_error());
             cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
             fd_penalty* p = world->penalty;
             if (p->begun_since_packed > 0) {
+                parities += p->pool.parity;
                 cr_assert(fd_neighbor_list_repack(world, &p->lists[p->current]));
                 repacks++;
             }
         }
         cr_expect_gt(repacks, 100, "%s: the pile keeps making contacts (%lld repacks)", slides[c], (long long)repacks);
+        if (c == 3) {
+            cr_expect_gt(parities, 10, "packings that found the springs in the second buffer: %lld", (long long)parities);
+        }
         cr_expect_eq(fd_world_state_hash(world), fd_world_state_hash(twin), "%s", slides[c]);
         int count = fd_world_contact_count(world);
         cr_expect_eq(count, fd_world_contact_count(twin));

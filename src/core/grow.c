@@ -28,6 +28,25 @@ void fd_advise_large_pages(void* start, size_t bytes)
 #endif
 }
 
+void* fd_scratch_block(void** block, size_t* capacity, size_t bytes)
+{
+    if (bytes <= *capacity && *block != NULL) {
+        return *block;
+    }
+    free(*block); /* (first: the old block's pages are not resident beside the new one's) */
+    *block = NULL;
+    *capacity = 0;
+    size_t wanted = bytes + bytes / 4 + 4096;
+    void* fresh = aligned_alloc(64, fd_cache_lines(wanted));
+    if (fresh == NULL) {
+        return NULL;
+    }
+    *block = fresh;
+    *capacity = fd_cache_lines(wanted);
+    fd_advise_large_pages(fresh, *capacity);
+    return fresh;
+}
+
 bool fd_grow(void** array, int64_t* capacity, int64_t needed, size_t element_size)
 {
     if (needed <= *capacity) {

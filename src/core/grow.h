@@ -22,6 +22,17 @@
 enum { FD_LARGE_PAGES_FROM = 8 << 20 };
 void fd_advise_large_pages(void* start, size_t bytes);
 
+/* A scratch block of at least `bytes` in *block (capacity *capacity,
+ * updated): kept from one use to the next (no page faults), its contents
+ * not kept when it grows (freed, then made again with a quarter to spare).
+ * NULL when out of memory (*block freed). For work areas that several stages use one
+ * after the other, so that the peak memory is the largest stage's, not
+ * their sum. */
+void* fd_scratch_block(void** block, size_t* capacity, size_t bytes);
+/* `bytes` rounded up to a cache line: the offset of the next array carved
+ * from a scratch block. */
+static inline size_t fd_cache_lines(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
 /* Room for `needed` elements in *array (capacity *capacity, updated), with a
  * quarter and 256 to spare: for buffers that follow a count that drifts
  * (contacts, a step's records). Contents kept; false when out of memory

@@ -42,7 +42,7 @@ void fd_penalty_free(fd_penalty* penalty)
     fd_neighbor_list_free(&penalty->lists[0]);
     fd_neighbor_list_free(&penalty->lists[1]);
     fd_contact_pool_free(&penalty->pool);
-    fd_contact_pool_free(&penalty->spare_pool);
+    free(penalty->scratch);
     fd_pair_scratch_free(penalty->search);
     free(penalty->reference_position);
     for (int t = 0; t < penalty->thread_count; ++t) {
@@ -145,7 +145,6 @@ fd_status fd_penalty_prepare(fd_world* world, double skin)
         /* The pool's slots hold constant_stride constants each: a law change
          * (only before the first step) starts it afresh. */
         fd_contact_pool_free(&p->pool);
-        fd_contact_pool_free(&p->spare_pool);
         p->lists[0].count = p->lists[1].count = 0;
         p->lists[0].body_count = p->lists[1].body_count = -1;
     }
@@ -512,7 +511,7 @@ size_t fd_penalty_memory(const fd_world* world)
     const fd_penalty* p = world->penalty;
     size_t bytes = fd_neighbor_list_memory(&p->lists[0]) + fd_neighbor_list_memory(&p->lists[1]) +
                    fd_contact_pool_memory(&p->pool, world->history_stride, p->constant_stride) +
-                   fd_contact_pool_memory(&p->spare_pool, world->history_stride, p->constant_stride) +
+                   p->scratch_capacity +
                    fd_pair_scratch_memory(p->search);
     bytes += (size_t)p->reference_capacity * sizeof(fd_vec3) + (size_t)p->body_turn_capacity * sizeof(fd_quat);
     bytes += fd_rewind_memory(p->rewind);

@@ -90,16 +90,56 @@ static inline void copy_doubles(double* restrict to, const double* restrict from
     }
 }
 
+/* to[s] = from[source[s]] for the slots s < live, `width` bytes each
+ * (whole doubles, or one byte), through `moved` (from and to may be one
+ * array). A few words each: copied in place, not by a call to memcpy per
+ * contact (a flowing chute packs its pool every few steps). */
+static void permute_slots(void* to, const void* from, size_t width, const int32_t* source, int64_t live,
+                          unsigned char* moved, int threads)
+{
+    if (width == 1) {
+        const uint8_t* bytes = from;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+        for (int64_t s = 0; s < live; ++s) {
+            moved[s] = bytes[source[s]];
+        }
+    } else {
+        const int words = (int)(width / sizeof(double));
+        const unsigned char* in = from;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+        for (int64_t s = 0; s < live; ++s) {
+            const unsigned char* word = in + (size_t)source[s] * width;
+            for (int k = 0; k < words; ++k) { /* (8-byte copies the compiler makes one move each) */
+                memcpy(moved + (size_t)s * width + 8 * (size_t)k, word + 8 * (size_t)k, 8);
+            }
+        }
+    }
+#pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
+    for (int t = 0; t < threads; ++t) {
+        size_t begin = (size_t)(live * t / threads) * width, end = (size_t)(live * (t + 1) / threads) * width;
+        if (end > begin) {
+            memcpy((unsigned char*)to + begin, moved + begin, end - begin);
+        }
+    }
+}
+
 /* Moves the contacts of the new list's entries into slots 0, 1, ... in key
- * order (the law pass then walks the pool in order), through a copy of each
- * array. Slots no entry holds are free again. */
+ * order (the law pass then walks the pool in order), one array at a time
+ * through the penalty's scratch block (the pair search's before: the two
+ * are never needed at once, penalty.h). Slots no entry holds are free
+ * again. Each array is gathered into the block and copied back: one more
+ * sequential pass over the live slots than a copy into a second pool,
+ * which would hold a second pool's bytes (49 a contact for hooke + dsds)
+ * beside the search's from build to build. */
 static bool compact_pool(fd_world* world, fd_neighbor_list* list)
 {
-    fd_contact_pool* pool = &world->penalty->pool;
+    fd_penalty* p = world->penalty;
+    fd_contact_pool* pool = &p->pool;
     int stride = world->history_stride;
-    int constant_stride = world->penalty->constant_stride;
-    int book_count = world->penalty->book_count;
-    bool lifetime_books = world->penalty->lifetime_books;
+    int constant_stride = p->constant_stride;
+    int book_count = p->book_count;
+    bool lifetime_books = p->lifetime_books;
+    bool books = book_count > 0 && (lifetime_books ? (void*)pool->books[0] : (void*)pool->stored[0]) != NULL;
     /* Each thread numbers the contacts of its share of the entries from the
      * count of the shares before it: the same slots for any thread count. */
     int threads = world->def.thread_count > 1 ? world->def.thread_count : 1;
@@ -117,66 +157,58 @@ static bool compact_pool(fd_world* world, fd_neighbor_list* list)
         share_live[t + 1] += share_live[t];
     }
     int64_t live = share_live[threads];
-    /* Into the spare pool (kept from build to build: no page faults), which
-     * then becomes the pool. */
-    fd_contact_pool packed = world->penalty->spare_pool;
-    if ((packed.capacity < live + 256 || packed.book_count != book_count || packed.lifetime_books != lifetime_books ||
-         (book_count > 0 && (lifetime_books ? (void*)packed.books[0] : (void*)packed.stored[0]) == NULL)) &&
-        !resize_pool(&packed, live + live / 4 + 256, stride, constant_stride, book_count, lifetime_books)) {
-        world->penalty->spare_pool = packed;
+    size_t widest = sizeof(uint64_t);
+    size_t widths[3] = {(size_t)stride * sizeof(double), (size_t)constant_stride * sizeof(double),
+                        books ? (size_t)book_count * (lifetime_books ? sizeof(fd_energy_books) : sizeof(double)) : 0};
+    for (int k = 0; k < 3; ++k) {
+        widest = widths[k] > widest ? widths[k] : widest;
+    }
+    size_t source_bytes = fd_cache_lines((size_t)live * sizeof(int32_t));
+    unsigned char* block = fd_scratch_block(&p->scratch, &p->scratch_capacity, source_bytes + (size_t)live * widest);
+    if (block == NULL) {
         return false;
     }
-    packed.parity = 0;
-    const double* springs_before = fd_springs_before(pool, 0, stride);
+    int32_t* source = (int32_t*)block;
+    unsigned char* moved = block + source_bytes;
 #pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
     for (int t = 0; t < threads; ++t) {
         int64_t begin = list->count * t / threads, end = list->count * (t + 1) / threads;
         int32_t slot = (int32_t)share_live[t];
         for (int64_t e = begin; e < end; ++e) {
             int32_t old = list->contact[e];
-            if (old == FD_NO_CONTACT) {
-                continue;
+            if (old != FD_NO_CONTACT) {
+                source[slot] = old;
+                list->contact[e] = slot++;
             }
-            /* A few doubles each: copied in place, not by a call to memcpy
-             * per contact (a flowing chute packs its pool every few steps). */
-            if (stride > 0) { /* (no springs: no arrays, and no offset on NULL) */
-                copy_doubles(packed.history[0] + (size_t)slot * (size_t)stride,
-                             springs_before + (size_t)old * (size_t)stride, stride);
-            }
-            copy_doubles(packed.constants + (size_t)slot * (size_t)constant_stride,
-                         pool->constants + (size_t)old * (size_t)constant_stride, constant_stride);
-            packed.id[slot] = pool->id[old];
-            packed.first_step[slot] = pool->first_step[old];
-            packed.state[slot] = pool->state[old];
-            if (book_count > 0 && lifetime_books) {
-                /* Both buffers: what a pass never changes (a mechanism the
-                 * law lacks, the block's untouched fields) is never written again. */
-                memcpy(packed.books[0] + (size_t)slot * (size_t)book_count, fd_books_before(pool, old),
-                       (size_t)book_count * sizeof(fd_energy_books));
-                memcpy(packed.books[1] + (size_t)slot * (size_t)book_count, fd_books_before(pool, old),
-                       (size_t)book_count * sizeof(fd_energy_books));
-            } else if (book_count > 0) {
-                /* (a mechanism the law lacks keeps its 0 in both) */
-                copy_doubles(packed.stored[0] + (size_t)slot * (size_t)book_count, fd_stored_before(pool, old),
-                             book_count);
-                copy_doubles(packed.stored[1] + (size_t)slot * (size_t)book_count, fd_stored_before(pool, old),
-                             book_count);
-            }
-            list->contact[e] = slot++;
         }
     }
-    packed.used = live;
-    int32_t* free_slots = packed.free_slots; /* each pool keeps its free list's array */
-    int64_t free_capacity = packed.free_capacity;
-    packed.free_slots = pool->free_slots;
-    packed.free_capacity = pool->free_capacity;
-    packed.free_count = 0;
-    pool->free_slots = free_slots;
-    pool->free_capacity = free_capacity;
-    world->penalty->spare_pool = *pool;
-    *pool = packed;
-    world->penalty->begun_since_packed = 0;
-    world->penalty->passes_since_packed = 0;
+    /* The springs and books as the last pass left them (its parity), into
+     * buffer 0, the parity after packing. */
+    void* books_before = !books ? NULL
+                         : lifetime_books ? (void*)fd_books_before(pool, 0)
+                                          : (void*)fd_stored_before(pool, 0);
+    if (stride > 0) { /* (no springs: no arrays, and no offset on NULL) */
+        permute_slots(pool->history[0], fd_springs_before(pool, 0, stride), widths[0], source, live, moved, threads);
+    }
+    if (constant_stride > 0) {
+        permute_slots(pool->constants, pool->constants, widths[1], source, live, moved, threads);
+    }
+    permute_slots(pool->id, pool->id, sizeof *pool->id, source, live, moved, threads);
+    permute_slots(pool->first_step, pool->first_step, sizeof *pool->first_step, source, live, moved, threads);
+    permute_slots(pool->state, pool->state, sizeof *pool->state, source, live, moved, threads);
+    if (books) {
+        /* Both buffers alike: what a pass never changes (a mechanism the law
+         * lacks, the block's untouched fields) is never written again. */
+        void* buffers[2] = {lifetime_books ? (void*)pool->books[0] : (void*)pool->stored[0],
+                            lifetime_books ? (void*)pool->books[1] : (void*)pool->stored[1]};
+        permute_slots(buffers[0], books_before, widths[2], source, live, moved, threads);
+        memcpy(buffers[1], buffers[0], (size_t)live * widths[2]);
+    }
+    pool->parity = 0;
+    pool->used = live;
+    pool->free_count = 0;
+    p->begun_since_packed = 0;
+    p->passes_since_packed = 0;
     return true;
 }
 

@@ -47,19 +47,12 @@ typedef struct found_pairs {
     int64_t count, capacity;
 } found_pairs;
 
-/* The search's arrays, kept from one build to the next: a build needs them
- * all at once anyway, and kept they cost no page faults the next time. */
+/* The search's buffers of pairs found, one per thread, kept from one build
+ * to the next (their count drifts; kept, they cost no page faults the next
+ * time). Its other arrays (cells, bodies placed, rows) are carved from the
+ * penalty's scratch block, which the packing of the pool uses after it
+ * (penalty.h). */
 struct fd_pair_scratch {
-    int32_t* cell_of;
-    int64_t cell_of_capacity;
-    int32_t* cell_start;
-    int64_t cell_start_capacity;
-    placed_body* placed;
-    int64_t placed_capacity;
-    int64_t* row_fill;
-    int64_t row_fill_capacity;
-    int32_t* thread_rows;         /* per thread, its pairs per row, then its first slot in each row */
-    int64_t thread_rows_capacity;
     found_pairs* buffers;
     int buffer_count;
 };
@@ -73,7 +66,6 @@ void fd_pair_scratch_free(struct fd_pair_scratch* scratch)
     if (scratch == NULL) {
         return;
     }
-    FD_FREE_ALL(scratch->cell_of, scratch->cell_start, scratch->placed, scratch->row_fill, scratch->thread_rows);
     for (int t = 0; t < scratch->buffer_count; ++t) {
         free(scratch->buffers[t].pairs);
     }
@@ -86,11 +78,7 @@ size_t fd_pair_scratch_memory(const struct fd_pair_scratch* scratch)
     if (scratch == NULL) {
         return 0;
     }
-    size_t bytes = (size_t)scratch->cell_of_capacity * sizeof(int32_t) +
-                   (size_t)scratch->cell_start_capacity * sizeof(int32_t) +
-                   (size_t)scratch->placed_capacity * sizeof(placed_body) +
-                   (size_t)scratch->row_fill_capacity * sizeof(int64_t) +
-                   (size_t)scratch->thread_rows_capacity * sizeof(int32_t);
+    size_t bytes = 0;
     for (int t = 0; t < scratch->buffer_count; ++t) {
         bytes += (size_t)scratch->buffers[t].capacity * 2 * sizeof(uint32_t);
     }
@@ -400,11 +388,17 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
             return -1;
         }
     }
-    if (!fd_grow((void**)&scratch->cell_of, &scratch->cell_of_capacity, n + 1, sizeof(int32_t)) ||
-        !fd_grow((void**)&scratch->cell_start, &scratch->cell_start_capacity, cell_count + 2,
-                 sizeof(int32_t)) ||
-        !fd_grow((void**)&scratch->placed, &scratch->placed_capacity, gridded + 1, sizeof(placed_body)) ||
-        !fd_grow((void**)&scratch->row_fill, &scratch->row_fill_capacity, n + 1, sizeof(int64_t))) {
+    const bool ordered = threads > 1 && threads <= ORDERED_FILL_THREADS;
+    const size_t stride = (size_t)n + 1;
+    size_t bytes_cell_of = fd_cache_lines(stride * sizeof(int32_t));
+    size_t bytes_cell_start = fd_cache_lines(((size_t)cell_count + 2) * sizeof(int32_t));
+    size_t bytes_placed = fd_cache_lines(((size_t)gridded + 1) * sizeof(placed_body));
+    size_t bytes_row_fill = fd_cache_lines(stride * sizeof(int64_t));
+    size_t bytes_thread_rows = ordered ? (size_t)threads * stride * sizeof(int32_t) : 0;
+    unsigned char* block = fd_scratch_block(&world->penalty->scratch, &world->penalty->scratch_capacity,
+                                            bytes_cell_of + bytes_cell_start + bytes_placed + bytes_row_fill +
+                                                bytes_thread_rows);
+    if (block == NULL) {
         return -1;
     }
     if (threads > scratch->buffer_count) {
@@ -416,11 +410,13 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
         scratch->buffers = grown;
         scratch->buffer_count = threads;
     }
-    int32_t* cell_of = scratch->cell_of;
-    int32_t* cell_start = scratch->cell_start;
-    placed_body* placed = scratch->placed;
+    int32_t* cell_of = (int32_t*)block;
+    int32_t* cell_start = (int32_t*)(block + bytes_cell_of);
+    placed_body* placed = (placed_body*)(block + bytes_cell_of + bytes_cell_start);
+    int64_t* row_fill = (int64_t*)(block + bytes_cell_of + bytes_cell_start + bytes_placed);
+    int32_t* thread_rows = /* per thread, its pairs per row, then its first slot in each row */
+        (int32_t*)(block + bytes_cell_of + bytes_cell_start + bytes_placed + bytes_row_fill);
     found_pairs* buffers = scratch->buffers;
-    int64_t* row_fill = scratch->row_fill;
     memset(cell_start, 0, ((size_t)cell_count + 2) * sizeof *cell_start);
     memset(row_fill, 0, ((size_t)n + 1) * sizeof *row_fill);
     for (int t = 0; t < threads; ++t) {
@@ -500,13 +496,6 @@ int fd_pair_search(fd_world* world, double margin, fd_neighbor_list* out)
     if (!fd_neighbor_list_reserve(out, total, n)) {
         return -1;
     }
-    const bool ordered = threads > 1 && threads <= ORDERED_FILL_THREADS;
-    const size_t stride = (size_t)n + 1;
-    if (ordered && !fd_grow((void**)&scratch->thread_rows, &scratch->thread_rows_capacity,
-                            (int64_t)threads * (int64_t)stride, sizeof(int32_t))) {
-        return -1;
-    }
-    int32_t* thread_rows = scratch->thread_rows;
     if (ordered) {
 #pragma omp parallel for schedule(static, 1) num_threads(threads)
         for (int t = 0; t < threads; ++t) {

@@ -269,8 +269,13 @@ typedef struct fd_penalty {
     fd_neighbor_list lists[2];
     int current;                  /* lists[current] is in use; the other keeps its arrays for the next build */
     fd_contact_pool pool;
-    fd_contact_pool spare_pool;   /* the pool's other arrays: a rebuild packs the contacts into them */
-    struct fd_pair_scratch* search; /* the pair search's arrays (pair_search.c) */
+    /* A work area kept from build to build (fd_scratch_block) that the pair
+     * search's arrays (pair_search.c) and then the packing of the pool
+     * (neighbor.c) use one after the other: the peak memory holds the larger
+     * of the two, not both (issue 19). */
+    void* scratch;
+    size_t scratch_capacity;
+    struct fd_pair_scratch* search; /* the pair search's buffers of pairs found (pair_search.c) */
     int64_t pool_used_before;     /* the pool's used and free counts before the pass in progress */
     int64_t pool_free_before;
     bool dirty;                   /* rebuild before the next pass (bodies added or moved, laws changed) */
@@ -436,6 +441,7 @@ size_t fd_penalty_memory(const fd_world* world);
  * (snapshot.c): what the next force pass reads of each. */
 typedef struct fd_penalty_contacts {
     int64_t count;
+    int64_t capacity;             /* the contacts the arrays have room for */
     int32_t* pairs;               /* 2 per contact: bodies i < j */
     uint64_t* id;
     int64_t* first_step;
@@ -447,6 +453,11 @@ typedef struct fd_penalty_contacts {
 } fd_penalty_contacts;
 /* Copies the live contacts out (between steps); *out owns its arrays. */
 fd_status fd_penalty_gather(const fd_world* world, fd_penalty_contacts* out);
+/* The same into the arrays of an earlier gather (*out, or zeroed) where they
+ * have room: a gather repeated every few hundred steps (the rewind point,
+ * rewind.c) then touches no new page, and frees nothing the heap could not
+ * give back. */
+fd_status fd_penalty_gather_again(const fd_world* world, fd_penalty_contacts* out);
 /* Which contacts, by pair (i < j), a caller wants (the ranks' migrations). */
 typedef bool (*fd_pair_filter)(const void* context, int i, int j);
 /* Whether row i (the contacts (i, j), j > i) may hold a contact a caller

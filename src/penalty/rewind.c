@@ -52,7 +52,7 @@ size_t fd_rewind_memory(const fd_rewind* rewind)
     const fd_penalty_contacts* c = &rewind->contacts;
     size_t per_contact = 2 * sizeof(int32_t) + sizeof(uint64_t) + sizeof(int64_t) + sizeof(uint8_t) +
                          (size_t)c->history_stride * sizeof(double) + (size_t)c->book_count * sizeof(fd_energy_books);
-    return sizeof *rewind + (size_t)c->count * per_contact;
+    return sizeof *rewind + (size_t)c->capacity * per_contact;
 }
 
 bool fd_rewind_taken_lately(const fd_world* world)
@@ -79,8 +79,7 @@ fd_status fd_rewind_take(fd_world* world)
     }
     fd_rewind* r = p->rewind;
     r->valid = false;
-    fd_penalty_contacts_free(&r->contacts);
-    fd_status status = fd_penalty_gather(world, &r->contacts);
+    fd_status status = fd_penalty_gather_again(world, &r->contacts); /* (into its arrays: no new pages) */
     if (status != FD_OK) {
         return status;
     }

@@ -20,16 +20,23 @@
 #include "penalty/penalty_internal.h"
 #include "world/world_store.h"
 
-void fd_penalty_contacts_free(fd_penalty_contacts* contacts)
+static void free_arrays(fd_penalty_contacts* contacts)
 {
     FD_FREE_ALL(contacts->pairs, contacts->id, contacts->first_step, contacts->state, contacts->springs,
                 contacts->books);
+    contacts->capacity = 0;
+}
+
+void fd_penalty_contacts_free(fd_penalty_contacts* contacts)
+{
+    free_arrays(contacts);
     memset(contacts, 0, sizeof *contacts);
 }
 
 static bool allocate(fd_penalty_contacts* c, int64_t count)
 {
     size_t n = (size_t)(count > 0 ? count : 1);
+    c->capacity = (int64_t)n;
     c->pairs = malloc(2 * n * sizeof *c->pairs);
     c->id = malloc(n * sizeof *c->id);
     c->first_step = malloc(n * sizeof *c->first_step);
@@ -39,20 +46,40 @@ static bool allocate(fd_penalty_contacts* c, int64_t count)
     return c->pairs && c->id && c->first_step && c->state && c->springs && (c->book_count == 0 || c->books);
 }
 
+static fd_status gather(const fd_world* world, fd_row_filter rows, fd_pair_filter wanted, const void* context,
+                        fd_penalty_contacts* out, bool reuse);
+
 fd_status fd_penalty_gather(const fd_world* world, fd_penalty_contacts* out)
 {
-    return fd_penalty_gather_where(world, NULL, NULL, NULL, out);
+    return gather(world, NULL, NULL, NULL, out, false);
+}
+
+fd_status fd_penalty_gather_again(const fd_world* world, fd_penalty_contacts* out)
+{
+    return gather(world, NULL, NULL, NULL, out, true);
 }
 
 fd_status fd_penalty_gather_where(const fd_world* world, fd_row_filter rows, fd_pair_filter wanted,
                                   const void* context, fd_penalty_contacts* out)
 {
-    memset(out, 0, sizeof *out);
+    return gather(world, rows, wanted, context, out, false);
+}
+
+static fd_status gather(const fd_world* world, fd_row_filter rows, fd_pair_filter wanted, const void* context,
+                        fd_penalty_contacts* out, bool reuse)
+{
     const fd_penalty* p = world->penalty;
     const fd_neighbor_list* list = &p->lists[p->current];
     const fd_contact_pool* pool = &p->pool;
+    int book_count = pool->books[0] != NULL || pool->stored[0] != NULL ? pool->book_count : 0;
+    if (!reuse) {
+        memset(out, 0, sizeof *out);
+    } else if (out->history_stride != world->history_stride || out->book_count != book_count ||
+               out->lifetime_books != pool->lifetime_books) {
+        fd_penalty_contacts_free(out);
+    }
     out->history_stride = world->history_stride;
-    out->book_count = pool->books[0] != NULL || pool->stored[0] != NULL ? pool->book_count : 0;
+    out->book_count = book_count;
     out->lifetime_books = pool->lifetime_books;
     int64_t count = 0;
     for (int i = 0; list->row_start != NULL && i < list->body_count; ++i) {
@@ -63,7 +90,7 @@ fd_status fd_penalty_gather_where(const fd_world* world, fd_row_filter rows, fd_
             count += list->contact[e] != FD_NO_CONTACT && (wanted == NULL || wanted(context, i, list->partner[e]));
         }
     }
-    if (!allocate(out, count)) {
+    if (count > out->capacity && (free_arrays(out), !allocate(out, count + count / 8))) {
         fd_penalty_contacts_free(out);
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory for %lld contacts", (long long)count);
     }

@@ -15,6 +15,7 @@ typedef struct pile_options {
     int threads;
     double skin;                  /* m; 0 = automatic */
     bool ledger;
+    bool lifetime_books;          /* with the ledger, each contact's lifetime books (fd_world_def.contact_energy_books) */
     fd_contact_output output;
     const char* slide;            /* "dsds", "csds", "fang_negrut" (with its roll and spin), "fang_negrut_slide"
                                    * (without), "fang_negrut_slide_spin", "pfc" (linear and rrlinear) or NULL
@@ -55,6 +56,7 @@ static fd_world* make_pile(const pile_options* o)
     def.thread_count = o->threads;
     def.neighbor_skin = o->skin;
     def.energy_ledger = o->ledger;
+    def.contact_energy_books = o->lifetime_books;
     def.contact_output = o->output;
     if (o->complementarity) {
         def.stepper = FD_STEPPER_COMPLEMENTARITY;
