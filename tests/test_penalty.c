@@ -765,6 +765,60 @@ Test(penalty, packing_the_pool_between_rebuilds_changes_no_result)
     }
 }
 
+/* A rebuild packs the pool only when it pays or when a contact was left
+ * behind (neighbor.c, build_list): a sphere moved by hand out of its
+ * neighbours' reach leaves its contacts out of the new list, and their
+ * slots must be freed, or the pool would hold slots no contact owns. Every
+ * 100 steps the dynamic sphere with the most contacts is lifted 5 cm (20
+ * diameters) above the pile; after every step the pool's live slots are
+ * exactly the list's contacts. */
+static int64_t contacts_in_list(const fd_world* world, int* busiest)
+{
+    const fd_penalty* p = world->penalty;
+    const fd_neighbor_list* list = &p->lists[p->current];
+    int64_t held = 0;
+    int most = 0;
+    for (int i = 0; i < list->body_count; ++i) {
+        int own = 0;
+        for (int64_t e = list->row_start[i]; e < list->row_start[i + 1]; ++e) {
+            own += list->contact[e] != FD_NO_CONTACT;
+        }
+        held += own;
+        if (own > most && (world->motion[i].flags & FD_MOTION_DYNAMIC)) {
+            most = own;
+            *busiest = i;
+        }
+    }
+    return held;
+}
+
+Test(penalty, a_rebuild_frees_the_slots_of_the_contacts_left_behind)
+{
+    pile_options o = {.threads = 1, .slide = "dsds"};
+    fd_world* world = make_pile(&o);
+    int64_t lifted_contacts = 0;
+    for (int s = 0; s < 1000; ++s) {
+        cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
+        int busiest = -1;
+        const fd_contact_pool* pool = &world->penalty->pool;
+        int64_t held = contacts_in_list(world, &busiest);
+        cr_assert_eq(pool->used - pool->free_count, held, "step %d: %lld live slots for %lld contacts", s,
+                     (long long)(pool->used - pool->free_count), (long long)held);
+        if (s % 100 == 50 && busiest >= 0) {
+            const fd_neighbor_list* list = &world->penalty->lists[world->penalty->current];
+            for (int64_t e = list->row_start[busiest]; e < list->row_start[busiest + 1]; ++e) {
+                lifted_contacts += list->contact[e] != FD_NO_CONTACT;
+            }
+            fd_body_state state;
+            cr_assert_eq(fd_world_get_states(world, busiest, 1, &state), FD_OK, "%s", fd_last_error());
+            state.position.z += 0.05;
+            cr_assert_eq(fd_world_set_states(world, busiest, 1, &state), FD_OK, "%s", fd_last_error());
+        }
+    }
+    cr_expect_gt(lifted_contacts, 10, "the lifted spheres held contacts (%lld)", (long long)lifted_contacts);
+    fd_world_free(world);
+}
+
 /* The threads' rows move between passes to follow their measured speeds
  * (neighbor.c, fd_neighbor_list_follow_speeds), and the integration takes
  * the same split. Every split must give the same bits (the loads are summed

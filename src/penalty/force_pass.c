@@ -214,21 +214,10 @@ static fd_status refresh_list(fd_world* world)
     if (!list_is_stale(world)) {
         /* A list that stands for long (a chute flows for a thousand steps
          * between rebuilds) sees contacts begin, each in a slot far from
-         * its key's neighbours, where the law pass's read of its springs
-         * and constant misses the caches. Packing the pool in key order
-         * again costs about b per contact; each strayed slot costs about a
-         * per pass. With B contacts begun over S passes since the last
-         * packing, of U in all, packing when B S > 2 (b / a) U makes the
-         * sum of the two per pass least (the strays grow by B / S a pass:
-         * their cost over S passes is a B S / 2 against b U for the
-         * packing). Measured on the chute (bench/chute, packing at fixed
-         * fractions of the pool: 1/8, 1/32, every pass): b ~ 7 ns, a ~ 35
-         * ns, so B S > 2 U / 5; at least 64 begun, so that a small pool is
-         * not packed for a few. */
+         * its key's neighbours: packed again when it pays (fd_packing_pays). */
         fd_neighbor_list* list = &p->lists[p->current];
         p->passes_since_packed++;
-        if (p->begun_since_packed > 64 && p->begun_since_packed * p->passes_since_packed > 2 * p->pool.used / 5 &&
-            list->row_start != NULL) {
+        if (fd_packing_pays(p) && list->row_start != NULL) {
             fd_neighbor_list_repack(world, list); /* out of memory: it stays as it is, which works */
         }
         return FD_OK;

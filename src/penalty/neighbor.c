@@ -496,7 +496,8 @@ static fd_status build_list(fd_world* world, fd_neighbor_list* out, const fd_nei
     const fd_body_motion* motion = world->motion;
     const bool* sphere_kernel = penalty->law_sphere_kernel;
     int threads = world->def.thread_count;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+    int64_t carried_count = 0;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1) reduction(+ : carried_count)
     for (int i = 0; i < n; ++i) {
         int64_t old_e = old != NULL && i < old->body_count ? old->row_start[i] : 0;
         int64_t old_end = old != NULL && i < old->body_count ? old->row_start[i + 1] : 0;
@@ -514,9 +515,19 @@ static fd_status build_list(fd_world* world, fd_neighbor_list* out, const fd_nei
             }
             bool carried = old_e < old_end && old->partner[old_e] == j && old->law[old_e] == out->law[e];
             out->contact[e] = carried ? old->contact[old_e] : FD_NO_CONTACT;
+            carried_count += carried;
         }
     }
-    if (!balance_threads(world, penalty, out, world->def.thread_count) || !compact_pool(world, out)) {
+    /* The pool packed again when it pays (fd_packing_pays), and whenever a
+     * contact was left behind (a body removed, a law changed, a pair out of
+     * reach): packing frees its slot. Otherwise the carried contacts keep
+     * their slots, still in key order but for those begun since the last
+     * packing: a settled pile rebuilds its list every few tens of steps and
+     * packs it every few rebuilds. */
+    const fd_contact_pool* pool = &penalty->pool;
+    bool left_behind = carried_count != pool->used - pool->free_count;
+    if (!balance_threads(world, penalty, out, world->def.thread_count) ||
+        ((left_behind || fd_packing_pays(penalty)) && !compact_pool(world, out))) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory for the neighbour list");
     }
     /* The rebuild test measures displacements from here. */

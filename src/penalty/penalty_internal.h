@@ -51,6 +51,22 @@ struct fd_generic_slot {
  * (10^4) the asking cost the law pass 3 %, so it is asked for only beyond. */
 enum { FD_PARTNER_BYTES = 5 * 24 + 8, FD_PARTNER_AHEAD = 16, FD_ENTRY_AHEAD = 32 };
 
+/* Whether packing the pool in key order again pays (neighbor.c). Contacts
+ * that began since the last packing each sit in a slot far from its key's
+ * neighbours, where the law pass's read of its springs and constants misses
+ * the caches. Packing costs about b per contact; each strayed slot costs
+ * about a per pass. With B contacts begun over S passes since the last
+ * packing, of U in all, packing when B S > 2 (b / a) U makes the sum of the
+ * two per pass least (the strays grow by B / S a pass: their cost over S
+ * passes is a B S / 2 against b U for the packing). Measured on the chute
+ * (bench/chute, packing at fixed fractions of the pool: 1/8, 1/32, every
+ * pass): b ~ 7 ns, a ~ 35 ns, so B S > 2 U / 5; at least 64 begun, so that
+ * a small pool is not packed for a few. */
+static inline bool fd_packing_pays(const fd_penalty* p)
+{
+    return p->begun_since_packed > 64 && p->begun_since_packed * p->passes_since_packed > 2 * p->pool.used / 5;
+}
+
 /* Failures a thread's pass reports (fd_penalty_thread.failure). */
 enum { FD_PASS_OK = 0, FD_PASS_UNSUPPORTED = 1, FD_PASS_NO_LAW = 2, FD_PASS_OUT_OF_MEMORY = 3 };
 
