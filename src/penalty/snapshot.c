@@ -90,7 +90,9 @@ static fd_status gather(const fd_world* world, fd_row_filter rows, fd_pair_filte
             count += list->contact[e] != FD_NO_CONTACT && (wanted == NULL || wanted(context, i, list->partner[e]));
         }
     }
-    if (count > out->capacity && (free_arrays(out), !allocate(out, count + count / 8))) {
+    /* (a first gather allocates even for no contact: its arrays are never null) */
+    bool room = reuse && out->pairs != NULL && count <= out->capacity;
+    if (!room && (free_arrays(out), !allocate(out, reuse ? count + count / 8 : count))) {
         fd_penalty_contacts_free(out);
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "checkpoint: out of memory for %lld contacts", (long long)count);
     }
