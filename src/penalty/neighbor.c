@@ -83,13 +83,6 @@ bool fd_contact_pool_reserve(fd_contact_pool* pool, int64_t count, int history_s
                        constant_stride, book_count, lifetime_books);
 }
 
-static inline void copy_doubles(double* restrict to, const double* restrict from, int count)
-{
-    for (int k = 0; k < count; ++k) {
-        to[k] = from[k];
-    }
-}
-
 /* to[s] = from[source[s]] for the slots s < live, `width` bytes each
  * (whole doubles, or one byte), through `moved` (from and to may be one
  * array). A few words each: copied in place, not by a call to memcpy per
