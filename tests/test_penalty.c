@@ -183,16 +183,18 @@ Test(penalty, the_processors_permutes_change_no_bit)
 }
 
 /* run_pile with the pass told that the cache holds `cache_bytes`: 1 makes
- * every pass ask for the partners' body states ahead (penalty.h,
- * partners_ahead), SIZE_MAX none. The steps that did, in `asked`. */
-static pile_run run_pile_cache(const pile_options* o, int step_count, size_t cache_bytes, int* asked)
+ * every pass ask for data ahead (penalty.h, partners_ahead in the distance
+ * pass, law_ahead in the law pass), SIZE_MAX none. The steps whose passes
+ * both did, in `both`; those where either did, in `either`. */
+static pile_run run_pile_cache(const pile_options* o, int step_count, size_t cache_bytes, int* both, int* either)
 {
     fd_world* world = make_pile(o);
     world->penalty->cache_bytes = cache_bytes;
-    *asked = 0;
+    *both = *either = 0;
     for (int s = 0; s < step_count; ++s) {
         cr_assert_eq(fd_world_step(world), FD_OK, "%s", fd_last_error());
-        *asked += world->penalty->partners_ahead;
+        *both += world->penalty->partners_ahead && world->penalty->law_ahead;
+        *either += world->penalty->partners_ahead || world->penalty->law_ahead;
     }
     return end_run(world);
 }
@@ -200,7 +202,8 @@ static pile_run run_pile_cache(const pile_options* o, int step_count, size_t cac
 Test(penalty, asking_for_the_partners_ahead_changes_no_bit)
 {
     /* Beyond the cache the distance and law passes prefetch the partners'
-     * body states a few entries and contacts ahead (penalty_internal.h,
+     * body states a few entries and contacts ahead, and the law pass the
+     * entries' fields and the slots' data (penalty_internal.h,
      * FD_PARTNER_BYTES). A prefetch reads nothing into a result; the index
      * it reads ahead must stay inside the list (the sanitizer run checks
      * the last entries of every thread's rows). The same bits with and
@@ -213,9 +216,9 @@ Test(penalty, asking_for_the_partners_ahead_changes_no_bit)
         {.threads = 2, .slide = "pfc"},
     };
     for (int c = 0; c < 4; ++c) {
-        int asked = 0, never = 0;
-        pile_run with = run_pile_cache(&cases[c], 1000, 1, &asked);
-        pile_run without = run_pile_cache(&cases[c], 1000, SIZE_MAX, &never);
+        int asked = 0, never = 0, unused = 0;
+        pile_run with = run_pile_cache(&cases[c], 1000, 1, &asked, &unused);
+        pile_run without = run_pile_cache(&cases[c], 1000, SIZE_MAX, &unused, &never);
         cr_assert_eq(asked, 1000, "case %d: a one-byte cache must make every step ask ahead", c);
         cr_assert_eq(never, 0, "case %d: an unbounded cache must make no step ask ahead", c);
         cr_assert_gt(with.contacts, 100, "case %d: the pile must be in contact", c);

@@ -501,18 +501,18 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
     /* Springs that span more than a cache line are asked for ahead
      * (prefetch_slot); a line or less, the hardware's prefetchers keep up. */
     bool ask_ahead = (size_t)stride * sizeof(double) > 64;
-    /* The partners' body states too, where their arrays outgrow the cache
-     * (FD_PARTNER_BYTES): body i's rows stream in order, the partners' in
-     * a few strides too many for the hardware's prefetchers. Beyond the
-     * cache the pass also asks for the entries' fields and the slots' data
-     * ahead: the pass reads some fifteen arrays at once (the entries', the
-     * pool's, body i's and j's), more streams than the prefetchers follow.
+    /* Where what the pass reads outgrows the cache (penalty.h, law_ahead),
+     * it asks for the partners' body states (body i's rows stream in order,
+     * the partners' in a few strides too many for the hardware's
+     * prefetchers), the entries' fields and the slots' data ahead: the pass
+     * reads some fifteen arrays at once (the entries', the pool's, body i's
+     * and j's), more streams than the prefetchers follow.
      * The 10^6 pile, hooke + dsds, the law stage (medians of three
      * alternated runs): 61.7 -> 59.1 ms with the entries, -> 57.9 with the
      * partners' radii, -> 55.2 with the slots' constants, slip states and
      * springs (asking for the springs' other buffer, written, measured no
      * faster). */
-    bool partners_ahead = p->partners_ahead;
+    bool law_ahead = p->law_ahead;
     int64_t new_left = th->new_count;         /* new contacts take their slots counted down */
     uint64_t next_id = th->first_id + (uint64_t)th->new_count;
     int32_t generic_left = th->slot_count;    /* generic geometries, counted down */
@@ -560,7 +560,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
         }
         for (int s = 0; s < chunk; ++s) {
             int64_t k = top - s;
-            if (partners_ahead && k >= FD_ENTRY_AHEAD) {
+            if (law_ahead && k >= FD_ENTRY_AHEAD) {
                 int32_t far = touching[k - FD_ENTRY_AHEAD].entry;
                 __builtin_prefetch(&partner[far], 0, 3);
                 __builtin_prefetch(&entry_contact[far], 0, 3);
@@ -571,7 +571,7 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
                 prefetch_slot(pool, springs_before, springs_after, stride, constant_stride,
                               entry_contact[touching[k - FD_PREFETCH_AHEAD].entry]);
             }
-            if (partners_ahead && k >= FD_PARTNER_AHEAD) {
+            if (law_ahead && k >= FD_PARTNER_AHEAD) {
                 int ahead = partner[touching[k - FD_PARTNER_AHEAD].entry];
                 __builtin_prefetch(&position[ahead], 0, 3);
                 __builtin_prefetch(&velocity[ahead], 0, 3);

@@ -341,11 +341,15 @@ typedef struct fd_penalty {
      * itself, filled before the drift; else in the saved buffers). */
     bool stepping_in_place;
     /* The largest cache's bytes (core/cache.h, read at the first prepare),
-     * and whether the pass in progress asks for the partners' body states
-     * ahead: where the per-body arrays its partners' reads stream through
-     * (FD_PARTNER_BYTES a body) outgrow that cache. */
+     * and whether the pass in progress asks for data ahead: the distance
+     * pass for the partners' body states where the per-body arrays its
+     * partners' reads stream through (FD_PARTNER_BYTES a body) outgrow that
+     * cache; the law pass for the partners' states, the entries' fields and
+     * the slots' data where all that it reads (fd_law_pass_bytes) outgrows
+     * half of it (penalty_internal.h). */
     size_t cache_bytes;
     bool partners_ahead;
+    bool law_ahead;
     /* Under a domain decomposition (NULL in one process): an fd_book_row
      * per body, set by the rank before each step; then a pass leaves the
      * world's ledger totals alone, its books staying in the threads'
