@@ -50,8 +50,9 @@ struct fd_generic_slot {
  * distance pass 18.7-20.0 -> 15.7-16.6 ms; where the arrays fit the cache
  * (10^4) the asking cost the law pass 3 %, so it is asked for only beyond.
  * The law pass asks on its own test (penalty.h, law_ahead), for the
- * partners' states, the entries' fields FD_ENTRY_AHEAD contacts ahead and
- * the slots' data FD_PARTNER_AHEAD ahead (law_pass.c), where the bytes it
+ * partners' and body i's states and the slots' data FD_PARTNER_AHEAD
+ * contacts ahead and the entries' fields FD_ENTRY_AHEAD ahead
+ * (law_pass.c), where the bytes it
  * reads (fd_law_pass_bytes) outgrow half the cache: the cache is shared
  * with the other cores, and the pass's arrays are not all it holds. The
  * piles, hooke + dsds, law stage: at 10^4 (3 MB) asking costs 11 %; at
