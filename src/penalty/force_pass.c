@@ -310,13 +310,18 @@ static bool make_body_turns(fd_world* world, int threads)
     return true;
 }
 
-size_t fd_law_pass_bytes(const fd_world* world, const fd_neighbor_list* list)
+/* The bytes the law pass reads through, for law_ahead (penalty.h): the
+ * bodies' (FD_PARTNER_BYTES a body), the list's entries (partner, contact
+ * slot, kind and law) and each live contact's touching record, springs in
+ * both buffers, pair constants, slip state and ledger books. An estimate,
+ * not an account. */
+static size_t law_pass_bytes(const fd_world* world, const fd_neighbor_list* list)
 {
     const fd_penalty* p = world->penalty;
     const fd_contact_pool* pool = &p->pool;
-    size_t entry_bytes = sizeof(int32_t) + sizeof(int32_t) + sizeof(uint8_t) + sizeof(uint16_t);
+    size_t entry_bytes = sizeof *list->partner + sizeof *list->contact + sizeof *list->kind + sizeof *list->law;
     size_t slot_bytes = sizeof(fd_touch) + 2 * (size_t)world->history_stride * sizeof(double) +
-                        (size_t)p->constant_stride * sizeof(double) + sizeof(uint8_t) +
+                        (size_t)p->constant_stride * sizeof *pool->constants + sizeof *pool->state +
                         2 * (size_t)pool->book_count * sizeof(double);
     int64_t live = pool->used - pool->free_count;
     return (size_t)world->body_count * FD_PARTNER_BYTES + (size_t)list->count * entry_bytes +
@@ -347,7 +352,7 @@ fd_status fd_penalty_force_pass(fd_world* world, bool record, bool elapsed)
     fd_neighbor_list* list = &p->lists[p->current];
     int threads = list->thread_count;
     p->partners_ahead = (size_t)world->body_count * FD_PARTNER_BYTES > p->cache_bytes;
-    p->law_ahead = fd_law_pass_bytes(world, list) > p->cache_bytes / 2;
+    p->law_ahead = law_pass_bytes(world, list) > p->cache_bytes / 2;
     status = reserve_threads(world, threads);
     if (status != FD_OK) {
         return status;

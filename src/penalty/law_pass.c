@@ -517,11 +517,10 @@ static inline __attribute__((always_inline)) void law_pass(fd_world* world, fd_n
      * (prefetch_slot); a line or less, the hardware's prefetchers keep up. */
     bool ask_ahead = (size_t)stride * sizeof(double) > 64;
     /* Where what the pass reads outgrows the cache (penalty.h, law_ahead),
-     * it asks for the partners' body states (body i's rows stream in order,
-     * the partners' in a few strides too many for the hardware's
-     * prefetchers), the entries' fields and the slots' data ahead: the pass
-     * reads some fifteen arrays at once (the entries', the pool's, body i's
-     * and j's), more streams than the prefetchers follow.
+     * it asks for both bodies' states, the entries' fields and the slots'
+     * data ahead: the pass reads some fifteen arrays at once (the entries',
+     * the pool's, body i's and j's), more streams than the hardware's
+     * prefetchers follow, and the partners' come in a few strides too many.
      * The 10^6 pile, hooke + dsds, the law stage (medians of three
      * alternated runs): 61.7 -> 59.1 ms with the entries, -> 57.9 with the
      * partners' radii, -> 55.2 with the slots' constants, slip states and

@@ -345,7 +345,7 @@ typedef struct fd_penalty {
      * pass for the partners' body states where the per-body arrays its
      * partners' reads stream through (FD_PARTNER_BYTES a body) outgrow that
      * cache; the law pass for the partners' states, the entries' fields and
-     * the slots' data where all that it reads (fd_law_pass_bytes) outgrows
+     * the slots' data where all that it reads (force_pass.c) outgrows
      * half of it (penalty_internal.h). */
     size_t cache_bytes;
     bool partners_ahead;

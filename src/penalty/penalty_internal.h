@@ -52,20 +52,14 @@ struct fd_generic_slot {
  * The law pass asks on its own test (penalty.h, law_ahead), for the
  * partners' and body i's states and the slots' data FD_PARTNER_AHEAD
  * contacts ahead and the entries' fields FD_ENTRY_AHEAD ahead
- * (law_pass.c), where the bytes it
- * reads (fd_law_pass_bytes) outgrow half the cache: the cache is shared
+ * (law_pass.c), where the bytes it reads (force_pass.c, law_pass_bytes)
+ * outgrow half the cache: the cache is shared
  * with the other cores, and the pass's arrays are not all it holds. The
  * piles, hooke + dsds, law stage: at 10^4 (3 MB) asking costs 11 %; at
  * 10^5 (26 MB of a 32 MB cache) it gains 2 %, with the ledger (31 MB) 6 %,
  * where the distance pass's asking would lose 2 % of the step (its bodies'
  * 13 MB fit); at 10^6 12 %. */
 enum { FD_PARTNER_BYTES = 5 * 24 + 8, FD_PARTNER_AHEAD = 16, FD_ENTRY_AHEAD = 32 };
-
-/* The bytes the law pass reads through: the bodies' (FD_PARTNER_BYTES a
- * body), the list's entries (partner, contact slot, kind and law) and each
- * live contact's touching record, springs in both buffers, pair constants,
- * slip state and ledger books. An estimate for law_ahead, not an account. */
-size_t fd_law_pass_bytes(const fd_world* world, const fd_neighbor_list* list);
 
 /* Whether packing the pool in key order again pays (neighbor.c). Contacts
  * that began since the last packing each sit in a slot far from its key's
