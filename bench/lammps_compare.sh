@@ -40,11 +40,15 @@
 #                       a simple cubic packing at rest) and runs 10 timed steps:
 #                       settling 10^7 spheres would take an hour
 #   BENCH_LAMMPS_SKIN   LAMMPS/LIGGGHTS neighbor skin, m (default 0.002 = 0.2 diameters; bench/README.md)
-#   BENCH_REPEAT        rounds, each running every configuration once (default 1): the
-#                       fastest run of each is kept for the table, and the goals
-#                       also print the median of the rounds' paired ratios (each
-#                       fricdem law runs next to its LAMMPS peer; every run with its
-#                       round in bench/out/lammps_rounds.csv)
+#   BENCH_REPEAT        rounds, each running every configuration once (default 3
+#                       below 10^5 spheres, 1 from there on): the fastest run of
+#                       each is kept for the table, and the goals also print the
+#                       median of the rounds' paired ratios (each fricdem law runs
+#                       next to its LAMMPS peer; every run with its round in
+#                       bench/out/lammps_rounds.csv). A 10^4 run lasts half a
+#                       second, and on a host whose other tenants share the core
+#                       one round's ratio moved by 30 % (bench/README.md,
+#                       twenty-ninth session); three rounds there cost ~40 s
 #   FRICDEM_BEFORE      a build folder of an older fricdem (e.g. the commit before
 #                       issue 9, built with `cmake --preset release` in a git
 #                       worktree): its fricdem_bench_friction and CLI run the same
@@ -62,7 +66,7 @@ in_place_from=${BENCH_LAMMPS_IN_PLACE:-5000000}
 steps=${BENCH_LAMMPS_STEPS:-300}
 settle=${BENCH_LAMMPS_SETTLE:-2000}
 skin=${BENCH_LAMMPS_SKIN:-0.002}
-repeat=${BENCH_REPEAT:-1}
+repeat=${BENCH_REPEAT:-}
 out=bench/out/lammps
 python=/usr/bin/python3
 bench=build/release/fricdem_bench_friction
@@ -191,7 +195,7 @@ run_fricdem() {
     else
       continue
     fi
-    echo "bench-lammps: N = $n, $build $law, run $r of $repeat ..." >&2
+    echo "bench-lammps: N = $n, $build $law, run $r of $size_repeat ..." >&2
     line=$("$tool" "$settled" 1 "$steps" "${args[@]}" "$vv")
     IFS=, read -r contacts seconds _ _ _ cpu <<< "$line"
     keep_run "$r" "$build,$law,$n,$steps,$seconds,$cpu,$($python -c "print(f'{$n / $cpu:.6g}')"),$contacts,,\"$machine\",$cores"
@@ -201,7 +205,7 @@ run_fricdem() {
 # One LAMMPS run of LAW (round R); its peak memory in round 1 of hooke_linear_history.
 run_lammps() {
   local law=$1 r=$2 coefficients log peak
-  echo "bench-lammps: N = $n, LAMMPS $law, run $r of $repeat ..." >&2
+  echo "bench-lammps: N = $n, LAMMPS $law, run $r of $size_repeat ..." >&2
   case $law in
     hooke_linear_history) coefficients=$lmp_history ;;
     hooke_linear_history_rolling_sds) coefficients=$lmp_rolling ;;
@@ -223,7 +227,7 @@ run_lammps() {
 # steps: the difference of the CPU times is the steps'.
 run_liggghts() {
   local r=$1 count log
-  echo "bench-lammps: N = $n, LIGGGHTS hooke/stiffness + history, run $r of $repeat ..." >&2
+  echo "bench-lammps: N = $n, LIGGGHTS hooke/stiffness + history, run $r of $size_repeat ..." >&2
   for count in "$steps" 0; do
     log=$out/liggghts_${n}_r${r}_${count}.log
     cpu[$count]=$(cd "$out" && cpu_of liggghts -in "$root/bench/lammps/pile_liggghts.in" -var data "$root/$data" \
@@ -243,6 +247,7 @@ for n in $sizes; do
   pile_settle=$settle
   pile_options=()
   steps=$sweep_steps
+  size_repeat=${repeat:-$([ "$n" -lt 100000 ] && echo 3 || echo 1)}
   if [ "$n" -ge "$in_place_from" ]; then
     pile_settle=0
     pile_options=(--in-place)
@@ -281,7 +286,7 @@ for n in $sizes; do
   # tenant on the core's other hardware thread), a pair run seconds apart
   # sees the same machine, and the median of the rounds' paired ratios is
   # steadier than the ratio of the fastest runs (both are printed).
-  for r in $(seq "$repeat"); do
+  for r in $(seq "$size_repeat"); do
     for job in fricdem:hooke_dsds lammps:hooke_linear_history fricdem:hooke_dsds_ledger \
                fricdem:hooke_dsds_rolling_dsds_twisting_marshall lammps:hooke_linear_history_rolling_sds_twisting_marshall \
                fricdem:fang_negrut_slide_roll_spin lammps:hooke_linear_history_rolling_sds \

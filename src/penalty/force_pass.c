@@ -312,17 +312,22 @@ static bool make_body_turns(fd_world* world, int threads)
 
 /* The bytes the law pass reads through, for law_ahead (penalty.h): the
  * bodies' (FD_PARTNER_BYTES a body), the list's entries (partner, contact
- * slot, kind and law) and each live contact's touching record, springs in
- * both buffers, pair constants, slip state and ledger books. An estimate,
- * not an account. */
+ * slot, kind and law) and each live contact's touching record, springs,
+ * pair constants, slip state and ledger books, in one buffer for a pass that
+ * writes them over (pool.flip 0: a step made in place) and in both for one
+ * that reads one and writes the other; the books as the pool keeps them
+ * (lifetime books, or the stored energies alone). An estimate, not an
+ * account. */
 static size_t law_pass_bytes(const fd_world* world, const fd_neighbor_list* list)
 {
     const fd_penalty* p = world->penalty;
     const fd_contact_pool* pool = &p->pool;
     size_t entry_bytes = sizeof *list->partner + sizeof *list->contact + sizeof *list->kind + sizeof *list->law;
-    size_t slot_bytes = sizeof(fd_touch) + 2 * (size_t)world->history_stride * sizeof(double) +
+    size_t buffers = pool->flip ? 2 : 1;
+    size_t book_bytes = pool->lifetime_books ? sizeof **pool->books : sizeof **pool->stored;
+    size_t slot_bytes = sizeof(fd_touch) + buffers * (size_t)world->history_stride * sizeof(double) +
                         (size_t)p->constant_stride * sizeof *pool->constants + sizeof *pool->state +
-                        2 * (size_t)pool->book_count * sizeof(double);
+                        buffers * (size_t)pool->book_count * book_bytes;
     int64_t live = pool->used - pool->free_count;
     return (size_t)world->body_count * FD_PARTNER_BYTES + (size_t)list->count * entry_bytes +
            (size_t)(live > 0 ? live : 0) * slot_bytes;
