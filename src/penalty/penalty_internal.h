@@ -55,10 +55,11 @@ struct fd_generic_slot {
  * (law_pass.c), where the bytes it reads (force_pass.c, law_pass_bytes)
  * outgrow half the cache: the cache is shared
  * with the other cores, and the pass's arrays are not all it holds. The
- * piles, hooke + dsds, law stage: at 10^4 (3 MB) asking costs 11 %; at
- * 10^5 (26 MB of a 32 MB cache) it gains 2 %, with the ledger (31 MB) 6 %,
- * where the distance pass's asking would lose 2 % of the step (its bodies'
- * 13 MB fit); at 10^6 12 %. */
+ * piles, hooke + dsds, law stage: at 10^4 (2-3 MB) asking costs 11 %; at
+ * 10^5 (21 MB of a 32 MB cache, the springs counted once as a step made in
+ * place reads them; 26 MB as first counted) it gains 2 %, with the ledger
+ * (23 MB) 6 %, where the distance pass's asking would lose 2 % of the step
+ * (its bodies' 13 MB fit); at 10^6 12 %. */
 enum { FD_PARTNER_BYTES = 5 * 24 + 8, FD_PARTNER_AHEAD = 16, FD_ENTRY_AHEAD = 32 };
 
 /* Whether packing the pool in key order again pays (neighbor.c). Contacts
