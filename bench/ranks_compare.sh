@@ -16,10 +16,12 @@
 #                      default, or time: no gain measured here, bench/README.md)
 #                      and from what imbalance (BENCH_RANKS_BALANCE_RATIO, --balance:
 #                      default 1.05 by time, 1.1 by count)
-#   BENCH_REPEAT       runs of each configuration (default 1): the fastest of
-#                      each is kept, and the ratio of each repeat's pair (one
-#                      process, then the ranks, minutes apart at most) gives
-#                      the median ratio, which the machine's spread moves less
+#   BENCH_REPEAT       runs of each configuration (default 3, ~50 s in all): the
+#                      fastest of each is kept, and the ratio of each repeat's
+#                      pair (one process, then the ranks, minutes apart at most)
+#                      gives the median ratio, which the machine's spread moves
+#                      less (one pair moved 1.36-1.73x on a shared host,
+#                      bench/README.md, twenty-ninth session)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/require_built.sh
@@ -30,7 +32,7 @@ ranks=${BENCH_RANKS:-2}
 threads=${BENCH_RANKS_THREADS:-2}
 balance_by=${BENCH_RANKS_BALANCE:-count}
 balance=${BENCH_RANKS_BALANCE_RATIO:-$([ "$balance_by" = time ] && echo 1.05 || echo 1.1)}
-repeat=${BENCH_REPEAT:-1}
+repeat=${BENCH_REPEAT:-3}
 python=/usr/bin/python3
 cli=build/release/fricdem
 export_tool=build/release/fricdem_lammps_data

@@ -22,7 +22,8 @@
 #   BENCH_CHUTE_STEPS   timed steps (default 1000)
 #   BENCH_CHUTE_SETTLE  fricdem's steps before the export (default 5000)
 #   BENCH_CHUTE_THREADS thread counts of fricdem (default "1 2")
-#   BENCH_REPEAT        runs of each configuration, the fastest kept (default 1)
+#   BENCH_REPEAT        runs of each configuration, the fastest kept (default 3,
+#                       ~70 s in all: one run moves by 10 % and more on a shared host)
 #   FRICDEM_BUILD       the build folder with the tools (default build/release)
 # Without LAMMPS (scripts/install-lammps.sh) the LAMMPS row is left out.
 set -euo pipefail
@@ -32,7 +33,7 @@ source bench/require_built.sh
 steps=${BENCH_CHUTE_STEPS:-1000}
 settle=${BENCH_CHUTE_SETTLE:-5000}
 thread_counts=${BENCH_CHUTE_THREADS:-"1 2"}
-repeat=${BENCH_REPEAT:-1}
+repeat=${BENCH_REPEAT:-3}
 build=${FRICDEM_BUILD:-build/release}
 python=/usr/bin/python3
 bench=$build/fricdem_bench_friction
