@@ -40,15 +40,19 @@
 #                       a simple cubic packing at rest) and runs 10 timed steps:
 #                       settling 10^7 spheres would take an hour
 #   BENCH_LAMMPS_SKIN   LAMMPS/LIGGGHTS neighbor skin, m (default 0.002 = 0.2 diameters; bench/README.md)
-#   BENCH_REPEAT        rounds, each running every configuration once (default 3
+#   BENCH_REPEAT        rounds, each running every configuration once (default 7
 #                       below 10^5 spheres, 1 from there on): the fastest run of
 #                       each is kept for the table, and the goals also print the
 #                       median of the rounds' paired ratios (each fricdem law runs
-#                       next to its LAMMPS peer; every run with its round in
-#                       bench/out/lammps_rounds.csv). A 10^4 run lasts half a
-#                       second, and on a host whose other tenants share the core
-#                       one round's ratio moved by 30 % (bench/README.md,
-#                       twenty-ninth session); three rounds there cost ~40 s
+#                       next to its LAMMPS peer, first in odd rounds and second in
+#                       even ones, so that a drift of the machine's speed over a
+#                       round favours neither) with, from 5 rounds, a 90 %
+#                       bootstrap interval of that median (every run with its
+#                       round in bench/out/lammps_rounds.csv). A 10^4 run lasts
+#                       half a second, and on a host whose other tenants share the
+#                       core one round's ratio moved by 30 % (bench/README.md,
+#                       twenty-ninth and thirtieth sessions); seven rounds there
+#                       cost ~90 s
 #   FRICDEM_BEFORE      a build folder of an older fricdem (e.g. the commit before
 #                       issue 9, built with `cmake --preset release` in a git
 #                       worktree): its fricdem_bench_friction and CLI run the same
@@ -247,7 +251,7 @@ for n in $sizes; do
   pile_settle=$settle
   pile_options=()
   steps=$sweep_steps
-  size_repeat=${repeat:-$([ "$n" -lt 100000 ] && echo 3 || echo 1)}
+  size_repeat=${repeat:-$([ "$n" -lt 100000 ] && echo 7 || echo 1)}
   if [ "$n" -ge "$in_place_from" ]; then
     pile_settle=0
     pile_options=(--in-place)
@@ -285,12 +289,19 @@ for n in $sizes; do
   # without it): on a machine whose speed drifts over minutes (another
   # tenant on the core's other hardware thread), a pair run seconds apart
   # sees the same machine, and the median of the rounds' paired ratios is
-  # steadier than the ratio of the fastest runs (both are printed).
+  # steadier than the ratio of the fastest runs (both are printed). Even
+  # rounds run the list backwards: each pair's order alternates.
+  jobs=(fricdem:hooke_dsds lammps:hooke_linear_history fricdem:hooke_dsds_ledger
+        fricdem:hooke_dsds_rolling_dsds_twisting_marshall lammps:hooke_linear_history_rolling_sds_twisting_marshall
+        fricdem:fang_negrut_slide_roll_spin lammps:hooke_linear_history_rolling_sds
+        fricdem:hooke_csds fricdem:pfc_linear_rrlinear liggghts:hooke_stiffness_history)
   for r in $(seq "$size_repeat"); do
-    for job in fricdem:hooke_dsds lammps:hooke_linear_history fricdem:hooke_dsds_ledger \
-               fricdem:hooke_dsds_rolling_dsds_twisting_marshall lammps:hooke_linear_history_rolling_sds_twisting_marshall \
-               fricdem:fang_negrut_slide_roll_spin lammps:hooke_linear_history_rolling_sds \
-               fricdem:hooke_csds fricdem:pfc_linear_rrlinear liggghts:hooke_stiffness_history; do
+    order=("${jobs[@]}")
+    if [ $((r % 2)) = 0 ]; then
+      order=()
+      for ((k = ${#jobs[@]} - 1; k >= 0; k--)); do order+=("${jobs[k]}"); done
+    fi
+    for job in "${order[@]}"; do
       engine=${job%%:*}
       law=${job#*:}
       case $engine in
@@ -332,7 +343,7 @@ done
 rm -f "$candidates"
 
 $python - "$results" "$rounds" <<'PY'
-import csv, statistics, sys
+import csv, random, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 print()
 print(f"fricdem vs LAMMPS vs LIGGGHTS, settled pile, one core ({rows[0]['machine']}, {rows[0]['cores']} cores)")
@@ -361,14 +372,29 @@ for r in csv.DictReader(open(sys.argv[2])):
         r["particle_steps_per_cpu_s"])
 
 
+def bootstrap_interval(values, level=0.90, draws=4000):
+    """The central `level` interval of the median of `values` resampled with
+    replacement (a fixed seed: the same rounds print the same interval). The
+    median's spread from the rounds alone, with no assumption on the shape of
+    the machine's noise; below 5 rounds it says little and is not printed."""
+    rng = random.Random(12345)
+    medians = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(draws))
+    tail = int(round(draws * (1.0 - level) / 2.0))
+    return medians[tail], medians[draws - 1 - tail]
+
+
 def paired(n, ratio_of, form="{:.2f}"):
     """'; paired rounds: median M (L to H) of R' for the values the rounds of N
-    give (each value in `form`), or '' with fewer than two rounds."""
+    give (each value in `form`), with ', 90 % interval of the median A to B'
+    from 5 rounds; '' with fewer than two rounds."""
     values = sorted(v for v in (ratio_of(rate) for (m, _), rate in rounds.items() if m == n) if v is not None)
     if len(values) < 2:
         return ""
     median, low, high = (form.format(v) for v in (statistics.median(values), values[0], values[-1]))
-    return f"; paired rounds: median {median} ({low} to {high}) of {len(values)}"
+    interval = ""
+    if len(values) >= 5:
+        interval = ", 90 % interval of the median {} to {}".format(*(form.format(v) for v in bootstrap_interval(values)))
+    return f"; paired rounds: median {median} ({low} to {high}) of {len(values)}{interval}"
 
 
 def goal_ratio(ours, theirs):
