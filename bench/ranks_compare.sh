@@ -118,3 +118,15 @@ print(f"  {r} ranks      {ranks:8.3f} ms   {one / ranks:.2f}x   (--balance-by {b
 print(f"  one process / {r} ranks, each repeat's pair: {', '.join(f'{x:.2f}' for x in pairs)}; "
       f"median {statistics.median(pairs):.2f}x")
 EOF
+# The ranks share the machine's memory as threads do: its own ceiling
+# (bench/host_scaling.c) beside the figures above.
+if [ -x build/release/fricdem_bench_host ]; then
+  echo "bench-ranks: this machine's own scaling ..." >&2
+  build/release/fricdem_bench_host "$ranks" > "$out/host_scaling.csv"
+  $python - "$out/host_scaling.csv" <<'EOF'
+import csv, sys
+host = {r["loop"]: float(r["speedup"]) for r in csv.DictReader(open(sys.argv[1]))}
+print(f"  this machine, the same count of threads against one (bench/host_scaling.c): compute {host['compute']:.2f}x, "
+      f"streams in cache {host['cache']:.2f}x, in main memory {host['memory']:.2f}x")
+EOF
+fi
