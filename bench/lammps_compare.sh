@@ -431,11 +431,12 @@ for n in sorted({int(r["n"]) for r in rows}):
     ratio = kib["fricdem"] / kib["lammps"] if "fricdem" in kib and "lammps" in kib else float("nan")
     print(f"{n:>7}  {line}  fricdem / LAMMPS {ratio:.2f}  (goal at most 1.5)")
 PY
-$python - "$results" "$memory" "$scale" <<'PY'
-import csv, sys
+$python - "$results" "$memory" "$scale" "$rounds" <<'PY'
+import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 memory = list(csv.DictReader(open(sys.argv[2])))
 scale = {int(r["n"]): r for r in csv.DictReader(open(sys.argv[3]))}
+rounds = list(csv.DictReader(open(sys.argv[4])))
 print("\nsize sweep (issue 19): cost per particle-step (hooke + dsds / LAMMPS hooke + linear_history), load time of "
       "the settled pile, peak memory per sphere")
 print(f"{'N':>9} {'fricdem ns':>10} {'LAMMPS ns':>9} {'fricdem load s':>14} {'LAMMPS read_data s':>18} "
@@ -452,6 +453,20 @@ for n in sorted({int(r["n"]) for r in rows}):
           f"{s.get('lammps_read_data_seconds', ''):>18} {peak.get('fricdem', float('nan')) / n:>16.0f} "
           f"{peak.get('lammps', float('nan')) / n:>15.0f}")
 if len(costs) > 1 and all(c == c for c in costs):
-    print(f"fricdem's cost per particle-step, largest / smallest over the sweep: {max(costs) / min(costs):.2f} "
-          "(goal: within 1.3)")
+    # The fastest of 7 rounds at 10^4 against the one run at 10^5 and 10^6
+    # compares a lucky run with typical ones (on a shared host a 10^4 run
+    # moved by +-18 %): the medians of each size's rounds compare like with
+    # like, and are printed too when the sizes ran different counts of rounds.
+    line = f"fricdem's cost per particle-step, largest / smallest over the sweep: fastest runs {max(costs) / min(costs):.2f}"
+    typical, counts = [], []
+    for n in sorted({int(r["n"]) for r in rows}):
+        runs = [1e9 / float(r["particle_steps_per_cpu_s"]) for r in rounds
+                if int(r["n"]) == n and r["engine"] == "fricdem" and r["law"] == "hooke_dsds"]
+        if runs:
+            typical.append(statistics.median(runs))
+            counts.append(len(runs))
+    if len(typical) == len(costs) and len(set(counts)) > 1:
+        line += (f"; medians of each size's rounds ({', '.join(str(c) for c in counts)} rounds) "
+                 f"{max(typical) / min(typical):.2f}")
+    print(line + " (goal: within 1.3)")
 PY
