@@ -151,8 +151,8 @@ threads = int(next(iter(host.values()))["threads"])
 print(f"\nthread scaling, {threads} threads against one: this machine's own ceiling (bench/host_scaling.c, the fastest of "
       "7 alternated repetitions each)")
 for loop, what in (("compute", "dependent multiply-adds, no memory traffic"),
-                   ("cache", "triad over 1 MiB a thread (in cache)"),
-                   ("memory", "triad over 96 MiB (main memory)")):
+                   ("cache", "triad over 1 MiB a thread, in cache"),
+                   ("memory", "triad over 96 MiB, main memory")):
     r = host[loop]
     rate = f", {float(r['one_thread_gb_per_s']):.1f} -> {float(r['threads_gb_per_s']):.1f} GB/s" if r["one_thread_gb_per_s"] else ""
     print(f"  {loop:>8} {float(r['speedup']):5.2f}x  ({what}{rate})")
