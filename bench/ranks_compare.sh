@@ -123,10 +123,5 @@ EOF
 if [ -x build/release/fricdem_bench_host ]; then
   echo "bench-ranks: this machine's own scaling ..." >&2
   build/release/fricdem_bench_host "$ranks" > "$out/host_scaling.csv"
-  $python - "$out/host_scaling.csv" <<'EOF'
-import csv, sys
-host = {r["loop"]: float(r["speedup"]) for r in csv.DictReader(open(sys.argv[1]))}
-print(f"  this machine, the same count of threads against one (bench/host_scaling.c): compute {host['compute']:.2f}x, "
-      f"streams in cache {host['cache']:.2f}x, in main memory {host['memory']:.2f}x")
-EOF
+  $python bench/host_ceiling.py "$out/host_scaling.csv"
 fi

@@ -143,25 +143,7 @@ PY
 if [ -x build/release/fricdem_bench_host ] && [ "$cores" -gt 1 ]; then
   echo "bench: this machine's own scaling (compute, cache and memory streams) ..." >&2
   build/release/fricdem_bench_host "$cores" > "$out/host_scaling.csv"
-  $python - "$results" "$out/host_scaling.csv" <<'PY'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-host = {r["loop"]: r for r in csv.DictReader(open(sys.argv[2]))}
-threads = int(next(iter(host.values()))["threads"])
-print(f"\nthread scaling, {threads} threads against one: this machine's own ceiling (bench/host_scaling.c, the fastest of "
-      "7 alternated repetitions each)")
-for loop, what in (("compute", "dependent multiply-adds, no memory traffic"),
-                   ("cache", "triad over 1 MiB a thread, in cache"),
-                   ("memory", "triad over 96 MiB, main memory")):
-    r = host[loop]
-    rate = f", {float(r['one_thread_gb_per_s']):.1f} -> {float(r['threads_gb_per_s']):.1f} GB/s" if r["one_thread_gb_per_s"] else ""
-    print(f"  {loop:>8} {float(r['speedup']):5.2f}x  ({what}{rate})")
-for n in sorted({int(r["n"]) for r in rows}):
-    rate = {int(r["threads"]): float(r["particle_steps_per_s"]) for r in rows if int(r["n"]) == n}
-    if 1 in rate and threads in rate:
-        print(f"  fricdem N = {n:>8}: {rate[threads] / rate[1]:5.2f}x (goal 1.8x at 10^5; a step streams several hundred bytes a sphere, "
-              "so it lies between the memory and the compute ceilings)")
-PY
+  $python bench/host_ceiling.py "$out/host_scaling.csv" "$results"
 fi
 echo
 echo "cost of one cone projection, ns (bench/cone_projection_cost.c)"
