@@ -416,44 +416,39 @@ LANE void lane(fd_fn_block* restrict b, int c, const fd_fn_lane_law* law, bool h
     b->fallback[c] = fd_select(fallback, 1.0, 0.0);
 }
 
-#if defined(__GNUC__) && !defined(__clang__)
-#define FD_FN_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#else
-#define FD_FN_CLONES
-#endif
 
-#define FD_FN_LOOP(has_roll, has_spin, shapes)                                                                         \
-    do {                                                                                                               \
+/* One function per combination, each with its own clones: the loops are
+ * those of one function that holds all twelve, but GCC's register
+ * allocation grows faster than a function's size (one function took 81 s
+ * to compile at -O3, the twelve take 58 s). */
+typedef void (*fn_block_kernel)(fd_fn_block* restrict block, const fd_fn_lane_law* law);
+
+#define FD_FN_KERNEL(name, has_roll, has_spin, shapes)                                                                 \
+    static FD_VECTOR_CLONES __attribute__((noinline)) void name(fd_fn_block* restrict block,                           \
+                                                                const fd_fn_lane_law* law)                             \
+    {                                                                                                                  \
+        int count = block->count;                                                                                      \
         _Pragma("omp simd") for (int c = 0; c < count; ++c) {                                                          \
             lane(block, c, law, has_roll, has_spin, shapes);                                                           \
         }                                                                                                              \
-    } while (0)
-
-#define FD_FN_MODELS(shapes)                                                                                           \
-    do {                                                                                                               \
-        if (law->has_roll && law->has_spin) {                                                                          \
-            FD_FN_LOOP(true, true, shapes);                                                                            \
-        } else if (law->has_roll) {                                                                                    \
-            FD_FN_LOOP(true, false, shapes);                                                                           \
-        } else if (law->has_spin) {                                                                                    \
-            FD_FN_LOOP(false, true, shapes);                                                                           \
-        } else {                                                                                                       \
-            FD_FN_LOOP(false, false, shapes);                                                                          \
-        }                                                                                                              \
-    } while (0)
-
-FD_FN_CLONES void fd_fn_block_run(fd_fn_block* restrict block, const fd_fn_lane_law* law, fd_fn_shapes shapes)
-{
-    int count = block->count;
-    switch (shapes) {
-    case FD_FN_SPHERES:
-        FD_FN_MODELS(FD_FN_SPHERES);
-        break;
-    case FD_FN_PLANE_J:
-        FD_FN_MODELS(FD_FN_PLANE_J);
-        break;
-    default:
-        FD_FN_MODELS(FD_FN_PLANE_I);
-        break;
     }
+/* A pairing's four: [roll][spin], each absent or present. */
+#define FD_FN_KERNELS(name, shapes)                                                                                    \
+    FD_FN_KERNEL(name##_slide, false, false, shapes)                                                                   \
+    FD_FN_KERNEL(name##_spin, false, true, shapes)                                                                     \
+    FD_FN_KERNEL(name##_roll, true, false, shapes)                                                                     \
+    FD_FN_KERNEL(name##_roll_spin, true, true, shapes)
+#define FD_FN_RUNS(name) {{name##_slide, name##_spin}, {name##_roll, name##_roll_spin}}
+
+FD_FN_KERNELS(spheres, FD_FN_SPHERES)
+FD_FN_KERNELS(plane_j, FD_FN_PLANE_J)
+FD_FN_KERNELS(plane_i, FD_FN_PLANE_I)
+
+/* [fd_fn_shapes][roll][spin] */
+static const fn_block_kernel fn_runs[FD_FN_PAIRINGS][2][2] = {
+    [FD_FN_SPHERES] = FD_FN_RUNS(spheres), [FD_FN_PLANE_J] = FD_FN_RUNS(plane_j), [FD_FN_PLANE_I] = FD_FN_RUNS(plane_i)};
+
+void fd_fn_block_run(fd_fn_block* restrict block, const fd_fn_lane_law* law, fd_fn_shapes shapes)
+{
+    fn_runs[shapes][law->has_roll ? 1 : 0][law->has_spin ? 1 : 0](block, law);
 }

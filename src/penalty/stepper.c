@@ -84,7 +84,7 @@ typedef struct block_checks {
     int outside_series;           /* some body's turn or renormalisation is beyond the series (exact_body) */
 } block_checks;
 
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static block_checks
+FD_VECTOR_CLONES static block_checks
 straight_block(fd_body_block* restrict k, double drift)
 {
     double probes = 0.0, widest = 0.0, fastest = 0.0;
