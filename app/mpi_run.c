@@ -72,6 +72,7 @@ static double cpu_seconds(void)
 typedef struct transport {
     int ranks;
     int* counts;                  /* 4 x ranks: sent, their offsets, received, their offsets */
+    int64_t* rank_counts;         /* one count per rank (the new contacts each numbers) */
     fd_body_record* out;
     fd_body_record* in;
     uint64_t* words_out;
@@ -116,7 +117,7 @@ static void transport_free(transport* t)
             fd_parcel_free(&t->parcels[r]);
         }
     }
-    FD_FREE_ALL(t->parcels, t->counts, t->out, t->in, t->words_out, t->words_in);
+    FD_FREE_ALL(t->parcels, t->counts, t->rank_counts, t->out, t->in, t->words_out, t->words_in);
     if (t->record != MPI_DATATYPE_NULL) {
         MPI_Type_free(&t->record);
     }
@@ -128,10 +129,11 @@ static bool transport_init(transport* t, int ranks)
     memset(t, 0, sizeof *t);
     t->ranks = ranks;
     t->counts = calloc(4 * (size_t)ranks, sizeof *t->counts);
+    t->rank_counts = calloc((size_t)ranks, sizeof *t->rank_counts);
     t->parcels = calloc((size_t)ranks, sizeof *t->parcels);
     MPI_Type_contiguous((int)sizeof(fd_body_record), MPI_BYTE, &t->record);
     MPI_Type_commit(&t->record);
-    return t->counts != NULL && t->parcels != NULL;
+    return t->counts != NULL && t->rank_counts != NULL && t->parcels != NULL;
 }
 
 /* An all-to-all of `out` (counts and offsets in elements of `type`, set by
@@ -376,17 +378,77 @@ static fd_status everyone_sorted(transport* t, fd_partition* part, int64_t (*col
 }
 
 /* The contacts that began in the step, numbered in key order over all
+ * ranks as one process numbers them (partition.h): each rank's keys to the
+ * rank that numbers their range, the ids back (the counts of the way back
+ * are those of the way there), and every rank's count to every rank, which
+ * gives each numbering rank its first id and all the total. A rank out of
+ * memory sends nothing and says so at the end, where every rank fails. */
+static fd_status number_new_contacts(transport* t, fd_partition* part)
+{
+    int ranks = t->ranks;
+    int* send = t->counts;
+    int* send_offsets = t->counts + ranks;
+    int* got_counts = t->counts + 2 * ranks;
+    int* got_offsets = t->counts + 3 * ranks;
+    uint64_t* keys = NULL;
+    int64_t mine = fd_partition_new_keys(part, &keys);
+    size_t room_mine = (size_t)(mine > 0 ? mine : 1);
+    uint64_t* ids = malloc(room_mine * sizeof *ids);            /* in grouped order, then key k's */
+    int64_t* order = malloc(room_mine * sizeof *order);         /* key k's place among the groups */
+    int64_t* every_count = t->rank_counts;
+    bool ok = mine >= 0 && ids != NULL && order != NULL &&
+              room((void**)&t->words_out, &t->words_out_capacity, (int64_t)room_mine, sizeof *t->words_out);
+    /* The keys grouped by the rank that numbers them (each group in key
+     * order, as they come). */
+    memset(send, 0, 2 * (size_t)ranks * sizeof *send);
+    for (int64_t k = 0; ok && k < mine; ++k) {
+        ++send[fd_partition_numbering_rank(part, keys[k], ranks)];
+    }
+    offsets_of(send, send_offsets, ranks);
+    for (int64_t k = 0; ok && k < mine; ++k) {
+        order[k] = send_offsets[fd_partition_numbering_rank(part, keys[k], ranks)]++;
+        t->words_out[order[k]] = keys[k];
+    }
+    offsets_of(send, send_offsets, ranks);
+    int64_t got = all_to_all(t, t->words_out, MPI_UINT64_T, sizeof *t->words_in, (void**)&t->words_in,
+                             &t->words_in_capacity);
+    if (got < 0) { /* every rank knows (all_to_all) */
+        FD_FREE_ALL(keys, ids, order);
+        return fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory numbering new contacts");
+    }
+    uint64_t* got_ids = malloc((size_t)(got > 0 ? got : 1) * sizeof *got_ids);
+    ok = ok && got_ids != NULL;
+    int64_t before = 0, total = 0;
+    MPI_Allgather(&got, 1, MPI_INT64_T, every_count, 1, MPI_INT64_T, MPI_COMM_WORLD);
+    for (int r = 0; ok && r < ranks; ++r) {
+        before += r < part->rank ? every_count[r] : 0;
+        total += every_count[r];
+    }
+    ok = ok && fd_partition_number_keys(t->words_in, got, part->next_id + (uint64_t)before, got_ids);
+    /* The ids back, as many to each rank as it sent here. */
+    MPI_Alltoallv(ok ? got_ids : t->words_in, got_counts, got_offsets, MPI_UINT64_T, ids, send, send_offsets,
+                  MPI_UINT64_T, MPI_COMM_WORLD);
+    for (int64_t k = 0; ok && k < mine; ++k) {
+        t->words_out[k] = ids[order[k]];
+    }
+    ok = ok && fd_partition_take_ids(part, t->words_out, total);
+    FD_FREE_ALL(keys, ids, order, got_ids);
+    return any_rank_failed(!ok) ? fd_fail(FD_ERR_OUT_OF_MEMORY, "out of memory numbering %lld new contacts",
+                                          (long long)(mine > 0 ? mine : 0))
+                                : FD_OK;
+}
+
+/* The contacts that began in the step, numbered in key order over all
  * ranks as one process numbers them; then the bodies the outlets take,
  * found by their owners, removed on every rank in ascending index as one
  * process removes them. */
 static fd_status number_contacts_send_events_run_outlets(transport* t, fd_partition* part, bool events, int rank)
 {
-    int64_t total = 0;
-    fd_status status = everyone_sorted(t, part, fd_partition_new_keys, &total);
+    fd_status status = number_new_contacts(t, part);
     if (status != FD_OK) {
         return status;
     }
-    fd_partition_number_new_contacts(part, t->words_in, total);
+    int64_t total = 0;
     /* The events, numbered now, before an outlet takes their bodies (one
      * process raises them before its outlets run too). */
     status = events ? gather_events(t, part, rank) : FD_OK;

@@ -34,7 +34,7 @@
  *     FD_MOTION_PASSIVE): a pair of two ghosts, or of a ghost and a wall,
  *     loads only ghosts, which the owners overwrite after every step.
  * Contact ids are one process's too: each step's new contacts are numbered
- * in key order over all ranks (fd_partition_number_new_contacts). Storage
+ * in key order over all ranks (fd_partition_take_ids). Storage
  * is not yet split: each rank keeps the arrays of every body (issue 14 asks
  * for ghosts only).
  *
@@ -173,9 +173,19 @@ void fd_partition_hold_everything(fd_partition* part, bool everything);
  * step are numbered in key order over all ranks from the world's next id.
  * A rank gives the keys of those it answers for (its first body that is not
  * a wall is owned here; fd_partition_new_keys allocates *keys, the caller
- * frees it), and numbers its own from every rank's keys, sorted. */
+ * frees it; -1 when out of memory), each to the rank that numbers it
+ * (fd_partition_numbering_rank: ranks take the ranges of first-body indices
+ * in order, so that rank r's keys all precede rank r + 1's). That rank
+ * numbers the keys it got (fd_partition_number_keys: ids in the order got,
+ * from first_id = the world's next id plus the counts the ranks before it
+ * got) and sends the ids back, and each rank takes the ids of its keys in
+ * the order fd_partition_new_keys gave them (fd_partition_take_ids, with
+ * the count of new contacts over all ranks). Both false when out of
+ * memory. */
 int64_t fd_partition_new_keys(fd_partition* part, uint64_t** keys);
-void fd_partition_number_new_contacts(fd_partition* part, const uint64_t* sorted_keys, int64_t count);
+int fd_partition_numbering_rank(const fd_partition* part, uint64_t key, int ranks);
+bool fd_partition_number_keys(const uint64_t* keys, int64_t count, uint64_t first_id, uint64_t* ids);
+bool fd_partition_take_ids(fd_partition* part, const uint64_t* ids, int64_t total);
 
 /* For a checkpoint that one rank writes: the contacts this rank answers for
  * (in a parcel's words), and, on the writing rank, every body held with the

@@ -1,10 +1,15 @@
 /* Contact ids under several ranks (partition.h): the contacts that began in
  * a step are numbered in key order over all ranks, from the world's next
- * id, as one process numbers them. Each rank gives the keys of those it
- * answers for, every rank gets every rank's keys sorted, and each numbers
- * its own by their places among them. Owns no state of its own; must not
- * touch roles or bodies (partition.c). */
+ * id, as one process numbers them. Each rank sends the keys of those it
+ * answers for to the rank that numbers their range of first bodies; that
+ * rank numbers them by their places among the keys it got, from the next
+ * id plus the counts of the ranks before it, and sends the ids back. A
+ * key travels to one rank and its id back, so a rank's share does not grow
+ * with the number of ranks (every rank got every rank's keys until the
+ * thirty-first session). Owns no state of its own; must not touch roles or
+ * bodies (partition.c). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/grow.h"
 #include "core/sort_keys.h"
@@ -58,61 +63,112 @@ int64_t fd_partition_new_keys(fd_partition* part, uint64_t** keys)
     return count;
 }
 
-/* The place of `key` in sorted_keys[0..count), or -1 when it is not there. */
-static int64_t place_of(const uint64_t* sorted_keys, int64_t count, uint64_t key)
+int fd_partition_numbering_rank(const fd_partition* part, uint64_t key, int ranks)
 {
-    int64_t at = fd_lower_bound_key(sorted_keys, count, key);
-    return at < count && sorted_keys[at] == key ? at : -1;
+    uint64_t first_body = key >> 32;
+    uint64_t bodies = part->world->body_count > 0 ? (uint64_t)part->world->body_count : 1;
+    uint64_t rank = first_body * (uint64_t)ranks / bodies;
+    return rank < (uint64_t)ranks ? (int)rank : ranks - 1;
 }
 
-void fd_partition_number_new_contacts(fd_partition* part, const uint64_t* sorted_keys, int64_t count)
+bool fd_partition_number_keys(const uint64_t* keys, int64_t count, uint64_t first_id, uint64_t* ids)
 {
-    fd_world* world = part->world;
-    /* The rank's new contacts come in key order: one walk along the sorted
-     * keys finds them all (a search each where the order breaks). */
+    uint64_t* sorted = malloc((size_t)(count > 0 ? count : 1) * sizeof *sorted);
+    if (sorted == NULL) {
+        return false;
+    }
+    memcpy(sorted, keys, (size_t)count * sizeof *sorted);
+    fd_sort_keys(sorted, count); /* each rank's share comes sorted: a merge */
+    /* Each rank's share in one walk along the sorted keys (a search where
+     * the next share begins); one rank answers for a key, so each is there
+     * once. */
     int64_t at = 0;
-    uint64_t last_key = 0;
-    for (int64_t k = 0; k < part->new_count; ++k) {
-        const fd_new_contact* fresh = &part->new_contacts[k];
-        if (fresh->key < last_key) {
-            at = fd_lower_bound_key(sorted_keys, count, fresh->key);
+    for (int64_t k = 0; k < count; ++k) {
+        if (k > 0 && keys[k] < keys[k - 1]) {
+            at = fd_lower_bound_key(sorted, count, keys[k]);
         }
-        last_key = fresh->key;
-        while (at < count && sorted_keys[at] < fresh->key) {
+        while (at < count && sorted[at] < keys[k]) {
             ++at;
         }
-        /* (A contact no rank answered for would load only ghosts, and keep
-         * its id: a rank lists no pair of two ghosts, FD_MOTION_PASSIVE.) */
-        if (at < count && sorted_keys[at] == fresh->key) {
-            world->penalty->pool.id[fresh->slot] = part->next_id + (uint64_t)at;
+        ids[k] = first_id + (uint64_t)at;
+    }
+    free(sorted);
+    return true;
+}
+
+/* A new contact's key and id, for the records and events that carry its
+ * rank's own number. */
+typedef struct numbered_key {
+    uint64_t key, id;
+} numbered_key;
+
+static int compare_numbered_keys(const void* a, const void* b)
+{
+    return fd_compare_keys(&((const numbered_key*)a)->key, &((const numbered_key*)b)->key);
+}
+
+/* The id of `key` among the rank's numbered new contacts (sorted by key),
+ * or 0 when it is not one of them. */
+static uint64_t id_of(const numbered_key* numbered, int64_t count, uint64_t key)
+{
+    numbered_key probe = {key, 0};
+    const numbered_key* found = bsearch(&probe, numbered, (size_t)count, sizeof *numbered, compare_numbered_keys);
+    return found != NULL ? found->id : 0;
+}
+
+bool fd_partition_take_ids(fd_partition* part, const uint64_t* ids, int64_t total)
+{
+    fd_world* world = part->world;
+    int64_t answered = 0;
+    for (int64_t k = 0; k < part->new_count; ++k) {
+        answered += part->new_contacts[k].answered;
+    }
+    /* The records and events of the step carry the rank's own numbers of
+     * its new contacts: found by key when there are any. */
+    fd_contact_set* set = &world->contacts;
+    bool records = !world->penalty->unrecorded && set->count > 0;
+    bool renumber = records || world->event_count > 0;
+    numbered_key* numbered = malloc((size_t)(renumber && answered > 0 ? answered : 1) * sizeof *numbered);
+    if (numbered == NULL) {
+        return false;
+    }
+    /* (A contact no rank answered for would load only ghosts, and keep its
+     * id: a rank lists no pair of two ghosts, FD_MOTION_PASSIVE.) */
+    int64_t a = 0;
+    for (int64_t k = 0; k < part->new_count; ++k) {
+        const fd_new_contact* fresh = &part->new_contacts[k];
+        if (fresh->answered) {
+            world->penalty->pool.id[fresh->slot] = ids[a];
+            if (renumber) {
+                numbered[a] = (numbered_key){fresh->key, ids[a]};
+            }
+            ++a;
         }
+    }
+    if (renumber) {
+        qsort(numbered, (size_t)answered, sizeof *numbered, compare_numbered_keys);
     }
     /* A step that recorded its contacts wrote the rank's own numbers into
-     * the records: those of its new contacts take the same ids. */
-    fd_contact_set* set = &world->contacts;
-    for (int c = 0; !world->penalty->unrecorded && c < set->count; ++c) {
+     * the records: those of its new contacts take the same ids (rank 0
+     * gathers a contact's record from the rank that answers for it). */
+    for (int c = 0; records && c < set->count; ++c) {
         fd_contact* record = &set->contacts[c];
-        if (record->first_step != world->step_count) {
-            continue;
-        }
-        int64_t place = place_of(sorted_keys, count, record->key);
-        if (place >= 0) {
-            record->id = part->next_id + (uint64_t)place;
-        }
+        uint64_t id = record->first_step == world->step_count ? id_of(numbered, answered, record->key) : 0;
+        record->id = id != 0 ? id : record->id;
     }
     /* So did the step's events of its new contacts (their ids at or past
-     * the first this step gave). */
+     * the first this step gave; rank 0 gathers those the rank answers for). */
     for (int k = 0; k < world->event_count; ++k) {
         fd_contact_event* event = &world->events[k];
         if (event->contact_id < part->next_id) {
             continue;
         }
         uint64_t key = (uint64_t)(uint32_t)(event->body_i.index1 - 1) << 32 | (uint32_t)(event->body_j.index1 - 1);
-        int64_t place = place_of(sorted_keys, count, key);
-        if (place >= 0) {
-            event->contact_id = part->next_id + (uint64_t)place;
-        }
+        uint64_t id = id_of(numbered, answered, key);
+        event->contact_id = id != 0 ? id : event->contact_id;
     }
-    part->next_id += (uint64_t)count;
+    free(numbered);
+    part->next_id += (uint64_t)total;
     world->next_contact_id = part->next_id;
+    return true;
 }

@@ -42,6 +42,60 @@ static uint64_t* everyone_sorted(fd_partition* parts, int ranks, int64_t (*colle
     return all;
 }
 
+/* The contacts that began in the step, numbered as the ranks of MPI number
+ * them: each rank's keys to the rank that numbers their range
+ * (fd_partition_numbering_rank), numbered there in the order they arrive
+ * (from each rank in turn), the ids back to the rank that sent them. False
+ * when out of memory. */
+static bool number_new_contacts(fd_partition* parts, int ranks)
+{
+    size_t lists = (size_t)(ranks > 0 ? ranks : 1);
+    uint64_t** keys = calloc(lists, sizeof *keys);
+    uint64_t** ids = calloc(lists, sizeof *ids);
+    int64_t* counts = calloc(lists, sizeof *counts);
+    bool ok = keys != NULL && ids != NULL && counts != NULL;
+    int64_t total = 0;
+    for (int r = 0; ok && r < ranks; ++r) {
+        counts[r] = fd_partition_new_keys(&parts[r], &keys[r]);
+        ids[r] = counts[r] >= 0 ? malloc((size_t)(counts[r] > 0 ? counts[r] : 1) * sizeof *ids[r]) : NULL;
+        ok = ids[r] != NULL;
+        total += ok ? counts[r] : 0;
+    }
+    /* what one numbering rank got: the keys, and where each came from */
+    uint64_t* got = ok ? malloc((size_t)(total > 0 ? total : 1) * sizeof *got) : NULL;
+    uint64_t* got_ids = ok ? malloc((size_t)(total > 0 ? total : 1) * sizeof *got_ids) : NULL;
+    int64_t* origin = ok ? malloc((size_t)(total > 0 ? total : 1) * 2 * sizeof *origin) : NULL;
+    ok = got != NULL && got_ids != NULL && origin != NULL;
+    uint64_t first_id = ok ? parts[0].next_id : 0;
+    for (int numbering = 0; ok && numbering < ranks; ++numbering) {
+        int64_t n = 0;
+        for (int r = 0; r < ranks; ++r) {
+            for (int64_t k = 0; k < counts[r]; ++k) {
+                if (fd_partition_numbering_rank(&parts[r], keys[r][k], ranks) == numbering) {
+                    got[n] = keys[r][k];
+                    origin[2 * n] = r;
+                    origin[2 * n + 1] = k;
+                    ++n;
+                }
+            }
+        }
+        ok = fd_partition_number_keys(got, n, first_id, got_ids);
+        for (int64_t e = 0; ok && e < n; ++e) {
+            ids[origin[2 * e]][origin[2 * e + 1]] = got_ids[e];
+        }
+        first_id += (uint64_t)n;
+    }
+    for (int r = 0; ok && r < ranks; ++r) {
+        ok = fd_partition_take_ids(&parts[r], ids[r], total);
+    }
+    for (int r = 0; r < ranks && keys != NULL && ids != NULL; ++r) {
+        free(keys[r]);
+        free(ids[r]);
+    }
+    FD_FREE_ALL(keys, ids, counts, got, got_ids, origin);
+    return ok;
+}
+
 /* The ledger's books of every rank (`pack`), summed on rank 0 (`book`,
  * partition.h). */
 static fd_status gather_on_rank_0(fd_partition* parts, int ranks,
@@ -111,15 +165,10 @@ fd_status fd_partition_step_together(fd_partition* parts, int ranks)
     /* The contacts that began, numbered in key order over all ranks; then
      * the bodies the outlets take, found by their owners, removed on every
      * rank. */
-    int64_t count = 0;
-    uint64_t* keys = everyone_sorted(parts, ranks, fd_partition_new_keys, &count);
-    if (keys == NULL) {
+    if (!number_new_contacts(parts, ranks)) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
     }
-    for (int r = 0; r < ranks; ++r) {
-        fd_partition_number_new_contacts(&parts[r], keys, count);
-    }
-    free(keys);
+    int64_t count = 0;
     uint64_t* leaving = everyone_sorted(parts, ranks, fd_partition_leaving, &count);
     if (leaving == NULL) {
         return fd_fail(FD_ERR_OUT_OF_MEMORY, "domain decomposition: out of memory");
