@@ -626,3 +626,68 @@ Test(partition, gathered_keys_sort_as_qsort_sorts_them_whatever_runs_they_come_i
         free(want);
     }
 }
+
+/* Contact ids under several ranks (fd_partition_numbering_rank,
+ * fd_partition_number_keys): each rank's new keys, ascending, go to the
+ * rank that numbers their range; that rank numbers what it got from the
+ * first id plus the counts of the ranks before it. Every key must take
+ * one process's id: 1 + its place among all the keys, ascending. */
+Test(partition, new_keys_numbered_by_the_ranks_of_their_ranges_take_one_process_s_ids)
+{
+    uint64_t state = 2463534242u; /* xorshift64: the same keys every run */
+    for (int trial = 0; trial < 60; ++trial) {
+        int ranks = 1 + trial % 5, bodies = 2 + trial * 13 % 400;
+        fd_world world = {.body_count = bodies};
+        fd_partition part = {.world = &world};
+        int64_t count = 0;
+        uint64_t keys[600], all[600], got[600], got_ids[600], ids[600];
+        int sender[600];
+        for (int64_t k = 0; k < 600; ++k) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            uint64_t i = state % (uint64_t)bodies, j = (state >> 20) % (uint64_t)bodies;
+            uint64_t key = (i < j ? i : j) << 32 | (i < j ? j : i);
+            bool seen = false; /* a key begins once a step */
+            for (int64_t m = 0; m < count && !seen; ++m) {
+                seen = keys[m] == key;
+            }
+            if (!seen && i != j) {
+                keys[count] = key;
+                sender[count++] = (int)((state >> 40) % (uint64_t)ranks); /* the rank that answers for it */
+            }
+        }
+        memcpy(all, keys, (size_t)count * sizeof *all);
+        qsort(all, (size_t)count, sizeof *all, fd_compare_keys);
+        /* the ranges in key order: a key's numbering rank never falls */
+        for (int64_t k = 0; k < count; ++k) {
+            int numbering = fd_partition_numbering_rank(&part, all[k], ranks);
+            cr_assert(numbering >= 0 && numbering < ranks);
+            cr_assert(k == 0 || numbering >= fd_partition_numbering_rank(&part, all[k - 1], ranks),
+                      "trial %d: the numbering ranks of keys %lld and %lld are out of order", trial,
+                      (long long)k - 1, (long long)k);
+        }
+        uint64_t first_id = 1;
+        for (int numbering = 0; numbering < ranks; ++numbering) {
+            int64_t n = 0;
+            int64_t from[600];
+            for (int r = 0; r < ranks; ++r) { /* each sender's keys ascending, senders in rank order */
+                for (int64_t k = 0; k < count; ++k) {
+                    if (sender[k] == r && fd_partition_numbering_rank(&part, all[k], ranks) == numbering) {
+                        got[n] = all[k];
+                        from[n++] = k;
+                    }
+                }
+            }
+            cr_assert(fd_partition_number_keys(got, n, first_id, got_ids));
+            for (int64_t e = 0; e < n; ++e) {
+                ids[from[e]] = got_ids[e];
+            }
+            first_id += (uint64_t)n;
+        }
+        for (int64_t k = 0; k < count; ++k) {
+            cr_assert(ids[k] == (uint64_t)k + 1, "trial %d (%d ranks): key %lld took id %llu, one process gives %lld",
+                      trial, ranks, (long long)k, (unsigned long long)ids[k], (long long)k + 1);
+        }
+    }
+}
