@@ -394,7 +394,7 @@ static fd_status number_new_contacts(transport* t, fd_partition* part)
     int64_t mine = fd_partition_new_keys(part, &keys);
     size_t room_mine = (size_t)(mine > 0 ? mine : 1);
     uint64_t* ids = malloc(room_mine * sizeof *ids);            /* in grouped order, then key k's */
-    int64_t* order = malloc(room_mine * sizeof *order);         /* key k's place among the groups */
+    int64_t* order = malloc(room_mine * sizeof *order);         /* key k's group, then its place among them */
     int64_t* every_count = t->rank_counts;
     bool ok = mine >= 0 && ids != NULL && order != NULL &&
               room((void**)&t->words_out, &t->words_out_capacity, (int64_t)room_mine, sizeof *t->words_out);
@@ -402,11 +402,12 @@ static fd_status number_new_contacts(transport* t, fd_partition* part)
      * order, as they come). */
     memset(send, 0, 2 * (size_t)ranks * sizeof *send);
     for (int64_t k = 0; ok && k < mine; ++k) {
-        ++send[fd_partition_numbering_rank(part, keys[k], ranks)];
+        order[k] = fd_partition_numbering_rank(part, keys[k], ranks);
+        ++send[order[k]];
     }
     offsets_of(send, send_offsets, ranks);
     for (int64_t k = 0; ok && k < mine; ++k) {
-        order[k] = send_offsets[fd_partition_numbering_rank(part, keys[k], ranks)]++;
+        order[k] = send_offsets[order[k]]++;
         t->words_out[order[k]] = keys[k];
     }
     offsets_of(send, send_offsets, ranks);
